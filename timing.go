@@ -1,0 +1,258 @@
+package tokenpace
+
+import (
+	"slices"
+	"time"
+)
+
+// Timing is the measured timeline of one request: raw arrival timestamps and
+// the figures derived from them. Every timestamp is taken when the bytes
+// arrived, not when the caller read them. A zero time.Time means the moment
+// never came (no first token on a failed request, say).
+//
+// A Timing is filled in while the request runs and is final once the request
+// has ended (EOF, error, Close or cancellation); observers only ever see a
+// final Timing. Its methods are pure: they compute from the fields and never
+// read a clock.
+type Timing struct {
+	// Target names the target that answered (see Target.Name); empty when
+	// the call went straight to one client.
+	Target string
+	// Model is the requested model; ResponseModel the one the server said
+	// answered.
+	Model, ResponseModel string
+	// Stream is true for a streaming call.
+	Stream bool
+
+	// Start is when the caller made the call.
+	Start time.Time
+	// Sent is when the request left for the server after client-side
+	// admission (limiter wait); TTFT and E2E count from here.
+	Sent time.Time
+	// WroteRequest is when the request was fully written to the connection
+	// (httptrace), of the last HTTP attempt.
+	WroteRequest time.Time
+	// Headers is when the response headers arrived.
+	Headers time.Time
+	// FirstChunk is when the first SSE event arrived, token or not.
+	FirstChunk time.Time
+	// Chunks holds the arrival time of every output-bearing chunk (content,
+	// reasoning, tool-call or refusal delta), in order. Chunks[0] is the
+	// first token.
+	Chunks []time.Time
+	// End is when the request ended, whatever the ending.
+	End time.Time
+
+	// Milestones holds when named predicates over the accumulated text first
+	// held: MilestoneFirstSentence, MilestoneFirstLine and user-defined ones.
+	Milestones map[string]time.Time
+
+	// Conn is the connection breakdown of the last HTTP attempt.
+	Conn ConnInfo
+	// HTTPAttempts counts HTTP requests made for this call, retries by
+	// openai-go included; 1 for a call without retries.
+	HTTPAttempts int
+
+	// PromptTokens, CachedTokens and OutputTokens come from the usage chunk
+	// when the server sent one (UsageReported), else OutputTokens counts
+	// output-bearing deltas and the others are zero.
+	PromptTokens, CachedTokens, OutputTokens int
+	// UsageReported says the token counts came from the server.
+	UsageReported bool
+	// FinishReason is the finish_reason of the first choice, if any came.
+	FinishReason string
+
+	// Attempts lists every target the call tried or skipped, in start order,
+	// when a policy made more than one; empty for a plain call.
+	Attempts []Attempt
+	// Breaches lists the budget limits the call exceeded (even when a
+	// policy recovered from them).
+	Breaches []Breach
+	// Invalid is true when a validator rejected the output.
+	Invalid bool
+	// Err is how the request ended: nil after a clean end of stream.
+	Err error
+}
+
+// Milestone names recorded by default.
+const (
+	// MilestoneFirstSentence is when the accumulated text first holds a
+	// complete sentence: what a voice bot hands to text-to-speech.
+	MilestoneFirstSentence = "first_sentence"
+	// MilestoneFirstLine is when the accumulated text first holds a
+	// complete line: what ghost text shows.
+	MilestoneFirstLine = "first_line"
+)
+
+// ConnInfo is the connection breakdown from net/http/httptrace.
+type ConnInfo struct {
+	DNS, Connect, TLS time.Duration // zero when the step did not happen
+	Reused            bool          // the connection came from the pool
+}
+
+// Attempt is one try at one target within a call.
+type Attempt struct {
+	Target, Model string
+	// Start is when the attempt began (or was skipped); FirstToken and End
+	// as for Timing.
+	Start, FirstToken, End time.Time
+	// Tokens is how many output tokens the attempt delivered to the caller.
+	Tokens int
+	// Outcome says how the attempt ended.
+	Outcome Outcome
+	// Err is the attempt's error, if any.
+	Err error
+}
+
+// Outcome says how an attempt ended.
+type Outcome string
+
+// Outcomes of an attempt.
+const (
+	OutcomeWon        Outcome = "won"        // delivered the caller's output
+	OutcomeBreached   Outcome = "breached"   // exceeded its budget and was cancelled
+	OutcomeFailed     Outcome = "failed"     // ended with an error
+	OutcomeHedgeLost  Outcome = "hedge_lost" // another hedged attempt produced a token first
+	OutcomeSkipped    Outcome = "skipped"    // breaker open or limiter too slow: never sent
+	OutcomeInvalid    Outcome = "invalid"    // the validator rejected its output
+	OutcomeSuperseded Outcome = "superseded" // a newer request for the same key replaced it
+	OutcomeCanceled   Outcome = "canceled"   // the caller gave up
+)
+
+// Phase names the budget limit a breach concerns.
+type Phase string
+
+// Budget phases.
+const (
+	PhaseTTFT  Phase = "ttft"
+	PhaseGap   Phase = "gap"
+	PhaseTotal Phase = "total"
+	PhaseTPS   Phase = "tps"
+)
+
+// Breach is one exceeded budget limit. For PhaseTPS, Limit and Observed are
+// the time per output token (1/TPS).
+type Breach struct {
+	Target          string
+	Phase           Phase
+	Limit, Observed time.Duration
+}
+
+// Queue is the time spent in client-side admission: Sent − Start.
+func (t *Timing) Queue() time.Duration { return since(t.Start, t.Sent) }
+
+// TTFB is the time from Sent to the response headers.
+func (t *Timing) TTFB() time.Duration { return since(t.Sent, t.Headers) }
+
+// TTFT is the time from Sent to the first output-bearing chunk, or 0 if none
+// arrived.
+func (t *Timing) TTFT() time.Duration {
+	if len(t.Chunks) == 0 {
+		return 0
+	}
+	return since(t.Sent, t.Chunks[0])
+}
+
+// UserTTFT is the time to first token as the caller lived it: from Start,
+// so it includes admission, retries and any fallback.
+func (t *Timing) UserTTFT() time.Duration {
+	if len(t.Chunks) == 0 {
+		return 0
+	}
+	return since(t.Start, t.Chunks[0])
+}
+
+// E2E is the time from Sent to the end of the request.
+func (t *Timing) E2E() time.Duration { return since(t.Sent, t.End) }
+
+// Milestone reports how long after Sent the named milestone was reached.
+func (t *Timing) Milestone(name string) (time.Duration, bool) {
+	at, ok := t.Milestones[name]
+	if !ok {
+		return 0, false
+	}
+	return since(t.Sent, at), true
+}
+
+// ITL returns the inter-token latency of every gap between consecutive
+// output-bearing chunks, by arrival: len(Chunks)-1 values, in a new slice.
+func (t *Timing) ITL() []time.Duration {
+	if len(t.Chunks) < 2 {
+		return nil
+	}
+	gaps := make([]time.Duration, len(t.Chunks)-1)
+	for i := range gaps {
+		gaps[i] = t.Chunks[i+1].Sub(t.Chunks[i])
+	}
+	return gaps
+}
+
+// MaxGap is the longest gap between consecutive output-bearing chunks.
+func (t *Timing) MaxGap() time.Duration {
+	var m time.Duration
+	for i := 1; i < len(t.Chunks); i++ {
+		m = max(m, t.Chunks[i].Sub(t.Chunks[i-1]))
+	}
+	return m
+}
+
+// TPOT is the time per output token after the first:
+// (E2E − TTFT) / (OutputTokens − 1), with the end taken at the last token.
+// It is 0 with fewer than two output tokens.
+func (t *Timing) TPOT() time.Duration {
+	n := t.OutputTokens
+	if n < 2 || len(t.Chunks) == 0 {
+		return 0
+	}
+	return t.Chunks[len(t.Chunks)-1].Sub(t.Chunks[0]) / time.Duration(n-1)
+}
+
+// TPS is the decode rate of this stream in tokens per second, 1/TPOT; 0
+// when TPOT is.
+func (t *Timing) TPS() float64 {
+	p := t.TPOT()
+	if p <= 0 {
+		return 0
+	}
+	return float64(time.Second) / float64(p)
+}
+
+// OK reports whether the request met every condition of goodput: it ended
+// cleanly, breached no budget and no validator rejected it.
+func (t *Timing) OK() bool { return t.Err == nil && len(t.Breaches) == 0 && !t.Invalid }
+
+// DurationStats summarises a set of durations.
+type DurationStats struct {
+	N                             int
+	Min, Mean, P50, P90, P99, Max time.Duration
+}
+
+// ITLStats summarises ITL (min, mean, nearest-rank p50/p90/p99, max).
+func (t *Timing) ITLStats() DurationStats { return Summarize(t.ITL()) }
+
+// Summarize computes DurationStats over d, which it sorts in place.
+func Summarize(d []time.Duration) DurationStats {
+	if len(d) == 0 {
+		return DurationStats{}
+	}
+	slices.Sort(d)
+	var sum time.Duration
+	for _, v := range d {
+		sum += v
+	}
+	rank := func(p float64) time.Duration {
+		i := int(p*float64(len(d))+0.999999) - 1
+		return d[min(max(i, 0), len(d)-1)]
+	}
+	return DurationStats{
+		N: len(d), Min: d[0], Max: d[len(d)-1], Mean: sum / time.Duration(len(d)),
+		P50: rank(0.50), P90: rank(0.90), P99: rank(0.99),
+	}
+}
+
+func since(from, to time.Time) time.Duration {
+	if from.IsZero() || to.IsZero() {
+		return 0
+	}
+	return to.Sub(from)
+}
