@@ -1,0 +1,46 @@
+// Command tokenpace serves the simulated LLM backend, benchmarks any
+// OpenAI-compatible endpoint and predicts latency from hardware figures.
+//
+// Usage:
+//
+//	tokenpace sim     [flags]   serve the simulator
+//	tokenpace bench   [flags]   measure an endpoint (default: an embedded simulator)
+//	tokenpace predict [flags]   predict latency from model and hardware figures
+//
+// Run "tokenpace COMMAND -h" for the flags of each command.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches to a subcommand and returns the process exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "usage: tokenpace sim|bench|predict [flags]")
+		return 2
+	}
+	switch args[0] {
+	case "sim":
+		return runSim(ctx, args[1:], stdout, stderr)
+	case "bench":
+		return runBench(ctx, args[1:], stdout, stderr)
+	case "predict":
+		return runPredict(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintln(stdout, "usage: tokenpace sim|bench|predict [flags]")
+		return 0
+	}
+	fmt.Fprintf(stderr, "tokenpace: unknown command %q (want sim, bench or predict)\n", args[0])
+	return 2
+}
