@@ -61,6 +61,10 @@ type Emission struct {
 	// Queue is how long the request waited for a slot before its prefill
 	// started.
 	Queue time.Duration
+	// Prefill is how long the request's prefill took, from the start of
+	// its first prefill step to this emission (chunked prefill can spread
+	// it over several steps shared with other sequences).
+	Prefill time.Duration
 	// CachedTokens is how many prompt tokens the prefix cache served.
 	CachedTokens int
 }

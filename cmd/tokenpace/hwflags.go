@@ -1,0 +1,130 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// deploymentFlags is the model and hardware flag set shared by predict, sim
+// and bench's embedded simulator.
+type deploymentFlags struct {
+	fs *flag.FlagSet
+
+	model     string
+	precision string
+	paramsB   float64
+	bits      float64
+	layers    int
+	kvHeads   int
+	headDim   int
+	hidden    int
+
+	gpu          string
+	bandwidthGBs float64
+	tflops       float64
+	memoryGB     float64
+	gpus         int
+
+	mbu, mfu float64
+}
+
+// addDeploymentFlags registers the model and hardware flags on fs. With no
+// flag set, deployment() is Llama 3.1 8B at bf16 on one H100 SXM.
+func addDeploymentFlags(fs *flag.FlagSet) *deploymentFlags {
+	f := &deploymentFlags{fs: fs}
+	fs.StringVar(&f.model, "model", "", "catalog model name (default llama-3.1-8b), e.g. llama-3.1-70b, mixtral-8x7b, qwen2.5-7b")
+	fs.StringVar(&f.precision, "precision", "", "weight precision name: bf16, fp16, fp8, int8, int4, q4_0, q4_k_m, q8_0, ... (default bf16)")
+	fs.Float64Var(&f.paramsB, "params-b", 0, "custom model: parameters in billions (instead of --model)")
+	fs.Float64Var(&f.bits, "bits", 0, "bits per weight (instead of --precision), e.g. 4 or 4.85")
+	fs.IntVar(&f.layers, "layers", 0, "custom model: layers (default: from the catalog model nearest in size)")
+	fs.IntVar(&f.kvHeads, "kv-heads", 0, "custom model: key/value heads (default: nearest catalog model)")
+	fs.IntVar(&f.headDim, "head-dim", 0, "custom model: head dimension (default: nearest catalog model)")
+	fs.IntVar(&f.hidden, "hidden", 0, "custom model: hidden size (default: nearest catalog model)")
+	fs.StringVar(&f.gpu, "gpu", "", "catalog GPU name (default h100-sxm), e.g. rtx-4090, a100-80gb, l40s, mi300x, m2-ultra")
+	fs.Float64Var(&f.bandwidthGBs, "bandwidth-gbs", 0, "custom GPU: memory bandwidth in GB/s per GPU (instead of --gpu)")
+	fs.Float64Var(&f.tflops, "tflops", 0, "custom GPU: dense TFLOPS per GPU at the weights' precision")
+	fs.Float64Var(&f.memoryGB, "memory-gb", 0, "custom GPU: memory in GB per GPU")
+	fs.IntVar(&f.gpus, "gpus", 1, "GPUs for tensor parallelism")
+	fs.Float64Var(&f.mbu, "mbu", 0, "memory bandwidth utilisation in (0, 1] (default: the runtime's calibrated value)")
+	fs.Float64Var(&f.mfu, "mfu", 0, "FLOPs utilisation in (0, 1] (default: the runtime's calibrated value)")
+	return f
+}
+
+func (f *deploymentFlags) set() map[string]bool {
+	set := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	return set
+}
+
+// deployment builds the Deployment the flags describe, or a clear error for
+// unknown names, conflicting flags and impossible figures (negative values,
+// weights that do not fit in memory).
+func (f *deploymentFlags) deployment() (simulate.Deployment, error) {
+	set := f.set()
+	var d simulate.Deployment
+	for _, c := range [][2]string{{"model", "params-b"}, {"gpu", "bandwidth-gbs"}, {"gpu", "tflops"}, {"gpu", "memory-gb"}, {"precision", "bits"}} {
+		if set[c[0]] && set[c[1]] {
+			return d, fmt.Errorf("--%s and --%s exclude each other", c[0], c[1])
+		}
+	}
+	for _, name := range []string{"layers", "kv-heads", "head-dim", "hidden"} {
+		if set[name] && !set["params-b"] {
+			return d, fmt.Errorf("--%s describes a custom model: use it with --params-b", name)
+		}
+	}
+	for _, v := range []struct {
+		name string
+		v    float64
+	}{{"params-b", f.paramsB}, {"bits", f.bits}, {"bandwidth-gbs", f.bandwidthGBs}, {"tflops", f.tflops}, {"memory-gb", f.memoryGB}, {"mbu", f.mbu}, {"mfu", f.mfu},
+		{"layers", float64(f.layers)}, {"kv-heads", float64(f.kvHeads)}, {"head-dim", float64(f.headDim)}, {"hidden", float64(f.hidden)}, {"gpus", float64(f.gpus)}} {
+		if v.v < 0 || (set[v.name] && v.v == 0) {
+			return d, fmt.Errorf("--%s must be positive, got %v", v.name, v.v)
+		}
+	}
+
+	var err error
+	switch {
+	case set["params-b"]:
+		d.Model, err = simulate.CustomModel(f.paramsB, simulate.ModelShape{Layers: f.layers, Hidden: f.hidden, KVHeads: f.kvHeads, HeadDim: f.headDim})
+	case f.model != "":
+		d.Model, err = simulate.LookupModel(f.model)
+	default:
+		d.Model, err = simulate.LookupModel("llama-3.1-8b")
+	}
+	if err != nil {
+		return d, err
+	}
+
+	switch {
+	case set["bits"]:
+		d.Precision, err = simulate.CustomPrecision(f.bits)
+	case f.precision != "":
+		d.Precision, err = simulate.LookupPrecision(f.precision)
+	default:
+		d.Precision = simulate.BF16
+	}
+	if err != nil {
+		return d, err
+	}
+
+	custom := set["bandwidth-gbs"] || set["tflops"] || set["memory-gb"]
+	switch {
+	case custom:
+		if !(set["bandwidth-gbs"] && set["tflops"] && set["memory-gb"]) {
+			return d, fmt.Errorf("a custom GPU needs all of --bandwidth-gbs, --tflops and --memory-gb")
+		}
+		d.GPU, err = simulate.CustomGPU(f.bandwidthGBs, f.tflops, f.memoryGB)
+	case f.gpu != "":
+		d.GPU, err = simulate.LookupGPU(f.gpu)
+	default:
+		d.GPU, err = simulate.LookupGPU("h100-sxm")
+	}
+	if err != nil {
+		return d, err
+	}
+	d.GPUs = f.gpus
+	d.MBU, d.MFU = f.mbu, f.mfu
+	return d.Resolved()
+}

@@ -1,0 +1,147 @@
+package simulate
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Bound names the resource that sets a step's time.
+type Bound string
+
+const (
+	// MemoryBound: streaming weights and KV cache takes longer than the
+	// arithmetic.
+	MemoryBound Bound = "memory"
+	// ComputeBound: the arithmetic takes longer than streaming the bytes.
+	ComputeBound Bound = "compute"
+)
+
+// Load is the work of one forward step.
+type Load struct {
+	// DecodeSeqs is the number of sequences decoding this step.
+	DecodeSeqs int
+	// DecodeTokens is the tokens those sequences process: DecodeSeqs, or
+	// DecodeSeqs · (k+1) with speculative decoding.
+	DecodeTokens int
+	// DecodeContext is the sum of the decoding sequences' context lengths
+	// (tokens whose KV cache each reads).
+	DecodeContext int64
+	// PrefillTokens is the prompt tokens prefilled this step.
+	PrefillTokens int
+	// PrefillPairs is the attention (query, key) pairs of those tokens:
+	// for a chunk of n tokens after c already cached, n·c + n(n+1)/2.
+	PrefillPairs float64
+	// PrefillContext is the sum over chunks of the tokens already in the
+	// cache before the chunk (KV read by the chunk).
+	PrefillContext int64
+	// Offloaded is the share of KV bytes held in host memory, 0..1.
+	Offloaded float64
+}
+
+// StepCost is the time of one step and how it arises.
+type StepCost struct {
+	// Time is the whole step: max(Memory, Compute) scaled for speculative
+	// drafting, plus Overhead.
+	Time time.Duration
+	// Memory is the time to stream WeightBytes and KVBytes (the
+	// host-resident share over the host link).
+	Memory time.Duration
+	// Compute is FLOPs / (rate · MFU).
+	Compute time.Duration
+	// Overhead is the fixed step overhead plus tensor-parallel all-reduces.
+	Overhead time.Duration
+	// WeightBytes and KVBytes are the bytes streamed.
+	WeightBytes, KVBytes float64
+	// FLOPs is the arithmetic done.
+	FLOPs float64
+	// Bound is MemoryBound or ComputeBound.
+	Bound Bound
+}
+
+// costModel turns a step's Load into time for one resolved Deployment.
+type costModel struct {
+	d          Deployment
+	bw         float64 // bytes/s, all GPUs, times MBU
+	host       float64 // bytes/s over the host links, times MBU
+	rate       float64 // FLOP/s, all GPUs, times MFU
+	kvPerToken float64
+	perToken   float64 // FLOPs per token outside attention
+	perPair    float64 // attention FLOPs per (query, key) pair
+	overhead   time.Duration
+	draft      float64 // 1 + k·DraftCost
+	dense      float64 // streamed weight bytes of a dense model; 0 for MoE
+}
+
+func newCostModel(d Deployment) costModel {
+	n := float64(d.GPUs)
+	c := costModel{
+		d:          d,
+		bw:         n * d.GPU.BandwidthGBs * 1e9 * d.MBU,
+		host:       n * d.GPU.HostLinkGBs * 1e9 * d.MBU,
+		rate:       n * d.GPU.TFLOPS(d.Precision.Compute) * 1e12 * d.MFU,
+		kvPerToken: d.Model.KVBytesPerToken(d.KVBits),
+		perToken:   d.Model.FLOPsPerToken(),
+		perPair:    d.Model.AttentionFLOPsPerPair(),
+		overhead:   d.StepOverhead,
+		draft:      1 + float64(d.Speculation.DraftTokens)*d.Speculation.DraftCost,
+	}
+	if d.GPUs > 1 {
+		c.overhead += time.Duration(2*d.Model.Layers) * d.AllReduce
+	}
+	if d.Model.Experts == 0 {
+		c.dense = d.Model.StreamedBytes(d.Precision, 1)
+	}
+	return c
+}
+
+// step prices one forward step.
+func (c *costModel) step(l Load) StepCost {
+	tokens := l.DecodeTokens + l.PrefillTokens
+	s := StepCost{Overhead: c.overhead}
+	s.WeightBytes = c.dense
+	if s.WeightBytes == 0 {
+		s.WeightBytes = c.d.Model.StreamedBytes(c.d.Precision, tokens)
+	}
+	s.KVBytes = float64(l.DecodeContext+l.PrefillContext) * c.kvPerToken
+	hostKV := s.KVBytes * l.Offloaded
+	mem := (s.WeightBytes+s.KVBytes-hostKV)/c.bw + hostKV/c.host
+	s.FLOPs = c.perToken*float64(tokens) + c.perPair*(float64(l.DecodeContext)*float64(l.DecodeTokens)/float64(max(l.DecodeSeqs, 1))+l.PrefillPairs)
+	comp := s.FLOPs / c.rate
+	s.Memory, s.Compute = seconds(mem), seconds(comp)
+	s.Bound = MemoryBound
+	work := mem
+	if comp > mem {
+		s.Bound, work = ComputeBound, comp
+	}
+	if l.DecodeSeqs > 0 {
+		work *= c.draft
+	}
+	s.Time = max(seconds(work)+s.Overhead, 1)
+	return s
+}
+
+// prefillPairs is the attention pairs of n new tokens after c cached ones.
+func prefillPairs(n, c int) float64 {
+	return float64(n)*float64(c) + float64(n)*float64(n+1)/2
+}
+
+func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
+
+// num formats a figure with three significant digits, no exponent for
+// everyday magnitudes: 35, 16.1, 0.0335, 141.
+func num(v float64) string {
+	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	digits := 3 - int(math.Floor(math.Log10(math.Abs(v)))) - 1
+	if digits < 0 {
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	}
+	out := strconv.FormatFloat(v, 'f', digits, 64)
+	if strings.Contains(out, ".") {
+		out = strings.TrimRight(strings.TrimRight(out, "0"), ".")
+	}
+	return out
+}

@@ -1,0 +1,262 @@
+package simulate
+
+import (
+	"fmt"
+	"time"
+)
+
+// Runtime names a class of serving engine; each has one set of efficiency
+// defaults (see Defaults).
+type Runtime int
+
+const (
+	// RuntimeAuto picks RuntimeLlamaCpp for GGUF precisions and
+	// RuntimeVLLM otherwise.
+	RuntimeAuto Runtime = iota
+	// RuntimeVLLM is a batched GPU server with CUDA graphs and paged
+	// attention: vLLM, SGLang, TensorRT-LLM, TGI.
+	RuntimeVLLM
+	// RuntimeLlamaCpp is llama.cpp and what embeds it (Ollama, LM Studio).
+	RuntimeLlamaCpp
+)
+
+func (r Runtime) String() string {
+	switch r {
+	case RuntimeVLLM:
+		return "vllm"
+	case RuntimeLlamaCpp:
+		return "llama.cpp"
+	}
+	return "auto"
+}
+
+// Efficiency is the fraction of peak a runtime reaches and its fixed costs.
+type Efficiency struct {
+	// MBU is model bandwidth utilisation: achieved / peak memory bandwidth.
+	MBU float64
+	// MFU is model FLOPs utilisation: achieved / peak dense tensor rate.
+	MFU float64
+	// StepOverhead is the fixed time of one forward step (kernel launches,
+	// sampling, scheduling) on top of the memory or compute time.
+	StepOverhead time.Duration
+	// AllReduce is the latency of one tensor-parallel all-reduce; a step
+	// does two per layer when the model is split over more than one GPU.
+	AllReduce time.Duration
+}
+
+// Defaults returns the efficiency defaults of r, calibrated against the
+// published measurements in testdata/fidelity.json (see fidelity_test.go).
+// RuntimeAuto returns the vLLM class.
+func Defaults(r Runtime) Efficiency {
+	if r == RuntimeLlamaCpp {
+		return Efficiency{MBU: 0.70, MFU: 0.35, StepOverhead: 1500 * time.Microsecond}
+	}
+	return Efficiency{MBU: 0.80, MFU: 0.55, StepOverhead: 600 * time.Microsecond, AllReduce: 12 * time.Microsecond}
+}
+
+// KVPolicy is what the engine does when the KV cache is full.
+type KVPolicy int
+
+const (
+	// KVOffload spills KV blocks past Deployment.OffloadThreshold to host
+	// memory; each step reads them back over the host link, so decode slows
+	// by the host-link / VRAM bandwidth ratio for the offloaded share.
+	KVOffload KVPolicy = iota
+	// KVPreempt evicts the most recently admitted sequence when a step
+	// needs a block and none is free; the evicted sequence waits at the
+	// head of the queue and recomputes its prompt and output so far (vLLM's
+	// recompute preemption).
+	KVPreempt
+)
+
+// Speculation configures speculative decoding. The zero value disables it.
+type Speculation struct {
+	// DraftTokens is the draft length k proposed per verify step; zero
+	// disables speculative decoding.
+	DraftTokens int
+	// Acceptance is the probability α that the target model accepts a
+	// draft token, in [0, 1). A verify step then yields
+	// (1 − α^(k+1)) / (1 − α) tokens in expectation; the engine emits
+	// exactly that many on average, deterministically.
+	Acceptance float64
+	// DraftCost is the time of one draft step as a fraction of a target
+	// step; zero means drafting is free (n-gram or prompt lookup). A verify
+	// step takes (1 + k·DraftCost) times the target step for k+1 tokens.
+	DraftCost float64
+}
+
+// TokensPerStep is the expected tokens one verify step yields,
+// (1 − α^(k+1)) / (1 − α); 1 when speculation is off.
+func (s Speculation) TokensPerStep() float64 {
+	if s.DraftTokens <= 0 {
+		return 1
+	}
+	return (1 - pow(s.Acceptance, s.DraftTokens+1)) / (1 - s.Acceptance)
+}
+
+// Deployment describes a model served on hardware. It is plain data: every
+// field's zero value means a sensible default, so Deployment{} is
+// Llama 3.1 8B at bf16 on one H100 SXM under a vLLM-class runtime.
+type Deployment struct {
+	// GPU is one device's figures; zero means the H100 SXM.
+	GPU GPU
+	// GPUs is the tensor-parallel degree: the model's weights, bandwidth and
+	// FLOPS split over this many GPUs; zero means 1.
+	GPUs int
+	// Model is the model served; zero means Llama 3.1 8B.
+	Model Model
+	// Precision is how the weights are stored; zero means BF16.
+	Precision Precision
+	// KVBits is the bits per KV-cache element; zero means 16.
+	KVBits float64
+	// Runtime picks the efficiency defaults; zero picks by Precision.
+	Runtime Runtime
+	// MBU overrides the runtime's bandwidth utilisation; zero keeps it.
+	MBU float64
+	// MFU overrides the runtime's FLOPs utilisation; zero keeps it.
+	MFU float64
+	// StepOverhead overrides the runtime's fixed time per step; zero keeps
+	// it, negative means none.
+	StepOverhead time.Duration
+	// AllReduce overrides the runtime's tensor-parallel all-reduce latency;
+	// zero keeps it, negative means none.
+	AllReduce time.Duration
+	// MaxRunning is the most sequences batched at once (vLLM's
+	// max_num_seqs); zero means 256.
+	MaxRunning int
+	// MaxBatchedTokens is the most tokens one step processes (vLLM's
+	// max_num_batched_tokens): decode tokens first, then prefill chunks in
+	// the remaining budget; zero means 8192.
+	MaxBatchedTokens int
+	// BlockSize is the tokens per KV-cache block; zero means 16.
+	BlockSize int
+	// MemoryUtilization is the share of GPU memory the engine may use for
+	// weights and KV cache; zero means 0.9.
+	MemoryUtilization float64
+	// KVCapacityTokens overrides the KV-cache size in tokens; zero derives
+	// it from memory: (GPUs · MemoryGB · MemoryUtilization − weights) /
+	// KV bytes per token.
+	KVCapacityTokens int
+	// OffloadThreshold is the KV usage past which KVOffload spills to host
+	// memory; zero means 0.95.
+	OffloadThreshold float64
+	// KVPolicy is what happens when the KV cache is full; zero is
+	// KVOffload.
+	KVPolicy KVPolicy
+	// DisablePrefixCaching turns the prefix cache off; by default requests
+	// sharing a Request.PrefixKey skip the cached prefix's prefill.
+	DisablePrefixCaching bool
+	// Speculation configures speculative decoding; zero disables it.
+	Speculation Speculation
+}
+
+// Resolved returns d with every default filled in and validates it: a
+// negative or impossible figure, or a model whose weights do not fit in
+// memory, yields an *InvalidError.
+func (d Deployment) Resolved() (Deployment, error) {
+	if d.GPU == (GPU{}) {
+		d.GPU, _ = LookupGPU("h100-sxm")
+	}
+	if d.Model == (Model{}) {
+		d.Model, _ = LookupModel("llama-3.1-8b")
+	}
+	if d.Precision == (Precision{}) {
+		d.Precision = BF16
+	}
+	if d.Runtime == RuntimeAuto {
+		d.Runtime = RuntimeVLLM
+		if d.Precision.GGUF {
+			d.Runtime = RuntimeLlamaCpp
+		}
+	}
+	def := Defaults(d.Runtime)
+	d.KVBits = orF(d.KVBits, 16)
+	d.GPUs = orI(d.GPUs, 1)
+	d.MBU = orF(d.MBU, def.MBU)
+	d.MFU = orF(d.MFU, def.MFU)
+	d.StepOverhead = orD(d.StepOverhead, def.StepOverhead)
+	d.AllReduce = orD(d.AllReduce, def.AllReduce)
+	d.MaxRunning = orI(d.MaxRunning, 256)
+	d.MaxBatchedTokens = orI(d.MaxBatchedTokens, 8192)
+	d.BlockSize = orI(d.BlockSize, 16)
+	d.MemoryUtilization = orF(d.MemoryUtilization, 0.9)
+	d.OffloadThreshold = orF(d.OffloadThreshold, 0.95)
+	if err := d.GPU.Validate(); err != nil {
+		return d, err
+	}
+	if err := d.Model.Validate(); err != nil {
+		return d, err
+	}
+	checks := []struct {
+		ok    bool
+		field string
+		v     any
+		why   string
+	}{
+		{d.Precision.BitsPerWeight > 0 && d.Precision.BitsPerWeight <= 32, "bits per weight", d.Precision.BitsPerWeight, "must be in (0, 32]"},
+		{d.KVBits > 0 && d.KVBits <= 32, "KV bits", d.KVBits, "must be in (0, 32]"},
+		{d.GPUs > 0, "GPU count", d.GPUs, "must be positive"},
+		{d.MBU > 0 && d.MBU <= 1, "MBU", d.MBU, "must be in (0, 1]"},
+		{d.MFU > 0 && d.MFU <= 1, "MFU", d.MFU, "must be in (0, 1]"},
+		{d.MaxRunning > 0, "max running sequences", d.MaxRunning, "must be positive"},
+		{d.BlockSize > 0, "KV block size", d.BlockSize, "must be positive"},
+		{d.MemoryUtilization > 0 && d.MemoryUtilization <= 1, "memory utilization", d.MemoryUtilization, "must be in (0, 1]"},
+		{d.KVCapacityTokens >= 0, "KV capacity (tokens)", d.KVCapacityTokens, "must not be negative"},
+		{d.OffloadThreshold > 0 && d.OffloadThreshold <= 1, "offload threshold", d.OffloadThreshold, "must be in (0, 1]"},
+		{d.KVPolicy == KVOffload || d.KVPolicy == KVPreempt, "KV policy", d.KVPolicy, "must be KVOffload or KVPreempt"},
+		{d.Runtime == RuntimeVLLM || d.Runtime == RuntimeLlamaCpp, "runtime", d.Runtime, "unknown"},
+		{d.Speculation.DraftTokens >= 0, "draft tokens", d.Speculation.DraftTokens, "must not be negative"},
+		{d.Speculation.Acceptance >= 0 && d.Speculation.Acceptance < 1, "draft acceptance", d.Speculation.Acceptance, "must be in [0, 1)"},
+		{d.Speculation.DraftCost >= 0, "draft cost", d.Speculation.DraftCost, "must not be negative"},
+		{d.MaxBatchedTokens >= d.MaxRunning*(max(d.Speculation.DraftTokens, 0)+1), "max batched tokens", d.MaxBatchedTokens,
+			fmt.Sprintf("must be at least max running sequences × (draft tokens + 1) = %d", d.MaxRunning*(max(d.Speculation.DraftTokens, 0)+1))},
+	}
+	for _, c := range checks {
+		if !c.ok {
+			return d, &InvalidError{Field: c.field, Value: c.v, Reason: c.why}
+		}
+	}
+	if d.KVCapacityTokens == 0 {
+		usable := float64(d.GPUs) * d.GPU.MemoryGB * 1e9 * d.MemoryUtilization
+		weights := d.Model.WeightBytes(d.Precision)
+		free := usable - weights
+		perToken := d.Model.KVBytesPerToken(d.KVBits)
+		if free < perToken*float64(d.BlockSize) {
+			return d, &InvalidError{
+				Field: "deployment", Value: d.Model.Name,
+				Reason: fmt.Sprintf("weights (%s GB at %s) do not fit with a KV cache in %d × %s GB × %.2f usable memory",
+					num(weights/1e9), d.Precision.Name, d.GPUs, num(d.GPU.MemoryGB), d.MemoryUtilization),
+			}
+		}
+		d.KVCapacityTokens = int(free / perToken)
+	}
+	if d.KVCapacityTokens < d.BlockSize {
+		return d, &InvalidError{Field: "KV capacity (tokens)", Value: d.KVCapacityTokens, Reason: "smaller than one block"}
+	}
+	return d, nil
+}
+
+func orF(v, def float64) float64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func orI(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// orD keeps v, uses def for zero, and maps negative to zero (none).
+func orD(v, def time.Duration) time.Duration {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
+}

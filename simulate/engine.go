@@ -1,0 +1,368 @@
+package simulate
+
+import "time"
+
+// Engine is the discrete-event model of one serving engine on one
+// Deployment: a queue for free slots, continuous batching at step
+// boundaries, chunked prefill interleaved with decode, paged KV-cache
+// accounting, prefix caching, KV offload or preemption when the cache is
+// full, and speculative decoding. Its time is virtual (see Scheduler) and
+// every result is deterministic.
+//
+// An Engine is not safe for concurrent use; each driver owns one. Most
+// callers use it through Run (offline), Predict, or the HTTP server.
+type Engine struct {
+	d    Deployment
+	cost costModel
+
+	clock     time.Duration // time of the last event or Add
+	waiting   []*seq        // FIFO; preempted sequences go back to the front
+	running   []*seq        // admitted, in admission order
+	byID      map[uint64]*seq
+	nRunning  int // running minus cancelled or finished
+	used      int // KV blocks held
+	capBlocks int
+	offBlocks int // blocks past which KVOffload spills
+	prefix    map[string]int
+	specStep  int64 // expected tokens per verify step, in millionths
+
+	planned bool
+	cur     struct {
+		start, end time.Duration
+		chunks     []chunk
+		cost       StepCost
+	}
+	stats Stats
+}
+
+type seq struct {
+	id           uint64
+	arrival      time.Duration
+	start        time.Duration // first prefill step began
+	prompt       int
+	output       int
+	prefixKey    string
+	prefixTokens int
+	cached       int
+	target       int // tokens to prefill before decoding: prompt, or prompt+generated after preemption
+	prefilled    int
+	generated    int
+	blocks       int
+	spec         int64 // fractional tokens carried between verify steps, in millionths
+	started      bool
+	decoding     bool
+	gone         bool // cancelled or finished; dropped from running at the next compaction
+}
+
+type chunk struct {
+	s *seq
+	n int
+}
+
+// compile-time check that *Engine is a Scheduler.
+var _ Scheduler = (*Engine)(nil)
+
+// NewEngine returns an engine for d after filling in d's defaults; an
+// impossible deployment (see Deployment.Resolved) yields an error.
+func NewEngine(d Deployment) (*Engine, error) {
+	d, err := d.Resolved()
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{
+		d:         d,
+		cost:      newCostModel(d),
+		byID:      make(map[uint64]*seq),
+		prefix:    make(map[string]int),
+		capBlocks: d.KVCapacityTokens / d.BlockSize,
+	}
+	e.offBlocks = int(float64(e.capBlocks) * d.OffloadThreshold)
+	if d.KVPolicy == KVPreempt {
+		e.offBlocks = e.capBlocks
+	}
+	e.specStep = int64(d.Speculation.TokensPerStep()*1e6 + 0.5)
+	return e, nil
+}
+
+// Deployment returns the engine's deployment with its defaults filled in.
+func (e *Engine) Deployment() Deployment { return e.d }
+
+// Add implements Scheduler. A prompt or output of fewer than one token
+// counts as one.
+func (e *Engine) Add(now time.Duration, r *Request) {
+	now = max(now, e.clock)
+	e.clock = now
+	s := &seq{
+		id:           r.ID,
+		arrival:      now,
+		prompt:       max(r.PromptTokens, 1),
+		output:       max(r.OutputTokens, 1),
+		prefixKey:    r.PrefixKey,
+		prefixTokens: r.PrefixTokens,
+	}
+	s.target = s.prompt
+	if old, ok := e.byID[r.ID]; ok {
+		e.drop(old)
+	}
+	e.byID[r.ID] = s
+	e.waiting = append(e.waiting, s)
+	e.stats.Waiting = len(e.waiting)
+	e.stats.PromptTokens += int64(s.prompt)
+	if e.planned && e.cur.start == now {
+		e.planned = false // the step has not begun: batch the newcomer in
+	}
+}
+
+// Cancel implements Scheduler.
+func (e *Engine) Cancel(now time.Duration, id uint64) {
+	s, ok := e.byID[id]
+	if !ok {
+		return
+	}
+	e.clock = max(now, e.clock)
+	e.drop(s)
+	if e.planned && e.cur.start == e.clock {
+		e.planned = false
+	}
+}
+
+// drop withdraws s from the queue or the batch and frees its blocks.
+func (e *Engine) drop(s *seq) {
+	delete(e.byID, s.id)
+	for i, w := range e.waiting {
+		if w == s {
+			e.waiting = append(e.waiting[:i], e.waiting[i+1:]...)
+			e.stats.Waiting = len(e.waiting)
+			return
+		}
+	}
+	if !s.gone {
+		s.gone = true
+		e.nRunning--
+		e.free(s)
+	}
+}
+
+func (e *Engine) free(s *seq) {
+	e.used -= s.blocks
+	s.blocks = 0
+	e.updateKVStats()
+}
+
+// Next implements Scheduler.
+func (e *Engine) Next() (time.Duration, bool) {
+	if !e.planned {
+		e.plan()
+	}
+	return e.cur.end, e.planned
+}
+
+// AdvanceTo implements Scheduler.
+func (e *Engine) AdvanceTo(t time.Duration, emit func(Emission)) {
+	for {
+		if !e.planned {
+			e.plan()
+		}
+		if !e.planned || e.cur.end > t {
+			return
+		}
+		e.finish(emit)
+	}
+}
+
+// Stats implements Scheduler.
+func (e *Engine) Stats() Stats { return e.stats }
+
+// warmPrefix records that key's first tokens are in the prefix cache, as if
+// an earlier request had prefilled them.
+func (e *Engine) warmPrefix(key string, tokens int) {
+	if key != "" && !e.d.DisablePrefixCaching {
+		e.prefix[key] = max(e.prefix[key], tokens/e.d.BlockSize*e.d.BlockSize)
+	}
+}
+
+func (e *Engine) blocksFor(tokens int) int {
+	return (tokens + e.d.BlockSize - 1) / e.d.BlockSize
+}
+
+// plan admits queued requests into free slots and composes the step that
+// starts at the clock: every decoding sequence contributes its tokens, then
+// prefill chunks fill the rest of the token budget in admission order.
+func (e *Engine) plan() {
+	e.admit()
+	e.compact()
+	load := Load{}
+	for _, s := range e.running {
+		if s.decoding {
+			load.DecodeSeqs++
+			load.DecodeContext += int64(s.prompt + s.generated)
+		}
+	}
+	perSeq := 1 + e.d.Speculation.DraftTokens
+	load.DecodeTokens = load.DecodeSeqs * perSeq
+	budget := e.d.MaxBatchedTokens - load.DecodeTokens
+	e.cur.chunks = e.cur.chunks[:0]
+	for _, s := range e.running {
+		if budget <= 0 {
+			break
+		}
+		if s.decoding {
+			continue
+		}
+		n := min(s.target-s.prefilled, budget)
+		budget -= n
+		e.cur.chunks = append(e.cur.chunks, chunk{s, n})
+		load.PrefillTokens += n
+		load.PrefillPairs += prefillPairs(n, s.prefilled)
+		load.PrefillContext += int64(s.prefilled)
+	}
+	if load.DecodeSeqs == 0 && len(e.cur.chunks) == 0 {
+		e.planned = false
+		return
+	}
+	if e.used > e.offBlocks {
+		load.Offloaded = float64(e.used-e.offBlocks) / float64(e.used)
+	}
+	e.cur.cost = e.cost.step(load)
+	e.cur.start = e.clock
+	e.cur.end = e.clock + e.cur.cost.Time
+	e.planned = true
+}
+
+// admit moves queued requests into the batch while a slot is free and, with
+// KVPreempt, while their prompt's blocks fit. A request larger than the
+// whole cache is admitted alone and spills to host memory.
+func (e *Engine) admit() {
+	for len(e.waiting) > 0 && e.nRunning < e.d.MaxRunning {
+		s := e.waiting[0]
+		need := e.blocksFor(s.target)
+		if e.d.KVPolicy == KVPreempt && e.used+need > e.capBlocks && !(e.nRunning == 0 && need > e.capBlocks) {
+			break
+		}
+		e.waiting = e.waiting[1:]
+		if c, ok := e.prefix[s.prefixKey]; ok && s.prefixKey != "" && s.generated == 0 {
+			s.cached = max(min(c, s.prefixTokens, s.prompt-1)/e.d.BlockSize*e.d.BlockSize, 0)
+			s.prefilled = s.cached
+			e.stats.PrefixHits += int64(s.cached)
+		}
+		s.blocks = need
+		e.used += need
+		e.running = append(e.running, s)
+		e.nRunning++
+	}
+	if len(e.waiting) == 0 {
+		e.waiting = e.waiting[:0:0] // let the backing array go
+	}
+	e.stats.Waiting = len(e.waiting)
+	e.stats.Running = e.nRunning
+	e.updateKVStats()
+}
+
+// compact drops cancelled and finished sequences from the batch.
+func (e *Engine) compact() {
+	j := 0
+	for _, s := range e.running {
+		if !s.gone {
+			e.running[j] = s
+			j++
+		}
+	}
+	clear(e.running[j:])
+	e.running = e.running[:j]
+}
+
+// finish ends the planned step: decoders emit their tokens, prefill chunks
+// advance and the ones that complete emit their first token, KV blocks grow
+// and, with KVPreempt, the newest sequences are evicted if they overflow.
+func (e *Engine) finish(emit func(Emission)) {
+	at := e.cur.end
+	e.clock = at
+	e.planned = false
+	for _, s := range e.running {
+		if s.gone || !s.decoding {
+			continue
+		}
+		n := 1
+		if e.specStep != 1e6 {
+			s.spec += e.specStep
+			n = int(s.spec / 1e6)
+			s.spec -= int64(n) * 1e6
+		}
+		n = min(n, s.output-s.generated)
+		s.generated += n
+		e.emitted(s, n, at, Emission{ID: s.id, At: at, Tokens: n}, emit)
+	}
+	for _, c := range e.cur.chunks {
+		s := c.s
+		if s.gone {
+			continue
+		}
+		if !s.started {
+			s.started = true
+			s.start = e.cur.start
+		}
+		s.prefilled += c.n
+		if s.prefilled < s.target {
+			continue
+		}
+		s.decoding = true
+		if s.prefixKey != "" && !e.d.DisablePrefixCaching {
+			e.warmPrefix(s.prefixKey, min(s.prefixTokens, s.prompt))
+		}
+		em := Emission{ID: s.id, At: at, Tokens: 1}
+		if s.generated == 0 {
+			em.First = true
+			em.Queue = s.start - s.arrival
+			em.Prefill = at - s.start
+			em.CachedTokens = s.cached
+		}
+		s.generated++
+		e.emitted(s, 1, at, em, emit)
+	}
+	e.compact()
+	if e.d.KVPolicy == KVPreempt {
+		for e.used > e.capBlocks && len(e.running) > 1 {
+			e.preempt(e.running[len(e.running)-1])
+		}
+	}
+	e.stats.Running = e.nRunning
+	e.stats.Waiting = len(e.waiting)
+	e.updateKVStats()
+}
+
+// emitted reports n new tokens of s, retires s if it is done, else grows
+// its KV blocks to cover its context.
+func (e *Engine) emitted(s *seq, n int, at time.Duration, em Emission, emit func(Emission)) {
+	e.stats.GeneratedTotal += int64(n)
+	em.Done = s.generated >= s.output
+	if em.Done {
+		s.gone = true
+		e.nRunning--
+		e.free(s)
+		delete(e.byID, s.id)
+	} else if need := e.blocksFor(s.prompt + s.generated); need > s.blocks {
+		e.used += need - s.blocks
+		s.blocks = need
+	}
+	emit(em)
+}
+
+// preempt evicts s: its blocks are freed and it waits at the head of the
+// queue to recompute its prompt and the tokens it has generated.
+func (e *Engine) preempt(s *seq) {
+	e.running = e.running[:len(e.running)-1]
+	e.nRunning--
+	e.free(s)
+	s.decoding = false
+	s.cached = 0
+	s.prefilled = 0
+	s.spec = 0
+	s.target = s.prompt + s.generated
+	e.waiting = append([]*seq{s}, e.waiting...)
+	e.stats.Preemptions++
+}
+
+func (e *Engine) updateKVStats() {
+	e.stats.KVUsage = float64(min(e.used, e.capBlocks)) / float64(e.capBlocks)
+	e.stats.Offloaded = e.d.KVPolicy == KVOffload && e.used > e.offBlocks
+}

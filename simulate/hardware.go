@@ -1,0 +1,88 @@
+package simulate
+
+// GPU is one accelerator's figures, per device. Rates are dense (no
+// structured sparsity), as datasheets list them. A GPU from the catalog
+// (LookupGPU) or from plain numbers (CustomGPU) goes into a Deployment.
+type GPU struct {
+	// Name is the catalog name, e.g. "h100-sxm"; free text for a custom GPU.
+	Name string
+	// BandwidthGBs is the memory bandwidth in GB/s (1e9 bytes per second).
+	BandwidthGBs float64
+	// FP16TFLOPS is the dense fp16/bf16 tensor rate in TFLOPS (1e12 FLOP/s).
+	FP16TFLOPS float64
+	// FP8TFLOPS is the dense fp8 tensor rate; zero means the GPU has no fp8
+	// units and fp8 runs at the fp16 rate.
+	FP8TFLOPS float64
+	// INT8TOPS is the dense int8 tensor rate; zero means int8 runs at the
+	// fp16 rate.
+	INT8TOPS float64
+	// MemoryGB is the device memory in GB (1e9 bytes).
+	MemoryGB float64
+	// HostLinkGBs is the bandwidth to host memory in GB/s, one direction
+	// (PCIe 4.0 x16 ≈ 32, PCIe 5.0 x16 ≈ 64); KV cache offloaded to the
+	// host is read back over it. On unified memory it equals BandwidthGBs.
+	HostLinkGBs float64
+	// Source says where the figures come from.
+	Source string
+}
+
+// TFLOPS is the dense tensor rate for c, falling back to the fp16 rate where
+// the GPU lacks the units.
+func (g GPU) TFLOPS(c ComputeClass) float64 {
+	switch c {
+	case ComputeFP8:
+		if g.FP8TFLOPS > 0 {
+			return g.FP8TFLOPS
+		}
+	case ComputeINT8:
+		if g.INT8TOPS > 0 {
+			return g.INT8TOPS
+		}
+	}
+	return g.FP16TFLOPS
+}
+
+// Validate reports an impossible GPU: a non-positive bandwidth, rate or
+// memory size.
+func (g GPU) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"GPU bandwidth (GB/s)", g.BandwidthGBs}, {"GPU TFLOPS", g.FP16TFLOPS}, {"GPU memory (GB)", g.MemoryGB}, {"GPU host link (GB/s)", g.HostLinkGBs}} {
+		if !(f.v > 0) {
+			return &InvalidError{Field: f.name, Value: f.v, Reason: "must be positive"}
+		}
+	}
+	if g.FP8TFLOPS < 0 || g.INT8TOPS < 0 {
+		return &InvalidError{Field: "GPU TFLOPS", Value: min(g.FP8TFLOPS, g.INT8TOPS), Reason: "must not be negative"}
+	}
+	return nil
+}
+
+// CustomGPU is a GPU from plain numbers: memory bandwidth in GB/s, the dense
+// tensor rate in TFLOPS at the precision the model runs at (used for every
+// compute class), and memory in GB. The host link defaults to PCIe 4.0 x16
+// (32 GB/s).
+func CustomGPU(bandwidthGBs, tflops, memoryGB float64) (GPU, error) {
+	g := GPU{
+		Name:         "custom",
+		BandwidthGBs: bandwidthGBs,
+		FP16TFLOPS:   tflops,
+		FP8TFLOPS:    tflops,
+		INT8TOPS:     tflops,
+		MemoryGB:     memoryGB,
+		HostLinkGBs:  32,
+		Source:       "user-supplied figures",
+	}
+	return g, g.Validate()
+}
+
+// GPUs returns the catalog of GPUs.
+func GPUs() []GPU { return values(gpuCatalog) }
+
+// LookupGPU finds a GPU by name or alias, ignoring case and punctuation
+// ("H100", "h100-sxm", "4090", "a100-80gb", "mi300x", "m4-max"). An unknown
+// name yields a *UnknownNameError listing the known names.
+func LookupGPU(name string) (GPU, error) {
+	return lookup("GPU", gpuCatalog, name, func(g GPU) string { return g.Name })
+}
