@@ -1,0 +1,104 @@
+package metrics
+
+import (
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/semconv/v1.41.0/genaiconv"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// maxCachedSets bounds the attribute-set cache; past it, sets are built per
+// request.
+const maxCachedSets = 1024
+
+type setsKey struct {
+	target, model, responseModel, errType string
+}
+
+// attrSets are the attribute sets of one kind of request, built once so that
+// recording allocates nothing.
+type attrSets struct {
+	op            attribute.Set // GenAI attributes with error.type
+	chunk         attribute.Set // GenAI attributes without error.type
+	input, output attribute.Set // op with gen_ai.token.type
+	own           attribute.Set // tokenpace.target, gen_ai.request.model
+	good, bad     attribute.Set // own with tokenpace.request.good and error.type
+}
+
+func (o *OTel) setsFor(t *tokenpace.Timing) *attrSets {
+	k := setsKey{t.Target, t.Model, t.ResponseModel, errorType(t.Err)}
+	o.setsMu.RLock()
+	s := o.sets[k]
+	o.setsMu.RUnlock()
+	if s != nil {
+		return s
+	}
+	s = o.buildSets(k)
+	o.setsMu.Lock()
+	if len(o.sets) < maxCachedSets {
+		o.sets[k] = s
+	}
+	o.setsMu.Unlock()
+	return s
+}
+
+func (o *OTel) buildSets(k setsKey) *attrSets {
+	chunk := []attribute.KeyValue{
+		semconv.GenAIOperationNameKey.String(string(genaiconv.OperationNameChat)),
+		semconv.GenAIProviderNameKey.String(o.cfg.provider),
+	}
+	if k.model != "" {
+		chunk = append(chunk, semconv.GenAIRequestModel(k.model))
+	}
+	if k.responseModel != "" {
+		chunk = append(chunk, semconv.GenAIResponseModel(k.responseModel))
+	}
+	if srv, ok := o.server(k.target); ok {
+		chunk = append(chunk, semconv.ServerAddress(srv.address))
+		if srv.port > 0 {
+			chunk = append(chunk, semconv.ServerPort(srv.port))
+		}
+	}
+	if k.target != "" {
+		chunk = append(chunk, attrTarget.String(k.target))
+	}
+	op := chunk
+	if k.errType != "" {
+		op = append(chunk[:len(chunk):len(chunk)], semconv.ErrorTypeKey.String(k.errType))
+	}
+	with := func(base []attribute.KeyValue, kv ...attribute.KeyValue) attribute.Set {
+		return attribute.NewSet(append(base[:len(base):len(base)], kv...)...)
+	}
+	own := []attribute.KeyValue{attrTarget.String(k.target), semconv.GenAIRequestModel(k.model)}
+	bad := own
+	if k.errType != "" {
+		bad = append(own[:len(own):len(own)], semconv.ErrorTypeKey.String(k.errType))
+	}
+	return &attrSets{
+		op:     attribute.NewSet(op...),
+		chunk:  attribute.NewSet(chunk...),
+		input:  with(op, semconv.GenAITokenTypeKey.String(string(genaiconv.TokenTypeInput))),
+		output: with(op, semconv.GenAITokenTypeKey.String(string(genaiconv.TokenTypeOutput))),
+		own:    attribute.NewSet(own...),
+		good:   with(own, attrGood.Bool(true)),
+		bad:    with(bad, attrGood.Bool(false)),
+	}
+}
+
+func (o *OTel) server(target string) (server, bool) {
+	if s, ok := o.cfg.servers[target]; ok {
+		return s, true
+	}
+	s, ok := o.cfg.servers[""]
+	return s, ok
+}
+
+func since(from, to time.Time) time.Duration {
+	if from.IsZero() || to.IsZero() {
+		return 0
+	}
+	return to.Sub(from)
+}

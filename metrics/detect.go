@@ -1,0 +1,213 @@
+package metrics
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// Kind names a latency pathology a Detector recognises.
+type Kind string
+
+// Kinds of detection.
+const (
+	// KindBufferingProxy: the chunks of a stream arrived in one burst at
+	// its end, so the caller saw nothing until generation was over. The
+	// usual cause is a proxy (nginx, a CDN) that buffers the response.
+	KindBufferingProxy Kind = "buffering_proxy"
+	// KindTPSCollapse: a stream decoded far slower than its target's
+	// recent baseline, the mark of a server that ran out of KV-cache
+	// memory and offloads or preempts.
+	KindTPSCollapse Kind = "tps_collapse"
+)
+
+// Detection is one pathology found in one request.
+type Detection struct {
+	Kind          Kind
+	Target, Model string
+	// At is when the pathology became evident: the first token for
+	// KindBufferingProxy, the end of the stream for KindTPSCollapse.
+	At time.Time
+	// Observed and Baseline are decode rates in tokens per second for
+	// KindTPSCollapse (this stream, the target's recent median). For
+	// KindBufferingProxy, Observed is the span of the burst and Baseline
+	// the time to first token, both in seconds.
+	Observed, Baseline float64
+	// Message says what was seen, with figures; Hint what to do about it.
+	Message, Hint string
+}
+
+// BufferingHint is the Hint of a KindBufferingProxy detection.
+const BufferingHint = "a proxy between client and server buffers the stream: " +
+	"send the response header X-Accel-Buffering: no (nginx: proxy_buffering off) " +
+	"and make sure no CDN or gateway buffers text/event-stream"
+
+// CollapseHint is the Hint of a KindTPSCollapse detection.
+const CollapseHint = "the server decodes far below its usual rate, typically because its " +
+	"KV cache is full and it offloads or preempts: lower concurrency or " +
+	"max_tokens, or add capacity"
+
+// DetectorConfig holds the thresholds of a Detector. Every field's zero value
+// selects the default stated for it.
+type DetectorConfig struct {
+	// BurstMinChunks is the fewest output chunks a stream needs to be
+	// judged for buffering; zero means 4.
+	BurstMinChunks int
+	// BurstGap is the mean gap between chunks at or under which the chunks
+	// count as one burst; zero means 2ms (500 chunks/s, faster than any
+	// token-by-token decode).
+	BurstGap time.Duration
+	// BurstShare is the largest share of the time to first token that the
+	// burst may span; zero means 0.1.
+	BurstShare float64
+
+	// CollapseRatio flags a stream whose decode rate is below this share
+	// of its target's baseline; zero means 0.5.
+	CollapseRatio float64
+	// BaselineSize is how many recent streams per target and model the
+	// baseline (their median decode rate) covers; zero means 32.
+	BaselineSize int
+	// BaselineMin is how many streams the baseline needs before streams are
+	// judged against it; zero means 8.
+	BaselineMin int
+	// MinTokens is the fewest output tokens a stream needs for its decode
+	// rate to count; zero means 8.
+	MinTokens int
+}
+
+func (c DetectorConfig) withDefaults() DetectorConfig {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&c.BurstMinChunks, 4)
+	def(&c.BaselineSize, 32)
+	def(&c.BaselineMin, 8)
+	def(&c.MinTokens, 8)
+	if c.BurstGap <= 0 {
+		c.BurstGap = 2 * time.Millisecond
+	}
+	if c.BurstShare <= 0 {
+		c.BurstShare = 0.1
+	}
+	if c.CollapseRatio <= 0 {
+		c.CollapseRatio = 0.5
+	}
+	c.BaselineMin = min(c.BaselineMin, c.BaselineSize)
+	return c
+}
+
+// A Detector recognises latency pathologies in finished requests: a
+// buffering proxy, and a collapse of the decode rate below the recent
+// baseline of the same target and model. It learns the baseline from the
+// requests it observes. A Detector is safe for concurrent use; its memory is
+// bounded by BaselineSize per target and model.
+//
+// Most callers do not use a Detector directly: New, NewRecorder and NewOTel
+// run one and report its detections.
+type Detector struct {
+	cfg DetectorConfig
+
+	mu        sync.Mutex
+	baselines map[seriesKey]*baseline
+}
+
+// baseline is a ring of recent decode rates.
+type baseline struct {
+	tps  []float64
+	next int
+}
+
+// NewDetector returns a Detector with the thresholds of cfg.
+func NewDetector(cfg DetectorConfig) *Detector {
+	return &Detector{cfg: cfg.withDefaults(), baselines: make(map[seriesKey]*baseline)}
+}
+
+// Observe judges t, learns from it, and appends what it found to dst.
+func (d *Detector) Observe(dst []Detection, t *tokenpace.Timing) []Detection {
+	if d == nil || t == nil {
+		return dst
+	}
+	buffered := false
+	if det, ok := d.buffering(t); ok {
+		dst = append(dst, det)
+		buffered = true
+	}
+	if t.Err != nil || buffered || t.OutputTokens < d.cfg.MinTokens {
+		return dst
+	}
+	tps := t.TPS()
+	if tps <= 0 {
+		return dst
+	}
+	key := seriesKey{t.Target, t.Model}
+	d.mu.Lock()
+	b := d.baselines[key]
+	if b == nil {
+		b = &baseline{tps: make([]float64, 0, d.cfg.BaselineSize)}
+		d.baselines[key] = b
+	}
+	base := b.median()
+	enough := len(b.tps) >= d.cfg.BaselineMin
+	b.add(tps)
+	d.mu.Unlock()
+	if enough && tps < d.cfg.CollapseRatio*base {
+		dst = append(dst, Detection{
+			Kind: KindTPSCollapse, Target: t.Target, Model: t.Model, At: t.End,
+			Observed: tps, Baseline: base,
+			Message: fmt.Sprintf("decode rate %.1f tokens/s is %.0f%% of the recent median %.1f tokens/s",
+				tps, 100*tps/base, base),
+			Hint: CollapseHint,
+		})
+	}
+	return dst
+}
+
+// buffering reports whether t's chunks arrived as one burst at the end.
+func (d *Detector) buffering(t *tokenpace.Timing) (Detection, bool) {
+	n := len(t.Chunks)
+	if n < d.cfg.BurstMinChunks {
+		return Detection{}, false
+	}
+	burst := t.Chunks[n-1].Sub(t.Chunks[0])
+	ttft := t.TTFT()
+	if ttft <= 0 || burst > d.cfg.BurstGap*time.Duration(n-1) ||
+		float64(burst) > d.cfg.BurstShare*float64(ttft) {
+		return Detection{}, false
+	}
+	return Detection{
+		Kind: KindBufferingProxy, Target: t.Target, Model: t.Model, At: t.Chunks[0],
+		Observed: burst.Seconds(), Baseline: ttft.Seconds(),
+		Message: fmt.Sprintf("all %d chunks arrived within %v after %v of silence: the stream was buffered",
+			n, burst, ttft),
+		Hint: BufferingHint,
+	}, true
+}
+
+func (b *baseline) add(v float64) {
+	if len(b.tps) < cap(b.tps) {
+		b.tps = append(b.tps, v)
+		return
+	}
+	b.tps[b.next] = v
+	b.next = (b.next + 1) % len(b.tps)
+}
+
+// median of the ring, without allocating for rings up to 64 long.
+func (b *baseline) median() float64 {
+	if len(b.tps) == 0 {
+		return 0
+	}
+	var buf [64]float64
+	s := append(buf[:0], b.tps...)
+	slices.Sort(s)
+	m := len(s) / 2
+	if len(s)%2 == 0 {
+		return (s[m-1] + s[m]) / 2
+	}
+	return s[m]
+}

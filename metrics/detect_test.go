@@ -1,0 +1,110 @@
+package metrics
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+func TestDetectorBuffering(t *testing.T) {
+	burst := func(n int, ttft, spacing time.Duration) *tokenpace.Timing {
+		tm := stream(t, "a", "m", epoch, 0, ttft, spacing, n)
+		return tm
+	}
+	tests := []struct {
+		name string
+		tm   *tokenpace.Timing
+		want bool
+	}{
+		{"all chunks in one instant after 2s", burst(50, 2*time.Second, 0), true},
+		{"chunks 100µs apart after 2s", burst(50, 2*time.Second, 100*time.Microsecond), true},
+		{"steady 20ms decode", burst(50, 200*time.Millisecond, 20*time.Millisecond), false},
+		{"fast 3ms decode", burst(50, 200*time.Millisecond, 3*time.Millisecond), false},
+		{"too few chunks to judge", burst(3, 2*time.Second, 0), false},
+		{"burst spans a large share of a short TTFT", burst(50, 10*time.Millisecond, time.Millisecond), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := NewDetector(DetectorConfig{})
+			ds := d.Observe(nil, tt.tm)
+			got := len(ds) == 1 && ds[0].Kind == KindBufferingProxy
+			if got != tt.want {
+				t.Fatalf("Observe(%s) = %+v, want buffering %v", tt.name, ds, tt.want)
+			}
+			if got {
+				if ds[0].Hint != BufferingHint || ds[0].At != tt.tm.Chunks[0] {
+					t.Errorf("detection = %+v, want hint %q at %v", ds[0], BufferingHint, tt.tm.Chunks[0])
+				}
+			}
+		})
+	}
+}
+
+func TestDetectorTPSCollapse(t *testing.T) {
+	tests := []struct {
+		name     string
+		baseline int           // healthy streams before the judged one
+		gap      time.Duration // of the judged stream (healthy: 10ms)
+		err      error
+		want     bool
+	}{
+		{"collapse to a fifth", 8, 50 * time.Millisecond, nil, true},
+		{"slower but within ratio", 8, 15 * time.Millisecond, nil, false},
+		{"faster", 8, 5 * time.Millisecond, nil, false},
+		{"baseline too short", 7, 50 * time.Millisecond, nil, false},
+		{"failed stream not judged", 8, 50 * time.Millisecond, errors.New("x"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := NewDetector(DetectorConfig{})
+			for i := range tt.baseline {
+				if ds := d.Observe(nil, stream(t, "a", "m", epoch.Add(time.Duration(i)*time.Second), 0, 100*time.Millisecond, 10*time.Millisecond, 64)); len(ds) != 0 {
+					t.Fatalf("healthy stream %d: Observe = %+v, want none", i, ds)
+				}
+			}
+			// Another model on the same target has its own baseline.
+			d.Observe(nil, stream(t, "a", "other", epoch, 0, 100*time.Millisecond, time.Second, 64))
+			tm := stream(t, "a", "m", epoch.Add(time.Minute), 0, 100*time.Millisecond, tt.gap, 64)
+			tm.Err = tt.err
+			ds := d.Observe(nil, tm)
+			got := len(ds) == 1 && ds[0].Kind == KindTPSCollapse
+			if got != tt.want {
+				t.Fatalf("Observe(%s) = %+v, want collapse %v", tt.name, ds, tt.want)
+			}
+			if got && (ds[0].Baseline != 100 || ds[0].Observed != tm.TPS()) {
+				t.Errorf("detection = %+v, want baseline 100 tokens/s, observed %v", ds[0], tm.TPS())
+			}
+		})
+	}
+}
+
+func TestDetectorBaselineBounded(t *testing.T) {
+	d := NewDetector(DetectorConfig{BaselineSize: 4, BaselineMin: 4})
+	// Four slow streams, then the rate recovers: once the ring holds only
+	// fast streams, a slow one stands out.
+	for i := range 4 {
+		d.Observe(nil, stream(t, "a", "m", epoch.Add(time.Duration(i)*time.Second), 0, 0, 40*time.Millisecond, 16))
+	}
+	for i := range 4 {
+		d.Observe(nil, stream(t, "a", "m", epoch.Add(time.Duration(i)*time.Second), 0, 0, 10*time.Millisecond, 16))
+	}
+	if got := len(d.baselines[seriesKey{"a", "m"}].tps); got != 4 {
+		t.Errorf("baseline length = %d, want 4", got)
+	}
+	ds := d.Observe(nil, stream(t, "a", "m", epoch, 0, 0, 40*time.Millisecond, 16))
+	if len(ds) != 1 || ds[0].Kind != KindTPSCollapse {
+		t.Errorf("Observe(slow after recovery) = %+v, want one %s", ds, KindTPSCollapse)
+	}
+}
+
+func TestDetectorNil(t *testing.T) {
+	var d *Detector
+	if ds := d.Observe(nil, stream(t, "a", "m", epoch, 0, 0, 0, 8)); ds != nil {
+		t.Errorf("nil Detector: Observe = %v, want nil", ds)
+	}
+	if ds := NewDetector(DetectorConfig{}).Observe(nil, nil); ds != nil {
+		t.Errorf("Observe(nil Timing) = %v, want nil", ds)
+	}
+}

@@ -1,0 +1,97 @@
+package metrics
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram geometry of every latency distribution the Recorder keeps:
+// microsecond resolution from 1µs to one hour, three significant digits.
+const (
+	histLowest  = 1                         // µs
+	histHighest = int64(time.Hour / time.Microsecond)
+	histDigits  = 3
+)
+
+// RelativeError is the largest relative error of any percentile the
+// Recorder reports: its HDR histograms keep three significant decimal digits.
+// Values below 1ms are also subject to the 1µs resolution; values above one
+// hour are clamped to one hour.
+const RelativeError = 0.001
+
+// dist is one latency distribution. Not safe for concurrent use.
+type dist struct {
+	h *hdrhistogram.Histogram
+}
+
+func newDist() dist { return dist{h: hdrhistogram.New(histLowest, histHighest, histDigits)} }
+
+func (d dist) record(v time.Duration) {
+	us := min(max(v.Microseconds(), histLowest), histHighest)
+	_ = d.h.RecordValue(us) // in range by construction
+}
+
+// stats summarises the distribution.
+func (d dist) stats() Dist {
+	if d.h.TotalCount() == 0 {
+		return Dist{}
+	}
+	at := func(q float64) time.Duration {
+		return time.Duration(d.h.ValueAtQuantile(q)) * time.Microsecond
+	}
+	return Dist{
+		Count: d.h.TotalCount(),
+		Mean:  time.Duration(d.h.Mean() * float64(time.Microsecond)),
+		P50:   at(50), P90: at(90), P95: at(95), P99: at(99), P999: at(99.9),
+		Max: time.Duration(d.h.Max()) * time.Microsecond,
+	}
+}
+
+// Dist summarises a latency distribution. Percentiles carry the
+// RelativeError of the underlying histogram. The zero Dist describes no
+// samples.
+type Dist struct {
+	// Count is the number of samples.
+	Count int64
+	// Mean, percentiles and maximum of the samples.
+	Mean, P50, P90, P95, P99, P999, Max time.Duration
+}
+
+// MarshalJSON renders d in milliseconds:
+// {"count","mean","p50","p90","p95","p99","p999","max"}.
+func (d Dist) MarshalJSON() ([]byte, error) {
+	return json.Marshal(distJSON{
+		Count: d.Count, Mean: ms(d.Mean), P50: ms(d.P50), P90: ms(d.P90),
+		P95: ms(d.P95), P99: ms(d.P99), P999: ms(d.P999), Max: ms(d.Max),
+	})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (d *Dist) UnmarshalJSON(b []byte) error {
+	var j distJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*d = Dist{
+		Count: j.Count, Mean: fromMs(j.Mean), P50: fromMs(j.P50), P90: fromMs(j.P90),
+		P95: fromMs(j.P95), P99: fromMs(j.P99), P999: fromMs(j.P999), Max: fromMs(j.Max),
+	}
+	return nil
+}
+
+type distJSON struct {
+	Count int64   `json:"count"`
+	Mean  float64 `json:"mean"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P95   float64 `json:"p95"`
+	P99   float64 `json:"p99"`
+	P999  float64 `json:"p999"`
+	Max   float64 `json:"max"`
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func fromMs(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }

@@ -1,0 +1,331 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/semconv/v1.41.0/genaiconv"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// ScopeName is the instrumentation scope name of the meter and tracer the
+// OTel observer uses.
+const ScopeName = "github.com/tokenpace/tokenpace/metrics"
+
+// Version is the instrumentation scope version.
+const Version = "0.1.0"
+
+// Bucket boundaries advised by the GenAI semantic conventions: durations
+// for gen_ai.client.operation.duration and the time to first chunk, per
+// token for the time per output chunk, tokens for gen_ai.client.token.usage.
+var (
+	durationBuckets = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}
+	perTokenBuckets = []float64{0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5}
+	tokenBuckets    = []float64{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864}
+)
+
+// The gen_ai.client.inference.* names replace gen_ai.client.operation.* for
+// inference in open-telemetry/semantic-conventions-genai pull request 521
+// ("Use gen_ai.client.inference.duration metric instead of
+// gen_ai.client.operation.duration"). No Go semconv package defines them yet,
+// so they are spelled out here; replace them with the generated instruments
+// once a semconv release ships them.
+const (
+	inferenceDuration    = "gen_ai.client.inference.duration"
+	inferenceFirstChunk  = "gen_ai.client.inference.time_to_first_chunk"
+	inferencePerChunk    = "gen_ai.client.inference.time_per_output_chunk"
+	inferenceDescription = "GenAI inference duration."
+)
+
+// Attribute keys of tokenpace's own instruments and spans.
+const (
+	attrTarget       = attribute.Key("tokenpace.target")
+	attrGood         = attribute.Key("tokenpace.request.good")
+	attrPhase        = attribute.Key("tokenpace.budget.phase")
+	attrOutcome      = attribute.Key("tokenpace.attempt.outcome")
+	attrAttemptKind  = attribute.Key("tokenpace.attempt.kind")
+	attrFromTarget   = attribute.Key("tokenpace.from_target")
+	attrKind         = attribute.Key("tokenpace.detection.kind")
+	attrBreakerFrom  = attribute.Key("tokenpace.breaker.from")
+	attrBreakerTo    = attribute.Key("tokenpace.breaker.to")
+	attrLimit        = attribute.Key("tokenpace.budget.limit")
+	attrObserved     = attribute.Key("tokenpace.budget.observed")
+	attrTPOT         = attribute.Key("tokenpace.tpot")
+	attrQueue        = attribute.Key("tokenpace.queue")
+	attrChunks       = attribute.Key("tokenpace.chunks")
+	attrHTTPAttempts = attribute.Key("tokenpace.http_attempts")
+	attrHint         = attribute.Key("tokenpace.detection.hint")
+	attrMessage      = attribute.Key("tokenpace.detection.message")
+)
+
+// An OTel observer turns every finished request into OpenTelemetry metrics
+// (the GenAI client metrics of semantic conventions v1.41.0 and tokenpace's
+// own, listed in the package doc) and a span. Prompt and completion text
+// never reach it: a Timing holds none.
+//
+// An OTel is safe for concurrent use. Use NewOTel.
+type OTel struct {
+	cfg    config
+	det    *Detector
+	tracer trace.Tracer
+
+	duration genaiconv.ClientOperationDuration
+	tokens   genaiconv.ClientTokenUsage
+	ttfc     genaiconv.ClientOperationTimeToFirstChunk
+	tpoc     genaiconv.ClientOperationTimePerOutputChunk
+	operOn   bool
+
+	infDuration, infTTFC, infTPOC metric.Float64Histogram // nil unless WithInferenceNames
+
+	tpot, queue    metric.Float64Histogram
+	cached         metric.Int64Histogram
+	requests       metric.Int64Counter
+	breaches       metric.Int64Counter
+	attempts       metric.Int64Counter
+	detections     metric.Int64Counter
+	transitions    metric.Int64Counter
+	breakerGauge   metric.Int64ObservableGauge
+	breakerMu      sync.Mutex
+	breakerStates  map[string]int64
+	breakerCallReg metric.Registration
+
+	setsMu sync.RWMutex
+	sets   map[setsKey]*attrSets
+}
+
+// NewOTel returns an OTel observer. It heeds WithMeterProvider,
+// WithTracerProvider, WithInferenceNames, WithoutOperationNames,
+// WithProviderName, WithServer and the detection options. An error means an
+// instrument could not be created; the returned OTel is usable still, with
+// that instrument dropped.
+func NewOTel(opts ...Option) (*OTel, error) {
+	cfg := newConfig(opts)
+	return newOTel(cfg, cfg.detectorFor())
+}
+
+func newOTel(cfg config, det *Detector) (*OTel, error) {
+	o := &OTel{
+		cfg: cfg, det: det,
+		tracer:        cfg.tracerProvider.Tracer(ScopeName, trace.WithInstrumentationVersion(Version), trace.WithSchemaURL(semconv.SchemaURL)),
+		operOn:        !(cfg.inferenceNames && cfg.noOperation),
+		breakerStates: make(map[string]int64),
+		sets:          make(map[setsKey]*attrSets),
+	}
+	m := cfg.meterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(Version), metric.WithSchemaURL(semconv.SchemaURL))
+	var errs []error
+	check := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	var err error
+	o.duration, err = genaiconv.NewClientOperationDuration(m, metric.WithExplicitBucketBoundaries(durationBuckets...))
+	check(err)
+	o.tokens, err = genaiconv.NewClientTokenUsage(m, metric.WithExplicitBucketBoundaries(tokenBuckets...))
+	check(err)
+	o.ttfc, err = genaiconv.NewClientOperationTimeToFirstChunk(m, metric.WithExplicitBucketBoundaries(durationBuckets...))
+	check(err)
+	o.tpoc, err = genaiconv.NewClientOperationTimePerOutputChunk(m, metric.WithExplicitBucketBoundaries(perTokenBuckets...))
+	check(err)
+	if cfg.inferenceNames {
+		o.infDuration, err = m.Float64Histogram(inferenceDuration, metric.WithUnit(o.duration.Unit()),
+			metric.WithDescription(inferenceDescription), metric.WithExplicitBucketBoundaries(durationBuckets...))
+		check(err)
+		o.infTTFC, err = m.Float64Histogram(inferenceFirstChunk, metric.WithUnit(o.ttfc.Unit()),
+			metric.WithDescription(o.ttfc.Description()), metric.WithExplicitBucketBoundaries(durationBuckets...))
+		check(err)
+		o.infTPOC, err = m.Float64Histogram(inferencePerChunk, metric.WithUnit(o.tpoc.Unit()),
+			metric.WithDescription(o.tpoc.Description()), metric.WithExplicitBucketBoundaries(perTokenBuckets...))
+		check(err)
+	}
+
+	o.tpot, err = m.Float64Histogram("tokenpace.client.time_per_output_token", metric.WithUnit("s"),
+		metric.WithDescription("Time per output token after the first, per completed streaming request."),
+		metric.WithExplicitBucketBoundaries(perTokenBuckets...))
+	check(err)
+	o.queue, err = m.Float64Histogram("tokenpace.client.queue.duration", metric.WithUnit("s"),
+		metric.WithDescription("Time spent in client-side admission before the request was sent."),
+		metric.WithExplicitBucketBoundaries(durationBuckets...))
+	check(err)
+	o.cached, err = m.Int64Histogram("tokenpace.client.token.cached", metric.WithUnit("{token}"),
+		metric.WithDescription("Prompt tokens served from the server's prompt cache, per request that reported usage."),
+		metric.WithExplicitBucketBoundaries(tokenBuckets...))
+	check(err)
+	o.requests, err = m.Int64Counter("tokenpace.client.requests", metric.WithUnit("{request}"),
+		metric.WithDescription("Finished requests, by whether they met every budget (goodput) and by error type."))
+	check(err)
+	o.breaches, err = m.Int64Counter("tokenpace.client.budget.breaches", metric.WithUnit("{breach}"),
+		metric.WithDescription("Latency budget limits exceeded, by phase."))
+	check(err)
+	o.attempts, err = m.Int64Counter("tokenpace.client.attempts", metric.WithUnit("{attempt}"),
+		metric.WithDescription("Attempts of calls that made more than one, by kind (first, fallback, hedge) and outcome."))
+	check(err)
+	o.detections, err = m.Int64Counter("tokenpace.client.detections", metric.WithUnit("{detection}"),
+		metric.WithDescription("Latency pathologies detected, by kind."))
+	check(err)
+	o.transitions, err = m.Int64Counter("tokenpace.client.breaker.transitions", metric.WithUnit("{transition}"),
+		metric.WithDescription("Circuit breaker state changes, by target and states."))
+	check(err)
+	o.breakerGauge, err = m.Int64ObservableGauge("tokenpace.client.breaker.state", metric.WithUnit("1"),
+		metric.WithDescription("Circuit breaker state by target: 0 closed, 1 half-open, 2 open."))
+	check(err)
+	if err == nil {
+		o.breakerCallReg, err = m.RegisterCallback(o.observeBreakers, o.breakerGauge)
+		check(err)
+	}
+	return o, errors.Join(errs...)
+}
+
+// Hooks returns the hooks that feed o: add them to the client's hooks.
+func (o *OTel) Hooks() tokenpace.Hooks {
+	return tokenpace.Hooks{Done: o.Record}
+}
+
+// Record turns the finished request t into metrics and a span whose parent
+// is the span in ctx, if any. It runs o's detector, if any, on t. A nil t is
+// ignored.
+func (o *OTel) Record(ctx context.Context, t *tokenpace.Timing) {
+	if t == nil {
+		return
+	}
+	var buf [2]Detection
+	ds := o.det.Observe(buf[:0], t)
+	o.record(ctx, t, ds)
+	o.cfg.notify(ctx, ds)
+}
+
+func (o *OTel) record(ctx context.Context, t *tokenpace.Timing, ds []Detection) {
+	o.recordMetrics(ctx, t, ds)
+	o.recordSpan(ctx, t, ds)
+}
+
+func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, ds []Detection) {
+	s := o.setsFor(t)
+	if d := since(t.Start, t.End); d >= 0 && !t.End.IsZero() {
+		if o.operOn {
+			o.duration.RecordSet(ctx, d.Seconds(), s.op)
+		}
+		if o.infDuration != nil {
+			o.infDuration.Record(ctx, d.Seconds(), metric.WithAttributeSet(s.op))
+		}
+	}
+	if t.Stream && len(t.Chunks) > 0 {
+		ttft := t.TTFT().Seconds()
+		if o.operOn {
+			o.ttfc.RecordSet(ctx, ttft, s.chunk)
+		}
+		if o.infTTFC != nil {
+			o.infTTFC.Record(ctx, ttft, metric.WithAttributeSet(s.chunk))
+		}
+		for i := 1; i < len(t.Chunks); i++ {
+			gap := t.Chunks[i].Sub(t.Chunks[i-1]).Seconds()
+			if o.operOn {
+				o.tpoc.RecordSet(ctx, gap, s.chunk)
+			}
+			if o.infTPOC != nil {
+				o.infTPOC.Record(ctx, gap, metric.WithAttributeSet(s.chunk))
+			}
+		}
+	}
+	if t.UsageReported {
+		o.tokens.RecordSet(ctx, int64(t.PromptTokens), s.input)
+		o.cached.Record(ctx, int64(t.CachedTokens), metric.WithAttributeSet(s.own))
+	}
+	if t.UsageReported || t.OutputTokens > 0 {
+		o.tokens.RecordSet(ctx, int64(t.OutputTokens), s.output)
+	}
+	if t.Err == nil && t.Stream && t.OutputTokens >= 2 && len(t.Chunks) > 0 {
+		o.tpot.Record(ctx, t.TPOT().Seconds(), metric.WithAttributeSet(s.own))
+	}
+	if !t.Sent.IsZero() && !t.Start.IsZero() {
+		o.queue.Record(ctx, t.Queue().Seconds(), metric.WithAttributeSet(s.own))
+	}
+	if t.OK() {
+		o.requests.Add(ctx, 1, metric.WithAttributeSet(s.good))
+	} else {
+		o.requests.Add(ctx, 1, metric.WithAttributeSet(s.bad))
+	}
+	for _, b := range t.Breaches {
+		o.breaches.Add(ctx, 1, metric.WithAttributes(
+			attrTarget.String(b.Target), semconv.GenAIRequestModel(t.Model), attrPhase.String(string(b.Phase))))
+	}
+	if len(t.Attempts) > 1 {
+		for i, a := range t.Attempts {
+			o.attempts.Add(ctx, 1, metric.WithAttributes(
+				attrTarget.String(a.Target), semconv.GenAIRequestModel(a.Model),
+				attrAttemptKind.String(attemptKind(t.Attempts, i)), attrOutcome.String(string(a.Outcome))))
+		}
+	}
+	for _, d := range ds {
+		o.detections.Add(ctx, 1, metric.WithAttributes(
+			attrTarget.String(d.Target), semconv.GenAIRequestModel(d.Model), attrKind.String(string(d.Kind))))
+	}
+}
+
+// attemptKind says how attempt i of as came about: "first", "hedge" when
+// it started while an earlier attempt still ran, else "fallback".
+func attemptKind(as []tokenpace.Attempt, i int) string {
+	if i == 0 {
+		return "first"
+	}
+	for _, p := range as[:i] {
+		if p.End.IsZero() || as[i].Start.Before(p.End) {
+			return "hedge"
+		}
+	}
+	return "fallback"
+}
+
+// BreakerStateChanged records that the circuit breaker of target moved
+// between states, named as gobreaker's State.String does: "closed",
+// "half-open", "open". It counts the transition and sets the
+// tokenpace.client.breaker.state gauge; an unknown state name is counted
+// but leaves the gauge as it was. Wire it to gobreaker's
+// Settings.OnStateChange.
+func (o *OTel) BreakerStateChanged(target, from, to string) {
+	o.transitions.Add(context.Background(), 1, metric.WithAttributes(
+		attrTarget.String(target), attrBreakerFrom.String(from), attrBreakerTo.String(to)))
+	v, ok := breakerValue(to)
+	if !ok {
+		return
+	}
+	o.breakerMu.Lock()
+	o.breakerStates[target] = v
+	o.breakerMu.Unlock()
+}
+
+func breakerValue(state string) (int64, bool) {
+	switch state {
+	case "closed":
+		return 0, true
+	case "half-open":
+		return 1, true
+	case "open":
+		return 2, true
+	}
+	return 0, false
+}
+
+func (o *OTel) observeBreakers(_ context.Context, obs metric.Observer) error {
+	o.breakerMu.Lock()
+	defer o.breakerMu.Unlock()
+	for target, v := range o.breakerStates {
+		obs.ObserveInt64(o.breakerGauge, v, metric.WithAttributes(attrTarget.String(target)))
+	}
+	return nil
+}
+
+// Shutdown unregisters o's callback for the breaker gauge. o still records
+// requests afterwards.
+func (o *OTel) Shutdown() error {
+	if o.breakerCallReg == nil {
+		return nil
+	}
+	return o.breakerCallReg.Unregister()
+}

@@ -1,0 +1,299 @@
+package metrics
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// SLO holds service-level objectives a request must meet, besides
+// Timing.OK, to count toward goodput. A zero field sets no objective.
+type SLO struct {
+	// TTFT is the longest acceptable time to first token.
+	TTFT time.Duration
+	// TPOT is the longest acceptable time per output token.
+	TPOT time.Duration
+	// MaxGap is the longest acceptable gap between two chunks.
+	MaxGap time.Duration
+	// E2E is the longest acceptable time to the end of the stream.
+	E2E time.Duration
+}
+
+// Met reports whether t met every objective of s.
+func (s SLO) Met(t *tokenpace.Timing) bool {
+	over := func(limit, v time.Duration) bool { return limit > 0 && v > limit }
+	return !over(s.TTFT, t.TTFT()) && !over(s.TPOT, t.TPOT()) &&
+		!over(s.MaxGap, t.MaxGap()) && !over(s.E2E, t.E2E())
+}
+
+// A Recorder keeps latency and throughput statistics of finished requests in
+// process, per target and model, with no backend: TTFT, ITL, TPOT and E2E
+// percentiles from HDR histograms (bounded memory, see RelativeError),
+// request and output-token throughput overall and over a sliding window,
+// goodput, error kinds, budget breaches, detections and a fit of TTFT
+// against prompt length. It is what `tokenpace bench` prints.
+//
+// A Recorder is safe for concurrent use. Its memory grows with the number
+// of distinct target and model pairs (about 0.2 MB each), not with the
+// number of requests. Use NewRecorder; the zero Recorder is not usable.
+type Recorder struct {
+	cfg config
+	det *Detector
+
+	mu     sync.RWMutex
+	series map[seriesKey]*series
+}
+
+type seriesKey struct{ target, model string }
+
+// series holds the statistics of one target and model.
+type series struct {
+	mu sync.Mutex
+	acc
+}
+
+// acc is what a series accumulates, and what a snapshot merges.
+type acc struct {
+	requests, completed, failed, good int64
+	inputTokens, cachedTokens         int64
+	outputTokens, goodTokens          int64
+	first, last                       time.Time
+	ttft, tpot, itl, e2e              dist
+	win                               window
+	fit                               regression
+	errors, breaches, detections      map[string]int64
+}
+
+// NewRecorder returns an empty Recorder. It heeds WithSLO, WithWindow and
+// the detection options (WithDetectorConfig, WithDetector,
+// WithoutDetection, WithDetectionHandler, WithLogger).
+func NewRecorder(opts ...Option) *Recorder {
+	cfg := newConfig(opts)
+	return newRecorder(cfg, cfg.detectorFor())
+}
+
+func newRecorder(cfg config, det *Detector) *Recorder {
+	return &Recorder{cfg: cfg, det: det, series: make(map[seriesKey]*series)}
+}
+
+// Hooks returns the hooks that feed r: add them to the client's hooks.
+func (r *Recorder) Hooks() tokenpace.Hooks {
+	return tokenpace.Hooks{Done: r.Record}
+}
+
+// Record adds the finished request t. It runs the Recorder's detector, if
+// any, on t. A nil t is ignored.
+func (r *Recorder) Record(ctx context.Context, t *tokenpace.Timing) {
+	if t == nil {
+		return
+	}
+	var buf [2]Detection
+	ds := r.det.Observe(buf[:0], t)
+	r.record(t, ds)
+	r.cfg.notify(ctx, ds)
+}
+
+// record adds t and the detections found in it.
+func (r *Recorder) record(t *tokenpace.Timing, ds []Detection) {
+	s := r.seriesFor(seriesKey{t.Target, t.Model})
+	s.mu.Lock()
+	s.add(t, r.cfg.slo)
+	for _, d := range ds {
+		s.detections[string(d.Kind)]++
+	}
+	s.mu.Unlock()
+}
+
+func (r *Recorder) seriesFor(k seriesKey) *series {
+	r.mu.RLock()
+	s := r.series[k]
+	r.mu.RUnlock()
+	if s != nil {
+		return s
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s = r.series[k]; s == nil {
+		s = &series{acc: newAcc(r.cfg.window)}
+		r.series[k] = s
+	}
+	return s
+}
+
+func newAcc(window time.Duration) acc {
+	return acc{
+		ttft: newDist(), tpot: newDist(), itl: newDist(), e2e: newDist(),
+		win:    newWindow(window),
+		errors: map[string]int64{}, breaches: map[string]int64{}, detections: map[string]int64{},
+	}
+}
+
+func (a *acc) add(t *tokenpace.Timing, slo SLO) {
+	a.requests++
+	if !t.Start.IsZero() && (a.first.IsZero() || t.Start.Before(a.first)) {
+		a.first = t.Start
+	}
+	if t.End.After(a.last) {
+		a.last = t.End
+	}
+	a.inputTokens += int64(t.PromptTokens)
+	a.cachedTokens += int64(t.CachedTokens)
+	a.outputTokens += int64(t.OutputTokens)
+	for _, b := range t.Breaches {
+		a.breaches[string(b.Phase)]++
+	}
+	if t.Err != nil {
+		a.failed++
+		a.errors[errorType(t.Err)]++
+	} else {
+		a.completed++
+	}
+	good := t.OK() && slo.Met(t)
+	if good {
+		a.good++
+		a.goodTokens += int64(t.OutputTokens)
+	}
+
+	if len(t.Chunks) > 0 {
+		ttft := t.TTFT()
+		a.ttft.record(ttft)
+		for i := 1; i < len(t.Chunks); i++ {
+			a.itl.record(t.Chunks[i].Sub(t.Chunks[i-1]))
+		}
+		if t.UsageReported && t.PromptTokens > 0 {
+			a.fit.add(float64(t.PromptTokens-t.CachedTokens), ttft.Seconds())
+		}
+		per := float64(t.OutputTokens) / float64(len(t.Chunks))
+		for _, at := range t.Chunks {
+			a.win.add(at, 0, per)
+		}
+	}
+	if t.Err == nil {
+		if t.OutputTokens >= 2 {
+			a.tpot.record(t.TPOT())
+		}
+		a.e2e.record(t.E2E())
+		a.win.add(t.End, 1, 0)
+	}
+}
+
+// merge adds o into a, for a snapshot's totals.
+func (a *acc) merge(o *acc) {
+	a.requests += o.requests
+	a.completed += o.completed
+	a.failed += o.failed
+	a.good += o.good
+	a.inputTokens += o.inputTokens
+	a.cachedTokens += o.cachedTokens
+	a.outputTokens += o.outputTokens
+	a.goodTokens += o.goodTokens
+	if !o.first.IsZero() && (a.first.IsZero() || o.first.Before(a.first)) {
+		a.first = o.first
+	}
+	if o.last.After(a.last) {
+		a.last = o.last
+	}
+	a.ttft.h.Merge(o.ttft.h)
+	a.tpot.h.Merge(o.tpot.h)
+	a.itl.h.Merge(o.itl.h)
+	a.e2e.h.Merge(o.e2e.h)
+	for _, s := range o.win.slots {
+		if s.idx != 0 {
+			a.win.addSlot(s)
+		}
+	}
+	a.fit.merge(o.fit)
+	mergeCounts(a.errors, o.errors)
+	mergeCounts(a.breaches, o.breaches)
+	mergeCounts(a.detections, o.detections)
+}
+
+func mergeCounts(dst, src map[string]int64) {
+	for k, v := range src {
+		dst[k] += v
+	}
+}
+
+// Snapshot returns the statistics so far, with the sliding window ending
+// now.
+func (r *Recorder) Snapshot() Snapshot { return r.SnapshotAt(time.Now()) }
+
+// SnapshotAt is like Snapshot with the sliding window ending at now.
+func (r *Recorder) SnapshotAt(now time.Time) Snapshot {
+	r.mu.RLock()
+	keys := make([]seriesKey, 0, len(r.series))
+	for k := range r.series {
+		keys = append(keys, k)
+	}
+	r.mu.RUnlock()
+	slices.SortFunc(keys, func(a, b seriesKey) int {
+		if c := strings.Compare(a.target, b.target); c != 0 {
+			return c
+		}
+		return strings.Compare(a.model, b.model)
+	})
+
+	total := newAcc(r.cfg.window)
+	snap := Snapshot{}
+	for _, k := range keys {
+		r.mu.RLock()
+		s := r.series[k]
+		r.mu.RUnlock()
+		s.mu.Lock()
+		part := s.acc.snapshot(now)
+		total.merge(&s.acc)
+		s.mu.Unlock()
+		part.Target, part.Model = k.target, k.model
+		snap.Targets = append(snap.Targets, part)
+	}
+	snap = total.snapshot(now).withTargets(snap.Targets)
+	if len(snap.Targets) == 1 {
+		snap.Target, snap.Model = snap.Targets[0].Target, snap.Targets[0].Model
+	}
+	return snap
+}
+
+// Reset forgets every request recorded so far.
+func (r *Recorder) Reset() {
+	r.mu.Lock()
+	r.series = make(map[seriesKey]*series)
+	r.mu.Unlock()
+}
+
+func (a *acc) snapshot(now time.Time) Snapshot {
+	s := Snapshot{
+		Requests: a.requests, Completed: a.completed, Failed: a.failed, Good: a.good,
+		InputTokens: a.inputTokens, CachedTokens: a.cachedTokens, OutputTokens: a.outputTokens,
+		TTFT: a.ttft.stats(), TPOT: a.tpot.stats(), ITL: a.itl.stats(), E2E: a.e2e.stats(),
+		PromptFit:  a.fit.fit(),
+		Errors:     copyCounts(a.errors),
+		Breaches:   copyCounts(a.breaches),
+		Detections: copyCounts(a.detections),
+		Window:     a.win.width * windowSlots,
+	}
+	if !a.first.IsZero() && a.last.After(a.first) {
+		s.Duration = a.last.Sub(a.first)
+		secs := s.Duration.Seconds()
+		s.RequestThroughput = float64(a.completed) / secs
+		s.OutputThroughput = float64(a.outputTokens) / secs
+		s.Goodput = float64(a.good) / secs
+		s.TokenGoodput = float64(a.goodTokens) / secs
+	}
+	s.WindowRequestThroughput, s.WindowOutputThroughput = a.win.rates(now)
+	return s
+}
+
+func copyCounts(m map[string]int64) map[string]int64 {
+	if len(m) == 0 {
+		return nil
+	}
+	c := make(map[string]int64, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}

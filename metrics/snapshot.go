@@ -1,0 +1,197 @@
+package metrics
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Snapshot is the state of a Recorder at one moment: totals over every target
+// and model, and the same figures for each in Targets. Throughputs are per
+// second of Duration, the span from the earliest request's start to the
+// latest one's end; the Window figures cover only the last Window of time.
+type Snapshot struct {
+	// Target and Model name the series; both are empty for totals over
+	// several series.
+	Target string `json:"target,omitempty"`
+	Model  string `json:"model,omitempty"`
+
+	// Requests counts finished requests: Completed ended cleanly, Failed
+	// with an error. Good met every budget, the validator and the SLO.
+	Requests  int64 `json:"requests"`
+	Completed int64 `json:"completed"`
+	Failed    int64 `json:"failed"`
+	Good      int64 `json:"good"`
+
+	// Token totals over every request; CachedTokens is the part of
+	// InputTokens the server's prompt cache served.
+	InputTokens  int64 `json:"input_tokens"`
+	CachedTokens int64 `json:"cached_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+
+	// Duration is the span from the earliest start to the latest end.
+	Duration time.Duration `json:"-"`
+	// RequestThroughput is completed requests per second of Duration.
+	RequestThroughput float64 `json:"request_throughput"`
+	// OutputThroughput is output tokens per second of Duration, summed
+	// over concurrent streams.
+	OutputThroughput float64 `json:"output_throughput"`
+	// Goodput is good requests per second; TokenGoodput their output
+	// tokens per second.
+	Goodput      float64 `json:"goodput"`
+	TokenGoodput float64 `json:"token_goodput"`
+
+	// Window is the length of the sliding window; WindowRequestThroughput
+	// and WindowOutputThroughput are completed requests and output tokens
+	// (by chunk arrival) per second within it, counting requests that have
+	// ended.
+	Window                  time.Duration `json:"-"`
+	WindowRequestThroughput float64       `json:"window_request_throughput"`
+	WindowOutputThroughput  float64       `json:"window_output_throughput"`
+
+	// TTFT and ITL cover every request that produced a token; TPOT and
+	// E2E cover completed requests.
+	TTFT Dist `json:"ttft_ms"`
+	TPOT Dist `json:"tpot_ms"`
+	ITL  Dist `json:"itl_ms"`
+	E2E  Dist `json:"e2e_ms"`
+
+	// PromptFit is TTFT as a function of uncached prompt tokens, from
+	// requests whose usage the server reported.
+	PromptFit Fit `json:"prompt_fit"`
+
+	// Errors counts failed requests by error type (see the package doc),
+	// Breaches budget breaches by phase, Detections pathologies by Kind.
+	// Nil when empty.
+	Errors     map[string]int64 `json:"errors,omitempty"`
+	Breaches   map[string]int64 `json:"breaches,omitempty"`
+	Detections map[string]int64 `json:"detections,omitempty"`
+
+	// Targets holds the figures of each target and model, ordered by
+	// target then model; empty within a per-target snapshot.
+	Targets []Snapshot `json:"targets,omitempty"`
+}
+
+func (s Snapshot) withTargets(t []Snapshot) Snapshot {
+	s.Targets = t
+	return s
+}
+
+type snapshotJSON Snapshot
+
+// MarshalJSON renders s with durations in seconds (duration_s, window_s)
+// and latencies in milliseconds.
+func (s Snapshot) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		snapshotJSON
+		Duration float64 `json:"duration_s"`
+		Window   float64 `json:"window_s"`
+	}{snapshotJSON(s), s.Duration.Seconds(), s.Window.Seconds()})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (s *Snapshot) UnmarshalJSON(b []byte) error {
+	var j struct {
+		snapshotJSON
+		Duration float64 `json:"duration_s"`
+		Window   float64 `json:"window_s"`
+	}
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*s = Snapshot(j.snapshotJSON)
+	s.Duration = seconds(j.Duration)
+	s.Window = seconds(j.Window)
+	return nil
+}
+
+// String renders s as WriteTable does.
+func (s Snapshot) String() string {
+	var b strings.Builder
+	_ = s.WriteTable(&b)
+	return b.String()
+}
+
+// WriteTable writes s as a human-readable table: the totals, the latency
+// percentiles in milliseconds, and one line per target and model when there
+// are several.
+func (s Snapshot) WriteTable(w io.Writer) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "requests %d  completed %d  failed %d  good %d  over %s\n",
+		s.Requests, s.Completed, s.Failed, s.Good, s.Duration.Round(time.Millisecond))
+	fmt.Fprintf(ew, "throughput %.2f req/s  %.1f tok/s  goodput %.2f req/s  %.1f tok/s\n",
+		s.RequestThroughput, s.OutputThroughput, s.Goodput, s.TokenGoodput)
+	fmt.Fprintf(ew, "last %s: %.2f req/s  %.1f tok/s\n",
+		s.Window, s.WindowRequestThroughput, s.WindowOutputThroughput)
+	fmt.Fprintf(ew, "tokens in %d (cached %d)  out %d\n", s.InputTokens, s.CachedTokens, s.OutputTokens)
+
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "ms\tcount\tmean\tp50\tp90\tp95\tp99\tp99.9\tmax\t")
+	for _, row := range []struct {
+		name string
+		d    Dist
+	}{{"TTFT", s.TTFT}, {"TPOT", s.TPOT}, {"ITL", s.ITL}, {"E2E", s.E2E}} {
+		d := row.d
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", row.name, d.Count,
+			ms(d.Mean), ms(d.P50), ms(d.P90), ms(d.P95), ms(d.P99), ms(d.P999), ms(d.Max))
+	}
+	_ = tw.Flush()
+
+	if f := s.PromptFit; f.PerKToken != 0 || f.Intercept != 0 {
+		fmt.Fprintf(ew, "TTFT ≈ %.1f ms + %.1f ms per 1k uncached prompt tokens (n=%d, R²=%.2f); 100k tokens: %.0f ms\n",
+			ms(f.Intercept), ms(f.PerKToken), f.N, f.R2, ms(f.Predict(100_000)))
+	}
+	writeCounts(ew, "errors", s.Errors)
+	writeCounts(ew, "breaches", s.Breaches)
+	writeCounts(ew, "detections", s.Detections)
+
+	if len(s.Targets) > 1 {
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "target\tmodel\treq\tfailed\tgood\ttok/s\tTTFT p50\tTTFT p99\tTPOT p50\tTPOT p99")
+		for _, t := range s.Targets {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\n",
+				orDash(t.Target), orDash(t.Model), t.Requests, t.Failed, t.Good, t.OutputThroughput,
+				ms(t.TTFT.P50), ms(t.TTFT.P99), ms(t.TPOT.P50), ms(t.TPOT.P99))
+		}
+		_ = tw.Flush()
+	}
+	return ew.err
+}
+
+func writeCounts(w io.Writer, name string, m map[string]int64) {
+	if len(m) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s:", name)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		fmt.Fprintf(w, " %s=%d", k, m[k])
+	}
+	fmt.Fprintln(w)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// errWriter keeps the first write error and drops later writes.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}

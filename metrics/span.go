@@ -1,0 +1,180 @@
+package metrics
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/semconv/v1.41.0/genaiconv"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// Span event names.
+const (
+	EventFirstToken  = "tokenpace.first_token"
+	EventBreach      = "tokenpace.budget_breach"
+	EventFallback    = "tokenpace.fallback"
+	EventHedge       = "tokenpace.hedge"
+	EventHedgeWon    = "tokenpace.hedge.won"
+	EventHedgeLost   = "tokenpace.hedge.lost"
+	EventBreakerSkip = "tokenpace.breaker_skip"
+	EventSuperseded  = "tokenpace.superseded"
+	EventInvalid     = "tokenpace.invalid"
+	EventDetection   = "tokenpace.detection"
+)
+
+// recordSpan emits the span of the call t, started and ended at the
+// recorded times, with its events and, when a policy made more than one
+// attempt, one child span per attempt.
+func (o *OTel) recordSpan(ctx context.Context, t *tokenpace.Timing, ds []Detection) {
+	s := o.setsFor(t)
+	ctx, span := o.tracer.Start(ctx, spanName(t.Model),
+		trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(t.Start),
+		trace.WithAttributes(s.op.ToSlice()...))
+	if !span.IsRecording() {
+		span.End(trace.WithTimestamp(t.End))
+		return
+	}
+	attrs := make([]attribute.KeyValue, 0, 10)
+	attrs = append(attrs, semconv.GenAIRequestStream(t.Stream), attrChunks.Int(len(t.Chunks)))
+	if len(t.Chunks) > 0 {
+		attrs = append(attrs, semconv.GenAIResponseTimeToFirstChunk(t.TTFT().Seconds()))
+	}
+	if t.UsageReported {
+		attrs = append(attrs, semconv.GenAIUsageInputTokens(t.PromptTokens),
+			semconv.GenAIUsageCacheReadInputTokens(t.CachedTokens))
+	}
+	if t.UsageReported || t.OutputTokens > 0 {
+		attrs = append(attrs, semconv.GenAIUsageOutputTokens(t.OutputTokens))
+	}
+	if t.FinishReason != "" {
+		attrs = append(attrs, semconv.GenAIResponseFinishReasons(t.FinishReason))
+	}
+	if p := t.TPOT(); p > 0 {
+		attrs = append(attrs, attrTPOT.Float64(p.Seconds()))
+	}
+	if !t.Sent.IsZero() && !t.Start.IsZero() {
+		attrs = append(attrs, attrQueue.Float64(t.Queue().Seconds()))
+	}
+	if t.HTTPAttempts > 0 {
+		attrs = append(attrs, attrHTTPAttempts.Int(t.HTTPAttempts))
+	}
+	span.SetAttributes(attrs...)
+
+	if len(t.Chunks) > 0 {
+		span.AddEvent(EventFirstToken, trace.WithTimestamp(t.Chunks[0]))
+	}
+	for _, b := range t.Breaches {
+		span.AddEvent(EventBreach, trace.WithTimestamp(breachTime(t, b)), trace.WithAttributes(
+			attrTarget.String(b.Target), attrPhase.String(string(b.Phase)),
+			attrLimit.Float64(b.Limit.Seconds()), attrObserved.Float64(b.Observed.Seconds())))
+	}
+	o.attemptEvents(ctx, span, t)
+	if t.Invalid {
+		span.AddEvent(EventInvalid, trace.WithTimestamp(t.End))
+	}
+	for _, d := range ds {
+		span.AddEvent(EventDetection, trace.WithTimestamp(d.At), trace.WithAttributes(
+			attrKind.String(string(d.Kind)), attrMessage.String(d.Message), attrHint.String(d.Hint)))
+	}
+	if t.Err != nil {
+		span.SetStatus(codes.Error, errorType(t.Err))
+	}
+	span.End(trace.WithTimestamp(t.End))
+}
+
+// attemptEvents adds the policy events of t's attempts to span and, when
+// there are several attempts, a child span for each.
+func (o *OTel) attemptEvents(ctx context.Context, span trace.Span, t *tokenpace.Timing) {
+	if len(t.Attempts) < 2 {
+		for _, a := range t.Attempts {
+			if a.Outcome == tokenpace.OutcomeSuperseded {
+				span.AddEvent(EventSuperseded, trace.WithTimestamp(endOr(a.End, t.End)))
+			}
+		}
+		return
+	}
+	hedged := false
+	for _, a := range t.Attempts {
+		hedged = hedged || a.Outcome == tokenpace.OutcomeHedgeLost
+	}
+	for i, a := range t.Attempts {
+		target := attrTarget.String(a.Target)
+		switch kind := attemptKind(t.Attempts, i); {
+		case a.Outcome == tokenpace.OutcomeSkipped:
+			span.AddEvent(EventBreakerSkip, trace.WithTimestamp(a.Start), trace.WithAttributes(target))
+		case kind == "fallback":
+			span.AddEvent(EventFallback, trace.WithTimestamp(a.Start), trace.WithAttributes(
+				target, attrFromTarget.String(t.Attempts[i-1].Target)))
+		case kind == "hedge":
+			span.AddEvent(EventHedge, trace.WithTimestamp(a.Start), trace.WithAttributes(target))
+		}
+		switch {
+		case a.Outcome == tokenpace.OutcomeHedgeLost:
+			span.AddEvent(EventHedgeLost, trace.WithTimestamp(endOr(a.End, t.End)), trace.WithAttributes(target))
+		case a.Outcome == tokenpace.OutcomeWon && hedged:
+			span.AddEvent(EventHedgeWon, trace.WithTimestamp(endOr(a.FirstToken, t.End)), trace.WithAttributes(target))
+		case a.Outcome == tokenpace.OutcomeSuperseded:
+			span.AddEvent(EventSuperseded, trace.WithTimestamp(endOr(a.End, t.End)), trace.WithAttributes(target))
+		}
+		o.attemptSpan(ctx, t, i)
+	}
+}
+
+func (o *OTel) attemptSpan(ctx context.Context, t *tokenpace.Timing, i int) {
+	a := t.Attempts[i]
+	attrs := []attribute.KeyValue{
+		semconv.GenAIOperationNameKey.String(string(genaiconv.OperationNameChat)),
+		semconv.GenAIProviderNameKey.String(o.cfg.provider),
+		semconv.GenAIRequestModel(a.Model),
+		attrTarget.String(a.Target),
+		attrAttemptKind.String(attemptKind(t.Attempts, i)),
+		attrOutcome.String(string(a.Outcome)),
+		semconv.GenAIUsageOutputTokens(a.Tokens),
+	}
+	if !a.FirstToken.IsZero() {
+		attrs = append(attrs, semconv.GenAIResponseTimeToFirstChunk(a.FirstToken.Sub(a.Start).Seconds()))
+	}
+	if a.Err != nil {
+		attrs = append(attrs, semconv.ErrorTypeKey.String(errorType(a.Err)))
+	}
+	_, span := o.tracer.Start(ctx, spanName(a.Model),
+		trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(a.Start), trace.WithAttributes(attrs...))
+	if !a.FirstToken.IsZero() {
+		span.AddEvent(EventFirstToken, trace.WithTimestamp(a.FirstToken))
+	}
+	if a.Err != nil {
+		span.SetStatus(codes.Error, errorType(a.Err))
+	}
+	span.End(trace.WithTimestamp(endOr(a.End, a.Start)))
+}
+
+// breachTime is when breach b happened: the end of the attempt it cancelled,
+// else the end of the call.
+func breachTime(t *tokenpace.Timing, b tokenpace.Breach) time.Time {
+	for _, a := range t.Attempts {
+		if a.Target == b.Target && a.Outcome == tokenpace.OutcomeBreached && !a.End.IsZero() {
+			return a.End
+		}
+	}
+	return t.End
+}
+
+func endOr(at, fallback time.Time) time.Time {
+	if at.IsZero() {
+		return fallback
+	}
+	return at
+}
+
+// spanName follows the GenAI conventions: "{operation} {model}".
+func spanName(model string) string {
+	if model == "" {
+		return string(genaiconv.OperationNameChat)
+	}
+	return string(genaiconv.OperationNameChat) + " " + model
+}

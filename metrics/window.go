@@ -1,0 +1,59 @@
+package metrics
+
+import "time"
+
+// windowSlots is how many slots a sliding window is cut into.
+const windowSlots = 20
+
+// window counts events and tokens in fixed slots over a sliding window of
+// time, in bounded memory. Not safe for concurrent use.
+type window struct {
+	width time.Duration // of one slot
+	slots [windowSlots]slot
+}
+
+type slot struct {
+	idx              int64 // slot number since the Unix epoch; 0: unused
+	requests, tokens float64
+}
+
+func newWindow(length time.Duration) window {
+	return window{width: max(length/windowSlots, time.Microsecond)}
+}
+
+func (w *window) index(at time.Time) int64 { return at.UnixNano() / int64(w.width) }
+
+// add counts requests and tokens at time at. Counts older than the window
+// ending at the newest slot seen are dropped.
+func (w *window) add(at time.Time, requests, tokens float64) {
+	w.addSlot(slot{idx: w.index(at), requests: requests, tokens: tokens})
+}
+
+// rates reports requests and tokens per second over the window of whole
+// slots that ends at the start of now's slot.
+func (w *window) rates(now time.Time) (requests, tokens float64) {
+	end := w.index(now)
+	for _, s := range w.slots {
+		if s.idx >= end-windowSlots && s.idx < end {
+			requests += s.requests
+			tokens += s.tokens
+		}
+	}
+	secs := (w.width * windowSlots).Seconds()
+	return requests / secs, tokens / secs
+}
+
+// addSlot adds the counts of s, a slot of this window or of another of the
+// same width. Counts older than the window ending at the newest slot seen
+// are dropped.
+func (w *window) addSlot(s slot) {
+	t := &w.slots[s.idx%windowSlots]
+	switch {
+	case t.idx > s.idx:
+		return
+	case t.idx < s.idx:
+		*t = slot{idx: s.idx}
+	}
+	t.requests += s.requests
+	t.tokens += s.tokens
+}
