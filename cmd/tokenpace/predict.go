@@ -1,11 +1,149 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"time"
+
+	"github.com/tokenpace/tokenpace/simulate"
 )
 
-func runPredict(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "tokenpace predict: not built yet")
-	return 1
+// predictJSON is the --json output; its field names are a contract other
+// tools parse.
+type predictJSON struct {
+	Model           string   `json:"model"`
+	GPU             string   `json:"gpu"`
+	GPUs            int      `json:"gpus"`
+	Precision       string   `json:"precision"`
+	PromptTokens    int      `json:"prompt_tokens"`
+	CachedTokens    int      `json:"cached_tokens"`
+	OutputTokens    int      `json:"output_tokens"`
+	Concurrency     int      `json:"concurrency"`
+	RTTMs           float64  `json:"rtt_ms"`
+	QueueMs         float64  `json:"queue_ms"`
+	PrefillMs       float64  `json:"prefill_ms"`
+	TTFTMs          float64  `json:"ttft_ms"`
+	DecodeStepMs    float64  `json:"decode_step_ms"`
+	ITLMs           float64  `json:"itl_ms"`
+	TPOTMs          float64  `json:"tpot_ms"`
+	TPS             float64  `json:"tps"`
+	AggregateTPS    float64  `json:"aggregate_tps"`
+	E2EMs           float64  `json:"e2e_ms"`
+	Bound           string   `json:"bound"`
+	MBU             float64  `json:"mbu"`
+	MFU             float64  `json:"mfu"`
+	WeightsGB       float64  `json:"weights_gb"`
+	KVBytesPerToken float64  `json:"kv_bytes_per_token"`
+	KVCapacity      int      `json:"kv_capacity_tokens"`
+	Arithmetic      []string `json:"arithmetic"`
 }
+
+func runPredict(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tokenpace predict", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	hw := addDeploymentFlags(fs)
+	prompt := fs.Int("prompt-tokens", 1000, "prompt tokens per request")
+	cached := fs.Int("cached-tokens", 0, "leading prompt tokens already in the prefix cache")
+	output := fs.Int("output-tokens", 256, "output tokens per request")
+	conc := fs.Int("concurrency", 1, "concurrent requests")
+	rtt := fs.Duration("rtt", 0, "network round trip added to TTFT and E2E (0: server-side figures)")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tokenpace predict [flags]\n\nPredicts queue, prefill, TTFT, decode step, TPS and E2E from model and hardware figures.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "tokenpace predict: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	for _, v := range []struct {
+		name string
+		v    int
+		min  int
+	}{{"prompt-tokens", *prompt, 1}, {"cached-tokens", *cached, 0}, {"output-tokens", *output, 1}, {"concurrency", *conc, 1}} {
+		if v.v < v.min {
+			fmt.Fprintf(stderr, "tokenpace predict: --%s must be at least %d, got %d\n", v.name, v.min, v.v)
+			return 2
+		}
+	}
+	if *cached >= *prompt {
+		fmt.Fprintf(stderr, "tokenpace predict: --cached-tokens (%d) must be less than --prompt-tokens (%d)\n", *cached, *prompt)
+		return 2
+	}
+	if *rtt < 0 {
+		fmt.Fprintf(stderr, "tokenpace predict: --rtt must not be negative, got %v\n", *rtt)
+		return 2
+	}
+	d, err := hw.deployment()
+	if err != nil {
+		fmt.Fprintf(stderr, "tokenpace predict: %v\n", err)
+		return 1
+	}
+	p, err := simulate.Predict(d, simulate.Scenario{PromptTokens: *prompt, CachedTokens: *cached, OutputTokens: *output, Concurrency: *conc})
+	if err != nil {
+		fmt.Fprintf(stderr, "tokenpace predict: %v\n", err)
+		return 1
+	}
+	// The first token needs the request to reach the server and the token
+	// to come back: one round trip. Later tokens stream behind it.
+	p.TTFT += *rtt
+	p.E2E += *rtt
+	if *asJSON {
+		d := p.Deployment
+		out := predictJSON{
+			Model: d.Model.Name, GPU: d.GPU.Name, GPUs: d.GPUs, Precision: d.Precision.Name,
+			PromptTokens: *prompt, CachedTokens: *cached, OutputTokens: *output, Concurrency: *conc,
+			RTTMs: msf(*rtt), QueueMs: msf(p.Queue), PrefillMs: msf(p.Prefill), TTFTMs: msf(p.TTFT),
+			DecodeStepMs: msf(p.DecodeStep.Time), ITLMs: msf(p.ITL), TPOTMs: msf(p.TPOT),
+			TPS: p.TPS, AggregateTPS: p.AggregateTPS, E2EMs: msf(p.E2E), Bound: string(p.Bound),
+			MBU: d.MBU, MFU: d.MFU, WeightsGB: d.Model.WeightBytes(d.Precision) / 1e9,
+			KVBytesPerToken: d.Model.KVBytesPerToken(d.KVBits), KVCapacity: d.KVCapacityTokens,
+			Arithmetic: p.Arithmetic,
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(stderr, "tokenpace predict: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintf(stdout, "%s on %d × %s (%s), %d × (%d prompt [%d cached], %d output) tokens\n\n",
+		p.Deployment.Model.Name, p.Deployment.GPUs, p.Deployment.GPU.Name, p.Deployment.Precision.Name, *conc, *prompt, *cached, *output)
+	rows := []struct {
+		name string
+		v    string
+	}{
+		{"queue", fmtMs(p.Queue)},
+		{"prefill", fmtMs(p.Prefill)},
+		{"rtt", fmtMs(*rtt)},
+		{"TTFT", fmtMs(p.TTFT)},
+		{"decode step", fmtMs(p.DecodeStep.Time) + " (" + string(p.Bound) + "-bound)"},
+		{"ITL", fmtMs(p.ITL)},
+		{"TPOT", fmtMs(p.TPOT)},
+		{"TPS", fmt.Sprintf("%.1f tokens/s per stream", p.TPS)},
+		{"aggregate TPS", fmt.Sprintf("%.1f tokens/s", p.AggregateTPS)},
+		{"E2E", fmtMs(p.E2E)},
+	}
+	for _, r := range rows {
+		fmt.Fprintf(stdout, "  %-14s %s\n", r.name, r.v)
+	}
+	fmt.Fprintln(stdout, "\nhow:")
+	for _, l := range p.Arithmetic {
+		fmt.Fprintln(stdout, "  "+l)
+	}
+	return 0
+}
+
+func msf(d time.Duration) float64 { return float64(d) / 1e6 }
+
+func fmtMs(d time.Duration) string { return fmt.Sprintf("%.2f ms", msf(d)) }

@@ -1,0 +1,178 @@
+package simulate
+
+import (
+	"fmt"
+	"time"
+)
+
+// Scenario is the load Predict simulates: Concurrency identical requests
+// arriving together.
+type Scenario struct {
+	// PromptTokens is each request's prompt length; zero means 1000.
+	PromptTokens int
+	// CachedTokens is how many leading prompt tokens are already in the
+	// prefix cache (rounded down to a KV block, at most PromptTokens − 1);
+	// zero means none.
+	CachedTokens int
+	// OutputTokens is each request's output length; zero means 256.
+	OutputTokens int
+	// Concurrency is how many requests run at once; zero means 1.
+	Concurrency int
+}
+
+// Prediction is Predict's breakdown. Per-request figures are means over the
+// scenario's concurrent requests, taken from an offline run of the engine,
+// so they agree with what the simulator serves.
+type Prediction struct {
+	// Deployment is the deployment with its defaults filled in.
+	Deployment Deployment
+	// Scenario is the scenario with its defaults filled in.
+	Scenario Scenario
+	// Queue is the mean wait for a slot (or for a prefill chunk).
+	Queue time.Duration
+	// Prefill is the mean time from prefill start to first token.
+	Prefill time.Duration
+	// TTFT is the mean time to first token, Queue + Prefill.
+	TTFT time.Duration
+	// ITL is the mean gap between emissions after the first.
+	ITL time.Duration
+	// TPOT is the mean time per output token after the first.
+	TPOT time.Duration
+	// E2E is the mean time from arrival to the last token.
+	E2E time.Duration
+	// TPS is one stream's decode rate, 1 / TPOT.
+	TPS float64
+	// AggregateTPS is all output tokens over the time the last request
+	// finished.
+	AggregateTPS float64
+	// Bound says whether the steady decode step is memory- or
+	// compute-bound.
+	Bound Bound
+	// DecodeStep prices one decode step at the scenario's concurrency
+	// halfway through the output.
+	DecodeStep StepCost
+	// Arithmetic explains the figures, one line each, e.g.
+	// "35 GB / 1000 GB/s = 35 ms per token ≈ 28.6 TPS at full bandwidth".
+	Arithmetic []string
+}
+
+// Predict simulates s on d offline and explains the result. An impossible
+// deployment or scenario yields an *InvalidError.
+func Predict(d Deployment, s Scenario) (Prediction, error) {
+	e, err := NewEngine(d)
+	if err != nil {
+		return Prediction{}, err
+	}
+	d = e.Deployment()
+	s.PromptTokens = orI(s.PromptTokens, 1000)
+	s.OutputTokens = orI(s.OutputTokens, 256)
+	s.Concurrency = orI(s.Concurrency, 1)
+	for _, c := range []struct {
+		name string
+		v    int
+		ok   bool
+	}{
+		{"prompt tokens", s.PromptTokens, s.PromptTokens > 0},
+		{"output tokens", s.OutputTokens, s.OutputTokens > 0},
+		{"concurrency", s.Concurrency, s.Concurrency > 0},
+		{"cached tokens", s.CachedTokens, s.CachedTokens >= 0 && (s.CachedTokens == 0 || s.CachedTokens < s.PromptTokens)},
+	} {
+		if !c.ok {
+			return Prediction{}, &InvalidError{Field: c.name, Value: c.v, Reason: "must be positive (cached tokens: in [0, prompt tokens))"}
+		}
+	}
+	const key = "predict"
+	req := Request{PromptTokens: s.PromptTokens, OutputTokens: s.OutputTokens}
+	if s.CachedTokens > 0 {
+		e.warmPrefix(key, s.CachedTokens)
+		req.PrefixKey, req.PrefixTokens = key, s.CachedTokens
+	}
+	results := Run(e, Identical(s.Concurrency, req))
+
+	p := Prediction{Deployment: d, Scenario: s}
+	var tokens int
+	var last, itlSum time.Duration
+	var itlN int
+	for _, r := range results {
+		p.Queue += r.Queue
+		p.Prefill += r.Prefill
+		p.TTFT += r.TTFT
+		p.TPOT += r.TPOT()
+		p.E2E += r.E2E
+		tokens += r.OutputTokens
+		last = max(last, r.Arrival+r.E2E)
+		if n := len(r.Chunks); n > 1 {
+			itlSum += r.Chunks[n-1] - r.Chunks[0]
+			itlN += n - 1
+		}
+	}
+	n := time.Duration(len(results))
+	p.Queue, p.Prefill, p.TTFT, p.TPOT, p.E2E = p.Queue/n, p.Prefill/n, p.TTFT/n, p.TPOT/n, p.E2E/n
+	if itlN > 0 {
+		p.ITL = itlSum / time.Duration(itlN)
+	}
+	if p.TPOT > 0 {
+		p.TPS = 1 / p.TPOT.Seconds()
+	}
+	if last > 0 {
+		p.AggregateTPS = float64(tokens) / last.Seconds()
+	}
+
+	batch := min(s.Concurrency, d.MaxRunning)
+	perSeq := 1 + d.Speculation.DraftTokens
+	p.DecodeStep = e.cost.step(Load{
+		DecodeSeqs:    batch,
+		DecodeTokens:  batch * perSeq,
+		DecodeContext: int64(batch) * int64(s.PromptTokens+s.OutputTokens/2),
+	})
+	p.Bound = p.DecodeStep.Bound
+	p.Arithmetic = p.explain(e)
+	return p, nil
+}
+
+func (p Prediction) explain(e *Engine) []string {
+	d, s, c := p.Deployment, p.Scenario, p.DecodeStep
+	gpus := ""
+	if d.GPUs > 1 {
+		gpus = fmt.Sprintf(" over %d GPUs", d.GPUs)
+	}
+	bw := fmt.Sprintf("%s GB/s", num(d.GPU.BandwidthGBs))
+	rate := fmt.Sprintf("%s TFLOPS", num(d.GPU.TFLOPS(d.Precision.Compute)))
+	if d.GPUs > 1 {
+		bw = fmt.Sprintf("(%d × %s)", d.GPUs, bw)
+		rate = fmt.Sprintf("%d × %s", d.GPUs, rate)
+	}
+	batch := min(s.Concurrency, d.MaxRunning)
+	bytes := c.WeightBytes + c.KVBytes
+	raw := bytes / (float64(d.GPUs) * d.GPU.BandwidthGBs * 1e9)
+	lines := []string{
+		fmt.Sprintf("model: %s, %s B params at %s (%s bits/weight) = %s GB of weights%s on %s",
+			d.Model.Name, num(d.Model.ParamsB), d.Precision.Name, num(d.Precision.BitsPerWeight), num(d.Model.WeightBytes(d.Precision)/1e9), gpus, d.GPU.Name),
+		fmt.Sprintf("KV cache: %s KB per token, room for %d tokens", num(d.Model.KVBytesPerToken(d.KVBits)/1e3), d.KVCapacityTokens),
+		fmt.Sprintf("decode memory: %s GB / %s = %s ms per token ≈ %s TPS at full bandwidth (%s GB weights + %s GB KV for %d streams)",
+			num(bytes/1e9), bw, num(raw*1e3), num(1/raw), num(c.WeightBytes/1e9), num(c.KVBytes/1e9), batch),
+		fmt.Sprintf("  at MBU %s: %s ms", num(d.MBU), ms(c.Memory)),
+		fmt.Sprintf("decode compute: %s GFLOP / (%s × MFU %s) = %s ms", num(c.FLOPs/1e9), rate, num(d.MFU), ms(c.Compute)),
+		fmt.Sprintf("decode step: max(%s, %s) + %s ms overhead = %s ms → %s-bound, ≈ %s TPS per stream, %s TPS for %d streams",
+			ms(c.Memory), ms(c.Compute), ms(c.Overhead), ms(c.Time), c.Bound, num(d.Speculation.TokensPerStep()/c.Time.Seconds()),
+			num(float64(batch)*d.Speculation.TokensPerStep()/c.Time.Seconds()), batch),
+	}
+	if d.Speculation.DraftTokens > 0 {
+		lines = append(lines, fmt.Sprintf("speculative decoding: k=%d, α=%s → %s tokens per verify step",
+			d.Speculation.DraftTokens, num(d.Speculation.Acceptance), num(d.Speculation.TokensPerStep())))
+	}
+	uncached := s.PromptTokens - min(s.CachedTokens/d.BlockSize*d.BlockSize, s.PromptTokens-1)
+	if s.CachedTokens == 0 {
+		uncached = s.PromptTokens
+	}
+	pf := e.cost.step(Load{PrefillTokens: uncached, PrefillPairs: prefillPairs(uncached, s.PromptTokens-uncached), PrefillContext: int64(s.PromptTokens - uncached)})
+	lines = append(lines,
+		fmt.Sprintf("prefill: %d uncached tokens → %s TFLOP / (%s × MFU %s) = %s ms (%s-bound, one step, alone)",
+			uncached, num(pf.FLOPs/1e12), rate, num(d.MFU), ms(max(pf.Compute, pf.Memory)), pf.Bound),
+		fmt.Sprintf("simulated %d × (%d prompt, %d output tokens): queue %s ms, prefill %s ms, TTFT %s ms, ITL %s ms, TPOT %s ms, E2E %s ms, %s TPS per stream, %s TPS aggregate",
+			s.Concurrency, s.PromptTokens, s.OutputTokens, ms(p.Queue), ms(p.Prefill), ms(p.TTFT), ms(p.ITL), ms(p.TPOT), ms(p.E2E), num(p.TPS), num(p.AggregateTPS)),
+	)
+	return lines
+}
+
+func ms(d time.Duration) string { return num(float64(d) / 1e6) }
