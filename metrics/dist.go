@@ -10,7 +10,7 @@ import (
 // Histogram geometry of every latency distribution the Recorder keeps:
 // microsecond resolution from 1µs to one hour, three significant digits.
 const (
-	histLowest  = 1                         // µs
+	histLowest  = 1 // µs
 	histHighest = int64(time.Hour / time.Microsecond)
 	histDigits  = 3
 )
