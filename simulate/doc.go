@@ -1,0 +1,67 @@
+// Package simulate is a simulated OpenAI-compatible LLM backend with a
+// hardware model: it predicts and serves the latency a model would have on
+// given GPUs, so clients can be tested, and capacity planned, without one.
+//
+// # Timing core
+//
+// A Scheduler decides when every token of every request is emitted. Two
+// implement it:
+//
+//   - Engine is the hardware model: prefill is compute-bound, a decode step
+//     costs the larger of its memory time (weights and KV cache read at the
+//     GPU's bandwidth) and its compute time; it queues requests for free
+//     slots, batches continuously, caches prefixes, accounts KV-cache blocks
+//     (offloading or preempting when they run out) and decodes
+//     speculatively. NewEngine builds one from a Deployment (model, GPU,
+//     precision, efficiency).
+//   - Fixed emits the first token a fixed TTFT after arrival and each further
+//     one a fixed ITL later, with no limit on concurrency: simple, exact
+//     timing for client tests.
+//
+// # Drivers
+//
+// The offline driver runs a whole workload through a Scheduler without
+// goroutines or sleeping and returns per-request timings (Predict builds on
+// it). The online driver is the Server: one goroutine per model owns its
+// Scheduler, admits requests as they arrive, and sends each token when it is
+// due, waiting for absolute deadlines (the driver's start plus the event's
+// time) so that late wake-ups never accumulate.
+//
+// # Server
+//
+// Server is an http.Handler speaking the OpenAI API: POST
+// /v1/chat/completions and /v1/completions (streaming or not), GET
+// /v1/models, /health and a Prometheus-style /metrics of the engine's state.
+// Streams are Server-Sent Events with Content-Type text/event-stream,
+// Cache-Control no-cache and X-Accel-Buffering no, one flush per chunk, a
+// finish chunk with finish_reason "stop" or "length", a usage chunk (choices
+// empty, usage.prompt_tokens_details.cached_tokens from the prefix cache)
+// when stream_options.include_usage is set, and data: [DONE]. Options pick
+// multi-token chunks (WithChunkTokens) and when the role-only chunk goes out
+// (WithRoleFirst). Bad requests get OpenAI-style JSON errors:
+// 400 (invalid JSON, no model, max_tokens out of range, n other than 1),
+// 404 (unknown model or path), 405 (wrong method), 413 (body too large).
+//
+// Generated text is deterministic: words with spaces, full stops every few
+// words and a line break every three sentences, seeded by WithSeed and the
+// request's seed or prompt. WithReply scripts exact replies; stop sequences
+// cut the text as OpenAI does. The simulator has no tokenizer: it counts
+// about four bytes of text per token (see the rule in text.go), and a chat
+// request's prefix-cache key is a hash of every message but the last.
+//
+// # Network and faults
+//
+// WithRTT delays the request by half the round trip and every response
+// byte by the other half; WithBuffering holds the whole response until the
+// generation ends, as a buffering proxy would. Faults (429 with
+// Retry-After, 500, 503, a reset or a stall mid-stream, a malformed event,
+// slow headers) are drawn by rate, scripted per request index, or picked by
+// a client through the FaultHeader request header.
+//
+// # Tests
+//
+// StartLoopback serves on a real 127.0.0.1 port; StartInMemory serves on an
+// in-memory listener (MemListener) and returns an *http.Client dialing it.
+// Inside a testing/synctest bubble the latter runs on virtual time: a test
+// of a 30-second stream takes microseconds, and every arrival time is exact.
+package simulate

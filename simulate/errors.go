@@ -1,0 +1,64 @@
+package simulate
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+)
+
+// apiError is an OpenAI-style error response:
+// {"error":{"message","type","param","code"}}.
+type apiError struct {
+	status  int
+	message string
+	typ     string
+	param   string // empty: null
+	code    string // empty: null
+}
+
+func (e *apiError) Error() string { return "simulate: " + e.message }
+
+func badRequest(param, message string) *apiError {
+	return &apiError{status: http.StatusBadRequest, message: message, typ: "invalid_request_error", param: param}
+}
+
+func errorType(status int) string {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return "rate_limit_error"
+	case status == http.StatusNotFound:
+		return "not_found_error"
+	case status >= 500:
+		return "server_error"
+	}
+	return "invalid_request_error"
+}
+
+// writeError writes e as the whole response.
+func writeError(w http.ResponseWriter, e *apiError) {
+	if e.typ == "" {
+		e.typ = errorType(e.status)
+	}
+	var body struct {
+		Error struct {
+			Message string  `json:"message"`
+			Type    string  `json:"type"`
+			Param   *string `json:"param"`
+			Code    *string `json:"code"`
+		} `json:"error"`
+	}
+	body.Error.Message = e.message
+	body.Error.Type = e.typ
+	if e.param != "" {
+		body.Error.Param = &e.param
+	}
+	if e.code != "" {
+		body.Error.Code = &e.code
+	}
+	b, _ := json.Marshal(body)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(e.status)
+	w.Write(b)
+}

@@ -1,0 +1,196 @@
+package simulate
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// usage is the token accounting of a response, as OpenAI's CompletionUsage.
+type usage struct {
+	prompt, completion, cached int
+}
+
+func (u usage) append(b []byte) []byte {
+	b = append(b, `{"prompt_tokens":`...)
+	b = strconv.AppendInt(b, int64(u.prompt), 10)
+	b = append(b, `,"completion_tokens":`...)
+	b = strconv.AppendInt(b, int64(u.completion), 10)
+	b = append(b, `,"total_tokens":`...)
+	b = strconv.AppendInt(b, int64(u.prompt+u.completion), 10)
+	b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
+	b = strconv.AppendInt(b, int64(u.cached), 10)
+	return append(b, `}}`...)
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always marshals
+	return append(b, q...)
+}
+
+// format writes the bodies of one endpoint's responses: the SSE events of a
+// stream and the JSON of a whole response. Every method appends to b.
+type format interface {
+	// role appends the role-only event (nothing for text completions).
+	role(b []byte) []byte
+	// token appends an event carrying text.
+	token(b []byte, text string) []byte
+	// finish appends the event carrying the finish reason.
+	finish(b []byte, reason string) []byte
+	// usage appends the usage event (choices: []).
+	usage(b []byte, u usage) []byte
+	// whole appends a non-streaming response.
+	whole(b []byte, text, reason string, u usage) []byte
+}
+
+const (
+	eventStart = "data: "
+	eventEnd   = "\n\n"
+	doneEvent  = "data: [DONE]\n\n"
+)
+
+// head is the part of every chunk before "choices": id, object, created
+// and model, as a JSON object's opening.
+func head(id, object string, created int64, model string) []byte {
+	b := []byte(`{"id":`)
+	b = appendString(b, id)
+	b = append(b, `,"object":`...)
+	b = appendString(b, object)
+	b = append(b, `,"created":`...)
+	b = strconv.AppendInt(b, created, 10)
+	b = append(b, `,"model":`...)
+	b = appendString(b, model)
+	return b
+}
+
+// chatFormat formats /v1/chat/completions responses.
+type chatFormat struct {
+	chunkHead []byte // head of a chunk, through `"choices":[{"index":0,"delta":{`
+	wholeHead []byte // head of a whole response
+	usageHead []byte // head of the usage chunk, through `"choices":[]`
+	usageNull bool   // chunks carry "usage":null (include_usage was asked)
+}
+
+func newChatFormat(id string, created int64, model string, includeUsage bool) *chatFormat {
+	h := head(id, "chat.completion.chunk", created, model)
+	return &chatFormat{
+		chunkHead: append(append([]byte(nil), h...), `,"choices":[{"index":0,"delta":{`...),
+		usageHead: append(append([]byte(nil), h...), `,"choices":[]`...),
+		wholeHead: head(id, "chat.completion", created, model),
+		usageNull: includeUsage,
+	}
+}
+
+func (f *chatFormat) tail(b []byte, reason string) []byte {
+	b = append(b, `},"logprobs":null,"finish_reason":`...)
+	if reason == "" {
+		b = append(b, `null`...)
+	} else {
+		b = appendString(b, reason)
+	}
+	b = append(b, `}]`...)
+	if f.usageNull {
+		b = append(b, `,"usage":null`...)
+	}
+	return append(b, "}"+eventEnd...)
+}
+
+func (f *chatFormat) role(b []byte) []byte {
+	b = append(b, eventStart...)
+	b = append(b, f.chunkHead...)
+	b = append(b, `"role":"assistant","content":""`...)
+	return f.tail(b, "")
+}
+
+func (f *chatFormat) token(b []byte, text string) []byte {
+	b = append(b, eventStart...)
+	b = append(b, f.chunkHead...)
+	b = append(b, `"content":`...)
+	b = appendString(b, text)
+	return f.tail(b, "")
+}
+
+func (f *chatFormat) finish(b []byte, reason string) []byte {
+	b = append(b, eventStart...)
+	b = append(b, f.chunkHead...)
+	return f.tail(b, reason)
+}
+
+func (f *chatFormat) usage(b []byte, u usage) []byte {
+	b = append(b, eventStart...)
+	b = append(b, f.usageHead...)
+	b = append(b, `,"usage":`...)
+	b = u.append(b)
+	return append(b, "}"+eventEnd...)
+}
+
+func (f *chatFormat) whole(b []byte, text, reason string, u usage) []byte {
+	b = append(b, f.wholeHead...)
+	b = append(b, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
+	b = appendString(b, text)
+	b = append(b, `,"refusal":null},"logprobs":null,"finish_reason":`...)
+	b = appendString(b, reason)
+	b = append(b, `}],"usage":`...)
+	b = u.append(b)
+	return append(b, "}\n"...)
+}
+
+// textFormat formats /v1/completions responses.
+type textFormat struct {
+	chunkHead []byte // through `"choices":[{"index":0,"text":`
+	usageHead []byte
+	wholeHead []byte
+	usageNull bool
+}
+
+func newTextFormat(id string, created int64, model string, includeUsage bool) *textFormat {
+	h := head(id, "text_completion", created, model)
+	return &textFormat{
+		chunkHead: append(append([]byte(nil), h...), `,"choices":[{"index":0,"text":`...),
+		usageHead: append(append([]byte(nil), h...), `,"choices":[]`...),
+		wholeHead: h,
+		usageNull: includeUsage,
+	}
+}
+
+func (f *textFormat) event(b []byte, text, reason string) []byte {
+	b = append(b, eventStart...)
+	b = append(b, f.chunkHead...)
+	b = appendString(b, text)
+	b = append(b, `,"logprobs":null,"finish_reason":`...)
+	if reason == "" {
+		b = append(b, `null`...)
+	} else {
+		b = appendString(b, reason)
+	}
+	b = append(b, `}]`...)
+	if f.usageNull {
+		b = append(b, `,"usage":null`...)
+	}
+	return append(b, "}"+eventEnd...)
+}
+
+func (f *textFormat) role(b []byte) []byte { return b }
+
+func (f *textFormat) token(b []byte, text string) []byte { return f.event(b, text, "") }
+
+func (f *textFormat) finish(b []byte, reason string) []byte { return f.event(b, "", reason) }
+
+func (f *textFormat) usage(b []byte, u usage) []byte {
+	b = append(b, eventStart...)
+	b = append(b, f.usageHead...)
+	b = append(b, `,"usage":`...)
+	b = u.append(b)
+	return append(b, "}"+eventEnd...)
+}
+
+func (f *textFormat) whole(b []byte, text, reason string, u usage) []byte {
+	b = append(b, f.wholeHead...)
+	b = append(b, `,"choices":[{"index":0,"text":`...)
+	b = appendString(b, text)
+	b = append(b, `,"logprobs":null,"finish_reason":`...)
+	b = appendString(b, reason)
+	b = append(b, `}],"usage":`...)
+	b = u.append(b)
+	return append(b, "}\n"...)
+}

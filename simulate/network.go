@@ -1,0 +1,151 @@
+package simulate
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// output delivers a response through the network model. Times passed to it
+// are when the server sends (server time); the bytes are written rtt/2
+// later, which is when a client across the modelled network would receive
+// them. A buffering proxy holds everything, headers included, until end.
+//
+// Every wait is for an absolute deadline, so delays never accumulate.
+type output struct {
+	w         http.ResponseWriter
+	rc        *http.ResponseController
+	ctx       context.Context
+	half      time.Duration // rtt/2
+	buffering bool
+	stream    bool
+
+	headersAt  time.Time // nothing goes out before (slow headers)
+	stallUntil time.Time // nothing goes out before (a stall)
+	started    bool      // headers written
+	held       []byte    // what a buffering proxy holds
+}
+
+func newOutput(ctx context.Context, w http.ResponseWriter, half time.Duration, buffering, stream bool) *output {
+	return &output{w: w, rc: http.NewResponseController(w), ctx: ctx, half: half, buffering: buffering, stream: stream}
+}
+
+// waitUntil waits for t on the clock (virtual under testing/synctest), and
+// reports false if ctx ended first.
+func waitUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// due returns when bytes the server sends at at reach the client.
+func (o *output) due(at time.Time) time.Time {
+	if at.Before(o.headersAt) {
+		at = o.headersAt
+	}
+	if at.Before(o.stallUntil) {
+		at = o.stallUntil
+	}
+	return at.Add(o.half)
+}
+
+// writeHeaders sends the status line and headers of a streaming response
+// (at once unless buffering; with the first bytes, otherwise).
+func (o *output) writeHeaders(at time.Time) bool {
+	if !o.stream || o.buffering || o.started {
+		return true
+	}
+	if !waitUntil(o.ctx, o.due(at)) {
+		return false
+	}
+	o.startStream()
+	return o.rc.Flush() == nil
+}
+
+func (o *output) startStream() {
+	h := o.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	o.w.WriteHeader(http.StatusOK)
+	o.started = true
+}
+
+// send delivers stream bytes the server sends at at, flushing them as one
+// write, and reports false if the client went away.
+func (o *output) send(at time.Time, data []byte) bool {
+	if o.buffering {
+		o.held = append(o.held, data...)
+		return true
+	}
+	if !waitUntil(o.ctx, o.due(at)) {
+		return false
+	}
+	if !o.started {
+		o.startStream()
+	}
+	if _, err := o.w.Write(data); err != nil {
+		return false
+	}
+	return o.rc.Flush() == nil
+}
+
+// end delivers what a buffering proxy held, at at.
+func (o *output) end(at time.Time) bool {
+	if !o.buffering {
+		return true
+	}
+	if !waitUntil(o.ctx, o.due(at)) {
+		return false
+	}
+	o.startStream()
+	o.w.Write(o.held)
+	return o.rc.Flush() == nil
+}
+
+// whole delivers a non-streaming JSON response sent at at.
+func (o *output) whole(at time.Time, body []byte) bool {
+	if !waitUntil(o.ctx, o.due(at)) {
+		return false
+	}
+	h := o.w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	o.w.WriteHeader(http.StatusOK)
+	o.started = true
+	_, err := o.w.Write(body)
+	return err == nil
+}
+
+// fail delivers an error response sent at at.
+func (o *output) fail(at time.Time, e *apiError, retryAfter time.Duration) {
+	if !waitUntil(o.ctx, o.due(at)) {
+		return
+	}
+	if retryAfter > 0 {
+		secs := (retryAfter + time.Second - 1) / time.Second
+		o.w.Header().Set("Retry-After", strconv.FormatInt(int64(secs), 10))
+		o.w.Header().Set("Retry-After-Ms", strconv.FormatInt(retryAfter.Milliseconds(), 10))
+	}
+	writeError(o.w, e)
+}
+
+// reset drops the connection at at, as a failing server or proxy would:
+// the client sees the body end without its terminating chunk.
+func (o *output) reset(at time.Time) {
+	waitUntil(o.ctx, o.due(at))
+	if o.started {
+		o.rc.Flush()
+	}
+	panic(http.ErrAbortHandler)
+}

@@ -1,0 +1,173 @@
+package simulate
+
+import (
+	"sync"
+	"time"
+)
+
+// driver is the online driver of one model: a goroutine that owns the
+// model's Scheduler, admits requests as they arrive, and delivers each
+// emission to its request's handler when the emission is due in real (or,
+// under testing/synctest, virtual) time.
+//
+// Event times are Durations since the driver's epoch, and the driver waits
+// for absolute deadlines (epoch + event time), never for relative sleeps, so
+// late wake-ups do not accumulate: a late step is followed by one on time.
+type driver struct {
+	sched Scheduler
+	epoch time.Time
+
+	adds    chan driverAdd
+	cancels chan uint64
+	stats   chan chan Stats
+	done    chan struct{}
+	exited  chan struct{}
+	stop    sync.Once
+}
+
+type driverAdd struct {
+	req  *Request
+	sink *sink
+	at   time.Time // when the request reaches the engine
+}
+
+// newDriver starts the driver's goroutine; call close to stop it.
+func newDriver(s Scheduler) *driver {
+	d := &driver{
+		sched:   s,
+		epoch:   time.Now(),
+		adds:    make(chan driverAdd),
+		cancels: make(chan uint64),
+		stats:   make(chan chan Stats),
+		done:    make(chan struct{}),
+		exited:  make(chan struct{}),
+	}
+	go d.loop()
+	return d
+}
+
+// close stops the goroutine and waits for it to exit. Requests still
+// running get no more emissions.
+func (d *driver) close() {
+	d.stop.Do(func() { close(d.done) })
+	<-d.exited
+}
+
+// add admits r, which reaches the engine at at, and returns the sink its
+// emissions will arrive on. It reports false once the driver is closed.
+func (d *driver) add(r *Request, at time.Time) (*sink, bool) {
+	s := newSink()
+	select {
+	case d.adds <- driverAdd{req: r, sink: s, at: at}:
+		return s, true
+	case <-d.done:
+		return nil, false
+	}
+}
+
+// cancel withdraws the request with id (its client went away).
+func (d *driver) cancel(id uint64) {
+	select {
+	case d.cancels <- id:
+	case <-d.done:
+	}
+}
+
+// snapshot returns the scheduler's Stats.
+func (d *driver) snapshot() Stats {
+	c := make(chan Stats, 1)
+	select {
+	case d.stats <- c:
+		return <-c
+	case <-d.done:
+		return Stats{}
+	}
+}
+
+func (d *driver) loop() {
+	defer close(d.exited)
+	sinks := make(map[uint64]*sink)
+	var last time.Duration // time of the last event delivered
+	// now returns the current time on the driver's clock, never earlier
+	// than the last event, as Scheduler requires.
+	now := func(t time.Time) time.Duration {
+		return max(t.Sub(d.epoch), last)
+	}
+	emit := func(e Emission) {
+		s := sinks[e.ID]
+		if s == nil {
+			return
+		}
+		s.push(e)
+		if e.Done {
+			delete(sinks, e.ID)
+		}
+	}
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	armed := false
+	for {
+		var fire <-chan time.Time
+		if at, ok := d.sched.Next(); ok {
+			timer.Reset(time.Until(d.epoch.Add(at)))
+			armed = true
+			fire = timer.C
+		} else if armed {
+			timer.Stop()
+			armed = false
+		}
+		select {
+		case a := <-d.adds:
+			sinks[a.req.ID] = a.sink
+			d.sched.Add(now(a.at), a.req)
+		case id := <-d.cancels:
+			if _, ok := sinks[id]; ok {
+				delete(sinks, id)
+				d.sched.Cancel(now(time.Now()), id)
+			}
+		case c := <-d.stats:
+			c <- d.sched.Stats()
+		case <-fire:
+			armed = false
+			t := now(time.Now())
+			if at, ok := d.sched.Next(); ok && at > t {
+				// A timer is never early on the driver's own clock,
+				// but the scheduler's time and the clock's are both
+				// exact only to the nanosecond; run the step anyway.
+				t = at
+			}
+			d.sched.AdvanceTo(t, emit)
+			last = t
+		case <-d.done:
+			timer.Stop()
+			return
+		}
+	}
+}
+
+// sink carries one request's emissions from the driver to its handler
+// without ever blocking the driver: emissions queue until the handler takes
+// them.
+type sink struct {
+	mu    sync.Mutex
+	queue []Emission
+	ready chan struct{} // has a value when queue is not empty
+}
+
+func newSink() *sink { return &sink{ready: make(chan struct{}, 1)} }
+
+func (s *sink) push(e Emission) {
+	s.mu.Lock()
+	s.queue = append(s.queue, e)
+	s.mu.Unlock()
+	signal(s.ready)
+}
+
+// take returns every queued emission, in order, and empties the queue.
+func (s *sink) take() []Emission {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.queue
+	s.queue = nil
+	return q
+}

@@ -1,0 +1,165 @@
+package simulate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// chatRequest is the part of a chat completions request the simulator
+// reads; other fields are accepted and ignored.
+type chatRequest struct {
+	Model               string          `json:"model"`
+	Messages            []chatMessage   `json:"messages"`
+	Stream              bool            `json:"stream"`
+	StreamOptions       *streamOptions  `json:"stream_options"`
+	MaxTokens           *int            `json:"max_tokens"`
+	MaxCompletionTokens *int            `json:"max_completion_tokens"`
+	Stop                json.RawMessage `json:"stop"`
+	N                   *int            `json:"n"`
+	Seed                *int64          `json:"seed"`
+}
+
+// completionRequest is the part of a legacy completions request the
+// simulator reads.
+type completionRequest struct {
+	Model         string          `json:"model"`
+	Prompt        json.RawMessage `json:"prompt"`
+	Stream        bool            `json:"stream"`
+	StreamOptions *streamOptions  `json:"stream_options"`
+	MaxTokens     *int            `json:"max_tokens"`
+	Stop          json.RawMessage `json:"stop"`
+	N             *int            `json:"n"`
+	Seed          *int64          `json:"seed"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// chatMessage is a message whose content may be a string or an array of
+// parts; text holds the concatenated text.
+type chatMessage struct {
+	Role string
+	text string
+}
+
+func (m *chatMessage) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	m.Role = raw.Role
+	text, err := contentText(raw.Content)
+	m.text = text
+	return err
+}
+
+// contentText reads a message content: null, a string, or an array of
+// parts whose "text" fields are concatenated.
+func contentText(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] == '"' {
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", errors.New("content is neither a string nor an array of parts")
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String(), nil
+}
+
+// decodeBody reads r's JSON body into v, within limit bytes.
+func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) *apiError {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		if mbe, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return &apiError{status: http.StatusRequestEntityTooLarge, message: fmt.Sprintf("request body over %d bytes", mbe.Limit)}
+		}
+		return badRequest("", "reading request body: "+err.Error())
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return badRequest("", "invalid JSON body: "+err.Error())
+	}
+	return nil
+}
+
+// parseStop reads "stop": null, a string or an array of strings.
+func parseStop(raw json.RawMessage) ([]string, *apiError) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return []string{one}, nil
+	}
+	var many []string
+	if err := json.Unmarshal(raw, &many); err != nil {
+		return nil, badRequest("stop", "stop must be a string or an array of strings")
+	}
+	return many, nil
+}
+
+// parsePrompt reads a completions "prompt": a string, an array of one
+// string, or an array of token ids (counted as that many tokens).
+func parsePrompt(raw json.RawMessage) (text string, tokens int, e *apiError) {
+	raw = bytes.TrimSpace(raw)
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, 0, nil
+	}
+	var ss []string
+	if json.Unmarshal(raw, &ss) == nil {
+		if len(ss) != 1 {
+			return "", 0, badRequest("prompt", "only one prompt per request is supported")
+		}
+		return ss[0], 0, nil
+	}
+	var ids []int
+	if json.Unmarshal(raw, &ids) == nil && len(ids) > 0 {
+		return "", len(ids), nil
+	}
+	return "", 0, badRequest("prompt", "prompt must be a string, an array of one string, or an array of token ids")
+}
+
+// checkCommon validates what chat and completions requests share and
+// returns the requested output length.
+func (s *Server) checkCommon(modelName string, maxTokens *int, maxParam string, n *int) (*model, int, *apiError) {
+	if modelName == "" {
+		return nil, 0, badRequest("model", "you must provide a model parameter")
+	}
+	m, ok := s.models[modelName]
+	if !ok {
+		return nil, 0, &apiError{status: http.StatusNotFound, message: fmt.Sprintf("the model `%s` does not exist", modelName), param: "model", code: "model_not_found"}
+	}
+	if n != nil && *n != 1 {
+		return nil, 0, badRequest("n", "n other than 1 is not supported by the simulator")
+	}
+	want := s.cfg.maxTokens
+	if maxTokens != nil {
+		want = *maxTokens
+		if want < 1 || want > s.cfg.maxTokensLimit {
+			return nil, 0, badRequest(maxParam, fmt.Sprintf("%s = %d out of range 1..%d", maxParam, want, s.cfg.maxTokensLimit))
+		}
+	}
+	return m, want, nil
+}

@@ -1,0 +1,301 @@
+package simulate
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultModel is the model a Server serves when no WithModel option is
+// given: a Fixed scheduler with DefaultTTFT and DefaultITL.
+const DefaultModel = "sim"
+
+// Timing of the DefaultModel.
+const (
+	DefaultTTFT = 200 * time.Millisecond
+	DefaultITL  = 20 * time.Millisecond
+)
+
+// Defaults of the request limits.
+const (
+	// DefaultMaxTokens is the output length of a request that sets neither
+	// max_tokens nor max_completion_tokens.
+	DefaultMaxTokens = 256
+	// DefaultMaxTokensLimit is the largest max_tokens a request may ask.
+	DefaultMaxTokensLimit = 1 << 17
+	// DefaultMaxBodyBytes is the largest request body accepted; larger
+	// ones get 413.
+	DefaultMaxBodyBytes = 4 << 20
+)
+
+// Server is a simulated OpenAI-compatible LLM backend. It is an
+// http.Handler serving
+//
+//	POST /v1/chat/completions   streaming and not
+//	POST /v1/completions        the legacy text API, streaming and not
+//	GET  /v1/models             the served models
+//	GET  /health                200 while serving
+//	GET  /metrics               engine state, Prometheus text format
+//
+// Each model has its own Scheduler, owned by one goroutine (the online
+// driver) from NewServer to Close: the engine decides when tokens are due,
+// the server sends them on time, with the network model (WithRTT,
+// WithBuffering) and the faults (WithFaults, FaultHeader) applied.
+//
+// Serve it with net/http, or through StartLoopback and StartInMemory in
+// tests. A Server is safe for concurrent use. Close it to stop its drivers.
+type Server struct {
+	cfg    config
+	models map[string]*model
+	names  []string
+	next   atomic.Uint64 // requests seen, for ids and fault draws
+	mux    *http.ServeMux
+	close  sync.Once
+}
+
+type model struct {
+	name   string
+	driver *driver
+}
+
+// config holds what the options set.
+type config struct {
+	models         []modelConfig
+	rtt            time.Duration
+	buffering      bool
+	roleFirst      bool
+	chunkTokens    int
+	seed           uint64
+	outputTokens   func(*rand.Rand) int
+	reply          func(ReplyInfo) (string, bool)
+	faults         Faults
+	maxTokens      int
+	maxTokensLimit int
+	maxBodyBytes   int64
+	created        int64
+}
+
+type modelConfig struct {
+	name  string
+	sched Scheduler
+}
+
+// An Option configures a Server.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// WithModel serves a model named name whose timing s decides. The Server
+// owns s from then on; give each model its own Scheduler. Several models
+// may share a server (a "big" and a "small", say). Without any WithModel,
+// the server serves DefaultModel.
+func WithModel(name string, s Scheduler) Option {
+	return optionFunc(func(c *config) { c.models = append(c.models, modelConfig{name, s}) })
+}
+
+// WithRTT sets the network round-trip time between client and server:
+// the server sees each request rtt/2 after it was sent, and every byte of
+// the response arrives rtt/2 after the server sent it. Zero (the default)
+// means none.
+func WithRTT(rtt time.Duration) Option {
+	return optionFunc(func(c *config) { c.rtt = rtt })
+}
+
+// WithBuffering puts a buffering proxy between server and client: the
+// whole response, headers included, is held until the generation ends,
+// then delivered at once (the "illusion of speed" of a proxy without
+// X-Accel-Buffering: no). Off by default.
+func WithBuffering(on bool) Option {
+	return optionFunc(func(c *config) { c.buffering = on })
+}
+
+// WithRoleFirst sends the role-only chunk as soon as the response starts,
+// as hosted APIs do. By default it goes out with the first token, as vLLM's
+// does.
+func WithRoleFirst(on bool) Option {
+	return optionFunc(func(c *config) { c.roleFirst = on })
+}
+
+// WithChunkTokens sends n tokens per chunk (the last chunk may hold
+// fewer); each chunk goes out when its last token is due. The default is 1.
+func WithChunkTokens(n int) Option {
+	return optionFunc(func(c *config) { c.chunkTokens = n })
+}
+
+// WithSeed seeds generated text and output lengths; the default is 0.
+// A request's text depends on the seed and on the request's own "seed"
+// parameter if set, else on its prompt: the same request to a server with
+// the same seed always gets the same reply.
+func WithSeed(seed uint64) Option {
+	return optionFunc(func(c *config) { c.seed = seed })
+}
+
+// WithOutputTokens draws each request's output length from f (given the
+// request's seeded generator) instead of always generating max_tokens: a
+// request stops ("stop") after min(f(rng), max_tokens) tokens, or with
+// "length" when max_tokens is the smaller.
+func WithOutputTokens(f func(rng *rand.Rand) int) Option {
+	return optionFunc(func(c *config) { c.outputTokens = f })
+}
+
+// ReplyInfo describes a request to a WithReply function.
+type ReplyInfo struct {
+	// Index counts the server's requests from 0, in order of arrival.
+	Index uint64
+	// Model is the requested model.
+	Model string
+	// Prompt is the text of the last chat message, or the completions
+	// prompt.
+	Prompt string
+}
+
+// WithReply scripts replies: for each request f returns the exact text to
+// send and true, or false to generate text as usual. The text is cut into
+// tokens at whitespace (a token is the spaces before a word and the word),
+// and ends with finish_reason "stop" unless max_tokens cuts it first.
+func WithReply(f func(ReplyInfo) (text string, ok bool)) Option {
+	return optionFunc(func(c *config) { c.reply = f })
+}
+
+// WithFaults injects faults; see Faults and FaultHeader.
+func WithFaults(f Faults) Option {
+	return optionFunc(func(c *config) { c.faults = f })
+}
+
+// WithMaxTokens sets the output length of requests without max_tokens;
+// the default is DefaultMaxTokens.
+func WithMaxTokens(n int) Option {
+	return optionFunc(func(c *config) { c.maxTokens = n })
+}
+
+// WithMaxTokensLimit sets the largest max_tokens accepted (larger gets
+// 400); the default is DefaultMaxTokensLimit.
+func WithMaxTokensLimit(n int) Option {
+	return optionFunc(func(c *config) { c.maxTokensLimit = n })
+}
+
+// WithMaxBodyBytes sets the largest request body accepted (larger gets
+// 413); the default is DefaultMaxBodyBytes.
+func WithMaxBodyBytes(n int64) Option {
+	return optionFunc(func(c *config) { c.maxBodyBytes = n })
+}
+
+// NewServer returns a Server and starts one driver goroutine per model.
+// It fails on duplicate or empty model names, a nil Scheduler, or
+// out-of-range options.
+func NewServer(opts ...Option) (*Server, error) {
+	cfg := config{
+		chunkTokens:    1,
+		maxTokens:      DefaultMaxTokens,
+		maxTokensLimit: DefaultMaxTokensLimit,
+		maxBodyBytes:   DefaultMaxBodyBytes,
+	}
+	for _, o := range opts {
+		if o != nil {
+			o.apply(&cfg)
+		}
+	}
+	if len(cfg.models) == 0 {
+		cfg.models = []modelConfig{{DefaultModel, &Fixed{TTFT: DefaultTTFT, ITL: DefaultITL}}}
+	}
+	switch {
+	case cfg.rtt < 0:
+		return nil, fmt.Errorf("simulate: negative RTT %v", cfg.rtt)
+	case cfg.chunkTokens < 1:
+		return nil, fmt.Errorf("simulate: chunk tokens %d, want at least 1", cfg.chunkTokens)
+	case cfg.maxTokensLimit < 1:
+		return nil, fmt.Errorf("simulate: max tokens limit %d, want at least 1", cfg.maxTokensLimit)
+	case cfg.maxTokens < 1 || cfg.maxTokens > cfg.maxTokensLimit:
+		return nil, fmt.Errorf("simulate: default max tokens %d out of range 1..%d", cfg.maxTokens, cfg.maxTokensLimit)
+	case cfg.maxBodyBytes < 1:
+		return nil, fmt.Errorf("simulate: max body bytes %d, want at least 1", cfg.maxBodyBytes)
+	}
+	if err := cfg.faults.validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, models: make(map[string]*model)}
+	for _, m := range cfg.models {
+		if m.name == "" {
+			return nil, errors.New("simulate: empty model name")
+		}
+		if m.sched == nil {
+			return nil, fmt.Errorf("simulate: model %q has a nil Scheduler", m.name)
+		}
+		if _, dup := s.models[m.name]; dup {
+			return nil, fmt.Errorf("simulate: model %q given twice", m.name)
+		}
+		s.models[m.name] = &model{name: m.name}
+		s.names = append(s.names, m.name)
+	}
+	sort.Strings(s.names)
+	for _, m := range cfg.models {
+		s.models[m.name].driver = newDriver(m.sched)
+	}
+	s.cfg.created = time.Now().Unix()
+	s.mux = http.NewServeMux()
+	s.mux.HandleFunc("/v1/chat/completions", s.post(s.chat))
+	s.mux.HandleFunc("/v1/completions", s.post(s.completions))
+	s.mux.HandleFunc("/v1/models", s.get(s.listModels))
+	s.mux.HandleFunc("/health", s.get(s.health))
+	s.mux.HandleFunc("/metrics", s.get(s.metrics))
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, &apiError{status: http.StatusNotFound, message: fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path)})
+	})
+	return s, nil
+}
+
+// Models returns the names of the served models, sorted.
+func (s *Server) Models() []string { return append([]string(nil), s.names...) }
+
+// Stats returns the current engine state of model, or false if the server
+// does not serve it.
+func (s *Server) Stats(model string) (Stats, bool) {
+	m, ok := s.models[model]
+	if !ok {
+		return Stats{}, false
+	}
+	return m.driver.snapshot(), true
+}
+
+// ServeHTTP serves one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Close stops the drivers; requests still running end without further
+// tokens. It returns nil; later calls do nothing.
+func (s *Server) Close() error {
+	s.close.Do(func() {
+		for _, m := range s.models {
+			m.driver.close()
+		}
+	})
+	return nil
+}
+
+func (s *Server) post(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			writeError(w, &apiError{status: http.StatusMethodNotAllowed, message: fmt.Sprintf("method %s not allowed on %s (want POST)", r.Method, r.URL.Path)})
+			return
+		}
+		h(w, r)
+	}
+}
+
+func (s *Server) get(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeError(w, &apiError{status: http.StatusMethodNotAllowed, message: fmt.Sprintf("method %s not allowed on %s (want GET)", r.Method, r.URL.Path)})
+			return
+		}
+		h(w, r)
+	}
+}

@@ -1,0 +1,169 @@
+package simulate
+
+import (
+	"hash/fnv"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// vocabulary holds the words generated text is made of.
+var vocabulary = strings.Fields(`
+the a of to and in for on with by from at as is are was be can will
+latency token stream model prompt cache memory bandwidth compute batch
+queue request server client budget decode prefill throughput answer text
+first next each every fast slow small large quick steady clear simple
+time step chunk byte layer weight kernel tensor engine network proxy
+measure predict serve route hedge retry wait read write send keep
+`)
+
+// generate returns n tokens of deterministic text for rng: words with
+// leading spaces, sentences of 6 to 14 words ending in a full stop, and a
+// line break after every third sentence, so that clients can find the first
+// sentence and the first line. The first token has no leading space.
+func generate(rng *rand.Rand, n int) []string {
+	tokens := make([]string, 0, n)
+	sentenceLeft := 6 + rng.IntN(9)
+	sentences := 0
+	startSentence := true
+	sep := ""
+	for len(tokens) < n {
+		w := vocabulary[rng.IntN(len(vocabulary))]
+		if startSentence {
+			w = strings.ToUpper(w[:1]) + w[1:]
+			startSentence = false
+		}
+		sentenceLeft--
+		if sentenceLeft == 0 || len(tokens) == n-1 {
+			w += "."
+		}
+		tokens = append(tokens, sep+w)
+		sep = " "
+		if sentenceLeft == 0 {
+			sentences++
+			sentenceLeft = 6 + rng.IntN(9)
+			startSentence = true
+			if sentences%3 == 0 {
+				sep = "\n"
+			}
+		}
+	}
+	return tokens
+}
+
+// splitTokens cuts a scripted reply into tokens the way generate makes
+// them: each token is a run of whitespace followed by a run of non-space
+// characters. Concatenating the tokens gives text back unchanged.
+func splitTokens(text string) []string {
+	var tokens []string
+	start := 0
+	inWord := false
+	for i, r := range text {
+		space := unicode.IsSpace(r)
+		if space && inWord {
+			tokens = append(tokens, text[start:i])
+			start = i
+		}
+		inWord = !space
+	}
+	if start < len(text) {
+		tokens = append(tokens, text[start:])
+	}
+	return tokens
+}
+
+// cutAtStop returns the tokens up to the first occurrence of any of stop in
+// their concatenation, the stop sequence excluded as OpenAI does, and
+// whether a stop sequence was found. The token that holds the start of the
+// stop sequence is shortened; tokens left empty are dropped.
+func cutAtStop(tokens []string, stop []string) ([]string, bool) {
+	if len(stop) == 0 {
+		return tokens, false
+	}
+	text := strings.Join(tokens, "")
+	cut := -1
+	for _, s := range stop {
+		if s == "" {
+			continue
+		}
+		if i := strings.Index(text, s); i >= 0 && (cut < 0 || i < cut) {
+			cut = i
+		}
+	}
+	if cut < 0 {
+		return tokens, false
+	}
+	var out []string
+	pos := 0
+	for _, t := range tokens {
+		if pos >= cut {
+			break
+		}
+		if pos+len(t) > cut {
+			t = t[:cut-pos]
+		}
+		pos += len(t)
+		out = append(out, t)
+	}
+	return out, true
+}
+
+// Token estimates. The simulator has no tokenizer; it counts about four
+// bytes of text per token, as OpenAI's rule of thumb does for English:
+//
+//	message tokens = ceil(bytes of content / 4) + 4 (role and framing)
+//	chat prompt    = sum of message tokens + 3 (priming of the reply)
+//	text prompt    = ceil(bytes / 4), at least 1
+const (
+	bytesPerToken   = 4
+	tokensPerMsg    = 4
+	tokensPerPrompt = 3
+)
+
+// textTokens is the token estimate of text.
+func textTokens(text string) int {
+	return (len(text) + bytesPerToken - 1) / bytesPerToken
+}
+
+// messageTokens is the token estimate of one chat message.
+func messageTokens(content string) int {
+	return textTokens(content) + tokensPerMsg
+}
+
+// promptInfo is what the engine learns from a prompt.
+type promptInfo struct {
+	tokens       int    // whole prompt estimate
+	prefixKey    string // hash of every message but the last; "" if one
+	prefixTokens int    // estimate of those messages
+	hash         uint64 // hash of the whole prompt, for seeding text
+}
+
+// chatPrompt estimates a chat prompt and derives its prefix key: a hash of
+// every message but the last (roles and contents), so that conversations
+// that share their history share a prefix in the engine's cache.
+func chatPrompt(msgs []chatMessage) promptInfo {
+	var p promptInfo
+	h := fnv.New64a()
+	for i, m := range msgs {
+		if i == len(msgs)-1 && i > 0 {
+			p.prefixKey = strconv.FormatUint(h.Sum64(), 16)
+			p.prefixTokens = p.tokens
+		}
+		h.Write([]byte(m.Role))
+		h.Write([]byte{0})
+		h.Write([]byte(m.text))
+		h.Write([]byte{0})
+		p.tokens += messageTokens(m.text)
+	}
+	p.tokens += tokensPerPrompt
+	p.hash = h.Sum64()
+	return p
+}
+
+// textPrompt estimates a legacy completions prompt; it has no prefix key.
+func textPrompt(text string) promptInfo {
+	h := fnv.New64a()
+	h.Write([]byte(text))
+	return promptInfo{tokens: max(textTokens(text), 1), hash: h.Sum64()}
+}
