@@ -170,12 +170,17 @@ func (e *Engine) AdvanceTo(t time.Duration, emit func(Emission)) {
 	}
 }
 
+// StepCost prices one forward step of load l on the engine's deployment.
+func (e *Engine) StepCost(l Load) StepCost { return e.cost.step(l) }
+
 // Stats implements Scheduler.
 func (e *Engine) Stats() Stats { return e.stats }
 
-// warmPrefix records that key's first tokens are in the prefix cache, as if
-// an earlier request had prefilled them.
-func (e *Engine) warmPrefix(key string, tokens int) {
+// WarmPrefix records that the first tokens of prompts with PrefixKey key
+// are in the prefix cache (rounded down to a KV block), as if an earlier
+// request had prefilled them: a shared system prompt, say. It does nothing
+// when prefix caching is disabled.
+func (e *Engine) WarmPrefix(key string, tokens int) {
 	if key != "" && !e.d.DisablePrefixCaching {
 		e.prefix[key] = max(e.prefix[key], tokens/e.d.BlockSize*e.d.BlockSize)
 	}
@@ -307,7 +312,7 @@ func (e *Engine) finish(emit func(Emission)) {
 		}
 		s.decoding = true
 		if s.prefixKey != "" && !e.d.DisablePrefixCaching {
-			e.warmPrefix(s.prefixKey, min(s.prefixTokens, s.prompt))
+			e.WarmPrefix(s.prefixKey, min(s.prefixTokens, s.prompt))
 		}
 		em := Emission{ID: s.id, At: at, Tokens: 1}
 		if s.generated == 0 {

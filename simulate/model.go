@@ -184,10 +184,10 @@ func CustomModel(paramsB float64, s ModelShape) (Model, error) {
 	m := Model{
 		Name:    "custom",
 		ParamsB: paramsB,
-		Layers:  cmp(s.Layers, near.Layers),
-		Hidden:  cmp(s.Hidden, near.Hidden),
-		KVHeads: cmp(s.KVHeads, near.kvHeads()),
-		HeadDim: cmp(s.HeadDim, near.headDim()),
+		Layers:  orShape(s.Layers, near.Layers),
+		Hidden:  orShape(s.Hidden, near.Hidden),
+		KVHeads: orShape(s.KVHeads, near.kvHeads()),
+		HeadDim: orShape(s.HeadDim, near.headDim()),
 		Source:  "user-supplied figures; unset shape from " + near.Name,
 	}
 	m.Heads = max(1, m.Hidden/m.HeadDim)
@@ -195,7 +195,7 @@ func CustomModel(paramsB float64, s ModelShape) (Model, error) {
 	return m, m.Validate()
 }
 
-func cmp(v, def int) int {
+func orShape(v, def int) int {
 	if v != 0 {
 		return v
 	}

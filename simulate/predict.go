@@ -84,7 +84,7 @@ func Predict(d Deployment, s Scenario) (Prediction, error) {
 	const key = "predict"
 	req := Request{PromptTokens: s.PromptTokens, OutputTokens: s.OutputTokens}
 	if s.CachedTokens > 0 {
-		e.warmPrefix(key, s.CachedTokens)
+		e.WarmPrefix(key, s.CachedTokens)
 		req.PrefixKey, req.PrefixTokens = key, s.CachedTokens
 	}
 	results := Run(e, Identical(s.Concurrency, req))
