@@ -2,11 +2,124 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/tokenpace/tokenpace/simulate"
 )
 
+// runSim serves the simulator until ctx ends. It prints the base URL to
+// give a client (e.g. http://127.0.0.1:8080/v1) as the first line of
+// stdout, and a description of what it serves on stderr.
 func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "tokenpace sim: not built yet")
-	return 1
+	fs := flag.NewFlagSet("tokenpace sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
+	hw := addDeploymentFlags(fs)
+	name := fs.String("served-name", "", "model name clients must ask for (default: the catalog model's name, or \"sim\" with --ttft/--itl)")
+	ttft := fs.Duration("ttft", 0, "fixed-timing mode: time to first token (with --itl; ignores the hardware flags)")
+	itl := fs.Duration("itl", 0, "fixed-timing mode: inter-token latency")
+	rtt := fs.Duration("rtt", 0, "network round-trip time added to every request")
+	buffering := fs.Bool("buffering", false, "act as a buffering proxy: hold the whole response until it ends")
+	roleFirst := fs.Bool("role-first", false, "send the role-only chunk at once, as hosted APIs do (default: with the first token, as vLLM)")
+	chunkTokens := fs.Int("chunk-tokens", 1, "tokens per streamed chunk")
+	seed := fs.Uint64("seed", 0, "seed of the generated text")
+	var faults simulate.Faults
+	fs.Float64Var(&faults.RateLimit, "fault-429", 0, "share of requests answered 429 with Retry-After")
+	fs.Float64Var(&faults.ServerError, "fault-500", 0, "share of requests answered 500")
+	fs.Float64Var(&faults.Unavailable, "fault-503", 0, "share of requests answered 503")
+	fs.Float64Var(&faults.Reset, "fault-reset", 0, "share of streams whose connection resets mid-stream")
+	fs.Float64Var(&faults.Stall, "fault-stall", 0, "share of streams that stall mid-stream for --fault-for")
+	fs.Float64Var(&faults.Malformed, "fault-malformed", 0, "share of streams that get a malformed event")
+	fs.Float64Var(&faults.SlowHeaders, "fault-slow-headers", 0, "share of responses whose headers come --fault-for late")
+	fs.IntVar(&faults.After, "fault-after", 0, "output chunks sent before a mid-stream fault")
+	fs.DurationVar(&faults.For, "fault-for", time.Second, "length of stalls, header delays and Retry-After")
+	fs.Uint64Var(&faults.Seed, "fault-seed", 0, "seed of the fault draws")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "tokenpace sim: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var sched simulate.Scheduler
+	var what string
+	if set["ttft"] || set["itl"] {
+		if *ttft < 0 || *itl < 0 {
+			fmt.Fprintln(stderr, "tokenpace sim: --ttft and --itl must not be negative")
+			return 2
+		}
+		sched = &simulate.Fixed{TTFT: *ttft, ITL: *itl}
+		what = fmt.Sprintf("fixed timing: TTFT %v, ITL %v", *ttft, *itl)
+		if *name == "" {
+			*name = simulate.DefaultModel
+		}
+	} else {
+		d, err := hw.deployment()
+		if err != nil {
+			fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
+			return 2
+		}
+		e, err := simulate.NewEngine(d)
+		if err != nil {
+			fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
+			return 2
+		}
+		sched = e
+		what = fmt.Sprintf("%s at %s on %d × %s", d.Model.Name, d.Precision.Name, d.GPUs, d.GPU.Name)
+		if *name == "" {
+			*name = d.Model.Name
+		}
+		if *name == "" {
+			*name = simulate.DefaultModel
+		}
+	}
+
+	srv, err := simulate.NewServer(
+		simulate.WithModel(*name, sched),
+		simulate.WithRTT(*rtt),
+		simulate.WithBuffering(*buffering),
+		simulate.WithRoleFirst(*roleFirst),
+		simulate.WithChunkTokens(*chunkTokens),
+		simulate.WithSeed(*seed),
+		simulate.WithFaults(faults),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
+		return 2
+	}
+	defer srv.Close()
+	l, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "http://%s/v1\n", l.Addr())
+	fmt.Fprintf(stderr, "tokenpace sim: serving model %q (%s)\n", *name, what)
+
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(l) }()
+	select {
+	case err := <-served:
+		fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
+		return 1
+	case <-ctx.Done():
+	}
+	// Streams in flight end with the connection: a simulator has no work
+	// to save.
+	hs.Close()
+	<-served
+	return 0
 }

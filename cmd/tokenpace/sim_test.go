@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+func TestSimServesUntilCancelled(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		model string
+	}{
+		{"fixed timing", []string{"--ttft", "20ms", "--itl", "1ms"}, "sim"},
+		{"hardware model", []string{"--model", "llama-3.2-1b", "--gpu", "h100-sxm"}, "llama-3.2-1b"},
+		{"served name and faults off", []string{"--ttft", "1ms", "--served-name", "small", "--fault-for", "2s"}, "small"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			outR, outW := io.Pipe()
+			var stderr bytes.Buffer
+			code := make(chan int, 1)
+			go func() {
+				code <- runSim(ctx, append([]string{"--addr", "127.0.0.1:0"}, tt.args...), outW, &stderr)
+				outW.Close()
+			}()
+			line, err := bufio.NewReader(outR).ReadString('\n')
+			if err != nil {
+				t.Fatalf("reading the base URL: %v (exit %d, stderr %q)", err, <-code, stderr.String())
+			}
+			go io.Copy(io.Discard, outR)
+			base := strings.TrimSpace(line)
+			if !strings.HasPrefix(base, "http://127.0.0.1:") || !strings.HasSuffix(base, "/v1") {
+				t.Fatalf("base URL = %q, want http://127.0.0.1:PORT/v1", base)
+			}
+			c := openai.NewClient(option.WithBaseURL(base), option.WithAPIKey("x"), option.WithMaxRetries(0))
+			res, err := c.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
+				Model:     tt.model,
+				Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")},
+				MaxTokens: openai.Int(3),
+			})
+			if err != nil {
+				t.Fatalf("chat completion: %v", err)
+			}
+			if got := res.Usage.CompletionTokens; got != 3 {
+				t.Errorf("usage.completion_tokens = %d, want 3", got)
+			}
+			cancel()
+			if got := <-code; got != 0 {
+				t.Errorf("runSim exit = %d, want 0 (stderr %q)", got, stderr.String())
+			}
+		})
+	}
+}
+
+func TestSimRejectsBadFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"unknown model", []string{"--model", "no-such-model"}, "no-such-model"},
+		{"unknown gpu", []string{"--gpu", "no-such-gpu"}, "no-such-gpu"},
+		{"negative ttft", []string{"--ttft", "-1s"}, "negative"},
+		{"fault rate over 1", []string{"--ttft", "1ms", "--fault-429", "1.5"}, "out of range"},
+		{"zero chunk tokens", []string{"--ttft", "1ms", "--chunk-tokens", "0"}, "chunk tokens"},
+		{"stray argument", []string{"extra"}, "unexpected"},
+		{"bad address", []string{"--ttft", "1ms", "--addr", "127.0.0.1:-1"}, "listen"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			got := runSim(context.Background(), tt.args, &stdout, &stderr)
+			if got == 0 {
+				t.Fatalf("runSim(%q) exit = 0, want non-zero", tt.args)
+			}
+			if !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("runSim(%q) stderr = %q, want it to mention %q", tt.args, stderr.String(), tt.want)
+			}
+		})
+	}
+}
