@@ -93,7 +93,7 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 func attrsOf(s attribute.Set) map[string]string {
 	m := map[string]string{}
 	for _, kv := range s.ToSlice() {
-		m[string(kv.Key)] = kv.Value.Emit()
+		m[string(kv.Key)] = kv.Value.String()
 	}
 	return m
 }
@@ -196,7 +196,7 @@ func TestOTelErrorAndPolicyMetrics(t *testing.T) {
 		m := map[string]int64{}
 		for _, dp := range ms[name].Data.(metricdata.Sum[int64]).DataPoints {
 			v, _ := dp.Attributes.Value(key)
-			m[v.Emit()] += dp.Value
+			m[v.String()] += dp.Value
 		}
 		return m
 	}
@@ -287,7 +287,7 @@ func TestOTelBreakerState(t *testing.T) {
 func spanAttrs(s sdktrace.ReadOnlySpan) map[string]string {
 	m := map[string]string{}
 	for _, kv := range s.Attributes() {
-		m[string(kv.Key)] = kv.Value.Emit()
+		m[string(kv.Key)] = kv.Value.String()
 	}
 	return m
 }

@@ -1,0 +1,91 @@
+// Package metrics turns the Timing of every finished tokenpace request into
+// numbers people can watch: OpenTelemetry metrics and spans that follow the
+// GenAI semantic conventions, an in-process Recorder with percentiles,
+// throughput and goodput, and detectors for the latency pathologies users
+// actually hit.
+//
+// Everything reaches this package through tokenpace.Hooks. New builds an
+// Observer that runs all of it; NewRecorder and NewOTel build one part
+// alone. Each returns its hooks from Hooks().
+//
+// # OpenTelemetry metrics
+//
+// The GenAI client metrics come from the generated instruments of
+// go.opentelemetry.io/otel/semconv/v1.41.0/genaiconv, with the bucket
+// boundaries the conventions advise:
+//
+//	name                                           unit     recorded
+//	gen_ai.client.operation.duration               s        per call, Start to End (admission, retries and fallbacks included)
+//	gen_ai.client.operation.time_to_first_chunk    s        per streaming call with a token: Sent to first output chunk
+//	gen_ai.client.operation.time_per_output_chunk  s        per gap between consecutive output chunks
+//	gen_ai.client.token.usage                      {token}  input (when the server reported usage) and output, by gen_ai.token.type
+//
+// with gen_ai.operation.name ("chat"), gen_ai.provider.name (WithProviderName),
+// gen_ai.request.model, gen_ai.response.model, server.address and server.port
+// (WithServer), error.type on failed calls (not on the chunk metrics), and
+// tokenpace.target. WithInferenceNames adds the same histograms under the
+// newer gen_ai.client.inference.{duration,time_to_first_chunk,
+// time_per_output_chunk} names; WithoutOperationNames then drops the older.
+//
+// tokenpace's own instruments:
+//
+//	name                                    type       unit          attributes
+//	tokenpace.client.time_per_output_token  histogram  s             target, model; completed streams with ≥2 tokens
+//	tokenpace.client.queue.duration         histogram  s             target, model; client-side admission (Sent − Start)
+//	tokenpace.client.token.cached           histogram  {token}       target, model; prompt tokens served by the prompt cache
+//	tokenpace.client.requests               counter    {request}     target, model, tokenpace.request.good (Timing.OK), error.type
+//	tokenpace.client.budget.breaches        counter    {breach}      target, model, tokenpace.budget.phase (ttft, gap, total, tps)
+//	tokenpace.client.attempts               counter    {attempt}     target, model, tokenpace.attempt.kind (first, fallback, hedge),
+//	                                                                 tokenpace.attempt.outcome (won, breached, failed, hedge_lost,
+//	                                                                 skipped, invalid, superseded, canceled); calls with >1 attempt
+//	tokenpace.client.detections             counter    {detection}   target, model, tokenpace.detection.kind
+//	tokenpace.client.breaker.transitions    counter    {transition}  target, tokenpace.breaker.from, tokenpace.breaker.to
+//	tokenpace.client.breaker.state          gauge      1             target; 0 closed, 1 half-open, 2 open
+//
+// "target" is tokenpace.target and "model" gen_ai.request.model.
+// Superseded (latest-wins) requests are the attempts with outcome
+// superseded; fallbacks and hedges are the attempts of those kinds, by
+// outcome. The breaker metrics are fed by OTel.BreakerStateChanged.
+//
+// error.type, and the Recorder's error counts, hold the HTTP status code of
+// API errors ("429"), "canceled", "timeout", "unexpected_eof", the result of
+// an ErrorType() string method in the error chain, or else the Go type of
+// the error, never its message.
+//
+// # Spans
+//
+// Each call yields a client span "chat {model}" from Timing.Start to
+// Timing.End, a child of the span in the call's context, with the GenAI
+// attributes above plus gen_ai.request.stream,
+// gen_ai.response.time_to_first_chunk, gen_ai.usage.input_tokens,
+// gen_ai.usage.output_tokens, gen_ai.usage.cache_read.input_tokens and
+// gen_ai.response.finish_reasons, and events at the recorded times:
+// EventFirstToken, EventBreach, EventFallback, EventHedge, EventHedgeWon,
+// EventHedgeLost, EventBreakerSkip, EventSuperseded, EventInvalid and
+// EventDetection. A call with more than one attempt gets one child span per
+// attempt.
+//
+// Prompt and completion text never enter telemetry: a Timing holds none, and
+// no attribute or event of this package carries message content, API keys,
+// URLs' paths or credentials (WithServer keeps only host and port).
+//
+// # Recorder
+//
+// The Recorder keeps, per target and model and in total, TTFT, ITL, TPOT
+// and E2E distributions in HDR histograms (percentiles within
+// RelativeError, bounded memory), request and output-token throughput over
+// the whole run and over a sliding window, goodput (requests and tokens per
+// second that met every budget, the validator and an optional SLO), error
+// kinds, budget breaches, detections, and a least-squares fit of TTFT
+// against uncached prompt tokens that shows what a long prompt will cost.
+// Its Snapshot renders as a table (WriteTable, String) and as JSON.
+//
+// # Detectors
+//
+// A Detector flags a buffering proxy (every chunk in one burst after a long
+// silence: the "illusion of speed", fixed by X-Accel-Buffering: no) and a
+// collapse of the decode rate below the recent median of the same target
+// and model (the server's KV cache is exhausted). Detections appear as span
+// events, in the tokenpace.client.detections counter, in the Recorder's
+// snapshot, and through WithDetectionHandler and WithLogger.
+package metrics
