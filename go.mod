@@ -1,6 +1,8 @@
 module github.com/tokenpace/tokenpace
 
-go 1.26
+go 1.26.0
+
+require github.com/openai/openai-go/v3 v3.102.0
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
@@ -18,7 +20,6 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
-	github.com/openai/openai-go/v3 v3.102.0 // indirect
 	github.com/prometheus/client_golang v1.25.0 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect

@@ -1,6 +1,7 @@
 package tokenpace
 
 import (
+	"maps"
 	"slices"
 	"time"
 )
@@ -52,6 +53,9 @@ type Timing struct {
 	// HTTPAttempts counts HTTP requests made for this call, retries by
 	// openai-go included; 1 for a call without retries.
 	HTTPAttempts int
+	// HTTP lists every HTTP request made for this call, retries by openai-go
+	// included, in order; the last one is the one that answered.
+	HTTP []HTTPAttempt
 
 	// PromptTokens, CachedTokens and OutputTokens come from the usage chunk
 	// when the server sent one (UsageReported), else OutputTokens counts
@@ -88,6 +92,21 @@ const (
 type ConnInfo struct {
 	DNS, Connect, TLS time.Duration // zero when the step did not happen
 	Reused            bool          // the connection came from the pool
+}
+
+// HTTPAttempt is one HTTP request of a call: openai-go retries an error
+// status or a failed connection with a fresh request.
+type HTTPAttempt struct {
+	// Start is when the request was handed to the transport; WroteRequest
+	// when it was fully written; Headers when the response headers arrived.
+	// Zero when the moment never came.
+	Start, WroteRequest, Headers time.Time
+	// Status is the response's status code; 0 without a response.
+	Status int
+	// Conn is the connection breakdown of this request.
+	Conn ConnInfo
+	// Err is the transport error, if the request got no response.
+	Err error
 }
 
 // Attempt is one try at one target within a call.
@@ -255,4 +274,15 @@ func since(from, to time.Time) time.Duration {
 		return 0
 	}
 	return to.Sub(from)
+}
+
+// clone returns a copy of t that shares no slices or maps with it.
+func (t *Timing) clone() *Timing {
+	c := *t
+	c.Chunks = slices.Clone(t.Chunks)
+	c.HTTP = slices.Clone(t.HTTP)
+	c.Attempts = slices.Clone(t.Attempts)
+	c.Breaches = slices.Clone(t.Breaches)
+	c.Milestones = maps.Clone(t.Milestones)
+	return &c
 }

@@ -1,0 +1,372 @@
+package tokenpace
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// arrived is one decoded chunk and when its bytes arrived.
+type arrived struct {
+	chunk openai.ChatCompletionChunk
+	at    time.Time
+}
+
+// attemptEvents are the live events of an attempt. They run on its reader
+// goroutine, outside its lock, in arrival order; any may be nil. A watchdog
+// arms its timers from them.
+type attemptEvents struct {
+	// headers: the response headers of the answering HTTP request arrived.
+	headers func(a *attempt, at time.Time)
+	// firstToken: the first output-bearing chunk arrived.
+	firstToken func(a *attempt, at time.Time)
+	// output: an output-bearing chunk arrived (the first one too).
+	output func(a *attempt, at time.Time)
+	// milestone: a milestone was reached by the chunk that arrived at at.
+	milestone func(a *attempt, name string, at time.Time)
+	// end: the attempt ended; t is its final Timing. Called exactly once.
+	end func(a *attempt, t *Timing)
+}
+
+// attemptSpec is what an attempt sends, and where.
+type attemptSpec struct {
+	client *openai.Client
+	name   string
+	params openai.ChatCompletionNewParams
+	opts   []option.RequestOption
+	cfg    *config
+	start  time.Time // when the caller made the call
+}
+
+// attempt is one streaming HTTP call to one target. A goroutine of its own
+// makes the call (openai-go's NewStreaming, retries included) and then reads
+// the response body eagerly, decoding each event as its bytes arrive, so the
+// timestamps never depend on when the caller reads. Decoded chunks queue up
+// until the consumer takes them; the consumer is woken only when it waits.
+type attempt struct {
+	spec   attemptSpec
+	ev     attemptEvents
+	parent context.Context // the caller's context
+	ctx    context.Context // parent, cancelled by stop
+	cancel context.CancelCauseFunc
+
+	// Owned by the reader goroutine (the middleware runs on it too).
+	res    *http.Response
+	body   *arrivalBody
+	ms     *milestones
+	deltas int      // output-bearing choice deltas
+	names  []string // milestones reached by the current chunk
+
+	started chan struct{} // closed once the call has its response, or failed
+	done    chan struct{} // closed when the reader goroutine has returned
+	wake    chan struct{} // the consumer waits on it; capacity 1
+
+	mu      sync.Mutex
+	t       Timing
+	pending []arrived // arrived, not yet taken
+	ended   bool      // t is final
+	waiting bool      // the consumer waits on wake
+}
+
+// sent returns when the attempt's first HTTP request left. Only its events
+// (which run on the reader goroutine that sets it) may call it.
+func (a *attempt) sent() time.Time { return a.t.Sent }
+
+// startAttempt starts an attempt; its events ev begin to arrive at once.
+func startAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attempt {
+	a := &attempt{
+		spec:    spec,
+		ev:      ev,
+		parent:  ctx,
+		ms:      newMilestones(spec.cfg.milestones),
+		started: make(chan struct{}),
+		done:    make(chan struct{}),
+		wake:    make(chan struct{}, 1),
+	}
+	a.ctx, a.cancel = context.WithCancelCause(ctx)
+	a.t = Timing{
+		Target: spec.name,
+		Model:  spec.params.Model,
+		Stream: true,
+		Start:  spec.start,
+	}
+	go a.run()
+	return a
+}
+
+var doneData = []byte("[DONE]")
+
+func (a *attempt) run() {
+	defer close(a.done)
+	opts := append(slices.Clip(a.spec.opts), option.WithMiddleware(a.middleware()))
+	s := a.spec.client.Chat.Completions.NewStreaming(a.ctx, a.spec.params, opts...)
+	defer s.Close()
+	if err := s.Err(); err != nil {
+		a.end(a.failure(KindRequest, "", err), time.Now())
+		close(a.started)
+		return
+	}
+	if a.ev.headers != nil {
+		a.ev.headers(a, a.t.Headers)
+	}
+	if ct := a.res.Header.Get("Content-Type"); !isEventStream(ct) {
+		a.end(a.failure(KindContentType, ct, nil), time.Now())
+		close(a.started)
+		return
+	}
+	close(a.started)
+	body := a.res.Body
+	if a.body == nil {
+		// A middleware replaced the response: stamp the body it returned.
+		a.body = &arrivalBody{ReadCloser: body}
+		body = a.body
+	}
+	at, err := a.read(body)
+	a.end(err, at)
+}
+
+// read decodes events until the stream ends, delivering each chunk. It
+// returns how the stream ended and when.
+func (a *attempt) read(body io.Reader) (time.Time, error) {
+	sr := newSSEReader(body, a.spec.cfg.maxLineBytes)
+	for {
+		data, err := sr.next()
+		if err != nil {
+			return time.Now(), a.readFailure(err)
+		}
+		at := a.body.last
+		if bytes.HasPrefix(data, doneData) {
+			a.outputEnd(at)
+			return at, nil
+		}
+		var c openai.ChatCompletionChunk
+		if err := json.Unmarshal(data, &c); err != nil {
+			return at, a.failure(KindMalformed, "", err)
+		}
+		if f, ok := c.JSON.ExtraFields["error"]; ok && f.Raw() != "null" {
+			apiErr := &openai.Error{StatusCode: a.res.StatusCode, Request: a.res.Request, Response: a.res}
+			if err := apiErr.UnmarshalJSON([]byte(f.Raw())); err != nil {
+				return at, a.failure(KindMalformed, "", err)
+			}
+			return at, a.failure(KindErrorEvent, apiErr.Type, apiErr)
+		}
+		a.deliver(c, at)
+	}
+}
+
+// deliver records chunk c, which arrived at at, and queues it for the
+// consumer.
+func (a *attempt) deliver(c openai.ChatCompletionChunk, at time.Time) {
+	deltas := 0
+	var content string
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		if outputBearing(&ch.Delta) {
+			deltas++
+		}
+		if ch.Index == 0 {
+			content = ch.Delta.Content
+		}
+	}
+	a.names = a.names[:0]
+	if content != "" && a.ms.pending() {
+		a.ms.add(content, a.reach)
+	}
+
+	a.mu.Lock()
+	t := &a.t
+	if t.FirstChunk.IsZero() {
+		t.FirstChunk = at
+	}
+	if t.ResponseModel == "" {
+		t.ResponseModel = c.Model
+	}
+	first := false
+	if deltas > 0 {
+		first = len(t.Chunks) == 0
+		t.Chunks = append(t.Chunks, at)
+		a.deltas += deltas
+	}
+	for i := range c.Choices {
+		if c.Choices[i].Index == 0 && c.Choices[i].FinishReason != "" {
+			t.FinishReason = c.Choices[i].FinishReason
+		}
+	}
+	if c.JSON.Usage.Valid() {
+		u := &c.Usage
+		t.UsageReported = true
+		t.PromptTokens = int(u.PromptTokens)
+		t.CachedTokens = int(u.PromptTokensDetails.CachedTokens)
+		t.OutputTokens = int(u.CompletionTokens)
+	}
+	for _, n := range a.names {
+		reachedAt(t, n, at)
+	}
+	a.pending = append(a.pending, arrived{chunk: c, at: at})
+	a.signal()
+	a.mu.Unlock()
+
+	if first && a.ev.firstToken != nil {
+		a.ev.firstToken(a, at)
+	}
+	if deltas > 0 && a.ev.output != nil {
+		a.ev.output(a, at)
+	}
+	if a.ev.milestone != nil {
+		for _, n := range a.names {
+			a.ev.milestone(a, n, at)
+		}
+	}
+}
+
+// reach notes a milestone reached by the chunk being delivered.
+func (a *attempt) reach(name string) { a.names = append(a.names, name) }
+
+// outputEnd completes the milestones that the end of the output completes.
+func (a *attempt) outputEnd(at time.Time) {
+	a.names = a.names[:0]
+	a.ms.end(a.reach)
+	if len(a.names) == 0 {
+		return
+	}
+	a.mu.Lock()
+	for _, n := range a.names {
+		reachedAt(&a.t, n, at)
+	}
+	a.mu.Unlock()
+	if a.ev.milestone != nil {
+		for _, n := range a.names {
+			a.ev.milestone(a, n, at)
+		}
+	}
+}
+
+// signal wakes the consumer if it waits. a.mu is held.
+func (a *attempt) signal() {
+	if a.waiting {
+		a.waiting = false
+		a.wake <- struct{}{}
+	}
+}
+
+// end makes the Timing final and reports it. Only the reader goroutine
+// calls it, once.
+func (a *attempt) end(err error, at time.Time) {
+	a.mu.Lock()
+	t := &a.t
+	t.End = at
+	t.Err = err
+	if !t.UsageReported {
+		t.OutputTokens = a.deltas
+	}
+	a.ended = true
+	a.signal()
+	a.mu.Unlock()
+	if a.ev.end != nil {
+		a.ev.end(a, t)
+	}
+}
+
+// take waits until chunks arrived that the consumer has not taken, or the
+// attempt ended, and hands them over, giving buf (drained) back for reuse.
+// It returns no chunks only once the attempt has ended, with its error.
+func (a *attempt) take(buf []arrived) ([]arrived, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for len(a.pending) == 0 && !a.ended {
+		a.waiting = true
+		a.mu.Unlock()
+		<-a.wake
+		a.mu.Lock()
+	}
+	if len(a.pending) == 0 {
+		return nil, a.t.Err
+	}
+	batch := a.pending
+	a.pending = buf[:0]
+	return batch, nil
+}
+
+// stop cancels the attempt with cause (unless it has ended) and waits for
+// its reader goroutine to return; the attempt's end event has run by then.
+func (a *attempt) stop(cause error) {
+	a.cancel(cause)
+	<-a.done
+}
+
+// timing returns the final Timing once the attempt has ended, else a
+// snapshot.
+func (a *attempt) timing() *Timing {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ended {
+		return &a.t
+	}
+	return a.t.clone()
+}
+
+// failure builds the error an attempt ended with. Cancellation of the
+// caller's context passes through unchanged; a stop by the consumer or a
+// policy reports its cause.
+func (a *attempt) failure(kind ErrorKind, detail string, err error) error {
+	if a.ctx.Err() != nil {
+		if perr := a.parent.Err(); perr != nil {
+			return perr
+		}
+		return context.Cause(a.ctx)
+	}
+	return &StreamError{Kind: kind, Target: a.spec.name, Detail: detail, Err: err}
+}
+
+// readFailure classifies an error of the event-stream reader.
+func (a *attempt) readFailure(err error) error {
+	switch {
+	case err == io.EOF:
+		return a.failure(KindTruncated, "no [DONE] event", nil)
+	case errors.Is(err, bufio.ErrTooLong):
+		return a.failure(KindLineTooLong, "", err)
+	default:
+		return a.failure(KindReset, "", err)
+	}
+}
+
+// isEventStream reports whether a Content-Type is text/event-stream.
+func isEventStream(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "text/event-stream"
+}
+
+// outputBearing reports whether a delta carries generated output: content,
+// reasoning, a tool call or a refusal. Role-only and empty deltas do not.
+func outputBearing(d *openai.ChatCompletionChunkChoiceDelta) bool {
+	if d.Content != "" || d.Refusal != "" || len(d.ToolCalls) > 0 {
+		return true
+	}
+	//lint:ignore SA1019 servers still stream legacy function calls; they are output
+	if fc := d.FunctionCall; fc.Name != "" || fc.Arguments != "" {
+		return true
+	}
+	for _, k := range reasoningFields {
+		if f, ok := d.JSON.ExtraFields[k]; ok {
+			if raw := f.Raw(); raw != "" && raw != "null" && raw != `""` {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// reasoningFields are the delta fields in which OpenAI-compatible servers
+// (vLLM, DeepSeek, OpenRouter, llama.cpp) stream reasoning text.
+var reasoningFields = [...]string{"reasoning_content", "reasoning"}

@@ -1,0 +1,120 @@
+package tokenpace
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// Client wraps an openai.Client so that every chat completion it makes is
+// timed. It mirrors client.Chat.Completions: NewStreaming and New take the
+// same parameters and request options, so switching costs one line.
+//
+// A Client is safe for concurrent use. Most callers make one with NewClient
+// and keep it.
+type Client struct {
+	oc  openai.Client
+	cfg config
+}
+
+// NewClient returns a Client that sends its requests through oc, configured
+// by opts.
+func NewClient(oc openai.Client, opts ...Option) *Client {
+	return &Client{oc: oc, cfg: newConfig(opts)}
+}
+
+// NewStreaming starts a streaming chat completion, as
+// client.Chat.Completions.NewStreaming does, and times it. It returns once
+// the response headers arrived or the request failed (then Err reports why
+// and Next returns false).
+//
+// Unless params set stream_options.include_usage, it is turned on, so that
+// Timing counts tokens as the server does.
+func (c *Client) NewStreaming(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) *Stream {
+	start := time.Now()
+	if !params.StreamOptions.IncludeUsage.Valid() {
+		params.StreamOptions.IncludeUsage = openai.Bool(true)
+	}
+	spec := attemptSpec{
+		client: &c.oc, name: c.cfg.name, params: params, opts: opts,
+		cfg: &c.cfg, start: start,
+	}
+	a := startAttempt(ctx, spec, hookEvents(ctx, c.cfg.hooksFor(ctx)))
+	<-a.started
+	return newStream(attemptSource{a})
+}
+
+// hookEvents reports an attempt's events to h.
+func hookEvents(ctx context.Context, h Hooks) attemptEvents {
+	var ev attemptEvents
+	if f := h.FirstToken; f != nil {
+		ev.firstToken = func(a *attempt, at time.Time) {
+			f(ctx, FirstTokenInfo{Target: a.spec.name, Model: a.spec.params.Model, At: at, TTFT: since(a.sent(), at)})
+		}
+	}
+	if f := h.Milestone; f != nil {
+		ev.milestone = func(a *attempt, name string, at time.Time) {
+			f(ctx, MilestoneInfo{Target: a.spec.name, Model: a.spec.params.Model, Name: name, At: at, Elapsed: since(a.sent(), at)})
+		}
+	}
+	if f := h.Done; f != nil {
+		ev.end = func(_ *attempt, t *Timing) { f(ctx, t) }
+	}
+	return ev
+}
+
+// New makes a non-streaming chat completion, as client.Chat.Completions.New
+// does, and times it; NewTimed returns the Timing too. Errors are those of
+// NewTimed.
+func (c *Client) New(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*openai.ChatCompletion, error) {
+	res, _, err := c.NewTimed(ctx, params, opts...)
+	return res, err
+}
+
+// NewTimed makes a non-streaming chat completion and returns its Timing,
+// which has no chunks: its E2E ends when the last byte of the response
+// arrived, and its token counts come from the response's usage. A failed
+// call returns the caller's context error unchanged, or a KindRequest
+// *StreamError that wraps openai-go's error (an *openai.Error for an error
+// status).
+func (c *Client) NewTimed(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*openai.ChatCompletion, *Timing, error) {
+	a := &attempt{
+		spec:   attemptSpec{client: &c.oc, name: c.cfg.name, params: params, cfg: &c.cfg},
+		parent: ctx,
+		ctx:    ctx,
+	}
+	a.t = Timing{Target: c.cfg.name, Model: params.Model, Start: time.Now()}
+	res, err := c.oc.Chat.Completions.New(ctx, params, append(slices.Clip(opts), option.WithMiddleware(a.middleware()))...)
+	end := time.Now()
+	if a.body != nil && !a.body.last.IsZero() {
+		end = a.body.last
+	}
+	if err != nil {
+		err = a.failure(KindRequest, "", err)
+		res = nil
+	}
+
+	a.mu.Lock()
+	t := &a.t
+	t.End, t.Err, a.ended = end, err, true
+	if res != nil {
+		t.ResponseModel = res.Model
+		if len(res.Choices) > 0 {
+			t.FinishReason = res.Choices[0].FinishReason
+		}
+		if res.JSON.Usage.Valid() {
+			t.UsageReported = true
+			t.PromptTokens = int(res.Usage.PromptTokens)
+			t.CachedTokens = int(res.Usage.PromptTokensDetails.CachedTokens)
+			t.OutputTokens = int(res.Usage.CompletionTokens)
+		}
+	}
+	a.mu.Unlock()
+	if h := c.cfg.hooksFor(ctx); h.Done != nil {
+		h.Done(ctx, t)
+	}
+	return res, t, err
+}

@@ -1,0 +1,96 @@
+package tokenpace
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrStreamClosed is the Timing.Err of a request whose caller closed the
+// stream before it ended. Stream.Err stays nil in that case, as with
+// openai-go's streams.
+var ErrStreamClosed = errors.New("tokenpace: stream closed before its end")
+
+// ErrorKind classifies a StreamError.
+type ErrorKind int
+
+// Kinds of StreamError.
+const (
+	// KindRequest: the HTTP call failed before any event was read (a
+	// transport error, or an error status, whose *openai.Error Unwrap
+	// reaches).
+	KindRequest ErrorKind = iota + 1
+	// KindContentType: a 2xx response that is not text/event-stream.
+	KindContentType
+	// KindMalformed: an event whose data is not a valid chunk.
+	KindMalformed
+	// KindErrorEvent: the server sent an error object in the stream; Unwrap
+	// reaches it as an *openai.Error.
+	KindErrorEvent
+	// KindTruncated: the body ended without the closing [DONE] event.
+	KindTruncated
+	// KindReset: reading the body failed mid-stream (connection reset,
+	// unexpected EOF).
+	KindReset
+	// KindLineTooLong: a line of the event stream exceeded the limit set by
+	// WithMaxLineBytes.
+	KindLineTooLong
+)
+
+var kindNames = [...]string{
+	KindRequest:     "request failed",
+	KindContentType: "wrong content type",
+	KindMalformed:   "malformed event",
+	KindErrorEvent:  "error event",
+	KindTruncated:   "stream truncated",
+	KindReset:       "stream reset",
+	KindLineTooLong: "line too long",
+}
+
+// String returns a short description of k.
+func (k ErrorKind) String() string {
+	if k > 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("ErrorKind(%d)", int(k))
+}
+
+// StreamError is how a request ended when it did not end cleanly, other than
+// by context cancellation (which Stream.Err reports unchanged). Unwrap
+// reaches the cause, so errors.As finds an *openai.Error for error statuses
+// and error events.
+//
+// Its message never holds the server's error text, which may echo request
+// data: read that from the wrapped *openai.Error.
+type StreamError struct {
+	// Kind says what went wrong.
+	Kind ErrorKind
+	// Target names the target that failed; empty for a plain call.
+	Target string
+	// Detail is a short, data-free description (a content type, an event
+	// number); empty when Kind says it all.
+	Detail string
+	// Err is the cause; nil for KindTruncated and KindContentType.
+	Err error
+}
+
+// Error implements error.
+func (e *StreamError) Error() string {
+	msg := "tokenpace: " + e.Kind.String()
+	if e.Target != "" {
+		msg += " on target " + e.Target
+	}
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	if e.Err != nil {
+		msg += ": " + causeText(e.Err)
+	}
+	return msg
+}
+
+// Unwrap returns the cause.
+func (e *StreamError) Unwrap() error { return e.Err }
+
+// causeText renders err for a StreamError message. An *openai.Error prints
+// only its status; its server message stays reachable through errors.As.
+func causeText(err error) string { return err.Error() }

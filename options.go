@@ -1,0 +1,89 @@
+package tokenpace
+
+import "context"
+
+// An Option configures a Client. Options are applied in order; a nil Option
+// is ignored.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// config is what the options set.
+type config struct {
+	hooks        Hooks
+	milestones   []milestone
+	maxLineBytes int
+	name         string
+}
+
+func newConfig(opts []Option) config {
+	c := config{maxLineBytes: DefaultMaxLineBytes}
+	for _, o := range opts {
+		if o != nil {
+			o.apply(&c)
+		}
+	}
+	return c
+}
+
+// WithHooks adds hooks that observe every request of the Client; several
+// WithHooks compose in order (see ComposeHooks). Hooks carried on a
+// request's context (ContextWithHooks) run after them.
+func WithHooks(h Hooks) Option {
+	return optionFunc(func(c *config) { c.hooks = ComposeHooks(c.hooks, h) })
+}
+
+// WithMilestone records in Timing.Milestones, under name, when reached first
+// holds for the accumulated content of the first choice, and reports it to
+// Hooks.Milestone. reached runs on the goroutine that reads the response,
+// once per content-bearing chunk until it holds, and must be quick. A nil
+// reached or empty name is ignored; the built-in names are reserved.
+func WithMilestone(name string, reached func(text string) bool) Option {
+	return optionFunc(func(c *config) {
+		if name == "" || reached == nil || name == MilestoneFirstLine || name == MilestoneFirstSentence {
+			return
+		}
+		c.milestones = append(c.milestones, milestone{name: name, reached: reached})
+	})
+}
+
+// WithMaxLineBytes sets the longest line of the event stream a response may
+// hold; a longer one ends the stream with a KindLineTooLong StreamError
+// instead of growing a buffer without bound. n <= 0 means
+// DefaultMaxLineBytes.
+func WithMaxLineBytes(n int) Option {
+	return optionFunc(func(c *config) {
+		if n <= 0 {
+			n = DefaultMaxLineBytes
+		}
+		c.maxLineBytes = n
+	})
+}
+
+// WithName names the Client's endpoint in Timing.Target and in errors, so
+// metrics can tell several Clients apart. The zero value is "".
+func WithName(name string) Option {
+	return optionFunc(func(c *config) { c.name = name })
+}
+
+type hooksKey struct{}
+
+// ContextWithHooks returns a context carrying h, in the manner of
+// httptrace.WithClientTrace: requests made with it call h (after the
+// Client's own hooks, and after hooks already on ctx).
+func ContextWithHooks(ctx context.Context, h Hooks) context.Context {
+	if old, ok := ctx.Value(hooksKey{}).(Hooks); ok {
+		h = ComposeHooks(old, h)
+	}
+	return context.WithValue(ctx, hooksKey{}, h)
+}
+
+// hooksFor returns the hooks that observe a request made with ctx.
+func (c *config) hooksFor(ctx context.Context) Hooks {
+	if h, ok := ctx.Value(hooksKey{}).(Hooks); ok {
+		return ComposeHooks(c.hooks, h)
+	}
+	return c.hooks
+}

@@ -1,0 +1,61 @@
+package tokenpace
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+)
+
+// DefaultMaxLineBytes is the longest event-stream line a stream accepts
+// unless WithMaxLineBytes says otherwise.
+const DefaultMaxLineBytes = 4 << 20
+
+// sseReader splits a text/event-stream body into the data of its events.
+// openai-go's own decoder does the same but neither reports whether the
+// stream ended with [DONE] nor takes a line limit, which a client that must
+// tell a truncated stream from a finished one needs.
+type sseReader struct {
+	sc   *bufio.Scanner
+	data []byte // the current event's data, reused between events
+	has  bool   // the current event has a data field
+}
+
+func newSSEReader(r io.Reader, maxLine int) *sseReader {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, min(4096, maxLine)), maxLine)
+	return &sseReader{sc: sc}
+}
+
+// next returns the data of the next event, valid until the following call.
+// Multi-line data is joined with newlines; comments, event names, ids and
+// retry fields are skipped. At the end of the body it returns io.EOF, or the
+// read error (bufio.ErrTooLong for an over-long line). A last event that is
+// not followed by a blank line is not dispatched, as the format says.
+func (r *sseReader) next() ([]byte, error) {
+	r.data, r.has = r.data[:0], false
+	for r.sc.Scan() {
+		line := r.sc.Bytes()
+		if len(line) == 0 {
+			if r.has {
+				return r.data, nil
+			}
+			continue
+		}
+		name, value, _ := bytes.Cut(line, []byte{':'})
+		if string(name) != "data" {
+			continue
+		}
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+		if r.has {
+			r.data = append(r.data, '\n')
+		}
+		r.data = append(r.data, value...)
+		r.has = true
+	}
+	if err := r.sc.Err(); err != nil {
+		return nil, err
+	}
+	return nil, io.EOF
+}

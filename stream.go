@@ -1,0 +1,135 @@
+package tokenpace
+
+// How a stream is built, and where a policy layer plugs in.
+//
+// An attempt (attempt.go) is one streaming HTTP call to one target. Its own
+// goroutine makes the call through openai-go (retries included, every HTTP
+// request recorded by a middleware) and then reads the body eagerly: each
+// event is decoded as its bytes arrive and stamped with the time of the read
+// that completed it. Chunks queue in the attempt until the consumer takes
+// them, in batches, with one lock per batch and a wake-up only when the
+// consumer waits. An attempt reports its live events to an attemptEvents
+// (headers, first token, every output-bearing chunk, milestones, and end
+// exactly once with its final Timing), on its reader goroutine, so a
+// watchdog can arm and reset timers against arrival times without the
+// caller reading. attempt.stop(cause) cancels it (the cause becomes its
+// Timing.Err unless the caller's context ended first) and waits until its
+// end event has run.
+//
+// A Stream reads from a source: take hands over the chunks that arrived since
+// the last take, blocking while there are none; an empty batch means the end,
+// with its error. A plain call's source is its single attempt (attemptSource).
+// A policy (fallback, hedging, continuation on another target) implements
+// source itself: it starts attempts, watches their events, stops the losers
+// and forwards the winner's chunks, switching attempts between two takes;
+// the Stream's accumulated completion carries on across the switch, since
+// the Stream accumulates whatever its source delivers. The policy's timing
+// returns the call's Timing (Attempts, Breaches filled in) and it calls
+// Hooks.Done once for the call, when its last attempt has ended.
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// source delivers a Stream's chunks.
+type source interface {
+	// take waits for chunks the Stream has not had yet and returns them,
+	// taking buf (drained) for reuse. No chunks means the source ended; the
+	// error says how (nil after a clean end).
+	take(buf []arrived) ([]arrived, error)
+	// timing returns the call's Timing: a snapshot while it runs, the final
+	// one after it ended.
+	timing() *Timing
+	// close stops the source if it still runs and returns once its final
+	// Timing has been reported.
+	close()
+}
+
+// Stream is a streaming chat completion with the shape of openai-go's
+// ssestream.Stream (Next, Current, Err, Close) plus its Timing and the
+// completion accumulated so far.
+//
+// The response is read in the background as it arrives, so how fast the
+// caller reads does not change the measured timings. Next, Current, Err and
+// Accumulated must be called from one goroutine; Close and Timing may be
+// called from any.
+type Stream struct {
+	src    source
+	batch  []arrived
+	pos    int
+	err    error
+	acc    openai.ChatCompletionAccumulator
+	ended  atomic.Bool
+	closed sync.Once
+}
+
+func newStream(src source) *Stream { return &Stream{src: src} }
+
+// Next advances to the next chunk, waiting for it to arrive, and reports
+// whether there is one. It returns false at the end of the stream, after an
+// error (see Err) or after Close.
+func (s *Stream) Next() bool {
+	if s.ended.Load() {
+		return false
+	}
+	if s.pos+1 < len(s.batch) {
+		s.pos++
+	} else {
+		batch, err := s.src.take(s.batch)
+		if len(batch) == 0 {
+			if err != ErrStreamClosed {
+				s.err = err
+			}
+			s.ended.Store(true)
+			return false
+		}
+		s.batch, s.pos = batch, 0
+	}
+	s.acc.AddChunk(s.batch[s.pos].chunk)
+	return true
+}
+
+// Current returns the chunk Next advanced to.
+func (s *Stream) Current() openai.ChatCompletionChunk {
+	if s.pos < len(s.batch) {
+		return s.batch[s.pos].chunk
+	}
+	return openai.ChatCompletionChunk{}
+}
+
+// Err returns the error that ended the stream: nil after a clean end or a
+// Close; the caller's context error, unchanged, after cancellation; else a
+// *StreamError.
+func (s *Stream) Err() error { return s.err }
+
+// Close stops reading the response, if it is still arriving, and releases
+// the connection. The stream's Timing is final when Close returns; a stream
+// closed before its end records ErrStreamClosed in Timing.Err. Close may be
+// called more than once and from any goroutine.
+func (s *Stream) Close() error {
+	s.closed.Do(func() {
+		s.src.close()
+	})
+	s.ended.Store(true)
+	return nil
+}
+
+// Timing returns the stream's Timing: a snapshot while the response is
+// still arriving, the final Timing (shared with the hooks; do not modify it)
+// once it has ended.
+func (s *Stream) Timing() *Timing { return s.src.timing() }
+
+// Accumulated returns the completion accumulated from every chunk Next has
+// returned so far, which remains available after the stream has ended,
+// cleanly or not: a stream that failed midway keeps its partial output.
+func (s *Stream) Accumulated() *openai.ChatCompletionAccumulator { return &s.acc }
+
+// attemptSource is the source of a plain call: one attempt.
+type attemptSource struct{ a *attempt }
+
+func (s attemptSource) take(buf []arrived) ([]arrived, error) { return s.a.take(buf) }
+func (s attemptSource) timing() *Timing                       { return s.a.timing() }
+func (s attemptSource) close()                                { s.a.stop(ErrStreamClosed) }
