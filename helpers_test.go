@@ -2,6 +2,7 @@ package tokenpace_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -59,3 +60,18 @@ type record struct{ done []*tokenpace.Timing }
 func (r *record) hooks() tokenpace.Hooks {
 	return tokenpace.Hooks{Done: func(_ context.Context, t *tokenpace.Timing) { r.done = append(r.done, t) }}
 }
+
+// checkKind fails t unless err is a *tokenpace.StreamError of kind want.
+func checkKind(t *testing.T, err error, want tokenpace.ErrorKind) *tokenpace.StreamError {
+	t.Helper()
+	var se *tokenpace.StreamError
+	if !errorsAs(err, &se) {
+		t.Fatalf("Err() = %v (%T), want a *StreamError of kind %v", err, err, want)
+	}
+	if se.Kind != want {
+		t.Fatalf("Err().Kind = %v, want %v (err %v)", se.Kind, want, err)
+	}
+	return se
+}
+
+func errorsAs(err error, target any) bool { return errors.As(err, target) }

@@ -1,0 +1,137 @@
+package tokenpace_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// TestReplayRecordedServers replays real servers' responses with their
+// recorded read timing and checks that every timestamp is the arrival time
+// of the read that completed the chunk, to the nanosecond.
+func TestReplayRecordedServers(t *testing.T) {
+	tests := []struct {
+		file                     string
+		prompt, cached, output   int
+		finish                   string
+		firstContentRead, chunks int
+	}{
+		// A role-only chunk arrives first with the headers; usage comes in
+		// a chunk of its own with no choices.
+		{file: "llmdsim-chat-stream.jsonl", prompt: 10, output: 20, finish: "length", firstContentRead: 1, chunks: 20},
+		// No role-only chunk; usage rides on the finish chunk.
+		{file: "llamacpp-110m-chat-stream.jsonl", prompt: 282, output: 40, finish: "length", firstContentRead: 0, chunks: 40},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				rec := loadRecording(t, tt.file)
+				url, hc := serve(t, replay(rec))
+				c := tokenpace.NewClient(openaiClient(url, hc))
+				s := c.NewStreaming(context.Background(), chat("m", 40))
+				var text strings.Builder
+				for s.Next() {
+					for _, ch := range s.Current().Choices {
+						text.WriteString(ch.Delta.Content)
+					}
+					time.Sleep(30 * time.Millisecond) // a slow caller changes nothing
+				}
+				if err := s.Err(); err != nil {
+					t.Fatalf("Err() = %v, want nil", err)
+				}
+				tm := s.Timing()
+				if got, want := tm.Headers.Sub(tm.Sent), ms(rec.HeadersMS); got != want {
+					t.Errorf("TTFB() = %v, want %v", got, want)
+				}
+				if got, want := tm.FirstChunk.Sub(tm.Sent), ms(rec.Reads[0].TMS); got != want {
+					t.Errorf("first chunk at %v, want %v", got, want)
+				}
+				if got, want := tm.TTFT(), ms(rec.Reads[tt.firstContentRead].TMS); got != want {
+					t.Errorf("TTFT() = %v, want %v", got, want)
+				}
+				if len(tm.Chunks) != tt.chunks {
+					t.Fatalf("len(Chunks) = %d, want %d", len(tm.Chunks), tt.chunks)
+				}
+				for i, at := range tm.Chunks {
+					if got, want := at.Sub(tm.Sent), ms(rec.Reads[tt.firstContentRead+i].TMS); got != want {
+						t.Errorf("Chunks[%d] at %v, want %v", i, got, want)
+					}
+				}
+				if got, want := tm.E2E(), ms(rec.Reads[len(rec.Reads)-1].TMS); got != want {
+					t.Errorf("E2E() = %v, want %v", got, want)
+				}
+				if !tm.UsageReported || tm.PromptTokens != tt.prompt || tm.CachedTokens != tt.cached || tm.OutputTokens != tt.output {
+					t.Errorf("usage = (%v, %d, %d, %d), want (true, %d, %d, %d)", tm.UsageReported,
+						tm.PromptTokens, tm.CachedTokens, tm.OutputTokens, tt.prompt, tt.cached, tt.output)
+				}
+				if tm.FinishReason != tt.finish {
+					t.Errorf("FinishReason = %q, want %q", tm.FinishReason, tt.finish)
+				}
+				if got := s.Accumulated().Choices[0].Message.Content; got != text.String() {
+					t.Errorf("Accumulated content = %q, want %q", got, text.String())
+				}
+				if tm.ResponseModel == "" {
+					t.Errorf("ResponseModel is empty")
+				}
+			})
+		})
+	}
+}
+
+// TestReplayRateLimited checks that an error status reaches the caller as
+// a KindRequest StreamError that unwraps to openai-go's *openai.Error.
+func TestReplayRateLimited(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := loadRecording(t, "llmdsim-chat-stream-429.jsonl")
+		url, hc := serve(t, replay(rec))
+		var r record
+		c := tokenpace.NewClient(openaiClient(url, hc), tokenpace.WithHooks(r.hooks()))
+		s := c.NewStreaming(context.Background(), chat("m", 10))
+		if s.Next() {
+			t.Fatal("Next() = true, want false")
+		}
+		checkKind(t, s.Err(), tokenpace.KindRequest)
+		var apiErr *openai.Error
+		if !errorsAs(s.Err(), &apiErr) || apiErr.StatusCode != 429 {
+			t.Errorf("errors.As(Err(), *openai.Error) = %v, want status 429", apiErr)
+		}
+		if len(r.done) != 1 || r.done[0].Err != s.Err() {
+			t.Errorf("Done calls = %d, want 1 with Err() as Timing.Err", len(r.done))
+		}
+		if got := r.done[0].HTTP[0].Status; got != 429 {
+			t.Errorf("HTTP[0].Status = %d, want 429", got)
+		}
+	})
+}
+
+// TestReplayNonStreaming checks New against a recorded non-streaming
+// response: E2E ends at the last byte, usage comes from the response.
+func TestReplayNonStreaming(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := loadRecording(t, "llamacpp-110m-chat-nostream.jsonl")
+		url, hc := serve(t, replay(rec))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		res, tm, err := c.NewTimed(context.Background(), chat("m", 10))
+		if err != nil {
+			t.Fatalf("NewTimed() error = %v", err)
+		}
+		if res.Choices[0].Message.Content == "" {
+			t.Errorf("response has no content")
+		}
+		if got, want := tm.E2E(), ms(rec.Reads[len(rec.Reads)-1].TMS); got != want {
+			t.Errorf("E2E() = %v, want %v", got, want)
+		}
+		if got, want := tm.TTFB(), ms(rec.HeadersMS); got != want {
+			t.Errorf("TTFB() = %v, want %v", got, want)
+		}
+		if tm.Stream || !tm.UsageReported || tm.OutputTokens != 10 || tm.PromptTokens != 14 || tm.FinishReason != "length" {
+			t.Errorf("Timing = %+v, want non-streaming with usage 14/10 and finish length", tm)
+		}
+	})
+}

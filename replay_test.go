@@ -1,0 +1,107 @@
+package tokenpace_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"math"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// recording is a recorded server response (see testdata/): status, headers
+// and every read of the body with its time since the request was sent.
+type recording struct {
+	Status    int               `json:"status"`
+	HeadersMS float64           `json:"headers_ms"`
+	Headers   map[string]string `json:"headers"`
+	Reads     []recordedRead
+}
+
+type recordedRead struct {
+	TMS  float64 `json:"t_ms"`
+	Data string  `json:"data"`
+}
+
+func ms(v float64) time.Duration { return time.Duration(math.Round(v * float64(time.Millisecond))) }
+
+func loadRecording(t *testing.T, name string) recording {
+	t.Helper()
+	f, err := os.Open("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	var rec recording
+	for i := 0; sc.Scan(); i++ {
+		if i == 0 {
+			if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			continue
+		}
+		var r recordedRead
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("%s line %d: %v", name, i+1, err)
+		}
+		rec.Reads = append(rec.Reads, r)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// replay is a handler that plays rec back with its recorded timing,
+// counted from when the request arrived (virtual time in a synctest
+// bubble).
+func replay(rec recording) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		time.Sleep(time.Until(start.Add(ms(rec.HeadersMS))))
+		for k, v := range rec.Headers {
+			switch strings.ToLower(k) {
+			case "content-length", "transfer-encoding", "date", "keep-alive":
+				continue
+			}
+			w.Header().Set(k, v)
+		}
+		w.WriteHeader(rec.Status)
+		rc := http.NewResponseController(w)
+		_ = rc.Flush()
+		for _, rd := range rec.Reads {
+			time.Sleep(time.Until(start.Add(ms(rd.TMS))))
+			if _, err := w.Write([]byte(rd.Data)); err != nil {
+				return
+			}
+			_ = rc.Flush()
+		}
+	}
+}
+
+// serve serves h on an in-memory listener (virtual time inside a synctest
+// bubble) until the test ends and returns the base URL and an HTTP client
+// that reaches it.
+func serve(t *testing.T, h http.Handler) (string, *http.Client) {
+	t.Helper()
+	l := simulate.NewMemListener()
+	hs := &http.Server{Handler: h}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = hs.Serve(l)
+	}()
+	c := l.Client()
+	t.Cleanup(func() {
+		c.CloseIdleConnections()
+		_ = hs.Close()
+		<-done
+	})
+	return "http://replay.invalid/v1/", c
+}
