@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/semconv/v1.41.0/genaiconv"
 
@@ -26,6 +27,10 @@ type attrSets struct {
 	input, output attribute.Set // op with gen_ai.token.type
 	own           attribute.Set // tokenpace.target, gen_ai.request.model
 	good, bad     attribute.Set // own with tokenpace.request.good and error.type
+
+	// The sets as record options, boxed once.
+	opOpt, chunkOpt, inputOpt, outputOpt, ownOpt, goodOpt, badOpt []metric.RecordOption
+	goodAdd, badAdd                                               []metric.AddOption
 }
 
 func (o *OTel) setsFor(t *tokenpace.Timing) *attrSets {
@@ -77,7 +82,7 @@ func (o *OTel) buildSets(k setsKey) *attrSets {
 	if k.errType != "" {
 		bad = append(own[:len(own):len(own)], semconv.ErrorTypeKey.String(k.errType))
 	}
-	return &attrSets{
+	s := &attrSets{
 		op:     attribute.NewSet(op...),
 		chunk:  attribute.NewSet(chunk...),
 		input:  with(op, semconv.GenAITokenTypeKey.String(string(genaiconv.TokenTypeInput))),
@@ -86,6 +91,16 @@ func (o *OTel) buildSets(k setsKey) *attrSets {
 		good:   with(own, attrGood.Bool(true)),
 		bad:    with(bad, attrGood.Bool(false)),
 	}
+	rec := func(set attribute.Set) []metric.RecordOption {
+		return []metric.RecordOption{metric.WithAttributeSet(set)}
+	}
+	add := func(set attribute.Set) []metric.AddOption {
+		return []metric.AddOption{metric.WithAttributeSet(set)}
+	}
+	s.opOpt, s.chunkOpt, s.inputOpt, s.outputOpt = rec(s.op), rec(s.chunk), rec(s.input), rec(s.output)
+	s.ownOpt, s.goodOpt, s.badOpt = rec(s.own), rec(s.good), rec(s.bad)
+	s.goodAdd, s.badAdd = add(s.good), add(s.bad)
+	return s
 }
 
 func (o *OTel) server(target string) (server, bool) {

@@ -207,49 +207,59 @@ func (o *OTel) record(ctx context.Context, t *tokenpace.Timing, ds []Detection) 
 
 func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, ds []Detection) {
 	s := o.setsFor(t)
+	// The generated instruments' Record and RecordSet box the attribute set
+	// on every call; recording through Inst with options boxed once per
+	// attribute set keeps the per-chunk path free of allocations.
 	if d := since(t.Start, t.End); d >= 0 && !t.End.IsZero() {
 		if o.operOn {
-			o.duration.RecordSet(ctx, d.Seconds(), s.op)
+			o.duration.Inst().Record(ctx, d.Seconds(), s.opOpt...)
 		}
 		if o.infDuration != nil {
-			o.infDuration.Record(ctx, d.Seconds(), metric.WithAttributeSet(s.op))
+			o.infDuration.Record(ctx, d.Seconds(), s.opOpt...)
 		}
 	}
 	if t.Stream && len(t.Chunks) > 0 {
 		ttft := t.TTFT().Seconds()
 		if o.operOn {
-			o.ttfc.RecordSet(ctx, ttft, s.chunk)
+			o.ttfc.Inst().Record(ctx, ttft, s.chunkOpt...)
 		}
 		if o.infTTFC != nil {
-			o.infTTFC.Record(ctx, ttft, metric.WithAttributeSet(s.chunk))
+			o.infTTFC.Record(ctx, ttft, s.chunkOpt...)
+		}
+		perChunk := o.tpoc.Inst()
+		if !o.operOn {
+			perChunk = nil
+		}
+		if perChunk != nil && !perChunk.Enabled(ctx) {
+			perChunk = nil
 		}
 		for i := 1; i < len(t.Chunks); i++ {
 			gap := t.Chunks[i].Sub(t.Chunks[i-1]).Seconds()
-			if o.operOn {
-				o.tpoc.RecordSet(ctx, gap, s.chunk)
+			if perChunk != nil {
+				perChunk.Record(ctx, gap, s.chunkOpt...)
 			}
 			if o.infTPOC != nil {
-				o.infTPOC.Record(ctx, gap, metric.WithAttributeSet(s.chunk))
+				o.infTPOC.Record(ctx, gap, s.chunkOpt...)
 			}
 		}
 	}
 	if t.UsageReported {
-		o.tokens.RecordSet(ctx, int64(t.PromptTokens), s.input)
-		o.cached.Record(ctx, int64(t.CachedTokens), metric.WithAttributeSet(s.own))
+		o.tokens.Inst().Record(ctx, int64(t.PromptTokens), s.inputOpt...)
+		o.cached.Record(ctx, int64(t.CachedTokens), s.ownOpt...)
 	}
 	if t.UsageReported || t.OutputTokens > 0 {
-		o.tokens.RecordSet(ctx, int64(t.OutputTokens), s.output)
+		o.tokens.Inst().Record(ctx, int64(t.OutputTokens), s.outputOpt...)
 	}
 	if t.Err == nil && t.Stream && t.OutputTokens >= 2 && len(t.Chunks) > 0 {
-		o.tpot.Record(ctx, t.TPOT().Seconds(), metric.WithAttributeSet(s.own))
+		o.tpot.Record(ctx, t.TPOT().Seconds(), s.ownOpt...)
 	}
 	if !t.Sent.IsZero() && !t.Start.IsZero() {
-		o.queue.Record(ctx, t.Queue().Seconds(), metric.WithAttributeSet(s.own))
+		o.queue.Record(ctx, t.Queue().Seconds(), s.ownOpt...)
 	}
 	if t.OK() {
-		o.requests.Add(ctx, 1, metric.WithAttributeSet(s.good))
+		o.requests.Add(ctx, 1, s.goodAdd...)
 	} else {
-		o.requests.Add(ctx, 1, metric.WithAttributeSet(s.bad))
+		o.requests.Add(ctx, 1, s.badAdd...)
 	}
 	for _, b := range t.Breaches {
 		o.breaches.Add(ctx, 1, metric.WithAttributes(
