@@ -2,11 +2,13 @@ package tokenpace_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"math"
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -64,7 +66,9 @@ func loadRecording(t *testing.T, name string) recording {
 func replay(rec recording) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		time.Sleep(time.Until(start.Add(ms(rec.HeadersMS))))
+		if !sleepUntil(r.Context(), start.Add(ms(rec.HeadersMS))) {
+			return
+		}
 		for k, v := range rec.Headers {
 			switch strings.ToLower(k) {
 			case "content-length", "transfer-encoding", "date", "keep-alive":
@@ -76,7 +80,9 @@ func replay(rec recording) http.HandlerFunc {
 		rc := http.NewResponseController(w)
 		_ = rc.Flush()
 		for _, rd := range rec.Reads {
-			time.Sleep(time.Until(start.Add(ms(rd.TMS))))
+			if !sleepUntil(r.Context(), start.Add(ms(rd.TMS))) {
+				return
+			}
 			if _, err := w.Write([]byte(rd.Data)); err != nil {
 				return
 			}
@@ -91,7 +97,12 @@ func replay(rec recording) http.HandlerFunc {
 func serve(t *testing.T, h http.Handler) (string, *http.Client) {
 	t.Helper()
 	l := simulate.NewMemListener()
-	hs := &http.Server{Handler: h}
+	var handlers sync.WaitGroup
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		handlers.Add(1)
+		defer handlers.Done()
+		h.ServeHTTP(w, r)
+	})}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -102,6 +113,19 @@ func serve(t *testing.T, h http.Handler) (string, *http.Client) {
 		c.CloseIdleConnections()
 		_ = hs.Close()
 		<-done
+		handlers.Wait()
 	})
 	return "http://replay.invalid/v1/", c
+}
+
+// sleepUntil waits until t, or until ctx ends (then it reports false).
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
