@@ -49,9 +49,9 @@ type Efficiency struct {
 // RuntimeAuto returns the vLLM class.
 func Defaults(r Runtime) Efficiency {
 	if r == RuntimeLlamaCpp {
-		return Efficiency{MBU: 0.70, MFU: 0.35, StepOverhead: 1500 * time.Microsecond}
+		return Efficiency{MBU: 0.80, MFU: 0.60, StepOverhead: 3500 * time.Microsecond}
 	}
-	return Efficiency{MBU: 0.80, MFU: 0.55, StepOverhead: 600 * time.Microsecond, AllReduce: 12 * time.Microsecond}
+	return Efficiency{MBU: 0.80, MFU: 0.45, StepOverhead: 600 * time.Microsecond, AllReduce: 20 * time.Microsecond}
 }
 
 // KVPolicy is what the engine does when the KV cache is full.
