@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"sync"
 )
 
 // TB is the part of testing.TB the test constructors use.
@@ -62,7 +63,17 @@ func start(t TB, l net.Listener, client *http.Client, url string, opts []Option)
 		l.Close()
 		t.Fatalf("%v", err)
 	}
-	hs := &http.Server{Handler: s}
+	// Every connection's goroutine must have ended when Cleanup returns
+	// (a synctest bubble requires it): count them from their states.
+	var conns sync.WaitGroup
+	hs := &http.Server{Handler: s, ConnState: func(_ net.Conn, st http.ConnState) {
+		switch st {
+		case http.StateNew:
+			conns.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			conns.Done()
+		}
+	}}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(l) }()
 	t.Cleanup(func() {
@@ -71,6 +82,7 @@ func start(t TB, l net.Listener, client *http.Client, url string, opts []Option)
 		if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
 			t.Fatalf("simulate: serve: %v", err)
 		}
+		conns.Wait()
 		s.Close()
 	})
 	return &TestServer{Server: s, URL: url, Client: client}
