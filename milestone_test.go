@@ -51,7 +51,7 @@ func TestMilestones(t *testing.T) {
 				live := map[string]time.Duration{}
 				var firstToken time.Duration
 				hooks := tokenpace.Hooks{
-					Milestone: func(_ context.Context, i tokenpace.MilestoneInfo) { live[i.Name] = i.Elapsed },
+					Milestone:  func(_ context.Context, i tokenpace.MilestoneInfo) { live[i.Name] = i.Elapsed },
 					FirstToken: func(_ context.Context, i tokenpace.FirstTokenInfo) { firstToken = i.TTFT },
 				}
 				c := simClient(t, []simulate.Option{
