@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func predict(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = runPredict(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestPredictJSONContract(t *testing.T) {
+	code, out, stderr := predict(t, "--json", "--model", "llama-3.1-8b", "--gpu", "h100", "--prompt-tokens", "2000", "--output-tokens", "100", "--concurrency", "4")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("output is not one JSON object: %v\n%s", err, out)
+	}
+	for _, k := range []string{"queue_ms", "prefill_ms", "ttft_ms", "itl_ms", "tpot_ms", "tps", "aggregate_tps", "e2e_ms"} {
+		v, ok := m[k].(float64)
+		if !ok {
+			t.Errorf("JSON field %q = %v (%T), want a number", k, m[k], m[k])
+			continue
+		}
+		if v < 0 || (k != "queue_ms" && v == 0) {
+			t.Errorf("JSON field %q = %v, want positive", k, v)
+		}
+	}
+	if b := m["bound"]; b != "memory" && b != "compute" {
+		t.Errorf("JSON bound = %v, want \"memory\" or \"compute\"", b)
+	}
+	if ttft, q, p := m["ttft_ms"].(float64), m["queue_ms"].(float64), m["prefill_ms"].(float64); ttft < q+p-0.001 || ttft > q+p+0.001 {
+		t.Errorf("ttft_ms = %v, want queue_ms + prefill_ms = %v", ttft, q+p)
+	}
+}
+
+func TestPredictSeedArithmetic(t *testing.T) {
+	code, out, stderr := predict(t, "--params-b", "70", "--bits", "4", "--bandwidth-gbs", "1000", "--tflops", "1000", "--memory-gb", "48", "--mbu", "1", "--prompt-tokens", "1", "--output-tokens", "2")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if want := "35 GB / 1000 GB/s = 35 ms per token ≈ 28.6 TPS"; !strings.Contains(out, want) {
+		t.Errorf("predict output lacks %q:\n%s", want, out)
+	}
+	if !strings.Contains(out, "memory-bound") {
+		t.Errorf("predict output does not say memory-bound:\n%s", out)
+	}
+}
+
+func TestPredictRTTAddsToTTFT(t *testing.T) {
+	get := func(args ...string) map[string]float64 {
+		t.Helper()
+		code, out, stderr := predict(t, append([]string{"--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatal(err)
+		}
+		return map[string]float64{"ttft": m["ttft_ms"].(float64), "e2e": m["e2e_ms"].(float64), "itl": m["itl_ms"].(float64)}
+	}
+	base, far := get(), get("--rtt", "80ms")
+	if far["ttft"]-base["ttft"] < 79.999 || far["ttft"]-base["ttft"] > 80.001 || far["itl"] != base["itl"] {
+		t.Errorf("--rtt 80ms: ttft %v → %v, itl %v → %v; want ttft +80, itl unchanged", base["ttft"], far["ttft"], base["itl"], far["itl"])
+	}
+}
+
+func TestPredictRejectsBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--model", "gpt-17"}, "known: "},
+		{[]string{"--gpu", "voodoo5"}, "unknown GPU"},
+		{[]string{"--precision", "q3_weird"}, "unknown precision"},
+		{[]string{"--model", "llama-3.1-405b"}, "do not fit"},
+		{[]string{"--params-b", "-3"}, "must be positive"},
+		{[]string{"--gpus", "0"}, "must be positive"},
+		{[]string{"--prompt-tokens", "-1"}, "at least 1"},
+		{[]string{"--cached-tokens", "1000", "--prompt-tokens", "1000"}, "less than"},
+		{[]string{"--mbu", "1.5"}, "MBU"},
+		{[]string{"--model", "llama-3.1-8b", "--params-b", "8"}, "exclude each other"},
+		{[]string{"--bandwidth-gbs", "1000"}, "needs all of"},
+		{[]string{"--layers", "10"}, "with --params-b"},
+		{[]string{"--rtt", "-1s"}, "negative"},
+		{[]string{"stray"}, "unexpected argument"},
+	} {
+		code, _, stderr := predict(t, tc.args...)
+		if code == 0 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("predict %v: exit %d, stderr %q; want non-zero and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+func TestDeploymentFlagsDefault(t *testing.T) {
+	code, out, stderr := predict(t, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["model"] != "llama-3.1-8b" || m["gpu"] != "h100-sxm" || m["precision"] != "bf16" {
+		t.Errorf("default deployment = %v on %v at %v, want llama-3.1-8b on h100-sxm at bf16", m["model"], m["gpu"], m["precision"])
+	}
+}

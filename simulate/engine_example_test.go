@@ -1,0 +1,74 @@
+package simulate_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// The seed's sanity anchor: a 70B model at 4 bits is 35 GB, and a GPU with
+// 1000 GB/s reads it once per token.
+func ExamplePredict() {
+	gpu, _ := simulate.CustomGPU(1000, 165, 48) // bandwidth GB/s, TFLOPS, memory GB
+	model, _ := simulate.CustomModel(70, simulate.ModelShape{})
+	bits, _ := simulate.CustomPrecision(4)
+	p, err := simulate.Predict(
+		simulate.Deployment{GPU: gpu, Model: model, Precision: bits, MBU: 1, StepOverhead: -1},
+		simulate.Scenario{PromptTokens: 1, OutputTokens: 2},
+	)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(p.Arithmetic[2])
+	fmt.Println(p.Bound, "bound")
+	// Output:
+	// decode memory: 35 GB / 1000 GB/s = 35 ms per token ≈ 28.6 TPS at full bandwidth (35 GB weights + 0.000655 GB KV for 1 streams)
+	// memory bound
+}
+
+// Run simulates a workload offline: here a shared 3000-token system prompt
+// that the second request finds in the prefix cache.
+func ExampleRun() {
+	e, err := simulate.NewEngine(simulate.Deployment{}) // Llama 3.1 8B, bf16, one H100 SXM
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	req := simulate.Request{ID: 1, PromptTokens: 3200, PrefixKey: "system", PrefixTokens: 3000, OutputTokens: 100}
+	second := req
+	second.ID = 2
+	results := simulate.Run(e, []simulate.Arrival{
+		{At: 0, Request: req},
+		{At: 2 * time.Second, Request: second},
+	})
+	for _, r := range results {
+		fmt.Printf("request %d: cached %d, TTFT %v, %d tokens\n", r.ID, r.CachedTokens, r.TTFT.Round(time.Millisecond), r.OutputTokens)
+	}
+	// Output:
+	// request 1: cached 0, TTFT 115ms, 100 tokens
+	// request 2: cached 2992, TTFT 8ms, 100 tokens
+}
+
+// An Engine can be driven step by step, as the HTTP server does.
+func ExampleEngine() {
+	e, _ := simulate.NewEngine(simulate.Deployment{MaxRunning: 1})
+	e.Add(0, &simulate.Request{ID: 1, PromptTokens: 500, OutputTokens: 3})
+	e.Add(0, &simulate.Request{ID: 2, PromptTokens: 500, OutputTokens: 1})
+	for {
+		at, ok := e.Next()
+		if !ok {
+			break
+		}
+		e.AdvanceTo(at, func(em simulate.Emission) {
+			fmt.Printf("%v: request %d +%d token(s) first=%v done=%v queue=%v\n",
+				em.At.Round(100*time.Microsecond), em.ID, em.Tokens, em.First, em.Done, em.Queue.Round(100*time.Microsecond))
+		})
+	}
+	// Output:
+	// 17.6ms: request 1 +1 token(s) first=true done=false queue=0s
+	// 23.8ms: request 1 +1 token(s) first=false done=false queue=0s
+	// 30.1ms: request 1 +1 token(s) first=false done=true queue=0s
+	// 47.7ms: request 2 +1 token(s) first=true done=true queue=30.1ms
+}

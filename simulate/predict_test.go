@@ -1,0 +1,71 @@
+package simulate_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+func TestPredictAgreesWithEngine(t *testing.T) {
+	d := simulate.Deployment{}
+	p, err := simulate.Predict(d, simulate.Scenario{PromptTokens: 3000, OutputTokens: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, d, simulate.Identical(1, simulate.Request{PromptTokens: 3000, OutputTokens: 200}))[0]
+	if p.TTFT != r.TTFT || p.E2E != r.E2E || p.TPOT != r.TPOT() {
+		t.Errorf("Predict = TTFT %v, E2E %v, TPOT %v; engine run = %v, %v, %v", p.TTFT, p.E2E, p.TPOT, r.TTFT, r.E2E, r.TPOT())
+	}
+	if p.Bound != simulate.MemoryBound {
+		t.Errorf("single-stream 8B on H100 bound = %s, want memory", p.Bound)
+	}
+}
+
+func TestPredictCachedPromptCutsTTFT(t *testing.T) {
+	cold, err := simulate.Predict(simulate.Deployment{}, simulate.Scenario{PromptTokens: 4000, OutputTokens: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, err := simulate.Predict(simulate.Deployment{}, simulate.Scenario{PromptTokens: 4000, CachedTokens: 3900, OutputTokens: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(warm.TTFT*5 < cold.TTFT) {
+		t.Errorf("TTFT cached %v vs cold %v: want a large drop", warm.TTFT, cold.TTFT)
+	}
+}
+
+func TestPredictConcurrencyRaisesAggregate(t *testing.T) {
+	one, _ := simulate.Predict(simulate.Deployment{}, simulate.Scenario{Concurrency: 1})
+	many, _ := simulate.Predict(simulate.Deployment{}, simulate.Scenario{Concurrency: 64})
+	if !(many.AggregateTPS > 20*one.AggregateTPS) || !(many.TPS < one.TPS) {
+		t.Errorf("aggregate TPS 1 → 64 streams: %.0f → %.0f, per stream %.0f → %.0f; want aggregate up >20×, per stream down",
+			one.AggregateTPS, many.AggregateTPS, one.TPS, many.TPS)
+	}
+	big, _ := simulate.Predict(simulate.Deployment{}, simulate.Scenario{Concurrency: 1024, PromptTokens: 100, OutputTokens: 100})
+	if big.Queue == 0 || big.Bound != simulate.ComputeBound {
+		t.Errorf("1024 streams on 256 slots: queue %v, bound %s; want queueing and compute-bound", big.Queue, big.Bound)
+	}
+}
+
+func TestPredictRejects(t *testing.T) {
+	for _, s := range []simulate.Scenario{{PromptTokens: -1}, {OutputTokens: -5}, {Concurrency: -2}, {PromptTokens: 100, CachedTokens: 100}, {CachedTokens: -1}} {
+		if _, err := simulate.Predict(simulate.Deployment{}, s); !errors.Is(err, simulate.ErrInvalid) {
+			t.Errorf("Predict(%+v) = %v, want ErrInvalid", s, err)
+		}
+	}
+}
+
+func TestPredictArithmeticText(t *testing.T) {
+	d := anchor(t)
+	p, err := simulate.Predict(d, simulate.Scenario{PromptTokens: 1, OutputTokens: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(p.Arithmetic, "\n")
+	if want := "35 GB / 1000 GB/s = 35 ms per token ≈ 28.6 TPS"; !strings.Contains(text, want) {
+		t.Errorf("Arithmetic lacks %q:\n%s", want, text)
+	}
+}
