@@ -1,0 +1,185 @@
+package metrics_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/metrics"
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// simClient starts a simulator with sopts in memory (virtual time inside a
+// synctest bubble) and returns a tokenpace client of it whose requests feed
+// hooks.
+func simClient(t *testing.T, hooks tokenpace.Hooks, sopts ...simulate.Option) (*tokenpace.Client, *simulate.TestServer) {
+	t.Helper()
+	ts := simulate.StartInMemory(t, sopts...)
+	oc := openai.NewClient(option.WithBaseURL(ts.URL), option.WithHTTPClient(ts.Client),
+		option.WithAPIKey("sk-test-secret"), option.WithMaxRetries(0))
+	return tokenpace.NewClient(oc, tokenpace.WithHooks(hooks)), ts
+}
+
+// call streams one chat completion of at most n tokens to its end.
+func call(t *testing.T, c *tokenpace.Client, model, prompt string, n int) *tokenpace.Timing {
+	t.Helper()
+	s := c.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+		Model:     model,
+		Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage(prompt)},
+		MaxTokens: openai.Int(int64(n)),
+	})
+	for s.Next() {
+	}
+	if err := s.Err(); err != nil {
+		t.Errorf("stream %s: Err() = %v", model, err)
+	}
+	_ = s.Close()
+	return s.Timing()
+}
+
+// TestBufferingProxyDetected runs the same requests with and without the
+// simulator's buffering proxy and checks that only the buffered ones are
+// flagged, in the snapshot, the detection counter, the span and the
+// handler.
+func TestBufferingProxyDetected(t *testing.T) {
+	for _, buffered := range []bool{false, true} {
+		t.Run(fmt.Sprintf("buffering=%v", buffered), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				reader := sdkmetric.NewManualReader()
+				mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+				spans := tracetest.NewSpanRecorder()
+				tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+				defer func() { _ = mp.Shutdown(context.Background()); _ = tp.Shutdown(context.Background()) }()
+
+				var mu sync.Mutex
+				var seen []metrics.Detection
+				obs, err := metrics.New(metrics.WithMeterProvider(mp), metrics.WithTracerProvider(tp),
+					metrics.WithDetectionHandler(func(_ context.Context, d metrics.Detection) {
+						mu.Lock()
+						defer mu.Unlock()
+						seen = append(seen, d)
+					}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, _ := simClient(t, obs.Hooks(),
+					simulate.WithModel("m", &simulate.Fixed{TTFT: 300 * time.Millisecond, ITL: 20 * time.Millisecond}),
+					simulate.WithBuffering(buffered))
+				const n = 3
+				for range n {
+					tm := call(t, c, "m", "Tell me about latency.", 40)
+					if len(tm.Chunks) < 10 {
+						t.Fatalf("stream had %d chunks, want ≥ 10", len(tm.Chunks))
+					}
+				}
+
+				want := 0
+				if buffered {
+					want = n
+				}
+				snap := obs.Recorder.Snapshot()
+				if got := snap.Detections[string(metrics.KindBufferingProxy)]; got != int64(want) {
+					t.Errorf("Snapshot().Detections[%s] = %d, want %d", metrics.KindBufferingProxy, got, want)
+				}
+				if len(seen) != want {
+					t.Errorf("handler saw %d detections, want %d", len(seen), want)
+				}
+				for _, d := range seen {
+					if d.Hint != metrics.BufferingHint {
+						t.Errorf("detection hint = %q, want the X-Accel-Buffering hint", d.Hint)
+					}
+				}
+
+				var rm metricdata.ResourceMetrics
+				if err := reader.Collect(context.Background(), &rm); err != nil {
+					t.Fatal(err)
+				}
+				var counted int64
+				for _, sm := range rm.ScopeMetrics {
+					for _, m := range sm.Metrics {
+						if m.Name == "tokenpace.client.detections" {
+							for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+								counted += dp.Value
+							}
+						}
+					}
+				}
+				if counted != int64(want) {
+					t.Errorf("tokenpace.client.detections = %d, want %d", counted, want)
+				}
+				events := 0
+				for _, s := range spans.Ended() {
+					for _, e := range s.Events() {
+						if e.Name == metrics.EventDetection {
+							events++
+						}
+					}
+				}
+				if events != want {
+					t.Errorf("%d detection span events, want %d", events, want)
+				}
+			})
+		})
+	}
+}
+
+// TestTPSCollapseDetected runs requests one at a time on a simulated GPU to
+// learn the baseline, then many at once. With a KV cache too small for
+// them, it spills to host memory and the collapse of the decode rate must be
+// flagged; with room to spare, batching alone must not be.
+func TestTPSCollapseDetected(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		kvTokens int
+		want     bool
+	}{
+		{"KV cache exhausted", 2048, true},
+		{"KV cache ample", 0, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				obs, err := metrics.New()
+				if err != nil {
+					t.Fatal(err)
+				}
+				eng, err := simulate.NewEngine(simulate.Deployment{KVCapacityTokens: tt.kvTokens})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, ts := simClient(t, obs.Hooks(), simulate.WithModel("m", eng))
+
+				for i := range 10 {
+					call(t, c, "m", fmt.Sprintf("Warm-up request %d about latency.", i), 64)
+				}
+				if got := obs.Recorder.Snapshot().Detections; got != nil {
+					t.Fatalf("after sequential requests: Detections = %v, want none", got)
+				}
+
+				var wg sync.WaitGroup
+				for i := range 48 {
+					wg.Go(func() { call(t, c, "m", fmt.Sprintf("Concurrent request %d about latency.", i), 256) })
+				}
+				wg.Wait()
+				stats, _ := ts.Stats("m")
+				snap := obs.Recorder.Snapshot()
+				got := snap.Detections[string(metrics.KindTPSCollapse)] > 0
+				if got != tt.want {
+					t.Errorf("server stats %+v, TPOT %+v: Detections = %v, want %s %v",
+						stats, snap.TPOT, snap.Detections, metrics.KindTPSCollapse, tt.want)
+				}
+				t.Logf("server %+v; TPOT p50 %v p99 %v; detections %v", stats, snap.TPOT.P50, snap.TPOT.P99, snap.Detections)
+			})
+		})
+	}
+}
