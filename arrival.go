@@ -17,18 +17,18 @@ import (
 // reads only when its buffer holds no complete line).
 type arrivalBody struct {
 	io.ReadCloser
-	last time.Time
-	eof  bool
+	last   time.Time
+	before func() // called before each read; may be nil
 }
 
 // Read reads from the wrapped body and stamps reads that returned data.
 func (b *arrivalBody) Read(p []byte) (int, error) {
+	if b.before != nil {
+		b.before()
+	}
 	n, err := b.ReadCloser.Read(p)
 	if n > 0 {
 		b.last = time.Now()
-	}
-	if err == io.EOF {
-		b.eof = true
 	}
 	return n, err
 }
@@ -62,7 +62,7 @@ func (a *attempt) middleware() option.Middleware {
 			a.t.Headers = h.Headers
 			a.res = res
 			if res.Body != nil {
-				a.body = &arrivalBody{ReadCloser: res.Body}
+				a.body = &arrivalBody{ReadCloser: res.Body, before: a.flush}
 				res.Body = a.body
 			}
 		}

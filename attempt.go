@@ -19,7 +19,7 @@ import (
 
 // arrived is one decoded chunk and when its bytes arrived.
 type arrived struct {
-	chunk openai.ChatCompletionChunk
+	chunk *openai.ChatCompletionChunk
 	at    time.Time
 }
 
@@ -129,7 +129,7 @@ func (a *attempt) run() {
 	body := a.res.Body
 	if a.body == nil {
 		// A middleware replaced the response: stamp the body it returned.
-		a.body = &arrivalBody{ReadCloser: body}
+		a.body = &arrivalBody{ReadCloser: body, before: a.flush}
 		body = a.body
 	}
 	at, err := a.read(body)
@@ -150,8 +150,8 @@ func (a *attempt) read(body io.Reader) (time.Time, error) {
 			a.outputEnd(at)
 			return at, nil
 		}
-		var c openai.ChatCompletionChunk
-		if err := json.Unmarshal(data, &c); err != nil {
+		c := new(openai.ChatCompletionChunk)
+		if err := json.Unmarshal(data, c); err != nil {
 			return at, a.failure(KindMalformed, "", err)
 		}
 		if f, ok := c.JSON.ExtraFields["error"]; ok && f.Raw() != "null" {
@@ -166,8 +166,9 @@ func (a *attempt) read(body io.Reader) (time.Time, error) {
 }
 
 // deliver records chunk c, which arrived at at, and queues it for the
-// consumer.
-func (a *attempt) deliver(c openai.ChatCompletionChunk, at time.Time) {
+// consumer. The consumer is woken before the next read of the body (see
+// flush), so chunks that arrived in one read cost one wake-up.
+func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time) {
 	deltas := 0
 	var content string
 	for i := range c.Choices {
@@ -214,7 +215,6 @@ func (a *attempt) deliver(c openai.ChatCompletionChunk, at time.Time) {
 		reachedAt(t, n, at)
 	}
 	a.pending = append(a.pending, arrived{chunk: c, at: at})
-	a.signal()
 	a.mu.Unlock()
 
 	if first && a.ev.firstToken != nil {
@@ -250,6 +250,16 @@ func (a *attempt) outputEnd(at time.Time) {
 			a.ev.milestone(a, n, at)
 		}
 	}
+}
+
+// flush wakes the consumer if it waits and chunks are queued. The reader
+// calls it before every read of the body, which may block.
+func (a *attempt) flush() {
+	a.mu.Lock()
+	if len(a.pending) > 0 {
+		a.signal()
+	}
+	a.mu.Unlock()
 }
 
 // signal wakes the consumer if it waits. a.mu is held.

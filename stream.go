@@ -88,14 +88,14 @@ func (s *Stream) Next() bool {
 		}
 		s.batch, s.pos = batch, 0
 	}
-	s.acc.AddChunk(s.batch[s.pos].chunk)
+	s.acc.AddChunk(*s.batch[s.pos].chunk)
 	return true
 }
 
 // Current returns the chunk Next advanced to.
 func (s *Stream) Current() openai.ChatCompletionChunk {
 	if s.pos < len(s.batch) {
-		return s.batch[s.pos].chunk
+		return *s.batch[s.pos].chunk
 	}
 	return openai.ChatCompletionChunk{}
 }
