@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/metrics"
+)
+
+// lateAfter is how far past its scheduled time a request must go out to
+// count as late in the report.
+const lateAfter = time.Millisecond
+
+// loadGen sends a benchmark's requests and records their timings.
+//
+// With rate > 0 requests arrive as a Poisson process, at most concurrency
+// in flight (0: no cap). A request that cannot go out at its scheduled time
+// (no free slot, a slow wake-up) goes out late, and its latency counts from
+// the scheduled time, not from when it was sent: the load generator's own
+// delays land in the figures instead of hiding them (coordinated omission).
+// With rate 0, concurrency clients each send their next request when the
+// previous one ends (a closed loop).
+type loadGen struct {
+	client      *tokenpace.Client
+	params      func(i int) openai.ChatCompletionNewParams
+	recorder    *metrics.Recorder
+	requests    int
+	concurrency int
+	rate        float64
+	warmup      int
+	timeout     time.Duration
+	seed        uint64
+	keep        bool // keep every Timing, for the plot
+	progress    progress
+}
+
+// loadResult is what a run measured beyond the Recorder's figures.
+type loadResult struct {
+	snap metrics.Snapshot
+	// wall is the measured phase's wall time, first send to last end.
+	wall time.Duration
+	// late counts requests sent more than lateAfter past their scheduled
+	// time; maxLate is the largest such delay.
+	late    int
+	maxLate time.Duration
+	// interrupted is set when ctx ended before every request did;
+	// abandoned counts the requests cut off then, which are not in snap.
+	interrupted bool
+	abandoned   int
+	// timings holds every recorded Timing when keep was set.
+	timings []*tokenpace.Timing
+}
+
+// run performs the warm-up, then the measured requests, and returns the
+// result. It returns early, with what was measured, when ctx ends.
+func (g *loadGen) run(ctx context.Context) *loadResult {
+	res := &loadResult{}
+	var mu sync.Mutex
+	if g.warmup > 0 {
+		g.closedLoop(ctx, g.warmup, func(int, *tokenpace.Timing, time.Time) {})
+	}
+	start := time.Now()
+	var last time.Time
+	record := func(i int, t *tokenpace.Timing, scheduled time.Time) {
+		if ctx.Err() != nil && errors.Is(t.Err, context.Canceled) {
+			mu.Lock()
+			res.abandoned++
+			mu.Unlock()
+			return
+		}
+		c := *t
+		if !scheduled.IsZero() && !c.Sent.IsZero() && c.Sent.After(scheduled) {
+			late := c.Sent.Sub(scheduled)
+			mu.Lock()
+			if late > lateAfter {
+				res.late++
+			}
+			res.maxLate = max(res.maxLate, late)
+			mu.Unlock()
+			c.Start, c.Sent = scheduled, scheduled
+		}
+		g.recorder.Record(context.Background(), &c)
+		mu.Lock()
+		if g.keep {
+			res.timings = append(res.timings, &c)
+		}
+		if c.End.After(last) {
+			last = c.End
+		}
+		mu.Unlock()
+		g.progress.add()
+	}
+	if ctx.Err() == nil {
+		if g.rate > 0 {
+			g.openLoop(ctx, record)
+		} else {
+			g.closedLoop(ctx, g.requests, record)
+		}
+	}
+	res.interrupted = ctx.Err() != nil
+	if last.After(start) {
+		res.wall = last.Sub(start)
+	}
+	res.snap = g.recorder.Snapshot()
+	return res
+}
+
+// closedLoop sends n requests from g.concurrency clients.
+func (g *loadGen) closedLoop(ctx context.Context, n int, record func(int, *tokenpace.Timing, time.Time)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(g.concurrency, n) {
+		wg.Go(func() {
+			for i := range next {
+				record(i, g.one(ctx, i), time.Time{})
+			}
+		})
+	}
+send:
+	for i := range n {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break send
+		}
+	}
+	close(next)
+	wg.Wait()
+}
+
+// openLoop sends g.requests requests at Poisson arrival times.
+func (g *loadGen) openLoop(ctx context.Context, record func(int, *tokenpace.Timing, time.Time)) {
+	rng := rand.New(rand.NewPCG(g.seed, 0x9e3779b97f4a7c15))
+	var slots chan struct{}
+	if g.concurrency > 0 {
+		slots = make(chan struct{}, g.concurrency)
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	at := time.Now()
+	for i := range g.requests {
+		if i > 0 {
+			at = at.Add(time.Duration(rng.ExpFloat64() / g.rate * float64(time.Second)))
+		}
+		timer.Reset(time.Until(at))
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			return
+		}
+		if slots != nil {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+		}
+		wg.Go(func() {
+			record(i, g.one(ctx, i), at)
+			if slots != nil {
+				<-slots
+			}
+		})
+	}
+}
+
+// one sends request i, reads its whole stream and returns its Timing.
+func (g *loadGen) one(ctx context.Context, i int) *tokenpace.Timing {
+	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	defer cancel()
+	s := g.client.NewStreaming(ctx, g.params(i))
+	for s.Next() {
+	}
+	s.Close()
+	return s.Timing()
+}

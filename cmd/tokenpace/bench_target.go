@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"golang.org/x/term"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// termIsTerminal reports whether fd is a terminal.
+var termIsTerminal = term.IsTerminal
+
+// benchTarget is the endpoint under test: a base URL, or a simulator
+// started in process on an in-memory listener.
+type benchTarget struct {
+	oc     openai.Client
+	client *tokenpace.Client
+	model  string
+	// what describes the endpoint for the report, without credentials.
+	what string
+	// deployment is the embedded simulator's, nil for a base URL.
+	deployment *simulate.Deployment
+	close      func()
+}
+
+// newBenchTarget connects to f.baseURL, or starts the embedded simulator.
+func newBenchTarget(ctx context.Context, f *benchFlags) (*benchTarget, error) {
+	t := &benchTarget{close: func() {}}
+	opts := []option.RequestOption{option.WithMaxRetries(0)}
+	if f.baseURL == "" {
+		d, err := f.hw.deployment()
+		if err != nil {
+			return nil, err
+		}
+		e, err := simulate.NewEngine(d)
+		if err != nil {
+			return nil, err
+		}
+		d = e.Deployment()
+		t.model = d.Model.Name
+		srv, err := simulate.NewServer(simulate.WithModel(t.model, e), simulate.WithSeed(f.seed))
+		if err != nil {
+			return nil, err
+		}
+		l := simulate.NewMemListener()
+		hc := l.Client()
+		hs := &http.Server{Handler: srv}
+		served := make(chan struct{})
+		go func() {
+			defer close(served)
+			_ = hs.Serve(l) // ends with ErrServerClosed
+		}()
+		t.close = func() {
+			hc.CloseIdleConnections()
+			hs.Close()
+			<-served
+			srv.Close()
+		}
+		t.deployment = &d
+		t.what = fmt.Sprintf("embedded simulator: %s at %s on %d × %s", d.Model.Name, d.Precision.Name, d.GPUs, d.GPU.Name)
+		opts = append(opts, option.WithBaseURL("http://simulator.invalid/v1/"), option.WithHTTPClient(hc), option.WithAPIKey("simulator"))
+	} else {
+		u, err := url.Parse(f.baseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("--base-url %q: want an http:// or https:// URL such as http://localhost:8000/v1", f.baseURL)
+		}
+		u.User = nil
+		t.what = u.String()
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = max(f.concurrency, 64)
+		hc := &http.Client{Transport: tr}
+		t.close = hc.CloseIdleConnections
+		opts = append(opts, option.WithBaseURL(f.baseURL), option.WithHTTPClient(hc))
+		if key := os.Getenv(f.apiKeyEnv); key != "" {
+			opts = append(opts, option.WithAPIKey(key))
+		} else if f.apiKeyEnv != "OPENAI_API_KEY" {
+			t.close()
+			return nil, fmt.Errorf("--api-key-env: environment variable %s is empty", f.apiKeyEnv)
+		} else {
+			// Local servers take any key; openai-go wants one.
+			opts = append(opts, option.WithAPIKey("none"))
+		}
+		t.model = f.hw.model
+	}
+	t.oc = openai.NewClient(opts...)
+	t.client = tokenpace.NewClient(t.oc)
+	return t, nil
+}
+
+// probe checks that the endpoint answers at all, so that a wrong URL fails
+// fast with one clear line instead of N identical errors, and picks the
+// model when none was given. Any HTTP answer (even 401 or 404) counts as
+// reachable: errors from the server are measured, not fatal.
+func (t *benchTarget) probe(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, min(timeout, 15*time.Second))
+	defer cancel()
+	page, err := t.oc.Models.List(ctx)
+	var apiErr *openai.Error
+	switch {
+	case err == nil:
+		if t.model == "" && len(page.Data) > 0 {
+			t.model = page.Data[0].ID
+		}
+	case errors.As(err, &apiErr):
+		// Reachable; /models may be missing or need another key.
+	case ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%s did not answer within %v", t.what, min(timeout, 15*time.Second))
+	default:
+		return fmt.Errorf("cannot reach %s: %v", t.what, rootCause(err))
+	}
+	if t.model == "" {
+		return fmt.Errorf("%s lists no model: name one with --model", t.what)
+	}
+	return nil
+}
+
+// rootCause returns the innermost error of err's chain, which for a
+// failed connection is the system's own words ("connection refused", "no
+// such host") without the URL and method openai-go adds around them.
+func rootCause(err error) error {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err
+		}
+		err = u
+	}
+}
