@@ -139,6 +139,7 @@ func (e *Engine) drop(s *seq) {
 	if !s.gone {
 		s.gone = true
 		e.nRunning--
+		e.stats.Running = e.nRunning
 		e.free(s)
 	}
 }

@@ -69,24 +69,15 @@ func (r Result) ITL() []time.Duration {
 
 // Run drives s through workload in virtual time and returns one Result per
 // arrival, in workload order. It starts no goroutine and never sleeps: a
-// workload of thousands of requests runs in milliseconds.
+// workload of thousands of requests runs in milliseconds. s must be fresh:
+// Run hands it the requests with their workload index as ID and reports
+// them under their own Request.ID.
 func Run(s Scheduler, workload []Arrival) []Result {
-	order := make([]int, len(workload))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmpDur(workload[a].At, workload[b].At) })
 	results := make([]Result, len(workload))
-	index := make(map[uint64]int, len(workload))
 	for i, a := range workload {
 		results[i] = Result{ID: a.Request.ID, Arrival: a.At, Chunks: make([]time.Duration, 0, max(a.Request.OutputTokens, 1))}
-		index[a.Request.ID] = i
 	}
-	emit := func(em Emission) {
-		i, ok := index[em.ID]
-		if !ok {
-			return
-		}
+	drive(s, workload, func(i int, em Emission) {
 		r := &results[i]
 		if em.First {
 			r.Queue, r.Prefill, r.CachedTokens = em.Queue, em.Prefill, em.CachedTokens
@@ -105,22 +96,40 @@ func Run(s Scheduler, workload []Arrival) []Result {
 		r.OutputTokens += em.Tokens
 		r.E2E = em.At - r.Arrival
 		r.Done = em.Done
+	})
+	return results
+}
+
+// drive feeds workload to s in arrival order, advancing s between arrivals,
+// until s has nothing left to do. emit receives each emission with the
+// workload index of its request; s sees those indices as request IDs.
+func drive(s Scheduler, workload []Arrival, emit func(i int, em Emission)) {
+	order := make([]int, len(workload))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmpDur(workload[a].At, workload[b].At) })
+	fn := func(em Emission) {
+		if em.ID < uint64(len(workload)) {
+			emit(int(em.ID), em)
+		}
 	}
 	next := 0
 	for {
 		at, ok := s.Next()
 		if next < len(order) && (!ok || workload[order[next]].At <= at) {
 			a := &workload[order[next]]
-			s.AdvanceTo(a.At, emit)
+			s.AdvanceTo(a.At, fn)
 			req := a.Request
+			req.ID = uint64(order[next])
 			s.Add(a.At, &req)
 			next++
 			continue
 		}
 		if !ok {
-			return results
+			return
 		}
-		s.AdvanceTo(at, emit)
+		s.AdvanceTo(at, fn)
 	}
 }
 

@@ -56,6 +56,10 @@ type Prediction struct {
 	Arithmetic []string
 }
 
+// maxPredictTokens bounds the output tokens one Predict simulates (a few
+// seconds of CPU).
+const maxPredictTokens = 1e8
+
 // Predict simulates s on d offline and explains the result. An impossible
 // deployment or scenario yields an *InvalidError.
 func Predict(d Deployment, s Scenario) (Prediction, error) {
@@ -81,32 +85,53 @@ func Predict(d Deployment, s Scenario) (Prediction, error) {
 			return Prediction{}, &InvalidError{Field: c.name, Value: c.v, Reason: "must be positive (cached tokens: in [0, prompt tokens))"}
 		}
 	}
+	if work := float64(s.Concurrency) * float64(s.OutputTokens); work > maxPredictTokens {
+		return Prediction{}, &InvalidError{Field: "scenario", Value: fmt.Sprintf("%d × %d output tokens", s.Concurrency, s.OutputTokens),
+			Reason: fmt.Sprintf("more than %g tokens to simulate", float64(maxPredictTokens))}
+	}
 	const key = "predict"
 	req := Request{PromptTokens: s.PromptTokens, OutputTokens: s.OutputTokens}
 	if s.CachedTokens > 0 {
 		e.WarmPrefix(key, s.CachedTokens)
 		req.PrefixKey, req.PrefixTokens = key, s.CachedTokens
 	}
-	results := Run(e, Identical(s.Concurrency, req))
-
+	// Sum the figures as the run goes rather than keep every chunk time:
+	// a large scenario would otherwise hold millions of them.
+	type summary struct {
+		first, last time.Duration
+		chunks      int
+		tokens      int
+	}
+	sums := make([]summary, s.Concurrency)
 	p := Prediction{Deployment: d, Scenario: s}
+	drive(e, Identical(s.Concurrency, req), func(i int, em Emission) {
+		r := &sums[i]
+		if em.First {
+			p.Queue += em.Queue
+			p.Prefill += em.Prefill
+			r.first = em.At
+		}
+		r.last = em.At
+		r.chunks++
+		r.tokens += em.Tokens
+	})
 	var tokens int
 	var last, itlSum time.Duration
 	var itlN int
-	for _, r := range results {
-		p.Queue += r.Queue
-		p.Prefill += r.Prefill
-		p.TTFT += r.TTFT
-		p.TPOT += r.TPOT()
-		p.E2E += r.E2E
-		tokens += r.OutputTokens
-		last = max(last, r.Arrival+r.E2E)
-		if n := len(r.Chunks); n > 1 {
-			itlSum += r.Chunks[n-1] - r.Chunks[0]
-			itlN += n - 1
+	for _, r := range sums {
+		p.TTFT += r.first
+		p.E2E += r.last
+		if r.tokens > 1 {
+			p.TPOT += (r.last - r.first) / time.Duration(r.tokens-1)
+		}
+		tokens += r.tokens
+		last = max(last, r.last)
+		if r.chunks > 1 {
+			itlSum += r.last - r.first
+			itlN += r.chunks - 1
 		}
 	}
-	n := time.Duration(len(results))
+	n := time.Duration(len(sums))
 	p.Queue, p.Prefill, p.TTFT, p.TPOT, p.E2E = p.Queue/n, p.Prefill/n, p.TTFT/n, p.TPOT/n, p.E2E/n
 	if itlN > 0 {
 		p.ITL = itlSum / time.Duration(itlN)

@@ -51,7 +51,7 @@ func TestPredictConcurrencyRaisesAggregate(t *testing.T) {
 }
 
 func TestPredictRejects(t *testing.T) {
-	for _, s := range []simulate.Scenario{{PromptTokens: -1}, {OutputTokens: -5}, {Concurrency: -2}, {PromptTokens: 100, CachedTokens: 100}, {CachedTokens: -1}} {
+	for _, s := range []simulate.Scenario{{PromptTokens: -1}, {OutputTokens: -5}, {Concurrency: -2}, {PromptTokens: 100, CachedTokens: 100}, {CachedTokens: -1}, {Concurrency: 1_000_000, OutputTokens: 1000}} {
 		if _, err := simulate.Predict(simulate.Deployment{}, s); !errors.Is(err, simulate.ErrInvalid) {
 			t.Errorf("Predict(%+v) = %v, want ErrInvalid", s, err)
 		}

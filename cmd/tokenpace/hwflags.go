@@ -28,6 +28,7 @@ type deploymentFlags struct {
 	gpus         int
 
 	mbu, mfu float64
+	runtime  string
 }
 
 // addDeploymentFlags registers the model and hardware flags on fs. With no
@@ -49,6 +50,7 @@ func addDeploymentFlags(fs *flag.FlagSet) *deploymentFlags {
 	fs.IntVar(&f.gpus, "gpus", 1, "GPUs for tensor parallelism")
 	fs.Float64Var(&f.mbu, "mbu", 0, "memory bandwidth utilisation in (0, 1] (default: the runtime's calibrated value)")
 	fs.Float64Var(&f.mfu, "mfu", 0, "FLOPs utilisation in (0, 1] (default: the runtime's calibrated value)")
+	fs.StringVar(&f.runtime, "runtime", "", "serving engine class whose efficiency defaults apply: vllm or llama.cpp (default: llama.cpp for GGUF precisions, else vllm)")
 	return f
 }
 
@@ -123,6 +125,15 @@ func (f *deploymentFlags) deployment() (simulate.Deployment, error) {
 	}
 	if err != nil {
 		return d, err
+	}
+	switch f.runtime {
+	case "":
+	case "vllm", "sglang", "tensorrt-llm", "trt-llm", "tgi":
+		d.Runtime = simulate.RuntimeVLLM
+	case "llama.cpp", "llamacpp", "ollama":
+		d.Runtime = simulate.RuntimeLlamaCpp
+	default:
+		return d, fmt.Errorf("unknown --runtime %q (known: vllm, llama.cpp)", f.runtime)
 	}
 	d.GPUs = f.gpus
 	d.MBU, d.MFU = f.mbu, f.mfu

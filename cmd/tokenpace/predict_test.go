@@ -92,6 +92,7 @@ func TestPredictRejectsBadInput(t *testing.T) {
 		{[]string{"--layers", "10"}, "with --params-b"},
 		{[]string{"--rtt", "-1s"}, "negative"},
 		{[]string{"stray"}, "unexpected argument"},
+		{[]string{"--runtime", "magic"}, "unknown --runtime"},
 	} {
 		code, _, stderr := predict(t, tc.args...)
 		if code == 0 || !strings.Contains(stderr, tc.want) {
