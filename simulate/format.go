@@ -22,10 +22,19 @@ func (u usage) append(b []byte) []byte {
 	return append(b, `}}`...)
 }
 
-// appendString appends s as a JSON string.
+// appendString appends s as a JSON string. Printable ASCII without quotes
+// or backslashes (generated text) is copied as is; anything else goes
+// through encoding/json.
 func appendString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s) // a string always marshals
-	return append(b, q...)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			q, _ := json.Marshal(s) // a string always marshals
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // format writes the bodies of one endpoint's responses: the SSE events of a

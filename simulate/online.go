@@ -106,11 +106,14 @@ func (d *driver) loop() {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	armed := false
+	var armedAt time.Duration // the event the timer is set for
 	for {
 		var fire <-chan time.Time
 		if at, ok := d.sched.Next(); ok {
-			timer.Reset(time.Until(d.epoch.Add(at)))
-			armed = true
+			if !armed || at != armedAt {
+				timer.Reset(time.Until(d.epoch.Add(at)))
+				armed, armedAt = true, at
+			}
 			fire = timer.C
 		} else if armed {
 			timer.Stop()
@@ -163,11 +166,12 @@ func (s *sink) push(e Emission) {
 	signal(s.ready)
 }
 
-// take returns every queued emission, in order, and empties the queue.
-func (s *sink) take() []Emission {
+// take returns every queued emission, in order, and empties the queue,
+// reusing spare (which the caller no longer needs) for the next ones.
+func (s *sink) take(spare []Emission) []Emission {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	q := s.queue
-	s.queue = nil
+	s.queue = spare[:0]
 	return q
 }

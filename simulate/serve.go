@@ -207,13 +207,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, g *generation) {
 		cached   int
 		roleSent = s.cfg.roleFirst || !g.chat
 	)
+	var batch []Emission
 	for !finished {
 		select {
 		case <-sink.ready:
 		case <-ctx.Done():
 			return
 		}
-		for _, e := range sink.take() {
+		batch = sink.take(batch)
+		for _, e := range batch {
 			at := d.epoch.Add(e.At)
 			if e.First {
 				cached = e.CachedTokens
@@ -245,7 +247,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, g *generation) {
 					buf = f.role(buf)
 					roleSent = true
 				}
-				text := strings.Join(tokens[pos-pending:pos], "")
+				text := tokens[pos-1]
+				if pending > 1 {
+					text = strings.Join(tokens[pos-pending:pos], "")
+				}
 				pending = 0
 				chunks++
 				if g.stream {

@@ -96,3 +96,11 @@ func TestOutputTokensDistribution(t *testing.T) {
 		t.Errorf("max_tokens below the draw: %d chunks, finish %q, want 2, length", len(got.arrivals), got.finish)
 	}
 }
+
+func TestRepliesSurviveJSONEscaping(t *testing.T) {
+	const text = "He said \"hi\"\\ then\n\ttabbed\u2028 ünïcödé \x01 <b>&"
+	got := reply(t, chatParams("m", 100), simulate.WithReply(func(simulate.ReplyInfo) (string, bool) { return text, true }))
+	if got.text != text {
+		t.Errorf("streamed text = %q, want %q", got.text, text)
+	}
+}

@@ -1,0 +1,234 @@
+package simulate_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// The online-precision measurement: N concurrent streams at a fixed TTFT
+// and ITL over loopback, against a server in a child process, so that its
+// CPU time (getrusage of the child) is the server's alone. Each chunk's
+// arrival is compared with its schedule, send time + TTFT + k·ITL. The
+// baseline in the same run is a server that sleeps token after token
+// (relative sleeps), as common simulators do.
+//
+//	TOKENPACE_PRECISION=1 go test -run TestOnlinePrecision -v ./simulate/
+const (
+	precisionEnv = "TOKENPACE_PRECISION"
+	serveEnv     = "TOKENPACE_PRECISION_SERVE" // "sim" or "sleep": be the child server
+	precTTFT     = 30 * time.Millisecond
+	precITL      = 30 * time.Millisecond
+	precTokens   = 100
+)
+
+// TestPrecisionServer is the child process: it serves until stdin closes.
+func TestPrecisionServer(t *testing.T) {
+	mode := os.Getenv(serveEnv)
+	if mode == "" {
+		t.Skip("child process of TestOnlinePrecision")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	var h http.Handler
+	switch mode {
+	case "sim":
+		s, err := simulate.NewServer(simulate.WithModel("m", &simulate.Fixed{TTFT: precTTFT, ITL: precITL}))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		h = s
+	default:
+		h = http.HandlerFunc(sleepingHandler)
+	}
+	go http.Serve(l, h)
+	fmt.Println(l.Addr())
+	// "start" on stdin marks the start of the measurement; at EOF the
+	// server prints the CPU time it used since then.
+	in := bufio.NewReader(os.Stdin)
+	in.ReadString('\n')
+	before := cpuTime()
+	if p := os.Getenv("TOKENPACE_PRECISION_PROFILE"); p != "" {
+		f, _ := os.Create(p + "." + mode)
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	io.Copy(io.Discard, in)
+	fmt.Println(int64(cpuTime() - before))
+	pprof.StopCPUProfile()
+	os.Exit(0)
+}
+
+// cpuTime returns the user and system CPU time of this process.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// sleepingHandler streams precTokens chunks, sleeping TTFT and then ITL
+// before each: the relative-sleep design whose delays accumulate.
+func sleepingHandler(w http.ResponseWriter, r *http.Request) {
+	io.Copy(io.Discard, r.Body)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(200)
+	f := w.(http.Flusher)
+	time.Sleep(precTTFT)
+	for i := range precTokens {
+		if i > 0 {
+			time.Sleep(precITL)
+		}
+		b, _ := json.Marshal(map[string]any{
+			"id": "x", "object": "chat.completion.chunk", "model": "m",
+			"choices": []map[string]any{{"index": 0, "delta": map[string]string{"content": " word"}}},
+		})
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		f.Flush()
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	f.Flush()
+}
+
+type precisionResult struct {
+	mode            string
+	streams, chunks int
+	p50, p99, max   time.Duration // arrival − schedule (send + TTFT + k·ITL)
+	driftP99        time.Duration // arrival − (first arrival + k·ITL)
+	cpuPerChunk     time.Duration
+}
+
+func TestOnlinePrecision(t *testing.T) {
+	if os.Getenv(precisionEnv) == "" {
+		t.Skipf("set %s=1 to measure (takes about 30 s)", precisionEnv)
+	}
+	var rows []precisionResult
+	for _, streams := range []int{1, 256} {
+		for _, mode := range []string{"sim", "sleep"} {
+			rows = append(rows, measurePrecision(t, mode, streams))
+		}
+	}
+	t.Logf("| server | streams | chunks | p50 | p99 | max | p99 vs first chunk | server CPU/chunk |")
+	for _, r := range rows {
+		t.Logf("| %s | %d | %d | %v | %v | %v | %v | %v |", r.mode, r.streams, r.chunks,
+			r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.max.Round(10*time.Microsecond),
+			r.driftP99.Round(10*time.Microsecond), r.cpuPerChunk)
+	}
+}
+
+func measurePrecision(t *testing.T, mode string, streams int) precisionResult {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPrecisionServer$")
+	cmd.Env = append(os.Environ(), serveEnv+"="+mode)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start server: %v", err)
+	}
+	out := bufio.NewReader(stdout)
+	addr, err := out.ReadString('\n')
+	if err != nil {
+		t.Fatalf("server address: %v", err)
+	}
+	base := "http://" + strings.TrimSpace(addr)
+	url := base + "/v1/chat/completions"
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: streams, MaxConnsPerHost: streams}}
+	body := fmt.Sprintf(`{"model":"m","stream":true,"max_tokens":%d,"messages":[{"role":"user","content":"hi"}]}`, precTokens)
+	// Open the connections first, so the measurement is of streaming,
+	// not of 256 TCP handshakes at once.
+	var warm sync.WaitGroup
+	for range streams {
+		warm.Go(func() {
+			res, err := client.Get(base + "/health")
+			if err == nil {
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			}
+		})
+	}
+	warm.Wait()
+	fmt.Fprintln(stdin, "start")
+
+	devs := make([][]time.Duration, streams)
+	first := make([]time.Duration, streams) // TTFT deviation per stream
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range streams {
+		wg.Go(func() {
+			<-start
+			sent := time.Now()
+			res, err := client.Post(url, "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Errorf("stream %d: %v", i, err)
+				return
+			}
+			defer res.Body.Close()
+			r := bufio.NewReaderSize(res.Body, 4096)
+			k := 0
+			for {
+				line, err := r.ReadSlice('\n')
+				if err != nil {
+					break
+				}
+				if !strings.Contains(string(line), `"content":"`) || strings.Contains(string(line), `"content":""`) {
+					continue
+				}
+				now := time.Now()
+				if k == 0 {
+					first[i] = now.Sub(sent) - precTTFT
+				}
+				devs[i] = append(devs[i], now.Sub(sent.Add(precTTFT+time.Duration(k)*precITL)))
+				k++
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	client.CloseIdleConnections()
+	stdin.Close()
+	var cpuNs int64
+	if _, err := fmt.Fscan(out, &cpuNs); err != nil {
+		t.Fatalf("server CPU time: %v", err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("server: %v", err)
+	}
+	cpu := time.Duration(cpuNs)
+	var all, drift []time.Duration
+	for i, d := range devs {
+		all = append(all, d...)
+		for _, x := range d {
+			drift = append(drift, x-first[i])
+		}
+	}
+	slices.Sort(drift)
+	if len(all) != streams*precTokens {
+		t.Fatalf("%s, %d streams: %d chunks, want %d", mode, streams, len(all), streams*precTokens)
+	}
+	slices.Sort(all)
+	q := func(p float64) time.Duration { return all[int(p*float64(len(all)-1))] }
+	return precisionResult{
+		mode: mode, streams: streams, chunks: len(all),
+		p50: q(0.5), p99: q(0.99), max: all[len(all)-1],
+		driftP99:    drift[int(0.99*float64(len(drift)-1))],
+		cpuPerChunk: (cpu / time.Duration(len(all))).Round(100 * time.Nanosecond),
+	}
+}
