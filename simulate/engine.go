@@ -15,7 +15,7 @@ type Engine struct {
 	d    Deployment
 	cost costModel
 
-	clock     time.Duration // time of the last event or Add
+	clock     time.Duration // when the next step may start: the last step's end, or the first arrival when idle
 	waiting   []*seq        // FIFO; preempted sequences go back to the front
 	running   []*seq        // admitted, in admission order
 	byID      map[uint64]*seq
@@ -90,8 +90,6 @@ func (e *Engine) Deployment() Deployment { return e.d }
 // Add implements Scheduler. A prompt or output of fewer than one token
 // counts as one.
 func (e *Engine) Add(now time.Duration, r *Request) {
-	now = max(now, e.clock)
-	e.clock = now
 	s := &seq{
 		id:           r.ID,
 		arrival:      now,
@@ -119,10 +117,9 @@ func (e *Engine) Cancel(now time.Duration, id uint64) {
 	if !ok {
 		return
 	}
-	e.clock = max(now, e.clock)
 	e.drop(s)
-	if e.planned && e.cur.start == e.clock {
-		e.planned = false
+	if e.planned && e.cur.start == now {
+		e.planned = false // the step has not begun: plan it without s
 	}
 }
 
@@ -195,6 +192,9 @@ func (e *Engine) blocksFor(tokens int) int {
 // starts at the clock: every decoding sequence contributes its tokens, then
 // prefill chunks fill the rest of the token budget in admission order.
 func (e *Engine) plan() {
+	if e.nRunning == 0 && len(e.waiting) > 0 {
+		e.clock = max(e.clock, e.waiting[0].arrival) // idle until the next arrival
+	}
 	e.admit()
 	e.compact()
 	load := Load{}
@@ -235,12 +235,16 @@ func (e *Engine) plan() {
 	e.planned = true
 }
 
-// admit moves queued requests into the batch while a slot is free and, with
-// KVPreempt, while their prompt's blocks fit. A request larger than the
-// whole cache is admitted alone and spills to host memory.
+// admit moves queued requests that have arrived by the clock into the batch
+// while a slot is free and, with KVPreempt, while their prompt's blocks fit.
+// A request larger than the whole cache is admitted alone and spills to host
+// memory.
 func (e *Engine) admit() {
 	for len(e.waiting) > 0 && e.nRunning < e.d.MaxRunning {
 		s := e.waiting[0]
+		if s.arrival > e.clock {
+			break
+		}
 		need := e.blocksFor(s.target)
 		if e.d.KVPolicy == KVPreempt && e.used+need > e.capBlocks && !(e.nRunning == 0 && need > e.capBlocks) {
 			break

@@ -373,3 +373,22 @@ func TestDeploymentErrors(t *testing.T) {
 		t.Errorf("NewEngine(405B fp8 on 8 H100) = %v, want it to fit", err)
 	}
 }
+
+func TestLateAddNeverStartsBeforeArrival(t *testing.T) {
+	e := newEngine(t, anchor(t))
+	e.Add(0, &simulate.Request{ID: 1, PromptTokens: 10, OutputTokens: 5})
+	first, _ := e.Next()
+	arrival := first + 10*time.Millisecond // after the planned step ends, with no AdvanceTo in between
+	e.Add(arrival, &simulate.Request{ID: 2, PromptTokens: 10, OutputTokens: 2})
+	for {
+		at, ok := e.Next()
+		if !ok {
+			break
+		}
+		e.AdvanceTo(at, func(em simulate.Emission) {
+			if em.ID == 2 && em.First && (em.Queue < 0 || em.At-em.Prefill-em.Queue != arrival) {
+				t.Errorf("late request: first token at %v, queue %v, prefill %v; want its prefill to start at or after %v", em.At, em.Queue, em.Prefill, arrival)
+			}
+		})
+	}
+}
