@@ -57,7 +57,7 @@ func TestRecorderPercentiles(t *testing.T) {
 }
 
 func TestRecorderThroughputAndGoodput(t *testing.T) {
-	r := NewRecorder(WithSLO(SLO{TTFT: 300 * time.Millisecond}), WithoutDetection())
+	r := NewRecorder(WithSLO(SLO{TTFT: 300 * time.Millisecond}), WithWindow(20*time.Second), WithoutDetection())
 	ctx := context.Background()
 	// Four requests over 10s: one good, one too slow for the SLO, one that
 	// breached a budget, one that failed.
@@ -87,13 +87,15 @@ func TestRecorderThroughputAndGoodput(t *testing.T) {
 	check("OutputThroughput", s.OutputThroughput, 4.4)
 	check("Goodput", s.Goodput, 0.1)
 	check("TokenGoodput", s.TokenGoodput, 1.1)
-	check("WindowRequestThroughput", s.WindowRequestThroughput, 0.3)
-	check("WindowOutputThroughput", s.WindowOutputThroughput, 4.4)
+	// The 20s window has 1s slots; at 10s it covers 19 whole slots and
+	// none of the current one: 19s, holding everything.
+	check("WindowRequestThroughput", s.WindowRequestThroughput, 3.0/19)
+	check("WindowOutputThroughput", s.WindowOutputThroughput, 44.0/19)
 	if s.Errors["503"] != 1 || s.Breaches["gap"] != 1 {
 		t.Errorf("Errors = %v, Breaches = %v, want 503:1 and gap:1", s.Errors, s.Breaches)
 	}
-	// Twenty seconds later the window is empty, the totals are not.
-	later := r.SnapshotAt(epoch.Add(30 * time.Second))
+	// Thirty seconds later the window is empty, the totals are not.
+	later := r.SnapshotAt(epoch.Add(40 * time.Second))
 	check("later WindowOutputThroughput", later.WindowOutputThroughput, 0)
 	check("later OutputThroughput", later.OutputThroughput, 4.4)
 }
@@ -102,9 +104,10 @@ func TestRecorderWindowDropsOldCounts(t *testing.T) {
 	w := newWindow(10 * time.Second) // 500ms slots
 	w.add(epoch.Add(20*time.Second), 1, 10)
 	w.add(epoch, 1, 1000) // its slot now holds newer time: dropped
-	req, tok := w.rates(epoch.Add(21 * time.Second))
-	if req != 0.1 || tok != 1 {
-		t.Errorf("rates = %v req/s, %v tok/s, want 0.1 and 1", req, tok)
+	// At 21.25s the window covers 19 whole slots and a quarter of a second.
+	req, tok := w.rates(epoch.Add(21250 * time.Millisecond))
+	if req != 1/9.75 || tok != 10/9.75 {
+		t.Errorf("rates = %v req/s, %v tok/s, want %v and %v", req, tok, 1/9.75, 10/9.75)
 	}
 }
 
@@ -128,6 +131,25 @@ func TestRecorderPromptFit(t *testing.T) {
 	}
 	if got, want := f.Predict(100_000), 20050*time.Millisecond; !within(got, want) {
 		t.Errorf("Predict(100000) = %v, want %v", got, want)
+	}
+	if f.MinTokens != 1000 || f.MaxTokens != 16000 || !f.Meaningful() {
+		t.Errorf("PromptFit range %d..%d, Meaningful() = %v, want 1000..16000, true", f.MinTokens, f.MaxTokens, f.Meaningful())
+	}
+	if !strings.Contains(r.Snapshot().String(), "TTFT ≈ 50.0 ms + 200.0 ms per 1k uncached prompt tokens") {
+		t.Errorf("table lacks the fit:\n%s", r.Snapshot())
+	}
+}
+
+func TestRecorderPromptFitNarrow(t *testing.T) {
+	r := NewRecorder(WithoutDetection())
+	for i, prompt := range []int{15, 16, 17, 16} {
+		tm := stream(t, "a", "m", epoch.Add(time.Duration(i)*time.Second), 0, time.Duration(100+i)*time.Millisecond, 10*time.Millisecond, 4)
+		tm.PromptTokens = prompt
+		r.Record(context.Background(), tm)
+	}
+	s := r.Snapshot()
+	if s.PromptFit.Meaningful() || strings.Contains(s.String(), "TTFT ≈") {
+		t.Errorf("fit over prompts 15..17 tokens: Meaningful() = %v, table:\n%s\nwant no fit shown", s.PromptFit.Meaningful(), s)
 	}
 }
 

@@ -49,7 +49,8 @@ type Snapshot struct {
 	// Window is the length of the sliding window; WindowRequestThroughput
 	// and WindowOutputThroughput are completed requests and output tokens
 	// (by chunk arrival) per second within it, counting requests that have
-	// ended.
+	// ended. The window is cut into 20 slots and ends at the snapshot's
+	// time: it covers the current slot so far and the 19 before it.
 	Window                  time.Duration `json:"-"`
 	WindowRequestThroughput float64       `json:"window_request_throughput"`
 	WindowOutputThroughput  float64       `json:"window_output_throughput"`
@@ -142,9 +143,9 @@ func (s Snapshot) WriteTable(w io.Writer) error {
 	}
 	_ = tw.Flush()
 
-	if f := s.PromptFit; f.PerKToken != 0 || f.Intercept != 0 {
-		fmt.Fprintf(ew, "TTFT ≈ %.1f ms + %.1f ms per 1k uncached prompt tokens (n=%d, R²=%.2f); 100k tokens: %.0f ms\n",
-			ms(f.Intercept), ms(f.PerKToken), f.N, f.R2, ms(f.Predict(100_000)))
+	if f := s.PromptFit; f.Meaningful() {
+		fmt.Fprintf(ew, "TTFT ≈ %.1f ms + %.1f ms per 1k uncached prompt tokens (n=%d, %d..%d tokens, R²=%.2f); 100k tokens: %.0f ms\n",
+			ms(f.Intercept), ms(f.PerKToken), f.N, f.MinTokens, f.MaxTokens, f.R2, ms(f.Predict(100_000)))
 	}
 	writeCounts(ew, "errors", s.Errors)
 	writeCounts(ew, "breaches", s.Breaches)

@@ -29,17 +29,18 @@ func (w *window) add(at time.Time, requests, tokens float64) {
 	w.addSlot(slot{idx: w.index(at), requests: requests, tokens: tokens})
 }
 
-// rates reports requests and tokens per second over the window of whole
-// slots that ends at the start of now's slot.
+// rates reports requests and tokens per second over the window that ends
+// at now: the slot now falls in, so far, and the whole slots before it.
 func (w *window) rates(now time.Time) (requests, tokens float64) {
 	end := w.index(now)
 	for _, s := range w.slots {
-		if s.idx >= end-windowSlots && s.idx < end {
+		if s.idx > end-windowSlots && s.idx <= end {
 			requests += s.requests
 			tokens += s.tokens
 		}
 	}
-	secs := (w.width * windowSlots).Seconds()
+	covered := w.width*(windowSlots-1) + time.Duration(now.UnixNano()-end*int64(w.width))
+	secs := covered.Seconds()
 	return requests / secs, tokens / secs
 }
 

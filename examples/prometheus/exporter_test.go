@@ -90,3 +90,28 @@ func grep(body, s string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestWorkloadScrape sends requests to the simulator over loopback HTTP
+// through the client and finds them in the scraped histograms.
+func TestWorkloadScrape(t *testing.T) {
+	tel, err := newTelemetry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tel.Shutdown(context.Background()) }()
+	b, err := startBackend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = b.Close() }()
+	if err := drive(context.Background(), b, tel.Observer.Hooks(), 6, 3); err != nil {
+		t.Fatalf("drive: %v", err)
+	}
+	body := scrape(t, tel.Handler)
+	if !containsLine(body, "gen_ai_client_operation_time_to_first_chunk_seconds_count{", " 6") {
+		t.Errorf("time_to_first_chunk count is not 6:\n%s", grep(body, "time_to_first_chunk_seconds_count"))
+	}
+	if s := tel.Observer.Recorder.Snapshot(); s.Completed != 6 || s.OutputTokens != 6*32 {
+		t.Errorf("Snapshot() completed %d, tokens %d, want 6 and %d", s.Completed, s.OutputTokens, 6*32)
+	}
+}
