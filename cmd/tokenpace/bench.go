@@ -183,7 +183,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, int) {
 	}
 	if f.baseURL != "" {
 		for name := range f.set {
-			if name != "model" {
+			if deploymentFlagNames[name] && name != "model" {
 				return bad("--%s sets the embedded simulator's deployment; it has no effect with --base-url", name)
 			}
 		}
@@ -193,6 +193,16 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, int) {
 	}
 	return f, 0
 }
+
+// deploymentFlagNames holds the names of the flags addDeploymentFlags
+// registers.
+var deploymentFlagNames = func() map[string]bool {
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	addDeploymentFlags(fs)
+	names := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { names[f.Name] = true })
+	return names
+}()
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {

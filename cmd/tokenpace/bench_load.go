@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -68,7 +67,8 @@ func (g *loadGen) run(ctx context.Context) *loadResult {
 	start := time.Now()
 	var last time.Time
 	record := func(i int, t *tokenpace.Timing, scheduled time.Time) {
-		if ctx.Err() != nil && errors.Is(t.Err, context.Canceled) {
+		if ctx.Err() != nil && t.Err != nil {
+			// Cut off by the interruption: not the server's failure.
 			mu.Lock()
 			res.abandoned++
 			mu.Unlock()
@@ -163,8 +163,9 @@ func (g *loadGen) openLoop(ctx context.Context, record func(int, *tokenpace.Timi
 				return
 			}
 		}
+		scheduled := at
 		wg.Go(func() {
-			record(i, g.one(ctx, i), at)
+			record(i, g.one(ctx, i), scheduled)
 			if slots != nil {
 				<-slots
 			}

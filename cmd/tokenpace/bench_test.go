@@ -1,0 +1,348 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// benchOut is the part of bench's JSON report the tests read.
+type benchOut struct {
+	Requests          *float64           `json:"requests"`
+	Completed         *float64           `json:"completed"`
+	Failed            *float64           `json:"failed"`
+	DurationS         *float64           `json:"duration_s"`
+	RequestThroughput *float64           `json:"request_throughput"`
+	OutputThroughput  *float64           `json:"output_throughput"`
+	Goodput           *float64           `json:"goodput"`
+	OutputTokens      float64            `json:"output_tokens"`
+	TTFT              map[string]float64 `json:"ttft_ms"`
+	TPOT              map[string]float64 `json:"tpot_ms"`
+	ITL               map[string]float64 `json:"itl_ms"`
+	E2E               map[string]float64 `json:"e2e_ms"`
+	Errors            map[string]int64   `json:"errors"`
+	Late              int                `json:"late_requests"`
+	MaxLateMs         float64            `json:"max_lateness_ms"`
+	Interrupted       bool               `json:"interrupted"`
+	Abandoned         int                `json:"abandoned"`
+}
+
+// bench runs tokenpace bench with args and returns its exit code, stdout
+// and stderr.
+func bench(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := runBench(ctx, args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// benchJSON runs bench with --json and decodes its report.
+func benchJSON(t *testing.T, ctx context.Context, wantCode int, args ...string) benchOut {
+	t.Helper()
+	code, stdout, stderr := bench(t, ctx, append([]string{"--json"}, args...)...)
+	if code != wantCode {
+		t.Fatalf("bench %q exit = %d, want %d (stderr %q)", args, code, wantCode, stderr)
+	}
+	var out benchOut
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("bench %q: decoding the JSON report: %v\n%s", args, err, stdout)
+	}
+	return out
+}
+
+func TestBenchJSONReportsTheContractFields(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		out := benchJSON(t, t.Context(), 0, "--model", "llama-3.2-1b", "--requests", "8", "--concurrency", "4",
+			"--prompt-tokens", "64", "--max-tokens", "16")
+		for name, v := range map[string]*float64{
+			"requests": out.Requests, "completed": out.Completed, "failed": out.Failed, "duration_s": out.DurationS,
+			"request_throughput": out.RequestThroughput, "output_throughput": out.OutputThroughput, "goodput": out.Goodput,
+		} {
+			if v == nil {
+				t.Errorf("JSON report has no %q", name)
+			}
+		}
+		for name, d := range map[string]map[string]float64{"ttft_ms": out.TTFT, "tpot_ms": out.TPOT, "itl_ms": out.ITL, "e2e_ms": out.E2E} {
+			for _, k := range []string{"mean", "p50", "p90", "p95", "p99", "max"} {
+				if v, ok := d[k]; !ok || v <= 0 {
+					t.Errorf("%s.%s = %v (present %v), want a positive number", name, k, v, ok)
+				}
+			}
+		}
+		if out.Errors == nil {
+			t.Errorf("errors missing from the JSON report, want an empty object")
+		}
+		if *out.Requests != 8 || *out.Completed != 8 || *out.Failed != 0 {
+			t.Errorf("requests, completed, failed = %v, %v, %v, want 8, 8, 0", *out.Requests, *out.Completed, *out.Failed)
+		}
+		if out.OutputTokens != 8*16 {
+			t.Errorf("output_tokens = %v, want %d", out.OutputTokens, 8*16)
+		}
+		if got, want := *out.Goodput, *out.RequestThroughput; got != want {
+			t.Errorf("goodput = %v, want request_throughput %v (no SLO set)", got, want)
+		}
+	})
+}
+
+// TestBenchAgreesWithPredict checks that bench measures, on virtual time,
+// what the simulator's offline prediction says for the same load: 4 clients
+// sending identical requests together.
+func TestBenchAgreesWithPredict(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const model, prompt, output, conc = "llama-3.1-8b", 512, 64, 4
+		out := benchJSON(t, t.Context(), 0, "--model", model, "--requests", "4", "--concurrency", "4",
+			"--prompt-tokens", "512", "--max-tokens", "64")
+		m, err := simulate.LookupModel(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := simulate.LookupGPU("h100-sxm")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := simulate.Predict(simulate.Deployment{Model: m, GPU: g, Precision: simulate.BF16, GPUs: 1},
+			simulate.Scenario{PromptTokens: prompt, OutputTokens: output, Concurrency: conc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{
+			{"ttft_ms.mean", out.TTFT["mean"], msf(p.TTFT)},
+			{"tpot_ms.mean", out.TPOT["mean"], msf(p.TPOT)},
+			{"e2e_ms.mean", out.E2E["mean"], msf(p.E2E)},
+		} {
+			if diff := c.got - c.want; diff > 0.01*c.want || diff < -0.01*c.want {
+				t.Errorf("%s = %.3f, want %.3f (simulate.Predict) within 1%%", c.name, c.got, c.want)
+			}
+		}
+	})
+}
+
+func TestBenchRateCountsLatenessFromTheSchedule(t *testing.T) {
+	tests := []struct {
+		name        string
+		concurrency string
+		wantLate    bool
+	}{
+		// Each request takes about a second; at 50/s one slot cannot keep
+		// up, so requests queue in the load generator.
+		{"capped at one in flight", "1", true},
+		{"no cap", "0", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				out := benchJSON(t, t.Context(), 0, "--model", "llama-3.2-1b", "--requests", "10", "--rate", "50",
+					"--concurrency", tt.concurrency, "--prompt-tokens", "64", "--max-tokens", "200")
+				if got := out.Late > 0; got != tt.wantLate {
+					t.Errorf("late_requests = %d, want late requests %v", out.Late, tt.wantLate)
+				}
+				if *out.Completed != 10 {
+					t.Errorf("completed = %v, want 10", *out.Completed)
+				}
+				if tt.wantLate {
+					// Latency counts from the scheduled time: the worst
+					// TTFT holds the worst lateness.
+					if out.TTFT["max"] < out.MaxLateMs {
+						t.Errorf("ttft_ms.max = %v, want at least max_lateness_ms %v", out.TTFT["max"], out.MaxLateMs)
+					}
+					if out.E2E["max"] <= out.MaxLateMs {
+						t.Errorf("e2e_ms.max = %v, want it to include max_lateness_ms %v", out.E2E["max"], out.MaxLateMs)
+					}
+				} else if out.MaxLateMs != 0 {
+					t.Errorf("max_lateness_ms = %v, want 0 on virtual time without a cap", out.MaxLateMs)
+				}
+			})
+		})
+	}
+}
+
+func TestBenchInterruptedPrintsWhatWasMeasured(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Closed loop, 2 clients, requests of about 0.5s: interrupting at
+		// 1.2s leaves 4 done and 2 in flight.
+		ctx, cancel := context.WithTimeout(t.Context(), 1200*time.Millisecond)
+		defer cancel()
+		out := benchJSON(t, ctx, 130, "--model", "llama-3.2-1b", "--requests", "100", "--concurrency", "2",
+			"--prompt-tokens", "64", "--max-tokens", "100")
+		if !out.Interrupted {
+			t.Errorf("interrupted = false, want true")
+		}
+		if *out.Requests < 1 || *out.Requests >= 100 {
+			t.Errorf("requests = %v, want some but not all of 100", *out.Requests)
+		}
+		if *out.Failed != 0 {
+			t.Errorf("failed = %v, want 0: requests cut off by the interruption are not failures", *out.Failed)
+		}
+		if out.Abandoned != 2 {
+			t.Errorf("abandoned = %d, want 2 (one per client)", out.Abandoned)
+		}
+	})
+}
+
+func TestBenchTextReport(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		plot := filepath.Join(t.TempDir(), "lat.svg")
+		code, stdout, stderr := bench(t, t.Context(), "--model", "llama-3.2-1b", "--requests", "6", "--concurrency", "3",
+			"--rate", "20", "--max-tokens", "8", "--slo-ttft", "1ms", "--plot", plot)
+		if code != 0 {
+			t.Fatalf("exit = %d, want 0 (stderr %q)", code, stderr)
+		}
+		for _, want := range []string{"embedded simulator: llama-3.2-1b", "Poisson arrivals at 20/s", "TTFT ≤ 1ms",
+			"TTFT", "TPOT", "ITL", "E2E", "good 0", "schedule:", "plot written to"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("report lacks %q:\n%s", want, stdout)
+			}
+		}
+		b, err := os.ReadFile(plot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b, []byte("<svg")) || !bytes.Contains(b, []byte("Time to first token")) {
+			t.Errorf("%s is not an SVG with the TTFT panel (%d bytes)", plot, len(b))
+		}
+	})
+}
+
+func TestBenchPNGPlot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		plot := filepath.Join(t.TempDir(), "lat.png")
+		if code, _, stderr := bench(t, t.Context(), "--model", "llama-3.2-1b", "--requests", "4", "--max-tokens", "8", "--json", "--plot", plot); code != 0 {
+			t.Fatalf("exit = %d, want 0 (stderr %q)", code, stderr)
+		}
+		b, err := os.ReadFile(plot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
+			t.Errorf("%s does not start with the PNG signature", plot)
+		}
+	})
+}
+
+func TestBenchWrongURLFailsFast(t *testing.T) {
+	t.Cleanup(func() { goleak.VerifyNone(t) })
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	start := time.Now()
+	code, stdout, stderr := bench(t, t.Context(), "--base-url", "http://"+addr+"/v1", "--model", "m", "--requests", "1000")
+	if code != 1 {
+		t.Errorf("exit = %d, want 1", code)
+	}
+	if stdout != "" {
+		t.Errorf("stdout = %q, want nothing", stdout)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if len(lines) != 1 || !strings.Contains(stderr, "cannot reach http://"+addr+"/v1") || !strings.Contains(stderr, "refused") {
+		t.Errorf("stderr = %q, want one line saying the URL cannot be reached (connection refused)", stderr)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("bench took %v to give up, want it to fail fast", d)
+	}
+}
+
+func TestBenchCountsServerErrors(t *testing.T) {
+	t.Cleanup(func() { goleak.VerifyNone(t) })
+	const key = "sk-test-do-not-print-0123456789"
+	t.Setenv("OPENAI_API_KEY", key)
+	unauthorized := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write([]byte(`{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`))
+	}))
+	t.Cleanup(unauthorized.Close)
+	sim := simulate.StartLoopback(t, simulate.WithModel("sim", &simulate.Fixed{TTFT: time.Millisecond, ITL: time.Millisecond}))
+	broken := simulate.StartLoopback(t, simulate.WithModel("sim", &simulate.Fixed{TTFT: time.Millisecond, ITL: time.Millisecond}),
+		simulate.WithFaults(simulate.Faults{Malformed: 1}))
+
+	tests := []struct {
+		name    string
+		url     string
+		model   string
+		wantErr string
+	}{
+		{"401 unauthorized", unauthorized.URL + "/v1", "m", "401"},
+		{"404 unknown model", sim.URL, "no-such-model", "404"},
+		{"malformed stream", broken.URL, "sim", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := bench(t, t.Context(), "--json", "--base-url", tt.url, "--model", tt.model,
+				"--requests", "5", "--concurrency", "2", "--max-tokens", "4")
+			if code != 1 {
+				t.Errorf("exit = %d, want 1 (no request completed)", code)
+			}
+			if strings.Contains(stdout+stderr, key) {
+				t.Errorf("the API key appears in the output")
+			}
+			var out benchOut
+			if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+				t.Fatalf("decoding the JSON report: %v\n%s", err, stdout)
+			}
+			if *out.Failed != 5 || *out.Completed != 0 {
+				t.Errorf("failed, completed = %v, %v, want 5, 0", *out.Failed, *out.Completed)
+			}
+			var n int64
+			for _, c := range out.Errors {
+				n += c
+			}
+			if n != 5 {
+				t.Errorf("errors = %v, want 5 counted", out.Errors)
+			}
+			if tt.wantErr != "" && out.Errors[tt.wantErr] != 5 {
+				t.Errorf("errors = %v, want %s=5", out.Errors, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestBenchRejectsBadFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"zero requests", []string{"--requests", "0"}, "--requests"},
+		{"negative rate", []string{"--rate", "-1"}, "--rate"},
+		{"closed loop without clients", []string{"--concurrency", "0"}, "--concurrency"},
+		{"zero timeout", []string{"--timeout", "0s"}, "--timeout"},
+		{"plot format", []string{"--plot", "lat.jpg"}, ".png or .svg"},
+		{"hardware flag with a URL", []string{"--base-url", "http://localhost:1/v1", "--gpu", "h100-sxm"}, "--gpu"},
+		{"not a URL", []string{"--base-url", "localhost:8000"}, "http://"},
+		{"unknown gpu", []string{"--gpu", "no-such-gpu"}, "no-such-gpu"},
+		{"stray argument", []string{"extra"}, "unexpected"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := bench(t, t.Context(), tt.args...)
+			if code != 2 {
+				t.Errorf("bench %q exit = %d, want 2", tt.args, code)
+			}
+			if stdout != "" {
+				t.Errorf("bench %q stdout = %q, want nothing", tt.args, stdout)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Errorf("bench %q stderr = %q, want it to mention %q", tt.args, stderr, tt.want)
+			}
+		})
+	}
+}
