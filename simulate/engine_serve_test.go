@@ -138,3 +138,24 @@ func TestCancelFixed(t *testing.T) {
 		}
 	})
 }
+
+func TestCloseEndsRunningStreams(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := simulate.StartInMemory(t, simulate.WithModel("m", &simulate.Fixed{ITL: time.Second}))
+		c := newClient(ts)
+		s := c.Chat.Completions.NewStreaming(context.Background(), chatParams("m", 1000))
+		defer s.Close()
+		if !s.Next() {
+			t.Fatalf("first chunk: %v", s.Err())
+		}
+		ts.Close()
+		for s.Next() {
+		}
+		if s.Err() == nil {
+			t.Errorf("stream after Server.Close ended without error, want the connection dropped")
+		}
+		if _, ok := ts.Stats("m"); !ok {
+			t.Errorf("Stats of a closed server's model: ok = false, want true (zero Stats)")
+		}
+	})
+}

@@ -11,6 +11,7 @@ import (
 
 // chat serves POST /v1/chat/completions.
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	sent := time.Now()
 	var req chatRequest
 	if e := decodeBody(w, r, s.cfg.maxBodyBytes, &req); e != nil {
 		writeError(w, e)
@@ -43,11 +44,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
 		chat:         true,
 	}
-	s.serve(w, r, &g)
+	s.serve(w, r, sent, &g)
 }
 
 // completions serves POST /v1/completions.
 func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
+	sent := time.Now()
 	var req completionRequest
 	if e := decodeBody(w, r, s.cfg.maxBodyBytes, &req); e != nil {
 		writeError(w, e)
@@ -81,7 +83,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		stream:       req.Stream,
 		includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
 	}
-	s.serve(w, r, &g)
+	s.serve(w, r, sent, &g)
 }
 
 // generation is one validated request on its way through the engine.
@@ -136,8 +138,9 @@ func (s *Server) text(index uint64, g *generation) ([]string, string) {
 }
 
 // serve runs g through the network model, the faults and the engine, and
-// writes the response.
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, g *generation) {
+// writes the response. sent is when the request's headers were read: the
+// client sent it rtt/2 earlier on the modelled network.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g *generation) {
 	ctx := r.Context()
 	index := s.next.Add(1) - 1
 	fault, err := s.cfg.faults.pick(index, r.Header.Get(FaultHeader))
@@ -146,7 +149,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, g *generation) {
 		return
 	}
 	half := s.cfg.rtt / 2
-	sent := time.Now()
 	arrived := sent.Add(half) // when the server sees the request
 	out := newOutput(ctx, w, half, s.cfg.buffering, g.stream)
 	if !waitUntil(ctx, arrived) {
@@ -213,6 +215,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, g *generation) {
 		case <-sink.ready:
 		case <-ctx.Done():
 			return
+		case <-d.done:
+			// The server closed: drop the connection, as a server
+			// going down would.
+			finished = true
+			panic(http.ErrAbortHandler)
 		}
 		batch = sink.take(batch)
 		for _, e := range batch {
