@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"time"
 
 	"github.com/tokenpace/tokenpace/simulate"
 )
@@ -29,6 +30,13 @@ type deploymentFlags struct {
 
 	mbu, mfu float64
 	runtime  string
+
+	maxRunning, maxBatched, kvTokens int
+	kvPolicy                         string
+	noPrefixCache                    bool
+	draftTokens                      int
+	draftAcceptance, draftCost       float64
+	stepOverhead                     time.Duration
 }
 
 // addDeploymentFlags registers the model and hardware flags on fs. With no
@@ -50,6 +58,15 @@ func addDeploymentFlags(fs *flag.FlagSet) *deploymentFlags {
 	fs.IntVar(&f.gpus, "gpus", 1, "GPUs for tensor parallelism")
 	fs.Float64Var(&f.mbu, "mbu", 0, "memory bandwidth utilisation in (0, 1] (default: the runtime's calibrated value)")
 	fs.Float64Var(&f.mfu, "mfu", 0, "FLOPs utilisation in (0, 1] (default: the runtime's calibrated value)")
+	fs.IntVar(&f.maxRunning, "max-running", 0, "most sequences batched at once (default 256)")
+	fs.IntVar(&f.maxBatched, "max-batched-tokens", 0, "most tokens per step; prefill is chunked to fit (default 8192)")
+	fs.IntVar(&f.kvTokens, "kv-tokens", 0, "KV-cache capacity in tokens (default: from memory left after the weights)")
+	fs.StringVar(&f.kvPolicy, "kv-policy", "offload", "when the KV cache is full: offload (to host memory over the host link) or preempt")
+	fs.BoolVar(&f.noPrefixCache, "no-prefix-cache", false, "disable prefix caching")
+	fs.IntVar(&f.draftTokens, "draft-tokens", 0, "speculative decoding: draft length k (0: off)")
+	fs.Float64Var(&f.draftAcceptance, "draft-acceptance", 0.7, "speculative decoding: acceptance rate α in [0, 1)")
+	fs.Float64Var(&f.draftCost, "draft-cost", 0, "speculative decoding: draft step time as a fraction of a target step")
+	fs.DurationVar(&f.stepOverhead, "step-overhead", 0, "fixed time per step (default: the runtime's calibrated value)")
 	fs.StringVar(&f.runtime, "runtime", "", "serving engine class whose efficiency defaults apply: vllm or llama.cpp (default: llama.cpp for GGUF precisions, else vllm)")
 	return f
 }
@@ -134,6 +151,34 @@ func (f *deploymentFlags) deployment() (simulate.Deployment, error) {
 		d.Runtime = simulate.RuntimeLlamaCpp
 	default:
 		return d, fmt.Errorf("unknown --runtime %q (known: vllm, llama.cpp)", f.runtime)
+	}
+	for _, v := range []struct {
+		name string
+		v    int
+	}{{"max-running", f.maxRunning}, {"max-batched-tokens", f.maxBatched}, {"kv-tokens", f.kvTokens}, {"draft-tokens", f.draftTokens}} {
+		if v.v < 0 || (set[v.name] && v.v == 0 && v.name != "draft-tokens") {
+			return d, fmt.Errorf("--%s must be positive, got %d", v.name, v.v)
+		}
+	}
+	if f.stepOverhead < 0 {
+		return d, fmt.Errorf("--step-overhead must not be negative, got %v", f.stepOverhead)
+	}
+	switch f.kvPolicy {
+	case "offload":
+		d.KVPolicy = simulate.KVOffload
+	case "preempt":
+		d.KVPolicy = simulate.KVPreempt
+	default:
+		return d, fmt.Errorf("unknown --kv-policy %q (known: offload, preempt)", f.kvPolicy)
+	}
+	d.MaxRunning, d.MaxBatchedTokens, d.KVCapacityTokens = f.maxRunning, f.maxBatched, f.kvTokens
+	d.DisablePrefixCaching = f.noPrefixCache
+	if f.draftTokens > 0 {
+		d.Speculation = simulate.Speculation{DraftTokens: f.draftTokens, Acceptance: f.draftAcceptance, DraftCost: f.draftCost}
+	}
+	d.StepOverhead = f.stepOverhead
+	if set["step-overhead"] && f.stepOverhead == 0 {
+		d.StepOverhead = -1 // an explicit 0 means none
 	}
 	d.GPUs = f.gpus
 	d.MBU, d.MFU = f.mbu, f.mfu

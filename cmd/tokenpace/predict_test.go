@@ -93,6 +93,10 @@ func TestPredictRejectsBadInput(t *testing.T) {
 		{[]string{"--rtt", "-1s"}, "negative"},
 		{[]string{"stray"}, "unexpected argument"},
 		{[]string{"--runtime", "magic"}, "unknown --runtime"},
+		{[]string{"--kv-policy", "pray"}, "unknown --kv-policy"},
+		{[]string{"--max-running", "0"}, "must be positive"},
+		{[]string{"--draft-tokens", "4", "--draft-acceptance", "1"}, "acceptance"},
+		{[]string{"--step-overhead", "-1ms"}, "negative"},
 	} {
 		code, _, stderr := predict(t, tc.args...)
 		if code == 0 || !strings.Contains(stderr, tc.want) {
@@ -112,5 +116,29 @@ func TestDeploymentFlagsDefault(t *testing.T) {
 	}
 	if m["model"] != "llama-3.1-8b" || m["gpu"] != "h100-sxm" || m["precision"] != "bf16" {
 		t.Errorf("default deployment = %v on %v at %v, want llama-3.1-8b on h100-sxm at bf16", m["model"], m["gpu"], m["precision"])
+	}
+}
+
+func TestPredictSpeculativeAndKVFlags(t *testing.T) {
+	tps := func(args ...string) float64 {
+		t.Helper()
+		code, out, stderr := predict(t, append([]string{"--json", "--prompt-tokens", "100", "--output-tokens", "400"}, args...)...)
+		if code != 0 {
+			t.Fatalf("predict %v: exit %d, stderr %q", args, code, stderr)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m["tps"].(float64)
+	}
+	plain := tps()
+	if fast := tps("--draft-tokens", "4", "--draft-acceptance", "0.8"); fast < 2.5*plain {
+		t.Errorf("TPS with k=4, α=0.8 = %.1f, plain %.1f: want about 3.36× faster", fast, plain)
+	}
+	// 32 streams of 500 tokens hold 2 GB of KV cache: in VRAM it costs
+	// little, over the host link it dominates.
+	if full, roomy := tps("--kv-tokens", "160", "--concurrency", "32"), tps("--concurrency", "32"); full > roomy/3 {
+		t.Errorf("TPS of 32 streams with a 160-token KV cache = %.1f, with room %.1f: want the offload collapse", full, roomy)
 	}
 }
