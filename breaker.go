@@ -1,0 +1,118 @@
+package tokenpace
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/sony/gobreaker/v2"
+)
+
+// ErrCircuitOpen is the cause of a route skipped because its circuit
+// breaker is open (or half-open with its probes in flight).
+var ErrCircuitOpen = errors.New("tokenpace: circuit breaker open")
+
+// Defaults of BreakerSettings.
+const (
+	DefaultBreakerFailures = 5
+	DefaultBreakerTimeout  = 30 * time.Second
+)
+
+// BreakerSettings configures the circuit breaker every route of a Router
+// has: a github.com/sony/gobreaker/v2 two-step breaker. Budget breaches,
+// server errors (5xx, 429, broken streams) and outputs a validator rejected
+// count as failures; the caller's cancellation, a lost hedge and 4xx
+// responses caused by the request itself are not counted. An open breaker
+// skips its route at once, recorded as an Attempt with OutcomeSkipped.
+// The zero value is a breaker with the defaults below.
+type BreakerSettings struct {
+	// Disabled turns the breakers off; the zero value false keeps them.
+	Disabled bool
+	// Failures is how many consecutive failures open the breaker; zero
+	// means DefaultBreakerFailures.
+	Failures uint32
+	// ReadyToTrip, if set, decides instead of Failures whether the counts
+	// after a failure open the breaker; nil means use Failures.
+	ReadyToTrip func(gobreaker.Counts) bool
+	// Timeout is how long the breaker stays open before it lets probes
+	// through (half-open); zero means DefaultBreakerTimeout.
+	Timeout time.Duration
+	// HalfOpenRequests is how many probes a half-open breaker lets
+	// through; they must all succeed to close it. Zero means 1.
+	HalfOpenRequests uint32
+	// Interval is the period after which a closed breaker clears its
+	// counts; zero means never (only successes reset the consecutive
+	// failures).
+	Interval time.Duration
+	// OnStateChange is called when the breaker of target changes state,
+	// with gobreaker's state names ("closed", "half-open", "open"); it
+	// has the signature of metrics.OTel.BreakerStateChanged. Nil means no
+	// call. It runs synchronously and must not block.
+	OnStateChange func(target, from, to string)
+}
+
+// breaker is a route's circuit breaker; nil when breakers are disabled.
+type breaker = gobreaker.TwoStepCircuitBreaker[struct{}]
+
+func newBreaker(target string, s BreakerSettings) *breaker {
+	if s.Disabled {
+		return nil
+	}
+	failures := s.Failures
+	if failures == 0 {
+		failures = DefaultBreakerFailures
+	}
+	trip := s.ReadyToTrip
+	if trip == nil {
+		trip = func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= failures }
+	}
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = DefaultBreakerTimeout
+	}
+	st := gobreaker.Settings{
+		Name:        target,
+		MaxRequests: s.HalfOpenRequests,
+		Interval:    s.Interval,
+		Timeout:     timeout,
+		ReadyToTrip: trip,
+		IsExcluded:  excludedFromBreaker,
+	}
+	if f := s.OnStateChange; f != nil {
+		st.OnStateChange = func(name string, from, to gobreaker.State) { f(name, from.String(), to.String()) }
+	}
+	return gobreaker.NewTwoStepCircuitBreaker[struct{}](st)
+}
+
+// errNotSent is reported to a breaker for a request it allowed that was
+// never sent (admission skipped it, or the call ended first).
+var errNotSent = errors.New("tokenpace: request not sent")
+
+// excludedFromBreaker reports errors that say nothing of the target's
+// health: the caller gave up, the request was never sent or lost a hedge,
+// or the server rejected the request itself (4xx other than 408 and 429).
+func excludedFromBreaker(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, ErrStreamClosed) || errors.Is(err, errNotSent) || errors.Is(err, errHedgeLost) ||
+		errors.Is(err, errCallEnded) {
+		return true
+	}
+	var ae *openai.Error
+	if errors.As(err, &ae) {
+		s := ae.StatusCode
+		return s >= 400 && s < 500 && s != http.StatusRequestTimeout && s != http.StatusTooManyRequests
+	}
+	return false
+}
+
+// BreakerState returns the state of target's circuit breaker, and false
+// when target is unknown or breakers are disabled.
+func (r *Router) BreakerState(target string) (gobreaker.State, bool) {
+	rt := r.route(target)
+	if rt == nil || rt.br == nil {
+		return 0, false
+	}
+	return rt.br.State(), true
+}

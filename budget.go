@@ -1,0 +1,285 @@
+package tokenpace
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// ErrBudgetExceeded is the sentinel every *BudgetError unwraps to.
+var ErrBudgetExceeded = errors.New("tokenpace: latency budget exceeded")
+
+// DefaultWarmupTokens is how many output tokens a stream produces before
+// Budget.MinTPS is checked, unless Budget.Warmup says otherwise.
+const DefaultWarmupTokens = 8
+
+// Budget is the latency an attempt at one target may take. Every limit is
+// measured on the attempt's own clock: from when its request was sent (after
+// client-side admission) and by the arrival times of its chunks, never by
+// when the caller reads them. The zero value sets no limit.
+//
+// A Router merges budgets field by field: a call's budget
+// (ContextWithCallPolicy) overrides its route's, which overrides the
+// Policy's; a zero field inherits.
+type Budget struct {
+	// TTFT bounds the time to the first output-bearing chunk; zero means no
+	// limit.
+	TTFT time.Duration
+	// Gap bounds the silence between two output-bearing chunks, the stall
+	// detector; zero means no limit.
+	Gap time.Duration
+	// Total bounds the attempt from its request to the end of its stream;
+	// zero means no limit.
+	Total time.Duration
+	// MinTPS is the lowest decode rate allowed, in output chunks per second
+	// after the first (one token per chunk for most servers), checked once
+	// Warmup chunks have arrived, both as each chunk arrives and while the
+	// next one is late; zero means no limit.
+	MinTPS float64
+	// Warmup is how many output chunks arrive before MinTPS is checked;
+	// zero means DefaultWarmupTokens.
+	Warmup int
+}
+
+// IsZero reports whether b sets no limit.
+func (b Budget) IsZero() bool {
+	return b.TTFT == 0 && b.Gap == 0 && b.Total == 0 && b.MinTPS == 0
+}
+
+// merge returns b with every zero field taken from base.
+func (b Budget) merge(base Budget) Budget {
+	if b.TTFT == 0 {
+		b.TTFT = base.TTFT
+	}
+	if b.Gap == 0 {
+		b.Gap = base.Gap
+	}
+	if b.Total == 0 {
+		b.Total = base.Total
+	}
+	if b.MinTPS == 0 {
+		b.MinTPS = base.MinTPS
+	}
+	if b.Warmup == 0 {
+		b.Warmup = base.Warmup
+	}
+	return b
+}
+
+// validate reports a negative or non-finite limit.
+func (b Budget) validate() error {
+	if b.TTFT < 0 || b.Gap < 0 || b.Total < 0 || b.Warmup < 0 || b.MinTPS < 0 || b.MinTPS != b.MinTPS || b.MinTPS > 1e9 {
+		return fmt.Errorf("tokenpace: invalid budget %+v: limits must be positive or zero", b)
+	}
+	return nil
+}
+
+// BudgetError reports that an attempt exceeded its budget. It unwraps to
+// ErrBudgetExceeded. The output streamed before the breach stays readable
+// through Stream.Accumulated.
+type BudgetError struct {
+	// Target names the target that breached; empty for an unnamed one.
+	Target string
+	// Phase is the limit exceeded.
+	Phase Phase
+	// Limit is the budget's value and Observed the value measured when the
+	// attempt was stopped; for PhaseTPS both are times per output chunk
+	// (1/TPS).
+	Limit, Observed time.Duration
+}
+
+// Error implements error.
+func (e *BudgetError) Error() string {
+	msg := "tokenpace: " + string(e.Phase) + " budget exceeded"
+	if e.Target != "" {
+		msg += " on target " + e.Target
+	}
+	return fmt.Sprintf("%s: %v observed, limit %v", msg, e.Observed, e.Limit)
+}
+
+// Unwrap returns ErrBudgetExceeded.
+func (e *BudgetError) Unwrap() error { return ErrBudgetExceeded }
+
+// watchdog enforces a Budget on one attempt. It learns of chunks through
+// token, called on the attempt's reader goroutine, and of time through one
+// timer that is set at the earliest deadline. Deadlines only move later as
+// chunks arrive, except when the first chunk (or the MinTPS warm-up) makes a
+// new one apply, so most chunks cost a lock and a few comparisons and never
+// touch the timer: when the timer fires early it re-arms itself.
+//
+// breach runs at most once, on the timer's goroutine or on the reader's; it
+// must not block.
+type watchdog struct {
+	b      Budget
+	warmup int
+	tpot   time.Duration // 1/MinTPS, 0 when unset
+	start  time.Time
+	breach func(Breach)
+
+	mu      sync.Mutex
+	timer   *time.Timer
+	armed   time.Time // when the timer fires; zero when it is not set
+	first   time.Time
+	last    time.Time
+	n       int
+	stopped bool
+}
+
+// newWatchdog starts enforcing b on an attempt sent at start. It returns
+// nil when b sets no limit.
+func newWatchdog(b Budget, start time.Time, breach func(Breach)) *watchdog {
+	if b.IsZero() {
+		return nil
+	}
+	w := &watchdog{b: b, warmup: b.Warmup, start: start, breach: breach}
+	if w.warmup <= 0 {
+		w.warmup = DefaultWarmupTokens
+	}
+	if b.MinTPS > 0 {
+		w.tpot = time.Duration(float64(time.Second) / b.MinTPS)
+	}
+	w.mu.Lock()
+	if dl, _ := w.deadline(); !dl.IsZero() {
+		w.armed = dl
+		w.timer = time.AfterFunc(dl.Sub(start), w.fire)
+	}
+	w.mu.Unlock()
+	return w
+}
+
+// deadline returns the earliest time at which the budget is exceeded unless
+// a chunk arrives, and the phase it concerns; zero when there is none.
+// w.mu is held.
+func (w *watchdog) deadline() (time.Time, Phase) {
+	var dl time.Time
+	var ph Phase
+	consider := func(t time.Time, p Phase) {
+		if dl.IsZero() || t.Before(dl) {
+			dl, ph = t, p
+		}
+	}
+	if w.b.Total > 0 {
+		consider(w.start.Add(w.b.Total), PhaseTotal)
+	}
+	if w.n == 0 {
+		if w.b.TTFT > 0 {
+			consider(w.start.Add(w.b.TTFT), PhaseTTFT)
+		}
+		return dl, ph
+	}
+	if w.b.Gap > 0 {
+		consider(w.last.Add(w.b.Gap), PhaseGap)
+	}
+	if w.tpot > 0 && w.n >= w.warmup {
+		consider(w.first.Add(time.Duration(w.n)*w.tpot), PhaseTPS)
+	}
+	return dl, ph
+}
+
+// token notes an output-bearing chunk that arrived at at.
+func (w *watchdog) token(at time.Time) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	if w.stopped {
+		w.mu.Unlock()
+		return
+	}
+	if w.n == 0 {
+		w.first = at
+	}
+	w.last = at
+	w.n++
+	if w.tpot > 0 && w.n >= w.warmup && w.n > 1 {
+		if tpot := at.Sub(w.first) / time.Duration(w.n-1); tpot > w.tpot {
+			w.stopped = true
+			w.stopTimer()
+			w.mu.Unlock()
+			w.breach(Breach{Phase: PhaseTPS, Limit: w.tpot, Observed: tpot})
+			return
+		}
+	}
+	if w.n == 1 || w.n == w.warmup {
+		// A new kind of deadline applies now; it may be earlier than the
+		// one the timer is set at.
+		w.rearm(at)
+	}
+	w.mu.Unlock()
+}
+
+// rearm sets the timer at the current deadline if that is earlier than
+// the one it is set at. w.mu is held.
+func (w *watchdog) rearm(now time.Time) {
+	dl, _ := w.deadline()
+	if dl.IsZero() || (!w.armed.IsZero() && !dl.Before(w.armed)) {
+		return
+	}
+	w.armed = dl
+	if w.timer == nil {
+		w.timer = time.AfterFunc(dl.Sub(now), w.fire)
+		return
+	}
+	w.timer.Reset(dl.Sub(now))
+}
+
+// fire runs when the timer expires: a breach if a deadline passed, else
+// the timer is set at the next deadline.
+func (w *watchdog) fire() {
+	w.mu.Lock()
+	if w.stopped {
+		w.mu.Unlock()
+		return
+	}
+	now := time.Now()
+	dl, ph := w.deadline()
+	if dl.IsZero() {
+		w.armed = time.Time{}
+		w.mu.Unlock()
+		return
+	}
+	if now.Before(dl) {
+		w.armed = dl
+		w.timer.Reset(dl.Sub(now))
+		w.mu.Unlock()
+		return
+	}
+	w.stopped = true
+	b := Breach{Phase: ph}
+	switch ph {
+	case PhaseTotal:
+		b.Limit, b.Observed = w.b.Total, now.Sub(w.start)
+	case PhaseTTFT:
+		b.Limit, b.Observed = w.b.TTFT, now.Sub(w.start)
+	case PhaseGap:
+		b.Limit, b.Observed = w.b.Gap, now.Sub(w.last)
+	case PhaseTPS:
+		// The rate if the late chunk came now, or the rate so far if
+		// that is lower.
+		b.Limit, b.Observed = w.tpot, now.Sub(w.first)/time.Duration(w.n)
+		if w.n > 1 {
+			b.Observed = max(b.Observed, w.last.Sub(w.first)/time.Duration(w.n-1))
+		}
+	}
+	w.mu.Unlock()
+	w.breach(b)
+}
+
+// stop ends the watch; no breach is reported after it returns unless one
+// was already being reported.
+func (w *watchdog) stop() {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	w.stopped = true
+	w.stopTimer()
+	w.mu.Unlock()
+}
+
+func (w *watchdog) stopTimer() {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}

@@ -1,0 +1,233 @@
+package tokenpace_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// words returns "w<from> w<from+1> ... w<to>", with a leading space unless
+// from is 1: the scripted replies of the routing tests.
+func words(from, to int) string {
+	var b strings.Builder
+	for i := from; i <= to; i++ {
+		if i > 1 {
+			b.WriteByte(' ')
+		}
+		b.WriteString("w")
+		b.WriteString(itoa(i))
+	}
+	return b.String()
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}
+
+// replyWords scripts every reply of a simulator as words(1, n).
+func replyWords(n int) simulate.Option {
+	return simulate.WithReply(func(simulate.ReplyInfo) (string, bool) { return words(1, n), true })
+}
+
+// router returns a Router over a Client of one in-memory simulator started
+// with sopts, with one route per model name.
+func router(t *testing.T, p tokenpace.Policy, sopts []simulate.Option, routes ...tokenpace.Route) *tokenpace.Router {
+	t.Helper()
+	r, err := tokenpace.NewRouter(simClient(t, sopts), p, routes...)
+	if err != nil {
+		t.Fatalf("NewRouter() error = %v", err)
+	}
+	return r
+}
+
+// route returns a Route to model name on the Client's endpoint.
+func route(name string) tokenpace.Route {
+	return tokenpace.Route{Target: tokenpace.Target{Name: name, Model: name}}
+}
+
+// readAll reads s to its end and returns the content of its first choice.
+func readAll(t *testing.T, s *tokenpace.Stream) string {
+	t.Helper()
+	var b strings.Builder
+	for s.Next() {
+		for _, ch := range s.Current().Choices {
+			if ch.Index == 0 {
+				b.WriteString(ch.Delta.Content)
+			}
+		}
+	}
+	s.Close()
+	return b.String()
+}
+
+// checkBudgetError fails t unless err is a *BudgetError equal to want.
+func checkBudgetError(t *testing.T, err error, want tokenpace.BudgetError) {
+	t.Helper()
+	var be *tokenpace.BudgetError
+	if !errors.As(err, &be) {
+		t.Fatalf("Err() = %v (%T), want a *BudgetError", err, err)
+	}
+	if *be != want {
+		t.Errorf("Err() = %+v, want %+v", *be, want)
+	}
+	if !errors.Is(err, tokenpace.ErrBudgetExceeded) {
+		t.Errorf("errors.Is(%v, ErrBudgetExceeded) = false, want true", err)
+	}
+}
+
+// outcomes returns the outcome of every attempt of tm.
+func outcomes(tm *tokenpace.Timing) []tokenpace.Outcome {
+	var o []tokenpace.Outcome
+	for _, a := range tm.Attempts {
+		o = append(o, a.Outcome)
+	}
+	return o
+}
+
+func equal[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestFailFast checks each phase of the watchdog on one route with
+// FailFast: the stream ends with the exact *BudgetError at the exact
+// virtual time, and keeps the output that arrived before the breach.
+func TestFailFast(t *testing.T) {
+	stall := option.WithHeader(simulate.FaultHeader, "stall;for=5s;after=20")
+	tests := []struct {
+		name    string
+		sched   *simulate.Fixed
+		budget  tokenpace.Budget
+		opts    []option.RequestOption
+		want    tokenpace.BudgetError
+		tokens  int           // output tokens the caller received
+		elapsed time.Duration // from the call to the end of the stream
+	}{
+		{
+			name:   "ttft",
+			sched:  &simulate.Fixed{TTFT: 2 * time.Second, ITL: 20 * time.Millisecond},
+			budget: tokenpace.Budget{TTFT: 180 * time.Millisecond},
+			want:   tokenpace.BudgetError{Target: "m", Phase: tokenpace.PhaseTTFT, Limit: 180 * time.Millisecond, Observed: 180 * time.Millisecond},
+			tokens: 0, elapsed: 180 * time.Millisecond,
+		},
+		{
+			name:   "gap after 20 tokens",
+			sched:  &simulate.Fixed{TTFT: 100 * time.Millisecond, ITL: 20 * time.Millisecond},
+			budget: tokenpace.Budget{TTFT: time.Second, Gap: 200 * time.Millisecond},
+			opts:   []option.RequestOption{stall},
+			want:   tokenpace.BudgetError{Target: "m", Phase: tokenpace.PhaseGap, Limit: 200 * time.Millisecond, Observed: 200 * time.Millisecond},
+			tokens: 20, elapsed: 100*time.Millisecond + 19*20*time.Millisecond + 200*time.Millisecond,
+		},
+		{
+			name:   "total",
+			sched:  &simulate.Fixed{TTFT: 200 * time.Millisecond, ITL: 20 * time.Millisecond},
+			budget: tokenpace.Budget{Total: 510 * time.Millisecond},
+			want:   tokenpace.BudgetError{Target: "m", Phase: tokenpace.PhaseTotal, Limit: 510 * time.Millisecond, Observed: 510 * time.Millisecond},
+			tokens: 16, elapsed: 510 * time.Millisecond,
+		},
+		{
+			name:   "min tps after warm-up",
+			sched:  &simulate.Fixed{TTFT: 50 * time.Millisecond, ITL: 100 * time.Millisecond},
+			budget: tokenpace.Budget{MinTPS: 20, Warmup: 8},
+			want:   tokenpace.BudgetError{Target: "m", Phase: tokenpace.PhaseTPS, Limit: 50 * time.Millisecond, Observed: 100 * time.Millisecond},
+			tokens: 8, elapsed: 50*time.Millisecond + 7*100*time.Millisecond,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var rec record
+				sopts := []simulate.Option{simulate.WithModel("m", tc.sched), replyWords(40)}
+				c := simClient(t, sopts, tokenpace.WithHooks(rec.hooks()))
+				r, err := tokenpace.NewRouter(c, tokenpace.Policy{Budget: tc.budget, FailFast: true}, route("m"))
+				if err != nil {
+					t.Fatalf("NewRouter() error = %v", err)
+				}
+				start := time.Now()
+				s := r.NewStreaming(context.Background(), chat("m", 40), tc.opts...)
+				text := readAll(t, s)
+				if got := time.Since(start); got != tc.elapsed {
+					t.Errorf("stream ended after %v, want %v", got, tc.elapsed)
+				}
+				checkBudgetError(t, s.Err(), tc.want)
+				if want := words(1, tc.tokens); tc.tokens > 0 && text != want {
+					t.Errorf("content = %q, want %q", text, want)
+				}
+				if got := s.Accumulated().Choices; tc.tokens > 0 && (len(got) == 0 || got[0].Message.Content != text) {
+					t.Errorf("Accumulated() lost the partial output %q", text)
+				}
+				tm := s.Timing()
+				if got := len(tm.Chunks); got != tc.tokens {
+					t.Errorf("len(Timing.Chunks) = %d, want %d", got, tc.tokens)
+				}
+				if want := []tokenpace.Breach{{Target: "m", Phase: tc.want.Phase, Limit: tc.want.Limit, Observed: tc.want.Observed}}; !equal(tm.Breaches, want) {
+					t.Errorf("Timing.Breaches = %+v, want %+v", tm.Breaches, want)
+				}
+				if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeBreached}; !equal(got, want) {
+					t.Errorf("outcomes = %v, want %v", got, want)
+				}
+				if tm.OK() {
+					t.Errorf("Timing.OK() = true, want false after a breach")
+				}
+				if len(rec.done) != 1 || rec.done[0] != tm {
+					t.Errorf("Done called %d times, want once with the final Timing", len(rec.done))
+				}
+			})
+		})
+	}
+}
+
+// TestBudgetErrorMessage checks the error text and its unwrapping.
+func TestBudgetErrorMessage(t *testing.T) {
+	err := error(&tokenpace.BudgetError{Target: "big", Phase: tokenpace.PhaseTTFT, Limit: 180 * time.Millisecond, Observed: 200 * time.Millisecond})
+	if got, want := err.Error(), "tokenpace: ttft budget exceeded on target big: 200ms observed, limit 180ms"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	if !errors.Is(err, tokenpace.ErrBudgetExceeded) {
+		t.Errorf("errors.Is(err, ErrBudgetExceeded) = false, want true")
+	}
+}
+
+// TestNewRouterErrors checks that bad configuration gets an error, not a
+// panic.
+func TestNewRouterErrors(t *testing.T) {
+	c := tokenpace.NewClient(openai.NewClient(option.WithAPIKey("x")))
+	tests := []struct {
+		name   string
+		c      *tokenpace.Client
+		p      tokenpace.Policy
+		routes []tokenpace.Route
+	}{
+		{"no client", nil, tokenpace.Policy{}, []tokenpace.Route{route("a")}},
+		{"no routes", c, tokenpace.Policy{}, nil},
+		{"duplicate", c, tokenpace.Policy{}, []tokenpace.Route{route("a"), route("a")}},
+		{"negative ttft", c, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: -1}}, []tokenpace.Route{route("a")}},
+		{"negative route gap", c, tokenpace.Policy{}, []tokenpace.Route{{Target: tokenpace.Target{Name: "a"}, Budget: tokenpace.Budget{Gap: -1}}}},
+		{"negative rps", c, tokenpace.Policy{}, []tokenpace.Route{{Target: tokenpace.Target{Name: "a"}, Limit: tokenpace.Limit{RPS: -1}}}},
+		{"hedge percentile", c, tokenpace.Policy{Hedge: tokenpace.Hedge{Percentile: 1.5}}, []tokenpace.Route{route("a")}},
+	}
+	for _, tc := range tests {
+		if _, err := tokenpace.NewRouter(tc.c, tc.p, tc.routes...); err == nil || !strings.HasPrefix(err.Error(), "tokenpace: ") {
+			t.Errorf("NewRouter(%s) error = %v, want a tokenpace error", tc.name, err)
+		}
+	}
+}

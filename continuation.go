@@ -1,0 +1,46 @@
+package tokenpace
+
+import (
+	"slices"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// DefaultContinuePrompt is the user message that asks the next route to
+// continue a stalled stream, after the output so far as an assistant
+// message, unless Policy.ContinuePrompt says otherwise.
+const DefaultContinuePrompt = "Continue exactly where your previous message stops. Do not repeat any of it."
+
+// continuation returns the params of a try that continues the call's
+// output so far: the messages, the output as an assistant message and the
+// continue prompt, with max_tokens reduced by the tokens already
+// delivered. c.mu is held.
+func (c *call) continuation(p openai.ChatCompletionNewParams) openai.ChatCompletionNewParams {
+	prompt := c.r.pol.ContinuePrompt
+	if prompt == "" {
+		prompt = DefaultContinuePrompt
+	}
+	p.Messages = append(slices.Clip(c.params.Messages), openai.AssistantMessage(c.chainText()), openai.UserMessage(prompt))
+	n := int64(0)
+	for _, tr := range c.chain {
+		n += int64(c.delivered(tr))
+	}
+	if p.MaxTokens.Valid() {
+		p.MaxTokens = openai.Int(max(1, p.MaxTokens.Value-n))
+	}
+	if p.MaxCompletionTokens.Valid() {
+		p.MaxCompletionTokens = openai.Int(max(1, p.MaxCompletionTokens.Value-n))
+	}
+	return p
+}
+
+// delivered returns how many output-bearing chunks of a chained try reach
+// the caller. c.mu is held.
+func (c *call) delivered(tr *try) int {
+	tr.a.mu.Lock()
+	defer tr.a.mu.Unlock()
+	if tr.cut {
+		return min(tr.outLimit, len(tr.a.t.Chunks))
+	}
+	return len(tr.a.t.Chunks)
+}

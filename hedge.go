@@ -1,0 +1,49 @@
+package tokenpace
+
+import "time"
+
+// defaultHedgeSamples is Hedge.MinSamples when it is zero.
+const defaultHedgeSamples = 20
+
+// armHedge sets the hedge timer after the call's first try started.
+// c.mu is held.
+func (c *call) armHedge() {
+	if d := c.hedgeDelay(); d > 0 {
+		c.hedge = time.AfterFunc(d, c.onHedge)
+	}
+}
+
+// hedgeDelay returns how long the call waits for a first token before it
+// hedges: the learnt TTFT percentile of the route first tried, once known,
+// else Hedge.After. c.mu is held.
+func (c *call) hedgeDelay() time.Duration {
+	h := c.r.pol.Hedge
+	d := h.After
+	if h.Percentile > 0 && len(c.tries) > 0 {
+		need := h.MinSamples
+		if need == 0 {
+			need = defaultHedgeSamples
+		}
+		if p, n := c.tries[len(c.tries)-1].rt.pred.percentile(h.Percentile); n >= need {
+			d = p
+		}
+	}
+	return d
+}
+
+// onHedge starts a hedged try if no try has produced a token yet.
+func (c *call) onHedge() {
+	c.mu.Lock()
+	if c.finished || c.won != nil || c.ctx.Err() != nil {
+		c.mu.Unlock()
+		return
+	}
+	limit := max(c.r.pol.Hedge.Max, 1)
+	c.hedges++
+	if c.launch(kindHedge) && c.hedges < limit && c.next < len(c.r.routes) {
+		c.hedge.Reset(c.hedgeDelay())
+	}
+	fin := c.takeFinal()
+	c.mu.Unlock()
+	c.report(fin)
+}

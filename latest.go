@@ -1,0 +1,59 @@
+package tokenpace
+
+import (
+	"context"
+	"errors"
+	"sync"
+)
+
+// ErrSuperseded is the cause (context.Cause) of a request's context that
+// Latest cancelled because a newer request for the same key began. A Router
+// call ended that way records its attempts with OutcomeSuperseded, which
+// counts neither as a failure nor against a circuit breaker.
+var ErrSuperseded = errors.New("tokenpace: superseded by a newer request")
+
+// Latest keeps at most one request in flight per key, latest wins: what
+// autocompletion needs, where each keystroke makes the previous suggestion
+// worthless. The zero value is ready to use; a Latest is safe for
+// concurrent use.
+type Latest struct {
+	mu       sync.Mutex
+	inflight map[string]*latestEntry
+}
+
+type latestEntry struct {
+	cancel context.CancelCauseFunc
+}
+
+// Begin returns a context for a new request under key and cancels the
+// request in flight under key, if any, with cause ErrSuperseded. Call done
+// when the request has ended: it releases the key (unless a newer request
+// holds it) and cancels the context.
+func (l *Latest) Begin(ctx context.Context, key string) (_ context.Context, done func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	e := &latestEntry{cancel: cancel}
+	l.mu.Lock()
+	if l.inflight == nil {
+		l.inflight = make(map[string]*latestEntry)
+	}
+	old := l.inflight[key]
+	l.inflight[key] = e
+	l.mu.Unlock()
+	if old != nil {
+		old.cancel(ErrSuperseded)
+	}
+	return ctx, func() {
+		l.mu.Lock()
+		if l.inflight[key] == e {
+			delete(l.inflight, key)
+		}
+		l.mu.Unlock()
+		cancel(context.Canceled)
+	}
+}
+
+// Superseded reports whether err ended a request that Latest replaced with
+// a newer one: ctx is the context Begin returned.
+func Superseded(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), ErrSuperseded)
+}

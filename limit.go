@@ -1,0 +1,104 @@
+package tokenpace
+
+import (
+	"errors"
+	"math"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// ErrAdmission is the cause of a route skipped by admission: its limiter
+// could not start the request soon enough for the TTFT budget, or the
+// request is larger than its tokens-per-minute limit allows at all.
+var ErrAdmission = errors.New("tokenpace: target cannot start the request within its TTFT budget")
+
+// Limit is the client-side rate limit of one route, enforced with
+// golang.org/x/time/rate. The zero value sets no limit.
+//
+// A request waits for both limiters. When the route has a TTFT budget, a
+// Router admits it only if the wait plus the route's predicted TTFT for
+// the prompt (see Router.PredictTTFT) fits in that budget; otherwise it
+// moves on to the next route at once instead of queueing. The last route
+// is never skipped by admission: there the request waits.
+type Limit struct {
+	// RPS is the requests per second allowed; zero means no limit.
+	RPS float64
+	// Burst is how many requests may start at once; zero means RPS
+	// rounded up (at least 1).
+	Burst int
+	// TPM is the tokens per minute allowed, counting the prompt (estimated
+	// at four bytes a token) plus max_tokens, as hosted APIs do; zero means
+	// no limit. Its burst is one minute's worth.
+	TPM int
+}
+
+// IsZero reports whether l sets no limit.
+func (l Limit) IsZero() bool { return l.RPS == 0 && l.TPM == 0 }
+
+func (l Limit) validate() error {
+	if l.RPS < 0 || math.IsNaN(l.RPS) || math.IsInf(l.RPS, 0) || l.Burst < 0 || l.TPM < 0 {
+		return errors.New("tokenpace: invalid limit: RPS, Burst and TPM must be finite and not negative")
+	}
+	return nil
+}
+
+// limiter enforces a Limit. A nil *limiter admits everything at once.
+type limiter struct {
+	rps, tpm *rate.Limiter
+}
+
+func newLimiter(l Limit) *limiter {
+	if l.IsZero() {
+		return nil
+	}
+	var lim limiter
+	if l.RPS > 0 {
+		b := l.Burst
+		if b == 0 {
+			b = max(1, int(math.Ceil(l.RPS)))
+		}
+		lim.rps = rate.NewLimiter(rate.Limit(l.RPS), b)
+	}
+	if l.TPM > 0 {
+		lim.tpm = rate.NewLimiter(rate.Limit(float64(l.TPM)/60), l.TPM)
+	}
+	return &lim
+}
+
+// reservation is capacity reserved for one request.
+type reservation struct {
+	rps, tpm *rate.Reservation
+}
+
+// reserve reserves capacity at now for a request of tokens tokens and
+// returns how long it must wait; ok is false when the request can never be
+// admitted (more tokens than the TPM burst).
+func (l *limiter) reserve(now time.Time, tokens int) (res reservation, delay time.Duration, ok bool) {
+	if l == nil {
+		return res, 0, true
+	}
+	if l.rps != nil {
+		res.rps = l.rps.ReserveN(now, 1)
+		delay = res.rps.DelayFrom(now)
+	}
+	if l.tpm != nil {
+		res.tpm = l.tpm.ReserveN(now, max(tokens, 1))
+		if !res.tpm.OK() {
+			res.cancel(now)
+			return reservation{}, 0, false
+		}
+		delay = max(delay, res.tpm.DelayFrom(now))
+	}
+	return res, delay, true
+}
+
+// cancel gives the reserved capacity back, as far as it was not used.
+func (r reservation) cancel(now time.Time) {
+	if r.rps != nil {
+		r.rps.CancelAt(now)
+	}
+	if r.tpm != nil && r.tpm.OK() {
+		r.tpm.CancelAt(now)
+	}
+}
