@@ -72,6 +72,8 @@ const (
 	// KVOffload spills KV blocks past Deployment.OffloadThreshold to host
 	// memory; each step reads them back over the host link, so decode slows
 	// by the host-link / VRAM bandwidth ratio for the offloaded share.
+	// Host memory is taken to be large enough for any spill, so admission
+	// is bounded by MaxRunning alone.
 	KVOffload KVPolicy = iota
 	// KVPreempt evicts the most recently admitted sequence when a step
 	// needs a block and none is free; the evicted sequence waits at the

@@ -192,8 +192,8 @@ func (p Prediction) explain(e *Engine) []string {
 	}
 	pf := e.cost.step(Load{PrefillTokens: uncached, PrefillPairs: prefillPairs(uncached, s.PromptTokens-uncached), PrefillContext: int64(s.PromptTokens - uncached)})
 	lines = append(lines,
-		fmt.Sprintf("prefill: %d uncached tokens → %s TFLOP / (%s × MFU %s) = %s ms (%s-bound, one step, alone)",
-			uncached, num(pf.FLOPs/1e12), rate, num(d.MFU), ms(max(pf.Compute, pf.Memory)), pf.Bound),
+		fmt.Sprintf("prefill alone: %d uncached tokens → %s TFLOP / (%s × MFU %s) = %s ms compute, %s ms memory → %s-bound",
+			uncached, num(pf.FLOPs/1e12), rate, num(d.MFU), ms(pf.Compute), ms(pf.Memory), pf.Bound),
 		fmt.Sprintf("simulated %d × (%d prompt, %d output tokens): queue %s ms, prefill %s ms, TTFT %s ms, ITL %s ms, TPOT %s ms, E2E %s ms, %s TPS per stream, %s TPS aggregate",
 			s.Concurrency, s.PromptTokens, s.OutputTokens, ms(p.Queue), ms(p.Prefill), ms(p.TTFT), ms(p.ITL), ms(p.TPOT), ms(p.E2E), num(p.TPS), num(p.AggregateTPS)),
 	)
