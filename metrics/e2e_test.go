@@ -183,3 +183,105 @@ func TestTPSCollapseDetected(t *testing.T) {
 		})
 	}
 }
+
+// TestOTelSimulatorScenario streams from a simulator with a fixed timing on
+// virtual time and checks the GenAI metrics and the span against the exact
+// schedule: 200ms to the first token plus a 10ms round trip, then a token
+// every 20ms.
+func TestOTelSimulatorScenario(t *testing.T) {
+	const (
+		ttft = 200 * time.Millisecond
+		rtt  = 10 * time.Millisecond
+		itl  = 20 * time.Millisecond
+		n    = 12
+	)
+	synctest.Test(t, func(t *testing.T) {
+		reader := sdkmetric.NewManualReader()
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+		exp := tracetest.NewInMemoryExporter()
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+		defer func() { _ = mp.Shutdown(context.Background()); _ = tp.Shutdown(context.Background()) }()
+		obs, err := metrics.New(metrics.WithMeterProvider(mp), metrics.WithTracerProvider(tp),
+			metrics.WithServer("", "http://simulator.invalid/v1/"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := simClient(t, obs.Hooks(),
+			simulate.WithModel("m", &simulate.Fixed{TTFT: ttft, ITL: itl}), simulate.WithRTT(rtt))
+		tm := call(t, c, "m", "Tell me about latency.", n)
+		if !tm.UsageReported || tm.OutputTokens != n {
+			t.Fatalf("Timing usage %v, %d tokens, want reported, %d", tm.UsageReported, tm.OutputTokens, n)
+		}
+
+		var rm metricdata.ResourceMetrics
+		if err := reader.Collect(context.Background(), &rm); err != nil {
+			t.Fatal(err)
+		}
+		byName := map[string]metricdata.Metrics{}
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				byName[m.Name] = m
+			}
+		}
+		for _, want := range []struct {
+			name  string
+			count uint64
+			sum   time.Duration
+		}{
+			{"gen_ai.client.operation.time_to_first_chunk", 1, ttft + rtt},
+			{"gen_ai.client.operation.time_per_output_chunk", n - 1, (n - 1) * itl},
+			{"gen_ai.client.operation.duration", 1, tm.End.Sub(tm.Start)},
+		} {
+			m, ok := byName[want.name]
+			if !ok {
+				t.Errorf("no metric %s", want.name)
+				continue
+			}
+			dp := m.Data.(metricdata.Histogram[float64]).DataPoints[0]
+			if m.Unit != "s" || dp.Count != want.count || !near(dp.Sum, want.sum.Seconds()) {
+				t.Errorf("%s: unit %q count %d sum %v, want s, %d, %v", want.name, m.Unit, dp.Count, dp.Sum, want.count, want.sum.Seconds())
+			}
+			attrs := map[string]string{}
+			for _, kv := range dp.Attributes.ToSlice() {
+				attrs[string(kv.Key)] = kv.Value.String()
+			}
+			for k, v := range map[string]string{"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai",
+				"gen_ai.request.model": "m", "gen_ai.response.model": "m",
+				"server.address": "simulator.invalid", "server.port": "80"} {
+				if attrs[k] != v {
+					t.Errorf("%s attribute %s = %q, want %q", want.name, k, attrs[k], v)
+				}
+			}
+		}
+		usage := byName["gen_ai.client.token.usage"].Data.(metricdata.Histogram[int64])
+		for _, dp := range usage.DataPoints {
+			typ, _ := dp.Attributes.Value("gen_ai.token.type")
+			want := int64(tm.PromptTokens)
+			if typ.AsString() == "output" {
+				want = n
+			}
+			if dp.Sum != want || want == 0 {
+				t.Errorf("token usage %s = %d, want %d (non-zero)", typ.AsString(), dp.Sum, want)
+			}
+		}
+
+		spans := exp.GetSpans()
+		if len(spans) != 1 {
+			t.Fatalf("%d spans, want 1", len(spans))
+		}
+		s := spans[0]
+		if s.Name != "chat m" || !s.StartTime.Equal(tm.Start) || !s.EndTime.Equal(tm.End) {
+			t.Errorf("span %q %v..%v, want \"chat m\" %v..%v", s.Name, s.StartTime, s.EndTime, tm.Start, tm.End)
+		}
+		for _, kv := range s.Attributes {
+			if kv.Key == "gen_ai.response.time_to_first_chunk" && !near(kv.Value.AsFloat64(), (ttft+rtt).Seconds()) {
+				t.Errorf("gen_ai.response.time_to_first_chunk = %v, want %v", kv.Value.AsFloat64(), (ttft + rtt).Seconds())
+			}
+		}
+		if len(s.Events) != 1 || s.Events[0].Name != metrics.EventFirstToken || !s.Events[0].Time.Equal(tm.Chunks[0]) {
+			t.Errorf("span events %+v, want one %s at %v", s.Events, metrics.EventFirstToken, tm.Chunks[0])
+		}
+	})
+}
+
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
