@@ -3,11 +3,13 @@ package tokenpace_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,26 +47,88 @@ func sseServer(b *testing.B, body string) openai.Client {
 		option.WithHTTPClient(srv.Client()))
 }
 
+// cpuTime returns the CPU time the process has used, user and system, on
+// every thread: a benchmark's server runs in the process too, the same for
+// every variant.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// bodyTransport answers every request with an event stream of body, in
+// process: no socket, no server goroutine, so that only client work is
+// timed.
+type bodyTransport struct{ body string }
+
+func (t bodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_ = r.Body.Close()
+	}
+	return &http.Response{
+		StatusCode: 200, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:  http.Header{"Content-Type": {"text/event-stream"}},
+		Body:    io.NopCloser(&eventReader{rest: t.body}),
+		Request: r, ContentLength: -1,
+	}, nil
+}
+
+// eventReader returns at most one event per Read, as a stream arriving
+// over a network at generation speed does.
+type eventReader struct{ rest string }
+
+func (r *eventReader) Read(p []byte) (int, error) {
+	if r.rest == "" {
+		return 0, io.EOF
+	}
+	n := len(r.rest)
+	if i := strings.Index(r.rest, "\n\n"); i >= 0 {
+		n = i + 2
+	}
+	n = copy(p, r.rest[:n])
+	r.rest = r.rest[n:]
+	return n, nil
+}
+
+// BenchmarkDecode is BenchmarkStream without the network: the same event
+// stream comes from an in-process transport, one event per read, so the
+// client's own work per chunk is all that is timed, hand-offs between
+// goroutines included.
+func BenchmarkDecode(b *testing.B) {
+	benchStreams(b, []int{1024}, func(b *testing.B, body string) openai.Client {
+		return openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
+			option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: bodyTransport{body}}))
+	})
+}
+
 // BenchmarkStream compares reading the same loopback event stream with
 // bare openai-go, bare openai-go feeding a ChatCompletionAccumulator (which
 // a tokenpace Stream always does), and tokenpace, in one run. ns/chunk and
 // allocs/chunk are per content chunk, the request's fixed costs included;
 // the difference between two chunk counts isolates the per-chunk cost.
-func BenchmarkStream(b *testing.B) {
-	for _, n := range []int{64, 1024} {
+func BenchmarkStream(b *testing.B) { benchStreams(b, []int{64, 1024}, sseServer) }
+
+func benchStreams(b *testing.B, sizes []int, newClient func(*testing.B, string) openai.Client) {
+	for _, n := range sizes {
 		body := sseStream(n)
 		params := chat("gpt-4.1", n)
 		run := func(b *testing.B, read func() error) {
 			b.ReportAllocs()
+			cpu0 := cpuTime()
 			for b.Loop() {
 				if err := read(); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/chunk")
+			chunks := float64(b.N * n)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/chunks, "ns/chunk")
+			b.ReportMetric(float64((cpuTime() - cpu0).Nanoseconds())/chunks, "cpu-ns/chunk")
 		}
 		b.Run(fmt.Sprintf("chunks=%d/bare", n), func(b *testing.B) {
-			oc := sseServer(b, body)
+			oc := newClient(b, body)
 			run(b, func() error {
 				s := oc.Chat.Completions.NewStreaming(context.Background(), params)
 				for s.Next() {
@@ -74,7 +138,7 @@ func BenchmarkStream(b *testing.B) {
 			})
 		})
 		b.Run(fmt.Sprintf("chunks=%d/bare+acc", n), func(b *testing.B) {
-			oc := sseServer(b, body)
+			oc := newClient(b, body)
 			run(b, func() error {
 				s := oc.Chat.Completions.NewStreaming(context.Background(), params)
 				var acc openai.ChatCompletionAccumulator
@@ -85,7 +149,7 @@ func BenchmarkStream(b *testing.B) {
 			})
 		})
 		b.Run(fmt.Sprintf("chunks=%d/tokenpace", n), func(b *testing.B) {
-			c := tokenpace.NewClient(sseServer(b, body))
+			c := tokenpace.NewClient(newClient(b, body))
 			run(b, func() error {
 				s := c.NewStreaming(context.Background(), params)
 				for s.Next() {
