@@ -125,7 +125,7 @@ func benchStreams(b *testing.B, sizes []int, newClient func(*testing.B, string) 
 			}
 			chunks := float64(b.N * n)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/chunks, "ns/chunk")
-			b.ReportMetric(float64((cpuTime() - cpu0).Nanoseconds())/chunks, "cpu-ns/chunk")
+			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/chunks, "cpu-ns/chunk")
 		}
 		b.Run(fmt.Sprintf("chunks=%d/bare", n), func(b *testing.B) {
 			oc := newClient(b, body)
