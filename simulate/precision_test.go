@@ -28,6 +28,9 @@ import (
 // (relative sleeps), as common simulators do.
 //
 //	TOKENPACE_PRECISION=1 go test -run TestOnlinePrecision -v ./simulate/
+//
+// TOKENPACE_PRECISION_SERVER_PROCS sets the server's GOMAXPROCS;
+// TOKENPACE_PRECISION_PROFILE=path writes its CPU profile to path.MODE.
 const (
 	precisionEnv = "TOKENPACE_PRECISION"
 	serveEnv     = "TOKENPACE_PRECISION_SERVE" // "sim" or "sleep": be the child server
@@ -137,6 +140,9 @@ func measurePrecision(t *testing.T, mode string, streams int) precisionResult {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestPrecisionServer$")
 	cmd.Env = append(os.Environ(), serveEnv+"="+mode)
+	if n := os.Getenv("TOKENPACE_PRECISION_SERVER_PROCS"); n != "" {
+		cmd.Env = append(cmd.Env, "GOMAXPROCS="+n)
+	}
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -186,29 +185,30 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 		}
 	}()
 
-	var f format
-	if g.chat {
-		f = newChatFormat("chatcmpl-"+strconv.FormatUint(id, 10), s.cfg.created, g.model.name, g.includeUsage)
-	} else {
-		f = newTextFormat("cmpl-"+strconv.FormatUint(id, 10), s.cfg.created, g.model.name, g.includeUsage)
+	rs := &responder{
+		out:      out,
+		fault:    fault,
+		tokens:   tokens,
+		finish:   finish,
+		stream:   g.stream,
+		usage:    usage{prompt: g.prompt.tokens},
+		usageOn:  g.includeUsage,
+		per:      s.cfg.chunkTokens,
+		roleSent: s.cfg.roleFirst || !g.chat,
 	}
-	var buf []byte
+	if g.chat {
+		rs.f = newChatFormat("chatcmpl-"+strconv.FormatUint(id, 10), s.cfg.created, g.model.name, g.includeUsage)
+	} else {
+		rs.f = newTextFormat("cmpl-"+strconv.FormatUint(id, 10), s.cfg.created, g.model.name, g.includeUsage)
+	}
 	if g.stream && s.cfg.roleFirst {
-		buf = f.role(buf[:0])
-		if !out.send(arrived, buf) {
+		if !out.send(arrived, rs.f.role(nil)) {
 			return
 		}
 	} else if !out.writeHeaders(arrived) {
 		return
 	}
 
-	var (
-		pos      int // tokens emitted so far
-		pending  int // tokens emitted but not sent
-		chunks   int // output-bearing chunks sent
-		cached   int
-		roleSent = s.cfg.roleFirst || !g.chat
-	)
 	var batch []Emission
 	for !finished {
 		select {
@@ -223,70 +223,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 		}
 		batch = sink.take(batch)
 		for _, e := range batch {
-			at := d.epoch.Add(e.At)
 			if e.First {
-				cached = e.CachedTokens
+				rs.usage.cached = e.CachedTokens
 			}
-			k := min(e.Tokens, len(tokens)-pos)
-			pos += k
-			pending += k
-			if pending < s.cfg.chunkTokens && !e.Done {
-				continue
+			if rs.fault.Kind == FaultReset && rs.due(e) {
+				// The connection drops where the fault strikes; the
+				// engine's slot is freed first.
+				finished = true
+				d.cancel(id)
+				out.reset(d.epoch.Add(e.At))
 			}
-			if pending > 0 {
-				if chunks == fault.After {
-					switch fault.Kind {
-					case FaultReset:
-						finished = true // the slot is freed below
-						d.cancel(id)
-						out.reset(at)
-					case FaultStall:
-						out.stallUntil = at.Add(fault.duration())
-					case FaultMalformed:
-						buf = append(buf[:0], "data: {\"id\":\"malformed\",\"choices\":[{\"delta\":{\"content\":\n\n"...)
-						if g.stream && !out.send(at, buf) {
-							return
-						}
-					}
-				}
-				buf = buf[:0]
-				if !roleSent {
-					buf = f.role(buf)
-					roleSent = true
-				}
-				text := tokens[pos-1]
-				if pending > 1 {
-					text = strings.Join(tokens[pos-pending:pos], "")
-				}
-				pending = 0
-				chunks++
-				if g.stream {
-					buf = f.token(buf, text)
-					if !e.Done && !out.send(at, buf) {
-						return
-					}
-				}
-			}
-			if !e.Done {
-				continue
-			}
-			finished = true
-			u := usage{prompt: g.prompt.tokens, completion: pos, cached: cached}
-			if !g.stream {
-				body := f.whole(nil, strings.Join(tokens, ""), finish, u)
-				if fault.Kind == FaultMalformed {
-					body = body[:len(body)/2]
-				}
-				out.whole(at, body)
+			var ok bool
+			finished, ok = rs.handle(e, d.epoch.Add(e.At))
+			if !ok {
 				return
-			}
-			buf = f.finish(buf, finish)
-			if g.includeUsage {
-				buf = f.usage(buf, u)
-			}
-			buf = append(buf, doneEvent...)
-			if out.send(at, buf) {
-				out.end(at)
 			}
 		}
 	}
