@@ -84,11 +84,11 @@ func newCostModel(d Deployment) costModel {
 		kvPerToken: d.Model.KVBytesPerToken(d.KVBits),
 		perToken:   d.Model.FLOPsPerToken(),
 		perPair:    d.Model.AttentionFLOPsPerPair(),
-		overhead:   d.StepOverhead,
+		overhead:   max(d.StepOverhead, 0),
 		draft:      1 + float64(d.Speculation.DraftTokens)*d.Speculation.DraftCost,
 	}
 	if d.GPUs > 1 {
-		c.overhead += time.Duration(2*d.Model.Layers) * d.AllReduce
+		c.overhead += time.Duration(2*d.Model.Layers) * max(d.AllReduce, 0)
 	}
 	if d.Model.Experts == 0 {
 		c.dense = d.Model.StreamedBytes(d.Precision, 1)

@@ -163,9 +163,10 @@ type Deployment struct {
 	Speculation Speculation
 }
 
-// Resolved returns d with every default filled in and validates it: a
-// negative or impossible figure, or a model whose weights do not fit in
-// memory, yields an *InvalidError.
+// Resolved returns d with every default filled in, KVCapacityTokens
+// included, and validates it: a negative or impossible figure, or a model
+// whose weights do not fit in memory, yields an *InvalidError. Resolving a
+// resolved Deployment changes nothing.
 func (d Deployment) Resolved() (Deployment, error) {
 	if d.GPU == (GPU{}) {
 		d.GPU, _ = LookupGPU("h100-sxm")
@@ -263,13 +264,10 @@ func orI(v, def int) int {
 	return v
 }
 
-// orD keeps v, uses def for zero, and maps negative to zero (none).
+// orD keeps v (negative means none) and uses def for zero.
 func orD(v, def time.Duration) time.Duration {
-	switch {
-	case v == 0:
+	if v == 0 {
 		return def
-	case v < 0:
-		return 0
 	}
 	return v
 }

@@ -392,3 +392,16 @@ func TestLateAddNeverStartsBeforeArrival(t *testing.T) {
 		})
 	}
 }
+
+func TestResolvedIsIdempotent(t *testing.T) {
+	for _, d := range []simulate.Deployment{{}, anchor(t), {StepOverhead: -1, AllReduce: -1, GPUs: 2}} {
+		once, err := d.Resolved()
+		if err != nil {
+			t.Fatal(err)
+		}
+		twice, err := once.Resolved()
+		if err != nil || twice != once {
+			t.Errorf("Resolved(Resolved(%+v)) = %+v, %v; want %+v", d, twice, err, once)
+		}
+	}
+}
