@@ -26,12 +26,18 @@ func (w *window) index(at time.Time) int64 { return at.UnixNano() / int64(w.widt
 // add counts requests and tokens at time at. Counts older than the window
 // ending at the newest slot seen are dropped.
 func (w *window) add(at time.Time, requests, tokens float64) {
+	if at.Year() < 1970 || at.Year() > 2200 {
+		return // zero or absurd: no slot to put it in
+	}
 	w.addSlot(slot{idx: w.index(at), requests: requests, tokens: tokens})
 }
 
 // rates reports requests and tokens per second over the window that ends
 // at now: the slot now falls in, so far, and the whole slots before it.
 func (w *window) rates(now time.Time) (requests, tokens float64) {
+	if now.Year() < 1970 || now.Year() > 2200 {
+		return 0, 0
+	}
 	end := w.index(now)
 	for _, s := range w.slots {
 		if s.idx > end-windowSlots && s.idx <= end {
@@ -48,6 +54,9 @@ func (w *window) rates(now time.Time) (requests, tokens float64) {
 // same width. Counts older than the window ending at the newest slot seen
 // are dropped.
 func (w *window) addSlot(s slot) {
+	if s.idx <= 0 {
+		return
+	}
 	t := &w.slots[s.idx%windowSlots]
 	switch {
 	case t.idx > s.idx:
