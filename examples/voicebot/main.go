@@ -1,0 +1,269 @@
+// Command voicebot is a turn-taking voice assistant loop with a
+// human-like latency target: the large model must produce its first token
+// within 180 ms or a small model answers instead, and the first complete
+// sentence goes to text-to-speech as soon as it has arrived, while the rest
+// of the reply is still streaming.
+//
+// For every turn it prints the time to first token, the time to the first
+// sentence, when the first audio would play (a stub TTS takes 120 ms) and
+// which model answered.
+//
+// By default it talks to a simulator started in process that serves
+// Llama 3.1 70B and Llama 3.2 3B on two H100s; --base-url and
+// OPENAI_API_KEY point it at a real OpenAI-compatible endpoint:
+//
+//	go run ./examples/voicebot
+//	go run ./examples/voicebot --base-url http://localhost:8000/v1 --large MODEL --small MODEL
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// config is what the flags set.
+type config struct {
+	large, small string
+	ttftBudget   time.Duration
+	hedgeAfter   time.Duration
+	tts          time.Duration
+	maxTokens    int
+	turns        []string
+}
+
+// endpoint is where requests go.
+type endpoint struct {
+	baseURL string
+	http    *http.Client // nil: http.DefaultClient
+	apiKey  string
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	cfg := config{turns: script}
+	baseURL := flag.String("base-url", "", "OpenAI-compatible API base URL (default: a simulator started in process)")
+	flag.StringVar(&cfg.large, "large", "llama-3.1-70b", "large model, tried first")
+	flag.StringVar(&cfg.small, "small", "llama-3.2-3b", "small model, the fallback and hedge")
+	flag.DurationVar(&cfg.ttftBudget, "ttft-budget", 180*time.Millisecond, "time to first token allowed to the large model")
+	flag.DurationVar(&cfg.hedgeAfter, "hedge-after", 120*time.Millisecond, "start the small model in parallel when the large has not produced a token by then (0: fall back only at the budget)")
+	flag.DurationVar(&cfg.tts, "tts", 120*time.Millisecond, "time the stub text-to-speech takes to produce audio")
+	flag.IntVar(&cfg.maxTokens, "max-tokens", 48, "max_tokens of each reply")
+	flag.Parse()
+
+	ep := endpoint{baseURL: *baseURL, apiKey: os.Getenv("OPENAI_API_KEY")}
+	if ep.baseURL == "" {
+		var closeSim func()
+		var err error
+		ep, closeSim, err = startSimulator(cfg)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "voicebot:", err)
+			os.Exit(1)
+		}
+		defer closeSim()
+	}
+	if _, err := run(ctx, os.Stdout, ep, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "voicebot:", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+// script is what the user says, turn by turn. The third turn pastes a
+// long text: its prefill is too slow for the large model's budget.
+var script = []string{
+	"Hi! Can you help me plan a trip to Lisbon?",
+	"What is the best time of year to go?",
+	"Here are my notes from last time, summarise them for me: " + strings.Repeat("We walked from Alfama down to the river, ate grilled sardines, took tram 28 up the hill and watched the sunset from a viewpoint. ", 100),
+	"Which neighbourhood should I stay in?",
+	"Great, thanks. Any tips for getting from the airport?",
+}
+
+// systemPrompt keeps replies short, as a voice assistant's must be.
+const systemPrompt = "You are a voice assistant. Answer in two or three short spoken sentences."
+
+// run holds the conversation in cfg.turns with the models at ep, prints
+// one line per turn to w and returns what each turn measured.
+func run(ctx context.Context, w io.Writer, ep endpoint, cfg config) ([]turn, error) {
+	opts := []option.RequestOption{option.WithBaseURL(ep.baseURL), option.WithMaxRetries(0)}
+	if ep.http != nil {
+		opts = append(opts, option.WithHTTPClient(ep.http))
+	}
+	if ep.apiKey != "" {
+		opts = append(opts, option.WithAPIKey(ep.apiKey))
+	} else {
+		opts = append(opts, option.WithAPIKey("none"))
+	}
+	client := tokenpace.NewClient(openai.NewClient(opts...))
+	router, err := tokenpace.NewRouter(client,
+		tokenpace.Policy{Hedge: tokenpace.Hedge{After: cfg.hedgeAfter}},
+		tokenpace.Route{Target: tokenpace.Target{Name: "large", Model: cfg.large}, Budget: tokenpace.Budget{TTFT: cfg.ttftBudget}},
+		tokenpace.Route{Target: tokenpace.Target{Name: "small", Model: cfg.small}},
+	)
+	if err != nil {
+		return nil, err
+	}
+
+	fmt.Fprintf(w, "large %s (TTFT budget %v), small %s, hedge after %v, TTS %v\n\n", cfg.large, cfg.ttftBudget, cfg.small, cfg.hedgeAfter, cfg.tts)
+	fmt.Fprintf(w, "%-4s %8s %14s %11s  %-8s %s\n", "turn", "TTFT", "first sentence", "first audio", "answered", "attempts")
+	history := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(systemPrompt)}
+	var turns []turn
+	for i, said := range cfg.turns {
+		history = append(history, openai.UserMessage(said))
+		tr, err := converse(ctx, router, history, cfg)
+		if err != nil {
+			return turns, fmt.Errorf("turn %d: %w", i+1, err)
+		}
+		turns = append(turns, tr)
+		history = append(history, openai.AssistantMessage(tr.reply))
+		fmt.Fprintf(w, "%-4d %8s %14s %11s  %-8s %s\n", i+1, ms(tr.ttft), ms(tr.firstSentence), ms(tr.firstAudio), tr.target, tr.attempts)
+	}
+	fast := 0
+	for _, t := range turns {
+		if t.firstAudio <= 500*time.Millisecond {
+			fast++
+		}
+	}
+	fmt.Fprintf(w, "\n%d of %d turns started speaking within 500 ms, the pause a listener notices.\n", fast, len(turns))
+	return turns, nil
+}
+
+// turn is what one turn measured.
+type turn struct {
+	reply string
+	// ttft, firstSentence and firstAudio count from when the user finished
+	// speaking (the call's start).
+	ttft, firstSentence, firstAudio time.Duration
+	target                          string // the route that answered
+	attempts                        string // every route tried and how it ended
+}
+
+// converse asks for the next reply, hands its first sentence to the stub
+// TTS as soon as it is complete, and reads the rest.
+func converse(ctx context.Context, router *tokenpace.Router, history []openai.ChatCompletionMessageParamUnion, cfg config) (turn, error) {
+	start := time.Now()
+	s := router.NewStreaming(ctx, openai.ChatCompletionNewParams{
+		Messages:  history,
+		MaxTokens: openai.Int(int64(cfg.maxTokens)),
+	})
+	defer s.Close()
+	var tr turn
+	var text strings.Builder
+	audio := make(chan time.Duration, 1)
+	spoken := false
+	for s.Next() {
+		for _, c := range s.Current().Choices {
+			text.WriteString(c.Delta.Content)
+		}
+		if !spoken {
+			if sentence, ok := firstSentence(text.String()); ok {
+				spoken = true
+				tr.firstSentence = time.Since(start)
+				go speak(sentence, cfg.tts, start, audio)
+			}
+		}
+	}
+	if err := s.Err(); err != nil {
+		return tr, err
+	}
+	if !spoken {
+		// The reply was a single unfinished sentence: speak it whole.
+		tr.firstSentence = time.Since(start)
+		go speak(text.String(), cfg.tts, start, audio)
+	}
+	tr.firstAudio = <-audio
+	t := s.Timing()
+	tr.reply, tr.ttft, tr.target = text.String(), t.UserTTFT(), t.Target
+	var parts []string
+	for _, a := range t.Attempts {
+		parts = append(parts, a.Target+" "+string(a.Outcome))
+	}
+	tr.attempts = strings.Join(parts, ", ")
+	if tr.attempts == "" {
+		tr.attempts = t.Target + " " + string(tokenpace.OutcomeWon)
+	}
+	return tr, nil
+}
+
+// firstSentence returns the text up to the end of its first complete
+// sentence: a full stop, question or exclamation mark followed by a space.
+func firstSentence(text string) (string, bool) {
+	for i := 0; i+1 < len(text); i++ {
+		switch text[i] {
+		case '.', '!', '?':
+			if text[i+1] == ' ' || text[i+1] == '\n' {
+				return strings.TrimSpace(text[:i+1]), true
+			}
+		}
+	}
+	return "", false
+}
+
+// speak is the stub text-to-speech: the audio of sentence is ready after
+// took; it reports when that was, counted from start.
+func speak(sentence string, took time.Duration, start time.Time, done chan<- time.Duration) {
+	_ = sentence // a real TTS would synthesise it
+	time.Sleep(took)
+	done <- time.Since(start)
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
+
+// simOptions configures the simulator the example runs on by default: the
+// two models on two H100s each, 20 ms of network round trip.
+func simOptions(cfg config) ([]simulate.Option, error) {
+	opts := []simulate.Option{simulate.WithRTT(20 * time.Millisecond)}
+	for _, name := range []string{cfg.large, cfg.small} {
+		m, err := simulate.LookupModel(name)
+		if err != nil {
+			return nil, err
+		}
+		e, err := simulate.NewEngine(simulate.Deployment{Model: m, GPUs: 2})
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, simulate.WithModel(name, e))
+	}
+	return opts, nil
+}
+
+// startSimulator serves the simulator on an in-memory listener and returns
+// the endpoint to reach it and a function that stops it.
+func startSimulator(cfg config) (endpoint, func(), error) {
+	opts, err := simOptions(cfg)
+	if err != nil {
+		return endpoint{}, nil, err
+	}
+	srv, err := simulate.NewServer(opts...)
+	if err != nil {
+		return endpoint{}, nil, err
+	}
+	l := simulate.NewMemListener()
+	hs := &http.Server{Handler: srv}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(l) }()
+	hc := l.Client()
+	stop := func() {
+		hc.CloseIdleConnections()
+		hs.Close()
+		if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintln(os.Stderr, "voicebot: simulator:", err)
+		}
+		srv.Close()
+	}
+	return endpoint{baseURL: "http://simulator.invalid/v1/", http: hc, apiKey: "simulator"}, stop, nil
+}
