@@ -63,6 +63,7 @@ type call struct {
 	breaches []Breach
 	invalid  bool
 	text     strings.Builder // the chain's content the caller has taken
+	id       string          // the completion id the caller sees
 	hedge    *time.Timer
 	hedges   int
 	waiting  bool
@@ -687,6 +688,16 @@ func (c *call) grab(tr *try, buf []arrived) ([]arrived, bool) {
 	a.pending = buf[:0]
 	a.mu.Unlock()
 	tr.taken += len(p)
+	if c.out == 0 {
+		if c.id == "" {
+			c.id = p[0].chunk.ID
+		}
+	} else {
+		// A continuation carries on the caller's completion: same id.
+		for i := range p {
+			p[i].chunk.ID = c.id
+		}
+	}
 	if c.keepText {
 		appendContent(&c.text, p)
 	}
