@@ -1,0 +1,39 @@
+package simulate_test
+
+import (
+	"fmt"
+
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// Names are matched ignoring case and punctuation, with the aliases people
+// type; an unknown name lists the known ones.
+func ExampleLookupGPU() {
+	g, _ := simulate.LookupGPU("H100")
+	fmt.Println(g.Name, g.BandwidthGBs, "GB/s", g.FP16TFLOPS, "TFLOPS", g.MemoryGB, "GB")
+	_, err := simulate.LookupGPU("voodoo5")
+	fmt.Println(err)
+	// Output:
+	// h100-sxm 3350 GB/s 989 TFLOPS 80 GB
+	// simulate: unknown GPU "voodoo5" (known: rtx-3090, rtx-4090, l4, a10g, l40s, a100-40gb, a100-80gb, h100-pcie, h100-sxm, h200, b200, mi300x, m2-ultra, m4-max)
+}
+
+// A model's memory and KV-cache figures follow from its shape and the
+// precision of its weights.
+func ExampleLookupModel() {
+	m, _ := simulate.LookupModel("meta-llama/Llama-3.1-70B-Instruct")
+	q, _ := simulate.LookupPrecision("Q4_K_M")
+	fmt.Printf("%s: %.1f GB at %s, %.1f GB at bf16, KV %.0f KB per token\n",
+		m.Name, m.WeightBytes(q)/1e9, q.Name, m.WeightBytes(simulate.BF16)/1e9, m.KVBytesPerToken(16)/1e3)
+	// Output:
+	// llama-3.1-70b: 42.8 GB at q4_k_m, 141.1 GB at bf16, KV 328 KB per token
+}
+
+// Speculative decoding with draft length k and acceptance rate α yields
+// (1 − α^(k+1)) / (1 − α) tokens per verify step.
+func ExampleSpeculation_TokensPerStep() {
+	s := simulate.Speculation{DraftTokens: 4, Acceptance: 0.8}
+	fmt.Printf("%.4f tokens per step\n", s.TokensPerStep())
+	// Output:
+	// 3.3616 tokens per step
+}
