@@ -405,3 +405,43 @@ func TestResolvedIsIdempotent(t *testing.T) {
 		}
 	}
 }
+
+func TestCancelDuringChunkedPrefill(t *testing.T) {
+	d := anchor(t)
+	d.MaxBatchedTokens = 512
+	e := newEngine(t, d)
+	e.Add(0, &simulate.Request{ID: 1, PromptTokens: 5000, OutputTokens: 5})
+	e.Add(0, &simulate.Request{ID: 2, PromptTokens: 100, OutputTokens: 2})
+	at, _ := e.Next()
+	e.AdvanceTo(at, func(em simulate.Emission) { t.Errorf("emission %+v before any prefill completed", em) })
+	if st := e.Stats(); st.Running != 2 || st.KVUsage == 0 || st.PromptTokens != 5100 {
+		t.Errorf("Stats() mid-prefill = %+v, want 2 running with KV in use and 5100 prompt tokens", st)
+	}
+	e.Cancel(at, 1)
+	var got []simulate.Emission
+	for {
+		at, ok := e.Next()
+		if !ok {
+			break
+		}
+		e.AdvanceTo(at, func(em simulate.Emission) { got = append(got, em) })
+	}
+	if len(got) != 2 || got[0].ID != 2 || got[1].ID != 2 || !got[1].Done {
+		t.Errorf("emissions after cancelling request 1 = %+v, want request 2's two tokens", got)
+	}
+	if st := e.Stats(); st.Running != 0 || st.KVUsage != 0 {
+		t.Errorf("Stats() at the end = %+v, want idle with no KV in use", st)
+	}
+}
+
+func TestStatsReportOffload(t *testing.T) {
+	d := anchor(t)
+	d.KVCapacityTokens = 160
+	e := newEngine(t, d)
+	e.Add(0, &simulate.Request{ID: 1, PromptTokens: 400, OutputTokens: 3})
+	at, _ := e.Next()
+	e.AdvanceTo(at, func(simulate.Emission) {})
+	if st := e.Stats(); !st.Offloaded || st.KVUsage != 1 {
+		t.Errorf("Stats() with 400 tokens in a 160-token cache = %+v, want offloaded at usage 1", st)
+	}
+}
