@@ -47,10 +47,15 @@
 // superseded; fallbacks and hedges are the attempts of those kinds, by
 // outcome. The breaker metrics are fed by OTel.BreakerStateChanged.
 //
-// error.type, and the Recorder's error counts, hold the HTTP status code of
-// API errors ("429"), "canceled", "timeout", "unexpected_eof", the result of
-// an ErrorType() string method in the error chain, or else the Go type of
-// the error, never its message.
+// error.type, and the Recorder's error counts, hold a low-cardinality class
+// of the error, never its message: the HTTP status code of API errors
+// ("429"); tokenpace's own endings ("budget_exceeded", "circuit_open",
+// "admission", "superseded", "invalid_output", "stream_closed", and the
+// kind of a StreamError: "stream_reset", "stream_truncated",
+// "malformed_event", "content_type", "error_event", "line_too_long");
+// "canceled", "timeout", "unexpected_eof"; else the result of an
+// ErrorType() string method in the error chain, else the Go type of the
+// error.
 //
 // # Spans
 //

@@ -9,14 +9,20 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+
+	"github.com/tokenpace/tokenpace"
 )
 
 // errorType classifies err for the error.type attribute and the Recorder's
 // error counts, with low cardinality and no message text: an HTTP status
-// code for API errors ("429", "503"), "canceled" and "timeout" for context
-// endings, "unexpected_eof" for a stream cut short, "timeout" for network
-// timeouts; otherwise the value of an ErrorType() string method anywhere in
-// the chain, else the error's Go type name.
+// code for API errors ("429", "503"); tokenpace's own endings
+// ("budget_exceeded", "circuit_open", "admission", "superseded",
+// "invalid_output", "stream_closed", and for a *tokenpace.StreamError its
+// kind: "stream_reset", "stream_truncated", "malformed_event",
+// "content_type", "error_event", "line_too_long"); "canceled" and
+// "timeout" for context endings, "unexpected_eof" for a body cut short,
+// "timeout" for network timeouts; otherwise the value of an ErrorType()
+// string method anywhere in the chain, else the error's Go type name.
 func errorType(err error) string {
 	if err == nil {
 		return ""
@@ -29,9 +35,24 @@ func errorType(err error) string {
 func classify(err error) string {
 	var apiErr *openai.Error
 	var netErr net.Error
+	var streamErr *tokenpace.StreamError
 	switch {
 	case errors.As(err, &apiErr) && apiErr.StatusCode > 0:
 		return strconv.Itoa(apiErr.StatusCode)
+	case errors.Is(err, tokenpace.ErrBudgetExceeded):
+		return "budget_exceeded"
+	case errors.Is(err, tokenpace.ErrCircuitOpen):
+		return "circuit_open"
+	case errors.Is(err, tokenpace.ErrAdmission):
+		return "admission"
+	case errors.Is(err, tokenpace.ErrSuperseded):
+		return "superseded"
+	case errors.Is(err, tokenpace.ErrInvalidOutput):
+		return "invalid_output"
+	case errors.Is(err, tokenpace.ErrStreamClosed):
+		return "stream_closed"
+	case errors.As(err, &streamErr) && streamKinds[streamErr.Kind] != "" && streamErr.Kind != tokenpace.KindRequest:
+		return streamKinds[streamErr.Kind]
 	case errors.Is(err, context.Canceled):
 		return "canceled"
 	case errors.Is(err, context.DeadlineExceeded):
@@ -42,4 +63,15 @@ func classify(err error) string {
 		return "timeout"
 	}
 	return semconv.ErrorType(err).Value.AsString()
+}
+
+// streamKinds names the kinds of StreamError. KindRequest has no name of
+// its own: its cause (a status code, a timeout) says more.
+var streamKinds = map[tokenpace.ErrorKind]string{
+	tokenpace.KindContentType: "content_type",
+	tokenpace.KindMalformed:   "malformed_event",
+	tokenpace.KindErrorEvent:  "error_event",
+	tokenpace.KindTruncated:   "stream_truncated",
+	tokenpace.KindReset:       "stream_reset",
+	tokenpace.KindLineTooLong: "line_too_long",
 }

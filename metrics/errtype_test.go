@@ -1,0 +1,46 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+type typedErr struct{}
+
+func (typedErr) Error() string     { return "secret detail" }
+func (typedErr) ErrorType() string { return "custom" }
+
+func TestErrorType(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{nil, ""},
+		{&openai.Error{StatusCode: 429}, "429"},
+		{&tokenpace.StreamError{Kind: tokenpace.KindRequest, Err: &openai.Error{StatusCode: 503}}, "503"},
+		{&tokenpace.StreamError{Kind: tokenpace.KindReset, Err: io.ErrUnexpectedEOF}, "stream_reset"},
+		{&tokenpace.StreamError{Kind: tokenpace.KindTruncated}, "stream_truncated"},
+		{&tokenpace.BudgetError{Phase: tokenpace.PhaseTTFT}, "budget_exceeded"},
+		{&tokenpace.SkipError{Target: "a", Err: tokenpace.ErrCircuitOpen}, "circuit_open"},
+		{fmt.Errorf("x: %w", tokenpace.ErrSuperseded), "superseded"},
+		{&tokenpace.ValidationError{Err: errors.New("bad json")}, "invalid_output"},
+		{tokenpace.ErrStreamClosed, "stream_closed"},
+		{context.Canceled, "canceled"},
+		{fmt.Errorf("read: %w", context.DeadlineExceeded), "timeout"},
+		{io.ErrUnexpectedEOF, "unexpected_eof"},
+		{fmt.Errorf("wrapped: %w", typedErr{}), "custom"},
+		{errors.New("sk-secret-key in a message"), "*errors.errorString"},
+	}
+	for _, tt := range tests {
+		if got := errorType(tt.err); got != tt.want {
+			t.Errorf("errorType(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}
