@@ -1,0 +1,130 @@
+package tokenpace_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/sony/gobreaker/v2"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// transitions records breaker state changes.
+type transitions struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (tr *transitions) record(target, from, to string) {
+	tr.mu.Lock()
+	tr.got = append(tr.got, target+":"+from+"->"+to)
+	tr.mu.Unlock()
+}
+
+func (tr *transitions) list() []string {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return append([]string(nil), tr.got...)
+}
+
+// TestBreakerTripsAndRecovers: three TTFT breaches in a row open the
+// primary's breaker; the next call skips it at once (no waiting) and is
+// answered by the fallback; after the breaker's timeout a half-open probe
+// to the recovered primary succeeds and closes it.
+func TestBreakerTripsAndRecovers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var slow atomic.Bool
+		slow.Store(true)
+		big := &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec, PerRequest: func(simulate.Request) (time.Duration, time.Duration) {
+			if slow.Load() {
+				return 2 * time.Second, 0
+			}
+			return 0, 0
+		}}
+		var tr transitions
+		r := router(t, tokenpace.Policy{
+			Budget:  tokenpace.Budget{TTFT: 180 * msec},
+			Breaker: tokenpace.BreakerSettings{Failures: 3, Timeout: 10 * time.Second, OnStateChange: tr.record},
+		}, []simulate.Option{
+			simulate.WithModel("big", big),
+			simulate.WithModel("small", &simulate.Fixed{TTFT: 100 * msec, ITL: 10 * msec}),
+		}, route("big"), route("small"))
+
+		call := func() *tokenpace.Timing {
+			t.Helper()
+			s := r.NewStreaming(context.Background(), chat("big", 3))
+			readAll(t, s)
+			if err := s.Err(); err != nil {
+				t.Fatalf("Err() = %v, want nil", err)
+			}
+			return s.Timing()
+		}
+		breached := []tokenpace.Outcome{tokenpace.OutcomeBreached, tokenpace.OutcomeWon}
+		for i := range 3 {
+			if got := outcomes(call()); !equal(got, breached) {
+				t.Fatalf("call %d: outcomes = %v, want %v", i, got, breached)
+			}
+		}
+		if st, _ := r.BreakerState("big"); st != gobreaker.StateOpen {
+			t.Fatalf("BreakerState(big) = %v, want open", st)
+		}
+		tm := call()
+		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeSkipped, tokenpace.OutcomeWon}; !equal(got, want) {
+			t.Fatalf("open breaker: outcomes = %v, want %v", got, want)
+		}
+		if got := tm.UserTTFT(); got != 100*msec {
+			t.Errorf("open breaker: UserTTFT() = %v, want 100ms (the skip costs no time)", got)
+		}
+		var se *tokenpace.SkipError
+		if err := tm.Attempts[0].Err; !errors.As(err, &se) || !errors.Is(err, tokenpace.ErrCircuitOpen) || se.Target != "big" {
+			t.Errorf("skipped attempt Err = %v, want a *SkipError for big wrapping ErrCircuitOpen", err)
+		}
+
+		slow.Store(false)
+		time.Sleep(10 * time.Second)
+		tm = call()
+		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeWon}; !equal(got, want) {
+			t.Fatalf("half-open probe: outcomes = %v, want %v", got, want)
+		}
+		if st, _ := r.BreakerState("big"); st != gobreaker.StateClosed {
+			t.Errorf("BreakerState(big) = %v, want closed", st)
+		}
+		want := []string{"big:closed->open", "big:open->half-open", "big:half-open->closed"}
+		if got := tr.list(); !equal(got, want) {
+			t.Errorf("transitions = %v, want %v", got, want)
+		}
+	})
+}
+
+// TestBreakerExcludesCallerErrors: cancellations by the caller and 4xx
+// caused by the request do not count against a target.
+func TestBreakerExcludesCallerErrors(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := router(t, tokenpace.Policy{Breaker: tokenpace.BreakerSettings{Failures: 1}}, []simulate.Option{
+			simulate.WithModel("big", &simulate.Fixed{TTFT: time.Second}),
+		}, route("big"))
+		for range 3 {
+			ctx, cancel := context.WithTimeout(context.Background(), 100*msec)
+			s := r.NewStreaming(ctx, chat("big", 3))
+			readAll(t, s)
+			cancel()
+			if !errors.Is(s.Err(), context.DeadlineExceeded) {
+				t.Fatalf("Err() = %v, want context.DeadlineExceeded", s.Err())
+			}
+		}
+		bad := chat("big", 3)
+		bad.MaxTokens.Value = -1 // 400 from the server
+		s := r.NewStreaming(context.Background(), bad)
+		readAll(t, s)
+		checkKind(t, s.Err(), tokenpace.KindRequest)
+		if st, _ := r.BreakerState("big"); st != gobreaker.StateClosed {
+			t.Errorf("BreakerState(big) = %v, want closed", st)
+		}
+	})
+}

@@ -1,0 +1,107 @@
+package tokenpace_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// TestAdmissionSkipsToNextTarget: the primary admits one request per
+// second. A second request right after the first would wait 880 ms for the
+// limiter, plus the 100 ms TTFT learnt for the primary: more than the
+// 180 ms TTFT budget, so the call goes to the fallback at once instead of
+// queueing. A second later the primary admits again.
+func TestAdmissionSkipsToNextTarget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		big := route("big")
+		big.Limit = tokenpace.Limit{RPS: 1}
+		r := router(t, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 180 * msec}}, []simulate.Option{
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec, ITL: 10 * msec}),
+			simulate.WithModel("small", &simulate.Fixed{TTFT: 100 * msec, ITL: 10 * msec}),
+		}, big, route("small"))
+		call := func() *tokenpace.Timing {
+			t.Helper()
+			s := r.NewStreaming(context.Background(), chat("big", 3))
+			readAll(t, s)
+			if err := s.Err(); err != nil {
+				t.Fatalf("Err() = %v, want nil", err)
+			}
+			return s.Timing()
+		}
+		start := time.Now()
+		if tm := call(); tm.Target != "big" {
+			t.Fatalf("first call answered by %q, want big", tm.Target)
+		}
+		if d, ok := r.PredictTTFT("big", 10); !ok || d != 100*msec {
+			t.Errorf("PredictTTFT(big) = %v, %v, want 100ms, true", d, ok)
+		}
+		tm := call()
+		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeSkipped, tokenpace.OutcomeWon}; !equal(got, want) {
+			t.Fatalf("second call: outcomes = %v, want %v", got, want)
+		}
+		if !errors.Is(tm.Attempts[0].Err, tokenpace.ErrAdmission) {
+			t.Errorf("skipped attempt Err = %v, want ErrAdmission", tm.Attempts[0].Err)
+		}
+		if got := tm.UserTTFT(); got != 100*msec {
+			t.Errorf("second call: UserTTFT() = %v, want 100ms (no queueing)", got)
+		}
+		time.Sleep(time.Second - time.Since(start))
+		if tm := call(); tm.Target != "big" || len(tm.Attempts) != 1 {
+			t.Errorf("third call: target %q, %d attempts, want big, 1", tm.Target, len(tm.Attempts))
+		}
+	})
+}
+
+// TestLimiterWaits: without a TTFT budget (and on the last route) a
+// request waits for the limiter; the wait shows as Queue.
+func TestLimiterWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		big := route("big")
+		big.Limit = tokenpace.Limit{RPS: 2}
+		r := router(t, tokenpace.Policy{}, []simulate.Option{
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec}),
+		}, big)
+		var queues []time.Duration
+		for range 4 {
+			s := r.NewStreaming(context.Background(), chat("big", 1))
+			readAll(t, s)
+			if err := s.Err(); err != nil {
+				t.Fatalf("Err() = %v, want nil", err)
+			}
+			queues = append(queues, s.Timing().Queue())
+		}
+		// Burst 2: two at once; then one every 500 ms, each call taking
+		// 100 ms.
+		want := []time.Duration{0, 0, 300 * msec, 400 * msec}
+		if !equal(queues, want) {
+			t.Errorf("Queue() = %v, want %v", queues, want)
+		}
+	})
+}
+
+// TestTPMNeverAdmits: a request larger than the tokens-per-minute limit
+// can never be admitted and is skipped at once.
+func TestTPMNeverAdmits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		big := route("big")
+		big.Limit = tokenpace.Limit{TPM: 50}
+		r := router(t, tokenpace.Policy{}, []simulate.Option{
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec}),
+			simulate.WithModel("small", &simulate.Fixed{TTFT: 100 * msec}),
+		}, big, route("small"))
+		s := r.NewStreaming(context.Background(), chat("big", 100))
+		readAll(t, s)
+		tm := s.Timing()
+		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeSkipped, tokenpace.OutcomeWon}; !equal(got, want) {
+			t.Errorf("outcomes = %v, want %v", got, want)
+		}
+		if !errors.Is(tm.Attempts[0].Err, tokenpace.ErrAdmission) {
+			t.Errorf("skipped attempt Err = %v, want ErrAdmission", tm.Attempts[0].Err)
+		}
+	})
+}

@@ -1,0 +1,52 @@
+package tokenpace_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// TestPredictTTFT: the primary's TTFT grows by 1 ms per prompt token;
+// after requests with prompts of several lengths the Router predicts the
+// TTFT of a longer prompt from the learnt line, and the percentile of the
+// TTFTs it saw.
+func TestPredictTTFT(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sched := &simulate.Fixed{ITL: msec, PerRequest: func(r simulate.Request) (time.Duration, time.Duration) {
+			return 50*msec + time.Duration(r.PromptTokens)*msec, 0
+		}}
+		r := router(t, tokenpace.Policy{}, []simulate.Option{simulate.WithModel("big", sched)}, route("big"))
+		if _, ok := r.PredictTTFT("big", 100); ok {
+			t.Errorf("PredictTTFT before any request: ok = true, want false")
+		}
+		var ttfts []time.Duration
+		for i := range 10 {
+			p := chat("big", 2)
+			p.Messages = []openai.ChatCompletionMessageParamUnion{openai.UserMessage(strings.Repeat("word ", 20*(i+1)))}
+			s := r.NewStreaming(context.Background(), p)
+			readAll(t, s)
+			ttfts = append(ttfts, s.Timing().TTFT())
+		}
+		got, ok := r.PredictTTFT("big", 1000)
+		if want := 1050 * msec; !ok || (got-want).Abs() > time.Microsecond {
+			t.Errorf("PredictTTFT(big, 1000) = %v, %v, want %v, true", got, ok, want)
+		}
+		p90, ok := r.TTFTPercentile("big", 0.9)
+		if want := tokenpace.Summarize(ttfts).P90; !ok || p90 != want {
+			t.Errorf("TTFTPercentile(big, 0.9) = %v, %v, want %v, true", p90, ok, want)
+		}
+		if _, ok := r.TTFTPercentile("nope", 0.9); ok {
+			t.Errorf("TTFTPercentile(nope) ok = true, want false")
+		}
+		if _, ok := r.TTFTPercentile("big", 0); ok {
+			t.Errorf("TTFTPercentile(big, 0) ok = true, want false")
+		}
+	})
+}
