@@ -75,7 +75,7 @@ type costModel struct {
 }
 
 func newCostModel(d Deployment) costModel {
-	n := float64(d.GPUs)
+	n := float64(d.parallel())
 	c := costModel{
 		d:          d,
 		bw:         n * d.GPU.BandwidthGBs * 1e9 * d.MBU,
@@ -87,7 +87,7 @@ func newCostModel(d Deployment) costModel {
 		overhead:   max(d.StepOverhead, 0),
 		draft:      1 + float64(d.Speculation.DraftTokens)*d.Speculation.DraftCost,
 	}
-	if d.GPUs > 1 {
+	if d.parallel() > 1 {
 		c.overhead += time.Duration(2*d.Model.Layers) * max(d.AllReduce, 0)
 	}
 	if d.Model.Experts == 0 {

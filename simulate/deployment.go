@@ -113,8 +113,12 @@ func (s Speculation) TokensPerStep() float64 {
 type Deployment struct {
 	// GPU is one device's figures; zero means the H100 SXM.
 	GPU GPU
-	// GPUs is the tensor-parallel degree: the model's weights, bandwidth and
-	// FLOPS split over this many GPUs; zero means 1.
+	// GPUs is how many GPUs hold the model; zero means 1. Memory adds up
+	// either way. RuntimeVLLM splits every layer over them (tensor
+	// parallelism): bandwidth and FLOPS add up too, at the cost of two
+	// all-reduces per layer. RuntimeLlamaCpp splits the model by layers
+	// (llama.cpp's default): a token passes the GPUs one after another, so
+	// a step runs at one GPU's bandwidth and FLOPS.
 	GPUs int
 	// Model is the model served; zero means Llama 3.1 8B.
 	Model Model
@@ -248,6 +252,14 @@ func (d Deployment) Resolved() (Deployment, error) {
 		return d, &InvalidError{Field: "KV capacity (tokens)", Value: d.KVCapacityTokens, Reason: "smaller than one block"}
 	}
 	return d, nil
+}
+
+// parallel is how many GPUs' bandwidth and FLOPS one step uses at once.
+func (d Deployment) parallel() int {
+	if d.Runtime == RuntimeLlamaCpp {
+		return 1
+	}
+	return d.GPUs
 }
 
 func orF(v, def float64) float64 {

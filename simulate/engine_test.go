@@ -54,6 +54,10 @@ func TestSeedAnchor(t *testing.T) {
 	if got := newEngine(t, two).StepCost(simulate.Load{DecodeSeqs: 1, DecodeTokens: 1}).Time; got != 35*time.Millisecond/2 {
 		t.Errorf("decode step over 2 GPUs = %v, want %v", got, 35*time.Millisecond/2)
 	}
+	two.Runtime = simulate.RuntimeLlamaCpp // layer split: the GPUs take turns
+	if got := newEngine(t, two).StepCost(simulate.Load{DecodeSeqs: 1, DecodeTokens: 1}).Time; got != 35*time.Millisecond {
+		t.Errorf("decode step split by layers over 2 GPUs = %v, want %v", got, 35*time.Millisecond)
+	}
 }
 
 func TestDecodeStepIsMaxOfMemoryAndCompute(t *testing.T) {

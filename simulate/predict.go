@@ -158,18 +158,21 @@ func Predict(d Deployment, s Scenario) (Prediction, error) {
 func (p Prediction) explain(e *Engine) []string {
 	d, s, c := p.Deployment, p.Scenario, p.DecodeStep
 	gpus := ""
-	if d.GPUs > 1 {
-		gpus = fmt.Sprintf(" over %d GPUs", d.GPUs)
+	switch {
+	case d.GPUs > 1 && d.parallel() == 1:
+		gpus = fmt.Sprintf(" split by layers over %d GPUs (a token visits them in turn)", d.GPUs)
+	case d.GPUs > 1:
+		gpus = fmt.Sprintf(" over %d GPUs (tensor parallel)", d.GPUs)
 	}
 	bw := fmt.Sprintf("%s GB/s", num(d.GPU.BandwidthGBs))
 	rate := fmt.Sprintf("%s TFLOPS", num(d.GPU.TFLOPS(d.Precision.Compute)))
-	if d.GPUs > 1 {
-		bw = fmt.Sprintf("(%d × %s)", d.GPUs, bw)
-		rate = fmt.Sprintf("%d × %s", d.GPUs, rate)
+	if n := d.parallel(); n > 1 {
+		bw = fmt.Sprintf("(%d × %s)", n, bw)
+		rate = fmt.Sprintf("%d × %s", n, rate)
 	}
 	batch := min(s.Concurrency, d.MaxRunning)
 	bytes := c.WeightBytes + c.KVBytes
-	raw := bytes / (float64(d.GPUs) * d.GPU.BandwidthGBs * 1e9)
+	raw := bytes / (float64(d.parallel()) * d.GPU.BandwidthGBs * 1e9)
 	lines := []string{
 		fmt.Sprintf("model: %s, %s B params at %s (%s bits/weight) = %s GB of weights%s on %s",
 			d.Model.Name, num(d.Model.ParamsB), d.Precision.Name, num(d.Precision.BitsPerWeight), num(d.Model.WeightBytes(d.Precision)/1e9), gpus, d.GPU.Name),
