@@ -44,3 +44,23 @@ func TestErrorType(t *testing.T) {
 		}
 	}
 }
+
+func TestParseServer(t *testing.T) {
+	tests := []struct {
+		url  string
+		want server
+		ok   bool
+	}{
+		{"https://api.openai.com/v1", server{"api.openai.com", 443}, true},
+		{"http://user:pass@10.0.0.7:8000/v1/?key=sk-x", server{"10.0.0.7", 8000}, true},
+		{"http://[::1]/v1", server{"::1", 80}, true},
+		{"/v1", server{}, false},
+		{"://bad", server{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := parseServer(tt.url)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("parseServer(%q) = %+v, %v, want %+v, %v", tt.url, got, ok, tt.want, tt.ok)
+		}
+	}
+}

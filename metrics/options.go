@@ -3,7 +3,6 @@ package metrics
 import (
 	"context"
 	"log/slog"
-	"net"
 	"net/url"
 	"strconv"
 	"time"
@@ -135,10 +134,13 @@ func parseServer(baseURL string) (server, bool) {
 		return server{}, false
 	}
 	s := server{address: u.Hostname()}
-	if p := u.Port(); p != "" {
+	switch p := u.Port(); {
+	case p != "":
 		s.port, _ = strconv.Atoi(p)
-	} else if port, err := net.LookupPort("tcp", u.Scheme); err == nil {
-		s.port = port
+	case u.Scheme == "https":
+		s.port = 443
+	case u.Scheme == "http":
+		s.port = 80
 	}
 	return s, true
 }
