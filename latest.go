@@ -52,8 +52,8 @@ func (l *Latest) Begin(ctx context.Context, key string) (_ context.Context, done
 	}
 }
 
-// Superseded reports whether err ended a request that Latest replaced with
-// a newer one: ctx is the context Begin returned.
+// Superseded reports whether the context ctx, returned by Begin, was
+// cancelled because a newer request for its key began.
 func Superseded(ctx context.Context) bool {
 	return errors.Is(context.Cause(ctx), ErrSuperseded)
 }
