@@ -23,7 +23,8 @@ import (
 // The online-precision measurement: N concurrent streams at a fixed TTFT
 // and ITL over loopback, against a server in a child process, so that its
 // CPU time (getrusage of the child) is the server's alone. Each chunk's
-// arrival is compared with its schedule, send time + TTFT + k·ITL. The
+// arrival is compared with its schedule, send time + TTFT + k·ITL; the
+// streams start 2 ms apart, and all run at once for most of the test. The
 // baseline in the same run is a server that sleeps token after token
 // (relative sleeps), as common simulators do.
 //
@@ -177,9 +178,13 @@ func measurePrecision(t *testing.T, mode string, streams int) precisionResult {
 	first := make([]time.Duration, streams) // TTFT deviation per stream
 	var wg sync.WaitGroup
 	start := make(chan struct{})
+	begin := time.Now().Add(50 * time.Millisecond)
 	for i := range streams {
 		wg.Go(func() {
 			<-start
+			// Starts spread over 512 ms, as independent clients would
+			// arrive, rather than 256 requests in one instant.
+			time.Sleep(time.Until(begin.Add(time.Duration(i) * 2 * time.Millisecond)))
 			sent := time.Now()
 			res, err := client.Post(url, "application/json", strings.NewReader(body))
 			if err != nil {
