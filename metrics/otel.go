@@ -201,12 +201,12 @@ func (o *OTel) Record(ctx context.Context, t *tokenpace.Timing) {
 }
 
 func (o *OTel) record(ctx context.Context, t *tokenpace.Timing, ds []Detection) {
-	o.recordMetrics(ctx, t, ds)
-	o.recordSpan(ctx, t, ds)
+	s := o.setsFor(t)
+	o.recordMetrics(ctx, t, s, ds)
+	o.recordSpan(ctx, t, s, ds)
 }
 
-func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, ds []Detection) {
-	s := o.setsFor(t)
+func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, s *attrSets, ds []Detection) {
 	// The generated instruments' Record and RecordSet box the attribute set
 	// on every call; recording through Inst with options boxed once per
 	// attribute set keeps the per-chunk path free of allocations.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"math"
 	"strings"
 	"sync"
@@ -191,6 +192,22 @@ func TestRecorderDetections(t *testing.T) {
 	s := r.Snapshot()
 	if s.Detections[string(KindBufferingProxy)] != 1 || len(seen) != 1 {
 		t.Errorf("Detections = %v, handler saw %d, want one %s", s.Detections, len(seen), KindBufferingProxy)
+	}
+}
+
+func TestDetectionLogged(t *testing.T) {
+	var buf strings.Builder
+	r := NewRecorder(WithLogger(slog.New(slog.NewJSONHandler(&buf, nil))))
+	r.Record(context.Background(), stream(t, "edge", "m", epoch, 0, 2*time.Second, 0, 40))
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(buf.String()), &rec); err != nil {
+		t.Fatalf("log %q: %v", buf.String(), err)
+	}
+	want := map[string]any{"level": "WARN", "kind": "buffering_proxy", "target": "edge", "model": "m", "hint": BufferingHint}
+	for k, v := range want {
+		if rec[k] != v {
+			t.Errorf("log field %s = %v, want %v", k, rec[k], v)
+		}
 	}
 }
 

@@ -30,8 +30,7 @@ const (
 // recordSpan emits the span of the call t, started and ended at the
 // recorded times, with its events and, when a policy made more than one
 // attempt, one child span per attempt.
-func (o *OTel) recordSpan(ctx context.Context, t *tokenpace.Timing, ds []Detection) {
-	s := o.setsFor(t)
+func (o *OTel) recordSpan(ctx context.Context, t *tokenpace.Timing, s *attrSets, ds []Detection) {
 	ctx, span := o.tracer.Start(ctx, spanName(t.Model),
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(t.Start),
 		trace.WithAttributes(s.op.ToSlice()...))
