@@ -207,55 +207,96 @@ func BenchmarkFirstChunk(b *testing.B) {
 }
 
 // BenchmarkAccuracy streams from the simulator over real loopback HTTP,
-// 64 streams at once, and reports how far measured TTFT and ITL are from
-// the simulator's schedule: |measured − scheduled|, p50, p99 and max in
-// microseconds over every stream and gap of the run.
+// 1 or 64 streams at once, and reports how far measured TTFT and ITL are
+// from the simulator's schedule: |measured − scheduled|, p50, p99 and max
+// in microseconds over every stream and gap of the run. The bare variant
+// stamps each chunk when openai-go's Next returns it, to a caller that
+// does nothing else: the best a caller can do without tokenpace, measured
+// in the same run.
 func BenchmarkAccuracy(b *testing.B) {
 	const (
-		streams = 64
-		tokens  = 50
-		ttft    = 50 * time.Millisecond
-		itl     = 10 * time.Millisecond
+		tokens = 50
+		ttft   = 50 * time.Millisecond
+		itl    = 10 * time.Millisecond
 	)
-	ts := simulate.StartLoopback(b, simulate.WithModel("m", &simulate.Fixed{TTFT: ttft, ITL: itl}))
-	c := tokenpace.NewClient(openai.NewClient(option.WithBaseURL(ts.URL), option.WithHTTPClient(ts.Client),
-		option.WithAPIKey("x"), option.WithMaxRetries(0)))
-	var (
-		mu              sync.Mutex
-		ttftErr, itlErr []time.Duration
-	)
+	type measured struct {
+		ttft time.Duration
+		itl  []time.Duration
+	}
+	variants := []struct {
+		name   string
+		stream func(oc openai.Client, tp *tokenpace.Client) (measured, error)
+	}{
+		{"bare", func(oc openai.Client, _ *tokenpace.Client) (measured, error) {
+			start := time.Now()
+			s := oc.Chat.Completions.NewStreaming(context.Background(), chat("m", tokens))
+			var m measured
+			last := time.Time{}
+			for s.Next() {
+				now := time.Now()
+				if len(s.Current().Choices) == 0 || s.Current().Choices[0].Delta.Content == "" {
+					continue
+				}
+				if last.IsZero() {
+					m.ttft = now.Sub(start)
+				} else {
+					m.itl = append(m.itl, now.Sub(last))
+				}
+				last = now
+			}
+			return m, s.Err()
+		}},
+		{"tokenpace", func(_ openai.Client, tp *tokenpace.Client) (measured, error) {
+			s := tp.NewStreaming(context.Background(), chat("m", tokens))
+			for s.Next() {
+			}
+			s.Close()
+			tm := s.Timing()
+			return measured{ttft: tm.TTFT(), itl: tm.ITL()}, s.Err()
+		}},
+	}
 	abs := func(d time.Duration) time.Duration { return max(d, -d) }
-	for b.Loop() {
-		var wg sync.WaitGroup
-		for range streams {
-			wg.Go(func() {
-				s := c.NewStreaming(context.Background(), chat("m", tokens))
-				for s.Next() {
+	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+	for _, streams := range []int{1, 64} {
+		for _, v := range variants {
+			b.Run(fmt.Sprintf("streams=%d/%s", streams, v.name), func(b *testing.B) {
+				ts := simulate.StartLoopback(b, simulate.WithModel("m", &simulate.Fixed{TTFT: ttft, ITL: itl}))
+				oc := openai.NewClient(option.WithBaseURL(ts.URL), option.WithHTTPClient(ts.Client),
+					option.WithAPIKey("x"), option.WithMaxRetries(0))
+				tp := tokenpace.NewClient(oc)
+				var (
+					mu              sync.Mutex
+					ttftErr, itlErr []time.Duration
+				)
+				for b.Loop() {
+					var wg sync.WaitGroup
+					for range streams {
+						wg.Go(func() {
+							m, err := v.stream(oc, tp)
+							if err != nil {
+								b.Error(err)
+								return
+							}
+							mu.Lock()
+							defer mu.Unlock()
+							ttftErr = append(ttftErr, abs(m.ttft-ttft))
+							for _, g := range m.itl {
+								itlErr = append(itlErr, abs(g-itl))
+							}
+						})
+					}
+					wg.Wait()
 				}
-				s.Close()
-				if err := s.Err(); err != nil {
-					b.Error(err)
-					return
-				}
-				tm := s.Timing()
-				mu.Lock()
-				defer mu.Unlock()
-				ttftErr = append(ttftErr, abs(tm.TTFT()-ttft))
-				for _, g := range tm.ITL() {
-					itlErr = append(itlErr, abs(g-itl))
+				for _, m := range []struct {
+					name string
+					d    []time.Duration
+				}{{"ttft", ttftErr}, {"itl", itlErr}} {
+					st := tokenpace.Summarize(slices.Clone(m.d))
+					b.ReportMetric(us(st.P50), m.name+"-err-p50-µs")
+					b.ReportMetric(us(st.P99), m.name+"-err-p99-µs")
+					b.ReportMetric(us(st.Max), m.name+"-err-max-µs")
 				}
 			})
 		}
-		wg.Wait()
-	}
-	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-	for _, m := range []struct {
-		name string
-		d    []time.Duration
-	}{{"ttft", ttftErr}, {"itl", itlErr}} {
-		st := tokenpace.Summarize(slices.Clone(m.d))
-		b.ReportMetric(us(st.P50), m.name+"-err-p50-µs")
-		b.ReportMetric(us(st.P99), m.name+"-err-p99-µs")
-		b.ReportMetric(us(st.Max), m.name+"-err-max-µs")
 	}
 }

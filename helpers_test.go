@@ -75,3 +75,6 @@ func checkKind(t *testing.T, err error, want tokenpace.ErrorKind) *tokenpace.Str
 }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+// withFault asks the simulator for a fault (see simulate.FaultHeader).
+func withFault(f string) option.RequestOption { return option.WithHeader(simulate.FaultHeader, f) }
