@@ -23,7 +23,7 @@ type Engine struct {
 	used      int // KV blocks held
 	capBlocks int
 	offBlocks int // blocks past which KVOffload spills
-	prefix    map[string]int
+	prefix    map[string]*prefixEntry
 	specStep  int64 // expected tokens per verify step, in millionths
 
 	planned bool
@@ -48,10 +48,20 @@ type seq struct {
 	prefilled    int
 	generated    int
 	blocks       int
-	spec         int64 // fractional tokens carried between verify steps, in millionths
+	spec         int64        // fractional tokens carried between verify steps, in millionths
+	shared       *prefixEntry // the cached prefix s reads; its blocks are not in s.blocks
 	started      bool
 	decoding     bool
 	gone         bool // cancelled or finished; dropped from running at the next compaction
+}
+
+// prefixEntry is a cached prompt prefix. Its blocks are shared by the
+// running sequences that read it and count once while any does; with none,
+// they are evictable and count as free.
+type prefixEntry struct {
+	tokens int // cached tokens, a whole number of blocks
+	refs   int // running sequences reading the prefix
+	pinned int // blocks counted in Engine.used while refs > 0
 }
 
 type chunk struct {
@@ -73,7 +83,7 @@ func NewEngine(d Deployment) (*Engine, error) {
 		d:         d,
 		cost:      newCostModel(d),
 		byID:      make(map[uint64]*seq),
-		prefix:    make(map[string]int),
+		prefix:    make(map[string]*prefixEntry),
 		capBlocks: d.KVCapacityTokens / d.BlockSize,
 	}
 	e.offBlocks = int(float64(e.capBlocks) * d.OffloadThreshold)
@@ -144,6 +154,14 @@ func (e *Engine) drop(s *seq) {
 func (e *Engine) free(s *seq) {
 	e.used -= s.blocks
 	s.blocks = 0
+	if p := s.shared; p != nil {
+		p.refs--
+		if p.refs == 0 {
+			e.used -= p.pinned
+			p.pinned = 0
+		}
+		s.shared = nil
+	}
 	e.updateKVStats()
 }
 
@@ -179,8 +197,23 @@ func (e *Engine) Stats() Stats { return e.stats }
 // request had prefilled them: a shared system prompt, say. It does nothing
 // when prefix caching is disabled.
 func (e *Engine) WarmPrefix(key string, tokens int) {
-	if key != "" && !e.d.DisablePrefixCaching {
-		e.prefix[key] = max(e.prefix[key], tokens/e.d.BlockSize*e.d.BlockSize)
+	if key == "" || e.d.DisablePrefixCaching {
+		return
+	}
+	p := e.prefix[key]
+	if p == nil {
+		p = &prefixEntry{}
+		e.prefix[key] = p
+	}
+	t := tokens / e.d.BlockSize * e.d.BlockSize
+	if t <= p.tokens {
+		return
+	}
+	p.tokens = t
+	if p.refs > 0 {
+		b := t / e.d.BlockSize
+		e.used += b - p.pinned
+		p.pinned = b
 	}
 }
 
@@ -245,16 +278,32 @@ func (e *Engine) admit() {
 		if s.arrival > e.clock {
 			break
 		}
-		need := e.blocksFor(s.target)
-		if e.d.KVPolicy == KVPreempt && e.used+need > e.capBlocks && !(e.nRunning == 0 && need > e.capBlocks) {
+		var hit *prefixEntry
+		cached, pin := 0, 0
+		if p := e.prefix[s.prefixKey]; p != nil && s.prefixKey != "" {
+			cached = max(min(p.tokens, s.prefixTokens, s.prompt-1)/e.d.BlockSize*e.d.BlockSize, 0)
+			if cached > 0 {
+				hit = p
+				if p.refs == 0 {
+					pin = p.tokens / e.d.BlockSize
+				}
+			}
+		}
+		need := e.blocksFor(s.target) - cached/e.d.BlockSize
+		if e.d.KVPolicy == KVPreempt && e.used+need+pin > e.capBlocks && !(e.nRunning == 0 && need+pin > e.capBlocks) {
 			break
 		}
 		e.waiting = e.waiting[1:]
-		if c, ok := e.prefix[s.prefixKey]; ok && s.prefixKey != "" && s.generated == 0 {
-			s.cached = max(min(c, s.prefixTokens, s.prompt-1)/e.d.BlockSize*e.d.BlockSize, 0)
-			s.prefilled = s.cached
-			e.stats.PrefixHits += int64(s.cached)
+		if hit != nil {
+			if hit.refs == 0 {
+				hit.pinned = pin
+				e.used += pin
+			}
+			hit.refs++
+			s.shared = hit
+			e.stats.PrefixHits += int64(cached)
 		}
+		s.cached, s.prefilled = cached, cached
 		s.blocks = need
 		e.used += need
 		e.running = append(e.running, s)
@@ -350,7 +399,7 @@ func (e *Engine) emitted(s *seq, n int, at time.Duration, em Emission, emit func
 		e.nRunning--
 		e.free(s)
 		delete(e.byID, s.id)
-	} else if need := e.blocksFor(s.prompt + s.generated); need > s.blocks {
+	} else if need := e.blocksFor(s.prompt+s.generated) - s.cached/e.d.BlockSize; need > s.blocks {
 		e.used += need - s.blocks
 		s.blocks = need
 	}

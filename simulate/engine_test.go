@@ -449,3 +449,32 @@ func TestStatsReportOffload(t *testing.T) {
 		t.Errorf("Stats() with 400 tokens in a 160-token cache = %+v, want offloaded at usage 1", st)
 	}
 }
+
+func TestSharedPrefixBlocksCountOnce(t *testing.T) {
+	d := anchor(t)
+	d.KVCapacityTokens = 16000 // 1000 blocks
+	e := newEngine(t, d)
+	e.WarmPrefix("system", 4000) // 250 blocks
+	const n = 32
+	for i := range n {
+		e.Add(0, &simulate.Request{ID: uint64(i + 1), PromptTokens: 4100, PrefixKey: "system", PrefixTokens: 4000, OutputTokens: 20})
+	}
+	at, _ := e.Next()
+	e.AdvanceTo(at, func(simulate.Emission) {})
+	// Each request holds its own 100 prompt tokens and first output token
+	// (7 blocks of 16), and all read the same 250 prefix blocks.
+	want := float64(250+n*7) / 1000
+	if st := e.Stats(); st.KVUsage != want || st.Offloaded {
+		t.Errorf("Stats() = %+v, want KV usage %v without offload (32 × 4100 tokens unshared would need 8224 blocks)", st, want)
+	}
+	for {
+		at, ok := e.Next()
+		if !ok {
+			break
+		}
+		e.AdvanceTo(at, func(simulate.Emission) {})
+	}
+	if st := e.Stats(); st.KVUsage != 0 {
+		t.Errorf("Stats().KVUsage after the run = %v, want 0 (the idle prefix is evictable)", st.KVUsage)
+	}
+}
