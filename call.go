@@ -444,7 +444,12 @@ func (c *call) moveOn(err error) {
 		c.finish(c.ctx.Err())
 		return
 	}
-	if !c.launch(kindFallback) {
+	kind := kindFallback
+	if len(c.chain) > 0 {
+		// The caller has output already: the next try carries it on.
+		kind = kindContinue
+	}
+	if !c.launch(kind) {
 		c.finish(c.lastErr)
 	}
 }
