@@ -1,0 +1,296 @@
+// Command autocomplete is ghost text in an editor: a scripted typist types
+// code at 5 characters a second, every keystroke asks a model for a
+// suggestion, and each new keystroke supersedes the request still in
+// flight (latest wins, with tokenpace.Latest), since a suggestion for a
+// line the user has already changed is worthless.
+//
+// A suggestion is useful only if its first characters appear within 150 ms
+// of the keystroke: later, the user has typed on. For each model the
+// example counts the suggestions shown in time, those shown late, and those
+// superseded before any token came.
+//
+// By default it runs against a simulator started in process that serves a
+// 1B and an 8B model on one RTX 4090, 30 ms of round trip away; --base-url
+// and OPENAI_API_KEY point it at a real OpenAI-compatible endpoint:
+//
+//	go run ./examples/autocomplete
+//	go run ./examples/autocomplete --base-url http://localhost:8000/v1 --models MODEL1,MODEL2
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// config is what the flags set.
+type config struct {
+	models []string
+	// deadline is how soon after its keystroke a suggestion must appear.
+	deadline time.Duration
+	// cps is the typing speed in characters per second; keystrokes come
+	// (1 ± jitter)/cps apart, drawn uniformly with seed.
+	cps       float64
+	jitter    float64
+	seed      uint64
+	maxTokens int
+	text      string
+}
+
+// endpoint is where requests go.
+type endpoint struct {
+	baseURL string
+	http    *http.Client // nil: http.DefaultClient
+	apiKey  string
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	cfg := config{text: typed}
+	baseURL := flag.String("base-url", "", "OpenAI-compatible API base URL (default: a simulator started in process)")
+	models := flag.String("models", "llama-3.2-1b,llama-3.1-8b", "comma-separated models to compare")
+	flag.DurationVar(&cfg.deadline, "deadline", 150*time.Millisecond, "a suggestion is in time if its first token arrives this soon after the keystroke")
+	flag.Float64Var(&cfg.cps, "cps", 5, "typing speed, characters per second")
+	flag.Float64Var(&cfg.jitter, "jitter", 0.6, "irregularity of the typing rhythm in [0, 1): gaps vary by this share around 1/cps")
+	flag.Uint64Var(&cfg.seed, "seed", 1, "seed of the typing rhythm")
+	flag.IntVar(&cfg.maxTokens, "max-tokens", 16, "max_tokens of each suggestion")
+	flag.Parse()
+	cfg.models = strings.Split(*models, ",")
+	if cfg.cps <= 0 || cfg.jitter < 0 || cfg.jitter >= 1 || cfg.maxTokens < 1 {
+		fmt.Fprintln(os.Stderr, "autocomplete: want --cps > 0, --jitter in [0, 1) and --max-tokens ≥ 1")
+		os.Exit(2)
+	}
+
+	ep := endpoint{baseURL: *baseURL, apiKey: os.Getenv("OPENAI_API_KEY")}
+	if ep.baseURL == "" {
+		var closeSim func()
+		var err error
+		ep, closeSim, err = startSimulator(cfg)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "autocomplete:", err)
+			os.Exit(1)
+		}
+		defer closeSim()
+	}
+	if _, err := run(ctx, os.Stdout, ep, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "autocomplete:", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+// fileContext is the rest of the file being edited: the same for every
+// request, so servers with a prefix cache keep its prefill.
+var fileContext = "package server\n\n" + strings.Repeat("// handleItem validates an item, stores it and reports the outcome.\nfunc handleItem(ctx context.Context, it Item) error {\n\tif err := it.Validate(); err != nil {\n\t\treturn fmt.Errorf(\"invalid item %s: %w\", it.ID, err)\n\t}\n\treturn store.Put(ctx, it)\n}\n\n", 12)
+
+// recentCode is the code just above the cursor, sent with every
+// keystroke: its prefill is paid on every request.
+var recentCode = strings.Repeat("\tif o.Quantity <= 0 {\n\t\treturn fmt.Errorf(\"order %s: quantity %d must be positive\", o.ID, o.Quantity)\n\t}\n", 8)
+
+// typed is what the typist types, one keystroke per byte.
+const typed = "\tif err := o.Validate(); err != nil {\n"
+
+// stats is what one model's run counted.
+type stats struct {
+	model      string
+	keystrokes int
+	// inTime suggestions showed their first token within the deadline,
+	// late ones after it; superseded ones were cancelled by the next
+	// keystroke before any token; failed ones ended with an error.
+	inTime, late, superseded, failed int
+	// shown holds the time from keystroke to first token of every shown
+	// suggestion.
+	shown []time.Duration
+}
+
+// run types cfg.text once per model, prints one line per model to w and
+// returns the counts.
+func run(ctx context.Context, w io.Writer, ep endpoint, cfg config) ([]stats, error) {
+	opts := []option.RequestOption{option.WithBaseURL(ep.baseURL), option.WithMaxRetries(0)}
+	if ep.http != nil {
+		opts = append(opts, option.WithHTTPClient(ep.http))
+	}
+	key := ep.apiKey
+	if key == "" {
+		key = "none"
+	}
+	client := tokenpace.NewClient(openai.NewClient(append(opts, option.WithAPIKey(key))...))
+
+	fmt.Fprintf(w, "typing %d characters at %g/s; a suggestion is in time if its first token comes within %v of the keystroke\n\n",
+		len(cfg.text), cfg.cps, cfg.deadline)
+	fmt.Fprintf(w, "%-16s %10s %8s %5s %11s %7s %9s %9s\n", "model", "keystrokes", "in time", "late", "superseded", "failed", "p50 TTFT", "p90 TTFT")
+	// One typist per model, all at once: each model has its own server.
+	all := make([]stats, len(cfg.models))
+	errs := make([]error, len(cfg.models))
+	var wg sync.WaitGroup
+	for i, m := range cfg.models {
+		wg.Go(func() { all[i], errs[i] = typeText(ctx, client, m, cfg) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return all, err
+	}
+	for _, s := range all {
+		fmt.Fprintf(w, "%-16s %10d %8d %5d %11d %7d %9s %9s\n", s.model, s.keystrokes, s.inTime, s.late, s.superseded, s.failed,
+			ms(quantile(s.shown, 0.5)), ms(quantile(s.shown, 0.9)))
+	}
+	return all, nil
+}
+
+// typeText plays the typist against model: a request per keystroke, each
+// superseding the one before.
+func typeText(ctx context.Context, client *tokenpace.Client, model string, cfg config) (stats, error) {
+	st := stats{model: model}
+	var latest tokenpace.Latest
+	rng := rand.New(rand.NewPCG(cfg.seed, 0))
+	gap := float64(time.Second) / cfg.cps
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := range len(cfg.text) {
+		if i > 0 {
+			time.Sleep(time.Duration(gap * (1 + cfg.jitter*(2*rng.Float64()-1))))
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		st.keystrokes++
+		pressed := time.Now()
+		rctx, done := latest.Begin(ctx, model)
+		params := request(model, cfg.text[:i+1], cfg.maxTokens)
+		wg.Go(func() {
+			defer done()
+			took, err := suggest(rctx, client, params, pressed)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil && took <= cfg.deadline:
+				st.inTime++
+				st.shown = append(st.shown, took)
+			case err == nil:
+				st.late++
+				st.shown = append(st.shown, took)
+			case tokenpace.Superseded(rctx):
+				st.superseded++
+			case ctx.Err() == nil:
+				st.failed++
+			}
+		})
+	}
+	wg.Wait()
+	return st, ctx.Err()
+}
+
+// suggest asks for a completion of the code typed so far and reads it up
+// to the end of its first line, what ghost text shows. It returns how long
+// after the keystroke the first token arrived.
+func suggest(ctx context.Context, client *tokenpace.Client, params openai.ChatCompletionNewParams, pressed time.Time) (time.Duration, error) {
+	s := client.NewStreaming(ctx, params)
+	defer s.Close()
+	if !s.Next() {
+		if err := s.Err(); err != nil {
+			return 0, err
+		}
+		return 0, errors.New("autocomplete: the stream ended without a token")
+	}
+	first := s.Timing().Chunks[0].Sub(pressed)
+	for s.Next() {
+		if _, ok := s.Timing().Milestone(tokenpace.MilestoneFirstLine); ok {
+			break
+		}
+	}
+	return first, nil
+}
+
+// request is the completion request for the code typed so far.
+func request(model, code string, maxTokens int) openai.ChatCompletionNewParams {
+	return openai.ChatCompletionNewParams{
+		Model: model,
+		Messages: []openai.ChatCompletionMessageParamUnion{
+			openai.SystemMessage("Complete the code at the cursor. Reply with code only.\n\n" + fileContext),
+			openai.UserMessage(recentCode + code),
+		},
+		MaxTokens: openai.Int(int64(maxTokens)),
+	}
+}
+
+// quantile returns the q-quantile (nearest rank) of d, 0 for none.
+func quantile(d []time.Duration, q float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(d))
+	return s[min(int(q*float64(len(s))), len(s)-1)]
+}
+
+func ms(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond))
+}
+
+// simOptions configures the simulator the example runs on by default:
+// every model of cfg on one RTX 4090 each, 30 ms of round trip away.
+func simOptions(cfg config) ([]simulate.Option, error) {
+	opts := []simulate.Option{simulate.WithRTT(30 * time.Millisecond)}
+	gpu, err := simulate.LookupGPU("rtx-4090")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range cfg.models {
+		m, err := simulate.LookupModel(name)
+		if err != nil {
+			return nil, err
+		}
+		e, err := simulate.NewEngine(simulate.Deployment{Model: m, GPU: gpu})
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, simulate.WithModel(name, e))
+	}
+	return opts, nil
+}
+
+// startSimulator serves the simulator on an in-memory listener and returns
+// the endpoint to reach it and a function that stops it.
+func startSimulator(cfg config) (endpoint, func(), error) {
+	opts, err := simOptions(cfg)
+	if err != nil {
+		return endpoint{}, nil, err
+	}
+	srv, err := simulate.NewServer(opts...)
+	if err != nil {
+		return endpoint{}, nil, err
+	}
+	l := simulate.NewMemListener()
+	hs := &http.Server{Handler: srv}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(l) }()
+	hc := l.Client()
+	stop := func() {
+		hc.CloseIdleConnections()
+		hs.Close()
+		if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintln(os.Stderr, "autocomplete: simulator:", err)
+		}
+		srv.Close()
+	}
+	return endpoint{baseURL: "http://simulator.invalid/v1/", http: hc, apiKey: "simulator"}, stop, nil
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// TestAutocompleteLatestWins types at exactly 5 characters a second against
+// servers with a fixed time to first token, so every count is known.
+func TestAutocompleteLatestWins(t *testing.T) {
+	tests := []struct {
+		model                          string
+		ttft                           time.Duration
+		inTime, late, superseded, fail int
+	}{
+		// 100 ms: every suggestion appears before the next keystroke.
+		{"fast", 100 * time.Millisecond, 10, 0, 0, 0},
+		// 170 ms: before the next keystroke (200 ms) but past 150 ms.
+		{"medium", 170 * time.Millisecond, 0, 10, 0, 0},
+		// 300 ms: each keystroke cancels the previous request; only the
+		// last one, with no keystroke after it, shows (late).
+		{"slow", 300 * time.Millisecond, 0, 1, 9, 0},
+	}
+	synctest.Test(t, func(t *testing.T) {
+		var opts []simulate.Option
+		var models []string
+		for _, tt := range tests {
+			opts = append(opts, simulate.WithModel(tt.model, &simulate.Fixed{TTFT: tt.ttft, ITL: 5 * time.Millisecond}))
+			models = append(models, tt.model)
+		}
+		ts := simulate.StartInMemory(t, opts...)
+		cfg := config{models: models, deadline: 150 * time.Millisecond, cps: 5, jitter: 0, maxTokens: 8, text: "return nil"}
+		var out bytes.Buffer
+		got, err := run(t.Context(), &out, endpoint{baseURL: ts.URL, http: ts.Client, apiKey: "x"}, cfg)
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+		for i, tt := range tests {
+			s := got[i]
+			if s.model != tt.model || s.keystrokes != 10 || s.inTime != tt.inTime || s.late != tt.late || s.superseded != tt.superseded || s.failed != tt.fail {
+				t.Errorf("%s: keystrokes %d, in time %d, late %d, superseded %d, failed %d; want 10, %d, %d, %d, %d",
+					s.model, s.keystrokes, s.inTime, s.late, s.superseded, s.failed, tt.inTime, tt.late, tt.superseded, tt.fail)
+			}
+			for _, d := range s.shown {
+				if d != tt.ttft {
+					t.Errorf("%s: a suggestion took %v, want exactly %v on virtual time", s.model, d, tt.ttft)
+				}
+			}
+		}
+		if !strings.Contains(out.String(), "slow") || !strings.Contains(out.String(), "superseded") {
+			t.Errorf("output lacks the per-model table:\n%s", out.String())
+		}
+	})
+}
+
+// TestAutocompleteDefaultModels runs the default scenario, shortened, on the
+// hardware model: the 1B model keeps up, and the counts add up.
+func TestAutocompleteDefaultModels(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := config{models: []string{"llama-3.2-1b", "llama-3.1-8b"}, deadline: 150 * time.Millisecond,
+			cps: 5, jitter: 0.6, seed: 1, maxTokens: 16, text: typed[:12]}
+		opts, err := simOptions(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := simulate.StartInMemory(t, opts...)
+		var out bytes.Buffer
+		got, err := run(t.Context(), &out, endpoint{baseURL: ts.URL, http: ts.Client, apiKey: "x"}, cfg)
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+		for _, s := range got {
+			if sum := s.inTime + s.late + s.superseded + s.failed; sum != s.keystrokes || s.keystrokes != 12 {
+				t.Errorf("%s: in time + late + superseded + failed = %d, keystrokes %d, want both 12", s.model, sum, s.keystrokes)
+			}
+			if s.failed != 0 {
+				t.Errorf("%s: %d failed, want 0", s.model, s.failed)
+			}
+		}
+		if small := got[0]; small.inTime != small.keystrokes {
+			t.Errorf("%s: %d of %d in time, want all:\n%s", small.model, small.inTime, small.keystrokes, out.String())
+		}
+	})
+}
