@@ -12,9 +12,12 @@ import (
 //
 //	obs, err := metrics.New()
 //	...
-//	client := tokenpace.NewClient(..., tokenpace.WithHooks(obs.Hooks()))
+//	client := tokenpace.NewClient(openai.NewClient(), tokenpace.WithHooks(obs.Hooks()))
 //	...
 //	obs.Recorder.Snapshot().WriteTable(os.Stdout)
+//
+// and, for a Router's circuit breakers, BreakerSettings.OnStateChange set to
+// obs.OTel.BreakerStateChanged.
 //
 // An Observer is safe for concurrent use.
 type Observer struct {
