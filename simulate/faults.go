@@ -95,6 +95,17 @@ func (f Fault) duration() time.Duration {
 	return f.For
 }
 
+// code returns the OpenAI-style error code of a status fault.
+func (f Fault) code() string {
+	switch f.Kind {
+	case FaultRateLimit:
+		return "rate_limit_exceeded"
+	case FaultUnavailable:
+		return "service_unavailable"
+	}
+	return "internal_error"
+}
+
 // status returns the HTTP status of a status fault, or 0.
 func (f Fault) status() int {
 	switch f.Kind {

@@ -158,7 +158,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 		if fault.Kind == FaultRateLimit {
 			retry = fault.duration()
 		}
-		out.fail(arrived, &apiError{status: st, message: fmt.Sprintf("simulated fault: %s", fault.Kind), code: strconv.Itoa(st)}, retry)
+		out.fail(arrived, &apiError{status: st, message: fmt.Sprintf("simulated fault: %s", fault.Kind), code: fault.code()}, retry)
 		return
 	}
 	if fault.Kind == FaultSlowHeaders {

@@ -254,8 +254,8 @@ func NewServer(opts ...Option) (*Server, error) {
 // Models returns the names of the served models, sorted.
 func (s *Server) Models() []string { return append([]string(nil), s.names...) }
 
-// Stats returns the current engine state of model, or false if the server
-// does not serve it.
+// Stats returns the current engine state of model (zero once the server is
+// closed), or false if the server does not serve it.
 func (s *Server) Stats(model string) (Stats, bool) {
 	m, ok := s.models[model]
 	if !ok {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -87,5 +88,35 @@ func TestSimRejectsBadFlags(t *testing.T) {
 				t.Errorf("runSim(%q) stderr = %q, want it to mention %q", tt.args, stderr.String(), tt.want)
 			}
 		})
+	}
+}
+
+func TestSimFaultFlags(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	outR, outW := io.Pipe()
+	var stderr bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- runSim(ctx, []string{"--addr", "127.0.0.1:0", "--ttft", "1ms", "--fault-429", "1", "--fault-for", "3s"}, outW, &stderr)
+		outW.Close()
+	}()
+	line, err := bufio.NewReader(outR).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the base URL: %v (stderr %q)", err, stderr.String())
+	}
+	go io.Copy(io.Discard, outR)
+	c := openai.NewClient(option.WithBaseURL(strings.TrimSpace(line)), option.WithAPIKey("x"), option.WithMaxRetries(0))
+	_, err = c.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
+		Model:    "sim",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")},
+	})
+	var apiErr *openai.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 429 || apiErr.Response.Header.Get("Retry-After") != "3" {
+		t.Errorf("with --fault-429 1: error = %v, want 429 with Retry-After 3", err)
+	}
+	cancel()
+	if got := <-code; got != 0 {
+		t.Errorf("runSim exit = %d, want 0", got)
 	}
 }
