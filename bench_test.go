@@ -300,3 +300,117 @@ func BenchmarkAccuracy(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkArrivalLag measures what the client adds to arrival times: a
+// loopback server writes 50 chunks 10 ms apart to each of 64 concurrent
+// streams and notes when each write returned; the lag is the client's
+// timestamp minus that, p50, p99 and max in microseconds. The bare variant
+// stamps when openai-go's Next returns the chunk, in the same run.
+func BenchmarkArrivalLag(b *testing.B) {
+	const (
+		streams = 64
+		tokens  = 50
+		itl     = 10 * time.Millisecond
+	)
+	var (
+		mu     sync.Mutex
+		writes = map[string][]time.Time{}
+		served = map[string]chan struct{}{} // closed when writes[id] is complete
+	)
+	expect := func(id string) <-chan struct{} {
+		mu.Lock()
+		defer mu.Unlock()
+		served[id] = make(chan struct{})
+		return served[id]
+	}
+	body := strings.Split(strings.TrimSuffix(sseStream(tokens), "\n\n"), "\n\n")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Stream")
+		w.Header().Set("Content-Type", "text/event-stream")
+		rc := http.NewResponseController(w)
+		start := time.Now()
+		var at []time.Time
+		for i, e := range body {
+			time.Sleep(time.Until(start.Add(time.Duration(i) * itl)))
+			if _, err := io.WriteString(w, e+"\n\n"); err != nil {
+				return
+			}
+			_ = rc.Flush()
+			at = append(at, time.Now())
+		}
+		mu.Lock()
+		writes[id] = at
+		close(served[id])
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	oc := openai.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("x"), option.WithMaxRetries(0),
+		option.WithHTTPClient(&http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: streams}}))
+	tp := tokenpace.NewClient(oc)
+	// Each variant returns the arrival time of every content chunk.
+	variants := []struct {
+		name   string
+		stream func(id string) ([]time.Time, error)
+	}{
+		{"bare", func(id string) ([]time.Time, error) {
+			s := oc.Chat.Completions.NewStreaming(context.Background(), chat("m", tokens), option.WithHeader("X-Stream", id))
+			var at []time.Time
+			for s.Next() {
+				now := time.Now()
+				if ch := s.Current().Choices; len(ch) > 0 && ch[0].Delta.Content != "" {
+					at = append(at, now)
+				}
+			}
+			return at, s.Err()
+		}},
+		{"tokenpace", func(id string) ([]time.Time, error) {
+			s := tp.NewStreaming(context.Background(), chat("m", tokens), option.WithHeader("X-Stream", id))
+			for s.Next() {
+			}
+			s.Close()
+			return s.Timing().Chunks, s.Err()
+		}},
+	}
+	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+	for _, v := range variants {
+		b.Run(v.name, func(b *testing.B) {
+			var lags []time.Duration
+			var lagMu sync.Mutex
+			n := 0
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for range streams {
+					n++
+					id := fmt.Sprint(v.name, n)
+					done := expect(id)
+					wg.Go(func() {
+						at, err := v.stream(id)
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						<-done
+						mu.Lock()
+						w := writes[id]
+						mu.Unlock()
+						// Writes: role chunk, then one per content chunk.
+						if len(w) < len(at)+1 {
+							b.Errorf("%d writes for %d chunks", len(w), len(at))
+							return
+						}
+						lagMu.Lock()
+						for i, t := range at {
+							lags = append(lags, t.Sub(w[i+1]))
+						}
+						lagMu.Unlock()
+					})
+				}
+				wg.Wait()
+			}
+			st := tokenpace.Summarize(lags)
+			b.ReportMetric(us(st.P50), "lag-p50-µs")
+			b.ReportMetric(us(st.P99), "lag-p99-µs")
+			b.ReportMetric(us(st.Max), "lag-max-µs")
+		})
+	}
+}
