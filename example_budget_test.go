@@ -1,0 +1,122 @@
+package tokenpace_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// startTwoModels serves a "big" model whose prefill takes 2 s and a
+// "small" one that answers in 20 ms, on loopback.
+func startTwoModels() (url string, stop func()) {
+	sim, err := simulate.NewServer(
+		simulate.WithModel("big", &simulate.Fixed{TTFT: 2 * time.Second, ITL: 5 * time.Millisecond}),
+		simulate.WithModel("small", &simulate.Fixed{TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond}),
+		simulate.WithReply(func(ri simulate.ReplyInfo) (string, bool) { return "Hello from " + ri.Model + ".", true }),
+	)
+	if err != nil {
+		panic(err)
+	}
+	srv := httptest.NewServer(sim)
+	return srv.URL + "/v1/", func() { srv.Close(); sim.Close() }
+}
+
+// A voice bot must speak within 180 ms. The big model misses its TTFT
+// budget, so the call moves on to the small one; the caller reads one
+// stream, and its Timing tells what happened.
+func ExampleRouter() {
+	url, stop := startTwoModels()
+	defer stop()
+	client := tokenpace.NewClient(openai.NewClient(option.WithBaseURL(url), option.WithAPIKey("sk-...")))
+
+	router, err := tokenpace.NewRouter(client,
+		tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 180 * time.Millisecond}},
+		tokenpace.Route{Target: tokenpace.Target{Name: "big", Model: "big"}},
+		tokenpace.Route{Target: tokenpace.Target{Name: "small", Model: "small"}},
+	)
+	if err != nil {
+		panic(err)
+	}
+	stream := router.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Hi!")},
+	})
+	defer stream.Close()
+	for stream.Next() {
+		for _, choice := range stream.Current().Choices {
+			fmt.Print(choice.Delta.Content)
+		}
+	}
+	fmt.Println()
+	stream.Close()
+
+	t := stream.Timing()
+	fmt.Println("error:", stream.Err())
+	fmt.Println("answered by:", t.Target)
+	for _, a := range t.Attempts {
+		fmt.Println("attempt:", a.Target, a.Outcome)
+	}
+	for _, b := range t.Breaches {
+		fmt.Println("breach:", b.Target, b.Phase, "limit", b.Limit)
+	}
+	// Output:
+	// Hello from small.
+	// error: <nil>
+	// answered by: small
+	// attempt: big breached
+	// attempt: small won
+	// breach: big ttft limit 180ms
+}
+
+// With FailFast a breach ends the stream with a *BudgetError; the output
+// streamed before it stays readable.
+func ExampleBudgetError() {
+	url, stop := startTwoModels()
+	defer stop()
+	client := tokenpace.NewClient(openai.NewClient(option.WithBaseURL(url), option.WithAPIKey("sk-...")))
+
+	router, err := tokenpace.NewRouter(client,
+		tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 100 * time.Millisecond}, FailFast: true},
+		tokenpace.Route{Target: tokenpace.Target{Name: "big", Model: "big"}},
+	)
+	if err != nil {
+		panic(err)
+	}
+	stream := router.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Hi!")},
+	})
+	for stream.Next() {
+	}
+	stream.Close()
+
+	var be *tokenpace.BudgetError
+	if errors.As(stream.Err(), &be) {
+		fmt.Println("phase:", be.Phase, "target:", be.Target, "limit:", be.Limit)
+	}
+	fmt.Println("is ErrBudgetExceeded:", errors.Is(stream.Err(), tokenpace.ErrBudgetExceeded))
+	// Output:
+	// phase: ttft target: big limit: 100ms
+	// is ErrBudgetExceeded: true
+}
+
+// Autocompletion: each keystroke starts a new request for the same key,
+// and Latest cancels the one in flight.
+func ExampleLatest() {
+	var latest tokenpace.Latest
+	first, done1 := latest.Begin(context.Background(), "main.go")
+	defer done1()
+	second, done2 := latest.Begin(context.Background(), "main.go")
+	defer done2()
+	fmt.Println("first superseded:", tokenpace.Superseded(first))
+	fmt.Println("second running:", second.Err() == nil)
+	// Output:
+	// first superseded: true
+	// second running: true
+}
