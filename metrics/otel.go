@@ -7,6 +7,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/semconv/v1.41.0/genaiconv"
 	"go.opentelemetry.io/otel/trace"
@@ -175,11 +176,30 @@ func newOTel(cfg config, det *Detector) (*OTel, error) {
 	o.breakerGauge, err = m.Int64ObservableGauge("tokenpace.client.breaker.state", metric.WithUnit("1"),
 		metric.WithDescription("Circuit breaker state by target: 0 closed, 1 half-open, 2 open."))
 	check(err)
-	if err == nil {
+	if err == nil && o.breakerGauge != nil {
 		o.breakerCallReg, err = m.RegisterCallback(o.observeBreakers, o.breakerGauge)
 		check(err)
 	}
+	o.fillNoop()
 	return o, errors.Join(errs...)
+}
+
+// fillNoop replaces the instruments a failing MeterProvider left nil with
+// no-op ones, so that recording never dereferences nil.
+func (o *OTel) fillNoop() {
+	for _, h := range []*metric.Float64Histogram{&o.tpot, &o.queue} {
+		if *h == nil {
+			*h = noop.Float64Histogram{}
+		}
+	}
+	if o.cached == nil {
+		o.cached = noop.Int64Histogram{}
+	}
+	for _, c := range []*metric.Int64Counter{&o.requests, &o.breaches, &o.attempts, &o.detections, &o.transitions} {
+		if *c == nil {
+			*c = noop.Int64Counter{}
+		}
+	}
 }
 
 // Hooks returns the hooks that feed o: add them to the client's hooks.

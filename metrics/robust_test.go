@@ -2,9 +2,12 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
@@ -45,5 +48,42 @@ func TestMalformedTimings(t *testing.T) {
 			}
 			_ = s.String()
 		})
+	}
+}
+
+// failingMeter fails to create any instrument, returning nil.
+type failingMeter struct{ noop.Meter }
+
+var errNoInstrument = errors.New("no instruments here")
+
+func (failingMeter) Float64Histogram(string, ...metric.Float64HistogramOption) (metric.Float64Histogram, error) {
+	return nil, errNoInstrument
+}
+func (failingMeter) Int64Histogram(string, ...metric.Int64HistogramOption) (metric.Int64Histogram, error) {
+	return nil, errNoInstrument
+}
+func (failingMeter) Int64Counter(string, ...metric.Int64CounterOption) (metric.Int64Counter, error) {
+	return nil, errNoInstrument
+}
+func (failingMeter) Int64ObservableGauge(string, ...metric.Int64ObservableGaugeOption) (metric.Int64ObservableGauge, error) {
+	return nil, errNoInstrument
+}
+
+type failingProvider struct{ noop.MeterProvider }
+
+func (failingProvider) Meter(string, ...metric.MeterOption) metric.Meter { return failingMeter{} }
+
+func TestOTelFailingMeterProvider(t *testing.T) {
+	o, err := NewOTel(WithMeterProvider(failingProvider{}), WithInferenceNames())
+	if !errors.Is(err, errNoInstrument) {
+		t.Errorf("NewOTel(failing provider) error = %v, want %v", err, errNoInstrument)
+	}
+	tm := stream(t, "a", "m", epoch, time.Millisecond, 100*time.Millisecond, 10*time.Millisecond, 5)
+	tm.Breaches = []tokenpace.Breach{{Target: "a", Phase: tokenpace.PhaseGap}}
+	tm.Attempts = []tokenpace.Attempt{{Target: "a"}, {Target: "b"}}
+	o.Record(context.Background(), tm) // must not panic
+	o.BreakerStateChanged("a", "closed", "open")
+	if err := o.Shutdown(); err != nil {
+		t.Errorf("Shutdown() = %v, want nil", err)
 	}
 }
