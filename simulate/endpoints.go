@@ -7,20 +7,38 @@ import (
 	"strings"
 )
 
+// modelEntry is a model object of the models API.
+type modelEntry struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	OwnedBy string `json:"owned_by"`
+}
+
+func (s *Server) modelEntry(name string) modelEntry {
+	return modelEntry{ID: name, Object: "model", Created: s.cfg.created, OwnedBy: "tokenpace"}
+}
+
+// getModel serves GET /v1/models/{model}.
+func (s *Server) getModel(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("model")
+	if _, ok := s.models[name]; !ok {
+		writeError(w, &apiError{status: http.StatusNotFound, message: fmt.Sprintf("the model `%s` does not exist", name), param: "model", code: "model_not_found"})
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(s.modelEntry(name))
+}
+
 // listModels serves GET /v1/models.
 func (s *Server) listModels(w http.ResponseWriter, _ *http.Request) {
-	type entry struct {
-		ID      string `json:"id"`
-		Object  string `json:"object"`
-		Created int64  `json:"created"`
-		OwnedBy string `json:"owned_by"`
-	}
+	type entry = modelEntry
 	body := struct {
 		Object string  `json:"object"`
 		Data   []entry `json:"data"`
 	}{Object: "list", Data: []entry{}}
 	for _, name := range s.names {
-		body.Data = append(body.Data, entry{ID: name, Object: "model", Created: s.cfg.created, OwnedBy: "tokenpace"})
+		body.Data = append(body.Data, s.modelEntry(name))
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(body)

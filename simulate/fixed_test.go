@@ -3,6 +3,7 @@ package simulate_test
 import (
 	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tokenpace/tokenpace/simulate"
@@ -72,4 +73,23 @@ func TestFixedCancel(t *testing.T) {
 	if s := f.Stats(); s.Running != 0 {
 		t.Errorf("running = %d, want 0", s.Running)
 	}
+}
+
+// A slow first attempt and a fast second one, picked by request id, as a
+// hedging test needs.
+func TestFixedPerRequestByID(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := simulate.StartInMemory(t, simulate.WithModel("m", &simulate.Fixed{TTFT: ms(50), ITL: ms(10),
+			PerRequest: func(r simulate.Request) (time.Duration, time.Duration) {
+				if r.ID == 1 {
+					return 5 * time.Second, 0
+				}
+				return 0, 0
+			}}))
+		c := newClient(ts)
+		first, second := chatStream(t, c, chatParams("m", 1)), chatStream(t, c, chatParams("m", 1))
+		if first.arrivals[0] != 5*time.Second || second.arrivals[0] != ms(50) {
+			t.Errorf("TTFT of requests 1 and 2 = %v, %v, want 5s, 50ms", first.arrivals[0], second.arrivals[0])
+		}
+	})
 }

@@ -41,6 +41,9 @@ func TestLoopbackWithOpenAIGo(t *testing.T) {
 	if err != nil || len(models.Data) != 2 {
 		t.Fatalf("models: %v, %v", models, err)
 	}
+	if m, err := c.Models.Get(context.Background(), "big"); err != nil || m.ID != "big" {
+		t.Errorf("Models.Get(big) = %v, %v, want big", m, err)
+	}
 	_, err = c.Chat.Completions.New(context.Background(), chatParams("nope", 1))
 	var apiErr *openai.Error
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 404 {

@@ -39,13 +39,18 @@ const (
 //	POST /v1/chat/completions   streaming and not
 //	POST /v1/completions        the legacy text API, streaming and not
 //	GET  /v1/models             the served models
+//	GET  /v1/models/{model}     one of them
 //	GET  /health                200 while serving
 //	GET  /metrics               engine state, Prometheus text format
 //
 // Each model has its own Scheduler, owned by one goroutine (the online
 // driver) from NewServer to Close: the engine decides when tokens are due,
 // the server sends them on time, with the network model (WithRTT,
-// WithBuffering) and the faults (WithFaults, FaultHeader) applied.
+// WithBuffering) and the faults (WithFaults, FaultHeader) applied. The
+// server counts valid completion requests from 0 in order of arrival;
+// request i reaches the Scheduler as Request.ID i+1, so a Fixed.PerRequest
+// or a Faults.Script can single out the nth request (a slow first attempt
+// for a hedging test, say).
 //
 // Serve it with net/http, or through StartLoopback and StartInMemory in
 // tests. A Server is safe for concurrent use. Close it to stop its drivers.
@@ -243,6 +248,7 @@ func NewServer(opts ...Option) (*Server, error) {
 	s.mux.HandleFunc("/v1/chat/completions", s.post(s.chat))
 	s.mux.HandleFunc("/v1/completions", s.post(s.completions))
 	s.mux.HandleFunc("/v1/models", s.get(s.listModels))
+	s.mux.HandleFunc("/v1/models/{model...}", s.get(s.getModel))
 	s.mux.HandleFunc("/health", s.get(s.health))
 	s.mux.HandleFunc("/metrics", s.get(s.metrics))
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
