@@ -225,35 +225,37 @@ func (r *Recorder) Snapshot() Snapshot { return r.SnapshotAt(time.Now()) }
 
 // SnapshotAt is like Snapshot with the sliding window ending at now.
 func (r *Recorder) SnapshotAt(now time.Time) Snapshot {
+	type entry struct {
+		key seriesKey
+		s   *series
+	}
 	r.mu.RLock()
-	keys := make([]seriesKey, 0, len(r.series))
-	for k := range r.series {
-		keys = append(keys, k)
+	all := make([]entry, 0, len(r.series))
+	for k, s := range r.series {
+		all = append(all, entry{k, s})
 	}
 	r.mu.RUnlock()
-	slices.SortFunc(keys, func(a, b seriesKey) int {
-		if c := strings.Compare(a.target, b.target); c != 0 {
+	slices.SortFunc(all, func(a, b entry) int {
+		if c := strings.Compare(a.key.target, b.key.target); c != 0 {
 			return c
 		}
-		return strings.Compare(a.model, b.model)
+		return strings.Compare(a.key.model, b.key.model)
 	})
 
 	total := newAcc(r.cfg.window)
-	snap := Snapshot{}
-	for _, k := range keys {
-		r.mu.RLock()
-		s := r.series[k]
-		r.mu.RUnlock()
-		s.mu.Lock()
-		part := s.acc.snapshot(now)
-		total.merge(&s.acc)
-		s.mu.Unlock()
-		part.Target, part.Model = k.target, k.model
-		snap.Targets = append(snap.Targets, part)
+	var parts []Snapshot
+	for _, e := range all {
+		e.s.mu.Lock()
+		part := e.s.acc.snapshot(now)
+		total.merge(&e.s.acc)
+		e.s.mu.Unlock()
+		part.Target, part.Model = e.key.target, e.key.model
+		parts = append(parts, part)
 	}
-	snap = total.snapshot(now).withTargets(snap.Targets)
-	if len(snap.Targets) == 1 {
-		snap.Target, snap.Model = snap.Targets[0].Target, snap.Targets[0].Model
+	snap := total.snapshot(now)
+	snap.Targets = parts
+	if len(parts) == 1 {
+		snap.Target, snap.Model = parts[0].Target, parts[0].Model
 	}
 	return snap
 }

@@ -78,11 +78,6 @@ type Snapshot struct {
 	Targets []Snapshot `json:"targets,omitempty"`
 }
 
-func (s Snapshot) withTargets(t []Snapshot) Snapshot {
-	s.Targets = t
-	return s
-}
-
 type snapshotJSON Snapshot
 
 // MarshalJSON renders s with durations in seconds (duration_s, window_s)
