@@ -15,6 +15,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
 // arrived is one decoded chunk and when its bytes arrived.
@@ -61,7 +62,8 @@ type attempt struct {
 	ctx    context.Context // parent, cancelled by stop
 	cancel context.CancelCauseFunc
 
-	// Owned by the reader goroutine (the middleware runs on it too).
+	// Owned by the goroutine that calls, then by the reader goroutine.
+	stream *ssestream.Stream[openai.ChatCompletionChunk]
 	res    *http.Response
 	body   *arrivalBody
 	ms     *milestones
@@ -84,7 +86,38 @@ type attempt struct {
 func (a *attempt) sent() time.Time { return a.t.Sent }
 
 // startAttempt starts an attempt; its events ev begin to arrive at once.
+// The call and the reading both run on the attempt's own goroutine: what a
+// policy that runs several attempts (hedging) needs.
+//
+//lint:ignore U1000 the policy layer (route.go) starts its attempts with it
 func startAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attempt {
+	a := newAttempt(ctx, spec, ev)
+	go func() {
+		if a.call() {
+			a.readBody()
+		}
+		close(a.done)
+	}()
+	return a
+}
+
+// callAttempt makes the call of an attempt on the calling goroutine, as
+// openai-go does, and returns once the response headers arrived or the
+// call failed; only the body is read on the attempt's own goroutine.
+func callAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attempt {
+	a := newAttempt(ctx, spec, ev)
+	if !a.call() {
+		close(a.done)
+		return a
+	}
+	go func() {
+		a.readBody()
+		close(a.done)
+	}()
+	return a
+}
+
+func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attempt {
 	a := &attempt{
 		spec:    spec,
 		ev:      ev,
@@ -101,31 +134,37 @@ func startAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *atte
 		Stream: true,
 		Start:  spec.start,
 	}
-	go a.run()
 	return a
 }
 
 var doneData = []byte("[DONE]")
 
-func (a *attempt) run() {
-	defer close(a.done)
+// call makes the HTTP request through openai-go and reports whether there
+// is an event stream to read; if not, the attempt has ended. It closes
+// started either way.
+func (a *attempt) call() bool {
+	defer close(a.started)
 	opts := append(slices.Clip(a.spec.opts), option.WithMiddleware(a.middleware()))
-	s := a.spec.client.Chat.Completions.NewStreaming(a.ctx, a.spec.params, opts...)
-	defer s.Close()
-	if err := s.Err(); err != nil {
+	a.stream = a.spec.client.Chat.Completions.NewStreaming(a.ctx, a.spec.params, opts...)
+	if err := a.stream.Err(); err != nil {
+		_ = a.stream.Close()
 		a.end(a.failure(KindRequest, "", err), time.Now())
-		close(a.started)
-		return
+		return false
 	}
 	if a.ev.headers != nil {
 		a.ev.headers(a, a.t.Headers)
 	}
 	if ct := a.res.Header.Get("Content-Type"); !isEventStream(ct) {
+		_ = a.stream.Close()
 		a.end(a.failure(KindContentType, ct, nil), time.Now())
-		close(a.started)
-		return
+		return false
 	}
-	close(a.started)
+	return true
+}
+
+// readBody reads the event stream to its end, then ends the attempt.
+func (a *attempt) readBody() {
+	defer a.stream.Close()
 	body := a.res.Body
 	if a.body == nil {
 		// A middleware replaced the response: stamp the body it returned.
@@ -215,6 +254,11 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time) {
 		reachedAt(t, n, at)
 	}
 	a.pending = append(a.pending, arrived{chunk: c, at: at})
+	if len(t.Chunks) <= 1 {
+		// Until the first token has been handed over, wake the consumer
+		// at once rather than after the rest of the read is decoded.
+		a.signal()
+	}
 	a.mu.Unlock()
 
 	if first && a.ev.firstToken != nil {

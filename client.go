@@ -42,8 +42,7 @@ func (c *Client) NewStreaming(ctx context.Context, params openai.ChatCompletionN
 		client: &c.oc, name: c.cfg.name, params: params, opts: opts,
 		cfg: &c.cfg, start: start,
 	}
-	a := startAttempt(ctx, spec, hookEvents(ctx, c.cfg.hooksFor(ctx)))
-	<-a.started
+	a := callAttempt(ctx, spec, hookEvents(ctx, c.cfg.hooksFor(ctx)))
 	return newStream(attemptSource{a})
 }
 
