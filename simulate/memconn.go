@@ -117,7 +117,8 @@ func newMemConnPair(size int) (*memConn, *memConn) {
 // reader's and a writer's deadline.
 type memPipe struct {
 	mu       sync.Mutex
-	buf      []byte
+	buf      []byte // unread bytes are buf[off:]
+	off      int
 	size     int
 	closed   bool          // the writer closed: reads drain then EOF
 	broken   bool          // the reader closed: writes fail
@@ -149,11 +150,11 @@ func (p *memPipe) read(b []byte) (int, error) {
 			p.mu.Unlock()
 			return 0, net.ErrClosed
 		}
-		if len(p.buf) > 0 {
-			n := copy(b, p.buf)
-			p.buf = p.buf[n:]
-			if len(p.buf) == 0 {
-				p.buf = nil
+		if len(p.buf) > p.off {
+			n := copy(b, p.buf[p.off:])
+			p.off += n
+			if p.off == len(p.buf) {
+				p.buf, p.off = p.buf[:0], 0 // keep the memory
 			}
 			p.mu.Unlock()
 			signal(p.writable)
@@ -183,9 +184,14 @@ func (p *memPipe) write(b []byte) (int, error) {
 			p.mu.Unlock()
 			return written, net.ErrClosed
 		}
-		room := p.size - len(p.buf)
+		room := p.size - (len(p.buf) - p.off)
 		if room > 0 {
 			n := min(room, len(b)-written)
+			if p.off > 0 && len(p.buf)+n > cap(p.buf) {
+				// Slide the unread bytes down rather than grow.
+				p.buf = p.buf[:copy(p.buf, p.buf[p.off:])]
+				p.off = 0
+			}
 			p.buf = append(p.buf, b[written:written+n]...)
 			written += n
 			p.mu.Unlock()
@@ -218,7 +224,7 @@ func (p *memPipe) closeWrite() {
 func (p *memPipe) closeRead() {
 	p.mu.Lock()
 	p.broken = true
-	p.buf = nil
+	p.buf, p.off = nil, 0
 	p.mu.Unlock()
 	signal(p.readable)
 	signal(p.writable)
