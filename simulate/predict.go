@@ -40,7 +40,7 @@ type Prediction struct {
 	TPOT time.Duration
 	// E2E is the mean time from arrival to the last token.
 	E2E time.Duration
-	// TPS is one stream's decode rate, 1 / TPOT.
+	// TPS is one stream's decode rate, 1 / TPOT; zero for one output token.
 	TPS float64
 	// AggregateTPS is all output tokens over the time the last request
 	// finished.
