@@ -174,11 +174,15 @@ func (a *acc) add(t *tokenpace.Timing, slo SLO) {
 		}
 	}
 	if t.Err == nil {
-		if t.OutputTokens >= 2 {
+		if t.OutputTokens >= 2 && len(t.Chunks) > 0 {
 			a.tpot.record(t.TPOT())
 		}
 		a.e2e.record(t.E2E())
-		a.win.add(t.End, 1, 0)
+		tokens := 0.0
+		if len(t.Chunks) == 0 {
+			tokens = float64(t.OutputTokens) // a non-streaming call delivers at its end
+		}
+		a.win.add(t.End, 1, tokens)
 	}
 }
 

@@ -101,6 +101,17 @@ func TestRecorderThroughputAndGoodput(t *testing.T) {
 	check("later OutputThroughput", later.OutputThroughput, 4.4)
 }
 
+func TestRecorderNonStreaming(t *testing.T) {
+	r := NewRecorder(WithWindow(20 * time.Second))
+	r.Record(context.Background(), &tokenpace.Timing{Target: "a", Model: "m", Start: epoch, Sent: epoch,
+		End: epoch.Add(2 * time.Second), OutputTokens: 38, PromptTokens: 10, UsageReported: true})
+	s := r.SnapshotAt(epoch.Add(19 * time.Second))
+	if s.E2E.Count != 1 || s.TTFT.Count != 0 || s.TPOT.Count != 0 || s.OutputThroughput != 19 || s.WindowOutputThroughput != 2 {
+		t.Errorf("non-streaming call: E2E %d TTFT %d TPOT %d samples, %v tok/s, window %v tok/s; want 1 0 0, 19, 2",
+			s.E2E.Count, s.TTFT.Count, s.TPOT.Count, s.OutputThroughput, s.WindowOutputThroughput)
+	}
+}
+
 func TestRecorderWindowDropsOldCounts(t *testing.T) {
 	w := newWindow(10 * time.Second) // 500ms slots
 	w.add(epoch.Add(20*time.Second), 1, 10)
