@@ -2,6 +2,7 @@ package tokenpace_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -73,8 +74,12 @@ func TestReplayRecordedServers(t *testing.T) {
 				if tm.FinishReason != tt.finish {
 					t.Errorf("FinishReason = %q, want %q", tm.FinishReason, tt.finish)
 				}
-				if got := s.Accumulated().Choices[0].Message.Content; got != text.String() {
-					t.Errorf("Accumulated content = %q, want %q", got, text.String())
+				want := recordedText(t, rec)
+				if got := text.String(); got != want {
+					t.Errorf("content read = %q, want %q", got, want)
+				}
+				if got := s.Accumulated().Choices[0].Message.Content; got != want {
+					t.Errorf("Accumulated content = %q, want %q", got, want)
 				}
 				if tm.ResponseModel == "" {
 					t.Errorf("ResponseModel is empty")
@@ -134,4 +139,30 @@ func TestReplayNonStreaming(t *testing.T) {
 			t.Errorf("Timing = %+v, want non-streaming with usage 14/10 and finish length", tm)
 		}
 	})
+}
+
+// recordedText decodes the content of a recorded stream on its own.
+func recordedText(t *testing.T, rec recording) string {
+	t.Helper()
+	var b strings.Builder
+	for _, rd := range rec.Reads {
+		for _, line := range strings.Split(rd.Data, "\n") {
+			data, ok := strings.CutPrefix(line, "data: ")
+			if !ok || data == "[DONE]" {
+				continue
+			}
+			var c struct {
+				Choices []struct {
+					Delta struct{ Content string } `json:"delta"`
+				} `json:"choices"`
+			}
+			if err := json.Unmarshal([]byte(data), &c); err != nil {
+				t.Fatalf("recording: %v", err)
+			}
+			for _, ch := range c.Choices {
+				b.WriteString(ch.Delta.Content)
+			}
+		}
+	}
+	return b.String()
 }

@@ -2,9 +2,12 @@ package tokenpace_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/openai/openai-go/v3"
 
 	"github.com/tokenpace/tokenpace"
 	"github.com/tokenpace/tokenpace/simulate"
@@ -65,4 +68,87 @@ func TestArrivalExact(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestTimingWhileStreaming checks that Timing is a snapshot while the
+// response arrives, safe to take from another goroutine, and final once
+// the stream has ended.
+func TestTimingWhileStreaming(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := simClient(t, []simulate.Option{
+			simulate.WithModel("m", &simulate.Fixed{TTFT: 100 * time.Millisecond, ITL: 10 * time.Millisecond}),
+		})
+		s := c.NewStreaming(context.Background(), chat("m", 10))
+		time.Sleep(135 * time.Millisecond) // tokens at 100, 110, 120, 130 ms have arrived
+		synctest.Wait()
+		var snap *tokenpace.Timing
+		done := make(chan struct{})
+		go func() { // another goroutine
+			defer close(done)
+			snap = s.Timing()
+		}()
+		<-done
+		if len(snap.Chunks) != 4 || !snap.End.IsZero() {
+			t.Errorf("snapshot has %d chunks, End %v; want 4 and zero", len(snap.Chunks), snap.End)
+		}
+		drain(t, s, 0)
+		final := s.Timing()
+		if len(final.Chunks) != 10 || final.End.IsZero() || len(snap.Chunks) != 4 {
+			t.Errorf("final has %d chunks, End %v, snapshot now %d; want 10, set, 4", len(final.Chunks), final.End, len(snap.Chunks))
+		}
+		if s.Timing() != final {
+			t.Errorf("Timing() after the end is not the final Timing")
+		}
+	})
+}
+
+// TestCloseFromAnotherGoroutine checks that Close unblocks a Next that
+// waits for a chunk.
+func TestCloseFromAnotherGoroutine(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := simClient(t, []simulate.Option{
+			simulate.WithModel("m", &simulate.Fixed{TTFT: time.Hour}),
+		})
+		s := c.NewStreaming(context.Background(), chat("m", 10))
+		go func() {
+			time.Sleep(time.Second)
+			s.Close()
+		}()
+		if s.Next() {
+			t.Fatal("Next() = true, want false")
+		}
+		if err := s.Err(); err != nil {
+			t.Errorf("Err() = %v, want nil after Close", err)
+		}
+		if got := s.Timing().Err; got != tokenpace.ErrStreamClosed {
+			t.Errorf("Timing().Err = %v, want ErrStreamClosed", got)
+		}
+		if got, want := s.Timing().E2E(), time.Second; got != want {
+			t.Errorf("E2E() = %v, want %v", got, want)
+		}
+	})
+}
+
+// TestNewTimedErrors checks the endings of a failed non-streaming call.
+func TestNewTimedErrors(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var rec record
+		c := simClient(t, []simulate.Option{
+			simulate.WithModel("m", &simulate.Fixed{TTFT: time.Second}),
+		}, tokenpace.WithHooks(rec.hooks()))
+		_, _, err := c.NewTimed(context.Background(), chat("m", 5), withFault("503"))
+		var apiErr *openai.Error
+		if checkKind(t, err, tokenpace.KindRequest); !errors.As(err, &apiErr) || apiErr.StatusCode != 503 {
+			t.Errorf("NewTimed() error = %v, want a 503 *openai.Error inside", err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		res, tm, err := c.NewTimed(ctx, chat("m", 5))
+		if res != nil || err != context.DeadlineExceeded || tm.Err != err {
+			t.Errorf("NewTimed() = %v, Timing.Err %v, %v; want nil, the error, %v", res, tm.Err, err, context.DeadlineExceeded)
+		}
+		if len(rec.done) != 2 {
+			t.Errorf("Done called %d times, want 2", len(rec.done))
+		}
+	})
 }
