@@ -2,30 +2,46 @@ package tokenpace
 
 // How a stream is built, and where a policy layer plugs in.
 //
-// An attempt (attempt.go) is one streaming HTTP call to one target. Its own
-// goroutine makes the call through openai-go (retries included, every HTTP
-// request recorded by a middleware) and then reads the body eagerly: each
-// event is decoded as its bytes arrive and stamped with the time of the read
-// that completed it. Chunks queue in the attempt until the consumer takes
-// them, in batches, with one lock per batch and a wake-up only when the
-// consumer waits. An attempt reports its live events to an attemptEvents
-// (headers, first token, every output-bearing chunk, milestones, and end
-// exactly once with its final Timing), on its reader goroutine, so a
-// watchdog can arm and reset timers against arrival times without the
-// caller reading. attempt.stop(cause) cancels it (the cause becomes its
-// Timing.Err unless the caller's context ended first) and waits until its
-// end event has run.
+// An attempt (attempt.go) is one streaming HTTP call to one target, built
+// from an attemptSpec (client, target name, params, request options,
+// config, call start). The call goes through openai-go's NewStreaming,
+// retries included, with an innermost middleware (arrival.go) that records
+// every HTTP request (Timing.HTTP, httptrace breakdown) and wraps the body
+// so each read is stamped. A goroutine of the attempt then reads the body
+// eagerly: each event is decoded as its bytes arrive and stamped with the
+// time of the read that completed it. Chunks queue in the attempt until
+// the consumer takes them in batches: one lock per chunk on the reader's
+// side, one per batch on the consumer's, and a wake-up only when the
+// consumer waits (at once up to the first token, then before each read of
+// the body, so the chunks of one read cost one wake-up).
 //
-// A Stream reads from a source: take hands over the chunks that arrived since
-// the last take, blocking while there are none; an empty batch means the end,
-// with its error. A plain call's source is its single attempt (attemptSource).
-// A policy (fallback, hedging, continuation on another target) implements
-// source itself: it starts attempts, watches their events, stops the losers
-// and forwards the winner's chunks, switching attempts between two takes;
-// the Stream's accumulated completion carries on across the switch, since
-// the Stream accumulates whatever its source delivers. The policy's timing
-// returns the call's Timing (Attempts, Breaches filled in) and it calls
-// Hooks.Done once for the call, when its last attempt has ended.
+// startAttempt runs the call and the reading on the attempt's goroutine
+// and returns at once (a.started closes when the headers arrived or the
+// call failed): for policies that run attempts side by side. callAttempt,
+// which a plain call uses, makes the call on the caller's goroutine and
+// starts the goroutine for the body only.
+//
+// An attempt reports its live events through attemptEvents, on its reader
+// goroutine, outside its lock: headers, first token, every output-bearing
+// chunk, milestones, and end exactly once with its final Timing. A
+// watchdog arms and resets its timers from them, against arrival times,
+// whether or not the caller reads. a.sent() is when the first HTTP request
+// left (for events only). a.stop(cause) cancels the attempt (cause becomes
+// its Timing.Err unless the caller's context ended first, whose error then
+// passes through unchanged) and returns once its end event has run.
+// a.timing() is a snapshot while it runs and the final Timing after.
+//
+// A Stream reads from a source: take hands over the chunks that arrived
+// since the last take, blocking while there are none; no chunks means the
+// end, with its error. A plain call's source is its single attempt
+// (attemptSource). A policy (fallback, hedging, continuation on another
+// target) implements source itself: it starts attempts, watches their
+// events, stops the losers and forwards the winner's chunks, switching
+// attempts between two takes. The Stream's accumulated completion carries
+// on across a switch, since the Stream accumulates whatever its source
+// delivers. The policy's timing returns the call's Timing (Attempts,
+// Breaches filled in), and it calls Hooks.Done once for the call when its
+// last attempt has ended; a Stream reports ErrStreamClosed as a nil Err.
 
 import (
 	"sync"
