@@ -13,24 +13,25 @@ type responder struct {
 	out      *output
 	f        format
 	fault    Fault
-	tokens   []string // the whole reply
-	finish   string   // its finish_reason
+	text     *replyText // the whole reply
+	finish   string     // its finish_reason
 	stream   bool
 	usage    usage // prompt tokens and cached tokens; completion counted here
 	usageOn  bool  // stream_options.include_usage
 	per      int   // tokens per chunk
 	roleSent bool
 
-	pos     int // tokens emitted so far
-	pending int // tokens emitted but not yet sent
-	chunks  int // output-bearing chunks sent
+	pos     int             // tokens emitted so far
+	pending int             // tokens emitted but not yet sent
+	chunks  int             // output-bearing chunks sent
+	whole   strings.Builder // the text of a non-streaming response
 	buf     []byte
 }
 
 // due reports whether e completes the chunk at which a mid-stream fault
 // strikes.
 func (r *responder) due(e Emission) bool {
-	n := r.pending + min(e.Tokens, len(r.tokens)-r.pos)
+	n := r.pending + min(e.Tokens, r.text.n-r.pos)
 	return r.chunks == r.fault.After && n > 0 && (n >= r.per || e.Done)
 }
 
@@ -38,7 +39,7 @@ func (r *responder) due(e Emission) bool {
 // reports whether the response is complete, and false ok when the client
 // went away.
 func (r *responder) handle(e Emission, at time.Time) (done, ok bool) {
-	k := min(e.Tokens, len(r.tokens)-r.pos)
+	k := min(e.Tokens, r.text.n-r.pos)
 	r.pos += k
 	r.pending += k
 	r.buf = r.buf[:0]
@@ -57,14 +58,13 @@ func (r *responder) handle(e Emission, at time.Time) (done, ok bool) {
 			r.buf = r.f.role(r.buf)
 			r.roleSent = true
 		}
-		text := r.tokens[r.pos-1]
-		if r.pending > 1 {
-			text = strings.Join(r.tokens[r.pos-r.pending:r.pos], "")
-		}
+		text := r.text.take(r.pending)
 		r.pending = 0
 		r.chunks++
 		if r.stream {
 			r.buf = r.f.token(r.buf, text)
+		} else {
+			r.whole.WriteString(text)
 		}
 	}
 	if !e.Done {
@@ -75,7 +75,7 @@ func (r *responder) handle(e Emission, at time.Time) (done, ok bool) {
 	}
 	r.usage.completion = r.pos
 	if !r.stream {
-		body := r.f.whole(nil, strings.Join(r.tokens, ""), r.finish, r.usage)
+		body := r.f.whole(nil, r.whole.String(), r.finish, r.usage)
 		if r.fault.Kind == FaultMalformed {
 			body = body[:len(body)/2]
 		}

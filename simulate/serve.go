@@ -98,8 +98,8 @@ type generation struct {
 	chat         bool // chat completions, else legacy completions
 }
 
-// text decides the reply of request index: its tokens and finish reason.
-func (s *Server) text(index uint64, g *generation) ([]string, string) {
+// text decides the reply of request index and its finish reason.
+func (s *Server) text(index uint64, g *generation) (*replyText, string) {
 	word := g.prompt.hash
 	if g.seed != nil {
 		word = uint64(*g.seed)
@@ -112,18 +112,18 @@ func (s *Server) text(index uint64, g *generation) ([]string, string) {
 		}
 	}
 	var tokens []string
-	scripted := false
 	if f := s.cfg.reply; f != nil {
-		text, ok := f(ReplyInfo{Index: index, Model: g.model.name, Prompt: g.lastMessage})
-		if ok {
-			scripted = true
+		if text, ok := f(ReplyInfo{Index: index, Model: g.model.name, Prompt: g.lastMessage}); ok {
 			tokens, finish = splitTokens(text), "stop"
 			if len(tokens) > g.maxTokens {
 				tokens, finish = tokens[:g.maxTokens], "length"
 			}
 		}
 	}
-	if !scripted {
+	if tokens == nil {
+		if len(g.stop) == 0 {
+			return generatedText(rng, n), finish
+		}
 		tokens = generate(rng, n)
 	}
 	if cut, ok := cutAtStop(tokens, g.stop); ok {
@@ -133,7 +133,7 @@ func (s *Server) text(index uint64, g *generation) ([]string, string) {
 		// The engine emits at least one token; this one is empty.
 		tokens = []string{""}
 	}
-	return tokens, finish
+	return heldText(tokens), finish
 }
 
 // serve runs g through the network model, the faults and the engine, and
@@ -164,7 +164,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 	if fault.Kind == FaultSlowHeaders {
 		out.headersAt = arrived.Add(fault.duration())
 	}
-	tokens, finish := s.text(index, g)
+	text, finish := s.text(index, g)
 	id := index + 1
 	d := g.model.driver
 	sink, ok := d.add(&Request{
@@ -172,7 +172,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 		PromptTokens: g.prompt.tokens,
 		PrefixKey:    g.prompt.prefixKey,
 		PrefixTokens: g.prompt.prefixTokens,
-		OutputTokens: len(tokens),
+		OutputTokens: text.n,
 	}, arrived)
 	if !ok {
 		out.fail(arrived, &apiError{status: http.StatusServiceUnavailable, message: "server is shutting down"}, 0)
@@ -188,7 +188,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 	rs := &responder{
 		out:      out,
 		fault:    fault,
-		tokens:   tokens,
+		text:     text,
 		finish:   finish,
 		stream:   g.stream,
 		usage:    usage{prompt: g.prompt.tokens},

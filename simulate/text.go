@@ -18,36 +18,55 @@ time step chunk byte layer weight kernel tensor engine network proxy
 measure predict serve route hedge retry wait read write send keep
 `)
 
-// generate returns n tokens of deterministic text for rng: words with
-// leading spaces, sentences of 6 to 14 words ending in a full stop, and a
-// line break after every third sentence, so that clients can find the first
-// sentence and the first line. The first token has no leading space.
+// generator makes deterministic text token by token: words with leading
+// spaces, sentences of 6 to 14 words ending in a full stop, and a line break
+// after every third sentence, so that clients can find the first sentence
+// and the first line. The first token has no leading space, and the last of
+// its n tokens ends with a full stop.
+type generator struct {
+	rng          *rand.Rand
+	left         int // tokens still to make
+	sentenceLeft int // words left in the sentence
+	sentences    int
+	sep          string // before the next word
+	capital      bool   // the next word starts a sentence
+}
+
+func newGenerator(rng *rand.Rand, n int) *generator {
+	return &generator{rng: rng, left: n, sentenceLeft: 6 + rng.IntN(9), capital: true}
+}
+
+// next returns the next token; it must not be called more than n times.
+func (g *generator) next() string {
+	w := vocabulary[g.rng.IntN(len(vocabulary))]
+	if g.capital {
+		w = strings.ToUpper(w[:1]) + w[1:]
+		g.capital = false
+	}
+	g.left--
+	g.sentenceLeft--
+	if g.sentenceLeft == 0 || g.left == 0 {
+		w += "."
+	}
+	tok := g.sep + w
+	g.sep = " "
+	if g.sentenceLeft == 0 {
+		g.sentences++
+		g.sentenceLeft = 6 + g.rng.IntN(9)
+		g.capital = true
+		if g.sentences%3 == 0 {
+			g.sep = "\n"
+		}
+	}
+	return tok
+}
+
+// generate returns all n tokens of a generator.
 func generate(rng *rand.Rand, n int) []string {
-	tokens := make([]string, 0, n)
-	sentenceLeft := 6 + rng.IntN(9)
-	sentences := 0
-	startSentence := true
-	sep := ""
-	for len(tokens) < n {
-		w := vocabulary[rng.IntN(len(vocabulary))]
-		if startSentence {
-			w = strings.ToUpper(w[:1]) + w[1:]
-			startSentence = false
-		}
-		sentenceLeft--
-		if sentenceLeft == 0 || len(tokens) == n-1 {
-			w += "."
-		}
-		tokens = append(tokens, sep+w)
-		sep = " "
-		if sentenceLeft == 0 {
-			sentences++
-			sentenceLeft = 6 + rng.IntN(9)
-			startSentence = true
-			if sentences%3 == 0 {
-				sep = "\n"
-			}
-		}
+	g := newGenerator(rng, n)
+	tokens := make([]string, n)
+	for i := range tokens {
+		tokens[i] = g.next()
 	}
 	return tokens
 }
@@ -166,4 +185,45 @@ func textPrompt(text string) promptInfo {
 	h := fnv.New64a()
 	h.Write([]byte(text))
 	return promptInfo{tokens: max(textTokens(text), 1), hash: h.Sum64()}
+}
+
+// replyText is a request's reply, handed out token by token: held in full
+// when scripted or cut at a stop sequence, made on demand otherwise, so a
+// request for 100k tokens costs no memory until they are sent.
+type replyText struct {
+	tokens []string   // the reply, when held in full
+	gen    *generator // else its generator
+	n      int        // tokens in all
+	pos    int        // tokens handed out
+}
+
+func heldText(tokens []string) *replyText { return &replyText{tokens: tokens, n: len(tokens)} }
+
+func generatedText(rng *rand.Rand, n int) *replyText {
+	return &replyText{gen: newGenerator(rng, n), n: n}
+}
+
+// take returns the next k tokens, concatenated (fewer at the end).
+func (t *replyText) take(k int) string {
+	k = min(k, t.n-t.pos)
+	if k <= 0 {
+		return ""
+	}
+	var s string
+	switch {
+	case t.gen != nil && k == 1:
+		s = t.gen.next()
+	case t.gen != nil:
+		var b strings.Builder
+		for range k {
+			b.WriteString(t.gen.next())
+		}
+		s = b.String()
+	case k == 1:
+		s = t.tokens[t.pos]
+	default:
+		s = strings.Join(t.tokens[t.pos:t.pos+k], "")
+	}
+	t.pos += k
+	return s
 }

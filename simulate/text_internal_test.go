@@ -97,3 +97,17 @@ func TestPromptEstimates(t *testing.T) {
 		t.Errorf("textPrompt(9 bytes).tokens = %d, want 3", q.tokens)
 	}
 }
+
+func TestReplyTextTake(t *testing.T) {
+	held := heldText(generate(rand.New(rand.NewPCG(3, 4)), 10))
+	lazy := generatedText(rand.New(rand.NewPCG(3, 4)), 10)
+	for _, k := range []int{1, 3, 0, 2, 9} {
+		a, b := held.take(k), lazy.take(k)
+		if a != b {
+			t.Errorf("take(%d): held %q, generated %q, want equal", k, a, b)
+		}
+	}
+	if held.pos != 10 || lazy.pos != 10 || held.take(1) != "" {
+		t.Errorf("after 15 tokens asked of 10: pos %d, %d, want 10 and nothing more", held.pos, lazy.pos)
+	}
+}

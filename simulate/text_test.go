@@ -104,3 +104,14 @@ func TestRepliesSurviveJSONEscaping(t *testing.T) {
 		t.Errorf("streamed text = %q, want %q", got.text, text)
 	}
 }
+
+// Text made on demand and text held to look for a stop sequence are the
+// same text.
+func TestStopSequenceThatNeverMatches(t *testing.T) {
+	p := chatParams("m", 40)
+	plain := reply(t, p).text
+	p.Stop = openai.ChatCompletionNewParamsStopUnion{OfString: openai.String("zzz")}
+	if got := reply(t, p); got.text != plain || got.finish != "length" {
+		t.Errorf("with an unmatched stop: %q, %s, want %q, length", got.text, got.finish, plain)
+	}
+}
