@@ -1,0 +1,305 @@
+// Command batch pushes 10,000 short documents through a rate-limited pool
+// of workers against a server that batches 256 streams continuously, the
+// nightly job where no single request's latency matters and aggregate
+// throughput does.
+//
+// The pool grows in stages (1, 4, 16, 64, 128, 256 and 512 workers, eight
+// documents per worker, the last stage taking the rest) so the run shows
+// the throughput curve: output tokens per second climb as the server
+// batches more streams into each decode step, then flatten once its 256
+// slots are full, while time to first token keeps growing as requests
+// queue. It takes about a minute; --docs 2000 gives a quicker look.
+// At the end it prints aggregate throughput and goodput: documents per
+// second that finished within the per-document deadline.
+//
+// By default it runs against a simulator started in process that serves
+// Llama 3.1 8B on one H100 (vLLM-like: 256 sequences at once); --base-url
+// and OPENAI_API_KEY point it at a real OpenAI-compatible endpoint:
+//
+//	go run ./examples/batch
+//	go run ./examples/batch --base-url http://localhost:8000/v1 --model MODEL
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/metrics"
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// config is what the flags set.
+type config struct {
+	model string
+	docs  int
+	// stages are the pool sizes, in order; each stage but the last takes
+	// perStage documents per worker, the last takes the rest.
+	stages    []int
+	perStage  int
+	rps       float64 // client-side rate limit; 0: none
+	docTokens int
+	maxTokens int
+	deadline  time.Duration // goodput: longest acceptable time per document
+	seed      uint64
+	progress  io.Writer // where the progress bar goes; nil: none
+}
+
+// endpoint is where requests go.
+type endpoint struct {
+	baseURL string
+	http    *http.Client // nil: http.DefaultClient
+	apiKey  string
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	cfg := config{stages: []int{1, 4, 16, 64, 128, 256, 512}, perStage: 8}
+	baseURL := flag.String("base-url", "", "OpenAI-compatible API base URL (default: a simulator started in process)")
+	flag.StringVar(&cfg.model, "model", "llama-3.1-8b", "model to ask")
+	flag.IntVar(&cfg.docs, "docs", 10_000, "documents to process")
+	flag.Float64Var(&cfg.rps, "rps", 400, "client-side rate limit in requests per second (0: none)")
+	flag.IntVar(&cfg.docTokens, "doc-tokens", 64, "tokens per document")
+	flag.IntVar(&cfg.maxTokens, "max-tokens", 32, "max_tokens of each answer (a short summary)")
+	flag.DurationVar(&cfg.deadline, "deadline", 2*time.Second, "goodput counts documents done within this time of their request")
+	flag.Uint64Var(&cfg.seed, "seed", 1, "seed of the documents")
+	flag.Parse()
+	if cfg.docs < 1 || cfg.rps < 0 || cfg.docTokens < 8 || cfg.maxTokens < 1 {
+		fmt.Fprintln(os.Stderr, "batch: want --docs ≥ 1, --rps ≥ 0, --doc-tokens ≥ 8 and --max-tokens ≥ 1")
+		os.Exit(2)
+	}
+	if term.IsTerminal(int(os.Stderr.Fd())) {
+		cfg.progress = os.Stderr
+	}
+
+	ep := endpoint{baseURL: *baseURL, apiKey: os.Getenv("OPENAI_API_KEY")}
+	if ep.baseURL == "" {
+		var closeSim func()
+		var err error
+		ep, closeSim, err = startSimulator(cfg)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "batch:", err)
+			os.Exit(1)
+		}
+		defer closeSim()
+	}
+	if _, err := run(ctx, os.Stdout, ep, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "batch:", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+// stage is what one pool size measured.
+type stage struct {
+	workers, docs int
+	snap          metrics.Snapshot
+}
+
+// result is what the whole run measured.
+type result struct {
+	stages []stage
+	total  metrics.Snapshot
+	wall   time.Duration
+	// queue holds every document's client-side wait before its request
+	// went out: the rate limiter's, and the client's own scheduling.
+	queue []time.Duration
+}
+
+// run processes cfg.docs documents, stage by stage, prints the throughput
+// curve and the totals to w, and returns them.
+func run(ctx context.Context, w io.Writer, ep endpoint, cfg config) (*result, error) {
+	opts := []option.RequestOption{option.WithBaseURL(ep.baseURL), option.WithMaxRetries(0)}
+	if ep.http != nil {
+		opts = append(opts, option.WithHTTPClient(ep.http))
+	}
+	key := ep.apiKey
+	if key == "" {
+		key = "none"
+	}
+	slo := metrics.WithSLO(metrics.SLO{E2E: cfg.deadline})
+	total := metrics.NewRecorder(slo, metrics.WithoutDetection())
+	var queueMu sync.Mutex
+	res := &result{}
+	client := tokenpace.NewClient(openai.NewClient(append(opts, option.WithAPIKey(key))...),
+		tokenpace.WithHooks(total.Hooks()),
+		tokenpace.WithHooks(tokenpace.Hooks{Done: func(_ context.Context, t *tokenpace.Timing) {
+			queueMu.Lock()
+			res.queue = append(res.queue, t.Queue())
+			queueMu.Unlock()
+		}}))
+	router, err := tokenpace.NewRouter(client, tokenpace.Policy{},
+		tokenpace.Route{Target: tokenpace.Target{Name: "pool", Model: cfg.model}, Limit: tokenpace.Limit{RPS: cfg.rps}})
+	if err != nil {
+		return nil, err
+	}
+
+	var bar *progressbar.ProgressBar
+	if cfg.progress != nil {
+		bar = progressbar.NewOptions(cfg.docs, progressbar.OptionSetWriter(cfg.progress), progressbar.OptionSetDescription("documents"),
+			progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+	}
+	rateText := "no rate limit"
+	if cfg.rps > 0 {
+		rateText = fmt.Sprintf("at most %g requests/s", cfg.rps)
+	}
+	fmt.Fprintf(w, "%d documents of %d tokens, %d-token answers, %s, %s; goodput: done within %v\n\n",
+		cfg.docs, cfg.docTokens, cfg.maxTokens, cfg.model, rateText, cfg.deadline)
+	fmt.Fprintf(w, "%7s %6s %8s %9s %9s %9s %9s %7s\n", "workers", "docs", "docs/s", "tokens/s", "TTFT p50", "TTFT p99", "TPOT p50", "failed")
+
+	start := time.Now()
+	next := 0
+	for i, n := range cfg.stages {
+		docs := n * cfg.perStage
+		if i == len(cfg.stages)-1 {
+			docs = cfg.docs - next
+		}
+		docs = min(docs, cfg.docs-next)
+		if docs <= 0 || ctx.Err() != nil {
+			break
+		}
+		rec := metrics.NewRecorder(slo, metrics.WithoutDetection())
+		sctx := tokenpace.ContextWithHooks(ctx, rec.Hooks())
+		pool(sctx, n, next, docs, func(doc int) {
+			process(sctx, router, cfg, doc)
+			if bar != nil {
+				_ = bar.Add(1)
+			}
+		})
+		next += docs
+		st := stage{workers: n, docs: docs, snap: rec.Snapshot()}
+		res.stages = append(res.stages, st)
+		s := st.snap
+		fmt.Fprintf(w, "%7d %6d %8.1f %9.0f %9s %9s %9s %7d\n", n, docs, s.RequestThroughput, s.OutputThroughput,
+			ms(s.TTFT.P50), ms(s.TTFT.P99), ms(s.TPOT.P50), s.Failed)
+	}
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	res.wall = time.Since(start)
+	res.total = total.Snapshot()
+	t := res.total
+	fmt.Fprintf(w, "\n%d documents in %.1f s: %.1f docs/s, %.0f output tokens/s aggregate (%d failed)\n",
+		t.Requests, res.wall.Seconds(), float64(t.Completed)/res.wall.Seconds(), float64(t.OutputTokens)/res.wall.Seconds(), t.Failed)
+	fmt.Fprintf(w, "goodput: %.1f docs/s (%d of %d done within %v)\n",
+		float64(t.Good)/res.wall.Seconds(), t.Good, t.Requests, cfg.deadline)
+	q := tokenpace.Summarize(res.queue)
+	fmt.Fprintf(w, "client-side wait before sending (rate limiter, scheduling): p50 %s, p99 %s, max %s\n", ms(q.P50), ms(q.P99), ms(q.Max))
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// pool runs do for documents first to first+n-1 on workers goroutines.
+func pool(ctx context.Context, workers, first, n int, do func(doc int)) {
+	docs := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for d := range docs {
+				do(d)
+			}
+		})
+	}
+feed:
+	for d := first; d < first+n; d++ {
+		select {
+		case docs <- d:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(docs)
+	wg.Wait()
+}
+
+// process asks for a summary of document doc and reads the answer.
+func process(ctx context.Context, router *tokenpace.Router, cfg config, doc int) {
+	s := router.NewStreaming(ctx, openai.ChatCompletionNewParams{
+		Messages: []openai.ChatCompletionMessageParamUnion{
+			openai.SystemMessage("Summarise the document in one sentence."),
+			openai.UserMessage(document(cfg.seed, doc, cfg.docTokens)),
+		},
+		MaxTokens: openai.Int(int64(cfg.maxTokens)),
+	})
+	for s.Next() {
+	}
+	s.Close()
+}
+
+// words are short English words: about one token each, with their space.
+var words = strings.Fields(`the and for are but not you all any can had her was one our out day get has him his how
+man new now old see two way who big end far few got key law lot low map may net own pay per red run sea set six
+sky sun ten top try war win yes yet act add age ago air arm art ask bad bag bed box buy car cup cut dog dry due`)
+
+// document returns document i: about tokens tokens of words, different for
+// every i.
+func document(seed uint64, i, tokens int) string {
+	rng := rand.New(rand.NewPCG(seed, uint64(i)))
+	var b strings.Builder
+	for range tokens - 8 { // the chat framing adds a few tokens
+		b.WriteByte(' ')
+		b.WriteString(words[rng.IntN(len(words))])
+	}
+	return b.String()
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
+
+// simOptions configures the simulator the example runs on by default:
+// cfg.model on one H100 SXM, at most 256 sequences batched at once.
+func simOptions(cfg config) ([]simulate.Option, error) {
+	m, err := simulate.LookupModel(cfg.model)
+	if err != nil {
+		return nil, err
+	}
+	e, err := simulate.NewEngine(simulate.Deployment{Model: m, MaxRunning: 256})
+	if err != nil {
+		return nil, err
+	}
+	return []simulate.Option{simulate.WithModel(cfg.model, e)}, nil
+}
+
+// startSimulator serves the simulator on an in-memory listener and returns
+// the endpoint to reach it and a function that stops it.
+func startSimulator(cfg config) (endpoint, func(), error) {
+	opts, err := simOptions(cfg)
+	if err != nil {
+		return endpoint{}, nil, err
+	}
+	srv, err := simulate.NewServer(opts...)
+	if err != nil {
+		return endpoint{}, nil, err
+	}
+	l := simulate.NewMemListener()
+	hs := &http.Server{Handler: srv}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(l) }()
+	hc := l.Client()
+	stop := func() {
+		hc.CloseIdleConnections()
+		hs.Close()
+		if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintln(os.Stderr, "batch: simulator:", err)
+		}
+		srv.Close()
+	}
+	return endpoint{baseURL: "http://simulator.invalid/v1/", http: hc, apiKey: "simulator"}, stop, nil
+}

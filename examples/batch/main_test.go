@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// start serves cfg's simulator on the bubble's virtual clock.
+func start(t *testing.T, cfg config) endpoint {
+	t.Helper()
+	opts, err := simOptions(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := simulate.StartInMemory(t, opts...)
+	return endpoint{baseURL: ts.URL, http: ts.Client, apiKey: "x"}
+}
+
+func TestBatchThroughputGrowsWithConcurrency(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := config{model: "llama-3.1-8b", docs: 150, stages: []int{1, 8, 32}, perStage: 4,
+			docTokens: 64, maxTokens: 32, deadline: 2 * time.Second, seed: 1}
+		var out bytes.Buffer
+		res, err := run(t.Context(), &out, start(t, cfg), cfg)
+		if err != nil {
+			t.Fatalf("run: %v\n%s", err, out.String())
+		}
+		wantDocs := []int{4, 32, 114}
+		if len(res.stages) != len(wantDocs) {
+			t.Fatalf("%d stages, want %d:\n%s", len(res.stages), len(wantDocs), out.String())
+		}
+		for i, st := range res.stages {
+			if st.docs != wantDocs[i] || st.snap.Completed != int64(wantDocs[i]) {
+				t.Errorf("stage %d: docs %d, completed %d, want %d", i, st.docs, st.snap.Completed, wantDocs[i])
+			}
+			if i > 0 {
+				prev := res.stages[i-1].snap.OutputThroughput
+				if got := st.snap.OutputThroughput; got <= 1.5*prev {
+					t.Errorf("tokens/s at %d workers = %.0f, want well above %.0f at %d: decode steps batch the streams",
+						st.workers, got, prev, res.stages[i-1].workers)
+				}
+			}
+		}
+		tot := res.total
+		if tot.Requests != 150 || tot.Completed != 150 || tot.Failed != 0 {
+			t.Errorf("requests, completed, failed = %d, %d, %d, want 150, 150, 0", tot.Requests, tot.Completed, tot.Failed)
+		}
+		if tot.OutputTokens != 150*32 {
+			t.Errorf("output tokens = %d, want %d", tot.OutputTokens, 150*32)
+		}
+		if tot.Good > tot.Completed {
+			t.Errorf("good = %d, more than completed %d", tot.Good, tot.Completed)
+		}
+		for _, want := range []string{"workers", "docs/s", "tokens/s", "goodput", "150 documents in"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("output lacks %q:\n%s", want, out.String())
+			}
+		}
+	})
+}
+
+func TestBatchRateLimit(t *testing.T) {
+	tests := []struct {
+		name    string
+		rps     float64
+		minWall time.Duration
+		maxWall time.Duration
+	}{
+		// 60 documents, a burst of 20: the other 40 wait for 2 s of tokens.
+		{"20 per second", 20, 2 * time.Second, time.Hour},
+		{"no limit", 0, 0, 2 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				cfg := config{model: "llama-3.1-8b", docs: 60, stages: []int{32}, perStage: 1, rps: tt.rps,
+					docTokens: 64, maxTokens: 8, deadline: 10 * time.Second, seed: 1}
+				var out bytes.Buffer
+				res, err := run(t.Context(), &out, start(t, cfg), cfg)
+				if err != nil {
+					t.Fatalf("run: %v", err)
+				}
+				if res.wall < tt.minWall || res.wall > tt.maxWall {
+					t.Errorf("60 documents at %g req/s took %v, want between %v and %v", tt.rps, res.wall, tt.minWall, tt.maxWall)
+				}
+				if res.total.Completed != 60 {
+					t.Errorf("completed = %d, want 60", res.total.Completed)
+				}
+			})
+		})
+	}
+}
