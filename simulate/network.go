@@ -25,10 +25,22 @@ type output struct {
 	stallUntil time.Time // nothing goes out before (a stall)
 	started    bool      // headers written
 	held       []byte    // what a buffering proxy holds
+	late       *lateness // records how late writes are
 }
 
-func newOutput(ctx context.Context, w http.ResponseWriter, half time.Duration, buffering, stream bool) *output {
-	return &output{w: w, rc: http.NewResponseController(w), ctx: ctx, half: half, buffering: buffering, stream: stream}
+func newOutput(ctx context.Context, w http.ResponseWriter, half time.Duration, buffering, stream bool, late *lateness) *output {
+	return &output{w: w, rc: http.NewResponseController(w), ctx: ctx, half: half, buffering: buffering, stream: stream, late: late}
+}
+
+// wait waits until bytes sent at at are due and records how late the
+// wake-up was.
+func (o *output) wait(at time.Time) bool {
+	due := o.due(at)
+	if !waitUntil(o.ctx, due) {
+		return false
+	}
+	o.late.observe(due)
+	return true
 }
 
 // waitUntil waits for t on the clock (virtual under testing/synctest), and
@@ -65,7 +77,7 @@ func (o *output) writeHeaders(at time.Time) bool {
 	if !o.stream || o.buffering || o.started {
 		return true
 	}
-	if !waitUntil(o.ctx, o.due(at)) {
+	if !o.wait(at) {
 		return false
 	}
 	o.startStream()
@@ -88,7 +100,7 @@ func (o *output) send(at time.Time, data []byte) bool {
 		o.held = append(o.held, data...)
 		return true
 	}
-	if !waitUntil(o.ctx, o.due(at)) {
+	if !o.wait(at) {
 		return false
 	}
 	if !o.started {
@@ -105,7 +117,7 @@ func (o *output) end(at time.Time) bool {
 	if !o.buffering {
 		return true
 	}
-	if !waitUntil(o.ctx, o.due(at)) {
+	if !o.wait(at) {
 		return false
 	}
 	o.startStream()
@@ -115,7 +127,7 @@ func (o *output) end(at time.Time) bool {
 
 // whole delivers a non-streaming JSON response sent at at.
 func (o *output) whole(at time.Time, body []byte) bool {
-	if !waitUntil(o.ctx, o.due(at)) {
+	if !o.wait(at) {
 		return false
 	}
 	h := o.w.Header()

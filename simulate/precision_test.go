@@ -117,6 +117,39 @@ type precisionResult struct {
 	p50, p99, max   time.Duration // arrival − schedule (send + TTFT + k·ITL)
 	driftP99        time.Duration // arrival − (first arrival + k·ITL)
 	cpuPerChunk     time.Duration
+	late            string // the server's own lateness histogram, summarised
+}
+
+// serverLateness reads the server's send-lateness histogram and returns the
+// share of writes within each bound.
+func serverLateness(t *testing.T, c *http.Client, url string) string {
+	t.Helper()
+	res, err := c.Get(url)
+	if err != nil {
+		t.Fatalf("metrics: %v", err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	var bounds []string
+	var counts []float64
+	for _, line := range strings.Split(string(b), "\n") {
+		rest, ok := strings.CutPrefix(line, `tokenpace_sim_send_lateness_seconds_bucket{le="`)
+		if !ok {
+			continue
+		}
+		le, n, _ := strings.Cut(rest, `"} `)
+		var v float64
+		fmt.Sscan(n, &v)
+		bounds, counts = append(bounds, le), append(counts, v)
+	}
+	if len(counts) == 0 || counts[len(counts)-1] == 0 {
+		return ""
+	}
+	var parts []string
+	for i, le := range bounds[:len(bounds)-1] {
+		parts = append(parts, fmt.Sprintf("≤%ss %.2f%%", le, 100*counts[i]/counts[len(counts)-1]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func TestOnlinePrecision(t *testing.T) {
@@ -134,6 +167,11 @@ func TestOnlinePrecision(t *testing.T) {
 		t.Logf("| %s | %d | %d | %v | %v | %v | %v | %v |", r.mode, r.streams, r.chunks,
 			r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.max.Round(10*time.Microsecond),
 			r.driftP99.Round(10*time.Microsecond), r.cpuPerChunk)
+	}
+	for _, r := range rows {
+		if r.late != "" {
+			t.Logf("server-side lateness of writes, %s, %d streams: %s", r.mode, r.streams, r.late)
+		}
 	}
 }
 
@@ -213,6 +251,10 @@ func measurePrecision(t *testing.T, mode string, streams int) precisionResult {
 	}
 	close(start)
 	wg.Wait()
+	var late string
+	if mode == "sim" {
+		late = serverLateness(t, client, base+"/metrics")
+	}
 	client.CloseIdleConnections()
 	stdin.Close()
 	var cpuNs int64
@@ -241,5 +283,6 @@ func measurePrecision(t *testing.T, mode string, streams int) precisionResult {
 		p50: q(0.5), p99: q(0.99), max: all[len(all)-1],
 		driftP99:    drift[int(0.99*float64(len(drift)-1))],
 		cpuPerChunk: (cpu / time.Duration(len(all))).Round(100 * time.Nanosecond),
+		late:        late,
 	}
 }

@@ -246,3 +246,22 @@ func TestNewServerRejectsBadOptions(t *testing.T) {
 		}
 	}
 }
+
+// On virtual time the server is never late.
+func TestSendLatenessIsZeroOnVirtualTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := simulate.StartInMemory(t, simulate.WithModel("m", &simulate.Fixed{TTFT: ms(10), ITL: ms(10)}), simulate.WithRTT(ms(4)))
+		post(t, ts, "/v1/chat/completions", `{"model":"m","stream":true,"max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`, nil)
+		_, metrics := get(t, ts, "/metrics")
+		// Headers, then five writes of chunks.
+		for _, want := range []string{
+			`tokenpace_sim_send_lateness_seconds_bucket{le="0.0001"} 6`,
+			`tokenpace_sim_send_lateness_seconds_bucket{le="+Inf"} 6`,
+			`tokenpace_sim_send_lateness_seconds_sum 0`,
+		} {
+			if !strings.Contains(metrics, want+"\n") {
+				t.Errorf("metrics lack %q:\n%s", want, metrics)
+			}
+		}
+	})
+}

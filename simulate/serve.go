@@ -149,7 +149,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 	}
 	half := s.cfg.rtt / 2
 	arrived := sent.Add(half) // when the server sees the request
-	out := newOutput(ctx, w, half, s.cfg.buffering, g.stream)
+	out := newOutput(ctx, w, half, s.cfg.buffering, g.stream, &s.late)
 	if !waitUntil(ctx, arrived) {
 		return
 	}

@@ -59,6 +59,7 @@ type Server struct {
 	models map[string]*model
 	names  []string
 	next   atomic.Uint64 // requests seen, for ids and fault draws
+	late   lateness      // how late the server writes
 	mux    *http.ServeMux
 	close  sync.Once
 }
