@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -225,7 +226,7 @@ func (d Deployment) Resolved() (Deployment, error) {
 		{d.Runtime == RuntimeVLLM || d.Runtime == RuntimeLlamaCpp, "runtime", d.Runtime, "unknown"},
 		{d.Speculation.DraftTokens >= 0, "draft tokens", d.Speculation.DraftTokens, "must not be negative"},
 		{d.Speculation.Acceptance >= 0 && d.Speculation.Acceptance < 1, "draft acceptance", d.Speculation.Acceptance, "must be in [0, 1)"},
-		{d.Speculation.DraftCost >= 0, "draft cost", d.Speculation.DraftCost, "must not be negative"},
+		{d.Speculation.DraftCost >= 0 && !math.IsInf(d.Speculation.DraftCost, 1), "draft cost", d.Speculation.DraftCost, "must be finite and not negative"},
 		{d.MaxBatchedTokens >= d.MaxRunning*(max(d.Speculation.DraftTokens, 0)+1), "max batched tokens", d.MaxBatchedTokens,
 			fmt.Sprintf("must be at least max running sequences × (draft tokens + 1) = %d", d.MaxRunning*(max(d.Speculation.DraftTokens, 0)+1))},
 	}
@@ -246,7 +247,7 @@ func (d Deployment) Resolved() (Deployment, error) {
 					num(weights/1e9), d.Precision.Name, d.GPUs, num(d.GPU.MemoryGB), d.MemoryUtilization),
 			}
 		}
-		d.KVCapacityTokens = int(free / perToken)
+		d.KVCapacityTokens = int(min(free/perToken, maxKVTokens))
 	}
 	if d.KVCapacityTokens < d.BlockSize {
 		return d, &InvalidError{Field: "KV capacity (tokens)", Value: d.KVCapacityTokens, Reason: "smaller than one block"}
@@ -261,6 +262,10 @@ func (d Deployment) parallel() int {
 	}
 	return d.GPUs
 }
+
+// maxKVTokens bounds a KV cache derived from memory (1e12 tokens: far past
+// any real device).
+const maxKVTokens = 1e12
 
 func orF(v, def float64) float64 {
 	if v == 0 {

@@ -365,6 +365,9 @@ func TestDeploymentErrors(t *testing.T) {
 		{"acceptance 1", simulate.Deployment{Speculation: simulate.Speculation{DraftTokens: 4, Acceptance: 1}}},
 		{"budget below batch", simulate.Deployment{MaxBatchedTokens: 100}},
 		{"bad GPU", simulate.Deployment{GPU: simulate.GPU{Name: "x", BandwidthGBs: -1}}},
+		{"infinite GPU", simulate.Deployment{GPU: simulate.GPU{Name: "x", BandwidthGBs: math.Inf(1), FP16TFLOPS: 1, MemoryGB: 1, HostLinkGBs: 1}}},
+		{"NaN MBU", simulate.Deployment{MBU: math.NaN()}},
+		{"NaN model", simulate.Deployment{Model: simulate.Model{ParamsB: math.NaN(), Layers: 1, Hidden: 1, Heads: 1}}},
 	} {
 		_, err := simulate.NewEngine(tc.d)
 		var ie *simulate.InvalidError

@@ -1,5 +1,7 @@
 package simulate
 
+import "math"
+
 // GPU is one accelerator's figures, per device. Rates are dense (no
 // structured sparsity), as datasheets list them. A GPU from the catalog
 // (LookupGPU) or from plain numbers (CustomGPU) goes into a Deployment.
@@ -49,12 +51,12 @@ func (g GPU) Validate() error {
 		name string
 		v    float64
 	}{{"GPU bandwidth (GB/s)", g.BandwidthGBs}, {"GPU TFLOPS", g.FP16TFLOPS}, {"GPU memory (GB)", g.MemoryGB}, {"GPU host link (GB/s)", g.HostLinkGBs}} {
-		if !(f.v > 0) {
-			return &InvalidError{Field: f.name, Value: f.v, Reason: "must be positive"}
+		if !(f.v > 0) || math.IsInf(f.v, 1) {
+			return &InvalidError{Field: f.name, Value: f.v, Reason: "must be positive and finite"}
 		}
 	}
-	if g.FP8TFLOPS < 0 || g.INT8TOPS < 0 {
-		return &InvalidError{Field: "GPU TFLOPS", Value: min(g.FP8TFLOPS, g.INT8TOPS), Reason: "must not be negative"}
+	if !(g.FP8TFLOPS >= 0) || !(g.INT8TOPS >= 0) || math.IsInf(g.FP8TFLOPS, 1) || math.IsInf(g.INT8TOPS, 1) {
+		return &InvalidError{Field: "GPU fp8/int8 TFLOPS", Value: [2]float64{g.FP8TFLOPS, g.INT8TOPS}, Reason: "must be finite and not negative"}
 	}
 	return nil
 }

@@ -1,5 +1,7 @@
 package simulate
 
+import "math"
+
 // Model is a transformer's shape: what sets its weight bytes, FLOPs per
 // token and KV-cache bytes per token. A Model from the catalog
 // (LookupModel) or from plain numbers (CustomModel) goes into a Deployment.
@@ -121,10 +123,10 @@ func pow(x float64, n int) float64 {
 
 // Validate reports an impossible model.
 func (m Model) Validate() error {
-	if !(m.ParamsB > 0) {
-		return &InvalidError{Field: "model parameters (billions)", Value: m.ParamsB, Reason: "must be positive"}
+	if !(m.ParamsB > 0) || math.IsInf(m.ParamsB, 1) {
+		return &InvalidError{Field: "model parameters (billions)", Value: m.ParamsB, Reason: "must be positive and finite"}
 	}
-	if m.ActiveParamsB < 0 || m.ActiveParamsB > m.ParamsB {
+	if !(m.ActiveParamsB >= 0) || m.ActiveParamsB > m.ParamsB {
 		return &InvalidError{Field: "model active parameters (billions)", Value: m.ActiveParamsB, Reason: "must be in [0, total parameters]"}
 	}
 	for _, f := range []struct {
@@ -166,8 +168,8 @@ type ModelShape struct {
 // catalog model nearest in size (so a bare "--params-b 70" has the KV cache
 // of a Llama 3.1 70B).
 func CustomModel(paramsB float64, s ModelShape) (Model, error) {
-	if !(paramsB > 0) {
-		return Model{}, &InvalidError{Field: "model parameters (billions)", Value: paramsB, Reason: "must be positive"}
+	if !(paramsB > 0) || math.IsInf(paramsB, 1) {
+		return Model{}, &InvalidError{Field: "model parameters (billions)", Value: paramsB, Reason: "must be positive and finite"}
 	}
 	if s.Layers < 0 || s.Hidden < 0 || s.KVHeads < 0 || s.HeadDim < 0 {
 		return Model{}, &InvalidError{Field: "model shape", Value: s, Reason: "must not be negative"}
