@@ -6,12 +6,21 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 )
+
+// newSimClient returns an openai-go client of base without retries, whose
+// connections close when the test ends.
+func newSimClient(t *testing.T, base string) openai.Client {
+	hc := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(hc.CloseIdleConnections)
+	return openai.NewClient(option.WithBaseURL(base), option.WithHTTPClient(hc), option.WithAPIKey("x"), option.WithMaxRetries(0))
+}
 
 func TestSimServesUntilCancelled(t *testing.T) {
 	tests := []struct {
@@ -43,7 +52,7 @@ func TestSimServesUntilCancelled(t *testing.T) {
 			if !strings.HasPrefix(base, "http://127.0.0.1:") || !strings.HasSuffix(base, "/v1") {
 				t.Fatalf("base URL = %q, want http://127.0.0.1:PORT/v1", base)
 			}
-			c := openai.NewClient(option.WithBaseURL(base), option.WithAPIKey("x"), option.WithMaxRetries(0))
+			c := newSimClient(t, base)
 			res, err := c.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
 				Model:     tt.model,
 				Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")},
@@ -106,7 +115,7 @@ func TestSimFaultFlags(t *testing.T) {
 		t.Fatalf("reading the base URL: %v (stderr %q)", err, stderr.String())
 	}
 	go io.Copy(io.Discard, outR)
-	c := openai.NewClient(option.WithBaseURL(strings.TrimSpace(line)), option.WithAPIKey("x"), option.WithMaxRetries(0))
+	c := newSimClient(t, strings.TrimSpace(line))
 	_, err = c.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
 		Model:    "sim",
 		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")},
