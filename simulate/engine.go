@@ -1,6 +1,9 @@
 package simulate
 
-import "time"
+import (
+	"container/list"
+	"time"
+)
 
 // Engine is the discrete-event model of one serving engine on one
 // Deployment: a queue for free slots, continuous batching at step
@@ -24,7 +27,9 @@ type Engine struct {
 	capBlocks int
 	offBlocks int // blocks past which KVOffload spills
 	prefix    map[string]*prefixEntry
-	specStep  int64 // expected tokens per verify step, in millionths
+	idle      list.List // prefixes no running sequence reads, most recently used first
+	idleBlks  int       // blocks the idle prefixes hold; evicted when the cache needs them
+	specStep  int64     // expected tokens per verify step, in millionths
 
 	planned bool
 	cur     struct {
@@ -57,11 +62,14 @@ type seq struct {
 
 // prefixEntry is a cached prompt prefix. Its blocks are shared by the
 // running sequences that read it and count once while any does; with none,
-// they are evictable and count as free.
+// they sit in free blocks and are evicted, least recently used first, when
+// the cache needs the room.
 type prefixEntry struct {
-	tokens int // cached tokens, a whole number of blocks
-	refs   int // running sequences reading the prefix
-	pinned int // blocks counted in Engine.used while refs > 0
+	key    string
+	tokens int           // cached tokens, a whole number of blocks
+	refs   int           // running sequences reading the prefix
+	pinned int           // blocks counted in Engine.used while refs > 0
+	elem   *list.Element // in Engine.idle while refs == 0
 }
 
 type chunk struct {
@@ -159,6 +167,7 @@ func (e *Engine) free(s *seq) {
 		if p.refs == 0 {
 			e.used -= p.pinned
 			p.pinned = 0
+			e.setIdle(p)
 		}
 		s.shared = nil
 	}
@@ -200,20 +209,52 @@ func (e *Engine) WarmPrefix(key string, tokens int) {
 	if key == "" || e.d.DisablePrefixCaching {
 		return
 	}
+	t := tokens / e.d.BlockSize * e.d.BlockSize
+	if t == 0 {
+		return
+	}
 	p := e.prefix[key]
 	if p == nil {
-		p = &prefixEntry{}
+		p = &prefixEntry{key: key}
 		e.prefix[key] = p
+		e.setIdle(p)
 	}
-	t := tokens / e.d.BlockSize * e.d.BlockSize
 	if t <= p.tokens {
 		return
 	}
-	p.tokens = t
 	if p.refs > 0 {
 		b := t / e.d.BlockSize
 		e.used += b - p.pinned
 		p.pinned = b
+		p.tokens = t
+	} else {
+		e.unsetIdle(p)
+		p.tokens = t
+		e.setIdle(p)
+	}
+	e.evict()
+}
+
+// setIdle puts p, which no running sequence reads, at the front of the
+// eviction list.
+func (e *Engine) setIdle(p *prefixEntry) {
+	p.elem = e.idle.PushFront(p)
+	e.idleBlks += p.tokens / e.d.BlockSize
+}
+
+func (e *Engine) unsetIdle(p *prefixEntry) {
+	e.idle.Remove(p.elem)
+	p.elem = nil
+	e.idleBlks -= p.tokens / e.d.BlockSize
+}
+
+// evict drops the least recently used idle prefixes until the blocks in
+// use and the idle prefixes fit in the cache together.
+func (e *Engine) evict() {
+	for e.used+e.idleBlks > e.capBlocks && e.idle.Len() > 0 {
+		p := e.idle.Back().Value.(*prefixEntry)
+		e.unsetIdle(p)
+		delete(e.prefix, p.key)
 	}
 }
 
@@ -296,6 +337,7 @@ func (e *Engine) admit() {
 		e.waiting = e.waiting[1:]
 		if hit != nil {
 			if hit.refs == 0 {
+				e.unsetIdle(hit)
 				hit.pinned = pin
 				e.used += pin
 			}
@@ -312,6 +354,7 @@ func (e *Engine) admit() {
 	if len(e.waiting) == 0 {
 		e.waiting = e.waiting[:0:0] // let the backing array go
 	}
+	e.evict()
 	e.stats.Waiting = len(e.waiting)
 	e.stats.Running = e.nRunning
 	e.updateKVStats()
@@ -384,6 +427,7 @@ func (e *Engine) finish(emit func(Emission)) {
 			e.preempt(e.running[len(e.running)-1])
 		}
 	}
+	e.evict()
 	e.stats.Running = e.nRunning
 	e.stats.Waiting = len(e.waiting)
 	e.updateKVStats()

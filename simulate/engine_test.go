@@ -481,3 +481,19 @@ func TestSharedPrefixBlocksCountOnce(t *testing.T) {
 		t.Errorf("Stats().KVUsage after the run = %v, want 0 (the idle prefix is evictable)", st.KVUsage)
 	}
 }
+
+func TestIdlePrefixesAreEvictedLRU(t *testing.T) {
+	d := anchor(t)
+	d.KVCapacityTokens = 1600 // 100 blocks
+	e := newEngine(t, d)
+	e.WarmPrefix("a", 640) // 40 blocks
+	e.WarmPrefix("b", 640) // 40 blocks
+	e.WarmPrefix("c", 640) // 40 more: "a", least recently used, goes
+	r := simulate.Run(e, []simulate.Arrival{
+		{Request: simulate.Request{ID: 1, PromptTokens: 650, PrefixKey: "c", PrefixTokens: 640, OutputTokens: 1}},
+		{At: time.Second, Request: simulate.Request{ID: 2, PromptTokens: 650, PrefixKey: "a", PrefixTokens: 640, OutputTokens: 1}},
+	})
+	if r[0].CachedTokens != 640 || r[1].CachedTokens != 0 {
+		t.Errorf("cached tokens = %d, %d; want 640 and 0 (evicted)", r[0].CachedTokens, r[1].CachedTokens)
+	}
+}
