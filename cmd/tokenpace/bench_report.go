@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"text/tabwriter"
 	"time"
 
 	"github.com/tokenpace/tokenpace/metrics"
@@ -97,12 +100,44 @@ func (r *benchReport) writeText(w io.Writer) error {
 			r.snap.Requests, f.requests, r.res.abandoned)
 	}
 	fmt.Fprintln(ew)
-	_ = r.snap.WriteTable(ew)
+	r.writeTable(ew)
 	if f.rate > 0 {
 		fmt.Fprintf(ew, "schedule: %d of %d requests went out more than %v late (max %v); their latency counts from the scheduled time\n",
 			r.res.late, r.snap.Requests, lateAfter, r.res.maxLate.Round(10*time.Microsecond))
 	}
 	return ew.err
+}
+
+// writeTable writes the measured figures: counts, throughput, goodput,
+// tokens, the latency percentiles and the errors by kind.
+func (r *benchReport) writeTable(w io.Writer) {
+	s := r.snap
+	fmt.Fprintf(w, "requests    %d completed, %d failed, in %.2f s\n", s.Completed, s.Failed, s.Duration.Seconds())
+	fmt.Fprintf(w, "throughput  %.2f req/s, %.1f output tokens/s\n", s.RequestThroughput, s.OutputThroughput)
+	if r.f.sloTTFT > 0 || r.f.sloTPOT > 0 {
+		fmt.Fprintf(w, "goodput     %.2f req/s, %.1f tokens/s (%d of %d met the SLO)\n", s.Goodput, s.TokenGoodput, s.Good, s.Requests)
+	} else {
+		fmt.Fprintf(w, "goodput     %.2f req/s (no SLO set: every completed request counts)\n", s.Goodput)
+	}
+	fmt.Fprintf(w, "tokens      %d in (%d cached), %d out\n\n", s.InputTokens, s.CachedTokens, s.OutputTokens)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "ms\tcount\tmean\tp50\tp90\tp95\tp99\tmax\t")
+	for _, row := range []struct {
+		name string
+		d    metrics.Dist
+	}{{"TTFT", s.TTFT}, {"TPOT", s.TPOT}, {"ITL", s.ITL}, {"E2E", s.E2E}} {
+		d := row.d
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", row.name, d.Count,
+			msf(d.Mean), msf(d.P50), msf(d.P90), msf(d.P95), msf(d.P99), msf(d.Max))
+	}
+	_ = tw.Flush()
+	if len(s.Errors) > 0 {
+		fmt.Fprint(w, "errors     ")
+		for _, k := range slices.Sorted(maps.Keys(s.Errors)) {
+			fmt.Fprintf(w, " %s: %d", k, s.Errors[k])
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 func sloText(ttft, tpot time.Duration) string {

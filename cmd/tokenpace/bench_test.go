@@ -204,7 +204,7 @@ func TestBenchTextReport(t *testing.T) {
 			t.Fatalf("exit = %d, want 0 (stderr %q)", code, stderr)
 		}
 		for _, want := range []string{"embedded simulator: llama-3.2-1b", "Poisson arrivals at 20/s", "TTFT ≤ 1ms",
-			"TTFT", "TPOT", "ITL", "E2E", "good 0", "schedule:", "plot written to"} {
+			"TTFT", "TPOT", "ITL", "E2E", "0 of 6 met the SLO", "schedule:", "plot written to"} {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("report lacks %q:\n%s", want, stdout)
 			}
