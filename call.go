@@ -279,15 +279,18 @@ func (c *call) send(tr *try) {
 		opts = append(slices.Clip(opts), rt.Options...)
 	}
 	spec := attemptSpec{client: client, name: rt.Name, params: params, opts: opts, cfg: &c.r.c.cfg, start: tr.start}
+	// The watchdog is set before the attempt starts, so that its events
+	// read tr.w without a lock; a breach waits for c.mu, held until tr.a
+	// is set.
+	if b := c.budgetFor(rt); !b.IsZero() {
+		tr.w = newWatchdog(b, time.Now(), func(br Breach) { c.onBreach(tr, br) })
+	}
 	tr.a = startAttempt(c.ctx, spec, attemptEvents{
 		firstToken: func(a *attempt, at time.Time) { c.onFirst(tr, a, at) },
 		output:     func(_ *attempt, at time.Time) { c.onOutput(tr, at) },
 		milestone:  func(a *attempt, name string, at time.Time) { c.onMilestone(tr, a, name, at) },
 		end:        func(_ *attempt, t *Timing) { c.onEnd(tr, t) },
 	})
-	if b := c.budgetFor(rt); !b.IsZero() {
-		tr.w = newWatchdog(b, time.Now(), func(br Breach) { c.onBreach(tr, br) })
-	}
 }
 
 // live counts the tries that run (or wait in admission) and that the
@@ -323,11 +326,17 @@ func (c *call) stop(tr *try, cause error, outcome Outcome) {
 	a.cancel(cause)
 }
 
-// signal wakes the caller if it waits for chunks. c.mu is held.
+// signal wakes the caller if it waits for a change of the call (a try
+// joined the chain, the call finished). c.mu is held. The caller may have
+// been woken by its attempt meanwhile, leaving a token here: it then wakes
+// once for nothing, and looks again.
 func (c *call) signal() {
 	if c.waiting {
 		c.waiting = false
-		c.wake <- struct{}{}
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -373,16 +382,10 @@ func (c *call) onFirst(tr *try, a *attempt, at time.Time) {
 	}
 }
 
-// onOutput handles an output-bearing chunk of tr.
-func (c *call) onOutput(tr *try, at time.Time) {
-	c.mu.Lock()
-	w := tr.w
-	if tr.inChain {
-		c.signal()
-	}
-	c.mu.Unlock()
-	w.token(at)
-}
+// onOutput handles an output-bearing chunk of tr: the watchdog's check,
+// without a lock of the call. The caller is woken by the attempt itself,
+// once per read of the body.
+func (c *call) onOutput(tr *try, at time.Time) { tr.w.token(at) }
 
 // onMilestone forwards the milestones of tries whose output the caller
 // receives.
@@ -652,8 +655,10 @@ func (c *call) take(buf []arrived) ([]arrived, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for {
+		var aw chan struct{} // the wake-up of the attempt the caller reads
 		if c.out < len(c.chain) {
-			batch, done := c.grab(c.chain[c.out], buf)
+			tr := c.chain[c.out]
+			batch, done := c.grab(tr, buf)
 			if len(batch) > 0 {
 				return batch, nil
 			}
@@ -661,12 +666,16 @@ func (c *call) take(buf []arrived) ([]arrived, error) {
 				c.out++
 				continue
 			}
+			aw = tr.a.wake
 		} else if c.final != nil {
 			return nil, c.err
 		}
 		c.waiting = true
 		c.mu.Unlock()
-		<-c.wake
+		select {
+		case <-c.wake:
+		case <-aw:
+		}
 		c.mu.Lock()
 	}
 }
@@ -677,6 +686,14 @@ func (c *call) take(buf []arrived) ([]arrived, error) {
 func (c *call) grab(tr *try, buf []arrived) ([]arrived, bool) {
 	a := tr.a
 	a.mu.Lock()
+	// The attempt signals its wake-up (under a.mu) while a.waiting; clear
+	// a token left by a wake-up the caller did not need, so that the next
+	// signal never blocks.
+	a.waiting = false
+	select {
+	case <-a.wake:
+	default:
+	}
 	p := a.pending
 	done := a.ended
 	if tr.cut {
@@ -687,6 +704,7 @@ func (c *call) grab(tr *try, buf []arrived) ([]arrived, bool) {
 		done = done || n == 0
 	}
 	if len(p) == 0 {
+		a.waiting = !done
 		a.mu.Unlock()
 		return nil, done
 	}
