@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -254,10 +255,11 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time) {
 		reachedAt(t, n, at)
 	}
 	a.pending = append(a.pending, arrived{chunk: c, at: at})
+	woke := false
 	if len(t.Chunks) <= 1 {
 		// Until the first token has been handed over, wake the consumer
 		// at once rather than after the rest of the read is decoded.
-		a.signal()
+		woke = a.signal()
 	}
 	a.mu.Unlock()
 
@@ -271,6 +273,11 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time) {
 		for _, n := range a.names {
 			a.ev.milestone(a, n, at)
 		}
+	}
+	if woke {
+		// Let the consumer take the chunk now: it would otherwise wait, on
+		// a busy machine, until this goroutine blocks in its next read.
+		runtime.Gosched()
 	}
 }
 
@@ -306,12 +313,15 @@ func (a *attempt) flush() {
 	a.mu.Unlock()
 }
 
-// signal wakes the consumer if it waits. a.mu is held.
-func (a *attempt) signal() {
-	if a.waiting {
-		a.waiting = false
-		a.wake <- struct{}{}
+// signal wakes the consumer if it waits, and reports whether it did. a.mu
+// is held.
+func (a *attempt) signal() bool {
+	if !a.waiting {
+		return false
 	}
+	a.waiting = false
+	a.wake <- struct{}{}
+	return true
 }
 
 // end makes the Timing final and reports it. Only the reader goroutine

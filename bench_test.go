@@ -163,8 +163,10 @@ func benchStreams(b *testing.B, sizes []int, newClient func(*testing.B, string) 
 }
 
 // BenchmarkFirstChunk measures the time from the call to the first chunk
-// returned by Next, on loopback, for bare openai-go and for tokenpace in
-// the same run: the difference is the TTFT the wrapper adds.
+// returned by Next, for bare openai-go and for tokenpace in the same run:
+// the difference is the TTFT the wrapper adds. The loopback variant goes
+// through a local server; the in-process one through bodyTransport, one
+// event per read, which leaves out the socket and the server.
 func BenchmarkFirstChunk(b *testing.B) {
 	body := sseStream(1)
 	params := chat("gpt-4.1", 1)
@@ -181,29 +183,38 @@ func BenchmarkFirstChunk(b *testing.B) {
 		}
 		b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/first-chunk")
 	}
-	b.Run("bare", func(b *testing.B) {
-		oc := sseServer(b, body)
-		run(b, func() (func(), error) {
-			s := oc.Chat.Completions.NewStreaming(context.Background(), params)
-			s.Next()
-			return func() {
-				for s.Next() {
-				}
-			}, s.Err()
+	inProcess := func(_ *testing.B, body string) openai.Client {
+		return openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
+			option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: bodyTransport{body}}))
+	}
+	for _, tr := range []struct {
+		name      string
+		newClient func(*testing.B, string) openai.Client
+	}{{"loopback", sseServer}, {"in-process", inProcess}} {
+		b.Run(tr.name+"/bare", func(b *testing.B) {
+			oc := tr.newClient(b, body)
+			run(b, func() (func(), error) {
+				s := oc.Chat.Completions.NewStreaming(context.Background(), params)
+				s.Next()
+				return func() {
+					for s.Next() {
+					}
+				}, s.Err()
+			})
 		})
-	})
-	b.Run("tokenpace", func(b *testing.B) {
-		c := tokenpace.NewClient(sseServer(b, body))
-		run(b, func() (func(), error) {
-			s := c.NewStreaming(context.Background(), params)
-			s.Next()
-			return func() {
-				for s.Next() {
-				}
-				s.Close()
-			}, s.Err()
+		b.Run(tr.name+"/tokenpace", func(b *testing.B) {
+			c := tokenpace.NewClient(tr.newClient(b, body))
+			run(b, func() (func(), error) {
+				s := c.NewStreaming(context.Background(), params)
+				s.Next()
+				return func() {
+					for s.Next() {
+					}
+					s.Close()
+				}, s.Err()
+			})
 		})
-	})
+	}
 }
 
 // BenchmarkAccuracy streams from the simulator over real loopback HTTP,
