@@ -26,7 +26,9 @@ const (
 
 // Detection is one pathology found in one request.
 type Detection struct {
-	Kind          Kind
+	// Kind names the pathology.
+	Kind Kind
+	// Target and Model are those of the request it was found in.
 	Target, Model string
 	// At is when the pathology became evident: the first token for
 	// KindBufferingProxy, the end of the stream for KindTPSCollapse.

@@ -24,8 +24,10 @@
 // gen_ai.request.model, gen_ai.response.model, server.address and server.port
 // (WithServer), error.type on failed calls (not on the chunk metrics), and
 // tokenpace.target. WithInferenceNames adds the same histograms under the
-// newer gen_ai.client.inference.{duration,time_to_first_chunk,
-// time_per_output_chunk} names; WithoutOperationNames then drops the older.
+// newer names gen_ai.client.inference.duration,
+// gen_ai.client.inference.time_to_first_chunk and
+// gen_ai.client.inference.time_per_output_chunk; WithoutOperationNames then
+// drops the older.
 //
 // tokenpace's own instruments:
 //

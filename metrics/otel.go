@@ -316,8 +316,8 @@ func attemptKind(as []tokenpace.Attempt, i int) string {
 // between states, named as gobreaker's State.String does: "closed",
 // "half-open", "open". It counts the transition and sets the
 // tokenpace.client.breaker.state gauge; an unknown state name is counted
-// but leaves the gauge as it was. Wire it to gobreaker's
-// Settings.OnStateChange.
+// but leaves the gauge as it was. Set tokenpace.BreakerSettings.OnStateChange
+// to it.
 func (o *OTel) BreakerStateChanged(target, from, to string) {
 	o.transitions.Add(context.Background(), 1, metric.WithAttributes(
 		attrTarget.String(target), attrBreakerFrom.String(from), attrBreakerTo.String(to)))

@@ -13,18 +13,19 @@ import (
 	"github.com/tokenpace/tokenpace"
 )
 
-// Span event names.
+// Span event names. Every event carries the time it happened, from the
+// Timing; the attempt events carry tokenpace.target.
 const (
-	EventFirstToken  = "tokenpace.first_token"
-	EventBreach      = "tokenpace.budget_breach"
-	EventFallback    = "tokenpace.fallback"
-	EventHedge       = "tokenpace.hedge"
-	EventHedgeWon    = "tokenpace.hedge.won"
-	EventHedgeLost   = "tokenpace.hedge.lost"
-	EventBreakerSkip = "tokenpace.breaker_skip"
-	EventSuperseded  = "tokenpace.superseded"
-	EventInvalid     = "tokenpace.invalid"
-	EventDetection   = "tokenpace.detection"
+	EventFirstToken  = "tokenpace.first_token"   // the first output chunk arrived
+	EventBreach      = "tokenpace.budget_breach" // a budget limit was exceeded (phase, limit, observed)
+	EventFallback    = "tokenpace.fallback"      // an attempt started after the earlier ones ended
+	EventHedge       = "tokenpace.hedge"         // an attempt started while another still ran
+	EventHedgeWon    = "tokenpace.hedge.won"     // the winner of a hedge produced its first token
+	EventHedgeLost   = "tokenpace.hedge.lost"    // a hedged attempt was cancelled as the loser
+	EventBreakerSkip = "tokenpace.breaker_skip"  // a target was skipped: breaker open or admission refused
+	EventSuperseded  = "tokenpace.superseded"    // a newer request for the same key replaced this one
+	EventInvalid     = "tokenpace.invalid"       // the validator rejected the output
+	EventDetection   = "tokenpace.detection"     // a detector flagged a pathology (kind, message, hint)
 )
 
 // recordSpan emits the span of the call t, started and ended at the
