@@ -1,0 +1,140 @@
+package tokenpace_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// TestHedgeAtLearntPercentile: the first 20 calls teach the Router the
+// primary's TTFTs (100..119 ms, p95 118 ms); the 21st, slow, is hedged at
+// exactly that p95 rather than at the fixed one-second fallback delay.
+func TestHedgeAtLearntPercentile(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var n atomic.Int64
+		big := &simulate.Fixed{ITL: msec, PerRequest: func(simulate.Request) (time.Duration, time.Duration) {
+			i := n.Add(1) - 1
+			if i >= 20 {
+				return 2 * time.Second, 0
+			}
+			return 100*msec + time.Duration(i)*msec, 0
+		}}
+		r := router(t, tokenpace.Policy{Hedge: tokenpace.Hedge{After: time.Second, Percentile: 0.95}}, []simulate.Option{
+			simulate.WithModel("big", big),
+			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: msec}),
+		}, route("big"), route("small"))
+		for i := range 21 {
+			s := r.NewStreaming(context.Background(), chat("big", 2))
+			readAll(t, s)
+			tm := s.Timing()
+			if i < 20 {
+				if len(tm.Attempts) != 1 {
+					t.Fatalf("call %d: %d attempts, want 1 (no hedge)", i, len(tm.Attempts))
+				}
+				continue
+			}
+			if p95, _ := r.TTFTPercentile("big", 0.95); p95 != 118*msec {
+				t.Errorf("TTFTPercentile(big, 0.95) = %v, want 118ms", p95)
+			}
+			if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeHedgeLost, tokenpace.OutcomeWon}; !equal(got, want) {
+				t.Fatalf("slow call: outcomes = %v, want %v", got, want)
+			}
+			if got := tm.Attempts[1].Start.Sub(tm.Start); got != 118*msec {
+				t.Errorf("hedge started at +%v, want +118ms", got)
+			}
+			if got := tm.UserTTFT(); got != 168*msec {
+				t.Errorf("UserTTFT() = %v, want 168ms", got)
+			}
+		}
+	})
+}
+
+// TestAllRoutesOpen: with every breaker open the call ends at once with a
+// *SkipError.
+func TestAllRoutesOpen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		big := route("big")
+		big.Options = []option.RequestOption{option.WithHeader(simulate.FaultHeader, "503")}
+		r := router(t, tokenpace.Policy{Breaker: tokenpace.BreakerSettings{Failures: 1}}, []simulate.Option{
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec}),
+		}, big)
+		s := r.NewStreaming(context.Background(), chat("big", 2))
+		readAll(t, s)
+		checkKind(t, s.Err(), tokenpace.KindRequest)
+		start := time.Now()
+		s = r.NewStreaming(context.Background(), chat("big", 2))
+		readAll(t, s)
+		var se *tokenpace.SkipError
+		if err := s.Err(); !errors.As(err, &se) || !errors.Is(err, tokenpace.ErrCircuitOpen) {
+			t.Fatalf("Err() = %v, want a *SkipError wrapping ErrCircuitOpen", err)
+		}
+		if got := time.Since(start); got != 0 {
+			t.Errorf("the skip took %v, want no time", got)
+		}
+		if got, want := outcomes(s.Timing()), []tokenpace.Outcome{tokenpace.OutcomeSkipped}; !equal(got, want) {
+			t.Errorf("outcomes = %v, want %v", got, want)
+		}
+	})
+}
+
+// TestCallPolicy: a call's budget overrides the Policy's field by field,
+// and an invalid one ends the call with an error instead of a panic.
+func TestCallPolicy(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := router(t, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: time.Second}}, []simulate.Option{
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 500 * msec}),
+		}, route("big"))
+		ctx := tokenpace.ContextWithCallPolicy(context.Background(), tokenpace.CallPolicy{Budget: tokenpace.Budget{TTFT: 100 * msec}, FailFast: true})
+		s := r.NewStreaming(ctx, chat("big", 2))
+		readAll(t, s)
+		checkBudgetError(t, s.Err(), tokenpace.BudgetError{Target: "big", Phase: tokenpace.PhaseTTFT, Limit: 100 * msec, Observed: 100 * msec})
+
+		ctx = tokenpace.ContextWithCallPolicy(context.Background(), tokenpace.CallPolicy{Budget: tokenpace.Budget{Gap: -time.Second}})
+		s = r.NewStreaming(ctx, chat("big", 2))
+		readAll(t, s)
+		if err := s.Err(); err == nil || errors.Is(err, tokenpace.ErrBudgetExceeded) {
+			t.Errorf("invalid call budget: Err() = %v, want a configuration error", err)
+		}
+
+		s = r.NewStreaming(context.Background(), chat("big", 2))
+		readAll(t, s)
+		if err := s.Err(); err != nil {
+			t.Errorf("Policy budget only: Err() = %v, want nil", err)
+		}
+	})
+}
+
+// TestRouterHooks: the Client's hooks see one call: FirstToken once, from
+// the winner, and Done once.
+func TestRouterHooks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var firsts []tokenpace.FirstTokenInfo
+		var rec record
+		h := rec.hooks()
+		h.FirstToken = func(_ context.Context, fi tokenpace.FirstTokenInfo) { firsts = append(firsts, fi) }
+		c := simClient(t, []simulate.Option{
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 2 * time.Second}),
+			simulate.WithModel("small", &simulate.Fixed{TTFT: 100 * msec}),
+		}, tokenpace.WithHooks(h))
+		r, err := tokenpace.NewRouter(c, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 180 * msec}}, route("big"), route("small"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := r.NewStreaming(context.Background(), chat("big", 3))
+		readAll(t, s)
+		if len(firsts) != 1 || firsts[0].Target != "small" || firsts[0].TTFT != 100*msec {
+			t.Errorf("FirstToken calls = %+v, want one for small with TTFT 100ms", firsts)
+		}
+		if len(rec.done) != 1 || rec.done[0] != s.Timing() {
+			t.Errorf("Done called %d times, want once with the final Timing", len(rec.done))
+		}
+	})
+}
