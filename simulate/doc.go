@@ -20,9 +20,9 @@
 //
 // # Drivers
 //
-// The offline driver runs a whole workload through a Scheduler without
-// goroutines or sleeping and returns per-request timings (Predict builds on
-// it). The online driver is the Server: one goroutine per model owns its
+// The offline driver, Run, feeds a whole workload (Arrivals) through a
+// Scheduler without goroutines or sleeping and returns each request's
+// timings (Results); Predict builds on it. The online driver is the Server: one goroutine per model owns its
 // Scheduler, admits requests as they arrive, and sends each token when it is
 // due, waiting for absolute deadlines (the driver's start plus the event's
 // time) so that late wake-ups never accumulate.
@@ -38,7 +38,9 @@
 // empty, usage.prompt_tokens_details.cached_tokens from the prefix cache)
 // when stream_options.include_usage is set, and data: [DONE]. Options pick
 // multi-token chunks (WithChunkTokens) and when the role-only chunk goes out
-// (WithRoleFirst). Bad requests get OpenAI-style JSON errors:
+// (WithRoleFirst). Several models may share a server, each with its own
+// Scheduler, so a client can fall back from one to another on one endpoint.
+// Bad requests get OpenAI-style JSON errors:
 // 400 (invalid JSON, no model, max_tokens out of range, n other than 1),
 // 404 (unknown model or path), 405 (wrong method), 413 (body too large).
 //
@@ -53,7 +55,8 @@
 //
 // WithRTT delays the request by half the round trip and every response
 // byte by the other half; WithBuffering holds the whole response until the
-// generation ends, as a buffering proxy would. Faults (429 with
+// generation ends, as a buffering proxy would. /metrics includes a histogram
+// of how late the server wrote each response's bytes: its own timing error. Faults (429 with
 // Retry-After, 500, 503, a reset or a stall mid-stream, a malformed event,
 // slow headers) are drawn by rate, scripted per request index, or picked by
 // a client through the FaultHeader request header.
