@@ -358,6 +358,7 @@ func (a *attempt) take(buf []arrived) ([]arrived, error) {
 		return nil, a.t.Err
 	}
 	batch := a.pending
+	clear(buf) // drop the taken chunks, for the collector
 	a.pending = buf[:0]
 	return batch, nil
 }

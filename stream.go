@@ -69,9 +69,11 @@ type source interface {
 // completion accumulated so far.
 //
 // The response is read in the background as it arrives, so how fast the
-// caller reads does not change the measured timings. Next, Current, Err and
-// Accumulated must be called from one goroutine; Close and Timing may be
-// called from any.
+// caller reads does not change the measured timings; chunks the caller has
+// not read yet wait in memory. As with openai-go, a caller that stops
+// before the end must Close the stream to release the connection. Next,
+// Current, Err and Accumulated must be called from one goroutine; Close and
+// Timing may be called from any.
 type Stream struct {
 	src    source
 	batch  []arrived
