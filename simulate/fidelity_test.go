@@ -75,6 +75,8 @@ func predictRow(t *testing.T, r fidelityRow) float64 {
 		return p.TPS
 	case "ttft_ms":
 		return float64(p.TTFT) / float64(time.Millisecond)
+	case "e2e_ms":
+		return float64(p.E2E) / float64(time.Millisecond)
 	case "aggregate_tps":
 		return p.AggregateTPS
 	case "prefill_tps":
