@@ -138,3 +138,44 @@ func TestRouterHooks(t *testing.T) {
 		}
 	})
 }
+
+// TestContinuationAfterReset: a stream that breaks mid-way (connection
+// reset after 5 tokens) continues on the next route; when that route fails
+// before its first token, the one after it continues instead.
+func TestContinuationAfterReset(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		big := route("big")
+		big.Options = []option.RequestOption{option.WithHeader(simulate.FaultHeader, "reset;after=5")}
+		broken := route("broken")
+		broken.Options = []option.RequestOption{option.WithHeader(simulate.FaultHeader, "500")}
+		r := router(t, tokenpace.Policy{Continue: true}, []simulate.Option{
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec, ITL: 10 * msec}),
+			simulate.WithModel("broken", &simulate.Fixed{TTFT: 10 * msec}),
+			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),
+			simulate.WithReply(func(ri simulate.ReplyInfo) (string, bool) {
+				if ri.Model == "big" {
+					return words(1, 12), true
+				}
+				return words(6, 12), true
+			}),
+		}, big, broken, route("small"))
+		s := r.NewStreaming(context.Background(), chat("big", 12))
+		if text, want := readAll(t, s), words(1, 12); text != want {
+			t.Errorf("content = %q, want %q", text, want)
+		}
+		if err := s.Err(); err != nil {
+			t.Fatalf("Err() = %v, want nil", err)
+		}
+		tm := s.Timing()
+		want := []tokenpace.Outcome{tokenpace.OutcomeFailed, tokenpace.OutcomeFailed, tokenpace.OutcomeWon}
+		if got := outcomes(tm); !equal(got, want) {
+			t.Errorf("outcomes = %v, want %v", got, want)
+		}
+		if got := []int{tm.Attempts[0].Tokens, tm.Attempts[1].Tokens, tm.Attempts[2].Tokens}; !equal(got, []int{5, 0, 7}) {
+			t.Errorf("attempt tokens = %v, want [5 0 7]", got)
+		}
+		if tm.OutputTokens != 12 || len(tm.Chunks) != 12 {
+			t.Errorf("OutputTokens, len(Chunks) = %d, %d, want 12, 12", tm.OutputTokens, len(tm.Chunks))
+		}
+	})
+}
