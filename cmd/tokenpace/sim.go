@@ -22,7 +22,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
 	hw := addDeploymentFlags(fs)
 	name := fs.String("served-name", "", "model name clients must ask for (default: the catalog model's name, or \"sim\" with --ttft/--itl)")
-	ttft := fs.Duration("ttft", 0, "fixed-timing mode: time to first token (with --itl; ignores the hardware flags)")
+	ttft := fs.Duration("ttft", 0, "fixed-timing mode: time to first token (with --itl; excludes the hardware flags)")
 	itl := fs.Duration("itl", 0, "fixed-timing mode: inter-token latency")
 	rtt := fs.Duration("rtt", 0, "network round-trip time added to every request")
 	buffering := fs.Bool("buffering", false, "act as a buffering proxy: hold the whole response until it ends")
@@ -56,6 +56,13 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var sched simulate.Scheduler
 	var what string
 	if set["ttft"] || set["itl"] {
+		for _, name := range []string{"model", "precision", "params-b", "bits", "layers", "kv-heads", "head-dim", "hidden",
+			"gpu", "bandwidth-gbs", "tflops", "memory-gb", "gpus", "mbu", "mfu"} {
+			if set[name] {
+				fmt.Fprintf(stderr, "tokenpace sim: --%s describes hardware; it excludes the fixed timing of --ttft and --itl\n", name)
+				return 2
+			}
+		}
 		if *ttft < 0 || *itl < 0 {
 			fmt.Fprintln(stderr, "tokenpace sim: --ttft and --itl must not be negative")
 			return 2

@@ -81,6 +81,7 @@ func TestSimRejectsBadFlags(t *testing.T) {
 		{"unknown model", []string{"--model", "no-such-model"}, "no-such-model"},
 		{"unknown gpu", []string{"--gpu", "no-such-gpu"}, "no-such-gpu"},
 		{"negative ttft", []string{"--ttft", "-1s"}, "negative"},
+		{"fixed timing and hardware", []string{"--ttft", "1s", "--gpu", "l4"}, "excludes"},
 		{"fault rate over 1", []string{"--ttft", "1ms", "--fault-429", "1.5"}, "out of range"},
 		{"zero chunk tokens", []string{"--ttft", "1ms", "--chunk-tokens", "0"}, "chunk tokens"},
 		{"stray argument", []string{"extra"}, "unexpected"},
