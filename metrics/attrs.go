@@ -77,7 +77,10 @@ func (o *OTel) buildSets(k setsKey) *attrSets {
 	with := func(base []attribute.KeyValue, kv ...attribute.KeyValue) attribute.Set {
 		return attribute.NewSet(append(base[:len(base):len(base)], kv...)...)
 	}
-	own := []attribute.KeyValue{attrTarget.String(k.target), semconv.GenAIRequestModel(k.model)}
+	own := []attribute.KeyValue{semconv.GenAIRequestModel(k.model)}
+	if k.target != "" {
+		own = append(own, attrTarget.String(k.target))
+	}
 	bad := own
 	if k.errType != "" {
 		bad = append(own[:len(own):len(own)], semconv.ErrorTypeKey.String(k.errType))

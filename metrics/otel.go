@@ -282,20 +282,29 @@ func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, s *attrSe
 		o.requests.Add(ctx, 1, s.badAdd...)
 	}
 	for _, b := range t.Breaches {
-		o.breaches.Add(ctx, 1, metric.WithAttributes(
-			attrTarget.String(b.Target), semconv.GenAIRequestModel(t.Model), attrPhase.String(string(b.Phase))))
+		o.breaches.Add(ctx, 1, metric.WithAttributes(targetModel(b.Target, t.Model,
+			attrPhase.String(string(b.Phase)))...))
 	}
 	if len(t.Attempts) > 1 {
 		for i, a := range t.Attempts {
-			o.attempts.Add(ctx, 1, metric.WithAttributes(
-				attrTarget.String(a.Target), semconv.GenAIRequestModel(a.Model),
-				attrAttemptKind.String(attemptKind(t.Attempts, i)), attrOutcome.String(string(a.Outcome))))
+			o.attempts.Add(ctx, 1, metric.WithAttributes(targetModel(a.Target, a.Model,
+				attrAttemptKind.String(attemptKind(t.Attempts, i)), attrOutcome.String(string(a.Outcome)))...))
 		}
 	}
 	for _, d := range ds {
-		o.detections.Add(ctx, 1, metric.WithAttributes(
-			attrTarget.String(d.Target), semconv.GenAIRequestModel(d.Model), attrKind.String(string(d.Kind))))
+		o.detections.Add(ctx, 1, metric.WithAttributes(targetModel(d.Target, d.Model,
+			attrKind.String(string(d.Kind)))...))
 	}
+}
+
+// targetModel returns kv with gen_ai.request.model and, when target is not
+// empty, tokenpace.target.
+func targetModel(target, model string, kv ...attribute.KeyValue) []attribute.KeyValue {
+	kv = append(kv, semconv.GenAIRequestModel(model))
+	if target != "" {
+		kv = append(kv, attrTarget.String(target))
+	}
+	return kv
 }
 
 // attemptKind says how attempt i of as came about: "first", "hedge" when

@@ -43,17 +43,16 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	tel, err := newTelemetry(metrics.WithServer("", "http://127.0.0.1/v1"))
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tel.Shutdown(context.Background()) }()
-
 	b, err := startBackend()
 	if err != nil {
 		return err
 	}
 	defer func() { _ = b.Close() }()
+	tel, err := newTelemetry(metrics.WithServer("", b.URL))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tel.Shutdown(context.Background()) }()
 	if err := drive(ctx, b, tel.Observer.Hooks(), *n, *c); err != nil {
 		return err
 	}
