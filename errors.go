@@ -83,14 +83,12 @@ func (e *StreamError) Error() string {
 		msg += ": " + e.Detail
 	}
 	if e.Err != nil {
-		msg += ": " + causeText(e.Err)
+		// An *openai.Error prints its status only; its server message
+		// stays reachable through errors.As.
+		msg += ": " + e.Err.Error()
 	}
 	return msg
 }
 
 // Unwrap returns the cause.
 func (e *StreamError) Unwrap() error { return e.Err }
-
-// causeText renders err for a StreamError message. An *openai.Error prints
-// only its status; its server message stays reachable through errors.As.
-func causeText(err error) string { return err.Error() }
