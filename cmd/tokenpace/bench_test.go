@@ -346,3 +346,30 @@ func TestBenchRejectsBadFlags(t *testing.T) {
 		})
 	}
 }
+
+func TestBenchTimeoutsAreCountedAndWarmupIsNot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// 70B on one H100 does not fit; on two, 128 tokens take ~4 s: a
+		// 1 s timeout ends every request.
+		out := benchJSON(t, t.Context(), 1, "--model", "llama-3.1-70b", "--gpus", "2", "--requests", "6",
+			"--concurrency", "3", "--max-tokens", "128", "--timeout", "1s", "--warmup", "2")
+		if *out.Requests != 6 || *out.Failed != 6 {
+			t.Errorf("requests, failed = %v, %v, want 6, 6 (warm-up requests not counted)", *out.Requests, *out.Failed)
+		}
+		if out.Errors["timeout"] != 6 {
+			t.Errorf("errors = %v, want timeout=6", out.Errors)
+		}
+	})
+}
+
+func TestBenchPicksTheServersModel(t *testing.T) {
+	t.Cleanup(func() { goleak.VerifyNone(t) })
+	sim := simulate.StartLoopback(t, simulate.WithModel("only-model", &simulate.Fixed{TTFT: time.Millisecond, ITL: time.Millisecond}))
+	code, stdout, stderr := bench(t, t.Context(), "--base-url", sim.URL, "--requests", "3", "--max-tokens", "4")
+	if code != 0 {
+		t.Fatalf("exit = %d, want 0 (stderr %q)", code, stderr)
+	}
+	if !strings.Contains(stdout, "model     only-model") || !strings.Contains(stdout, "3 completed, 0 failed") {
+		t.Errorf("report does not show 3 requests to only-model:\n%s", stdout)
+	}
+}
