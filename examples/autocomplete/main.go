@@ -199,23 +199,24 @@ func typeText(ctx context.Context, client *tokenpace.Client, model string, cfg c
 
 // suggest asks for a completion of the code typed so far and reads it up
 // to the end of its first line, what ghost text shows. It returns how long
-// after the keystroke the first token arrived.
+// after the keystroke the first token arrived, or the error that ended the
+// request before any token did.
 func suggest(ctx context.Context, client *tokenpace.Client, params openai.ChatCompletionNewParams, pressed time.Time) (time.Duration, error) {
 	s := client.NewStreaming(ctx, params)
-	defer s.Close()
-	if !s.Next() {
-		if err := s.Err(); err != nil {
-			return 0, err
-		}
-		return 0, errors.New("autocomplete: the stream ended without a token")
-	}
-	first := s.Timing().Chunks[0].Sub(pressed)
 	for s.Next() {
-		if _, ok := s.Timing().Milestone(tokenpace.MilestoneFirstLine); ok {
+		if c := s.Accumulated().Choices; len(c) > 0 && strings.Contains(c[0].Message.Content, "\n") {
 			break
 		}
 	}
-	return first, nil
+	s.Close()
+	t := s.Timing() // final once Close returned
+	if len(t.Chunks) > 0 {
+		return t.Chunks[0].Sub(pressed), nil
+	}
+	if err := s.Err(); err != nil {
+		return 0, err
+	}
+	return 0, errors.New("autocomplete: the stream ended without a token")
 }
 
 // request is the completion request for the code typed so far.
