@@ -34,6 +34,7 @@
 //	name                                    type       unit          attributes
 //	tokenpace.client.time_per_output_token  histogram  s             target, model; completed streams with ≥2 tokens
 //	tokenpace.client.queue.duration         histogram  s             target, model; client-side admission (Sent − Start)
+//	tokenpace.client.time_to_milestone      histogram  s             target, model, tokenpace.milestone; Sent to the milestone
 //	tokenpace.client.token.cached           histogram  {token}       target, model; prompt tokens served by the prompt cache
 //	tokenpace.client.requests               counter    {request}     target, model, tokenpace.request.good (Timing.OK), error.type
 //	tokenpace.client.budget.breaches        counter    {breach}      target, model, tokenpace.budget.phase (ttft, gap, total, tps)
@@ -67,7 +68,8 @@
 // gen_ai.response.time_to_first_chunk, gen_ai.usage.input_tokens,
 // gen_ai.usage.output_tokens, gen_ai.usage.cache_read.input_tokens and
 // gen_ai.response.finish_reasons, and events at the recorded times:
-// EventFirstToken, EventBreach, EventFallback, EventHedge, EventHedgeWon,
+// EventFirstToken, EventMilestone, EventBreach, EventFallback, EventHedge,
+// EventHedgeWon,
 // EventHedgeLost, EventBreakerSkip, EventSuperseded, EventInvalid and
 // EventDetection. A call with more than one attempt gets one child span per
 // attempt.
@@ -78,8 +80,8 @@
 //
 // # Recorder
 //
-// The Recorder keeps, per target and model and in total, TTFT, ITL, TPOT
-// and E2E distributions in HDR histograms (percentiles within
+// The Recorder keeps, per target and model and in total, TTFT, ITL, TPOT,
+// E2E and time-to-milestone distributions in HDR histograms (percentiles within
 // RelativeError, bounded memory), request and output-token throughput over
 // the whole run and over a sliding window, goodput (requests and tokens per
 // second that met every budget, the validator and an optional SLO), error

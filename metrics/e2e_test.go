@@ -278,8 +278,37 @@ func TestOTelSimulatorScenario(t *testing.T) {
 				t.Errorf("gen_ai.response.time_to_first_chunk = %v, want %v", kv.Value.AsFloat64(), (ttft + rtt).Seconds())
 			}
 		}
-		if len(s.Events) != 1 || s.Events[0].Name != metrics.EventFirstToken || !s.Events[0].Time.Equal(tm.Chunks[0]) {
-			t.Errorf("span events %+v, want one %s at %v", s.Events, metrics.EventFirstToken, tm.Chunks[0])
+		if len(s.Events) == 0 || s.Events[0].Name != metrics.EventFirstToken || !s.Events[0].Time.Equal(tm.Chunks[0]) {
+			t.Errorf("span events %+v, want %s at %v first", s.Events, metrics.EventFirstToken, tm.Chunks[0])
+		}
+		// The simulator's reply reaches the first sentence and line: one
+		// span event and one histogram sample for each, in the Recorder too.
+		if len(tm.Milestones) == 0 {
+			t.Fatalf("Timing.Milestones empty, want the default milestones reached")
+		}
+		events := map[string]time.Time{}
+		for _, e := range s.Events {
+			if e.Name == metrics.EventMilestone {
+				events[e.Attributes[0].Value.AsString()] = e.Time
+			}
+		}
+		snap := obs.Recorder.Snapshot()
+		for name, at := range tm.Milestones {
+			if !events[name].Equal(at) {
+				t.Errorf("milestone event %s at %v, want %v", name, events[name], at)
+			}
+			want, _ := tm.Milestone(name)
+			if d := snap.Milestones[name]; d.Count != 1 || d.Max < want || float64(d.Max-want) > float64(want)*metrics.RelativeError+float64(time.Microsecond) {
+				t.Errorf("Snapshot().Milestones[%s] = %+v, want one sample of %v", name, d, want)
+			}
+		}
+		ms := byName["tokenpace.client.time_to_milestone"].Data.(metricdata.Histogram[float64])
+		var samples uint64
+		for _, dp := range ms.DataPoints {
+			samples += dp.Count
+		}
+		if samples != uint64(len(tm.Milestones)) {
+			t.Errorf("tokenpace.client.time_to_milestone has %d samples, want %d", samples, len(tm.Milestones))
 		}
 	})
 }

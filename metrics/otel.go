@@ -63,6 +63,7 @@ const (
 	attrHTTPAttempts = attribute.Key("tokenpace.http_attempts")
 	attrHint         = attribute.Key("tokenpace.detection.hint")
 	attrMessage      = attribute.Key("tokenpace.detection.message")
+	attrMilestone    = attribute.Key("tokenpace.milestone")
 )
 
 // An OTel observer turns every finished request into OpenTelemetry metrics
@@ -85,6 +86,7 @@ type OTel struct {
 	infDuration, infTTFC, infTPOC metric.Float64Histogram // nil unless WithInferenceNames
 
 	tpot, queue    metric.Float64Histogram
+	milestone      metric.Float64Histogram
 	cached         metric.Int64Histogram
 	requests       metric.Int64Counter
 	breaches       metric.Int64Counter
@@ -154,6 +156,10 @@ func newOTel(cfg config, det *Detector) (*OTel, error) {
 		metric.WithDescription("Time spent in client-side admission before the request was sent."),
 		metric.WithExplicitBucketBoundaries(durationBuckets...))
 	check(err)
+	o.milestone, err = m.Float64Histogram("tokenpace.client.time_to_milestone", metric.WithUnit("s"),
+		metric.WithDescription("Time from sending the request to a milestone of the output (first sentence, first line, user-defined)."),
+		metric.WithExplicitBucketBoundaries(durationBuckets...))
+	check(err)
 	o.cached, err = m.Int64Histogram("tokenpace.client.token.cached", metric.WithUnit("{token}"),
 		metric.WithDescription("Prompt tokens served from the server's prompt cache, per request that reported usage."),
 		metric.WithExplicitBucketBoundaries(tokenBuckets...))
@@ -187,7 +193,7 @@ func newOTel(cfg config, det *Detector) (*OTel, error) {
 // fillNoop replaces the instruments a failing MeterProvider left nil with
 // no-op ones, so that recording never dereferences nil.
 func (o *OTel) fillNoop() {
-	for _, h := range []*metric.Float64Histogram{&o.tpot, &o.queue} {
+	for _, h := range []*metric.Float64Histogram{&o.tpot, &o.queue, &o.milestone} {
 		if *h == nil {
 			*h = noop.Float64Histogram{}
 		}
@@ -275,6 +281,12 @@ func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, s *attrSe
 	}
 	if !t.Sent.IsZero() && !t.Start.IsZero() {
 		o.queue.Record(ctx, t.Queue().Seconds(), s.ownOpt...)
+	}
+	for name := range t.Milestones {
+		if d, ok := t.Milestone(name); ok {
+			o.milestone.Record(ctx, d.Seconds(), metric.WithAttributes(
+				targetModel(t.Target, t.Model, attrMilestone.String(name))...))
+		}
 	}
 	if t.OK() {
 		o.requests.Add(ctx, 1, s.goodAdd...)

@@ -67,7 +67,12 @@ type acc struct {
 	win                               window
 	fit                               regression
 	errors, breaches, detections      map[string]int64
+	milestones                        map[string]dist
 }
+
+// maxMilestones bounds the milestone names a series keeps distributions
+// for; later names are not recorded.
+const maxMilestones = 16
 
 // NewRecorder returns an empty Recorder. It heeds WithSLO, WithWindow and
 // the detection options (WithDetectorConfig, WithDetector,
@@ -130,7 +135,21 @@ func newAcc(window time.Duration) acc {
 		ttft: newDist(), tpot: newDist(), itl: newDist(), e2e: newDist(),
 		win:    newWindow(window),
 		errors: map[string]int64{}, breaches: map[string]int64{}, detections: map[string]int64{},
+		milestones: map[string]dist{},
 	}
+}
+
+// milestone returns the distribution of name, or false past maxMilestones.
+func (a *acc) milestone(name string) (dist, bool) {
+	d, ok := a.milestones[name]
+	if !ok {
+		if len(a.milestones) >= maxMilestones {
+			return dist{}, false
+		}
+		d = newDist()
+		a.milestones[name] = d
+	}
+	return d, true
 }
 
 func (a *acc) add(t *tokenpace.Timing, slo SLO) {
@@ -173,6 +192,13 @@ func (a *acc) add(t *tokenpace.Timing, slo SLO) {
 			a.win.add(at, 0, per)
 		}
 	}
+	for name := range t.Milestones {
+		if v, ok := t.Milestone(name); ok {
+			if d, ok := a.milestone(name); ok {
+				d.record(v)
+			}
+		}
+	}
 	if t.Err == nil {
 		if t.OutputTokens >= 2 && len(t.Chunks) > 0 {
 			a.tpot.record(t.TPOT())
@@ -212,6 +238,11 @@ func (a *acc) merge(o *acc) {
 		}
 	}
 	a.fit.merge(o.fit)
+	for name, od := range o.milestones {
+		if d, ok := a.milestone(name); ok {
+			d.h.Merge(od.h)
+		}
+	}
 	mergeCounts(a.errors, o.errors)
 	mergeCounts(a.breaches, o.breaches)
 	mergeCounts(a.detections, o.detections)
@@ -281,6 +312,12 @@ func (a *acc) snapshot(now time.Time) Snapshot {
 		Breaches:   copyCounts(a.breaches),
 		Detections: copyCounts(a.detections),
 		Window:     a.win.width * windowSlots,
+	}
+	if len(a.milestones) > 0 {
+		s.Milestones = make(map[string]Dist, len(a.milestones))
+		for name, d := range a.milestones {
+			s.Milestones[name] = d.stats()
+		}
 	}
 	if !a.first.IsZero() && a.last.After(a.first) {
 		s.Duration = a.last.Sub(a.first)

@@ -62,6 +62,11 @@ type Snapshot struct {
 	ITL  Dist `json:"itl_ms"`
 	E2E  Dist `json:"e2e_ms"`
 
+	// Milestones holds, by name, the time from sending each request to the
+	// milestone (first_sentence, first_line, user-defined), for requests
+	// that reached it; nil when none did.
+	Milestones map[string]Dist `json:"milestones_ms,omitempty"`
+
 	// PromptFit is TTFT as a function of uncached prompt tokens, from
 	// requests whose usage the server reported.
 	PromptFit Fit `json:"prompt_fit"`
@@ -128,13 +133,16 @@ func (s Snapshot) WriteTable(w io.Writer) error {
 
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "ms\tcount\tmean\tp50\tp90\tp95\tp99\tp99.9\tmax\t")
-	for _, row := range []struct {
-		name string
-		d    Dist
-	}{{"TTFT", s.TTFT}, {"TPOT", s.TPOT}, {"ITL", s.ITL}, {"E2E", s.E2E}} {
-		d := row.d
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", row.name, d.Count,
+	row := func(name string, d Dist) {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", name, d.Count,
 			ms(d.Mean), ms(d.P50), ms(d.P90), ms(d.P95), ms(d.P99), ms(d.P999), ms(d.Max))
+	}
+	row("TTFT", s.TTFT)
+	row("TPOT", s.TPOT)
+	row("ITL", s.ITL)
+	row("E2E", s.E2E)
+	for _, name := range slices.Sorted(maps.Keys(s.Milestones)) {
+		row(name, s.Milestones[name])
 	}
 	_ = tw.Flush()
 

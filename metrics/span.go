@@ -2,6 +2,8 @@ package metrics
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -17,6 +19,7 @@ import (
 // Timing; the attempt events carry tokenpace.target.
 const (
 	EventFirstToken  = "tokenpace.first_token"   // the first output chunk arrived
+	EventMilestone   = "tokenpace.milestone"     // a milestone of the output was reached (tokenpace.milestone)
 	EventBreach      = "tokenpace.budget_breach" // a budget limit was exceeded (phase, limit, observed)
 	EventFallback    = "tokenpace.fallback"      // an attempt started after the earlier ones ended
 	EventHedge       = "tokenpace.hedge"         // an attempt started while another still ran
@@ -67,6 +70,10 @@ func (o *OTel) recordSpan(ctx context.Context, t *tokenpace.Timing, s *attrSets,
 
 	if len(t.Chunks) > 0 {
 		span.AddEvent(EventFirstToken, trace.WithTimestamp(t.Chunks[0]))
+	}
+	for _, name := range slices.Sorted(maps.Keys(t.Milestones)) {
+		span.AddEvent(EventMilestone, trace.WithTimestamp(t.Milestones[name]),
+			trace.WithAttributes(attrMilestone.String(name)))
 	}
 	for _, b := range t.Breaches {
 		span.AddEvent(EventBreach, trace.WithTimestamp(breachTime(t, b)), trace.WithAttributes(
