@@ -69,9 +69,8 @@
 // gen_ai.usage.output_tokens, gen_ai.usage.cache_read.input_tokens and
 // gen_ai.response.finish_reasons, and events at the recorded times:
 // EventFirstToken, EventMilestone, EventBreach, EventFallback, EventHedge,
-// EventHedgeWon,
-// EventHedgeLost, EventBreakerSkip, EventSuperseded, EventInvalid and
-// EventDetection. A call with more than one attempt gets one child span per
+// EventHedgeWon, EventHedgeLost, EventBreakerSkip, EventSuperseded,
+// EventInvalid and EventDetection. A call with more than one attempt gets one child span per
 // attempt.
 //
 // Prompt and completion text never enter telemetry: a Timing holds none, and
