@@ -111,11 +111,16 @@ func (g *loadGen) run(ctx context.Context) *loadResult {
 	return res
 }
 
-// closedLoop sends n requests from g.concurrency clients.
+// closedLoop sends n requests from g.concurrency clients (n at once when
+// the concurrency has no cap, as for the warm-up of an uncapped --rate run).
 func (g *loadGen) closedLoop(ctx context.Context, n int, record func(int, *tokenpace.Timing, time.Time)) {
+	clients := n
+	if g.concurrency > 0 {
+		clients = min(g.concurrency, n)
+	}
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(g.concurrency, n) {
+	for range clients {
 		wg.Go(func() {
 			for i := range next {
 				record(i, g.one(ctx, i), time.Time{})

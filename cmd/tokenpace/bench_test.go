@@ -148,7 +148,7 @@ func TestBenchRateCountsLatenessFromTheSchedule(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				out := benchJSON(t, t.Context(), 0, "--model", "llama-3.2-1b", "--requests", "10", "--rate", "50",
-					"--concurrency", tt.concurrency, "--prompt-tokens", "64", "--max-tokens", "200")
+					"--concurrency", tt.concurrency, "--prompt-tokens", "64", "--max-tokens", "200", "--warmup", "2")
 				if got := out.Late > 0; got != tt.wantLate {
 					t.Errorf("late_requests = %d, want late requests %v", out.Late, tt.wantLate)
 				}

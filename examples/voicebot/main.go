@@ -84,7 +84,8 @@ func main() {
 }
 
 // script is what the user says, turn by turn. The third turn pastes a
-// long text: its prefill is too slow for the large model's budget.
+// long text: its prefill is too slow for the large model's budget. The
+// text stays in the history, so the later turns carry a long prompt too.
 var script = []string{
 	"Hi! Can you help me plan a trip to Lisbon?",
 	"What is the best time of year to go?",
