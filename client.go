@@ -74,8 +74,9 @@ func (c *Client) New(ctx context.Context, params openai.ChatCompletionNewParams,
 }
 
 // NewTimed makes a non-streaming chat completion and returns its Timing,
-// which has no chunks: its E2E ends when the last byte of the response
-// arrived, and its token counts come from the response's usage. A failed
+// which has no chunks and no milestones: its E2E ends when the last byte of
+// the response arrived, and its token counts come from the response's
+// usage. A failed
 // call returns the caller's context error unchanged, or a KindRequest
 // *StreamError that wraps openai-go's error (an *openai.Error for an error
 // status).
