@@ -40,7 +40,8 @@ func (s SLO) Met(t *tokenpace.Timing) bool {
 // A Recorder is safe for concurrent use. Its memory grows with the number
 // of distinct target and model pairs (about 0.75 MB each, for four
 // histograms of three significant digits over 1µs..1h), not with the
-// number of requests. Use NewRecorder; the zero Recorder is not usable.
+// number of requests; past 256 pairs, further ones are pooled under the
+// target and model "_other". Use NewRecorder; the zero Recorder is not usable.
 type Recorder struct {
 	cfg config
 	det *Detector
@@ -123,12 +124,25 @@ func (r *Recorder) seriesFor(k seriesKey) *series {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if s = r.series[k]; s == nil {
-		s = &series{acc: newAcc(r.cfg.window)}
-		r.series[k] = s
+	if s = r.series[k]; s != nil {
+		return s
 	}
+	if len(r.series) >= maxSeries {
+		k = otherSeries
+		if s = r.series[k]; s != nil {
+			return s
+		}
+	}
+	s = &series{acc: newAcc(r.cfg.window)}
+	r.series[k] = s
 	return s
 }
+
+// maxSeries bounds the target and model pairs a Recorder keeps apart;
+// requests of further pairs are pooled under otherSeries.
+const maxSeries = 256
+
+var otherSeries = seriesKey{"_other", "_other"}
 
 func newAcc(window time.Duration) acc {
 	return acc{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"strings"
@@ -188,6 +189,26 @@ func TestRecorderPerTarget(t *testing.T) {
 	r.Reset()
 	if got := r.Snapshot(); got.Requests != 0 || got.Targets != nil {
 		t.Errorf("after Reset: Snapshot = %+v, want empty", got)
+	}
+}
+
+func TestRecorderSeriesBounded(t *testing.T) {
+	r := NewRecorder(WithoutDetection())
+	for i := range maxSeries + 10 {
+		r.Record(context.Background(), stream(t, "t", fmt.Sprint("model-", i), epoch, 0, time.Millisecond, time.Millisecond, 2))
+	}
+	s := r.Snapshot()
+	if len(s.Targets) != maxSeries+1 || s.Requests != maxSeries+10 {
+		t.Fatalf("%d series, %d requests, want %d and %d", len(s.Targets), s.Requests, maxSeries+1, maxSeries+10)
+	}
+	var other *Snapshot
+	for i := range s.Targets {
+		if s.Targets[i].Target == "_other" {
+			other = &s.Targets[i]
+		}
+	}
+	if other == nil || other.Requests != 10 {
+		t.Errorf("_other series = %+v, want 10 requests", other)
 	}
 }
 
