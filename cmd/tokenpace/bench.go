@@ -78,10 +78,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		seed:        f.seed,
 		keep:        f.plot != "",
 		progress:    bar,
-		recorder: metrics.NewRecorder(
-			metrics.WithSLO(metrics.SLO{TTFT: f.sloTTFT, TPOT: f.sloTPOT}),
-			metrics.WithoutDetection(),
-		),
+		recorder:    metrics.NewRecorder(metrics.WithSLO(metrics.SLO{TTFT: f.sloTTFT, TPOT: f.sloTPOT})),
 	}
 	res := lg.run(ctx)
 	bar.finish()

@@ -131,13 +131,20 @@ func (r *benchReport) writeTable(w io.Writer) {
 			msf(d.Mean), msf(d.P50), msf(d.P90), msf(d.P95), msf(d.P99), msf(d.Max))
 	}
 	_ = tw.Flush()
-	if len(s.Errors) > 0 {
-		fmt.Fprint(w, "errors     ")
-		for _, k := range slices.Sorted(maps.Keys(s.Errors)) {
-			fmt.Fprintf(w, " %s: %d", k, s.Errors[k])
-		}
-		fmt.Fprintln(w)
+	writeCounts(w, "errors     ", s.Errors)
+	writeCounts(w, "detected   ", s.Detections)
+}
+
+// writeCounts writes counts by kind on one line, if there are any.
+func writeCounts(w io.Writer, name string, m map[string]int64) {
+	if len(m) == 0 {
+		return
 	}
+	fmt.Fprint(w, name)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		fmt.Fprintf(w, " %s: %d", k, m[k])
+	}
+	fmt.Fprintln(w)
 }
 
 func sloText(ttft, tpot time.Duration) string {

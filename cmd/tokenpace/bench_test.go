@@ -34,6 +34,7 @@ type benchOut struct {
 	ITL               map[string]float64 `json:"itl_ms"`
 	E2E               map[string]float64 `json:"e2e_ms"`
 	Errors            map[string]int64   `json:"errors"`
+	Detections        map[string]int64   `json:"detections"`
 	Late              int                `json:"late_requests"`
 	MaxLateMs         float64            `json:"max_lateness_ms"`
 	Interrupted       bool               `json:"interrupted"`
@@ -371,5 +372,15 @@ func TestBenchPicksTheServersModel(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "model     only-model") || !strings.Contains(stdout, "3 completed, 0 failed") {
 		t.Errorf("report does not show 3 requests to only-model:\n%s", stdout)
+	}
+}
+
+func TestBenchDetectsABufferingProxy(t *testing.T) {
+	t.Cleanup(func() { goleak.VerifyNone(t) })
+	sim := simulate.StartLoopback(t, simulate.WithModel("sim", &simulate.Fixed{TTFT: 20 * time.Millisecond, ITL: 2 * time.Millisecond}),
+		simulate.WithBuffering(true))
+	out := benchJSON(t, t.Context(), 0, "--base-url", sim.URL, "--model", "sim", "--requests", "4", "--concurrency", "2", "--max-tokens", "40")
+	if out.Detections["buffering_proxy"] != 4 {
+		t.Errorf("detections = %v, want buffering_proxy=4: every stream arrived in one burst", out.Detections)
 	}
 }
