@@ -64,6 +64,10 @@ func main() {
 	flag.DurationVar(&cfg.tts, "tts", 120*time.Millisecond, "time the stub text-to-speech takes to produce audio")
 	flag.IntVar(&cfg.maxTokens, "max-tokens", 48, "max_tokens of each reply")
 	flag.Parse()
+	if cfg.ttftBudget <= 0 || cfg.hedgeAfter < 0 || cfg.tts < 0 || cfg.maxTokens < 1 {
+		fmt.Fprintln(os.Stderr, "voicebot: want --ttft-budget > 0, --hedge-after ≥ 0, --tts ≥ 0 and --max-tokens ≥ 1")
+		os.Exit(2)
+	}
 
 	ep := endpoint{baseURL: *baseURL, apiKey: os.Getenv("OPENAI_API_KEY")}
 	if ep.baseURL == "" {
