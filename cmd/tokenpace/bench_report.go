@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tokenpace/tokenpace/metrics"
+	"github.com/tokenpace/tokenpace/simulate"
 )
 
 // benchReport is what bench prints.
@@ -19,10 +20,29 @@ type benchReport struct {
 	mdl  string
 	snap metrics.Snapshot
 	res  *loadResult
+	// pred is the embedded simulator's offline prediction for a closed
+	// loop's load; nil otherwise.
+	pred *simulate.Prediction
 }
 
 func newBenchReport(f *benchFlags, t *benchTarget, res *loadResult) *benchReport {
-	return &benchReport{f: f, what: t.what, mdl: t.model, snap: res.snap, res: res}
+	r := &benchReport{f: f, what: t.what, mdl: t.model, snap: res.snap, res: res}
+	if t.deployment != nil && f.rate == 0 {
+		p, err := simulate.Predict(*t.deployment, simulate.Scenario{
+			PromptTokens: f.prompt, OutputTokens: f.maxTokens, Concurrency: min(f.concurrency, f.requests),
+		})
+		if err == nil {
+			r.pred = &p
+		}
+	}
+	return r
+}
+
+// predictionJSON is the prediction in the JSON report.
+type predictionJSON struct {
+	TTFTMs float64 `json:"ttft_ms"`
+	TPOTMs float64 `json:"tpot_ms"`
+	E2EMs  float64 `json:"e2e_ms"`
 }
 
 // benchRun describes the run in the JSON report; its field names are a
@@ -66,6 +86,9 @@ func (r *benchReport) writeJSON(w io.Writer) error {
 		if err := json.Unmarshal(b, &obj); err != nil {
 			return err
 		}
+	}
+	if p := r.pred; p != nil {
+		obj["predicted"] = predictionJSON{TTFTMs: msf(p.TTFT), TPOTMs: msf(p.TPOT), E2EMs: msf(p.E2E)}
 	}
 	if _, ok := obj["errors"]; !ok {
 		obj["errors"] = map[string]int64{}
@@ -133,6 +156,10 @@ func (r *benchReport) writeTable(w io.Writer) {
 	_ = tw.Flush()
 	writeCounts(w, "errors     ", s.Errors)
 	writeCounts(w, "detected   ", s.Detections)
+	if p := r.pred; p != nil {
+		fmt.Fprintf(w, "predicted   TTFT %.1f, TPOT %.1f, E2E %.1f ms (the simulator's offline run of %d requests arriving together)\n",
+			msf(p.TTFT), msf(p.TPOT), msf(p.E2E), p.Scenario.Concurrency)
+	}
 }
 
 // writeCounts writes counts by kind on one line, if there are any.

@@ -35,6 +35,7 @@ type benchOut struct {
 	E2E               map[string]float64 `json:"e2e_ms"`
 	Errors            map[string]int64   `json:"errors"`
 	Detections        map[string]int64   `json:"detections"`
+	Predicted         map[string]float64 `json:"predicted"`
 	Late              int                `json:"late_requests"`
 	MaxLateMs         float64            `json:"max_lateness_ms"`
 	Interrupted       bool               `json:"interrupted"`
@@ -123,6 +124,8 @@ func TestBenchAgreesWithPredict(t *testing.T) {
 			name      string
 			got, want float64
 		}{
+			{"predicted.ttft_ms", out.Predicted["ttft_ms"], msf(p.TTFT)},
+			{"predicted.tpot_ms", out.Predicted["tpot_ms"], msf(p.TPOT)},
 			{"ttft_ms.mean", out.TTFT["mean"], msf(p.TTFT)},
 			{"tpot_ms.mean", out.TPOT["mean"], msf(p.TPOT)},
 			{"e2e_ms.mean", out.E2E["mean"], msf(p.E2E)},
