@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -48,76 +49,107 @@ func cannedStream(n int) string {
 }
 
 // BenchmarkRouting measures the routing layer's cost per call: the same
-// calls through a plain Client and through a Router with a budget on every
-// phase (its watchdog armed), a circuit breaker, a hedge timer armed and a
-// second route, none of which acts. The difference between the two is the
-// decision overhead; comparing 8 and 256 tokens shows whether it grows
-// with the tokens.
+// calls through a plain Client ("plain"), a Router with one route and
+// nothing to enforce ("bare": the policy source alone), and a Router with a
+// budget on every phase (its watchdog armed), a circuit breaker, a hedge
+// timer armed and a second route, none of which acts ("full"). Each
+// iteration makes one call of each kind, rotating their order so that
+// drift in the machine's speed hits all alike, and reports each kind's mean
+// wall time and process CPU time per call; comparing 8 and 256 tokens shows
+// whether the cost grows with the tokens.
 //
-//	go test -run '^$' -bench BenchmarkRouting -benchmem -count 6 .
+//	go test -run '^$' -bench BenchmarkRouting -benchtime 2000x -count 3 .
 func BenchmarkRouting(b *testing.B) {
 	for _, n := range []int{8, 256} {
-		oc := openai.NewClient(option.WithBaseURL("http://canned.invalid/v1/"), option.WithAPIKey("x"),
-			option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: cannedTransport{cannedStream(n)}}))
-		client := tokenpace.NewClient(oc)
-		router, err := tokenpace.NewRouter(client, tokenpace.Policy{
-			Budget: tokenpace.Budget{TTFT: time.Minute, Gap: time.Minute, Total: time.Hour, MinTPS: 0.001},
-			Hedge:  tokenpace.Hedge{After: time.Minute},
-		}, route("a"), route("b"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		params := chat("m", n)
-		run := func(b *testing.B, start func() *tokenpace.Stream) {
-			b.ReportAllocs()
-			for b.Loop() {
-				s := start()
-				for s.Next() {
-				}
-				if err := s.Err(); err != nil {
-					b.Fatal(err)
-				}
-				s.Close()
+		b.Run(fmt.Sprintf("tokens=%d", n), func(b *testing.B) {
+			oc := openai.NewClient(option.WithBaseURL("http://canned.invalid/v1/"), option.WithAPIKey("x"),
+				option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: cannedTransport{cannedStream(n)}}))
+			client := tokenpace.NewClient(oc)
+			bare, err := tokenpace.NewRouter(client, tokenpace.Policy{Breaker: tokenpace.BreakerSettings{Disabled: true}}, route("a"))
+			if err != nil {
+				b.Fatal(err)
 			}
-		}
-		b.Run(fmt.Sprintf("tokens=%d/plain", n), func(b *testing.B) {
-			run(b, func() *tokenpace.Stream { return client.NewStreaming(context.Background(), params) })
-		})
-		b.Run(fmt.Sprintf("tokens=%d/router", n), func(b *testing.B) {
-			run(b, func() *tokenpace.Stream { return router.NewStreaming(context.Background(), params) })
-		})
-		// Paired: one plain and one routed call per iteration, alternating
-		// which goes first, so that drift in the machine's speed hits both
-		// alike; reports each one's mean and their difference.
-		b.Run(fmt.Sprintf("tokens=%d/paired", n), func(b *testing.B) {
-			var plain, routed time.Duration
-			one := func(start func() *tokenpace.Stream) time.Duration {
-				t0 := time.Now()
-				s := start()
-				for s.Next() {
-				}
-				if err := s.Err(); err != nil {
-					b.Fatal(err)
-				}
-				s.Close()
-				return time.Since(t0)
+			full, err := tokenpace.NewRouter(client, tokenpace.Policy{
+				Budget: tokenpace.Budget{TTFT: time.Minute, Gap: time.Minute, Total: time.Hour, MinTPS: 0.001},
+				Hedge:  tokenpace.Hedge{After: time.Minute},
+			}, route("a"), route("b"))
+			if err != nil {
+				b.Fatal(err)
 			}
-			p := func() *tokenpace.Stream { return client.NewStreaming(context.Background(), params) }
-			r := func() *tokenpace.Stream { return router.NewStreaming(context.Background(), params) }
+			params := chat("m", n)
+			names := []string{"plain", "bare", "full"}
+			starts := []func() *tokenpace.Stream{
+				func() *tokenpace.Stream { return client.NewStreaming(context.Background(), params) },
+				func() *tokenpace.Stream { return bare.NewStreaming(context.Background(), params) },
+				func() *tokenpace.Stream { return full.NewStreaming(context.Background(), params) },
+			}
+			var wall, cpu [3]time.Duration
 			i := 0
 			for b.Loop() {
-				if i%2 == 0 {
-					plain += one(p)
-					routed += one(r)
-				} else {
-					routed += one(r)
-					plain += one(p)
+				for k := range starts {
+					j := (k + i) % len(starts)
+					c0, t0 := processCPU(), time.Now()
+					s := starts[j]()
+					for s.Next() {
+					}
+					if err := s.Err(); err != nil {
+						b.Fatal(err)
+					}
+					s.Close()
+					wall[j] += time.Since(t0)
+					cpu[j] += processCPU() - c0
 				}
 				i++
 			}
-			b.ReportMetric(float64(plain.Nanoseconds())/float64(i), "plain-ns/call")
-			b.ReportMetric(float64(routed.Nanoseconds())/float64(i), "router-ns/call")
-			b.ReportMetric(float64((routed-plain).Nanoseconds())/float64(i), "overhead-ns/call")
+			for j, name := range names {
+				b.ReportMetric(float64(wall[j].Nanoseconds())/float64(i), name+"-ns/call")
+				b.ReportMetric(float64(cpu[j].Nanoseconds())/float64(i), name+"-cpu-ns/call")
+			}
+		})
+	}
+}
+
+// processCPU returns the CPU time, user and system, the process has used
+// on all its threads: less disturbed by other processes than wall time.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkRoutingAllocs reports the allocations of a plain call and of a
+// "full" routed call (see BenchmarkRouting), 8 tokens.
+//
+//	go test -run '^$' -bench BenchmarkRoutingAllocs -benchmem .
+func BenchmarkRoutingAllocs(b *testing.B) {
+	oc := openai.NewClient(option.WithBaseURL("http://canned.invalid/v1/"), option.WithAPIKey("x"),
+		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: cannedTransport{cannedStream(8)}}))
+	client := tokenpace.NewClient(oc)
+	full, err := tokenpace.NewRouter(client, tokenpace.Policy{
+		Budget: tokenpace.Budget{TTFT: time.Minute, Gap: time.Minute, Total: time.Hour, MinTPS: 0.001},
+		Hedge:  tokenpace.Hedge{After: time.Minute},
+	}, route("a"), route("b"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	params := chat("m", 8)
+	for _, v := range []struct {
+		name  string
+		start func() *tokenpace.Stream
+	}{
+		{"plain", func() *tokenpace.Stream { return client.NewStreaming(context.Background(), params) }},
+		{"full", func() *tokenpace.Stream { return full.NewStreaming(context.Background(), params) }},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				s := v.start()
+				for s.Next() {
+				}
+				s.Close()
+			}
 		})
 	}
 }
