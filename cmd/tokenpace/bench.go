@@ -51,7 +51,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return code
 	}
 
-	tgt, err := newBenchTarget(ctx, f)
+	tgt, err := newBenchTarget(f)
 	if err != nil {
 		return fail(2, "%v", err)
 	}

@@ -41,10 +41,14 @@ func writePlot(path string, res *loadResult) error {
 	cdf.Add(line, plotter.NewGrid())
 
 	hist := plot.New()
-	hist.Title.Text = "Inter-token latency"
+	hist.Title.Text = "Inter-token latency (up to p99)"
 	hist.X.Label.Text = "ITL (ms)"
 	hist.Y.Label.Text = "gaps"
 	if len(itl) > 0 {
+		// The slowest 1% would squeeze the rest into one bar; the table
+		// reports them.
+		slices.Sort(itl)
+		itl = itl[:max(1, int(0.99*float64(len(itl))))]
 		h, err := plotter.NewHist(plotter.Values(itl), 40)
 		if err != nil {
 			return err

@@ -34,7 +34,7 @@ type benchTarget struct {
 }
 
 // newBenchTarget connects to f.baseURL, or starts the embedded simulator.
-func newBenchTarget(ctx context.Context, f *benchFlags) (*benchTarget, error) {
+func newBenchTarget(f *benchFlags) (*benchTarget, error) {
 	t := &benchTarget{close: func() {}}
 	opts := []option.RequestOption{option.WithMaxRetries(0)}
 	if f.baseURL == "" {

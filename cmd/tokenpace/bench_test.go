@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -16,6 +18,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/tokenpace/tokenpace"
 	"github.com/tokenpace/tokenpace/simulate"
 )
 
@@ -385,5 +388,34 @@ func TestBenchDetectsABufferingProxy(t *testing.T) {
 	out := benchJSON(t, t.Context(), 0, "--base-url", sim.URL, "--model", "sim", "--requests", "4", "--concurrency", "2", "--max-tokens", "40")
 	if out.Detections["buffering_proxy"] != 4 {
 		t.Errorf("detections = %v, want buffering_proxy=4: every stream arrived in one burst", out.Detections)
+	}
+}
+
+func TestPlotData(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	ts := []*tokenpace.Timing{
+		// 4 tokens in 4 chunks, first after 100 ms.
+		{Sent: t0, Chunks: []time.Time{at(100), at(110), at(130), at(160)}, OutputTokens: 4},
+		// 6 tokens in 2 chunks, first after 300 ms.
+		{Sent: at(50), Chunks: []time.Time{at(350), at(1000)}, OutputTokens: 6},
+		// No token: not plotted.
+		{Sent: at(60), Err: context.DeadlineExceeded},
+	}
+	ttft, itl, tput := plotData(ts)
+	if want := []float64{100, 300}; !slices.Equal(ttft, want) {
+		t.Errorf("TTFTs = %v, want %v", ttft, want)
+	}
+	if want := []float64{10, 20, 30, 650}; !slices.Equal(itl, want) {
+		t.Errorf("ITLs = %v, want %v", itl, want)
+	}
+	// Every output token lands in one bin: the bins integrate to 10.
+	var tokens float64
+	width := tput[1].X - tput[0].X
+	for _, p := range tput {
+		tokens += p.Y * width
+	}
+	if math.Abs(tokens-10) > 1e-9 {
+		t.Errorf("throughput bins hold %v tokens, want 10", tokens)
 	}
 }
