@@ -419,3 +419,39 @@ func TestPlotData(t *testing.T) {
 		t.Errorf("throughput bins hold %v tokens, want 10", tokens)
 	}
 }
+
+func TestBenchAPIKeyFromTheNamedVariable(t *testing.T) {
+	t.Cleanup(func() { goleak.VerifyNone(t) })
+	const key = "sk-named-variable-0123456789"
+	t.Setenv("TOKENPACE_TEST_KEY", key)
+	t.Setenv("OPENAI_API_KEY", "sk-not-this-one")
+	sim, err := simulate.NewServer(simulate.WithModel("m", &simulate.Fixed{TTFT: time.Millisecond, ITL: time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+key {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			w.Write([]byte(`{"error":{"message":"bad key","type":"invalid_request_error"}}`))
+			return
+		}
+		sim.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+
+	code, stdout, stderr := bench(t, t.Context(), "--base-url", srv.URL+"/v1", "--api-key-env", "TOKENPACE_TEST_KEY",
+		"--model", "m", "--requests", "3", "--max-tokens", "4")
+	if code != 0 || !strings.Contains(stdout, "3 completed, 0 failed") {
+		t.Errorf("exit = %d, want 0 and 3 requests completed with the key from TOKENPACE_TEST_KEY:\n%s%s", code, stdout, stderr)
+	}
+	if strings.Contains(stdout+stderr, key) {
+		t.Errorf("the API key appears in the output")
+	}
+
+	code, _, stderr = bench(t, t.Context(), "--base-url", srv.URL+"/v1", "--api-key-env", "TOKENPACE_TEST_UNSET")
+	if code != 2 || !strings.Contains(stderr, "TOKENPACE_TEST_UNSET is empty") {
+		t.Errorf("with an unset variable: exit %d, stderr %q; want 2 and a message naming the variable", code, stderr)
+	}
+}
