@@ -57,9 +57,11 @@ type Policy struct {
 	Validator Validator
 	// RetryInvalid retries a call whose output a validator rejected on the
 	// next route. The caller then receives each route's output only once
-	// it has been validated: no streaming, but no rejected text either.
-	// False (the zero value) streams as usual and reports a rejection in
-	// Stream.Err.
+	// it has been validated: no streaming (Hooks.FirstToken is not
+	// called; Timing keeps the arrival times), but no rejected text
+	// either; a breach at any point falls back, as nothing reached the
+	// caller yet. False (the zero value) streams as usual and reports a
+	// rejection in Stream.Err.
 	RetryInvalid bool
 }
 
@@ -182,6 +184,17 @@ func (r *Router) route(target string) *route { return r.byName[target] }
 // unchanged, a *BudgetError (ErrBudgetExceeded), a *ValidationError
 // (ErrInvalidOutput), a *SkipError when no route could be tried, or the
 // last route's *StreamError.
+//
+// The call's Timing has one Attempt per route tried or skipped, in start
+// order, even when there is only one. Target, Model and the response data
+// are those of the route that answered last; Sent, Headers and FirstChunk
+// those of the first route whose output the caller received, so TTFT is
+// that route's own and Queue (Sent − Start) holds the admission wait and
+// the time lost on earlier routes; UserTTFT counts from the call. Chunks
+// holds the arrival time of every output chunk the caller received, across
+// continuations. The Client's Hooks see the call once: FirstToken for the
+// winner, Milestone for the routes the caller reads, Done once with the
+// final Timing.
 func (r *Router) NewStreaming(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) *Stream {
 	if !params.StreamOptions.IncludeUsage.Valid() {
 		params.StreamOptions.IncludeUsage = openai.Bool(true)
