@@ -126,8 +126,10 @@ func newCall(ctx context.Context, r *Router, params openai.ChatCompletionNewPara
 // begin starts the first try and, with hedging, the hedge timer.
 func (c *call) begin() {
 	c.mu.Lock()
-	if c.budget.validate() != nil {
-		c.finish(c.budget.validate())
+	if err := c.budget.validate(); err != nil {
+		c.finish(err)
+	} else if err := c.ctx.Err(); err != nil {
+		c.finish(err)
 	} else if !c.launch(kindFirst) {
 		c.finish(c.lastErr)
 	} else if h := c.r.pol.Hedge; h.enabled() && c.next < len(c.r.routes) {

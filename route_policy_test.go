@@ -179,3 +179,21 @@ func TestContinuationAfterReset(t *testing.T) {
 		}
 	})
 }
+
+// TestCanceledBeforeCall: a call made with a context already cancelled
+// ends at once with the context's error and sends nothing.
+func TestCanceledBeforeCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := router(t, tokenpace.Policy{}, []simulate.Option{simulate.WithModel("big", &simulate.Fixed{})}, route("big"))
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		s := r.NewStreaming(ctx, chat("big", 2))
+		readAll(t, s)
+		if err := s.Err(); err != context.Canceled {
+			t.Errorf("Err() = %v, want context.Canceled", err)
+		}
+		if n := len(s.Timing().Attempts); n != 0 {
+			t.Errorf("%d attempts, want 0", n)
+		}
+	})
+}
