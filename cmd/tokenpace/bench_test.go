@@ -383,9 +383,11 @@ func TestBenchPicksTheServersModel(t *testing.T) {
 
 func TestBenchDetectsABufferingProxy(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t) })
-	sim := simulate.StartLoopback(t, simulate.WithModel("sim", &simulate.Fixed{TTFT: 20 * time.Millisecond, ITL: 2 * time.Millisecond}),
+	// Short replies, so that each buffered response arrives in one read
+	// even on a slow machine, after a long silence.
+	sim := simulate.StartLoopback(t, simulate.WithModel("sim", &simulate.Fixed{TTFT: 200 * time.Millisecond, ITL: 5 * time.Millisecond}),
 		simulate.WithBuffering(true))
-	out := benchJSON(t, t.Context(), 0, "--base-url", sim.URL, "--model", "sim", "--requests", "4", "--concurrency", "2", "--max-tokens", "40")
+	out := benchJSON(t, t.Context(), 0, "--base-url", sim.URL, "--model", "sim", "--requests", "4", "--concurrency", "2", "--max-tokens", "8")
 	if out.Detections["buffering_proxy"] != 4 {
 		t.Errorf("detections = %v, want buffering_proxy=4: every stream arrived in one burst", out.Detections)
 	}
