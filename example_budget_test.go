@@ -120,3 +120,86 @@ func ExampleLatest() {
 	// first superseded: true
 	// second running: true
 }
+
+// Hedging: when the big model has not produced a token after 50 ms, the
+// small one starts in parallel; the first token wins and the loser is
+// cancelled at once.
+func ExampleHedge() {
+	url, stop := startTwoModels()
+	defer stop()
+	client := tokenpace.NewClient(openai.NewClient(option.WithBaseURL(url), option.WithAPIKey("sk-...")))
+
+	router, err := tokenpace.NewRouter(client,
+		tokenpace.Policy{Hedge: tokenpace.Hedge{After: 50 * time.Millisecond}},
+		tokenpace.Route{Target: tokenpace.Target{Name: "big", Model: "big"}},
+		tokenpace.Route{Target: tokenpace.Target{Name: "small", Model: "small"}},
+	)
+	if err != nil {
+		panic(err)
+	}
+	stream := router.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Hi!")},
+	})
+	for stream.Next() {
+	}
+	stream.Close()
+	fmt.Println(stream.Accumulated().Choices[0].Message.Content)
+	for _, a := range stream.Timing().Attempts {
+		fmt.Println("attempt:", a.Target, a.Outcome)
+	}
+	// Output:
+	// Hello from small.
+	// attempt: big hedge_lost
+	// attempt: small won
+}
+
+// Continuation: the big model stalls after five tokens; after 100 ms of
+// silence the call resumes on the small model with the text so far as an
+// assistant prefix, and the caller reads one stream.
+func ExamplePolicy_continue() {
+	sim, err := simulate.NewServer(
+		simulate.WithModel("big", &simulate.Fixed{TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond}),
+		simulate.WithModel("small", &simulate.Fixed{TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond}),
+		simulate.WithReply(func(ri simulate.ReplyInfo) (string, bool) {
+			if ri.Model == "big" {
+				return "One two three four five six seven eight.", true
+			}
+			return " six seven eight.", true // asked to continue
+		}),
+	)
+	if err != nil {
+		panic(err)
+	}
+	srv := httptest.NewServer(sim)
+	defer func() { srv.Close(); sim.Close() }()
+	client := tokenpace.NewClient(openai.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("sk-...")))
+
+	router, err := tokenpace.NewRouter(client,
+		tokenpace.Policy{Budget: tokenpace.Budget{Gap: 100 * time.Millisecond}, Continue: true},
+		tokenpace.Route{Target: tokenpace.Target{Name: "big", Model: "big",
+			Options: []option.RequestOption{option.WithHeader(simulate.FaultHeader, "stall;for=5s;after=5")}}},
+		tokenpace.Route{Target: tokenpace.Target{Name: "small", Model: "small"}},
+	)
+	if err != nil {
+		panic(err)
+	}
+	stream := router.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Count to eight.")},
+	})
+	for stream.Next() {
+	}
+	stream.Close()
+	t := stream.Timing()
+	fmt.Println(stream.Accumulated().Choices[0].Message.Content)
+	fmt.Println("error:", stream.Err())
+	for _, a := range t.Attempts {
+		fmt.Println("attempt:", a.Target, a.Outcome, a.Tokens, "tokens")
+	}
+	fmt.Println("breach:", t.Breaches[0].Target, t.Breaches[0].Phase)
+	// Output:
+	// One two three four five six seven eight.
+	// error: <nil>
+	// attempt: big breached 5 tokens
+	// attempt: small won 3 tokens
+	// breach: big gap
+}
