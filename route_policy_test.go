@@ -197,3 +197,58 @@ func TestCanceledBeforeCall(t *testing.T) {
 		}
 	})
 }
+
+// TestHedgeMax: with Max 2 a second hedge starts after another delay when
+// the first hedge has no token either; the first token wins over both.
+func TestHedgeMax(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := router(t, tokenpace.Policy{Hedge: tokenpace.Hedge{After: 50 * msec, Max: 2}}, []simulate.Option{
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 2 * time.Second}),
+			simulate.WithModel("mid", &simulate.Fixed{TTFT: 2 * time.Second}),
+			simulate.WithModel("small", &simulate.Fixed{TTFT: 30 * msec}),
+		}, route("big"), route("mid"), route("small"))
+		s := r.NewStreaming(context.Background(), chat("big", 3))
+		readAll(t, s)
+		tm := s.Timing()
+		want := []tokenpace.Outcome{tokenpace.OutcomeHedgeLost, tokenpace.OutcomeHedgeLost, tokenpace.OutcomeWon}
+		if got := outcomes(tm); !equal(got, want) {
+			t.Fatalf("outcomes = %v, want %v", got, want)
+		}
+		if got := tm.Attempts[2].Start.Sub(tm.Start); got != 100*msec {
+			t.Errorf("second hedge started at +%v, want +100ms", got)
+		}
+		if got := tm.UserTTFT(); got != 130*msec {
+			t.Errorf("UserTTFT() = %v, want 130ms", got)
+		}
+	})
+}
+
+// TestContinuationOnSlowDecode: the primary decodes at 10 tokens/s, under
+// the 20 tokens/s floor; after the 4-token warm-up the call continues on
+// the small model.
+func TestContinuationOnSlowDecode(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := router(t, tokenpace.Policy{Budget: tokenpace.Budget{MinTPS: 20, Warmup: 4}, Continue: true}, []simulate.Option{
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 50 * msec, ITL: 100 * msec}),
+			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),
+			simulate.WithReply(func(ri simulate.ReplyInfo) (string, bool) {
+				if ri.Model == "big" {
+					return words(1, 10), true
+				}
+				return words(5, 10), true
+			}),
+		}, route("big"), route("small"))
+		s := r.NewStreaming(context.Background(), chat("big", 10))
+		if text, want := readAll(t, s), words(1, 10); text != want {
+			t.Errorf("content = %q, want %q", text, want)
+		}
+		tm := s.Timing()
+		want := []tokenpace.Breach{{Target: "big", Phase: tokenpace.PhaseTPS, Limit: 50 * msec, Observed: 100 * msec}}
+		if !equal(tm.Breaches, want) {
+			t.Errorf("Breaches = %+v, want %+v", tm.Breaches, want)
+		}
+		if got := []int{tm.Attempts[0].Tokens, tm.Attempts[1].Tokens}; !equal(got, []int{4, 6}) {
+			t.Errorf("attempt tokens = %v, want [4 6]", got)
+		}
+	})
+}
