@@ -3,9 +3,12 @@ package tokenpace_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/openai/openai-go/v3"
 
 	"github.com/tokenpace/tokenpace"
 	"github.com/tokenpace/tokenpace/simulate"
@@ -102,6 +105,50 @@ func TestTPMNeverAdmits(t *testing.T) {
 		}
 		if !errors.Is(tm.Attempts[0].Err, tokenpace.ErrAdmission) {
 			t.Errorf("skipped attempt Err = %v, want ErrAdmission", tm.Attempts[0].Err)
+		}
+	})
+}
+
+// TestAdmissionLongPrompt: the primary's TTFT grows with the prompt (50 ms
+// plus 1 ms a token). Once the Router has learnt that, a prompt long
+// enough to miss the 180 ms TTFT budget goes to the fallback at once,
+// while short ones still go to the primary.
+func TestAdmissionLongPrompt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		big := route("big")
+		big.Limit = tokenpace.Limit{RPS: 1000}
+		sched := &simulate.Fixed{ITL: msec, PerRequest: func(r simulate.Request) (time.Duration, time.Duration) {
+			return 50*msec + time.Duration(r.PromptTokens)*msec, 0
+		}}
+		r := router(t, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 180 * msec}}, []simulate.Option{
+			simulate.WithModel("big", sched),
+			simulate.WithModel("small", &simulate.Fixed{TTFT: 30 * msec, ITL: msec}),
+		}, big, route("small"))
+		call := func(words int) *tokenpace.Timing {
+			t.Helper()
+			p := chat("big", 2)
+			p.Messages = []openai.ChatCompletionMessageParamUnion{openai.UserMessage(strings.Repeat("word ", words))}
+			s := r.NewStreaming(context.Background(), p)
+			readAll(t, s)
+			if err := s.Err(); err != nil {
+				t.Fatalf("Err() = %v, want nil", err)
+			}
+			return s.Timing()
+		}
+		for _, n := range []int{10, 40, 80} { // learn: all within budget
+			if tm := call(n); tm.Target != "big" {
+				t.Fatalf("learning call (%d words) answered by %q, want big", n, tm.Target)
+			}
+		}
+		tm := call(1000)
+		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeSkipped, tokenpace.OutcomeWon}; !equal(got, want) {
+			t.Fatalf("long prompt: outcomes = %v, want %v", got, want)
+		}
+		if !errors.Is(tm.Attempts[0].Err, tokenpace.ErrAdmission) || tm.UserTTFT() != 30*msec {
+			t.Errorf("long prompt: skip Err = %v, UserTTFT() = %v, want ErrAdmission, 30ms", tm.Attempts[0].Err, tm.UserTTFT())
+		}
+		if tm := call(20); tm.Target != "big" {
+			t.Errorf("short prompt answered by %q, want big", tm.Target)
 		}
 	})
 }
