@@ -5,8 +5,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -64,25 +66,42 @@ func FuzzStream(f *testing.F) {
 		if step <= 0 || step > 1<<16 {
 			step = 1 << 16
 		}
-		oc := openai.NewClient(option.WithBaseURL("http://fuzz.invalid/v1/"), option.WithAPIKey("x"),
-			option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: rawTransport{body, step}}))
-		c := tokenpace.NewClient(oc, tokenpace.WithMaxLineBytes(1<<12),
-			tokenpace.WithMilestone("x", func(s string) bool { return strings.Contains(s, "x") }))
-		s := c.NewStreaming(context.Background(), chat("m", 5))
-		n := 0
-		for s.Next() {
-			_ = s.Current()
-			n++
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			readAll(t, body, step)
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second): // no input takes near that long: a hang
+			buf := make([]byte, 1<<20)
+			t.Fatalf("stream did not end; goroutines:\n%s", buf[:runtime.Stack(buf, true)])
 		}
-		s.Close()
-		var se *tokenpace.StreamError
-		if err := s.Err(); err != nil && !errors.As(err, &se) {
-			t.Fatalf("Err() = %v (%T), want nil or a *StreamError", err, err)
-		}
-		tm := s.Timing()
-		if tm.End.IsZero() || len(tm.Chunks) > n {
-			t.Fatalf("Timing: End %v, %d chunks for %d delivered", tm.End, len(tm.Chunks), n)
-		}
-		_ = s.Accumulated()
 	})
+}
+
+// readAll streams body, delivered step bytes per read, to its end and
+// checks how it ended.
+func readAll(t *testing.T, body string, step int) {
+	oc := openai.NewClient(option.WithBaseURL("http://fuzz.invalid/v1/"), option.WithAPIKey("x"),
+		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: rawTransport{body, step}}))
+	c := tokenpace.NewClient(oc, tokenpace.WithMaxLineBytes(1<<12),
+		tokenpace.WithMilestone("x", func(s string) bool { return strings.Contains(s, "x") }))
+	s := c.NewStreaming(context.Background(), chat("m", 5))
+	n := 0
+	for s.Next() {
+		_ = s.Current()
+		n++
+	}
+	s.Close()
+	var se *tokenpace.StreamError
+	if err := s.Err(); err != nil && !errors.As(err, &se) {
+		t.Errorf("Err() = %v (%T), want nil or a *StreamError", err, err)
+		return
+	}
+	tm := s.Timing()
+	if tm.End.IsZero() || len(tm.Chunks) > n {
+		t.Errorf("Timing: End %v, %d chunks for %d delivered", tm.End, len(tm.Chunks), n)
+	}
+	_ = s.Accumulated()
 }
