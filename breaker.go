@@ -53,7 +53,28 @@ type BreakerSettings struct {
 	OnStateChange func(target, from, to string)
 }
 
-// breaker is a route's circuit breaker; nil when breakers are disabled.
+// Breaker is a route's circuit breaker, such as one shared by several
+// processes (see Route.Breaker). A *gobreaker.TwoStepCircuitBreaker
+// satisfies it. Implementations must be safe for concurrent use.
+type Breaker interface {
+	// Allow asks to send one request. A non-nil error skips the route
+	// (ErrCircuitOpen). Otherwise done must be called once with the
+	// request's outcome: nil for success, else the error, which counts
+	// as a failure unless BreakerIgnores reports it.
+	Allow() (done func(err error), err error)
+	// State returns the breaker's current state.
+	State() gobreaker.State
+}
+
+// BreakerIgnores reports whether a Router's breaker leaves err out of its
+// counts, neither success nor failure: the caller gave up, the request
+// was never sent or lost a hedge, or the server rejected the request
+// itself (4xx other than 408 and 429). It suits
+// gobreaker.Settings.IsExcluded for a Breaker of one's own.
+func BreakerIgnores(err error) bool { return excludedFromBreaker(err) }
+
+// breaker is a route's own circuit breaker; nil when breakers are
+// disabled.
 type breaker = gobreaker.TwoStepCircuitBreaker[struct{}]
 
 func newBreaker(target string, s BreakerSettings) *breaker {

@@ -187,14 +187,14 @@ func (c *call) admit(tr *try, now time.Time) error {
 		tr.brDone = done
 	}
 	var delay time.Duration
-	if rt.lim != nil {
+	if rt.limited() {
 		tokens := c.promptTokens()
 		if c.params.MaxTokens.Valid() {
 			tokens += int(c.params.MaxTokens.Value)
 		} else if c.params.MaxCompletionTokens.Valid() {
 			tokens += int(c.params.MaxCompletionTokens.Value)
 		}
-		res, d, ok := rt.lim.reserve(now, tokens)
+		res, d, ok := rt.reserve(now, tokens)
 		last := c.next == len(c.r.routes)
 		if !ok {
 			c.notSent(tr)

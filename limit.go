@@ -43,6 +43,19 @@ func (l Limit) validate() error {
 	return nil
 }
 
+// Limiter is a route's rate limit, such as one shared by several
+// processes (see Route.Limiter). Implementations must be safe for
+// concurrent use.
+type Limiter interface {
+	// Reserve reserves capacity at now for one request of tokens tokens
+	// (prompt estimate plus max_tokens) and returns how long the request
+	// must wait before it is sent, and cancel, which gives the capacity
+	// back when the request is not sent after all. A non-nil error means
+	// the request can never be admitted: the route is skipped
+	// (ErrAdmission).
+	Reserve(now time.Time, tokens int) (delay time.Duration, cancel func(now time.Time), err error)
+}
+
 // limiter enforces a Limit. A nil *limiter admits everything at once.
 type limiter struct {
 	rps, tpm *rate.Limiter
@@ -69,6 +82,7 @@ func newLimiter(l Limit) *limiter {
 // reservation is capacity reserved for one request.
 type reservation struct {
 	rps, tpm *rate.Reservation
+	shared   func(time.Time) // a Limiter's cancel; nil for none
 }
 
 // reserve reserves capacity at now for a request of tokens tokens and
@@ -95,10 +109,29 @@ func (l *limiter) reserve(now time.Time, tokens int) (res reservation, delay tim
 
 // cancel gives the reserved capacity back, as far as it was not used.
 func (r reservation) cancel(now time.Time) {
+	if r.shared != nil {
+		r.shared(now)
+	}
 	if r.rps != nil {
 		r.rps.CancelAt(now)
 	}
 	if r.tpm != nil && r.tpm.OK() {
 		r.tpm.CancelAt(now)
 	}
+}
+
+// limited reports whether rt has a rate limit.
+func (rt *route) limited() bool { return rt.lim != nil || rt.Limiter != nil }
+
+// reserve reserves capacity on rt's Limiter, or else its Limit, as
+// limiter.reserve does.
+func (rt *route) reserve(now time.Time, tokens int) (res reservation, delay time.Duration, ok bool) {
+	if rt.Limiter == nil {
+		return rt.lim.reserve(now, tokens)
+	}
+	d, cancel, err := rt.Limiter.Reserve(now, tokens)
+	if err != nil {
+		return reservation{}, 0, false
+	}
+	return reservation{shared: cancel}, max(d, 0), true
 }

@@ -23,6 +23,15 @@ type Route struct {
 	// Validator checks the route's finished output; nil means the
 	// Policy's.
 	Validator Validator
+	// Breaker, if set, is the route's circuit breaker instead of one made
+	// from Policy.Breaker, which then does not apply to this route: for
+	// instance a breaker shared by replicas (package fleet). Nil means
+	// the route's own breaker.
+	Breaker Breaker
+	// Limiter, if set, is the route's rate limit instead of Limit: for
+	// instance a limit shared by replicas (package fleet). Nil means
+	// Limit.
+	Limiter Limiter
 }
 
 // Policy says what a Router does when a route is slow, failing or wrong.
@@ -126,7 +135,7 @@ type Router struct {
 type route struct {
 	Route
 	budget Budget // merged with the Policy's
-	br     *breaker
+	br     Breaker
 	lim    *limiter
 	pred   predictor
 }
@@ -162,8 +171,13 @@ func NewRouter(c *Client, p Policy, routes ...Route) (*Router, error) {
 		x := &route{
 			Route:  rt,
 			budget: rt.Budget.merge(p.Budget),
-			br:     newBreaker(rt.Name, p.Breaker),
+			br:     rt.Breaker,
 			lim:    newLimiter(rt.Limit),
+		}
+		if x.br == nil {
+			if b := newBreaker(rt.Name, p.Breaker); b != nil {
+				x.br = b
+			}
 		}
 		r.routes = append(r.routes, x)
 		r.byName[rt.Name] = x
