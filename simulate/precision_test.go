@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -156,9 +157,23 @@ func TestOnlinePrecision(t *testing.T) {
 	if os.Getenv(precisionEnv) == "" {
 		t.Skipf("set %s=1 to measure (takes about 30 s)", precisionEnv)
 	}
+	counts, modes := []int{1, 256}, []string{"sim", "sleep"}
+	if v := os.Getenv("TOKENPACE_PRECISION_STREAMS"); v != "" {
+		counts = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 1 {
+				t.Fatalf("TOKENPACE_PRECISION_STREAMS=%q: want stream counts such as 1,256", v)
+			}
+			counts = append(counts, n)
+		}
+	}
+	if v := os.Getenv("TOKENPACE_PRECISION_MODES"); v != "" {
+		modes = strings.Split(v, ",")
+	}
 	var rows []precisionResult
-	for _, streams := range []int{1, 256} {
-		for _, mode := range []string{"sim", "sleep"} {
+	for _, streams := range counts {
+		for _, mode := range modes {
 			rows = append(rows, measurePrecision(t, mode, streams))
 		}
 	}
