@@ -97,7 +97,7 @@ func startAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *atte
 		if a.call() {
 			a.readBody()
 		}
-		close(a.done)
+		a.release()
 	}()
 	return a
 }
@@ -108,14 +108,20 @@ func startAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *atte
 func callAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attempt {
 	a := newAttempt(ctx, spec, ev)
 	if !a.call() {
-		close(a.done)
+		a.release()
 		return a
 	}
 	go func() {
 		a.readBody()
-		close(a.done)
+		a.release()
 	}()
 	return a
+}
+
+// release frees the attempt's context once it has ended and marks it done.
+func (a *attempt) release() {
+	a.cancel(nil)
+	close(a.done)
 }
 
 func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attempt {

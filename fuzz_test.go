@@ -69,7 +69,7 @@ func FuzzStream(f *testing.F) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			readAll(t, body, step)
+			fuzzRead(t, body, step)
 		}()
 		select {
 		case <-done:
@@ -80,9 +80,9 @@ func FuzzStream(f *testing.F) {
 	})
 }
 
-// readAll streams body, delivered step bytes per read, to its end and
+// fuzzRead streams body, delivered step bytes per read, to its end and
 // checks how it ended.
-func readAll(t *testing.T, body string, step int) {
+func fuzzRead(t *testing.T, body string, step int) {
 	oc := openai.NewClient(option.WithBaseURL("http://fuzz.invalid/v1/"), option.WithAPIKey("x"),
 		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: rawTransport{body, step}}))
 	c := tokenpace.NewClient(oc, tokenpace.WithMaxLineBytes(1<<12),
