@@ -22,18 +22,40 @@ func (u usage) append(b []byte) []byte {
 	return append(b, `}}`...)
 }
 
-// appendString appends s as a JSON string. Printable ASCII without quotes
-// or backslashes (generated text) is copied as is; anything else goes
-// through encoding/json.
+// appendString appends s as a JSON string. Printable ASCII, line breaks
+// and tabs (generated text) are copied here, quotes, backslashes and
+// control characters escaped as encoding/json escapes them; a string with
+// anything else goes through encoding/json.
 func appendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+		if c := s[i]; (c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c > 0x7e {
 			q, _ := json.Marshal(s) // a string always marshals
 			return append(b, q...)
 		}
 	}
 	b = append(b, '"')
-	b = append(b, s...)
+	start := 0
+	for i := 0; i < len(s); i++ {
+		var esc string
+		switch s[i] {
+		case '"':
+			esc = `\"`
+		case '\\':
+			esc = `\\`
+		case '\n':
+			esc = `\n`
+		case '\r':
+			esc = `\r`
+		case '\t':
+			esc = `\t`
+		default:
+			continue
+		}
+		b = append(b, s[start:i]...)
+		b = append(b, esc...)
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }
 

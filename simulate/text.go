@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -28,8 +29,8 @@ type generator struct {
 	left         int // tokens still to make
 	sentenceLeft int // words left in the sentence
 	sentences    int
-	sep          string // before the next word
-	capital      bool   // the next word starts a sentence
+	sep          int  // before the next word: sepNone, sepSpace or sepLine
+	capital      bool // the next word starts a sentence
 }
 
 func newGenerator(rng *rand.Rand, n int) *generator {
@@ -37,29 +38,67 @@ func newGenerator(rng *rand.Rand, n int) *generator {
 }
 
 // next returns the next token; it must not be called more than n times.
+// Tokens come from a table made once, so making one allocates nothing.
 func (g *generator) next() string {
-	w := vocabulary[g.rng.IntN(len(vocabulary))]
-	if g.capital {
-		w = strings.ToUpper(w[:1]) + w[1:]
-		g.capital = false
-	}
+	i := g.rng.IntN(len(vocabulary))
+	capital := g.capital
+	g.capital = false
 	g.left--
 	g.sentenceLeft--
-	if g.sentenceLeft == 0 || g.left == 0 {
-		w += "."
-	}
-	tok := g.sep + w
-	g.sep = " "
+	stop := g.sentenceLeft == 0 || g.left == 0
+	tok := tokenForms()[g.sep][formIndex(capital, stop)][i]
+	g.sep = sepSpace
 	if g.sentenceLeft == 0 {
 		g.sentences++
 		g.sentenceLeft = 6 + g.rng.IntN(9)
 		g.capital = true
 		if g.sentences%3 == 0 {
-			g.sep = "\n"
+			g.sep = sepLine
 		}
 	}
 	return tok
 }
+
+// What comes before a generated word.
+const (
+	sepNone  = iota // the reply's first word
+	sepSpace        // " "
+	sepLine         // "\n", after every third sentence
+)
+
+// formIndex numbers the four forms of a word: capitalised or not, with a
+// full stop or not.
+func formIndex(capital, stop bool) int {
+	i := 0
+	if capital {
+		i |= 1
+	}
+	if stop {
+		i |= 2
+	}
+	return i
+}
+
+// tokenForms returns every token the generator can make, by separator,
+// form and word.
+var tokenForms = sync.OnceValue(func() (t [3][4][]string) {
+	seps := [3]string{sepNone: "", sepSpace: " ", sepLine: "\n"}
+	for s, sep := range seps {
+		for f := range 4 {
+			t[s][f] = make([]string, len(vocabulary))
+			for i, w := range vocabulary {
+				if f&1 != 0 {
+					w = strings.ToUpper(w[:1]) + w[1:]
+				}
+				if f&2 != 0 {
+					w += "."
+				}
+				t[s][f][i] = sep + w
+			}
+		}
+	}
+	return t
+})
 
 // generate returns all n tokens of a generator.
 func generate(rng *rand.Rand, n int) []string {

@@ -111,3 +111,46 @@ func TestReplyTextTake(t *testing.T) {
 		t.Errorf("after 15 tokens asked of 10: pos %d, %d, want 10 and nothing more", held.pos, lazy.pos)
 	}
 }
+
+// TestGeneratorTokens checks the generator's token table against the
+// straightforward construction of each token: separator, word capitalised
+// at a sentence start, full stop at a sentence end.
+func TestGeneratorTokens(t *testing.T) {
+	const n = 500
+	g := newGenerator(rand.New(rand.NewPCG(7, 9)), n)
+	rng := rand.New(rand.NewPCG(7, 9))
+	left, sentenceLeft, sentences := n, 6+rng.IntN(9), 0
+	sep, capital := "", true
+	for k := range n {
+		w := vocabulary[rng.IntN(len(vocabulary))]
+		if capital {
+			w = strings.ToUpper(w[:1]) + w[1:]
+			capital = false
+		}
+		left--
+		sentenceLeft--
+		if sentenceLeft == 0 || left == 0 {
+			w += "."
+		}
+		want := sep + w
+		sep = " "
+		if sentenceLeft == 0 {
+			sentences++
+			sentenceLeft = 6 + rng.IntN(9)
+			capital = true
+			if sentences%3 == 0 {
+				sep = "\n"
+			}
+		}
+		if got := g.next(); got != want {
+			t.Fatalf("token %d = %q, want %q", k, got, want)
+		}
+	}
+}
+
+func TestGeneratorAllocs(t *testing.T) {
+	g := newGenerator(rand.New(rand.NewPCG(1, 2)), 1<<20)
+	if n := testing.AllocsPerRun(1000, func() { g.next() }); n != 0 {
+		t.Errorf("allocations per generated token = %v, want 0", n)
+	}
+}
