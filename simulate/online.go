@@ -16,6 +16,7 @@ import (
 type driver struct {
 	sched Scheduler
 	epoch time.Time
+	alarm alarm // owned by the loop; closed when it exits
 
 	adds    chan driverAdd
 	cancels chan uint64
@@ -31,11 +32,13 @@ type driverAdd struct {
 	at   time.Time // when the request reaches the engine
 }
 
-// newDriver starts the driver's goroutine; call close to stop it.
-func newDriver(s Scheduler) *driver {
+// newDriver starts the driver's goroutine, which waits on a; call close to
+// stop it.
+func newDriver(s Scheduler, a alarm) *driver {
 	d := &driver{
 		sched:   s,
 		epoch:   time.Now(),
+		alarm:   a,
 		adds:    make(chan driverAdd),
 		cancels: make(chan uint64),
 		stats:   make(chan chan Stats),
@@ -103,20 +106,19 @@ func (d *driver) loop() {
 			delete(sinks, e.ID)
 		}
 	}
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
+	defer d.alarm.close()
 	armed := false
-	var armedAt time.Duration // the event the timer is set for
+	var armedAt time.Duration // the event the alarm is set for
 	for {
 		var fire <-chan time.Time
 		if at, ok := d.sched.Next(); ok {
 			if !armed || at != armedAt {
-				timer.Reset(time.Until(d.epoch.Add(at)))
+				d.alarm.reset(time.Until(d.epoch.Add(at)))
 				armed, armedAt = true, at
 			}
-			fire = timer.C
+			fire = d.alarm.c()
 		} else if armed {
-			timer.Stop()
+			d.alarm.stop()
 			armed = false
 		}
 		select {
@@ -133,8 +135,15 @@ func (d *driver) loop() {
 		case <-fire:
 			armed = false
 			t := now(time.Now())
-			if at, ok := d.sched.Next(); ok && at > t {
-				// A timer is never early on the driver's own clock,
+			at, ok := d.sched.Next()
+			if ok && at > t+time.Microsecond {
+				// The value of an earlier setting (a precise timer
+				// can deliver one after a reset): nothing is due yet,
+				// so set the alarm again.
+				continue
+			}
+			if ok && at > t {
+				// An alarm is never early on the driver's own clock,
 				// but the scheduler's time and the clock's are both
 				// exact only to the nanosecond; run the step anyway.
 				t = at
@@ -142,7 +151,7 @@ func (d *driver) loop() {
 			d.sched.AdvanceTo(t, emit)
 			last = t
 		case <-d.done:
-			timer.Stop()
+			d.alarm.stop()
 			return
 		}
 	}

@@ -26,16 +26,19 @@ import (
 // CPU time (getrusage of the child) is the server's alone. Each chunk's
 // arrival is compared with its schedule, send time + TTFT + k·ITL; the
 // streams start 2 ms apart, and all run at once for most of the test. The
-// baseline in the same run is a server that sleeps token after token
-// (relative sleeps), as common simulators do.
+// servers: "sim" (the default Server), "precise" (WithPreciseTimer) and,
+// as the baseline in the same run, "sleep", a server that sleeps token
+// after token (relative sleeps), as common simulators do.
 //
 //	TOKENPACE_PRECISION=1 go test -run TestOnlinePrecision -v ./simulate/
 //
+// TOKENPACE_PRECISION_STREAMS (default "1,256") and
+// TOKENPACE_PRECISION_MODES (default "sim,precise,sleep") select the runs;
 // TOKENPACE_PRECISION_SERVER_PROCS sets the server's GOMAXPROCS;
 // TOKENPACE_PRECISION_PROFILE=path writes its CPU profile to path.MODE.
 const (
 	precisionEnv = "TOKENPACE_PRECISION"
-	serveEnv     = "TOKENPACE_PRECISION_SERVE" // "sim" or "sleep": be the child server
+	serveEnv     = "TOKENPACE_PRECISION_SERVE" // "sim", "precise" or "sleep": be the child server
 	precTTFT     = 30 * time.Millisecond
 	precITL      = 30 * time.Millisecond
 	precTokens   = 100
@@ -54,8 +57,9 @@ func TestPrecisionServer(t *testing.T) {
 	}
 	var h http.Handler
 	switch mode {
-	case "sim":
-		s, err := simulate.NewServer(simulate.WithModel("m", &simulate.Fixed{TTFT: precTTFT, ITL: precITL}))
+	case "sim", "precise":
+		s, err := simulate.NewServer(simulate.WithModel("m", &simulate.Fixed{TTFT: precTTFT, ITL: precITL}),
+			simulate.WithPreciseTimer(mode == "precise"))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -157,7 +161,7 @@ func TestOnlinePrecision(t *testing.T) {
 	if os.Getenv(precisionEnv) == "" {
 		t.Skipf("set %s=1 to measure (takes about 30 s)", precisionEnv)
 	}
-	counts, modes := []int{1, 256}, []string{"sim", "sleep"}
+	counts, modes := []int{1, 256}, []string{"sim", "precise", "sleep"}
 	if v := os.Getenv("TOKENPACE_PRECISION_STREAMS"); v != "" {
 		counts = nil
 		for _, f := range strings.Split(v, ",") {
@@ -267,7 +271,7 @@ func measurePrecision(t *testing.T, mode string, streams int) precisionResult {
 	close(start)
 	wg.Wait()
 	var late string
-	if mode == "sim" {
+	if mode != "sleep" {
 		late = serverLateness(t, client, base+"/metrics")
 	}
 	client.CloseIdleConnections()
