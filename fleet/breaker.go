@@ -1,0 +1,166 @@
+package fleet
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/sony/gobreaker/v2"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// Breaker is a circuit breaker shared by every process that makes one
+// with the same name on the same Redis: a
+// gobreaker.DistributedCircuitBreaker whose state lives in a Store. Set it
+// as a tokenpace.Route's Breaker; failures seen by any replica count
+// towards opening it, and once open it skips the route in every replica.
+//
+// Allow reads the shared state: open skips the route; closed and
+// half-open let the request through. The request's outcome is recorded
+// when it ends, under the Store's lock. While the breaker is half-open,
+// every replica lets requests through (the probe limit,
+// HalfOpenRequests, counts outcomes, not requests in flight): the first
+// failure reopens it, HalfOpenRequests successes close it.
+//
+// When Redis cannot be reached the breaker fails open: Allow lets every
+// request through, outcomes are not recorded, State reports closed, and
+// the error goes to WithErrorHandler. A shared state that disappeared (a
+// Redis restart without persistence) is recreated, closed.
+//
+// A Breaker is safe for concurrent use.
+type Breaker struct {
+	store *Store
+	st    gobreaker.Settings
+
+	mu  sync.Mutex
+	dcb *gobreaker.DistributedCircuitBreaker[struct{}] // nil until the shared state is reached
+}
+
+var _ tokenpace.Breaker = (*Breaker)(nil)
+
+// NewBreaker returns the shared breaker name on rdb, configured as a
+// Router configures its own from s (thresholds, timeout, half-open
+// probes, interval; s.OnStateChange is called with name in the process
+// that makes the change). Every replica must give the same name and
+// settings. It does not contact Redis; the shared state is created on
+// first use. It fails when s.Disabled is set.
+func NewBreaker(rdb redis.UniversalClient, name string, s tokenpace.BreakerSettings, opts ...Option) (*Breaker, error) {
+	if rdb == nil {
+		return nil, errors.New("fleet: NewBreaker needs a Redis client")
+	}
+	if name == "" {
+		return nil, errors.New("fleet: NewBreaker needs a name")
+	}
+	if s.Disabled {
+		return nil, errors.New("fleet: BreakerSettings.Disabled: leave Route.Breaker nil instead")
+	}
+	failures := s.Failures
+	if failures == 0 {
+		failures = tokenpace.DefaultBreakerFailures
+	}
+	trip := s.ReadyToTrip
+	if trip == nil {
+		trip = func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= failures }
+	}
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = tokenpace.DefaultBreakerTimeout
+	}
+	st := gobreaker.Settings{
+		Name:        name,
+		MaxRequests: s.HalfOpenRequests,
+		Interval:    s.Interval,
+		Timeout:     timeout,
+		ReadyToTrip: trip,
+		IsExcluded:  tokenpace.BreakerIgnores,
+	}
+	if f := s.OnStateChange; f != nil {
+		st.OnStateChange = func(name string, from, to gobreaker.State) { f(name, from.String(), to.String()) }
+	}
+	return &Breaker{store: NewStore(rdb, opts...), st: st}, nil
+}
+
+// shared returns the distributed breaker, creating the shared state if
+// needed.
+func (b *Breaker) shared() (*gobreaker.DistributedCircuitBreaker[struct{}], error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dcb == nil {
+		dcb, err := gobreaker.NewDistributedCircuitBreaker[struct{}](b.store, b.st)
+		if err != nil {
+			return nil, err
+		}
+		b.dcb = dcb
+	}
+	return b.dcb, nil
+}
+
+// fail reports a Redis error; a missing shared state is recreated next
+// time.
+func (b *Breaker) fail(err error) {
+	if errors.Is(err, gobreaker.ErrNoSharedState) {
+		b.mu.Lock()
+		b.dcb = nil
+		b.mu.Unlock()
+		err = errors.New("fleet: breaker " + b.st.Name + ": shared state unreachable or missing")
+	}
+	b.store.cfg.report(err)
+}
+
+// Allow implements tokenpace.Breaker: it returns gobreaker.ErrOpenState
+// while the shared breaker is open.
+func (b *Breaker) Allow() (done func(err error), err error) {
+	if s, err := b.state(); err == nil && s == gobreaker.StateOpen {
+		return nil, gobreaker.ErrOpenState
+	}
+	return b.record, nil
+}
+
+// record adds a request's outcome to the shared counts.
+func (b *Breaker) record(outcome error) {
+	dcb, err := b.shared()
+	if err != nil {
+		b.fail(err)
+		return
+	}
+	if outcome != nil {
+		outcome = &outcomeError{outcome}
+	}
+	_, err = dcb.Execute(func() (struct{}, error) { return struct{}{}, outcome })
+	var oe *outcomeError
+	switch {
+	case err == nil, errors.As(err, &oe), errors.Is(err, gobreaker.ErrOpenState), errors.Is(err, gobreaker.ErrTooManyRequests):
+		// Recorded, or dropped because the breaker opened meanwhile or
+		// already has its half-open outcomes.
+	default:
+		b.fail(err)
+	}
+}
+
+// state returns the shared state, reporting errors.
+func (b *Breaker) state() (gobreaker.State, error) {
+	dcb, err := b.shared()
+	if err == nil {
+		var s gobreaker.State
+		if s, err = dcb.State(); err == nil {
+			return s, nil
+		}
+	}
+	b.fail(err)
+	return gobreaker.StateClosed, err
+}
+
+// State implements tokenpace.Breaker: the shared state, or
+// gobreaker.StateClosed when Redis cannot be reached.
+func (b *Breaker) State() gobreaker.State {
+	s, _ := b.state()
+	return s
+}
+
+// outcomeError carries a request's failure through Execute, so that it is
+// told apart from the Store's errors.
+type outcomeError struct{ err error }
+
+func (e *outcomeError) Error() string { return e.err.Error() }
+func (e *outcomeError) Unwrap() error { return e.err }

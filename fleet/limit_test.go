@@ -1,0 +1,132 @@
+package fleet_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/fleet"
+)
+
+// reserve reserves tokens on l and fails t on an error.
+func reserve(t *testing.T, l *fleet.Limiter, tokens int) (time.Duration, func(time.Time)) {
+	t.Helper()
+	d, cancel, err := l.Reserve(time.Now(), tokens)
+	if err != nil {
+		t.Fatalf("Reserve(%d) error = %v, want nil", tokens, err)
+	}
+	return d, cancel
+}
+
+// replicas returns n Limiters of the same name on srv, each with its own
+// client, as n processes would have.
+func replicas(t *testing.T, srv *redisServer, n int, l tokenpace.Limit) []*fleet.Limiter {
+	t.Helper()
+	var out []*fleet.Limiter
+	for range n {
+		lim, err := fleet.NewLimiter(srv.client(t), "route-a", l)
+		if err != nil {
+			t.Fatalf("NewLimiter(%+v) error = %v", l, err)
+		}
+		out = append(out, lim)
+	}
+	return out
+}
+
+func TestLimiterSharedTPM(t *testing.T) {
+	srv := startRedis(t)
+	rs := replicas(t, srv, 2, tokenpace.Limit{TPM: 1000})
+	a, b := rs[0], rs[1]
+	if d, _ := reserve(t, a, 600); d != 0 {
+		t.Fatalf("a.Reserve(600) on a fresh limit = %v, want 0", d)
+	}
+	// Each replica alone would admit 600 of its 1000 at once; the fleet
+	// has 400 left, so b's 600 waits for 200 tokens (12 s at 1000/min).
+	d, cancel := reserve(t, b, 600)
+	if d <= 0 || d > 12*time.Second {
+		t.Fatalf("b.Reserve(600) after a's 600 = %v, want in (0, 12s]", d)
+	}
+	cancel(time.Now())
+	cancel(time.Now()) // acts once
+	if d, _ := reserve(t, b, 400); d != 0 {
+		t.Fatalf("b.Reserve(400) after the cancelled 600 = %v, want 0", d)
+	}
+	if d, _ := reserve(t, a, 1); d <= 0 {
+		t.Fatalf("a.Reserve(1) with the minute used up = %v, want a wait", d)
+	}
+}
+
+func TestLimiterSharedRPS(t *testing.T) {
+	srv := startRedis(t)
+	rs := replicas(t, srv, 3, tokenpace.Limit{RPS: 1, Burst: 2})
+	var waits []time.Duration
+	for _, l := range rs {
+		d, _ := reserve(t, l, 10)
+		waits = append(waits, d)
+	}
+	if waits[0] != 0 || waits[1] != 0 || waits[2] <= 0 || waits[2] > time.Second {
+		t.Fatalf("waits of three replicas at 1 rps, burst 2 = %v, want [0 0 (0,1s]]", waits)
+	}
+}
+
+func TestLimiterTooLarge(t *testing.T) {
+	srv := startRedis(t)
+	l := replicas(t, srv, 1, tokenpace.Limit{RPS: 5, TPM: 1000})[0]
+	if _, _, err := l.Reserve(time.Now(), 1001); !errors.Is(err, fleet.ErrTooLarge) {
+		t.Fatalf("Reserve(1001) on TPM 1000 error = %v, want ErrTooLarge", err)
+	}
+	// The refusal took nothing, not even the request of the RPS bucket.
+	for i := range 5 {
+		if d, _ := reserve(t, l, 100); d != 0 {
+			t.Fatalf("Reserve #%d after a refusal = %v, want 0", i, d)
+		}
+	}
+}
+
+func TestNewLimiterInvalid(t *testing.T) {
+	srv := startRedis(t)
+	rdb := srv.client(t)
+	tests := []struct {
+		name  string
+		limit tokenpace.Limit
+	}{
+		{"none", tokenpace.Limit{}},
+		{"negative RPS", tokenpace.Limit{RPS: -1}},
+		{"negative TPM", tokenpace.Limit{TPM: -1}},
+		{"negative burst", tokenpace.Limit{RPS: 1, Burst: -1}},
+	}
+	for _, tt := range tests {
+		if _, err := fleet.NewLimiter(rdb, "x", tt.limit); err == nil {
+			t.Errorf("NewLimiter(%s %+v) error = nil, want an error", tt.name, tt.limit)
+		}
+	}
+	if _, err := fleet.NewLimiter(nil, "x", tokenpace.Limit{RPS: 1}); err == nil {
+		t.Errorf("NewLimiter(nil client) error = nil, want an error")
+	}
+	if _, err := fleet.NewLimiter(rdb, "", tokenpace.Limit{RPS: 1}); err == nil {
+		t.Errorf("NewLimiter(empty name) error = nil, want an error")
+	}
+}
+
+func TestLimiterRedisDown(t *testing.T) {
+	srv := startRedis(t)
+	var errs []error
+	l, err := fleet.NewLimiter(srv.client(t), "a", tokenpace.Limit{TPM: 100},
+		fleet.WithErrorHandler(func(err error) { errs = append(errs, err) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.stop()
+	if _, _, err := l.Reserve(time.Now(), 101); !errors.Is(err, fleet.ErrTooLarge) {
+		t.Fatalf("Reserve(101) on TPM 100 with Redis down error = %v, want ErrTooLarge", err)
+	}
+	d, cancel, err := l.Reserve(time.Now(), 100)
+	if d != 0 || err != nil {
+		t.Fatalf("Reserve with Redis down = %v, %v, want 0, nil (fail open)", d, err)
+	}
+	cancel(time.Now())
+	if len(errs) != 1 {
+		t.Fatalf("errors reported with Redis down = %v, want one", errs)
+	}
+}
