@@ -79,7 +79,12 @@ func (a *attempt) clientTrace(i int) *httptrace.ClientTrace {
 	set := func(f func(h *HTTPAttempt)) {
 		a.mu.Lock()
 		if !a.ended { // a dial may outlive its request
-			f(&a.t.HTTP[i])
+			h := &a.t.HTTP[i]
+			f(h)
+			if i == len(a.t.HTTP)-1 {
+				// The writer may report after the response arrived.
+				a.t.WroteRequest, a.t.Conn = h.WroteRequest, h.Conn
+			}
 		}
 		a.mu.Unlock()
 	}

@@ -60,8 +60,9 @@ type attempt struct {
 	spec   attemptSpec
 	ev     attemptEvents
 	parent context.Context // the caller's context
-	ctx    context.Context // parent, cancelled by stop
+	ctx    context.Context // parent's values; cancelled by stop or with parent
 	cancel context.CancelCauseFunc
+	unhook func() bool // stops cancelling ctx with parent
 
 	// Owned by the goroutine that calls, then by the reader goroutine.
 	stream *ssestream.Stream[openai.ChatCompletionChunk]
@@ -94,9 +95,11 @@ func (a *attempt) sent() time.Time { return a.t.Sent }
 func startAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attempt {
 	a := newAttempt(ctx, spec, ev)
 	go func() {
-		if a.call() {
-			a.readBody()
+		if !a.call() {
+			a.release()
+			return
 		}
+		a.closeBody(a.readBody())
 		a.release()
 	}()
 	return a
@@ -112,15 +115,16 @@ func callAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attem
 		return a
 	}
 	go func() {
-		a.readBody()
+		a.closeBody(a.readBody())
 		a.release()
 	}()
 	return a
 }
 
-// release frees the attempt's context once it has ended and marks it done.
+// release stops following the caller's context once the attempt has
+// ended, and marks it done.
 func (a *attempt) release() {
-	a.cancel(nil)
+	a.unhook()
 	close(a.done)
 }
 
@@ -134,7 +138,12 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 		done:    make(chan struct{}),
 		wake:    make(chan struct{}, 1),
 	}
-	a.ctx, a.cancel = context.WithCancelCause(ctx)
+	// The attempt's context takes the caller's values and cancellation but
+	// is not registered with the caller's context: a clean end then
+	// neither leaks it into a long-lived parent nor cancels the request,
+	// which would keep the transport from reusing the connection.
+	a.ctx, a.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
+	a.unhook = context.AfterFunc(ctx, func() { a.cancel(context.Cause(ctx)) })
 	a.t = Timing{
 		Target: spec.name,
 		Model:  spec.params.Model,
@@ -169,17 +178,37 @@ func (a *attempt) call() bool {
 	return true
 }
 
-// readBody reads the event stream to its end, then ends the attempt.
-func (a *attempt) readBody() {
-	defer a.stream.Close()
-	body := a.res.Body
+// readBody reads the event stream to its end, then ends the attempt. It
+// returns the body, still open, and whether the stream ended cleanly.
+func (a *attempt) readBody() (body io.Reader, clean bool) {
+	body = a.res.Body
 	if a.body == nil {
 		// A middleware replaced the response: stamp the body it returned.
-		a.body = &arrivalBody{ReadCloser: body, before: a.flush}
+		a.body = &arrivalBody{ReadCloser: a.res.Body, before: a.flush}
 		body = a.body
 	}
 	at, err := a.read(body)
 	a.end(err, at)
+	return body, err == nil
+}
+
+// After [DONE], closeBody reads at most drainBytes for at most drainWait.
+const (
+	drainBytes = 4 << 10
+	drainWait  = 100 * time.Millisecond
+)
+
+// closeBody closes the response. After a clean end it first reads what
+// remains of the body (the end of the chunked encoding, which may arrive
+// just after [DONE]), within limits, so that the transport can reuse the
+// connection: it does not for a body closed before its end.
+func (a *attempt) closeBody(body io.Reader, clean bool) {
+	if clean {
+		timer := time.AfterFunc(drainWait, func() { _ = a.stream.Close() })
+		_, _ = io.Copy(io.Discard, io.LimitReader(body, drainBytes))
+		timer.Stop()
+	}
+	_ = a.stream.Close()
 }
 
 // read decodes events until the stream ends, delivering each chunk. It
@@ -391,10 +420,10 @@ func (a *attempt) timing() *Timing {
 // caller's context passes through unchanged; a stop by the consumer or a
 // policy reports its cause.
 func (a *attempt) failure(kind ErrorKind, detail string, err error) error {
+	if perr := a.parent.Err(); perr != nil {
+		return perr
+	}
 	if a.ctx.Err() != nil {
-		if perr := a.parent.Err(); perr != nil {
-			return perr
-		}
 		return context.Cause(a.ctx)
 	}
 	return &StreamError{Kind: kind, Target: a.spec.name, Detail: detail, Err: err}

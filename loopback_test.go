@@ -12,13 +12,14 @@ import (
 	"github.com/tokenpace/tokenpace/simulate"
 )
 
-// TestLoopbackConnection checks, over real TCP, the connection breakdown:
-// the first request dials, the second reuses the connection.
+// TestLoopbackConnection checks, over real TCP, the connection breakdown of
+// a first request, which dials, and of a second one, which reuses the
+// connection unless the transport had not got it back yet.
 func TestLoopbackConnection(t *testing.T) {
 	ts := simulate.StartLoopback(t, simulate.WithModel("m", &simulate.Fixed{TTFT: time.Millisecond, ITL: time.Millisecond}))
 	c := tokenpace.NewClient(openai.NewClient(option.WithBaseURL(ts.URL), option.WithHTTPClient(ts.Client),
 		option.WithAPIKey("x"), option.WithMaxRetries(0)))
-	for i, wantReused := range []bool{false, true} {
+	for i := range 2 {
 		s := c.NewStreaming(context.Background(), chat("m", 3))
 		drain(t, s, 0)
 		s.Close()
@@ -26,14 +27,16 @@ func TestLoopbackConnection(t *testing.T) {
 			t.Fatalf("request %d: Err() = %v", i, err)
 		}
 		tm := s.Timing()
-		if tm.Conn.Reused != wantReused {
-			t.Errorf("request %d: Conn.Reused = %v, want %v", i, tm.Conn.Reused, wantReused)
+		if i == 0 && (tm.Conn.Reused || tm.Conn.Connect <= 0) {
+			t.Errorf("request 0: Conn = %+v, want a dial", tm.Conn)
 		}
-		if dialed := tm.Conn.Connect > 0; dialed == wantReused {
-			t.Errorf("request %d: Conn.Connect = %v, want a dial only on a new connection", i, tm.Conn.Connect)
+		if !tm.Conn.Reused && tm.Conn.Connect <= 0 {
+			t.Errorf("request %d: Conn = %+v: a new connection without a dial", i, tm.Conn)
 		}
-		if tm.WroteRequest.IsZero() || tm.WroteRequest.Before(tm.Sent) || tm.Headers.Before(tm.WroteRequest) {
-			t.Errorf("request %d: Sent %v, WroteRequest %v, Headers %v: want them in order", i, tm.Sent, tm.WroteRequest, tm.Headers)
+		// The transport reports the write from its own goroutine, possibly
+		// after the response headers: only its order with Sent is sure.
+		if tm.WroteRequest.IsZero() || tm.WroteRequest.Before(tm.Sent) || tm.Headers.Before(tm.Sent) {
+			t.Errorf("request %d: Sent %v, WroteRequest %v, Headers %v: want both after Sent", i, tm.Sent, tm.WroteRequest, tm.Headers)
 		}
 		if len(tm.Chunks) != 3 || tm.OutputTokens != 3 {
 			t.Errorf("request %d: %d chunks, %d tokens, want 3, 3", i, len(tm.Chunks), tm.OutputTokens)
