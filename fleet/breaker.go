@@ -87,6 +87,11 @@ func (b *Breaker) shared() (*gobreaker.DistributedCircuitBreaker[struct{}], erro
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.dcb == nil {
+		// Reach Redis once first: gobreaker retries a failed lock for
+		// seconds, which is for contention, not for an outage.
+		if _, err := b.store.GetData("gobreaker:state:" + b.st.Name); err != nil {
+			return nil, err
+		}
 		dcb, err := gobreaker.NewDistributedCircuitBreaker[struct{}](b.store, b.st)
 		if err != nil {
 			return nil, err

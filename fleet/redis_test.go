@@ -97,7 +97,7 @@ func (s *redisServer) stop() {
 // client returns a client of s, closed when the test ends.
 func (s *redisServer) client(t *testing.T) *redis.Client {
 	t.Helper()
-	rdb := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1})
+	rdb := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1, DialerRetries: 1})
 	t.Cleanup(func() { rdb.Close() })
 	if err := rdb.Ping(context.Background()).Err(); err != nil {
 		t.Fatalf("PING %s: %v", s.addr, err)

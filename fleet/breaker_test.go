@@ -1,0 +1,194 @@
+package fleet_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sony/gobreaker/v2"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/fleet"
+)
+
+var errBoom = errors.New("boom")
+
+// breakers returns n Breakers of the same name on srv, each with its own
+// client, as n processes would have.
+func breakers(t *testing.T, srv *redisServer, n int, s tokenpace.BreakerSettings, opts ...fleet.Option) []*fleet.Breaker {
+	t.Helper()
+	var out []*fleet.Breaker
+	for range n {
+		b, err := fleet.NewBreaker(srv.client(t), "route-a", s, opts...)
+		if err != nil {
+			t.Fatalf("NewBreaker(%+v) error = %v", s, err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// call passes one request with outcome through b and returns Allow's
+// error.
+func call(b *fleet.Breaker, outcome error) error {
+	done, err := b.Allow()
+	if err != nil {
+		return err
+	}
+	done(outcome)
+	return nil
+}
+
+// checkStates fails t unless every breaker reports want.
+func checkStates(t *testing.T, bs []*fleet.Breaker, want gobreaker.State) {
+	t.Helper()
+	for i, b := range bs {
+		if got := b.State(); got != want {
+			t.Fatalf("replica %d: State() = %v, want %v", i, got, want)
+		}
+	}
+}
+
+func TestBreakerTripsAndRecoversAcrossReplicas(t *testing.T) {
+	srv := startRedis(t)
+	const timeout = 100 * time.Millisecond
+	var mu sync.Mutex
+	var changes []string
+	bs := breakers(t, srv, 2, tokenpace.BreakerSettings{Failures: 4, Timeout: timeout,
+		OnStateChange: func(name, from, to string) {
+			mu.Lock()
+			defer mu.Unlock()
+			changes = append(changes, fmt.Sprintf("%s:%s->%s", name, from, to))
+		}})
+	a, b := bs[0], bs[1]
+	// Two failures each: neither replica alone reaches four.
+	for i, br := range []*fleet.Breaker{a, b, a} {
+		if err := call(br, errBoom); err != nil {
+			t.Fatalf("failure #%d: Allow() = %v, want nil", i+1, err)
+		}
+		checkStates(t, bs, gobreaker.StateClosed)
+	}
+	if err := call(b, errBoom); err != nil {
+		t.Fatalf("failure #4: Allow() = %v, want nil", err)
+	}
+	checkStates(t, bs, gobreaker.StateOpen)
+	for i, br := range bs {
+		if err := call(br, nil); !errors.Is(err, gobreaker.ErrOpenState) {
+			t.Fatalf("replica %d: Allow() on an open breaker = %v, want ErrOpenState", i, err)
+		}
+	}
+
+	// The breaker's timeout must pass in real time: Redis is a real
+	// server, outside any synctest bubble.
+	time.Sleep(timeout)
+	checkStates(t, bs, gobreaker.StateHalfOpen)
+	if err := call(b, nil); err != nil {
+		t.Fatalf("half-open probe: Allow() = %v, want nil", err)
+	}
+	checkStates(t, bs, gobreaker.StateClosed)
+
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"route-a:closed->open", "route-a:open->half-open", "route-a:half-open->closed"}
+	if fmt.Sprint(changes) != fmt.Sprint(want) {
+		t.Errorf("state changes = %v, want %v", changes, want)
+	}
+}
+
+func TestBreakerHalfOpenFailureReopens(t *testing.T) {
+	srv := startRedis(t)
+	const timeout = 100 * time.Millisecond
+	bs := breakers(t, srv, 2, tokenpace.BreakerSettings{Failures: 1, Timeout: timeout})
+	if err := call(bs[0], errBoom); err != nil {
+		t.Fatalf("Allow() = %v, want nil", err)
+	}
+	checkStates(t, bs, gobreaker.StateOpen)
+	time.Sleep(timeout)
+	if err := call(bs[1], errBoom); err != nil {
+		t.Fatalf("half-open probe: Allow() = %v, want nil", err)
+	}
+	checkStates(t, bs, gobreaker.StateOpen)
+}
+
+func TestBreakerIgnoresCallerErrors(t *testing.T) {
+	srv := startRedis(t)
+	bs := breakers(t, srv, 2, tokenpace.BreakerSettings{Failures: 2})
+	ctxErr, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := range 6 {
+		if err := call(bs[i%2], ctxErr.Err()); err != nil {
+			t.Fatalf("Allow() = %v, want nil", err)
+		}
+	}
+	checkStates(t, bs, gobreaker.StateClosed)
+}
+
+func TestBreakerRedisDown(t *testing.T) {
+	srv := startRedis(t)
+	var mu sync.Mutex
+	var errs []error
+	bs := breakers(t, srv, 1, tokenpace.BreakerSettings{Failures: 1},
+		fleet.WithErrorHandler(func(err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			errs = append(errs, err)
+		}))
+	b := bs[0]
+	if err := call(b, nil); err != nil {
+		t.Fatalf("Allow() = %v, want nil", err)
+	}
+	srv.stop()
+	// Fail open: requests pass, failures are not recorded, the breaker
+	// reads closed, and the handler sees the outage.
+	for i := range 3 {
+		if err := call(b, errBoom); err != nil {
+			t.Fatalf("Allow() #%d with Redis down = %v, want nil", i, err)
+		}
+	}
+	checkStates(t, bs, gobreaker.StateClosed)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(errs) == 0 {
+		t.Fatalf("errors reported with Redis down = none, want some")
+	}
+}
+
+func TestBreakerRecreatesLostState(t *testing.T) {
+	srv := startRedis(t)
+	rdb := srv.client(t)
+	bs := breakers(t, srv, 1, tokenpace.BreakerSettings{Failures: 2})
+	b := bs[0]
+	if err := call(b, errBoom); err != nil {
+		t.Fatalf("Allow() = %v, want nil", err)
+	}
+	if err := rdb.FlushAll(context.Background()).Err(); err != nil {
+		t.Fatalf("FLUSHALL: %v", err)
+	}
+	// A new closed state replaces the lost one: the failure before the
+	// loss is forgotten, and the next two open the breaker.
+	if err := call(b, errBoom); err != nil {
+		t.Fatalf("Allow() after the state was lost = %v, want nil", err)
+	}
+	checkStates(t, bs, gobreaker.StateClosed)
+	if err := call(b, errBoom); err != nil {
+		t.Fatalf("Allow() = %v, want nil", err)
+	}
+	checkStates(t, bs, gobreaker.StateOpen)
+}
+
+func TestNewBreakerInvalid(t *testing.T) {
+	srv := startRedis(t)
+	rdb := srv.client(t)
+	if _, err := fleet.NewBreaker(nil, "a", tokenpace.BreakerSettings{}); err == nil {
+		t.Errorf("NewBreaker(nil client) error = nil, want an error")
+	}
+	if _, err := fleet.NewBreaker(rdb, "", tokenpace.BreakerSettings{}); err == nil {
+		t.Errorf("NewBreaker(empty name) error = nil, want an error")
+	}
+	if _, err := fleet.NewBreaker(rdb, "a", tokenpace.BreakerSettings{Disabled: true}); err == nil {
+		t.Errorf("NewBreaker(Disabled) error = nil, want an error")
+	}
+}
