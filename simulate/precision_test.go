@@ -74,23 +74,25 @@ func TestPrecisionServer(t *testing.T) {
 	// server prints the CPU time it used since then.
 	in := bufio.NewReader(os.Stdin)
 	in.ReadString('\n')
-	before := cpuTime()
+	var before struct{ user, sys time.Duration }
+	before.user, before.sys = cpuTime()
 	if p := os.Getenv("TOKENPACE_PRECISION_PROFILE"); p != "" {
 		f, _ := os.Create(p + "." + mode)
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
 	io.Copy(io.Discard, in)
-	fmt.Println(int64(cpuTime() - before))
+	user, sys := cpuTime()
+	fmt.Println(int64(user-before.user), int64(sys-before.sys))
 	pprof.StopCPUProfile()
 	os.Exit(0)
 }
 
 // cpuTime returns the user and system CPU time of this process.
-func cpuTime() time.Duration {
+func cpuTime() (user, sys time.Duration) {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
 }
 
 // sleepingHandler streams precTokens chunks, sleeping TTFT and then ITL
@@ -122,6 +124,7 @@ type precisionResult struct {
 	p50, p99, max   time.Duration // arrival − schedule (send + TTFT + k·ITL)
 	driftP99        time.Duration // arrival − (first arrival + k·ITL)
 	cpuPerChunk     time.Duration
+	sysPerChunk     time.Duration // the kernel's part of cpuPerChunk
 	late            string // the server's own lateness histogram, summarised
 }
 
@@ -181,11 +184,11 @@ func TestOnlinePrecision(t *testing.T) {
 			rows = append(rows, measurePrecision(t, mode, streams))
 		}
 	}
-	t.Logf("| server | streams | chunks | p50 | p99 | max | p99 vs first chunk | server CPU/chunk |")
+	t.Logf("| server | streams | chunks | p50 | p99 | max | p99 vs first chunk | server CPU/chunk | of which kernel |")
 	for _, r := range rows {
-		t.Logf("| %s | %d | %d | %v | %v | %v | %v | %v |", r.mode, r.streams, r.chunks,
+		t.Logf("| %s | %d | %d | %v | %v | %v | %v | %v | %v |", r.mode, r.streams, r.chunks,
 			r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.max.Round(10*time.Microsecond),
-			r.driftP99.Round(10*time.Microsecond), r.cpuPerChunk)
+			r.driftP99.Round(10*time.Microsecond), r.cpuPerChunk, r.sysPerChunk)
 	}
 	for _, r := range rows {
 		if r.late != "" {
@@ -276,14 +279,14 @@ func measurePrecision(t *testing.T, mode string, streams int) precisionResult {
 	}
 	client.CloseIdleConnections()
 	stdin.Close()
-	var cpuNs int64
-	if _, err := fmt.Fscan(out, &cpuNs); err != nil {
+	var userNs, sysNs int64
+	if _, err := fmt.Fscan(out, &userNs, &sysNs); err != nil {
 		t.Fatalf("server CPU time: %v", err)
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("server: %v", err)
 	}
-	cpu := time.Duration(cpuNs)
+	cpu := time.Duration(userNs + sysNs)
 	var all, drift []time.Duration
 	for i, d := range devs {
 		all = append(all, d...)
@@ -302,6 +305,7 @@ func measurePrecision(t *testing.T, mode string, streams int) precisionResult {
 		p50: q(0.5), p99: q(0.99), max: all[len(all)-1],
 		driftP99:    drift[int(0.99*float64(len(drift)-1))],
 		cpuPerChunk: (cpu / time.Duration(len(all))).Round(100 * time.Nanosecond),
+		sysPerChunk: (time.Duration(sysNs) / time.Duration(len(all))).Round(100 * time.Nanosecond),
 		late:        late,
 	}
 }
