@@ -2,6 +2,7 @@ package simulate_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -259,7 +260,7 @@ func measurePrecision(t *testing.T, mode string, streams int) precisionResult {
 				if err != nil {
 					break
 				}
-				if !strings.Contains(string(line), `"content":"`) || strings.Contains(string(line), `"content":""`) {
+				if !bytes.Contains(line, []byte(`"content":"`)) || bytes.Contains(line, []byte(`"content":""`)) {
 					continue
 				}
 				now := time.Now()
