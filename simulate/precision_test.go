@@ -126,7 +126,7 @@ type precisionResult struct {
 	driftP99        time.Duration // arrival − (first arrival + k·ITL)
 	cpuPerChunk     time.Duration
 	sysPerChunk     time.Duration // the kernel's part of cpuPerChunk
-	late            string // the server's own lateness histogram, summarised
+	late            string        // the server's own lateness histogram, summarised
 }
 
 // serverLateness reads the server's send-lateness histogram and returns the
