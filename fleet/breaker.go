@@ -1,8 +1,11 @@
 package fleet
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/sony/gobreaker/v2"
@@ -32,6 +35,7 @@ import (
 type Breaker struct {
 	store *Store
 	st    gobreaker.Settings
+	key   string // of the shared state in the Store
 
 	mu  sync.Mutex
 	dcb *gobreaker.DistributedCircuitBreaker[struct{}] // nil until the shared state is reached
@@ -78,7 +82,7 @@ func NewBreaker(rdb redis.UniversalClient, name string, s tokenpace.BreakerSetti
 	if f := s.OnStateChange; f != nil {
 		st.OnStateChange = func(name string, from, to gobreaker.State) { f(name, from.String(), to.String()) }
 	}
-	return &Breaker{store: NewStore(rdb, opts...), st: st}, nil
+	return &Breaker{store: NewStore(rdb, opts...), st: st, key: "gobreaker:state:" + name}, nil
 }
 
 // shared returns the distributed breaker, creating the shared state if
@@ -89,7 +93,7 @@ func (b *Breaker) shared() (*gobreaker.DistributedCircuitBreaker[struct{}], erro
 	if b.dcb == nil {
 		// Reach Redis once first: gobreaker retries a failed lock for
 		// seconds, which is for contention, not for an outage.
-		if _, err := b.store.GetData("gobreaker:state:" + b.st.Name); err != nil {
+		if _, err := b.store.GetData(b.key); err != nil {
 			return nil, err
 		}
 		dcb, err := gobreaker.NewDistributedCircuitBreaker[struct{}](b.store, b.st)
@@ -105,18 +109,31 @@ func (b *Breaker) shared() (*gobreaker.DistributedCircuitBreaker[struct{}], erro
 // time.
 func (b *Breaker) fail(err error) {
 	if errors.Is(err, gobreaker.ErrNoSharedState) {
-		b.mu.Lock()
-		b.dcb = nil
-		b.mu.Unlock()
+		b.reset()
 		err = errors.New("fleet: breaker " + b.st.Name + ": shared state unreachable or missing")
 	}
 	b.store.cfg.report(err)
 }
 
 // Allow implements tokenpace.Breaker: it returns gobreaker.ErrOpenState
-// while the shared breaker is open.
+// while the shared breaker is open. It reads the shared state in one
+// Redis round trip, without the lock; the open state's expiry was set by
+// the clock of the replica that opened it.
 func (b *Breaker) Allow() (done func(err error), err error) {
-	if s, err := b.state(); err == nil && s == gobreaker.StateOpen {
+	data, err := b.store.GetData(b.key)
+	if err != nil {
+		b.fail(err)
+		return b.record, nil
+	}
+	if data == nil {
+		return b.record, nil // made on the first outcome
+	}
+	var s gobreaker.SharedState
+	if err := json.Unmarshal(data, &s); err != nil {
+		b.fail(fmt.Errorf("fleet: breaker %s: shared state: %w", b.st.Name, err))
+		return b.record, nil
+	}
+	if s.State == gobreaker.StateOpen && time.Now().Before(s.Expiry) {
 		return nil, gobreaker.ErrOpenState
 	}
 	return b.record, nil
@@ -124,15 +141,15 @@ func (b *Breaker) Allow() (done func(err error), err error) {
 
 // record adds a request's outcome to the shared counts.
 func (b *Breaker) record(outcome error) {
-	dcb, err := b.shared()
-	if err != nil {
-		b.fail(err)
-		return
-	}
 	if outcome != nil {
 		outcome = &outcomeError{outcome}
 	}
-	_, err = dcb.Execute(func() (struct{}, error) { return struct{}{}, outcome })
+	err := b.execute(outcome)
+	if errors.Is(err, gobreaker.ErrNoSharedState) {
+		// The state was lost (Redis restarted): make it anew, once.
+		b.reset()
+		err = b.execute(outcome)
+	}
 	var oe *outcomeError
 	switch {
 	case err == nil, errors.As(err, &oe), errors.Is(err, gobreaker.ErrOpenState), errors.Is(err, gobreaker.ErrTooManyRequests):
@@ -141,6 +158,24 @@ func (b *Breaker) record(outcome error) {
 	default:
 		b.fail(err)
 	}
+}
+
+// execute records outcome on the shared breaker.
+func (b *Breaker) execute(outcome error) error {
+	dcb, err := b.shared()
+	if err != nil {
+		return err
+	}
+	_, err = dcb.Execute(func() (struct{}, error) { return struct{}{}, outcome })
+	return err
+}
+
+// reset drops the distributed breaker, so that the next use makes the
+// shared state anew.
+func (b *Breaker) reset() {
+	b.mu.Lock()
+	b.dcb = nil
+	b.mu.Unlock()
 }
 
 // state returns the shared state, reporting errors.

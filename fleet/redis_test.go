@@ -26,7 +26,7 @@ type redisServer struct {
 // startRedis starts redis-server on a free loopback port, without
 // persistence, in a temporary directory, and stops it when the test ends.
 // It skips the test when redis-server is not installed, unless CI is set.
-func startRedis(t *testing.T) *redisServer {
+func startRedis(t testing.TB) *redisServer {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -95,7 +95,7 @@ func (s *redisServer) stop() {
 }
 
 // client returns a client of s, closed when the test ends.
-func (s *redisServer) client(t *testing.T) *redis.Client {
+func (s *redisServer) client(t testing.TB) *redis.Client {
 	t.Helper()
 	rdb := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1, DialerRetries: 1})
 	t.Cleanup(func() { rdb.Close() })

@@ -1,0 +1,40 @@
+package fleet_test
+
+import (
+	"log"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/fleet"
+)
+
+// Every replica of a service builds the same Router: the primary route's
+// breaker and tokens-per-minute limit are shared through Redis, the
+// fallback is plain. (The example needs a Redis server, so it does not
+// run as a test.)
+func Example() {
+	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
+	defer rdb.Close()
+	onErr := fleet.WithErrorHandler(func(err error) { log.Printf("fleet: %v", err) })
+
+	br, err := fleet.NewBreaker(rdb, "primary", tokenpace.BreakerSettings{Failures: 5, Timeout: 30 * time.Second}, onErr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	lim, err := fleet.NewLimiter(rdb, "primary", tokenpace.Limit{RPS: 50, TPM: 2_000_000}, onErr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	c := tokenpace.NewClient(openai.NewClient())
+	r, err := tokenpace.NewRouter(c, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 2 * time.Second}},
+		tokenpace.Route{Target: tokenpace.Target{Name: "primary", Model: "gpt-4o"}, Breaker: br, Limiter: lim},
+		tokenpace.Route{Target: tokenpace.Target{Name: "fallback", Model: "gpt-4o-mini"}},
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	_ = r // r.NewStreaming(ctx, params) as with any Router
+}
