@@ -14,6 +14,9 @@ type alarm interface {
 	stop()
 	// close releases the alarm's resources.
 	close()
+	// gap is the least time the driver leaves between two wake-ups, so
+	// that events due close together are sent together; zero means none.
+	gap() time.Duration
 }
 
 // goTimer is the default alarm, a time.Timer: virtual under
@@ -31,3 +34,4 @@ func (g goTimer) c() <-chan time.Time   { return g.t.C }
 func (g goTimer) reset(d time.Duration) { g.t.Reset(d) }
 func (g goTimer) stop()                 { g.t.Stop() }
 func (g goTimer) close()                { g.t.Stop() }
+func (g goTimer) gap() time.Duration    { return 0 }

@@ -107,13 +107,19 @@ func (d *driver) loop() {
 		}
 	}
 	defer d.alarm.close()
+	gap := d.alarm.gap()
+	var woke time.Time // the last wake-up that ran a step
 	armed := false
 	var armedAt time.Duration // the event the alarm is set for
 	for {
 		var fire <-chan time.Time
 		if at, ok := d.sched.Next(); ok {
 			if !armed || at != armedAt {
-				d.alarm.reset(time.Until(d.epoch.Add(at)))
+				wait := time.Until(d.epoch.Add(at))
+				if gap > 0 {
+					wait = max(wait, gap-time.Since(woke))
+				}
+				d.alarm.reset(wait)
 				armed, armedAt = true, at
 			}
 			fire = d.alarm.c()
@@ -134,7 +140,8 @@ func (d *driver) loop() {
 			c <- d.sched.Stats()
 		case <-fire:
 			armed = false
-			t := now(time.Now())
+			clock := time.Now()
+			t := now(clock)
 			at, ok := d.sched.Next()
 			if ok && at > t+time.Microsecond {
 				// The value of an earlier setting (a precise timer
@@ -149,7 +156,7 @@ func (d *driver) loop() {
 				t = at
 			}
 			d.sched.AdvanceTo(t, emit)
-			last = t
+			last, woke = t, clock
 		case <-d.done:
 			d.alarm.stop()
 			return

@@ -195,16 +195,18 @@ func WithMaxBodyBytes(n int64) Option {
 }
 
 // WithPreciseTimer makes the drivers wait for the engine's events on a
-// Linux timerfd read through the runtime's network poller, so that chunks
-// leave within tens of microseconds of their due time; Go's own timers
-// wake an idle process up to a millisecond late, because the poller sleeps
-// in whole milliseconds. It spins nothing: the cost is a system call to set
-// the timer and one to read it per wake-up, and a wake-up per distinct
-// event time instead of at most one per millisecond (see the measurements
-// in the package's precision test). Off by default. The timer runs on the
-// real clock, so leave it off under testing/synctest; on systems other
-// than Linux the option does nothing. NewServer fails if the kernel refuses
-// a timerfd.
+// Linux timerfd read through the runtime's network poller, where Go's own
+// timers wake an idle process up to a millisecond late (the poller sleeps
+// in whole milliseconds). It spins nothing: the cost is a system call to
+// set the timer and one to read it per wake-up, and more wake-ups, at most
+// one per 250 µs (events due closer together than that to the last
+// wake-up wait for the next) instead of at most one per millisecond. Over
+// loopback on a shared 2-core machine it wrote about 90% of the chunks
+// within 0.5 ms of their due time against about 40% without, and cost about
+// 40% more server CPU per chunk at 256 concurrent streams. Off by default.
+// The timer runs on the real clock, so leave it off under
+// testing/synctest; on systems other than Linux the option does nothing.
+// NewServer fails if the kernel refuses a timerfd.
 //
 // With WithRTT, the half round trip added to each write is waited for
 // with a Go timer.
