@@ -13,7 +13,8 @@ import (
 
 // BenchmarkBreaker compares one request through a process-local two-step
 // breaker (the Router's own) with one through the shared Breaker on a
-// loopback Redis: Allow, then the outcome.
+// loopback Redis: Allow, then the outcome ("redis"), or Allow alone, the
+// part on the admission path ("redis-allow").
 func BenchmarkBreaker(b *testing.B) {
 	b.Run("local", func(b *testing.B) {
 		cb := gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{Name: "a"})
@@ -37,6 +38,18 @@ func BenchmarkBreaker(b *testing.B) {
 				b.Fatal(err)
 			}
 			done(nil)
+		}
+	})
+	b.Run("redis-allow", func(b *testing.B) {
+		srv := startRedis(b)
+		br, err := fleet.NewBreaker(srv.client(b), "a", tokenpace.BreakerSettings{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if _, err := br.Allow(); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 }
