@@ -37,6 +37,9 @@ type Breaker struct {
 	st    gobreaker.Settings
 	key   string // of the shared state in the Store
 
+	// op serialises this process's use of the distributed breaker, whose
+	// Store lock is reentrant: see locked.
+	op  sync.Mutex
 	mu  sync.Mutex
 	dcb *gobreaker.DistributedCircuitBreaker[struct{}] // nil until the shared state is reached
 }
@@ -82,7 +85,9 @@ func NewBreaker(rdb redis.UniversalClient, name string, s tokenpace.BreakerSetti
 	if f := s.OnStateChange; f != nil {
 		st.OnStateChange = func(name string, from, to gobreaker.State) { f(name, from.String(), to.String()) }
 	}
-	return &Breaker{store: NewStore(rdb, opts...), st: st, key: "gobreaker:state:" + name}, nil
+	store := NewStore(rdb, opts...)
+	store.reentrant = true
+	return &Breaker{store: store, st: st, key: "gobreaker:state:" + name}, nil
 }
 
 // shared returns the distributed breaker, creating the shared state if
@@ -162,11 +167,33 @@ func (b *Breaker) record(outcome error) {
 
 // execute records outcome on the shared breaker.
 func (b *Breaker) execute(outcome error) error {
+	return b.locked(func(dcb *gobreaker.DistributedCircuitBreaker[struct{}]) error {
+		_, err := dcb.Execute(func() (struct{}, error) { return struct{}{}, outcome })
+		return err
+	})
+}
+
+// locked runs f on the distributed breaker under the Store's lock.
+// gobreaker reads the shared state before it takes the lock, so two
+// replicas updating at once would each write back what it read, and one
+// update would be lost; taking the lock first, reentrant for f's own
+// Lock, makes the whole read-modify-write exclusive across the fleet.
+func (b *Breaker) locked(f func(*gobreaker.DistributedCircuitBreaker[struct{}]) error) error {
+	b.op.Lock()
+	defer b.op.Unlock()
 	dcb, err := b.shared()
 	if err != nil {
 		return err
 	}
-	_, err = dcb.Execute(func() (struct{}, error) { return struct{}{}, outcome })
+	mutex := "gobreaker:mutex:" + b.st.Name
+	if err := b.store.acquire(mutex); err != nil {
+		return err
+	}
+	err = f(dcb)
+	// f released the lock already; this is for an f that failed early.
+	if e := b.store.Unlock(mutex); e != nil && !errors.Is(e, ErrNotLocked) && err == nil {
+		err = e
+	}
 	return err
 }
 
@@ -180,15 +207,16 @@ func (b *Breaker) reset() {
 
 // state returns the shared state, reporting errors.
 func (b *Breaker) state() (gobreaker.State, error) {
-	dcb, err := b.shared()
-	if err == nil {
-		var s gobreaker.State
-		if s, err = dcb.State(); err == nil {
-			return s, nil
-		}
+	var s gobreaker.State
+	err := b.locked(func(dcb *gobreaker.DistributedCircuitBreaker[struct{}]) (err error) {
+		s, err = dcb.State()
+		return err
+	})
+	if err != nil {
+		b.fail(err)
+		return gobreaker.StateClosed, err
 	}
-	b.fail(err)
-	return gobreaker.StateClosed, err
+	return s, nil
 }
 
 // State implements tokenpace.Breaker: the shared state, or

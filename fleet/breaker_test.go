@@ -192,3 +192,28 @@ func TestNewBreakerInvalid(t *testing.T) {
 		t.Errorf("NewBreaker(Disabled) error = nil, want an error")
 	}
 }
+
+func TestBreakerCountsConcurrentFailures(t *testing.T) {
+	srv := startRedis(t)
+	const replicas, each = 4, 5
+	bs := breakers(t, srv, replicas, tokenpace.BreakerSettings{Failures: replicas * each})
+	var wg sync.WaitGroup
+	errs := make(chan error, replicas*each)
+	for _, b := range bs {
+		for range each {
+			wg.Go(func() {
+				if err := call(b, errBoom); err != nil {
+					errs <- err
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("Allow() = %v, want nil", err)
+	}
+	// Every failure counted, none lost to a concurrent update: the
+	// fleet's twentieth opens the breaker.
+	checkStates(t, bs, gobreaker.StateOpen)
+}

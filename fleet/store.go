@@ -32,9 +32,10 @@ const LockTTL = 2 * time.Second
 // A Store is safe for concurrent use. Most callers use NewBreaker, which
 // makes one.
 type Store struct {
-	rdb   redis.UniversalClient
-	cfg   config
-	token string
+	rdb       redis.UniversalClient
+	cfg       config
+	token     string
+	reentrant bool // Lock succeeds when this Store holds the lock already
 }
 
 var _ gobreaker.SharedDataStore = (*Store)(nil)
@@ -54,7 +55,13 @@ func (s *Store) ctx() (context.Context, context.CancelFunc) {
 func (s *Store) Lock(name string) error {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	ok, err := s.rdb.SetNX(ctx, s.cfg.prefix+name, s.token, LockTTL).Result()
+	var ok bool
+	var err error
+	if s.reentrant {
+		ok, err = relock.Run(ctx, s.rdb, []string{s.cfg.prefix + name}, s.token, LockTTL.Milliseconds()).Bool()
+	} else {
+		ok, err = s.rdb.SetNX(ctx, s.cfg.prefix+name, s.token, LockTTL).Result()
+	}
 	if err != nil {
 		return fmt.Errorf("fleet: lock %s: %w", name, err)
 	}
@@ -62,6 +69,30 @@ func (s *Store) Lock(name string) error {
 		return ErrLocked
 	}
 	return nil
+}
+
+// relock takes a lock that is free or already held with this token.
+var relock = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if v == false or v == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+return 0`)
+
+// acquire takes the lock name, waiting while it is held elsewhere, for at
+// most LockTTL (after which a dead holder's lock has expired).
+func (s *Store) acquire(name string) error {
+	deadline := time.Now().Add(LockTTL)
+	wait := time.Millisecond
+	for {
+		err := s.Lock(name)
+		if !errors.Is(err, ErrLocked) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 20*time.Millisecond)
+	}
 }
 
 // unlock deletes a lock only if it still holds this Store's token.
