@@ -78,6 +78,9 @@ func TestBreakerTripsAndRecovers(t *testing.T) {
 		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeSkipped, tokenpace.OutcomeWon}; !equal(got, want) {
 			t.Fatalf("open breaker: outcomes = %v, want %v", got, want)
 		}
+		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptFallback}; !equal(got, want) {
+			t.Errorf("kinds = %v, want %v", got, want)
+		}
 		if got := tm.UserTTFT(); got != 100*msec {
 			t.Errorf("open breaker: UserTTFT() = %v, want 100ms (the skip costs no time)", got)
 		}

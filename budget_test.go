@@ -88,6 +88,14 @@ func checkBudgetError(t *testing.T, err error, want tokenpace.BudgetError) {
 }
 
 // outcomes returns the outcome of every attempt of tm.
+func kinds(tm *tokenpace.Timing) []tokenpace.AttemptKind {
+	var k []tokenpace.AttemptKind
+	for _, a := range tm.Attempts {
+		k = append(k, a.Kind)
+	}
+	return k
+}
+
 func outcomes(tm *tokenpace.Timing) []tokenpace.Outcome {
 	var o []tokenpace.Outcome
 	for _, a := range tm.Attempts {

@@ -18,16 +18,6 @@ var (
 	errCallEnded = errors.New("tokenpace: the call ended")
 )
 
-// tryKind says why a try was started.
-type tryKind int
-
-const (
-	kindFirst tryKind = iota
-	kindFallback
-	kindHedge
-	kindContinue
-)
-
 // call is the source of a Router call. It starts tries (one attempt at one
 // route each), watches their events, stops the losers and hands the
 // winners' chunks to the Stream in order: its chain holds the tries whose
@@ -75,7 +65,7 @@ type call struct {
 // try is one attempt, or one skipped route, within a call.
 type try struct {
 	rt      *route
-	kind    tryKind
+	kind    AttemptKind
 	start   time.Time
 	a       *attempt // nil until sent, and for a skipped route
 	w       *watchdog
@@ -130,7 +120,7 @@ func (c *call) begin() {
 		c.finish(err)
 	} else if err := c.ctx.Err(); err != nil {
 		c.finish(err)
-	} else if !c.launch(kindFirst) {
+	} else if !c.launch(AttemptFirst) {
 		c.finish(c.lastErr)
 	} else if h := c.r.pol.Hedge; h.enabled() && c.next < len(c.r.routes) {
 		c.armHedge()
@@ -154,7 +144,7 @@ func (c *call) promptTokens() int {
 // launch starts a try at the next route that admits the call, recording
 // the routes it skips, and reports whether one started (or waits in
 // admission). c.mu is held.
-func (c *call) launch(kind tryKind) bool {
+func (c *call) launch(kind AttemptKind) bool {
 	for c.next < len(c.r.routes) {
 		if c.finished || c.ctx.Err() != nil {
 			return false
@@ -168,6 +158,9 @@ func (c *call) launch(kind tryKind) bool {
 			c.lastErr = err
 			tr.ended, tr.outcome = true, OutcomeSkipped
 			tr.t = &Timing{Target: rt.Name, Model: c.model(rt), Start: now, End: now, Err: err}
+			if kind == AttemptFirst {
+				kind = AttemptFallback // the next route stands in for a skipped one
+			}
 			continue
 		}
 		return true
@@ -269,7 +262,7 @@ func (c *call) send(tr *try) {
 	rt := tr.rt
 	params := c.params
 	params.Model = c.model(rt)
-	if tr.kind == kindContinue {
+	if tr.kind == AttemptContinuation {
 		params = c.continuation(params)
 	}
 	client := rt.Client
@@ -351,7 +344,7 @@ func (c *call) onFirst(tr *try, a *attempt, at time.Time) {
 		c.mu.Unlock()
 		return
 	}
-	if tr.kind == kindContinue {
+	if tr.kind == AttemptContinuation {
 		tr.inChain = true
 		c.chain = append(c.chain, tr)
 		c.signal()
@@ -422,7 +415,7 @@ func (c *call) onBreach(tr *try, b Breach) {
 	}
 	switch {
 	case tr.inChain:
-		if c.failFast || !c.r.pol.Continue || !c.launch(kindContinue) {
+		if c.failFast || !c.r.pol.Continue || !c.launch(AttemptContinuation) {
 			c.finish(be)
 		}
 	case c.failFast:
@@ -449,10 +442,10 @@ func (c *call) moveOn(err error) {
 		c.finish(c.ctx.Err())
 		return
 	}
-	kind := kindFallback
+	kind := AttemptFallback
 	if len(c.chain) > 0 {
 		// The caller has output already: the next try carries it on.
-		kind = kindContinue
+		kind = AttemptContinuation
 	}
 	if !c.launch(kind) {
 		c.finish(c.lastErr)
@@ -501,7 +494,7 @@ func (c *call) endTry(tr *try, t *Timing) {
 		tr.brDone(berr)
 		tr.brDone = nil
 	}
-	if ttft := t.TTFT(); ttft > 0 && tr.kind != kindContinue {
+	if ttft := t.TTFT(); ttft > 0 && tr.kind != AttemptContinuation {
 		p := t.PromptTokens - t.CachedTokens
 		if !t.UsageReported {
 			p = c.promptTokens()
@@ -517,7 +510,7 @@ func (c *call) endTry(tr *try, t *Timing) {
 	case tr.inChain && tr.cause == nil:
 		// The stream broke after its output began.
 		c.lastErr = err
-		if c.ctx.Err() != nil || c.failFast || !c.r.pol.Continue || !c.launch(kindContinue) {
+		if c.ctx.Err() != nil || c.failFast || !c.r.pol.Continue || !c.launch(AttemptContinuation) {
 			c.finish(err)
 		}
 	case tr == c.won && clean:
@@ -525,7 +518,7 @@ func (c *call) endTry(tr *try, t *Timing) {
 		if tr.validErr != nil && c.next < len(c.r.routes) && c.ctx.Err() == nil {
 			c.won = nil
 			c.lastErr = tr.validErr
-			if c.launch(kindFallback) {
+			if c.launch(AttemptFallback) {
 				return
 			}
 		}

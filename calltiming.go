@@ -19,7 +19,7 @@ func (c *call) build() *Timing {
 		tt := tr.timing()
 		final = final && tr.ended
 		at := Attempt{
-			Target: tr.rt.Name, Model: c.model(tr.rt), Start: tr.start, End: tt.End,
+			Target: tr.rt.Name, Model: c.model(tr.rt), Kind: tr.kind, Start: tr.start, End: tt.End,
 			Outcome: tr.outcome, Err: tt.Err,
 		}
 		if len(tt.Chunks) > 0 {

@@ -40,7 +40,7 @@ func (c *call) onHedge() {
 	}
 	limit := max(c.r.pol.Hedge.Max, 1)
 	c.hedges++
-	if c.launch(kindHedge) && c.hedges < limit && c.next < len(c.r.routes) {
+	if c.launch(AttemptHedge) && c.hedges < limit && c.next < len(c.r.routes) {
 		c.hedge.Reset(c.hedgeDelay())
 	}
 	fin := c.takeFinal()

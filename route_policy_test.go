@@ -171,6 +171,9 @@ func TestContinuationAfterReset(t *testing.T) {
 		if got := outcomes(tm); !equal(got, want) {
 			t.Errorf("outcomes = %v, want %v", got, want)
 		}
+		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptContinuation, tokenpace.AttemptContinuation}; !equal(got, want) {
+			t.Errorf("kinds = %v, want %v", got, want)
+		}
 		if got := []int{tm.Attempts[0].Tokens, tm.Attempts[1].Tokens, tm.Attempts[2].Tokens}; !equal(got, []int{5, 0, 7}) {
 			t.Errorf("attempt tokens = %v, want [5 0 7]", got)
 		}
@@ -213,6 +216,9 @@ func TestHedgeMax(t *testing.T) {
 		want := []tokenpace.Outcome{tokenpace.OutcomeHedgeLost, tokenpace.OutcomeHedgeLost, tokenpace.OutcomeWon}
 		if got := outcomes(tm); !equal(got, want) {
 			t.Fatalf("outcomes = %v, want %v", got, want)
+		}
+		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptHedge, tokenpace.AttemptHedge}; !equal(got, want) {
+			t.Errorf("kinds = %v, want %v", got, want)
 		}
 		if got := tm.Attempts[2].Start.Sub(tm.Start); got != 100*msec {
 			t.Errorf("second hedge started at +%v, want +100ms", got)

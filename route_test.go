@@ -70,6 +70,9 @@ func TestFallbackOnSlowPrefill(t *testing.T) {
 		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeBreached, tokenpace.OutcomeWon}; !equal(got, want) {
 			t.Errorf("outcomes = %v, want %v", got, want)
 		}
+		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptFallback}; !equal(got, want) {
+			t.Errorf("kinds = %v, want %v", got, want)
+		}
 		if a := tm.Attempts[1]; a.Start.Sub(tm.Start) != 180*msec || a.FirstToken.Sub(tm.Start) != 280*msec || a.Tokens != 10 {
 			t.Errorf("Attempts[1] = start +%v first token +%v tokens %d, want +180ms +280ms 10", a.Start.Sub(tm.Start), a.FirstToken.Sub(tm.Start), a.Tokens)
 		}
@@ -161,6 +164,9 @@ func TestContinuation(t *testing.T) {
 		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeBreached, tokenpace.OutcomeWon}; !equal(got, want) {
 			t.Errorf("outcomes = %v, want %v", got, want)
 		}
+		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptContinuation}; !equal(got, want) {
+			t.Errorf("kinds = %v, want %v", got, want)
+		}
 		if a, b := tm.Attempts[0], tm.Attempts[1]; a.Tokens != 20 || b.Tokens != 20 {
 			t.Errorf("Attempts tokens = %d, %d, want 20, 20", a.Tokens, b.Tokens)
 		}
@@ -231,6 +237,9 @@ func TestHedge(t *testing.T) {
 		}
 		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeHedgeLost, tokenpace.OutcomeWon}; !equal(got, want) {
 			t.Errorf("outcomes = %v, want %v", got, want)
+		}
+		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptHedge}; !equal(got, want) {
+			t.Errorf("kinds = %v, want %v", got, want)
 		}
 		if got := tm.Attempts[0].End.Sub(tm.Start); got != 150*msec {
 			t.Errorf("loser ended at +%v, want +150ms (at once)", got)

@@ -112,6 +112,9 @@ type HTTPAttempt struct {
 // Attempt is one try at one target within a call.
 type Attempt struct {
 	Target, Model string
+	// Kind says why the Router started the attempt: AttemptFirst,
+	// AttemptFallback, AttemptHedge or AttemptContinuation.
+	Kind AttemptKind
 	// Start is when the attempt began (or was skipped); FirstToken and End
 	// as for Timing.
 	Start, FirstToken, End time.Time
@@ -122,6 +125,26 @@ type Attempt struct {
 	// Err is the attempt's error, if any.
 	Err error
 }
+
+// AttemptKind says why the Router started an attempt.
+type AttemptKind string
+
+// Kinds of attempt.
+const (
+	// AttemptFirst: the call's first try, on its first route (even when
+	// that route is skipped).
+	AttemptFirst AttemptKind = "first"
+	// AttemptFallback: started after the earlier attempts failed, were
+	// skipped (breaker open, admission refused) or breached their budget
+	// before any output reached the caller; it answers from the start.
+	AttemptFallback AttemptKind = "fallback"
+	// AttemptHedge: started while an earlier attempt still waited for its
+	// first token (Policy.Hedge).
+	AttemptHedge AttemptKind = "hedge"
+	// AttemptContinuation: started after output had reached the caller,
+	// to carry that output on (Policy.Continue).
+	AttemptContinuation AttemptKind = "continuation"
+)
 
 // Outcome says how an attempt ended.
 type Outcome string

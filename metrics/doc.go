@@ -38,7 +38,7 @@
 //	tokenpace.client.token.cached           histogram  {token}       target, model; prompt tokens served by the prompt cache
 //	tokenpace.client.requests               counter    {request}     target, model, tokenpace.request.good (Timing.OK), error.type
 //	tokenpace.client.budget.breaches        counter    {breach}      target, model, tokenpace.budget.phase (ttft, gap, total, tps)
-//	tokenpace.client.attempts               counter    {attempt}     target, model, tokenpace.attempt.kind (first, fallback, hedge),
+//	tokenpace.client.attempts               counter    {attempt}     target, model, tokenpace.attempt.kind (first, fallback, hedge, continuation),
 //	                                                                 tokenpace.attempt.outcome (won, breached, failed, hedge_lost,
 //	                                                                 skipped, invalid, superseded, canceled); calls with >1 attempt
 //	tokenpace.client.detections             counter    {detection}   target, model, tokenpace.detection.kind
@@ -47,7 +47,7 @@
 //
 // "target" is tokenpace.target and "model" gen_ai.request.model.
 // Superseded (latest-wins) requests are the attempts with outcome
-// superseded; fallbacks and hedges are the attempts of those kinds, by
+// superseded; fallbacks, hedges and continuations are the attempts of those kinds, by
 // outcome. The breaker metrics are fed by OTel.BreakerStateChanged.
 //
 // error.type, and the Recorder's error counts, hold a low-cardinality class
@@ -69,9 +69,10 @@
 // gen_ai.usage.output_tokens, gen_ai.usage.cache_read.input_tokens and
 // gen_ai.response.finish_reasons, and events at the recorded times:
 // EventFirstToken, EventMilestone, EventBreach, EventFallback, EventHedge,
-// EventHedgeWon, EventHedgeLost, EventBreakerSkip, EventSuperseded,
-// EventInvalid and EventDetection. A call with more than one attempt gets one child span per
-// attempt.
+// EventContinuation, EventHedgeWon, EventHedgeLost, EventBreakerSkip,
+// EventSuperseded, EventInvalid and EventDetection. A call with more than
+// one attempt gets one child span per attempt, with its
+// tokenpace.attempt.kind as the Router set it (tokenpace.Attempt.Kind).
 //
 // Prompt and completion text never enter telemetry: a Timing holds none, and
 // no attribute or event of this package carries message content, API keys,

@@ -171,7 +171,7 @@ func newOTel(cfg config, det *Detector) (*OTel, error) {
 		metric.WithDescription("Latency budget limits exceeded, by phase."))
 	check(err)
 	o.attempts, err = m.Int64Counter("tokenpace.client.attempts", metric.WithUnit("{attempt}"),
-		metric.WithDescription("Attempts of calls that made more than one, by kind (first, fallback, hedge) and outcome."))
+		metric.WithDescription("Attempts of calls that made more than one, by kind (first, fallback, hedge, continuation) and outcome."))
 	check(err)
 	o.detections, err = m.Int64Counter("tokenpace.client.detections", metric.WithUnit("{detection}"),
 		metric.WithDescription("Latency pathologies detected, by kind."))
@@ -319,18 +319,23 @@ func targetModel(target, model string, kv ...attribute.KeyValue) []attribute.Key
 	return kv
 }
 
-// attemptKind says how attempt i of as came about: "first", "hedge" when
-// it started while an earlier attempt still ran, else "fallback".
+// attemptKind says how attempt i of as came about: its Kind, as the Router
+// set it. A Timing that did not come from a Router may leave Kind empty;
+// the kind is then inferred from the times: "first", "hedge" when it
+// started while an earlier attempt still ran, else "fallback".
 func attemptKind(as []tokenpace.Attempt, i int) string {
+	if k := as[i].Kind; k != "" {
+		return string(k)
+	}
 	if i == 0 {
-		return "first"
+		return string(tokenpace.AttemptFirst)
 	}
 	for _, p := range as[:i] {
 		if p.End.IsZero() || as[i].Start.Before(p.End) {
-			return "hedge"
+			return string(tokenpace.AttemptHedge)
 		}
 	}
-	return "fallback"
+	return string(tokenpace.AttemptFallback)
 }
 
 // BreakerStateChanged records that the circuit breaker of target moved

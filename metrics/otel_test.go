@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -442,5 +443,65 @@ func TestOTelNilTiming(t *testing.T) {
 	rig.o.Record(context.Background(), nil)
 	if n := len(rig.spans.Ended()); n != 0 {
 		t.Errorf("Record(nil) made %d spans, want 0", n)
+	}
+}
+
+func TestAttemptKind(t *testing.T) {
+	ms := func(n int) time.Time { return epoch.Add(time.Duration(n) * time.Millisecond) }
+	tests := []struct {
+		name string
+		as   []tokenpace.Attempt
+		want []string
+	}{
+		{"kinds as set", []tokenpace.Attempt{
+			{Kind: tokenpace.AttemptFirst, Start: ms(0), End: ms(200)},
+			{Kind: tokenpace.AttemptContinuation, Start: ms(200), End: ms(300)},
+			{Kind: tokenpace.AttemptHedge, Start: ms(300), End: ms(400)},
+		}, []string{"first", "continuation", "hedge"}},
+		{"inferred without kinds", []tokenpace.Attempt{
+			{Start: ms(0), End: ms(200)},
+			{Start: ms(200), End: ms(300)},
+			{Start: ms(250)},
+		}, []string{"first", "fallback", "hedge"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for i := range tt.as {
+			got = append(got, attemptKind(tt.as, i))
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s: attemptKind = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestOTelContinuation(t *testing.T) {
+	rig := newRig(t)
+	ms := func(n int) time.Time { return epoch.Add(time.Duration(n) * time.Millisecond) }
+	tm := stream(t, "b", "m", epoch, 0, 100*time.Millisecond, 10*time.Millisecond, 6)
+	tm.Attempts = []tokenpace.Attempt{
+		{Target: "a", Model: "m", Kind: tokenpace.AttemptFirst, Start: ms(0), FirstToken: ms(100), End: ms(200), Tokens: 3, Outcome: tokenpace.OutcomeBreached},
+		{Target: "b", Model: "m", Kind: tokenpace.AttemptContinuation, Start: ms(200), FirstToken: ms(250), End: tm.End, Tokens: 3, Outcome: tokenpace.OutcomeWon},
+	}
+	rig.o.Record(context.Background(), tm)
+	ms2 := rig.collect(t)
+	kinds := map[string]int64{}
+	for _, dp := range ms2["tokenpace.client.attempts"].Data.(metricdata.Sum[int64]).DataPoints {
+		v, _ := dp.Attributes.Value(attrAttemptKind)
+		kinds[v.AsString()] += dp.Value
+	}
+	if want := map[string]int64{"first": 1, "continuation": 1}; !maps.Equal(kinds, want) {
+		t.Errorf("attempts by kind = %v, want %v", kinds, want)
+	}
+	var names []string
+	for _, s := range rig.spans.Ended() {
+		if !s.Parent().IsValid() {
+			for _, e := range s.Events() {
+				names = append(names, e.Name)
+			}
+		}
+	}
+	if !slices.Contains(names, EventContinuation) || slices.Contains(names, EventFallback) {
+		t.Errorf("call span events = %v, want %s and no %s", names, EventContinuation, EventFallback)
 	}
 }

@@ -18,17 +18,18 @@ import (
 // Span event names. Every event carries the time it happened, from the
 // Timing; the attempt events carry tokenpace.target.
 const (
-	EventFirstToken  = "tokenpace.first_token"   // the first output chunk arrived
-	EventMilestone   = "tokenpace.milestone"     // a milestone of the output was reached (tokenpace.milestone)
-	EventBreach      = "tokenpace.budget_breach" // a budget limit was exceeded (phase, limit, observed)
-	EventFallback    = "tokenpace.fallback"      // an attempt started after the earlier ones ended
-	EventHedge       = "tokenpace.hedge"         // an attempt started while another still ran
-	EventHedgeWon    = "tokenpace.hedge.won"     // the winner of a hedge produced its first token
-	EventHedgeLost   = "tokenpace.hedge.lost"    // a hedged attempt was cancelled as the loser
-	EventBreakerSkip = "tokenpace.breaker_skip"  // a target was skipped: breaker open or admission refused
-	EventSuperseded  = "tokenpace.superseded"    // a newer request for the same key replaced this one
-	EventInvalid     = "tokenpace.invalid"       // the validator rejected the output
-	EventDetection   = "tokenpace.detection"     // a detector flagged a pathology (kind, message, hint)
+	EventFirstToken   = "tokenpace.first_token"   // the first output chunk arrived
+	EventMilestone    = "tokenpace.milestone"     // a milestone of the output was reached (tokenpace.milestone)
+	EventBreach       = "tokenpace.budget_breach" // a budget limit was exceeded (phase, limit, observed)
+	EventFallback     = "tokenpace.fallback"      // an attempt started anew after the earlier ones failed or were skipped
+	EventHedge        = "tokenpace.hedge"         // an attempt started while another still waited for its first token
+	EventContinuation = "tokenpace.continuation"  // an attempt started to carry on output the caller already had
+	EventHedgeWon     = "tokenpace.hedge.won"     // the winner of a hedge produced its first token
+	EventHedgeLost    = "tokenpace.hedge.lost"    // a hedged attempt was cancelled as the loser
+	EventBreakerSkip  = "tokenpace.breaker_skip"  // a target was skipped: breaker open or admission refused
+	EventSuperseded   = "tokenpace.superseded"    // a newer request for the same key replaced this one
+	EventInvalid      = "tokenpace.invalid"       // the validator rejected the output
+	EventDetection    = "tokenpace.detection"     // a detector flagged a pathology (kind, message, hint)
 )
 
 // recordSpan emits the span of the call t, started and ended at the
@@ -114,10 +115,13 @@ func (o *OTel) attemptEvents(ctx context.Context, span trace.Span, t *tokenpace.
 		switch kind := attemptKind(t.Attempts, i); {
 		case a.Outcome == tokenpace.OutcomeSkipped:
 			span.AddEvent(EventBreakerSkip, trace.WithTimestamp(a.Start), trace.WithAttributes(target))
-		case kind == "fallback":
+		case kind == string(tokenpace.AttemptFallback) && i > 0:
 			span.AddEvent(EventFallback, trace.WithTimestamp(a.Start), trace.WithAttributes(
 				target, attrFromTarget.String(t.Attempts[i-1].Target)))
-		case kind == "hedge":
+		case kind == string(tokenpace.AttemptContinuation) && i > 0:
+			span.AddEvent(EventContinuation, trace.WithTimestamp(a.Start), trace.WithAttributes(
+				target, attrFromTarget.String(t.Attempts[i-1].Target)))
+		case kind == string(tokenpace.AttemptHedge):
 			span.AddEvent(EventHedge, trace.WithTimestamp(a.Start), trace.WithAttributes(target))
 		}
 		switch {
