@@ -21,7 +21,9 @@ import (
 //
 // Allow reads the shared state: open skips the route; closed and
 // half-open let the request through. The request's outcome is recorded
-// when it ends, under the Store's lock. While the breaker is half-open,
+// when it ends, under the Store's lock, which covers the whole
+// read-modify-write of the shared state, so outcomes recorded at once by
+// several replicas all count. While the breaker is half-open,
 // every replica lets requests through (the probe limit,
 // HalfOpenRequests, counts outcomes, not requests in flight): the first
 // failure reopens it, HalfOpenRequests successes close it.
@@ -146,6 +148,11 @@ func (b *Breaker) Allow() (done func(err error), err error) {
 
 // record adds a request's outcome to the shared counts.
 func (b *Breaker) record(outcome error) {
+	if outcome != nil && tokenpace.BreakerIgnores(outcome) {
+		// Not counted: no need to reach Redis (Allow limits no probes,
+		// so the request need not be accounted for either).
+		return
+	}
 	if outcome != nil {
 		outcome = &outcomeError{outcome}
 	}
