@@ -21,8 +21,8 @@
 //
 // A request costs Redis round trips while it is admitted: one for the
 // breaker's Allow, one for a reservation; recording the outcome when the
-// request ends takes six more, under the Store's lock. Keep Redis close
-// to the service.
+// request ends takes six more, under the Store's lock (none for an
+// outcome tokenpace.BreakerIgnores). Keep Redis close to the service.
 //
 // The package lives in its own module, so that the tokenpace module does
 // not depend on a Redis client.
