@@ -16,14 +16,14 @@ import (
 // too soon.
 func TestPreciseTimerLoopback(t *testing.T) {
 	const (
-		ttft, itl = 3 * time.Millisecond, time.Millisecond
-		tokens    = 20
+		ttft, itl = 10 * time.Millisecond, 5 * time.Millisecond
+		tokens    = 10
 		streams   = 4
 	)
 	ts := simulate.StartLoopback(t,
 		simulate.WithModel("m", &simulate.Fixed{TTFT: ttft, ITL: itl}),
 		simulate.WithPreciseTimer(true))
-	body := `{"model":"m","stream":true,"max_tokens":20,"messages":[{"role":"user","content":"hi"}]}`
+	body := `{"model":"m","stream":true,"max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`
 	errs := make(chan string, streams)
 	for range streams {
 		go func() {
