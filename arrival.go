@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/openai/openai-go/v3/option"
@@ -47,6 +49,7 @@ func (a *attempt) middleware() option.Middleware {
 		a.t.HTTPAttempts++
 		a.t.HTTP = append(a.t.HTTP, HTTPAttempt{Start: now})
 		i := len(a.t.HTTP) - 1
+		a.t.ServerAddress, a.t.ServerPort = serverOf(req.URL)
 		a.mu.Unlock()
 
 		req = req.WithContext(httptrace.WithClientTrace(req.Context(), a.clientTrace(i)))
@@ -108,4 +111,26 @@ func (a *attempt) clientTrace(i int) *httptrace.ClientTrace {
 			set(func(h *HTTPAttempt) { h.WroteRequest = time.Now() })
 		},
 	}
+}
+
+// serverOf returns the host and port of u, the port implied by its scheme
+// when it names none; 0 for an unknown scheme or a port that is not a
+// number.
+func serverOf(u *url.URL) (string, int) {
+	if u == nil {
+		return "", 0
+	}
+	switch p := u.Port(); {
+	case p != "":
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			n = 0
+		}
+		return u.Hostname(), n
+	case u.Scheme == "https":
+		return u.Hostname(), 443
+	case u.Scheme == "http":
+		return u.Hostname(), 80
+	}
+	return u.Hostname(), 0
 }

@@ -69,6 +69,7 @@ func (c *call) build() *Timing {
 			t.Target, t.Model, t.ResponseModel = lead.Target, lead.Model, lead.ResponseModel
 		}
 		t.Sent, t.WroteRequest, t.Headers, t.FirstChunk, t.Conn = lead.Sent, lead.WroteRequest, lead.Headers, lead.FirstChunk, lead.Conn
+		t.ServerAddress, t.ServerPort = lead.ServerAddress, lead.ServerPort
 	}
 	if final {
 		t.Err = c.err

@@ -24,6 +24,13 @@ type Timing struct {
 	Model, ResponseModel string
 	// Stream is true for a streaming call.
 	Stream bool
+	// ServerAddress and ServerPort are the host and port of the answering
+	// HTTP request's URL (the port implied by the scheme when the URL
+	// names none): what OpenTelemetry calls server.address and
+	// server.port. Never credentials, path or query. Empty and 0 until a
+	// request is sent.
+	ServerAddress string
+	ServerPort    int
 
 	// Start is when the caller made the call.
 	Start time.Time

@@ -17,6 +17,7 @@ const maxCachedSets = 1024
 
 type setsKey struct {
 	target, model, responseModel, errType string
+	server                                server // the Timing's
 }
 
 // attrSets are the attribute sets of one kind of request, built once so that
@@ -34,7 +35,7 @@ type attrSets struct {
 }
 
 func (o *OTel) setsFor(t *tokenpace.Timing) *attrSets {
-	k := setsKey{t.Target, t.Model, t.ResponseModel, errorType(t.Err)}
+	k := setsKey{t.Target, t.Model, t.ResponseModel, errorType(t.Err), server{t.ServerAddress, t.ServerPort}}
 	o.setsMu.RLock()
 	s := o.sets[k]
 	o.setsMu.RUnlock()
@@ -61,7 +62,7 @@ func (o *OTel) buildSets(k setsKey) *attrSets {
 	if k.responseModel != "" {
 		chunk = append(chunk, semconv.GenAIResponseModel(k.responseModel))
 	}
-	if srv, ok := o.server(k.target); ok {
+	if srv, ok := o.server(k.target, k.server); ok {
 		chunk = append(chunk, semconv.ServerAddress(srv.address))
 		if srv.port > 0 {
 			chunk = append(chunk, semconv.ServerPort(srv.port))
@@ -106,9 +107,15 @@ func (o *OTel) buildSets(k setsKey) *attrSets {
 	return s
 }
 
-func (o *OTel) server(target string) (server, bool) {
+// server returns the server of a request to target: the one WithServer set
+// for target, else the one the Timing recorded (measured), else the one
+// WithServer set for "".
+func (o *OTel) server(target string, measured server) (server, bool) {
 	if s, ok := o.cfg.servers[target]; ok {
 		return s, true
+	}
+	if measured.address != "" {
+		return measured, true
 	}
 	s, ok := o.cfg.servers[""]
 	return s, ok

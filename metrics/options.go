@@ -110,9 +110,11 @@ func WithProviderName(name string) Option {
 }
 
 // WithServer sets the server.address and server.port attributes for the
-// requests of target (Timing.Target; "" for calls without a target, and the
-// fallback for targets not named) from baseURL, the base URL the client
-// uses, such as "https://api.openai.com/v1". Only the host and port are
+// requests of target (Timing.Target; "" for calls without a target) from
+// baseURL, such as "https://api.openai.com/v1", overriding the
+// Timing's ServerAddress and ServerPort, which the attributes otherwise
+// come from. WithServer("", baseURL) also serves requests to targets not
+// named whose Timing has no ServerAddress. Only the host and port are
 // kept: credentials, path and query never enter telemetry. A URL without a
 // host is ignored.
 func WithServer(target, baseURL string) Option {

@@ -505,3 +505,48 @@ func TestOTelContinuation(t *testing.T) {
 		t.Errorf("call span events = %v, want %s and no %s", names, EventContinuation, EventFallback)
 	}
 }
+
+func TestOTelServerFromTiming(t *testing.T) {
+	tests := []struct {
+		name     string
+		opts     []Option
+		target   string
+		wantAddr string
+		wantPort int64
+	}{
+		{"measured", nil, "a", "10.0.0.7", 8000},
+		{"measured over the fallback", []Option{WithServer("", "https://fallback.example")}, "a", "10.0.0.7", 8000},
+		{"override for the target", []Option{WithServer("a", "https://gw.example:9443/v1")}, "a", "gw.example", 9443},
+	}
+	for _, tt := range tests {
+		reader := sdkmetric.NewManualReader()
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+		o, err := NewOTel(append([]Option{WithMeterProvider(mp)}, tt.opts...)...)
+		if err != nil {
+			t.Fatalf("%s: NewOTel error: %v", tt.name, err)
+		}
+		tm := stream(t, tt.target, "m", epoch, 0, 100*time.Millisecond, 10*time.Millisecond, 3)
+		tm.ServerAddress, tm.ServerPort = "10.0.0.7", 8000
+		o.Record(context.Background(), tm)
+		var rm metricdata.ResourceMetrics
+		if err := reader.Collect(context.Background(), &rm); err != nil {
+			t.Fatal(err)
+		}
+		var dur metricdata.Metrics
+		for _, m := range rm.ScopeMetrics[0].Metrics {
+			if m.Name == "gen_ai.client.operation.duration" {
+				dur = m
+			}
+		}
+		dps := dur.Data.(metricdata.Histogram[float64]).DataPoints
+		if len(dps) != 1 {
+			t.Fatalf("%s: %d duration points, want 1", tt.name, len(dps))
+		}
+		addr, _ := dps[0].Attributes.Value("server.address")
+		port, _ := dps[0].Attributes.Value("server.port")
+		if addr.AsString() != tt.wantAddr || port.AsInt64() != tt.wantPort {
+			t.Errorf("%s: server.address, server.port = %q, %d, want %q, %d", tt.name, addr.AsString(), port.AsInt64(), tt.wantAddr, tt.wantPort)
+		}
+		_ = mp.Shutdown(context.Background())
+	}
+}
