@@ -63,6 +63,7 @@ func (a *attempt) middleware() option.Middleware {
 			h.Headers = time.Now()
 			h.Status = res.StatusCode
 			a.t.Headers = h.Headers
+			a.t.Streaming = streamHeaders(res.Header)
 			a.res = res
 			if res.Body != nil {
 				a.body = &arrivalBody{ReadCloser: res.Body, before: a.flush}

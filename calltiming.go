@@ -56,6 +56,7 @@ func (c *call) build() *Timing {
 			t.OutputTokens += tt.OutputTokens
 		}
 		t.Target, t.Model, t.ResponseModel = tt.Target, tt.Model, tt.ResponseModel
+		t.ServerAddress, t.ServerPort, t.Streaming = tt.ServerAddress, tt.ServerPort, tt.Streaming
 		t.FinishReason, t.PromptTokens, t.CachedTokens = tt.FinishReason, tt.PromptTokens, tt.CachedTokens
 		for k, v := range tt.Milestones {
 			if _, ok := t.Milestones[k]; !ok && (!tr.cut || (n > 0 && !v.After(tt.Chunks[n-1]))) {
@@ -67,9 +68,9 @@ func (c *call) build() *Timing {
 	if lead != nil {
 		if len(c.chain) == 0 {
 			t.Target, t.Model, t.ResponseModel = lead.Target, lead.Model, lead.ResponseModel
+			t.ServerAddress, t.ServerPort, t.Streaming = lead.ServerAddress, lead.ServerPort, lead.Streaming
 		}
 		t.Sent, t.WroteRequest, t.Headers, t.FirstChunk, t.Conn = lead.Sent, lead.WroteRequest, lead.Headers, lead.FirstChunk, lead.Conn
-		t.ServerAddress, t.ServerPort = lead.ServerAddress, lead.ServerPort
 	}
 	if final {
 		t.Err = c.err

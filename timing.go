@@ -42,6 +42,9 @@ type Timing struct {
 	WroteRequest time.Time
 	// Headers is when the response headers arrived.
 	Headers time.Time
+	// Streaming holds the streaming-related response headers of the
+	// answering HTTP request; zero when no response came.
+	Streaming StreamHeaders
 	// FirstChunk is when the first SSE event arrived, token or not.
 	FirstChunk time.Time
 	// Chunks holds the arrival time of every output-bearing chunk (content,
