@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -15,8 +16,13 @@ type Kind string
 // Kinds of detection.
 const (
 	// KindBufferingProxy: the chunks of a stream arrived in one burst at
-	// its end, so the caller saw nothing until generation was over. The
-	// usual cause is a proxy (nginx, a CDN) that buffers the response.
+	// its end, so the caller saw nothing until generation was over; or a
+	// successful response was not an event stream at all (its
+	// Content-Type is not text/event-stream, a tokenpace.KindContentType
+	// error). The usual cause is a proxy (nginx, a CDN) that buffers or
+	// rewrites the response. A response without X-Accel-Buffering: no is
+	// not flagged for that alone (many servers that stream well do not
+	// send it); its absence is named in the Message of a burst.
 	KindBufferingProxy Kind = "buffering_proxy"
 	// KindTPSCollapse: a stream decoded far slower than its target's
 	// recent baseline, the mark of a server that ran out of KV-cache
@@ -30,13 +36,15 @@ type Detection struct {
 	Kind Kind
 	// Target and Model are those of the request it was found in.
 	Target, Model string
-	// At is when the pathology became evident: the first token for
-	// KindBufferingProxy, the end of the stream for KindTPSCollapse.
+	// At is when the pathology became evident: the first token for a
+	// burst, the response headers for a response that is not an event
+	// stream, the end of the stream for KindTPSCollapse.
 	At time.Time
 	// Observed and Baseline are decode rates in tokens per second for
 	// KindTPSCollapse (this stream, the target's recent median). For
-	// KindBufferingProxy, Observed is the span of the burst and Baseline
-	// the time to first token, both in seconds.
+	// a burst, Observed is the span of the burst and Baseline the time to
+	// first token, both in seconds; both are 0 for a response that is not
+	// an event stream.
 	Observed, Baseline float64
 	// Message says what was seen, with figures; Hint what to do about it.
 	Message, Hint string
@@ -169,8 +177,18 @@ func (d *Detector) Observe(dst []Detection, t *tokenpace.Timing) []Detection {
 	return dst
 }
 
-// buffering reports whether t's chunks arrived as one burst at the end.
+// buffering reports whether t's chunks arrived as one burst at the end, or
+// its successful response was not an event stream.
 func (d *Detector) buffering(t *tokenpace.Timing) (Detection, bool) {
+	var se *tokenpace.StreamError
+	if errors.As(t.Err, &se) && se.Kind == tokenpace.KindContentType {
+		return Detection{
+			Kind: KindBufferingProxy, Target: t.Target, Model: t.Model, At: endOr(t.Headers, t.End),
+			Message: fmt.Sprintf("the response's Content-Type %q is not text/event-stream: the stream was not streamed",
+				t.Streaming.ContentType),
+			Hint: BufferingHint,
+		}, true
+	}
 	n := len(t.Chunks)
 	if n < d.cfg.BurstMinChunks {
 		return Detection{}, false
@@ -184,10 +202,19 @@ func (d *Detector) buffering(t *tokenpace.Timing) (Detection, bool) {
 	return Detection{
 		Kind: KindBufferingProxy, Target: t.Target, Model: t.Model, At: t.Chunks[0],
 		Observed: burst.Seconds(), Baseline: ttft.Seconds(),
-		Message: fmt.Sprintf("all %d chunks arrived within %v after %v of silence: the stream was buffered",
-			n, burst, ttft),
+		Message: fmt.Sprintf("all %d chunks arrived within %v after %v of silence: the stream was buffered%s",
+			n, burst, ttft, accelNote(t.Streaming)),
 		Hint: BufferingHint,
 	}, true
+}
+
+// accelNote names what the response lacked of the headers that keep
+// proxies from buffering, for the Message of a burst.
+func accelNote(h tokenpace.StreamHeaders) string {
+	if h.ContentType == "" || h.AccelBuffering == "no" {
+		return "" // not recorded, or asked for no buffering
+	}
+	return "; the response had no X-Accel-Buffering: no"
 }
 
 func (b *baseline) add(v float64) {

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,17 +14,35 @@ func TestDetectorBuffering(t *testing.T) {
 		tm := stream(t, "a", "m", epoch, 0, ttft, spacing, n)
 		return tm
 	}
+	sse := tokenpace.StreamHeaders{ContentType: "text/event-stream"}
+	headers := func(tm *tokenpace.Timing, h tokenpace.StreamHeaders, err error) *tokenpace.Timing {
+		tm.Streaming, tm.Err = h, err
+		if err != nil {
+			tm.Chunks, tm.OutputTokens = nil, 0
+		}
+		return tm
+	}
+	json := tokenpace.StreamHeaders{ContentType: "application/json"}
 	tests := []struct {
-		name string
-		tm   *tokenpace.Timing
-		want bool
+		name      string
+		tm        *tokenpace.Timing
+		want      bool
+		wantAccel bool // the Message names the missing X-Accel-Buffering: no
 	}{
-		{"all chunks in one instant after 2s", burst(50, 2*time.Second, 0), true},
-		{"chunks 100µs apart after 2s", burst(50, 2*time.Second, 100*time.Microsecond), true},
-		{"steady 20ms decode", burst(50, 200*time.Millisecond, 20*time.Millisecond), false},
-		{"fast 3ms decode", burst(50, 200*time.Millisecond, 3*time.Millisecond), false},
-		{"too few chunks to judge", burst(3, 2*time.Second, 0), false},
-		{"burst spans a large share of a short TTFT", burst(50, 10*time.Millisecond, time.Millisecond), false},
+		{"all chunks in one instant after 2s", burst(50, 2*time.Second, 0), true, false},
+		{"chunks 100µs apart after 2s", burst(50, 2*time.Second, 100*time.Microsecond), true, false},
+		{"steady 20ms decode", burst(50, 200*time.Millisecond, 20*time.Millisecond), false, false},
+		{"fast 3ms decode", burst(50, 200*time.Millisecond, 3*time.Millisecond), false, false},
+		{"too few chunks to judge", burst(3, 2*time.Second, 0), false, false},
+		{"burst spans a large share of a short TTFT", burst(50, 10*time.Millisecond, time.Millisecond), false, false},
+		{"burst without X-Accel-Buffering: no", headers(burst(50, 2*time.Second, 0), sse, nil), true, true},
+		{"burst with X-Accel-Buffering: no", headers(burst(50, 2*time.Second, 0),
+			tokenpace.StreamHeaders{ContentType: "text/event-stream", AccelBuffering: "no"}, nil), true, false},
+		{"steady decode without X-Accel-Buffering: no", headers(burst(50, 200*time.Millisecond, 20*time.Millisecond), sse, nil), false, false},
+		{"2xx response that is not an event stream", headers(burst(1, time.Second, 0), json,
+			&tokenpace.StreamError{Kind: tokenpace.KindContentType, Detail: "application/json"}), true, false},
+		{"error status with a JSON body", headers(burst(1, time.Second, 0), json,
+			&tokenpace.StreamError{Kind: tokenpace.KindRequest}), false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -33,10 +52,18 @@ func TestDetectorBuffering(t *testing.T) {
 			if got != tt.want {
 				t.Fatalf("Observe(%s) = %+v, want buffering %v", tt.name, ds, tt.want)
 			}
-			if got {
-				if ds[0].Hint != BufferingHint || ds[0].At != tt.tm.Chunks[0] {
-					t.Errorf("detection = %+v, want hint %q at %v", ds[0], BufferingHint, tt.tm.Chunks[0])
-				}
+			if !got {
+				return
+			}
+			wantAt := tt.tm.Headers
+			if len(tt.tm.Chunks) > 0 {
+				wantAt = tt.tm.Chunks[0]
+			}
+			if ds[0].Hint != BufferingHint || ds[0].At != wantAt {
+				t.Errorf("detection = %+v, want hint %q at %v", ds[0], BufferingHint, wantAt)
+			}
+			if accel := strings.Contains(ds[0].Message, "X-Accel-Buffering"); accel != tt.wantAccel {
+				t.Errorf("Message = %q: names X-Accel-Buffering %v, want %v", ds[0].Message, accel, tt.wantAccel)
 			}
 		})
 	}
