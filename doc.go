@@ -64,11 +64,48 @@
 // comes and stamps each event with the time of the read that completed it.
 // A caller that does slow work between chunks does not change the figures.
 //
+// # Budgets and the Router
+//
+// A Budget bounds a stream's TTFT, the gap between tokens (a stall), its
+// total time and its decode rate (MinTPS). A Router enforces budgets while
+// the stream runs and, when one is exceeded, recovers along an ordered list
+// of routes (targets: a model on an endpoint). Its policies nest in the
+// order
+//
+//	Fallback(Hedge(Budget(Breaker(Limiter(call)))))
+//
+// innermost first: a route's rate limiter (Limit, or Route.Limiter) admits
+// the request or skips the route when waiting would break the TTFT budget;
+// its circuit breaker (BreakerSettings, or Route.Breaker) skips a route that
+// keeps failing; the budget watches the stream as it arrives and cancels a
+// breaching attempt; hedging (Policy.Hedge) starts the next route in
+// parallel when the first token is late, and the first token wins;
+// fallback moves to the next route when an attempt fails or breaches before
+// any output reached the caller. With Policy.Continue, a stream that stalls
+// after output reached the caller is carried on by the next route, the
+// caller's stream going on seamlessly. A Validator (Policy.Validator,
+// Route.Validator) checks the finished output.
+//
+// Whatever happens, the caller gets one Stream. Its Timing lists every
+// Attempt, with why it started (Kind: first, fallback, hedge,
+// continuation) and how it ended (Outcome), and every Breach; a
+// *BudgetError says which limit ended a call. See ExampleRouter,
+// ExampleBudgetError, ExampleHedge and ExamplePolicy_continue.
+//
+// # Latest wins
+//
+// Latest keeps one request in flight per key and cancels the one it
+// replaces with ErrSuperseded: what autocompletion needs, where each
+// keystroke makes the previous suggestion worthless. A Router call ended
+// that way records OutcomeSuperseded, which counts neither as a failure nor
+// against a breaker. See ExampleLatest.
+//
 // # Observers
 //
 // Hooks (WithHooks, ContextWithHooks) receive live events (first token,
 // milestones) and, exactly once per request whatever its ending, the final
-// Timing: the seam for metrics, logs and user code. Hook payloads carry
-// timings, token counts, model and target names; never prompt or
-// completion text, nor API keys.
+// Timing: the seam for metrics (package metrics), logs (LogHooks) and user
+// code. Hook payloads carry timings, token counts, model and target names;
+// never prompt or completion text, nor API keys. See ExampleWithHooks and
+// ExampleTiming.
 package tokenpace

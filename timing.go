@@ -76,8 +76,9 @@ type Timing struct {
 	// FinishReason is the finish_reason of the first choice, if any came.
 	FinishReason string
 
-	// Attempts lists every target the call tried or skipped, in start order,
-	// when a policy made more than one; empty for a plain call.
+	// Attempts lists every route a Router call tried or skipped, in start
+	// order, each with its Kind and Outcome; a Router call always fills it,
+	// even with a single attempt. Empty for a Client call.
 	Attempts []Attempt
 	// Breaches lists the budget limits the call exceeded (even when a
 	// policy recovered from them).
