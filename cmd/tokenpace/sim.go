@@ -29,6 +29,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	roleFirst := fs.Bool("role-first", false, "send the role-only chunk at once, as hosted APIs do (default: with the first token, as vLLM)")
 	chunkTokens := fs.Int("chunk-tokens", 1, "tokens per streamed chunk")
 	seed := fs.Uint64("seed", 0, "seed of the generated text")
+	precise := fs.Bool("precise-timer", false, "wake for each token on a kernel timer (Linux): sub-millisecond timing for a few streams, at more CPU per chunk")
 	var faults simulate.Faults
 	fs.Float64Var(&faults.RateLimit, "fault-429", 0, "share of requests answered 429 with Retry-After")
 	fs.Float64Var(&faults.ServerError, "fault-500", 0, "share of requests answered 500")
@@ -100,6 +101,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		simulate.WithRoleFirst(*roleFirst),
 		simulate.WithChunkTokens(*chunkTokens),
 		simulate.WithSeed(*seed),
+		simulate.WithPreciseTimer(*precise),
 		simulate.WithFaults(faults),
 	)
 	if err != nil {

@@ -31,6 +31,7 @@ func TestSimServesUntilCancelled(t *testing.T) {
 		{"fixed timing", []string{"--ttft", "20ms", "--itl", "1ms"}, "sim"},
 		{"hardware model", []string{"--model", "llama-3.2-1b", "--gpu", "h100-sxm"}, "llama-3.2-1b"},
 		{"served name and faults off", []string{"--ttft", "1ms", "--served-name", "small", "--fault-for", "2s"}, "small"},
+		{"precise timer", []string{"--ttft", "2ms", "--itl", "1ms", "--precise-timer"}, "sim"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
