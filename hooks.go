@@ -44,36 +44,23 @@ type MilestoneInfo struct {
 func ComposeHooks(hooks ...Hooks) Hooks {
 	var h Hooks
 	for _, x := range hooks {
-		if x.FirstToken != nil {
-			prev := h.FirstToken
-			f := x.FirstToken
-			h.FirstToken = func(ctx context.Context, i FirstTokenInfo) {
-				if prev != nil {
-					prev(ctx, i)
-				}
-				f(ctx, i)
-			}
-		}
-		if x.Milestone != nil {
-			prev := h.Milestone
-			f := x.Milestone
-			h.Milestone = func(ctx context.Context, i MilestoneInfo) {
-				if prev != nil {
-					prev(ctx, i)
-				}
-				f(ctx, i)
-			}
-		}
-		if x.Done != nil {
-			prev := h.Done
-			f := x.Done
-			h.Done = func(ctx context.Context, t *Timing) {
-				if prev != nil {
-					prev(ctx, t)
-				}
-				f(ctx, t)
-			}
-		}
+		h.FirstToken = then(h.FirstToken, x.FirstToken)
+		h.Milestone = then(h.Milestone, x.Milestone)
+		h.Done = then(h.Done, x.Done)
 	}
 	return h
+}
+
+// then returns a hook that calls first, then next; either may be nil.
+func then[I any](first, next func(context.Context, I)) func(context.Context, I) {
+	switch {
+	case first == nil:
+		return next
+	case next == nil:
+		return first
+	}
+	return func(ctx context.Context, i I) {
+		first(ctx, i)
+		next(ctx, i)
+	}
 }

@@ -121,12 +121,8 @@ func newOTel(cfg config, det *Detector) (*OTel, error) {
 		sets:          make(map[setsKey]*attrSets),
 	}
 	m := cfg.meterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(Version), metric.WithSchemaURL(semconv.SchemaURL))
-	var errs []error
-	check := func(err error) {
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
+	in := instruments{m: m}
+	check := in.check
 	var err error
 	o.duration, err = genaiconv.NewClientOperationDuration(m, metric.WithExplicitBucketBoundaries(durationBuckets...))
 	check(err)
@@ -137,48 +133,29 @@ func newOTel(cfg config, det *Detector) (*OTel, error) {
 	o.tpoc, err = genaiconv.NewClientOperationTimePerOutputChunk(m, metric.WithExplicitBucketBoundaries(perTokenBuckets...))
 	check(err)
 	if cfg.inferenceNames {
-		o.infDuration, err = m.Float64Histogram(inferenceDuration, metric.WithUnit(o.duration.Unit()),
-			metric.WithDescription(inferenceDescription), metric.WithExplicitBucketBoundaries(durationBuckets...))
-		check(err)
-		o.infTTFC, err = m.Float64Histogram(inferenceFirstChunk, metric.WithUnit(o.ttfc.Unit()),
-			metric.WithDescription(o.ttfc.Description()), metric.WithExplicitBucketBoundaries(durationBuckets...))
-		check(err)
-		o.infTPOC, err = m.Float64Histogram(inferencePerChunk, metric.WithUnit(o.tpoc.Unit()),
-			metric.WithDescription(o.tpoc.Description()), metric.WithExplicitBucketBoundaries(perTokenBuckets...))
-		check(err)
+		o.infDuration = in.hist(inferenceDuration, o.duration.Unit(), inferenceDescription, durationBuckets)
+		o.infTTFC = in.hist(inferenceFirstChunk, o.ttfc.Unit(), o.ttfc.Description(), durationBuckets)
+		o.infTPOC = in.hist(inferencePerChunk, o.tpoc.Unit(), o.tpoc.Description(), perTokenBuckets)
 	}
 
-	o.tpot, err = m.Float64Histogram("tokenpace.client.time_per_output_token", metric.WithUnit("s"),
-		metric.WithDescription("Time per output token after the first, per completed streaming request."),
-		metric.WithExplicitBucketBoundaries(perTokenBuckets...))
-	check(err)
-	o.queue, err = m.Float64Histogram("tokenpace.client.queue.duration", metric.WithUnit("s"),
-		metric.WithDescription("Time spent in client-side admission before the request was sent."),
-		metric.WithExplicitBucketBoundaries(durationBuckets...))
-	check(err)
-	o.milestone, err = m.Float64Histogram("tokenpace.client.time_to_milestone", metric.WithUnit("s"),
-		metric.WithDescription("Time from sending the request to a milestone of the output (first sentence, first line, user-defined)."),
-		metric.WithExplicitBucketBoundaries(durationBuckets...))
-	check(err)
+	o.tpot = in.hist("tokenpace.client.time_per_output_token", "s",
+		"Time per output token after the first, per completed streaming request.", perTokenBuckets)
+	o.queue = in.hist("tokenpace.client.queue.duration", "s",
+		"Time spent in client-side admission before the request was sent.", durationBuckets)
+	o.milestone = in.hist("tokenpace.client.time_to_milestone", "s",
+		"Time from sending the request to a milestone of the output (first sentence, first line, user-defined).", durationBuckets)
 	o.cached, err = m.Int64Histogram("tokenpace.client.token.cached", metric.WithUnit("{token}"),
 		metric.WithDescription("Prompt tokens served from the server's prompt cache, per request that reported usage."),
 		metric.WithExplicitBucketBoundaries(tokenBuckets...))
 	check(err)
-	o.requests, err = m.Int64Counter("tokenpace.client.requests", metric.WithUnit("{request}"),
-		metric.WithDescription("Finished requests, by whether they met every budget (goodput) and by error type."))
-	check(err)
-	o.breaches, err = m.Int64Counter("tokenpace.client.budget.breaches", metric.WithUnit("{breach}"),
-		metric.WithDescription("Latency budget limits exceeded, by phase."))
-	check(err)
-	o.attempts, err = m.Int64Counter("tokenpace.client.attempts", metric.WithUnit("{attempt}"),
-		metric.WithDescription("Attempts of calls that made more than one, by kind (first, fallback, hedge, continuation) and outcome."))
-	check(err)
-	o.detections, err = m.Int64Counter("tokenpace.client.detections", metric.WithUnit("{detection}"),
-		metric.WithDescription("Latency pathologies detected, by kind."))
-	check(err)
-	o.transitions, err = m.Int64Counter("tokenpace.client.breaker.transitions", metric.WithUnit("{transition}"),
-		metric.WithDescription("Circuit breaker state changes, by target and states."))
-	check(err)
+	o.requests = in.counter("tokenpace.client.requests", "{request}",
+		"Finished requests, by whether they met every budget (goodput) and by error type.")
+	o.breaches = in.counter("tokenpace.client.budget.breaches", "{breach}", "Latency budget limits exceeded, by phase.")
+	o.attempts = in.counter("tokenpace.client.attempts", "{attempt}",
+		"Attempts of calls that made more than one, by kind (first, fallback, hedge, continuation) and outcome.")
+	o.detections = in.counter("tokenpace.client.detections", "{detection}", "Latency pathologies detected, by kind.")
+	o.transitions = in.counter("tokenpace.client.breaker.transitions", "{transition}",
+		"Circuit breaker state changes, by target and states.")
 	o.breakerGauge, err = m.Int64ObservableGauge("tokenpace.client.breaker.state", metric.WithUnit("1"),
 		metric.WithDescription("Circuit breaker state by target: 0 closed, 1 half-open, 2 open."))
 	check(err)
@@ -187,7 +164,35 @@ func newOTel(cfg config, det *Detector) (*OTel, error) {
 		check(err)
 	}
 	o.fillNoop()
-	return o, errors.Join(errs...)
+	return o, errors.Join(in.errs...)
+}
+
+// instruments creates instruments of m, collecting their errors.
+type instruments struct {
+	m    metric.Meter
+	errs []error
+}
+
+// hist creates a histogram of seconds or other float values.
+func (in *instruments) hist(name, unit, desc string, buckets []float64) metric.Float64Histogram {
+	h, err := in.m.Float64Histogram(name, metric.WithUnit(unit), metric.WithDescription(desc),
+		metric.WithExplicitBucketBoundaries(buckets...))
+	in.check(err)
+	return h
+}
+
+// counter creates a counter.
+func (in *instruments) counter(name, unit, desc string) metric.Int64Counter {
+	c, err := in.m.Int64Counter(name, metric.WithUnit(unit), metric.WithDescription(desc))
+	in.check(err)
+	return c
+}
+
+// check collects err, if not nil.
+func (in *instruments) check(err error) {
+	if err != nil {
+		in.errs = append(in.errs, err)
+	}
 }
 
 // fillNoop replaces the instruments a failing MeterProvider left nil with
