@@ -3,6 +3,7 @@ package tokenpace_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -67,7 +68,7 @@ func TestBreakerTripsAndRecovers(t *testing.T) {
 		}
 		breached := []tokenpace.Outcome{tokenpace.OutcomeBreached, tokenpace.OutcomeWon}
 		for i := range 3 {
-			if got := outcomes(call()); !equal(got, breached) {
+			if got := outcomes(call()); !slices.Equal(got, breached) {
 				t.Fatalf("call %d: outcomes = %v, want %v", i, got, breached)
 			}
 		}
@@ -75,10 +76,10 @@ func TestBreakerTripsAndRecovers(t *testing.T) {
 			t.Fatalf("BreakerState(big) = %v, want open", st)
 		}
 		tm := call()
-		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeSkipped, tokenpace.OutcomeWon}; !equal(got, want) {
+		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeSkipped, tokenpace.OutcomeWon}; !slices.Equal(got, want) {
 			t.Fatalf("open breaker: outcomes = %v, want %v", got, want)
 		}
-		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptFallback}; !equal(got, want) {
+		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptFallback}; !slices.Equal(got, want) {
 			t.Errorf("kinds = %v, want %v", got, want)
 		}
 		if got := tm.UserTTFT(); got != 100*msec {
@@ -92,14 +93,14 @@ func TestBreakerTripsAndRecovers(t *testing.T) {
 		slow.Store(false)
 		time.Sleep(10 * time.Second)
 		tm = call()
-		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeWon}; !equal(got, want) {
+		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeWon}; !slices.Equal(got, want) {
 			t.Fatalf("half-open probe: outcomes = %v, want %v", got, want)
 		}
 		if st, _ := r.BreakerState("big"); st != gobreaker.StateClosed {
 			t.Errorf("BreakerState(big) = %v, want closed", st)
 		}
 		want := []string{"big:closed->open", "big:open->half-open", "big:half-open->closed"}
-		if got := tr.list(); !equal(got, want) {
+		if got := tr.list(); !slices.Equal(got, want) {
 			t.Errorf("transitions = %v, want %v", got, want)
 		}
 	})

@@ -3,6 +3,7 @@ package tokenpace_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -14,107 +15,6 @@ import (
 	"github.com/tokenpace/tokenpace"
 	"github.com/tokenpace/tokenpace/simulate"
 )
-
-// words returns "w<from> w<from+1> ... w<to>", with a leading space unless
-// from is 1: the scripted replies of the routing tests.
-func words(from, to int) string {
-	var b strings.Builder
-	for i := from; i <= to; i++ {
-		if i > 1 {
-			b.WriteByte(' ')
-		}
-		b.WriteString("w")
-		b.WriteString(itoa(i))
-	}
-	return b.String()
-}
-
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + string(rune('0'+i%10))
-}
-
-// replyWords scripts every reply of a simulator as words(1, n).
-func replyWords(n int) simulate.Option {
-	return simulate.WithReply(func(simulate.ReplyInfo) (string, bool) { return words(1, n), true })
-}
-
-// router returns a Router over a Client of one in-memory simulator started
-// with sopts, with one route per model name.
-func router(t *testing.T, p tokenpace.Policy, sopts []simulate.Option, routes ...tokenpace.Route) *tokenpace.Router {
-	t.Helper()
-	r, err := tokenpace.NewRouter(simClient(t, sopts), p, routes...)
-	if err != nil {
-		t.Fatalf("NewRouter() error = %v", err)
-	}
-	return r
-}
-
-// route returns a Route to model name on the Client's endpoint.
-func route(name string) tokenpace.Route {
-	return tokenpace.Route{Target: tokenpace.Target{Name: name, Model: name}}
-}
-
-// readAll reads s to its end and returns the content of its first choice.
-func readAll(t *testing.T, s *tokenpace.Stream) string {
-	t.Helper()
-	var b strings.Builder
-	for s.Next() {
-		for _, ch := range s.Current().Choices {
-			if ch.Index == 0 {
-				b.WriteString(ch.Delta.Content)
-			}
-		}
-	}
-	s.Close()
-	return b.String()
-}
-
-// checkBudgetError fails t unless err is a *BudgetError equal to want.
-func checkBudgetError(t *testing.T, err error, want tokenpace.BudgetError) {
-	t.Helper()
-	var be *tokenpace.BudgetError
-	if !errors.As(err, &be) {
-		t.Fatalf("Err() = %v (%T), want a *BudgetError", err, err)
-	}
-	if *be != want {
-		t.Errorf("Err() = %+v, want %+v", *be, want)
-	}
-	if !errors.Is(err, tokenpace.ErrBudgetExceeded) {
-		t.Errorf("errors.Is(%v, ErrBudgetExceeded) = false, want true", err)
-	}
-}
-
-// outcomes returns the outcome of every attempt of tm.
-func kinds(tm *tokenpace.Timing) []tokenpace.AttemptKind {
-	var k []tokenpace.AttemptKind
-	for _, a := range tm.Attempts {
-		k = append(k, a.Kind)
-	}
-	return k
-}
-
-func outcomes(tm *tokenpace.Timing) []tokenpace.Outcome {
-	var o []tokenpace.Outcome
-	for _, a := range tm.Attempts {
-		o = append(o, a.Outcome)
-	}
-	return o
-}
-
-func equal[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
 
 // TestFailFast checks each phase of the watchdog on one route with
 // FailFast: the stream ends with the exact *BudgetError at the exact
@@ -187,10 +87,10 @@ func TestFailFast(t *testing.T) {
 				if got := len(tm.Chunks); got != tc.tokens {
 					t.Errorf("len(Timing.Chunks) = %d, want %d", got, tc.tokens)
 				}
-				if want := []tokenpace.Breach{{Target: "m", Phase: tc.want.Phase, Limit: tc.want.Limit, Observed: tc.want.Observed}}; !equal(tm.Breaches, want) {
+				if want := []tokenpace.Breach{{Target: "m", Phase: tc.want.Phase, Limit: tc.want.Limit, Observed: tc.want.Observed}}; !slices.Equal(tm.Breaches, want) {
 					t.Errorf("Timing.Breaches = %+v, want %+v", tm.Breaches, want)
 				}
-				if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeBreached}; !equal(got, want) {
+				if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeBreached}; !slices.Equal(got, want) {
 					t.Errorf("outcomes = %v, want %v", got, want)
 				}
 				if tm.OK() {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -55,7 +56,7 @@ func TestOutputBearingChunks(t *testing.T) {
 			at = append(at, c.Sub(tm.Sent))
 		}
 		want := []time.Duration{20 * time.Millisecond, 30 * time.Millisecond, 40 * time.Millisecond, 50 * time.Millisecond}
-		if !equalDurations(at, want) {
+		if !slices.Equal(at, want) {
 			t.Errorf("Chunks at %v, want %v", at, want)
 		}
 		if tm.UsageReported || tm.OutputTokens != 5 {
@@ -72,18 +73,6 @@ func TestOutputBearingChunks(t *testing.T) {
 			t.Errorf("Accumulated tool calls = %+v, want f({})", tc)
 		}
 	})
-}
-
-func equalDurations(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestIncludeUsage checks that stream_options.include_usage is turned on

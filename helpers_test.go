@@ -3,6 +3,8 @@ package tokenpace_test
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,3 +80,86 @@ func errorsAs(err error, target any) bool { return errors.As(err, target) }
 
 // withFault asks the simulator for a fault (see simulate.FaultHeader).
 func withFault(f string) option.RequestOption { return option.WithHeader(simulate.FaultHeader, f) }
+
+// words returns "w<from> w<from+1> ... w<to>", with a leading space unless
+// from is 1: the scripted replies of the routing tests.
+func words(from, to int) string {
+	var b strings.Builder
+	for i := from; i <= to; i++ {
+		if i > 1 {
+			b.WriteByte(' ')
+		}
+		b.WriteString("w")
+		b.WriteString(strconv.Itoa(i))
+	}
+	return b.String()
+}
+
+// replyWords scripts every reply of a simulator as words(1, n).
+func replyWords(n int) simulate.Option {
+	return simulate.WithReply(func(simulate.ReplyInfo) (string, bool) { return words(1, n), true })
+}
+
+// router returns a Router over a Client of one in-memory simulator started
+// with sopts, with one route per model name.
+func router(t *testing.T, p tokenpace.Policy, sopts []simulate.Option, routes ...tokenpace.Route) *tokenpace.Router {
+	t.Helper()
+	r, err := tokenpace.NewRouter(simClient(t, sopts), p, routes...)
+	if err != nil {
+		t.Fatalf("NewRouter() error = %v", err)
+	}
+	return r
+}
+
+// route returns a Route to model name on the Client's endpoint.
+func route(name string) tokenpace.Route {
+	return tokenpace.Route{Target: tokenpace.Target{Name: name, Model: name}}
+}
+
+// readAll reads s to its end and returns the content of its first choice.
+func readAll(t *testing.T, s *tokenpace.Stream) string {
+	t.Helper()
+	var b strings.Builder
+	for s.Next() {
+		for _, ch := range s.Current().Choices {
+			if ch.Index == 0 {
+				b.WriteString(ch.Delta.Content)
+			}
+		}
+	}
+	s.Close()
+	return b.String()
+}
+
+// checkBudgetError fails t unless err is a *BudgetError equal to want.
+func checkBudgetError(t *testing.T, err error, want tokenpace.BudgetError) {
+	t.Helper()
+	var be *tokenpace.BudgetError
+	if !errors.As(err, &be) {
+		t.Fatalf("Err() = %v (%T), want a *BudgetError", err, err)
+	}
+	if *be != want {
+		t.Errorf("Err() = %+v, want %+v", *be, want)
+	}
+	if !errors.Is(err, tokenpace.ErrBudgetExceeded) {
+		t.Errorf("errors.Is(%v, ErrBudgetExceeded) = false, want true", err)
+	}
+}
+
+// kinds returns the kind of every attempt of tm.
+func kinds(tm *tokenpace.Timing) []tokenpace.AttemptKind {
+	var k []tokenpace.AttemptKind
+	for _, a := range tm.Attempts {
+		k = append(k, a.Kind)
+	}
+	return k
+}
+
+// outcomes returns the outcome of every attempt of tm.
+func outcomes(tm *tokenpace.Timing) []tokenpace.Outcome {
+	var o []tokenpace.Outcome
+	for _, a := range tm.Attempts {
+		o = append(o, a.Outcome)
+	}
+	return o
+}

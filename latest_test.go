@@ -3,6 +3,7 @@ package tokenpace_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -36,7 +37,7 @@ func TestLatestWins(t *testing.T) {
 		if !tokenpace.Superseded(ctx1) {
 			t.Errorf("Superseded(first ctx) = false, want true")
 		}
-		if got, want := outcomes(s1.Timing()), []tokenpace.Outcome{tokenpace.OutcomeSuperseded}; !equal(got, want) {
+		if got, want := outcomes(s1.Timing()), []tokenpace.Outcome{tokenpace.OutcomeSuperseded}; !slices.Equal(got, want) {
 			t.Errorf("first: outcomes = %v, want %v", got, want)
 		}
 		if text := readAll(t, s2); text != words(1, 10) || s2.Err() != nil {

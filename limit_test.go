@@ -3,6 +3,7 @@ package tokenpace_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -44,7 +45,7 @@ func TestAdmissionSkipsToNextTarget(t *testing.T) {
 			t.Errorf("PredictTTFT(big) = %v, %v, want 100ms, true", d, ok)
 		}
 		tm := call()
-		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeSkipped, tokenpace.OutcomeWon}; !equal(got, want) {
+		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeSkipped, tokenpace.OutcomeWon}; !slices.Equal(got, want) {
 			t.Fatalf("second call: outcomes = %v, want %v", got, want)
 		}
 		if !errors.Is(tm.Attempts[0].Err, tokenpace.ErrAdmission) {
@@ -81,7 +82,7 @@ func TestLimiterWaits(t *testing.T) {
 		// Burst 2: two at once; then one every 500 ms, each call taking
 		// 100 ms.
 		want := []time.Duration{0, 0, 300 * msec, 400 * msec}
-		if !equal(queues, want) {
+		if !slices.Equal(queues, want) {
 			t.Errorf("Queue() = %v, want %v", queues, want)
 		}
 	})
@@ -100,7 +101,7 @@ func TestTPMNeverAdmits(t *testing.T) {
 		s := r.NewStreaming(context.Background(), chat("big", 100))
 		readAll(t, s)
 		tm := s.Timing()
-		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeSkipped, tokenpace.OutcomeWon}; !equal(got, want) {
+		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeSkipped, tokenpace.OutcomeWon}; !slices.Equal(got, want) {
 			t.Errorf("outcomes = %v, want %v", got, want)
 		}
 		if !errors.Is(tm.Attempts[0].Err, tokenpace.ErrAdmission) {
@@ -141,7 +142,7 @@ func TestAdmissionLongPrompt(t *testing.T) {
 			}
 		}
 		tm := call(1000)
-		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeSkipped, tokenpace.OutcomeWon}; !equal(got, want) {
+		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeSkipped, tokenpace.OutcomeWon}; !slices.Equal(got, want) {
 			t.Fatalf("long prompt: outcomes = %v, want %v", got, want)
 		}
 		if !errors.Is(tm.Attempts[0].Err, tokenpace.ErrAdmission) || tm.UserTTFT() != 30*msec {

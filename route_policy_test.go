@@ -3,6 +3,7 @@ package tokenpace_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -44,7 +45,7 @@ func TestHedgeAtLearntPercentile(t *testing.T) {
 			if p95, _ := r.TTFTPercentile("big", 0.95); p95 != 118*msec {
 				t.Errorf("TTFTPercentile(big, 0.95) = %v, want 118ms", p95)
 			}
-			if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeHedgeLost, tokenpace.OutcomeWon}; !equal(got, want) {
+			if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeHedgeLost, tokenpace.OutcomeWon}; !slices.Equal(got, want) {
 				t.Fatalf("slow call: outcomes = %v, want %v", got, want)
 			}
 			if got := tm.Attempts[1].Start.Sub(tm.Start); got != 118*msec {
@@ -79,7 +80,7 @@ func TestAllRoutesOpen(t *testing.T) {
 		if got := time.Since(start); got != 0 {
 			t.Errorf("the skip took %v, want no time", got)
 		}
-		if got, want := outcomes(s.Timing()), []tokenpace.Outcome{tokenpace.OutcomeSkipped}; !equal(got, want) {
+		if got, want := outcomes(s.Timing()), []tokenpace.Outcome{tokenpace.OutcomeSkipped}; !slices.Equal(got, want) {
 			t.Errorf("outcomes = %v, want %v", got, want)
 		}
 	})
@@ -168,13 +169,13 @@ func TestContinuationAfterReset(t *testing.T) {
 		}
 		tm := s.Timing()
 		want := []tokenpace.Outcome{tokenpace.OutcomeFailed, tokenpace.OutcomeFailed, tokenpace.OutcomeWon}
-		if got := outcomes(tm); !equal(got, want) {
+		if got := outcomes(tm); !slices.Equal(got, want) {
 			t.Errorf("outcomes = %v, want %v", got, want)
 		}
-		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptContinuation, tokenpace.AttemptContinuation}; !equal(got, want) {
+		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptContinuation, tokenpace.AttemptContinuation}; !slices.Equal(got, want) {
 			t.Errorf("kinds = %v, want %v", got, want)
 		}
-		if got := []int{tm.Attempts[0].Tokens, tm.Attempts[1].Tokens, tm.Attempts[2].Tokens}; !equal(got, []int{5, 0, 7}) {
+		if got := []int{tm.Attempts[0].Tokens, tm.Attempts[1].Tokens, tm.Attempts[2].Tokens}; !slices.Equal(got, []int{5, 0, 7}) {
 			t.Errorf("attempt tokens = %v, want [5 0 7]", got)
 		}
 		if tm.OutputTokens != 12 || len(tm.Chunks) != 12 {
@@ -214,10 +215,10 @@ func TestHedgeMax(t *testing.T) {
 		readAll(t, s)
 		tm := s.Timing()
 		want := []tokenpace.Outcome{tokenpace.OutcomeHedgeLost, tokenpace.OutcomeHedgeLost, tokenpace.OutcomeWon}
-		if got := outcomes(tm); !equal(got, want) {
+		if got := outcomes(tm); !slices.Equal(got, want) {
 			t.Fatalf("outcomes = %v, want %v", got, want)
 		}
-		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptHedge, tokenpace.AttemptHedge}; !equal(got, want) {
+		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptHedge, tokenpace.AttemptHedge}; !slices.Equal(got, want) {
 			t.Errorf("kinds = %v, want %v", got, want)
 		}
 		if got := tm.Attempts[2].Start.Sub(tm.Start); got != 100*msec {
@@ -250,10 +251,10 @@ func TestContinuationOnSlowDecode(t *testing.T) {
 		}
 		tm := s.Timing()
 		want := []tokenpace.Breach{{Target: "big", Phase: tokenpace.PhaseTPS, Limit: 50 * msec, Observed: 100 * msec}}
-		if !equal(tm.Breaches, want) {
+		if !slices.Equal(tm.Breaches, want) {
 			t.Errorf("Breaches = %+v, want %+v", tm.Breaches, want)
 		}
-		if got := []int{tm.Attempts[0].Tokens, tm.Attempts[1].Tokens}; !equal(got, []int{4, 6}) {
+		if got := []int{tm.Attempts[0].Tokens, tm.Attempts[1].Tokens}; !slices.Equal(got, []int{4, 6}) {
 			t.Errorf("attempt tokens = %v, want [4 6]", got)
 		}
 	})

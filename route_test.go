@@ -3,6 +3,8 @@ package tokenpace_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"strconv"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -28,7 +30,7 @@ func replyByModel(n int) simulate.Option {
 			if i > 1 {
 				s += " "
 			}
-			s += p + itoa(i)
+			s += p + strconv.Itoa(i)
 		}
 		return s, true
 	})
@@ -67,17 +69,17 @@ func TestFallbackOnSlowPrefill(t *testing.T) {
 		if tm.Target != "small" || tm.Model != "small" || tm.OutputTokens != 10 || !tm.UsageReported {
 			t.Errorf("Timing = target %q model %q tokens %d usage %v, want small small 10 true", tm.Target, tm.Model, tm.OutputTokens, tm.UsageReported)
 		}
-		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeBreached, tokenpace.OutcomeWon}; !equal(got, want) {
+		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeBreached, tokenpace.OutcomeWon}; !slices.Equal(got, want) {
 			t.Errorf("outcomes = %v, want %v", got, want)
 		}
-		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptFallback}; !equal(got, want) {
+		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptFallback}; !slices.Equal(got, want) {
 			t.Errorf("kinds = %v, want %v", got, want)
 		}
 		if a := tm.Attempts[1]; a.Start.Sub(tm.Start) != 180*msec || a.FirstToken.Sub(tm.Start) != 280*msec || a.Tokens != 10 {
 			t.Errorf("Attempts[1] = start +%v first token +%v tokens %d, want +180ms +280ms 10", a.Start.Sub(tm.Start), a.FirstToken.Sub(tm.Start), a.Tokens)
 		}
 		want := []tokenpace.Breach{{Target: "big", Phase: tokenpace.PhaseTTFT, Limit: 180 * msec, Observed: 180 * msec}}
-		if !equal(tm.Breaches, want) {
+		if !slices.Equal(tm.Breaches, want) {
 			t.Errorf("Breaches = %+v, want %+v", tm.Breaches, want)
 		}
 	})
@@ -110,7 +112,7 @@ func TestFallbackOnServerError(t *testing.T) {
 				} else if err := s.Err(); err != nil {
 					t.Fatalf("Err() = %v, want nil", err)
 				}
-				if got := outcomes(s.Timing()); !equal(got, tc.outcomes) {
+				if got := outcomes(s.Timing()); !slices.Equal(got, tc.outcomes) {
 					t.Errorf("outcomes = %v, want %v", got, tc.outcomes)
 				}
 			})
@@ -157,14 +159,14 @@ func TestContinuation(t *testing.T) {
 		if len(got) != 40 {
 			t.Errorf("caller read %d content chunks, want 40", len(got))
 		}
-		if want := []string{tokenpace.DefaultContinuePrompt}; !equal(prompts, want) {
+		if want := []string{tokenpace.DefaultContinuePrompt}; !slices.Equal(prompts, want) {
 			t.Errorf("continuation prompts = %q, want %q", prompts, want)
 		}
 		tm := s.Timing()
-		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeBreached, tokenpace.OutcomeWon}; !equal(got, want) {
+		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeBreached, tokenpace.OutcomeWon}; !slices.Equal(got, want) {
 			t.Errorf("outcomes = %v, want %v", got, want)
 		}
-		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptContinuation}; !equal(got, want) {
+		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptContinuation}; !slices.Equal(got, want) {
 			t.Errorf("kinds = %v, want %v", got, want)
 		}
 		if a, b := tm.Attempts[0], tm.Attempts[1]; a.Tokens != 20 || b.Tokens != 20 {
@@ -188,7 +190,7 @@ func TestContinuation(t *testing.T) {
 			t.Errorf("OutputTokens, Target = %d, %q, want 40, small", tm.OutputTokens, tm.Target)
 		}
 		want := []tokenpace.Breach{{Target: "big", Phase: tokenpace.PhaseGap, Limit: 100 * msec, Observed: 100 * msec}}
-		if !equal(tm.Breaches, want) {
+		if !slices.Equal(tm.Breaches, want) {
 			t.Errorf("Breaches = %+v, want %+v", tm.Breaches, want)
 		}
 	})
@@ -206,7 +208,7 @@ func TestStallWithoutContinuation(t *testing.T) {
 			t.Errorf("content = %q, want %q", text, words(1, 20))
 		}
 		checkBudgetError(t, s.Err(), tokenpace.BudgetError{Target: "big", Phase: tokenpace.PhaseGap, Limit: 100 * msec, Observed: 100 * msec})
-		if got, want := outcomes(s.Timing()), []tokenpace.Outcome{tokenpace.OutcomeBreached}; !equal(got, want) {
+		if got, want := outcomes(s.Timing()), []tokenpace.Outcome{tokenpace.OutcomeBreached}; !slices.Equal(got, want) {
 			t.Errorf("outcomes = %v, want %v", got, want)
 		}
 	})
@@ -235,10 +237,10 @@ func TestHedge(t *testing.T) {
 		if got, want := tm.UserTTFT(), 150*msec; got != want {
 			t.Errorf("UserTTFT() = %v, want %v", got, want)
 		}
-		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeHedgeLost, tokenpace.OutcomeWon}; !equal(got, want) {
+		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeHedgeLost, tokenpace.OutcomeWon}; !slices.Equal(got, want) {
 			t.Errorf("outcomes = %v, want %v", got, want)
 		}
-		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptHedge}; !equal(got, want) {
+		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptHedge}; !slices.Equal(got, want) {
 			t.Errorf("kinds = %v, want %v", got, want)
 		}
 		if got := tm.Attempts[0].End.Sub(tm.Start); got != 150*msec {
@@ -317,7 +319,7 @@ func TestCancelStopsEveryAttempt(t *testing.T) {
 			t.Errorf("Err() = %v, want context.Canceled unchanged", err)
 		}
 		tm := s.Timing()
-		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeCanceled, tokenpace.OutcomeCanceled}; !equal(got, want) {
+		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeCanceled, tokenpace.OutcomeCanceled}; !slices.Equal(got, want) {
 			t.Errorf("outcomes = %v, want %v", got, want)
 		}
 		for i, a := range tm.Attempts {
@@ -355,7 +357,7 @@ func TestCloseMidStream(t *testing.T) {
 		if !errors.Is(tm.Err, tokenpace.ErrStreamClosed) {
 			t.Errorf("Timing.Err = %v, want ErrStreamClosed", tm.Err)
 		}
-		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeCanceled}; !equal(got, want) {
+		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeCanceled}; !slices.Equal(got, want) {
 			t.Errorf("outcomes = %v, want %v", got, want)
 		}
 	})

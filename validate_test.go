@@ -3,6 +3,7 @@ package tokenpace_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"testing/synctest"
 
@@ -50,7 +51,7 @@ func TestValidatorRejects(t *testing.T) {
 		if !tm.Invalid || tm.OK() {
 			t.Errorf("Invalid, OK() = %v, %v, want true, false", tm.Invalid, tm.OK())
 		}
-		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeInvalid}; !equal(got, want) {
+		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeInvalid}; !slices.Equal(got, want) {
 			t.Errorf("outcomes = %v, want %v", got, want)
 		}
 		if st, _ := r.BreakerState("small"); st != gobreaker.StateOpen {
@@ -74,7 +75,7 @@ func TestValidatorRetries(t *testing.T) {
 			t.Fatalf("Err() = %v, want nil", err)
 		}
 		tm := s.Timing()
-		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeInvalid, tokenpace.OutcomeWon}; !equal(got, want) {
+		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeInvalid, tokenpace.OutcomeWon}; !slices.Equal(got, want) {
 			t.Errorf("outcomes = %v, want %v", got, want)
 		}
 		if tm.Invalid || !tm.OK() || tm.Target != "big" {
