@@ -57,15 +57,7 @@ func TestBreakerTripsAndRecovers(t *testing.T) {
 			simulate.WithModel("small", &simulate.Fixed{TTFT: 100 * msec, ITL: 10 * msec}),
 		}, route("big"), route("small"))
 
-		call := func() *tokenpace.Timing {
-			t.Helper()
-			s := r.NewStreaming(context.Background(), chat("big", 3))
-			readAll(t, s)
-			if err := s.Err(); err != nil {
-				t.Fatalf("Err() = %v, want nil", err)
-			}
-			return s.Timing()
-		}
+		call := func() *tokenpace.Timing { return callOK(t, r, chat("big", 3)) }
 		breached := []tokenpace.Outcome{tokenpace.OutcomeBreached, tokenpace.OutcomeWon}
 		for i := range 3 {
 			if got := outcomes(call()); !slices.Equal(got, breached) {

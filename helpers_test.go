@@ -131,6 +131,18 @@ func readAll(t *testing.T, s *tokenpace.Stream) string {
 	return b.String()
 }
 
+// callOK makes a Router call with params, reads it to its end, fails t
+// unless it ended cleanly, and returns its Timing.
+func callOK(t *testing.T, r *tokenpace.Router, params openai.ChatCompletionNewParams) *tokenpace.Timing {
+	t.Helper()
+	s := r.NewStreaming(context.Background(), params)
+	readAll(t, s)
+	if err := s.Err(); err != nil {
+		t.Fatalf("Err() = %v, want nil", err)
+	}
+	return s.Timing()
+}
+
 // checkBudgetError fails t unless err is a *BudgetError equal to want.
 func checkBudgetError(t *testing.T, err error, want tokenpace.BudgetError) {
 	t.Helper()

@@ -28,15 +28,7 @@ func TestAdmissionSkipsToNextTarget(t *testing.T) {
 			simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec, ITL: 10 * msec}),
 			simulate.WithModel("small", &simulate.Fixed{TTFT: 100 * msec, ITL: 10 * msec}),
 		}, big, route("small"))
-		call := func() *tokenpace.Timing {
-			t.Helper()
-			s := r.NewStreaming(context.Background(), chat("big", 3))
-			readAll(t, s)
-			if err := s.Err(); err != nil {
-				t.Fatalf("Err() = %v, want nil", err)
-			}
-			return s.Timing()
-		}
+		call := func() *tokenpace.Timing { return callOK(t, r, chat("big", 3)) }
 		start := time.Now()
 		if tm := call(); tm.Target != "big" {
 			t.Fatalf("first call answered by %q, want big", tm.Target)
@@ -72,12 +64,7 @@ func TestLimiterWaits(t *testing.T) {
 		}, big)
 		var queues []time.Duration
 		for range 4 {
-			s := r.NewStreaming(context.Background(), chat("big", 1))
-			readAll(t, s)
-			if err := s.Err(); err != nil {
-				t.Fatalf("Err() = %v, want nil", err)
-			}
-			queues = append(queues, s.Timing().Queue())
+			queues = append(queues, callOK(t, r, chat("big", 1)).Queue())
 		}
 		// Burst 2: two at once; then one every 500 ms, each call taking
 		// 100 ms.
@@ -129,12 +116,7 @@ func TestAdmissionLongPrompt(t *testing.T) {
 			t.Helper()
 			p := chat("big", 2)
 			p.Messages = []openai.ChatCompletionMessageParamUnion{openai.UserMessage(strings.Repeat("word ", words))}
-			s := r.NewStreaming(context.Background(), p)
-			readAll(t, s)
-			if err := s.Err(); err != nil {
-				t.Fatalf("Err() = %v, want nil", err)
-			}
-			return s.Timing()
+			return callOK(t, r, p)
 		}
 		for _, n := range []int{10, 40, 80} { // learn: all within budget
 			if tm := call(n); tm.Target != "big" {
