@@ -90,8 +90,6 @@ func (a *attempt) sent() time.Time { return a.t.Sent }
 // startAttempt starts an attempt; its events ev begin to arrive at once.
 // The call and the reading both run on the attempt's own goroutine: what a
 // policy that runs several attempts (hedging) needs.
-//
-//lint:ignore U1000 the policy layer (route.go) starts its attempts with it
 func startAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attempt {
 	a := newAttempt(ctx, spec, ev)
 	go func() {

@@ -22,7 +22,8 @@
 //
 // with gen_ai.operation.name ("chat"), gen_ai.provider.name (WithProviderName),
 // gen_ai.request.model, gen_ai.response.model, server.address and server.port
-// (WithServer), error.type on failed calls (not on the chunk metrics), and
+// (from tokenpace.Timing.ServerAddress and ServerPort; WithServer overrides
+// them), error.type on failed calls (not on the chunk metrics), and
 // tokenpace.target. WithInferenceNames adds the same histograms under the
 // newer names gen_ai.client.inference.duration,
 // gen_ai.client.inference.time_to_first_chunk and
@@ -76,7 +77,7 @@
 //
 // Prompt and completion text never enter telemetry: a Timing holds none, and
 // no attribute or event of this package carries message content, API keys,
-// URLs' paths or credentials (WithServer keeps only host and port).
+// URLs' paths or credentials (only host and port are kept).
 //
 // # Recorder
 //
