@@ -3,6 +3,7 @@ package tokenpace_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -62,8 +63,13 @@ func TestStreamingHeadersRouter(t *testing.T) {
 		}, route("m"))
 		s := r.NewStreaming(context.Background(), chat("m", 3))
 		readAll(t, s)
-		if got := s.Timing().Streaming; !got.EventStream() || got.AccelBuffering != "no" {
+		tm := s.Timing()
+		if got := tm.Streaming; !got.EventStream() || got.AccelBuffering != "no" {
 			t.Errorf("Router call: Streaming = %+v, want text/event-stream with X-Accel-Buffering no", got)
+		}
+		// A Router call lists its attempt even when it made only one.
+		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst}; !slices.Equal(got, want) {
+			t.Errorf("kinds = %v, want %v", got, want)
 		}
 	})
 }
