@@ -71,21 +71,22 @@ func (o *OTel) buildSets(k setsKey) *attrSets {
 	if k.target != "" {
 		chunk = append(chunk, attrTarget.String(k.target))
 	}
-	op := chunk
-	if k.errType != "" {
-		op = append(chunk[:len(chunk):len(chunk)], semconv.ErrorTypeKey.String(k.errType))
+	// withErr returns base with error.type, if any, in a new slice.
+	withErr := func(base []attribute.KeyValue) []attribute.KeyValue {
+		if k.errType == "" {
+			return base
+		}
+		return append(base[:len(base):len(base)], semconv.ErrorTypeKey.String(k.errType))
 	}
 	with := func(base []attribute.KeyValue, kv ...attribute.KeyValue) attribute.Set {
 		return attribute.NewSet(append(base[:len(base):len(base)], kv...)...)
 	}
+	op := withErr(chunk)
 	own := []attribute.KeyValue{semconv.GenAIRequestModel(k.model)}
 	if k.target != "" {
 		own = append(own, attrTarget.String(k.target))
 	}
-	bad := own
-	if k.errType != "" {
-		bad = append(own[:len(own):len(own)], semconv.ErrorTypeKey.String(k.errType))
-	}
+	bad := withErr(own)
 	s := &attrSets{
 		op:     attribute.NewSet(op...),
 		chunk:  attribute.NewSet(chunk...),
