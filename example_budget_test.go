@@ -61,7 +61,7 @@ func ExampleRouter() {
 	fmt.Println("error:", stream.Err())
 	fmt.Println("answered by:", t.Target)
 	for _, a := range t.Attempts {
-		fmt.Println("attempt:", a.Target, a.Outcome)
+		fmt.Println("attempt:", a.Kind, a.Target, a.Outcome)
 	}
 	for _, b := range t.Breaches {
 		fmt.Println("breach:", b.Target, b.Phase, "limit", b.Limit)
@@ -70,8 +70,8 @@ func ExampleRouter() {
 	// Hello from small.
 	// error: <nil>
 	// answered by: small
-	// attempt: big breached
-	// attempt: small won
+	// attempt: first big breached
+	// attempt: fallback small won
 	// breach: big ttft limit 180ms
 }
 
@@ -145,12 +145,12 @@ func ExampleHedge() {
 	stream.Close()
 	fmt.Println(stream.Accumulated().Choices[0].Message.Content)
 	for _, a := range stream.Timing().Attempts {
-		fmt.Println("attempt:", a.Target, a.Outcome)
+		fmt.Println("attempt:", a.Kind, a.Target, a.Outcome)
 	}
 	// Output:
 	// Hello from small.
-	// attempt: big hedge_lost
-	// attempt: small won
+	// attempt: first big hedge_lost
+	// attempt: hedge small won
 }
 
 // Continuation: the big model stalls after five tokens; after 100 ms of
@@ -193,13 +193,13 @@ func ExamplePolicy_continue() {
 	fmt.Println(stream.Accumulated().Choices[0].Message.Content)
 	fmt.Println("error:", stream.Err())
 	for _, a := range t.Attempts {
-		fmt.Println("attempt:", a.Target, a.Outcome, a.Tokens, "tokens")
+		fmt.Println("attempt:", a.Kind, a.Target, a.Outcome, a.Tokens, "tokens")
 	}
 	fmt.Println("breach:", t.Breaches[0].Target, t.Breaches[0].Phase)
 	// Output:
 	// One two three four five six seven eight.
 	// error: <nil>
-	// attempt: big breached 5 tokens
-	// attempt: small won 3 tokens
+	// attempt: first big breached 5 tokens
+	// attempt: continuation small won 3 tokens
 	// breach: big gap
 }
