@@ -61,10 +61,13 @@ type Timing struct {
 	// Conn is the connection breakdown of the last HTTP attempt.
 	Conn ConnInfo
 	// HTTPAttempts counts HTTP requests made for this call, retries by
-	// openai-go included; 1 for a call without retries.
+	// openai-go included; 1 for a Client call without retries. A Router
+	// call counts those of all its attempts.
 	HTTPAttempts int
 	// HTTP lists every HTTP request made for this call, retries by openai-go
-	// included, in order; the last one is the one that answered.
+	// included, in order. For a Client call the last one is the one that
+	// answered; a Router call lists its attempts' requests attempt after
+	// attempt (see Attempts).
 	HTTP []HTTPAttempt
 
 	// PromptTokens, CachedTokens and OutputTokens come from the usage chunk
