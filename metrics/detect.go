@@ -18,8 +18,9 @@ const (
 	// KindBufferingProxy: the chunks of a stream arrived in one burst at
 	// its end, so the caller saw nothing until generation was over; or a
 	// successful response was not an event stream at all (its
-	// Content-Type is not text/event-stream, a tokenpace.KindContentType
-	// error). The usual cause is a proxy (nginx, a CDN) that buffers or
+	// Content-Type is not text/event-stream: a tokenpace.KindContentType
+	// error, of the request or of an attempt a Router recovered from).
+	// The usual cause is a proxy (nginx, a CDN) that buffers or
 	// rewrites the response. A response without X-Accel-Buffering: no is
 	// not flagged for that alone (many servers that stream well do not
 	// send it); its absence is named in the Message of a burst.
@@ -37,8 +38,9 @@ type Detection struct {
 	// Target and Model are those of the request it was found in.
 	Target, Model string
 	// At is when the pathology became evident: the first token for a
-	// burst, the response headers for a response that is not an event
-	// stream, the end of the stream for KindTPSCollapse.
+	// burst, the response headers (the end of the attempt, within a
+	// Router call) for a response that is not an event stream, the end of
+	// the stream for KindTPSCollapse.
 	At time.Time
 	// Observed and Baseline are decode rates in tokens per second for
 	// KindTPSCollapse (this stream, the target's recent median). For
@@ -180,13 +182,11 @@ func (d *Detector) Observe(dst []Detection, t *tokenpace.Timing) []Detection {
 // buffering reports whether t's chunks arrived as one burst at the end, or
 // its successful response was not an event stream.
 func (d *Detector) buffering(t *tokenpace.Timing) (Detection, bool) {
-	var se *tokenpace.StreamError
-	if errors.As(t.Err, &se) && se.Kind == tokenpace.KindContentType {
+	if ct, target, at, ok := notEventStream(t); ok {
 		return Detection{
-			Kind: KindBufferingProxy, Target: t.Target, Model: t.Model, At: endOr(t.Headers, t.End),
-			Message: fmt.Sprintf("the response's Content-Type %q is not text/event-stream: the stream was not streamed",
-				t.Streaming.ContentType),
-			Hint: BufferingHint,
+			Kind: KindBufferingProxy, Target: target, Model: t.Model, At: at,
+			Message: fmt.Sprintf("the response's Content-Type %q is not text/event-stream: the stream was not streamed", ct),
+			Hint:    BufferingHint,
 		}, true
 	}
 	n := len(t.Chunks)
@@ -206,6 +206,23 @@ func (d *Detector) buffering(t *tokenpace.Timing) (Detection, bool) {
 			n, burst, ttft, accelNote(t.Streaming)),
 		Hint: BufferingHint,
 	}, true
+}
+
+// notEventStream finds a successful response that was not an event stream
+// (a tokenpace.KindContentType error) in t or, for a Router call that
+// recovered from it, in one of its attempts; it returns the Content-Type,
+// the target, and when the response came (or the attempt ended).
+func notEventStream(t *tokenpace.Timing) (ct, target string, at time.Time, ok bool) {
+	var se *tokenpace.StreamError
+	if errors.As(t.Err, &se) && se.Kind == tokenpace.KindContentType {
+		return se.Detail, t.Target, endOr(t.Headers, t.End), true
+	}
+	for _, a := range t.Attempts {
+		if errors.As(a.Err, &se) && se.Kind == tokenpace.KindContentType {
+			return se.Detail, a.Target, a.End, true
+		}
+	}
+	return "", "", time.Time{}, false
 }
 
 // accelNote names what the response lacked of the headers that keep

@@ -135,3 +135,18 @@ func TestDetectorNil(t *testing.T) {
 		t.Errorf("Observe(nil Timing) = %v, want nil", ds)
 	}
 }
+
+func TestDetectorNotEventStreamAttempt(t *testing.T) {
+	tm := stream(t, "b", "m", epoch, 0, 300*time.Millisecond, 20*time.Millisecond, 10)
+	failedAt := epoch.Add(100 * time.Millisecond)
+	tm.Attempts = []tokenpace.Attempt{
+		{Target: "a", Kind: tokenpace.AttemptFirst, Start: epoch, End: failedAt, Outcome: tokenpace.OutcomeFailed,
+			Err: &tokenpace.StreamError{Kind: tokenpace.KindContentType, Target: "a", Detail: "text/html"}},
+		{Target: "b", Kind: tokenpace.AttemptFallback, Start: failedAt, End: tm.End, Outcome: tokenpace.OutcomeWon},
+	}
+	ds := NewDetector(DetectorConfig{}).Observe(nil, tm)
+	if len(ds) != 1 || ds[0].Kind != KindBufferingProxy || ds[0].Target != "a" || !ds[0].At.Equal(failedAt) ||
+		!strings.Contains(ds[0].Message, "text/html") {
+		t.Errorf("Observe(fallback after text/html) = %+v, want one buffering_proxy for a at %v naming text/html", ds, failedAt)
+	}
+}

@@ -94,8 +94,8 @@
 //
 // A Detector flags a buffering proxy (every chunk in one burst after a long
 // silence: the "illusion of speed", fixed by X-Accel-Buffering: no; or a
-// successful response that is not text/event-stream, from
-// tokenpace.Timing.Streaming) and a
+// successful response that is not text/event-stream, also in an attempt a
+// Router recovered from) and a
 // collapse of the decode rate below the recent median of the same target
 // and model (the server's KV cache is exhausted). Detections appear as span
 // events, in the tokenpace.client.detections counter, in the Recorder's
