@@ -1,10 +1,8 @@
 package simulate
 
 import (
-	"errors"
 	"net"
 	"net/http"
-	"sync"
 )
 
 // TB is the part of testing.TB the test constructors use.
@@ -53,37 +51,19 @@ func StartLoopback(t TB, opts ...Option) *TestServer {
 func StartInMemory(t TB, opts ...Option) *TestServer {
 	t.Helper()
 	l := NewMemListener()
-	return start(t, l, l.Client(), "http://simulator.invalid/v1/", opts)
+	return start(t, l, l.Client(), inMemoryURL, opts)
 }
 
 func start(t TB, l net.Listener, client *http.Client, url string, opts []Option) *TestServer {
 	t.Helper()
-	s, err := NewServer(opts...)
+	m, err := serve(l, client, url, opts)
 	if err != nil {
-		l.Close()
 		t.Fatalf("%v", err)
 	}
-	// Every connection's goroutine must have ended when Cleanup returns
-	// (a synctest bubble requires it): count them from their states.
-	var conns sync.WaitGroup
-	hs := &http.Server{Handler: s, ConnState: func(_ net.Conn, st http.ConnState) {
-		switch st {
-		case http.StateNew:
-			conns.Add(1)
-		case http.StateClosed, http.StateHijacked:
-			conns.Done()
-		}
-	}}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(l) }()
 	t.Cleanup(func() {
-		client.CloseIdleConnections()
-		hs.Close()
-		if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
-			t.Fatalf("simulate: serve: %v", err)
+		if err := m.Close(); err != nil {
+			t.Fatalf("%v", err)
 		}
-		conns.Wait()
-		s.Close()
 	})
-	return &TestServer{Server: s, URL: url, Client: client}
+	return &TestServer{Server: m.Server(), URL: m.BaseURL(), Client: m.Client()}
 }
