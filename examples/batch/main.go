@@ -22,7 +22,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -277,29 +276,21 @@ func simOptions(cfg config) ([]simulate.Option, error) {
 	return []simulate.Option{simulate.WithModel(cfg.model, e)}, nil
 }
 
-// startSimulator serves the simulator on an in-memory listener and returns
-// the endpoint to reach it and a function that stops it.
+// startSimulator serves the simulator in process and returns the endpoint
+// to reach it and a function that stops it.
 func startSimulator(cfg config) (endpoint, func(), error) {
 	opts, err := simOptions(cfg)
 	if err != nil {
 		return endpoint{}, nil, err
 	}
-	srv, err := simulate.NewServer(opts...)
+	sim, err := simulate.ServeInMemory(opts...)
 	if err != nil {
 		return endpoint{}, nil, err
 	}
-	l := simulate.NewMemListener()
-	hs := &http.Server{Handler: srv}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(l) }()
-	hc := l.Client()
 	stop := func() {
-		hc.CloseIdleConnections()
-		hs.Close()
-		if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := sim.Close(); err != nil {
 			fmt.Fprintln(os.Stderr, "batch: simulator:", err)
 		}
-		srv.Close()
 	}
-	return endpoint{baseURL: "http://simulator.invalid/v1/", http: hc, apiKey: "simulator"}, stop, nil
+	return endpoint{baseURL: sim.BaseURL(), http: sim.Client(), apiKey: "simulator"}, stop, nil
 }
