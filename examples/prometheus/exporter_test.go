@@ -91,8 +91,8 @@ func grep(body, s string) string {
 	return strings.Join(out, "\n")
 }
 
-// TestWorkloadScrape sends requests to the simulator over loopback HTTP
-// through the client and finds them in the scraped histograms.
+// TestWorkloadScrape sends requests to the in-process simulator through
+// the client and finds them in the scraped histograms.
 func TestWorkloadScrape(t *testing.T) {
 	tel, err := newTelemetry()
 	if err != nil {

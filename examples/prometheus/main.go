@@ -48,7 +48,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer func() { _ = b.Close() }()
-	tel, err := newTelemetry(metrics.WithServer("", b.URL))
+	tel, err := newTelemetry(metrics.WithServer("", b.BaseURL()))
 	if err != nil {
 		return err
 	}
