@@ -48,27 +48,14 @@ func newBenchTarget(f *benchFlags) (*benchTarget, error) {
 		}
 		d = e.Deployment()
 		t.model = d.Model.Name
-		srv, err := simulate.NewServer(simulate.WithModel(t.model, e), simulate.WithSeed(f.seed))
+		sim, err := simulate.ServeInMemory(simulate.WithModel(t.model, e), simulate.WithSeed(f.seed))
 		if err != nil {
 			return nil, err
 		}
-		l := simulate.NewMemListener()
-		hc := l.Client()
-		hs := &http.Server{Handler: srv}
-		served := make(chan struct{})
-		go func() {
-			defer close(served)
-			_ = hs.Serve(l) // ends with ErrServerClosed
-		}()
-		t.close = func() {
-			hc.CloseIdleConnections()
-			hs.Close()
-			<-served
-			srv.Close()
-		}
+		t.close = func() { _ = sim.Close() }
 		t.deployment = &d
 		t.what = fmt.Sprintf("embedded simulator: %s at %s on %d × %s", d.Model.Name, d.Precision.Name, d.GPUs, d.GPU.Name)
-		opts = append(opts, option.WithBaseURL("http://simulator.invalid/v1/"), option.WithHTTPClient(hc), option.WithAPIKey("simulator"))
+		opts = append(opts, option.WithBaseURL(sim.BaseURL()), option.WithHTTPClient(sim.Client()), option.WithAPIKey("simulator"))
 	} else {
 		u, err := url.Parse(f.baseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
