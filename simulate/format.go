@@ -94,100 +94,18 @@ func head(id, object string, created int64, model string) []byte {
 	return b
 }
 
-// chatFormat formats /v1/chat/completions responses.
-type chatFormat struct {
-	chunkHead []byte // head of a chunk, through `"choices":[{"index":0,"delta":{`
-	wholeHead []byte // head of a whole response
+// heads are a format's precomputed openings, shared by both endpoints.
+type heads struct {
+	chunkHead []byte // head of a chunk, through the choice's content key
 	usageHead []byte // head of the usage chunk, through `"choices":[]`
+	wholeHead []byte // head of a whole response
 	usageNull bool   // chunks carry "usage":null (include_usage was asked)
 }
 
-func newChatFormat(id string, created int64, model string, includeUsage bool) *chatFormat {
-	h := head(id, "chat.completion.chunk", created, model)
-	return &chatFormat{
-		chunkHead: append(append([]byte(nil), h...), `,"choices":[{"index":0,"delta":{`...),
-		usageHead: append(append([]byte(nil), h...), `,"choices":[]`...),
-		wholeHead: head(id, "chat.completion", created, model),
-		usageNull: includeUsage,
-	}
-}
-
-func (f *chatFormat) tail(b []byte, reason string) []byte {
-	b = append(b, `},"logprobs":null,"finish_reason":`...)
-	if reason == "" {
-		b = append(b, `null`...)
-	} else {
-		b = appendString(b, reason)
-	}
-	b = append(b, `}]`...)
-	if f.usageNull {
-		b = append(b, `,"usage":null`...)
-	}
-	return append(b, "}"+eventEnd...)
-}
-
-func (f *chatFormat) role(b []byte) []byte {
-	b = append(b, eventStart...)
-	b = append(b, f.chunkHead...)
-	b = append(b, `"role":"assistant","content":""`...)
-	return f.tail(b, "")
-}
-
-func (f *chatFormat) token(b []byte, text string) []byte {
-	b = append(b, eventStart...)
-	b = append(b, f.chunkHead...)
-	b = append(b, `"content":`...)
-	b = appendString(b, text)
-	return f.tail(b, "")
-}
-
-func (f *chatFormat) finish(b []byte, reason string) []byte {
-	b = append(b, eventStart...)
-	b = append(b, f.chunkHead...)
-	return f.tail(b, reason)
-}
-
-func (f *chatFormat) usage(b []byte, u usage) []byte {
-	b = append(b, eventStart...)
-	b = append(b, f.usageHead...)
-	b = append(b, `,"usage":`...)
-	b = u.append(b)
-	return append(b, "}"+eventEnd...)
-}
-
-func (f *chatFormat) whole(b []byte, text, reason string, u usage) []byte {
-	b = append(b, f.wholeHead...)
-	b = append(b, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
-	b = appendString(b, text)
-	b = append(b, `,"refusal":null},"logprobs":null,"finish_reason":`...)
-	b = appendString(b, reason)
-	b = append(b, `}],"usage":`...)
-	b = u.append(b)
-	return append(b, "}\n"...)
-}
-
-// textFormat formats /v1/completions responses.
-type textFormat struct {
-	chunkHead []byte // through `"choices":[{"index":0,"text":`
-	usageHead []byte
-	wholeHead []byte
-	usageNull bool
-}
-
-func newTextFormat(id string, created int64, model string, includeUsage bool) *textFormat {
-	h := head(id, "text_completion", created, model)
-	return &textFormat{
-		chunkHead: append(append([]byte(nil), h...), `,"choices":[{"index":0,"text":`...),
-		usageHead: append(append([]byte(nil), h...), `,"choices":[]`...),
-		wholeHead: h,
-		usageNull: includeUsage,
-	}
-}
-
-func (f *textFormat) event(b []byte, text, reason string) []byte {
-	b = append(b, eventStart...)
-	b = append(b, f.chunkHead...)
-	b = appendString(b, text)
+// endChunk appends the end of a streamed chunk after its choice's content:
+// logprobs, the finish reason (null while reason is empty), and
+// "usage":null when include_usage was asked.
+func (h *heads) endChunk(b []byte, reason string) []byte {
 	b = append(b, `,"logprobs":null,"finish_reason":`...)
 	if reason == "" {
 		b = append(b, `null`...)
@@ -195,10 +113,92 @@ func (f *textFormat) event(b []byte, text, reason string) []byte {
 		b = appendString(b, reason)
 	}
 	b = append(b, `}]`...)
-	if f.usageNull {
+	if h.usageNull {
 		b = append(b, `,"usage":null`...)
 	}
 	return append(b, "}"+eventEnd...)
+}
+
+func (h *heads) usage(b []byte, u usage) []byte {
+	b = append(b, eventStart...)
+	b = append(b, h.usageHead...)
+	b = append(b, `,"usage":`...)
+	b = u.append(b)
+	return append(b, "}"+eventEnd...)
+}
+
+// endWhole appends the end of a whole response after its choice's content:
+// logprobs, the finish reason and the usage.
+func endWhole(b []byte, reason string, u usage) []byte {
+	b = append(b, `,"logprobs":null,"finish_reason":`...)
+	b = appendString(b, reason)
+	b = append(b, `}],"usage":`...)
+	b = u.append(b)
+	return append(b, "}\n"...)
+}
+
+// chatFormat formats /v1/chat/completions responses. Its chunkHead ends
+// with `"choices":[{"index":0,"delta":{`.
+type chatFormat struct{ heads }
+
+func newChatFormat(id string, created int64, model string, includeUsage bool) *chatFormat {
+	h := head(id, "chat.completion.chunk", created, model)
+	return &chatFormat{heads{
+		chunkHead: append(append([]byte(nil), h...), `,"choices":[{"index":0,"delta":{`...),
+		usageHead: append(append([]byte(nil), h...), `,"choices":[]`...),
+		wholeHead: head(id, "chat.completion", created, model),
+		usageNull: includeUsage,
+	}}
+}
+
+func (f *chatFormat) role(b []byte) []byte {
+	b = append(b, eventStart...)
+	b = append(b, f.chunkHead...)
+	b = append(b, `"role":"assistant","content":""}`...)
+	return f.endChunk(b, "")
+}
+
+func (f *chatFormat) token(b []byte, text string) []byte {
+	b = append(b, eventStart...)
+	b = append(b, f.chunkHead...)
+	b = append(b, `"content":`...)
+	b = appendString(b, text)
+	return f.endChunk(append(b, '}'), "")
+}
+
+func (f *chatFormat) finish(b []byte, reason string) []byte {
+	b = append(b, eventStart...)
+	b = append(b, f.chunkHead...)
+	return f.endChunk(append(b, '}'), reason)
+}
+
+func (f *chatFormat) whole(b []byte, text, reason string, u usage) []byte {
+	b = append(b, f.wholeHead...)
+	b = append(b, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
+	b = appendString(b, text)
+	b = append(b, `,"refusal":null}`...)
+	return endWhole(b, reason, u)
+}
+
+// textFormat formats /v1/completions responses. Its chunkHead ends with
+// `"choices":[{"index":0,"text":`.
+type textFormat struct{ heads }
+
+func newTextFormat(id string, created int64, model string, includeUsage bool) *textFormat {
+	h := head(id, "text_completion", created, model)
+	return &textFormat{heads{
+		chunkHead: append(append([]byte(nil), h...), `,"choices":[{"index":0,"text":`...),
+		usageHead: append(append([]byte(nil), h...), `,"choices":[]`...),
+		wholeHead: h,
+		usageNull: includeUsage,
+	}}
+}
+
+func (f *textFormat) event(b []byte, text, reason string) []byte {
+	b = append(b, eventStart...)
+	b = append(b, f.chunkHead...)
+	b = appendString(b, text)
+	return f.endChunk(b, reason)
 }
 
 func (f *textFormat) role(b []byte) []byte { return b }
@@ -207,21 +207,9 @@ func (f *textFormat) token(b []byte, text string) []byte { return f.event(b, tex
 
 func (f *textFormat) finish(b []byte, reason string) []byte { return f.event(b, "", reason) }
 
-func (f *textFormat) usage(b []byte, u usage) []byte {
-	b = append(b, eventStart...)
-	b = append(b, f.usageHead...)
-	b = append(b, `,"usage":`...)
-	b = u.append(b)
-	return append(b, "}"+eventEnd...)
-}
-
 func (f *textFormat) whole(b []byte, text, reason string, u usage) []byte {
 	b = append(b, f.wholeHead...)
 	b = append(b, `,"choices":[{"index":0,"text":`...)
 	b = appendString(b, text)
-	b = append(b, `,"logprobs":null,"finish_reason":`...)
-	b = appendString(b, reason)
-	b = append(b, `}],"usage":`...)
-	b = u.append(b)
-	return append(b, "}\n"...)
+	return endWhole(b, reason, u)
 }

@@ -46,3 +46,35 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatBytes pins the wire format of both endpoints, byte for byte.
+func TestFormatBytes(t *testing.T) {
+	const (
+		chat = `{"id":"c-1","object":"chat.completion.chunk","created":42,"model":"m",`
+		text = `{"id":"c-1","object":"text_completion","created":42,"model":"m",`
+		use  = `"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5,"prompt_tokens_details":{"cached_tokens":1}}`
+	)
+	u := usage{prompt: 3, completion: 2, cached: 1}
+	cf, cu := newChatFormat("c-1", 42, "m", false), newChatFormat("c-1", 42, "m", true)
+	tf, tu := newTextFormat("c-1", 42, "m", false), newTextFormat("c-1", 42, "m", true)
+	tests := []struct {
+		name      string
+		got, want []byte
+	}{
+		{"chat role", cf.role(nil), []byte("data: " + chat + `"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}` + "\n\n")},
+		{"chat token", cu.token(nil, "a\"b"), []byte("data: " + chat + `"choices":[{"index":0,"delta":{"content":"a\"b"},"logprobs":null,"finish_reason":null}],"usage":null}` + "\n\n")},
+		{"chat finish", cf.finish(nil, "stop"), []byte("data: " + chat + `"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}` + "\n\n")},
+		{"chat usage", cu.usage(nil, u), []byte("data: " + chat + `"choices":[],` + use + "}\n\n")},
+		{"chat whole", cf.whole(nil, "Hi.", "length", u), []byte(`{"id":"c-1","object":"chat.completion","created":42,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Hi.","refusal":null},"logprobs":null,"finish_reason":"length"}],` + use + "}\n")},
+		{"text role", tf.role(nil), nil},
+		{"text token", tu.token(nil, "a"), []byte("data: " + text + `"choices":[{"index":0,"text":"a","logprobs":null,"finish_reason":null}],"usage":null}` + "\n\n")},
+		{"text finish", tf.finish(nil, "stop"), []byte("data: " + text + `"choices":[{"index":0,"text":"","logprobs":null,"finish_reason":"stop"}]}` + "\n\n")},
+		{"text usage", tu.usage(nil, u), []byte("data: " + text + `"choices":[],` + use + "}\n\n")},
+		{"text whole", tf.whole(nil, "Hi.", "stop", u), []byte(text + `"choices":[{"index":0,"text":"Hi.","logprobs":null,"finish_reason":"stop"}],` + use + "}\n")},
+	}
+	for _, tt := range tests {
+		if !bytes.Equal(tt.got, tt.want) {
+			t.Errorf("%s = %s, want %s", tt.name, tt.got, tt.want)
+		}
+	}
+}
