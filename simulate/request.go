@@ -10,31 +10,30 @@ import (
 	"strings"
 )
 
-// chatRequest is the part of a chat completions request the simulator
-// reads; other fields are accepted and ignored.
-type chatRequest struct {
-	Model               string          `json:"model"`
-	Messages            []chatMessage   `json:"messages"`
-	Stream              bool            `json:"stream"`
-	StreamOptions       *streamOptions  `json:"stream_options"`
-	MaxTokens           *int            `json:"max_tokens"`
-	MaxCompletionTokens *int            `json:"max_completion_tokens"`
-	Stop                json.RawMessage `json:"stop"`
-	N                   *int            `json:"n"`
-	Seed                *int64          `json:"seed"`
-}
-
-// completionRequest is the part of a legacy completions request the
-// simulator reads.
-type completionRequest struct {
+// commonRequest is the part of a request both endpoints read.
+type commonRequest struct {
 	Model         string          `json:"model"`
-	Prompt        json.RawMessage `json:"prompt"`
 	Stream        bool            `json:"stream"`
 	StreamOptions *streamOptions  `json:"stream_options"`
 	MaxTokens     *int            `json:"max_tokens"`
 	Stop          json.RawMessage `json:"stop"`
 	N             *int            `json:"n"`
 	Seed          *int64          `json:"seed"`
+}
+
+// chatRequest is the part of a chat completions request the simulator
+// reads; other fields are accepted and ignored.
+type chatRequest struct {
+	commonRequest
+	Messages            []chatMessage `json:"messages"`
+	MaxCompletionTokens *int          `json:"max_completion_tokens"`
+}
+
+// completionRequest is the part of a legacy completions request the
+// simulator reads.
+type completionRequest struct {
+	commonRequest
+	Prompt json.RawMessage `json:"prompt"`
 }
 
 type streamOptions struct {

@@ -33,6 +33,10 @@ func TestBadRequests(t *testing.T) {
 		{"completions bad prompt", "/v1/completions", `{"model":"m","prompt":{}}`, 400, "prompt"},
 		{"completions two prompts", "/v1/completions", `{"model":"m","prompt":["a","b"]}`, 400, "prompt"},
 		{"completions unknown model", "/v1/completions", `{"model":"x","prompt":"a"}`, 404, "model"},
+		{"no messages before bad stop", "/v1/chat/completions", `{"model":"m","stop":5,"messages":[]}`, 400, "messages"},
+		{"completions bad prompt before bad stop", "/v1/completions", `{"model":"m","stop":5,"prompt":{}}`, 400, "prompt"},
+		{"completions bad stop", "/v1/completions", `{"model":"m","stop":5,"prompt":"a"}`, 400, "stop"},
+		{"completions max_tokens 0", "/v1/completions", `{"model":"m","max_tokens":0,"prompt":"a"}`, 400, "max_tokens"},
 		{"unknown path", "/v2/chat", `{}`, 404, ""},
 	}
 	for _, tt := range tests {

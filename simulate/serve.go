@@ -20,29 +20,20 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	if req.MaxCompletionTokens != nil {
 		maxTokens, param = req.MaxCompletionTokens, "max_completion_tokens"
 	}
-	m, want, e := s.checkCommon(req.Model, maxTokens, param, req.N)
+	g, e := s.newGeneration(&req.commonRequest, maxTokens, param)
 	if e == nil && len(req.Messages) == 0 {
 		e = badRequest("messages", "messages must hold at least one message")
 	}
-	stop, se := parseStop(req.Stop)
 	if e == nil {
-		e = se
+		g.stop, e = parseStop(req.Stop)
 	}
 	if e != nil {
 		writeError(w, e)
 		return
 	}
-	g := generation{
-		model:        m,
-		maxTokens:    want,
-		stop:         stop,
-		prompt:       chatPrompt(req.Messages),
-		lastMessage:  req.Messages[len(req.Messages)-1].text,
-		seed:         req.Seed,
-		stream:       req.Stream,
-		includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
-		chat:         true,
-	}
+	g.prompt = chatPrompt(req.Messages)
+	g.lastMessage = req.Messages[len(req.Messages)-1].text
+	g.chat = true
 	s.serve(w, r, sent, &g)
 }
 
@@ -54,35 +45,37 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	m, want, e := s.checkCommon(req.Model, req.MaxTokens, "max_tokens", req.N)
-	var text string
+	g, e := s.newGeneration(&req.commonRequest, req.MaxTokens, "max_tokens")
 	var ids int
 	if e == nil {
-		text, ids, e = parsePrompt(req.Prompt)
+		g.lastMessage, ids, e = parsePrompt(req.Prompt)
 	}
-	stop, se := parseStop(req.Stop)
 	if e == nil {
-		e = se
+		g.stop, e = parseStop(req.Stop)
 	}
 	if e != nil {
 		writeError(w, e)
 		return
 	}
-	p := textPrompt(text)
+	g.prompt = textPrompt(g.lastMessage)
 	if ids > 0 {
-		p.tokens = ids
-	}
-	g := generation{
-		model:        m,
-		maxTokens:    want,
-		stop:         stop,
-		prompt:       p,
-		lastMessage:  text,
-		seed:         req.Seed,
-		stream:       req.Stream,
-		includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
+		g.prompt.tokens = ids
 	}
 	s.serve(w, r, sent, &g)
+}
+
+// newGeneration checks the fields both endpoints share and returns the
+// generation they describe; the caller adds the prompt and the stop
+// sequences. maxTokens is the request's limit, named param in errors.
+func (s *Server) newGeneration(c *commonRequest, maxTokens *int, param string) (generation, *apiError) {
+	m, want, e := s.checkCommon(c.Model, maxTokens, param, c.N)
+	return generation{
+		model:        m,
+		maxTokens:    want,
+		seed:         c.Seed,
+		stream:       c.Stream,
+		includeUsage: c.StreamOptions != nil && c.StreamOptions.IncludeUsage,
+	}, e
 }
 
 // generation is one validated request on its way through the engine.
