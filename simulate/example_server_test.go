@@ -13,8 +13,9 @@ import (
 )
 
 // A server with two models, served on an in-memory listener and called
-// with openai-go. In a test, simulate.StartInMemory does the wiring (and
-// runs on virtual time inside a testing/synctest bubble).
+// with openai-go. simulate.ServeInMemory does this wiring in a program, and
+// simulate.StartInMemory in a test (on virtual time inside a
+// testing/synctest bubble).
 func ExampleServer() {
 	srv, err := simulate.NewServer(
 		simulate.WithModel("small", &simulate.Fixed{TTFT: 5 * time.Millisecond, ITL: time.Millisecond}),
