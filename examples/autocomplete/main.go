@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net/http"
 	"os"
 	"os/signal"
 	"slices"
@@ -33,9 +32,9 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/examples/internal/endpoint"
 	"github.com/tokenpace/tokenpace/simulate"
 )
 
@@ -51,13 +50,6 @@ type config struct {
 	seed      uint64
 	maxTokens int
 	text      string
-}
-
-// endpoint is where requests go.
-type endpoint struct {
-	baseURL string
-	http    *http.Client // nil: http.DefaultClient
-	apiKey  string
 }
 
 func main() {
@@ -78,17 +70,16 @@ func main() {
 		os.Exit(2)
 	}
 
-	ep := endpoint{baseURL: *baseURL, apiKey: os.Getenv("OPENAI_API_KEY")}
-	if ep.baseURL == "" {
-		var closeSim func()
-		var err error
-		ep, closeSim, err = startSimulator(cfg)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "autocomplete:", err)
-			os.Exit(1)
-		}
-		defer closeSim()
+	ep, closeEP, err := endpoint.Open(*baseURL, func() ([]simulate.Option, error) { return simOptions(cfg) })
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "autocomplete:", err)
+		os.Exit(1)
 	}
+	defer func() {
+		if err := closeEP(); err != nil {
+			fmt.Fprintln(os.Stderr, "autocomplete: simulator:", err)
+		}
+	}()
 	if _, err := run(ctx, os.Stdout, ep, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "autocomplete:", err)
 		stop()
@@ -122,16 +113,8 @@ type stats struct {
 
 // run types cfg.text once per model, prints one line per model to w and
 // returns the counts.
-func run(ctx context.Context, w io.Writer, ep endpoint, cfg config) ([]stats, error) {
-	opts := []option.RequestOption{option.WithBaseURL(ep.baseURL), option.WithMaxRetries(0)}
-	if ep.http != nil {
-		opts = append(opts, option.WithHTTPClient(ep.http))
-	}
-	key := ep.apiKey
-	if key == "" {
-		key = "none"
-	}
-	client := tokenpace.NewClient(openai.NewClient(append(opts, option.WithAPIKey(key))...))
+func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) ([]stats, error) {
+	client := tokenpace.NewClient(ep.Client())
 
 	fmt.Fprintf(w, "typing %d characters at %g/s; a suggestion is in time if its first token comes within %v of the keystroke\n\n",
 		len(cfg.text), cfg.cps, cfg.deadline)
@@ -250,40 +233,13 @@ func ms(d time.Duration) string {
 // simOptions configures the simulator the example runs on by default:
 // every model of cfg on one RTX 4090 each, 30 ms of round trip away.
 func simOptions(cfg config) ([]simulate.Option, error) {
-	opts := []simulate.Option{simulate.WithRTT(30 * time.Millisecond)}
 	gpu, err := simulate.LookupGPU("rtx-4090")
 	if err != nil {
 		return nil, err
 	}
-	for _, name := range cfg.models {
-		m, err := simulate.LookupModel(name)
-		if err != nil {
-			return nil, err
-		}
-		e, err := simulate.NewEngine(simulate.Deployment{Model: m, GPU: gpu})
-		if err != nil {
-			return nil, err
-		}
-		opts = append(opts, simulate.WithModel(name, e))
-	}
-	return opts, nil
-}
-
-// startSimulator serves the simulator in process and returns the endpoint
-// to reach it and a function that stops it.
-func startSimulator(cfg config) (endpoint, func(), error) {
-	opts, err := simOptions(cfg)
+	engines, err := endpoint.Engines(simulate.Deployment{GPU: gpu}, cfg.models...)
 	if err != nil {
-		return endpoint{}, nil, err
+		return nil, err
 	}
-	sim, err := simulate.ServeInMemory(opts...)
-	if err != nil {
-		return endpoint{}, nil, err
-	}
-	stop := func() {
-		if err := sim.Close(); err != nil {
-			fmt.Fprintln(os.Stderr, "autocomplete: simulator:", err)
-		}
-	}
-	return endpoint{baseURL: sim.BaseURL(), http: sim.Client(), apiKey: "simulator"}, stop, nil
+	return append([]simulate.Option{simulate.WithRTT(30 * time.Millisecond)}, engines...), nil
 }

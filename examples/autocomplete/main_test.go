@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/tokenpace/tokenpace/examples/internal/endpoint"
 	"github.com/tokenpace/tokenpace/simulate"
 )
 
@@ -36,7 +37,7 @@ func TestAutocompleteLatestWins(t *testing.T) {
 		ts := simulate.StartInMemory(t, opts...)
 		cfg := config{models: models, deadline: 150 * time.Millisecond, cps: 5, jitter: 0, maxTokens: 8, text: "return nil"}
 		var out bytes.Buffer
-		got, err := run(t.Context(), &out, endpoint{baseURL: ts.URL, http: ts.Client, apiKey: "x"}, cfg)
+		got, err := run(t.Context(), &out, endpoint.Endpoint{BaseURL: ts.URL, HTTP: ts.Client, APIKey: "x"}, cfg)
 		if err != nil {
 			t.Fatalf("run: %v", err)
 		}
@@ -70,7 +71,7 @@ func TestAutocompleteDefaultModels(t *testing.T) {
 		}
 		ts := simulate.StartInMemory(t, opts...)
 		var out bytes.Buffer
-		got, err := run(t.Context(), &out, endpoint{baseURL: ts.URL, http: ts.Client, apiKey: "x"}, cfg)
+		got, err := run(t.Context(), &out, endpoint.Endpoint{BaseURL: ts.URL, HTTP: ts.Client, APIKey: "x"}, cfg)
 		if err != nil {
 			t.Fatalf("run: %v", err)
 		}

@@ -26,7 +26,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -34,11 +33,11 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
 	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/examples/internal/endpoint"
 	"github.com/tokenpace/tokenpace/metrics"
 	"github.com/tokenpace/tokenpace/simulate"
 )
@@ -57,13 +56,6 @@ type config struct {
 	deadline  time.Duration // goodput: longest acceptable time per document
 	seed      uint64
 	progress  io.Writer // where the progress bar goes; nil: none
-}
-
-// endpoint is where requests go.
-type endpoint struct {
-	baseURL string
-	http    *http.Client // nil: http.DefaultClient
-	apiKey  string
 }
 
 func main() {
@@ -87,17 +79,16 @@ func main() {
 		cfg.progress = os.Stderr
 	}
 
-	ep := endpoint{baseURL: *baseURL, apiKey: os.Getenv("OPENAI_API_KEY")}
-	if ep.baseURL == "" {
-		var closeSim func()
-		var err error
-		ep, closeSim, err = startSimulator(cfg)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "batch:", err)
-			os.Exit(1)
-		}
-		defer closeSim()
+	ep, closeEP, err := endpoint.Open(*baseURL, func() ([]simulate.Option, error) { return simOptions(cfg) })
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "batch:", err)
+		os.Exit(1)
 	}
+	defer func() {
+		if err := closeEP(); err != nil {
+			fmt.Fprintln(os.Stderr, "batch: simulator:", err)
+		}
+	}()
 	if _, err := run(ctx, os.Stdout, ep, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "batch:", err)
 		stop()
@@ -123,20 +114,12 @@ type result struct {
 
 // run processes cfg.docs documents, stage by stage, prints the throughput
 // curve and the totals to w, and returns them.
-func run(ctx context.Context, w io.Writer, ep endpoint, cfg config) (*result, error) {
-	opts := []option.RequestOption{option.WithBaseURL(ep.baseURL), option.WithMaxRetries(0)}
-	if ep.http != nil {
-		opts = append(opts, option.WithHTTPClient(ep.http))
-	}
-	key := ep.apiKey
-	if key == "" {
-		key = "none"
-	}
+func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) (*result, error) {
 	slo := metrics.WithSLO(metrics.SLO{E2E: cfg.deadline})
 	total := metrics.NewRecorder(slo, metrics.WithoutDetection())
 	var queueMu sync.Mutex
 	res := &result{}
-	client := tokenpace.NewClient(openai.NewClient(append(opts, option.WithAPIKey(key))...),
+	client := tokenpace.NewClient(ep.Client(),
 		tokenpace.WithHooks(total.Hooks()),
 		tokenpace.WithHooks(tokenpace.Hooks{Done: func(_ context.Context, t *tokenpace.Timing) {
 			queueMu.Lock()
@@ -265,32 +248,5 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float
 // simOptions configures the simulator the example runs on by default:
 // cfg.model on one H100 SXM, at most 256 sequences batched at once.
 func simOptions(cfg config) ([]simulate.Option, error) {
-	m, err := simulate.LookupModel(cfg.model)
-	if err != nil {
-		return nil, err
-	}
-	e, err := simulate.NewEngine(simulate.Deployment{Model: m, MaxRunning: 256})
-	if err != nil {
-		return nil, err
-	}
-	return []simulate.Option{simulate.WithModel(cfg.model, e)}, nil
-}
-
-// startSimulator serves the simulator in process and returns the endpoint
-// to reach it and a function that stops it.
-func startSimulator(cfg config) (endpoint, func(), error) {
-	opts, err := simOptions(cfg)
-	if err != nil {
-		return endpoint{}, nil, err
-	}
-	sim, err := simulate.ServeInMemory(opts...)
-	if err != nil {
-		return endpoint{}, nil, err
-	}
-	stop := func() {
-		if err := sim.Close(); err != nil {
-			fmt.Fprintln(os.Stderr, "batch: simulator:", err)
-		}
-	}
-	return endpoint{baseURL: sim.BaseURL(), http: sim.Client(), apiKey: "simulator"}, stop, nil
+	return endpoint.Engines(simulate.Deployment{MaxRunning: 256}, cfg.model)
 }

@@ -7,18 +7,19 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/tokenpace/tokenpace/examples/internal/endpoint"
 	"github.com/tokenpace/tokenpace/simulate"
 )
 
 // start serves cfg's simulator on the bubble's virtual clock.
-func start(t *testing.T, cfg config) endpoint {
+func start(t *testing.T, cfg config) endpoint.Endpoint {
 	t.Helper()
 	opts, err := simOptions(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := simulate.StartInMemory(t, opts...)
-	return endpoint{baseURL: ts.URL, http: ts.Client, apiKey: "x"}
+	return endpoint.Endpoint{BaseURL: ts.URL, HTTP: ts.Client, APIKey: "x"}
 }
 
 func TestBatchThroughputGrowsWithConcurrency(t *testing.T) {

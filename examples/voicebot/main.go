@@ -21,16 +21,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/examples/internal/endpoint"
 	"github.com/tokenpace/tokenpace/simulate"
 )
 
@@ -42,13 +41,6 @@ type config struct {
 	tts          time.Duration
 	maxTokens    int
 	turns        []string
-}
-
-// endpoint is where requests go.
-type endpoint struct {
-	baseURL string
-	http    *http.Client // nil: http.DefaultClient
-	apiKey  string
 }
 
 func main() {
@@ -68,17 +60,16 @@ func main() {
 		os.Exit(2)
 	}
 
-	ep := endpoint{baseURL: *baseURL, apiKey: os.Getenv("OPENAI_API_KEY")}
-	if ep.baseURL == "" {
-		var closeSim func()
-		var err error
-		ep, closeSim, err = startSimulator(cfg)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "voicebot:", err)
-			os.Exit(1)
-		}
-		defer closeSim()
+	ep, closeEP, err := endpoint.Open(*baseURL, func() ([]simulate.Option, error) { return simOptions(cfg) })
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "voicebot:", err)
+		os.Exit(1)
 	}
+	defer func() {
+		if err := closeEP(); err != nil {
+			fmt.Fprintln(os.Stderr, "voicebot: simulator:", err)
+		}
+	}()
 	if _, err := run(ctx, os.Stdout, ep, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "voicebot:", err)
 		stop()
@@ -102,17 +93,8 @@ const systemPrompt = "You are a voice assistant. Answer in two or three short sp
 
 // run holds the conversation in cfg.turns with the models at ep, prints
 // one line per turn to w and returns what each turn measured.
-func run(ctx context.Context, w io.Writer, ep endpoint, cfg config) ([]turn, error) {
-	opts := []option.RequestOption{option.WithBaseURL(ep.baseURL), option.WithMaxRetries(0)}
-	if ep.http != nil {
-		opts = append(opts, option.WithHTTPClient(ep.http))
-	}
-	if ep.apiKey != "" {
-		opts = append(opts, option.WithAPIKey(ep.apiKey))
-	} else {
-		opts = append(opts, option.WithAPIKey("none"))
-	}
-	client := tokenpace.NewClient(openai.NewClient(opts...))
+func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) ([]turn, error) {
+	client := tokenpace.NewClient(ep.Client())
 	router, err := tokenpace.NewRouter(client,
 		tokenpace.Policy{Hedge: tokenpace.Hedge{After: cfg.hedgeAfter}},
 		tokenpace.Route{Target: tokenpace.Target{Name: "large", Model: cfg.large}, Budget: tokenpace.Budget{TTFT: cfg.ttftBudget}},
@@ -230,36 +212,9 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float
 // simOptions configures the simulator the example runs on by default: the
 // two models on two H100s each, 20 ms of network round trip.
 func simOptions(cfg config) ([]simulate.Option, error) {
-	opts := []simulate.Option{simulate.WithRTT(20 * time.Millisecond)}
-	for _, name := range []string{cfg.large, cfg.small} {
-		m, err := simulate.LookupModel(name)
-		if err != nil {
-			return nil, err
-		}
-		e, err := simulate.NewEngine(simulate.Deployment{Model: m, GPUs: 2})
-		if err != nil {
-			return nil, err
-		}
-		opts = append(opts, simulate.WithModel(name, e))
-	}
-	return opts, nil
-}
-
-// startSimulator serves the simulator in process and returns the endpoint
-// to reach it and a function that stops it.
-func startSimulator(cfg config) (endpoint, func(), error) {
-	opts, err := simOptions(cfg)
+	engines, err := endpoint.Engines(simulate.Deployment{GPUs: 2}, cfg.large, cfg.small)
 	if err != nil {
-		return endpoint{}, nil, err
+		return nil, err
 	}
-	sim, err := simulate.ServeInMemory(opts...)
-	if err != nil {
-		return endpoint{}, nil, err
-	}
-	stop := func() {
-		if err := sim.Close(); err != nil {
-			fmt.Fprintln(os.Stderr, "voicebot: simulator:", err)
-		}
-	}
-	return endpoint{baseURL: sim.BaseURL(), http: sim.Client(), apiKey: "simulator"}, stop, nil
+	return append([]simulate.Option{simulate.WithRTT(20 * time.Millisecond)}, engines...), nil
 }

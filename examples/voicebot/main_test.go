@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/tokenpace/tokenpace/examples/internal/endpoint"
 	"github.com/tokenpace/tokenpace/simulate"
 )
 
@@ -35,7 +36,7 @@ func TestVoicebotFallsBackToTheSmallModel(t *testing.T) {
 				}
 				ts := simulate.StartInMemory(t, opts...)
 				var out bytes.Buffer
-				turns, err := run(t.Context(), &out, endpoint{baseURL: ts.URL, http: ts.Client, apiKey: "x"}, cfg)
+				turns, err := run(t.Context(), &out, endpoint.Endpoint{BaseURL: ts.URL, HTTP: ts.Client, APIKey: "x"}, cfg)
 				if err != nil {
 					t.Fatalf("run: %v\n%s", err, out.String())
 				}
