@@ -161,13 +161,13 @@ type PlanResult struct {
 	Runs int
 }
 
-// CheapestRejected returns the cheapest candidate cheaper than Best that
+// CheapestRejected returns the cheapest candidate no dearer than Best that
 // missed the SLO or was pruned for a reason other than its weights not
 // fitting (so it can be served); nil when there is none.
 func (r *PlanResult) CheapestRejected() *Candidate {
 	for i := range r.Candidates {
 		c := &r.Candidates[i]
-		if r.Best != nil && c.cost() >= r.Best.cost() {
+		if r.Best != nil && c.cost() > r.Best.cost() {
 			break
 		}
 		if c.Outcome == Missed || (c.Outcome == Pruned && c.Deployment.GPUs > 0) {
@@ -513,10 +513,20 @@ func (in *PlanInput) searchFamily(f *family, best *Candidate, res *PlanResult) *
 	if try(f.lo) {
 		return met
 	}
-	if hi == f.lo || !try(hi) {
-		return nil
+	// Gallop up from lo (a deployment short of capacity usually needs
+	// only a few more replicas), then bisect.
+	lo := f.lo // fails
+	for {
+		next := min(2*lo, hi)
+		if next <= lo {
+			return nil
+		}
+		if try(next) {
+			hi = next
+			break
+		}
+		lo = next
 	}
-	lo := f.lo // lo fails, hi meets
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
 		if try(mid) {
@@ -525,7 +535,8 @@ func (in *PlanInput) searchFamily(f *family, best *Candidate, res *PlanResult) *
 			lo = mid
 		}
 	}
-	// met holds the last success, which is hi.
+	// met holds the last success, which is hi: a later failure never
+	// replaces it.
 	return met
 }
 
