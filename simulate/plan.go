@@ -116,7 +116,9 @@ type Candidate struct {
 	// over the job's output tokens (batch).
 	CostPerMillionOutputTokens float64
 	// CostToFinish is, for a batch job, CostPerHour × the time to finish
-	// it; zero for an online load.
+	// it (for a Pruned candidate, a lower bound: the job's tokens at the
+	// decode throughput bound; zero when the weights do not fit); zero
+	// for an online load.
 	CostToFinish float64
 	// Outcome says whether the candidate met the SLO, missed it or was
 	// pruned.
@@ -131,16 +133,24 @@ type Candidate struct {
 	// PrunedUpTo is, for a Pruned candidate, the largest replica count
 	// the same reason prunes (from 1).
 	PrunedUpTo int
+
+	batch bool
 }
 
-// cost is what candidates are ranked by: cost to finish for a batch job,
-// cost per hour otherwise.
-func (c *Candidate) cost() float64 {
+// Cost is what candidates are ranked by: the cost to finish for a batch
+// job (+Inf when unknown: the weights do not fit), the cost per hour
+// otherwise.
+func (c *Candidate) Cost() float64 {
+	if !c.batch {
+		return c.CostPerHour
+	}
 	if c.CostToFinish > 0 {
 		return c.CostToFinish
 	}
-	return c.CostPerHour
+	return math.Inf(1)
 }
+
+func (c *Candidate) cost() float64 { return c.Cost() }
 
 // PlanResult is Plan's answer.
 type PlanResult struct {
@@ -358,6 +368,9 @@ func (in *PlanInput) prune(f *family, sh shape) *Candidate {
 		c := &Candidate{PlanConfig: f.cfg, Outcome: Pruned, Reason: reason, PrunedUpTo: upTo}
 		c.Replicas = upTo
 		in.price(c, f.price, nil)
+		if in.BatchRequests > 0 && f.peak > 0 {
+			c.CostToFinish = in.familyCost(f, upTo)
+		}
 		return c
 	}
 	e, err := NewEngine(d)
@@ -473,6 +486,7 @@ func (in *PlanInput) batchTokens() float64 {
 func (in *PlanInput) price(c *Candidate, usd float64, m *Measured) {
 	c.GPUsTotal = c.TP * c.Replicas
 	c.CostPerHour = float64(c.GPUsTotal) * usd
+	c.batch = in.BatchRequests > 0
 	sh := shapeOf(in.Workload)
 	switch {
 	case in.BatchRequests > 0 && m != nil:

@@ -125,12 +125,7 @@ func TestPlanPruningMatchesBruteForce(t *testing.T) {
 	}
 }
 
-func costOf(c simulate.Candidate) float64 {
-	if c.CostToFinish > 0 {
-		return c.CostToFinish
-	}
-	return c.CostPerHour
-}
+func costOf(c simulate.Candidate) float64 { return c.Cost() }
 
 func TestPlanErrors(t *testing.T) {
 	load := arrivals(t, simulate.Workload{Rate: 1, Requests: 10, Prompt: simulate.TokenDist{Mean: 10}, Output: simulate.TokenDist{Mean: 10}})

@@ -213,12 +213,7 @@ func (r *planReport) costText(c *simulate.Candidate) string {
 	return s
 }
 
-func costOf(c *simulate.Candidate) float64 {
-	if c.CostToFinish > 0 {
-		return c.CostToFinish
-	}
-	return c.CostPerHour
-}
+func costOf(c *simulate.Candidate) float64 { return c.Cost() }
 
 func (r *planReport) writeText(w io.Writer) error {
 	ew := &firstErr{w: w}
