@@ -370,6 +370,7 @@ func (in *PlanInput) prune(f *family, sh shape) *Candidate {
 		in.price(c, f.price, nil)
 		if in.BatchRequests > 0 && f.peak > 0 {
 			c.CostToFinish = in.familyCost(f, upTo)
+			c.CostPerMillionOutputTokens = c.CostToFinish / in.batchTokens() * 1e6
 		}
 		return c
 	}

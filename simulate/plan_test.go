@@ -146,22 +146,63 @@ func TestPlanErrors(t *testing.T) {
 	}
 }
 
+// planScenarios are the searches BenchmarkPlanSearch times.
+func planScenarios(b *testing.B) []struct {
+	name string
+	in   simulate.PlanInput
+} {
+	voice := arrivals(b, simulate.Workload{Rate: 40, Requests: 2400, Prompt: simulate.TokenDist{Mean: 1000}, Output: simulate.TokenDist{Mean: 60}})
+	chat := arrivals(b, simulate.Workload{Rate: 10, Requests: 1200, Prompt: simulate.TokenDist{Mean: 2000, CV: 0.5}, Output: simulate.TokenDist{Mean: 300, CV: 0.5}, Seed: 2})
+	return []struct {
+		name string
+		in   simulate.PlanInput
+	}{
+		{"voicebot-8b", simulate.PlanInput{Template: simulate.Deployment{Model: model(b, "llama-3.1-8b")}, Workload: voice,
+			SLO: simulate.SLO{TTFTP99: 180 * time.Millisecond, TPOTP99: 50 * time.Millisecond}}},
+		{"chat-70b", simulate.PlanInput{Template: simulate.Deployment{Model: model(b, "llama-3.1-70b")}, Workload: chat,
+			SLO: simulate.SLO{TTFTP99: time.Second, TPOTP99: 40 * time.Millisecond}}},
+	}
+}
+
 // BenchmarkPlanSearch searches the default space (every priced GPU × TP
 // 1, 2, 4, 8 × bf16, fp8, int4 × 5 batch sizes × up to 64 GPUs: 21,600
-// configurations) for a voice bot: Llama 3.1 8B, 40 requests/s, 1000
-// prompt and 60 output tokens, TTFT p99 ≤ 180 ms, TPOT p99 ≤ 50 ms.
+// configurations) for a voice bot (Llama 3.1 8B, 40 requests/s, 1000
+// prompt and 60 output tokens, TTFT p99 ≤ 180 ms, TPOT p99 ≤ 50 ms) and a
+// chat service (Llama 3.1 70B, 10 requests/s, log-normal 2000 prompt and
+// 300 output tokens, TTFT p99 ≤ 1 s, TPOT p99 ≤ 40 ms).
 func BenchmarkPlanSearch(b *testing.B) {
-	w := arrivals(b, simulate.Workload{Rate: 40, Requests: 2400, Prompt: simulate.TokenDist{Mean: 1000}, Output: simulate.TokenDist{Mean: 60}})
-	in := simulate.PlanInput{Template: simulate.Deployment{Model: model(b, "llama-3.1-8b")}, Workload: w,
-		SLO: simulate.SLO{TTFTP99: 180 * time.Millisecond, TPOTP99: 50 * time.Millisecond}}
-	var res *simulate.PlanResult
-	for b.Loop() {
-		var err error
-		if res, err = simulate.Plan(in); err != nil {
-			b.Fatal(err)
-		}
+	for _, sc := range planScenarios(b) {
+		b.Run(sc.name, func(b *testing.B) {
+			var res *simulate.PlanResult
+			for b.Loop() {
+				var err error
+				if res, err = simulate.Plan(sc.in); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(res.Considered), "configs")
+			b.ReportMetric(float64(res.Runs), "simulations")
+			b.ReportMetric(float64(res.Pruned), "pruned")
+		})
 	}
-	b.ReportMetric(float64(res.Considered), "configs")
-	b.ReportMetric(float64(res.Runs), "simulations")
-	b.ReportMetric(float64(res.Pruned), "pruned")
+}
+
+// BenchmarkPlanSimulateOne is the cost of simulating one configuration of
+// each BenchmarkPlanSearch scenario (the pick's family with one replica
+// fewer than the pick, so a loaded one): what brute force pays per
+// configuration.
+func BenchmarkPlanSimulateOne(b *testing.B) {
+	for _, sc := range planScenarios(b) {
+		res, err := simulate.Plan(sc.in)
+		if err != nil || res.Best == nil {
+			b.Fatal(err, res)
+		}
+		cfg := res.Best.PlanConfig
+		cfg.Replicas = max(cfg.Replicas-1, 1)
+		b.Run(sc.name, func(b *testing.B) {
+			for b.Loop() {
+				sc.in.Evaluate(cfg)
+			}
+		})
+	}
 }

@@ -230,10 +230,23 @@ func (r *planReport) writeText(w io.Writer) error {
 	}
 
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "rank\tdeployment\tGPUs\t$/h\t$/1M out\tverdict")
+	batch := r.in.BatchRequests > 0
+	if batch {
+		fmt.Fprintln(tw, "rank\tdeployment\tGPUs\t$/h\t$ to finish\t$/1M out\tverdict")
+	} else {
+		fmt.Fprintln(tw, "rank\tdeployment\tGPUs\t$/h\t$/1M out\tverdict")
+	}
 	rank := 0
 	row := func(c *simulate.Candidate, verdict string) {
 		rank++
+		if batch {
+			bound := ""
+			if c.Outcome == simulate.Pruned {
+				bound = "≥ "
+			}
+			fmt.Fprintf(tw, "%d\t%v\t%d\t%.2f\t%s%.2f\t%s%.3f\t%s\n", rank, c.PlanConfig, c.GPUsTotal, c.CostPerHour, bound, c.CostToFinish, bound, c.CostPerMillionOutputTokens, verdict)
+			return
+		}
 		fmt.Fprintf(tw, "%d\t%v\t%d\t%.2f\t%.3f\t%s\n", rank, c.PlanConfig, c.GPUsTotal, c.CostPerHour, c.CostPerMillionOutputTokens, verdict)
 	}
 	// The deployments that met the SLO, cheapest first: the others lose on
