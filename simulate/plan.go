@@ -156,8 +156,9 @@ func (c *Candidate) cost() float64 { return c.Cost() }
 type PlanResult struct {
 	// Best is the cheapest candidate that met the SLO; nil when none did.
 	Best *Candidate
-	// Candidates holds every simulated candidate and one entry per pruned
-	// family (GPU, TP, precision, batch, routing), cheapest first.
+	// Candidates holds every simulated candidate and, for each family
+	// (GPU, TP, precision, batch, routing) a bound pruned, one entry with
+	// a single replica (see Candidate.PrunedUpTo); cheapest first.
 	Candidates []Candidate
 	// Considered counts configurations in the space (every replica count
 	// of every family); Simulated, Pruned and Skipped split them:
@@ -366,7 +367,7 @@ func (in *PlanInput) prune(f *family, sh shape) *Candidate {
 	d := in.deployment(f.cfg)
 	pruned := func(reason string, upTo int) *Candidate {
 		c := &Candidate{PlanConfig: f.cfg, Outcome: Pruned, Reason: reason, PrunedUpTo: upTo}
-		c.Replicas = upTo
+		c.Replicas = 1 // the cheapest of the pruned replica counts
 		in.price(c, f.price, nil)
 		if in.BatchRequests > 0 && f.peak > 0 {
 			c.CostToFinish = in.familyCost(f, upTo)

@@ -76,8 +76,9 @@ func serveAndBench(t *testing.T, args []string, rate float64, n, prompt, output 
 
 // TestPlanPickMeetsTheSLOWhenServed is the consistency check of plan: for
 // a voice bot and ghost text, plan's pick, served by the simulator with its
-// sim_args and measured by bench's load generator at the same load, meets
-// the SLO, and the cheapest candidate plan rejected misses it.
+// sim_args and measured by bench's load generator at the same load (its
+// own Poisson draw), meets the SLO; the cheapest candidate plan rejected,
+// and the cheapest it simulated and saw miss, miss it.
 func TestPlanPickMeetsTheSLOWhenServed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("serves thousands of streams")
@@ -110,14 +111,25 @@ func TestPlanPickMeetsTheSLOWhenServed(t *testing.T) {
 				t.Errorf("plan's pick (%v) served and benched: TTFT p99 %v, TPOT p99 %v, goodput %.3f; want within TTFT %v, TPOT %v, goodput 0.99",
 					p.Best.SimArgs, best.ttftP99, best.tpotP99, best.goodput, sc.ttft, sc.tpot)
 			}
-			rej := serveAndBench(t, p.Rejected.SimArgs, sc.rate, sc.n, sc.prompt, sc.output, sc.ttft, sc.tpot)
-			if meets(rej) {
-				t.Errorf("the cheapest rejected (%v, %s) served and benched: TTFT p99 %v, TPOT p99 %v, goodput %.3f; want a miss",
-					p.Rejected.SimArgs, p.Rejected.Outcome, rej.ttftP99, rej.tpotP99, rej.goodput)
+			// The cheapest rejected, and the cheapest that plan simulated
+			// and saw miss (the closest call), both miss when served.
+			rejected := []*planCand{p.Rejected}
+			for i := range p.Candidates {
+				if c := &p.Candidates[i]; c.Outcome == "missed" && *c.CostPerHour <= *p.Best.CostPerHour {
+					rejected = append(rejected, c)
+					break
+				}
+			}
+			for _, r := range rejected {
+				got := serveAndBench(t, r.SimArgs, sc.rate, sc.n, sc.prompt, sc.output, sc.ttft, sc.tpot)
+				if meets(got) {
+					t.Errorf("rejected %v (%s: %s%v) served and benched: TTFT p99 %v, TPOT p99 %v, goodput %.3f; want a miss",
+						r.SimArgs, r.Outcome, r.Reason, r.Misses, got.ttftP99, got.tpotP99, got.goodput)
+				}
+				t.Logf("rejected %v (%s: %s%v): bench TTFT p99 %v, TPOT p99 %v, goodput %.3f", r.SimArgs, r.Outcome, r.Reason, r.Misses, got.ttftP99, got.tpotP99, got.goodput)
 			}
 			t.Logf("pick %v: bench TTFT p99 %v, TPOT p99 %v, goodput %.3f (plan said %.1f ms, %.1f ms)",
 				p.Best.SimArgs, best.ttftP99, best.tpotP99, best.goodput, *p.Best.TTFTP99, *p.Best.TPOTP99)
-			t.Logf("rejected %v (%s): bench TTFT p99 %v, TPOT p99 %v, goodput %.3f", p.Rejected.SimArgs, p.Rejected.Outcome, rej.ttftP99, rej.tpotP99, rej.goodput)
 		})
 	}
 }
