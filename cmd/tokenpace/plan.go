@@ -34,12 +34,17 @@ type planFlags struct {
 	json                       bool
 	plot                       string
 	runtime                    string
+	mbu, mfu                   float64
 	maxBatchedTokens, kvTokens int
 	noPrefixCache, kvPreempt   bool
 	ttftP50, ttftP90, ttftP99  time.Duration
 	tpotP99, e2eP99            time.Duration
 	goodput                    float64
 }
+
+// maxPlanRequests bounds --requests: each simulated candidate runs them
+// all.
+const maxPlanRequests = 200_000
 
 // priceFlags collects repeated --price GPU=USD flags.
 type priceFlags []string
@@ -84,6 +89,8 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.json, "json", false, "print one JSON object")
 	fs.StringVar(&f.plot, "plot", "", "draw the cost vs p99 TTFT Pareto front to this file (.png or .svg)")
 	fs.StringVar(&f.runtime, "runtime", "", "serving engine class: vllm or llama.cpp (default: by precision)")
+	fs.Float64Var(&f.mbu, "mbu", 0, "memory bandwidth utilisation in (0, 1], e.g. from a calibrated deployment (default: the runtime's)")
+	fs.Float64Var(&f.mfu, "mfu", 0, "FLOPs utilisation in (0, 1] (default: the runtime's)")
 	fs.IntVar(&f.maxBatchedTokens, "max-batched-tokens", 0, "chunked-prefill budget per step (default 8192, or more to hold the batch)")
 	fs.IntVar(&f.kvTokens, "kv-tokens", 0, "KV-cache capacity per replica in tokens (default: from memory)")
 	fs.BoolVar(&f.noPrefixCache, "no-prefix-cache", false, "disable prefix caching")
@@ -160,6 +167,13 @@ func (f *planFlags) input(set map[string]bool) (simulate.PlanInput, string, erro
 			return in, "", fmt.Errorf("--%s must be positive, got %d", v.name, v.v)
 		}
 	}
+	if !(f.mbu >= 0 && f.mbu <= 1) || !(f.mfu >= 0 && f.mfu <= 1) {
+		return in, "", fmt.Errorf("--mbu and --mfu must be in (0, 1], got %v and %v", f.mbu, f.mfu)
+	}
+	if f.requests > maxPlanRequests {
+		return in, "", fmt.Errorf("--requests %d: at most %d (every candidate simulates them all)", f.requests, maxPlanRequests)
+	}
+	in.Template.MBU, in.Template.MFU = f.mbu, f.mfu
 	in.Template.MaxBatchedTokens, in.Template.KVCapacityTokens = f.maxBatchedTokens, f.kvTokens
 	in.Template.DisablePrefixCaching = f.noPrefixCache
 	if f.kvPreempt {

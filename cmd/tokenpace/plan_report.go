@@ -87,6 +87,12 @@ func (r *planReport) simArgs(c *simulate.Candidate) []string {
 	if t.KVPolicy == simulate.KVPreempt {
 		args = append(args, "--kv-policy", "preempt")
 	}
+	if t.MBU > 0 {
+		args = append(args, "--mbu", strconv.FormatFloat(t.MBU, 'g', -1, 64))
+	}
+	if t.MFU > 0 {
+		args = append(args, "--mfu", strconv.FormatFloat(t.MFU, 'g', -1, 64))
+	}
 	if r.f.runtime != "" {
 		args = append(args, "--runtime", r.f.runtime)
 	}

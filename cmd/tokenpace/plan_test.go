@@ -141,10 +141,28 @@ func TestPlanBadFlags(t *testing.T) {
 		{"--batch-requests", "100", "--deadline", "1h", "--rate", "3"},
 		{"--rate", "10", "--slo-ttft-p99", "1s", "--workload", "/nonexistent"},
 		{"--rate", "10", "--slo-ttft-p99", "1s", "extra"},
+		{"--rate", "10", "--slo-ttft-p99", "1s", "--mbu", "1.5"},
+		{"--rate", "10", "--slo-ttft-p99", "1s", "--requests", "999999999"},
 	} {
 		if code, _, stderr := plan(t, args...); code != 2 || !strings.HasPrefix(stderr, "tokenpace plan") && !strings.Contains(stderr, "flag") {
 			t.Errorf("plan %q exit = %d, stderr %q; want 2 and a message", args, code, stderr)
 		}
+	}
+}
+
+// A calibrated deployment's utilisation reaches the simulation and the
+// sim_args, so the served deployment is the one planned.
+func TestPlanPassesCalibration(t *testing.T) {
+	args := append([]string{"--model", "llama-3.1-8b", "--rate", "5", "--prompt-tokens", "500", "--output-tokens", "100",
+		"--slo-ttft-p99", "500ms", "--slo-tpot-p99", "30ms", "--requests", "300"}, smallSearch...)
+	p := planJSONOut(t, args...)
+	q := planJSONOut(t, append(args, "--mbu", "0.4", "--mfu", "0.3")...)
+	if !strings.Contains(strings.Join(q.Best.SimArgs, " "), "--mbu 0.4 --mfu 0.3") {
+		t.Errorf("sim_args = %q, want --mbu 0.4 --mfu 0.3", q.Best.SimArgs)
+	}
+	if *q.Best.TPOTP99 <= *p.Best.TPOTP99 && *q.Best.CostPerHour <= *p.Best.CostPerHour {
+		t.Errorf("at half the bandwidth utilisation the pick is no slower (TPOT p99 %v vs %v ms) and no dearer ($%v vs $%v/h)",
+			*q.Best.TPOTP99, *p.Best.TPOTP99, *q.Best.CostPerHour, *p.Best.CostPerHour)
 	}
 }
 
