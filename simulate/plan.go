@@ -293,12 +293,15 @@ type family struct {
 // in.Workload. It never simulates a configuration a roofline bound rules
 // out: weights that do not fit, a decode step (weights over bandwidth) or
 // a prefill slower than the SLO allows, or fewer replicas than the decode
-// throughput bound needs for the offered output tokens. Of the rest it
-// simulates, family by family from the cheapest, only what can still
-// beat the best found so far, bisecting the replica count (more replicas
-// never make a deployment slower under these routers). A batch job is
-// judged on throughput: one replica is simulated on the sample and the
-// time to finish the job is extrapolated from it.
+// and prefill throughput bounds need for the offered tokens. Of the rest
+// it simulates, family by family from the cheapest, only what can still
+// beat the best found so far: the fewest replicas the bounds allow, then
+// doubling and bisection over the replica count, taking more replicas
+// never to make a deployment slower (true of these routers on a fixed
+// workload; TestPlanPruningMatchesBruteForce checks the pick against
+// simulating everything). A batch job is judged on throughput: one
+// replica is simulated on the sample and on half of it, and the time to
+// finish the whole job is extrapolated along the line through the two.
 //
 // Invalid input yields an *InvalidError.
 func Plan(in PlanInput) (*PlanResult, error) {
