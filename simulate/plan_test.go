@@ -54,7 +54,12 @@ func smallSpace(t testing.TB) []simulate.PlanInput {
 	}
 	load := arrivals(t, simulate.Workload{Rate: 12, Requests: 400, Prompt: simulate.TokenDist{Mean: 800, CV: 0.5}, Output: simulate.TokenDist{Mean: 80, CV: 0.5}, Seed: 3})
 	tmpl := simulate.Deployment{Model: model(t, "llama-3.1-8b")}
+	shared := arrivals(t, simulate.Workload{Rate: 12, Requests: 400, Prompt: simulate.TokenDist{Mean: 1500}, Output: simulate.TokenDist{Mean: 60, CV: 0.5},
+		PrefixTokens: 1200, Prefixes: 5, Seed: 4})
+	affinity := space
+	affinity.Routings = []simulate.Routing{simulate.PrefixAffinity, simulate.RoundRobin}
 	return []simulate.PlanInput{
+		{Template: tmpl, Workload: shared, Space: affinity, SLO: simulate.SLO{TTFTP90: 80 * time.Millisecond, TTFTP99: 250 * time.Millisecond}},
 		{Template: tmpl, Workload: load, Space: space, SLO: simulate.SLO{TTFTP99: 400 * time.Millisecond, TPOTP99: 30 * time.Millisecond}},
 		{Template: tmpl, Workload: load, Space: space, SLO: simulate.SLO{TTFTP50: 150 * time.Millisecond, E2EP99: 8 * time.Second}},
 		{Template: tmpl, Workload: load[:64], Space: space, BatchRequests: 20000, SLO: simulate.SLO{Deadline: 30 * time.Minute}},
