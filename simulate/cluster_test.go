@@ -157,3 +157,17 @@ func TestNewClusterErrors(t *testing.T) {
 		}
 	}
 }
+
+// The affinity router's memory of prefixes is bounded: 300,000 distinct
+// prefixes (one conversation each) do not grow it without limit.
+func TestAffinityMemoryIsBounded(t *testing.T) {
+	c := newCluster(t, 2, simulate.PrefixAffinity)
+	for i := range 300_000 {
+		r := &simulate.Request{ID: uint64(i), PromptTokens: 10, OutputTokens: 1, PrefixKey: fmt.Sprint("conversation-", i), PrefixTokens: 8}
+		c.Add(0, r)
+		c.Cancel(0, r.ID)
+	}
+	if n := simulate.AffinityPrefixes(c); n > 2<<16 {
+		t.Errorf("prefixes remembered after 300,000 distinct ones = %d, want at most %d", n, 2<<16)
+	}
+}

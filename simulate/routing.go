@@ -104,8 +104,22 @@ func leastLoaded(load []int) int {
 	return best
 }
 
-// affinity remembers the replica each prefix went to first.
-type affinity struct{ home map[string]int }
+// affinityMemory bounds the prefixes the affinity router remembers: a
+// server that runs for days sees a new prefix with every conversation.
+const affinityMemory = 1 << 16
+
+// affinity remembers the replica each prefix went to first: the recent
+// prefixes in home, the ones before in old. When home is full it becomes
+// old and the older ones are forgotten, so at most 2 × affinityMemory
+// prefixes are held; a prefix seen again moves back into home.
+type affinity struct{ home, old map[string]int }
+
+func (a *affinity) remember(key string, i int) {
+	if len(a.home) >= affinityMemory {
+		a.old, a.home = a.home, make(map[string]int)
+	}
+	a.home[key] = i
+}
 
 func (a *affinity) pick(r *Request, load []int) int {
 	least := leastLoaded(load)
@@ -114,7 +128,13 @@ func (a *affinity) pick(r *Request, load []int) int {
 	}
 	h, ok := a.home[r.PrefixKey]
 	if !ok {
-		a.home[r.PrefixKey] = least
+		if h, ok = a.old[r.PrefixKey]; ok {
+			delete(a.old, r.PrefixKey)
+			a.remember(r.PrefixKey, h)
+		}
+	}
+	if !ok {
+		a.remember(r.PrefixKey, least)
 		return least
 	}
 	if load[h]-load[least] > AffinityAbsSlack && float64(load[h]) > AffinityRelSlack*float64(load[least]) {
