@@ -35,6 +35,7 @@ func TestServerServesACluster(t *testing.T) {
 			if !ok {
 				t.Fatal("no stats for the served cluster")
 			}
+			ts.Server.Close() // its driver owns c until it exits
 			sum := c.Replicas()[0].Stats().PrefixHits + c.Replicas()[1].Stats().PrefixHits + c.Replicas()[2].Stats().PrefixHits
 			if sum != st.PrefixHits {
 				t.Errorf("server Stats().PrefixHits = %d, want the replicas' sum %d", st.PrefixHits, sum)
