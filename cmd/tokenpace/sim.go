@@ -21,6 +21,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
 	hw := addDeploymentFlags(fs)
+	cluster := addClusterFlags(fs)
 	name := fs.String("served-name", "", "model name clients must ask for (default: the catalog model's name, or \"sim\" with --ttft/--itl)")
 	ttft := fs.Duration("ttft", 0, "fixed-timing mode: time to first token (with --itl; excludes the hardware flags)")
 	itl := fs.Duration("itl", 0, "fixed-timing mode: inter-token latency")
@@ -57,6 +58,10 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var sched simulate.Scheduler
 	var what string
 	if set["ttft"] || set["itl"] {
+		if clusterFlagsSet(set) {
+			fmt.Fprintln(stderr, "tokenpace sim: --replicas and --routing serve a hardware model; they exclude the fixed timing of --ttft and --itl")
+			return 2
+		}
 		for _, name := range []string{"model", "precision", "params-b", "bits", "layers", "kv-heads", "head-dim", "hidden",
 			"gpu", "bandwidth-gbs", "tflops", "memory-gb", "gpus", "mbu", "mfu"} {
 			if set[name] {
@@ -79,13 +84,11 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
 			return 2
 		}
-		e, err := simulate.NewEngine(d)
+		sched, what, err = cluster.scheduler(d)
 		if err != nil {
 			fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
 			return 2
 		}
-		sched = e
-		what = fmt.Sprintf("%s at %s on %d × %s", d.Model.Name, d.Precision.Name, d.GPUs, d.GPU.Name)
 		if *name == "" {
 			*name = d.Model.Name
 		}

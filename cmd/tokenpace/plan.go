@@ -1,0 +1,320 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// planFlags are plan's flags.
+type planFlags struct {
+	model                      string
+	rate                       float64
+	prompt, output             int
+	promptCV, outputCV         float64
+	constant                   bool
+	requests                   int
+	prefixTokens, prefixes     int
+	seed                       uint64
+	workload                   string
+	batchRequests              int
+	deadline                   time.Duration
+	gpus, tps, precisions      string
+	batches, routings          string
+	maxGPUs                    int
+	prices                     priceFlags
+	top                        int
+	json                       bool
+	plot                       string
+	runtime                    string
+	mbu, mfu                   float64
+	maxBatchedTokens, kvTokens int
+	noPrefixCache, kvPreempt   bool
+	ttftP50, ttftP90, ttftP99  time.Duration
+	tpotP99, e2eP99            time.Duration
+	goodput                    float64
+}
+
+// maxPlanRequests bounds --requests: each simulated candidate runs them
+// all.
+const maxPlanRequests = 200_000
+
+// priceFlags collects repeated --price GPU=USD flags.
+type priceFlags []string
+
+func (p *priceFlags) String() string     { return strings.Join(*p, ",") }
+func (p *priceFlags) Set(v string) error { *p = append(*p, v); return nil }
+
+// runPlan searches for the cheapest deployment that meets the SLO and
+// prints the ranked candidates (text, or JSON with --json).
+func runPlan(args []string, stdout, stderr io.Writer) int {
+	f := &planFlags{}
+	fs := flag.NewFlagSet("tokenpace plan", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.model, "model", "llama-3.1-8b", "catalog model to serve, e.g. llama-3.1-8b, llama-3.1-70b, qwen2.5-7b")
+	fs.Float64Var(&f.rate, "rate", 0, "requests per second to serve (online load)")
+	fs.IntVar(&f.prompt, "prompt-tokens", 1000, "prompt tokens per request (the mean, with --prompt-cv)")
+	fs.IntVar(&f.output, "output-tokens", 256, "output tokens per request (the mean, with --output-cv)")
+	fs.Float64Var(&f.promptCV, "prompt-cv", 0, "spread of prompt lengths: coefficient of variation of a log-normal draw (0: fixed)")
+	fs.Float64Var(&f.outputCV, "output-cv", 0, "spread of output lengths: coefficient of variation of a log-normal draw (0: fixed)")
+	fs.BoolVar(&f.constant, "constant", false, "arrivals at a constant rate instead of a Poisson process")
+	fs.IntVar(&f.requests, "requests", 0, "requests to simulate per candidate (default: 60 s of load, at least 500, at most 5000; a batch job: a sample of 1024)")
+	fs.IntVar(&f.prefixTokens, "prefix-tokens", 0, "leading prompt tokens shared between requests (a system prompt), for prefix caching")
+	fs.IntVar(&f.prefixes, "prefixes", 1, "distinct shared prefixes, used in turn")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of arrival times and lengths")
+	fs.StringVar(&f.workload, "workload", "", "the load as a file: a trace CSV (arrival_s,prompt_tokens,output_tokens[,prefix_id]) or a tokenpace bench --json report")
+	fs.IntVar(&f.batchRequests, "batch-requests", 0, "a batch job of this many requests, all queued at once, judged on throughput only (with --deadline)")
+	fs.DurationVar(&f.deadline, "deadline", 0, "a batch job must finish within this time, e.g. 8h")
+	fs.DurationVar(&f.ttftP50, "slo-ttft-p50", 0, "SLO: TTFT p50 limit, e.g. 100ms")
+	fs.DurationVar(&f.ttftP90, "slo-ttft-p90", 0, "SLO: TTFT p90 limit")
+	fs.DurationVar(&f.ttftP99, "slo-ttft-p99", 0, "SLO: TTFT p99 limit")
+	fs.DurationVar(&f.tpotP99, "slo-tpot-p99", 0, "SLO: TPOT p99 limit")
+	fs.DurationVar(&f.e2eP99, "slo-e2e-p99", 0, "SLO: E2E p99 limit")
+	fs.Float64Var(&f.goodput, "goodput", simulate.DefaultGoodput, "SLO: share of requests that must meet every p99 limit")
+	fs.StringVar(&f.gpus, "gpu", "", "comma-separated GPUs to consider (default: every catalog GPU with a price)")
+	fs.StringVar(&f.tps, "tp", "1,2,4,8", "comma-separated tensor-parallel degrees (GPUs per replica)")
+	fs.StringVar(&f.precisions, "precision", "bf16,fp8,int4", "comma-separated weight precisions")
+	fs.StringVar(&f.batches, "max-batch", "16,32,64,128,256", "comma-separated max batch sizes (sequences per replica)")
+	fs.StringVar(&f.routings, "routing", "", "comma-separated routings: least-outstanding, round-robin, affinity (default: least-outstanding, plus affinity with shared prefixes)")
+	fs.IntVar(&f.maxGPUs, "max-gpus", 64, "most GPUs a deployment may use, all replicas together")
+	fs.Var(&f.prices, "price", "GPU=USD per GPU-hour, overriding the list price (repeatable), e.g. h100=2.49")
+	fs.IntVar(&f.top, "top", 5, "candidates to list")
+	fs.BoolVar(&f.json, "json", false, "print one JSON object")
+	fs.StringVar(&f.plot, "plot", "", "draw the cost vs p99 TTFT Pareto front to this file (.png or .svg)")
+	fs.StringVar(&f.runtime, "runtime", "", "serving engine class: vllm or llama.cpp (default: by precision)")
+	fs.Float64Var(&f.mbu, "mbu", 0, "memory bandwidth utilisation in (0, 1], e.g. from a calibrated deployment (default: the runtime's)")
+	fs.Float64Var(&f.mfu, "mfu", 0, "FLOPs utilisation in (0, 1] (default: the runtime's)")
+	fs.IntVar(&f.maxBatchedTokens, "max-batched-tokens", 0, "chunked-prefill budget per step (default 8192, or more to hold the batch)")
+	fs.IntVar(&f.kvTokens, "kv-tokens", 0, "KV-cache capacity per replica in tokens (default: from memory)")
+	fs.BoolVar(&f.noPrefixCache, "no-prefix-cache", false, "disable prefix caching")
+	fs.BoolVar(&f.kvPreempt, "kv-preempt", false, "preempt sequences when the KV cache is full (default: offload to host memory)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "tokenpace plan: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	in, desc, err := f.input(set)
+	if err != nil {
+		fmt.Fprintf(stderr, "tokenpace plan: %v\n", err)
+		return 2
+	}
+	start := time.Now()
+	res, err := simulate.Plan(in)
+	if err != nil {
+		fmt.Fprintf(stderr, "tokenpace plan: %v\n", err)
+		return 2
+	}
+	rep := &planReport{f: f, in: in, res: res, desc: desc, elapsed: time.Since(start)}
+	if f.plot != "" {
+		if err := writeParetoPlot(f.plot, rep); err != nil {
+			fmt.Fprintf(stderr, "tokenpace plan: --plot: %v\n", err)
+			return 1
+		}
+	}
+	if f.json {
+		err = rep.writeJSON(stdout)
+	} else {
+		err = rep.writeText(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "tokenpace plan: %v\n", err)
+		return 1
+	}
+	if res.Best == nil {
+		return 3
+	}
+	return 0
+}
+
+// input builds the planner's input from the flags, with a description of
+// the load.
+func (f *planFlags) input(set map[string]bool) (simulate.PlanInput, string, error) {
+	var in simulate.PlanInput
+	m, err := simulate.LookupModel(f.model)
+	if err != nil {
+		return in, "", err
+	}
+	in.Template.Model = m
+	switch f.runtime {
+	case "":
+	case "vllm":
+		in.Template.Runtime = simulate.RuntimeVLLM
+	case "llama.cpp", "llamacpp":
+		in.Template.Runtime = simulate.RuntimeLlamaCpp
+	default:
+		return in, "", fmt.Errorf("unknown --runtime %q (known: vllm, llama.cpp)", f.runtime)
+	}
+	for _, v := range []struct {
+		name string
+		v    int
+	}{{"max-batched-tokens", f.maxBatchedTokens}, {"kv-tokens", f.kvTokens}, {"requests", f.requests}, {"batch-requests", f.batchRequests},
+		{"prompt-tokens", f.prompt}, {"output-tokens", f.output}, {"prefix-tokens", f.prefixTokens}, {"prefixes", f.prefixes}, {"max-gpus", f.maxGPUs}, {"top", f.top}} {
+		if v.v < 0 || (set[v.name] && v.v == 0 && v.name != "prefix-tokens") {
+			return in, "", fmt.Errorf("--%s must be positive, got %d", v.name, v.v)
+		}
+	}
+	if !(f.mbu >= 0 && f.mbu <= 1) || !(f.mfu >= 0 && f.mfu <= 1) {
+		return in, "", fmt.Errorf("--mbu and --mfu must be in (0, 1], got %v and %v", f.mbu, f.mfu)
+	}
+	if f.requests > maxPlanRequests {
+		return in, "", fmt.Errorf("--requests %d: at most %d (every candidate simulates them all)", f.requests, maxPlanRequests)
+	}
+	in.Template.MBU, in.Template.MFU = f.mbu, f.mfu
+	in.Template.MaxBatchedTokens, in.Template.KVCapacityTokens = f.maxBatchedTokens, f.kvTokens
+	in.Template.DisablePrefixCaching = f.noPrefixCache
+	if f.kvPreempt {
+		in.Template.KVPolicy = simulate.KVPreempt
+	}
+	in.SLO = simulate.SLO{TTFTP50: f.ttftP50, TTFTP90: f.ttftP90, TTFTP99: f.ttftP99, TPOTP99: f.tpotP99, E2EP99: f.e2eP99, Goodput: f.goodput, Deadline: f.deadline}
+	if !(f.goodput > 0 && f.goodput <= 1) {
+		return in, "", fmt.Errorf("--goodput must be in (0, 1], got %v", f.goodput)
+	}
+
+	w := simulate.Workload{Rate: f.rate, Requests: f.requests, Prompt: simulate.TokenDist{Mean: f.prompt, CV: f.promptCV},
+		Output: simulate.TokenDist{Mean: f.output, CV: f.outputCV}, PrefixTokens: f.prefixTokens, Prefixes: f.prefixes, Seed: f.seed}
+	if f.constant {
+		w.Process = simulate.ConstantProcess
+	}
+	var desc string
+	switch {
+	case f.batchRequests > 0:
+		if f.deadline <= 0 {
+			return in, "", errors.New("--batch-requests needs --deadline")
+		}
+		if set["rate"] || set["workload"] {
+			return in, "", errors.New("--batch-requests queues every request at once: it excludes --rate and --workload")
+		}
+		w.Rate = 0
+		w.Requests = min(orInt(f.requests, 1024), f.batchRequests)
+		in.BatchRequests = f.batchRequests
+		desc = fmt.Sprintf("batch job of %d requests (%s prompt, %s output tokens) by %v; sized from a sample of %d", f.batchRequests, lengthText(w.Prompt), lengthText(w.Output), f.deadline, w.Requests)
+	case f.workload != "":
+		if set["rate"] {
+			return in, "", errors.New("--workload sets the load: it excludes --rate")
+		}
+		w.Requests = orInt(f.requests, 0)
+		in.Workload, desc, err = readWorkloadFile(f.workload, w)
+		if err != nil {
+			return in, "", err
+		}
+	default:
+		if !(f.rate > 0) || math.IsInf(f.rate, 0) {
+			return in, "", errors.New("--rate must be a positive number of requests per second (or give --workload or --batch-requests)")
+		}
+		if f.requests == 0 {
+			w.Requests = min(max(int(f.rate*60), 500), 5000)
+		}
+		process := "Poisson"
+		if f.constant {
+			process = "constant"
+		}
+		desc = fmt.Sprintf("%g req/s (%s), %s prompt and %s output tokens; %d requests simulated", f.rate, process, lengthText(w.Prompt), lengthText(w.Output), w.Requests)
+	}
+	if in.Workload == nil {
+		if in.Workload, err = w.Arrivals(); err != nil {
+			return in, "", err
+		}
+	}
+
+	sp := &in.Space
+	sp.MaxGPUs = f.maxGPUs
+	for _, name := range splitList(f.gpus) {
+		g, err := simulate.LookupGPU(name)
+		if err != nil {
+			return in, "", fmt.Errorf("--gpu: %w", err)
+		}
+		sp.GPUs = append(sp.GPUs, g)
+	}
+	for _, name := range splitList(f.precisions) {
+		p, err := simulate.LookupPrecision(name)
+		if err != nil {
+			return in, "", fmt.Errorf("--precision: %w", err)
+		}
+		sp.Precisions = append(sp.Precisions, p)
+	}
+	for _, name := range splitList(f.routings) {
+		r, err := simulate.ParseRouting(name)
+		if err != nil {
+			return in, "", fmt.Errorf("--routing: %w", err)
+		}
+		sp.Routings = append(sp.Routings, r)
+	}
+	if sp.TP, err = intList("tp", f.tps); err != nil {
+		return in, "", err
+	}
+	if sp.MaxBatch, err = intList("max-batch", f.batches); err != nil {
+		return in, "", err
+	}
+	in.Prices = simulate.DefaultPrices()
+	for _, p := range f.prices {
+		name, usd, ok := strings.Cut(p, "=")
+		v, err := strconv.ParseFloat(strings.TrimSpace(usd), 64)
+		if !ok || err != nil {
+			return in, "", fmt.Errorf("--price %q: want GPU=USD per GPU-hour, e.g. h100=2.49", p)
+		}
+		if in.Prices, err = in.Prices.With(strings.TrimSpace(name), v); err != nil {
+			return in, "", fmt.Errorf("--price: %w", err)
+		}
+	}
+	// A GPU named in --gpu is searched even without a list price if
+	// --price gives one; without either, say so.
+	for _, g := range sp.GPUs {
+		if _, ok := in.Prices[g.Name]; !ok {
+			return in, "", fmt.Errorf("--gpu %s has no list price: give one with --price %s=USD", g.Name, g.Name)
+		}
+	}
+	return in, desc, nil
+}
+
+func lengthText(d simulate.TokenDist) string {
+	if d.CV > 0 {
+		return fmt.Sprintf("%d (mean, CV %g)", d.Mean, d.CV)
+	}
+	return strconv.Itoa(d.Mean)
+}
+
+func orInt(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func intList(name, s string) ([]int, error) {
+	var out []int
+	for _, p := range splitList(s) {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("--%s: %q is not a positive integer", name, p)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--%s: empty list", name)
+	}
+	return out, nil
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// benchShapes is what plan reads from a `tokenpace bench --json` report:
+// the run's load and the request shapes it measured.
+type benchShapes struct {
+	Planned      int     `json:"planned_requests"`
+	Concurrency  int     `json:"concurrency"`
+	Rate         float64 `json:"rate"`
+	PromptTokens int     `json:"prompt_tokens"`
+	MaxTokens    int     `json:"max_tokens"`
+	Completed    int64   `json:"completed"`
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	ReqPerSecond float64 `json:"request_throughput"`
+}
+
+// maxWorkloadFile bounds a --workload file (a trace of about 10 million
+// requests).
+const maxWorkloadFile = 256 << 20
+
+// readWorkloadFile reads --workload: a bench --json report (it starts with
+// '{') or a trace CSV. For a bench report, w gives the seed and the
+// request count when the report lacks one, and the report's own rate (or,
+// for a closed loop, its measured request rate), prompt tokens and mean
+// output tokens replace w's.
+func readWorkloadFile(path string, w simulate.Workload) ([]simulate.Arrival, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	head, _ := br.Peek(64)
+	if trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff"); len(trimmed) > 0 && trimmed[0] == '{' {
+		var b benchShapes
+		dec := json.NewDecoder(io.LimitReader(br, maxWorkloadFile))
+		if err := dec.Decode(&b); err != nil {
+			return nil, "", fmt.Errorf("--workload %s: not a bench --json report: %v", path, err)
+		}
+		w.Rate = b.Rate
+		if w.Rate == 0 {
+			w.Rate = b.ReqPerSecond
+		}
+		w.Prompt.Mean = b.PromptTokens
+		w.Output.Mean = b.MaxTokens
+		if b.Completed > 0 && b.OutputTokens > 0 {
+			w.Output.Mean = int(float64(b.OutputTokens)/float64(b.Completed) + 0.5)
+		}
+		if b.Planned > 0 {
+			w.Requests = b.Planned
+		}
+		if !(w.Rate > 0) || w.Prompt.Mean < 1 || w.Output.Mean < 1 {
+			return nil, "", fmt.Errorf("--workload %s: the bench report has no rate, prompt or output length to plan for", path)
+		}
+		a, err := w.Arrivals()
+		return a, fmt.Sprintf("the shapes of bench report %s: %d requests at %.3g/s, %d prompt and %d output tokens", path, len(a), w.Rate, w.Prompt.Mean, w.Output.Mean), err
+	}
+	a, err := simulate.ReadTrace(br)
+	if err != nil {
+		return nil, "", fmt.Errorf("--workload %s: %w", path, err)
+	}
+	return a, fmt.Sprintf("trace %s: %d requests", path, len(a)), nil
+}

@@ -1,0 +1,56 @@
+package simulate_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// Four replicas behind a prefix-aware router: requests sharing a system
+// prompt go where it is cached.
+func ExampleReplicated() {
+	m, _ := simulate.LookupModel("llama-3.1-8b")
+	for _, r := range []simulate.Routing{simulate.RoundRobin, simulate.PrefixAffinity} {
+		c, err := simulate.Replicated(simulate.Deployment{Model: m}, 4, r)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		w, _ := simulate.Workload{Rate: 5, Process: simulate.ConstantProcess, Requests: 100,
+			Prompt: simulate.TokenDist{Mean: 1100}, Output: simulate.TokenDist{Mean: 20}, PrefixTokens: 1024, Prefixes: 3}.Arrivals()
+		simulate.Run(c, w)
+		s := c.Stats()
+		fmt.Printf("%s: %.0f%% of prompt tokens from the prefix cache\n", r, 100*float64(s.PrefixHits)/float64(s.PromptTokens))
+	}
+	// Output:
+	// round-robin: 82% of prompt tokens from the prefix cache
+	// affinity: 90% of prompt tokens from the prefix cache
+}
+
+// The cheapest deployment of Llama 3.1 8B for 10 requests/s within a
+// 300 ms p99 TTFT, among a few GPUs.
+func ExamplePlan() {
+	m, _ := simulate.LookupModel("llama-3.1-8b")
+	var gpus []simulate.GPU
+	for _, n := range []string{"l4", "l40s", "h100-sxm"} {
+		g, _ := simulate.LookupGPU(n)
+		gpus = append(gpus, g)
+	}
+	w, _ := simulate.Workload{Rate: 10, Requests: 600, Prompt: simulate.TokenDist{Mean: 800}, Output: simulate.TokenDist{Mean: 100}}.Arrivals()
+	res, err := simulate.Plan(simulate.PlanInput{
+		Template: simulate.Deployment{Model: m},
+		Workload: w,
+		SLO:      simulate.SLO{TTFTP99: 300 * time.Millisecond},
+		Space:    simulate.PlanSpace{GPUs: gpus, TP: []int{1}, MaxBatch: []int{64}, MaxGPUs: 8},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%v: $%.2f/h\n", res.Best.PlanConfig, res.Best.CostPerHour)
+	fmt.Println("meets the SLO:", res.Best.Outcome == simulate.Met)
+	// Output:
+	// 1 × l40s (TP 1) fp8, max batch 64, least-outstanding: $1.40/h
+	// meets the SLO: true
+}

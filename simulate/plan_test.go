@@ -1,0 +1,213 @@
+package simulate_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+func gpus(t testing.TB, names ...string) []simulate.GPU {
+	t.Helper()
+	var out []simulate.GPU
+	for _, n := range names {
+		g, err := simulate.LookupGPU(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func model(t testing.TB, name string) simulate.Model {
+	t.Helper()
+	m, err := simulate.LookupModel(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func arrivals(t testing.TB, w simulate.Workload) []simulate.Arrival {
+	t.Helper()
+	a, err := w.Arrivals()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// smallSpace is small enough to simulate every configuration, and holds
+// configurations that fit or not, pass or miss on bandwidth, on prefill
+// and on capacity.
+func smallSpace(t testing.TB) []simulate.PlanInput {
+	t.Helper()
+	space := simulate.PlanSpace{
+		GPUs:       gpus(t, "l4", "a10g", "rtx-4090", "a100-80gb"),
+		TP:         []int{1, 2},
+		Precisions: []simulate.Precision{simulate.BF16, simulate.FP8},
+		MaxBatch:   []int{8, 64},
+		Routings:   []simulate.Routing{simulate.LeastOutstanding, simulate.RoundRobin},
+		MaxGPUs:    4,
+	}
+	load := arrivals(t, simulate.Workload{Rate: 12, Requests: 400, Prompt: simulate.TokenDist{Mean: 800, CV: 0.5}, Output: simulate.TokenDist{Mean: 80, CV: 0.5}, Seed: 3})
+	tmpl := simulate.Deployment{Model: model(t, "llama-3.1-8b")}
+	shared := arrivals(t, simulate.Workload{Rate: 12, Requests: 400, Prompt: simulate.TokenDist{Mean: 1500}, Output: simulate.TokenDist{Mean: 60, CV: 0.5},
+		PrefixTokens: 1200, Prefixes: 5, Seed: 4})
+	affinity := space
+	affinity.Routings = []simulate.Routing{simulate.PrefixAffinity, simulate.RoundRobin}
+	return []simulate.PlanInput{
+		{Template: tmpl, Workload: shared, Space: affinity, SLO: simulate.SLO{TTFTP90: 80 * time.Millisecond, TTFTP99: 250 * time.Millisecond}},
+		{Template: tmpl, Workload: load, Space: space, SLO: simulate.SLO{TTFTP99: 400 * time.Millisecond, TPOTP99: 30 * time.Millisecond}},
+		{Template: tmpl, Workload: load, Space: space, SLO: simulate.SLO{TTFTP50: 150 * time.Millisecond, E2EP99: 8 * time.Second}},
+		{Template: tmpl, Workload: load[:64], Space: space, BatchRequests: 20000, SLO: simulate.SLO{Deadline: 30 * time.Minute}},
+	}
+}
+
+// Every configuration of a small space is simulated: none that Plan pruned
+// meets the SLO, and Plan's pick costs what the cheapest that meets it
+// costs.
+func TestPlanPruningMatchesBruteForce(t *testing.T) {
+	for i, in := range smallSpace(t) {
+		res, err := simulate.Plan(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prunedUpTo := map[simulate.PlanConfig]int{}
+		for _, c := range res.Candidates {
+			if c.Outcome == simulate.Pruned {
+				k := c.PlanConfig
+				k.Replicas = 0
+				prunedUpTo[k] = c.PrunedUpTo
+			}
+		}
+		if res.Pruned == 0 {
+			t.Errorf("case %d: nothing pruned; the space should exercise the bounds", i)
+		}
+		var cheapest *simulate.Candidate
+		met := 0
+		for _, g := range in.Space.GPUs {
+			for _, tp := range in.Space.TP {
+				for _, p := range in.Space.Precisions {
+					for _, b := range in.Space.MaxBatch {
+						for _, rt := range in.Space.Routings {
+							for r := 1; r*tp <= in.Space.MaxGPUs; r++ {
+								cfg := simulate.PlanConfig{GPU: g, TP: tp, Replicas: r, Precision: p, MaxBatch: b, Routing: rt}
+								c := in.Evaluate(cfg)
+								k := cfg
+								k.Replicas = 0
+								pruned := r <= prunedUpTo[k]
+								if pruned && c.Outcome == simulate.Met {
+									t.Errorf("case %d: %v was pruned but meets the SLO: %+v", i, cfg, c.Measured)
+								}
+								if c.Outcome == simulate.Met {
+									met++
+									if cheapest == nil || costOf(c) < costOf(*cheapest) {
+										cheapest = &c
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+		if met == 0 {
+			t.Fatalf("case %d: no configuration meets the SLO; the test needs some", i)
+		}
+		if res.Best == nil {
+			t.Fatalf("case %d: Plan found nothing; brute force found %v", i, cheapest.PlanConfig)
+		}
+		if costOf(*res.Best) != costOf(*cheapest) {
+			t.Errorf("case %d: Plan's best %v costs %g; brute force's %v costs %g", i, res.Best.PlanConfig, costOf(*res.Best), cheapest.PlanConfig, costOf(*cheapest))
+		}
+		if got := res.Simulated + res.Pruned + res.Skipped; got != res.Considered {
+			t.Errorf("case %d: simulated %d + pruned %d + skipped %d = %d, want considered %d", i, res.Simulated, res.Pruned, res.Skipped, got, res.Considered)
+		}
+		t.Logf("case %d: %d considered, %d simulated, %d pruned, %d skipped; %d of %d met by brute force; best %v", i, res.Considered, res.Simulated, res.Pruned, res.Skipped, met, res.Considered, res.Best.PlanConfig)
+	}
+}
+
+func costOf(c simulate.Candidate) float64 { return c.Cost() }
+
+func TestPlanErrors(t *testing.T) {
+	load := arrivals(t, simulate.Workload{Rate: 1, Requests: 10, Prompt: simulate.TokenDist{Mean: 10}, Output: simulate.TokenDist{Mean: 10}})
+	for _, tc := range []struct {
+		name string
+		in   simulate.PlanInput
+	}{
+		{"no workload", simulate.PlanInput{SLO: simulate.SLO{TTFTP99: time.Second}}},
+		{"no SLO", simulate.PlanInput{Workload: load}},
+		{"batch without deadline", simulate.PlanInput{Workload: load, BatchRequests: 10}},
+		{"negative limit", simulate.PlanInput{Workload: load, SLO: simulate.SLO{TTFTP99: -1}}},
+		{"goodput above 1", simulate.PlanInput{Workload: load, SLO: simulate.SLO{TTFTP99: time.Second, Goodput: 2}}},
+		{"zero TP", simulate.PlanInput{Workload: load, SLO: simulate.SLO{TTFTP99: time.Second}, Space: simulate.PlanSpace{TP: []int{0}}}},
+	} {
+		if _, err := simulate.Plan(tc.in); !errors.Is(err, simulate.ErrInvalid) {
+			t.Errorf("Plan(%s) error = %v, want ErrInvalid", tc.name, err)
+		}
+	}
+}
+
+// planScenarios are the searches BenchmarkPlanSearch times.
+func planScenarios(b *testing.B) []struct {
+	name string
+	in   simulate.PlanInput
+} {
+	voice := arrivals(b, simulate.Workload{Rate: 40, Requests: 2400, Prompt: simulate.TokenDist{Mean: 1000}, Output: simulate.TokenDist{Mean: 60}})
+	chat := arrivals(b, simulate.Workload{Rate: 10, Requests: 1200, Prompt: simulate.TokenDist{Mean: 2000, CV: 0.5}, Output: simulate.TokenDist{Mean: 300, CV: 0.5}, Seed: 2})
+	return []struct {
+		name string
+		in   simulate.PlanInput
+	}{
+		{"voicebot-8b", simulate.PlanInput{Template: simulate.Deployment{Model: model(b, "llama-3.1-8b")}, Workload: voice,
+			SLO: simulate.SLO{TTFTP99: 180 * time.Millisecond, TPOTP99: 50 * time.Millisecond}}},
+		{"chat-70b", simulate.PlanInput{Template: simulate.Deployment{Model: model(b, "llama-3.1-70b")}, Workload: chat,
+			SLO: simulate.SLO{TTFTP99: time.Second, TPOTP99: 40 * time.Millisecond}}},
+	}
+}
+
+// BenchmarkPlanSearch searches the default space (every priced GPU × TP
+// 1, 2, 4, 8 × bf16, fp8, int4 × 5 batch sizes × up to 64 GPUs: 21,600
+// configurations) for a voice bot (Llama 3.1 8B, 40 requests/s, 1000
+// prompt and 60 output tokens, TTFT p99 ≤ 180 ms, TPOT p99 ≤ 50 ms) and a
+// chat service (Llama 3.1 70B, 10 requests/s, log-normal 2000 prompt and
+// 300 output tokens, TTFT p99 ≤ 1 s, TPOT p99 ≤ 40 ms).
+func BenchmarkPlanSearch(b *testing.B) {
+	for _, sc := range planScenarios(b) {
+		b.Run(sc.name, func(b *testing.B) {
+			var res *simulate.PlanResult
+			for b.Loop() {
+				var err error
+				if res, err = simulate.Plan(sc.in); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(res.Considered), "configs")
+			b.ReportMetric(float64(res.Runs), "simulations")
+			b.ReportMetric(float64(res.Pruned), "pruned")
+		})
+	}
+}
+
+// BenchmarkPlanSimulateOne is the cost of simulating one configuration of
+// each BenchmarkPlanSearch scenario (the pick's family with one replica
+// fewer than the pick, so a loaded one): what brute force pays per
+// configuration.
+func BenchmarkPlanSimulateOne(b *testing.B) {
+	for _, sc := range planScenarios(b) {
+		res, err := simulate.Plan(sc.in)
+		if err != nil || res.Best == nil {
+			b.Fatal(err, res)
+		}
+		cfg := res.Best.PlanConfig
+		cfg.Replicas = max(cfg.Replicas-1, 1)
+		b.Run(sc.name, func(b *testing.B) {
+			for b.Loop() {
+				sc.in.Evaluate(cfg)
+			}
+		})
+	}
+}
