@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/time/rate"
 
 	"github.com/tokenpace/tokenpace"
 )
@@ -31,17 +32,27 @@ var ErrTooLarge = errors.New("fleet: request larger than the tokens-per-minute l
 // such as github.com/go-redis/redis_rate only admit now or refuse; they
 // cannot hold a place for a request that waits, which admission needs.)
 // Time is Redis's clock, so replicas' clocks need not agree; the now
-// arguments are not used.
+// arguments are not used. A reservation is one Redis round trip, which
+// also reads the state of the Breaker given WithBreaker; cancel gives the
+// capacity back in the background, off the caller's path.
 //
-// When Redis cannot be reached the limiter fails open: Reserve admits at
-// once and the error goes to WithErrorHandler.
+// When Redis fails, the Limiter leaves it alone for a back-off window
+// (WithRedisBackoff) and reserves meanwhile on a process-local
+// golang.org/x/time/rate limiter of the same limit (so each replica
+// alone keeps to the fleet's limit), at no cost per call; the error goes
+// to WithErrorHandler. After the window the next request tries Redis
+// again.
 //
-// A Limiter is safe for concurrent use.
+// Close waits for the cancellations under way. A Limiter is safe for
+// concurrent use.
 type Limiter struct {
 	rdb     redis.UniversalClient
 	cfg     config
-	keys    []string // Redis keys of the buckets
+	keys    []string // Redis keys of the buckets, then the breaker's, if any
 	buckets []bucket // in the order of keys
+	gate    *redisGate
+	local   localLimit
+	refunds sync.WaitGroup
 }
 
 // bucket is one GCRA rate: requests per second or tokens per minute.
@@ -70,7 +81,11 @@ func NewLimiter(rdb redis.UniversalClient, name string, l tokenpace.Limit, opts 
 		return nil, errors.New("fleet: NewLimiter needs a limit: RPS or TPM")
 	}
 	lim := &Limiter{rdb: rdb, cfg: newConfig(opts)}
-	// A hash tag keeps both keys in one Redis Cluster slot, as the
+	lim.gate = &redisGate{backoff: lim.cfg.backoff}
+	if b := lim.cfg.breaker; b != nil {
+		lim.gate = b.gate
+	}
+	// A hash tag keeps the keys in one Redis Cluster slot, as the
 	// script needs.
 	base := lim.cfg.prefix + "limit:{" + name + "}:"
 	if l.RPS > 0 {
@@ -80,48 +95,62 @@ func NewLimiter(rdb redis.UniversalClient, name string, l tokenpace.Limit, opts 
 		}
 		lim.keys = append(lim.keys, base+"rps")
 		lim.buckets = append(lim.buckets, bucket{interval: 1e6 / l.RPS, burst: float64(b)})
+		lim.local.rps = rate.NewLimiter(rate.Limit(l.RPS), b)
 	}
 	if l.TPM > 0 {
 		lim.keys = append(lim.keys, base+"tpm")
 		lim.buckets = append(lim.buckets, bucket{interval: 60e6 / float64(l.TPM), burst: float64(l.TPM), tokens: true})
+		lim.local.tpm = rate.NewLimiter(rate.Limit(float64(l.TPM)/60), l.TPM)
+	}
+	if b := lim.cfg.breaker; b != nil {
+		lim.keys = append(lim.keys, b.key)
 	}
 	return lim, nil
 }
 
-// reserve takes cost units on every key (ARGV: per key, microseconds per
-// unit, burst, cost) and returns the wait in microseconds, or -1 when a
-// cost exceeds its burst. A key holds the theoretical arrival time (TAT)
-// in microseconds of Redis's clock and expires when it is in the past.
-var reserve = redis.NewScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+// reserve takes cost units on every bucket (ARGV: the number of buckets,
+// then per bucket microseconds per unit, burst, cost; then, when KEYS
+// holds a breaker after the buckets, its interval and timeout) and
+// returns {wait in microseconds, the breaker's state as readBreaker
+// returns it}, or {-1} when a cost exceeds its burst. A bucket's key
+// holds the theoretical arrival time (TAT) in microseconds of Redis's
+// clock and expires when it is in the past.
+var reserve = redis.NewScript(breakerLua + `
+local now = now_us()
+local nb = tonumber(ARGV[1])
 local wait, tats = 0, {}
-for i, key in ipairs(KEYS) do
-  local interval, burst, cost = tonumber(ARGV[3*i-2]), tonumber(ARGV[3*i-1]), tonumber(ARGV[3*i])
-  if cost > burst then return -1 end
-  local tat = tonumber(redis.call('GET', key)) or now
+for i = 1, nb do
+  local interval, burst, cost = tonumber(ARGV[3*i-1]), tonumber(ARGV[3*i]), tonumber(ARGV[3*i+1])
+  if cost > burst then return {-1} end
+  local tat = tonumber(redis.call('GET', KEYS[i])) or now
   if tat < now then tat = now end
   tats[i] = tat + cost * interval
   local w = tats[i] - burst * interval - now
   if w > wait then wait = w end
 end
-for i, key in ipairs(KEYS) do
-  redis.call('SET', key, string.format('%.0f', tats[i]), 'PX', math.ceil((tats[i] - now) / 1000) + 1)
+for i = 1, nb do
+  redis.call('SET', KEYS[i], num(tats[i]), 'PX', math.ceil((tats[i] - now) / 1000) + 1)
 end
-return math.ceil(wait)`)
+local out = {math.ceil(wait)}
+if #KEYS > nb then
+  local b = load(KEYS[nb+1], now, tonumber(ARGV[3*nb+2]), tonumber(ARGV[3*nb+3]))
+  save(KEYS[nb+1], b)
+  for _, x in ipairs(reply(b, now, {})) do out[#out + 1] = x end
+end
+return out`)
 
-// refund gives cost units back on every key (same ARGV as reserve).
+// refund gives cost units back on every bucket (same ARGV as reserve).
 var refund = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-for i, key in ipairs(KEYS) do
-  local tat = tonumber(redis.call('GET', key))
+for i = 1, tonumber(ARGV[1]) do
+  local tat = tonumber(redis.call('GET', KEYS[i]))
   if tat then
-    tat = tat - tonumber(ARGV[3*i]) * tonumber(ARGV[3*i-2])
+    tat = tat - tonumber(ARGV[3*i+1]) * tonumber(ARGV[3*i-1])
     if tat > now then
-      redis.call('SET', key, string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000) + 1)
+      redis.call('SET', KEYS[i], string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000) + 1)
     else
-      redis.call('DEL', key)
+      redis.call('DEL', KEYS[i])
     end
   end
 end
@@ -129,13 +158,17 @@ return 0`)
 
 // argv returns the scripts' arguments for a request of tokens tokens.
 func (l *Limiter) argv(tokens int) []any {
-	out := make([]any, 0, 3*len(l.buckets))
+	out := make([]any, 0, 3+3*len(l.buckets))
+	out = append(out, len(l.buckets))
 	for _, b := range l.buckets {
 		cost := 1
 		if b.tokens {
 			cost = max(tokens, 1)
 		}
 		out = append(out, strconv.FormatFloat(b.interval, 'f', -1, 64), strconv.FormatFloat(b.burst, 'f', -1, 64), cost)
+	}
+	if b := l.cfg.breaker; b != nil {
+		out = append(out, b.args...)
 	}
 	return out
 }
@@ -144,32 +177,111 @@ func (l *Limiter) argv(tokens int) []any {
 // tokens tokens on the shared limit and returns the wait, or ErrTooLarge.
 // cancel gives the capacity back; it acts once, however often it is
 // called.
-func (l *Limiter) Reserve(_ time.Time, tokens int) (delay time.Duration, cancel func(time.Time), err error) {
+func (l *Limiter) Reserve(now time.Time, tokens int) (delay time.Duration, cancel func(time.Time), err error) {
 	for _, b := range l.buckets {
 		if b.tokens && float64(tokens) > b.burst {
 			return 0, nil, ErrTooLarge
 		}
 	}
+	if !l.gate.enter(time.Now()) {
+		return l.local.reserve(now, tokens)
+	}
 	argv := l.argv(tokens)
 	ctx, stop := context.WithTimeout(context.Background(), l.cfg.timeout)
 	defer stop()
-	us, err := reserve.Run(ctx, l.rdb, l.keys, argv...).Int64()
+	v, err := reserve.Run(ctx, l.rdb, l.keys, argv...).Int64Slice()
+	at := time.Now()
+	if err == nil && len(v) == 0 {
+		err = errors.New("empty reply")
+	}
+	l.gate.leave(at, err == nil)
 	if err != nil {
 		l.cfg.report(fmt.Errorf("fleet: reserve: %w", err))
-		return 0, func(time.Time) {}, nil
+		return l.local.reserve(now, tokens)
 	}
-	if us < 0 {
+	if v[0] < 0 {
 		return 0, nil, ErrTooLarge
+	}
+	if b := l.cfg.breaker; b != nil && len(v) > 1 {
+		vals := make([]any, len(v)-1)
+		for i, x := range v[1:] {
+			vals[i] = x
+		}
+		if s, err := parseState(vals, at); err == nil {
+			b.update(s, at)
+		} else {
+			l.cfg.report(err)
+		}
 	}
 	var once sync.Once
 	cancel = func(time.Time) {
 		once.Do(func() {
-			ctx, stop := context.WithTimeout(context.Background(), l.cfg.timeout)
-			defer stop()
-			if err := refund.Run(ctx, l.rdb, l.keys, argv...).Err(); err != nil {
-				l.cfg.report(fmt.Errorf("fleet: cancel reservation: %w", err))
-			}
+			l.refunds.Add(1)
+			go l.refund(argv)
 		})
 	}
-	return time.Duration(us) * time.Microsecond, cancel, nil
+	return time.Duration(v[0]) * time.Microsecond, cancel, nil
+}
+
+// refund gives a reservation of argv back, unless Redis is down.
+func (l *Limiter) refund(argv []any) {
+	defer l.refunds.Done()
+	if !l.gate.enter(time.Now()) {
+		l.cfg.report(errors.New("fleet: cancel reservation: Redis is down; the capacity comes back with time"))
+		return
+	}
+	ctx, stop := context.WithTimeout(context.Background(), l.cfg.timeout)
+	defer stop()
+	err := refund.Run(ctx, l.rdb, l.keys[:len(l.buckets)], argv...).Err()
+	l.gate.leave(time.Now(), err == nil)
+	if err != nil {
+		l.cfg.report(fmt.Errorf("fleet: cancel reservation: %w", err))
+	}
+}
+
+// Flush waits for the cancellations under way to reach Redis.
+func (l *Limiter) Flush() { l.refunds.Wait() }
+
+// Close waits for the cancellations under way to reach Redis. It returns
+// nil; the Limiter keeps working.
+func (l *Limiter) Close() error {
+	l.Flush()
+	return nil
+}
+
+// localLimit is a Limiter's process-local stand-in while Redis is down.
+type localLimit struct {
+	rps, tpm *rate.Limiter // nil when the Limit sets none
+}
+
+// reserve reserves on the local limiters as a Router does on its own.
+func (ll *localLimit) reserve(now time.Time, tokens int) (time.Duration, func(time.Time), error) {
+	var rs []*rate.Reservation
+	var delay time.Duration
+	for _, lim := range []*rate.Limiter{ll.rps, ll.tpm} {
+		if lim == nil {
+			continue
+		}
+		n := 1
+		if lim == ll.tpm {
+			n = max(tokens, 1)
+		}
+		r := lim.ReserveN(now, n)
+		if !r.OK() {
+			for _, r := range rs {
+				r.CancelAt(now)
+			}
+			return 0, nil, ErrTooLarge
+		}
+		rs = append(rs, r)
+		delay = max(delay, r.DelayFrom(now))
+	}
+	var once sync.Once
+	return delay, func(now time.Time) {
+		once.Do(func() {
+			for _, r := range rs {
+				r.CancelAt(now)
+			}
+		})
+	}, nil
 }
