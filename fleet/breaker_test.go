@@ -149,6 +149,7 @@ func TestBreakerRecreatesLostState(t *testing.T) {
 	if err := call(b, errBoom); err != nil {
 		t.Fatalf("Allow() = %v, want nil", err)
 	}
+	b.Flush()
 	if err := rdb.FlushAll(context.Background()).Err(); err != nil {
 		t.Fatalf("FLUSHALL: %v", err)
 	}

@@ -60,6 +60,13 @@ type bucket struct {
 	interval float64 // microseconds per unit
 	burst    float64 // units
 	tokens   bool    // the cost is the request's tokens, not 1
+	// interval and burst as the scripts read them
+	intervalArg, burstArg string
+}
+
+func newBucket(interval, burst float64, tokens bool) bucket {
+	return bucket{interval: interval, burst: burst, tokens: tokens,
+		intervalArg: strconv.FormatFloat(interval, 'f', -1, 64), burstArg: strconv.FormatFloat(burst, 'f', -1, 64)}
 }
 
 var _ tokenpace.Limiter = (*Limiter)(nil)
@@ -94,12 +101,12 @@ func NewLimiter(rdb redis.UniversalClient, name string, l tokenpace.Limit, opts 
 			b = max(1, int(math.Ceil(l.RPS)))
 		}
 		lim.keys = append(lim.keys, base+"rps")
-		lim.buckets = append(lim.buckets, bucket{interval: 1e6 / l.RPS, burst: float64(b)})
+		lim.buckets = append(lim.buckets, newBucket(1e6/l.RPS, float64(b), false))
 		lim.local.rps = rate.NewLimiter(rate.Limit(l.RPS), b)
 	}
 	if l.TPM > 0 {
 		lim.keys = append(lim.keys, base+"tpm")
-		lim.buckets = append(lim.buckets, bucket{interval: 60e6 / float64(l.TPM), burst: float64(l.TPM), tokens: true})
+		lim.buckets = append(lim.buckets, newBucket(60e6/float64(l.TPM), float64(l.TPM), true))
 		lim.local.tpm = rate.NewLimiter(rate.Limit(float64(l.TPM)/60), l.TPM)
 	}
 	if b := lim.cfg.breaker; b != nil {
@@ -165,7 +172,7 @@ func (l *Limiter) argv(tokens int) []any {
 		if b.tokens {
 			cost = max(tokens, 1)
 		}
-		out = append(out, strconv.FormatFloat(b.interval, 'f', -1, 64), strconv.FormatFloat(b.burst, 'f', -1, 64), cost)
+		out = append(out, b.intervalArg, b.burstArg, cost)
 	}
 	if b := l.cfg.breaker; b != nil {
 		out = append(out, b.args...)

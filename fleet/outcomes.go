@@ -3,7 +3,14 @@ package fleet
 import (
 	"fmt"
 	"sync"
+	"time"
 )
+
+// outcomeLinger is how long the draining goroutine lets outcomes gather
+// before it records them: under load, a batch holds the outcomes of many
+// requests, one round trip for all. It delays what other replicas see by
+// as much, nothing else.
+const outcomeLinger = time.Millisecond
 
 // maxOutcomeRuns bounds the outcomes waiting to be recorded: runs of
 // equal outcomes of one generation merge, so it takes this many
@@ -20,8 +27,8 @@ type outcomeRun struct {
 
 // outcomeQueue takes a Breaker's outcomes off the caller's path: add
 // queues one and returns at once, and one goroutine, alive only while
-// there is something to record, records what accumulated in batches,
-// in order. It is bounded (maxOutcomeRuns); outcomes dropped because it
+// there is something to record, records what accumulated in batches
+// (every outcomeLinger), in order. It is bounded (maxOutcomeRuns); outcomes dropped because it
 // is full are reported, never lost silently. It is safe for concurrent
 // use.
 type outcomeQueue struct {
@@ -88,7 +95,11 @@ func (q *outcomeQueue) take(stop bool) ([]outcomeRun, int64) {
 // drain records batches until the queue is empty.
 func (q *outcomeQueue) drain() {
 	defer q.wg.Done()
-	for q.send(true) {
+	for {
+		time.Sleep(outcomeLinger)
+		if !q.send(true) {
+			return
+		}
 	}
 }
 
