@@ -34,8 +34,10 @@ local function newgen(b, s, now, interval, timeout)
   if s == 2 then b.e = now + timeout end
   b.dirty = true
 end
-local function load(key, now, interval, timeout)
-  local v = redis.call('HMGET', key, 's', 'g', 'e', 'r', 'ts', 'tf', 'cs', 'cf')
+local fields = {'s', 'g', 'e', 'r', 'ts', 'tf', 'cs', 'cf'}
+-- decode makes the state from the values of fields (v), creating it
+-- closed when it is missing and moving it on when it expired.
+local function decode(v, now, interval, timeout)
   local b = {trans = {}}
   if not v[1] then
     b.s, b.g = 0, now
@@ -55,11 +57,20 @@ local function load(key, now, interval, timeout)
   end
   return b
 end
-local function save(key, b)
+local function load(key, now, interval, timeout)
+  return decode(redis.call('HMGET', key, unpack(fields)), now, interval, timeout)
+end
+-- encode appends the state's fields and values to out, if it changed.
+local function encode(b, out)
   if b.dirty then
-    redis.call('HSET', key, 's', b.s, 'g', num(b.g), 'e', num(b.e), 'r', num(b.r),
-      'ts', num(b.ts), 'tf', num(b.tf), 'cs', num(b.cs), 'cf', num(b.cf))
+    for _, x in ipairs({'s', b.s, 'g', num(b.g), 'e', num(b.e), 'r', num(b.r), 'ts', num(b.ts),
+        'tf', num(b.tf), 'cs', num(b.cs), 'cf', num(b.cf)}) do out[#out + 1] = x end
   end
+  return out
+end
+local function save(key, b)
+  local kv = encode(b, {})
+  if #kv > 0 then redis.call('HSET', key, unpack(kv)) end
 end
 local function reply(b, now, extra)
   local ttl = -1

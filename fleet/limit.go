@@ -48,8 +48,8 @@ var ErrTooLarge = errors.New("fleet: request larger than the tokens-per-minute l
 type Limiter struct {
 	rdb     redis.UniversalClient
 	cfg     config
-	keys    []string // Redis keys of the buckets, then the breaker's, if any
-	buckets []bucket // in the order of keys
+	keys    []string // the hash of the buckets: the breaker's, if any
+	buckets []bucket
 	gate    *redisGate
 	local   localLimit
 	refunds sync.WaitGroup
@@ -60,12 +60,12 @@ type bucket struct {
 	interval float64 // microseconds per unit
 	burst    float64 // units
 	tokens   bool    // the cost is the request's tokens, not 1
-	// interval and burst as the scripts read them
-	intervalArg, burstArg string
+	// its field in the hash, interval and burst as the scripts read them
+	field, intervalArg, burstArg string
 }
 
-func newBucket(interval, burst float64, tokens bool) bucket {
-	return bucket{interval: interval, burst: burst, tokens: tokens,
+func newBucket(field string, interval, burst float64, tokens bool) bucket {
+	return bucket{interval: interval, burst: burst, tokens: tokens, field: field,
 		intervalArg: strconv.FormatFloat(interval, 'f', -1, 64), burstArg: strconv.FormatFloat(burst, 'f', -1, 64)}
 }
 
@@ -92,87 +92,98 @@ func NewLimiter(rdb redis.UniversalClient, name string, l tokenpace.Limit, opts 
 	if b := lim.cfg.breaker; b != nil {
 		lim.gate = b.gate
 	}
-	// A hash tag keeps the keys in one Redis Cluster slot, as the
-	// script needs.
-	base := lim.cfg.prefix + "limit:{" + name + "}:"
+	// The buckets are fields of one hash: the breaker's, if any.
+	lim.keys = []string{lim.cfg.prefix + "limit:{" + name + "}"}
+	if b := lim.cfg.breaker; b != nil {
+		lim.keys[0] = b.key
+	}
 	if l.RPS > 0 {
 		b := l.Burst
 		if b == 0 {
 			b = max(1, int(math.Ceil(l.RPS)))
 		}
-		lim.keys = append(lim.keys, base+"rps")
-		lim.buckets = append(lim.buckets, newBucket(1e6/l.RPS, float64(b), false))
+		lim.buckets = append(lim.buckets, newBucket("rps", 1e6/l.RPS, float64(b), false))
 		lim.local.rps = rate.NewLimiter(rate.Limit(l.RPS), b)
 	}
 	if l.TPM > 0 {
-		lim.keys = append(lim.keys, base+"tpm")
-		lim.buckets = append(lim.buckets, newBucket(60e6/float64(l.TPM), float64(l.TPM), true))
+		lim.buckets = append(lim.buckets, newBucket("tpm", 60e6/float64(l.TPM), float64(l.TPM), true))
 		lim.local.tpm = rate.NewLimiter(rate.Limit(float64(l.TPM)/60), l.TPM)
-	}
-	if b := lim.cfg.breaker; b != nil {
-		lim.keys = append(lim.keys, b.key)
 	}
 	return lim, nil
 }
 
-// reserve takes cost units on every bucket (ARGV: the number of buckets,
-// then per bucket microseconds per unit, burst, cost; then, when KEYS
-// holds a breaker after the buckets, its interval and timeout) and
-// returns {wait in microseconds, the breaker's state as readBreaker
-// returns it}, or {-1} when a cost exceeds its burst. A bucket's key
-// holds the theoretical arrival time (TAT) in microseconds of Redis's
-// clock and expires when it is in the past.
+// reserve takes cost units on every bucket and returns {wait in
+// microseconds, then, when the breaker is given, its state as
+// readBreaker returns it}, or {-1} when a cost exceeds its burst. The
+// buckets are fields of the hash KEYS[1], each holding its theoretical
+// arrival time (TAT) in microseconds of Redis's clock. ARGV: the number
+// of buckets, then per bucket its field, microseconds per unit, burst
+// and cost; then, when the hash is a breaker's, its interval and
+// timeout; else the hash expires when its TATs are past. One read and
+// one write of one key, so that a reservation costs Redis little.
 var reserve = redis.NewScript(breakerLua + `
 local now = now_us()
 local nb = tonumber(ARGV[1])
-local wait, tats = 0, {}
+local paired = #ARGV > 1 + 4*nb
+local want = {}
+if paired then for i, f in ipairs(fields) do want[i] = f end end
+for i = 1, nb do want[#want + 1] = ARGV[4*i-2] end
+local v = redis.call('HMGET', KEYS[1], unpack(want))
+local off = paired and #fields or 0
+local wait, last, kv = 0, now, {}
 for i = 1, nb do
-  local interval, burst, cost = tonumber(ARGV[3*i-1]), tonumber(ARGV[3*i]), tonumber(ARGV[3*i+1])
+  local interval, burst, cost = tonumber(ARGV[4*i-1]), tonumber(ARGV[4*i]), tonumber(ARGV[4*i+1])
   if cost > burst then return {-1} end
-  local tat = tonumber(redis.call('GET', KEYS[i])) or now
+  local tat = tonumber(v[off + i]) or now
   if tat < now then tat = now end
-  tats[i] = tat + cost * interval
-  local w = tats[i] - burst * interval - now
+  tat = tat + cost * interval
+  local w = tat - burst * interval - now
   if w > wait then wait = w end
-end
-for i = 1, nb do
-  redis.call('SET', KEYS[i], num(tats[i]), 'PX', math.ceil((tats[i] - now) / 1000) + 1)
+  if tat > last then last = tat end
+  kv[#kv + 1] = ARGV[4*i-2]
+  kv[#kv + 1] = num(tat)
 end
 local out = {math.ceil(wait)}
-if #KEYS > nb then
-  local b = load(KEYS[nb+1], now, tonumber(ARGV[3*nb+2]), tonumber(ARGV[3*nb+3]))
-  save(KEYS[nb+1], b)
+if paired then
+  local b = decode(v, now, tonumber(ARGV[4*nb+2]), tonumber(ARGV[4*nb+3]))
+  encode(b, kv)
   for _, x in ipairs(reply(b, now, {})) do out[#out + 1] = x end
 end
+redis.call('HSET', KEYS[1], unpack(kv))
+if not paired then redis.call('PEXPIREAT', KEYS[1], math.ceil(last / 1000) + 1) end
 return out`)
 
-// refund gives cost units back on every bucket (same ARGV as reserve).
+// refund gives cost units back on every bucket (the ARGV of reserve,
+// without the breaker's).
 var refund = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-for i = 1, tonumber(ARGV[1]) do
-  local tat = tonumber(redis.call('GET', KEYS[i]))
+local nb = tonumber(ARGV[1])
+local want = {}
+for i = 1, nb do want[i] = ARGV[4*i-2] end
+local v = redis.call('HMGET', KEYS[1], unpack(want))
+local kv = {}
+for i = 1, nb do
+  local tat = tonumber(v[i])
   if tat then
-    tat = tat - tonumber(ARGV[3*i+1]) * tonumber(ARGV[3*i-1])
-    if tat > now then
-      redis.call('SET', KEYS[i], string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000) + 1)
-    else
-      redis.call('DEL', KEYS[i])
-    end
+    tat = math.max(tat - tonumber(ARGV[4*i+1]) * tonumber(ARGV[4*i-1]), now)
+    kv[#kv + 1] = ARGV[4*i-2]
+    kv[#kv + 1] = string.format('%.0f', tat)
   end
 end
+if #kv > 0 then redis.call('HSET', KEYS[1], unpack(kv)) end
 return 0`)
 
 // argv returns the scripts' arguments for a request of tokens tokens.
 func (l *Limiter) argv(tokens int) []any {
-	out := make([]any, 0, 3+3*len(l.buckets))
+	out := make([]any, 0, 3+4*len(l.buckets))
 	out = append(out, len(l.buckets))
 	for _, b := range l.buckets {
 		cost := 1
 		if b.tokens {
 			cost = max(tokens, 1)
 		}
-		out = append(out, b.intervalArg, b.burstArg, cost)
+		out = append(out, b.field, b.intervalArg, b.burstArg, cost)
 	}
 	if b := l.cfg.breaker; b != nil {
 		out = append(out, b.args...)
@@ -239,7 +250,7 @@ func (l *Limiter) refund(argv []any) {
 	}
 	ctx, stop := context.WithTimeout(context.Background(), l.cfg.timeout)
 	defer stop()
-	err := refund.Run(ctx, l.rdb, l.keys[:len(l.buckets)], argv...).Err()
+	err := refund.Run(ctx, l.rdb, l.keys, argv[:1+4*len(l.buckets)]...).Err()
 	l.gate.leave(time.Now(), err == nil)
 	if err != nil {
 		l.cfg.report(fmt.Errorf("fleet: cancel reservation: %w", err))

@@ -3,12 +3,11 @@ package fleet_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -136,7 +135,7 @@ func (s *redisServer) client(t testing.TB, hooks ...redis.Hook) *redis.Client {
 // connection's handshake is not counted) and the connections it dials.
 type roundTrips struct {
 	cmds, dials atomic.Int64
-	// reserves counts the scripts run on a limit's keys.
+	// reserves counts the scripts run on a limit's buckets.
 	reserves atomic.Int64
 }
 
@@ -153,7 +152,7 @@ func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		case "hello", "client": // a new connection's handshake
 		default:
 			h.cmds.Add(1)
-			if a := cmd.Args(); len(a) > 3 && strings.Contains(fmt.Sprint(a[3]), ":limit:") {
+			if slices.ContainsFunc(cmd.Args(), func(a any) bool { return a == "rps" || a == "tpm" }) {
 				h.reserves.Add(1)
 			}
 		}
