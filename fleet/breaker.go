@@ -59,7 +59,7 @@ type Breaker struct {
 	trip      func(gobreaker.Counts) bool // when ReadyToTrip is set
 	onChange  func(name, from, to string) // nil for none
 	local     *gobreaker.TwoStepCircuitBreaker[struct{}]
-	queue     outcomeQueue
+	queue     batcher[outcomes]
 
 	mu     sync.Mutex
 	cached sharedState // the last state read
@@ -122,7 +122,7 @@ func NewBreaker(rdb redis.UniversalClient, name string, s tokenpace.BreakerSetti
 		st.OnStateChange = func(name string, from, to gobreaker.State) { f(name, from.String(), to.String()) }
 	}
 	b.local = gobreaker.NewTwoStepCircuitBreaker[struct{}](st)
-	b.queue = outcomeQueue{record: b.record, report: b.cfg.report}
+	b.queue = batcher[outcomes]{send: b.record}
 	return b, nil
 }
 
@@ -212,7 +212,7 @@ func (b *Breaker) done(gen int64, outcome error) {
 	if outcome != nil && tokenpace.BreakerIgnores(outcome) {
 		return // counted neither way: Redis need not hear of it
 	}
-	if !b.queue.add(gen, outcome != nil) {
+	if !b.queue.add(foldOutcome(gen, outcome != nil)) {
 		b.cfg.report(fmt.Errorf("fleet: breaker %s: outcome not recorded: %w", b.name, ErrClosed))
 	}
 }
@@ -220,7 +220,14 @@ func (b *Breaker) done(gen int64, outcome error) {
 // record records a batch of outcomes in one round trip, or on the local
 // breaker while Redis is down. It runs in the queue's goroutine, or in a
 // caller of flush.
-func (b *Breaker) record(runs []outcomeRun) {
+func (b *Breaker) record(o outcomes) {
+	if o.dropped > 0 {
+		b.cfg.report(fmt.Errorf("fleet: breaker %s: %d outcomes not recorded: more than %d runs waited for Redis", b.name, o.dropped, maxOutcomeRuns))
+	}
+	runs := o.runs
+	if len(runs) == 0 {
+		return
+	}
 	if !b.gate.enter(time.Now()) {
 		b.recordLocally(runs)
 		return

@@ -52,7 +52,7 @@ type Limiter struct {
 	buckets []bucket
 	gate    *redisGate
 	local   localLimit
-	refunds sync.WaitGroup
+	refunds batcher[[]int64] // per bucket, the units to give back
 }
 
 // bucket is one GCRA rate: requests per second or tokens per minute.
@@ -62,6 +62,14 @@ type bucket struct {
 	tokens   bool    // the cost is the request's tokens, not 1
 	// its field in the hash, interval and burst as the scripts read them
 	field, intervalArg, burstArg string
+}
+
+// cost returns the units a request of tokens tokens takes.
+func (b bucket) cost(tokens int) int {
+	if b.tokens {
+		return max(tokens, 1)
+	}
+	return 1
 }
 
 func newBucket(field string, interval, burst float64, tokens bool) bucket {
@@ -88,6 +96,7 @@ func NewLimiter(rdb redis.UniversalClient, name string, l tokenpace.Limit, opts 
 		return nil, errors.New("fleet: NewLimiter needs a limit: RPS or TPM")
 	}
 	lim := &Limiter{rdb: rdb, cfg: newConfig(opts)}
+	lim.refunds.send = lim.refund
 	lim.gate = &redisGate{backoff: lim.cfg.backoff}
 	if b := lim.cfg.breaker; b != nil {
 		lim.gate = b.gate
@@ -179,11 +188,7 @@ func (l *Limiter) argv(tokens int) []any {
 	out := make([]any, 0, 3+4*len(l.buckets))
 	out = append(out, len(l.buckets))
 	for _, b := range l.buckets {
-		cost := 1
-		if b.tokens {
-			cost = max(tokens, 1)
-		}
-		out = append(out, b.field, b.intervalArg, b.burstArg, cost)
+		out = append(out, b.field, b.intervalArg, b.burstArg, b.cost(tokens))
 	}
 	if b := l.cfg.breaker; b != nil {
 		out = append(out, b.args...)
@@ -234,36 +239,52 @@ func (l *Limiter) Reserve(now time.Time, tokens int) (delay time.Duration, cance
 	var once sync.Once
 	cancel = func(time.Time) {
 		once.Do(func() {
-			l.refunds.Add(1)
-			go l.refund(argv)
+			if !l.refunds.add(func(sum *[]int64) {
+				if *sum == nil {
+					*sum = make([]int64, len(l.buckets))
+				}
+				for i, b := range l.buckets {
+					(*sum)[i] += int64(b.cost(tokens))
+				}
+			}) {
+				l.cfg.report(errors.New("fleet: cancel reservation after Close: the capacity comes back with time"))
+			}
 		})
 	}
 	return time.Duration(v[0]) * time.Microsecond, cancel, nil
 }
 
-// refund gives a reservation of argv back, unless Redis is down.
-func (l *Limiter) refund(argv []any) {
-	defer l.refunds.Done()
+// refund gives the sum of cancelled reservations back in one round trip
+// (giving a and b back is giving a+b back), unless Redis is down.
+func (l *Limiter) refund(costs []int64) {
 	if !l.gate.enter(time.Now()) {
 		l.cfg.report(errors.New("fleet: cancel reservation: Redis is down; the capacity comes back with time"))
 		return
 	}
+	argv := make([]any, 0, 1+4*len(l.buckets))
+	argv = append(argv, len(l.buckets))
+	for i, b := range l.buckets {
+		argv = append(argv, b.field, b.intervalArg, b.burstArg, costs[i])
+	}
 	ctx, stop := context.WithTimeout(context.Background(), l.cfg.timeout)
 	defer stop()
-	err := refund.Run(ctx, l.rdb, l.keys, argv[:1+4*len(l.buckets)]...).Err()
+	err := refund.Run(ctx, l.rdb, l.keys, argv...).Err()
 	l.gate.leave(time.Now(), err == nil)
 	if err != nil {
 		l.cfg.report(fmt.Errorf("fleet: cancel reservation: %w", err))
 	}
 }
 
-// Flush waits for the cancellations under way to reach Redis.
-func (l *Limiter) Flush() { l.refunds.Wait() }
+// Flush gives the cancelled reservations back now, and returns when
+// they are.
+func (l *Limiter) Flush() { l.refunds.flush() }
 
-// Close waits for the cancellations under way to reach Redis. It returns
-// nil; the Limiter keeps working.
+// Close gives the cancelled reservations back and waits for that to end.
+// Reservations cancelled later are not given back (the capacity comes
+// back with time; the error handler hears of it); Reserve keeps working.
+// It returns nil.
 func (l *Limiter) Close() error {
-	l.Flush()
+	l.refunds.close()
 	return nil
 }
 

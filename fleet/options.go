@@ -10,7 +10,7 @@ const (
 	// retries included. It is short because admission waits for it: a
 	// Redis that does not answer in time counts as down (see
 	// WithRedisBackoff).
-	DefaultTimeout = 25 * time.Millisecond
+	DefaultTimeout = 10 * time.Millisecond
 	// DefaultRedisBackoff is how long Breakers and Limiters leave Redis
 	// alone after it failed, deciding locally meanwhile.
 	DefaultRedisBackoff = time.Second
