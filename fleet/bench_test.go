@@ -16,7 +16,13 @@ import (
 // benchClient returns a client of srv with go-redis's default options
 // (retries and all), whose commands rt counts.
 func benchClient(b *testing.B, srv *redisServer, rt *roundTrips) *redis.Client {
-	rdb := redis.NewClient(&redis.Options{Addr: srv.addr})
+	return benchClientOptions(b, &redis.Options{Addr: srv.addr}, rt)
+}
+
+// benchClientOptions returns a client with options o, whose commands rt
+// counts.
+func benchClientOptions(b *testing.B, o *redis.Options, rt *roundTrips) *redis.Client {
+	rdb := redis.NewClient(o)
 	rdb.AddHook(rt)
 	b.Cleanup(func() { rdb.Close() })
 	return rdb
@@ -115,7 +121,9 @@ func BenchmarkReserve(b *testing.B) {
 // breaker and a limiter costs its caller: Allow, Reserve, and done with
 // its outcome. "local" is the Router's own breaker and limiter; "redis"
 // the shared ones on a loopback Redis, the Limiter made WithBreaker;
-// "redis-down" the same after Redis was stopped; "ping" one PING, the
+// "redis-down" the same after Redis was stopped, and "redis-down-tuned"
+// with the client options of the package's example (no retries, 10 ms
+// timeouts); "ping" one PING, the
 // floor of anything that asks Redis. cmds/op counts the Redis commands,
 // outcomes recorded in the background included; max-µs is the slowest
 // call.
@@ -132,10 +140,16 @@ func BenchmarkAdmission(b *testing.B) {
 			done(nil)
 		}
 	})
-	admit := func(b *testing.B, down bool) {
+	admit := func(b *testing.B, down, tuned bool) {
 		srv := startRedis(b)
 		var rt roundTrips
-		rdb := benchClient(b, srv, &rt)
+		o := &redis.Options{Addr: srv.addr}
+		if tuned {
+			o = &redis.Options{Addr: srv.addr, MaxRetries: -1, DialerRetries: 1,
+				DialTimeout: 10 * time.Millisecond, ReadTimeout: 10 * time.Millisecond,
+				WriteTimeout: 10 * time.Millisecond, PoolTimeout: 10 * time.Millisecond}
+		}
+		rdb := benchClientOptions(b, o, &rt)
 		br, err := fleet.NewBreaker(rdb, "a", tokenpace.BreakerSettings{})
 		if err != nil {
 			b.Fatal(err)
@@ -166,8 +180,9 @@ func BenchmarkAdmission(b *testing.B) {
 		reportCmds(b, &rt, start)
 		b.ReportMetric(float64(slowest.Microseconds()), "max-µs")
 	}
-	b.Run("redis", func(b *testing.B) { admit(b, false) })
-	b.Run("redis-down", func(b *testing.B) { admit(b, true) })
+	b.Run("redis", func(b *testing.B) { admit(b, false, false) })
+	b.Run("redis-down", func(b *testing.B) { admit(b, true, false) })
+	b.Run("redis-down-tuned", func(b *testing.B) { admit(b, true, true) })
 	b.Run("ping", func(b *testing.B) {
 		srv := startRedis(b)
 		var rt roundTrips
