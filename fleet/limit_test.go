@@ -2,6 +2,7 @@ package fleet_test
 
 import (
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,8 +55,8 @@ func TestLimiterSharedTPM(t *testing.T) {
 	if d, _ := reserve(t, b, 400); d != 0 {
 		t.Fatalf("b.Reserve(400) after the cancelled 600 = %v, want 0", d)
 	}
-	if d, _ := reserve(t, a, 1); d <= 0 {
-		t.Fatalf("a.Reserve(1) with the minute used up = %v, want a wait", d)
+	if d, _ := reserve(t, a, 50); d <= 0 {
+		t.Fatalf("a.Reserve(50) with the minute used up = %v, want a wait", d)
 	}
 }
 
@@ -108,5 +109,26 @@ func TestNewLimiterInvalid(t *testing.T) {
 	}
 	if _, err := fleet.NewLimiter(rdb, "", tokenpace.Limit{RPS: 1}); err == nil {
 		t.Errorf("NewLimiter(empty name) error = nil, want an error")
+	}
+}
+
+func TestLimiterCountsAddUp(t *testing.T) {
+	srv := startRedis(t)
+	const n, each, tokens = 3, 10, 10
+	rs := replicas(t, srv, n, tokenpace.Limit{TPM: 1000})
+	var wg sync.WaitGroup
+	for _, l := range rs {
+		for range each {
+			wg.Go(func() { l.Reserve(time.Now(), tokens) })
+		}
+	}
+	wg.Wait()
+	// Every reservation took its 10 tokens, none lost to a concurrent
+	// update: 300 of the minute's 1000 are gone, 700 are left.
+	if d, _ := reserve(t, rs[0], 1000-n*each*tokens); d != 0 {
+		t.Fatalf("Reserve(%d) after %d reservations of %d = %v, want 0", 1000-n*each*tokens, n*each, tokens, d)
+	}
+	if d, _ := reserve(t, rs[1], 100); d <= 0 {
+		t.Fatalf("Reserve(100) with the minute used up = %v, want a wait", d)
 	}
 }

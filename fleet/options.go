@@ -53,7 +53,9 @@ func (c *config) report(err error) {
 }
 
 // WithPrefix starts every Redis key with prefix instead of
-// DefaultPrefix, so that several fleets can share one Redis.
+// DefaultPrefix, so that several fleets can share one Redis. The empty
+// prefix is a prefix like another: keys then start with their kind
+// ("breaker:", "limit:").
 func WithPrefix(prefix string) Option {
 	return optionFunc(func(c *config) { c.prefix = prefix })
 }
