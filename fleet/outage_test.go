@@ -150,3 +150,31 @@ func TestLimiterRedisKilled(t *testing.T) {
 		t.Errorf("errors reported with Redis down = %d, want 1", log.len())
 	}
 }
+
+func TestLimiterRedisBack(t *testing.T) {
+	srv := startRedis(t)
+	var ls []*fleet.Limiter
+	for range 2 {
+		l, err := fleet.NewLimiter(srv.client(t), "a", tokenpace.Limit{TPM: 1000}, slack, fleet.WithRedisBackoff(time.Nanosecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		ls = append(ls, l)
+	}
+	a, other := ls[0], ls[1]
+	srv.stop()
+	// Local: a's own limit takes 900 tokens, which the fleet never sees.
+	if d, _ := reserve(t, a, 900); d != 0 {
+		t.Fatalf("Reserve(900) with Redis down = %v, want 0", d)
+	}
+	srv.restart()
+	// Shared again: a's 900 are the fleet's, and the other replica's 200
+	// wait for them.
+	if d, _ := reserve(t, a, 900); d != 0 {
+		t.Fatalf("Reserve(900) with Redis back = %v, want 0 (a fresh shared limit)", d)
+	}
+	if d, _ := reserve(t, other, 200); d <= 0 {
+		t.Fatalf("other replica: Reserve(200) after a's 900 with Redis back = %v, want a wait", d)
+	}
+}
