@@ -29,8 +29,8 @@ var ErrClosed = errors.New("fleet: breaker closed")
 // Limiter made WithBreaker reads it with each reservation, so that a
 // Route with both costs one round trip per admission. Outcomes are
 // recorded off the caller's path: done queues them and returns, and a
-// background goroutine records them in batches, in order, one round trip
-// per batch. Outcomes of requests allowed before the state last changed
+// goroutine, alive only while there are outcomes to record, records them
+// in batches, in order, one round trip per batch. Outcomes of requests allowed before the state last changed
 // are dropped, as gobreaker drops them. While the breaker is half-open,
 // every replica lets requests through (the probe limit, HalfOpenRequests,
 // counts outcomes, not requests in flight): the first failure reopens
@@ -42,7 +42,7 @@ var ErrClosed = errors.New("fleet: breaker closed")
 // WithErrorHandler. After the window the next request tries Redis again,
 // and once it answers the shared state applies again. A shared state that
 // disappeared (a Redis restart without persistence) is recreated,
-// closed.
+// closed, and the outcomes being recorded count towards it.
 //
 // Close records the outcomes still queued. A Breaker is safe for
 // concurrent use.
