@@ -1,9 +1,11 @@
 package fleet_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/sony/gobreaker/v2"
 	"golang.org/x/time/rate"
 
@@ -11,10 +13,31 @@ import (
 	"github.com/tokenpace/tokenpace/fleet"
 )
 
+// benchClient returns a client of srv with go-redis's default options
+// (retries and all), whose commands rt counts.
+func benchClient(b *testing.B, srv *redisServer, rt *roundTrips) *redis.Client {
+	return benchClientOptions(b, &redis.Options{Addr: srv.addr}, rt)
+}
+
+// benchClientOptions returns a client with options o, whose commands rt
+// counts.
+func benchClientOptions(b *testing.B, o *redis.Options, rt *roundTrips) *redis.Client {
+	rdb := redis.NewClient(o)
+	rdb.AddHook(rt)
+	b.Cleanup(func() { rdb.Close() })
+	return rdb
+}
+
+// reportCmds reports the Redis commands per operation since start.
+func reportCmds(b *testing.B, rt *roundTrips, start int64) {
+	b.ReportMetric(float64(rt.cmds.Load()-start)/float64(b.N), "cmds/op")
+}
+
 // BenchmarkBreaker compares one request through a process-local two-step
 // breaker (the Router's own) with one through the shared Breaker on a
 // loopback Redis: Allow, then the outcome ("redis"), or Allow alone, the
-// part on the admission path ("redis-allow").
+// part on the admission path ("redis-allow"). cmds/op counts the Redis
+// commands, outcomes recorded in the background included.
 func BenchmarkBreaker(b *testing.B) {
 	b.Run("local", func(b *testing.B) {
 		cb := gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{Name: "a"})
@@ -28,10 +51,12 @@ func BenchmarkBreaker(b *testing.B) {
 	})
 	b.Run("redis", func(b *testing.B) {
 		srv := startRedis(b)
-		br, err := fleet.NewBreaker(srv.client(b), "a", tokenpace.BreakerSettings{})
+		var rt roundTrips
+		br, err := fleet.NewBreaker(benchClient(b, srv, &rt), "a", tokenpace.BreakerSettings{})
 		if err != nil {
 			b.Fatal(err)
 		}
+		start := rt.cmds.Load()
 		for b.Loop() {
 			done, err := br.Allow()
 			if err != nil {
@@ -39,18 +64,24 @@ func BenchmarkBreaker(b *testing.B) {
 			}
 			done(nil)
 		}
+		br.Close()
+		reportCmds(b, &rt, start)
 	})
 	b.Run("redis-allow", func(b *testing.B) {
 		srv := startRedis(b)
-		br, err := fleet.NewBreaker(srv.client(b), "a", tokenpace.BreakerSettings{})
+		var rt roundTrips
+		br, err := fleet.NewBreaker(benchClient(b, srv, &rt), "a", tokenpace.BreakerSettings{})
 		if err != nil {
 			b.Fatal(err)
 		}
+		start := rt.cmds.Load()
 		for b.Loop() {
 			if _, err := br.Allow(); err != nil {
 				b.Fatal(err)
 			}
 		}
+		br.Close()
+		reportCmds(b, &rt, start)
 	})
 }
 
@@ -67,10 +98,12 @@ func BenchmarkReserve(b *testing.B) {
 	})
 	b.Run("redis", func(b *testing.B) {
 		srv := startRedis(b)
-		l, err := fleet.NewLimiter(srv.client(b), "a", tokenpace.Limit{TPM: 1e9})
+		var rt roundTrips
+		l, err := fleet.NewLimiter(benchClient(b, srv, &rt), "a", tokenpace.Limit{TPM: 1e9})
 		if err != nil {
 			b.Fatal(err)
 		}
+		start := rt.cmds.Load()
 		for b.Loop() {
 			now := time.Now()
 			_, cancel, err := l.Reserve(now, 100)
@@ -78,6 +111,86 @@ func BenchmarkReserve(b *testing.B) {
 				b.Fatal(err)
 			}
 			cancel(now)
+		}
+		l.Close()
+		reportCmds(b, &rt, start)
+	})
+}
+
+// BenchmarkAdmission measures what one request through a Route with a
+// breaker and a limiter costs its caller: Allow, Reserve, and done with
+// its outcome. "local" is the Router's own breaker and limiter; "redis"
+// the shared ones on a loopback Redis, the Limiter made WithBreaker;
+// "redis-down" the same after Redis was stopped, and "redis-down-tuned"
+// with the client options of the package's example (no retries, 10 ms
+// timeouts); "ping" one PING, the
+// floor of anything that asks Redis. cmds/op counts the Redis commands,
+// outcomes recorded in the background included; max-µs is the slowest
+// call.
+func BenchmarkAdmission(b *testing.B) {
+	b.Run("local", func(b *testing.B) {
+		cb := gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{Name: "a"})
+		l := rate.NewLimiter(rate.Limit(1e9), 1e9)
+		for b.Loop() {
+			done, err := cb.Allow()
+			if err != nil {
+				b.Fatal(err)
+			}
+			l.ReserveN(time.Now(), 100)
+			done(nil)
+		}
+	})
+	admit := func(b *testing.B, down, tuned bool) {
+		srv := startRedis(b)
+		var rt roundTrips
+		o := &redis.Options{Addr: srv.addr}
+		if tuned {
+			o = &redis.Options{Addr: srv.addr, MaxRetries: -1, DialerRetries: 1,
+				DialTimeout: 10 * time.Millisecond, ReadTimeout: 10 * time.Millisecond,
+				WriteTimeout: 10 * time.Millisecond, PoolTimeout: 10 * time.Millisecond}
+		}
+		rdb := benchClientOptions(b, o, &rt)
+		br, err := fleet.NewBreaker(rdb, "a", tokenpace.BreakerSettings{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		l, err := fleet.NewLimiter(rdb, "a", tokenpace.Limit{RPS: 1e9, TPM: 1e9}, fleet.WithBreaker(br))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if down {
+			srv.stop()
+		}
+		start := rt.cmds.Load()
+		var slowest time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			done, err := br.Allow()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, _, err := l.Reserve(t0, 100); err != nil {
+				b.Fatal(err)
+			}
+			done(nil)
+			slowest = max(slowest, time.Since(t0))
+		}
+		br.Close()
+		l.Close()
+		reportCmds(b, &rt, start)
+		b.ReportMetric(float64(slowest.Microseconds()), "max-µs")
+	}
+	b.Run("redis", func(b *testing.B) { admit(b, false, false) })
+	b.Run("redis-down", func(b *testing.B) { admit(b, true, false) })
+	b.Run("redis-down-tuned", func(b *testing.B) { admit(b, true, true) })
+	b.Run("ping", func(b *testing.B) {
+		srv := startRedis(b)
+		var rt roundTrips
+		rdb := benchClient(b, srv, &rt)
+		for b.Loop() {
+			if err := rdb.Ping(context.Background()).Err(); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 }

@@ -1,7 +1,7 @@
 package fleet
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -13,37 +13,57 @@ import (
 	"github.com/tokenpace/tokenpace"
 )
 
-// Breaker is a circuit breaker shared by every process that makes one
-// with the same name on the same Redis: a
-// gobreaker.DistributedCircuitBreaker whose state lives in a Store. Set it
-// as a tokenpace.Route's Breaker; failures seen by any replica count
-// towards opening it, and once open it skips the route in every replica.
-//
-// Allow reads the shared state: open skips the route; closed and
-// half-open let the request through. The request's outcome is recorded
-// when it ends, under the Store's lock, which covers the whole
-// read-modify-write of the shared state, so outcomes recorded at once by
-// several replicas all count. While the breaker is half-open,
-// every replica lets requests through (the probe limit,
-// HalfOpenRequests, counts outcomes, not requests in flight): the first
-// failure reopens it, HalfOpenRequests successes close it.
-//
-// When Redis cannot be reached the breaker fails open: Allow lets every
-// request through, outcomes are not recorded, State reports closed, and
-// the error goes to WithErrorHandler. A shared state that disappeared (a
-// Redis restart without persistence) is recreated, closed.
-//
-// A Breaker is safe for concurrent use.
-type Breaker struct {
-	store *Store
-	st    gobreaker.Settings
-	key   string // of the shared state in the Store
+// ErrClosed is reported (to WithErrorHandler) for an outcome that ends
+// after its Breaker was closed: it is not recorded.
+var ErrClosed = errors.New("fleet: breaker closed")
 
-	// op serialises this process's use of the distributed breaker, whose
-	// Store lock is reentrant: see locked.
-	op  sync.Mutex
-	mu  sync.Mutex
-	dcb *gobreaker.DistributedCircuitBreaker[struct{}] // nil until the shared state is reached
+// Breaker is a circuit breaker shared by every process that makes one
+// with the same name on the same Redis. Set it as a tokenpace.Route's
+// Breaker; failures seen by any replica count towards opening it, and
+// once open it skips the route in every replica.
+//
+// Its state machine is gobreaker's, run by Lua scripts inside Redis, so
+// that each update is atomic and the counts of all replicas add up. Allow
+// decides from the shared state as last read by this process, if that is
+// recent (WithStateMaxAge), and reads it in one round trip otherwise; a
+// Limiter made WithBreaker reads it with each reservation, so that a
+// Route with both costs one round trip per admission. Outcomes are
+// recorded off the caller's path: done queues them and returns, and a
+// goroutine, alive only while there are outcomes to record, records them
+// in batches, in order, one round trip per batch. Outcomes of requests allowed before the state last changed
+// are dropped, as gobreaker drops them. While the breaker is half-open,
+// every replica lets requests through (the probe limit, HalfOpenRequests,
+// counts outcomes, not requests in flight): the first failure reopens
+// it, HalfOpenRequests successes close it.
+//
+// When Redis fails, the Breaker leaves it alone for a back-off window
+// (WithRedisBackoff) and decides meanwhile with a process-local breaker
+// of the same settings, at no cost per call; the error goes to
+// WithErrorHandler. After the window the next request tries Redis again,
+// and once it answers the shared state applies again. A shared state that
+// disappeared (a Redis restart without persistence) is recreated,
+// closed, and the outcomes being recorded count towards it.
+//
+// Close records the outcomes still queued. A Breaker is safe for
+// concurrent use.
+type Breaker struct {
+	rdb  redis.UniversalClient
+	cfg  config
+	name string
+	key  string
+	gate *redisGate
+
+	args      []any // interval and timeout, in microseconds
+	maxReq    int64
+	threshold int64                       // consecutive failures that trip; 0 when trip decides
+	trip      func(gobreaker.Counts) bool // when ReadyToTrip is set
+	onChange  func(name, from, to string) // nil for none
+	local     *gobreaker.TwoStepCircuitBreaker[struct{}]
+	queue     batcher[outcomes]
+
+	mu     sync.Mutex
+	cached sharedState // the last state read
+	fresh  time.Time   // cached decides Allow until then
 }
 
 var _ tokenpace.Breaker = (*Breaker)(nil)
@@ -51,7 +71,8 @@ var _ tokenpace.Breaker = (*Breaker)(nil)
 // NewBreaker returns the shared breaker name on rdb, configured as a
 // Router configures its own from s (thresholds, timeout, half-open
 // probes, interval; s.OnStateChange is called with name in the process
-// that makes the change). Every replica must give the same name and
+// that makes the change, including changes of the local breaker used
+// while Redis is down). Every replica must give the same name and
 // settings. It does not contact Redis; the shared state is created on
 // first use. It fails when s.Disabled is set.
 func NewBreaker(rdb redis.UniversalClient, name string, s tokenpace.BreakerSettings, opts ...Option) (*Breaker, error) {
@@ -64,18 +85,31 @@ func NewBreaker(rdb redis.UniversalClient, name string, s tokenpace.BreakerSetti
 	if s.Disabled {
 		return nil, errors.New("fleet: BreakerSettings.Disabled: leave Route.Breaker nil instead")
 	}
+	cfg := newConfig(opts)
+	b := &Breaker{
+		rdb:      rdb,
+		cfg:      cfg,
+		name:     name,
+		key:      cfg.prefix + "breaker:{" + name + "}",
+		gate:     &redisGate{backoff: cfg.backoff},
+		maxReq:   max(int64(s.HalfOpenRequests), 1),
+		trip:     s.ReadyToTrip,
+		onChange: s.OnStateChange,
+	}
 	failures := s.Failures
 	if failures == 0 {
 		failures = tokenpace.DefaultBreakerFailures
 	}
 	trip := s.ReadyToTrip
 	if trip == nil {
+		b.threshold = int64(failures)
 		trip = func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= failures }
 	}
 	timeout := s.Timeout
 	if timeout <= 0 {
 		timeout = tokenpace.DefaultBreakerTimeout
 	}
+	b.args = []any{s.Interval.Microseconds(), timeout.Microseconds()}
 	st := gobreaker.Settings{
 		Name:        name,
 		MaxRequests: s.HalfOpenRequests,
@@ -87,155 +121,207 @@ func NewBreaker(rdb redis.UniversalClient, name string, s tokenpace.BreakerSetti
 	if f := s.OnStateChange; f != nil {
 		st.OnStateChange = func(name string, from, to gobreaker.State) { f(name, from.String(), to.String()) }
 	}
-	store := NewStore(rdb, opts...)
-	store.reentrant = true
-	return &Breaker{store: store, st: st, key: "gobreaker:state:" + name}, nil
-}
-
-// shared returns the distributed breaker, creating the shared state if
-// needed.
-func (b *Breaker) shared() (*gobreaker.DistributedCircuitBreaker[struct{}], error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.dcb == nil {
-		// Reach Redis once first: gobreaker retries a failed lock for
-		// seconds, which is for contention, not for an outage.
-		if _, err := b.store.GetData(b.key); err != nil {
-			return nil, err
-		}
-		dcb, err := gobreaker.NewDistributedCircuitBreaker[struct{}](b.store, b.st)
-		if err != nil {
-			return nil, err
-		}
-		b.dcb = dcb
-	}
-	return b.dcb, nil
-}
-
-// fail reports a Redis error; a missing shared state is recreated next
-// time.
-func (b *Breaker) fail(err error) {
-	if errors.Is(err, gobreaker.ErrNoSharedState) {
-		b.reset()
-		err = errors.New("fleet: breaker " + b.st.Name + ": shared state unreachable or missing")
-	}
-	b.store.cfg.report(err)
+	b.local = gobreaker.NewTwoStepCircuitBreaker[struct{}](st)
+	b.queue = batcher[outcomes]{send: b.record}
+	return b, nil
 }
 
 // Allow implements tokenpace.Breaker: it returns gobreaker.ErrOpenState
-// while the shared breaker is open. It reads the shared state in one
-// Redis round trip, without the lock; the open state's expiry was set by
-// the clock of the replica that opened it.
+// while the shared breaker is open (or the local one, while Redis is
+// down, with its errors).
 func (b *Breaker) Allow() (done func(err error), err error) {
-	data, err := b.store.GetData(b.key)
-	if err != nil {
-		b.fail(err)
-		return b.record, nil
+	now := time.Now()
+	s, ok := b.recent(now)
+	if !ok {
+		if s, ok = b.read(now); !ok {
+			return b.local.Allow()
+		}
 	}
-	if data == nil {
-		return b.record, nil // made on the first outcome
-	}
-	var s gobreaker.SharedState
-	if err := json.Unmarshal(data, &s); err != nil {
-		b.fail(fmt.Errorf("fleet: breaker %s: shared state: %w", b.st.Name, err))
-		return b.record, nil
-	}
-	if s.State == gobreaker.StateOpen && time.Now().Before(s.Expiry) {
+	if s.state == gobreaker.StateOpen {
 		return nil, gobreaker.ErrOpenState
 	}
-	return b.record, nil
+	gen := s.gen
+	return func(err error) { b.done(gen, err) }, nil
 }
 
-// record adds a request's outcome to the shared counts.
-func (b *Breaker) record(outcome error) {
-	if outcome != nil && tokenpace.BreakerIgnores(outcome) {
-		// Not counted: no need to reach Redis (Allow limits no probes,
-		// so the request need not be accounted for either).
-		return
-	}
-	if outcome != nil {
-		outcome = &outcomeError{outcome}
-	}
-	err := b.execute(outcome)
-	if errors.Is(err, gobreaker.ErrNoSharedState) {
-		// The state was lost (Redis restarted): make it anew, once.
-		b.reset()
-		err = b.execute(outcome)
-	}
-	var oe *outcomeError
-	switch {
-	case err == nil, errors.As(err, &oe), errors.Is(err, gobreaker.ErrOpenState), errors.Is(err, gobreaker.ErrTooManyRequests):
-		// Recorded, or dropped because the breaker opened meanwhile or
-		// already has its half-open outcomes.
-	default:
-		b.fail(err)
-	}
-}
-
-// execute records outcome on the shared breaker.
-func (b *Breaker) execute(outcome error) error {
-	return b.locked(func(dcb *gobreaker.DistributedCircuitBreaker[struct{}]) error {
-		_, err := dcb.Execute(func() (struct{}, error) { return struct{}{}, outcome })
-		return err
-	})
-}
-
-// locked runs f on the distributed breaker under the Store's lock.
-// gobreaker reads the shared state before it takes the lock, so two
-// replicas updating at once would each write back what it read, and one
-// update would be lost; taking the lock first, reentrant for f's own
-// Lock, makes the whole read-modify-write exclusive across the fleet.
-func (b *Breaker) locked(f func(*gobreaker.DistributedCircuitBreaker[struct{}]) error) error {
-	b.op.Lock()
-	defer b.op.Unlock()
-	dcb, err := b.shared()
-	if err != nil {
-		return err
-	}
-	mutex := "gobreaker:mutex:" + b.st.Name
-	if err := b.store.acquire(mutex); err != nil {
-		return err
-	}
-	err = f(dcb)
-	// f released the lock already; this is for an f that failed early.
-	if e := b.store.Unlock(mutex); e != nil && !errors.Is(e, ErrNotLocked) && err == nil {
-		err = e
-	}
-	return err
-}
-
-// reset drops the distributed breaker, so that the next use makes the
-// shared state anew.
-func (b *Breaker) reset() {
+// recent returns the cached state if it still decides at now: it is
+// recent, and Redis has not failed since.
+func (b *Breaker) recent(now time.Time) (sharedState, bool) {
 	b.mu.Lock()
-	b.dcb = nil
+	s, ok := b.cached, now.Before(b.fresh)
 	b.mu.Unlock()
+	return s, ok && b.gate.up()
 }
 
-// state returns the shared state, reporting errors.
-func (b *Breaker) state() (gobreaker.State, error) {
-	var s gobreaker.State
-	err := b.locked(func(dcb *gobreaker.DistributedCircuitBreaker[struct{}]) (err error) {
-		s, err = dcb.State()
-		return err
-	})
-	if err != nil {
-		b.fail(err)
-		return gobreaker.StateClosed, err
+// read reads the shared state in one round trip; false when Redis is
+// down or failed.
+func (b *Breaker) read(now time.Time) (sharedState, bool) {
+	if !b.gate.enter(now) {
+		return sharedState{}, false
 	}
+	s, err := b.run(readBreaker, b.args...)
+	if err != nil {
+		return sharedState{}, false
+	}
+	return s, true
+}
+
+// run runs a breaker script, passing its outcome to the gate and the
+// state it returns to update. The caller has entered the gate.
+func (b *Breaker) run(script *redis.Script, args ...any) (sharedState, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.timeout)
+	defer cancel()
+	v, err := script.Run(ctx, b.rdb, []string{b.key}, args...).Slice()
+	at := time.Now()
+	var s sharedState
+	if err == nil {
+		s, err = parseState(v, at)
+	}
+	b.gate.leave(at, err == nil)
+	if err != nil {
+		b.cfg.report(fmt.Errorf("fleet: breaker %s: %w", b.name, err))
+		return sharedState{}, err
+	}
+	b.update(s, at)
 	return s, nil
 }
 
-// State implements tokenpace.Breaker: the shared state, or
-// gobreaker.StateClosed when Redis cannot be reached.
-func (b *Breaker) State() gobreaker.State {
-	s, _ := b.state()
-	return s
+// update caches s, read at local time at, unless a later generation is
+// cached already, and reports the state changes it made.
+func (b *Breaker) update(s sharedState, at time.Time) {
+	b.mu.Lock()
+	if s.gen >= b.cached.gen {
+		b.cached, b.fresh = s, time.Time{}
+		if b.cfg.maxAge > 0 {
+			b.fresh = at.Add(b.cfg.maxAge)
+			if !s.expiry.IsZero() && s.expiry.Before(b.fresh) {
+				b.fresh = s.expiry
+			}
+		}
+	}
+	b.mu.Unlock()
+	if b.onChange != nil {
+		for i := 1; i < len(s.visited); i++ {
+			b.onChange(b.name, s.visited[i-1].String(), s.visited[i].String())
+		}
+	}
 }
 
-// outcomeError carries a request's failure through Execute, so that it is
-// told apart from the Store's errors.
-type outcomeError struct{ err error }
+// done queues the outcome of a request allowed in generation gen.
+func (b *Breaker) done(gen int64, outcome error) {
+	if outcome != nil && tokenpace.BreakerIgnores(outcome) {
+		return // counted neither way: Redis need not hear of it
+	}
+	if !b.queue.add(foldOutcome(gen, outcome != nil)) {
+		b.cfg.report(fmt.Errorf("fleet: breaker %s: outcome not recorded: %w", b.name, ErrClosed))
+	}
+}
 
-func (e *outcomeError) Error() string { return e.err.Error() }
-func (e *outcomeError) Unwrap() error { return e.err }
+// record records a batch of outcomes in one round trip, or on the local
+// breaker while Redis is down. It runs in the queue's goroutine, or in a
+// caller of flush.
+func (b *Breaker) record(o outcomes) {
+	if o.dropped > 0 {
+		b.cfg.report(fmt.Errorf("fleet: breaker %s: %d outcomes not recorded: more than %d runs waited for Redis", b.name, o.dropped, maxOutcomeRuns))
+	}
+	runs := o.runs
+	if len(runs) == 0 {
+		return
+	}
+	if !b.gate.enter(time.Now()) {
+		b.recordLocally(runs)
+		return
+	}
+	args := make([]any, 0, 4+2*len(runs))
+	args = append(args, b.args...)
+	args = append(args, b.maxReq, b.threshold)
+	for _, r := range runs {
+		args = append(args, r.gen, r.n)
+	}
+	s, err := b.run(recordBreaker, args...)
+	if err != nil {
+		b.recordLocally(runs)
+		return
+	}
+	if b.trip == nil {
+		return
+	}
+	// Decide each run of failures with ReadyToTrip, as gobreaker does
+	// after each failure; the first that trips opens the state, if no
+	// other replica changed it meanwhile.
+	for _, r := range s.failureRuns() {
+		c := r.counts
+		for range r.n {
+			c.Requests++
+			c.TotalFailures++
+			c.ConsecutiveFailures++
+			c.ConsecutiveSuccesses = 0
+			if b.trip(c) {
+				if b.gate.enter(time.Now()) {
+					b.run(tripBreaker, append(b.args[:2:2], r.gen)...)
+				}
+				return
+			}
+		}
+	}
+}
+
+// maxLocalReplay bounds the outcomes of one run replayed on the local
+// breaker: more of the same say nothing new to its consecutive counts.
+const maxLocalReplay = 1024
+
+// recordLocally replays outcomes that Redis did not take on the local
+// breaker.
+func (b *Breaker) recordLocally(runs []outcomeRun) {
+	for _, r := range runs {
+		var outcome error
+		if r.n < 0 {
+			outcome = errFailure
+		}
+		for range min(abs(r.n), maxLocalReplay) {
+			done, err := b.local.Allow()
+			if err != nil {
+				break
+			}
+			done(outcome)
+		}
+	}
+}
+
+// errFailure stands for a failure replayed on the local breaker.
+var errFailure = errors.New("fleet: request failed")
+
+// State implements tokenpace.Breaker: the shared state, after this
+// process's queued outcomes are recorded; the local breaker's while Redis
+// is down.
+func (b *Breaker) State() gobreaker.State {
+	return b.shared().state
+}
+
+// Counts returns the shared breaker's counts (of its current generation),
+// after this process's queued outcomes are recorded; the local
+// breaker's while Redis is down.
+func (b *Breaker) Counts() gobreaker.Counts {
+	return b.shared().counts
+}
+
+// shared flushes the queue and reads the state, or the local breaker's.
+func (b *Breaker) shared() sharedState {
+	b.queue.flush()
+	if s, ok := b.read(time.Now()); ok {
+		return s
+	}
+	return sharedState{state: b.local.State(), counts: b.local.Counts()}
+}
+
+// Flush records the outcomes queued so far, in Redis or, while it is
+// down, on the local breaker, and returns when they are.
+func (b *Breaker) Flush() { b.queue.flush() }
+
+// Close records the outcomes still queued and waits for that to end.
+// Outcomes of requests that end later are not recorded (they are
+// reported as ErrClosed); Allow keeps working. It returns nil.
+func (b *Breaker) Close() error {
+	b.queue.close()
+	return nil
+}

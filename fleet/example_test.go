@@ -13,10 +13,20 @@ import (
 
 // Every replica of a service builds the same Router: the primary route's
 // breaker and tokens-per-minute limit are shared through Redis, the
-// fallback is plain. (The example needs a Redis server, so it does not
-// run as a test.)
+// fallback is plain. The limiter reads the breaker's state with each
+// reservation: one round trip per admission. The client neither retries
+// nor waits long: with Redis down, the route is decided locally. (The
+// example needs a Redis server, so it does not run as a test.)
 func Example() {
-	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
+	rdb := redis.NewClient(&redis.Options{
+		Addr:          "localhost:6379",
+		MaxRetries:    -1,
+		DialerRetries: 1,
+		DialTimeout:   10 * time.Millisecond,
+		ReadTimeout:   10 * time.Millisecond,
+		WriteTimeout:  10 * time.Millisecond,
+		PoolTimeout:   10 * time.Millisecond,
+	})
 	defer rdb.Close()
 	onErr := fleet.WithErrorHandler(func(err error) { log.Printf("fleet: %v", err) })
 
@@ -24,10 +34,12 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	lim, err := fleet.NewLimiter(rdb, "primary", tokenpace.Limit{RPS: 50, TPM: 2_000_000}, onErr)
+	defer br.Close() // records the outcomes still queued
+	lim, err := fleet.NewLimiter(rdb, "primary", tokenpace.Limit{RPS: 50, TPM: 2_000_000}, onErr, fleet.WithBreaker(br))
 	if err != nil {
 		log.Fatal(err)
 	}
+	defer lim.Close()
 	c := tokenpace.NewClient(openai.NewClient())
 	r, err := tokenpace.NewRouter(c, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 2 * time.Second}},
 		tokenpace.Route{Target: tokenpace.Target{Name: "primary", Model: "gpt-4o"}, Breaker: br, Limiter: lim},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/time/rate"
 
 	"github.com/tokenpace/tokenpace"
 )
@@ -31,17 +32,27 @@ var ErrTooLarge = errors.New("fleet: request larger than the tokens-per-minute l
 // such as github.com/go-redis/redis_rate only admit now or refuse; they
 // cannot hold a place for a request that waits, which admission needs.)
 // Time is Redis's clock, so replicas' clocks need not agree; the now
-// arguments are not used.
+// arguments are not used. A reservation is one Redis round trip, which
+// also reads the state of the Breaker given WithBreaker; cancel gives the
+// capacity back in the background, off the caller's path.
 //
-// When Redis cannot be reached the limiter fails open: Reserve admits at
-// once and the error goes to WithErrorHandler.
+// When Redis fails, the Limiter leaves it alone for a back-off window
+// (WithRedisBackoff) and reserves meanwhile on a process-local
+// golang.org/x/time/rate limiter of the same limit (so each replica
+// alone keeps to the fleet's limit), at no cost per call; the error goes
+// to WithErrorHandler. After the window the next request tries Redis
+// again.
 //
-// A Limiter is safe for concurrent use.
+// Close waits for the cancellations under way. A Limiter is safe for
+// concurrent use.
 type Limiter struct {
 	rdb     redis.UniversalClient
 	cfg     config
-	keys    []string // Redis keys of the buckets
-	buckets []bucket // in the order of keys
+	keys    []string // the hash of the buckets: the breaker's, if any
+	buckets []bucket
+	gate    *redisGate
+	local   localLimit
+	refunds batcher[[]int64] // per bucket, the units to give back
 }
 
 // bucket is one GCRA rate: requests per second or tokens per minute.
@@ -49,6 +60,21 @@ type bucket struct {
 	interval float64 // microseconds per unit
 	burst    float64 // units
 	tokens   bool    // the cost is the request's tokens, not 1
+	// its field in the hash, interval and burst as the scripts read them
+	field, intervalArg, burstArg string
+}
+
+// cost returns the units a request of tokens tokens takes.
+func (b bucket) cost(tokens int) int {
+	if b.tokens {
+		return max(tokens, 1)
+	}
+	return 1
+}
+
+func newBucket(field string, interval, burst float64, tokens bool) bucket {
+	return bucket{interval: interval, burst: burst, tokens: tokens, field: field,
+		intervalArg: strconv.FormatFloat(interval, 'f', -1, 64), burstArg: strconv.FormatFloat(burst, 'f', -1, 64)}
 }
 
 var _ tokenpace.Limiter = (*Limiter)(nil)
@@ -70,72 +96,102 @@ func NewLimiter(rdb redis.UniversalClient, name string, l tokenpace.Limit, opts 
 		return nil, errors.New("fleet: NewLimiter needs a limit: RPS or TPM")
 	}
 	lim := &Limiter{rdb: rdb, cfg: newConfig(opts)}
-	// A hash tag keeps both keys in one Redis Cluster slot, as the
-	// script needs.
-	base := lim.cfg.prefix + "limit:{" + name + "}:"
+	lim.refunds.send = lim.refund
+	lim.gate = &redisGate{backoff: lim.cfg.backoff}
+	if b := lim.cfg.breaker; b != nil {
+		lim.gate = b.gate
+	}
+	// The buckets are fields of one hash: the breaker's, if any.
+	lim.keys = []string{lim.cfg.prefix + "limit:{" + name + "}"}
+	if b := lim.cfg.breaker; b != nil {
+		lim.keys[0] = b.key
+	}
 	if l.RPS > 0 {
 		b := l.Burst
 		if b == 0 {
 			b = max(1, int(math.Ceil(l.RPS)))
 		}
-		lim.keys = append(lim.keys, base+"rps")
-		lim.buckets = append(lim.buckets, bucket{interval: 1e6 / l.RPS, burst: float64(b)})
+		lim.buckets = append(lim.buckets, newBucket("rps", 1e6/l.RPS, float64(b), false))
+		lim.local.rps = rate.NewLimiter(rate.Limit(l.RPS), b)
 	}
 	if l.TPM > 0 {
-		lim.keys = append(lim.keys, base+"tpm")
-		lim.buckets = append(lim.buckets, bucket{interval: 60e6 / float64(l.TPM), burst: float64(l.TPM), tokens: true})
+		lim.buckets = append(lim.buckets, newBucket("tpm", 60e6/float64(l.TPM), float64(l.TPM), true))
+		lim.local.tpm = rate.NewLimiter(rate.Limit(float64(l.TPM)/60), l.TPM)
 	}
 	return lim, nil
 }
 
-// reserve takes cost units on every key (ARGV: per key, microseconds per
-// unit, burst, cost) and returns the wait in microseconds, or -1 when a
-// cost exceeds its burst. A key holds the theoretical arrival time (TAT)
-// in microseconds of Redis's clock and expires when it is in the past.
-var reserve = redis.NewScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local wait, tats = 0, {}
-for i, key in ipairs(KEYS) do
-  local interval, burst, cost = tonumber(ARGV[3*i-2]), tonumber(ARGV[3*i-1]), tonumber(ARGV[3*i])
-  if cost > burst then return -1 end
-  local tat = tonumber(redis.call('GET', key)) or now
+// reserve takes cost units on every bucket and returns {wait in
+// microseconds, then, when the breaker is given, its state as
+// readBreaker returns it}, or {-1} when a cost exceeds its burst. The
+// buckets are fields of the hash KEYS[1], each holding its theoretical
+// arrival time (TAT) in microseconds of Redis's clock. ARGV: the number
+// of buckets, then per bucket its field, microseconds per unit, burst
+// and cost; then, when the hash is a breaker's, its interval and
+// timeout; else the hash expires when its TATs are past. One read and
+// one write of one key, so that a reservation costs Redis little.
+var reserve = redis.NewScript(breakerLua + `
+local now = now_us()
+local nb = tonumber(ARGV[1])
+local paired = #ARGV > 1 + 4*nb
+local want = {}
+if paired then for i, f in ipairs(fields) do want[i] = f end end
+for i = 1, nb do want[#want + 1] = ARGV[4*i-2] end
+local v = redis.call('HMGET', KEYS[1], unpack(want))
+local off = paired and #fields or 0
+local wait, last, kv = 0, now, {}
+for i = 1, nb do
+  local interval, burst, cost = tonumber(ARGV[4*i-1]), tonumber(ARGV[4*i]), tonumber(ARGV[4*i+1])
+  if cost > burst then return {-1} end
+  local tat = tonumber(v[off + i]) or now
   if tat < now then tat = now end
-  tats[i] = tat + cost * interval
-  local w = tats[i] - burst * interval - now
+  tat = tat + cost * interval
+  local w = tat - burst * interval - now
   if w > wait then wait = w end
+  if tat > last then last = tat end
+  kv[#kv + 1] = ARGV[4*i-2]
+  kv[#kv + 1] = num(tat)
 end
-for i, key in ipairs(KEYS) do
-  redis.call('SET', key, string.format('%.0f', tats[i]), 'PX', math.ceil((tats[i] - now) / 1000) + 1)
+local out = {math.ceil(wait)}
+if paired then
+  local b = decode(v, now, tonumber(ARGV[4*nb+2]), tonumber(ARGV[4*nb+3]))
+  encode(b, kv)
+  for _, x in ipairs(reply(b, now, {})) do out[#out + 1] = x end
 end
-return math.ceil(wait)`)
+redis.call('HSET', KEYS[1], unpack(kv))
+if not paired then redis.call('PEXPIREAT', KEYS[1], math.ceil(last / 1000) + 1) end
+return out`)
 
-// refund gives cost units back on every key (same ARGV as reserve).
+// refund gives cost units back on every bucket (the ARGV of reserve,
+// without the breaker's).
 var refund = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-for i, key in ipairs(KEYS) do
-  local tat = tonumber(redis.call('GET', key))
+local nb = tonumber(ARGV[1])
+local want = {}
+for i = 1, nb do want[i] = ARGV[4*i-2] end
+local v = redis.call('HMGET', KEYS[1], unpack(want))
+local kv = {}
+for i = 1, nb do
+  local tat = tonumber(v[i])
   if tat then
-    tat = tat - tonumber(ARGV[3*i]) * tonumber(ARGV[3*i-2])
-    if tat > now then
-      redis.call('SET', key, string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000) + 1)
-    else
-      redis.call('DEL', key)
-    end
+    tat = math.max(tat - tonumber(ARGV[4*i+1]) * tonumber(ARGV[4*i-1]), now)
+    kv[#kv + 1] = ARGV[4*i-2]
+    kv[#kv + 1] = string.format('%.0f', tat)
   end
 end
+if #kv > 0 then redis.call('HSET', KEYS[1], unpack(kv)) end
 return 0`)
 
 // argv returns the scripts' arguments for a request of tokens tokens.
 func (l *Limiter) argv(tokens int) []any {
-	out := make([]any, 0, 3*len(l.buckets))
+	out := make([]any, 0, 3+4*len(l.buckets))
+	out = append(out, len(l.buckets))
 	for _, b := range l.buckets {
-		cost := 1
-		if b.tokens {
-			cost = max(tokens, 1)
-		}
-		out = append(out, strconv.FormatFloat(b.interval, 'f', -1, 64), strconv.FormatFloat(b.burst, 'f', -1, 64), cost)
+		out = append(out, b.field, b.intervalArg, b.burstArg, b.cost(tokens))
+	}
+	if b := l.cfg.breaker; b != nil {
+		out = append(out, b.args...)
 	}
 	return out
 }
@@ -144,32 +200,127 @@ func (l *Limiter) argv(tokens int) []any {
 // tokens tokens on the shared limit and returns the wait, or ErrTooLarge.
 // cancel gives the capacity back; it acts once, however often it is
 // called.
-func (l *Limiter) Reserve(_ time.Time, tokens int) (delay time.Duration, cancel func(time.Time), err error) {
+func (l *Limiter) Reserve(now time.Time, tokens int) (delay time.Duration, cancel func(time.Time), err error) {
 	for _, b := range l.buckets {
 		if b.tokens && float64(tokens) > b.burst {
 			return 0, nil, ErrTooLarge
 		}
 	}
+	if !l.gate.enter(time.Now()) {
+		return l.local.reserve(now, tokens)
+	}
 	argv := l.argv(tokens)
 	ctx, stop := context.WithTimeout(context.Background(), l.cfg.timeout)
 	defer stop()
-	us, err := reserve.Run(ctx, l.rdb, l.keys, argv...).Int64()
+	v, err := reserve.Run(ctx, l.rdb, l.keys, argv...).Int64Slice()
+	at := time.Now()
+	if err == nil && len(v) == 0 {
+		err = errors.New("empty reply")
+	}
+	l.gate.leave(at, err == nil)
 	if err != nil {
 		l.cfg.report(fmt.Errorf("fleet: reserve: %w", err))
-		return 0, func(time.Time) {}, nil
+		return l.local.reserve(now, tokens)
 	}
-	if us < 0 {
+	if v[0] < 0 {
 		return 0, nil, ErrTooLarge
+	}
+	if b := l.cfg.breaker; b != nil && len(v) > 1 {
+		vals := make([]any, len(v)-1)
+		for i, x := range v[1:] {
+			vals[i] = x
+		}
+		if s, err := parseState(vals, at); err == nil {
+			b.update(s, at)
+		} else {
+			l.cfg.report(err)
+		}
 	}
 	var once sync.Once
 	cancel = func(time.Time) {
 		once.Do(func() {
-			ctx, stop := context.WithTimeout(context.Background(), l.cfg.timeout)
-			defer stop()
-			if err := refund.Run(ctx, l.rdb, l.keys, argv...).Err(); err != nil {
-				l.cfg.report(fmt.Errorf("fleet: cancel reservation: %w", err))
+			if !l.refunds.add(func(sum *[]int64) {
+				if *sum == nil {
+					*sum = make([]int64, len(l.buckets))
+				}
+				for i, b := range l.buckets {
+					(*sum)[i] += int64(b.cost(tokens))
+				}
+			}) {
+				l.cfg.report(errors.New("fleet: cancel reservation after Close: the capacity comes back with time"))
 			}
 		})
 	}
-	return time.Duration(us) * time.Microsecond, cancel, nil
+	return time.Duration(v[0]) * time.Microsecond, cancel, nil
+}
+
+// refund gives the sum of cancelled reservations back in one round trip
+// (giving a and b back is giving a+b back), unless Redis is down.
+func (l *Limiter) refund(costs []int64) {
+	if !l.gate.enter(time.Now()) {
+		l.cfg.report(errors.New("fleet: cancel reservation: Redis is down; the capacity comes back with time"))
+		return
+	}
+	argv := make([]any, 0, 1+4*len(l.buckets))
+	argv = append(argv, len(l.buckets))
+	for i, b := range l.buckets {
+		argv = append(argv, b.field, b.intervalArg, b.burstArg, costs[i])
+	}
+	ctx, stop := context.WithTimeout(context.Background(), l.cfg.timeout)
+	defer stop()
+	err := refund.Run(ctx, l.rdb, l.keys, argv...).Err()
+	l.gate.leave(time.Now(), err == nil)
+	if err != nil {
+		l.cfg.report(fmt.Errorf("fleet: cancel reservation: %w", err))
+	}
+}
+
+// Flush gives the cancelled reservations back now, and returns when
+// they are.
+func (l *Limiter) Flush() { l.refunds.flush() }
+
+// Close gives the cancelled reservations back and waits for that to end.
+// Reservations cancelled later are not given back (the capacity comes
+// back with time; the error handler hears of it); Reserve keeps working.
+// It returns nil.
+func (l *Limiter) Close() error {
+	l.refunds.close()
+	return nil
+}
+
+// localLimit is a Limiter's process-local stand-in while Redis is down.
+type localLimit struct {
+	rps, tpm *rate.Limiter // nil when the Limit sets none
+}
+
+// reserve reserves on the local limiters as a Router does on its own.
+func (ll *localLimit) reserve(now time.Time, tokens int) (time.Duration, func(time.Time), error) {
+	var rs []*rate.Reservation
+	var delay time.Duration
+	for _, lim := range []*rate.Limiter{ll.rps, ll.tpm} {
+		if lim == nil {
+			continue
+		}
+		n := 1
+		if lim == ll.tpm {
+			n = max(tokens, 1)
+		}
+		r := lim.ReserveN(now, n)
+		if !r.OK() {
+			for _, r := range rs {
+				r.CancelAt(now)
+			}
+			return 0, nil, ErrTooLarge
+		}
+		rs = append(rs, r)
+		delay = max(delay, r.DelayFrom(now))
+	}
+	var once sync.Once
+	return delay, func(now time.Time) {
+		once.Do(func() {
+			for _, r := range rs {
+				r.CancelAt(now)
+			}
+		})
+	}, nil
 }

@@ -6,8 +6,10 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -18,6 +20,10 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // redisServer is a redis-server process of one test.
 type redisServer struct {
+	t    testing.TB
+	bin  string
+	dir  string
+	port int
 	cmd  *exec.Cmd
 	addr string
 	done chan struct{} // closed when the process has ended
@@ -41,25 +47,40 @@ func startRedis(t testing.TB) *redisServer {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
+	s := &redisServer{t: t, bin: bin, dir: t.TempDir(), port: port, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
+	s.start()
+	t.Cleanup(s.stop)
+	return s
+}
+
+// start starts the server and waits until it accepts connections.
+func (s *redisServer) start() {
+	s.t.Helper()
 	log := &readyWriter{ready: make(chan struct{})}
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	cmd := exec.Command(s.bin, "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", s.dir)
 	cmd.Stdout = log
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("start redis-server: %v", err)
+		s.t.Fatalf("start redis-server: %v", err)
 	}
-	s := &redisServer{cmd: cmd, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), done: make(chan struct{})}
+	done := make(chan struct{})
+	s.cmd, s.done = cmd, done
 	go func() {
 		cmd.Wait()
-		close(s.done)
+		close(done)
 	}()
-	t.Cleanup(s.stop)
 	select {
 	case <-log.ready:
-	case <-s.done:
-		t.Fatalf("redis-server on %s ended before it was ready:\n%s", s.addr, log.text())
+	case <-done:
+		s.t.Fatalf("redis-server on %s ended before it was ready:\n%s", s.addr, log.text())
 	}
-	return s
+}
+
+// restart starts a stopped server again, on the same address, empty.
+func (s *redisServer) restart() {
+	s.t.Helper()
+	s.stop()
+	s.start()
 }
 
 // readyWriter keeps redis-server's log and closes ready at the line that
@@ -94,13 +115,54 @@ func (s *redisServer) stop() {
 	<-s.done
 }
 
-// client returns a client of s, closed when the test ends.
-func (s *redisServer) client(t testing.TB) *redis.Client {
+// client returns a client of s, closed when the test ends. Its commands
+// are counted by the hooks given.
+func (s *redisServer) client(t testing.TB, hooks ...redis.Hook) *redis.Client {
 	t.Helper()
 	rdb := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1, DialerRetries: 1})
+	for _, h := range hooks {
+		rdb.AddHook(h)
+	}
 	t.Cleanup(func() { rdb.Close() })
 	if err := rdb.Ping(context.Background()).Err(); err != nil {
 		t.Fatalf("PING %s: %v", s.addr, err)
 	}
 	return rdb
+}
+
+// roundTrips counts the commands a client sends to Redis (a script's
+// EVALSHA is one; a retry inside the client is not another; a new
+// connection's handshake is not counted) and the connections it dials.
+type roundTrips struct {
+	cmds, dials atomic.Int64
+	// reserves counts the scripts run on a limit's buckets.
+	reserves atomic.Int64
+}
+
+func (h *roundTrips) DialHook(next redis.DialHook) redis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		h.dials.Add(1)
+		return next(ctx, network, addr)
+	}
+}
+
+func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		switch cmd.Name() {
+		case "hello", "client": // a new connection's handshake
+		default:
+			h.cmds.Add(1)
+			if slices.ContainsFunc(cmd.Args(), func(a any) bool { return a == "rps" || a == "tpm" }) {
+				h.reserves.Add(1)
+			}
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.cmds.Add(1)
+		return next(ctx, cmds)
+	}
 }

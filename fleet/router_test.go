@@ -103,10 +103,12 @@ func TestRoutersShareBreaker(t *testing.T) {
 
 	be.failing.Store(true)
 	checkAttempts(t, routed(t, r1, 5), "a:failed", "b:won")
+	flush(bs...)
 	if s, _ := r2.BreakerState("a"); s != gobreaker.StateClosed {
 		t.Fatalf("replica 2: BreakerState(a) after one failure = %v, want closed", s)
 	}
 	checkAttempts(t, routed(t, r2, 5), "a:failed", "b:won")
+	flush(bs...)
 	if s, _ := r1.BreakerState("a"); s != gobreaker.StateOpen {
 		t.Fatalf("replica 1: BreakerState(a) after the fleet's two failures = %v, want open", s)
 	}
@@ -127,6 +129,7 @@ func TestRoutersShareBreaker(t *testing.T) {
 		t.Fatalf("replica 1: BreakerState(a) after the timeout = %v, want half-open", s)
 	}
 	checkAttempts(t, routed(t, r2, 5), "a:won")
+	flush(bs...)
 	if s, _ := r1.BreakerState("a"); s != gobreaker.StateClosed {
 		t.Fatalf("replica 1: BreakerState(a) after replica 2's probe succeeded = %v, want closed", s)
 	}
@@ -154,38 +157,44 @@ func TestRoutersShareTPM(t *testing.T) {
 	if n := be.sent.Load() - sent; n != 0 {
 		t.Fatalf("requests sent to a past admission = %d, want 0", n)
 	}
-	// The skipped request gave its reservation back: a small one fits.
+	// The skipped request gave its reservation back (in the background):
+	// a small one fits.
+	ls[1].Flush()
 	checkAttempts(t, routed(t, r2, 50), "a:won")
 }
 
-func TestRoutersFailOpenWithoutRedis(t *testing.T) {
+func TestRoutersDecideLocallyWithoutRedis(t *testing.T) {
 	srv := startRedis(t)
 	be := newBackend(t)
 	var reported atomic.Int64
 	onErr := fleet.WithErrorHandler(func(error) { reported.Add(1) })
-	bs := breakers(t, srv, 1, tokenpace.BreakerSettings{Failures: 1}, onErr)
-	lim, err := fleet.NewLimiter(srv.client(t), "a", tokenpace.Limit{TPM: 1000}, onErr)
+	bs := breakers(t, srv, 1, tokenpace.BreakerSettings{Failures: 1}, onErr, fleet.WithRedisBackoff(time.Hour))
+	lim, err := fleet.NewLimiter(srv.client(t), "a", tokenpace.Limit{TPM: 1000}, onErr, slack, fleet.WithBreaker(bs[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { lim.Close() })
 	r := be.replica(t, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 10 * time.Second}}, bs[0], lim)
 	checkAttempts(t, routed(t, r, 900), "a:won")
+	bs[0].Flush()
 	if reported.Load() != 0 {
 		t.Fatalf("errors reported with Redis up = %d, want 0", reported.Load())
 	}
 
 	srv.stop()
-	// Without Redis the route neither trips nor limits: a second 900
-	// tokens and a failure pass, and then a success, all on a.
+	// Without Redis the route keeps a breaker and a limit, this
+	// process's own: 900 more tokens pass (the local limit has not seen
+	// the first 900), and a failure opens the local breaker.
 	checkAttempts(t, routed(t, r, 900), "a:won")
 	be.failing.Store(true)
 	checkAttempts(t, routed(t, r, 5), "a:failed", "b:won")
 	be.failing.Store(false)
-	checkAttempts(t, routed(t, r, 5), "a:won")
+	bs[0].Flush()
+	checkAttempts(t, routed(t, r, 5), "a:skipped", "b:won")
 	if reported.Load() == 0 {
 		t.Fatalf("errors reported with Redis down = 0, want some")
 	}
-	if s, ok := r.BreakerState("a"); !ok || s != gobreaker.StateClosed {
-		t.Fatalf("BreakerState(a) with Redis down = %v, %v, want closed, true", s, ok)
+	if s, ok := r.BreakerState("a"); !ok || s != gobreaker.StateOpen {
+		t.Fatalf("BreakerState(a) with Redis down after a failure = %v, %v, want open, true", s, ok)
 	}
 }

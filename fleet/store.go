@@ -29,13 +29,14 @@ const LockTTL = 2 * time.Second
 // taken with SET NX and an expiry (LockTTL) and released by a Lua script
 // only by its holder. Keys start with the prefix (WithPrefix).
 //
-// A Store is safe for concurrent use. Most callers use NewBreaker, which
-// makes one.
+// A Store is safe for concurrent use. It is for a
+// gobreaker.DistributedCircuitBreaker of one's own; a Breaker does not
+// use one (its state machine runs inside Redis, one round trip per
+// update, without a lock).
 type Store struct {
-	rdb       redis.UniversalClient
-	cfg       config
-	token     string
-	reentrant bool // Lock succeeds when this Store holds the lock already
+	rdb   redis.UniversalClient
+	cfg   config
+	token string
 }
 
 var _ gobreaker.SharedDataStore = (*Store)(nil)
@@ -55,13 +56,7 @@ func (s *Store) ctx() (context.Context, context.CancelFunc) {
 func (s *Store) Lock(name string) error {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	var ok bool
-	var err error
-	if s.reentrant {
-		ok, err = relock.Run(ctx, s.rdb, []string{s.cfg.prefix + name}, s.token, LockTTL.Milliseconds()).Bool()
-	} else {
-		ok, err = s.rdb.SetNX(ctx, s.cfg.prefix+name, s.token, LockTTL).Result()
-	}
+	ok, err := s.rdb.SetNX(ctx, s.cfg.prefix+name, s.token, LockTTL).Result()
 	if err != nil {
 		return fmt.Errorf("fleet: lock %s: %w", name, err)
 	}
@@ -69,30 +64,6 @@ func (s *Store) Lock(name string) error {
 		return ErrLocked
 	}
 	return nil
-}
-
-// relock takes a lock that is free or already held with this token.
-var relock = redis.NewScript(`
-local v = redis.call('GET', KEYS[1])
-if v == false or v == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
-end
-return 0`)
-
-// acquire takes the lock name, waiting while it is held elsewhere, for at
-// most LockTTL (after which a dead holder's lock has expired).
-func (s *Store) acquire(name string) error {
-	deadline := time.Now().Add(LockTTL)
-	wait := time.Millisecond
-	for {
-		err := s.Lock(name)
-		if !errors.Is(err, ErrLocked) || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(wait)
-		wait = min(2*wait, 20*time.Millisecond)
-	}
 }
 
 // unlock deletes a lock only if it still holds this Store's token.

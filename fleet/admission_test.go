@@ -1,0 +1,85 @@
+package fleet_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/fleet"
+)
+
+// pair returns a Breaker and a Limiter WithBreaker on one client of srv,
+// whose commands rt counts.
+func pair(t *testing.T, srv *redisServer, rt *roundTrips) (*fleet.Breaker, *fleet.Limiter) {
+	t.Helper()
+	rdb := srv.client(t, rt)
+	b, err := fleet.NewBreaker(rdb, "a", tokenpace.BreakerSettings{}, slack, fleet.WithStateMaxAge(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	l, err := fleet.NewLimiter(rdb, "a", tokenpace.Limit{RPS: 1e6, TPM: 1e9}, slack, fleet.WithBreaker(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return b, l
+}
+
+func TestAdmissionOneRoundTrip(t *testing.T) {
+	srv := startRedis(t)
+	var rt roundTrips
+	b, l := pair(t, srv, &rt)
+	admit := func() func(error) {
+		t.Helper()
+		done, err := b.Allow()
+		if err != nil {
+			t.Fatalf("Allow() = %v, want nil", err)
+		}
+		if _, _, err := l.Reserve(time.Now(), 100); err != nil {
+			t.Fatalf("Reserve(100) = %v, want nil", err)
+		}
+		return done
+	}
+	admit()(nil) // loads the scripts
+	b.Flush()
+	for i := range 5 {
+		before := rt.cmds.Load()
+		done := admit()
+		if n := rt.cmds.Load() - before; n != 1 {
+			t.Fatalf("call %d: Redis commands of Allow and Reserve = %d, want 1", i, n)
+		}
+		for range 3 {
+			done(nil) // one outcome, with two duplicates that a batch merges
+		}
+		before = rt.cmds.Load()
+		b.Flush()
+		if n := rt.cmds.Load() - before; n > 1 {
+			t.Fatalf("call %d: Redis commands to record its outcomes = %d, want at most 1", i, n)
+		}
+	}
+}
+
+// A Router's call through a Route with both costs one round trip to admit
+// and one, off its path and shared with other calls, to record.
+func TestRouterAdmissionRoundTrips(t *testing.T) {
+	srv := startRedis(t)
+	be := newBackend(t)
+	var rt roundTrips
+	b, l := pair(t, srv, &rt)
+	r := be.replica(t, tokenpace.Policy{}, b, l)
+	checkAttempts(t, routed(t, r, 5), "a:won")
+	b.Flush()
+	const calls = 5
+	cmds, reserves := rt.cmds.Load(), rt.reserves.Load()
+	for range calls {
+		checkAttempts(t, routed(t, r, 5), "a:won")
+	}
+	b.Flush()
+	// The outcome of the call before may be recorded meanwhile: at most
+	// one batch more than calls.
+	cmds, reserves = rt.cmds.Load()-cmds, rt.reserves.Load()-reserves
+	if reserves != calls || cmds > 2*calls+1 {
+		t.Fatalf("Redis commands of %d calls = %d, %d of them reservations, want at most %d, %d", calls, cmds, reserves, 2*calls+1, calls)
+	}
+}

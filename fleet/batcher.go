@@ -1,0 +1,101 @@
+package fleet
+
+import (
+	"sync"
+	"time"
+)
+
+// batchLinger is how long a batcher's goroutine lets updates gather
+// before it sends them: under load, a batch holds the updates of many
+// requests, one round trip for all. It delays what other replicas see by
+// as much, nothing else.
+const batchLinger = time.Millisecond
+
+// batcher takes updates off the caller's path: add folds one into the
+// pending batch and returns at once, and one goroutine, alive only while
+// there is something to send, sends what gathered every batchLinger, in
+// order. A batch is a value of B whose zero value is empty; fold keeps it
+// bounded. It is safe for concurrent use.
+type batcher[B any] struct {
+	send func(B) // sends a batch; called with sendMu held, so in order
+
+	sendMu sync.Mutex
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	pending  B
+	full     bool // pending holds an update
+	draining bool // a goroutine sends the batches
+	closed   bool
+}
+
+// add folds an update into the pending batch. It reports false, folding
+// nothing, once the batcher is closed.
+func (q *batcher[B]) add(fold func(*B)) bool {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return false
+	}
+	fold(&q.pending)
+	q.full = true
+	start := !q.draining
+	if start {
+		q.draining = true
+		q.wg.Add(1)
+	}
+	q.mu.Unlock()
+	if start {
+		go q.drain()
+	}
+	return true
+}
+
+// take returns the pending batch, if any, and empties it. When there is
+// none and stop is set, the draining goroutine ends.
+func (q *batcher[B]) take(stop bool) (B, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	b, ok := q.pending, q.full
+	var zero B
+	q.pending, q.full = zero, false
+	if stop && !ok {
+		q.draining = false
+	}
+	return b, ok
+}
+
+// drain sends batches until there is none.
+func (q *batcher[B]) drain() {
+	defer q.wg.Done()
+	for {
+		time.Sleep(batchLinger)
+		if !q.sendOne(true) {
+			return
+		}
+	}
+}
+
+// sendOne sends the pending batch and reports whether there was one.
+func (q *batcher[B]) sendOne(stop bool) bool {
+	q.sendMu.Lock()
+	defer q.sendMu.Unlock()
+	b, ok := q.take(stop)
+	if ok {
+		q.send(b)
+	}
+	return ok
+}
+
+// flush sends what is pending now, after any batch being sent.
+func (q *batcher[B]) flush() { q.sendOne(false) }
+
+// close sends what is pending, refuses further updates and waits for the
+// draining goroutine to end.
+func (q *batcher[B]) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.flush()
+	q.wg.Wait()
+}

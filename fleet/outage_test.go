@@ -1,0 +1,180 @@
+package fleet_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sony/gobreaker/v2"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/fleet"
+)
+
+// errorLog collects the errors a Breaker or Limiter reports.
+type errorLog struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (l *errorLog) option() fleet.Option {
+	return fleet.WithErrorHandler(func(err error) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.errs = append(l.errs, err)
+	})
+}
+
+func (l *errorLog) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.errs)
+}
+
+// The caller's wait with Redis gone is bounded by what it sends to Redis:
+// after the first failure, nothing, for the whole back-off window.
+func TestBreakerRedisKilled(t *testing.T) {
+	srv := startRedis(t)
+	var rt roundTrips
+	var log errorLog
+	b, err := fleet.NewBreaker(srv.client(t, &rt), "route-a", tokenpace.BreakerSettings{Failures: 2},
+		slack, fleet.WithRedisBackoff(time.Hour), fleet.WithStateMaxAge(-1), log.option())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	if err := call(b, errBoom); err != nil {
+		t.Fatalf("Allow() with Redis up = %v, want nil", err)
+	}
+	b.Flush()
+	if log.len() != 0 {
+		t.Fatalf("errors reported with Redis up = %v, want none", log.errs)
+	}
+
+	srv.stop()
+	before := rt.cmds.Load()
+	// The first call finds Redis gone and decides locally; so do the
+	// others, without trying Redis: the local breaker of the same
+	// settings opens at its own second failure.
+	for i, want := range []error{nil, nil, gobreaker.ErrOpenState, gobreaker.ErrOpenState} {
+		if err := call(b, errBoom); !errors.Is(err, want) {
+			t.Fatalf("call #%d with Redis down: Allow() = %v, want %v", i, err, want)
+		}
+		b.Flush()
+	}
+	if got := b.State(); got != gobreaker.StateOpen {
+		t.Errorf("State() with Redis down after two failures = %v, want open (local)", got)
+	}
+	if n := rt.cmds.Load() - before; n != 1 {
+		t.Errorf("Redis commands tried by 4 calls, 4 outcomes and State with Redis down = %d, want 1", n)
+	}
+	if log.len() != 1 {
+		t.Errorf("errors reported with Redis down = %d, want 1", log.len())
+	}
+}
+
+func TestBreakerRedisBack(t *testing.T) {
+	srv := startRedis(t)
+	// A back-off window shorter than any step: each call after a failure
+	// probes Redis.
+	opts := []fleet.Option{fleet.WithRedisBackoff(time.Nanosecond), fleet.WithStateMaxAge(-1)}
+	bs := breakers(t, srv, 2, tokenpace.BreakerSettings{Failures: 1}, opts...)
+	a, other := bs[0], bs[1]
+	if err := call(a, nil); err != nil {
+		t.Fatalf("Allow() = %v, want nil", err)
+	}
+
+	srv.stop()
+	if err := call(a, errBoom); err != nil {
+		t.Fatalf("Allow() with Redis down = %v, want nil", err)
+	}
+	a.Flush()
+	if err := call(a, nil); !errors.Is(err, gobreaker.ErrOpenState) {
+		t.Fatalf("Allow() with Redis down after a failure = %v, want ErrOpenState (local)", err)
+	}
+
+	srv.restart()
+	// The shared state, new and closed, decides again, not the local
+	// breaker, which is still open; and outcomes reach the fleet.
+	if err := call(a, errBoom); err != nil {
+		t.Fatalf("Allow() with Redis back = %v, want nil (shared state)", err)
+	}
+	checkStates(t, bs, gobreaker.StateOpen)
+	if err := call(other, nil); !errors.Is(err, gobreaker.ErrOpenState) {
+		t.Fatalf("other replica: Allow() after a's failure with Redis back = %v, want ErrOpenState", err)
+	}
+}
+
+func TestLimiterRedisKilled(t *testing.T) {
+	srv := startRedis(t)
+	var rt roundTrips
+	var log errorLog
+	l, err := fleet.NewLimiter(srv.client(t, &rt), "a", tokenpace.Limit{TPM: 100},
+		slack, fleet.WithRedisBackoff(time.Hour), log.option())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	srv.stop()
+	before := rt.cmds.Load()
+	if _, _, err := l.Reserve(time.Now(), 101); !errors.Is(err, fleet.ErrTooLarge) {
+		t.Fatalf("Reserve(101) on TPM 100 with Redis down error = %v, want ErrTooLarge", err)
+	}
+	now := time.Now()
+	// A local limit of the same TPM decides: the first 100 tokens pass at
+	// once, the next wait, and a cancelled reservation gives them back.
+	tests := []struct {
+		tokens   int
+		cancel   bool
+		wantWait bool
+	}{
+		{100, false, false},
+		{50, true, true},
+		{50, false, true},
+	}
+	for i, tt := range tests {
+		d, cancel, err := l.Reserve(now, tt.tokens)
+		if err != nil || (d > 0) != tt.wantWait {
+			t.Fatalf("Reserve #%d (%d tokens) with Redis down = %v, %v, want a wait: %v", i, tt.tokens, d, err, tt.wantWait)
+		}
+		if tt.cancel {
+			cancel(now)
+		}
+	}
+	l.Flush()
+	if n := rt.cmds.Load() - before; n != 1 {
+		t.Errorf("Redis commands tried by 4 reservations with Redis down = %d, want 1", n)
+	}
+	if log.len() != 1 {
+		t.Errorf("errors reported with Redis down = %d, want 1", log.len())
+	}
+}
+
+func TestLimiterRedisBack(t *testing.T) {
+	srv := startRedis(t)
+	var ls []*fleet.Limiter
+	for range 2 {
+		l, err := fleet.NewLimiter(srv.client(t), "a", tokenpace.Limit{TPM: 1000}, slack, fleet.WithRedisBackoff(time.Nanosecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		ls = append(ls, l)
+	}
+	a, other := ls[0], ls[1]
+	srv.stop()
+	// Local: a's own limit takes 900 tokens, which the fleet never sees.
+	if d, _ := reserve(t, a, 900); d != 0 {
+		t.Fatalf("Reserve(900) with Redis down = %v, want 0", d)
+	}
+	srv.restart()
+	// Shared again: a's 900 are the fleet's, and the other replica's 200
+	// wait for them.
+	if d, _ := reserve(t, a, 900); d != 0 {
+		t.Fatalf("Reserve(900) with Redis back = %v, want 0 (a fresh shared limit)", d)
+	}
+	if d, _ := reserve(t, other, 200); d <= 0 {
+		t.Fatalf("other replica: Reserve(200) after a's 900 with Redis back = %v, want a wait", d)
+	}
+}
