@@ -61,7 +61,16 @@
 // of how late the server wrote each response's bytes: its own timing error. Faults (429 with
 // Retry-After, 500, 503, a reset or a stall mid-stream, a malformed event,
 // slow headers) are drawn by rate, scripted per request index, or picked by
-// a client through the FaultHeader request header.
+// a client through the FaultHeader request header where the server accepts
+// it (WithFaultHeader; on in the test constructors and ServeInMemory).
+//
+// # Hostile clients
+//
+// Every error, including the pages net/http writes itself (wrap the
+// listener with JSONErrorPages), is an OpenAI-style JSON error. Bodies are
+// capped (WithMaxBodyBytes) and must arrive within WithBodyTimeout; a
+// prompt of token ids is counted, never decoded; at most MaxStop stop
+// sequences are accepted; a fault's For is at most MaxFaultDuration.
 //
 // # Tests
 //

@@ -22,7 +22,8 @@ import (
 //	none                  no fault, whatever the rates say
 //
 // "after" counts output-bearing chunks (0, the default, is before the first
-// one). An unparsable value gets a 400 response.
+// one); "for" is at most MaxFaultDuration. An unparsable value gets a 400
+// response. The server reads the header only when WithFaultHeader is on.
 const FaultHeader = "X-Tokenpace-Fault"
 
 // FaultKind names a fault the server can inject.
@@ -87,6 +88,11 @@ type Fault struct {
 
 // DefaultFaultDuration is a Fault's For when it is zero.
 const DefaultFaultDuration = time.Second
+
+// MaxFaultDuration is the largest For a fault may have, from the
+// FaultHeader or from Faults: a Retry-After or a stall of an hour is
+// already more than any client waits.
+const MaxFaultDuration = time.Hour
 
 func (f Fault) duration() time.Duration {
 	if f.For <= 0 {
@@ -156,6 +162,9 @@ func (fs Faults) validate() error {
 	if fs.After < 0 || fs.For < 0 {
 		return fmt.Errorf("simulate: negative fault After (%d) or For (%v)", fs.After, fs.For)
 	}
+	if fs.For > MaxFaultDuration {
+		return fmt.Errorf("simulate: fault For %v over %v", fs.For, MaxFaultDuration)
+	}
 	return nil
 }
 
@@ -220,6 +229,9 @@ func ParseFault(s string) (Fault, error) {
 			d, err := time.ParseDuration(val)
 			if err != nil || d < 0 {
 				return Fault{}, fmt.Errorf("simulate: fault parameter for=%q is not a duration", val)
+			}
+			if d > MaxFaultDuration {
+				return Fault{}, fmt.Errorf("simulate: fault parameter for=%v is over %v", d, MaxFaultDuration)
 			}
 			f.For = d
 		default:

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
+	"time"
 )
 
 // commonRequest is the part of a request both endpoints read.
@@ -86,14 +88,27 @@ func contentText(raw json.RawMessage) (string, error) {
 	return b.String(), nil
 }
 
-// decodeBody reads r's JSON body into v, within limit bytes.
-func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) *apiError {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+// decodeBody reads r's JSON body into v, within the server's size limit
+// and body timeout.
+func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *apiError {
+	rc := http.NewResponseController(w)
+	timed := rc.SetReadDeadline(time.Now().Add(s.cfg.bodyTimeout)) == nil
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.maxBodyBytes))
 	if err != nil {
+		// The rest of the body is not read: the connection cannot carry
+		// another request (and net/http would otherwise wait to discard
+		// the rest).
+		w.Header().Set("Connection", "close")
 		if mbe, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return &apiError{status: http.StatusRequestEntityTooLarge, message: fmt.Sprintf("request body over %d bytes", mbe.Limit)}
 		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return &apiError{status: http.StatusRequestTimeout, message: fmt.Sprintf("request body not received within %v", s.cfg.bodyTimeout)}
+		}
 		return badRequest("", "reading request body: "+err.Error())
+	}
+	if timed {
+		rc.SetReadDeadline(time.Time{})
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		return badRequest("", "invalid JSON body: "+err.Error())
@@ -115,29 +130,70 @@ func parseStop(raw json.RawMessage) ([]string, *apiError) {
 	if err := json.Unmarshal(raw, &many); err != nil {
 		return nil, badRequest("stop", "stop must be a string or an array of strings")
 	}
+	if len(many) > MaxStop {
+		return nil, badRequest("stop", fmt.Sprintf("stop holds %d sequences, at most %d are allowed", len(many), MaxStop))
+	}
 	return many, nil
 }
 
 // parsePrompt reads a completions "prompt": a string, an array of one
-// string, or an array of token ids (counted as that many tokens).
+// string, or an array of token ids (counted as that many tokens). raw is
+// valid JSON (the request decoded); each form is recognised by its first
+// bytes and read once, and token ids are counted without being decoded,
+// so a body full of ids costs no more memory than the body itself.
 func parsePrompt(raw json.RawMessage) (text string, tokens int, e *apiError) {
 	raw = bytes.TrimSpace(raw)
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	switch {
+	case len(raw) == 0:
+		return "", 0, badPrompt()
+	case raw[0] == '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", 0, badPrompt()
+		}
 		return s, 0, nil
+	case raw[0] != '[':
+		return "", 0, badPrompt()
 	}
-	var ss []string
-	if json.Unmarshal(raw, &ss) == nil {
+	first := bytes.TrimLeft(raw[1:], " \t\r\n")
+	if len(first) > 0 && first[0] == '"' {
+		var ss []string
+		if json.Unmarshal(raw, &ss) != nil {
+			return "", 0, badPrompt()
+		}
 		if len(ss) != 1 {
 			return "", 0, badRequest("prompt", "only one prompt per request is supported")
 		}
 		return ss[0], 0, nil
 	}
-	var ids []int
-	if json.Unmarshal(raw, &ids) == nil && len(ids) > 0 {
-		return "", len(ids), nil
+	if n, ok := countTokenIDs(raw); ok && n > 0 {
+		return "", n, nil
 	}
-	return "", 0, badRequest("prompt", "prompt must be a string, an array of one string, or an array of token ids")
+	return "", 0, badPrompt()
+}
+
+func badPrompt() *apiError {
+	return badRequest("prompt", "prompt must be a string, an array of one string, or an array of token ids")
+}
+
+// countTokenIDs counts the elements of raw, a valid JSON array, if every
+// one is an integer; it allocates nothing.
+func countTokenIDs(raw []byte) (int, bool) {
+	n, inNumber := 0, false
+	for _, c := range raw[1 : len(raw)-1] {
+		switch {
+		case c >= '0' && c <= '9' || c == '-':
+			if !inNumber {
+				n++
+				inNumber = true
+			}
+		case c == ',' || c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			inNumber = false
+		default:
+			return 0, false // a fraction, an exponent, a string, an object...
+		}
+	}
+	return n, true
 }
 
 // checkCommon validates what chat and completions requests share and

@@ -38,6 +38,11 @@ func TestBadRequests(t *testing.T) {
 		{"completions bad stop", "/v1/completions", `{"model":"m","stop":5,"prompt":"a"}`, 400, "stop"},
 		{"completions max_tokens 0", "/v1/completions", `{"model":"m","max_tokens":0,"prompt":"a"}`, 400, "max_tokens"},
 		{"unknown path", "/v2/chat", `{}`, 404, ""},
+		{"five stops", "/v1/chat/completions", `{"model":"m","stop":["a","b","c","d","e"],"messages":[{"role":"user","content":"hi"}]}`, 400, "stop"},
+		{"completions five stops", "/v1/completions", `{"model":"m","stop":["a","b","c","d","e"],"prompt":"a"}`, 400, "stop"},
+		{"token ids with a fraction", "/v1/completions", `{"model":"m","prompt":[1,2.5]}`, 400, "prompt"},
+		{"token ids with a string", "/v1/completions", `{"model":"m","prompt":[1,"a"]}`, 400, "prompt"},
+		{"empty prompt array", "/v1/completions", `{"model":"m","prompt":[]}`, 400, "prompt"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	sent := time.Now()
 	var req chatRequest
-	if e := decodeBody(w, r, s.cfg.maxBodyBytes, &req); e != nil {
+	if e := s.decodeBody(w, r, &req); e != nil {
 		writeError(w, e)
 		return
 	}
@@ -41,7 +41,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	sent := time.Now()
 	var req completionRequest
-	if e := decodeBody(w, r, s.cfg.maxBodyBytes, &req); e != nil {
+	if e := s.decodeBody(w, r, &req); e != nil {
 		writeError(w, e)
 		return
 	}
@@ -135,7 +135,11 @@ func (s *Server) text(index uint64, g *generation) (*replyText, string) {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g *generation) {
 	ctx := r.Context()
 	index := s.next.Add(1) - 1
-	fault, err := s.cfg.faults.pick(index, r.Header.Get(FaultHeader))
+	var header string
+	if s.cfg.faultHeader {
+		header = r.Header.Get(FaultHeader)
+	}
+	fault, err := s.cfg.faults.pick(index, header)
 	if err != nil {
 		writeError(w, badRequest("", err.Error()))
 		return

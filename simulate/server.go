@@ -31,6 +31,13 @@ const (
 	// DefaultMaxBodyBytes is the largest request body accepted; larger
 	// ones get 413.
 	DefaultMaxBodyBytes = 4 << 20
+	// DefaultBodyTimeout is how long the server waits for a request's
+	// body once its headers are read; a body still incomplete then gets
+	// 408 and the connection is closed.
+	DefaultBodyTimeout = 30 * time.Second
+	// MaxStop is the most stop sequences a request may hold, as OpenAI
+	// allows; more get 400.
+	MaxStop = 4
 )
 
 // Server is a simulated OpenAI-compatible LLM backend. It is an
@@ -46,7 +53,7 @@ const (
 // Each model has its own Scheduler, owned by one goroutine (the online
 // driver) from NewServer to Close: the engine decides when tokens are due,
 // the server sends them on time, with the network model (WithRTT,
-// WithBuffering) and the faults (WithFaults, FaultHeader) applied. The
+// WithBuffering) and the faults (WithFaults, WithFaultHeader) applied. The
 // server counts valid completion requests from 0 in order of arrival;
 // request i reaches the Scheduler as Request.ID i+1, so a Fixed.PerRequest
 // or a Faults.Script can single out the nth request (a slow first attempt
@@ -83,6 +90,8 @@ type config struct {
 	maxTokens      int
 	maxTokensLimit int
 	maxBodyBytes   int64
+	bodyTimeout    time.Duration
+	faultHeader    bool
 	precise        bool
 	created        int64
 }
@@ -171,9 +180,28 @@ func WithReply(f func(ReplyInfo) (text string, ok bool)) Option {
 	return optionFunc(func(c *config) { c.reply = f })
 }
 
-// WithFaults injects faults; see Faults and FaultHeader.
+// WithFaults injects faults; see Faults.
 func WithFaults(f Faults) Option {
 	return optionFunc(func(c *config) { c.faults = f })
+}
+
+// WithFaultHeader lets clients pick the fault of their request through
+// FaultHeader. Off by default for NewServer, so that a client cannot make
+// a shared simulator fail; StartInMemory, StartLoopback and ServeInMemory
+// turn it on (their clients are the test or program itself), and
+// WithFaultHeader(false) after their options turns it off again. With it
+// off, the header is ignored.
+func WithFaultHeader(on bool) Option {
+	return optionFunc(func(c *config) { c.faultHeader = on })
+}
+
+// WithBodyTimeout sets how long the server waits for a request's body
+// once its headers are read: a client that sends a partial body gets 408
+// and its connection is closed at the deadline. Zero means
+// DefaultBodyTimeout. It needs a connection that supports read deadlines
+// (net/http's own do); elsewhere it does nothing.
+func WithBodyTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.bodyTimeout = d })
 }
 
 // WithMaxTokens sets the output length of requests without max_tokens;
@@ -243,6 +271,11 @@ func NewServer(opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("simulate: default max tokens %d out of range 1..%d", cfg.maxTokens, cfg.maxTokensLimit)
 	case cfg.maxBodyBytes < 1:
 		return nil, fmt.Errorf("simulate: max body bytes %d, want at least 1", cfg.maxBodyBytes)
+	case cfg.bodyTimeout < 0:
+		return nil, fmt.Errorf("simulate: negative body timeout %v", cfg.bodyTimeout)
+	}
+	if cfg.bodyTimeout == 0 {
+		cfg.bodyTimeout = DefaultBodyTimeout
 	}
 	if err := cfg.faults.validate(); err != nil {
 		return nil, err

@@ -41,10 +41,18 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&faults.After, "fault-after", 0, "output chunks sent before a mid-stream fault")
 	fs.DurationVar(&faults.For, "fault-for", time.Second, "length of stalls, header delays and Retry-After")
 	fs.Uint64Var(&faults.Seed, "fault-seed", 0, "seed of the fault draws")
+	faultHeader := fs.Bool("fault-header", false, "let clients pick their request's fault with the "+simulate.FaultHeader+" header")
+	headerTimeout := fs.Duration("header-timeout", 10*time.Second, "drop a connection whose request headers take longer")
+	bodyTimeout := fs.Duration("body-timeout", simulate.DefaultBodyTimeout, "answer 408 and drop a connection whose request body takes longer")
+	idleTimeout := fs.Duration("idle-timeout", 30*time.Second, "close a keep-alive connection idle for longer")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
+		return 2
+	}
+	if *headerTimeout <= 0 || *bodyTimeout <= 0 || *idleTimeout <= 0 {
+		fmt.Fprintln(stderr, "tokenpace sim: --header-timeout, --body-timeout and --idle-timeout must be positive")
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -103,6 +111,8 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		simulate.WithSeed(*seed),
 		simulate.WithPreciseTimer(*precise),
 		simulate.WithFaults(faults),
+		simulate.WithFaultHeader(*faultHeader),
+		simulate.WithBodyTimeout(*bodyTimeout),
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
@@ -117,9 +127,11 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "http://%s/v1\n", l.Addr())
 	fmt.Fprintf(stderr, "tokenpace sim: serving model %q (%s)\n", *name, what)
 
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	// No ReadTimeout or WriteTimeout: they would cut long streams. The
+	// server bounds the body read itself.
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: *headerTimeout, IdleTimeout: *idleTimeout}
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(l) }()
+	go func() { served <- hs.Serve(simulate.JSONErrorPages(l)) }()
 	select {
 	case err := <-served:
 		fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
