@@ -124,7 +124,7 @@ func TestResetIsUnexpectedEOF(t *testing.T) {
 
 func TestBadFaultHeader(t *testing.T) {
 	for _, h := range []string{"418", "stall;for=soon", "reset;after=-1", "reset;after", "stall;when=1s",
-		"429;for=9223369200s", "stall;for=2h"} {
+		"429;for=9223369200s", "stall;for=2h", "oversized;size=999999999", "oversized;size=-1"} {
 		t.Run(h, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ts := simulate.StartInMemory(t, simulate.WithModel("m", &simulate.Fixed{}))
@@ -217,6 +217,8 @@ func TestFaultsValidate(t *testing.T) {
 		{RateLimit: 0.6, Reset: 0.6},
 		{After: -1},
 		{Stall: 1, For: 2 * time.Hour},
+		{Oversized: 1, Size: simulate.MaxOversizedBytes + 1},
+		{Truncated: 0.6, WrongContentType: 0.6},
 	} {
 		if _, err := simulate.NewServer(simulate.WithFaults(f)); err == nil {
 			t.Errorf("NewServer(WithFaults(%+v)) error = nil, want an error", f)
@@ -233,6 +235,10 @@ func TestParseFault(t *testing.T) {
 		{"stall;for=2s;after=5", simulate.Fault{Kind: simulate.FaultStall, For: 2 * time.Second, After: 5}},
 		{" reset ; after=3", simulate.Fault{Kind: simulate.FaultReset, After: 3}},
 		{"slow-headers;for=1ms", simulate.Fault{Kind: simulate.FaultSlowHeaders, For: time.Millisecond}},
+		{"oversized;after=2;size=100", simulate.Fault{Kind: simulate.FaultOversized, After: 2, Size: 100}},
+		{"truncated;after=1", simulate.Fault{Kind: simulate.FaultTruncated, After: 1}},
+		{"reset-before-headers", simulate.Fault{Kind: simulate.FaultResetBeforeHeaders}},
+		{"wrong-content-type", simulate.Fault{Kind: simulate.FaultWrongContentType}},
 		{"none", simulate.Fault{}},
 	}
 	for _, tt := range tests {
