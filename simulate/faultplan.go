@@ -47,7 +47,7 @@ const wrongContentPage = "<!DOCTYPE html>\n<html><head><title>Gateway</title></h
 // follows sent output-bearing chunks.
 func (p faultPlan) strikes(sent int) bool {
 	switch p.f.Kind {
-	case FaultReset, FaultStall, FaultMalformed, FaultTruncated, FaultOversized:
+	case FaultReset, FaultStall, FaultMalformed, FaultTruncated, FaultOversized, FaultErrorEvent:
 		return sent == p.f.After
 	}
 	return false
@@ -62,12 +62,20 @@ const (
 	endStream                     // end the body cleanly instead, without the end events
 )
 
-// atChunk applies a mid-stream fault at the chunk due at at (server time):
-// a reset or a truncation replaces it, a stall holds it and what follows
-// for Fault.For, a malformed or oversized event goes out before it. ok is
-// false if the client went away.
-func (p faultPlan) atChunk(out *output, at time.Time, stream bool) (a chunkAction, ok bool) {
+// atChunk applies a mid-stream fault at the chunk due at at (server time)
+// of a response in format f: a reset, a truncation or an error event
+// replaces it, a stall holds it and what follows for Fault.For, a
+// malformed or oversized event goes out before it. ok is false if the
+// client went away.
+func (p faultPlan) atChunk(out *output, f format, at time.Time, stream bool) (a chunkAction, ok bool) {
 	switch p.f.Kind {
+	case FaultErrorEvent:
+		e := &apiError{status: http.StatusInternalServerError, message: "simulated fault: error-event", code: "server_error"}
+		if !stream {
+			out.fail(at, e, 0)
+			return dropStream, false
+		}
+		return endStream, out.send(at, f.errorEvent(nil, e))
 	case FaultReset:
 		return dropStream, true
 	case FaultTruncated:

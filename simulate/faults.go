@@ -25,6 +25,7 @@ import (
 //	                      the finish, usage and [DONE] events
 //	oversized;after=5;size=8388608
 //	                      an 8 MiB event after 5 chunks
+//	error-event;after=5   an error event after 5 chunks, then the end
 //	none                  no fault, whatever the rates say
 //
 // "after" counts output-bearing chunks (0, the default, is before the first
@@ -74,6 +75,11 @@ const (
 	// chunk whose one data line is Fault.Size bytes long, then carries
 	// on. Streams only.
 	FaultOversized
+	// FaultErrorEvent ends a stream with an error event in place of its
+	// chunk after Fault.After, as OpenAI reports a failure mid-stream:
+	// data {"error":{...}} on chat and completions, an "error" event on
+	// the Responses API; a non-streaming request gets a 500 then.
+	FaultErrorEvent
 )
 
 var faultNames = map[FaultKind]string{
@@ -90,6 +96,7 @@ var faultNames = map[FaultKind]string{
 	FaultWrongContentType:   "wrong-content-type",
 	FaultTruncated:          "truncated",
 	FaultOversized:          "oversized",
+	FaultErrorEvent:         "error-event",
 }
 
 // String returns the name FaultHeader uses for k.
@@ -155,7 +162,7 @@ type Faults struct {
 	// Rates are the probabilities, 0..1, of each fault per request; their
 	// sum must not exceed 1. Zero means never.
 	RateLimit, ServerError, Unavailable, Reset, Stall, Malformed, SlowHeaders float64
-	ResetBeforeHeaders, WrongContentType, Truncated, Oversized                float64
+	ResetBeforeHeaders, WrongContentType, Truncated, Oversized, ErrorEvent    float64
 	// After is the After of faults drawn by rate.
 	After int
 	// For is the For of faults drawn by rate; zero means
@@ -228,6 +235,7 @@ func (fs Faults) rates() []faultRate {
 		{fs.WrongContentType, FaultWrongContentType},
 		{fs.Truncated, FaultTruncated},
 		{fs.Oversized, FaultOversized},
+		{fs.ErrorEvent, FaultErrorEvent},
 	}
 }
 
@@ -248,7 +256,7 @@ func ParseFault(s string) (Fault, error) {
 		}
 	}
 	if !found {
-		return Fault{}, fmt.Errorf("simulate: unknown fault %q in %s (want none, 429, 500, 503, reset, stall, malformed, slow-headers, reset-before-headers, wrong-content-type, truncated or oversized)", name, FaultHeader)
+		return Fault{}, fmt.Errorf("simulate: unknown fault %q in %s (want none, 429, 500, 503, reset, stall, malformed, slow-headers, reset-before-headers, wrong-content-type, truncated, oversized or error-event)", name, FaultHeader)
 	}
 	for _, p := range parts[1:] {
 		key, val, ok := strings.Cut(strings.TrimSpace(p), "=")

@@ -26,7 +26,41 @@ type generation struct {
 	seed         *int64
 	stream       bool
 	includeUsage bool
-	chat         bool // chat completions, else legacy completions
+	api          api
+	suffix       string   // legacy completions: the FIM suffix
+	tools        []string // names of the tools the request offers
+}
+
+// api is the endpoint a generation came through.
+type api int
+
+const (
+	apiChat      api = iota // /v1/chat/completions
+	apiText                 // /v1/completions
+	apiResponses            // /v1/responses
+)
+
+// info describes request index to the scripts.
+func (g *generation) info(index uint64) ReplyInfo {
+	return ReplyInfo{Index: index, Model: g.model.name, Prompt: g.lastMessage, Suffix: g.suffix, Tools: g.tools}
+}
+
+// toolCalls returns the tool-call reply a WithToolCalls script gives
+// request index (id id), with its finish reason, or nil.
+func (s *Server) toolCalls(index, id uint64, g *generation) (*toolReply, string) {
+	if s.cfg.toolCalls == nil || g.api == apiText {
+		return nil, ""
+	}
+	calls := s.cfg.toolCalls(g.info(index))
+	if len(calls) == 0 {
+		return nil, ""
+	}
+	t := &toolReply{calls: calls, pieces: callPieces(calls), id: id}
+	if len(t.pieces) > g.maxTokens {
+		t.pieces = t.pieces[:g.maxTokens]
+		return t, "length"
+	}
+	return t, "tool_calls"
 }
 
 // text decides the reply of request index and its finish reason.
@@ -44,7 +78,7 @@ func (s *Server) text(index uint64, g *generation) (*replyText, string) {
 	}
 	var tokens []string
 	if f := s.cfg.reply; f != nil {
-		if text, ok := f(ReplyInfo{Index: index, Model: g.model.name, Prompt: g.lastMessage}); ok {
+		if text, ok := f(g.info(index)); ok {
 			tokens, finish = splitTokens(text), "stop"
 			if len(tokens) > g.maxTokens {
 				tokens, finish = tokens[:g.maxTokens], "length"

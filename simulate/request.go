@@ -29,6 +29,11 @@ type chatRequest struct {
 	commonRequest
 	Messages            []chatMessage `json:"messages"`
 	MaxCompletionTokens *int          `json:"max_completion_tokens"`
+	Tools               []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
 }
 
 // completionRequest is the part of a legacy completions request the
@@ -36,6 +41,73 @@ type chatRequest struct {
 type completionRequest struct {
 	commonRequest
 	Prompt json.RawMessage `json:"prompt"`
+	Suffix *string         `json:"suffix"`
+}
+
+// responsesRequest is the part of a Responses API request the simulator
+// reads.
+type responsesRequest struct {
+	Model           string          `json:"model"`
+	Stream          bool            `json:"stream"`
+	MaxOutputTokens *int            `json:"max_output_tokens"`
+	Instructions    string          `json:"instructions"`
+	Input           json.RawMessage `json:"input"`
+	Tools           []struct {
+		Name string `json:"name"`
+	} `json:"tools"`
+}
+
+// parseInput reads a Responses "input": a string (one user message) or an
+// array of items: messages (content a string or an array of parts),
+// function calls (their arguments count as text) and function call
+// outputs (their output).
+func parseInput(raw json.RawMessage) ([]chatMessage, *apiError) {
+	raw = bytes.TrimSpace(raw)
+	bad := func(msg string) ([]chatMessage, *apiError) { return nil, badRequest("input", msg) }
+	if len(raw) == 0 || string(raw) == "null" {
+		return bad("you must provide an input")
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return bad("input must be a string or an array of items")
+		}
+		return []chatMessage{{Role: "user", text: s}}, nil
+	}
+	var items []struct {
+		Type      string          `json:"type"`
+		Role      string          `json:"role"`
+		Content   json.RawMessage `json:"content"`
+		Output    json.RawMessage `json:"output"`
+		Arguments string          `json:"arguments"`
+	}
+	if json.Unmarshal(raw, &items) != nil {
+		return bad("input must be a string or an array of items")
+	}
+	if len(items) == 0 {
+		return bad("input must hold at least one item")
+	}
+	msgs := make([]chatMessage, len(items))
+	for i, it := range items {
+		m := chatMessage{Role: it.Role}
+		if m.Role == "" {
+			m.Role = it.Type
+		}
+		var err error
+		switch {
+		case len(it.Content) > 0:
+			m.text, err = contentText(it.Content)
+		case len(it.Output) > 0:
+			m.text, err = contentText(it.Output)
+		default:
+			m.text = it.Arguments
+		}
+		if err != nil {
+			return bad(fmt.Sprintf("input[%d]: %v", i, err))
+		}
+		msgs[i] = m
+	}
+	return msgs, nil
 }
 
 type streamOptions struct {

@@ -43,6 +43,12 @@ func TestBadRequests(t *testing.T) {
 		{"token ids with a fraction", "/v1/completions", `{"model":"m","prompt":[1,2.5]}`, 400, "prompt"},
 		{"token ids with a string", "/v1/completions", `{"model":"m","prompt":[1,"a"]}`, 400, "prompt"},
 		{"empty prompt array", "/v1/completions", `{"model":"m","prompt":[]}`, 400, "prompt"},
+		{"responses no input", "/v1/responses", `{"model":"m"}`, 400, "input"},
+		{"responses empty input", "/v1/responses", `{"model":"m","input":[]}`, 400, "input"},
+		{"responses bad input", "/v1/responses", `{"model":"m","input":5}`, 400, "input"},
+		{"responses bad content", "/v1/responses", `{"model":"m","input":[{"role":"user","content":5}]}`, 400, "input"},
+		{"responses max_output_tokens 0", "/v1/responses", `{"model":"m","max_output_tokens":0,"input":"hi"}`, 400, "max_output_tokens"},
+		{"responses unknown model", "/v1/responses", `{"model":"x","input":"hi"}`, 404, "model"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -16,7 +16,9 @@ type responder struct {
 	f        format
 	plan     faultPlan
 	cancel   func()     // frees the engine's slot
-	text     *replyText // the whole reply
+	text     *replyText // the whole reply, unless it is tool calls
+	calls    *toolReply // the whole reply of tool calls, or nil
+	n        int        // tokens of the reply
 	finish   string     // its finish_reason
 	stream   bool
 	usage    usage // prompt tokens and cached tokens; completion counted here
@@ -35,13 +37,13 @@ type responder struct {
 // reports whether the response is complete, and false ok when it ended
 // early: the client went away, or a fault ended it.
 func (r *responder) handle(e Emission, at time.Time) (done, ok bool) {
-	k := min(e.Tokens, r.text.n-r.pos)
+	k := min(e.Tokens, r.n-r.pos)
 	r.pos += k
 	r.pending += k
 	r.buf = r.buf[:0]
 	if r.pending > 0 && (r.pending >= r.per || e.Done) {
 		if r.plan.strikes(r.chunks) {
-			a, ok := r.plan.atChunk(r.out, at, r.stream)
+			a, ok := r.plan.atChunk(r.out, r.f, at, r.stream)
 			switch {
 			case !ok:
 				return false, false
@@ -59,14 +61,19 @@ func (r *responder) handle(e Emission, at time.Time) (done, ok bool) {
 			r.buf = r.f.role(r.buf)
 			r.roleSent = true
 		}
-		text := r.text.take(r.pending)
-		r.pending = 0
 		r.chunks++
-		if r.stream {
-			r.buf = r.f.token(r.buf, text)
-		} else {
-			r.whole.WriteString(text)
+		switch {
+		case r.calls != nil:
+			calls := r.calls.take(r.pending)
+			if r.stream {
+				r.buf = r.f.toolCalls(r.buf, calls)
+			}
+		case r.stream:
+			r.buf = r.f.token(r.buf, r.text.take(r.pending))
+		default:
+			r.whole.WriteString(r.text.take(r.pending))
 		}
+		r.pending = 0
 	}
 	if !e.Done {
 		if len(r.buf) > 0 && r.stream {
@@ -76,14 +83,20 @@ func (r *responder) handle(e Emission, at time.Time) (done, ok bool) {
 	}
 	r.usage.completion = r.pos
 	if !r.stream {
-		body := r.plan.wholeBody(r.f.whole(nil, r.whole.String(), r.finish, r.usage))
+		var body []byte
+		if r.calls != nil {
+			body = r.f.wholeCalls(nil, r.calls.sent(), r.finish, r.usage)
+		} else {
+			body = r.f.whole(nil, r.whole.String(), r.finish, r.usage)
+		}
+		body = r.plan.wholeBody(body)
 		return true, r.out.whole(at, body)
 	}
 	r.buf = r.f.finish(r.buf, r.finish)
 	if r.usageOn {
 		r.buf = r.f.usage(r.buf, r.usage)
 	}
-	r.buf = append(r.buf, doneEvent...)
+	r.buf = r.f.done(r.buf)
 	return true, r.out.send(at, r.buf) && r.out.end(at)
 }
 
@@ -109,15 +122,23 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 	if !waitUntil(ctx, arrived) || !plan.beforeHeaders(out, arrived) {
 		return
 	}
-	text, finish := s.text(index, g)
 	id := index + 1
+	var text *replyText
+	calls, finish := s.toolCalls(index, id, g)
+	n := 0
+	if calls != nil {
+		n = len(calls.pieces)
+	} else {
+		text, finish = s.text(index, g)
+		n = text.n
+	}
 	d := g.model.driver
 	sink, ok := d.add(&Request{
 		ID:           id,
 		PromptTokens: g.prompt.tokens,
 		PrefixKey:    g.prompt.prefixKey,
 		PrefixTokens: g.prompt.prefixTokens,
-		OutputTokens: text.n,
+		OutputTokens: n,
 	}, arrived)
 	if !ok {
 		out.fail(arrived, &apiError{status: http.StatusServiceUnavailable, message: "server is shutting down"}, 0)
@@ -135,17 +156,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 		plan:     plan,
 		cancel:   func() { finished = true; d.cancel(id) },
 		text:     text,
+		calls:    calls,
+		n:        n,
 		finish:   finish,
 		stream:   g.stream,
 		usage:    usage{prompt: g.prompt.tokens},
-		usageOn:  g.includeUsage,
+		usageOn:  g.includeUsage || g.api == apiResponses,
 		per:      s.cfg.chunkTokens,
-		roleSent: s.cfg.roleFirst || !g.chat,
+		roleSent: s.cfg.roleFirst || g.api == apiText,
 	}
-	if g.chat {
+	switch g.api {
+	case apiChat:
 		rs.f = newChatFormat("chatcmpl-"+strconv.FormatUint(id, 10), s.cfg.created, g.model.name, g.includeUsage)
-	} else {
+	case apiText:
 		rs.f = newTextFormat("cmpl-"+strconv.FormatUint(id, 10), s.cfg.created, g.model.name, g.includeUsage)
+	default:
+		rs.f = newResponsesFormat(id, s.cfg.created, g.model.name)
 	}
 	if g.stream && s.cfg.roleFirst {
 		if !out.send(arrived, rs.f.role(nil)) {

@@ -44,7 +44,9 @@ const (
 // http.Handler serving
 //
 //	POST /v1/chat/completions   streaming and not
-//	POST /v1/completions        the legacy text API, streaming and not
+//	POST /v1/completions        the legacy text API (with suffix: FIM),
+//	                            streaming and not
+//	POST /v1/responses          the Responses API, streaming and not
 //	GET  /v1/models             the served models
 //	GET  /v1/models/{model}     one of them
 //	GET  /health                200 while serving
@@ -86,6 +88,7 @@ type config struct {
 	seed           uint64
 	outputTokens   func(*rand.Rand) int
 	reply          func(ReplyInfo) (string, bool)
+	toolCalls      func(ReplyInfo) []ToolCall
 	faults         Faults
 	maxTokens      int
 	maxTokensLimit int
@@ -167,9 +170,14 @@ type ReplyInfo struct {
 	Index uint64
 	// Model is the requested model.
 	Model string
-	// Prompt is the text of the last chat message, or the completions
-	// prompt.
+	// Prompt is the text of the last chat message or Responses input
+	// item, or the completions prompt.
 	Prompt string
+	// Suffix is a completions request's suffix (fill-in-the-middle).
+	Suffix string
+	// Tools are the names of the function tools a chat or Responses
+	// request offers.
+	Tools []string
 }
 
 // WithReply scripts replies: for each request f returns the exact text to
@@ -317,6 +325,7 @@ func NewServer(opts ...Option) (*Server, error) {
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("/v1/chat/completions", s.post(s.chat))
 	s.mux.HandleFunc("/v1/completions", s.post(s.completions))
+	s.mux.HandleFunc("/v1/responses", s.post(s.responses))
 	s.mux.HandleFunc("/v1/models", s.get(s.listModels))
 	s.mux.HandleFunc("/v1/models/{model...}", s.get(s.getModel))
 	s.mux.HandleFunc("/health", s.get(s.health))
