@@ -58,3 +58,46 @@ func TestParsePromptTokenIDsAllocateNothing(t *testing.T) {
 		t.Errorf("parsePrompt(%d ids) = %d tokens with %v allocations, want %d with 0", n, tokens, allocs, n)
 	}
 }
+
+// FuzzParsePrompt checks the prompt reader against a plain decoding: a
+// valid JSON value is a string, an array of one string, or an array of
+// integers counted one token each.
+func FuzzParsePrompt(f *testing.F) {
+	for _, s := range []string{`"hi"`, `["a"]`, `[1,2,3]`, `[1.5]`, `[1e2]`, `[]`, `[-1]`, `[[1]]`, `["a","b"]`, ` [ 1 , 2 ] `} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !json.Valid([]byte(s)) {
+			return // the request decoder rejects it first
+		}
+		text, tokens, e := parsePrompt(json.RawMessage(s))
+		var want struct {
+			text   string
+			tokens int
+			ok     bool
+		}
+		var str string
+		var strs []string
+		var nums []json.Number
+		d := json.NewDecoder(strings.NewReader(s))
+		d.UseNumber()
+		switch {
+		case json.Unmarshal([]byte(s), &str) == nil:
+			want.text, want.ok = str, true
+		case json.Unmarshal([]byte(s), &strs) == nil:
+			if len(strs) == 1 {
+				want.text, want.ok = strs[0], true
+			}
+		case d.Decode(&nums) == nil && len(nums) > 0:
+			want.tokens, want.ok = len(nums), true
+			for _, n := range nums {
+				if strings.ContainsAny(string(n), ".eE") {
+					want.tokens, want.ok = 0, false
+				}
+			}
+		}
+		if text != want.text || tokens != want.tokens || (e == nil) != want.ok {
+			t.Fatalf("parsePrompt(%s) = %q, %d, %v, want %q, %d, ok %v", s, text, tokens, e, want.text, want.tokens, want.ok)
+		}
+	})
+}
