@@ -47,3 +47,30 @@ func BenchmarkTokenIDPrompt(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkManyStops measures a chat request carrying 20,000 stop
+// sequences, which a server that scans for each of them pays for in CPU.
+//
+//	go test -run XXX -bench ManyStops -benchmem ./simulate/
+func BenchmarkManyStops(b *testing.B) {
+	s, err := simulate.NewServer(simulate.WithModel("m", &simulate.Fixed{}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	var sb strings.Builder
+	sb.WriteString(`{"model":"m","max_tokens":2048,"messages":[{"role":"user","content":"hi"}],"stop":[`)
+	for i := range 20_000 {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(`"zq` + strconv.Itoa(i) + `"`)
+	}
+	sb.WriteString(`]}`)
+	body := sb.String()
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body)))
+	}
+}
