@@ -2,7 +2,9 @@ package simulate_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -317,6 +319,12 @@ func TestErrorEventFault(t *testing.T) {
 		e, ok := last.AsAny().(responses.ResponseErrorEvent)
 		if s.Err() != nil || !ok || e.Code != "server_error" || !strings.Contains(e.Message, "error-event") || deltas != 2 {
 			t.Errorf("responses stream: %d deltas, last event %s, error %v, want 2 deltas and an error event", deltas, last.RawJSON(), s.Err())
+		}
+		// Not streaming, the failure is the response: a 500.
+		_, err := c.Chat.Completions.New(context.Background(), chatParams("m", 10), fault)
+		var apiErr *openai.Error
+		if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusInternalServerError {
+			t.Errorf("non-streaming with error-event: error %v, want a 500", err)
 		}
 	})
 }

@@ -137,7 +137,8 @@ func WithBuffering(on bool) Option {
 
 // WithRoleFirst sends the role-only chunk as soon as the response starts,
 // as hosted APIs do. By default it goes out with the first token, as vLLM's
-// does.
+// does. On the Responses API the same holds for response.created and
+// response.in_progress.
 func WithRoleFirst(on bool) Option {
 	return optionFunc(func(c *config) { c.roleFirst = on })
 }
