@@ -70,8 +70,8 @@
 // generation ends, as a buffering proxy would. /metrics includes a histogram
 // of how late the server wrote each response's bytes: its own timing error. Faults (429 with
 // Retry-After, 500, 503, a reset before headers or mid-stream, a stall, a
-// malformed or oversized event, a stream truncated without [DONE], slow
-// headers, a wrong content type) are drawn by rate, scripted per request index, or picked by
+// malformed or oversized event, an error event, a stream truncated without
+// [DONE], slow headers, a wrong content type) are drawn by rate, scripted per request index, or picked by
 // a client through the FaultHeader request header where the server accepts
 // it (WithFaultHeader; on in the test constructors and ServeInMemory).
 //

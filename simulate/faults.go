@@ -162,7 +162,8 @@ type Faults struct {
 	// Rates are the probabilities, 0..1, of each fault per request; their
 	// sum must not exceed 1. Zero means never.
 	RateLimit, ServerError, Unavailable, Reset, Stall, Malformed, SlowHeaders float64
-	ResetBeforeHeaders, WrongContentType, Truncated, Oversized, ErrorEvent    float64
+	// More rates, as above, of the faults a client's fault matrix needs.
+	ResetBeforeHeaders, WrongContentType, Truncated, Oversized, ErrorEvent float64
 	// After is the After of faults drawn by rate.
 	After int
 	// For is the For of faults drawn by rate; zero means
