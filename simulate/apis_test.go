@@ -328,3 +328,45 @@ func TestErrorEventFault(t *testing.T) {
 		}
 	})
 }
+
+// Two calls in one reply: each its own index (chat) or output item
+// (Responses), in order, arguments intact.
+func TestTwoToolCalls(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		oslo := simulate.ToolCall{Name: "get_weather", Arguments: `{"city":"Oslo"}`}
+		ts := scripted(t, simulate.WithToolCalls(func(simulate.ReplyInfo) []simulate.ToolCall {
+			return []simulate.ToolCall{weather, oslo}
+		}))
+		c := newClient(ts)
+		s := c.Chat.Completions.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+			Model:    "m",
+			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Weather?")},
+		})
+		var acc openai.ChatCompletionAccumulator
+		for s.Next() {
+			acc.AddChunk(s.Current())
+		}
+		s.Close()
+		var got []string
+		for _, tc := range acc.Choices[0].Message.ToolCalls {
+			got = append(got, tc.Function.Name+tc.Function.Arguments)
+		}
+		if want := []string{weather.Name + weather.Arguments, oslo.Name + oslo.Arguments}; s.Err() != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("chat tool calls = %q, error %v, want %q", got, s.Err(), want)
+		}
+		res, err := c.Responses.New(context.Background(), responses.ResponseNewParams{
+			Model: "m",
+			Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Weather?")},
+		})
+		if err != nil {
+			t.Fatalf("Responses.New: %v", err)
+		}
+		got = got[:0]
+		for _, o := range res.Output {
+			got = append(got, o.Type+" "+o.Name+o.Arguments.OfString)
+		}
+		if want := []string{"function_call " + weather.Name + weather.Arguments, "function_call " + oslo.Name + oslo.Arguments}; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("responses output = %q, want %q", got, want)
+		}
+	})
+}
