@@ -49,7 +49,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	g, e := s.newGeneration(&req.commonRequest, req.MaxTokens, "max_tokens")
 	var ids int
 	if e == nil {
-		g.lastMessage, ids, e = parsePrompt(req.Prompt)
+		g.lastMessage, ids, e = req.Prompt.parse()
 	}
 	if e == nil {
 		g.stop, e = parseStop(req.Stop)

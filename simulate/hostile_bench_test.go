@@ -74,3 +74,25 @@ func BenchmarkManyStops(b *testing.B) {
 		s.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body)))
 	}
 }
+
+// BenchmarkHugeChatPrompt measures a chat request whose one message is
+// 4 MB of text.
+//
+//	go test -run XXX -bench HugeChatPrompt -benchmem ./simulate/
+func BenchmarkHugeChatPrompt(b *testing.B) {
+	s, err := simulate.NewServer(simulate.WithModel("m", &simulate.Fixed{}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	body := `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"` + strings.Repeat("word ", 800_000) + `"}]}`
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body)))
+		if w.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", w.Code, w.Body)
+		}
+	}
+}

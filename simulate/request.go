@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -40,8 +39,32 @@ type chatRequest struct {
 // simulator reads.
 type completionRequest struct {
 	commonRequest
-	Prompt json.RawMessage `json:"prompt"`
-	Suffix *string         `json:"suffix"`
+	Prompt promptField `json:"prompt"`
+	Suffix *string     `json:"suffix"`
+}
+
+// promptField is a completions prompt read by parsePrompt as it is decoded,
+// so the raw JSON is never copied; a bad prompt is kept as err, for the
+// handler to report in its turn.
+type promptField struct {
+	text   string
+	tokens int
+	err    *apiError
+	set    bool
+}
+
+func (p *promptField) UnmarshalJSON(b []byte) error {
+	p.text, p.tokens, p.err = parsePrompt(b)
+	p.set = true
+	return nil
+}
+
+// parse returns the prompt's text or token count, as parsePrompt.
+func (p *promptField) parse() (string, int, *apiError) {
+	if !p.set {
+		return "", 0, badPrompt()
+	}
+	return p.text, p.tokens, p.err
 }
 
 // responsesRequest is the part of a Responses API request the simulator
@@ -123,15 +146,21 @@ type chatMessage struct {
 
 func (m *chatMessage) UnmarshalJSON(b []byte) error {
 	var raw struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
+		Role    string         `json:"role"`
+		Content messageContent `json:"content"`
 	}
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
-	}
-	m.Role = raw.Role
-	text, err := contentText(raw.Content)
-	m.text = text
+	err := json.Unmarshal(b, &raw)
+	m.Role, m.text = raw.Role, string(raw.Content)
+	return err
+}
+
+// messageContent is a message's content read straight into its text (see
+// contentText), without keeping the raw JSON.
+type messageContent string
+
+func (c *messageContent) UnmarshalJSON(b []byte) error {
+	text, err := contentText(b)
+	*c = messageContent(text)
 	return err
 }
 
@@ -165,7 +194,12 @@ func contentText(raw json.RawMessage) (string, error) {
 func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *apiError {
 	rc := http.NewResponseController(w)
 	timed := rc.SetReadDeadline(time.Now().Add(s.cfg.bodyTimeout)) == nil
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.maxBodyBytes))
+	var buf bytes.Buffer
+	if n := r.ContentLength; n > 0 && n <= s.cfg.maxBodyBytes {
+		buf.Grow(int(n) + bytes.MinRead) // read in place, no regrowth
+	}
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.cfg.maxBodyBytes))
+	body := buf.Bytes()
 	if err != nil {
 		// The rest of the body is not read: the connection cannot carry
 		// another request (and net/http would otherwise wait to discard
