@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -194,12 +195,7 @@ func contentText(raw json.RawMessage) (string, error) {
 func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *apiError {
 	rc := http.NewResponseController(w)
 	timed := rc.SetReadDeadline(time.Now().Add(s.cfg.bodyTimeout)) == nil
-	var buf bytes.Buffer
-	if n := r.ContentLength; n > 0 && n <= s.cfg.maxBodyBytes {
-		buf.Grow(int(n) + bytes.MinRead) // read in place, no regrowth
-	}
-	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.cfg.maxBodyBytes))
-	body := buf.Bytes()
+	body, err := readBody(http.MaxBytesReader(w, r.Body, s.cfg.maxBodyBytes), r.ContentLength)
 	if err != nil {
 		// The rest of the body is not read: the connection cannot carry
 		// another request (and net/http would otherwise wait to discard
@@ -220,6 +216,46 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *apiE
 		return badRequest("", "invalid JSON body: "+err.Error())
 	}
 	return nil
+}
+
+// bodyBlock is the size of the blocks readBody reads into.
+const bodyBlock = 64 << 10
+
+// readBody reads r to its end. It holds what arrived in blocks, then joins
+// them once: a body costs its size twice at most, never more, and a client
+// that announces a large Content-Length (size) but sends little costs what
+// it sent. A body that fits the first block is not copied.
+func readBody(r io.Reader, size int64) ([]byte, error) {
+	first := bodyBlock
+	if size >= 0 && size < bodyBlock {
+		first = int(size) + 1 // room to see the end
+	}
+	var blocks [][]byte
+	total := 0
+	for b := make([]byte, 0, first); ; {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		total += n
+		if err == io.EOF {
+			blocks = append(blocks, b)
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			blocks = append(blocks, b)
+			b = make([]byte, 0, bodyBlock)
+		}
+	}
+	if len(blocks) == 1 {
+		return blocks[0], nil
+	}
+	body := make([]byte, 0, total)
+	for _, b := range blocks {
+		body = append(body, b...)
+	}
+	return body, nil
 }
 
 // parseStop reads "stop": null, a string or an array of strings.

@@ -2,9 +2,12 @@ package simulate
 
 import (
 	"encoding/json"
+	"io"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 func TestParsePrompt(t *testing.T) {
@@ -100,4 +103,35 @@ func FuzzParsePrompt(f *testing.F) {
 			t.Fatalf("parsePrompt(%s) = %q, %d, %v, want %q, %d, ok %v", s, text, tokens, e, want.text, want.tokens, want.ok)
 		}
 	})
+}
+
+func TestReadBody(t *testing.T) {
+	for _, n := range []int{0, 1, 100, bodyBlock - 1, bodyBlock, bodyBlock + 1, 5*bodyBlock + 7} {
+		data := strings.Repeat("abcdefg", n/7+1)[:n]
+		for _, size := range []int64{int64(n), -1, 0, int64(n) + 1000, 4 << 20} {
+			got, err := readBody(iotest.HalfReader(strings.NewReader(data)), size)
+			if err != nil || string(got) != data {
+				t.Errorf("readBody(%d bytes, announced %d) = %d bytes, %v, want the body", n, size, len(got), err)
+			}
+		}
+	}
+	if _, err := readBody(iotest.ErrReader(io.ErrUnexpectedEOF), 10); err != io.ErrUnexpectedEOF {
+		t.Errorf("readBody(failing reader) error = %v, want the reader's", err)
+	}
+}
+
+// A client that announces a large body and sends a byte costs what it
+// sent, not what it announced.
+func TestReadBodyTrustsNoContentLength(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 10 {
+		if _, err := readBody(strings.NewReader("x"), 4<<20); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
+		t.Errorf("10 one-byte bodies announced as 4 MiB allocated %d bytes, want well under 4 MiB", got)
+	}
 }
