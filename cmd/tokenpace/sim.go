@@ -42,6 +42,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&faults.WrongContentType, "fault-wrong-content-type", 0, "share of requests answered 200 with an HTML page")
 	fs.Float64Var(&faults.Truncated, "fault-truncated", 0, "share of streams that end cleanly mid-stream, without finish or [DONE]")
 	fs.Float64Var(&faults.Oversized, "fault-oversized", 0, "share of streams that get an oversized event (--fault-size bytes)")
+	fs.Float64Var(&faults.ErrorEvent, "fault-error-event", 0, "share of streams that end with an error event (non-streaming: a 500)")
 	fs.IntVar(&faults.Size, "fault-size", simulate.DefaultOversizedBytes, "bytes of an oversized event's data line")
 	fs.IntVar(&faults.After, "fault-after", 0, "output chunks sent before a mid-stream fault")
 	fs.DurationVar(&faults.For, "fault-for", time.Second, "length of stalls, header delays and Retry-After")
