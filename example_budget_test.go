@@ -160,6 +160,7 @@ func ExamplePolicy_continue() {
 	sim, err := simulate.NewServer(
 		simulate.WithModel("big", &simulate.Fixed{TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond}),
 		simulate.WithModel("small", &simulate.Fixed{TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond}),
+		simulate.WithFaultHeader(true), // the big route asks for a stall
 		simulate.WithReply(func(ri simulate.ReplyInfo) (string, bool) {
 			if ri.Model == "big" {
 				return "One two three four five six seven eight.", true

@@ -32,8 +32,9 @@
 // # Server
 //
 // Server is an http.Handler speaking the OpenAI API: POST
-// /v1/chat/completions and /v1/completions (streaming or not), GET
-// /v1/models, /health and a Prometheus-style /metrics of the engine's state.
+// /v1/chat/completions, /v1/completions (with a suffix: fill-in-the-middle)
+// and /v1/responses (streaming or not), GET /v1/models, /health and a
+// Prometheus-style /metrics of the engine's state.
 // Streams are Server-Sent Events with Content-Type text/event-stream,
 // Cache-Control no-cache and X-Accel-Buffering no, one flush per chunk, a
 // finish chunk with finish_reason "stop" or "length", a usage chunk (choices
@@ -42,9 +43,18 @@
 // multi-token chunks (WithChunkTokens) and when the role-only chunk goes out
 // (WithRoleFirst). Several models may share a server, each with its own
 // Scheduler, so a client can fall back from one to another on one endpoint.
+// A Responses stream is the API's typed events (response.created,
+// response.in_progress, response.output_item.added,
+// response.content_part.added, response.output_text.delta, the matching
+// .done events, response.completed or response.incomplete with the usage),
+// each with its sequence_number. WithToolCalls scripts tool calls, streamed
+// as OpenAI streams them on chat (tool_calls deltas, finish_reason
+// "tool_calls") and on the Responses API (function_call items,
+// response.function_call_arguments.delta and .done).
 // Bad requests get OpenAI-style JSON errors:
-// 400 (invalid JSON, no model, max_tokens out of range, n other than 1),
-// 404 (unknown model or path), 405 (wrong method), 413 (body too large).
+// 400 (invalid JSON, no model, max_tokens out of range, n other than 1,
+// more than MaxStop stop sequences), 404 (unknown model or path), 405 (wrong
+// method), 408 (body not received in time), 413 (body too large).
 //
 // Generated text is deterministic: words with spaces, full stops every few
 // words and a line break every three sentences, seeded by WithSeed and the
@@ -59,9 +69,19 @@
 // byte by the other half; WithBuffering holds the whole response until the
 // generation ends, as a buffering proxy would. /metrics includes a histogram
 // of how late the server wrote each response's bytes: its own timing error. Faults (429 with
-// Retry-After, 500, 503, a reset or a stall mid-stream, a malformed event,
-// slow headers) are drawn by rate, scripted per request index, or picked by
-// a client through the FaultHeader request header.
+// Retry-After, 500, 503, a reset before headers or mid-stream, a stall, a
+// malformed or oversized event, an error event, a stream truncated without
+// [DONE], slow headers, a wrong content type) are drawn by rate, scripted per request index, or picked by
+// a client through the FaultHeader request header where the server accepts
+// it (WithFaultHeader; on in the test constructors and ServeInMemory).
+//
+// # Hostile clients
+//
+// Every error, including the pages net/http writes itself (wrap the
+// listener with JSONErrorPages), is an OpenAI-style JSON error. Bodies are
+// capped (WithMaxBodyBytes) and must arrive within WithBodyTimeout; a
+// prompt of token ids is counted, never decoded; at most MaxStop stop
+// sequences are accepted; a fault's For is at most MaxFaultDuration.
 //
 // # Tests
 //

@@ -36,8 +36,19 @@ func errorType(status int) string {
 
 // writeError writes e as the whole response.
 func writeError(w http.ResponseWriter, e *apiError) {
-	if e.typ == "" {
-		e.typ = errorType(e.status)
+	b := errorBody(e)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(e.status)
+	w.Write(b)
+}
+
+// errorBody returns the JSON body of e.
+func errorBody(e *apiError) []byte {
+	typ := e.typ
+	if typ == "" {
+		typ = errorType(e.status)
 	}
 	var body struct {
 		Error struct {
@@ -48,7 +59,7 @@ func writeError(w http.ResponseWriter, e *apiError) {
 		} `json:"error"`
 	}
 	body.Error.Message = e.message
-	body.Error.Type = e.typ
+	body.Error.Type = typ
 	if e.param != "" {
 		body.Error.Param = &e.param
 	}
@@ -56,9 +67,5 @@ func writeError(w http.ResponseWriter, e *apiError) {
 		body.Error.Code = &e.code
 	}
 	b, _ := json.Marshal(body)
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(e.status)
-	w.Write(b)
+	return b
 }

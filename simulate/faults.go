@@ -19,10 +19,19 @@ import (
 //	stall;for=2s;after=5  the stream stalls 2 s after 5 chunks
 //	malformed;after=5     a malformed event after 5 chunks
 //	slow-headers;for=1s   response headers 1 s late
+//	reset-before-headers  connection dropped before any response
+//	wrong-content-type    200 with an HTML page instead of the stream
+//	truncated;after=5     the stream ends cleanly after 5 chunks, without
+//	                      the finish, usage and [DONE] events
+//	oversized;after=5;size=8388608
+//	                      an 8 MiB event after 5 chunks
+//	error-event;after=5   an error event after 5 chunks, then the end
 //	none                  no fault, whatever the rates say
 //
 // "after" counts output-bearing chunks (0, the default, is before the first
-// one). An unparsable value gets a 400 response.
+// one); "for" is at most MaxFaultDuration, "size" at most
+// MaxOversizedBytes. An unparsable value gets a 400
+// response. The server reads the header only when WithFaultHeader is on.
 const FaultHeader = "X-Tokenpace-Fault"
 
 // FaultKind names a fault the server can inject.
@@ -51,6 +60,26 @@ const (
 	// FaultSlowHeaders sends the response headers Fault.For late; chunks
 	// due before then arrive with them.
 	FaultSlowHeaders
+	// FaultResetBeforeHeaders drops the connection before any response:
+	// the client sees the connection end (EOF) instead of headers.
+	FaultResetBeforeHeaders
+	// FaultWrongContentType answers 200 with an HTML page (Content-Type
+	// text/html), as a captive portal or a misconfigured proxy would.
+	FaultWrongContentType
+	// FaultTruncated ends a stream cleanly (the chunked body is
+	// terminated) in place of its chunk after Fault.After, without the
+	// finish, usage and [DONE] events; a non-streaming body is cut as by
+	// FaultReset.
+	FaultTruncated
+	// FaultOversized sends, before the chunk after Fault.After, a valid
+	// chunk whose one data line is Fault.Size bytes long, then carries
+	// on. Streams only.
+	FaultOversized
+	// FaultErrorEvent ends a stream with an error event in place of its
+	// chunk after Fault.After, as OpenAI reports a failure mid-stream:
+	// data {"error":{...}} on chat and completions, an "error" event on
+	// the Responses API; a non-streaming request gets a 500 then.
+	FaultErrorEvent
 )
 
 var faultNames = map[FaultKind]string{
@@ -62,6 +91,12 @@ var faultNames = map[FaultKind]string{
 	FaultStall:       "stall",
 	FaultMalformed:   "malformed",
 	FaultSlowHeaders: "slow-headers",
+
+	FaultResetBeforeHeaders: "reset-before-headers",
+	FaultWrongContentType:   "wrong-content-type",
+	FaultTruncated:          "truncated",
+	FaultOversized:          "oversized",
+	FaultErrorEvent:         "error-event",
 }
 
 // String returns the name FaultHeader uses for k.
@@ -83,40 +118,38 @@ type Fault struct {
 	// (FaultSlowHeaders) or the Retry-After (FaultRateLimit); zero means
 	// DefaultFaultDuration.
 	For time.Duration
+	// Size is the length in bytes of a FaultOversized event's data line;
+	// zero means DefaultOversizedBytes.
+	Size int
+}
+
+// Sizes of a FaultOversized event: the default is twice the longest line
+// the tokenpace client accepts by default.
+const (
+	DefaultOversizedBytes = 8 << 20
+	MaxOversizedBytes     = 64 << 20
+)
+
+func (f Fault) size() int {
+	if f.Size <= 0 {
+		return DefaultOversizedBytes
+	}
+	return f.Size
 }
 
 // DefaultFaultDuration is a Fault's For when it is zero.
 const DefaultFaultDuration = time.Second
+
+// MaxFaultDuration is the largest For a fault may have, from the
+// FaultHeader or from Faults: a Retry-After or a stall of an hour is
+// already more than any client waits.
+const MaxFaultDuration = time.Hour
 
 func (f Fault) duration() time.Duration {
 	if f.For <= 0 {
 		return DefaultFaultDuration
 	}
 	return f.For
-}
-
-// code returns the OpenAI-style error code of a status fault.
-func (f Fault) code() string {
-	switch f.Kind {
-	case FaultRateLimit:
-		return "rate_limit_exceeded"
-	case FaultUnavailable:
-		return "service_unavailable"
-	}
-	return "internal_error"
-}
-
-// status returns the HTTP status of a status fault, or 0.
-func (f Fault) status() int {
-	switch f.Kind {
-	case FaultRateLimit:
-		return 429
-	case FaultServerError:
-		return 500
-	case FaultUnavailable:
-		return 503
-	}
-	return 0
 }
 
 // Faults configures fault injection. The zero value injects none.
@@ -129,11 +162,16 @@ type Faults struct {
 	// Rates are the probabilities, 0..1, of each fault per request; their
 	// sum must not exceed 1. Zero means never.
 	RateLimit, ServerError, Unavailable, Reset, Stall, Malformed, SlowHeaders float64
+	// More rates, as above, of the faults a client's fault matrix needs.
+	ResetBeforeHeaders, WrongContentType, Truncated, Oversized, ErrorEvent float64
 	// After is the After of faults drawn by rate.
 	After int
 	// For is the For of faults drawn by rate; zero means
 	// DefaultFaultDuration.
 	For time.Duration
+	// Size is the Size of faults drawn by rate; zero means
+	// DefaultOversizedBytes.
+	Size int
 	// Seed seeds the draws.
 	Seed uint64
 	// Script, if set, picks the fault of request index (from 0); a
@@ -142,19 +180,24 @@ type Faults struct {
 }
 
 func (fs Faults) validate() error {
-	rates := []float64{fs.RateLimit, fs.ServerError, fs.Unavailable, fs.Reset, fs.Stall, fs.Malformed, fs.SlowHeaders}
 	sum := 0.0
-	for _, r := range rates {
-		if r < 0 || r > 1 || r != r {
+	for _, c := range fs.rates() {
+		if r := c.rate; r < 0 || r > 1 || r != r {
 			return fmt.Errorf("simulate: fault rate %v out of range 0..1", r)
 		}
-		sum += r
+		sum += c.rate
 	}
 	if sum > 1+1e-9 {
 		return fmt.Errorf("simulate: fault rates sum to %v, more than 1", sum)
 	}
 	if fs.After < 0 || fs.For < 0 {
 		return fmt.Errorf("simulate: negative fault After (%d) or For (%v)", fs.After, fs.For)
+	}
+	if fs.For > MaxFaultDuration {
+		return fmt.Errorf("simulate: fault For %v over %v", fs.For, MaxFaultDuration)
+	}
+	if fs.Size < 0 || fs.Size > MaxOversizedBytes {
+		return fmt.Errorf("simulate: fault Size %d out of range 0..%d", fs.Size, MaxOversizedBytes)
 	}
 	return nil
 }
@@ -170,10 +213,18 @@ func (fs Faults) pick(index uint64, header string) (Fault, error) {
 		}
 	}
 	u := rand.New(rand.NewPCG(fs.Seed, index)).Float64()
-	for _, c := range []struct {
-		rate float64
-		kind FaultKind
-	}{
+	for _, c := range fs.rates() {
+		if u < c.rate {
+			return Fault{Kind: c.kind, After: fs.After, For: fs.For, Size: fs.Size}, nil
+		}
+		u -= c.rate
+	}
+	return Fault{}, nil
+}
+
+// rates lists the rates in the order draws take them.
+func (fs Faults) rates() []faultRate {
+	return []faultRate{
 		{fs.RateLimit, FaultRateLimit},
 		{fs.ServerError, FaultServerError},
 		{fs.Unavailable, FaultUnavailable},
@@ -181,13 +232,17 @@ func (fs Faults) pick(index uint64, header string) (Fault, error) {
 		{fs.Stall, FaultStall},
 		{fs.Malformed, FaultMalformed},
 		{fs.SlowHeaders, FaultSlowHeaders},
-	} {
-		if u < c.rate {
-			return Fault{Kind: c.kind, After: fs.After, For: fs.For}, nil
-		}
-		u -= c.rate
+		{fs.ResetBeforeHeaders, FaultResetBeforeHeaders},
+		{fs.WrongContentType, FaultWrongContentType},
+		{fs.Truncated, FaultTruncated},
+		{fs.Oversized, FaultOversized},
+		{fs.ErrorEvent, FaultErrorEvent},
 	}
-	return Fault{}, nil
+}
+
+type faultRate struct {
+	rate float64
+	kind FaultKind
 }
 
 // ParseFault parses a FaultHeader value.
@@ -202,7 +257,7 @@ func ParseFault(s string) (Fault, error) {
 		}
 	}
 	if !found {
-		return Fault{}, fmt.Errorf("simulate: unknown fault %q in %s (want none, 429, 500, 503, reset, stall, malformed or slow-headers)", name, FaultHeader)
+		return Fault{}, fmt.Errorf("simulate: unknown fault %q in %s (want none, 429, 500, 503, reset, stall, malformed, slow-headers, reset-before-headers, wrong-content-type, truncated, oversized or error-event)", name, FaultHeader)
 	}
 	for _, p := range parts[1:] {
 		key, val, ok := strings.Cut(strings.TrimSpace(p), "=")
@@ -221,9 +276,18 @@ func ParseFault(s string) (Fault, error) {
 			if err != nil || d < 0 {
 				return Fault{}, fmt.Errorf("simulate: fault parameter for=%q is not a duration", val)
 			}
+			if d > MaxFaultDuration {
+				return Fault{}, fmt.Errorf("simulate: fault parameter for=%v is over %v", d, MaxFaultDuration)
+			}
 			f.For = d
+		case "size":
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 0 || n > MaxOversizedBytes {
+				return Fault{}, fmt.Errorf("simulate: fault parameter size=%q is not a size in 0..%d", val, MaxOversizedBytes)
+			}
+			f.Size = n
 		default:
-			return Fault{}, fmt.Errorf("simulate: unknown fault parameter %q (want after or for)", key)
+			return Fault{}, fmt.Errorf("simulate: unknown fault parameter %q (want after, for or size)", key)
 		}
 	}
 	return f, nil

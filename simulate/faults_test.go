@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -122,7 +123,8 @@ func TestResetIsUnexpectedEOF(t *testing.T) {
 }
 
 func TestBadFaultHeader(t *testing.T) {
-	for _, h := range []string{"418", "stall;for=soon", "reset;after=-1", "reset;after", "stall;when=1s"} {
+	for _, h := range []string{"418", "stall;for=soon", "reset;after=-1", "reset;after", "stall;when=1s",
+		"429;for=9223369200s", "stall;for=2h", "oversized;size=999999999", "oversized;size=-1"} {
 		t.Run(h, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ts := simulate.StartInMemory(t, simulate.WithModel("m", &simulate.Fixed{}))
@@ -132,6 +134,44 @@ func TestBadFaultHeader(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// The fault header is honoured only by a server that accepts it: the test
+// constructors do unless told not to.
+func TestFaultHeaderIsOptIn(t *testing.T) {
+	tests := []struct {
+		name string
+		opts []simulate.Option
+		want int
+	}{
+		{"test server default", nil, http.StatusInternalServerError},
+		{"turned off", []simulate.Option{simulate.WithFaultHeader(false)}, http.StatusOK},
+		{"turned on", []simulate.Option{simulate.WithFaultHeader(true)}, http.StatusInternalServerError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ts := simulate.StartInMemory(t, append([]simulate.Option{simulate.WithModel("m", &simulate.Fixed{})}, tt.opts...)...)
+				x := post(t, ts, "/v1/chat/completions", fmt.Sprintf(streamBody, 1), map[string]string{simulate.FaultHeader: "500"})
+				if x.status != tt.want {
+					t.Errorf("status with %s: 500 = %d, want %d", simulate.FaultHeader, x.status, tt.want)
+				}
+			})
+		})
+	}
+	// A server made by NewServer ignores the header.
+	s, err := simulate.NewServer(simulate.WithModel("m", &simulate.Fixed{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}`))
+	r.Header.Set(simulate.FaultHeader, "429;for=9223369200s")
+	s.ServeHTTP(w, r)
+	if w.Code != http.StatusOK || w.Header().Get("Retry-After") != "" {
+		t.Errorf("NewServer() with %s: status %d, Retry-After %q, want 200 and none", simulate.FaultHeader, w.Code, w.Header().Get("Retry-After"))
 	}
 }
 
@@ -176,6 +216,9 @@ func TestFaultsValidate(t *testing.T) {
 		{ServerError: 1.5},
 		{RateLimit: 0.6, Reset: 0.6},
 		{After: -1},
+		{Stall: 1, For: 2 * time.Hour},
+		{Oversized: 1, Size: simulate.MaxOversizedBytes + 1},
+		{Truncated: 0.6, WrongContentType: 0.6},
 	} {
 		if _, err := simulate.NewServer(simulate.WithFaults(f)); err == nil {
 			t.Errorf("NewServer(WithFaults(%+v)) error = nil, want an error", f)
@@ -192,6 +235,10 @@ func TestParseFault(t *testing.T) {
 		{"stall;for=2s;after=5", simulate.Fault{Kind: simulate.FaultStall, For: 2 * time.Second, After: 5}},
 		{" reset ; after=3", simulate.Fault{Kind: simulate.FaultReset, After: 3}},
 		{"slow-headers;for=1ms", simulate.Fault{Kind: simulate.FaultSlowHeaders, For: time.Millisecond}},
+		{"oversized;after=2;size=100", simulate.Fault{Kind: simulate.FaultOversized, After: 2, Size: 100}},
+		{"truncated;after=1", simulate.Fault{Kind: simulate.FaultTruncated, After: 1}},
+		{"reset-before-headers", simulate.Fault{Kind: simulate.FaultResetBeforeHeaders}},
+		{"wrong-content-type", simulate.Fault{Kind: simulate.FaultWrongContentType}},
 		{"none", simulate.Fault{}},
 	}
 	for _, tt := range tests {

@@ -72,6 +72,15 @@ type format interface {
 	usage(b []byte, u usage) []byte
 	// whole appends a non-streaming response.
 	whole(b []byte, text, reason string, u usage) []byte
+	// toolCalls appends an event carrying pieces of tool calls.
+	toolCalls(b []byte, calls []callDelta) []byte
+	// wholeCalls appends a non-streaming response whose reply is tool
+	// calls.
+	wholeCalls(b []byte, calls []callDelta, reason string, u usage) []byte
+	// done appends what ends a stream after the finish and usage events.
+	done(b []byte) []byte
+	// errorEvent appends an event reporting e mid-stream.
+	errorEvent(b []byte, e *apiError) []byte
 }
 
 const (
@@ -172,6 +181,62 @@ func (f *chatFormat) finish(b []byte, reason string) []byte {
 	return f.endChunk(append(b, '}'), reason)
 }
 
+func (f *chatFormat) toolCalls(b []byte, calls []callDelta) []byte {
+	b = append(b, eventStart...)
+	b = append(b, f.chunkHead...)
+	b = append(b, `"tool_calls":[`...)
+	for i, c := range calls {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"index":`...)
+		b = strconv.AppendInt(b, int64(c.index), 10)
+		if c.start {
+			b = append(b, `,"id":`...)
+			b = appendString(b, c.id)
+			b = append(b, `,"type":"function","function":{"name":`...)
+			b = appendString(b, c.name)
+			b = append(b, `,"arguments":`...)
+		} else {
+			b = append(b, `,"function":{"arguments":`...)
+		}
+		b = appendString(b, c.args)
+		b = append(b, `}}`...)
+	}
+	return f.endChunk(append(b, `]}`...), "")
+}
+
+func (f *chatFormat) wholeCalls(b []byte, calls []callDelta, reason string, u usage) []byte {
+	b = append(b, f.wholeHead...)
+	b = append(b, `,"choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[`...)
+	for i, c := range calls {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = appendString(b, c.id)
+		b = append(b, `,"type":"function","function":{"name":`...)
+		b = appendString(b, c.name)
+		b = append(b, `,"arguments":`...)
+		b = appendString(b, c.args)
+		b = append(b, `}}`...)
+	}
+	b = append(b, `],"refusal":null}`...)
+	return endWhole(b, reason, u)
+}
+
+func (f *chatFormat) done(b []byte) []byte { return append(b, doneEvent...) }
+
+func (f *chatFormat) errorEvent(b []byte, e *apiError) []byte { return dataErrorEvent(b, e) }
+
+// dataErrorEvent appends e as an event whose data is the error body, as
+// OpenAI reports a failure in a chat or completions stream.
+func dataErrorEvent(b []byte, e *apiError) []byte {
+	b = append(b, eventStart...)
+	b = append(b, errorBody(e)...)
+	return append(b, eventEnd...)
+}
+
 func (f *chatFormat) whole(b []byte, text, reason string, u usage) []byte {
 	b = append(b, f.wholeHead...)
 	b = append(b, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
@@ -206,6 +271,19 @@ func (f *textFormat) role(b []byte) []byte { return b }
 func (f *textFormat) token(b []byte, text string) []byte { return f.event(b, text, "") }
 
 func (f *textFormat) finish(b []byte, reason string) []byte { return f.event(b, "", reason) }
+
+// toolCalls appends nothing: legacy completions make no tool calls.
+func (f *textFormat) toolCalls(b []byte, _ []callDelta) []byte { return b }
+
+// wholeCalls appends an empty completion: legacy completions make no tool
+// calls.
+func (f *textFormat) wholeCalls(b []byte, _ []callDelta, reason string, u usage) []byte {
+	return f.whole(b, "", reason, u)
+}
+
+func (f *textFormat) done(b []byte) []byte { return append(b, doneEvent...) }
+
+func (f *textFormat) errorEvent(b []byte, e *apiError) []byte { return dataErrorEvent(b, e) }
 
 func (f *textFormat) whole(b []byte, text, reason string, u usage) []byte {
 	b = append(b, f.wholeHead...)

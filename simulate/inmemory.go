@@ -31,11 +31,12 @@ type InMemory struct {
 // ignores the host, and .invalid never resolves should it leak elsewhere.
 const inMemoryURL = "http://simulator.invalid/v1/"
 
-// ServeInMemory starts a Server with opts on an in-memory listener. The
-// error is NewServer's, for invalid options.
+// ServeInMemory starts a Server with opts on an in-memory listener. Only
+// the program itself reaches it, so it reads FaultHeader unless opts hold
+// WithFaultHeader(false). The error is NewServer's, for invalid options.
 func ServeInMemory(opts ...Option) (*InMemory, error) {
 	l := NewMemListener()
-	return serve(l, l.Client(), inMemoryURL, opts)
+	return serve(l, l.Client(), inMemoryURL, append([]Option{WithFaultHeader(true)}, opts...))
 }
 
 // serve starts a Server with opts on l; client reaches l at url.
@@ -56,7 +57,7 @@ func serve(l net.Listener, client *http.Client, url string, opts []Option) (*InM
 			m.conns.Done()
 		}
 	}}
-	go func() { m.served <- m.hs.Serve(l) }()
+	go func() { m.served <- m.hs.Serve(JSONErrorPages(l)) }()
 	return m, nil
 }
 

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
+	"time"
 )
 
 // commonRequest is the part of a request both endpoints read.
@@ -27,13 +29,109 @@ type chatRequest struct {
 	commonRequest
 	Messages            []chatMessage `json:"messages"`
 	MaxCompletionTokens *int          `json:"max_completion_tokens"`
+	Tools               []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
 }
 
 // completionRequest is the part of a legacy completions request the
 // simulator reads.
 type completionRequest struct {
 	commonRequest
-	Prompt json.RawMessage `json:"prompt"`
+	Prompt promptField `json:"prompt"`
+	Suffix *string     `json:"suffix"`
+}
+
+// promptField is a completions prompt read by parsePrompt as it is decoded,
+// so the raw JSON is never copied; a bad prompt is kept as err, for the
+// handler to report in its turn.
+type promptField struct {
+	text   string
+	tokens int
+	err    *apiError
+	set    bool
+}
+
+func (p *promptField) UnmarshalJSON(b []byte) error {
+	p.text, p.tokens, p.err = parsePrompt(b)
+	p.set = true
+	return nil
+}
+
+// parse returns the prompt's text or token count, as parsePrompt.
+func (p *promptField) parse() (string, int, *apiError) {
+	if !p.set {
+		return "", 0, badPrompt()
+	}
+	return p.text, p.tokens, p.err
+}
+
+// responsesRequest is the part of a Responses API request the simulator
+// reads.
+type responsesRequest struct {
+	Model           string          `json:"model"`
+	Stream          bool            `json:"stream"`
+	MaxOutputTokens *int            `json:"max_output_tokens"`
+	Instructions    string          `json:"instructions"`
+	Input           json.RawMessage `json:"input"`
+	Tools           []struct {
+		Name string `json:"name"`
+	} `json:"tools"`
+}
+
+// parseInput reads a Responses "input": a string (one user message) or an
+// array of items: messages (content a string or an array of parts),
+// function calls (their arguments count as text) and function call
+// outputs (their output).
+func parseInput(raw json.RawMessage) ([]chatMessage, *apiError) {
+	raw = bytes.TrimSpace(raw)
+	bad := func(msg string) ([]chatMessage, *apiError) { return nil, badRequest("input", msg) }
+	if len(raw) == 0 || string(raw) == "null" {
+		return bad("you must provide an input")
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return bad("input must be a string or an array of items")
+		}
+		return []chatMessage{{Role: "user", text: s}}, nil
+	}
+	var items []struct {
+		Type      string          `json:"type"`
+		Role      string          `json:"role"`
+		Content   json.RawMessage `json:"content"`
+		Output    json.RawMessage `json:"output"`
+		Arguments string          `json:"arguments"`
+	}
+	if json.Unmarshal(raw, &items) != nil {
+		return bad("input must be a string or an array of items")
+	}
+	if len(items) == 0 {
+		return bad("input must hold at least one item")
+	}
+	msgs := make([]chatMessage, len(items))
+	for i, it := range items {
+		m := chatMessage{Role: it.Role}
+		if m.Role == "" {
+			m.Role = it.Type
+		}
+		var err error
+		switch {
+		case len(it.Content) > 0:
+			m.text, err = contentText(it.Content)
+		case len(it.Output) > 0:
+			m.text, err = contentText(it.Output)
+		default:
+			m.text = it.Arguments
+		}
+		if err != nil {
+			return bad(fmt.Sprintf("input[%d]: %v", i, err))
+		}
+		msgs[i] = m
+	}
+	return msgs, nil
 }
 
 type streamOptions struct {
@@ -49,15 +147,21 @@ type chatMessage struct {
 
 func (m *chatMessage) UnmarshalJSON(b []byte) error {
 	var raw struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
+		Role    string         `json:"role"`
+		Content messageContent `json:"content"`
 	}
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
-	}
-	m.Role = raw.Role
-	text, err := contentText(raw.Content)
-	m.text = text
+	err := json.Unmarshal(b, &raw)
+	m.Role, m.text = raw.Role, string(raw.Content)
+	return err
+}
+
+// messageContent is a message's content read straight into its text (see
+// contentText), without keeping the raw JSON.
+type messageContent string
+
+func (c *messageContent) UnmarshalJSON(b []byte) error {
+	text, err := contentText(b)
+	*c = messageContent(text)
 	return err
 }
 
@@ -86,19 +190,72 @@ func contentText(raw json.RawMessage) (string, error) {
 	return b.String(), nil
 }
 
-// decodeBody reads r's JSON body into v, within limit bytes.
-func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) *apiError {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+// decodeBody reads r's JSON body into v, within the server's size limit
+// and body timeout.
+func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *apiError {
+	rc := http.NewResponseController(w)
+	timed := rc.SetReadDeadline(time.Now().Add(s.cfg.bodyTimeout)) == nil
+	body, err := readBody(http.MaxBytesReader(w, r.Body, s.cfg.maxBodyBytes), r.ContentLength)
 	if err != nil {
+		// The rest of the body is not read: the connection cannot carry
+		// another request (and net/http would otherwise wait to discard
+		// the rest).
+		w.Header().Set("Connection", "close")
 		if mbe, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return &apiError{status: http.StatusRequestEntityTooLarge, message: fmt.Sprintf("request body over %d bytes", mbe.Limit)}
 		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return &apiError{status: http.StatusRequestTimeout, message: fmt.Sprintf("request body not received within %v", s.cfg.bodyTimeout)}
+		}
 		return badRequest("", "reading request body: "+err.Error())
+	}
+	if timed {
+		rc.SetReadDeadline(time.Time{})
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		return badRequest("", "invalid JSON body: "+err.Error())
 	}
 	return nil
+}
+
+// bodyBlock is the size of the blocks readBody reads into.
+const bodyBlock = 64 << 10
+
+// readBody reads r to its end. It holds what arrived in blocks, then joins
+// them once: a body costs its size twice at most, never more, and a client
+// that announces a large Content-Length (size) but sends little costs what
+// it sent. A body that fits the first block is not copied.
+func readBody(r io.Reader, size int64) ([]byte, error) {
+	first := bodyBlock
+	if size >= 0 && size < bodyBlock {
+		first = int(size) + 1 // room to see the end
+	}
+	var blocks [][]byte
+	total := 0
+	for b := make([]byte, 0, first); ; {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		total += n
+		if err == io.EOF {
+			blocks = append(blocks, b)
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			blocks = append(blocks, b)
+			b = make([]byte, 0, bodyBlock)
+		}
+	}
+	if len(blocks) == 1 {
+		return blocks[0], nil
+	}
+	body := make([]byte, 0, total)
+	for _, b := range blocks {
+		body = append(body, b...)
+	}
+	return body, nil
 }
 
 // parseStop reads "stop": null, a string or an array of strings.
@@ -115,29 +272,70 @@ func parseStop(raw json.RawMessage) ([]string, *apiError) {
 	if err := json.Unmarshal(raw, &many); err != nil {
 		return nil, badRequest("stop", "stop must be a string or an array of strings")
 	}
+	if len(many) > MaxStop {
+		return nil, badRequest("stop", fmt.Sprintf("stop holds %d sequences, at most %d are allowed", len(many), MaxStop))
+	}
 	return many, nil
 }
 
 // parsePrompt reads a completions "prompt": a string, an array of one
-// string, or an array of token ids (counted as that many tokens).
+// string, or an array of token ids (counted as that many tokens). raw is
+// valid JSON (the request decoded); each form is recognised by its first
+// bytes and read once, and token ids are counted without being decoded,
+// so a body full of ids costs no more memory than the body itself.
 func parsePrompt(raw json.RawMessage) (text string, tokens int, e *apiError) {
 	raw = bytes.TrimSpace(raw)
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	switch {
+	case len(raw) == 0:
+		return "", 0, badPrompt()
+	case raw[0] == '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", 0, badPrompt()
+		}
 		return s, 0, nil
+	case raw[0] != '[':
+		return "", 0, badPrompt()
 	}
-	var ss []string
-	if json.Unmarshal(raw, &ss) == nil {
+	first := bytes.TrimLeft(raw[1:], " \t\r\n")
+	if len(first) > 0 && first[0] == '"' {
+		var ss []string
+		if json.Unmarshal(raw, &ss) != nil {
+			return "", 0, badPrompt()
+		}
 		if len(ss) != 1 {
 			return "", 0, badRequest("prompt", "only one prompt per request is supported")
 		}
 		return ss[0], 0, nil
 	}
-	var ids []int
-	if json.Unmarshal(raw, &ids) == nil && len(ids) > 0 {
-		return "", len(ids), nil
+	if n, ok := countTokenIDs(raw); ok && n > 0 {
+		return "", n, nil
 	}
-	return "", 0, badRequest("prompt", "prompt must be a string, an array of one string, or an array of token ids")
+	return "", 0, badPrompt()
+}
+
+func badPrompt() *apiError {
+	return badRequest("prompt", "prompt must be a string, an array of one string, or an array of token ids")
+}
+
+// countTokenIDs counts the elements of raw, a valid JSON array, if every
+// one is an integer; it allocates nothing.
+func countTokenIDs(raw []byte) (int, bool) {
+	n, inNumber := 0, false
+	for _, c := range raw[1 : len(raw)-1] {
+		switch {
+		case c >= '0' && c <= '9' || c == '-':
+			if !inNumber {
+				n++
+				inNumber = true
+			}
+		case c == ',' || c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			inNumber = false
+		default:
+			return 0, false // a fraction, an exponent, a string, an object...
+		}
+	}
+	return n, true
 }
 
 // checkCommon validates what chat and completions requests share and

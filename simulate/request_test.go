@@ -38,6 +38,17 @@ func TestBadRequests(t *testing.T) {
 		{"completions bad stop", "/v1/completions", `{"model":"m","stop":5,"prompt":"a"}`, 400, "stop"},
 		{"completions max_tokens 0", "/v1/completions", `{"model":"m","max_tokens":0,"prompt":"a"}`, 400, "max_tokens"},
 		{"unknown path", "/v2/chat", `{}`, 404, ""},
+		{"five stops", "/v1/chat/completions", `{"model":"m","stop":["a","b","c","d","e"],"messages":[{"role":"user","content":"hi"}]}`, 400, "stop"},
+		{"completions five stops", "/v1/completions", `{"model":"m","stop":["a","b","c","d","e"],"prompt":"a"}`, 400, "stop"},
+		{"token ids with a fraction", "/v1/completions", `{"model":"m","prompt":[1,2.5]}`, 400, "prompt"},
+		{"token ids with a string", "/v1/completions", `{"model":"m","prompt":[1,"a"]}`, 400, "prompt"},
+		{"empty prompt array", "/v1/completions", `{"model":"m","prompt":[]}`, 400, "prompt"},
+		{"responses no input", "/v1/responses", `{"model":"m"}`, 400, "input"},
+		{"responses empty input", "/v1/responses", `{"model":"m","input":[]}`, 400, "input"},
+		{"responses bad input", "/v1/responses", `{"model":"m","input":5}`, 400, "input"},
+		{"responses bad content", "/v1/responses", `{"model":"m","input":[{"role":"user","content":5}]}`, 400, "input"},
+		{"responses max_output_tokens 0", "/v1/responses", `{"model":"m","max_output_tokens":0,"input":"hi"}`, 400, "max_output_tokens"},
+		{"responses unknown model", "/v1/responses", `{"model":"x","input":"hi"}`, 404, "model"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -31,13 +31,22 @@ const (
 	// DefaultMaxBodyBytes is the largest request body accepted; larger
 	// ones get 413.
 	DefaultMaxBodyBytes = 4 << 20
+	// DefaultBodyTimeout is how long the server waits for a request's
+	// body once its headers are read; a body still incomplete then gets
+	// 408 and the connection is closed.
+	DefaultBodyTimeout = 30 * time.Second
+	// MaxStop is the most stop sequences a request may hold, as OpenAI
+	// allows; more get 400.
+	MaxStop = 4
 )
 
 // Server is a simulated OpenAI-compatible LLM backend. It is an
 // http.Handler serving
 //
 //	POST /v1/chat/completions   streaming and not
-//	POST /v1/completions        the legacy text API, streaming and not
+//	POST /v1/completions        the legacy text API (with suffix: FIM),
+//	                            streaming and not
+//	POST /v1/responses          the Responses API, streaming and not
 //	GET  /v1/models             the served models
 //	GET  /v1/models/{model}     one of them
 //	GET  /health                200 while serving
@@ -46,7 +55,7 @@ const (
 // Each model has its own Scheduler, owned by one goroutine (the online
 // driver) from NewServer to Close: the engine decides when tokens are due,
 // the server sends them on time, with the network model (WithRTT,
-// WithBuffering) and the faults (WithFaults, FaultHeader) applied. The
+// WithBuffering) and the faults (WithFaults, WithFaultHeader) applied. The
 // server counts valid completion requests from 0 in order of arrival;
 // request i reaches the Scheduler as Request.ID i+1, so a Fixed.PerRequest
 // or a Faults.Script can single out the nth request (a slow first attempt
@@ -79,10 +88,13 @@ type config struct {
 	seed           uint64
 	outputTokens   func(*rand.Rand) int
 	reply          func(ReplyInfo) (string, bool)
+	toolCalls      func(ReplyInfo) []ToolCall
 	faults         Faults
 	maxTokens      int
 	maxTokensLimit int
 	maxBodyBytes   int64
+	bodyTimeout    time.Duration
+	faultHeader    bool
 	precise        bool
 	created        int64
 }
@@ -125,7 +137,8 @@ func WithBuffering(on bool) Option {
 
 // WithRoleFirst sends the role-only chunk as soon as the response starts,
 // as hosted APIs do. By default it goes out with the first token, as vLLM's
-// does.
+// does. On the Responses API the same holds for response.created and
+// response.in_progress.
 func WithRoleFirst(on bool) Option {
 	return optionFunc(func(c *config) { c.roleFirst = on })
 }
@@ -158,9 +171,14 @@ type ReplyInfo struct {
 	Index uint64
 	// Model is the requested model.
 	Model string
-	// Prompt is the text of the last chat message, or the completions
-	// prompt.
+	// Prompt is the text of the last chat message or Responses input
+	// item, or the completions prompt.
 	Prompt string
+	// Suffix is a completions request's suffix (fill-in-the-middle).
+	Suffix string
+	// Tools are the names of the function tools a chat or Responses
+	// request offers.
+	Tools []string
 }
 
 // WithReply scripts replies: for each request f returns the exact text to
@@ -171,9 +189,28 @@ func WithReply(f func(ReplyInfo) (text string, ok bool)) Option {
 	return optionFunc(func(c *config) { c.reply = f })
 }
 
-// WithFaults injects faults; see Faults and FaultHeader.
+// WithFaults injects faults; see Faults.
 func WithFaults(f Faults) Option {
 	return optionFunc(func(c *config) { c.faults = f })
+}
+
+// WithFaultHeader lets clients pick the fault of their request through
+// FaultHeader. Off by default for NewServer, so that a client cannot make
+// a shared simulator fail; StartInMemory, StartLoopback and ServeInMemory
+// turn it on (their clients are the test or program itself), and
+// WithFaultHeader(false) after their options turns it off again. With it
+// off, the header is ignored.
+func WithFaultHeader(on bool) Option {
+	return optionFunc(func(c *config) { c.faultHeader = on })
+}
+
+// WithBodyTimeout sets how long the server waits for a request's body
+// once its headers are read: a client that sends a partial body gets 408
+// and its connection is closed at the deadline. Zero means
+// DefaultBodyTimeout. It needs a connection that supports read deadlines
+// (net/http's own do); elsewhere it does nothing.
+func WithBodyTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.bodyTimeout = d })
 }
 
 // WithMaxTokens sets the output length of requests without max_tokens;
@@ -243,6 +280,11 @@ func NewServer(opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("simulate: default max tokens %d out of range 1..%d", cfg.maxTokens, cfg.maxTokensLimit)
 	case cfg.maxBodyBytes < 1:
 		return nil, fmt.Errorf("simulate: max body bytes %d, want at least 1", cfg.maxBodyBytes)
+	case cfg.bodyTimeout < 0:
+		return nil, fmt.Errorf("simulate: negative body timeout %v", cfg.bodyTimeout)
+	}
+	if cfg.bodyTimeout == 0 {
+		cfg.bodyTimeout = DefaultBodyTimeout
 	}
 	if err := cfg.faults.validate(); err != nil {
 		return nil, err
@@ -284,6 +326,7 @@ func NewServer(opts ...Option) (*Server, error) {
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("/v1/chat/completions", s.post(s.chat))
 	s.mux.HandleFunc("/v1/completions", s.post(s.completions))
+	s.mux.HandleFunc("/v1/responses", s.post(s.responses))
 	s.mux.HandleFunc("/v1/models", s.get(s.listModels))
 	s.mux.HandleFunc("/v1/models/{model...}", s.get(s.getModel))
 	s.mux.HandleFunc("/health", s.get(s.health))

@@ -26,7 +26,8 @@ type TestServer struct {
 
 // StartLoopback starts a Server with opts on a real TCP port of 127.0.0.1
 // and stops it (server, listener, idle client connections) when the test
-// ends. Use it for end-to-end tests over real HTTP.
+// ends. Use it for end-to-end tests over real HTTP. The server reads
+// FaultHeader unless opts hold WithFaultHeader(false).
 func StartLoopback(t TB, opts ...Option) *TestServer {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -40,7 +41,8 @@ func StartLoopback(t TB, opts ...Option) *TestServer {
 // returns it with an *http.Client dialing it; everything stops when the test
 // ends. Called inside a testing/synctest bubble (with the bubble's t), the
 // server, its drivers and the connections all run on the bubble's virtual
-// clock, so latency tests are instant and exact:
+// clock, so latency tests are instant and exact. The server reads
+// FaultHeader unless opts hold WithFaultHeader(false):
 //
 //	synctest.Test(t, func(t *testing.T) {
 //		ts := simulate.StartInMemory(t, simulate.WithModel("m", &simulate.Fixed{TTFT: time.Second}))
@@ -56,7 +58,7 @@ func StartInMemory(t TB, opts ...Option) *TestServer {
 
 func start(t TB, l net.Listener, client *http.Client, url string, opts []Option) *TestServer {
 	t.Helper()
-	m, err := serve(l, client, url, opts)
+	m, err := serve(l, client, url, append([]Option{WithFaultHeader(true)}, opts...))
 	if err != nil {
 		t.Fatalf("%v", err)
 	}

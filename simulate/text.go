@@ -220,10 +220,18 @@ func chatPrompt(msgs []chatMessage) promptInfo {
 }
 
 // textPrompt estimates a legacy completions prompt; it has no prefix key.
-func textPrompt(text string) promptInfo {
+func textPrompt(text string) promptInfo { return fimPrompt(text, "") }
+
+// fimPrompt estimates a fill-in-the-middle prompt: the text before the
+// cursor and the suffix after it.
+func fimPrompt(text, suffix string) promptInfo {
 	h := fnv.New64a()
 	h.Write([]byte(text))
-	return promptInfo{tokens: max(textTokens(text), 1), hash: h.Sum64()}
+	if suffix != "" {
+		h.Write([]byte{0})
+		h.Write([]byte(suffix))
+	}
+	return promptInfo{tokens: max(textTokens(text)+textTokens(suffix), 1), hash: h.Sum64()}
 }
 
 // replyText is a request's reply, handed out token by token: held in full

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -28,6 +29,8 @@ type benchTarget struct {
 	model  string
 	// what describes the endpoint for the report, without credentials.
 	what string
+	// key is the API key sent, to keep it out of messages; "" if none.
+	key string
 	// deployment is the embedded simulator's, nil for a base URL.
 	deployment *simulate.Deployment
 	close      func()
@@ -70,6 +73,7 @@ func newBenchTarget(f *benchFlags) (*benchTarget, error) {
 		opts = append(opts, option.WithBaseURL(f.baseURL), option.WithHTTPClient(hc))
 		if key := os.Getenv(f.apiKeyEnv); key != "" {
 			opts = append(opts, option.WithAPIKey(key))
+			t.key = key
 		} else if f.apiKeyEnv != "OPENAI_API_KEY" {
 			t.close()
 			return nil, fmt.Errorf("--api-key-env: environment variable %s is empty", f.apiKeyEnv)
@@ -98,6 +102,10 @@ func (t *benchTarget) probe(ctx context.Context, timeout time.Duration) error {
 		if t.model == "" && len(page.Data) > 0 {
 			t.model = page.Data[0].ID
 		}
+	case errors.As(err, &apiErr) && t.model == "":
+		// Reachable, but the model cannot be picked: say why.
+		return fmt.Errorf("%s answered the model list with %d %s: %s; name a model with --model, or check the API key",
+			t.what, apiErr.StatusCode, http.StatusText(apiErr.StatusCode), t.serverMessage(apiErr))
 	case errors.As(err, &apiErr):
 		// Reachable; /models may be missing or need another key.
 	case ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded):
@@ -114,6 +122,25 @@ func (t *benchTarget) probe(ctx context.Context, timeout time.Duration) error {
 // rootCause returns the innermost error of err's chain, which for a
 // failed connection is the system's own words ("connection refused", "no
 // such host") without the URL and method openai-go adds around them.
+// serverMessage returns the message of a server's error, at most 200
+// bytes, with the API key removed should the server echo it.
+func (t *benchTarget) serverMessage(e *openai.Error) string {
+	msg := e.Message
+	if msg == "" {
+		msg = strings.TrimSpace(e.RawJSON())
+	}
+	if msg == "" {
+		msg = "no message"
+	}
+	if t.key != "" {
+		msg = strings.ReplaceAll(msg, t.key, "[API key]")
+	}
+	if len(msg) > 200 {
+		msg = strings.ToValidUTF8(msg[:200], "") + "…"
+	}
+	return msg
+}
+
 func rootCause(err error) error {
 	for {
 		u := errors.Unwrap(err)

@@ -39,13 +39,27 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&faults.Stall, "fault-stall", 0, "share of streams that stall mid-stream for --fault-for")
 	fs.Float64Var(&faults.Malformed, "fault-malformed", 0, "share of streams that get a malformed event")
 	fs.Float64Var(&faults.SlowHeaders, "fault-slow-headers", 0, "share of responses whose headers come --fault-for late")
+	fs.Float64Var(&faults.ResetBeforeHeaders, "fault-reset-before-headers", 0, "share of requests whose connection drops before any response")
+	fs.Float64Var(&faults.WrongContentType, "fault-wrong-content-type", 0, "share of requests answered 200 with an HTML page")
+	fs.Float64Var(&faults.Truncated, "fault-truncated", 0, "share of streams that end cleanly mid-stream, without finish or [DONE]")
+	fs.Float64Var(&faults.Oversized, "fault-oversized", 0, "share of streams that get an oversized event (--fault-size bytes)")
+	fs.Float64Var(&faults.ErrorEvent, "fault-error-event", 0, "share of streams that end with an error event (non-streaming: a 500)")
+	fs.IntVar(&faults.Size, "fault-size", simulate.DefaultOversizedBytes, "bytes of an oversized event's data line")
 	fs.IntVar(&faults.After, "fault-after", 0, "output chunks sent before a mid-stream fault")
 	fs.DurationVar(&faults.For, "fault-for", time.Second, "length of stalls, header delays and Retry-After")
 	fs.Uint64Var(&faults.Seed, "fault-seed", 0, "seed of the fault draws")
+	faultHeader := fs.Bool("fault-header", false, "let clients pick their request's fault with the "+simulate.FaultHeader+" header")
+	headerTimeout := fs.Duration("header-timeout", 10*time.Second, "drop a connection whose request headers take longer")
+	bodyTimeout := fs.Duration("body-timeout", simulate.DefaultBodyTimeout, "answer 408 and drop a connection whose request body takes longer")
+	idleTimeout := fs.Duration("idle-timeout", 30*time.Second, "close a keep-alive connection idle for longer")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
+		return 2
+	}
+	if *headerTimeout <= 0 || *bodyTimeout <= 0 || *idleTimeout <= 0 {
+		fmt.Fprintln(stderr, "tokenpace sim: --header-timeout, --body-timeout and --idle-timeout must be positive")
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -106,6 +120,8 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		simulate.WithSeed(*seed),
 		simulate.WithPreciseTimer(*precise),
 		simulate.WithFaults(faults),
+		simulate.WithFaultHeader(*faultHeader),
+		simulate.WithBodyTimeout(*bodyTimeout),
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
@@ -120,9 +136,11 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "http://%s/v1\n", l.Addr())
 	fmt.Fprintf(stderr, "tokenpace sim: serving model %q (%s)\n", *name, what)
 
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	// No ReadTimeout or WriteTimeout: they would cut long streams. The
+	// server bounds the body read itself.
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: *headerTimeout, IdleTimeout: *idleTimeout}
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(l) }()
+	go func() { served <- hs.Serve(simulate.JSONErrorPages(l)) }()
 	select {
 	case err := <-served:
 		fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)

@@ -87,6 +87,8 @@ func TestSimRejectsBadFlags(t *testing.T) {
 		{"zero chunk tokens", []string{"--ttft", "1ms", "--chunk-tokens", "0"}, "chunk tokens"},
 		{"stray argument", []string{"extra"}, "unexpected"},
 		{"bad address", []string{"--ttft", "1ms", "--addr", "127.0.0.1:-1"}, "listen"},
+		{"zero idle timeout", []string{"--ttft", "1ms", "--idle-timeout", "0"}, "must be positive"},
+		{"fault rates over 1 in all", []string{"--ttft", "1ms", "--fault-truncated", "0.6", "--fault-error-event", "0.6"}, "sum to"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

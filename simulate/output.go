@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// output delivers a response through the network model. Times passed to it
+// output is a response's writer: it delivers the response through the
+// network model. Times passed to it
 // are when the server sends (server time); the bytes are written rtt/2
 // later, which is when a client across the modelled network would receive
 // them. A buffering proxy holds everything, headers included, until end.
@@ -127,16 +128,31 @@ func (o *output) end(at time.Time) bool {
 
 // whole delivers a non-streaming JSON response sent at at.
 func (o *output) whole(at time.Time, body []byte) bool {
+	return o.page(at, http.StatusOK, "application/json", body)
+}
+
+// page delivers a whole response of the given status and content type,
+// sent at at.
+func (o *output) page(at time.Time, status int, contentType string, body []byte) bool {
 	if !o.wait(at) {
 		return false
 	}
 	h := o.w.Header()
-	h.Set("Content-Type", "application/json")
+	h.Set("Content-Type", contentType)
 	h.Set("Content-Length", strconv.Itoa(len(body)))
-	o.w.WriteHeader(http.StatusOK)
+	o.w.WriteHeader(status)
 	o.started = true
 	_, err := o.w.Write(body)
 	return err == nil
+}
+
+// truncate ends a stream's body cleanly at at, without what was still to
+// come: what a buffering proxy held goes out, then the body's end.
+func (o *output) truncate(at time.Time) bool {
+	if o.buffering {
+		return o.end(at)
+	}
+	return waitUntil(o.ctx, o.due(at))
 }
 
 // fail delivers an error response sent at at.

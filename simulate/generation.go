@@ -1,0 +1,102 @@
+package simulate
+
+import "math/rand/v2"
+
+// newGeneration checks the fields both endpoints share and returns the
+// generation they describe; the caller adds the prompt and the stop
+// sequences. maxTokens is the request's limit, named param in errors.
+func (s *Server) newGeneration(c *commonRequest, maxTokens *int, param string) (generation, *apiError) {
+	m, want, e := s.checkCommon(c.Model, maxTokens, param, c.N)
+	return generation{
+		model:        m,
+		maxTokens:    want,
+		seed:         c.Seed,
+		stream:       c.Stream,
+		includeUsage: c.StreamOptions != nil && c.StreamOptions.IncludeUsage,
+	}, e
+}
+
+// generation is one validated request on its way through the engine.
+type generation struct {
+	model        *model
+	maxTokens    int
+	stop         []string
+	prompt       promptInfo
+	lastMessage  string
+	seed         *int64
+	stream       bool
+	includeUsage bool
+	api          api
+	suffix       string   // legacy completions: the FIM suffix
+	tools        []string // names of the tools the request offers
+}
+
+// api is the endpoint a generation came through.
+type api int
+
+const (
+	apiChat      api = iota // /v1/chat/completions
+	apiText                 // /v1/completions
+	apiResponses            // /v1/responses
+)
+
+// info describes request index to the scripts.
+func (g *generation) info(index uint64) ReplyInfo {
+	return ReplyInfo{Index: index, Model: g.model.name, Prompt: g.lastMessage, Suffix: g.suffix, Tools: g.tools}
+}
+
+// toolCalls returns the tool-call reply a WithToolCalls script gives
+// request index (id id), with its finish reason, or nil.
+func (s *Server) toolCalls(index, id uint64, g *generation) (*toolReply, string) {
+	if s.cfg.toolCalls == nil || g.api == apiText {
+		return nil, ""
+	}
+	calls := s.cfg.toolCalls(g.info(index))
+	if len(calls) == 0 {
+		return nil, ""
+	}
+	t := &toolReply{calls: calls, pieces: callPieces(calls), id: id}
+	if len(t.pieces) > g.maxTokens {
+		t.pieces = t.pieces[:g.maxTokens]
+		return t, "length"
+	}
+	return t, "tool_calls"
+}
+
+// text decides the reply of request index and its finish reason.
+func (s *Server) text(index uint64, g *generation) (*replyText, string) {
+	word := g.prompt.hash
+	if g.seed != nil {
+		word = uint64(*g.seed)
+	}
+	rng := rand.New(rand.NewPCG(s.cfg.seed, word))
+	n, finish := g.maxTokens, "length"
+	if f := s.cfg.outputTokens; f != nil {
+		if d := max(f(rng), 1); d < n {
+			n, finish = d, "stop"
+		}
+	}
+	var tokens []string
+	if f := s.cfg.reply; f != nil {
+		if text, ok := f(g.info(index)); ok {
+			tokens, finish = splitTokens(text), "stop"
+			if len(tokens) > g.maxTokens {
+				tokens, finish = tokens[:g.maxTokens], "length"
+			}
+		}
+	}
+	if tokens == nil {
+		if len(g.stop) == 0 {
+			return generatedText(rng, n), finish
+		}
+		tokens = generate(rng, n)
+	}
+	if cut, ok := cutAtStop(tokens, g.stop); ok {
+		tokens, finish = cut, "stop"
+	}
+	if len(tokens) == 0 {
+		// The engine emits at least one token; this one is empty.
+		tokens = []string{""}
+	}
+	return heldText(tokens), finish
+}

@@ -1,0 +1,208 @@
+package simulate
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// responder turns a request's emissions into its response: chunks of
+// per tokens, the role-only chunk, the finish, usage and [DONE] events, or
+// the whole JSON body of a non-streaming request, with the mid-stream
+// faults of its plan applied.
+type responder struct {
+	out      *output
+	f        format
+	plan     faultPlan
+	cancel   func()     // frees the engine's slot
+	text     *replyText // the whole reply, unless it is tool calls
+	calls    *toolReply // the whole reply of tool calls, or nil
+	n        int        // tokens of the reply
+	finish   string     // its finish_reason
+	stream   bool
+	usage    usage // prompt tokens and cached tokens; completion counted here
+	usageOn  bool  // stream_options.include_usage
+	per      int   // tokens per chunk
+	roleSent bool
+
+	pos     int             // tokens emitted so far
+	pending int             // tokens emitted but not yet sent
+	chunks  int             // output-bearing chunks sent
+	whole   strings.Builder // the text of a non-streaming response
+	buf     []byte
+}
+
+// handle takes emission e, due at at, and sends what it completes. It
+// reports whether the response is complete, and false ok when it ended
+// early: the client went away, or a fault ended it.
+func (r *responder) handle(e Emission, at time.Time) (done, ok bool) {
+	k := min(e.Tokens, r.n-r.pos)
+	r.pos += k
+	r.pending += k
+	r.buf = r.buf[:0]
+	if r.pending > 0 && (r.pending >= r.per || e.Done) {
+		if r.plan.strikes(r.chunks) {
+			a, ok := r.plan.atChunk(r.out, r.f, at, r.stream)
+			switch {
+			case !ok:
+				return false, false
+			case a == dropStream:
+				// The connection drops where the fault strikes; the
+				// engine's slot is freed first.
+				r.cancel()
+				r.out.reset(at)
+			case a == endStream:
+				r.out.truncate(at)
+				return false, false
+			}
+		}
+		if !r.roleSent {
+			r.buf = r.f.role(r.buf)
+			r.roleSent = true
+		}
+		r.chunks++
+		switch {
+		case r.calls != nil:
+			calls := r.calls.take(r.pending)
+			if r.stream {
+				r.buf = r.f.toolCalls(r.buf, calls)
+			}
+		case r.stream:
+			r.buf = r.f.token(r.buf, r.text.take(r.pending))
+		default:
+			r.whole.WriteString(r.text.take(r.pending))
+		}
+		r.pending = 0
+	}
+	if !e.Done {
+		if len(r.buf) > 0 && r.stream {
+			return false, r.out.send(at, r.buf)
+		}
+		return false, true
+	}
+	r.usage.completion = r.pos
+	if !r.stream {
+		var body []byte
+		if r.calls != nil {
+			body = r.f.wholeCalls(nil, r.calls.sent(), r.finish, r.usage)
+		} else {
+			body = r.f.whole(nil, r.whole.String(), r.finish, r.usage)
+		}
+		body = r.plan.wholeBody(body)
+		return true, r.out.whole(at, body)
+	}
+	r.buf = r.f.finish(r.buf, r.finish)
+	if r.usageOn {
+		r.buf = r.f.usage(r.buf, r.usage)
+	}
+	r.buf = r.f.done(r.buf)
+	return true, r.out.send(at, r.buf) && r.out.end(at)
+}
+
+// serve runs g through the network model, the faults and the engine, and
+// writes the response. sent is when the request's headers were read: the
+// client sent it rtt/2 earlier on the modelled network.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g *generation) {
+	ctx := r.Context()
+	index := s.next.Add(1) - 1
+	var header string
+	if s.cfg.faultHeader {
+		header = r.Header.Get(FaultHeader)
+	}
+	fault, err := s.cfg.faults.pick(index, header)
+	if err != nil {
+		writeError(w, badRequest("", err.Error()))
+		return
+	}
+	plan := faultPlan{fault}
+	half := s.cfg.rtt / 2
+	arrived := sent.Add(half) // when the server sees the request
+	out := newOutput(ctx, w, half, s.cfg.buffering, g.stream, &s.late)
+	if !waitUntil(ctx, arrived) || !plan.beforeHeaders(out, arrived) {
+		return
+	}
+	id := index + 1
+	var text *replyText
+	calls, finish := s.toolCalls(index, id, g)
+	n := 0
+	if calls != nil {
+		n = len(calls.pieces)
+	} else {
+		text, finish = s.text(index, g)
+		n = text.n
+	}
+	d := g.model.driver
+	sink, ok := d.add(&Request{
+		ID:           id,
+		PromptTokens: g.prompt.tokens,
+		PrefixKey:    g.prompt.prefixKey,
+		PrefixTokens: g.prompt.prefixTokens,
+		OutputTokens: n,
+	}, arrived)
+	if !ok {
+		out.fail(arrived, &apiError{status: http.StatusServiceUnavailable, message: "server is shutting down"}, 0)
+		return
+	}
+	finished := false
+	defer func() {
+		if !finished {
+			d.cancel(id)
+		}
+	}()
+
+	rs := &responder{
+		out:      out,
+		plan:     plan,
+		cancel:   func() { finished = true; d.cancel(id) },
+		text:     text,
+		calls:    calls,
+		n:        n,
+		finish:   finish,
+		stream:   g.stream,
+		usage:    usage{prompt: g.prompt.tokens},
+		usageOn:  g.includeUsage || g.api == apiResponses,
+		per:      s.cfg.chunkTokens,
+		roleSent: s.cfg.roleFirst || g.api == apiText,
+	}
+	switch g.api {
+	case apiChat:
+		rs.f = newChatFormat("chatcmpl-"+strconv.FormatUint(id, 10), s.cfg.created, g.model.name, g.includeUsage)
+	case apiText:
+		rs.f = newTextFormat("cmpl-"+strconv.FormatUint(id, 10), s.cfg.created, g.model.name, g.includeUsage)
+	default:
+		rs.f = newResponsesFormat(id, s.cfg.created, g.model.name)
+	}
+	if g.stream && s.cfg.roleFirst {
+		if !out.send(arrived, rs.f.role(nil)) {
+			return
+		}
+	} else if !out.writeHeaders(arrived) {
+		return
+	}
+
+	var batch []Emission
+	for !finished {
+		select {
+		case <-sink.ready:
+		case <-ctx.Done():
+			return
+		case <-d.done:
+			// The server closed: drop the connection, as a server
+			// going down would.
+			finished = true
+			panic(http.ErrAbortHandler)
+		}
+		batch = sink.take(batch)
+		for _, e := range batch {
+			if e.First {
+				rs.usage.cached = e.CachedTokens
+			}
+			var ok bool
+			finished, ok = rs.handle(e, d.epoch.Add(e.At))
+			if !ok {
+				return
+			}
+		}
+	}
+}
