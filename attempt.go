@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,8 +30,6 @@ type arrived struct {
 // goroutine, outside its lock, in arrival order; any may be nil. A watchdog
 // arms its timers from them.
 type attemptEvents struct {
-	// headers: the response headers of the answering HTTP request arrived.
-	headers func(a *attempt, at time.Time)
 	// firstToken: the first output-bearing chunk arrived.
 	firstToken func(a *attempt, at time.Time)
 	// output: an output-bearing chunk arrived (the first one too).
@@ -56,6 +55,10 @@ type attemptSpec struct {
 // the response body eagerly, decoding each event as its bytes arrive, so the
 // timestamps never depend on when the caller reads. Decoded chunks queue up
 // until the consumer takes them; the consumer is woken only when it waits.
+//
+// Its consumer (a Stream, or a Router call) uses only poll, take, cut,
+// content, delivered, stop and timing; nothing outside this file touches its
+// fields.
 type attempt struct {
 	spec   attemptSpec
 	ev     attemptEvents
@@ -63,6 +66,7 @@ type attempt struct {
 	ctx    context.Context // parent's values; cancelled by stop or with parent
 	cancel context.CancelCauseFunc
 	unhook func() bool // stops cancelling ctx with parent
+	x      exchange    // the HTTP requests
 
 	// Owned by the goroutine that calls, then by the reader goroutine.
 	stream *ssestream.Stream[openai.ChatCompletionChunk]
@@ -72,20 +76,25 @@ type attempt struct {
 	deltas int      // output-bearing choice deltas
 	names  []string // milestones reached by the current chunk
 
-	started chan struct{} // closed once the call has its response, or failed
-	done    chan struct{} // closed when the reader goroutine has returned
-	wake    chan struct{} // the consumer waits on it; capacity 1
+	done chan struct{} // closed when the reader goroutine has returned
+	wake chan struct{} // the consumer waits on it; capacity 1
 
 	mu      sync.Mutex
 	t       Timing
 	pending []arrived // arrived, not yet taken
-	ended   bool      // t is final
+	taken   int       // chunks handed to the consumer
+	final   bool      // t is final (its end event may still run)
+	ended   bool      // t is final and the end event has run
 	waiting bool      // the consumer waits on wake
+
+	// Once cut, only the first limit chunks (outLimit output-bearing
+	// ones) reach the consumer.
+	isCut           bool
+	limit, outLimit int
 }
 
-// sent returns when the attempt's first HTTP request left. Only its events
-// (which run on the reader goroutine that sets it) may call it.
-func (a *attempt) sent() time.Time { return a.t.Sent }
+// sent returns when the attempt's first HTTP request left.
+func (a *attempt) sent() time.Time { return a.x.sent() }
 
 // startAttempt starts an attempt; its events ev begin to arrive at once.
 // The call and the reading both run on the attempt's own goroutine: what a
@@ -93,11 +102,9 @@ func (a *attempt) sent() time.Time { return a.t.Sent }
 func startAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attempt {
 	a := newAttempt(ctx, spec, ev)
 	go func() {
-		if !a.call() {
-			a.release()
-			return
+		if a.call() {
+			a.closeBody(a.readBody())
 		}
-		a.closeBody(a.readBody())
 		a.release()
 	}()
 	return a
@@ -128,14 +135,14 @@ func (a *attempt) release() {
 
 func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attempt {
 	a := &attempt{
-		spec:    spec,
-		ev:      ev,
-		parent:  ctx,
-		ms:      newMilestones(spec.cfg.milestones),
-		started: make(chan struct{}),
-		done:    make(chan struct{}),
-		wake:    make(chan struct{}, 1),
+		spec:   spec,
+		ev:     ev,
+		parent: ctx,
+		ms:     newMilestones(spec.cfg.milestones),
+		done:   make(chan struct{}),
+		wake:   make(chan struct{}, 1),
 	}
+	a.x.before = a.flush
 	// The attempt's context takes the caller's values and cancellation but
 	// is not registered with the caller's context: a clean end then
 	// neither leaks it into a long-lived parent nor cancels the request,
@@ -154,20 +161,16 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 var doneData = []byte("[DONE]")
 
 // call makes the HTTP request through openai-go and reports whether there
-// is an event stream to read; if not, the attempt has ended. It closes
-// started either way.
+// is an event stream to read; if not, the attempt has ended.
 func (a *attempt) call() bool {
-	defer close(a.started)
-	opts := append(slices.Clip(a.spec.opts), option.WithMiddleware(a.middleware()))
+	opts := append(slices.Clip(a.spec.opts), option.WithMiddleware(a.x.middleware()))
 	a.stream = a.spec.client.Chat.Completions.NewStreaming(a.ctx, a.spec.params, opts...)
 	if err := a.stream.Err(); err != nil {
 		_ = a.stream.Close()
 		a.end(a.failure(KindRequest, "", err), time.Now())
 		return false
 	}
-	if a.ev.headers != nil {
-		a.ev.headers(a, a.t.Headers)
-	}
+	a.res, a.body = a.x.response()
 	if ct := a.res.Header.Get("Content-Type"); !isEventStream(ct) {
 		_ = a.stream.Close()
 		a.end(a.failure(KindContentType, ct, nil), time.Now())
@@ -277,13 +280,7 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time) {
 			t.FinishReason = c.Choices[i].FinishReason
 		}
 	}
-	if c.JSON.Usage.Valid() {
-		u := &c.Usage
-		t.UsageReported = true
-		t.PromptTokens = int(u.PromptTokens)
-		t.CachedTokens = int(u.PromptTokensDetails.CachedTokens)
-		t.OutputTokens = int(u.CompletionTokens)
-	}
+	t.setUsage(c.Usage, c.JSON.Usage.Valid())
 	for _, n := range a.names {
 		reachedAt(t, n, at)
 	}
@@ -357,43 +354,117 @@ func (a *attempt) signal() bool {
 	return true
 }
 
-// end makes the Timing final and reports it. Only the reader goroutine
+// end makes the Timing final and reports it; the consumer learns of the
+// end only after the end event has run, so that a Stream whose Next
+// returned false has had every hook called. Only the reader goroutine
 // calls it, once.
 func (a *attempt) end(err error, at time.Time) {
 	a.mu.Lock()
 	t := &a.t
+	a.x.fill(t, true)
 	t.End = at
 	t.Err = err
 	if !t.UsageReported {
 		t.OutputTokens = a.deltas
 	}
-	a.ended = true
-	a.signal()
+	a.final = true
 	a.mu.Unlock()
 	if a.ev.end != nil {
 		a.ev.end(a, t)
 	}
+	a.mu.Lock()
+	a.ended = true
+	a.signal()
+	a.mu.Unlock()
+}
+
+// poll hands over the chunks that arrived and that the consumer has not
+// taken, as far as a cut lets them through, giving buf (drained) back for
+// reuse. When there are none, done reports that none will come; else wake
+// receives once there may be some, and the consumer polls again.
+func (a *attempt) poll(buf []arrived) (batch []arrived, done bool, wake <-chan struct{}) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	// The attempt signals (under a.mu) only while a.waiting; drop a token
+	// left by a wake-up the consumer did not need, so that the next
+	// signal never blocks.
+	a.waiting = false
+	select {
+	case <-a.wake:
+	default:
+	}
+	p := a.pending
+	done = a.ended
+	if a.isCut {
+		n := max(a.limit-a.taken, 0)
+		p = p[:min(len(p), n)]
+		done = done || n == 0
+	}
+	if len(p) == 0 {
+		if done {
+			return nil, true, nil
+		}
+		a.waiting = true
+		return nil, false, a.wake
+	}
+	clear(buf) // drop the taken chunks, for the collector
+	a.pending = buf[:0]
+	a.taken += len(p)
+	return p, false, nil
 }
 
 // take waits until chunks arrived that the consumer has not taken, or the
 // attempt ended, and hands them over, giving buf (drained) back for reuse.
 // It returns no chunks only once the attempt has ended, with its error.
 func (a *attempt) take(buf []arrived) ([]arrived, error) {
+	for {
+		batch, done, wake := a.poll(buf)
+		if len(batch) > 0 {
+			return batch, nil
+		}
+		if done {
+			return nil, a.timing().Err
+		}
+		<-wake
+	}
+}
+
+// cut stops the attempt with cause (unless it has ended) without waiting:
+// from now on only the chunks that arrived so far reach the consumer.
+func (a *attempt) cut(cause error) {
+	a.mu.Lock()
+	if !a.isCut {
+		a.isCut = true
+		a.limit = a.taken + len(a.pending)
+		a.outLimit = len(a.t.Chunks)
+	}
+	a.mu.Unlock()
+	a.cancel(cause)
+}
+
+// content returns the content of the first choice of the chunks that wait
+// for the consumer, as far as a cut lets them through.
+func (a *attempt) content() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for len(a.pending) == 0 && !a.ended {
-		a.waiting = true
-		a.mu.Unlock()
-		<-a.wake
-		a.mu.Lock()
+	p := a.pending
+	if a.isCut {
+		p = p[:min(len(p), max(a.limit-a.taken, 0))]
 	}
-	if len(a.pending) == 0 {
-		return nil, a.t.Err
+	var b strings.Builder
+	appendContent(&b, p)
+	return b.String()
+}
+
+// delivered returns how many output-bearing chunks reach the consumer,
+// taken or not.
+func (a *attempt) delivered() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.isCut {
+		return min(a.outLimit, len(a.t.Chunks))
 	}
-	batch := a.pending
-	clear(buf) // drop the taken chunks, for the collector
-	a.pending = buf[:0]
-	return batch, nil
+	return len(a.t.Chunks)
 }
 
 // stop cancels the attempt with cause (unless it has ended) and waits for
@@ -408,17 +479,19 @@ func (a *attempt) stop(cause error) {
 func (a *attempt) timing() *Timing {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.ended {
+	if a.final {
 		return &a.t
 	}
-	return a.t.clone()
+	t := a.t.clone()
+	a.x.fill(t, false)
+	return t
 }
 
 // failure builds the error an attempt ended with. Cancellation of the
-// caller's context passes through unchanged; a stop by the consumer or a
-// policy reports its cause.
+// caller's context passes through (see ctxErr); a stop by the consumer or
+// a policy reports its cause.
 func (a *attempt) failure(kind ErrorKind, detail string, err error) error {
-	if perr := a.parent.Err(); perr != nil {
+	if perr := ctxErr(a.parent); perr != nil {
 		return perr
 	}
 	if a.ctx.Err() != nil {
@@ -436,6 +509,17 @@ func (a *attempt) readFailure(err error) error {
 		return a.failure(KindLineTooLong, "", err)
 	default:
 		return a.failure(KindReset, "", err)
+	}
+}
+
+// appendContent appends the content of the first choice of chunks to b.
+func appendContent(b *strings.Builder, chunks []arrived) {
+	for i := range chunks {
+		for j := range chunks[i].chunk.Choices {
+			if ch := &chunks[i].chunk.Choices[j]; ch.Index == 0 {
+				b.WriteString(ch.Delta.Content)
+			}
+		}
 	}
 }
 

@@ -27,7 +27,7 @@ func BenchmarkWatchdogToken(b *testing.B) {
 func BenchmarkCallOutput(b *testing.B) {
 	now := time.Now()
 	c := &call{wake: make(chan struct{}, 1)}
-	tr := &try{inChain: true}
+	tr := &try{chained: true}
 	tr.w = newWatchdog(Budget{TTFT: time.Hour, Gap: time.Hour, Total: 24 * time.Hour, MinTPS: 0.001}, now, func(Breach) {})
 	defer tr.w.stop()
 	at := now

@@ -23,7 +23,7 @@ func (c *call) continuation(p openai.ChatCompletionNewParams) openai.ChatComplet
 	p.Messages = append(slices.Clip(c.params.Messages), openai.AssistantMessage(c.chainText()), openai.UserMessage(prompt))
 	n := int64(0)
 	for _, tr := range c.chain {
-		n += int64(c.delivered(tr))
+		n += int64(tr.a.delivered())
 	}
 	if p.MaxTokens.Valid() {
 		p.MaxTokens = openai.Int(max(1, p.MaxTokens.Value-n))
@@ -32,15 +32,4 @@ func (c *call) continuation(p openai.ChatCompletionNewParams) openai.ChatComplet
 		p.MaxCompletionTokens = openai.Int(max(1, p.MaxCompletionTokens.Value-n))
 	}
 	return p
-}
-
-// delivered returns how many output-bearing chunks of a chained try reach
-// the caller. c.mu is held.
-func (c *call) delivered(tr *try) int {
-	tr.a.mu.Lock()
-	defer tr.a.mu.Unlock()
-	if tr.cut {
-		return min(tr.outLimit, len(tr.a.t.Chunks))
-	}
-	return len(tr.a.t.Chunks)
 }

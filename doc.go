@@ -86,6 +86,13 @@
 // caller's stream going on seamlessly. A Validator (Policy.Validator,
 // Route.Validator) checks the finished output.
 //
+// A Router call's figures are the caller's: Queue is only the limiter
+// wait, TTFT runs from the call's first request to the first token the
+// caller received (after fallbacks, hedges and retries), E2E to the end
+// the caller saw, and ITL and TPOT cover the stream the caller read, a
+// continuation included. Hooks, metrics and SLOs see these figures; each
+// Attempt keeps its own (Attempt.TTFT).
+//
 // Whatever happens, the caller gets one Stream. Its Timing lists every
 // Attempt, with why it started (Kind: first, fallback, hedge,
 // continuation) and how it ended (Outcome), and every Breach; a

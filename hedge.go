@@ -34,7 +34,7 @@ func (c *call) hedgeDelay() time.Duration {
 // onHedge starts a hedged try if no try has produced a token yet.
 func (c *call) onHedge() {
 	c.mu.Lock()
-	if c.finished || c.won != nil || c.ctx.Err() != nil {
+	if c.state != callRunning || c.won != nil || c.ctx.Err() != nil {
 		c.mu.Unlock()
 		return
 	}
@@ -43,7 +43,5 @@ func (c *call) onHedge() {
 	if c.launch(AttemptHedge) && c.hedges < limit && c.next < len(c.r.routes) {
 		c.hedge.Reset(c.hedgeDelay())
 	}
-	fin := c.takeFinal()
-	c.mu.Unlock()
-	c.report(fin)
+	c.unlockAndReport()
 }

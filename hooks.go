@@ -40,6 +40,14 @@ type MilestoneInfo struct {
 	Elapsed time.Duration
 }
 
+func firstTokenInfo(target, model string, sent, at time.Time) FirstTokenInfo {
+	return FirstTokenInfo{Target: target, Model: model, At: at, TTFT: since(sent, at)}
+}
+
+func milestoneInfo(target, model, name string, sent, at time.Time) MilestoneInfo {
+	return MilestoneInfo{Target: target, Model: model, Name: name, At: at, Elapsed: since(sent, at)}
+}
+
 // ComposeHooks returns Hooks that call each of hooks in order.
 func ComposeHooks(hooks ...Hooks) Hooks {
 	var h Hooks

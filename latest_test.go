@@ -72,3 +72,41 @@ func TestLatestKeys(t *testing.T) {
 	}
 	doneB()
 }
+
+// TestSupersededError: a superseded request ends with an error that is
+// ErrSuperseded (and context.Canceled), on a plain Client and on a
+// Router, in Stream.Err and in the Timing.
+func TestSupersededError(t *testing.T) {
+	for _, via := range []string{"client", "router"} {
+		t.Run(via, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				sopts := []simulate.Option{simulate.WithModel("m", &simulate.Fixed{TTFT: 60 * msec, ITL: 20 * msec}), replyWords(10)}
+				var open func(ctx context.Context) *tokenpace.Stream
+				if via == "client" {
+					c := simClient(t, sopts)
+					open = func(ctx context.Context) *tokenpace.Stream { return c.NewStreaming(ctx, chat("m", 10)) }
+				} else {
+					r := router(t, tokenpace.Policy{}, sopts, route("m"))
+					open = func(ctx context.Context) *tokenpace.Stream { return r.NewStreaming(ctx, chat("m", 10)) }
+				}
+				var l tokenpace.Latest
+				ctx1, done1 := l.Begin(context.Background(), "k")
+				defer done1()
+				s1 := open(ctx1)
+				time.Sleep(100 * msec)
+				ctx2, done2 := l.Begin(context.Background(), "k")
+				defer done2()
+				s2 := open(ctx2)
+				readAll(t, s1)
+				for what, err := range map[string]error{"Err()": s1.Err(), "Timing().Err": s1.Timing().Err} {
+					if !errors.Is(err, tokenpace.ErrSuperseded) || !errors.Is(err, context.Canceled) {
+						t.Errorf("first: %s = %v, want ErrSuperseded and context.Canceled", what, err)
+					}
+				}
+				if text := readAll(t, s2); text != words(1, 10) || s2.Err() != nil {
+					t.Errorf("second: content, Err() = %q, %v, want %q, nil", text, s2.Err(), words(1, 10))
+				}
+			})
+		})
+	}
+}

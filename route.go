@@ -200,20 +200,19 @@ func (r *Router) route(target string) *route { return r.byName[target] }
 // last route's *StreamError.
 //
 // The call's Timing has one Attempt per route tried or skipped, in start
-// order, even when there is only one. Target, Model and the response data
-// are those of the route that answered last; Sent, Headers and FirstChunk
-// those of the first route whose output the caller received, so TTFT is
-// that route's own and Queue (Sent − Start) holds the admission wait and
-// the time lost on earlier routes; UserTTFT counts from the call. Chunks
-// holds the arrival time of every output chunk the caller received, across
-// continuations. The Client's Hooks see the call once: FirstToken for the
-// winner, Milestone for the routes the caller reads, Done once with the
-// final Timing.
+// order, even when there is only one, each with its own figures. The
+// call's figures are the caller's: Sent is when the call's first request
+// left, so Queue holds only the limiter wait before it; Chunks holds the
+// arrival time of every output chunk the caller received, across
+// continuations, so TTFT runs to the first token the caller received and
+// ITL and TPOT cover the stream it read; End is the end the caller saw.
+// Target, Model and the response data are those of the route that
+// answered last; Headers and FirstChunk those of the first route whose
+// output the caller received. The Client's Hooks see the call once:
+// FirstToken for the winner (its TTFT the caller's), Milestone for the
+// routes the caller reads, Done once with the final Timing.
 func (r *Router) NewStreaming(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) *Stream {
-	if !params.StreamOptions.IncludeUsage.Valid() {
-		params.StreamOptions.IncludeUsage = openai.Bool(true)
-	}
-	c := newCall(ctx, r, params, opts)
+	c := newCall(ctx, r, withUsage(params), opts)
 	c.begin()
 	return newStream(c)
 }

@@ -114,7 +114,8 @@ func TestCallPolicy(t *testing.T) {
 }
 
 // TestRouterHooks: the Client's hooks see one call: FirstToken once, from
-// the winner, and Done once.
+// the winner, with the caller's TTFT (from the call's first request), and
+// Done once.
 func TestRouterHooks(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var firsts []tokenpace.FirstTokenInfo
@@ -131,8 +132,8 @@ func TestRouterHooks(t *testing.T) {
 		}
 		s := r.NewStreaming(context.Background(), chat("big", 3))
 		readAll(t, s)
-		if len(firsts) != 1 || firsts[0].Target != "small" || firsts[0].TTFT != 100*msec {
-			t.Errorf("FirstToken calls = %+v, want one for small with TTFT 100ms", firsts)
+		if len(firsts) != 1 || firsts[0].Target != "small" || firsts[0].TTFT != 280*msec {
+			t.Errorf("FirstToken calls = %+v, want one for small with TTFT 280ms", firsts)
 		}
 		if len(rec.done) != 1 || rec.done[0] != s.Timing() {
 			t.Errorf("Done called %d times, want once with the final Timing", len(rec.done))

@@ -60,11 +60,14 @@ func TestFallbackOnSlowPrefill(t *testing.T) {
 		if got, want := tm.UserTTFT(), 280*msec; got != want {
 			t.Errorf("UserTTFT() = %v, want %v", got, want)
 		}
-		if got, want := tm.TTFT(), 100*msec; got != want {
-			t.Errorf("TTFT() = %v, want %v (the answering route's)", got, want)
+		if got, want := tm.TTFT(), 280*msec; got != want {
+			t.Errorf("TTFT() = %v, want %v (the caller's)", got, want)
 		}
-		if got, want := tm.Queue(), 180*msec; got != want {
-			t.Errorf("Queue() = %v, want %v", got, want)
+		if got, want := tm.Queue(), time.Duration(0); got != want {
+			t.Errorf("Queue() = %v, want %v (no limiter)", got, want)
+		}
+		if got, want := tm.Attempts[1].TTFT(), 100*msec; got != want {
+			t.Errorf("Attempts[1].TTFT() = %v, want %v (the answering route's own)", got, want)
 		}
 		if tm.Target != "small" || tm.Model != "small" || tm.OutputTokens != 10 || !tm.UsageReported {
 			t.Errorf("Timing = target %q model %q tokens %d usage %v, want small small 10 true", tm.Target, tm.Model, tm.OutputTokens, tm.UsageReported)

@@ -35,7 +35,8 @@ type Timing struct {
 	// Start is when the caller made the call.
 	Start time.Time
 	// Sent is when the request left for the server after client-side
-	// admission (limiter wait); TTFT and E2E count from here.
+	// admission (limiter wait); TTFT and E2E count from here. For a Router
+	// call it is when the call's first request left.
 	Sent time.Time
 	// WroteRequest is when the request was fully written to the connection
 	// (httptrace), of the last HTTP attempt.
@@ -49,7 +50,7 @@ type Timing struct {
 	FirstChunk time.Time
 	// Chunks holds the arrival time of every output-bearing chunk (content,
 	// reasoning, tool-call or refusal delta), in order. Chunks[0] is the
-	// first token.
+	// first token. For a Router call, only the chunks the caller received.
 	Chunks []time.Time
 	// End is when the request ended, whatever the ending.
 	End time.Time
@@ -129,9 +130,10 @@ type Attempt struct {
 	// Kind says why the Router started the attempt: AttemptFirst,
 	// AttemptFallback, AttemptHedge or AttemptContinuation.
 	Kind AttemptKind
-	// Start is when the attempt began (or was skipped); FirstToken and End
-	// as for Timing.
-	Start, FirstToken, End time.Time
+	// Start is when the attempt began (or was skipped); Sent when its
+	// first request left (zero if it never did); FirstToken and End as for
+	// Timing, on the attempt's own clock.
+	Start, Sent, FirstToken, End time.Time
 	// Tokens is how many output tokens the attempt delivered to the caller.
 	Tokens int
 	// Outcome says how the attempt ended.
@@ -139,6 +141,11 @@ type Attempt struct {
 	// Err is the attempt's error, if any.
 	Err error
 }
+
+// TTFT is the attempt's own time to first token: from its Sent to its
+// first output-bearing chunk, whether or not that reached the caller; 0
+// without one.
+func (a Attempt) TTFT() time.Duration { return since(a.Sent, a.FirstToken) }
 
 // AttemptKind says why the Router started an attempt.
 type AttemptKind string

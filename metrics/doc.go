@@ -16,7 +16,7 @@
 //
 //	name                                           unit     recorded
 //	gen_ai.client.operation.duration               s        per call, Start to End (admission, retries and fallbacks included)
-//	gen_ai.client.operation.time_to_first_chunk    s        per streaming call with a token: Sent to first output chunk
+//	gen_ai.client.operation.time_to_first_chunk    s        per streaming call with a token: Sent to first output chunk (a Router call's: the caller's)
 //	gen_ai.client.operation.time_per_output_chunk  s        per gap between consecutive output chunks
 //	gen_ai.client.token.usage                      {token}  input (when the server reported usage) and output, by gen_ai.token.type
 //

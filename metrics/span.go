@@ -147,8 +147,10 @@ func (o *OTel) attemptSpan(ctx context.Context, t *tokenpace.Timing, i int) {
 		attrOutcome.String(string(a.Outcome)),
 		semconv.GenAIUsageOutputTokens(a.Tokens),
 	}
-	if !a.FirstToken.IsZero() {
-		attrs = append(attrs, semconv.GenAIResponseTimeToFirstChunk(a.FirstToken.Sub(a.Start).Seconds()))
+	if ttft := a.TTFT(); ttft > 0 {
+		// The attempt's own TTFT, from its request; the call's span has
+		// the caller's.
+		attrs = append(attrs, semconv.GenAIResponseTimeToFirstChunk(ttft.Seconds()))
 	}
 	if a.Err != nil {
 		attrs = append(attrs, semconv.ErrorTypeKey.String(errorType(a.Err)))

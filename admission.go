@@ -1,0 +1,152 @@
+package tokenpace
+
+import (
+	"slices"
+	"time"
+)
+
+// promptTokens returns the estimated prompt tokens of the call.
+func (c *call) promptTokens() int {
+	if c.prompt < 0 {
+		c.prompt = estimateTokens(c.params.Messages)
+	}
+	return c.prompt
+}
+
+// launch starts a try at the next route that admits the call, recording
+// the routes it skips, and reports whether one started (or waits in
+// admission). c.mu is held.
+func (c *call) launch(kind AttemptKind) bool {
+	for c.next < len(c.r.routes) {
+		if c.state != callRunning || c.ctx.Err() != nil {
+			return false
+		}
+		rt := c.r.routes[c.next]
+		c.next++
+		now := time.Now()
+		tr := &try{rt: rt, kind: kind, start: now}
+		c.tries = append(c.tries, tr)
+		if err := c.admit(tr, now); err != nil {
+			c.lastErr = err
+			tr.state, tr.outcome = tryEnded, OutcomeSkipped
+			tr.t = &Timing{Target: rt.Name, Model: c.model(rt), Start: now, End: now, Err: err}
+			if kind == AttemptFirst {
+				kind = AttemptFallback // the next route stands in for a skipped one
+			}
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// admit asks rt's breaker and limiter to let tr through, and sends it at
+// once or after the limiter's delay. c.mu is held.
+func (c *call) admit(tr *try, now time.Time) error {
+	rt := tr.rt
+	if rt.br != nil {
+		done, err := rt.br.Allow()
+		if err != nil {
+			return &SkipError{Target: rt.Name, Err: ErrCircuitOpen}
+		}
+		tr.brDone = done
+	}
+	var delay time.Duration
+	if rt.limited() {
+		tokens := c.promptTokens()
+		if c.params.MaxTokens.Valid() {
+			tokens += int(c.params.MaxTokens.Value)
+		} else if c.params.MaxCompletionTokens.Valid() {
+			tokens += int(c.params.MaxCompletionTokens.Value)
+		}
+		res, d, ok := rt.reserve(now, tokens)
+		last := c.next == len(c.r.routes)
+		if !ok {
+			c.notSent(tr)
+			return &SkipError{Target: rt.Name, Err: ErrAdmission}
+		}
+		if b := c.budgetFor(rt); b.TTFT > 0 && !last {
+			pred, _ := rt.pred.predict(c.promptTokens())
+			if d+pred > b.TTFT {
+				res.cancel(now)
+				c.notSent(tr)
+				return &SkipError{Target: rt.Name, Err: ErrAdmission}
+			}
+		}
+		tr.res, delay = res, d
+	}
+	if delay <= 0 {
+		c.send(tr)
+		return nil
+	}
+	tr.stopped = make(chan struct{})
+	go c.await(tr, delay)
+	return nil
+}
+
+// notSent tells tr's breaker that the request it allowed never left.
+func (c *call) notSent(tr *try) {
+	if tr.brDone != nil {
+		tr.brDone(errNotSent)
+		tr.brDone = nil
+	}
+}
+
+// await sends tr once its limiter delay has passed, unless the call or the
+// try was stopped meanwhile.
+func (c *call) await(tr *try, delay time.Duration) {
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-tr.stopped:
+	case <-c.ctx.Done():
+	}
+	c.mu.Lock()
+	if tr.state == tryAdmitting && c.ctx.Err() == nil && c.state == callRunning {
+		c.send(tr)
+		c.mu.Unlock()
+		return
+	}
+	now := time.Now()
+	tr.res.cancel(now)
+	c.notSent(tr)
+	err := tr.cause
+	if err == nil {
+		err = ctxErr(c.ctx)
+	}
+	c.endTry(tr, &Timing{Target: tr.rt.Name, Model: c.model(tr.rt), Start: tr.start, End: now, Err: err})
+	c.unlockAndReport()
+}
+
+// send starts tr's attempt and its watchdog. c.mu is held.
+func (c *call) send(tr *try) {
+	rt := tr.rt
+	params := c.params
+	params.Model = c.model(rt)
+	if tr.kind == AttemptContinuation {
+		params = c.continuation(params)
+	}
+	client := rt.Client
+	if client == nil {
+		client = &c.r.c.oc
+	}
+	opts := c.opts
+	if len(rt.Options) > 0 {
+		opts = append(slices.Clip(opts), rt.Options...)
+	}
+	spec := attemptSpec{client: client, name: rt.Name, params: params, opts: opts, cfg: &c.r.c.cfg, start: tr.start}
+	// The watchdog is set before the attempt starts, so that its events
+	// read tr.w without a lock; a breach waits for c.mu, held until tr.a
+	// is set.
+	if b := c.budgetFor(rt); !b.IsZero() {
+		tr.w = newWatchdog(b, time.Now(), func(br Breach) { c.onBreach(tr, br) })
+	}
+	tr.state = tryRunning
+	tr.a = startAttempt(c.ctx, spec, attemptEvents{
+		firstToken: func(_ *attempt, at time.Time) { c.onFirst(tr, at) },
+		output:     func(_ *attempt, at time.Time) { c.onOutput(tr, at) },
+		milestone:  func(_ *attempt, name string, at time.Time) { c.onMilestone(tr, name, at) },
+		end:        func(_ *attempt, t *Timing) { c.onEnd(tr, t) },
+	})
+}
