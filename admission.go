@@ -60,20 +60,16 @@ func (c *call) admit(tr *try, now time.Time) error {
 			tokens += int(c.params.MaxCompletionTokens.Value)
 		}
 		res, d, ok := rt.reserve(now, tokens)
-		last := c.next == len(c.r.routes)
 		if !ok {
 			c.notSent(tr)
 			return &SkipError{Target: rt.Name, Err: ErrAdmission}
 		}
-		if b := c.budgetFor(rt); b.TTFT > 0 && !last {
-			pred, _ := rt.pred.predict(c.promptTokens())
-			if d+pred > b.TTFT {
-				res.cancel(now)
-				c.notSent(tr)
-				return &SkipError{Target: rt.Name, Err: ErrAdmission}
-			}
-		}
 		tr.res, delay = res, d
+	}
+	if !c.fits(rt, delay) {
+		tr.res.cancel(now)
+		c.notSent(tr)
+		return &SkipError{Target: rt.Name, Err: ErrAdmission}
 	}
 	if delay <= 0 {
 		c.send(tr)
@@ -82,6 +78,20 @@ func (c *call) admit(tr *try, now time.Time) error {
 	tr.stopped = make(chan struct{})
 	go c.await(tr, delay)
 	return nil
+}
+
+// fits reports whether a try at rt that waits delay in admission can
+// still produce its first token within its TTFT budget, by the route's
+// learnt TTFT for the call's prompt (none before the route has data).
+// Without a TTFT budget, or on the last route (where the call waits rather
+// than fail), it does. c.mu is held.
+func (c *call) fits(rt *route, delay time.Duration) bool {
+	b := c.budgetFor(rt)
+	if b.TTFT <= 0 || c.next == len(c.r.routes) {
+		return true
+	}
+	pred, _ := rt.pred.predict(c.promptTokens()) // 0 without data
+	return delay+pred <= b.TTFT
 }
 
 // notSent tells tr's breaker that the request it allowed never left.

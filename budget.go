@@ -24,7 +24,9 @@ const DefaultWarmupTokens = 8
 // Policy's; a zero field inherits.
 type Budget struct {
 	// TTFT bounds the time to the first output-bearing chunk; zero means no
-	// limit.
+	// limit. A Router also skips a route (other than the last) whose
+	// learnt TTFT for the call's prompt, plus any limiter wait, exceeds
+	// it (ErrAdmission).
 	TTFT time.Duration
 	// Gap bounds the silence between two output-bearing chunks, the stall
 	// detector; zero means no limit.
