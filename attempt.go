@@ -505,6 +505,8 @@ func (a *attempt) readFailure(err error) error {
 	switch {
 	case err == io.EOF:
 		return a.failure(KindTruncated, "no [DONE] event", nil)
+	case errors.Is(err, errEventTooLong):
+		return a.failure(KindLineTooLong, "event", err)
 	case errors.Is(err, bufio.ErrTooLong):
 		return a.failure(KindLineTooLong, "", err)
 	default:

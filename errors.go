@@ -31,8 +31,9 @@ const (
 	// KindReset: reading the body failed mid-stream (connection reset,
 	// unexpected EOF).
 	KindReset
-	// KindLineTooLong: a line of the event stream exceeded the limit set by
-	// WithMaxLineBytes.
+	// KindLineTooLong: a line of the event stream, or the data of one
+	// event over all its lines (Detail "event"), exceeded the limit set
+	// by WithMaxLineBytes.
 	KindLineTooLong
 )
 

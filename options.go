@@ -50,9 +50,9 @@ func WithMilestone(name string, reached func(text string) bool) Option {
 }
 
 // WithMaxLineBytes sets the longest line of the event stream a response may
-// hold; a longer one ends the stream with a KindLineTooLong StreamError
-// instead of growing a buffer without bound. n <= 0 means
-// DefaultMaxLineBytes.
+// hold, and the largest event (its data over all its lines); a longer one
+// ends the stream with a KindLineTooLong StreamError instead of growing a
+// buffer without bound. n <= 0 means DefaultMaxLineBytes.
 func WithMaxLineBytes(n int) Option {
 	return optionFunc(func(c *config) {
 		if n <= 0 {
