@@ -145,7 +145,7 @@ func (c *call) send(tr *try) {
 	if len(rt.Options) > 0 {
 		opts = append(slices.Clip(opts), rt.Options...)
 	}
-	spec := attemptSpec{client: client, name: rt.Name, params: params, opts: opts, cfg: &c.r.c.cfg, start: tr.start}
+	spec := attemptSpec{client: client, name: rt.Name, params: params, opts: opts, cfg: &c.r.c.cfg, start: tr.start, unbounded: c.buffered}
 	// The watchdog is set before the attempt starts, so that its events
 	// read tr.w without a lock; a breach waits for c.mu, held until tr.a
 	// is set.

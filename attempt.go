@@ -20,11 +20,18 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
-// arrived is one decoded chunk and when its bytes arrived.
+// arrived is one decoded chunk, when its bytes arrived, and how many
+// bytes of event data it came from.
 type arrived struct {
 	chunk *openai.ChatCompletionChunk
 	at    time.Time
+	size  int
 }
+
+// maxUnreadBytes bounds the event data of the chunks an attempt holds for
+// its consumer: past it, the reader stops reading the body until the
+// consumer takes some (see Stream).
+const maxUnreadBytes = 1 << 20
 
 // attemptEvents are the live events of an attempt. They run on its reader
 // goroutine, outside its lock, in arrival order; any may be nil. A watchdog
@@ -48,6 +55,9 @@ type attemptSpec struct {
 	opts   []option.RequestOption
 	cfg    *config
 	start  time.Time // when the caller made the call
+	// unbounded lifts the bound on unread chunks, for a consumer that
+	// takes nothing before the end (a buffered Router call).
+	unbounded bool
 }
 
 // attempt is one streaming HTTP call to one target. A goroutine of its own
@@ -78,10 +88,13 @@ type attempt struct {
 
 	done chan struct{} // closed when the reader goroutine has returned
 	wake chan struct{} // the consumer waits on it; capacity 1
+	room chan struct{} // the reader waits on it while full; capacity 1
 
 	mu      sync.Mutex
 	t       Timing
 	pending []arrived // arrived, not yet taken
+	unread  int       // bytes of event data in pending
+	full    bool      // the reader waits on room
 	taken   int       // chunks handed to the consumer
 	final   bool      // t is final (its end event may still run)
 	ended   bool      // t is final and the end event has run
@@ -141,6 +154,7 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 		ms:     newMilestones(spec.cfg.milestones),
 		done:   make(chan struct{}),
 		wake:   make(chan struct{}, 1),
+		room:   make(chan struct{}, 1),
 	}
 	a.x.before = a.flush
 	// The attempt's context takes the caller's values and cancellation but
@@ -237,14 +251,14 @@ func (a *attempt) read(body io.Reader) (time.Time, error) {
 			}
 			return at, a.failure(KindErrorEvent, apiErr.Type, apiErr)
 		}
-		a.deliver(c, at)
+		a.deliver(c, at, len(data))
 	}
 }
 
 // deliver records chunk c, which arrived at at, and queues it for the
 // consumer. The consumer is woken before the next read of the body (see
 // flush), so chunks that arrived in one read cost one wake-up.
-func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time) {
+func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time, size int) {
 	deltas := 0
 	var content string
 	for i := range c.Choices {
@@ -284,12 +298,18 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time) {
 	for _, n := range a.names {
 		reachedAt(t, n, at)
 	}
-	a.pending = append(a.pending, arrived{chunk: c, at: at})
+	a.pending = append(a.pending, arrived{chunk: c, at: at, size: size})
+	a.unread += size
 	woke := false
 	if len(t.Chunks) <= 1 {
 		// Until the first token has been handed over, wake the consumer
 		// at once rather than after the rest of the read is decoded.
 		woke = a.signal()
+	}
+	full := a.unread > maxUnreadBytes && !a.spec.unbounded
+	if full {
+		a.full = true
+		a.signal()
 	}
 	a.mu.Unlock()
 
@@ -308,6 +328,14 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time) {
 		// Let the consumer take the chunk now: it would otherwise wait, on
 		// a busy machine, until this goroutine blocks in its next read.
 		runtime.Gosched()
+	}
+	if full {
+		// Read on once the consumer has taken some, or the attempt was
+		// stopped.
+		select {
+		case <-a.room:
+		case <-a.ctx.Done():
+		}
 	}
 }
 
@@ -410,6 +438,14 @@ func (a *attempt) poll(buf []arrived) (batch []arrived, done bool, wake <-chan s
 	clear(buf) // drop the taken chunks, for the collector
 	a.pending = buf[:0]
 	a.taken += len(p)
+	a.unread = 0
+	if a.full {
+		a.full = false
+		select {
+		case a.room <- struct{}{}:
+		default: // a token is there already
+		}
+	}
 	return p, false, nil
 }
 

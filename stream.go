@@ -73,7 +73,12 @@ type source interface {
 //
 // The response is read in the background as it arrives, so how fast the
 // caller reads does not change the measured timings; chunks the caller has
-// not read yet wait in memory. As with openai-go, a caller that stops
+// not read yet wait in memory, up to 1 MiB of event data. A caller that
+// falls further behind holds the response back: the reader stops until
+// the caller takes chunks, nothing is lost and the order is kept, but the
+// chunks that wait in the connection meanwhile are stamped when the reader
+// gets to them, later than their bytes arrived, and a Gap or MinTPS budget
+// counts that wait. As with openai-go, a caller that stops
 // before the end must Close the stream to release the connection. Next,
 // Current, Err and Accumulated must be called from one goroutine; Close and
 // Timing may be called from any.
