@@ -83,8 +83,8 @@ type attempt struct {
 	res    *http.Response
 	body   *arrivalBody
 	ms     *milestones
-	deltas int      // output-bearing choice deltas
-	names  []string // milestones reached by the current chunk
+	deltas int       // output-bearing choice deltas
+	names  []reached // milestones reached by the current chunk
 
 	done chan struct{} // closed when the reader goroutine has returned
 	wake chan struct{} // the consumer waits on it; capacity 1
@@ -272,7 +272,7 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time, size int)
 	}
 	a.names = a.names[:0]
 	if content != "" && a.ms.pending() {
-		a.ms.add(content, a.reach)
+		a.ms.add(content, at, a.reach)
 	}
 
 	a.mu.Lock()
@@ -296,7 +296,7 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time, size int)
 	}
 	t.setUsage(c.Usage, c.JSON.Usage.Valid())
 	for _, n := range a.names {
-		reachedAt(t, n, at)
+		reachedAt(t, n.name, n.at)
 	}
 	a.pending = append(a.pending, arrived{chunk: c, at: at, size: size})
 	a.unread += size
@@ -321,7 +321,7 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time, size int)
 	}
 	if a.ev.milestone != nil {
 		for _, n := range a.names {
-			a.ev.milestone(a, n, at)
+			a.ev.milestone(a, n.name, n.at)
 		}
 	}
 	if woke {
@@ -340,23 +340,25 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time, size int)
 }
 
 // reach notes a milestone reached by the chunk being delivered.
-func (a *attempt) reach(name string) { a.names = append(a.names, name) }
+func (a *attempt) reach(name string, at time.Time) {
+	a.names = append(a.names, reached{name, at})
+}
 
 // outputEnd completes the milestones that the end of the output completes.
 func (a *attempt) outputEnd(at time.Time) {
 	a.names = a.names[:0]
-	a.ms.end(a.reach)
+	a.ms.end(at, a.reach)
 	if len(a.names) == 0 {
 		return
 	}
 	a.mu.Lock()
 	for _, n := range a.names {
-		reachedAt(&a.t, n, at)
+		reachedAt(&a.t, n.name, n.at)
 	}
 	a.mu.Unlock()
 	if a.ev.milestone != nil {
 		for _, n := range a.names {
-			a.ev.milestone(a, n, at)
+			a.ev.milestone(a, n.name, n.at)
 		}
 	}
 }

@@ -96,7 +96,8 @@ type Timing struct {
 // Milestone names recorded by default.
 const (
 	// MilestoneFirstSentence is when the accumulated text first holds a
-	// complete sentence: what a voice bot hands to text-to-speech.
+	// complete sentence, at the arrival of its terminator: what a voice
+	// bot hands to text-to-speech.
 	MilestoneFirstSentence = "first_sentence"
 	// MilestoneFirstLine is when the accumulated text first holds a
 	// complete line: what ghost text shows.
