@@ -149,8 +149,12 @@ func (c *call) send(tr *try) {
 	// The watchdog is set before the attempt starts, so that its events
 	// read tr.w without a lock; a breach waits for c.mu, held until tr.a
 	// is set.
+	now := time.Now()
+	if c.firstSend.IsZero() {
+		c.firstSend = now
+	}
 	if b := c.budgetFor(rt); !b.IsZero() {
-		tr.w = newWatchdog(b, time.Now(), func(br Breach) { c.onBreach(tr, br) })
+		tr.w = newWatchdog(b, now, c.firstSend, func(br Breach) { c.onBreach(tr, br) })
 	}
 	tr.state = tryRunning
 	tr.a = startAttempt(c.ctx, spec, attemptEvents{

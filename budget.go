@@ -31,8 +31,9 @@ type Budget struct {
 	// Gap bounds the silence between two output-bearing chunks, the stall
 	// detector; zero means no limit.
 	Gap time.Duration
-	// Total bounds the attempt from its request to the end of its stream;
-	// zero means no limit.
+	// Total bounds the call from its first request to the end of its
+	// stream: for a Router call, across every attempt, fallbacks and
+	// continuations included; zero means no limit.
 	Total time.Duration
 	// MinTPS is the lowest decode rate allowed, in output chunks per second
 	// after the first (one token per chunk for most servers), checked once
@@ -117,6 +118,7 @@ type watchdog struct {
 	warmup int
 	tpot   time.Duration // 1/MinTPS, 0 when unset
 	start  time.Time
+	call   time.Time // when the call's first request left: Total counts from here
 	breach func(Breach)
 
 	mu      sync.Mutex
@@ -128,13 +130,14 @@ type watchdog struct {
 	stopped bool
 }
 
-// newWatchdog starts enforcing b on an attempt sent at start. It returns
-// nil when b sets no limit.
-func newWatchdog(b Budget, start time.Time, breach func(Breach)) *watchdog {
+// newWatchdog starts enforcing b on an attempt sent at start, within a
+// call whose first request left at call. It returns nil when b sets no
+// limit.
+func newWatchdog(b Budget, start, call time.Time, breach func(Breach)) *watchdog {
 	if b.IsZero() {
 		return nil
 	}
-	w := &watchdog{b: b, warmup: b.Warmup, start: start, breach: breach}
+	w := &watchdog{b: b, warmup: b.Warmup, start: start, call: call, breach: breach}
 	if w.warmup <= 0 {
 		w.warmup = DefaultWarmupTokens
 	}
@@ -162,7 +165,7 @@ func (w *watchdog) deadline() (time.Time, Phase) {
 		}
 	}
 	if w.b.Total > 0 {
-		consider(w.start.Add(w.b.Total), PhaseTotal)
+		consider(w.call.Add(w.b.Total), PhaseTotal)
 	}
 	if w.n == 0 {
 		if w.b.TTFT > 0 {
@@ -251,7 +254,7 @@ func (w *watchdog) fire() {
 	b := Breach{Phase: ph}
 	switch ph {
 	case PhaseTotal:
-		b.Limit, b.Observed = w.b.Total, now.Sub(w.start)
+		b.Limit, b.Observed = w.b.Total, now.Sub(w.call)
 	case PhaseTTFT:
 		b.Limit, b.Observed = w.b.TTFT, now.Sub(w.start)
 	case PhaseGap:

@@ -43,24 +43,25 @@ type call struct {
 	keepText  bool      // the chain's text is kept (continuation, validation)
 	prompt    int       // estimated prompt tokens; -1 until needed
 
-	mu       sync.Mutex
-	state    callState
-	tries    []*try
-	next     int  // index of the next route to try
-	won      *try // the try that produced the call's first token
-	chain    []*try
-	out      int // index in chain of the try the caller reads
-	err      error
-	lastErr  error
-	final    *Timing
-	breaches []Breach
-	text     strings.Builder // the chain's content the caller has taken
-	id       string          // the completion id the caller sees
-	hedge    *time.Timer
-	hedges   int
-	waiting  bool // the caller waits on wake
-	wake     chan struct{}
-	done     chan struct{} // closed once Done has been reported
+	mu        sync.Mutex
+	state     callState
+	tries     []*try
+	next      int  // index of the next route to try
+	won       *try // the try that produced the call's first token
+	chain     []*try
+	out       int // index in chain of the try the caller reads
+	err       error
+	lastErr   error
+	final     *Timing
+	breaches  []Breach
+	text      strings.Builder // the chain's content the caller has taken
+	id        string          // the completion id the caller sees
+	firstSend time.Time       // when the first try was sent: Budget.Total counts from here
+	hedge     *time.Timer
+	hedges    int
+	waiting   bool // the caller waits on wake
+	wake      chan struct{}
+	done      chan struct{} // closed once Done has been reported
 }
 
 // callState is where a call is in its life.
