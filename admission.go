@@ -3,6 +3,8 @@ package tokenpace
 import (
 	"slices"
 	"time"
+
+	"github.com/openai/openai-go/v3/option"
 )
 
 // promptTokens returns the estimated prompt tokens of the call.
@@ -23,26 +25,36 @@ func (c *call) launch(kind AttemptKind) bool {
 		}
 		rt := c.r.routes[c.next]
 		c.next++
-		now := time.Now()
-		tr := &try{rt: rt, kind: kind, start: now}
-		c.tries = append(c.tries, tr)
-		if err := c.admit(tr, now); err != nil {
-			c.lastErr = err
-			tr.state, tr.outcome = tryEnded, OutcomeSkipped
-			tr.t = &Timing{Target: rt.Name, Model: c.model(rt), Start: now, End: now, Err: err}
-			if kind == AttemptFirst {
-				kind = AttemptFallback // the next route stands in for a skipped one
-			}
-			continue
+		if c.tryRoute(rt, kind, 0) {
+			return true
 		}
-		return true
+		if kind == AttemptFirst {
+			kind = AttemptFallback // the next route stands in for a skipped one
+		}
 	}
 	return false
 }
 
+// tryRoute starts a try of kind at rt, sent no sooner than after wait, and
+// reports whether admission let it through; if not, the try is recorded
+// as skipped. c.mu is held.
+func (c *call) tryRoute(rt *route, kind AttemptKind, wait time.Duration) bool {
+	now := time.Now()
+	tr := &try{rt: rt, kind: kind, start: now}
+	c.tries = append(c.tries, tr)
+	if err := c.admit(tr, now, wait); err != nil {
+		c.lastErr = err
+		tr.state, tr.outcome = tryEnded, OutcomeSkipped
+		tr.t = &Timing{Target: rt.Name, Model: c.model(rt), Start: now, End: now, Err: err}
+		return false
+	}
+	return true
+}
+
 // admit asks rt's breaker and limiter to let tr through, and sends it at
-// once or after the limiter's delay. c.mu is held.
-func (c *call) admit(tr *try, now time.Time) error {
+// once or after the limiter's delay, and no sooner than after wait. c.mu
+// is held.
+func (c *call) admit(tr *try, now time.Time, wait time.Duration) error {
 	rt := tr.rt
 	if rt.br != nil {
 		done, err := rt.br.Allow()
@@ -66,6 +78,7 @@ func (c *call) admit(tr *try, now time.Time) error {
 		}
 		tr.res, delay = res, d
 	}
+	delay = max(delay, wait)
 	if !c.fits(rt, delay) {
 		tr.res.cancel(now)
 		c.notSent(tr)
@@ -92,6 +105,25 @@ func (c *call) fits(rt *route, delay time.Duration) bool {
 	}
 	pred, _ := rt.pred.predict(c.promptTokens()) // 0 without data
 	return delay+pred <= b.TTFT
+}
+
+// retryDelay returns how long to wait before trying tr's route again
+// after it failed before its first token, and false when the Router
+// should move on instead: only a route the Router retries itself (one
+// with a fallback), whose response asked for a wait (Retry-After) that,
+// with the route's learnt TTFT, still fits the call's TTFT budget. c.mu is
+// held.
+func (c *call) retryDelay(tr *try, t *Timing) (time.Duration, bool) {
+	b := c.budgetFor(tr.rt)
+	if !tr.ownRetries || b.TTFT <= 0 || len(t.HTTP) == 0 || len(t.Chunks) > 0 {
+		return 0, false
+	}
+	wait := t.HTTP[len(t.HTTP)-1].RetryAfter
+	if wait <= 0 {
+		return 0, false
+	}
+	pred, _ := tr.rt.pred.predict(c.promptTokens())
+	return wait, time.Since(c.firstSend)+wait+pred <= b.TTFT
 }
 
 // notSent tells tr's breaker that the request it allowed never left.
@@ -144,6 +176,12 @@ func (c *call) send(tr *try) {
 	opts := c.opts
 	if len(rt.Options) > 0 {
 		opts = append(slices.Clip(opts), rt.Options...)
+	}
+	if c.next < len(c.r.routes) {
+		// There is somewhere to fall back to: the Router, not openai-go,
+		// decides whether to retry (see retryDelay).
+		tr.ownRetries = true
+		opts = append(slices.Clip(opts), option.WithMaxRetries(0))
 	}
 	spec := attemptSpec{client: client, name: rt.Name, params: params, opts: opts, cfg: &c.r.c.cfg, start: tr.start, unbounded: c.buffered}
 	// The watchdog is set before the attempt starts, so that its events

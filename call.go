@@ -91,6 +91,8 @@ type try struct {
 	brDone  func(error)
 	stopped chan struct{} // closed when the policy stops a try still in admission
 	res     reservation
+	// ownRetries: openai-go does not retry this try; the Router may.
+	ownRetries bool
 
 	cause    error // why the policy stopped it; nil if it did not
 	outcome  Outcome

@@ -3,6 +3,7 @@ package tokenpace
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // happening is what an event of a try means to its call; see classify.
@@ -33,6 +34,10 @@ type tryEvent struct {
 	outcome  Outcome
 	chained  bool // the try's output reaches the caller
 	buffered bool // the try won and its output waits for validation
+	// retryFits: the try's route asked for a wait (retryWait) that still
+	// fits the call's TTFT budget; see call.retryDelay.
+	retryFits bool
+	retryWait time.Duration
 }
 
 // classify says what an event of a try means to its call.
@@ -64,6 +69,7 @@ type situation struct {
 	delivered  bool // some output has reached the caller
 	won        bool // some try has produced the call's first token
 	routesLeft bool // a route remains to be tried
+	retryFits  bool // the try's route asked for a wait that fits the TTFT budget
 }
 
 // decision is what a call does after an event.
@@ -88,6 +94,9 @@ const (
 	// decideDeliver: hand a buffered output to the caller and end the
 	// call with its validation error, if any.
 	decideDeliver
+	// decideRetryRoute: try the same route again after the wait it asked
+	// for; fall back if admission refuses.
+	decideRetryRoute
 )
 
 // decide says what a call does about h in situation s.
@@ -136,6 +145,8 @@ func moveOn(s situation) decision {
 		return decideWait
 	case s.canceled:
 		return decideCanceled
+	case s.retryFits && !s.delivered:
+		return decideRetryRoute
 	case s.delivered:
 		return decideContinue
 	}

@@ -52,6 +52,9 @@ func TestDecide(t *testing.T) {
 		{happenedEarly, situation{live: 1}, decideWait},
 		{happenedEarly, situation{canceled: true}, decideCanceled},
 		{happenedEarly, situation{delivered: true}, decideContinue},
+		{happenedEarly, situation{retryFits: true}, decideRetryRoute},
+		{happenedEarly, situation{retryFits: true, live: 1}, decideWait},
+		{happenedEarly, situation{retryFits: true, delivered: true}, decideContinue},
 		{happenedBreach, situation{}, decideFallback},
 		{happenedBreach, situation{live: 1}, decideWait},
 		{happenedBreach, situation{failFast: true}, decideFinish},
@@ -97,5 +100,5 @@ func (h happening) String() string {
 }
 
 func (d decision) String() string {
-	return [...]string{"wait", "finish", "canceled", "fallback", "continue", "retry", "deliver"}[d]
+	return [...]string{"wait", "finish", "canceled", "fallback", "continue", "retry", "deliver", "retry-route"}[d]
 }

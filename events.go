@@ -126,6 +126,9 @@ func (c *call) endTry(tr *try, t *Timing) {
 	case clean:
 		err = tr.validErr
 	}
+	if t.Err != nil && tr.cause == nil {
+		e.retryWait, e.retryFits = c.retryDelay(tr, t)
+	}
 	c.decideAndAct(tr, e, err)
 }
 
@@ -147,6 +150,7 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 		live:       c.live(),
 		delivered:  len(c.chain) > 0,
 		routesLeft: c.next < len(c.r.routes),
+		retryFits:  e.retryFits,
 	}
 	if h != happenedClean && tr == c.won && !tr.chained {
 		c.won = nil
@@ -179,6 +183,10 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 	case decideDeliver:
 		c.chainUp(tr)
 		c.finish(err)
+	case decideRetryRoute:
+		if !c.tryRoute(tr.rt, AttemptRetry, e.retryWait) && !c.launch(AttemptFallback) {
+			c.finish(c.lastErr)
+		}
 	}
 }
 

@@ -199,6 +199,13 @@ func (r *Router) route(target string) *route { return r.byName[target] }
 // (ErrInvalidOutput), a *SkipError when no route could be tried, or the
 // last route's *StreamError.
 //
+// The Router owns retries: a route with another after it is sent without
+// openai-go's retries (option.WithMaxRetries(0)), so a failure moves on at
+// once; the Router retries the same route itself (AttemptRetry) only when
+// its error response asked for a wait (Retry-After, recorded in
+// Timing.HTTP) that, with the route's learnt TTFT, still fits the route's
+// TTFT budget. The last route keeps the client's retry options.
+//
 // The call's Timing has one Attempt per route tried or skipped, in start
 // order, even when there is only one, each with its own figures. The
 // call's figures are the caller's: Sent is when the call's first request

@@ -119,6 +119,9 @@ type HTTPAttempt struct {
 	Start, WroteRequest, Headers time.Time
 	// Status is the response's status code; 0 without a response.
 	Status int
+	// RetryAfter is the wait an error response asked for (Retry-After or
+	// retry-after-ms); zero when it asked for none.
+	RetryAfter time.Duration
 	// Conn is the connection breakdown of this request.
 	Conn ConnInfo
 	// Err is the transport error, if the request got no response.
@@ -166,6 +169,9 @@ const (
 	// AttemptContinuation: started after output had reached the caller,
 	// to carry that output on (Policy.Continue).
 	AttemptContinuation AttemptKind = "continuation"
+	// AttemptRetry: the same route again, after it answered with a
+	// Retry-After that still fits the call's TTFT budget.
+	AttemptRetry AttemptKind = "retry"
 )
 
 // Outcome says how an attempt ended.
