@@ -117,7 +117,7 @@ var errNotSent = errors.New("tokenpace: request not sent")
 func excludedFromBreaker(err error) bool {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, ErrStreamClosed) || errors.Is(err, errNotSent) || errors.Is(err, errHedgeLost) ||
-		errors.Is(err, errCallEnded) {
+		errors.Is(err, errCallEnded) || errors.Is(err, errClientLate) {
 		return true
 	}
 	var ae *openai.Error

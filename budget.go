@@ -90,7 +90,14 @@ type BudgetError struct {
 	// attempt was stopped; for PhaseTPS both are times per output chunk
 	// (1/TPS).
 	Limit, Observed time.Duration
+	// Late is non-zero when the client was starved as it measured (see
+	// Breach.Late).
+	Late time.Duration
 }
+
+// errClientLate is what a route's breaker is told of a breach measured
+// while the client was starved: nothing about the server.
+var errClientLate = errors.New("tokenpace: budget breach measured while the client was starved")
 
 // Error implements error.
 func (e *BudgetError) Error() string {
@@ -229,15 +236,21 @@ func (w *watchdog) rearm(now time.Time) {
 	w.timer.Reset(dl.Sub(now))
 }
 
+// starvedAfter is how late a watchdog may run after a deadline before the
+// breach it reports is marked as the client's own (Breach.Late).
+const starvedAfter = 20 * time.Millisecond
+
 // fire runs when the timer expires: a breach if a deadline passed, else
 // the timer is set at the next deadline.
-func (w *watchdog) fire() {
+func (w *watchdog) fire() { w.fireAt(time.Now()) }
+
+// fireAt is fire at now.
+func (w *watchdog) fireAt(now time.Time) {
 	w.mu.Lock()
 	if w.stopped {
 		w.mu.Unlock()
 		return
 	}
-	now := time.Now()
 	dl, ph := w.deadline()
 	if dl.IsZero() {
 		w.armed = time.Time{}
@@ -252,6 +265,9 @@ func (w *watchdog) fire() {
 	}
 	w.stopped = true
 	b := Breach{Phase: ph}
+	if late := now.Sub(dl); late > starvedAfter {
+		b.Late = late
+	}
 	switch ph {
 	case PhaseTotal:
 		b.Limit, b.Observed = w.b.Total, now.Sub(w.call)

@@ -72,7 +72,7 @@ func (c *call) onBreach(tr *try, b Breach) {
 	}
 	b.Target = tr.rt.Name
 	c.breaches = append(c.breaches, b)
-	be := &BudgetError{Target: b.Target, Phase: b.Phase, Limit: b.Limit, Observed: b.Observed}
+	be := &BudgetError{Target: b.Target, Phase: b.Phase, Limit: b.Limit, Observed: b.Observed, Late: b.Late}
 	c.stop(tr, be, OutcomeBreached)
 	c.decideAndAct(tr, tryEvent{breach: true, err: be, chained: tr.chained}, be)
 	c.unlockAndReport()
@@ -101,6 +101,9 @@ func (c *call) endTry(tr *try, t *Timing) {
 		berr := t.Err
 		if tr.cause != nil {
 			berr = tr.cause
+		}
+		if be, ok := tr.cause.(*BudgetError); ok && be.Late > 0 {
+			berr = errClientLate
 		}
 		if tr.validErr != nil {
 			berr = tr.validErr

@@ -206,6 +206,11 @@ type Breach struct {
 	Target          string
 	Phase           Phase
 	Limit, Observed time.Duration
+	// Late is how long after the deadline the watchdog got to run, when
+	// that was more than 20 ms: the client itself was starved (of CPU, say),
+	// so the breach may be its own rather than the server's, and it does not
+	// count against the route's circuit breaker. Zero otherwise.
+	Late time.Duration
 }
 
 // Queue is the time spent in client-side admission: Sent − Start.

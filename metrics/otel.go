@@ -49,6 +49,7 @@ const (
 	attrTarget       = attribute.Key("tokenpace.target")
 	attrGood         = attribute.Key("tokenpace.request.good")
 	attrPhase        = attribute.Key("tokenpace.budget.phase")
+	attrClientLate   = attribute.Key("tokenpace.client.starved")
 	attrOutcome      = attribute.Key("tokenpace.attempt.outcome")
 	attrAttemptKind  = attribute.Key("tokenpace.attempt.kind")
 	attrFromTarget   = attribute.Key("tokenpace.from_target")
@@ -300,7 +301,7 @@ func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, s *attrSe
 	}
 	for _, b := range t.Breaches {
 		o.breaches.Add(ctx, 1, metric.WithAttributes(targetModel(b.Target, t.Model,
-			attrPhase.String(string(b.Phase)))...))
+			attrPhase.String(string(b.Phase)), attrClientLate.Bool(b.Late > 0))...))
 	}
 	if len(t.Attempts) > 1 {
 		for i, a := range t.Attempts {

@@ -79,7 +79,8 @@ func (o *OTel) recordSpan(ctx context.Context, t *tokenpace.Timing, s *attrSets,
 	for _, b := range t.Breaches {
 		span.AddEvent(EventBreach, trace.WithTimestamp(breachTime(t, b)), trace.WithAttributes(
 			attrTarget.String(b.Target), attrPhase.String(string(b.Phase)),
-			attrLimit.Float64(b.Limit.Seconds()), attrObserved.Float64(b.Observed.Seconds())))
+			attrLimit.Float64(b.Limit.Seconds()), attrObserved.Float64(b.Observed.Seconds()),
+			attrClientLate.Bool(b.Late > 0)))
 	}
 	o.attemptEvents(ctx, span, t)
 	if t.Invalid {
