@@ -192,7 +192,7 @@ func (c *call) send(tr *try) {
 		c.firstSend = now
 	}
 	if b := c.budgetFor(rt); !b.IsZero() {
-		tr.w = newWatchdog(b, now, c.firstSend, func(br Breach) { c.onBreach(tr, br) })
+		tr.w = newWatchdog(b, now, c.firstSend, func(b BudgetError) { c.onBreach(tr, b) })
 	}
 	tr.state = tryRunning
 	tr.a = startAttempt(c.ctx, spec, attemptEvents{

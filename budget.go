@@ -78,7 +78,8 @@ func (b Budget) validate() error {
 	return nil
 }
 
-// BudgetError reports that an attempt exceeded its budget. It unwraps to
+// BudgetError reports that an attempt exceeded its budget: the error that
+// ends a call, and each entry of Timing.Breaches. It unwraps to
 // ErrBudgetExceeded. The output streamed before the breach stays readable
 // through Stream.Accumulated.
 type BudgetError struct {
@@ -90,8 +91,10 @@ type BudgetError struct {
 	// attempt was stopped; for PhaseTPS both are times per output chunk
 	// (1/TPS).
 	Limit, Observed time.Duration
-	// Late is non-zero when the client was starved as it measured (see
-	// Breach.Late).
+	// Late is how long after the deadline the watchdog got to run, when
+	// that was more than 20 ms: the client itself was starved (of CPU,
+	// say), so the breach may be its own rather than the server's, and it
+	// does not count against the route's circuit breaker. Zero otherwise.
 	Late time.Duration
 }
 
@@ -126,7 +129,7 @@ type watchdog struct {
 	tpot   time.Duration // 1/MinTPS, 0 when unset
 	start  time.Time
 	call   time.Time // when the call's first request left: Total counts from here
-	breach func(Breach)
+	breach func(BudgetError)
 
 	mu      sync.Mutex
 	timer   *time.Timer
@@ -140,7 +143,7 @@ type watchdog struct {
 // newWatchdog starts enforcing b on an attempt sent at start, within a
 // call whose first request left at call. It returns nil when b sets no
 // limit.
-func newWatchdog(b Budget, start, call time.Time, breach func(Breach)) *watchdog {
+func newWatchdog(b Budget, start, call time.Time, breach func(BudgetError)) *watchdog {
 	if b.IsZero() {
 		return nil
 	}
@@ -209,7 +212,7 @@ func (w *watchdog) token(at time.Time) {
 			w.stopped = true
 			w.stopTimer()
 			w.mu.Unlock()
-			w.breach(Breach{Phase: PhaseTPS, Limit: w.tpot, Observed: tpot})
+			w.breach(BudgetError{Phase: PhaseTPS, Limit: w.tpot, Observed: tpot})
 			return
 		}
 	}
@@ -237,7 +240,7 @@ func (w *watchdog) rearm(now time.Time) {
 }
 
 // starvedAfter is how late a watchdog may run after a deadline before the
-// breach it reports is marked as the client's own (Breach.Late).
+// breach it reports is marked as the client's own (BudgetError.Late).
 const starvedAfter = 20 * time.Millisecond
 
 // fire runs when the timer expires: a breach if a deadline passed, else
@@ -264,7 +267,7 @@ func (w *watchdog) fireAt(now time.Time) {
 		return
 	}
 	w.stopped = true
-	b := Breach{Phase: ph}
+	b := BudgetError{Phase: ph}
 	if late := now.Sub(dl); late > starvedAfter {
 		b.Late = late
 	}

@@ -87,7 +87,7 @@ func TestFailFast(t *testing.T) {
 				if got := len(tm.Chunks); got != tc.tokens {
 					t.Errorf("len(Timing.Chunks) = %d, want %d", got, tc.tokens)
 				}
-				if want := []tokenpace.Breach{{Target: "m", Phase: tc.want.Phase, Limit: tc.want.Limit, Observed: tc.want.Observed}}; !slices.Equal(tm.Breaches, want) {
+				if want := []tokenpace.BudgetError{{Target: "m", Phase: tc.want.Phase, Limit: tc.want.Limit, Observed: tc.want.Observed}}; !slices.Equal(tm.Breaches, want) {
 					t.Errorf("Timing.Breaches = %+v, want %+v", tm.Breaches, want)
 				}
 				if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeBreached}; !slices.Equal(got, want) {

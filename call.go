@@ -53,7 +53,7 @@ type call struct {
 	err       error
 	lastErr   error
 	final     *Timing
-	breaches  []Breach
+	breaches  []BudgetError
 	text      strings.Builder // the chain's content the caller has taken
 	id        string          // the completion id the caller sees
 	firstSend time.Time       // when the first try was sent: Budget.Total counts from here

@@ -20,7 +20,7 @@ func (c *call) build() *Timing {
 	var ve *ValidationError
 	t.Invalid = errors.As(c.err, &ve)
 	if len(c.breaches) > 0 {
-		t.Breaches = append([]Breach(nil), c.breaches...)
+		t.Breaches = append([]BudgetError(nil), c.breaches...)
 	}
 	final := c.state >= callFinishing
 	var lead *Timing

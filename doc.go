@@ -94,9 +94,9 @@
 // Attempt keeps its own (Attempt.TTFT).
 //
 // Whatever happens, the caller gets one Stream. Its Timing lists every
-// Attempt, with why it started (Kind: first, fallback, hedge,
-// continuation) and how it ended (Outcome), and every Breach; a
-// *BudgetError says which limit ended a call. See ExampleRouter,
+// Attempt, with why it started (Kind: first, fallback, hedge, retry,
+// continuation) and how it ended (Outcome), and every breach as a
+// BudgetError; a *BudgetError also says which limit ended a call. See ExampleRouter,
 // ExampleBudgetError, ExampleHedge and ExamplePolicy_continue.
 //
 // # Latest wins

@@ -64,7 +64,7 @@ func (c *call) onMilestone(tr *try, name string, at time.Time) {
 
 // onBreach handles tr exceeding its budget: the try is stopped, then the
 // call falls back, continues on the next route, or ends with the error.
-func (c *call) onBreach(tr *try, b Breach) {
+func (c *call) onBreach(tr *try, b BudgetError) {
 	c.mu.Lock()
 	if !tr.live() || c.state != callRunning {
 		c.mu.Unlock()
@@ -72,7 +72,7 @@ func (c *call) onBreach(tr *try, b Breach) {
 	}
 	b.Target = tr.rt.Name
 	c.breaches = append(c.breaches, b)
-	be := &BudgetError{Target: b.Target, Phase: b.Phase, Limit: b.Limit, Observed: b.Observed, Late: b.Late}
+	be := &b
 	c.stop(tr, be, OutcomeBreached)
 	c.decideAndAct(tr, tryEvent{breach: true, err: be, chained: tr.chained}, be)
 	c.unlockAndReport()

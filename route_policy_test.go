@@ -251,7 +251,7 @@ func TestContinuationOnSlowDecode(t *testing.T) {
 			t.Errorf("content = %q, want %q", text, want)
 		}
 		tm := s.Timing()
-		want := []tokenpace.Breach{{Target: "big", Phase: tokenpace.PhaseTPS, Limit: 50 * msec, Observed: 100 * msec}}
+		want := []tokenpace.BudgetError{{Target: "big", Phase: tokenpace.PhaseTPS, Limit: 50 * msec, Observed: 100 * msec}}
 		if !slices.Equal(tm.Breaches, want) {
 			t.Errorf("Breaches = %+v, want %+v", tm.Breaches, want)
 		}

@@ -81,7 +81,7 @@ func TestFallbackOnSlowPrefill(t *testing.T) {
 		if a := tm.Attempts[1]; a.Start.Sub(tm.Start) != 180*msec || a.FirstToken.Sub(tm.Start) != 280*msec || a.Tokens != 10 {
 			t.Errorf("Attempts[1] = start +%v first token +%v tokens %d, want +180ms +280ms 10", a.Start.Sub(tm.Start), a.FirstToken.Sub(tm.Start), a.Tokens)
 		}
-		want := []tokenpace.Breach{{Target: "big", Phase: tokenpace.PhaseTTFT, Limit: 180 * msec, Observed: 180 * msec}}
+		want := []tokenpace.BudgetError{{Target: "big", Phase: tokenpace.PhaseTTFT, Limit: 180 * msec, Observed: 180 * msec}}
 		if !slices.Equal(tm.Breaches, want) {
 			t.Errorf("Breaches = %+v, want %+v", tm.Breaches, want)
 		}
@@ -192,7 +192,7 @@ func TestContinuation(t *testing.T) {
 		if tm.OutputTokens != 40 || tm.Target != "small" {
 			t.Errorf("OutputTokens, Target = %d, %q, want 40, small", tm.OutputTokens, tm.Target)
 		}
-		want := []tokenpace.Breach{{Target: "big", Phase: tokenpace.PhaseGap, Limit: 100 * msec, Observed: 100 * msec}}
+		want := []tokenpace.BudgetError{{Target: "big", Phase: tokenpace.PhaseGap, Limit: 100 * msec, Observed: 100 * msec}}
 		if !slices.Equal(tm.Breaches, want) {
 			t.Errorf("Breaches = %+v, want %+v", tm.Breaches, want)
 		}

@@ -26,8 +26,8 @@ func TestWatchdogLate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		start := time.Now()
-		var got Breach
-		w := newWatchdog(Budget{TTFT: 100 * time.Millisecond}, start, start, func(b Breach) { got = b })
+		var got BudgetError
+		w := newWatchdog(Budget{TTFT: 100 * time.Millisecond}, start, start, func(b BudgetError) { got = b })
 		w.stopTimer()
 		w.fireAt(start.Add(tt.after))
 		if got.Phase != PhaseTTFT || got.Late != tt.wantLate || got.Observed != tt.after {
@@ -69,7 +69,7 @@ func TestStarvedBreachSparesBreaker(t *testing.T) {
 				tr := c.tries[0]
 				c.mu.Unlock()
 				// The watchdog of a starved client fires late.
-				c.onBreach(tr, Breach{Phase: PhaseTTFT, Limit: 100 * time.Millisecond, Observed: 200 * time.Millisecond, Late: tt.late})
+				c.onBreach(tr, BudgetError{Phase: PhaseTTFT, Limit: 100 * time.Millisecond, Observed: 200 * time.Millisecond, Late: tt.late})
 				for s.Next() {
 				}
 				if err := s.Err(); err != nil {

@@ -86,7 +86,7 @@ type Timing struct {
 	Attempts []Attempt
 	// Breaches lists the budget limits the call exceeded (even when a
 	// policy recovered from them).
-	Breaches []Breach
+	Breaches []BudgetError
 	// Invalid is true when a validator rejected the output.
 	Invalid bool
 	// Err is how the request ended: nil after a clean end of stream.
@@ -199,19 +199,6 @@ const (
 	PhaseTotal Phase = "total"
 	PhaseTPS   Phase = "tps"
 )
-
-// Breach is one exceeded budget limit. For PhaseTPS, Limit and Observed are
-// the time per output token (1/TPS).
-type Breach struct {
-	Target          string
-	Phase           Phase
-	Limit, Observed time.Duration
-	// Late is how long after the deadline the watchdog got to run, when
-	// that was more than 20 ms: the client itself was starved (of CPU, say),
-	// so the breach may be its own rather than the server's, and it does not
-	// count against the route's circuit breaker. Zero otherwise.
-	Late time.Duration
-}
 
 // Queue is the time spent in client-side admission: Sent − Start.
 func (t *Timing) Queue() time.Duration { return since(t.Start, t.Sent) }

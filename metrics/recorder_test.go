@@ -66,7 +66,7 @@ func TestRecorderThroughputAndGoodput(t *testing.T) {
 	good := stream(t, "a", "m", epoch, 0, 100*time.Millisecond, 10*time.Millisecond, 11)
 	slow := stream(t, "a", "m", epoch.Add(time.Second), 0, 400*time.Millisecond, 10*time.Millisecond, 11)
 	breached := stream(t, "a", "m", epoch.Add(2*time.Second), 0, 100*time.Millisecond, 10*time.Millisecond, 11)
-	breached.Breaches = []tokenpace.Breach{{Target: "a", Phase: tokenpace.PhaseGap}}
+	breached.Breaches = []tokenpace.BudgetError{{Target: "a", Phase: tokenpace.PhaseGap}}
 	failed := stream(t, "a", "m", epoch.Add(3*time.Second), 0, 100*time.Millisecond, 10*time.Millisecond, 11)
 	failed.Err = &openai.Error{StatusCode: 503}
 	failed.End = epoch.Add(10 * time.Second)

@@ -169,7 +169,7 @@ func (o *OTel) attemptSpan(ctx context.Context, t *tokenpace.Timing, i int) {
 
 // breachTime is when breach b happened: the end of the attempt it cancelled,
 // else the end of the call.
-func breachTime(t *tokenpace.Timing, b tokenpace.Breach) time.Time {
+func breachTime(t *tokenpace.Timing, b tokenpace.BudgetError) time.Time {
 	for _, a := range t.Attempts {
 		if a.Target == b.Target && a.Outcome == tokenpace.OutcomeBreached && !a.End.IsZero() {
 			return a.End
