@@ -10,9 +10,8 @@ import (
 // ErrBudgetExceeded is the sentinel every *BudgetError unwraps to.
 var ErrBudgetExceeded = errors.New("tokenpace: latency budget exceeded")
 
-// DefaultWarmupTokens is how many output tokens a stream produces before
-// Budget.MinTPS is checked, unless Budget.Warmup says otherwise.
-const DefaultWarmupTokens = 8
+// defaultWarmup is Budget.Warmup when it is zero.
+const defaultWarmup = 8
 
 // Budget is the latency an attempt at one target may take. Every limit is
 // measured on the attempt's own clock: from when its request was sent (after
@@ -41,7 +40,7 @@ type Budget struct {
 	// next one is late; zero means no limit.
 	MinTPS float64
 	// Warmup is how many output chunks arrive before MinTPS is checked;
-	// zero means DefaultWarmupTokens.
+	// zero means 8.
 	Warmup int
 }
 
@@ -149,7 +148,7 @@ func newWatchdog(b Budget, start, call time.Time, breach func(BudgetError)) *wat
 	}
 	w := &watchdog{b: b, warmup: b.Warmup, start: start, call: call, breach: breach}
 	if w.warmup <= 0 {
-		w.warmup = DefaultWarmupTokens
+		w.warmup = defaultWarmup
 	}
 	if b.MinTPS > 0 {
 		w.tpot = time.Duration(float64(time.Second) / b.MinTPS)

@@ -1,9 +1,6 @@
 package tokenpace
 
-import (
-	"errors"
-	"time"
-)
+import "time"
 
 // build assembles the call's Timing from its tries, with the caller's
 // figures: Sent is when the call's first request left, Chunks the arrival
@@ -17,8 +14,6 @@ import (
 // c.mu is held.
 func (c *call) build() *Timing {
 	t := &Timing{Model: c.params.Model, Stream: true, Start: c.start, Sent: c.sent()}
-	var ve *ValidationError
-	t.Invalid = errors.As(c.err, &ve)
 	if len(c.breaches) > 0 {
 		t.Breaches = append([]BudgetError(nil), c.breaches...)
 	}
@@ -30,7 +25,6 @@ func (c *call) build() *Timing {
 		final = final && tr.state == tryEnded
 		t.Attempts = append(t.Attempts, c.attempt(tr, tt))
 		if tr.a != nil {
-			t.HTTPAttempts += tt.HTTPAttempts
 			t.HTTP = append(t.HTTP, tt.HTTP...)
 			lead = tt
 		}

@@ -6,10 +6,8 @@ import (
 	"github.com/openai/openai-go/v3"
 )
 
-// DefaultContinuePrompt is the user message that asks the next route to
-// continue a stalled stream, after the output so far as an assistant
-// message, unless Policy.ContinuePrompt says otherwise.
-const DefaultContinuePrompt = "Continue exactly where your previous message stops. Do not repeat any of it."
+// defaultContinuePrompt is Policy.ContinuePrompt when it is empty.
+const defaultContinuePrompt = "Continue exactly where your previous message stops. Do not repeat any of it."
 
 // continuation returns the params of a try that continues the call's
 // output so far: the messages, the output as an assistant message and the
@@ -18,7 +16,7 @@ const DefaultContinuePrompt = "Continue exactly where your previous message stop
 func (c *call) continuation(p openai.ChatCompletionNewParams) openai.ChatCompletionNewParams {
 	prompt := c.r.pol.ContinuePrompt
 	if prompt == "" {
-		prompt = DefaultContinuePrompt
+		prompt = defaultContinuePrompt
 	}
 	p.Messages = append(slices.Clip(c.params.Messages), openai.AssistantMessage(c.chainText()), openai.UserMessage(prompt))
 	n := int64(0)

@@ -147,7 +147,6 @@ func (x *exchange) fill(t *Timing, final bool) {
 	t.Sent, t.WroteRequest, t.Headers = x.t.Sent, x.t.WroteRequest, x.t.Headers
 	t.Streaming, t.Conn = x.t.Streaming, x.t.Conn
 	t.ServerAddress, t.ServerPort = x.t.ServerAddress, x.t.ServerPort
-	t.HTTPAttempts = len(x.t.HTTP)
 	if final {
 		x.ended = true
 		t.HTTP = x.t.HTTP

@@ -72,9 +72,3 @@ func (l *Latest) Begin(ctx context.Context, key string) (_ context.Context, done
 		cancel(context.Canceled)
 	}
 }
-
-// Superseded reports whether the context ctx, returned by Begin, was
-// cancelled because a newer request for its key began.
-func Superseded(ctx context.Context) bool {
-	return errors.Is(context.Cause(ctx), ErrSuperseded)
-}

@@ -34,7 +34,7 @@ func TestLatestWins(t *testing.T) {
 		if err := s1.Err(); !errors.Is(err, context.Canceled) {
 			t.Errorf("first: Err() = %v, want context.Canceled", err)
 		}
-		if !tokenpace.Superseded(ctx1) {
+		if !errors.Is(context.Cause(ctx1), tokenpace.ErrSuperseded) {
 			t.Errorf("Superseded(first ctx) = false, want true")
 		}
 		if got, want := outcomes(s1.Timing()), []tokenpace.Outcome{tokenpace.OutcomeSuperseded}; !slices.Equal(got, want) {
@@ -43,7 +43,7 @@ func TestLatestWins(t *testing.T) {
 		if text := readAll(t, s2); text != words(1, 10) || s2.Err() != nil {
 			t.Errorf("second: content, Err() = %q, %v, want %q, nil", text, s2.Err(), words(1, 10))
 		}
-		if tokenpace.Superseded(ctx2) {
+		if errors.Is(context.Cause(ctx2), tokenpace.ErrSuperseded) {
 			t.Errorf("Superseded(second ctx) = true, want false")
 		}
 		if st, _ := r.BreakerState("m"); st != gobreaker.StateClosed {
@@ -62,8 +62,8 @@ func TestLatestKeys(t *testing.T) {
 		t.Fatalf("contexts of different keys cancelled: %v, %v", a.Err(), b.Err())
 	}
 	doneA()
-	if !errors.Is(a.Err(), context.Canceled) || tokenpace.Superseded(a) {
-		t.Errorf("after done: Err() = %v, Superseded = %v, want Canceled, false", a.Err(), tokenpace.Superseded(a))
+	if !errors.Is(a.Err(), context.Canceled) || errors.Is(context.Cause(a), tokenpace.ErrSuperseded) {
+		t.Errorf("after done: Err() = %v, Superseded = %v, want Canceled, false", a.Err(), errors.Is(context.Cause(a), tokenpace.ErrSuperseded))
 	}
 	a2, doneA2 := l.Begin(context.Background(), "a")
 	defer doneA2()

@@ -56,7 +56,8 @@ type Policy struct {
 	// seamlessly. False (the zero value) ends the call with the error.
 	Continue bool
 	// ContinuePrompt is the user message that follows the assistant prefix
-	// of a continuation; "" means DefaultContinuePrompt.
+	// of a continuation; "" means "Continue exactly where your previous
+	// message stops. Do not repeat any of it."
 	ContinuePrompt string
 	// Breaker configures each route's circuit breaker; the zero value
 	// gives the defaults of BreakerSettings.

@@ -162,7 +162,7 @@ func TestContinuation(t *testing.T) {
 		if len(got) != 40 {
 			t.Errorf("caller read %d content chunks, want 40", len(got))
 		}
-		if want := []string{tokenpace.DefaultContinuePrompt}; !slices.Equal(prompts, want) {
+		if want := []string{"Continue exactly where your previous message stops. Do not repeat any of it."}; !slices.Equal(prompts, want) {
 			t.Errorf("continuation prompts = %q, want %q", prompts, want)
 		}
 		tm := s.Timing()

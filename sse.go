@@ -7,9 +7,9 @@ import (
 	"io"
 )
 
-// DefaultMaxLineBytes is the longest event-stream line, and the largest
+// defaultMaxLineBytes is the longest event-stream line, and the largest
 // event, a stream accepts unless WithMaxLineBytes says otherwise.
-const DefaultMaxLineBytes = 4 << 20
+const defaultMaxLineBytes = 4 << 20
 
 // errEventTooLong ends a stream whose event's data, joined over its lines,
 // exceeds the limit on a line.

@@ -61,10 +61,6 @@ type Timing struct {
 
 	// Conn is the connection breakdown of the last HTTP attempt.
 	Conn ConnInfo
-	// HTTPAttempts counts HTTP requests made for this call, retries by
-	// openai-go included; 1 for a Client call without retries. A Router
-	// call counts those of all its attempts.
-	HTTPAttempts int
 	// HTTP lists every HTTP request made for this call, retries by openai-go
 	// included, in order. For a Client call the last one is the one that
 	// answered; a Router call lists its attempts' requests attempt after
@@ -87,8 +83,6 @@ type Timing struct {
 	// Breaches lists the budget limits the call exceeded (even when a
 	// policy recovered from them).
 	Breaches []BudgetError
-	// Invalid is true when a validator rejected the output.
-	Invalid bool
 	// Err is how the request ended: nil after a clean end of stream.
 	Err error
 }
@@ -281,7 +275,7 @@ func (t *Timing) TPS() float64 {
 
 // OK reports whether the request met every condition of goodput: it ended
 // cleanly, breached no budget and no validator rejected it.
-func (t *Timing) OK() bool { return t.Err == nil && len(t.Breaches) == 0 && !t.Invalid }
+func (t *Timing) OK() bool { return t.Err == nil && len(t.Breaches) == 0 }
 
 // DurationStats summarises a set of durations.
 type DurationStats struct {

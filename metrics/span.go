@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"time"
@@ -64,8 +65,8 @@ func (o *OTel) recordSpan(ctx context.Context, t *tokenpace.Timing, s *attrSets,
 	if !t.Sent.IsZero() && !t.Start.IsZero() {
 		attrs = append(attrs, attrQueue.Float64(t.Queue().Seconds()))
 	}
-	if t.HTTPAttempts > 0 {
-		attrs = append(attrs, attrHTTPAttempts.Int(t.HTTPAttempts))
+	if len(t.HTTP) > 0 {
+		attrs = append(attrs, attrHTTPAttempts.Int(len(t.HTTP)))
 	}
 	span.SetAttributes(attrs...)
 
@@ -83,7 +84,7 @@ func (o *OTel) recordSpan(ctx context.Context, t *tokenpace.Timing, s *attrSets,
 			attrClientLate.Bool(b.Late > 0)))
 	}
 	o.attemptEvents(ctx, span, t)
-	if t.Invalid {
+	if errors.Is(t.Err, tokenpace.ErrInvalidOutput) {
 		span.AddEvent(EventInvalid, trace.WithTimestamp(t.End))
 	}
 	for _, d := range ds {
