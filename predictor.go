@@ -89,8 +89,7 @@ func (p *predictor) percentile(q float64) (time.Duration, int) {
 	if p.n == 0 {
 		return 0, 0
 	}
-	i := int(q*float64(p.n)+0.999999) - 1
-	return p.sorted[min(max(i, 0), p.n-1)], p.n
+	return nearestRank(p.sorted, q), p.n
 }
 
 // PredictTTFT returns the TTFT the Router expects of target for a request

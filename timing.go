@@ -296,14 +296,17 @@ func Summarize(d []time.Duration) DurationStats {
 	for _, v := range d {
 		sum += v
 	}
-	rank := func(p float64) time.Duration {
-		i := int(p*float64(len(d))+0.999999) - 1
-		return d[min(max(i, 0), len(d)-1)]
-	}
 	return DurationStats{
 		N: len(d), Min: d[0], Max: d[len(d)-1], Mean: sum / time.Duration(len(d)),
-		P50: rank(0.50), P90: rank(0.90), P99: rank(0.99),
+		P50: nearestRank(d, 0.50), P90: nearestRank(d, 0.90), P99: nearestRank(d, 0.99),
 	}
+}
+
+// nearestRank returns the nearest-rank q-quantile (0 < q ≤ 1) of sorted,
+// which must not be empty.
+func nearestRank(sorted []time.Duration, q float64) time.Duration {
+	i := int(q*float64(len(sorted))+0.999999) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
 func since(from, to time.Time) time.Duration {

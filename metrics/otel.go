@@ -242,7 +242,7 @@ func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, s *attrSe
 	// The generated instruments' Record and RecordSet box the attribute set
 	// on every call; recording through Inst with options boxed once per
 	// attribute set keeps the per-chunk path free of allocations.
-	if d := since(t.Start, t.End); d >= 0 && !t.End.IsZero() {
+	if d := t.End.Sub(t.Start); d >= 0 && !t.Start.IsZero() && !t.End.IsZero() {
 		if o.operOn {
 			o.duration.Inst().Record(ctx, d.Seconds(), s.opOpt...)
 		}
