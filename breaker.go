@@ -127,13 +127,3 @@ func excludedFromBreaker(err error) bool {
 	}
 	return false
 }
-
-// BreakerState returns the state of target's circuit breaker, and false
-// when target is unknown or breakers are disabled.
-func (r *Router) BreakerState(target string) (gobreaker.State, bool) {
-	rt := r.route(target)
-	if rt == nil || rt.br == nil {
-		return 0, false
-	}
-	return rt.br.State(), true
-}

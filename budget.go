@@ -77,6 +77,17 @@ func (b Budget) validate() error {
 	return nil
 }
 
+// Phase names the budget limit a breach concerns.
+type Phase string
+
+// Budget phases.
+const (
+	PhaseTTFT  Phase = "ttft"
+	PhaseGap   Phase = "gap"
+	PhaseTotal Phase = "total"
+	PhaseTPS   Phase = "tps"
+)
+
 // BudgetError reports that an attempt exceeded its budget: the error that
 // ends a call, and each entry of Timing.Breaches. It unwraps to
 // ErrBudgetExceeded. The output streamed before the breach stays readable
