@@ -274,44 +274,7 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time, size int)
 	if content != "" && a.ms.pending() {
 		a.ms.add(content, at, a.reach)
 	}
-
-	a.mu.Lock()
-	t := &a.t
-	if t.FirstChunk.IsZero() {
-		t.FirstChunk = at
-	}
-	if t.ResponseModel == "" {
-		t.ResponseModel = c.Model
-	}
-	first := false
-	if deltas > 0 {
-		first = len(t.Chunks) == 0
-		t.Chunks = append(t.Chunks, at)
-		a.deltas += deltas
-	}
-	for i := range c.Choices {
-		if c.Choices[i].Index == 0 && c.Choices[i].FinishReason != "" {
-			t.FinishReason = c.Choices[i].FinishReason
-		}
-	}
-	t.setUsage(c.Usage, c.JSON.Usage.Valid())
-	for _, n := range a.names {
-		reachedAt(t, n.name, n.at)
-	}
-	a.pending = append(a.pending, arrived{chunk: c, at: at, size: size})
-	a.unread += size
-	woke := false
-	if len(t.Chunks) <= 1 {
-		// Until the first token has been handed over, wake the consumer
-		// at once rather than after the rest of the read is decoded.
-		woke = a.signal()
-	}
-	full := a.unread > maxUnreadBytes && !a.spec.unbounded
-	if full {
-		a.full = true
-		a.signal()
-	}
-	a.mu.Unlock()
+	first, woke, full := a.queue(c, at, size, deltas)
 
 	if first && a.ev.firstToken != nil {
 		a.ev.firstToken(a, at)
@@ -337,6 +300,49 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time, size int)
 		case <-a.ctx.Done():
 		}
 	}
+}
+
+// queue records chunk c (size bytes of event data, deltas output-bearing
+// choice deltas, arrived at at) in the Timing and queues it for the
+// consumer. It reports whether c is the first token, whether it woke the
+// consumer, and whether the queue is full.
+func (a *attempt) queue(c *openai.ChatCompletionChunk, at time.Time, size, deltas int) (first, woke, full bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	t := &a.t
+	if t.FirstChunk.IsZero() {
+		t.FirstChunk = at
+	}
+	if t.ResponseModel == "" {
+		t.ResponseModel = c.Model
+	}
+	if deltas > 0 {
+		first = len(t.Chunks) == 0
+		t.Chunks = append(t.Chunks, at)
+		a.deltas += deltas
+	}
+	for i := range c.Choices {
+		if c.Choices[i].Index == 0 && c.Choices[i].FinishReason != "" {
+			t.FinishReason = c.Choices[i].FinishReason
+		}
+	}
+	t.setUsage(c.Usage, c.JSON.Usage.Valid())
+	for _, n := range a.names {
+		reachedAt(t, n.name, n.at)
+	}
+	a.pending = append(a.pending, arrived{chunk: c, at: at, size: size})
+	a.unread += size
+	if len(t.Chunks) <= 1 {
+		// Until the first token has been handed over, wake the consumer
+		// at once rather than after the rest of the read is decoded.
+		woke = a.signal()
+	}
+	full = a.unread > maxUnreadBytes && !a.spec.unbounded
+	if full {
+		a.full = true
+		a.signal()
+	}
+	return first, woke, full
 }
 
 // reach notes a milestone reached by the chunk being delivered.

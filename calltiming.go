@@ -38,22 +38,7 @@ func (c *call) build() *Timing {
 		if i == 0 {
 			lead = tt
 		}
-		n := min(tr.a.delivered(), len(tt.Chunks))
-		t.Chunks = append(t.Chunks, tt.Chunks[:n]...)
-		if tr.cause != nil || !tt.UsageReported {
-			usage = false
-			t.OutputTokens += n
-		} else {
-			t.OutputTokens += tt.OutputTokens
-		}
-		t.Target, t.Model, t.ResponseModel = tt.Target, tt.Model, tt.ResponseModel
-		t.ServerAddress, t.ServerPort, t.Streaming = tt.ServerAddress, tt.ServerPort, tt.Streaming
-		t.FinishReason, t.PromptTokens, t.CachedTokens = tt.FinishReason, tt.PromptTokens, tt.CachedTokens
-		for k, v := range tt.Milestones {
-			if _, ok := t.Milestones[k]; !ok && (tr.cause == nil || (n > 0 && !v.After(tt.Chunks[n-1]))) {
-				reachedAt(t, k, v)
-			}
-		}
+		usage = c.addDelivered(t, tr, tt) && usage
 	}
 	t.UsageReported = usage
 	if lead != nil {
@@ -69,6 +54,29 @@ func (c *call) build() *Timing {
 		t.End = time.Time{}
 	}
 	return t
+}
+
+// addDelivered adds to t what the caller received of chained try tr,
+// whose Timing is tt: its chunks, tokens, response data and milestones.
+// It reports whether the token count is the server's. c.mu is held.
+func (c *call) addDelivered(t *Timing, tr *try, tt *Timing) (usage bool) {
+	n := min(tr.a.delivered(), len(tt.Chunks))
+	t.Chunks = append(t.Chunks, tt.Chunks[:n]...)
+	usage = tr.cause == nil && tt.UsageReported
+	if usage {
+		t.OutputTokens += tt.OutputTokens
+	} else {
+		t.OutputTokens += n
+	}
+	t.Target, t.Model, t.ResponseModel = tt.Target, tt.Model, tt.ResponseModel
+	t.ServerAddress, t.ServerPort, t.Streaming = tt.ServerAddress, tt.ServerPort, tt.Streaming
+	t.FinishReason, t.PromptTokens, t.CachedTokens = tt.FinishReason, tt.PromptTokens, tt.CachedTokens
+	for k, v := range tt.Milestones {
+		if _, ok := t.Milestones[k]; !ok && (tr.cause == nil || (n > 0 && !v.After(tt.Chunks[n-1]))) {
+			reachedAt(t, k, v)
+		}
+	}
+	return usage
 }
 
 // attempt returns the Attempt of tr, whose Timing is tt. c.mu is held.
