@@ -251,29 +251,7 @@ func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, s *attrSe
 		}
 	}
 	if t.Stream && len(t.Chunks) > 0 {
-		ttft := t.TTFT().Seconds()
-		if o.operOn {
-			o.ttfc.Inst().Record(ctx, ttft, s.chunkOpt...)
-		}
-		if o.infTTFC != nil {
-			o.infTTFC.Record(ctx, ttft, s.chunkOpt...)
-		}
-		perChunk := o.tpoc.Inst()
-		if !o.operOn {
-			perChunk = nil
-		}
-		if perChunk != nil && !perChunk.Enabled(ctx) {
-			perChunk = nil
-		}
-		for i := 1; i < len(t.Chunks); i++ {
-			gap := t.Chunks[i].Sub(t.Chunks[i-1]).Seconds()
-			if perChunk != nil {
-				perChunk.Record(ctx, gap, s.chunkOpt...)
-			}
-			if o.infTPOC != nil {
-				o.infTPOC.Record(ctx, gap, s.chunkOpt...)
-			}
-		}
+		o.recordChunks(ctx, t, s)
 	}
 	if t.UsageReported {
 		o.tokens.Inst().Record(ctx, int64(t.PromptTokens), s.inputOpt...)
@@ -294,6 +272,12 @@ func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, s *attrSe
 				targetModel(t.Target, t.Model, attrMilestone.String(name))...))
 		}
 	}
+	o.recordPolicy(ctx, t, s, ds)
+}
+
+// recordPolicy counts the request as good or not, and its breaches,
+// attempts and detections.
+func (o *OTel) recordPolicy(ctx context.Context, t *tokenpace.Timing, s *attrSets, ds []Detection) {
 	if t.OK() {
 		o.requests.Add(ctx, 1, s.goodAdd...)
 	} else {
@@ -312,6 +296,34 @@ func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, s *attrSe
 	for _, d := range ds {
 		o.detections.Add(ctx, 1, metric.WithAttributes(targetModel(d.Target, d.Model,
 			attrKind.String(string(d.Kind)))...))
+	}
+}
+
+// recordChunks records the caller's TTFT and every gap between output
+// chunks of a streaming call that produced a token.
+func (o *OTel) recordChunks(ctx context.Context, t *tokenpace.Timing, s *attrSets) {
+	ttft := t.TTFT().Seconds()
+	if o.operOn {
+		o.ttfc.Inst().Record(ctx, ttft, s.chunkOpt...)
+	}
+	if o.infTTFC != nil {
+		o.infTTFC.Record(ctx, ttft, s.chunkOpt...)
+	}
+	perChunk := o.tpoc.Inst()
+	if !o.operOn {
+		perChunk = nil
+	}
+	if perChunk != nil && !perChunk.Enabled(ctx) {
+		perChunk = nil
+	}
+	for i := 1; i < len(t.Chunks); i++ {
+		gap := t.Chunks[i].Sub(t.Chunks[i-1]).Seconds()
+		if perChunk != nil {
+			perChunk.Record(ctx, gap, s.chunkOpt...)
+		}
+		if o.infTPOC != nil {
+			o.infTPOC.Record(ctx, gap, s.chunkOpt...)
+		}
 	}
 }
 
