@@ -41,17 +41,7 @@ func TestRouterAttemptKinds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("NewRouter() error = %v", err)
 		}
-		s := r.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
-			Model:     "big",
-			Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Tell me about latency.")},
-			MaxTokens: openai.Int(30),
-		})
-		for s.Next() {
-		}
-		if err := s.Err(); err != nil {
-			t.Fatalf("Err() = %v, want nil", err)
-		}
-		_ = s.Close()
+		streamToEnd(t, r, 30)
 
 		var rm metricdata.ResourceMetrics
 		if err := reader.Collect(context.Background(), &rm); err != nil {
@@ -103,17 +93,7 @@ func TestRouterCallerFigures(t *testing.T) {
 		if err != nil {
 			t.Fatalf("NewRouter() error = %v", err)
 		}
-		s := r.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
-			Model:     "big",
-			Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Tell me about latency.")},
-			MaxTokens: openai.Int(5),
-		})
-		for s.Next() {
-		}
-		if err := s.Err(); err != nil {
-			t.Fatalf("Err() = %v, want nil", err)
-		}
-		_ = s.Close()
+		streamToEnd(t, r, 5)
 
 		const want = 150 * time.Millisecond
 		snap := obs.Recorder.Snapshot()
@@ -156,4 +136,21 @@ func TestRouterCallerFigures(t *testing.T) {
 			t.Error("span has no gen_ai.response.time_to_first_chunk")
 		}
 	})
+}
+
+// streamToEnd makes a Router call to "big" of at most n tokens and reads
+// it to its end, failing t unless it ends cleanly.
+func streamToEnd(t *testing.T, r *tokenpace.Router, n int) {
+	t.Helper()
+	s := r.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+		Model:     "big",
+		Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Tell me about latency.")},
+		MaxTokens: openai.Int(int64(n)),
+	})
+	for s.Next() {
+	}
+	if err := s.Err(); err != nil {
+		t.Fatalf("Err() = %v, want nil", err)
+	}
+	_ = s.Close()
 }
