@@ -197,7 +197,7 @@ func (c *call) send(tr *try) {
 	tr.state = tryRunning
 	tr.a = startAttempt(c.ctx, spec, attemptEvents{
 		firstToken: func(_ *attempt, at time.Time) { c.onFirst(tr, at) },
-		output:     func(_ *attempt, at time.Time) { c.onOutput(tr, at) },
+		output:     func(_ *attempt, at time.Time, tokens int) { c.onOutput(tr, at, tokens) },
 		milestone:  func(_ *attempt, name string, at time.Time) { c.onMilestone(tr, name, at) },
 		end:        func(_ *attempt, t *Timing) { c.onEnd(tr, t) },
 	})

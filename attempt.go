@@ -39,8 +39,9 @@ const maxUnreadBytes = 1 << 20
 type attemptEvents struct {
 	// firstToken: the first output-bearing chunk arrived.
 	firstToken func(a *attempt, at time.Time)
-	// output: an output-bearing chunk arrived (the first one too).
-	output func(a *attempt, at time.Time)
+	// output: an output-bearing chunk of tokens tokens arrived (the first
+	// one too).
+	output func(a *attempt, at time.Time, tokens int)
 	// milestone: a milestone was reached by the chunk that arrived at at.
 	milestone func(a *attempt, name string, at time.Time)
 	// end: the attempt ended; t is its final Timing. Called exactly once.
@@ -79,12 +80,13 @@ type attempt struct {
 	x      exchange    // the HTTP requests
 
 	// Owned by the goroutine that calls, then by the reader goroutine.
-	stream *ssestream.Stream[openai.ChatCompletionChunk]
-	res    *http.Response
-	body   *arrivalBody
-	ms     *milestones
-	deltas int       // output-bearing choice deltas
-	names  []reached // milestones reached by the current chunk
+	stream  *ssestream.Stream[openai.ChatCompletionChunk]
+	res     *http.Response
+	body    *arrivalBody
+	ms      *milestones
+	deltas  int       // output-bearing choice deltas
+	counted int       // output tokens reported to the output event
+	names   []reached // milestones reached by the current chunk
 
 	done chan struct{} // closed when the reader goroutine has returned
 	wake chan struct{} // the consumer waits on it; capacity 1
@@ -275,12 +277,19 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time, size int)
 		a.ms.add(content, at, a.reach)
 	}
 	first, woke, full := a.queue(c, at, size, deltas)
+	tokens := deltas
+	if c.JSON.Usage.Valid() && deltas > 0 {
+		// A server that streams usage with every chunk says how many
+		// tokens this one added.
+		tokens = max(tokens, int(c.Usage.CompletionTokens)-a.counted)
+	}
+	a.counted += tokens
 
 	if first && a.ev.firstToken != nil {
 		a.ev.firstToken(a, at)
 	}
 	if deltas > 0 && a.ev.output != nil {
-		a.ev.output(a, at)
+		a.ev.output(a, at, tokens)
 	}
 	if a.ev.milestone != nil {
 		for _, n := range a.names {

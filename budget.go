@@ -34,12 +34,14 @@ type Budget struct {
 	// stream: for a Router call, across every attempt, fallbacks and
 	// continuations included; zero means no limit.
 	Total time.Duration
-	// MinTPS is the lowest decode rate allowed, in output chunks per second
-	// after the first (one token per chunk for most servers), checked once
-	// Warmup chunks have arrived, both as each chunk arrives and while the
-	// next one is late; zero means no limit.
+	// MinTPS is the lowest decode rate allowed, in output tokens per second
+	// after the first chunk, checked once Warmup tokens have arrived, both
+	// as each chunk arrives and while the next one is late; zero means no
+	// limit. A chunk counts the tokens the server's usage says it added
+	// (servers that stream usage with every chunk), else one per
+	// output-bearing choice: one token per chunk for most servers.
 	MinTPS float64
-	// Warmup is how many output chunks arrive before MinTPS is checked;
+	// Warmup is how many output tokens arrive before MinTPS is checked;
 	// zero means 8.
 	Warmup int
 }
@@ -98,7 +100,7 @@ type BudgetError struct {
 	// Phase is the limit exceeded.
 	Phase Phase
 	// Limit is the budget's value and Observed the value measured when the
-	// attempt was stopped; for PhaseTPS both are times per output chunk
+	// attempt was stopped; for PhaseTPS both are times per output token
 	// (1/TPS).
 	Limit, Observed time.Duration
 	// Late is how long after the deadline the watchdog got to run, when
@@ -146,7 +148,8 @@ type watchdog struct {
 	armed   time.Time // when the timer fires; zero when it is not set
 	first   time.Time
 	last    time.Time
-	n       int
+	n       int // output tokens so far
+	nFirst  int // output tokens of the first chunk
 	stopped bool
 }
 
@@ -197,28 +200,31 @@ func (w *watchdog) deadline() (time.Time, Phase) {
 		consider(w.last.Add(w.b.Gap), PhaseGap)
 	}
 	if w.tpot > 0 && w.n >= w.warmup {
-		consider(w.first.Add(time.Duration(w.n)*w.tpot), PhaseTPS)
+		consider(w.first.Add(time.Duration(w.n-w.nFirst+1)*w.tpot), PhaseTPS)
 	}
 	return dl, ph
 }
 
-// token notes an output-bearing chunk that arrived at at.
-func (w *watchdog) token(at time.Time) {
+// token notes an output-bearing chunk of k tokens that arrived at at.
+func (w *watchdog) token(at time.Time, k int) {
 	if w == nil {
 		return
 	}
+	k = max(k, 1)
 	w.mu.Lock()
 	if w.stopped {
 		w.mu.Unlock()
 		return
 	}
-	if w.n == 0 {
-		w.first = at
+	first := w.n == 0
+	if first {
+		w.first, w.nFirst = at, k
 	}
 	w.last = at
-	w.n++
-	if w.tpot > 0 && w.n >= w.warmup && w.n > 1 {
-		if tpot := at.Sub(w.first) / time.Duration(w.n-1); tpot > w.tpot {
+	prev := w.n
+	w.n += k
+	if after := w.n - w.nFirst; w.tpot > 0 && w.n >= w.warmup && after > 0 {
+		if tpot := at.Sub(w.first) / time.Duration(after); tpot > w.tpot {
 			w.stopped = true
 			w.stopTimer()
 			w.mu.Unlock()
@@ -226,7 +232,7 @@ func (w *watchdog) token(at time.Time) {
 			return
 		}
 	}
-	if w.n == 1 || w.n == w.warmup {
+	if first || (prev < w.warmup && w.n >= w.warmup) {
 		// A new kind of deadline applies now; it may be earlier than the
 		// one the timer is set at.
 		w.rearm(at)
@@ -291,9 +297,10 @@ func (w *watchdog) fireAt(now time.Time) {
 	case PhaseTPS:
 		// The rate if the late chunk came now, or the rate so far if
 		// that is lower.
-		b.Limit, b.Observed = w.tpot, now.Sub(w.first)/time.Duration(w.n)
-		if w.n > 1 {
-			b.Observed = max(b.Observed, w.last.Sub(w.first)/time.Duration(w.n-1))
+		after := w.n - w.nFirst
+		b.Limit, b.Observed = w.tpot, now.Sub(w.first)/time.Duration(after+1)
+		if after > 0 {
+			b.Observed = max(b.Observed, w.last.Sub(w.first)/time.Duration(after))
 		}
 	}
 	w.mu.Unlock()

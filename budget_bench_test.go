@@ -18,7 +18,7 @@ func BenchmarkWatchdogToken(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		at = at.Add(time.Millisecond)
-		w.token(at)
+		w.token(at, 1)
 	}
 }
 
@@ -34,6 +34,6 @@ func BenchmarkCallOutput(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		at = at.Add(time.Millisecond)
-		c.onOutput(tr, at)
+		c.onOutput(tr, at, 1)
 	}
 }

@@ -3,6 +3,7 @@ package tokenpace_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -161,4 +162,50 @@ func TestTotalPerCall(t *testing.T) {
 			t.Errorf("End - Start = %v, want %v", got, want)
 		}
 	})
+}
+
+// TestMinTPSCountsTokens: MinTPS is in tokens per second. A server that
+// streams usage with every chunk, four tokens a chunk every 10 ms
+// (400 tokens/s), meets a 200 tokens/s floor; without that usage each chunk
+// counts one token (100/s) and breaches it.
+func TestMinTPSCountsTokens(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		usage     bool
+		wantBreak bool
+	}{
+		{"usage per chunk", true, false},
+		{"no usage", false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var events []string
+				for i := 1; i <= 20; i++ {
+					e := `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"abcd"}}]`
+					if tt.usage {
+						e += fmt.Sprintf(`,"usage":{"prompt_tokens":5,"completion_tokens":%d,"total_tokens":%d}`, 4*i, 5+4*i)
+					}
+					events = append(events, e+"}\n\n")
+				}
+				events = append(events, "data: [DONE]\n\n")
+				url, hc := serve(t, script("text/event-stream", events...))
+				r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)),
+					tokenpace.Policy{Budget: tokenpace.Budget{MinTPS: 200}}, route("m"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := r.NewStreaming(context.Background(), chat("m", 80))
+				readAll(t, s)
+				err = s.Err()
+				if tt.wantBreak {
+					var be *tokenpace.BudgetError
+					if !errors.As(err, &be) || be.Phase != tokenpace.PhaseTPS {
+						t.Errorf("Err() = %v, want a tps *BudgetError", err)
+					}
+				} else if err != nil {
+					t.Errorf("Err() = %v, want nil", err)
+				}
+			})
+		})
+	}
 }

@@ -44,7 +44,7 @@ func (c *call) onFirst(tr *try, at time.Time) {
 // onOutput handles an output-bearing chunk of tr: the watchdog's check,
 // without a lock of the call. The caller is woken by the attempt itself,
 // once per read of the body.
-func (c *call) onOutput(tr *try, at time.Time) { tr.w.token(at) }
+func (c *call) onOutput(tr *try, at time.Time, tokens int) { tr.w.token(at, tokens) }
 
 // onMilestone forwards the milestones of tries whose output the caller
 // receives.
