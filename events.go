@@ -111,6 +111,9 @@ func (c *call) endTry(tr *try, t *Timing) {
 		tr.brDone(berr)
 		tr.brDone = nil
 	}
+	if t.UsageReported {
+		tr.res.settle(time.Now(), t.PromptTokens+t.OutputTokens)
+	}
 	if ttft := t.TTFT(); ttft > 0 && tr.kind != AttemptContinuation {
 		p := t.PromptTokens - t.CachedTokens
 		if !t.UsageReported {
