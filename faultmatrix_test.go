@@ -3,8 +3,10 @@ package tokenpace_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -15,8 +17,10 @@ import (
 	"github.com/tokenpace/tokenpace/simulate"
 )
 
-// TestFaultMatrix runs every fault the simulator injects against every
-// policy, on virtual time. The primary route "big" suffers the fault; the
+// TestFaultMatrix runs every fault the simulator injects, and four that
+// scripted servers produce (a body without [DONE], a wrong content type, an
+// over-long line, an over-long event), against every policy, on virtual
+// time. The primary route "big" suffers the fault; the
 // fallback "small" is healthy. Each cell checks what the caller sees: the
 // outcome (a clean stream or a typed error), its text in order with no
 // token lost or repeated, its figures as it lived them, one Done and at
@@ -27,18 +31,31 @@ func TestFaultMatrix(t *testing.T) {
 	// want holds the outcome under each policy, in the order of policies:
 	// "ok" a clean stream, "budget" a *BudgetError, else the kind of the
 	// *StreamError.
+	const sse = "text/event-stream"
+	bigEvent := func(i int) string {
+		return contentEvent(map[bool]string{true: "B1", false: " B" + strconv.Itoa(i)}[i == 1])
+	}
 	faults := []struct {
 		name, header string
+		handler      http.Handler // instead of the simulator, for the primary
 		want         [5]string
 	}{
-		{"none", "none", [5]string{"ok", "ok", "ok", "ok", "ok"}},
-		{"429", "429;for=1s", [5]string{"request failed", "ok", "ok", "ok", "ok"}},
-		{"500", "500", [5]string{"request failed", "ok", "ok", "ok", "ok"}},
-		{"503", "503", [5]string{"request failed", "ok", "ok", "ok", "ok"}},
-		{"reset", "reset;after=3", [5]string{"stream reset", "stream reset", "stream reset", "stream reset", "ok"}},
-		{"malformed", "malformed;after=3", [5]string{"malformed event", "malformed event", "malformed event", "malformed event", "ok"}},
-		{"stall", "stall;for=2s;after=3", [5]string{"ok", "budget", "budget", "budget", "ok"}},
-		{"slow-headers", "slow-headers;for=1s", [5]string{"ok", "budget", "ok", "ok", "ok"}},
+		{"none", "none", nil, [5]string{"ok", "ok", "ok", "ok", "ok"}},
+		{"429", "429;for=1s", nil, [5]string{"request failed", "ok", "ok", "ok", "ok"}},
+		{"500", "500", nil, [5]string{"request failed", "ok", "ok", "ok", "ok"}},
+		{"503", "503", nil, [5]string{"request failed", "ok", "ok", "ok", "ok"}},
+		{"reset", "reset;after=3", nil, [5]string{"stream reset", "stream reset", "stream reset", "stream reset", "ok"}},
+		{"malformed", "malformed;after=3", nil, [5]string{"malformed event", "malformed event", "malformed event", "malformed event", "ok"}},
+		{"stall", "stall;for=2s;after=3", nil, [5]string{"ok", "budget", "budget", "budget", "ok"}},
+		{"slow-headers", "slow-headers;for=1s", nil, [5]string{"ok", "budget", "ok", "ok", "ok"}},
+		{"truncated", "", script(sse, bigEvent(1), bigEvent(2), bigEvent(3)),
+			[5]string{"stream truncated", "stream truncated", "stream truncated", "stream truncated", "ok"}},
+		{"content-type", "", script("application/json", `{"id":"x"}`),
+			[5]string{"wrong content type", "ok", "ok", "ok", "ok"}},
+		{"line-too-long", "", script(sse, bigEvent(1), bigEvent(2), contentEvent(strings.Repeat("x", 70<<10))),
+			[5]string{"line too long", "line too long", "line too long", "line too long", "ok"}},
+		{"event-too-long", "", script(sse, bigEvent(1), bigEvent(2), strings.Repeat("data: "+strings.Repeat("x", 1<<10)+"\n", 100)+"\n"),
+			[5]string{"line too long", "line too long", "line too long", "line too long", "ok"}},
 	}
 	budget := tokenpace.Budget{TTFT: 500 * msec, Gap: 300 * msec}
 	policies := []struct {
@@ -56,7 +73,7 @@ func TestFaultMatrix(t *testing.T) {
 		for i, p := range policies {
 			t.Run(f.name+"/"+p.name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					runFaultCell(t, n, f.header, f.want[i], p.policy, p.single)
+					runFaultCell(t, n, f.header, f.handler, f.want[i], p.policy, p.single)
 				})
 			})
 		}
@@ -78,7 +95,7 @@ func (b *countingBreaker) Allow() (func(error), error) {
 
 var tokenRE = regexp.MustCompile(`[BS]\d+`)
 
-func runFaultCell(t *testing.T, n int, fault, want string, p tokenpace.Policy, single bool) {
+func runFaultCell(t *testing.T, n int, fault string, handler http.Handler, want string, p tokenpace.Policy, single bool) {
 	t.Helper()
 	var dones, firsts int
 	hooks := tokenpace.Hooks{
@@ -89,10 +106,15 @@ func runFaultCell(t *testing.T, n int, fault, want string, p tokenpace.Policy, s
 		simulate.WithModel("big", &simulate.Fixed{TTFT: 50 * msec, ITL: 20 * msec}),
 		simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 20 * msec}),
 		replyByModel(n),
-	}, tokenpace.WithHooks(hooks))
+	}, tokenpace.WithHooks(hooks), tokenpace.WithMaxLineBytes(64<<10))
 	brs := map[string]*countingBreaker{"big": {}, "small": {}}
 	big := route("big")
 	big.Options = []option.RequestOption{withFault(fault)}
+	if handler != nil {
+		url, hc := serve(t, handler)
+		oc := openaiClient(url, hc)
+		big.Client, big.Options = &oc, nil
+	}
 	big.Breaker = brs["big"]
 	routes := []tokenpace.Route{big}
 	if !single {
