@@ -139,8 +139,7 @@ func (c *call) endTry(tr *try, t *Timing) {
 }
 
 // decideAndAct classifies e, an event of tr that brought err, decides
-// what the call does and does it: the one place where a call acts on its
-// tries' events. c.mu is held.
+// what the call does (both pure steps) and has act do it. c.mu is held.
 func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 	h := classify(e)
 	if h == happenedNothing {
@@ -166,6 +165,13 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 	if h != happenedClean && (h != happenedBreachedEnd || d != decideWait) {
 		c.lastErr = err
 	}
+	c.act(tr, d, err, e.retryWait)
+}
+
+// act carries out decision d about tr, whose event brought err (and asked
+// for a wait of retryWait before a retry): the one place where a call
+// acts on its tries' events. c.mu is held.
+func (c *call) act(tr *try, d decision, err error, retryWait time.Duration) {
 	switch d {
 	case decideFinish:
 		c.finish(err)
@@ -190,7 +196,7 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 		c.chainUp(tr)
 		c.finish(err)
 	case decideRetryRoute:
-		if !c.tryRoute(tr.rt, AttemptRetry, e.retryWait) && !c.launch(AttemptFallback) {
+		if !c.tryRoute(tr.rt, AttemptRetry, retryWait) && !c.launch(AttemptFallback) {
 			c.finish(c.lastErr)
 		}
 	}
