@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,22 +20,28 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
-// arrived is one decoded chunk and when its bytes arrived.
+// arrived is one decoded chunk, when its bytes arrived, and how many
+// bytes of event data it came from.
 type arrived struct {
 	chunk *openai.ChatCompletionChunk
 	at    time.Time
+	size  int
 }
+
+// maxUnreadBytes bounds the event data of the chunks an attempt holds for
+// its consumer: past it, the reader stops reading the body until the
+// consumer takes some (see Stream).
+const maxUnreadBytes = 1 << 20
 
 // attemptEvents are the live events of an attempt. They run on its reader
 // goroutine, outside its lock, in arrival order; any may be nil. A watchdog
 // arms its timers from them.
 type attemptEvents struct {
-	// headers: the response headers of the answering HTTP request arrived.
-	headers func(a *attempt, at time.Time)
 	// firstToken: the first output-bearing chunk arrived.
 	firstToken func(a *attempt, at time.Time)
-	// output: an output-bearing chunk arrived (the first one too).
-	output func(a *attempt, at time.Time)
+	// output: an output-bearing chunk of tokens tokens arrived (the first
+	// one too).
+	output func(a *attempt, at time.Time, tokens int)
 	// milestone: a milestone was reached by the chunk that arrived at at.
 	milestone func(a *attempt, name string, at time.Time)
 	// end: the attempt ended; t is its final Timing. Called exactly once.
@@ -49,6 +56,9 @@ type attemptSpec struct {
 	opts   []option.RequestOption
 	cfg    *config
 	start  time.Time // when the caller made the call
+	// unbounded lifts the bound on unread chunks, for a consumer that
+	// takes nothing before the end (a buffered Router call).
+	unbounded bool
 }
 
 // attempt is one streaming HTTP call to one target. A goroutine of its own
@@ -56,6 +66,10 @@ type attemptSpec struct {
 // the response body eagerly, decoding each event as its bytes arrive, so the
 // timestamps never depend on when the caller reads. Decoded chunks queue up
 // until the consumer takes them; the consumer is woken only when it waits.
+//
+// Its consumer (a Stream, or a Router call) uses only poll, take, cut,
+// content, delivered, stop and timing; nothing outside this file touches its
+// fields.
 type attempt struct {
 	spec   attemptSpec
 	ev     attemptEvents
@@ -63,29 +77,39 @@ type attempt struct {
 	ctx    context.Context // parent's values; cancelled by stop or with parent
 	cancel context.CancelCauseFunc
 	unhook func() bool // stops cancelling ctx with parent
+	x      exchange    // the HTTP requests
 
 	// Owned by the goroutine that calls, then by the reader goroutine.
-	stream *ssestream.Stream[openai.ChatCompletionChunk]
-	res    *http.Response
-	body   *arrivalBody
-	ms     *milestones
-	deltas int      // output-bearing choice deltas
-	names  []string // milestones reached by the current chunk
+	stream  *ssestream.Stream[openai.ChatCompletionChunk]
+	res     *http.Response
+	body    *arrivalBody
+	ms      *milestones
+	deltas  int       // output-bearing choice deltas
+	counted int       // output tokens reported to the output event
+	names   []reached // milestones reached by the current chunk
 
-	started chan struct{} // closed once the call has its response, or failed
-	done    chan struct{} // closed when the reader goroutine has returned
-	wake    chan struct{} // the consumer waits on it; capacity 1
+	done chan struct{} // closed when the reader goroutine has returned
+	wake chan struct{} // the consumer waits on it; capacity 1
+	room chan struct{} // the reader waits on it while full; capacity 1
 
 	mu      sync.Mutex
 	t       Timing
 	pending []arrived // arrived, not yet taken
-	ended   bool      // t is final
+	unread  int       // bytes of event data in pending
+	full    bool      // the reader waits on room
+	taken   int       // chunks handed to the consumer
+	final   bool      // t is final (its end event may still run)
+	ended   bool      // t is final and the end event has run
 	waiting bool      // the consumer waits on wake
+
+	// Once cut, only the first limit chunks (outLimit output-bearing
+	// ones) reach the consumer.
+	isCut           bool
+	limit, outLimit int
 }
 
-// sent returns when the attempt's first HTTP request left. Only its events
-// (which run on the reader goroutine that sets it) may call it.
-func (a *attempt) sent() time.Time { return a.t.Sent }
+// sent returns when the attempt's first HTTP request left.
+func (a *attempt) sent() time.Time { return a.x.sent() }
 
 // startAttempt starts an attempt; its events ev begin to arrive at once.
 // The call and the reading both run on the attempt's own goroutine: what a
@@ -93,11 +117,9 @@ func (a *attempt) sent() time.Time { return a.t.Sent }
 func startAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attempt {
 	a := newAttempt(ctx, spec, ev)
 	go func() {
-		if !a.call() {
-			a.release()
-			return
+		if a.call() {
+			a.closeBody(a.readBody())
 		}
-		a.closeBody(a.readBody())
 		a.release()
 	}()
 	return a
@@ -128,14 +150,15 @@ func (a *attempt) release() {
 
 func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attempt {
 	a := &attempt{
-		spec:    spec,
-		ev:      ev,
-		parent:  ctx,
-		ms:      newMilestones(spec.cfg.milestones),
-		started: make(chan struct{}),
-		done:    make(chan struct{}),
-		wake:    make(chan struct{}, 1),
+		spec:   spec,
+		ev:     ev,
+		parent: ctx,
+		ms:     newMilestones(spec.cfg.milestones),
+		done:   make(chan struct{}),
+		wake:   make(chan struct{}, 1),
+		room:   make(chan struct{}, 1),
 	}
+	a.x.before = a.flush
 	// The attempt's context takes the caller's values and cancellation but
 	// is not registered with the caller's context: a clean end then
 	// neither leaks it into a long-lived parent nor cancels the request,
@@ -154,20 +177,16 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 var doneData = []byte("[DONE]")
 
 // call makes the HTTP request through openai-go and reports whether there
-// is an event stream to read; if not, the attempt has ended. It closes
-// started either way.
+// is an event stream to read; if not, the attempt has ended.
 func (a *attempt) call() bool {
-	defer close(a.started)
-	opts := append(slices.Clip(a.spec.opts), option.WithMiddleware(a.middleware()))
+	opts := append(slices.Clip(a.spec.opts), option.WithMiddleware(a.x.middleware()))
 	a.stream = a.spec.client.Chat.Completions.NewStreaming(a.ctx, a.spec.params, opts...)
 	if err := a.stream.Err(); err != nil {
 		_ = a.stream.Close()
 		a.end(a.failure(KindRequest, "", err), time.Now())
 		return false
 	}
-	if a.ev.headers != nil {
-		a.ev.headers(a, a.t.Headers)
-	}
+	a.res, a.body = a.x.response()
 	if ct := a.res.Header.Get("Content-Type"); !isEventStream(ct) {
 		_ = a.stream.Close()
 		a.end(a.failure(KindContentType, ct, nil), time.Now())
@@ -234,14 +253,14 @@ func (a *attempt) read(body io.Reader) (time.Time, error) {
 			}
 			return at, a.failure(KindErrorEvent, apiErr.Type, apiErr)
 		}
-		a.deliver(c, at)
+		a.deliver(c, at, len(data))
 	}
 }
 
 // deliver records chunk c, which arrived at at, and queues it for the
 // consumer. The consumer is woken before the next read of the body (see
 // flush), so chunks that arrived in one read cost one wake-up.
-func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time) {
+func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time, size int) {
 	deltas := 0
 	var content string
 	for i := range c.Choices {
@@ -255,10 +274,50 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time) {
 	}
 	a.names = a.names[:0]
 	if content != "" && a.ms.pending() {
-		a.ms.add(content, a.reach)
+		a.ms.add(content, at, a.reach)
 	}
+	first, woke, full := a.queue(c, at, size, deltas)
+	tokens := deltas
+	if c.JSON.Usage.Valid() && deltas > 0 {
+		// A server that streams usage with every chunk says how many
+		// tokens this one added.
+		tokens = max(tokens, int(c.Usage.CompletionTokens)-a.counted)
+	}
+	a.counted += tokens
 
+	if first && a.ev.firstToken != nil {
+		a.ev.firstToken(a, at)
+	}
+	if deltas > 0 && a.ev.output != nil {
+		a.ev.output(a, at, tokens)
+	}
+	if a.ev.milestone != nil {
+		for _, n := range a.names {
+			a.ev.milestone(a, n.name, n.at)
+		}
+	}
+	if woke {
+		// Let the consumer take the chunk now: it would otherwise wait, on
+		// a busy machine, until this goroutine blocks in its next read.
+		runtime.Gosched()
+	}
+	if full {
+		// Read on once the consumer has taken some, or the attempt was
+		// stopped.
+		select {
+		case <-a.room:
+		case <-a.ctx.Done():
+		}
+	}
+}
+
+// queue records chunk c (size bytes of event data, deltas output-bearing
+// choice deltas, arrived at at) in the Timing and queues it for the
+// consumer. It reports whether c is the first token, whether it woke the
+// consumer, and whether the queue is full.
+func (a *attempt) queue(c *openai.ChatCompletionChunk, at time.Time, size, deltas int) (first, woke, full bool) {
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	t := &a.t
 	if t.FirstChunk.IsZero() {
 		t.FirstChunk = at
@@ -266,7 +325,6 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time) {
 	if t.ResponseModel == "" {
 		t.ResponseModel = c.Model
 	}
-	first := false
 	if deltas > 0 {
 		first = len(t.Chunks) == 0
 		t.Chunks = append(t.Chunks, at)
@@ -277,61 +335,45 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time) {
 			t.FinishReason = c.Choices[i].FinishReason
 		}
 	}
-	if c.JSON.Usage.Valid() {
-		u := &c.Usage
-		t.UsageReported = true
-		t.PromptTokens = int(u.PromptTokens)
-		t.CachedTokens = int(u.PromptTokensDetails.CachedTokens)
-		t.OutputTokens = int(u.CompletionTokens)
-	}
+	t.setUsage(c.Usage, c.JSON.Usage.Valid())
 	for _, n := range a.names {
-		reachedAt(t, n, at)
+		reachedAt(t, n.name, n.at)
 	}
-	a.pending = append(a.pending, arrived{chunk: c, at: at})
-	woke := false
+	a.pending = append(a.pending, arrived{chunk: c, at: at, size: size})
+	a.unread += size
 	if len(t.Chunks) <= 1 {
 		// Until the first token has been handed over, wake the consumer
 		// at once rather than after the rest of the read is decoded.
 		woke = a.signal()
 	}
-	a.mu.Unlock()
-
-	if first && a.ev.firstToken != nil {
-		a.ev.firstToken(a, at)
+	full = a.unread > maxUnreadBytes && !a.spec.unbounded
+	if full {
+		a.full = true
+		a.signal()
 	}
-	if deltas > 0 && a.ev.output != nil {
-		a.ev.output(a, at)
-	}
-	if a.ev.milestone != nil {
-		for _, n := range a.names {
-			a.ev.milestone(a, n, at)
-		}
-	}
-	if woke {
-		// Let the consumer take the chunk now: it would otherwise wait, on
-		// a busy machine, until this goroutine blocks in its next read.
-		runtime.Gosched()
-	}
+	return first, woke, full
 }
 
 // reach notes a milestone reached by the chunk being delivered.
-func (a *attempt) reach(name string) { a.names = append(a.names, name) }
+func (a *attempt) reach(name string, at time.Time) {
+	a.names = append(a.names, reached{name, at})
+}
 
 // outputEnd completes the milestones that the end of the output completes.
 func (a *attempt) outputEnd(at time.Time) {
 	a.names = a.names[:0]
-	a.ms.end(a.reach)
+	a.ms.end(at, a.reach)
 	if len(a.names) == 0 {
 		return
 	}
 	a.mu.Lock()
 	for _, n := range a.names {
-		reachedAt(&a.t, n, at)
+		reachedAt(&a.t, n.name, n.at)
 	}
 	a.mu.Unlock()
 	if a.ev.milestone != nil {
 		for _, n := range a.names {
-			a.ev.milestone(a, n, at)
+			a.ev.milestone(a, n.name, n.at)
 		}
 	}
 }
@@ -357,43 +399,125 @@ func (a *attempt) signal() bool {
 	return true
 }
 
-// end makes the Timing final and reports it. Only the reader goroutine
+// end makes the Timing final and reports it; the consumer learns of the
+// end only after the end event has run, so that a Stream whose Next
+// returned false has had every hook called. Only the reader goroutine
 // calls it, once.
 func (a *attempt) end(err error, at time.Time) {
 	a.mu.Lock()
 	t := &a.t
+	a.x.fill(t, true)
 	t.End = at
 	t.Err = err
 	if !t.UsageReported {
 		t.OutputTokens = a.deltas
 	}
-	a.ended = true
-	a.signal()
+	a.final = true
 	a.mu.Unlock()
 	if a.ev.end != nil {
 		a.ev.end(a, t)
 	}
+	a.mu.Lock()
+	a.ended = true
+	a.signal()
+	a.mu.Unlock()
+}
+
+// poll hands over the chunks that arrived and that the consumer has not
+// taken, as far as a cut lets them through, giving buf (drained) back for
+// reuse. When there are none, done reports that none will come; else wake
+// receives once there may be some, and the consumer polls again.
+func (a *attempt) poll(buf []arrived) (batch []arrived, done bool, wake <-chan struct{}) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	// The attempt signals (under a.mu) only while a.waiting; drop a token
+	// left by a wake-up the consumer did not need, so that the next
+	// signal never blocks.
+	a.waiting = false
+	select {
+	case <-a.wake:
+	default:
+	}
+	p := a.pending
+	done = a.ended
+	if a.isCut {
+		n := max(a.limit-a.taken, 0)
+		p = p[:min(len(p), n)]
+		done = done || n == 0
+	}
+	if len(p) == 0 {
+		if done {
+			return nil, true, nil
+		}
+		a.waiting = true
+		return nil, false, a.wake
+	}
+	clear(buf) // drop the taken chunks, for the collector
+	a.pending = buf[:0]
+	a.taken += len(p)
+	a.unread = 0
+	if a.full {
+		a.full = false
+		select {
+		case a.room <- struct{}{}:
+		default: // a token is there already
+		}
+	}
+	return p, false, nil
 }
 
 // take waits until chunks arrived that the consumer has not taken, or the
 // attempt ended, and hands them over, giving buf (drained) back for reuse.
 // It returns no chunks only once the attempt has ended, with its error.
 func (a *attempt) take(buf []arrived) ([]arrived, error) {
+	for {
+		batch, done, wake := a.poll(buf)
+		if len(batch) > 0 {
+			return batch, nil
+		}
+		if done {
+			return nil, a.timing().Err
+		}
+		<-wake
+	}
+}
+
+// cut stops the attempt with cause (unless it has ended) without waiting:
+// from now on only the chunks that arrived so far reach the consumer.
+func (a *attempt) cut(cause error) {
+	a.mu.Lock()
+	if !a.isCut {
+		a.isCut = true
+		a.limit = a.taken + len(a.pending)
+		a.outLimit = len(a.t.Chunks)
+	}
+	a.mu.Unlock()
+	a.cancel(cause)
+}
+
+// content returns the content of the first choice of the chunks that wait
+// for the consumer, as far as a cut lets them through.
+func (a *attempt) content() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for len(a.pending) == 0 && !a.ended {
-		a.waiting = true
-		a.mu.Unlock()
-		<-a.wake
-		a.mu.Lock()
+	p := a.pending
+	if a.isCut {
+		p = p[:min(len(p), max(a.limit-a.taken, 0))]
 	}
-	if len(a.pending) == 0 {
-		return nil, a.t.Err
+	var b strings.Builder
+	appendContent(&b, p)
+	return b.String()
+}
+
+// delivered returns how many output-bearing chunks reach the consumer,
+// taken or not.
+func (a *attempt) delivered() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.isCut {
+		return min(a.outLimit, len(a.t.Chunks))
 	}
-	batch := a.pending
-	clear(buf) // drop the taken chunks, for the collector
-	a.pending = buf[:0]
-	return batch, nil
+	return len(a.t.Chunks)
 }
 
 // stop cancels the attempt with cause (unless it has ended) and waits for
@@ -408,17 +532,19 @@ func (a *attempt) stop(cause error) {
 func (a *attempt) timing() *Timing {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.ended {
+	if a.final {
 		return &a.t
 	}
-	return a.t.clone()
+	t := a.t.clone()
+	a.x.fill(t, false)
+	return t
 }
 
 // failure builds the error an attempt ended with. Cancellation of the
-// caller's context passes through unchanged; a stop by the consumer or a
-// policy reports its cause.
+// caller's context passes through (see ctxErr); a stop by the consumer or
+// a policy reports its cause.
 func (a *attempt) failure(kind ErrorKind, detail string, err error) error {
-	if perr := a.parent.Err(); perr != nil {
+	if perr := ctxErr(a.parent); perr != nil {
 		return perr
 	}
 	if a.ctx.Err() != nil {
@@ -432,10 +558,23 @@ func (a *attempt) readFailure(err error) error {
 	switch {
 	case err == io.EOF:
 		return a.failure(KindTruncated, "no [DONE] event", nil)
+	case errors.Is(err, errEventTooLong):
+		return a.failure(KindLineTooLong, "event", err)
 	case errors.Is(err, bufio.ErrTooLong):
 		return a.failure(KindLineTooLong, "", err)
 	default:
 		return a.failure(KindReset, "", err)
+	}
+}
+
+// appendContent appends the content of the first choice of chunks to b.
+func appendContent(b *strings.Builder, chunks []arrived) {
+	for i := range chunks {
+		for j := range chunks[i].chunk.Choices {
+			if ch := &chunks[i].chunk.Choices[j]; ch.Index == 0 {
+				b.WriteString(ch.Delta.Content)
+			}
+		}
 	}
 }
 

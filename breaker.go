@@ -117,7 +117,7 @@ var errNotSent = errors.New("tokenpace: request not sent")
 func excludedFromBreaker(err error) bool {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, ErrStreamClosed) || errors.Is(err, errNotSent) || errors.Is(err, errHedgeLost) ||
-		errors.Is(err, errCallEnded) {
+		errors.Is(err, errCallEnded) || errors.Is(err, errClientLate) {
 		return true
 	}
 	var ae *openai.Error
@@ -126,14 +126,4 @@ func excludedFromBreaker(err error) bool {
 		return s >= 400 && s < 500 && s != http.StatusRequestTimeout && s != http.StatusTooManyRequests
 	}
 	return false
-}
-
-// BreakerState returns the state of target's circuit breaker, and false
-// when target is unknown or breakers are disabled.
-func (r *Router) BreakerState(target string) (gobreaker.State, bool) {
-	rt := r.route(target)
-	if rt == nil || rt.br == nil {
-		return 0, false
-	}
-	return rt.br.State(), true
 }

@@ -10,9 +10,8 @@ import (
 // ErrBudgetExceeded is the sentinel every *BudgetError unwraps to.
 var ErrBudgetExceeded = errors.New("tokenpace: latency budget exceeded")
 
-// DefaultWarmupTokens is how many output tokens a stream produces before
-// Budget.MinTPS is checked, unless Budget.Warmup says otherwise.
-const DefaultWarmupTokens = 8
+// defaultWarmup is Budget.Warmup when it is zero.
+const defaultWarmup = 8
 
 // Budget is the latency an attempt at one target may take. Every limit is
 // measured on the attempt's own clock: from when its request was sent (after
@@ -24,21 +23,26 @@ const DefaultWarmupTokens = 8
 // Policy's; a zero field inherits.
 type Budget struct {
 	// TTFT bounds the time to the first output-bearing chunk; zero means no
-	// limit.
+	// limit. A Router also skips a route (other than the last) whose
+	// learnt TTFT for the call's prompt, plus any limiter wait, exceeds
+	// it (ErrAdmission).
 	TTFT time.Duration
 	// Gap bounds the silence between two output-bearing chunks, the stall
 	// detector; zero means no limit.
 	Gap time.Duration
-	// Total bounds the attempt from its request to the end of its stream;
-	// zero means no limit.
+	// Total bounds the call from its first request to the end of its
+	// stream: for a Router call, across every attempt, fallbacks and
+	// continuations included; zero means no limit.
 	Total time.Duration
-	// MinTPS is the lowest decode rate allowed, in output chunks per second
-	// after the first (one token per chunk for most servers), checked once
-	// Warmup chunks have arrived, both as each chunk arrives and while the
-	// next one is late; zero means no limit.
+	// MinTPS is the lowest decode rate allowed, in output tokens per second
+	// after the first chunk, checked once Warmup tokens have arrived, both
+	// as each chunk arrives and while the next one is late; zero means no
+	// limit. A chunk counts the tokens the server's usage says it added
+	// (servers that stream usage with every chunk), else one per
+	// output-bearing choice: one token per chunk for most servers.
 	MinTPS float64
-	// Warmup is how many output chunks arrive before MinTPS is checked;
-	// zero means DefaultWarmupTokens.
+	// Warmup is how many output tokens arrive before MinTPS is checked;
+	// zero means 8.
 	Warmup int
 }
 
@@ -75,7 +79,19 @@ func (b Budget) validate() error {
 	return nil
 }
 
-// BudgetError reports that an attempt exceeded its budget. It unwraps to
+// Phase names the budget limit a breach concerns.
+type Phase string
+
+// Budget phases.
+const (
+	PhaseTTFT  Phase = "ttft"
+	PhaseGap   Phase = "gap"
+	PhaseTotal Phase = "total"
+	PhaseTPS   Phase = "tps"
+)
+
+// BudgetError reports that an attempt exceeded its budget: the error that
+// ends a call, and each entry of Timing.Breaches. It unwraps to
 // ErrBudgetExceeded. The output streamed before the breach stays readable
 // through Stream.Accumulated.
 type BudgetError struct {
@@ -84,10 +100,19 @@ type BudgetError struct {
 	// Phase is the limit exceeded.
 	Phase Phase
 	// Limit is the budget's value and Observed the value measured when the
-	// attempt was stopped; for PhaseTPS both are times per output chunk
+	// attempt was stopped; for PhaseTPS both are times per output token
 	// (1/TPS).
 	Limit, Observed time.Duration
+	// Late is how long after the deadline the watchdog got to run, when
+	// that was more than 20 ms: the client itself was starved (of CPU,
+	// say), so the breach may be its own rather than the server's, and it
+	// does not count against the route's circuit breaker. Zero otherwise.
+	Late time.Duration
 }
+
+// errClientLate is what a route's breaker is told of a breach measured
+// while the client was starved: nothing about the server.
+var errClientLate = errors.New("tokenpace: budget breach measured while the client was starved")
 
 // Error implements error.
 func (e *BudgetError) Error() string {
@@ -115,26 +140,29 @@ type watchdog struct {
 	warmup int
 	tpot   time.Duration // 1/MinTPS, 0 when unset
 	start  time.Time
-	breach func(Breach)
+	call   time.Time // when the call's first request left: Total counts from here
+	breach func(BudgetError)
 
 	mu      sync.Mutex
 	timer   *time.Timer
 	armed   time.Time // when the timer fires; zero when it is not set
 	first   time.Time
 	last    time.Time
-	n       int
+	n       int // output tokens so far
+	nFirst  int // output tokens of the first chunk
 	stopped bool
 }
 
-// newWatchdog starts enforcing b on an attempt sent at start. It returns
-// nil when b sets no limit.
-func newWatchdog(b Budget, start time.Time, breach func(Breach)) *watchdog {
+// newWatchdog starts enforcing b on an attempt sent at start, within a
+// call whose first request left at call. It returns nil when b sets no
+// limit.
+func newWatchdog(b Budget, start, call time.Time, breach func(BudgetError)) *watchdog {
 	if b.IsZero() {
 		return nil
 	}
-	w := &watchdog{b: b, warmup: b.Warmup, start: start, breach: breach}
+	w := &watchdog{b: b, warmup: b.Warmup, start: start, call: call, breach: breach}
 	if w.warmup <= 0 {
-		w.warmup = DefaultWarmupTokens
+		w.warmup = defaultWarmup
 	}
 	if b.MinTPS > 0 {
 		w.tpot = time.Duration(float64(time.Second) / b.MinTPS)
@@ -160,7 +188,7 @@ func (w *watchdog) deadline() (time.Time, Phase) {
 		}
 	}
 	if w.b.Total > 0 {
-		consider(w.start.Add(w.b.Total), PhaseTotal)
+		consider(w.call.Add(w.b.Total), PhaseTotal)
 	}
 	if w.n == 0 {
 		if w.b.TTFT > 0 {
@@ -172,36 +200,39 @@ func (w *watchdog) deadline() (time.Time, Phase) {
 		consider(w.last.Add(w.b.Gap), PhaseGap)
 	}
 	if w.tpot > 0 && w.n >= w.warmup {
-		consider(w.first.Add(time.Duration(w.n)*w.tpot), PhaseTPS)
+		consider(w.first.Add(time.Duration(w.n-w.nFirst+1)*w.tpot), PhaseTPS)
 	}
 	return dl, ph
 }
 
-// token notes an output-bearing chunk that arrived at at.
-func (w *watchdog) token(at time.Time) {
+// token notes an output-bearing chunk of k tokens that arrived at at.
+func (w *watchdog) token(at time.Time, k int) {
 	if w == nil {
 		return
 	}
+	k = max(k, 1)
 	w.mu.Lock()
 	if w.stopped {
 		w.mu.Unlock()
 		return
 	}
-	if w.n == 0 {
-		w.first = at
+	first := w.n == 0
+	if first {
+		w.first, w.nFirst = at, k
 	}
 	w.last = at
-	w.n++
-	if w.tpot > 0 && w.n >= w.warmup && w.n > 1 {
-		if tpot := at.Sub(w.first) / time.Duration(w.n-1); tpot > w.tpot {
+	prev := w.n
+	w.n += k
+	if after := w.n - w.nFirst; w.tpot > 0 && w.n >= w.warmup && after > 0 {
+		if tpot := at.Sub(w.first) / time.Duration(after); tpot > w.tpot {
 			w.stopped = true
 			w.stopTimer()
 			w.mu.Unlock()
-			w.breach(Breach{Phase: PhaseTPS, Limit: w.tpot, Observed: tpot})
+			w.breach(BudgetError{Phase: PhaseTPS, Limit: w.tpot, Observed: tpot})
 			return
 		}
 	}
-	if w.n == 1 || w.n == w.warmup {
+	if first || (prev < w.warmup && w.n >= w.warmup) {
 		// A new kind of deadline applies now; it may be earlier than the
 		// one the timer is set at.
 		w.rearm(at)
@@ -224,15 +255,21 @@ func (w *watchdog) rearm(now time.Time) {
 	w.timer.Reset(dl.Sub(now))
 }
 
+// starvedAfter is how late a watchdog may run after a deadline before the
+// breach it reports is marked as the client's own (BudgetError.Late).
+const starvedAfter = 20 * time.Millisecond
+
 // fire runs when the timer expires: a breach if a deadline passed, else
 // the timer is set at the next deadline.
-func (w *watchdog) fire() {
+func (w *watchdog) fire() { w.fireAt(time.Now()) }
+
+// fireAt is fire at now.
+func (w *watchdog) fireAt(now time.Time) {
 	w.mu.Lock()
 	if w.stopped {
 		w.mu.Unlock()
 		return
 	}
-	now := time.Now()
 	dl, ph := w.deadline()
 	if dl.IsZero() {
 		w.armed = time.Time{}
@@ -246,10 +283,13 @@ func (w *watchdog) fire() {
 		return
 	}
 	w.stopped = true
-	b := Breach{Phase: ph}
+	b := BudgetError{Phase: ph}
+	if late := now.Sub(dl); late > starvedAfter {
+		b.Late = late
+	}
 	switch ph {
 	case PhaseTotal:
-		b.Limit, b.Observed = w.b.Total, now.Sub(w.start)
+		b.Limit, b.Observed = w.b.Total, now.Sub(w.call)
 	case PhaseTTFT:
 		b.Limit, b.Observed = w.b.TTFT, now.Sub(w.start)
 	case PhaseGap:
@@ -257,9 +297,10 @@ func (w *watchdog) fire() {
 	case PhaseTPS:
 		// The rate if the late chunk came now, or the rate so far if
 		// that is lower.
-		b.Limit, b.Observed = w.tpot, now.Sub(w.first)/time.Duration(w.n)
-		if w.n > 1 {
-			b.Observed = max(b.Observed, w.last.Sub(w.first)/time.Duration(w.n-1))
+		after := w.n - w.nFirst
+		b.Limit, b.Observed = w.tpot, now.Sub(w.first)/time.Duration(after+1)
+		if after > 0 {
+			b.Observed = max(b.Observed, w.last.Sub(w.first)/time.Duration(after))
 		}
 	}
 	w.mu.Unlock()

@@ -12,13 +12,13 @@ import (
 //	go test -run '^$' -bench 'WatchdogToken|CallOutput' -benchmem .
 func BenchmarkWatchdogToken(b *testing.B) {
 	now := time.Now()
-	w := newWatchdog(Budget{TTFT: time.Hour, Gap: time.Hour, Total: 24 * time.Hour, MinTPS: 0.001}, now, func(Breach) {})
+	w := newWatchdog(Budget{TTFT: time.Hour, Gap: time.Hour, Total: 24 * time.Hour, MinTPS: 0.001}, now, now, func(BudgetError) {})
 	defer w.stop()
 	at := now
 	b.ReportAllocs()
 	for b.Loop() {
 		at = at.Add(time.Millisecond)
-		w.token(at)
+		w.token(at, 1)
 	}
 }
 
@@ -27,13 +27,13 @@ func BenchmarkWatchdogToken(b *testing.B) {
 func BenchmarkCallOutput(b *testing.B) {
 	now := time.Now()
 	c := &call{wake: make(chan struct{}, 1)}
-	tr := &try{inChain: true}
-	tr.w = newWatchdog(Budget{TTFT: time.Hour, Gap: time.Hour, Total: 24 * time.Hour, MinTPS: 0.001}, now, func(Breach) {})
+	tr := &try{chained: true}
+	tr.w = newWatchdog(Budget{TTFT: time.Hour, Gap: time.Hour, Total: 24 * time.Hour, MinTPS: 0.001}, now, now, func(BudgetError) {})
 	defer tr.w.stop()
 	at := now
 	b.ReportAllocs()
 	for b.Loop() {
 		at = at.Add(time.Millisecond)
-		c.onOutput(tr, at)
+		c.onOutput(tr, at, 1)
 	}
 }

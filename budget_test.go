@@ -3,6 +3,7 @@ package tokenpace_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -87,7 +88,7 @@ func TestFailFast(t *testing.T) {
 				if got := len(tm.Chunks); got != tc.tokens {
 					t.Errorf("len(Timing.Chunks) = %d, want %d", got, tc.tokens)
 				}
-				if want := []tokenpace.Breach{{Target: "m", Phase: tc.want.Phase, Limit: tc.want.Limit, Observed: tc.want.Observed}}; !slices.Equal(tm.Breaches, want) {
+				if want := []tokenpace.BudgetError{{Target: "m", Phase: tc.want.Phase, Limit: tc.want.Limit, Observed: tc.want.Observed}}; !slices.Equal(tm.Breaches, want) {
 					t.Errorf("Timing.Breaches = %+v, want %+v", tm.Breaches, want)
 				}
 				if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeBreached}; !slices.Equal(got, want) {
@@ -137,5 +138,74 @@ func TestNewRouterErrors(t *testing.T) {
 		if _, err := tokenpace.NewRouter(tc.c, tc.p, tc.routes...); err == nil || !strings.HasPrefix(err.Error(), "tokenpace: ") {
 			t.Errorf("NewRouter(%s) error = %v, want a tokenpace error", tc.name, err)
 		}
+	}
+}
+
+// TestTotalPerCall: Budget.Total bounds the whole call, not each attempt:
+// the primary breaches its TTFT budget at 100 ms, the fallback streams
+// slowly, and the call ends at 300 ms after its first request, not 300 ms
+// after the fallback's.
+func TestTotalPerCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		big := route("big")
+		big.Budget = tokenpace.Budget{TTFT: 100 * msec}
+		r := router(t, tokenpace.Policy{Budget: tokenpace.Budget{Total: 300 * msec}}, []simulate.Option{
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 2 * time.Second}),
+			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 50 * msec}),
+			replyByModel(10),
+		}, big, route("small"))
+		s := r.NewStreaming(context.Background(), chat("big", 10))
+		readAll(t, s)
+		checkBudgetError(t, s.Err(), tokenpace.BudgetError{Target: "small", Phase: tokenpace.PhaseTotal, Limit: 300 * msec, Observed: 300 * msec})
+		tm := s.Timing()
+		if got, want := tm.End.Sub(tm.Start), 300*msec; got != want {
+			t.Errorf("End - Start = %v, want %v", got, want)
+		}
+	})
+}
+
+// TestMinTPSCountsTokens: MinTPS is in tokens per second. A server that
+// streams usage with every chunk, four tokens a chunk every 10 ms
+// (400 tokens/s), meets a 200 tokens/s floor; without that usage each chunk
+// counts one token (100/s) and breaches it.
+func TestMinTPSCountsTokens(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		usage     bool
+		wantBreak bool
+	}{
+		{"usage per chunk", true, false},
+		{"no usage", false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var events []string
+				for i := 1; i <= 20; i++ {
+					e := `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"abcd"}}]`
+					if tt.usage {
+						e += fmt.Sprintf(`,"usage":{"prompt_tokens":5,"completion_tokens":%d,"total_tokens":%d}`, 4*i, 5+4*i)
+					}
+					events = append(events, e+"}\n\n")
+				}
+				events = append(events, "data: [DONE]\n\n")
+				url, hc := serve(t, script("text/event-stream", events...))
+				r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)),
+					tokenpace.Policy{Budget: tokenpace.Budget{MinTPS: 200}}, route("m"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := r.NewStreaming(context.Background(), chat("m", 80))
+				readAll(t, s)
+				err = s.Err()
+				if tt.wantBreak {
+					var be *tokenpace.BudgetError
+					if !errors.As(err, &be) || be.Phase != tokenpace.PhaseTPS {
+						t.Errorf("Err() = %v, want a tps *BudgetError", err)
+					}
+				} else if err != nil {
+					t.Errorf("Err() = %v, want nil", err)
+				}
+			})
+		})
 	}
 }

@@ -2,38 +2,29 @@ package tokenpace
 
 import "time"
 
-// build assembles the call's Timing from its tries: the Attempts in start
-// order, the chunks the caller received (across continuations), the
-// request timestamps of the first try whose output the caller received
-// (else of the last try sent), and the answering try's response data. It
-// is final once the call finished and every try ended. c.mu is held.
+// build assembles the call's Timing from its tries, with the caller's
+// figures: Sent is when the call's first request left, Chunks the arrival
+// of every output chunk the caller received (across continuations), End
+// when the last try ended, so that TTFT, ITL, TPOT and E2E are what the
+// caller lived and Queue only the admission wait before the first request.
+// Headers, FirstChunk and the connection are those of the first try whose
+// output the caller received (else of the last try sent), the response
+// data those of the try that answered last. Attempts keep each try's own
+// figures. The Timing is final once the call finished and every try ended.
+// c.mu is held.
 func (c *call) build() *Timing {
-	t := &Timing{Model: c.params.Model, Stream: true, Start: c.start, Invalid: c.invalid}
+	t := &Timing{Model: c.params.Model, Stream: true, Start: c.start, Sent: c.sent()}
 	if len(c.breaches) > 0 {
-		t.Breaches = append([]Breach(nil), c.breaches...)
+		t.Breaches = append([]BudgetError(nil), c.breaches...)
 	}
-	final := c.finished
+	final := c.state >= callFinishing
 	var lead *Timing
 	t.Attempts = make([]Attempt, 0, len(c.tries))
 	for _, tr := range c.tries {
 		tt := tr.timing()
-		final = final && tr.ended
-		at := Attempt{
-			Target: tr.rt.Name, Model: c.model(tr.rt), Kind: tr.kind, Start: tr.start, End: tt.End,
-			Outcome: tr.outcome, Err: tt.Err,
-		}
-		if len(tt.Chunks) > 0 {
-			at.FirstToken = tt.Chunks[0]
-		}
-		if tr.validErr != nil {
-			at.Err = tr.validErr
-		}
-		if tr.inChain {
-			at.Tokens = c.delivered(tr)
-		}
-		t.Attempts = append(t.Attempts, at)
+		final = final && tr.state == tryEnded
+		t.Attempts = append(t.Attempts, c.attempt(tr, tt))
 		if tr.a != nil {
-			t.HTTPAttempts += tt.HTTPAttempts
 			t.HTTP = append(t.HTTP, tt.HTTP...)
 			lead = tt
 		}
@@ -47,22 +38,7 @@ func (c *call) build() *Timing {
 		if i == 0 {
 			lead = tt
 		}
-		n := min(c.delivered(tr), len(tt.Chunks))
-		t.Chunks = append(t.Chunks, tt.Chunks[:n]...)
-		if tr.cut || !tt.UsageReported {
-			usage = false
-			t.OutputTokens += n
-		} else {
-			t.OutputTokens += tt.OutputTokens
-		}
-		t.Target, t.Model, t.ResponseModel = tt.Target, tt.Model, tt.ResponseModel
-		t.ServerAddress, t.ServerPort, t.Streaming = tt.ServerAddress, tt.ServerPort, tt.Streaming
-		t.FinishReason, t.PromptTokens, t.CachedTokens = tt.FinishReason, tt.PromptTokens, tt.CachedTokens
-		for k, v := range tt.Milestones {
-			if _, ok := t.Milestones[k]; !ok && (!tr.cut || (n > 0 && !v.After(tt.Chunks[n-1]))) {
-				reachedAt(t, k, v)
-			}
-		}
+		usage = c.addDelivered(t, tr, tt) && usage
 	}
 	t.UsageReported = usage
 	if lead != nil {
@@ -70,7 +46,7 @@ func (c *call) build() *Timing {
 			t.Target, t.Model, t.ResponseModel = lead.Target, lead.Model, lead.ResponseModel
 			t.ServerAddress, t.ServerPort, t.Streaming = lead.ServerAddress, lead.ServerPort, lead.Streaming
 		}
-		t.Sent, t.WroteRequest, t.Headers, t.FirstChunk, t.Conn = lead.Sent, lead.WroteRequest, lead.Headers, lead.FirstChunk, lead.Conn
+		t.WroteRequest, t.Headers, t.FirstChunk, t.Conn = lead.WroteRequest, lead.Headers, lead.FirstChunk, lead.Conn
 	}
 	if final {
 		t.Err = c.err
@@ -80,10 +56,51 @@ func (c *call) build() *Timing {
 	return t
 }
 
+// addDelivered adds to t what the caller received of chained try tr,
+// whose Timing is tt: its chunks, tokens, response data and milestones.
+// It reports whether the token count is the server's. c.mu is held.
+func (c *call) addDelivered(t *Timing, tr *try, tt *Timing) (usage bool) {
+	n := min(tr.a.delivered(), len(tt.Chunks))
+	t.Chunks = append(t.Chunks, tt.Chunks[:n]...)
+	usage = tr.cause == nil && tt.UsageReported
+	if usage {
+		t.OutputTokens += tt.OutputTokens
+	} else {
+		t.OutputTokens += n
+	}
+	t.Target, t.Model, t.ResponseModel = tt.Target, tt.Model, tt.ResponseModel
+	t.ServerAddress, t.ServerPort, t.Streaming = tt.ServerAddress, tt.ServerPort, tt.Streaming
+	t.FinishReason, t.PromptTokens, t.CachedTokens = tt.FinishReason, tt.PromptTokens, tt.CachedTokens
+	for k, v := range tt.Milestones {
+		if _, ok := t.Milestones[k]; !ok && (tr.cause == nil || (n > 0 && !v.After(tt.Chunks[n-1]))) {
+			reachedAt(t, k, v)
+		}
+	}
+	return usage
+}
+
+// attempt returns the Attempt of tr, whose Timing is tt. c.mu is held.
+func (c *call) attempt(tr *try, tt *Timing) Attempt {
+	at := Attempt{
+		Target: tr.rt.Name, Model: c.model(tr.rt), Kind: tr.kind, Start: tr.start, Sent: tt.Sent, End: tt.End,
+		Outcome: tr.outcome, Err: tt.Err,
+	}
+	if len(tt.Chunks) > 0 {
+		at.FirstToken = tt.Chunks[0]
+	}
+	if tr.validErr != nil {
+		at.Err = tr.validErr
+	}
+	if tr.chained {
+		at.Tokens = tr.a.delivered()
+	}
+	return at
+}
+
 // timing returns tr's Timing: final once it ended, else a snapshot.
 // c.mu is held.
 func (tr *try) timing() *Timing {
-	if tr.ended {
+	if tr.state == tryEnded {
 		return tr.t
 	}
 	if tr.a != nil {

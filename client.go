@@ -35,9 +35,7 @@ func NewClient(oc openai.Client, opts ...Option) *Client {
 // Timing counts tokens as the server does.
 func (c *Client) NewStreaming(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) *Stream {
 	start := time.Now()
-	if !params.StreamOptions.IncludeUsage.Valid() {
-		params.StreamOptions.IncludeUsage = openai.Bool(true)
-	}
+	params = withUsage(params)
 	spec := attemptSpec{
 		client: &c.oc, name: c.cfg.name, params: params, opts: opts,
 		cfg: &c.cfg, start: start,
@@ -51,18 +49,27 @@ func hookEvents(ctx context.Context, h Hooks) attemptEvents {
 	var ev attemptEvents
 	if f := h.FirstToken; f != nil {
 		ev.firstToken = func(a *attempt, at time.Time) {
-			f(ctx, FirstTokenInfo{Target: a.spec.name, Model: a.spec.params.Model, At: at, TTFT: since(a.sent(), at)})
+			f(ctx, firstTokenInfo(a.spec.name, a.spec.params.Model, a.sent(), at))
 		}
 	}
 	if f := h.Milestone; f != nil {
 		ev.milestone = func(a *attempt, name string, at time.Time) {
-			f(ctx, MilestoneInfo{Target: a.spec.name, Model: a.spec.params.Model, Name: name, At: at, Elapsed: since(a.sent(), at)})
+			f(ctx, milestoneInfo(a.spec.name, a.spec.params.Model, name, a.sent(), at))
 		}
 	}
 	if f := h.Done; f != nil {
 		ev.end = func(_ *attempt, t *Timing) { f(ctx, t) }
 	}
 	return ev
+}
+
+// withUsage returns params asking for the usage chunk unless they say
+// otherwise.
+func withUsage(params openai.ChatCompletionNewParams) openai.ChatCompletionNewParams {
+	if !params.StreamOptions.IncludeUsage.Valid() {
+		params.StreamOptions.IncludeUsage = openai.Bool(true)
+	}
+	return params
 }
 
 // New makes a non-streaming chat completion, as client.Chat.Completions.New
@@ -81,38 +88,26 @@ func (c *Client) New(ctx context.Context, params openai.ChatCompletionNewParams,
 // *StreamError that wraps openai-go's error (an *openai.Error for an error
 // status).
 func (c *Client) NewTimed(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*openai.ChatCompletion, *Timing, error) {
-	a := &attempt{
-		spec:   attemptSpec{client: &c.oc, name: c.cfg.name, params: params, cfg: &c.cfg},
-		parent: ctx,
-		ctx:    ctx,
+	t := &Timing{Target: c.cfg.name, Model: params.Model, Start: time.Now()}
+	var x exchange
+	res, err := c.oc.Chat.Completions.New(ctx, params, append(slices.Clip(opts), option.WithMiddleware(x.middleware()))...)
+	t.End = time.Now()
+	if last := x.lastRead(); !last.IsZero() {
+		t.End = last
 	}
-	a.t = Timing{Target: c.cfg.name, Model: params.Model, Start: time.Now()}
-	res, err := c.oc.Chat.Completions.New(ctx, params, append(slices.Clip(opts), option.WithMiddleware(a.middleware()))...)
-	end := time.Now()
-	if a.body != nil && !a.body.last.IsZero() {
-		end = a.body.last
-	}
+	x.fill(t, true)
 	if err != nil {
-		err = a.failure(KindRequest, "", err)
+		err = requestFailure(ctx, c.cfg.name, err)
 		res = nil
 	}
-
-	a.mu.Lock()
-	t := &a.t
-	t.End, t.Err, a.ended = end, err, true
+	t.Err = err
 	if res != nil {
 		t.ResponseModel = res.Model
 		if len(res.Choices) > 0 {
 			t.FinishReason = res.Choices[0].FinishReason
 		}
-		if res.JSON.Usage.Valid() {
-			t.UsageReported = true
-			t.PromptTokens = int(res.Usage.PromptTokens)
-			t.CachedTokens = int(res.Usage.PromptTokensDetails.CachedTokens)
-			t.OutputTokens = int(res.Usage.CompletionTokens)
-		}
+		t.setUsage(res.Usage, res.JSON.Usage.Valid())
 	}
-	a.mu.Unlock()
 	if h := c.cfg.hooksFor(ctx); h.Done != nil {
 		h.Done(ctx, t)
 	}

@@ -6,10 +6,8 @@ import (
 	"github.com/openai/openai-go/v3"
 )
 
-// DefaultContinuePrompt is the user message that asks the next route to
-// continue a stalled stream, after the output so far as an assistant
-// message, unless Policy.ContinuePrompt says otherwise.
-const DefaultContinuePrompt = "Continue exactly where your previous message stops. Do not repeat any of it."
+// defaultContinuePrompt is Policy.ContinuePrompt when it is empty.
+const defaultContinuePrompt = "Continue exactly where your previous message stops. Do not repeat any of it."
 
 // continuation returns the params of a try that continues the call's
 // output so far: the messages, the output as an assistant message and the
@@ -18,12 +16,12 @@ const DefaultContinuePrompt = "Continue exactly where your previous message stop
 func (c *call) continuation(p openai.ChatCompletionNewParams) openai.ChatCompletionNewParams {
 	prompt := c.r.pol.ContinuePrompt
 	if prompt == "" {
-		prompt = DefaultContinuePrompt
+		prompt = defaultContinuePrompt
 	}
 	p.Messages = append(slices.Clip(c.params.Messages), openai.AssistantMessage(c.chainText()), openai.UserMessage(prompt))
 	n := int64(0)
 	for _, tr := range c.chain {
-		n += int64(c.delivered(tr))
+		n += int64(tr.a.delivered())
 	}
 	if p.MaxTokens.Valid() {
 		p.MaxTokens = openai.Int(max(1, p.MaxTokens.Value-n))
@@ -32,15 +30,4 @@ func (c *call) continuation(p openai.ChatCompletionNewParams) openai.ChatComplet
 		p.MaxCompletionTokens = openai.Int(max(1, p.MaxCompletionTokens.Value-n))
 	}
 	return p
-}
-
-// delivered returns how many output-bearing chunks of a chained try reach
-// the caller. c.mu is held.
-func (c *call) delivered(tr *try) int {
-	tr.a.mu.Lock()
-	defer tr.a.mu.Unlock()
-	if tr.cut {
-		return min(tr.outLimit, len(tr.a.t.Chunks))
-	}
-	return len(tr.a.t.Chunks)
 }

@@ -31,8 +31,9 @@ const (
 	// KindReset: reading the body failed mid-stream (connection reset,
 	// unexpected EOF).
 	KindReset
-	// KindLineTooLong: a line of the event stream exceeded the limit set by
-	// WithMaxLineBytes.
+	// KindLineTooLong: a line of the event stream, or the data of one
+	// event over all its lines (Detail "event"), exceeded the limit set
+	// by WithMaxLineBytes.
 	KindLineTooLong
 )
 
@@ -92,3 +93,20 @@ func (e *StreamError) Error() string {
 
 // Unwrap returns the cause.
 func (e *StreamError) Unwrap() error { return e.Err }
+
+// SkipError says why a route was not tried: its breaker was open
+// (ErrCircuitOpen) or admission turned it away (ErrAdmission).
+type SkipError struct {
+	// Target names the route.
+	Target string
+	// Err is ErrCircuitOpen or ErrAdmission.
+	Err error
+}
+
+// Error implements error.
+func (e *SkipError) Error() string {
+	return fmt.Sprintf("tokenpace: target %s skipped: %v", e.Target, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *SkipError) Unwrap() error { return e.Err }

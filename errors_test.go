@@ -65,6 +65,8 @@ func TestBadStreams(t *testing.T) {
 		{name: "no content type", handler: script("", contentEvent("a")), kind: tokenpace.KindContentType},
 		{name: "line too long", handler: script(sse, contentEvent("ok"), contentEvent(strings.Repeat("x", 70<<10))),
 			opts: []tokenpace.Option{tokenpace.WithMaxLineBytes(64 << 10)}, kind: tokenpace.KindLineTooLong, partial: "ok"},
+		{name: "event too long", handler: script(sse, contentEvent("ok"), strings.Repeat("data: "+strings.Repeat("x", 1<<10)+"\n", 100)+"\n"),
+			opts: []tokenpace.Option{tokenpace.WithMaxLineBytes(64 << 10)}, kind: tokenpace.KindLineTooLong, partial: "ok"},
 		{name: "not JSON", handler: script(sse, contentEvent("a"), "data: {not json\n\n"), kind: tokenpace.KindMalformed, partial: "a"},
 		{name: "error event", handler: script(sse, contentEvent("a"),
 			`data: {"error":{"message":"overloaded","type":"server_error","code":"overloaded"}}`+"\n\n"),

@@ -114,7 +114,7 @@ func ExampleLatest() {
 	defer done1()
 	second, done2 := latest.Begin(context.Background(), "main.go")
 	defer done2()
-	fmt.Println("first superseded:", tokenpace.Superseded(first))
+	fmt.Println("first superseded:", errors.Is(context.Cause(first), tokenpace.ErrSuperseded))
 	fmt.Println("second running:", second.Err() == nil)
 	// Output:
 	// first superseded: true

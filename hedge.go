@@ -2,6 +2,26 @@ package tokenpace
 
 import "time"
 
+// Hedge configures hedged requests: when the running attempt has not
+// produced its first token after a delay, the next route starts in
+// parallel; the first to produce an output token wins and the others are
+// cancelled at once, their tokens never reaching the caller.
+type Hedge struct {
+	// After is the fixed delay before hedging; zero means no fixed delay.
+	After time.Duration
+	// Percentile, if in (0, 1], sets the delay to that quantile of the
+	// TTFTs observed recently at the first route (0.95 for p95) once it
+	// has MinSamples of them; until then After applies. Zero means After
+	// only.
+	Percentile float64
+	// MinSamples is how many TTFTs the percentile needs; zero means 20.
+	MinSamples int
+	// Max is how many hedged attempts may start; zero means 1.
+	Max int
+}
+
+func (h Hedge) enabled() bool { return h.After > 0 || h.Percentile > 0 }
+
 // defaultHedgeSamples is Hedge.MinSamples when it is zero.
 const defaultHedgeSamples = 20
 
@@ -34,7 +54,7 @@ func (c *call) hedgeDelay() time.Duration {
 // onHedge starts a hedged try if no try has produced a token yet.
 func (c *call) onHedge() {
 	c.mu.Lock()
-	if c.finished || c.won != nil || c.ctx.Err() != nil {
+	if c.state != callRunning || c.won != nil || c.ctx.Err() != nil {
 		c.mu.Unlock()
 		return
 	}
@@ -43,7 +63,5 @@ func (c *call) onHedge() {
 	if c.launch(AttemptHedge) && c.hedges < limit && c.next < len(c.r.routes) {
 		c.hedge.Reset(c.hedgeDelay())
 	}
-	fin := c.takeFinal()
-	c.mu.Unlock()
-	c.report(fin)
+	c.unlockAndReport()
 }

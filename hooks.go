@@ -17,7 +17,9 @@ type Hooks struct {
 	// FirstToken is called when the first output-bearing chunk arrives.
 	FirstToken func(ctx context.Context, info FirstTokenInfo)
 	// Milestone is called when a milestone (first sentence, first line, a
-	// user-defined predicate) is first reached.
+	// user-defined predicate) is first reached. A sentence is known to have
+	// ended only when the white space after its terminator (or the end)
+	// arrives, so that call may come a chunk after its At.
 	Milestone func(ctx context.Context, info MilestoneInfo)
 	// Done is called once when the request has ended.
 	Done func(ctx context.Context, t *Timing)
@@ -38,6 +40,14 @@ type MilestoneInfo struct {
 	// from Timing.Sent.
 	At      time.Time
 	Elapsed time.Duration
+}
+
+func firstTokenInfo(target, model string, sent, at time.Time) FirstTokenInfo {
+	return FirstTokenInfo{Target: target, Model: model, At: at, TTFT: since(sent, at)}
+}
+
+func milestoneInfo(target, model, name string, sent, at time.Time) MilestoneInfo {
+	return MilestoneInfo{Target: target, Model: model, Name: name, At: at, Elapsed: since(sent, at)}
 }
 
 // ComposeHooks returns Hooks that call each of hooks in order.

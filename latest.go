@@ -7,10 +7,31 @@ import (
 )
 
 // ErrSuperseded is the cause (context.Cause) of a request's context that
-// Latest cancelled because a newer request for the same key began. A Router
-// call ended that way records its attempts with OutcomeSuperseded, which
-// counts neither as a failure nor against a circuit breaker.
-var ErrSuperseded = errors.New("tokenpace: superseded by a newer request")
+// Latest cancelled because a newer request for the same key began, and the
+// error such a request ends with (Stream.Err, Timing.Err, NewTimed), so
+// that errors.Is(err, ErrSuperseded) tells a superseded request from one
+// its caller cancelled; errors.Is(err, context.Canceled) holds too. A
+// Router call ended that way records its attempts with OutcomeSuperseded,
+// which counts neither as a failure nor against a circuit breaker.
+var ErrSuperseded error = supersededError{}
+
+type supersededError struct{}
+
+func (supersededError) Error() string { return "tokenpace: superseded by a newer request" }
+
+// Is makes a superseded request a cancelled one too.
+func (supersededError) Is(target error) bool { return target == context.Canceled }
+
+// ctxErr returns the error of a request whose context ctx ended: ctx.Err()
+// unchanged, or ErrSuperseded when Latest cancelled it; nil while ctx is
+// live.
+func ctxErr(ctx context.Context) error {
+	err := ctx.Err()
+	if err != nil && errors.Is(context.Cause(ctx), ErrSuperseded) {
+		return ErrSuperseded
+	}
+	return err
+}
 
 // Latest keeps at most one request in flight per key, latest wins: what
 // autocompletion needs, where each keystroke makes the previous suggestion
@@ -50,10 +71,4 @@ func (l *Latest) Begin(ctx context.Context, key string) (_ context.Context, done
 		l.mu.Unlock()
 		cancel(context.Canceled)
 	}
-}
-
-// Superseded reports whether the context ctx, returned by Begin, was
-// cancelled because a newer request for its key began.
-func Superseded(ctx context.Context) bool {
-	return errors.Is(context.Cause(ctx), ErrSuperseded)
 }

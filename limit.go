@@ -28,8 +28,9 @@ type Limit struct {
 	// rounded up (at least 1).
 	Burst int
 	// TPM is the tokens per minute allowed, counting the prompt (estimated
-	// at four bytes a token) plus max_tokens, as hosted APIs do; zero means
-	// no limit. Its burst is one minute's worth.
+	// at four bytes a token) plus max_tokens, as hosted APIs do, until the
+	// request ends: then the tokens the server reports it used replace the
+	// estimate; zero means no limit. Its burst is one minute's worth.
 	TPM int
 }
 
@@ -81,8 +82,10 @@ func newLimiter(l Limit) *limiter {
 
 // reservation is capacity reserved for one request.
 type reservation struct {
-	rps, tpm *rate.Reservation
-	shared   func(time.Time) // a Limiter's cancel; nil for none
+	rps, tpm  *rate.Reservation
+	tpmLim    *rate.Limiter   // the TPM limiter, for settle
+	tpmTokens int             // the tokens tpm reserved
+	shared    func(time.Time) // a Limiter's cancel; nil for none
 }
 
 // reserve reserves capacity at now for a request of tokens tokens and
@@ -97,7 +100,7 @@ func (l *limiter) reserve(now time.Time, tokens int) (res reservation, delay tim
 		delay = res.rps.DelayFrom(now)
 	}
 	if l.tpm != nil {
-		res.tpm = l.tpm.ReserveN(now, max(tokens, 1))
+		res.tpm, res.tpmLim, res.tpmTokens = l.tpm.ReserveN(now, max(tokens, 1)), l.tpm, max(tokens, 1)
 		if !res.tpm.OK() {
 			res.cancel(now)
 			return reservation{}, 0, false
@@ -117,6 +120,20 @@ func (r reservation) cancel(now time.Time) {
 	}
 	if r.tpm != nil && r.tpm.OK() {
 		r.tpm.CancelAt(now)
+	}
+}
+
+// settle corrects a TPM reservation, made from an estimate, by the tokens
+// the request really used (prompt plus output, as the server reported
+// them): the difference is charged or given back at now. A negative
+// reservation gives tokens back in x/time/rate (up to the burst), which
+// TestTPMSettles checks.
+func (r reservation) settle(now time.Time, used int) {
+	if r.tpmLim == nil || !r.tpm.OK() || used <= 0 {
+		return
+	}
+	if d := used - r.tpmTokens; d != 0 {
+		r.tpmLim.ReserveN(now, min(d, r.tpmLim.Burst()))
 	}
 }
 

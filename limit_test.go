@@ -135,3 +135,24 @@ func TestAdmissionLongPrompt(t *testing.T) {
 		}
 	})
 }
+
+// TestTPMSettles: a TPM reservation counts max_tokens until the server
+// reports what the request used; the rest is given back. Two requests of
+// max_tokens 500 under a 600-tokens-per-minute limit: each uses about 20
+// tokens, so the second does not wait for the first's unused 480.
+func TestTPMSettles(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		big := route("big")
+		big.Limit = tokenpace.Limit{TPM: 600}
+		r := router(t, tokenpace.Policy{}, []simulate.Option{
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 10 * msec}), replyWords(5),
+		}, big)
+		first := callOK(t, r, chat("big", 500))
+		if !first.UsageReported || first.PromptTokens+first.OutputTokens > 50 {
+			t.Fatalf("first call used %d+%d tokens (usage %v), want a few", first.PromptTokens, first.OutputTokens, first.UsageReported)
+		}
+		if got := callOK(t, r, chat("big", 500)).Queue(); got != 0 {
+			t.Errorf("second call: Queue() = %v, want 0", got)
+		}
+	})
+}

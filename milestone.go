@@ -19,9 +19,10 @@ type milestone struct {
 type milestones struct {
 	user []milestone
 
-	sentence, line bool // reached
-	afterStop      bool // the text so far ends in a sentence terminator
-	any            bool // some text arrived
+	sentence, line bool      // reached
+	afterStop      bool      // the text so far ends in a sentence terminator
+	stopAt         time.Time // when the chunk with that terminator arrived
+	any            bool      // some text arrived
 	userDone       []bool
 	userLeft       int
 	text           strings.Builder
@@ -34,20 +35,32 @@ func newMilestones(user []milestone) *milestones {
 // pending reports whether a milestone is still to be reached.
 func (m *milestones) pending() bool { return !m.sentence || !m.line || m.userLeft > 0 }
 
+// reached is a milestone and when the chunk that completed it arrived.
+type reached struct {
+	name string
+	at   time.Time
+}
+
 // add takes the next content delta of the first choice, which arrived at,
-// and calls reach for every milestone it completes.
-func (m *milestones) add(delta string, reach func(name string)) {
+// and calls reach for every milestone it completes, with the arrival of
+// the chunk that completed it: a sentence is complete at its terminator,
+// though only the white space after it (or the end) tells a terminator
+// from a decimal point, so its milestone may be reported one chunk later
+// with the terminator's time.
+func (m *milestones) add(delta string, at time.Time, reach func(name string, at time.Time)) {
 	if delta == "" {
 		return
 	}
 	m.any = true
 	if !m.line && strings.IndexByte(delta, '\n') >= 0 {
 		m.line = true
-		reach(MilestoneFirstLine)
+		reach(MilestoneFirstLine, at)
 	}
-	if !m.sentence && m.scanSentence(delta) {
-		m.sentence = true
-		reach(MilestoneFirstSentence)
+	if !m.sentence {
+		if end, ok := m.scanSentence(delta, at); ok {
+			m.sentence = true
+			reach(MilestoneFirstSentence, end)
+		}
 	}
 	if m.userLeft == 0 {
 		return
@@ -57,46 +70,51 @@ func (m *milestones) add(delta string, reach func(name string)) {
 		if !m.userDone[i] && u.reached(m.text.String()) {
 			m.userDone[i] = true
 			m.userLeft--
-			reach(u.name)
+			reach(u.name, at)
 		}
 	}
 }
 
-// end marks the end of the output: text that arrived without a final
-// terminator or newline still forms a complete sentence and line.
-func (m *milestones) end(reach func(name string)) {
+// end marks the end of the output, at at: text that arrived without a
+// final terminator or newline still forms a complete sentence and line.
+func (m *milestones) end(at time.Time, reach func(name string, at time.Time)) {
 	if !m.any {
 		return
 	}
 	if !m.line {
 		m.line = true
-		reach(MilestoneFirstLine)
+		reach(MilestoneFirstLine, at)
 	}
 	if !m.sentence {
 		m.sentence = true
-		reach(MilestoneFirstSentence)
+		if m.afterStop {
+			at = m.stopAt
+		}
+		reach(MilestoneFirstSentence, at)
 	}
 }
 
-// scanSentence reports whether delta completes a sentence: a terminator
-// (. ! ? …), possibly followed by closing quotes or brackets, then white
-// space; or a full-width terminator (。！？), which needs no space.
-func (m *milestones) scanSentence(delta string) bool {
+// scanSentence reports whether a sentence is complete once delta, which
+// arrived at at, is added, and when it ended: a terminator (. ! ? …),
+// possibly followed by closing quotes or brackets, ends one when white
+// space follows; a full-width terminator (。！？) needs no space.
+func (m *milestones) scanSentence(delta string, at time.Time) (time.Time, bool) {
 	for _, r := range delta {
 		switch {
 		case r == '。' || r == '！' || r == '？':
-			return true
+			return at, true
 		case r == '.' || r == '!' || r == '?' || r == '…':
-			m.afterStop = true
+			m.afterStop, m.stopAt = true, at
 		case m.afterStop && unicode.IsSpace(r):
-			return true
+			return m.stopAt, true
 		case m.afterStop && isCloser(r):
 			// "Done." or (see above.) — the sentence ends after the closer.
+			m.stopAt = at
 		default:
 			m.afterStop = false
 		}
 	}
-	return false
+	return time.Time{}, false
 }
 
 func isCloser(r rune) bool {

@@ -25,7 +25,7 @@ func TestMilestones(t *testing.T) {
 	}{
 		// Tokens: "Hello" " there." " How" " are" "\nyou" " today?" " Fine."
 		{reply: "Hello there. How are\nyou today? Fine.", want: map[string]time.Duration{
-			tokenpace.MilestoneFirstSentence: ttft + 2*itl, // the space after "there."
+			tokenpace.MilestoneFirstSentence: ttft + itl, // " there.": the space after it confirms it
 			tokenpace.MilestoneFirstLine:     ttft + 4*itl,
 			"today":                          ttft + 5*itl,
 		}},
@@ -41,7 +41,7 @@ func TestMilestones(t *testing.T) {
 		}},
 		// A decimal point is no sentence end; a closing quote does not hide one.
 		{reply: "Pi is 3.14 \"roughly.\" Yes", want: map[string]time.Duration{
-			tokenpace.MilestoneFirstSentence: ttft + 4*itl,
+			tokenpace.MilestoneFirstSentence: ttft + 3*itl,
 			tokenpace.MilestoneFirstLine:     ttft + 4*itl,
 		}},
 	}

@@ -19,7 +19,7 @@ type config struct {
 }
 
 func newConfig(opts []Option) config {
-	c := config{maxLineBytes: DefaultMaxLineBytes}
+	c := config{maxLineBytes: defaultMaxLineBytes}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(&c)
@@ -50,13 +50,13 @@ func WithMilestone(name string, reached func(text string) bool) Option {
 }
 
 // WithMaxLineBytes sets the longest line of the event stream a response may
-// hold; a longer one ends the stream with a KindLineTooLong StreamError
-// instead of growing a buffer without bound. n <= 0 means
-// DefaultMaxLineBytes.
+// hold, and the largest event (its data over all its lines); a longer one
+// ends the stream with a KindLineTooLong StreamError instead of growing a
+// buffer without bound. n <= 0 means 4 MiB.
 func WithMaxLineBytes(n int) Option {
 	return optionFunc(func(c *config) {
 		if n <= 0 {
-			n = DefaultMaxLineBytes
+			n = defaultMaxLineBytes
 		}
 		c.maxLineBytes = n
 	})

@@ -89,32 +89,7 @@ func (p *predictor) percentile(q float64) (time.Duration, int) {
 	if p.n == 0 {
 		return 0, 0
 	}
-	i := int(q*float64(p.n)+0.999999) - 1
-	return p.sorted[min(max(i, 0), p.n-1)], p.n
-}
-
-// PredictTTFT returns the TTFT the Router expects of target for a request
-// with promptTokens uncached prompt tokens, from the requests it has seen
-// there (a least-squares line of TTFT against prompt tokens that favours
-// recent requests), and false when target is unknown or has no data yet.
-func (r *Router) PredictTTFT(target string, promptTokens int) (time.Duration, bool) {
-	rt := r.route(target)
-	if rt == nil {
-		return 0, false
-	}
-	return rt.pred.predict(promptTokens)
-}
-
-// TTFTPercentile returns the nearest-rank q-quantile (0 < q ≤ 1) of the
-// last 256 TTFTs observed at target, and false when target is unknown, has
-// no data yet or q is out of range.
-func (r *Router) TTFTPercentile(target string, q float64) (time.Duration, bool) {
-	rt := r.route(target)
-	if rt == nil || !(q > 0 && q <= 1) {
-		return 0, false
-	}
-	d, n := rt.pred.percentile(q)
-	return d, n > 0
+	return nearestRank(p.sorted, q), p.n
 }
 
 // estimateTokens estimates the prompt tokens of messages at four bytes of

@@ -2,6 +2,8 @@ package tokenpace_test
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -47,6 +49,45 @@ func TestPredictTTFT(t *testing.T) {
 		}
 		if _, ok := r.TTFTPercentile("big", 0); ok {
 			t.Errorf("TTFTPercentile(big, 0) ok = true, want false")
+		}
+	})
+}
+
+// TestAdmissionByLearntTTFT: a route with a TTFT budget and no rate limit
+// is skipped when its learnt TTFT for the prompt does not fit the budget:
+// the primary's TTFT is 20 ms + 1 ms per prompt token, so after short
+// prompts it is known to need ~520 ms for a 500-token one, over its
+// 250 ms budget; the call goes straight to the fallback.
+func TestAdmissionByLearntTTFT(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sched := &simulate.Fixed{ITL: msec, PerRequest: func(r simulate.Request) (time.Duration, time.Duration) {
+			return 20*msec + time.Duration(r.PromptTokens)*msec, 0
+		}}
+		big := route("big")
+		big.Budget = tokenpace.Budget{TTFT: 250 * msec}
+		r := router(t, tokenpace.Policy{}, []simulate.Option{
+			simulate.WithModel("big", sched),
+			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: msec}),
+		}, big, route("small"))
+		prompt := func(tokens int) openai.ChatCompletionNewParams {
+			p := chat("big", 2)
+			p.Messages = []openai.ChatCompletionMessageParamUnion{openai.UserMessage(strings.Repeat("word ", tokens))}
+			return p
+		}
+		for i := range 5 {
+			if tm := callOK(t, r, prompt(20*(i+1))); tm.Target != "big" {
+				t.Fatalf("training call %d answered by %s, want big", i, tm.Target)
+			}
+		}
+		tm := callOK(t, r, prompt(500))
+		if got, want := tm.TTFT(), 50*msec; got != want {
+			t.Errorf("TTFT() = %v, want %v (straight to the fallback)", got, want)
+		}
+		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeSkipped, tokenpace.OutcomeWon}; !slices.Equal(got, want) {
+			t.Fatalf("outcomes = %v, want %v", got, want)
+		}
+		if err := tm.Attempts[0].Err; !errors.Is(err, tokenpace.ErrAdmission) {
+			t.Errorf("Attempts[0].Err = %v, want ErrAdmission", err)
 		}
 	})
 }

@@ -114,7 +114,8 @@ func TestCallPolicy(t *testing.T) {
 }
 
 // TestRouterHooks: the Client's hooks see one call: FirstToken once, from
-// the winner, and Done once.
+// the winner, with the caller's TTFT (from the call's first request), and
+// Done once.
 func TestRouterHooks(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var firsts []tokenpace.FirstTokenInfo
@@ -131,8 +132,8 @@ func TestRouterHooks(t *testing.T) {
 		}
 		s := r.NewStreaming(context.Background(), chat("big", 3))
 		readAll(t, s)
-		if len(firsts) != 1 || firsts[0].Target != "small" || firsts[0].TTFT != 100*msec {
-			t.Errorf("FirstToken calls = %+v, want one for small with TTFT 100ms", firsts)
+		if len(firsts) != 1 || firsts[0].Target != "small" || firsts[0].TTFT != 280*msec {
+			t.Errorf("FirstToken calls = %+v, want one for small with TTFT 280ms", firsts)
 		}
 		if len(rec.done) != 1 || rec.done[0] != s.Timing() {
 			t.Errorf("Done called %d times, want once with the final Timing", len(rec.done))
@@ -250,7 +251,7 @@ func TestContinuationOnSlowDecode(t *testing.T) {
 			t.Errorf("content = %q, want %q", text, want)
 		}
 		tm := s.Timing()
-		want := []tokenpace.Breach{{Target: "big", Phase: tokenpace.PhaseTPS, Limit: 50 * msec, Observed: 100 * msec}}
+		want := []tokenpace.BudgetError{{Target: "big", Phase: tokenpace.PhaseTPS, Limit: 50 * msec, Observed: 100 * msec}}
 		if !slices.Equal(tm.Breaches, want) {
 			t.Errorf("Breaches = %+v, want %+v", tm.Breaches, want)
 		}

@@ -60,11 +60,14 @@ func TestFallbackOnSlowPrefill(t *testing.T) {
 		if got, want := tm.UserTTFT(), 280*msec; got != want {
 			t.Errorf("UserTTFT() = %v, want %v", got, want)
 		}
-		if got, want := tm.TTFT(), 100*msec; got != want {
-			t.Errorf("TTFT() = %v, want %v (the answering route's)", got, want)
+		if got, want := tm.TTFT(), 280*msec; got != want {
+			t.Errorf("TTFT() = %v, want %v (the caller's)", got, want)
 		}
-		if got, want := tm.Queue(), 180*msec; got != want {
-			t.Errorf("Queue() = %v, want %v", got, want)
+		if got, want := tm.Queue(), time.Duration(0); got != want {
+			t.Errorf("Queue() = %v, want %v (no limiter)", got, want)
+		}
+		if got, want := tm.Attempts[1].TTFT(), 100*msec; got != want {
+			t.Errorf("Attempts[1].TTFT() = %v, want %v (the answering route's own)", got, want)
 		}
 		if tm.Target != "small" || tm.Model != "small" || tm.OutputTokens != 10 || !tm.UsageReported {
 			t.Errorf("Timing = target %q model %q tokens %d usage %v, want small small 10 true", tm.Target, tm.Model, tm.OutputTokens, tm.UsageReported)
@@ -78,7 +81,7 @@ func TestFallbackOnSlowPrefill(t *testing.T) {
 		if a := tm.Attempts[1]; a.Start.Sub(tm.Start) != 180*msec || a.FirstToken.Sub(tm.Start) != 280*msec || a.Tokens != 10 {
 			t.Errorf("Attempts[1] = start +%v first token +%v tokens %d, want +180ms +280ms 10", a.Start.Sub(tm.Start), a.FirstToken.Sub(tm.Start), a.Tokens)
 		}
-		want := []tokenpace.Breach{{Target: "big", Phase: tokenpace.PhaseTTFT, Limit: 180 * msec, Observed: 180 * msec}}
+		want := []tokenpace.BudgetError{{Target: "big", Phase: tokenpace.PhaseTTFT, Limit: 180 * msec, Observed: 180 * msec}}
 		if !slices.Equal(tm.Breaches, want) {
 			t.Errorf("Breaches = %+v, want %+v", tm.Breaches, want)
 		}
@@ -159,7 +162,7 @@ func TestContinuation(t *testing.T) {
 		if len(got) != 40 {
 			t.Errorf("caller read %d content chunks, want 40", len(got))
 		}
-		if want := []string{tokenpace.DefaultContinuePrompt}; !slices.Equal(prompts, want) {
+		if want := []string{"Continue exactly where your previous message stops. Do not repeat any of it."}; !slices.Equal(prompts, want) {
 			t.Errorf("continuation prompts = %q, want %q", prompts, want)
 		}
 		tm := s.Timing()
@@ -189,7 +192,7 @@ func TestContinuation(t *testing.T) {
 		if tm.OutputTokens != 40 || tm.Target != "small" {
 			t.Errorf("OutputTokens, Target = %d, %q, want 40, small", tm.OutputTokens, tm.Target)
 		}
-		want := []tokenpace.Breach{{Target: "big", Phase: tokenpace.PhaseGap, Limit: 100 * msec, Observed: 100 * msec}}
+		want := []tokenpace.BudgetError{{Target: "big", Phase: tokenpace.PhaseGap, Limit: 100 * msec, Observed: 100 * msec}}
 		if !slices.Equal(tm.Breaches, want) {
 			t.Errorf("Breaches = %+v, want %+v", tm.Breaches, want)
 		}

@@ -40,7 +40,7 @@ func LogHooks(l *slog.Logger) Hooks {
 			slog.Int("cached_tokens", t.CachedTokens),
 			slog.Int("output_tokens", t.OutputTokens),
 			slog.String("finish_reason", t.FinishReason),
-			slog.Int("http_attempts", t.HTTPAttempts),
+			slog.Int("http_attempts", len(t.HTTP)),
 		}
 		if t.Err != nil {
 			attrs = append(attrs, slog.String("error", t.Err.Error()))

@@ -3,12 +3,17 @@ package tokenpace
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 )
 
-// DefaultMaxLineBytes is the longest event-stream line a stream accepts
-// unless WithMaxLineBytes says otherwise.
-const DefaultMaxLineBytes = 4 << 20
+// defaultMaxLineBytes is the longest event-stream line, and the largest
+// event, a stream accepts unless WithMaxLineBytes says otherwise.
+const defaultMaxLineBytes = 4 << 20
+
+// errEventTooLong ends a stream whose event's data, joined over its lines,
+// exceeds the limit on a line.
+var errEventTooLong = fmt.Errorf("tokenpace: event data longer than the limit: %w", bufio.ErrTooLong)
 
 // sseReader splits a text/event-stream body into the data of its events.
 // openai-go's own decoder does the same but neither reports whether the
@@ -16,6 +21,7 @@ const DefaultMaxLineBytes = 4 << 20
 // tell a truncated stream from a finished one needs.
 type sseReader struct {
 	sc   *bufio.Scanner
+	max  int    // the largest event's data
 	data []byte // the current event's data, reused between events
 	has  bool   // the current event has a data field
 }
@@ -23,13 +29,14 @@ type sseReader struct {
 func newSSEReader(r io.Reader, maxLine int) *sseReader {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, min(4096, maxLine)), maxLine)
-	return &sseReader{sc: sc}
+	return &sseReader{sc: sc, max: maxLine}
 }
 
 // next returns the data of the next event, valid until the following call.
 // Multi-line data is joined with newlines; comments, event names, ids and
 // retry fields are skipped. At the end of the body it returns io.EOF, or the
-// read error (bufio.ErrTooLong for an over-long line). A last event that is
+// read error (bufio.ErrTooLong for an over-long line, errEventTooLong for
+// an event whose data over all its lines is longer). A last event that is
 // not followed by a blank line is not dispatched, as the format says.
 func (r *sseReader) next() ([]byte, error) {
 	r.data, r.has = r.data[:0], false
@@ -47,6 +54,9 @@ func (r *sseReader) next() ([]byte, error) {
 		}
 		if len(value) > 0 && value[0] == ' ' {
 			value = value[1:]
+		}
+		if len(r.data)+1+len(value) > r.max {
+			return nil, errEventTooLong
 		}
 		if r.has {
 			r.data = append(r.data, '\n')

@@ -5,43 +5,46 @@ package tokenpace
 // An attempt (attempt.go) is one streaming HTTP call to one target, built
 // from an attemptSpec (client, target name, params, request options,
 // config, call start). The call goes through openai-go's NewStreaming,
-// retries included, with an innermost middleware (arrival.go) that records
-// every HTTP request (Timing.HTTP, httptrace breakdown) and wraps the body
-// so each read is stamped. A goroutine of the attempt then reads the body
-// eagerly: each event is decoded as its bytes arrive and stamped with the
-// time of the read that completed it. Chunks queue in the attempt until
-// the consumer takes them in batches: one lock per chunk on the reader's
-// side, one per batch on the consumer's, and a wake-up only when the
-// consumer waits (at once up to the first token, then before each read of
-// the body, so the chunks of one read cost one wake-up).
+// retries included, with an innermost middleware of an exchange
+// (exchange.go) that records every HTTP request (the HTTP fields of
+// Timing, httptrace breakdown) and wraps the body so each read is stamped.
+// A goroutine of the attempt then reads the body eagerly: each event is
+// decoded as its bytes arrive and stamped with the time of the read that
+// completed it. Chunks queue in the attempt until the consumer takes them
+// in batches: one lock per chunk on the reader's side, one per batch on
+// the consumer's, and a wake-up only when the consumer waits (at once up
+// to the first token, then before each read of the body, so the chunks of
+// one read cost one wake-up).
 //
 // startAttempt runs the call and the reading on the attempt's goroutine
-// and returns at once (a.started closes when the headers arrived or the
-// call failed): for policies that run attempts side by side. callAttempt,
-// which a plain call uses, makes the call on the caller's goroutine and
-// starts the goroutine for the body only.
+// and returns at once: for policies that run attempts side by side.
+// callAttempt, which a plain call uses, makes the call on the caller's
+// goroutine and starts the goroutine for the body only.
 //
 // An attempt reports its live events through attemptEvents, on its reader
-// goroutine, outside its lock: headers, first token, every output-bearing
-// chunk, milestones, and end exactly once with its final Timing. A
-// watchdog arms and resets its timers from them, against arrival times,
-// whether or not the caller reads. a.sent() is when the first HTTP request
-// left (for events only). a.stop(cause) cancels the attempt (cause becomes
-// its Timing.Err unless the caller's context ended first, whose error then
-// passes through unchanged) and returns once its end event has run.
-// a.timing() is a snapshot while it runs and the final Timing after.
+// goroutine, outside its lock: first token, every output-bearing chunk,
+// milestones, and end exactly once with its final Timing. A watchdog arms
+// and resets its timers from them, against arrival times, whether or not
+// the caller reads. Its consumer uses a small method set and nothing else:
+// poll and take hand over the chunks that arrived, cut stops it keeping
+// only what arrived so far, content and delivered say what the consumer
+// will have had, stop cancels it and waits for its end, timing is a
+// snapshot while it runs and the final Timing after. The consumer learns
+// of the end only after the end event (and so every Done hook) has run.
 //
 // A Stream reads from a source: take hands over the chunks that arrived
 // since the last take, blocking while there are none; no chunks means the
 // end, with its error. A plain call's source is its single attempt
-// (attemptSource). A policy (fallback, hedging, continuation on another
-// target) implements source itself: it starts attempts, watches their
-// events, stops the losers and forwards the winner's chunks, switching
-// attempts between two takes. The Stream's accumulated completion carries
-// on across a switch, since the Stream accumulates whatever its source
-// delivers. The policy's timing returns the call's Timing (Attempts,
-// Breaches filled in), and it calls Hooks.Done once for the call when its
-// last attempt has ended; a Stream reports ErrStreamClosed as a nil Err.
+// (attemptSource). A Router call (call.go) implements source itself: it
+// starts attempts (admission.go), classifies their events and decides
+// what to do in pure steps (decide.go), acts in one place (events.go),
+// stops the losers and forwards the winners' chunks, switching attempts
+// between two takes. The Stream's accumulated completion carries on
+// across a switch, since the Stream accumulates whatever its source
+// delivers. The call's timing (calltiming.go) returns the caller's Timing
+// (Attempts, Breaches filled in), and it calls Hooks.Done once for the
+// call when its last attempt has ended; a Stream reports ErrStreamClosed
+// as a nil Err.
 
 import (
 	"sync"
@@ -70,7 +73,12 @@ type source interface {
 //
 // The response is read in the background as it arrives, so how fast the
 // caller reads does not change the measured timings; chunks the caller has
-// not read yet wait in memory. As with openai-go, a caller that stops
+// not read yet wait in memory, up to 1 MiB of event data. A caller that
+// falls further behind holds the response back: the reader stops until
+// the caller takes chunks, nothing is lost and the order is kept, but the
+// chunks that wait in the connection meanwhile are stamped when the reader
+// gets to them, later than their bytes arrived, and a Gap or MinTPS budget
+// counts that wait. As with openai-go, a caller that stops
 // before the end must Close the stream to release the connection. Next,
 // Current, Err and Accumulated must be called from one goroutine; Close and
 // Timing may be called from any.

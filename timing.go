@@ -35,7 +35,8 @@ type Timing struct {
 	// Start is when the caller made the call.
 	Start time.Time
 	// Sent is when the request left for the server after client-side
-	// admission (limiter wait); TTFT and E2E count from here.
+	// admission (limiter wait); TTFT and E2E count from here. For a Router
+	// call it is when the call's first request left.
 	Sent time.Time
 	// WroteRequest is when the request was fully written to the connection
 	// (httptrace), of the last HTTP attempt.
@@ -49,7 +50,7 @@ type Timing struct {
 	FirstChunk time.Time
 	// Chunks holds the arrival time of every output-bearing chunk (content,
 	// reasoning, tool-call or refusal delta), in order. Chunks[0] is the
-	// first token.
+	// first token. For a Router call, only the chunks the caller received.
 	Chunks []time.Time
 	// End is when the request ended, whatever the ending.
 	End time.Time
@@ -60,10 +61,6 @@ type Timing struct {
 
 	// Conn is the connection breakdown of the last HTTP attempt.
 	Conn ConnInfo
-	// HTTPAttempts counts HTTP requests made for this call, retries by
-	// openai-go included; 1 for a Client call without retries. A Router
-	// call counts those of all its attempts.
-	HTTPAttempts int
 	// HTTP lists every HTTP request made for this call, retries by openai-go
 	// included, in order. For a Client call the last one is the one that
 	// answered; a Router call lists its attempts' requests attempt after
@@ -85,9 +82,7 @@ type Timing struct {
 	Attempts []Attempt
 	// Breaches lists the budget limits the call exceeded (even when a
 	// policy recovered from them).
-	Breaches []Breach
-	// Invalid is true when a validator rejected the output.
-	Invalid bool
+	Breaches []BudgetError
 	// Err is how the request ended: nil after a clean end of stream.
 	Err error
 }
@@ -95,7 +90,8 @@ type Timing struct {
 // Milestone names recorded by default.
 const (
 	// MilestoneFirstSentence is when the accumulated text first holds a
-	// complete sentence: what a voice bot hands to text-to-speech.
+	// complete sentence, at the arrival of its terminator: what a voice
+	// bot hands to text-to-speech.
 	MilestoneFirstSentence = "first_sentence"
 	// MilestoneFirstLine is when the accumulated text first holds a
 	// complete line: what ghost text shows.
@@ -117,81 +113,13 @@ type HTTPAttempt struct {
 	Start, WroteRequest, Headers time.Time
 	// Status is the response's status code; 0 without a response.
 	Status int
+	// RetryAfter is the wait an error response asked for (Retry-After or
+	// retry-after-ms); zero when it asked for none.
+	RetryAfter time.Duration
 	// Conn is the connection breakdown of this request.
 	Conn ConnInfo
 	// Err is the transport error, if the request got no response.
 	Err error
-}
-
-// Attempt is one try at one target within a call.
-type Attempt struct {
-	Target, Model string
-	// Kind says why the Router started the attempt: AttemptFirst,
-	// AttemptFallback, AttemptHedge or AttemptContinuation.
-	Kind AttemptKind
-	// Start is when the attempt began (or was skipped); FirstToken and End
-	// as for Timing.
-	Start, FirstToken, End time.Time
-	// Tokens is how many output tokens the attempt delivered to the caller.
-	Tokens int
-	// Outcome says how the attempt ended.
-	Outcome Outcome
-	// Err is the attempt's error, if any.
-	Err error
-}
-
-// AttemptKind says why the Router started an attempt.
-type AttemptKind string
-
-// Kinds of attempt.
-const (
-	// AttemptFirst: the call's first try, on its first route (even when
-	// that route is skipped).
-	AttemptFirst AttemptKind = "first"
-	// AttemptFallback: started after the earlier attempts failed, were
-	// skipped (breaker open, admission refused) or breached their budget
-	// before any output reached the caller; it answers from the start.
-	AttemptFallback AttemptKind = "fallback"
-	// AttemptHedge: started while an earlier attempt still waited for its
-	// first token (Policy.Hedge).
-	AttemptHedge AttemptKind = "hedge"
-	// AttemptContinuation: started after output had reached the caller,
-	// to carry that output on (Policy.Continue).
-	AttemptContinuation AttemptKind = "continuation"
-)
-
-// Outcome says how an attempt ended.
-type Outcome string
-
-// Outcomes of an attempt.
-const (
-	OutcomeWon        Outcome = "won"        // delivered the caller's output
-	OutcomeBreached   Outcome = "breached"   // exceeded its budget and was cancelled
-	OutcomeFailed     Outcome = "failed"     // ended with an error
-	OutcomeHedgeLost  Outcome = "hedge_lost" // another hedged attempt produced a token first
-	OutcomeSkipped    Outcome = "skipped"    // breaker open or limiter too slow: never sent
-	OutcomeInvalid    Outcome = "invalid"    // the validator rejected its output
-	OutcomeSuperseded Outcome = "superseded" // a newer request for the same key replaced it
-	OutcomeCanceled   Outcome = "canceled"   // the caller gave up
-)
-
-// Phase names the budget limit a breach concerns.
-type Phase string
-
-// Budget phases.
-const (
-	PhaseTTFT  Phase = "ttft"
-	PhaseGap   Phase = "gap"
-	PhaseTotal Phase = "total"
-	PhaseTPS   Phase = "tps"
-)
-
-// Breach is one exceeded budget limit. For PhaseTPS, Limit and Observed are
-// the time per output token (1/TPS).
-type Breach struct {
-	Target          string
-	Phase           Phase
-	Limit, Observed time.Duration
 }
 
 // Queue is the time spent in client-side admission: Sent − Start.
@@ -275,7 +203,7 @@ func (t *Timing) TPS() float64 {
 
 // OK reports whether the request met every condition of goodput: it ended
 // cleanly, breached no budget and no validator rejected it.
-func (t *Timing) OK() bool { return t.Err == nil && len(t.Breaches) == 0 && !t.Invalid }
+func (t *Timing) OK() bool { return t.Err == nil && len(t.Breaches) == 0 }
 
 // DurationStats summarises a set of durations.
 type DurationStats struct {
@@ -296,14 +224,17 @@ func Summarize(d []time.Duration) DurationStats {
 	for _, v := range d {
 		sum += v
 	}
-	rank := func(p float64) time.Duration {
-		i := int(p*float64(len(d))+0.999999) - 1
-		return d[min(max(i, 0), len(d)-1)]
-	}
 	return DurationStats{
 		N: len(d), Min: d[0], Max: d[len(d)-1], Mean: sum / time.Duration(len(d)),
-		P50: rank(0.50), P90: rank(0.90), P99: rank(0.99),
+		P50: nearestRank(d, 0.50), P90: nearestRank(d, 0.90), P99: nearestRank(d, 0.99),
 	}
+}
+
+// nearestRank returns the nearest-rank q-quantile (0 < q ≤ 1) of sorted,
+// which must not be empty.
+func nearestRank(sorted []time.Duration, q float64) time.Duration {
+	i := int(q*float64(len(sorted))+0.999999) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
 func since(from, to time.Time) time.Duration {

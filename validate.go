@@ -11,7 +11,7 @@ var ErrInvalidOutput = errors.New("tokenpace: output rejected by the validator")
 // A Validator is a quality gate: it checks the finished text of the first
 // choice (across continuations) when a stream ends cleanly and returns an
 // error to reject it. A rejection counts against the target like a budget
-// breach (its circuit breaker, Timing.Invalid, OutcomeInvalid), so goodput
+// breach (its circuit breaker, Timing.Err, OutcomeInvalid), so goodput
 // counts only validated outputs. It runs on the goroutine that reads the
 // response and should be quick.
 type Validator func(text string) error

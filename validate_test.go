@@ -48,8 +48,8 @@ func TestValidatorRejects(t *testing.T) {
 			t.Fatalf("Err() = %v, want a *ValidationError for small", err)
 		}
 		tm := s.Timing()
-		if !tm.Invalid || tm.OK() {
-			t.Errorf("Invalid, OK() = %v, %v, want true, false", tm.Invalid, tm.OK())
+		if invalid := errors.Is(tm.Err, tokenpace.ErrInvalidOutput); !invalid || tm.OK() {
+			t.Errorf("invalid, OK() = %v, %v, want true, false", invalid, tm.OK())
 		}
 		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeInvalid}; !slices.Equal(got, want) {
 			t.Errorf("outcomes = %v, want %v", got, want)
@@ -78,8 +78,8 @@ func TestValidatorRetries(t *testing.T) {
 		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeInvalid, tokenpace.OutcomeWon}; !slices.Equal(got, want) {
 			t.Errorf("outcomes = %v, want %v", got, want)
 		}
-		if tm.Invalid || !tm.OK() || tm.Target != "big" {
-			t.Errorf("Invalid, OK(), Target = %v, %v, %q, want false, true, big", tm.Invalid, tm.OK(), tm.Target)
+		if invalid := errors.Is(tm.Err, tokenpace.ErrInvalidOutput); invalid || !tm.OK() || tm.Target != "big" {
+			t.Errorf("invalid, OK(), Target = %v, %v, %q, want false, true, big", invalid, tm.OK(), tm.Target)
 		}
 		if !errors.Is(tm.Attempts[0].Err, tokenpace.ErrInvalidOutput) {
 			t.Errorf("Attempts[0].Err = %v, want ErrInvalidOutput", tm.Attempts[0].Err)

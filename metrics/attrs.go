@@ -1,8 +1,6 @@
 package metrics
 
 import (
-	"time"
-
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
@@ -120,11 +118,4 @@ func (o *OTel) server(target string, measured server) (server, bool) {
 	}
 	s, ok := o.cfg.servers[""]
 	return s, ok
-}
-
-func since(from, to time.Time) time.Duration {
-	if from.IsZero() || to.IsZero() {
-		return 0
-	}
-	return to.Sub(from)
 }

@@ -19,7 +19,7 @@ func benchTiming(b *testing.B, n int) *tokenpace.Timing {
 	tm := &tokenpace.Timing{
 		Target: "gpu-a", Model: "llama-3.1-8b", ResponseModel: "llama-3.1-8b", Stream: true,
 		Start: epoch, Sent: epoch, PromptTokens: 1000, OutputTokens: n, UsageReported: true,
-		FinishReason: "stop", HTTPAttempts: 1,
+		FinishReason: "stop", HTTP: []tokenpace.HTTPAttempt{{Status: 200}},
 	}
 	at := epoch.Add(200 * time.Millisecond)
 	for range n {

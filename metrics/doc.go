@@ -16,7 +16,7 @@
 //
 //	name                                           unit     recorded
 //	gen_ai.client.operation.duration               s        per call, Start to End (admission, retries and fallbacks included)
-//	gen_ai.client.operation.time_to_first_chunk    s        per streaming call with a token: Sent to first output chunk
+//	gen_ai.client.operation.time_to_first_chunk    s        per streaming call with a token: Sent to first output chunk (a Router call's: the caller's)
 //	gen_ai.client.operation.time_per_output_chunk  s        per gap between consecutive output chunks
 //	gen_ai.client.token.usage                      {token}  input (when the server reported usage) and output, by gen_ai.token.type
 //
@@ -38,7 +38,7 @@
 //	tokenpace.client.time_to_milestone      histogram  s             target, model, tokenpace.milestone; Sent to the milestone
 //	tokenpace.client.token.cached           histogram  {token}       target, model; prompt tokens served by the prompt cache
 //	tokenpace.client.requests               counter    {request}     target, model, tokenpace.request.good (Timing.OK), error.type
-//	tokenpace.client.budget.breaches        counter    {breach}      target, model, tokenpace.budget.phase (ttft, gap, total, tps)
+//	tokenpace.client.budget.breaches        counter    {breach}      target, model, tokenpace.budget.phase (ttft, gap, total, tps), tokenpace.client.starved (the watchdog ran late)
 //	tokenpace.client.attempts               counter    {attempt}     target, model, tokenpace.attempt.kind (first, fallback, hedge, continuation),
 //	                                                                 tokenpace.attempt.outcome (won, breached, failed, hedge_lost,
 //	                                                                 skipped, invalid, superseded, canceled); calls with >1 attempt

@@ -22,7 +22,7 @@ func stream(t *testing.T, target, model string, start time.Time, queue, ttft, ga
 	tm := &tokenpace.Timing{
 		Target: target, Model: model, ResponseModel: model, Stream: true,
 		Start: start, Sent: sent, WroteRequest: sent, Headers: sent.Add(ttft / 2),
-		FirstChunk: sent.Add(ttft / 2), HTTPAttempts: 1,
+		FirstChunk: sent.Add(ttft / 2), HTTP: []tokenpace.HTTPAttempt{{Status: 200}},
 		OutputTokens: n, PromptTokens: 100, UsageReported: true, FinishReason: "stop",
 	}
 	at := sent.Add(ttft)

@@ -49,6 +49,7 @@ const (
 	attrTarget       = attribute.Key("tokenpace.target")
 	attrGood         = attribute.Key("tokenpace.request.good")
 	attrPhase        = attribute.Key("tokenpace.budget.phase")
+	attrClientLate   = attribute.Key("tokenpace.client.starved")
 	attrOutcome      = attribute.Key("tokenpace.attempt.outcome")
 	attrAttemptKind  = attribute.Key("tokenpace.attempt.kind")
 	attrFromTarget   = attribute.Key("tokenpace.from_target")
@@ -241,7 +242,7 @@ func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, s *attrSe
 	// The generated instruments' Record and RecordSet box the attribute set
 	// on every call; recording through Inst with options boxed once per
 	// attribute set keeps the per-chunk path free of allocations.
-	if d := since(t.Start, t.End); d >= 0 && !t.End.IsZero() {
+	if d := t.End.Sub(t.Start); d >= 0 && !t.Start.IsZero() && !t.End.IsZero() {
 		if o.operOn {
 			o.duration.Inst().Record(ctx, d.Seconds(), s.opOpt...)
 		}
@@ -250,29 +251,7 @@ func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, s *attrSe
 		}
 	}
 	if t.Stream && len(t.Chunks) > 0 {
-		ttft := t.TTFT().Seconds()
-		if o.operOn {
-			o.ttfc.Inst().Record(ctx, ttft, s.chunkOpt...)
-		}
-		if o.infTTFC != nil {
-			o.infTTFC.Record(ctx, ttft, s.chunkOpt...)
-		}
-		perChunk := o.tpoc.Inst()
-		if !o.operOn {
-			perChunk = nil
-		}
-		if perChunk != nil && !perChunk.Enabled(ctx) {
-			perChunk = nil
-		}
-		for i := 1; i < len(t.Chunks); i++ {
-			gap := t.Chunks[i].Sub(t.Chunks[i-1]).Seconds()
-			if perChunk != nil {
-				perChunk.Record(ctx, gap, s.chunkOpt...)
-			}
-			if o.infTPOC != nil {
-				o.infTPOC.Record(ctx, gap, s.chunkOpt...)
-			}
-		}
+		o.recordChunks(ctx, t, s)
 	}
 	if t.UsageReported {
 		o.tokens.Inst().Record(ctx, int64(t.PromptTokens), s.inputOpt...)
@@ -293,6 +272,12 @@ func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, s *attrSe
 				targetModel(t.Target, t.Model, attrMilestone.String(name))...))
 		}
 	}
+	o.recordPolicy(ctx, t, s, ds)
+}
+
+// recordPolicy counts the request as good or not, and its breaches,
+// attempts and detections.
+func (o *OTel) recordPolicy(ctx context.Context, t *tokenpace.Timing, s *attrSets, ds []Detection) {
 	if t.OK() {
 		o.requests.Add(ctx, 1, s.goodAdd...)
 	} else {
@@ -300,7 +285,7 @@ func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, s *attrSe
 	}
 	for _, b := range t.Breaches {
 		o.breaches.Add(ctx, 1, metric.WithAttributes(targetModel(b.Target, t.Model,
-			attrPhase.String(string(b.Phase)))...))
+			attrPhase.String(string(b.Phase)), attrClientLate.Bool(b.Late > 0))...))
 	}
 	if len(t.Attempts) > 1 {
 		for i, a := range t.Attempts {
@@ -311,6 +296,34 @@ func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, s *attrSe
 	for _, d := range ds {
 		o.detections.Add(ctx, 1, metric.WithAttributes(targetModel(d.Target, d.Model,
 			attrKind.String(string(d.Kind)))...))
+	}
+}
+
+// recordChunks records the caller's TTFT and every gap between output
+// chunks of a streaming call that produced a token.
+func (o *OTel) recordChunks(ctx context.Context, t *tokenpace.Timing, s *attrSets) {
+	ttft := t.TTFT().Seconds()
+	if o.operOn {
+		o.ttfc.Inst().Record(ctx, ttft, s.chunkOpt...)
+	}
+	if o.infTTFC != nil {
+		o.infTTFC.Record(ctx, ttft, s.chunkOpt...)
+	}
+	perChunk := o.tpoc.Inst()
+	if !o.operOn {
+		perChunk = nil
+	}
+	if perChunk != nil && !perChunk.Enabled(ctx) {
+		perChunk = nil
+	}
+	for i := 1; i < len(t.Chunks); i++ {
+		gap := t.Chunks[i].Sub(t.Chunks[i-1]).Seconds()
+		if perChunk != nil {
+			perChunk.Record(ctx, gap, s.chunkOpt...)
+		}
+		if o.infTPOC != nil {
+			o.infTPOC.Record(ctx, gap, s.chunkOpt...)
+		}
 	}
 }
 

@@ -181,7 +181,7 @@ func TestOTelErrorAndPolicyMetrics(t *testing.T) {
 	rig := newRig(t)
 	tm := stream(t, "primary", "m", epoch, 0, 300*time.Millisecond, 20*time.Millisecond, 3)
 	tm.Err = &openai.Error{StatusCode: 429}
-	tm.Breaches = []tokenpace.Breach{{Target: "primary", Phase: tokenpace.PhaseTTFT, Limit: 200 * time.Millisecond, Observed: 300 * time.Millisecond}}
+	tm.Breaches = []tokenpace.BudgetError{{Target: "primary", Phase: tokenpace.PhaseTTFT, Limit: 200 * time.Millisecond, Observed: 300 * time.Millisecond}}
 	tm.Attempts = []tokenpace.Attempt{
 		{Target: "primary", Model: "m", Start: epoch, End: epoch.Add(200 * time.Millisecond), Outcome: tokenpace.OutcomeBreached},
 		{Target: "backup", Model: "m", Start: epoch.Add(200 * time.Millisecond), End: epoch.Add(400 * time.Millisecond), Outcome: tokenpace.OutcomeFailed, Err: tm.Err},
@@ -350,7 +350,7 @@ func TestOTelSpanPolicies(t *testing.T) {
 	rig := newRig(t)
 	ms := func(n int) time.Time { return epoch.Add(time.Duration(n) * time.Millisecond) }
 	tm := stream(t, "c", "m", epoch, 0, 400*time.Millisecond, 10*time.Millisecond, 3)
-	tm.Breaches = []tokenpace.Breach{{Target: "a", Phase: tokenpace.PhaseTTFT, Limit: 100 * time.Millisecond, Observed: 100 * time.Millisecond}}
+	tm.Breaches = []tokenpace.BudgetError{{Target: "a", Phase: tokenpace.PhaseTTFT, Limit: 100 * time.Millisecond, Observed: 100 * time.Millisecond}}
 	tm.Attempts = []tokenpace.Attempt{
 		{Target: "s", Model: "m", Start: ms(0), End: ms(0), Outcome: tokenpace.OutcomeSkipped},
 		{Target: "a", Model: "m", Start: ms(0), End: ms(100), Outcome: tokenpace.OutcomeBreached},

@@ -199,7 +199,7 @@ func (a *acc) add(t *tokenpace.Timing, slo SLO) {
 			a.itl.record(t.Chunks[i].Sub(t.Chunks[i-1]))
 		}
 		if t.UsageReported && t.PromptTokens > 0 {
-			a.fit.add(float64(t.PromptTokens-t.CachedTokens), ttft.Seconds())
+			a.fit.add(float64(t.PromptTokens-t.CachedTokens), serverTTFT(t).Seconds())
 		}
 		per := float64(t.OutputTokens) / float64(len(t.Chunks))
 		for _, at := range t.Chunks {
@@ -224,6 +224,20 @@ func (a *acc) add(t *tokenpace.Timing, slo SLO) {
 		}
 		a.win.add(t.End, 1, tokens)
 	}
+}
+
+// serverTTFT is the TTFT of the server that answered, which the prompt fit
+// models: for a Router call the answering attempt's own (the caller's TTFT
+// also holds the time lost on other routes), else the request's.
+func serverTTFT(t *tokenpace.Timing) time.Duration {
+	for _, a := range t.Attempts {
+		if a.Tokens > 0 && a.Kind != tokenpace.AttemptContinuation {
+			if d := a.TTFT(); d > 0 {
+				return d
+			}
+		}
+	}
+	return t.TTFT()
 }
 
 // merge adds o into a, for a snapshot's totals.

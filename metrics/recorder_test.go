@@ -66,7 +66,7 @@ func TestRecorderThroughputAndGoodput(t *testing.T) {
 	good := stream(t, "a", "m", epoch, 0, 100*time.Millisecond, 10*time.Millisecond, 11)
 	slow := stream(t, "a", "m", epoch.Add(time.Second), 0, 400*time.Millisecond, 10*time.Millisecond, 11)
 	breached := stream(t, "a", "m", epoch.Add(2*time.Second), 0, 100*time.Millisecond, 10*time.Millisecond, 11)
-	breached.Breaches = []tokenpace.Breach{{Target: "a", Phase: tokenpace.PhaseGap}}
+	breached.Breaches = []tokenpace.BudgetError{{Target: "a", Phase: tokenpace.PhaseGap}}
 	failed := stream(t, "a", "m", epoch.Add(3*time.Second), 0, 100*time.Millisecond, 10*time.Millisecond, 11)
 	failed.Err = &openai.Error{StatusCode: 503}
 	failed.End = epoch.Add(10 * time.Second)
@@ -330,5 +330,35 @@ func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full")
 func TestSnapshotTableWriteError(t *testing.T) {
 	if err := (Snapshot{}).WriteTable(failWriter{}); err == nil || err.Error() != "disk full" {
 		t.Errorf("WriteTable(failing writer) = %v, want disk full", err)
+	}
+}
+
+// TestPromptFitUsesAnsweringAttempt: the TTFT-vs-prompt fit models the
+// server that answered: for Router calls that fell back after 180 ms, it
+// fits the answering attempt's own TTFT (50 ms + 100 ms per 1000 tokens),
+// not the caller's, which also holds the 180 ms lost on the first route.
+func TestPromptFitUsesAnsweringAttempt(t *testing.T) {
+	r := NewRecorder(WithoutDetection())
+	start := time.Unix(1_700_000_000, 0)
+	for i, prompt := range []int{1000, 2000, 4000, 8000} {
+		t0 := start.Add(time.Duration(i) * time.Minute)
+		sent2 := t0.Add(180 * time.Millisecond)
+		first := sent2.Add(50*time.Millisecond + time.Duration(prompt/10)*time.Millisecond)
+		r.Record(context.Background(), &tokenpace.Timing{
+			Target: "small", Model: "m", Stream: true, Start: t0, Sent: t0,
+			Chunks: []time.Time{first, first.Add(10 * time.Millisecond)}, End: first.Add(20 * time.Millisecond),
+			UsageReported: true, PromptTokens: prompt, OutputTokens: 2,
+			Attempts: []tokenpace.Attempt{
+				{Target: "big", Kind: tokenpace.AttemptFirst, Start: t0, Sent: t0, End: sent2, Outcome: tokenpace.OutcomeBreached},
+				{Target: "small", Kind: tokenpace.AttemptFallback, Start: sent2, Sent: sent2, FirstToken: first, End: first.Add(20 * time.Millisecond), Tokens: 2, Outcome: tokenpace.OutcomeWon},
+			},
+		})
+	}
+	f := r.Snapshot().PromptFit
+	if d := f.Intercept - 50*time.Millisecond; d < -time.Millisecond || d > time.Millisecond {
+		t.Errorf("PromptFit.Intercept = %v, want 50ms", f.Intercept)
+	}
+	if d := f.PerKToken - 100*time.Millisecond; d < -time.Millisecond || d > time.Millisecond {
+		t.Errorf("PromptFit.PerKToken = %v, want 100ms", f.PerKToken)
 	}
 }

@@ -36,7 +36,7 @@ func TestMalformedTimings(t *testing.T) {
 		{"chunks out of order, end before start", backwards},
 		{"negative token counts", &tokenpace.Timing{Start: epoch, End: epoch.Add(time.Second), OutputTokens: -3, PromptTokens: -1, CachedTokens: -2, UsageReported: true}},
 		{"year 3000", &tokenpace.Timing{Start: epoch, End: time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC), Chunks: []time.Time{time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)}}},
-		{"attempts without times", &tokenpace.Timing{Attempts: []tokenpace.Attempt{{}, {Outcome: tokenpace.OutcomeHedgeLost}, {Outcome: tokenpace.OutcomeWon}}, Breaches: []tokenpace.Breach{{}}}},
+		{"attempts without times", &tokenpace.Timing{Attempts: []tokenpace.Attempt{{}, {Outcome: tokenpace.OutcomeHedgeLost}, {Outcome: tokenpace.OutcomeWon}}, Breaches: []tokenpace.BudgetError{{}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,7 +79,7 @@ func TestOTelFailingMeterProvider(t *testing.T) {
 		t.Errorf("NewOTel(failing provider) error = %v, want %v", err, errNoInstrument)
 	}
 	tm := stream(t, "a", "m", epoch, time.Millisecond, 100*time.Millisecond, 10*time.Millisecond, 5)
-	tm.Breaches = []tokenpace.Breach{{Target: "a", Phase: tokenpace.PhaseGap}}
+	tm.Breaches = []tokenpace.BudgetError{{Target: "a", Phase: tokenpace.PhaseGap}}
 	tm.Attempts = []tokenpace.Attempt{{Target: "a"}, {Target: "b"}}
 	o.Record(context.Background(), tm) // must not panic
 	o.BreakerStateChanged("a", "closed", "open")

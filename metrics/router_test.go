@@ -12,6 +12,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/tokenpace/tokenpace"
 	"github.com/tokenpace/tokenpace/metrics"
@@ -39,17 +41,7 @@ func TestRouterAttemptKinds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("NewRouter() error = %v", err)
 		}
-		s := r.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
-			Model:     "big",
-			Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Tell me about latency.")},
-			MaxTokens: openai.Int(30),
-		})
-		for s.Next() {
-		}
-		if err := s.Err(); err != nil {
-			t.Fatalf("Err() = %v, want nil", err)
-		}
-		_ = s.Close()
+		streamToEnd(t, r, 30)
 
 		var rm metricdata.ResourceMetrics
 		if err := reader.Collect(context.Background(), &rm); err != nil {
@@ -71,4 +63,94 @@ func TestRouterAttemptKinds(t *testing.T) {
 			t.Errorf("tokenpace.client.attempts by kind = %v, want %v", got, want)
 		}
 	})
+}
+
+// TestRouterCallerFigures: a hedged call whose caller waited 150 ms for
+// its first token (hedge after 100 ms, the small route's TTFT 50 ms) is
+// recorded with TTFT 150 ms everywhere, so it is not good under a 100 ms
+// TTFT SLO.
+func TestRouterCallerFigures(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reader := sdkmetric.NewManualReader()
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+		spans := tracetest.NewSpanRecorder()
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+		defer func() {
+			_ = mp.Shutdown(context.Background())
+			_ = tp.Shutdown(context.Background())
+		}()
+		obs, err := metrics.New(metrics.WithMeterProvider(mp), metrics.WithTracerProvider(tp),
+			metrics.WithSLO(metrics.SLO{TTFT: 100 * time.Millisecond}), metrics.WithoutDetection())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := simClient(t, obs.Hooks(),
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 2 * time.Second}),
+			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * time.Millisecond, ITL: 10 * time.Millisecond}))
+		r, err := tokenpace.NewRouter(c, tokenpace.Policy{Hedge: tokenpace.Hedge{After: 100 * time.Millisecond}},
+			tokenpace.Route{Target: tokenpace.Target{Name: "big", Model: "big"}},
+			tokenpace.Route{Target: tokenpace.Target{Name: "small", Model: "small"}})
+		if err != nil {
+			t.Fatalf("NewRouter() error = %v", err)
+		}
+		streamToEnd(t, r, 5)
+
+		const want = 150 * time.Millisecond
+		snap := obs.Recorder.Snapshot()
+		if d := snap.TTFT.Max - want; snap.TTFT.Count != 1 || d < -want/100 || d > want/100 {
+			t.Errorf("Recorder TTFT = %+v, want one sample of %v (±1%%)", snap.TTFT, want)
+		}
+		if snap.Requests != 1 || snap.Good != 0 {
+			t.Errorf("Recorder requests = %d, good = %d, want 1, 0 (TTFT %v over the 100ms SLO)", snap.Requests, snap.Good, want)
+		}
+		var rm metricdata.ResourceMetrics
+		if err := reader.Collect(context.Background(), &rm); err != nil {
+			t.Fatal(err)
+		}
+		var pts []metricdata.HistogramDataPoint[float64]
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				if m.Name == "gen_ai.client.operation.time_to_first_chunk" {
+					pts = m.Data.(metricdata.Histogram[float64]).DataPoints
+				}
+			}
+		}
+		if len(pts) != 1 || pts[0].Count != 1 || !near(pts[0].Sum, want.Seconds()) {
+			t.Errorf("time_to_first_chunk = %+v, want one sample of %v", pts, want.Seconds())
+		}
+		ended := spans.Ended()
+		if len(ended) == 0 {
+			t.Fatal("no span ended")
+		}
+		found := false
+		call := ended[len(ended)-1] // the attempts' spans end first
+		for _, kv := range call.Attributes() {
+			if kv.Key == "gen_ai.response.time_to_first_chunk" {
+				found = true
+				if !near(kv.Value.AsFloat64(), want.Seconds()) {
+					t.Errorf("span gen_ai.response.time_to_first_chunk = %v, want %v", kv.Value.AsFloat64(), want.Seconds())
+				}
+			}
+		}
+		if !found {
+			t.Error("span has no gen_ai.response.time_to_first_chunk")
+		}
+	})
+}
+
+// streamToEnd makes a Router call to "big" of at most n tokens and reads
+// it to its end, failing t unless it ends cleanly.
+func streamToEnd(t *testing.T, r *tokenpace.Router, n int) {
+	t.Helper()
+	s := r.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+		Model:     "big",
+		Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Tell me about latency.")},
+		MaxTokens: openai.Int(int64(n)),
+	})
+	for s.Next() {
+	}
+	if err := s.Err(); err != nil {
+		t.Fatalf("Err() = %v, want nil", err)
+	}
+	_ = s.Close()
 }

@@ -68,7 +68,8 @@ type Snapshot struct {
 	Milestones map[string]Dist `json:"milestones_ms,omitempty"`
 
 	// PromptFit is TTFT as a function of uncached prompt tokens, from
-	// requests whose usage the server reported.
+	// requests whose usage the server reported; for a Router call, the
+	// answering attempt's own TTFT (the server's prefill), not the caller's.
 	PromptFit Fit `json:"prompt_fit"`
 
 	// Errors counts failed requests by error type (see the package doc),

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"time"
@@ -64,8 +65,8 @@ func (o *OTel) recordSpan(ctx context.Context, t *tokenpace.Timing, s *attrSets,
 	if !t.Sent.IsZero() && !t.Start.IsZero() {
 		attrs = append(attrs, attrQueue.Float64(t.Queue().Seconds()))
 	}
-	if t.HTTPAttempts > 0 {
-		attrs = append(attrs, attrHTTPAttempts.Int(t.HTTPAttempts))
+	if len(t.HTTP) > 0 {
+		attrs = append(attrs, attrHTTPAttempts.Int(len(t.HTTP)))
 	}
 	span.SetAttributes(attrs...)
 
@@ -79,10 +80,11 @@ func (o *OTel) recordSpan(ctx context.Context, t *tokenpace.Timing, s *attrSets,
 	for _, b := range t.Breaches {
 		span.AddEvent(EventBreach, trace.WithTimestamp(breachTime(t, b)), trace.WithAttributes(
 			attrTarget.String(b.Target), attrPhase.String(string(b.Phase)),
-			attrLimit.Float64(b.Limit.Seconds()), attrObserved.Float64(b.Observed.Seconds())))
+			attrLimit.Float64(b.Limit.Seconds()), attrObserved.Float64(b.Observed.Seconds()),
+			attrClientLate.Bool(b.Late > 0)))
 	}
 	o.attemptEvents(ctx, span, t)
-	if t.Invalid {
+	if errors.Is(t.Err, tokenpace.ErrInvalidOutput) {
 		span.AddEvent(EventInvalid, trace.WithTimestamp(t.End))
 	}
 	for _, d := range ds {
@@ -147,8 +149,10 @@ func (o *OTel) attemptSpan(ctx context.Context, t *tokenpace.Timing, i int) {
 		attrOutcome.String(string(a.Outcome)),
 		semconv.GenAIUsageOutputTokens(a.Tokens),
 	}
-	if !a.FirstToken.IsZero() {
-		attrs = append(attrs, semconv.GenAIResponseTimeToFirstChunk(a.FirstToken.Sub(a.Start).Seconds()))
+	if ttft := a.TTFT(); ttft > 0 {
+		// The attempt's own TTFT, from its request; the call's span has
+		// the caller's.
+		attrs = append(attrs, semconv.GenAIResponseTimeToFirstChunk(ttft.Seconds()))
 	}
 	if a.Err != nil {
 		attrs = append(attrs, semconv.ErrorTypeKey.String(errorType(a.Err)))
@@ -166,7 +170,7 @@ func (o *OTel) attemptSpan(ctx context.Context, t *tokenpace.Timing, i int) {
 
 // breachTime is when breach b happened: the end of the attempt it cancelled,
 // else the end of the call.
-func breachTime(t *tokenpace.Timing, b tokenpace.Breach) time.Time {
+func breachTime(t *tokenpace.Timing, b tokenpace.BudgetError) time.Time {
 	for _, a := range t.Attempts {
 		if a.Target == b.Target && a.Outcome == tokenpace.OutcomeBreached && !a.End.IsZero() {
 			return a.End

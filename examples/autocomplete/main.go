@@ -169,7 +169,7 @@ func typeText(ctx context.Context, client *tokenpace.Client, model string, cfg c
 			case err == nil:
 				st.late++
 				st.shown = append(st.shown, took)
-			case tokenpace.Superseded(rctx):
+			case errors.Is(context.Cause(rctx), tokenpace.ErrSuperseded):
 				st.superseded++
 			case ctx.Err() == nil:
 				st.failed++

@@ -1,0 +1,204 @@
+package tokenpace
+
+import (
+	"slices"
+	"time"
+
+	"github.com/openai/openai-go/v3/option"
+)
+
+// promptTokens returns the estimated prompt tokens of the call.
+func (c *call) promptTokens() int {
+	if c.prompt < 0 {
+		c.prompt = estimateTokens(c.params.Messages)
+	}
+	return c.prompt
+}
+
+// launch starts a try at the next route that admits the call, recording
+// the routes it skips, and reports whether one started (or waits in
+// admission). c.mu is held.
+func (c *call) launch(kind AttemptKind) bool {
+	for c.next < len(c.r.routes) {
+		if c.state != callRunning || c.ctx.Err() != nil {
+			return false
+		}
+		rt := c.r.routes[c.next]
+		c.next++
+		if c.tryRoute(rt, kind, 0) {
+			return true
+		}
+		if kind == AttemptFirst {
+			kind = AttemptFallback // the next route stands in for a skipped one
+		}
+	}
+	return false
+}
+
+// tryRoute starts a try of kind at rt, sent no sooner than after wait, and
+// reports whether admission let it through; if not, the try is recorded
+// as skipped. c.mu is held.
+func (c *call) tryRoute(rt *route, kind AttemptKind, wait time.Duration) bool {
+	now := time.Now()
+	tr := &try{rt: rt, kind: kind, start: now}
+	c.tries = append(c.tries, tr)
+	if err := c.admit(tr, now, wait); err != nil {
+		c.lastErr = err
+		tr.state, tr.outcome = tryEnded, OutcomeSkipped
+		tr.t = &Timing{Target: rt.Name, Model: c.model(rt), Start: now, End: now, Err: err}
+		return false
+	}
+	return true
+}
+
+// admit asks rt's breaker and limiter to let tr through, and sends it at
+// once or after the limiter's delay, and no sooner than after wait. c.mu
+// is held.
+func (c *call) admit(tr *try, now time.Time, wait time.Duration) error {
+	rt := tr.rt
+	if rt.br != nil {
+		done, err := rt.br.Allow()
+		if err != nil {
+			return &SkipError{Target: rt.Name, Err: ErrCircuitOpen}
+		}
+		tr.brDone = done
+	}
+	var delay time.Duration
+	if rt.limited() {
+		tokens := c.promptTokens()
+		if c.params.MaxTokens.Valid() {
+			tokens += int(c.params.MaxTokens.Value)
+		} else if c.params.MaxCompletionTokens.Valid() {
+			tokens += int(c.params.MaxCompletionTokens.Value)
+		}
+		res, d, ok := rt.reserve(now, tokens)
+		if !ok {
+			c.notSent(tr)
+			return &SkipError{Target: rt.Name, Err: ErrAdmission}
+		}
+		tr.res, delay = res, d
+	}
+	delay = max(delay, wait)
+	if !c.fits(rt, delay) {
+		tr.res.cancel(now)
+		c.notSent(tr)
+		return &SkipError{Target: rt.Name, Err: ErrAdmission}
+	}
+	if delay <= 0 {
+		c.send(tr)
+		return nil
+	}
+	tr.stopped = make(chan struct{})
+	go c.await(tr, delay)
+	return nil
+}
+
+// fits reports whether a try at rt that waits delay in admission can
+// still produce its first token within its TTFT budget, by the route's
+// learnt TTFT for the call's prompt (none before the route has data).
+// Without a TTFT budget, or on the last route (where the call waits rather
+// than fail), it does. c.mu is held.
+func (c *call) fits(rt *route, delay time.Duration) bool {
+	b := c.budgetFor(rt)
+	if b.TTFT <= 0 || c.next == len(c.r.routes) {
+		return true
+	}
+	pred, _ := rt.pred.predict(c.promptTokens()) // 0 without data
+	return delay+pred <= b.TTFT
+}
+
+// retryDelay returns how long to wait before trying tr's route again
+// after it failed before its first token, and false when the Router
+// should move on instead: only a route the Router retries itself (one
+// with a fallback), whose response asked for a wait (Retry-After) that,
+// with the route's learnt TTFT, still fits the call's TTFT budget. c.mu is
+// held.
+func (c *call) retryDelay(tr *try, t *Timing) (time.Duration, bool) {
+	b := c.budgetFor(tr.rt)
+	if !tr.ownRetries || b.TTFT <= 0 || len(t.HTTP) == 0 || len(t.Chunks) > 0 {
+		return 0, false
+	}
+	wait := t.HTTP[len(t.HTTP)-1].RetryAfter
+	if wait <= 0 {
+		return 0, false
+	}
+	pred, _ := tr.rt.pred.predict(c.promptTokens())
+	return wait, time.Since(c.firstSend)+wait+pred <= b.TTFT
+}
+
+// notSent tells tr's breaker that the request it allowed never left.
+func (c *call) notSent(tr *try) {
+	if tr.brDone != nil {
+		tr.brDone(errNotSent)
+		tr.brDone = nil
+	}
+}
+
+// await sends tr once its limiter delay has passed, unless the call or the
+// try was stopped meanwhile.
+func (c *call) await(tr *try, delay time.Duration) {
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-tr.stopped:
+	case <-c.ctx.Done():
+	}
+	c.mu.Lock()
+	if tr.state == tryAdmitting && c.ctx.Err() == nil && c.state == callRunning {
+		c.send(tr)
+		c.mu.Unlock()
+		return
+	}
+	now := time.Now()
+	tr.res.cancel(now)
+	c.notSent(tr)
+	err := tr.cause
+	if err == nil {
+		err = ctxErr(c.ctx)
+	}
+	c.endTry(tr, &Timing{Target: tr.rt.Name, Model: c.model(tr.rt), Start: tr.start, End: now, Err: err})
+	c.unlockAndReport()
+}
+
+// send starts tr's attempt and its watchdog. c.mu is held.
+func (c *call) send(tr *try) {
+	rt := tr.rt
+	params := c.params
+	params.Model = c.model(rt)
+	if tr.kind == AttemptContinuation {
+		params = c.continuation(params)
+	}
+	client := rt.Client
+	if client == nil {
+		client = &c.r.c.oc
+	}
+	opts := c.opts
+	if len(rt.Options) > 0 {
+		opts = append(slices.Clip(opts), rt.Options...)
+	}
+	if c.next < len(c.r.routes) {
+		// There is somewhere to fall back to: the Router, not openai-go,
+		// decides whether to retry (see retryDelay).
+		tr.ownRetries = true
+		opts = append(slices.Clip(opts), option.WithMaxRetries(0))
+	}
+	spec := attemptSpec{client: client, name: rt.Name, params: params, opts: opts, cfg: &c.r.c.cfg, start: tr.start, unbounded: c.buffered}
+	// The watchdog is set before the attempt starts, so that its events
+	// read tr.w without a lock; a breach waits for c.mu, held until tr.a
+	// is set.
+	now := time.Now()
+	if c.firstSend.IsZero() {
+		c.firstSend = now
+	}
+	if b := c.budgetFor(rt); !b.IsZero() {
+		tr.w = newWatchdog(b, now, c.firstSend, func(b BudgetError) { c.onBreach(tr, b) })
+	}
+	tr.state = tryRunning
+	tr.a = startAttempt(c.ctx, spec, attemptEvents{
+		firstToken: func(_ *attempt, at time.Time) { c.onFirst(tr, at) },
+		output:     func(_ *attempt, at time.Time, tokens int) { c.onOutput(tr, at, tokens) },
+		milestone:  func(_ *attempt, name string, at time.Time) { c.onMilestone(tr, name, at) },
+		end:        func(_ *attempt, t *Timing) { c.onEnd(tr, t) },
+	})
+}

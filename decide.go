@@ -1,0 +1,177 @@
+package tokenpace
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// happening is what an event of a try means to its call; see classify.
+type happening uint8
+
+const (
+	// happenedNothing: a try the policy had stopped ended.
+	happenedNothing happening = iota
+	// happenedClean: a try whose output is (or waits to be) the caller's
+	// ended cleanly.
+	happenedClean
+	// happenedBroke: a try whose output reached the caller failed.
+	happenedBroke
+	// happenedEarly: a try ended before any of its output reached the
+	// caller, with an error or with no output at all.
+	happenedEarly
+	// happenedBreach: a running try exceeded its budget.
+	happenedBreach
+	// happenedBreachedEnd: a try stopped by a breach ended.
+	happenedBreachedEnd
+)
+
+// tryEvent is what a call knows of an event of one of its tries.
+type tryEvent struct {
+	breach   bool  // the event is a breach, not an end
+	err      error // the end's error
+	cause    error // why the policy had stopped the try; nil if it had not
+	outcome  Outcome
+	chained  bool // the try's output reaches the caller
+	buffered bool // the try won and its output waits for validation
+	// retryFits: the try's route asked for a wait (retryWait) that still
+	// fits the call's TTFT budget; see call.retryDelay.
+	retryFits bool
+	retryWait time.Duration
+}
+
+// classify says what an event of a try means to its call.
+func classify(e tryEvent) happening {
+	switch {
+	case e.breach:
+		return happenedBreach
+	case e.cause != nil && e.outcome == OutcomeBreached:
+		return happenedBreachedEnd
+	case e.cause != nil:
+		return happenedNothing
+	case e.err == nil && (e.chained || e.buffered):
+		return happenedClean
+	case e.chained:
+		return happenedBroke
+	}
+	return happenedEarly
+}
+
+// situation is what a call's decision depends on besides the happening.
+type situation struct {
+	chained    bool // the try's output reaches the caller
+	buffered   bool // the try won and its output waits for validation
+	invalid    bool // a validator rejected the try's output
+	failFast   bool // Policy.FailFast or CallPolicy.FailFast
+	cont       bool // Policy.Continue
+	canceled   bool // the caller's context ended
+	live       int  // other tries that run or wait in admission
+	delivered  bool // some output has reached the caller
+	won        bool // some try has produced the call's first token
+	routesLeft bool // a route remains to be tried
+	retryFits  bool // the try's route asked for a wait that fits the TTFT budget
+}
+
+// decision is what a call does after an event.
+type decision uint8
+
+const (
+	// decideWait: nothing now; another try still runs.
+	decideWait decision = iota
+	// decideFinish: end the call with the event's error.
+	decideFinish
+	// decideCanceled: end the call with the caller's context error.
+	decideCanceled
+	// decideFallback: start the next route from the beginning; end the
+	// call with the last error if none can start.
+	decideFallback
+	// decideContinue: start the next route carrying on the caller's
+	// output; end the call with the last error if none can start.
+	decideContinue
+	// decideRetry: a validator rejected a buffered output; start the next
+	// route from the beginning, else deliver it.
+	decideRetry
+	// decideDeliver: hand a buffered output to the caller and end the
+	// call with its validation error, if any.
+	decideDeliver
+	// decideRetryRoute: try the same route again after the wait it asked
+	// for; fall back if admission refuses.
+	decideRetryRoute
+)
+
+// decide says what a call does about h in situation s.
+func decide(h happening, s situation) decision {
+	switch h {
+	case happenedClean:
+		switch {
+		case s.chained:
+			return decideFinish
+		case s.invalid && s.routesLeft && !s.canceled:
+			return decideRetry
+		}
+		return decideDeliver
+	case happenedBroke:
+		if s.canceled || s.failFast || !s.cont {
+			return decideFinish
+		}
+		return decideContinue
+	case happenedEarly:
+		return moveOn(s)
+	case happenedBreach:
+		switch {
+		case s.chained && (s.failFast || !s.cont):
+			return decideFinish
+		case s.chained:
+			return decideContinue
+		case s.failFast && s.live == 0:
+			return decideFinish
+		case s.failFast:
+			return decideWait
+		}
+		return moveOn(s)
+	case happenedBreachedEnd:
+		if s.live == 0 && !s.won {
+			return moveOn(s)
+		}
+	}
+	return decideWait
+}
+
+// moveOn decides after a try failed before its output reached the caller:
+// wait while another try runs, else go on to the next route.
+func moveOn(s situation) decision {
+	switch {
+	case s.live > 0:
+		return decideWait
+	case s.canceled:
+		return decideCanceled
+	case s.retryFits && !s.delivered:
+		return decideRetryRoute
+	case s.delivered:
+		return decideContinue
+	}
+	return decideFallback
+}
+
+// endOutcome says how a try that the policy did not stop ended: clean, or
+// with err while the call's context had ended with cause (nil if it had
+// not).
+func endOutcome(err, cause error) Outcome {
+	switch {
+	case err == nil:
+		return OutcomeWon
+	case errors.Is(cause, ErrSuperseded):
+		return OutcomeSuperseded
+	case cause != nil || errors.Is(err, ErrStreamClosed) || errors.Is(err, errCallEnded):
+		return OutcomeCanceled
+	}
+	return OutcomeFailed
+}
+
+// ctxCause returns the cause of ctx once it ended, else nil.
+func ctxCause(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return context.Cause(ctx)
+}

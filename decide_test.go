@@ -1,0 +1,104 @@
+package tokenpace
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+func TestClassify(t *testing.T) {
+	boom := errors.New("boom")
+	tests := []struct {
+		e    tryEvent
+		want happening
+	}{
+		{tryEvent{breach: true}, happenedBreach},
+		{tryEvent{breach: true, chained: true}, happenedBreach},
+		{tryEvent{cause: boom, outcome: OutcomeBreached}, happenedBreachedEnd},
+		{tryEvent{cause: errHedgeLost, outcome: OutcomeHedgeLost, err: errHedgeLost}, happenedNothing},
+		{tryEvent{cause: errCallEnded, outcome: OutcomeCanceled, chained: true}, happenedNothing},
+		{tryEvent{chained: true}, happenedClean},
+		{tryEvent{buffered: true}, happenedClean},
+		{tryEvent{chained: true, err: boom}, happenedBroke},
+		{tryEvent{err: boom}, happenedEarly},
+		{tryEvent{buffered: true, err: boom}, happenedEarly},
+		{tryEvent{}, happenedEarly}, // clean, but no output
+	}
+	for _, tt := range tests {
+		if got := classify(tt.e); got != tt.want {
+			t.Errorf("classify(%+v) = %v, want %v", tt.e, got, tt.want)
+		}
+	}
+}
+
+func TestDecide(t *testing.T) {
+	tests := []struct {
+		h    happening
+		s    situation
+		want decision
+	}{
+		{happenedNothing, situation{}, decideWait},
+		{happenedClean, situation{chained: true}, decideFinish},
+		{happenedClean, situation{chained: true, invalid: true, routesLeft: true}, decideFinish},
+		{happenedClean, situation{buffered: true}, decideDeliver},
+		{happenedClean, situation{buffered: true, invalid: true}, decideDeliver},
+		{happenedClean, situation{buffered: true, invalid: true, routesLeft: true}, decideRetry},
+		{happenedClean, situation{buffered: true, invalid: true, routesLeft: true, canceled: true}, decideDeliver},
+		{happenedBroke, situation{chained: true}, decideFinish},
+		{happenedBroke, situation{chained: true, cont: true}, decideContinue},
+		{happenedBroke, situation{chained: true, cont: true, failFast: true}, decideFinish},
+		{happenedBroke, situation{chained: true, cont: true, canceled: true}, decideFinish},
+		{happenedEarly, situation{}, decideFallback},
+		{happenedEarly, situation{live: 1}, decideWait},
+		{happenedEarly, situation{canceled: true}, decideCanceled},
+		{happenedEarly, situation{delivered: true}, decideContinue},
+		{happenedEarly, situation{retryFits: true}, decideRetryRoute},
+		{happenedEarly, situation{retryFits: true, live: 1}, decideWait},
+		{happenedEarly, situation{retryFits: true, delivered: true}, decideContinue},
+		{happenedBreach, situation{}, decideFallback},
+		{happenedBreach, situation{live: 1}, decideWait},
+		{happenedBreach, situation{failFast: true}, decideFinish},
+		{happenedBreach, situation{failFast: true, live: 1}, decideWait},
+		{happenedBreach, situation{chained: true}, decideFinish},
+		{happenedBreach, situation{chained: true, cont: true}, decideContinue},
+		{happenedBreach, situation{chained: true, cont: true, failFast: true}, decideFinish},
+		{happenedBreach, situation{delivered: true}, decideContinue},
+		{happenedBreachedEnd, situation{}, decideFallback},
+		{happenedBreachedEnd, situation{live: 1}, decideWait},
+		{happenedBreachedEnd, situation{won: true}, decideWait},
+	}
+	for _, tt := range tests {
+		if got := decide(tt.h, tt.s); got != tt.want {
+			t.Errorf("decide(%v, %+v) = %v, want %v", tt.h, tt.s, got, tt.want)
+		}
+	}
+}
+
+func TestEndOutcome(t *testing.T) {
+	boom := errors.New("boom")
+	tests := []struct {
+		err, cause error
+		want       Outcome
+	}{
+		{nil, nil, OutcomeWon},
+		{boom, nil, OutcomeFailed},
+		{ErrSuperseded, ErrSuperseded, OutcomeSuperseded},
+		{context.Canceled, context.Canceled, OutcomeCanceled},
+		{ErrStreamClosed, nil, OutcomeCanceled},
+		{errCallEnded, nil, OutcomeCanceled},
+	}
+	for _, tt := range tests {
+		if got := endOutcome(tt.err, tt.cause); got != tt.want {
+			t.Errorf("endOutcome(%v, %v) = %v, want %v", tt.err, tt.cause, got, tt.want)
+		}
+	}
+}
+
+// Names for the messages of the tests above.
+func (h happening) String() string {
+	return [...]string{"nothing", "clean", "broke", "early", "breach", "breached-end"}[h]
+}
+
+func (d decision) String() string {
+	return [...]string{"wait", "finish", "canceled", "fallback", "continue", "retry", "deliver", "retry-route"}[d]
+}

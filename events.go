@@ -1,0 +1,225 @@
+package tokenpace
+
+import "time"
+
+// onFirst handles tr's first output token: the first try to produce one
+// wins the call and the others are cancelled; a continuation joins the
+// chain.
+func (c *call) onFirst(tr *try, at time.Time) {
+	c.mu.Lock()
+	if !tr.live() || c.state != callRunning {
+		c.mu.Unlock()
+		return
+	}
+	if tr.kind == AttemptContinuation {
+		c.chainUp(tr)
+		c.mu.Unlock()
+		return
+	}
+	if c.won != nil {
+		c.stop(tr, errHedgeLost, OutcomeHedgeLost)
+		c.mu.Unlock()
+		return
+	}
+	c.won = tr
+	if c.hedge != nil {
+		c.hedge.Stop()
+	}
+	for _, o := range c.tries {
+		if o != tr {
+			c.stop(o, errHedgeLost, OutcomeHedgeLost)
+		}
+	}
+	report := !c.buffered
+	if report {
+		c.chainUp(tr)
+	}
+	sent := c.sent()
+	c.mu.Unlock()
+	if f := c.hooks.FirstToken; f != nil && report {
+		f(c.ctx, firstTokenInfo(tr.rt.Name, c.model(tr.rt), sent, at))
+	}
+}
+
+// onOutput handles an output-bearing chunk of tr: the watchdog's check,
+// without a lock of the call. The caller is woken by the attempt itself,
+// once per read of the body.
+func (c *call) onOutput(tr *try, at time.Time, tokens int) { tr.w.token(at, tokens) }
+
+// onMilestone forwards the milestones of tries whose output the caller
+// receives.
+func (c *call) onMilestone(tr *try, name string, at time.Time) {
+	f := c.hooks.Milestone
+	if f == nil {
+		return
+	}
+	c.mu.Lock()
+	in := tr.chained && tr.cause == nil
+	sent := c.sent()
+	c.mu.Unlock()
+	if in {
+		f(c.ctx, milestoneInfo(tr.rt.Name, c.model(tr.rt), name, sent, at))
+	}
+}
+
+// onBreach handles tr exceeding its budget: the try is stopped, then the
+// call falls back, continues on the next route, or ends with the error.
+func (c *call) onBreach(tr *try, b BudgetError) {
+	c.mu.Lock()
+	if !tr.live() || c.state != callRunning {
+		c.mu.Unlock()
+		return
+	}
+	b.Target = tr.rt.Name
+	c.breaches = append(c.breaches, b)
+	be := &b
+	c.stop(tr, be, OutcomeBreached)
+	c.decideAndAct(tr, tryEvent{breach: true, err: be, chained: tr.chained}, be)
+	c.unlockAndReport()
+}
+
+// onEnd handles the end of tr's attempt.
+func (c *call) onEnd(tr *try, t *Timing) {
+	c.mu.Lock()
+	c.endTry(tr, t)
+	c.unlockAndReport()
+}
+
+// endTry records how tr ended, reports it to its breaker and TTFT model,
+// and decides what the call does next. c.mu is held.
+func (c *call) endTry(tr *try, t *Timing) {
+	tr.state, tr.t = tryEnded, t
+	tr.w.stop()
+	clean := t.Err == nil && tr.cause == nil
+	if tr.outcome == "" {
+		tr.outcome = endOutcome(t.Err, ctxCause(c.ctx))
+	}
+	if clean {
+		c.validate(tr)
+	}
+	if tr.brDone != nil {
+		berr := t.Err
+		if tr.cause != nil {
+			berr = tr.cause
+		}
+		if be, ok := tr.cause.(*BudgetError); ok && be.Late > 0 {
+			berr = errClientLate
+		}
+		if tr.validErr != nil {
+			berr = tr.validErr
+		}
+		tr.brDone(berr)
+		tr.brDone = nil
+	}
+	if t.UsageReported {
+		tr.res.settle(time.Now(), t.PromptTokens+t.OutputTokens)
+	}
+	if ttft := t.TTFT(); ttft > 0 && tr.kind != AttemptContinuation {
+		p := t.PromptTokens - t.CachedTokens
+		if !t.UsageReported {
+			p = c.promptTokens()
+		}
+		tr.rt.pred.observe(p, ttft)
+	}
+	if c.state != callRunning {
+		return
+	}
+	e := tryEvent{err: t.Err, cause: tr.cause, outcome: tr.outcome, chained: tr.chained, buffered: tr == c.won && !tr.chained}
+	err := t.Err
+	switch {
+	case tr.cause != nil:
+		err = tr.cause
+	case clean:
+		err = tr.validErr
+	}
+	if t.Err != nil && tr.cause == nil {
+		e.retryWait, e.retryFits = c.retryDelay(tr, t)
+	}
+	c.decideAndAct(tr, e, err)
+}
+
+// decideAndAct classifies e, an event of tr that brought err, decides
+// what the call does (both pure steps) and has act do it. c.mu is held.
+func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
+	h := classify(e)
+	if h == happenedNothing {
+		return
+	}
+	s := situation{
+		chained:    tr.chained,
+		buffered:   e.buffered,
+		invalid:    tr.validErr != nil,
+		failFast:   c.failFast,
+		cont:       c.r.pol.Continue,
+		canceled:   c.ctx.Err() != nil,
+		live:       c.live(),
+		delivered:  len(c.chain) > 0,
+		routesLeft: c.next < len(c.r.routes),
+		retryFits:  e.retryFits,
+	}
+	if h != happenedClean && tr == c.won && !tr.chained {
+		c.won = nil
+	}
+	s.won = c.won != nil
+	d := decide(h, s)
+	if h != happenedClean && (h != happenedBreachedEnd || d != decideWait) {
+		c.lastErr = err
+	}
+	c.act(tr, d, err, e.retryWait)
+}
+
+// act carries out decision d about tr, whose event brought err (and asked
+// for a wait of retryWait before a retry): the one place where a call
+// acts on its tries' events. c.mu is held.
+func (c *call) act(tr *try, d decision, err error, retryWait time.Duration) {
+	switch d {
+	case decideFinish:
+		c.finish(err)
+	case decideCanceled:
+		c.finish(ctxErr(c.ctx))
+	case decideFallback, decideContinue:
+		kind := AttemptFallback
+		if d == decideContinue {
+			kind = AttemptContinuation
+		}
+		if !c.launch(kind) {
+			c.finish(c.lastErr)
+		}
+	case decideRetry:
+		c.won, c.lastErr = nil, err
+		if c.launch(AttemptFallback) {
+			return
+		}
+		c.chainUp(tr)
+		c.finish(err)
+	case decideDeliver:
+		c.chainUp(tr)
+		c.finish(err)
+	case decideRetryRoute:
+		if !c.tryRoute(tr.rt, AttemptRetry, retryWait) && !c.launch(AttemptFallback) {
+			c.finish(c.lastErr)
+		}
+	}
+}
+
+// validate runs the validator on tr's finished output. c.mu is held.
+func (c *call) validate(tr *try) {
+	v := c.validator
+	if v == nil {
+		v = tr.rt.Validator
+	}
+	if v == nil {
+		v = c.r.pol.Validator
+	}
+	if v == nil {
+		return
+	}
+	text := c.chainText()
+	if c.buffered {
+		text = tr.a.content()
+	}
+	if err := v(text); err != nil {
+		tr.validErr = &ValidationError{Target: tr.rt.Name, Err: err}
+		tr.outcome = OutcomeInvalid
+	}
+}

@@ -1,0 +1,247 @@
+package tokenpace
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// exchange records the HTTP requests of one call to one target, retries by
+// openai-go included: its middleware notes when each request starts, its
+// httptrace hooks the connection breakdown and the request write, and it
+// stamps every read of the response body. It owns the HTTP fields of a
+// Timing (Sent, WroteRequest, Headers, Streaming, Conn, HTTP,
+// ServerAddress, ServerPort) and copies them into one with fill. Streaming
+// attempts and NewTimed use it alike.
+//
+// Its methods are safe for concurrent use: httptrace hooks may run on
+// transport goroutines.
+type exchange struct {
+	before func() // called before each read of a response body; may be nil
+
+	mu    sync.Mutex
+	t     Timing // only the HTTP fields are used
+	res   *http.Response
+	body  *arrivalBody
+	ended bool // fill has taken the final fields; late hooks are ignored
+}
+
+// middleware returns the openai-go middleware that records every HTTP
+// request. It must be the innermost middleware, nearest the wire.
+func (x *exchange) middleware() option.Middleware {
+	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		x.mu.Lock()
+		now := time.Now()
+		if x.t.Sent.IsZero() {
+			x.t.Sent = now
+		}
+		x.t.HTTP = append(x.t.HTTP, HTTPAttempt{Start: now})
+		i := len(x.t.HTTP) - 1
+		x.t.ServerAddress, x.t.ServerPort = serverOf(req.URL)
+		x.mu.Unlock()
+
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), x.clientTrace(i)))
+		res, err := next(req)
+
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		h := &x.t.HTTP[i]
+		h.Err = err
+		if res != nil {
+			h.Headers = time.Now()
+			h.Status = res.StatusCode
+			if res.StatusCode >= 400 {
+				h.RetryAfter = retryAfter(res.Header, h.Headers)
+			}
+			x.t.Headers = h.Headers
+			x.t.Streaming = streamHeaders(res.Header)
+			x.res = res
+			if res.Body != nil {
+				x.body = &arrivalBody{ReadCloser: res.Body, before: x.before}
+				res.Body = x.body
+			}
+		}
+		x.t.WroteRequest = h.WroteRequest
+		x.t.Conn = h.Conn
+		return res, err
+	}
+}
+
+// clientTrace records the connection breakdown of HTTP request i.
+func (x *exchange) clientTrace(i int) *httptrace.ClientTrace {
+	var dnsStart, connectStart, tlsStart time.Time
+	set := func(f func(h *HTTPAttempt)) {
+		x.mu.Lock()
+		if !x.ended { // a dial may outlive its request
+			h := &x.t.HTTP[i]
+			f(h)
+			if i == len(x.t.HTTP)-1 {
+				// The writer may report after the response arrived.
+				x.t.WroteRequest, x.t.Conn = h.WroteRequest, h.Conn
+			}
+		}
+		x.mu.Unlock()
+	}
+	return &httptrace.ClientTrace{
+		DNSStart: func(httptrace.DNSStartInfo) { set(func(*HTTPAttempt) { dnsStart = time.Now() }) },
+		DNSDone: func(httptrace.DNSDoneInfo) {
+			set(func(h *HTTPAttempt) { h.Conn.DNS = since(dnsStart, time.Now()) })
+		},
+		ConnectStart: func(string, string) { set(func(*HTTPAttempt) { connectStart = time.Now() }) },
+		ConnectDone: func(string, string, error) {
+			set(func(h *HTTPAttempt) { h.Conn.Connect = since(connectStart, time.Now()) })
+		},
+		TLSHandshakeStart: func() { set(func(*HTTPAttempt) { tlsStart = time.Now() }) },
+		TLSHandshakeDone: func(tls.ConnectionState, error) {
+			set(func(h *HTTPAttempt) { h.Conn.TLS = since(tlsStart, time.Now()) })
+		},
+		GotConn: func(info httptrace.GotConnInfo) {
+			set(func(h *HTTPAttempt) { h.Conn.Reused = info.Reused })
+		},
+		WroteRequest: func(httptrace.WroteRequestInfo) {
+			set(func(h *HTTPAttempt) { h.WroteRequest = time.Now() })
+		},
+	}
+}
+
+// sent returns when the first request left; zero before.
+func (x *exchange) sent() time.Time {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.t.Sent
+}
+
+// response returns the last response and its stamped body; nil before
+// one arrived. Whoever made the call may read the body; the exchange
+// only stamps it.
+func (x *exchange) response() (*http.Response, *arrivalBody) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.res, x.body
+}
+
+// lastRead returns when the last read of a response body returned data;
+// zero if none did. Only the body's reader may call it.
+func (x *exchange) lastRead() time.Time {
+	_, b := x.response()
+	if b == nil {
+		return time.Time{}
+	}
+	return b.last
+}
+
+// fill copies the HTTP fields into t. With final set, the exchange stops
+// recording: t then holds its last word.
+func (x *exchange) fill(t *Timing, final bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	t.Sent, t.WroteRequest, t.Headers = x.t.Sent, x.t.WroteRequest, x.t.Headers
+	t.Streaming, t.Conn = x.t.Streaming, x.t.Conn
+	t.ServerAddress, t.ServerPort = x.t.ServerAddress, x.t.ServerPort
+	if final {
+		x.ended = true
+		t.HTTP = x.t.HTTP
+		return
+	}
+	t.HTTP = append([]HTTPAttempt(nil), x.t.HTTP...)
+}
+
+// requestFailure is the error of a call whose request failed: the caller's
+// context error (see ctxErr) when it ended, else a KindRequest
+// *StreamError.
+func requestFailure(ctx context.Context, target string, err error) error {
+	if cerr := ctxErr(ctx); cerr != nil {
+		return cerr
+	}
+	return &StreamError{Kind: KindRequest, Target: target, Err: err}
+}
+
+// setUsage records the token counts a server reported, if it did.
+func (t *Timing) setUsage(u openai.CompletionUsage, valid bool) {
+	if !valid {
+		return
+	}
+	t.UsageReported = true
+	t.PromptTokens = int(u.PromptTokens)
+	t.CachedTokens = int(u.PromptTokensDetails.CachedTokens)
+	t.OutputTokens = int(u.CompletionTokens)
+}
+
+// arrivalBody wraps a response body and notes when each read that returned
+// data completed. Only the attempt's reader goroutine reads it, so last needs
+// no lock: an SSE event arrived when the read that completed it returned,
+// which is last at the moment the framer yields the event (a bufio.Scanner
+// reads only when its buffer holds no complete line).
+type arrivalBody struct {
+	io.ReadCloser
+	last   time.Time
+	before func() // called before each read; may be nil
+}
+
+// Read reads from the wrapped body and stamps reads that returned data.
+func (b *arrivalBody) Read(p []byte) (int, error) {
+	if b.before != nil {
+		b.before()
+	}
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.last = time.Now()
+	}
+	return n, err
+}
+
+// retryAfter returns the wait a response's headers ask for, as openai-go
+// reads them: retry-after-ms, else Retry-After in seconds or as a date
+// (against now); zero when they ask for none.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 && ms < 1e12 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s > 0 && s < 1e9 {
+			return time.Duration(s * float64(time.Second))
+		}
+		return 0
+	}
+	if at, err := http.ParseTime(v); err == nil && at.After(now) {
+		return at.Sub(now)
+	}
+	return 0
+}
+
+// serverOf returns the host and port of u, the port implied by its scheme
+// when it names none; 0 for an unknown scheme or a port that is not a
+// number.
+func serverOf(u *url.URL) (string, int) {
+	if u == nil {
+		return "", 0
+	}
+	switch p := u.Port(); {
+	case p != "":
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			n = 0
+		}
+		return u.Hostname(), n
+	case u.Scheme == "https":
+		return u.Hostname(), 443
+	case u.Scheme == "http":
+		return u.Hostname(), 80
+	}
+	return u.Hostname(), 0
+}

@@ -1,0 +1,65 @@
+package tokenpace
+
+import "context"
+
+// Policy says what a Router does when a route is slow, failing or wrong.
+// Its zero value sends every call to the first route whose breaker is
+// closed, falls back to the next route when one fails before its first
+// token, and enforces no budget.
+type Policy struct {
+	// Budget applies to every route (see Route.Budget); the zero value
+	// sets no limit.
+	Budget Budget
+	// FailFast ends the call with a *BudgetError at the first breach
+	// instead of moving to the next route; false (the zero value) moves
+	// on: a breach before the first token falls back, one after it ends
+	// the call unless Continue is set.
+	FailFast bool
+	// Hedge starts the next route in parallel while the first has not
+	// produced a token; the zero value never hedges.
+	Hedge Hedge
+	// Continue resumes a stream that stalls (Gap), falls under MinTPS or
+	// breaks after it has produced tokens on the next route, with the
+	// output so far as an assistant prefix; the caller's stream goes on
+	// seamlessly. False (the zero value) ends the call with the error.
+	Continue bool
+	// ContinuePrompt is the user message that follows the assistant prefix
+	// of a continuation; "" means "Continue exactly where your previous
+	// message stops. Do not repeat any of it."
+	ContinuePrompt string
+	// Breaker configures each route's circuit breaker; the zero value
+	// gives the defaults of BreakerSettings.
+	Breaker BreakerSettings
+	// Validator checks every finished output (see Route.Validator); nil
+	// means none.
+	Validator Validator
+	// RetryInvalid retries a call whose output a validator rejected on the
+	// next route. The caller then receives each route's output only once
+	// it has been validated: no streaming (Hooks.FirstToken is not
+	// called; Timing keeps the arrival times), but no rejected text
+	// either; a breach at any point falls back, as nothing reached the
+	// caller yet. False (the zero value) streams as usual and reports a
+	// rejection in Stream.Err.
+	RetryInvalid bool
+}
+
+// CallPolicy overrides a Router's Policy for one call; see
+// ContextWithCallPolicy.
+type CallPolicy struct {
+	// Budget overrides every route's budget field by field; a zero field
+	// keeps the route's.
+	Budget Budget
+	// FailFast, when true, ends the call at the first breach (see
+	// Policy.FailFast); false keeps the Policy's setting.
+	FailFast bool
+	// Validator replaces the routes' validators; nil keeps them.
+	Validator Validator
+}
+
+type callPolicyKey struct{}
+
+// ContextWithCallPolicy returns a context under which Router calls use p
+// on top of their Policy.
+func ContextWithCallPolicy(ctx context.Context, p CallPolicy) context.Context {
+	return context.WithValue(ctx, callPolicyKey{}, p)
+}
