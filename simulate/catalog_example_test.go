@@ -15,7 +15,7 @@ func ExampleLookupGPU() {
 	fmt.Println(err)
 	// Output:
 	// h100-sxm 3350 GB/s 989 TFLOPS 80 GB
-	// simulate: unknown GPU "voodoo5" (known: rtx-3090, rtx-4090, l4, a10g, l40s, a100-40gb, a100-80gb, h100-pcie, h100-sxm, h200, b200, mi300x, m2-ultra, m4-max)
+	// simulate: unknown GPU "voodoo5" (known: rtx-3090, rtx-4090, l4, a10g, l40s, a100-40gb, a100-80gb, h100-pcie, h100-sxm, h200, b200, mi300x, m2-ultra, m4-max, rtx-3090-ti, m2-pro, m2-pro-cpu, xeon-w-3245, raspberry-pi-5)
 }
 
 // A model's memory and KV-cache figures follow from its shape and the
