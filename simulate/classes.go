@@ -1,0 +1,143 @@
+package simulate
+
+// classParams are the few constants of the latency model that no datasheet
+// gives: how much of the datasheet a class of hardware and engine reaches.
+// Every other figure is the catalog's (bandwidth, tensor rate, vector rate,
+// link bandwidth, model shape). There are no per-deployment constants.
+//
+// The values in defaultParams are a regularised least-squares fit (log
+// error, each parameter pulled toward its prior below) to the published
+// measurements in testdata/fidelity.json; fidelity_test.go refits them with
+// each source left out in turn and reports the error on the rows left out.
+type classParams struct {
+	// Bandwidth is the achievable share of datasheet bandwidth by
+	// MemoryKind. Priors: HBM 0.80 and GDDR 0.85 (the share a
+	// device-to-device copy reaches in vendor bandwidth tests), unified
+	// 0.80, CPU DRAM 0.60 (STREAM triad on desktop parts).
+	Bandwidth [4]float64
+	// Tensor is the achievable share of the dense tensor rate in prefill
+	// matrix multiplications by Arch. Priors: Hopper 0.45, Ampere 0.65, Ada
+	// 0.55, CDNA 0.40, Apple 0.60, CPU 0.50 (cuBLAS/rocBLAS/MPS large-GEMM
+	// shares on each generation; Hopper needs warp-specialised kernels to go
+	// further).
+	Tensor [6]float64
+	// FP8 is the share of the fp8 (and int8) rate reached relative to
+	// Tensor. Prior 0.8.
+	FP8 float64
+	// Attention is the efficiency of attention relative to Tensor. Prior
+	// 0.6 (FlashAttention-2 reaches 50-70 % of the GEMM rate).
+	Attention float64
+	// Dequant is the vector FLOPs per weight a weight-only format costs to
+	// unpack (shift, mask, convert, scale). Prior 4.
+	Dequant float64
+	// Fixed is the host time per step by runtime class (index:
+	// runtimeClass): scheduling, sampling, detokenising. Priors: compiled
+	// 0.5 ms, llama.cpp 1 ms, eager 2 ms.
+	Fixed [3]float64
+	// PerLayer is the host time per layer per step by runtime class: kernel
+	// launches not hidden by a CUDA graph. Priors: compiled 5 µs, llama.cpp
+	// 30 µs, eager 100 µs.
+	PerLayer [3]float64
+	// Hop is the latency of one tensor-parallel all-reduce by runtime class
+	// and link (NVLink, PCIe). Priors: compiled engines 10 and 30 µs (custom
+	// one-shot all-reduce kernels inside a CUDA graph), eager engines 30 and
+	// 80 µs (NCCL small-message latency plus a host round per layer);
+	// llama.cpp splits by layers and does none.
+	Hop [3][2]float64
+}
+
+// priorParams are the priors the fit starts from and pulls toward.
+var priorParams = classParams{
+	Bandwidth: [4]float64{0.80, 0.85, 0.80, 0.60},
+	Tensor:    [6]float64{0.45, 0.65, 0.55, 0.40, 0.60, 0.50},
+	FP8:       0.8,
+	Attention: 0.6,
+	Dequant:   4,
+	Fixed:     [3]float64{0.5e-3, 1e-3, 2e-3},
+	PerLayer:  [3]float64{5e-6, 30e-6, 100e-6},
+	Hop:       [3][2]float64{{10e-6, 30e-6}, {10e-6, 30e-6}, {30e-6, 80e-6}},
+}
+
+// defaultParams are the fitted values the model uses: fitClasses over all
+// of testdata/fidelity.json from priorParams (go test -run TestFidelity
+// -fit-classes -v), rounded.
+var defaultParams = classParams{
+	Bandwidth: [4]float64{0.785, 0.908, 0.767, 0.613},
+	Tensor:    [6]float64{0.493, 0.523, 0.620, 0.40, 0.560, 0.50},
+	FP8:       0.929,
+	Attention: 0.881,
+	Dequant:   2.0,
+	Fixed:     [3]float64{1.22e-3, 1.94e-3, 2.02e-3},
+	PerLayer:  [3]float64{15.4e-6, 42.5e-6, 127e-6},
+	Hop:       [3][2]float64{{19.2e-6, 29.3e-6}, {10e-6, 30e-6}, {99.9e-6, 80e-6}},
+}
+
+// runtimeClass indexes Fixed and PerLayer.
+func runtimeClass(r Runtime) int {
+	switch r {
+	case RuntimeLlamaCpp:
+		return 1
+	case RuntimeEager:
+		return 2
+	}
+	return 0
+}
+
+// efficiency is the Efficiency p gives deployment d (identity filled in).
+func (p classParams) efficiency(d Deployment) Efficiency {
+	g := d.GPU
+	mem := min(max(int(g.Memory), 0), len(p.Bandwidth)-1)
+	arch := min(max(int(g.Arch), 0), len(p.Tensor)-1)
+	e := Efficiency{MBU: p.Bandwidth[mem], MFU: p.Tensor[arch], Attention: p.Attention}
+	if d.Precision.Compute != ComputeFP16 && g.TFLOPS(d.Precision.Compute) > g.FP16TFLOPS {
+		e.MFU *= p.FP8
+	}
+	rc := runtimeClass(d.Runtime)
+	e.StepOverhead = seconds(p.Fixed[rc] + p.PerLayer[rc]*float64(d.Model.Layers))
+	e.AllReduce = seconds(p.Hop[rc][1])
+	if g.NVLink() {
+		e.AllReduce = seconds(p.Hop[rc][0])
+	}
+	if d.Precision.weightOnly() {
+		e.DequantOps = p.Dequant
+	}
+	e.MBU, e.MFU, e.Attention = min(e.MBU, 1), min(e.MFU, 1), min(e.Attention, 1)
+	return e
+}
+
+// weightOnly reports a weight-only quantisation: fewer than 16 bits per
+// weight with the arithmetic at fp16.
+func (p Precision) weightOnly() bool { return p.Compute == ComputeFP16 && p.BitsPerWeight < 16 }
+
+// vec lists pointers to every parameter, in a fixed order.
+func (p *classParams) vec() []*float64 {
+	v := []*float64{&p.FP8, &p.Attention, &p.Dequant}
+	for i := range p.Bandwidth {
+		v = append(v, &p.Bandwidth[i])
+	}
+	for i := range p.Tensor {
+		v = append(v, &p.Tensor[i])
+	}
+	for i := range p.Fixed {
+		v = append(v, &p.Fixed[i], &p.PerLayer[i])
+	}
+	for _, rc := range []int{0, 2} {
+		v = append(v, &p.Hop[rc][0], &p.Hop[rc][1])
+	}
+	return v
+}
+
+// bounds of a parameter in p.vec() order: shares stay in (0.05, 1].
+func (p *classParams) bounds() (lo, hi []float64) {
+	for i := range p.vec() {
+		switch {
+		case i < 2 || (i >= 3 && i < 13):
+			lo, hi = append(lo, 0.05), append(hi, 1)
+		case i == 2:
+			lo, hi = append(lo, 0.1), append(hi, 100)
+		default:
+			lo, hi = append(lo, 1e-7), append(hi, 0.05)
+		}
+	}
+	return lo, hi
+}
