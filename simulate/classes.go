@@ -38,6 +38,11 @@ type classParams struct {
 	// launches not hidden by a CUDA graph. Priors: compiled 5 µs, llama.cpp
 	// 30 µs, eager 100 µs.
 	PerLayer [3]float64
+	// Ridge is the exponent k of the smooth roofline: a step whose memory
+	// and compute times are m and c takes (m^k + c^k)^(1/k). Near the ridge
+	// point neither unit is saturated while the other works, so the plain
+	// max is optimistic. Prior 3.
+	Ridge float64
 	// Hop is the latency of one tensor-parallel all-reduce by runtime class
 	// and link (NVLink, PCIe). Priors: compiled engines 10 and 30 µs (custom
 	// one-shot all-reduce kernels inside a CUDA graph), eager engines 30 and
@@ -55,6 +60,7 @@ var priorParams = classParams{
 	Dequant:   4,
 	Fixed:     [3]float64{0.5e-3, 1e-3, 2e-3},
 	PerLayer:  [3]float64{5e-6, 30e-6, 100e-6},
+	Ridge:     3,
 	Hop:       [3][2]float64{{10e-6, 30e-6}, {10e-6, 30e-6}, {30e-6, 80e-6}},
 }
 
@@ -62,14 +68,15 @@ var priorParams = classParams{
 // of testdata/fidelity.json from priorParams (go test -run TestFidelity
 // -fit-classes -v), rounded.
 var defaultParams = classParams{
-	Bandwidth: [4]float64{0.785, 0.908, 0.767, 0.613},
-	Tensor:    [6]float64{0.493, 0.523, 0.620, 0.40, 0.560, 0.50},
-	FP8:       0.929,
-	Attention: 0.881,
-	Dequant:   2.0,
-	Fixed:     [3]float64{1.22e-3, 1.94e-3, 2.02e-3},
-	PerLayer:  [3]float64{15.4e-6, 42.5e-6, 127e-6},
-	Hop:       [3][2]float64{{19.2e-6, 29.3e-6}, {10e-6, 30e-6}, {99.9e-6, 80e-6}},
+	Bandwidth: [4]float64{0.803, 0.937, 0.832, 0.712},
+	Tensor:    [6]float64{0.520, 0.717, 0.668, 0.40, 0.571, 1.0},
+	FP8:       0.903,
+	Attention: 0.742,
+	Dequant:   2.07,
+	Fixed:     [3]float64{0.983e-3, 1.91e-3, 1.97e-3},
+	PerLayer:  [3]float64{11.0e-6, 43.1e-6, 137e-6},
+	Ridge:     1.07,
+	Hop:       [3][2]float64{{20.1e-6, 31.0e-6}, {10e-6, 30e-6}, {96.8e-6, 80e-6}},
 }
 
 // runtimeClass indexes Fixed and PerLayer.
@@ -88,7 +95,7 @@ func (p classParams) efficiency(d Deployment) Efficiency {
 	g := d.GPU
 	mem := min(max(int(g.Memory), 0), len(p.Bandwidth)-1)
 	arch := min(max(int(g.Arch), 0), len(p.Tensor)-1)
-	e := Efficiency{MBU: p.Bandwidth[mem], MFU: p.Tensor[arch], Attention: p.Attention}
+	e := Efficiency{MBU: p.Bandwidth[mem], MFU: p.Tensor[arch], Attention: p.Attention, Ridge: p.Ridge}
 	if d.Precision.Compute != ComputeFP16 && g.TFLOPS(d.Precision.Compute) > g.FP16TFLOPS {
 		e.MFU *= p.FP8
 	}
@@ -111,7 +118,7 @@ func (p Precision) weightOnly() bool { return p.Compute == ComputeFP16 && p.Bits
 
 // vec lists pointers to every parameter, in a fixed order.
 func (p *classParams) vec() []*float64 {
-	v := []*float64{&p.FP8, &p.Attention, &p.Dequant}
+	v := []*float64{&p.FP8, &p.Attention, &p.Dequant, &p.Ridge}
 	for i := range p.Bandwidth {
 		v = append(v, &p.Bandwidth[i])
 	}
@@ -131,10 +138,12 @@ func (p *classParams) vec() []*float64 {
 func (p *classParams) bounds() (lo, hi []float64) {
 	for i := range p.vec() {
 		switch {
-		case i < 2 || (i >= 3 && i < 13):
+		case i < 2 || (i >= 4 && i < 14):
 			lo, hi = append(lo, 0.05), append(hi, 1)
 		case i == 2:
 			lo, hi = append(lo, 0.1), append(hi, 100)
+		case i == 3:
+			lo, hi = append(lo, 1), append(hi, 30)
 		default:
 			lo, hi = append(lo, 1e-7), append(hi, 0.05)
 		}

@@ -42,8 +42,10 @@ type Load struct {
 
 // StepCost is the time of one step and how it arises.
 type StepCost struct {
-	// Time is the whole step: max(Memory, Compute) scaled for speculative
-	// drafting, plus Overhead.
+	// Time is the whole step: the smooth roofline of Memory and Compute
+	// ((Memory^k + Compute^k)^(1/k), or their max when the deployment's
+	// Ridge is not positive) plus Dequant, scaled for speculative drafting,
+	// plus Overhead.
 	Time time.Duration
 	// Memory is the time to stream WeightBytes and KVBytes (the
 	// host-resident share over the host link).
@@ -77,6 +79,7 @@ type costModel struct {
 	arPerToken float64 // seconds of all-reduce traffic per token of a step
 	dequant    float64 // seconds per streamed weight byte to dequantise
 	draft      float64 // 1 + k·DraftCost
+	ridge      float64 // smooth-roofline exponent; ≤ 0: plain max
 	dense      float64 // streamed weight bytes of a dense model; 0 for MoE
 }
 
@@ -92,6 +95,7 @@ func newCostModel(d Deployment) costModel {
 		perPair:    d.Model.AttentionFLOPsPerPair() / orF(d.Attention, 1),
 		overhead:   max(d.StepOverhead, 0),
 		draft:      1 + float64(d.Speculation.DraftTokens)*d.Speculation.DraftCost,
+		ridge:      d.Ridge,
 	}
 	if d.parallel() > 1 && d.AllReduce >= 0 {
 		c.overhead += time.Duration(2*d.Model.Layers) * d.AllReduce
@@ -128,6 +132,10 @@ func (c *costModel) step(l Load) StepCost {
 	work := mem
 	if comp > mem {
 		s.Bound, work = ComputeBound, comp
+	}
+	if c.ridge > 0 && work > 0 {
+		lo := min(mem, comp) / work
+		work *= math.Pow(1+math.Pow(lo, c.ridge), 1/c.ridge)
 	}
 	dq := s.WeightBytes * c.dequant
 	s.Dequant = seconds(dq)

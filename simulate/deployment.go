@@ -57,6 +57,10 @@ type Efficiency struct {
 	// Attention is the efficiency of attention kernels relative to MFU:
 	// attention FLOPs run at MFU × Attention; zero means 1.
 	Attention float64
+	// Ridge is the exponent k of the smooth roofline: a step with memory
+	// time m and compute time c takes (m^k + c^k)^(1/k); zero or negative
+	// means the plain max(m, c).
+	Ridge float64
 }
 
 // Defaults returns the efficiency of r for the default deployment (an
@@ -163,6 +167,10 @@ type Deployment struct {
 	// Attention overrides the attention efficiency relative to MFU; zero
 	// keeps the class default.
 	Attention float64
+	// Ridge overrides the exponent of the smooth roofline (see
+	// Efficiency.Ridge); zero keeps the class default, negative means the
+	// plain max of memory and compute time.
+	Ridge float64
 	// MaxRunning is the most sequences batched at once (vLLM's
 	// max_num_seqs); zero means 256.
 	MaxRunning int
@@ -210,6 +218,7 @@ func (d Deployment) resolvedWith(p classParams) (Deployment, error) {
 	d.AllReduce = orD(d.AllReduce, def.AllReduce)
 	d.DequantOps = orF(d.DequantOps, def.DequantOps)
 	d.Attention = orF(d.Attention, def.Attention)
+	d.Ridge = orF(d.Ridge, def.Ridge)
 	return d.resolveRest()
 }
 
@@ -267,6 +276,7 @@ func (d Deployment) resolveRest() (Deployment, error) {
 		{d.Runtime == RuntimeVLLM || d.Runtime == RuntimeLlamaCpp || d.Runtime == RuntimeEager, "runtime", d.Runtime, "unknown"},
 		{!math.IsNaN(d.DequantOps) && !math.IsInf(d.DequantOps, 0), "dequantization ops per weight", d.DequantOps, "must be finite"},
 		{d.Attention > 0 && d.Attention <= 1, "attention efficiency", d.Attention, "must be in (0, 1]"},
+		{!math.IsNaN(d.Ridge) && !math.IsInf(d.Ridge, 0), "roofline ridge exponent", d.Ridge, "must be finite"},
 		{d.Speculation.DraftTokens >= 0, "draft tokens", d.Speculation.DraftTokens, "must not be negative"},
 		{d.Speculation.Acceptance >= 0 && d.Speculation.Acceptance < 1, "draft acceptance", d.Speculation.Acceptance, "must be in [0, 1)"},
 		{d.Speculation.DraftCost >= 0 && !math.IsInf(d.Speculation.DraftCost, 1), "draft cost", d.Speculation.DraftCost, "must be finite and not negative"},

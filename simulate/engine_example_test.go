@@ -48,7 +48,7 @@ func ExampleRun() {
 	}
 	// Output:
 	// request 1: cached 0, TTFT 106ms, 100 tokens
-	// request 2: cached 2992, TTFT 9ms, 100 tokens
+	// request 2: cached 2992, TTFT 13ms, 100 tokens
 }
 
 // An Engine can be driven step by step, as the HTTP server does.
@@ -67,8 +67,8 @@ func ExampleEngine() {
 		})
 	}
 	// Output:
-	// 17.3ms: request 1 +1 token(s) first=true done=false queue=0s
-	// 24.7ms: request 1 +1 token(s) first=false done=false queue=0s
-	// 32.1ms: request 1 +1 token(s) first=false done=true queue=0s
-	// 49.4ms: request 2 +1 token(s) first=true done=true queue=32.1ms
+	// 20.9ms: request 1 +1 token(s) first=true done=false queue=0s
+	// 27.9ms: request 1 +1 token(s) first=false done=false queue=0s
+	// 34.8ms: request 1 +1 token(s) first=false done=true queue=0s
+	// 55.8ms: request 2 +1 token(s) first=true done=true queue=34.8ms
 }
