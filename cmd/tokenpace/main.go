@@ -6,6 +6,7 @@
 //	tokenpace sim     [flags]   serve the simulator
 //	tokenpace bench   [flags]   measure an endpoint (default: an embedded simulator)
 //	tokenpace predict [flags]   predict latency from model and hardware figures
+//	tokenpace calibrate [flags] fit a deployment file to bench runs of an endpoint
 //
 // Run "tokenpace COMMAND -h" for the flags of each command.
 package main
@@ -28,7 +29,7 @@ func main() {
 // run dispatches to a subcommand and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: tokenpace sim|bench|predict [flags]")
+		fmt.Fprintln(stderr, "usage: tokenpace sim|bench|predict|calibrate [flags]")
 		return 2
 	}
 	switch args[0] {
@@ -38,10 +39,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runBench(ctx, args[1:], stdout, stderr)
 	case "predict":
 		return runPredict(args[1:], stdout, stderr)
+	case "calibrate":
+		return runCalibrate(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
-		fmt.Fprintln(stdout, "usage: tokenpace sim|bench|predict [flags]")
+		fmt.Fprintln(stdout, "usage: tokenpace sim|bench|predict|calibrate [flags]")
 		return 0
 	}
-	fmt.Fprintf(stderr, "tokenpace: unknown command %q (want sim, bench or predict)\n", args[0])
+	fmt.Fprintf(stderr, "tokenpace: unknown command %q (want sim, bench, predict or calibrate)\n", args[0])
 	return 2
 }
