@@ -37,3 +37,14 @@ func ExampleSpeculation_TokensPerStep() {
 	// Output:
 	// 3.3616 tokens per step
 }
+
+// Predictions carry the error the model made, cross-validated, on
+// published measurements of deployments of the same class.
+func ExampleErrorBands() {
+	first, decode := simulate.ErrorBands(simulate.Deployment{}) // vLLM-class on an H100
+	fmt.Printf("%s: median %.0f%%, p90 %.0f%% over %d measurements\n", first.Class, 100*first.Median, 100*first.P90, first.Rows)
+	fmt.Printf("%s: median %.0f%%, p90 %.0f%% over %d measurements\n", decode.Class, 100*decode.Median, 100*decode.P90, decode.Rows)
+	// Output:
+	// vllm first token: median 29%, p90 44% over 12 measurements
+	// vllm decode: median 6%, p90 24% over 38 measurements
+}

@@ -203,6 +203,7 @@ func TestFidelity(t *testing.T) {
 	sIn, sCV, sEng := summarize(in), summarize(cv), summarize(byEngine)
 	fmt.Fprintf(&table, "leave-one-source-out: %v\nleave-one-engine-out: %v\nin-sample:            %v\nover %d measurements\n", sCV, sEng, sIn, len(rows))
 	t.Log(table.String())
+	checkErrorBands(t, samples, cv)
 	for _, c := range []struct {
 		name string
 		s    errorSummary
@@ -219,3 +220,39 @@ const (
 	fidelityMedianAim   = 0.15
 	fidelityWithin30Aim = 0.75
 )
+
+// checkErrorBands recomputes the per-class error bands from the
+// cross-validated errors and fails when errorband.go's differ.
+func checkErrorBands(t *testing.T, samples []classSample, cv []float64) {
+	t.Helper()
+	var errs [4][2][]float64
+	for i, s := range samples {
+		rc, kind := runtimeClass(s.d.withIdentity().Runtime), bandKind(s.obs.Metric)
+		errs[rc][kind] = append(errs[rc][kind], cv[i])
+		errs[3][kind] = append(errs[3][kind], cv[i])
+	}
+	var lit strings.Builder
+	stale := false
+	for rc := range errs {
+		lit.WriteString("\t{")
+		for kind := range errs[rc] {
+			want := errorBands[rc][kind]
+			got := ErrorBand{Class: want.Class, Rows: len(errs[rc][kind])}
+			if got.Rows > 0 {
+				s := summarize(errs[rc][kind])
+				got.Median, got.P90 = math.Round(1000*s.median)/1000, math.Round(1000*s.p90)/1000
+			}
+			if got.Rows != want.Rows || math.Abs(got.Median-want.Median) > 0.005 || math.Abs(got.P90-want.P90) > 0.005 {
+				stale = true
+			}
+			if kind > 0 {
+				lit.WriteString(", ")
+			}
+			fmt.Fprintf(&lit, "{%q, %d, %v, %v}", got.Class, got.Rows, got.Median, got.P90)
+		}
+		lit.WriteString("},\n")
+	}
+	if stale {
+		t.Errorf("errorband.go is stale; the cross-validated bands are:\n%s", lit.String())
+	}
+}

@@ -175,6 +175,10 @@ func (p Prediction) explain(e *Engine) []string {
 	if m := 1 + float64(d.Speculation.DraftTokens)*d.Speculation.DraftCost; m != 1 {
 		draft = " × " + num(m) + " (drafting)"
 	}
+	roof := "max"
+	if d.Ridge > 0 {
+		roof = "roofline_k=" + num(d.Ridge)
+	}
 	bytes := c.WeightBytes + c.KVBytes
 	raw := bytes / (float64(d.parallel()) * d.GPU.BandwidthGBs * 1e9)
 	lines := []string{
@@ -185,8 +189,8 @@ func (p Prediction) explain(e *Engine) []string {
 			num(bytes/1e9), bw, num(raw*1e3), num(1/raw), num(c.WeightBytes/1e9), num(c.KVBytes/1e9), batch),
 		fmt.Sprintf("  at MBU %s: %s ms", num(d.MBU), ms(c.Memory)),
 		fmt.Sprintf("decode compute: %s GFLOP / (%s × MFU %s) = %s ms", num(c.FLOPs/1e9), rate, num(d.MFU), ms(c.Compute)),
-		fmt.Sprintf("decode step: max(%s, %s)%s + %s ms overhead = %s ms → %s-bound, ≈ %s TPS per stream, %s TPS for %d streams",
-			ms(c.Memory), ms(c.Compute), draft, ms(c.Overhead), ms(c.Time), c.Bound, num(d.Speculation.TokensPerStep()/c.Time.Seconds()),
+		fmt.Sprintf("decode step: %s(%s, %s)%s + %s ms dequantization + %s ms overhead = %s ms → %s-bound, ≈ %s TPS per stream, %s TPS for %d streams",
+			roof, ms(c.Memory), ms(c.Compute), draft, ms(c.Dequant), ms(c.Overhead), ms(c.Time), c.Bound, num(d.Speculation.TokensPerStep()/c.Time.Seconds()),
 			num(float64(batch)*d.Speculation.TokensPerStep()/c.Time.Seconds()), batch),
 	}
 	if d.Speculation.DraftTokens > 0 {
