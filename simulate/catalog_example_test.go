@@ -45,6 +45,6 @@ func ExampleErrorBands() {
 	fmt.Printf("%s: median %.0f%%, p90 %.0f%% over %d measurements\n", first.Class, 100*first.Median, 100*first.P90, first.Rows)
 	fmt.Printf("%s: median %.0f%%, p90 %.0f%% over %d measurements\n", decode.Class, 100*decode.Median, 100*decode.P90, decode.Rows)
 	// Output:
-	// vllm first token: median 29%, p90 44% over 12 measurements
-	// vllm decode: median 6%, p90 24% over 38 measurements
+	// vllm first token: median 15%, p90 20% over 12 measurements
+	// vllm decode: median 6%, p90 18% over 38 measurements
 }

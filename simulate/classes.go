@@ -38,6 +38,11 @@ type classParams struct {
 	// launches not hidden by a CUDA graph. Priors: compiled 5 µs, llama.cpp
 	// 30 µs, eager 100 µs.
 	PerLayer [3]float64
+	// PrefillPerLayer is the extra host time per layer of a step that
+	// prefills, for compiled engines: they replay CUDA graphs for decode
+	// batches only, so a prefill step launches its kernels one by one.
+	// Prior 60 µs (the eager class's per-layer time halved).
+	PrefillPerLayer float64
 	// Ridge is the exponent k of the smooth roofline: a step whose memory
 	// and compute times are m and c takes (m^k + c^k)^(1/k). Near the ridge
 	// point neither unit is saturated while the other works, so the plain
@@ -53,30 +58,32 @@ type classParams struct {
 
 // priorParams are the priors the fit starts from and pulls toward.
 var priorParams = classParams{
-	Bandwidth: [4]float64{0.80, 0.85, 0.80, 0.60},
-	Tensor:    [6]float64{0.45, 0.65, 0.55, 0.40, 0.60, 0.50},
-	FP8:       0.8,
-	Attention: 0.6,
-	Dequant:   4,
-	Fixed:     [3]float64{0.5e-3, 1e-3, 2e-3},
-	PerLayer:  [3]float64{5e-6, 30e-6, 100e-6},
-	Ridge:     3,
-	Hop:       [3][2]float64{{10e-6, 30e-6}, {10e-6, 30e-6}, {30e-6, 80e-6}},
+	Bandwidth:       [4]float64{0.80, 0.85, 0.80, 0.60},
+	Tensor:          [6]float64{0.45, 0.65, 0.55, 0.40, 0.60, 0.50},
+	FP8:             0.8,
+	Attention:       0.6,
+	Dequant:         4,
+	Fixed:           [3]float64{0.5e-3, 1e-3, 2e-3},
+	PerLayer:        [3]float64{5e-6, 30e-6, 100e-6},
+	Ridge:           3,
+	PrefillPerLayer: 60e-6,
+	Hop:             [3][2]float64{{10e-6, 30e-6}, {10e-6, 30e-6}, {30e-6, 80e-6}},
 }
 
 // defaultParams are the fitted values the model uses: fitClasses over all
 // of testdata/fidelity.json from priorParams (go test -run TestFidelity
 // -fit-classes -v), rounded.
 var defaultParams = classParams{
-	Bandwidth: [4]float64{0.803, 0.937, 0.832, 0.712},
-	Tensor:    [6]float64{0.520, 0.717, 0.668, 0.40, 0.571, 1.0},
-	FP8:       0.903,
-	Attention: 0.742,
-	Dequant:   2.07,
-	Fixed:     [3]float64{0.983e-3, 1.91e-3, 1.97e-3},
-	PerLayer:  [3]float64{11.0e-6, 43.1e-6, 137e-6},
-	Ridge:     1.07,
-	Hop:       [3][2]float64{{20.1e-6, 31.0e-6}, {10e-6, 30e-6}, {96.8e-6, 80e-6}},
+	Bandwidth:       [4]float64{0.783, 0.894, 0.773, 0.638},
+	Tensor:          [6]float64{0.534, 0.690, 0.628, 0.40, 0.562, 0.752},
+	FP8:             0.971,
+	Attention:       0.633,
+	Dequant:         2.52,
+	Fixed:           [3]float64{0.822e-3, 1.77e-3, 1.92e-3},
+	PerLayer:        [3]float64{8.54e-6, 41.9e-6, 133e-6},
+	PrefillPerLayer: 125e-6,
+	Ridge:           3.10,
+	Hop:             [3][2]float64{{20.5e-6, 30.2e-6}, {10e-6, 30e-6}, {97.7e-6, 80e-6}},
 }
 
 // runtimeClass indexes Fixed and PerLayer.
@@ -108,6 +115,9 @@ func (p classParams) efficiency(d Deployment) Efficiency {
 	if d.Precision.weightOnly() {
 		e.DequantOps = p.Dequant
 	}
+	if rc == 0 {
+		e.PrefillOverhead = seconds(p.PrefillPerLayer * float64(d.Model.Layers))
+	}
 	e.MBU, e.MFU, e.Attention = min(e.MBU, 1), min(e.MFU, 1), min(e.Attention, 1)
 	return e
 }
@@ -131,6 +141,7 @@ func (p *classParams) vec() []*float64 {
 	for _, rc := range []int{0, 2} {
 		v = append(v, &p.Hop[rc][0], &p.Hop[rc][1])
 	}
+	v = append(v, &p.PrefillPerLayer)
 	return v
 }
 

@@ -118,6 +118,9 @@ func newCostModel(d Deployment) costModel {
 func (c *costModel) step(l Load) StepCost {
 	tokens := l.DecodeTokens + l.PrefillTokens
 	s := StepCost{Overhead: c.overhead + seconds(c.arPerToken*float64(tokens))}
+	if l.PrefillTokens > 0 {
+		s.Overhead += max(c.d.PrefillOverhead, 0)
+	}
 	s.WeightBytes = c.dense
 	if s.WeightBytes == 0 {
 		s.WeightBytes = c.d.Model.StreamedBytes(c.d.Precision, tokens)

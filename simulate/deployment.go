@@ -61,6 +61,9 @@ type Efficiency struct {
 	// time m and compute time c takes (m^k + c^k)^(1/k); zero or negative
 	// means the plain max(m, c).
 	Ridge float64
+	// PrefillOverhead is the extra host time of a step that prefills
+	// (kernels launched one by one outside a CUDA graph).
+	PrefillOverhead time.Duration
 }
 
 // Defaults returns the efficiency of r for the default deployment (an
@@ -171,6 +174,9 @@ type Deployment struct {
 	// Efficiency.Ridge); zero keeps the class default, negative means the
 	// plain max of memory and compute time.
 	Ridge float64
+	// PrefillOverhead overrides the extra host time of a step that
+	// prefills; zero keeps the class default, negative means none.
+	PrefillOverhead time.Duration
 	// MaxRunning is the most sequences batched at once (vLLM's
 	// max_num_seqs); zero means 256.
 	MaxRunning int
@@ -219,6 +225,7 @@ func (d Deployment) resolvedWith(p classParams) (Deployment, error) {
 	d.DequantOps = orF(d.DequantOps, def.DequantOps)
 	d.Attention = orF(d.Attention, def.Attention)
 	d.Ridge = orF(d.Ridge, def.Ridge)
+	d.PrefillOverhead = orD(d.PrefillOverhead, def.PrefillOverhead)
 	return d.resolveRest()
 }
 

@@ -33,10 +33,10 @@ func bandKind(m Metric) int {
 // errorBands are indexed by runtime class (runtimeClass, then 3 for all
 // classes together) and figure kind.
 var errorBands = [4][2]ErrorBand{
-	{{"vllm first token", 12, 0.294, 0.443}, {"vllm decode", 38, 0.063, 0.237}},
-	{{"llama.cpp first token", 2, 0.188, 0.201}, {"llama.cpp decode", 20, 0.124, 0.4}},
-	{{"eager first token", 0, 0, 0}, {"eager decode", 6, 0.183, 0.426}},
-	{{"all first token", 14, 0.245, 0.424}, {"all decode", 64, 0.079, 0.36}},
+	{{"vllm first token", 12, 0.153, 0.201}, {"vllm decode", 38, 0.058, 0.177}},
+	{{"llama.cpp first token", 2, 0.123, 0.16}, {"llama.cpp decode", 20, 0.1, 0.432}},
+	{{"eager first token", 0, 0, 0}, {"eager decode", 6, 0.187, 0.421}},
+	{{"all first token", 14, 0.153, 0.195}, {"all decode", 64, 0.073, 0.326}},
 }
 
 // minBandRows is the fewest measurements a class band needs; a smaller

@@ -217,8 +217,8 @@ func TestFidelity(t *testing.T) {
 
 // The bars the fidelity test holds the model to (see BENCHMARKS.md).
 const (
-	fidelityMedianAim   = 0.15
-	fidelityWithin30Aim = 0.75
+	fidelityMedianAim   = 0.10
+	fidelityWithin30Aim = 0.85
 )
 
 // checkErrorBands recomputes the per-class error bands from the

@@ -44,9 +44,9 @@ func TestPredictConcurrencyRaisesAggregate(t *testing.T) {
 		t.Errorf("aggregate TPS 1 → 64 streams: %.0f → %.0f, per stream %.0f → %.0f; want aggregate up >20×, per stream down",
 			one.AggregateTPS, many.AggregateTPS, one.TPS, many.TPS)
 	}
-	big, _ := simulate.Predict(simulate.Deployment{}, simulate.Scenario{Concurrency: 1024, PromptTokens: 100, OutputTokens: 100})
+	big, _ := simulate.Predict(simulate.Deployment{MaxRunning: 1024}, simulate.Scenario{Concurrency: 2048, PromptTokens: 100, OutputTokens: 100})
 	if big.Queue == 0 || big.Bound != simulate.ComputeBound {
-		t.Errorf("1024 streams on 256 slots: queue %v, bound %s; want queueing and compute-bound", big.Queue, big.Bound)
+		t.Errorf("2048 streams on 1024 slots: queue %v, bound %s; want queueing and compute-bound", big.Queue, big.Bound)
 	}
 }
 
