@@ -27,6 +27,7 @@ type residualJSON struct {
 	PromptTokens int     `json:"prompt_tokens"`
 	OutputTokens int     `json:"output_tokens"`
 	Concurrency  int     `json:"concurrency"`
+	Requests     int     `json:"requests"`
 	Measured     float64 `json:"measured"`
 	Fitted       float64 `json:"fitted"`
 	Error        float64 `json:"error"`
@@ -49,7 +50,8 @@ type benchRunJSON struct {
 const maxBenchReport = 16 << 20
 
 // observationsFrom reads a bench --json report and returns its mean TTFT
-// and TPOT as observations of one wave of its concurrency.
+// and TPOT as observations of its closed loop: planned_requests sent by
+// concurrency clients.
 func observationsFrom(path string) ([]simulate.Observation, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -78,7 +80,7 @@ func observationsFrom(path string) ([]simulate.Observation, error) {
 	if out <= 0 {
 		out = r.MaxTokens
 	}
-	s := simulate.Scenario{PromptTokens: r.PromptTokens, OutputTokens: out, Concurrency: conc}
+	s := simulate.Scenario{PromptTokens: r.PromptTokens, OutputTokens: out, Concurrency: conc, Requests: r.Planned}
 	var obs []simulate.Observation
 	if v := r.TTFT["mean"]; v > 0 {
 		obs = append(obs, simulate.Observation{Scenario: s, Metric: simulate.MetricTTFT, Value: v})
@@ -161,7 +163,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 	for _, r := range c.Residuals {
 		file.Calibration.Residuals = append(file.Calibration.Residuals, residualJSON{
 			Metric: string(r.Metric), PromptTokens: r.Scenario.PromptTokens, OutputTokens: r.Scenario.OutputTokens,
-			Concurrency: r.Scenario.Concurrency, Measured: r.Value, Fitted: r.Predicted, Error: r.Error,
+			Concurrency: r.Scenario.Concurrency, Requests: max(r.Scenario.Requests, r.Scenario.Concurrency), Measured: r.Value, Fitted: r.Predicted, Error: r.Error,
 		})
 	}
 	b, err := json.MarshalIndent(file, "", "  ")

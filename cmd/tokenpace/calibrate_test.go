@@ -23,10 +23,11 @@ func calibrate(t *testing.T, args ...string) (code int, stdout, stderr string) {
 var deploymentX = []string{"--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--mbu", "0.55", "--mfu", "0.3", "--step-overhead", "3ms"}
 
 // benchToFile benches the embedded simulator serving deployment X at one
-// load (one wave: requests = concurrency) and writes its JSON report.
-func benchToFile(t *testing.T, path string, prompt, conc string) benchOut {
+// load (a closed loop of conc clients sending requests in all) and writes
+// its JSON report.
+func benchToFile(t *testing.T, path string, prompt, conc, requests string) benchOut {
 	t.Helper()
-	args := append([]string{"--json", "--requests", conc, "--concurrency", conc, "--prompt-tokens", prompt, "--max-tokens", "64"}, deploymentX...)
+	args := append([]string{"--json", "--requests", requests, "--concurrency", conc, "--prompt-tokens", prompt, "--max-tokens", "64"}, deploymentX...)
 	code, stdout, stderr := bench(t, t.Context(), args...)
 	if code != 0 {
 		t.Fatalf("bench %q exit %d: %s", args, code, stderr)
@@ -51,9 +52,9 @@ func TestCalibrateRoundTrip(t *testing.T) {
 	deploy := filepath.Join(dir, "deploy.json")
 	var third benchOut
 	synctest.Test(t, func(t *testing.T) {
-		benchToFile(t, runs[0], "256", "1")
-		benchToFile(t, runs[1], "2048", "16")
-		third = benchToFile(t, filepath.Join(dir, "run3.json"), "1024", "4")
+		benchToFile(t, runs[0], "256", "1", "3")
+		benchToFile(t, runs[1], "2048", "16", "16")
+		third = benchToFile(t, filepath.Join(dir, "run3.json"), "1024", "4", "12")
 	})
 	code, stdout, stderr := calibrate(t, "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--from", runs[0], "--from", runs[1], "--out", deploy)
 	if code != 0 {
@@ -62,7 +63,7 @@ func TestCalibrateRoundTrip(t *testing.T) {
 	if !strings.Contains(stdout, "residuals:") || !strings.Contains(stdout, "MBU") {
 		t.Errorf("calibrate output lacks the fit and its residuals:\n%s", stdout)
 	}
-	code, out, stderr := predict(t, "--json", "--deployment", deploy, "--prompt-tokens", "1024", "--concurrency", "4", "--output-tokens", "64")
+	code, out, stderr := predict(t, "--json", "--deployment", deploy, "--prompt-tokens", "1024", "--concurrency", "4", "--requests", "12", "--output-tokens", "64")
 	if code != 0 {
 		t.Fatalf("predict --deployment exit %d: %s", code, stderr)
 	}
@@ -74,14 +75,14 @@ func TestCalibrateRoundTrip(t *testing.T) {
 	// the file's.
 	var served benchOut
 	synctest.Test(t, func(t *testing.T) {
-		served = benchJSON(t, t.Context(), 0, "--deployment", deploy, "--requests", "4", "--concurrency", "4", "--prompt-tokens", "1024", "--max-tokens", "64")
+		served = benchJSON(t, t.Context(), 0, "--deployment", deploy, "--requests", "12", "--concurrency", "4", "--prompt-tokens", "1024", "--max-tokens", "64")
 	})
 	for _, c := range []struct {
 		name      string
 		got, want float64
 	}{
 		{"bench --deployment ttft_ms.mean", served.TTFT["mean"], p["ttft_ms"].(float64)},
-		{"bench --deployment predicted.tpot_ms", served.Predicted["tpot_ms"], p["tpot_ms"].(float64)},
+		{"bench --deployment tpot_ms.mean", served.TPOT["mean"], p["tpot_ms"].(float64)},
 	} {
 		if e := (c.got - c.want) / c.want; math.Abs(e) > 0.01 {
 			t.Errorf("%s = %.2f, want predict --deployment's %.2f within 1%%", c.name, c.got, c.want)
@@ -105,7 +106,7 @@ func TestCalibrateRoundTrip(t *testing.T) {
 func TestCalibrateRejects(t *testing.T) {
 	dir := t.TempDir()
 	one := filepath.Join(dir, "one.json")
-	synctest.Test(t, func(t *testing.T) { benchToFile(t, one, "256", "1") })
+	synctest.Test(t, func(t *testing.T) { benchToFile(t, one, "256", "1", "1") })
 	junk := filepath.Join(dir, "junk.json")
 	if err := os.WriteFile(junk, []byte(`{"hello": 1}`), 0o644); err != nil {
 		t.Fatal(err)

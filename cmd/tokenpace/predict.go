@@ -71,6 +71,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 	cached := fs.Int("cached-tokens", 0, "leading prompt tokens already in the prefix cache")
 	output := fs.Int("output-tokens", 256, "output tokens per request")
 	conc := fs.Int("concurrency", 1, "concurrent requests")
+	requests := fs.Int("requests", 0, "requests in all, sent by --concurrency clients in a closed loop as bench does (default: one wave of --concurrency)")
 	rtt := fs.Duration("rtt", 0, "network round trip added to TTFT and E2E (0: server-side figures)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
 	fs.Usage = func() {
@@ -91,7 +92,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 		name string
 		v    int
 		min  int
-	}{{"prompt-tokens", *prompt, 1}, {"cached-tokens", *cached, 0}, {"output-tokens", *output, 1}, {"concurrency", *conc, 1}} {
+	}{{"prompt-tokens", *prompt, 1}, {"cached-tokens", *cached, 0}, {"output-tokens", *output, 1}, {"concurrency", *conc, 1}, {"requests", *requests, 0}} {
 		if v.v < v.min {
 			fmt.Fprintf(stderr, "tokenpace predict: --%s must be at least %d, got %d\n", v.name, v.min, v.v)
 			return 2
@@ -110,7 +111,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tokenpace predict: %v\n", err)
 		return 1
 	}
-	p, err := simulate.Predict(d, simulate.Scenario{PromptTokens: *prompt, CachedTokens: *cached, OutputTokens: *output, Concurrency: *conc})
+	p, err := simulate.Predict(d, simulate.Scenario{PromptTokens: *prompt, CachedTokens: *cached, OutputTokens: *output, Concurrency: *conc, Requests: *requests})
 	if err != nil {
 		fmt.Fprintf(stderr, "tokenpace predict: %v\n", err)
 		return 1
