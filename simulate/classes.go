@@ -126,38 +126,29 @@ func (p classParams) efficiency(d Deployment) Efficiency {
 // weight with the arithmetic at fp16.
 func (p Precision) weightOnly() bool { return p.Compute == ComputeFP16 && p.BitsPerWeight < 16 }
 
-// vec lists pointers to every parameter, in a fixed order.
-func (p *classParams) vec() []*float64 {
-	v := []*float64{&p.FP8, &p.Attention, &p.Dequant, &p.Ridge}
-	for i := range p.Bandwidth {
-		v = append(v, &p.Bandwidth[i])
-	}
-	for i := range p.Tensor {
-		v = append(v, &p.Tensor[i])
-	}
-	for i := range p.Fixed {
-		v = append(v, &p.Fixed[i], &p.PerLayer[i])
-	}
-	for _, rc := range []int{0, 2} {
-		v = append(v, &p.Hop[rc][0], &p.Hop[rc][1])
-	}
-	v = append(v, &p.PrefillPerLayer)
-	return v
+// param is one class parameter and the range a fit keeps it in.
+type param struct {
+	v      *float64
+	lo, hi float64
 }
 
-// bounds of a parameter in p.vec() order: shares stay in (0.05, 1].
-func (p *classParams) bounds() (lo, hi []float64) {
-	for i := range p.vec() {
-		switch {
-		case i < 2 || (i >= 4 && i < 14):
-			lo, hi = append(lo, 0.05), append(hi, 1)
-		case i == 2:
-			lo, hi = append(lo, 0.1), append(hi, 100)
-		case i == 3:
-			lo, hi = append(lo, 1), append(hi, 30)
-		default:
-			lo, hi = append(lo, 1e-7), append(hi, 0.05)
-		}
+// params lists every parameter of p, in a fixed order, with its range:
+// shares in [0.05, 1], times in [0.1 µs, 50 ms].
+func (p *classParams) params() []param {
+	share := func(v *float64) param { return param{v, 0.05, 1} }
+	time := func(v *float64) param { return param{v, 1e-7, 0.05} }
+	v := []param{share(&p.FP8), share(&p.Attention), {&p.Dequant, 0.1, 100}, {&p.Ridge, 1, 30}}
+	for i := range p.Bandwidth {
+		v = append(v, share(&p.Bandwidth[i]))
 	}
-	return lo, hi
+	for i := range p.Tensor {
+		v = append(v, share(&p.Tensor[i]))
+	}
+	for i := range p.Fixed {
+		v = append(v, time(&p.Fixed[i]), time(&p.PerLayer[i]))
+	}
+	for _, rc := range []int{0, 2} {
+		v = append(v, time(&p.Hop[rc][0]), time(&p.Hop[rc][1]))
+	}
+	return append(v, time(&p.PrefillPerLayer))
 }

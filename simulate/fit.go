@@ -191,16 +191,16 @@ type classSample struct {
 // parameter from its prior.
 func fitClasses(samples []classSample, p classParams, lambda float64) classParams {
 	prior := priorParams
-	pv, priorV := p.vec(), prior.vec()
-	lo, hi := p.bounds()
-	x := make([]float64, len(pv))
-	for i := range pv {
-		x[i] = min(max(*pv[i], lo[i]), hi[i])
+	pv, priorV := p.params(), prior.params()
+	x, lo, hi := make([]float64, len(pv)), make([]float64, len(pv)), make([]float64, len(pv))
+	for i, q := range pv {
+		lo[i], hi[i] = q.lo, q.hi
+		x[i] = min(max(*q.v, lo[i]), hi[i])
 	}
 	loss := func(x []float64) float64 {
 		q := p
-		for i, v := range q.vec() {
-			*v = x[i]
+		for i, v := range q.params() {
+			*v.v = x[i]
 		}
 		var sum float64
 		for _, s := range samples {
@@ -213,14 +213,14 @@ func fitClasses(samples []classSample, p classParams, lambda float64) classParam
 			sum += e * e
 		}
 		for i := range x {
-			l := math.Log(x[i] / *priorV[i])
+			l := math.Log(x[i] / *priorV[i].v)
 			sum += lambda * l * l
 		}
 		return sum
 	}
 	minimizeLog(x, lo, hi, loss, 6)
-	for i, v := range p.vec() {
-		*v = x[i]
+	for i, v := range p.params() {
+		*v.v = x[i]
 	}
 	return p
 }
