@@ -46,6 +46,9 @@ type benchRunJSON struct {
 	TPOT         map[string]float64 `json:"tpot_ms"`
 }
 
+// maxCalibrateTokens bounds the output tokens of one simulated run.
+const maxCalibrateTokens = 200_000
+
 // maxBenchReport bounds a bench report read (they are a few KB).
 const maxBenchReport = 16 << 20
 
@@ -80,7 +83,14 @@ func observationsFrom(path string) ([]simulate.Observation, error) {
 	if out <= 0 {
 		out = r.MaxTokens
 	}
-	s := simulate.Scenario{PromptTokens: r.PromptTokens, OutputTokens: out, Concurrency: conc, Requests: r.Planned}
+	// A fit simulates each run a few hundred times: bound the tokens of one
+	// simulation, keeping at least two waves of the closed loop (the mean of
+	// a long closed loop is its steady state, which a few waves reach).
+	requests := r.Planned
+	if requests*out > maxCalibrateTokens {
+		requests = min(requests, max(2*conc, maxCalibrateTokens/out))
+	}
+	s := simulate.Scenario{PromptTokens: r.PromptTokens, OutputTokens: out, Concurrency: conc, Requests: requests}
 	var obs []simulate.Observation
 	if v := r.TTFT["mean"]; v > 0 {
 		obs = append(obs, simulate.Observation{Scenario: s, Metric: simulate.MetricTTFT, Value: v})

@@ -162,3 +162,24 @@ func TestDeploymentFileRejects(t *testing.T) {
 		})
 	}
 }
+
+// TestCalibrateBoundsTheSimulatedRun checks that a long bench run is
+// simulated as a few waves of its closed loop, not request by request.
+func TestCalibrateBoundsTheSimulatedRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "long.json")
+	report := `{"concurrency": 8, "planned_requests": 100000, "rate": 0, "prompt_tokens": 512, "max_tokens": 256,
+		"completed": 100000, "output_tokens": 25600000, "ttft_ms": {"mean": 40}, "tpot_ms": {"mean": 9}}`
+	if err := os.WriteFile(path, []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	obs, err := observationsFrom(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range obs {
+		s := o.Scenario
+		if s.Concurrency != 8 || s.Requests < 16 || s.Requests*s.OutputTokens > maxCalibrateTokens {
+			t.Errorf("observation %s: scenario %+v, want 8 clients and at least 2 waves within %d output tokens", o.Metric, s, maxCalibrateTokens)
+		}
+	}
+}
