@@ -19,6 +19,7 @@ type CalibrationError struct {
 	Reason string
 }
 
+// Error returns the reason prefixed with the package name.
 func (e *CalibrationError) Error() string {
 	return "simulate: calibration is not well-posed: " + e.Reason
 }

@@ -21,9 +21,12 @@ const (
 
 // Observation is one measured figure of a deployment under a scenario.
 type Observation struct {
+	// Scenario is the load the figure was measured under.
 	Scenario Scenario
-	Metric   Metric
-	Value    float64
+	// Metric names the figure.
+	Metric Metric
+	// Value is the figure, in the unit its Metric names (ms or tokens/s).
+	Value float64
 }
 
 // figure reads m from a prediction.

@@ -61,6 +61,7 @@ const (
 	MemoryDRAM
 )
 
+// String returns the kind's short name: hbm, gddr, unified or dram.
 func (k MemoryKind) String() string {
 	return [...]string{"hbm", "gddr", "unified", "dram"}[min(max(int(k), 0), 3)]
 }
@@ -84,6 +85,7 @@ const (
 	ArchCPU
 )
 
+// String returns the architecture's short name, e.g. hopper or cpu.
 func (a Arch) String() string {
 	return [...]string{"hopper", "ampere", "ada", "cdna", "apple", "cpu"}[min(max(int(a), 0), 5)]
 }
