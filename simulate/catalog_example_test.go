@@ -15,7 +15,7 @@ func ExampleLookupGPU() {
 	fmt.Println(err)
 	// Output:
 	// h100-sxm 3350 GB/s 989 TFLOPS 80 GB
-	// simulate: unknown GPU "voodoo5" (known: rtx-3090, rtx-4090, l4, a10g, l40s, a100-40gb, a100-80gb, h100-pcie, h100-sxm, h200, b200, mi300x, m2-ultra, m4-max)
+	// simulate: unknown GPU "voodoo5" (known: rtx-3090, rtx-4090, l4, a10g, l40s, a100-40gb, a100-80gb, h100-pcie, h100-sxm, h200, b200, mi300x, m2-ultra, m4-max, rtx-3090-ti, m2-pro, m2-pro-cpu, xeon-w-3245, raspberry-pi-5)
 }
 
 // A model's memory and KV-cache figures follow from its shape and the
@@ -36,4 +36,15 @@ func ExampleSpeculation_TokensPerStep() {
 	fmt.Printf("%.4f tokens per step\n", s.TokensPerStep())
 	// Output:
 	// 3.3616 tokens per step
+}
+
+// Predictions carry the error the model made, cross-validated, on
+// published measurements of deployments of the same class.
+func ExampleErrorBands() {
+	first, decode := simulate.ErrorBands(simulate.Deployment{}) // vLLM-class on an H100
+	fmt.Printf("%s: median %.0f%%, p90 %.0f%% over %d measurements\n", first.Class, 100*first.Median, 100*first.P90, first.Rows)
+	fmt.Printf("%s: median %.0f%%, p90 %.0f%% over %d measurements\n", decode.Class, 100*decode.Median, 100*decode.P90, decode.Rows)
+	// Output:
+	// vllm first token: median 15%, p90 20% over 12 measurements
+	// vllm decode: median 6%, p90 18% over 38 measurements
 }

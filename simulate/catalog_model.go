@@ -45,4 +45,12 @@ var modelCatalog = []catalogEntry[Model]{
 		Source: "huggingface.co/google/gemma-2-9b config.json"}, []string{"gemma2-9b", "gemma-2-9b-it", "google/gemma-2-9b-it"}},
 	{Model{Name: "gemma-2-27b", ParamsB: 27.227, Layers: 46, Hidden: 4608, Heads: 32, KVHeads: 16, HeadDim: 128, Vocab: 256000, TiedEmbeddings: true,
 		Source: "huggingface.co/google/gemma-2-27b config.json"}, []string{"gemma2-27b", "gemma-2-27b-it", "google/gemma-2-27b-it"}},
+	{Model{Name: "llama-2-7b", ParamsB: 6.738, Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32, HeadDim: 128, Vocab: 32000,
+		Source: "huggingface.co/meta-llama/Llama-2-7b-hf config.json"}, []string{"llama2-7b", "llama-2-7b-chat", "llama-2-7b-hf", "llama-7b", "meta-llama/llama-2-7b-chat-hf"}},
+	{Model{Name: "llama-2-13b", ParamsB: 13.016, Layers: 40, Hidden: 5120, Heads: 40, KVHeads: 40, HeadDim: 128, Vocab: 32000,
+		Source: "huggingface.co/meta-llama/Llama-2-13b-hf config.json"}, []string{"llama2-13b", "llama-2-13b-chat", "llama-2-13b-hf", "llama-13b", "meta-llama/llama-2-13b-chat-hf"}},
+	{Model{Name: "llama-2-70b", ParamsB: 68.977, Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, HeadDim: 128, Vocab: 32000,
+		Source: "huggingface.co/meta-llama/Llama-2-70b-hf config.json"}, []string{"llama2-70b", "llama-2-70b-chat", "llama-2-70b-hf", "meta-llama/llama-2-70b-chat-hf"}},
+	{Model{Name: "codellama-34b", ParamsB: 33.744, Layers: 48, Hidden: 8192, Heads: 64, KVHeads: 8, HeadDim: 128, Vocab: 32000,
+		Source: "huggingface.co/codellama/CodeLlama-34b-hf config.json"}, []string{"codellama-34b-instruct", "code-llama-34b", "codellama/codellama-34b-instruct-hf"}},
 }

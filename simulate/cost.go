@@ -42,16 +42,22 @@ type Load struct {
 
 // StepCost is the time of one step and how it arises.
 type StepCost struct {
-	// Time is the whole step: max(Memory, Compute) scaled for speculative
-	// drafting, plus Overhead.
+	// Time is the whole step: the smooth roofline of Memory and Compute
+	// ((Memory^k + Compute^k)^(1/k), or their max when the deployment's
+	// Ridge is not positive) plus Dequant, scaled for speculative drafting,
+	// plus Overhead.
 	Time time.Duration
 	// Memory is the time to stream WeightBytes and KVBytes (the
 	// host-resident share over the host link).
 	Memory time.Duration
 	// Compute is FLOPs / (rate · MFU).
 	Compute time.Duration
-	// Overhead is the fixed step overhead plus tensor-parallel all-reduces.
+	// Overhead is the fixed step overhead plus tensor-parallel all-reduces
+	// (their latency and their bytes over the peer link).
 	Overhead time.Duration
+	// Dequant is the time to unpack weight-only quantised weights on the
+	// vector units; it adds to max(Memory, Compute).
+	Dequant time.Duration
 	// WeightBytes and KVBytes are the bytes streamed.
 	WeightBytes, KVBytes float64
 	// FLOPs is the arithmetic done.
@@ -68,9 +74,12 @@ type costModel struct {
 	rate       float64 // FLOP/s, all GPUs, times MFU
 	kvPerToken float64
 	perToken   float64 // FLOPs per token outside attention
-	perPair    float64 // attention FLOPs per (query, key) pair
+	perPair    float64 // attention FLOPs per (query, key) pair, over the attention efficiency
 	overhead   time.Duration
+	arPerToken float64 // seconds of all-reduce traffic per token of a step
+	dequant    float64 // seconds per streamed weight byte to dequantise
 	draft      float64 // 1 + k·DraftCost
+	ridge      float64 // smooth-roofline exponent; ≤ 0: plain max
 	dense      float64 // streamed weight bytes of a dense model; 0 for MoE
 }
 
@@ -83,12 +92,21 @@ func newCostModel(d Deployment) costModel {
 		rate:       n * d.GPU.TFLOPS(d.Precision.Compute) * 1e12 * d.MFU,
 		kvPerToken: d.Model.KVBytesPerToken(d.KVBits),
 		perToken:   d.Model.FLOPsPerToken(),
-		perPair:    d.Model.AttentionFLOPsPerPair(),
+		perPair:    d.Model.AttentionFLOPsPerPair() / orF(d.Attention, 1),
 		overhead:   max(d.StepOverhead, 0),
 		draft:      1 + float64(d.Speculation.DraftTokens)*d.Speculation.DraftCost,
+		ridge:      d.Ridge,
 	}
-	if d.parallel() > 1 {
-		c.overhead += time.Duration(2*d.Model.Layers) * max(d.AllReduce, 0)
+	if d.parallel() > 1 && d.AllReduce >= 0 {
+		c.overhead += time.Duration(2*d.Model.Layers) * d.AllReduce
+		// A ring all-reduce moves 2(n−1)/n of the fp16 activations
+		// through each GPU's link, twice per layer.
+		bytes := 2 * float64(d.Model.Layers) * 2 * float64(d.Model.Hidden) * 2 * (n - 1) / n
+		c.arPerToken = bytes / (d.GPU.peerLinkGBs() * 1e9)
+	}
+	if d.DequantOps > 0 && d.Precision.weightOnly() {
+		weightsPerByte := 1 / d.Precision.BytesPerWeight()
+		c.dequant = weightsPerByte * d.DequantOps / (n * d.GPU.vectorTFLOPS() * 1e12)
 	}
 	if d.Model.Experts == 0 {
 		c.dense = d.Model.StreamedBytes(d.Precision, 1)
@@ -99,7 +117,10 @@ func newCostModel(d Deployment) costModel {
 // step prices one forward step.
 func (c *costModel) step(l Load) StepCost {
 	tokens := l.DecodeTokens + l.PrefillTokens
-	s := StepCost{Overhead: c.overhead}
+	s := StepCost{Overhead: c.overhead + seconds(c.arPerToken*float64(tokens))}
+	if l.PrefillTokens > 0 {
+		s.Overhead += max(c.d.PrefillOverhead, 0)
+	}
 	s.WeightBytes = c.dense
 	if s.WeightBytes == 0 {
 		s.WeightBytes = c.d.Model.StreamedBytes(c.d.Precision, tokens)
@@ -115,6 +136,13 @@ func (c *costModel) step(l Load) StepCost {
 	if comp > mem {
 		s.Bound, work = ComputeBound, comp
 	}
+	if c.ridge > 0 && work > 0 {
+		lo := min(mem, comp) / work
+		work *= math.Pow(1+math.Pow(lo, c.ridge), 1/c.ridge)
+	}
+	dq := s.WeightBytes * c.dequant
+	s.Dequant = seconds(dq)
+	work += dq
 	if l.DecodeSeqs > 0 {
 		work *= c.draft
 	}

@@ -19,6 +19,10 @@ const (
 	RuntimeVLLM
 	// RuntimeLlamaCpp is llama.cpp and what embeds it (Ollama, LM Studio).
 	RuntimeLlamaCpp
+	// RuntimeEager is an engine whose decode step is driven from Python
+	// kernel by kernel, without CUDA graphs: TGI 1.x, ExLlamaV2, Hugging
+	// Face transformers. Its host overhead grows with the layers.
+	RuntimeEager
 )
 
 func (r Runtime) String() string {
@@ -27,6 +31,8 @@ func (r Runtime) String() string {
 		return "vllm"
 	case RuntimeLlamaCpp:
 		return "llama.cpp"
+	case RuntimeEager:
+		return "eager"
 	}
 	return "auto"
 }
@@ -42,29 +48,46 @@ type Efficiency struct {
 	StepOverhead time.Duration
 	// AllReduce is the latency of one tensor-parallel all-reduce; a step
 	// does two per layer when the model is split over more than one GPU.
+	// The bytes of the all-reduce add their time over the peer link.
 	AllReduce time.Duration
+	// DequantOps is the vector-unit FLOPs one weight of a weight-only
+	// format (int4, GGUF, 8-bit weight-only) costs to unpack each step, run
+	// at GPU.VectorTFLOPS; zero means none.
+	DequantOps float64
+	// Attention is the efficiency of attention kernels relative to MFU:
+	// attention FLOPs run at MFU × Attention; zero means 1.
+	Attention float64
+	// Ridge is the exponent k of the smooth roofline: a step with memory
+	// time m and compute time c takes (m^k + c^k)^(1/k); zero or negative
+	// means the plain max(m, c).
+	Ridge float64
+	// PrefillOverhead is the extra host time of a step that prefills
+	// (kernels launched one by one outside a CUDA graph).
+	PrefillOverhead time.Duration
 }
 
-// Defaults returns the efficiency defaults of r, calibrated against the
-// published measurements in testdata/fidelity.json (fidelity_test.go prints
-// the error table). RuntimeAuto returns the vLLM class.
-//
-// RuntimeVLLM: MBU 0.80 (vLLM decodes Llama 3.1 8B at bf16 at 75 tokens/s
-// on an A100 40GB and 154 on an H100, about 80% of the bandwidth roofline),
-// MFU 0.45 (TensorRT-LLM prefills 5000 tokens of Llama 3.3 70B at fp8 on
-// 2 × H100 in 407 ms), 0.6 ms per step for scheduling, sampling and
-// launches, and 20 µs per tensor-parallel all-reduce (the 70B's 18.6 ms ITL
-// on 2 GPUs).
-//
-// RuntimeLlamaCpp: MBU 0.80, MFU 0.60 (llama-bench pp512 on an RTX 4090 and
-// an M2 Ultra) and 3.5 ms per step: llama-bench tg on RTX 3090/4090, A100 and
-// H100 shows a per-token floor of that size whatever the model's bytes.
+// Defaults returns the efficiency of r for the default deployment (an
+// H100 SXM at bf16 for RuntimeVLLM and RuntimeEager, an RTX 4090 at Q4_K_M
+// for RuntimeLlamaCpp) and Llama 3.1 8B. The efficiency of any other
+// deployment depends on its memory kind, architecture, link and layers: see
+// DefaultsFor. RuntimeAuto returns the vLLM class.
 func Defaults(r Runtime) Efficiency {
+	d := Deployment{Runtime: r}
 	if r == RuntimeLlamaCpp {
-		return Efficiency{MBU: 0.80, MFU: 0.60, StepOverhead: 3500 * time.Microsecond}
+		d.GPU, _ = LookupGPU("rtx-4090")
+		d.Precision = Q4KM
 	}
-	return Efficiency{MBU: 0.80, MFU: 0.45, StepOverhead: 600 * time.Microsecond, AllReduce: 20 * time.Microsecond}
+	return DefaultsFor(d)
 }
+
+// DefaultsFor returns the efficiency the latency model expects of d from
+// its classes (see classParams): the achievable share of bandwidth by
+// memory kind, of the tensor rate by architecture (and fp8), the host
+// overhead of its runtime class per step and per layer, the all-reduce
+// latency of its link (NVLink or PCIe), the dequantization cost of
+// weight-only formats and the attention efficiency. Zero fields of d take
+// their defaults first; d's own overrides are ignored.
+func DefaultsFor(d Deployment) Efficiency { return defaultParams.efficiency(d.withIdentity()) }
 
 // KVPolicy is what the engine does when the KV cache is full.
 type KVPolicy int
@@ -137,8 +160,23 @@ type Deployment struct {
 	// it, negative means none.
 	StepOverhead time.Duration
 	// AllReduce overrides the runtime's tensor-parallel all-reduce latency;
-	// zero keeps it, negative means none.
+	// zero keeps it, negative means no all-reduce cost at all (neither
+	// latency nor bytes).
 	AllReduce time.Duration
+	// DequantOps overrides the vector FLOPs per weight that weight-only
+	// formats cost to unpack; zero keeps the class default, negative means
+	// none.
+	DequantOps float64
+	// Attention overrides the attention efficiency relative to MFU; zero
+	// keeps the class default.
+	Attention float64
+	// Ridge overrides the exponent of the smooth roofline (see
+	// Efficiency.Ridge); zero keeps the class default, negative means the
+	// plain max of memory and compute time.
+	Ridge float64
+	// PrefillOverhead overrides the extra host time of a step that
+	// prefills; zero keeps the class default, negative means none.
+	PrefillOverhead time.Duration
 	// MaxRunning is the most sequences batched at once (vLLM's
 	// max_num_seqs); zero means 256.
 	MaxRunning int
@@ -172,7 +210,28 @@ type Deployment struct {
 // included, and validates it: a negative or impossible figure, or a model
 // whose weights do not fit in memory, yields an *InvalidError. Resolving a
 // resolved Deployment changes nothing.
-func (d Deployment) Resolved() (Deployment, error) {
+func (d Deployment) Resolved() (Deployment, error) { return d.resolvedWith(defaultParams) }
+
+// resolvedWith is Resolved with the class parameters p.
+func (d Deployment) resolvedWith(p classParams) (Deployment, error) {
+	d = d.withIdentity()
+	def := p.efficiency(d)
+	d.KVBits = orF(d.KVBits, 16)
+	d.GPUs = orI(d.GPUs, 1)
+	d.MBU = orF(d.MBU, def.MBU)
+	d.MFU = orF(d.MFU, def.MFU)
+	d.StepOverhead = orD(d.StepOverhead, def.StepOverhead)
+	d.AllReduce = orD(d.AllReduce, def.AllReduce)
+	d.DequantOps = orF(d.DequantOps, def.DequantOps)
+	d.Attention = orF(d.Attention, def.Attention)
+	d.Ridge = orF(d.Ridge, def.Ridge)
+	d.PrefillOverhead = orD(d.PrefillOverhead, def.PrefillOverhead)
+	return d.resolveRest()
+}
+
+// withIdentity fills what the deployment is (GPU, model, precision,
+// runtime), leaving the efficiency figures alone.
+func (d Deployment) withIdentity() Deployment {
 	if d.GPU == (GPU{}) {
 		d.GPU, _ = LookupGPU("h100-sxm")
 	}
@@ -188,13 +247,11 @@ func (d Deployment) Resolved() (Deployment, error) {
 			d.Runtime = RuntimeLlamaCpp
 		}
 	}
-	def := Defaults(d.Runtime)
-	d.KVBits = orF(d.KVBits, 16)
-	d.GPUs = orI(d.GPUs, 1)
-	d.MBU = orF(d.MBU, def.MBU)
-	d.MFU = orF(d.MFU, def.MFU)
-	d.StepOverhead = orD(d.StepOverhead, def.StepOverhead)
-	d.AllReduce = orD(d.AllReduce, def.AllReduce)
+	return d
+}
+
+// resolveRest fills the scheduler defaults and validates d.
+func (d Deployment) resolveRest() (Deployment, error) {
 	d.MaxRunning = orI(d.MaxRunning, 256)
 	d.MaxBatchedTokens = orI(d.MaxBatchedTokens, 8192)
 	d.BlockSize = orI(d.BlockSize, 16)
@@ -223,7 +280,10 @@ func (d Deployment) Resolved() (Deployment, error) {
 		{d.KVCapacityTokens >= 0, "KV capacity (tokens)", d.KVCapacityTokens, "must not be negative"},
 		{d.OffloadThreshold > 0 && d.OffloadThreshold <= 1, "offload threshold", d.OffloadThreshold, "must be in (0, 1]"},
 		{d.KVPolicy == KVOffload || d.KVPolicy == KVPreempt, "KV policy", d.KVPolicy, "must be KVOffload or KVPreempt"},
-		{d.Runtime == RuntimeVLLM || d.Runtime == RuntimeLlamaCpp, "runtime", d.Runtime, "unknown"},
+		{d.Runtime == RuntimeVLLM || d.Runtime == RuntimeLlamaCpp || d.Runtime == RuntimeEager, "runtime", d.Runtime, "unknown"},
+		{!math.IsNaN(d.DequantOps) && !math.IsInf(d.DequantOps, 0), "dequantization ops per weight", d.DequantOps, "must be finite"},
+		{d.Attention > 0 && d.Attention <= 1, "attention efficiency", d.Attention, "must be in (0, 1]"},
+		{!math.IsNaN(d.Ridge) && !math.IsInf(d.Ridge, 0), "roofline ridge exponent", d.Ridge, "must be finite"},
 		{d.Speculation.DraftTokens >= 0, "draft tokens", d.Speculation.DraftTokens, "must not be negative"},
 		{d.Speculation.Acceptance >= 0 && d.Speculation.Acceptance < 1, "draft acceptance", d.Speculation.Acceptance, "must be in [0, 1)"},
 		{d.Speculation.DraftCost >= 0 && !math.IsInf(d.Speculation.DraftCost, 1), "draft cost", d.Speculation.DraftCost, "must be finite and not negative"},

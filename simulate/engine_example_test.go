@@ -47,8 +47,8 @@ func ExampleRun() {
 		fmt.Printf("request %d: cached %d, TTFT %v, %d tokens\n", r.ID, r.CachedTokens, r.TTFT.Round(time.Millisecond), r.OutputTokens)
 	}
 	// Output:
-	// request 1: cached 0, TTFT 115ms, 100 tokens
-	// request 2: cached 2992, TTFT 8ms, 100 tokens
+	// request 1: cached 0, TTFT 104ms, 100 tokens
+	// request 2: cached 2992, TTFT 13ms, 100 tokens
 }
 
 // An Engine can be driven step by step, as the HTTP server does.
@@ -67,8 +67,8 @@ func ExampleEngine() {
 		})
 	}
 	// Output:
-	// 17.6ms: request 1 +1 token(s) first=true done=false queue=0s
-	// 23.8ms: request 1 +1 token(s) first=false done=false queue=0s
-	// 30.1ms: request 1 +1 token(s) first=false done=true queue=0s
-	// 47.7ms: request 2 +1 token(s) first=true done=true queue=30.1ms
+	// 19.8ms: request 1 +1 token(s) first=true done=false queue=0s
+	// 26.6ms: request 1 +1 token(s) first=false done=false queue=0s
+	// 33.4ms: request 1 +1 token(s) first=false done=true queue=0s
+	// 53.2ms: request 2 +1 token(s) first=true done=true queue=33.4ms
 }

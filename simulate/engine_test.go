@@ -25,7 +25,7 @@ func anchor(t *testing.T) simulate.Deployment {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return simulate.Deployment{GPU: gpu, Model: m, Precision: p, MBU: 1, MFU: 1, StepOverhead: -1}
+	return simulate.Deployment{GPU: gpu, Model: m, Precision: p, MBU: 1, MFU: 1, StepOverhead: -1, DequantOps: -1, Ridge: -1}
 }
 
 func newEngine(t *testing.T, d simulate.Deployment) *simulate.Engine {

@@ -24,9 +24,91 @@ type GPU struct {
 	// (PCIe 4.0 x16 ≈ 32, PCIe 5.0 x16 ≈ 64); KV cache offloaded to the
 	// host is read back over it. On unified memory it equals BandwidthGBs.
 	HostLinkGBs float64
+	// VectorTFLOPS is the dense fp32 rate of the general-purpose (non-tensor)
+	// units in TFLOPS: what dequantizing weight-only formats runs on. Zero
+	// means FP16TFLOPS / 8.
+	VectorTFLOPS float64
+	// PeerLinkGBs is the bandwidth between two GPUs of one server in GB/s,
+	// one direction (NVLink: 300 on A100 SXM, 450 on H100 SXM); zero means
+	// the GPUs talk over the host link (PCIe). Tensor-parallel all-reduces
+	// run over it.
+	PeerLinkGBs float64
+	// Memory is the kind of memory the weights stream from; zero means
+	// MemoryHBM. It picks the achievable share of BandwidthGBs.
+	Memory MemoryKind
+	// Arch is the compute architecture; zero means ArchHopper. It picks the
+	// achievable share of the tensor rate.
+	Arch Arch
 	// Source says where the figures come from.
 	Source string
 }
+
+// MemoryKind is the kind of memory a device streams weights from. Kinds
+// differ in the share of datasheet bandwidth a decode step reaches.
+type MemoryKind int
+
+const (
+	// MemoryHBM is stacked high-bandwidth memory (A100, H100, H200, B200,
+	// MI300X).
+	MemoryHBM MemoryKind = iota
+	// MemoryGDDR is graphics memory on a PCIe card (RTX 3090/4090, L4, L40S,
+	// A10G).
+	MemoryGDDR
+	// MemoryUnified is a system-on-chip's LPDDR shared by CPU and GPU
+	// (Apple M-series GPUs).
+	MemoryUnified
+	// MemoryDRAM is CPU main memory (DDR or LPDDR read by CPU cores).
+	MemoryDRAM
+)
+
+// String returns the kind's short name: hbm, gddr, unified or dram.
+func (k MemoryKind) String() string {
+	return [...]string{"hbm", "gddr", "unified", "dram"}[min(max(int(k), 0), 3)]
+}
+
+// Arch is a compute architecture. Architectures differ in the share of the
+// datasheet tensor rate their matrix multiplications reach.
+type Arch int
+
+const (
+	// ArchHopper is NVIDIA Hopper and Blackwell data-centre GPUs.
+	ArchHopper Arch = iota
+	// ArchAmpere is NVIDIA Ampere (A100, A10G, RTX 30-series).
+	ArchAmpere
+	// ArchAda is NVIDIA Ada Lovelace (RTX 40-series, L4, L40S).
+	ArchAda
+	// ArchCDNA is AMD Instinct (MI300X).
+	ArchCDNA
+	// ArchApple is an Apple M-series GPU.
+	ArchApple
+	// ArchCPU is CPU cores (SIMD units).
+	ArchCPU
+)
+
+// String returns the architecture's short name, e.g. hopper or cpu.
+func (a Arch) String() string {
+	return [...]string{"hopper", "ampere", "ada", "cdna", "apple", "cpu"}[min(max(int(a), 0), 5)]
+}
+
+// vectorTFLOPS is VectorTFLOPS or its default.
+func (g GPU) vectorTFLOPS() float64 {
+	if g.VectorTFLOPS > 0 {
+		return g.VectorTFLOPS
+	}
+	return g.FP16TFLOPS / 8
+}
+
+// peerLinkGBs is PeerLinkGBs or, without a peer link, the host link.
+func (g GPU) peerLinkGBs() float64 {
+	if g.PeerLinkGBs > 0 {
+		return g.PeerLinkGBs
+	}
+	return g.HostLinkGBs
+}
+
+// NVLink reports whether the GPUs of a server talk over a peer link faster
+// than their host link.
+func (g GPU) NVLink() bool { return g.PeerLinkGBs > g.HostLinkGBs }
 
 // TFLOPS is the dense tensor rate for c, falling back to the fp16 rate where
 // the GPU lacks the units.
@@ -57,6 +139,12 @@ func (g GPU) Validate() error {
 	}
 	if !(g.FP8TFLOPS >= 0) || !(g.INT8TOPS >= 0) || math.IsInf(g.FP8TFLOPS, 1) || math.IsInf(g.INT8TOPS, 1) {
 		return &InvalidError{Field: "GPU fp8/int8 TFLOPS", Value: [2]float64{g.FP8TFLOPS, g.INT8TOPS}, Reason: "must be finite and not negative"}
+	}
+	if !(g.VectorTFLOPS >= 0) || !(g.PeerLinkGBs >= 0) || math.IsInf(g.VectorTFLOPS, 1) || math.IsInf(g.PeerLinkGBs, 1) {
+		return &InvalidError{Field: "GPU vector TFLOPS / peer link (GB/s)", Value: [2]float64{g.VectorTFLOPS, g.PeerLinkGBs}, Reason: "must be finite and not negative"}
+	}
+	if g.Memory < MemoryHBM || g.Memory > MemoryDRAM || g.Arch < ArchHopper || g.Arch > ArchCPU {
+		return &InvalidError{Field: "GPU memory kind / architecture", Value: [2]int{int(g.Memory), int(g.Arch)}, Reason: "unknown"}
 	}
 	return nil
 }

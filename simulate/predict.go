@@ -6,7 +6,9 @@ import (
 )
 
 // Scenario is the load Predict simulates: Concurrency identical requests
-// arriving together.
+// arriving together, or Concurrency clients in a closed loop sending
+// Requests in all, each client its next request the moment its previous
+// one ends (what tokenpace bench does without --rate).
 type Scenario struct {
 	// PromptTokens is each request's prompt length; zero means 1000.
 	PromptTokens int
@@ -18,10 +20,13 @@ type Scenario struct {
 	OutputTokens int
 	// Concurrency is how many requests run at once; zero means 1.
 	Concurrency int
+	// Requests is how many requests the Concurrency clients send in all;
+	// zero (or at most Concurrency) means one wave of Concurrency requests.
+	Requests int
 }
 
 // Prediction is Predict's breakdown. Per-request figures are means over the
-// scenario's concurrent requests, taken from an offline run of the engine,
+// scenario's requests, taken from an offline run of the engine,
 // so they agree with what the simulator serves.
 type Prediction struct {
 	// Deployment is the deployment with its defaults filled in.
@@ -80,13 +85,15 @@ func Predict(d Deployment, s Scenario) (Prediction, error) {
 		{"output tokens", s.OutputTokens, s.OutputTokens > 0},
 		{"concurrency", s.Concurrency, s.Concurrency > 0},
 		{"cached tokens", s.CachedTokens, s.CachedTokens >= 0 && (s.CachedTokens == 0 || s.CachedTokens < s.PromptTokens)},
+		{"requests", s.Requests, s.Requests >= 0},
 	} {
 		if !c.ok {
 			return Prediction{}, &InvalidError{Field: c.name, Value: c.v, Reason: "must be positive (cached tokens: in [0, prompt tokens))"}
 		}
 	}
-	if work := float64(s.Concurrency) * float64(s.OutputTokens); work > maxPredictTokens {
-		return Prediction{}, &InvalidError{Field: "scenario", Value: fmt.Sprintf("%d × %d output tokens", s.Concurrency, s.OutputTokens),
+	total := max(s.Requests, s.Concurrency)
+	if work := float64(total) * float64(s.OutputTokens); work > maxPredictTokens {
+		return Prediction{}, &InvalidError{Field: "scenario", Value: fmt.Sprintf("%d × %d output tokens", total, s.OutputTokens),
 			Reason: fmt.Sprintf("more than %g tokens to simulate", float64(maxPredictTokens))}
 	}
 	const key = "predict"
@@ -98,13 +105,14 @@ func Predict(d Deployment, s Scenario) (Prediction, error) {
 	// Sum the figures as the run goes rather than keep every chunk time:
 	// a large scenario would otherwise hold millions of them.
 	type summary struct {
+		arrived     time.Duration
 		first, last time.Duration
 		chunks      int
 		tokens      int
 	}
-	sums := make([]summary, s.Concurrency)
+	sums := make([]summary, total)
 	p := Prediction{Deployment: d, Scenario: s}
-	drive(e, Identical(s.Concurrency, req), func(i int, em Emission) {
+	closedLoop(e, s.Concurrency, total, req, func(i int, at time.Duration) { sums[i].arrived = at }, func(i int, em Emission) {
 		r := &sums[i]
 		if em.First {
 			p.Queue += em.Queue
@@ -119,8 +127,8 @@ func Predict(d Deployment, s Scenario) (Prediction, error) {
 	var last, itlSum time.Duration
 	var itlN int
 	for _, r := range sums {
-		p.TTFT += r.first
-		p.E2E += r.last
+		p.TTFT += r.first - r.arrived
+		p.E2E += r.last - r.arrived
 		if r.tokens > 1 {
 			p.TPOT += (r.last - r.first) / time.Duration(r.tokens-1)
 		}
@@ -155,6 +163,45 @@ func Predict(d Deployment, s Scenario) (Prediction, error) {
 	return p, nil
 }
 
+// closedLoop sends total copies of req from clients clients, each sending
+// its next the moment its previous one ends, and drives e until all are
+// done. arrived receives each request's index and arrival time, emit each
+// emission with its request's index.
+func closedLoop(e *Engine, clients, total int, req Request, arrived func(i int, at time.Duration), emit func(i int, em Emission)) {
+	next := 0
+	add := func(at time.Duration) {
+		r := req
+		r.ID = uint64(next)
+		arrived(next, at)
+		e.Add(at, &r)
+		next++
+	}
+	for next < min(clients, total) {
+		add(0)
+	}
+	var ended []time.Duration
+	for {
+		at, ok := e.Next()
+		if !ok {
+			return
+		}
+		ended = ended[:0]
+		e.AdvanceTo(at, func(em Emission) {
+			if em.ID < uint64(total) {
+				emit(int(em.ID), em)
+			}
+			if em.Done {
+				ended = append(ended, em.At)
+			}
+		})
+		for _, t := range ended {
+			if next < total {
+				add(t)
+			}
+		}
+	}
+}
+
 func (p Prediction) explain(e *Engine) []string {
 	d, s, c := p.Deployment, p.Scenario, p.DecodeStep
 	gpus := ""
@@ -175,6 +222,10 @@ func (p Prediction) explain(e *Engine) []string {
 	if m := 1 + float64(d.Speculation.DraftTokens)*d.Speculation.DraftCost; m != 1 {
 		draft = " × " + num(m) + " (drafting)"
 	}
+	roof := "max"
+	if d.Ridge > 0 {
+		roof = "roofline_k=" + num(d.Ridge)
+	}
 	bytes := c.WeightBytes + c.KVBytes
 	raw := bytes / (float64(d.parallel()) * d.GPU.BandwidthGBs * 1e9)
 	lines := []string{
@@ -185,8 +236,8 @@ func (p Prediction) explain(e *Engine) []string {
 			num(bytes/1e9), bw, num(raw*1e3), num(1/raw), num(c.WeightBytes/1e9), num(c.KVBytes/1e9), batch),
 		fmt.Sprintf("  at MBU %s: %s ms", num(d.MBU), ms(c.Memory)),
 		fmt.Sprintf("decode compute: %s GFLOP / (%s × MFU %s) = %s ms", num(c.FLOPs/1e9), rate, num(d.MFU), ms(c.Compute)),
-		fmt.Sprintf("decode step: max(%s, %s)%s + %s ms overhead = %s ms → %s-bound, ≈ %s TPS per stream, %s TPS for %d streams",
-			ms(c.Memory), ms(c.Compute), draft, ms(c.Overhead), ms(c.Time), c.Bound, num(d.Speculation.TokensPerStep()/c.Time.Seconds()),
+		fmt.Sprintf("decode step: %s(%s, %s)%s + %s ms dequantization + %s ms overhead = %s ms → %s-bound, ≈ %s TPS per stream, %s TPS for %d streams",
+			roof, ms(c.Memory), ms(c.Compute), draft, ms(c.Dequant), ms(c.Overhead), ms(c.Time), c.Bound, num(d.Speculation.TokensPerStep()/c.Time.Seconds()),
 			num(float64(batch)*d.Speculation.TokensPerStep()/c.Time.Seconds()), batch),
 	}
 	if d.Speculation.DraftTokens > 0 {

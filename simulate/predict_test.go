@@ -2,6 +2,7 @@ package simulate_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -44,9 +45,9 @@ func TestPredictConcurrencyRaisesAggregate(t *testing.T) {
 		t.Errorf("aggregate TPS 1 → 64 streams: %.0f → %.0f, per stream %.0f → %.0f; want aggregate up >20×, per stream down",
 			one.AggregateTPS, many.AggregateTPS, one.TPS, many.TPS)
 	}
-	big, _ := simulate.Predict(simulate.Deployment{}, simulate.Scenario{Concurrency: 1024, PromptTokens: 100, OutputTokens: 100})
+	big, _ := simulate.Predict(simulate.Deployment{MaxRunning: 1024}, simulate.Scenario{Concurrency: 2048, PromptTokens: 100, OutputTokens: 100})
 	if big.Queue == 0 || big.Bound != simulate.ComputeBound {
-		t.Errorf("1024 streams on 256 slots: queue %v, bound %s; want queueing and compute-bound", big.Queue, big.Bound)
+		t.Errorf("2048 streams on 1024 slots: queue %v, bound %s; want queueing and compute-bound", big.Queue, big.Bound)
 	}
 }
 
@@ -67,5 +68,28 @@ func TestPredictArithmeticText(t *testing.T) {
 	text := strings.Join(p.Arithmetic, "\n")
 	if want := "35 GB / 1000 GB/s = 35 ms per token ≈ 28.6 TPS"; !strings.Contains(text, want) {
 		t.Errorf("Arithmetic lacks %q:\n%s", want, text)
+	}
+}
+
+// TestPredictClosedLoop checks the closed loop: one client sending three
+// requests one after another sees the figures of a single request, and
+// the run lasts three times as long.
+func TestPredictClosedLoop(t *testing.T) {
+	one, err := simulate.Predict(simulate.Deployment{}, simulate.Scenario{PromptTokens: 500, OutputTokens: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	three, err := simulate.Predict(simulate.Deployment{}, simulate.Scenario{PromptTokens: 500, OutputTokens: 50, Requests: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if three.TTFT != one.TTFT || three.TPOT != one.TPOT || three.E2E != one.E2E {
+		t.Errorf("closed loop of 3 on one client: TTFT %v, TPOT %v, E2E %v; want one request's %v, %v, %v", three.TTFT, three.TPOT, three.E2E, one.TTFT, one.TPOT, one.E2E)
+	}
+	if got, want := three.AggregateTPS, one.AggregateTPS; math.Abs(got-want) > 1e-6*want {
+		t.Errorf("closed loop of 3 on one client: aggregate TPS %v, want %v (one request at a time)", got, want)
+	}
+	if _, err := simulate.Predict(simulate.Deployment{}, simulate.Scenario{Requests: -1}); !errors.Is(err, simulate.ErrInvalid) {
+		t.Errorf("Predict(Requests: -1) = %v, want ErrInvalid", err)
 	}
 }

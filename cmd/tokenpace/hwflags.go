@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/tokenpace/tokenpace/simulate"
@@ -12,6 +15,8 @@ import (
 // and bench's embedded simulator.
 type deploymentFlags struct {
 	fs *flag.FlagSet
+
+	file string // --deployment: a deployment file written by calibrate
 
 	model     string
 	precision string
@@ -43,6 +48,7 @@ type deploymentFlags struct {
 // flag set, deployment() is Llama 3.1 8B at bf16 on one H100 SXM.
 func addDeploymentFlags(fs *flag.FlagSet) *deploymentFlags {
 	f := &deploymentFlags{fs: fs}
+	fs.StringVar(&f.file, "deployment", "", "deployment file written by tokenpace calibrate (instead of the model and hardware flags)")
 	fs.StringVar(&f.model, "model", "", "catalog model name (default llama-3.1-8b), e.g. llama-3.1-70b, mixtral-8x7b, qwen2.5-7b")
 	fs.StringVar(&f.precision, "precision", "", "weight precision name: bf16, fp16, fp8, int8, int4, q4_0, q4_k_m, q8_0, ... (default bf16)")
 	fs.Float64Var(&f.paramsB, "params-b", 0, "custom model: parameters in billions (instead of --model)")
@@ -67,7 +73,7 @@ func addDeploymentFlags(fs *flag.FlagSet) *deploymentFlags {
 	fs.Float64Var(&f.draftAcceptance, "draft-acceptance", 0.7, "speculative decoding: acceptance rate α in [0, 1)")
 	fs.Float64Var(&f.draftCost, "draft-cost", 0, "speculative decoding: draft step time as a fraction of a target step")
 	fs.DurationVar(&f.stepOverhead, "step-overhead", 0, "fixed time per step (default: the runtime's calibrated value)")
-	fs.StringVar(&f.runtime, "runtime", "", "serving engine class whose efficiency defaults apply: vllm or llama.cpp (default: llama.cpp for GGUF precisions, else vllm)")
+	fs.StringVar(&f.runtime, "runtime", "", "serving engine class whose efficiency defaults apply: vllm (vLLM, SGLang, TensorRT-LLM, gpt-fast, MLC, ExLlamaV2), llama.cpp (llama.cpp, Ollama) or eager (TGI 1.x, transformers) (default: llama.cpp for GGUF precisions, else vllm)")
 	return f
 }
 
@@ -83,6 +89,18 @@ func (f *deploymentFlags) set() map[string]bool {
 func (f *deploymentFlags) deployment() (simulate.Deployment, error) {
 	set := f.set()
 	var d simulate.Deployment
+	if f.file != "" {
+		for name := range set {
+			if name != "deployment" && deploymentFlagNames[name] {
+				return d, fmt.Errorf("--deployment and --%s exclude each other: the file describes the whole deployment", name)
+			}
+		}
+		file, err := readDeploymentFile(f.file)
+		if err != nil {
+			return d, err
+		}
+		return file.Deployment.Resolved()
+	}
 	for _, c := range [][2]string{{"model", "params-b"}, {"gpu", "bandwidth-gbs"}, {"gpu", "tflops"}, {"gpu", "memory-gb"}, {"precision", "bits"}} {
 		if set[c[0]] && set[c[1]] {
 			return d, fmt.Errorf("--%s and --%s exclude each other", c[0], c[1])
@@ -145,12 +163,14 @@ func (f *deploymentFlags) deployment() (simulate.Deployment, error) {
 	}
 	switch f.runtime {
 	case "":
-	case "vllm", "sglang", "tensorrt-llm", "trt-llm", "tgi":
+	case "vllm", "sglang", "tensorrt-llm", "trt-llm", "nim", "gpt-fast", "mlc", "mlc-llm", "exllamav2":
 		d.Runtime = simulate.RuntimeVLLM
 	case "llama.cpp", "llamacpp", "ollama":
 		d.Runtime = simulate.RuntimeLlamaCpp
+	case "eager", "tgi", "transformers":
+		d.Runtime = simulate.RuntimeEager
 	default:
-		return d, fmt.Errorf("unknown --runtime %q (known: vllm, llama.cpp)", f.runtime)
+		return d, fmt.Errorf("unknown --runtime %q (known: vllm, llama.cpp, eager)", f.runtime)
 	}
 	for _, v := range []struct {
 		name string
@@ -183,4 +203,40 @@ func (f *deploymentFlags) deployment() (simulate.Deployment, error) {
 	d.GPUs = f.gpus
 	d.MBU, d.MFU = f.mbu, f.mfu
 	return d.Resolved()
+}
+
+// deploymentFileVersion is the version of the deployment file format.
+const deploymentFileVersion = 1
+
+// deploymentFile is what calibrate writes and --deployment reads: a
+// resolved simulate.Deployment (its Go field names; durations in
+// nanoseconds) and, when calibrate wrote it, how the fit went.
+type deploymentFile struct {
+	Version     int                 `json:"version"`
+	Deployment  simulate.Deployment `json:"deployment"`
+	Calibration *calibrationJSON    `json:"calibration,omitempty"`
+}
+
+// maxDeploymentFile bounds the file read (a deployment is a few KB).
+const maxDeploymentFile = 1 << 20
+
+// readDeploymentFile reads and checks a deployment file.
+func readDeploymentFile(path string) (deploymentFile, error) {
+	var f deploymentFile
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return f, fmt.Errorf("--deployment: %w", err)
+	}
+	if len(b) > maxDeploymentFile {
+		return f, fmt.Errorf("--deployment %s: %d bytes, more than a deployment file holds (%d)", path, len(b), maxDeploymentFile)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return f, fmt.Errorf("--deployment %s: not a deployment file: %w", path, err)
+	}
+	if f.Version != deploymentFileVersion {
+		return f, fmt.Errorf("--deployment %s: version %d, want %d", path, f.Version, deploymentFileVersion)
+	}
+	return f, nil
 }

@@ -1,12 +1,15 @@
 // Command tokenpace serves the simulated LLM backend, benchmarks any
-// OpenAI-compatible endpoint and predicts latency from hardware figures.
+// OpenAI-compatible endpoint, predicts latency from hardware figures, fits
+// that prediction to an endpoint's own measurements and plans the cheapest
+// deployment that meets a latency objective.
 //
 // Usage:
 //
-//	tokenpace sim     [flags]   serve the simulator
-//	tokenpace bench   [flags]   measure an endpoint (default: an embedded simulator)
-//	tokenpace predict [flags]   predict latency from model and hardware figures
-//	tokenpace plan    [flags]   find the cheapest deployment that meets a latency SLO
+//	tokenpace sim       [flags] serve the simulator
+//	tokenpace bench     [flags] measure an endpoint (default: an embedded simulator)
+//	tokenpace predict   [flags] predict latency from model and hardware figures
+//	tokenpace plan      [flags] find the cheapest deployment that meets a latency SLO
+//	tokenpace calibrate [flags] fit a deployment file to bench runs of an endpoint
 //
 // Run "tokenpace COMMAND -h" for the flags of each command.
 package main
@@ -26,10 +29,13 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// usage names the subcommands.
+const usage = "usage: tokenpace sim|bench|predict|plan|calibrate [flags]"
+
 // run dispatches to a subcommand and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: tokenpace sim|bench|predict|plan [flags]")
+		fmt.Fprintln(stderr, usage)
 		return 2
 	}
 	switch args[0] {
@@ -41,10 +47,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runPredict(args[1:], stdout, stderr)
 	case "plan":
 		return runPlan(args[1:], stdout, stderr)
+	case "calibrate":
+		return runCalibrate(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
-		fmt.Fprintln(stdout, "usage: tokenpace sim|bench|predict|plan [flags]")
+		fmt.Fprintln(stdout, usage)
 		return 0
 	}
-	fmt.Fprintf(stderr, "tokenpace: unknown command %q (want sim, bench, predict or plan)\n", args[0])
+	fmt.Fprintf(stderr, "tokenpace: unknown command %q (want sim, bench, predict, plan or calibrate)\n", args[0])
 	return 2
 }

@@ -39,6 +39,28 @@ type predictJSON struct {
 	KVBytesPerToken float64  `json:"kv_bytes_per_token"`
 	KVCapacity      int      `json:"kv_capacity_tokens"`
 	Arithmetic      []string `json:"arithmetic"`
+	// ErrorBand is the cross-validated error of the deployment's class:
+	// "first_token" applies to ttft_ms and prefill_ms, "decode" to
+	// decode_step_ms, itl_ms, tpot_ms, tps, aggregate_tps and e2e_ms.
+	ErrorBand map[string]errorBandJSON `json:"error_band"`
+}
+
+// errorBandJSON is one simulate.ErrorBand.
+type errorBandJSON struct {
+	Class  string  `json:"class"`
+	Rows   int     `json:"published_measurements"`
+	Median float64 `json:"median_abs_error"`
+	P90    float64 `json:"p90_abs_error"`
+}
+
+func bandJSON(b simulate.ErrorBand) errorBandJSON {
+	return errorBandJSON{Class: b.Class, Rows: b.Rows, Median: b.Median, P90: b.P90}
+}
+
+// fmtBand is the band beside a figure: "±6% median, ±24% p90 (vllm decode,
+// 38 published measurements, cross-validated)".
+func fmtBand(b simulate.ErrorBand) string {
+	return fmt.Sprintf("±%.0f%% median, ±%.0f%% p90 (%s, %d published measurements, cross-validated)", 100*b.Median, 100*b.P90, b.Class, b.Rows)
 }
 
 func runPredict(args []string, stdout, stderr io.Writer) int {
@@ -49,6 +71,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 	cached := fs.Int("cached-tokens", 0, "leading prompt tokens already in the prefix cache")
 	output := fs.Int("output-tokens", 256, "output tokens per request")
 	conc := fs.Int("concurrency", 1, "concurrent requests")
+	requests := fs.Int("requests", 0, "requests in all, sent by --concurrency clients in a closed loop as bench does (default: one wave of --concurrency)")
 	rtt := fs.Duration("rtt", 0, "network round trip added to TTFT and E2E (0: server-side figures)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
 	fs.Usage = func() {
@@ -69,7 +92,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 		name string
 		v    int
 		min  int
-	}{{"prompt-tokens", *prompt, 1}, {"cached-tokens", *cached, 0}, {"output-tokens", *output, 1}, {"concurrency", *conc, 1}} {
+	}{{"prompt-tokens", *prompt, 1}, {"cached-tokens", *cached, 0}, {"output-tokens", *output, 1}, {"concurrency", *conc, 1}, {"requests", *requests, 0}} {
 		if v.v < v.min {
 			fmt.Fprintf(stderr, "tokenpace predict: --%s must be at least %d, got %d\n", v.name, v.min, v.v)
 			return 2
@@ -88,7 +111,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tokenpace predict: %v\n", err)
 		return 1
 	}
-	p, err := simulate.Predict(d, simulate.Scenario{PromptTokens: *prompt, CachedTokens: *cached, OutputTokens: *output, Concurrency: *conc})
+	p, err := simulate.Predict(d, simulate.Scenario{PromptTokens: *prompt, CachedTokens: *cached, OutputTokens: *output, Concurrency: *conc, Requests: *requests})
 	if err != nil {
 		fmt.Fprintf(stderr, "tokenpace predict: %v\n", err)
 		return 1
@@ -97,6 +120,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 	// to come back: one round trip. Later tokens stream behind it.
 	p.TTFT += *rtt
 	p.E2E += *rtt
+	first, decode := simulate.ErrorBands(p.Deployment)
 	if *asJSON {
 		d := p.Deployment
 		out := predictJSON{
@@ -108,6 +132,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 			MBU: d.MBU, MFU: d.MFU, WeightsGB: d.Model.WeightBytes(d.Precision) / 1e9,
 			KVBytesPerToken: d.Model.KVBytesPerToken(d.KVBits), KVCapacity: d.KVCapacityTokens,
 			Arithmetic: p.Arithmetic,
+			ErrorBand:  map[string]errorBandJSON{"first_token": bandJSON(first), "decode": bandJSON(decode)},
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -119,23 +144,27 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s on %d × %s (%s), %d × (%d prompt [%d cached], %d output) tokens\n\n",
 		p.Deployment.Model.Name, p.Deployment.GPUs, p.Deployment.GPU.Name, p.Deployment.Precision.Name, *conc, *prompt, *cached, *output)
+	fb, db := fmtBand(first), fmtBand(decode)
 	rows := []struct {
-		name string
-		v    string
+		name, v, band string
 	}{
-		{"queue", fmtMs(p.Queue)},
-		{"prefill", fmtMs(p.Prefill)},
-		{"rtt", fmtMs(*rtt)},
-		{"TTFT", fmtMs(p.TTFT)},
-		{"decode step", fmtMs(p.DecodeStep.Time) + " (" + string(p.Bound) + "-bound)"},
-		{"ITL", fmtMs(p.ITL)},
-		{"TPOT", fmtMs(p.TPOT)},
-		{"TPS", fmt.Sprintf("%.1f tokens/s per stream", p.TPS)},
-		{"aggregate TPS", fmt.Sprintf("%.1f tokens/s", p.AggregateTPS)},
-		{"E2E", fmtMs(p.E2E)},
+		{"queue", fmtMs(p.Queue), ""},
+		{"prefill", fmtMs(p.Prefill), fb},
+		{"rtt", fmtMs(*rtt), ""},
+		{"TTFT", fmtMs(p.TTFT), fb},
+		{"decode step", fmtMs(p.DecodeStep.Time) + " (" + string(p.Bound) + "-bound)", db},
+		{"ITL", fmtMs(p.ITL), db},
+		{"TPOT", fmtMs(p.TPOT), db},
+		{"TPS", fmt.Sprintf("%.1f tokens/s per stream", p.TPS), db},
+		{"aggregate TPS", fmt.Sprintf("%.1f tokens/s", p.AggregateTPS), db},
+		{"E2E", fmtMs(p.E2E), db},
 	}
 	for _, r := range rows {
-		fmt.Fprintf(stdout, "  %-14s %s\n", r.name, r.v)
+		if r.band == "" {
+			fmt.Fprintf(stdout, "  %-14s %s\n", r.name, r.v)
+			continue
+		}
+		fmt.Fprintf(stdout, "  %-14s %-34s %s\n", r.name, r.v, r.band)
 	}
 	fmt.Fprintln(stdout, "\nhow:")
 	for _, l := range p.Arithmetic {

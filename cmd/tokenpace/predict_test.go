@@ -142,3 +142,52 @@ func TestPredictSpeculativeAndKVFlags(t *testing.T) {
 		t.Errorf("TPS of 32 streams with a 160-token KV cache = %.1f, with room %.1f: want the offload collapse", full, roomy)
 	}
 }
+
+// TestPredictStatesItsErrorBand checks that predict prints the
+// cross-validated band of the deployment's class beside its figures and in
+// --json, and that the band follows the runtime class.
+func TestPredictStatesItsErrorBand(t *testing.T) {
+	for _, tc := range []struct {
+		args               []string
+		firstToken, decode string
+	}{
+		{[]string{"--model", "llama-3.1-8b"}, "vllm first token", "vllm decode"},
+		{[]string{"--precision", "q4_k_m", "--gpu", "4090"}, "all first token", "llama.cpp decode"},
+		{[]string{"--runtime", "tgi"}, "all first token", "eager decode"},
+	} {
+		code, out, stderr := predict(t, append([]string{"--json"}, tc.args...)...)
+		if code != 0 {
+			t.Fatalf("predict %q exit %d: %s", tc.args, code, stderr)
+		}
+		var m struct {
+			ErrorBand map[string]struct {
+				Class  string  `json:"class"`
+				Rows   int     `json:"published_measurements"`
+				Median float64 `json:"median_abs_error"`
+				P90    float64 `json:"p90_abs_error"`
+			} `json:"error_band"`
+		}
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatal(err)
+		}
+		for kind, want := range map[string]string{"first_token": tc.firstToken, "decode": tc.decode} {
+			b := m.ErrorBand[kind]
+			if b.Class != want || b.Rows < 4 || !(b.Median > 0 && b.Median <= b.P90 && b.P90 < 1) {
+				t.Errorf("predict %q error_band.%s = %+v, want class %q with a median and p90 in (0, 1)", tc.args, kind, b, want)
+			}
+		}
+		code, text, _ := predict(t, tc.args...)
+		if code != 0 {
+			t.Fatalf("predict %q exit %d", tc.args, code)
+		}
+		for _, line := range strings.Split(text, "\n") {
+			f := strings.Fields(line)
+			if len(f) > 0 && (f[0] == "TTFT" || f[0] == "TPOT") && !strings.Contains(line, "p90") {
+				t.Errorf("predict %q line %q has no error band beside it", tc.args, line)
+			}
+		}
+		if !strings.Contains(text, tc.decode) {
+			t.Errorf("predict %q text does not name the class %q:\n%s", tc.args, tc.decode, text)
+		}
+	}
+}

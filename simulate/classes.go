@@ -1,0 +1,154 @@
+package simulate
+
+// classParams are the few constants of the latency model that no datasheet
+// gives: how much of the datasheet a class of hardware and engine reaches.
+// Every other figure is the catalog's (bandwidth, tensor rate, vector rate,
+// link bandwidth, model shape). There are no per-deployment constants.
+//
+// The values in defaultParams are a regularised least-squares fit (log
+// error, each parameter pulled toward its prior below) to the published
+// measurements in testdata/fidelity.json; fidelity_test.go refits them with
+// each source left out in turn and reports the error on the rows left out.
+type classParams struct {
+	// Bandwidth is the achievable share of datasheet bandwidth by
+	// MemoryKind. Priors: HBM 0.80 and GDDR 0.85 (the share a
+	// device-to-device copy reaches in vendor bandwidth tests), unified
+	// 0.80, CPU DRAM 0.60 (STREAM triad on desktop parts).
+	Bandwidth [4]float64
+	// Tensor is the achievable share of the dense tensor rate in prefill
+	// matrix multiplications by Arch. Priors: Hopper 0.45, Ampere 0.65, Ada
+	// 0.55, CDNA 0.40, Apple 0.60, CPU 0.50 (cuBLAS/rocBLAS/MPS large-GEMM
+	// shares on each generation; Hopper needs warp-specialised kernels to go
+	// further).
+	Tensor [6]float64
+	// FP8 is the share of the fp8 (and int8) rate reached relative to
+	// Tensor. Prior 0.8.
+	FP8 float64
+	// Attention is the efficiency of attention relative to Tensor. Prior
+	// 0.6 (FlashAttention-2 reaches 50-70 % of the GEMM rate).
+	Attention float64
+	// Dequant is the vector FLOPs per weight a weight-only format costs to
+	// unpack (shift, mask, convert, scale). Prior 4.
+	Dequant float64
+	// Fixed is the host time per step by runtime class (index:
+	// runtimeClass): scheduling, sampling, detokenising. Priors: compiled
+	// 0.5 ms, llama.cpp 1 ms, eager 2 ms.
+	Fixed [3]float64
+	// PerLayer is the host time per layer per step by runtime class: kernel
+	// launches not hidden by a CUDA graph. Priors: compiled 5 µs, llama.cpp
+	// 30 µs, eager 100 µs.
+	PerLayer [3]float64
+	// PrefillPerLayer is the extra host time per layer of a step that
+	// prefills, for compiled engines: they replay CUDA graphs for decode
+	// batches only, so a prefill step launches its kernels one by one.
+	// Prior 60 µs (the eager class's per-layer time halved).
+	PrefillPerLayer float64
+	// Ridge is the exponent k of the smooth roofline: a step whose memory
+	// and compute times are m and c takes (m^k + c^k)^(1/k). Near the ridge
+	// point neither unit is saturated while the other works, so the plain
+	// max is optimistic. Prior 3.
+	Ridge float64
+	// Hop is the latency of one tensor-parallel all-reduce by runtime class
+	// and link (NVLink, PCIe). Priors: compiled engines 10 and 30 µs (custom
+	// one-shot all-reduce kernels inside a CUDA graph), eager engines 30 and
+	// 80 µs (NCCL small-message latency plus a host round per layer);
+	// llama.cpp splits by layers and does none.
+	Hop [3][2]float64
+}
+
+// priorParams are the priors the fit starts from and pulls toward.
+var priorParams = classParams{
+	Bandwidth:       [4]float64{0.80, 0.85, 0.80, 0.60},
+	Tensor:          [6]float64{0.45, 0.65, 0.55, 0.40, 0.60, 0.50},
+	FP8:             0.8,
+	Attention:       0.6,
+	Dequant:         4,
+	Fixed:           [3]float64{0.5e-3, 1e-3, 2e-3},
+	PerLayer:        [3]float64{5e-6, 30e-6, 100e-6},
+	Ridge:           3,
+	PrefillPerLayer: 60e-6,
+	Hop:             [3][2]float64{{10e-6, 30e-6}, {10e-6, 30e-6}, {30e-6, 80e-6}},
+}
+
+// defaultParams are the fitted values the model uses: fitClasses over all
+// of testdata/fidelity.json from priorParams (go test -run TestFidelity
+// -fit-classes -v), rounded.
+var defaultParams = classParams{
+	Bandwidth:       [4]float64{0.783, 0.894, 0.773, 0.638},
+	Tensor:          [6]float64{0.534, 0.690, 0.628, 0.40, 0.562, 0.752},
+	FP8:             0.971,
+	Attention:       0.633,
+	Dequant:         2.52,
+	Fixed:           [3]float64{0.822e-3, 1.77e-3, 1.92e-3},
+	PerLayer:        [3]float64{8.54e-6, 41.9e-6, 133e-6},
+	PrefillPerLayer: 125e-6,
+	Ridge:           3.10,
+	Hop:             [3][2]float64{{20.5e-6, 30.2e-6}, {10e-6, 30e-6}, {97.7e-6, 80e-6}},
+}
+
+// runtimeClass indexes Fixed and PerLayer.
+func runtimeClass(r Runtime) int {
+	switch r {
+	case RuntimeLlamaCpp:
+		return 1
+	case RuntimeEager:
+		return 2
+	}
+	return 0
+}
+
+// efficiency is the Efficiency p gives deployment d (identity filled in).
+func (p classParams) efficiency(d Deployment) Efficiency {
+	g := d.GPU
+	mem := min(max(int(g.Memory), 0), len(p.Bandwidth)-1)
+	arch := min(max(int(g.Arch), 0), len(p.Tensor)-1)
+	e := Efficiency{MBU: p.Bandwidth[mem], MFU: p.Tensor[arch], Attention: p.Attention, Ridge: p.Ridge}
+	if d.Precision.Compute != ComputeFP16 && g.TFLOPS(d.Precision.Compute) > g.FP16TFLOPS {
+		e.MFU *= p.FP8
+	}
+	rc := runtimeClass(d.Runtime)
+	e.StepOverhead = seconds(p.Fixed[rc] + p.PerLayer[rc]*float64(d.Model.Layers))
+	e.AllReduce = seconds(p.Hop[rc][1])
+	if g.NVLink() {
+		e.AllReduce = seconds(p.Hop[rc][0])
+	}
+	if d.Precision.weightOnly() {
+		e.DequantOps = p.Dequant
+	}
+	if rc == 0 {
+		e.PrefillOverhead = seconds(p.PrefillPerLayer * float64(d.Model.Layers))
+	}
+	e.MBU, e.MFU, e.Attention = min(e.MBU, 1), min(e.MFU, 1), min(e.Attention, 1)
+	return e
+}
+
+// weightOnly reports a weight-only quantisation: fewer than 16 bits per
+// weight with the arithmetic at fp16.
+func (p Precision) weightOnly() bool { return p.Compute == ComputeFP16 && p.BitsPerWeight < 16 }
+
+// param is one class parameter and the range a fit keeps it in.
+type param struct {
+	v      *float64
+	lo, hi float64
+}
+
+// params lists every parameter of p, in a fixed order, with its range:
+// shares in [0.05, 1], times in [0.1 µs, 50 ms].
+func (p *classParams) params() []param {
+	share := func(v *float64) param { return param{v, 0.05, 1} }
+	time := func(v *float64) param { return param{v, 1e-7, 0.05} }
+	v := []param{share(&p.FP8), share(&p.Attention), {&p.Dequant, 0.1, 100}, {&p.Ridge, 1, 30}}
+	for i := range p.Bandwidth {
+		v = append(v, share(&p.Bandwidth[i]))
+	}
+	for i := range p.Tensor {
+		v = append(v, share(&p.Tensor[i]))
+	}
+	for i := range p.Fixed {
+		v = append(v, time(&p.Fixed[i]), time(&p.PerLayer[i]))
+	}
+	for _, rc := range []int{0, 2} {
+		v = append(v, time(&p.Hop[rc][0]), time(&p.Hop[rc][1]))
+	}
+	return append(v, time(&p.PrefillPerLayer))
+}

@@ -1,0 +1,59 @@
+package simulate
+
+// ErrorBand is how far the latency model's predictions for a class of
+// deployments fell from published measurements it was not fitted on: the
+// absolute relative error of each measurement under parameters refitted
+// without that measurement's source (leave-one-source-out cross-validation
+// over testdata/fidelity.json; fidelity_test.go recomputes it and fails
+// when the figures here are stale).
+type ErrorBand struct {
+	// Class names the runtime class and figure, e.g. "vllm decode".
+	Class string
+	// Rows is the number of published measurements in the class.
+	Rows int
+	// Median and P90 are the median and 90th-percentile absolute relative
+	// errors, e.g. 0.12 for 12 %.
+	Median, P90 float64
+}
+
+// Figure kinds of an error band.
+const (
+	bandFirstToken = iota // TTFT and prefill rate
+	bandDecode            // TPOT, decode rate, E2E, aggregate rate
+)
+
+// bandKind is the figure kind of m.
+func bandKind(m Metric) int {
+	if m == MetricTTFT || m == MetricPrefillTPS {
+		return bandFirstToken
+	}
+	return bandDecode
+}
+
+// errorBands are indexed by runtime class (runtimeClass, then 3 for all
+// classes together) and figure kind.
+var errorBands = [4][2]ErrorBand{
+	{{"vllm first token", 12, 0.153, 0.201}, {"vllm decode", 38, 0.058, 0.177}},
+	{{"llama.cpp first token", 2, 0.123, 0.16}, {"llama.cpp decode", 20, 0.1, 0.432}},
+	{{"eager first token", 0, 0, 0}, {"eager decode", 6, 0.187, 0.421}},
+	{{"all first token", 14, 0.153, 0.195}, {"all decode", 64, 0.073, 0.326}},
+}
+
+// minBandRows is the fewest measurements a class band needs; a smaller
+// class reports the band of all classes.
+const minBandRows = 4
+
+// ErrorBands returns the cross-validated error bands of d's class for the
+// first token (TTFT) and for decode (TPOT, TPS, E2E). A class with fewer
+// than a few published measurements of a figure reports the band of all
+// classes for it.
+func ErrorBands(d Deployment) (firstToken, decode ErrorBand) {
+	rc := runtimeClass(d.withIdentity().Runtime)
+	pick := func(kind int) ErrorBand {
+		if b := errorBands[rc][kind]; b.Rows >= minBandRows {
+			return b
+		}
+		return errorBands[3][kind]
+	}
+	return pick(bandFirstToken), pick(bandDecode)
+}
