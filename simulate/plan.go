@@ -51,6 +51,22 @@ type PlanInput struct {
 	// Prices is USD per GPU-hour by GPU name; nil means DefaultPrices. A
 	// GPU without a price is left out.
 	Prices Prices
+	// Samples holds further independent draws of the same online load
+	// (the same rate and lengths, other arrival seeds). Near capacity the
+	// tail latency of one draw is a random variable: a candidate meets
+	// the SLO only if it meets it on Workload and on every sample, and
+	// reports its worst figures. Nil means Workload alone; a batch job
+	// ignores it.
+	Samples [][]Arrival
+	// Headroom is the spare capacity an online pick must have: every
+	// candidate is judged on its arrivals brought closer in time by
+	// 1 + Headroom, i.e. at (1 + Headroom) × the offered rate, so the pick
+	// still meets the SLO when the load runs that much above plan. Costs
+	// per token are of the offered load. Zero means none; it must be in
+	// [0, 10]. A batch job ignores it.
+	Headroom float64
+
+	judged [][]Arrival // the loads candidates are judged on; see loads
 }
 
 // Outcome is what became of a candidate.
@@ -261,6 +277,14 @@ func (in *PlanInput) defaults() (PlanSpace, Prices, error) {
 	case in.BatchRequests == 0 && !in.SLO.latency():
 		return sp, pr, &InvalidError{Field: "SLO", Value: "none", Reason: "set a TTFT, TPOT or E2E limit (or a batch job with a deadline)"}
 	}
+	if !(in.Headroom >= 0 && in.Headroom <= 10) {
+		return sp, pr, &InvalidError{Field: "headroom", Value: in.Headroom, Reason: "must be in [0, 10]"}
+	}
+	for i, w := range in.Samples {
+		if len(w) == 0 {
+			return sp, pr, &InvalidError{Field: fmt.Sprintf("sample %d", i+1), Value: 0, Reason: "holds no request"}
+		}
+	}
 	for _, tp := range sp.TP {
 		if tp < 1 {
 			return sp, pr, &InvalidError{Field: "TP", Value: tp, Reason: "must be positive"}
@@ -299,7 +323,16 @@ type family struct {
 // doubling and bisection over the replica count, taking more replicas
 // never to make a deployment slower (true of these routers on a fixed
 // workload; TestPlanPruningMatchesBruteForce checks the pick against
-// simulating everything). A batch job is judged on throughput: one
+// simulating everything).
+//
+// A pick must not depend on the luck of one arrival draw: near capacity a
+// queue's p99 swings with the sample. An online candidate is therefore
+// judged at in.Headroom above the offered rate and on in.Samples besides
+// in.Workload; it meets the SLO only if it meets it on every draw, and it
+// reports the worst figures. The bounds stay safe: a candidate they rule
+// out on the first draw cannot meet the SLO on all of them.
+//
+// A batch job is judged on throughput: one
 // replica is simulated on the sample and on half of it, and the time to
 // finish the whole job is extrapolated along the line through the two.
 //
@@ -309,7 +342,8 @@ func Plan(in PlanInput) (*PlanResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	sh := shapeOf(in.Workload)
+	in.judged = in.loads()
+	sh := shapeOf(in.judged[0])
 	res := &PlanResult{}
 	var live []*family
 	for _, g := range sp.GPUs {
@@ -452,6 +486,9 @@ func (in *PlanInput) deployment(cfg PlanConfig) Deployment {
 // simulated cfg. Weights that do not fit yield a Pruned candidate.
 func (in *PlanInput) Evaluate(cfg PlanConfig) Candidate {
 	_, prices, _ := in.defaults()
+	in2 := *in
+	in2.judged = in.loads()
+	in = &in2
 	d, err := in.deployment(cfg).Resolved()
 	if err != nil {
 		c := Candidate{PlanConfig: cfg, Outcome: Pruned, Reason: "does not fit: " + err.Error(), PrunedUpTo: cfg.Replicas}
@@ -466,7 +503,39 @@ func (in *PlanInput) Evaluate(cfg PlanConfig) Candidate {
 		}
 		return res.Candidates[len(res.Candidates)-1]
 	}
-	return in.simulate(cfg, cfg.Replicas, d, prices[cfg.GPU.Name])
+	c, _ := in.simulate(cfg, cfg.Replicas, d, prices[cfg.GPU.Name])
+	return c
+}
+
+// loads returns the arrivals an online candidate is judged on: Workload
+// and every sample, brought closer in time by 1 + Headroom. A batch job
+// is judged on Workload alone.
+func (in *PlanInput) loads() [][]Arrival {
+	if in.judged != nil {
+		return in.judged
+	}
+	if in.BatchRequests > 0 {
+		return [][]Arrival{in.Workload}
+	}
+	out := make([][]Arrival, 0, 1+len(in.Samples))
+	for _, w := range append([][]Arrival{in.Workload}, in.Samples...) {
+		if in.Headroom > 0 {
+			w = compress(w, 1+in.Headroom)
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// compress returns w with its arrival times divided by k: the same
+// requests offered k times as fast.
+func compress(w []Arrival, k float64) []Arrival {
+	out := make([]Arrival, len(w))
+	for i, a := range w {
+		a.At = time.Duration(math.Round(float64(a.At) / k))
+		out[i] = a
+	}
+	return out
 }
 
 // familyCost is a lower bound of f's cost with r replicas, before
@@ -515,9 +584,11 @@ func (in *PlanInput) searchFamily(f *family, best *Candidate, res *PlanResult) *
 	}
 	tried := 0
 	var met *Candidate
+	runs := 0
 	try := func(r int) bool {
 		tried++
-		c := in.simulate(f.cfg, r, f.d, f.price)
+		c, n := in.simulate(f.cfg, r, f.d, f.price)
+		runs += n
 		res.Candidates = append(res.Candidates, c)
 		if c.Outcome == Met {
 			met = &c
@@ -525,7 +596,7 @@ func (in *PlanInput) searchFamily(f *family, best *Candidate, res *PlanResult) *
 		}
 		return false
 	}
-	defer func() { res.Simulated += tried; res.Runs += tried; res.Skipped += f.maxR - f.lo + 1 - tried }()
+	defer func() { res.Simulated += tried; res.Runs += runs; res.Skipped += f.maxR - f.lo + 1 - tried }()
 	if hi < f.lo {
 		return nil
 	}
@@ -559,26 +630,51 @@ func (in *PlanInput) searchFamily(f *family, best *Candidate, res *PlanResult) *
 	return met
 }
 
-// simulate runs in.Workload on r replicas of cfg's resolved deployment d
-// and judges it against in.SLO. usd is the GPU's price per hour.
-func (in *PlanInput) simulate(cfg PlanConfig, r int, d Deployment, usd float64) Candidate {
+// simulate runs each of in's judged loads on r replicas of cfg's
+// resolved deployment d, stopping at the first that misses the SLO, and
+// judges the worst figures against in.SLO. usd is the GPU's price per
+// hour. It returns the candidate and the simulation runs it took.
+func (in *PlanInput) simulate(cfg PlanConfig, r int, d Deployment, usd float64) (Candidate, int) {
 	cfg.Replicas = r
 	c := Candidate{PlanConfig: cfg, Deployment: d}
-	cl, err := Replicated(d, r, cfg.Routing)
-	if err != nil {
-		c.Outcome, c.Reason, c.PrunedUpTo = Pruned, err.Error(), r
-		in.price(&c, usd, nil)
-		return c
+	runs := 0
+	for i, w := range in.loads() {
+		cl, err := Replicated(d, r, cfg.Routing)
+		if err != nil {
+			c.Outcome, c.Reason, c.PrunedUpTo = Pruned, err.Error(), r
+			in.price(&c, usd, nil)
+			return c, runs
+		}
+		runs++
+		m := Measure(Run(cl, w), in.SLO)
+		if i == 0 {
+			c.Measured = m
+		} else {
+			c.Measured = worst(c.Measured, m)
+		}
+		if c.Misses = in.SLO.Check(c.Measured); len(c.Misses) > 0 {
+			break
+		}
 	}
-	m := Measure(Run(cl, in.Workload), in.SLO)
-	c.Measured = m
-	c.Misses = in.SLO.Check(m)
 	c.Outcome = Met
 	if len(c.Misses) > 0 {
 		c.Outcome = Missed
 	}
-	in.price(&c, usd, &m)
-	return c
+	in.price(&c, usd, &c.Measured)
+	return c, runs
+}
+
+// worst is the worse of a and b figure by figure: the higher latencies,
+// the lower goodput, the fewer finished. An SLO that a and b each meet is
+// met by worst(a, b), and one that either misses is missed by it.
+func worst(a, b Measured) Measured {
+	a.TTFTP50, a.TTFTP90, a.TTFTP99 = max(a.TTFTP50, b.TTFTP50), max(a.TTFTP90, b.TTFTP90), max(a.TTFTP99, b.TTFTP99)
+	a.TPOTP99, a.E2EP99 = max(a.TPOTP99, b.TPOTP99), max(a.E2EP99, b.E2EP99)
+	a.Goodput, a.Makespan = min(a.Goodput, b.Goodput), max(a.Makespan, b.Makespan)
+	if b.Requests > 0 && float64(b.Finished)/float64(b.Requests) < float64(a.Finished)/float64(max(a.Requests, 1)) {
+		a.Requests, a.Finished, a.OutputTokens = b.Requests, b.Finished, b.OutputTokens
+	}
+	return a
 }
 
 // searchBatch sizes a batch job: one replica's time to finish n requests
