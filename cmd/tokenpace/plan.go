@@ -40,11 +40,33 @@ type planFlags struct {
 	ttftP50, ttftP90, ttftP99  time.Duration
 	tpotP99, e2eP99            time.Duration
 	goodput                    float64
+	headroom                   float64
+	samples                    int
 }
 
 // maxPlanRequests bounds --requests: each simulated candidate runs them
 // all.
 const maxPlanRequests = 200_000
+
+// maxPlanSamples bounds --samples: a candidate that meets the SLO runs
+// every sample.
+const maxPlanSamples = 20
+
+// planUsage heads `tokenpace plan -h`.
+const planUsage = `usage: tokenpace plan --model M --rate R --prompt-tokens P --output-tokens O --slo-ttft-p99 D [flags]
+
+Finds the cheapest deployment (GPU, TP, precision, max batch, routing,
+replicas) that meets the SLO, simulating candidate clusters offline and
+ruling out by roofline bounds what cannot work.
+
+Near capacity the p99 of one arrival draw is luck, so an online candidate
+is judged on --samples independent draws of the load (seeds --seed,
+--seed+1, ...) at --headroom above --rate: by default 3 draws at 10% above.
+It meets the SLO only if it meets it on every draw, and reports its worst
+figures. A trace file is one draw; a batch job is judged on throughput.
+
+Flags:
+`
 
 // priceFlags collects repeated --price GPU=USD flags.
 type priceFlags []string
@@ -58,6 +80,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	f := &planFlags{}
 	fs := flag.NewFlagSet("tokenpace plan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, planUsage); fs.PrintDefaults() }
 	fs.StringVar(&f.model, "model", "llama-3.1-8b", "catalog model to serve, e.g. llama-3.1-8b, llama-3.1-70b, qwen2.5-7b")
 	fs.Float64Var(&f.rate, "rate", 0, "requests per second to serve (online load)")
 	fs.IntVar(&f.prompt, "prompt-tokens", 1000, "prompt tokens per request (the mean, with --prompt-cv)")
@@ -78,6 +101,8 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&f.tpotP99, "slo-tpot-p99", 0, "SLO: TPOT p99 limit")
 	fs.DurationVar(&f.e2eP99, "slo-e2e-p99", 0, "SLO: E2E p99 limit")
 	fs.Float64Var(&f.goodput, "goodput", simulate.DefaultGoodput, "SLO: share of requests that must meet every p99 limit")
+	fs.Float64Var(&f.headroom, "headroom", 0.1, "spare capacity of an online pick: every candidate is judged at rate × (1 + headroom), e.g. 0.1 for 10% (0: none)")
+	fs.IntVar(&f.samples, "samples", 3, "independent arrival draws (seeds seed, seed+1, ...) an online candidate must meet the SLO on, its worst reported (a trace file is one draw)")
 	fs.StringVar(&f.gpus, "gpu", "", "comma-separated GPUs to consider (default: every catalog GPU with a price)")
 	fs.StringVar(&f.tps, "tp", "1,2,4,8", "comma-separated tensor-parallel degrees (GPUs per replica)")
 	fs.StringVar(&f.precisions, "precision", "bf16,fp8,int4", "comma-separated weight precisions")
@@ -170,6 +195,12 @@ func (f *planFlags) input(set map[string]bool) (simulate.PlanInput, string, erro
 	if !(f.mbu >= 0 && f.mbu <= 1) || !(f.mfu >= 0 && f.mfu <= 1) {
 		return in, "", fmt.Errorf("--mbu and --mfu must be in (0, 1], got %v and %v", f.mbu, f.mfu)
 	}
+	if !(f.headroom >= 0 && f.headroom <= 10) {
+		return in, "", fmt.Errorf("--headroom must be in [0, 10] (a fraction: 0.1 is 10%%), got %v", f.headroom)
+	}
+	if f.samples < 1 || f.samples > maxPlanSamples {
+		return in, "", fmt.Errorf("--samples must be in [1, %d], got %d", maxPlanSamples, f.samples)
+	}
 	if f.requests > maxPlanRequests {
 		return in, "", fmt.Errorf("--requests %d: at most %d (every candidate simulates them all)", f.requests, maxPlanRequests)
 	}
@@ -190,6 +221,7 @@ func (f *planFlags) input(set map[string]bool) (simulate.PlanInput, string, erro
 		w.Process = simulate.ConstantProcess
 	}
 	var desc string
+	draws := &w // the load to draw further samples of; nil for a trace
 	switch {
 	case f.batchRequests > 0:
 		if f.deadline <= 0 {
@@ -207,7 +239,7 @@ func (f *planFlags) input(set map[string]bool) (simulate.PlanInput, string, erro
 			return in, "", errors.New("--workload sets the load: it excludes --rate")
 		}
 		w.Requests = orInt(f.requests, 0)
-		in.Workload, desc, err = readWorkloadFile(f.workload, w)
+		in.Workload, draws, desc, err = readWorkloadFile(f.workload, w)
 		if err != nil {
 			return in, "", err
 		}
@@ -228,6 +260,23 @@ func (f *planFlags) input(set map[string]bool) (simulate.PlanInput, string, erro
 		if in.Workload, err = w.Arrivals(); err != nil {
 			return in, "", err
 		}
+	}
+	if in.BatchRequests == 0 {
+		in.Headroom = f.headroom
+		n := 1
+		if draws != nil {
+			for i := 1; i < f.samples; i++ {
+				s := *draws
+				s.Seed += uint64(i)
+				a, err := s.Arrivals()
+				if err != nil {
+					return in, "", err
+				}
+				in.Samples = append(in.Samples, a)
+			}
+			n = f.samples
+		}
+		desc += judgedText(n, f.headroom)
 	}
 
 	sp := &in.Space
@@ -278,6 +327,19 @@ func (f *planFlags) input(set map[string]bool) (simulate.PlanInput, string, erro
 		}
 	}
 	return in, desc, nil
+}
+
+// judgedText says how an online candidate is judged: on how many arrival
+// draws, at how much above the offered rate.
+func judgedText(samples int, headroom float64) string {
+	s := "; judged on 1 arrival draw"
+	if samples > 1 {
+		s = fmt.Sprintf("; judged on %d arrival draws (the worst counts)", samples)
+	}
+	if headroom > 0 {
+		s += fmt.Sprintf(" at %g%% above the offered rate", headroom*100)
+	}
+	return s
 }
 
 func lengthText(d simulate.TokenDist) string {

@@ -46,22 +46,22 @@ type benched struct {
 }
 
 // serveAndBench serves args's deployment in process and measures it as
-// `tokenpace bench --rate rate` does: n requests arriving as a Poisson
-// process, on virtual time.
-func serveAndBench(t *testing.T, args []string, rate float64, n, prompt, output int, ttft, tpot time.Duration) benched {
+// `tokenpace bench --rate rate --seed seed` does: n requests arriving as a
+// Poisson process, on virtual time.
+func serveAndBench(t *testing.T, args []string, rate float64, n, prompt, output int, ttft, tpot time.Duration, seed uint64) benched {
 	t.Helper()
 	var got benched
 	synctest.Test(t, func(t *testing.T) {
 		sched, name := simScheduler(t, args)
-		sim, err := simulate.ServeInMemory(simulate.WithModel(name, sched), simulate.WithSeed(1))
+		sim, err := simulate.ServeInMemory(simulate.WithModel(name, sched), simulate.WithSeed(seed))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer sim.Close()
 		oc := openai.NewClient(option.WithBaseURL(sim.BaseURL()), option.WithHTTPClient(sim.Client()), option.WithAPIKey("simulator"), option.WithMaxRetries(0))
 		lg := &loadGen{
-			client: tokenpace.NewClient(oc), params: newPromptMaker(name, prompt, output, 1),
-			requests: n, rate: rate, timeout: time.Hour, seed: 1, progress: noProgress{},
+			client: tokenpace.NewClient(oc), params: newPromptMaker(name, prompt, output, seed),
+			requests: n, rate: rate, timeout: time.Hour, seed: seed, progress: noProgress{},
 			recorder: metrics.NewRecorder(metrics.WithSLO(metrics.SLO{TTFT: ttft, TPOT: tpot})),
 		}
 		res := lg.run(t.Context())
@@ -77,8 +77,9 @@ func serveAndBench(t *testing.T, args []string, rate float64, n, prompt, output 
 // TestPlanPickMeetsTheSLOWhenServed is the consistency check of plan: for
 // a voice bot and ghost text, plan's pick, served by the simulator with its
 // sim_args and measured by bench's load generator at the same load (its
-// own Poisson draw), meets the SLO; the cheapest candidate plan rejected,
-// and the cheapest it simulated and saw miss, miss it.
+// own Poisson draws, three seeds: the verdict must not hang on one draw),
+// meets the SLO; the cheapest candidate plan rejected, and the cheapest it
+// simulated and saw miss, miss it.
 func TestPlanPickMeetsTheSLOWhenServed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("serves thousands of streams")
@@ -106,10 +107,14 @@ func TestPlanPickMeetsTheSLOWhenServed(t *testing.T) {
 			meets := func(b benched) bool {
 				return b.ttftP99 <= sc.ttft && (sc.tpot == 0 || b.tpotP99 <= sc.tpot) && b.goodput >= 0.99
 			}
-			best := serveAndBench(t, p.Best.SimArgs, sc.rate, sc.n, sc.prompt, sc.output, sc.ttft, sc.tpot)
-			if !meets(best) {
-				t.Errorf("plan's pick (%v) served and benched: TTFT p99 %v, TPOT p99 %v, goodput %.3f; want within TTFT %v, TPOT %v, goodput 0.99",
-					p.Best.SimArgs, best.ttftP99, best.tpotP99, best.goodput, sc.ttft, sc.tpot)
+			var best benched
+			for seed := uint64(1); seed <= 3; seed++ {
+				best = serveAndBench(t, p.Best.SimArgs, sc.rate, sc.n, sc.prompt, sc.output, sc.ttft, sc.tpot, seed)
+				if !meets(best) {
+					t.Errorf("plan's pick (%v) served and benched (seed %d): TTFT p99 %v, TPOT p99 %v, goodput %.3f; want within TTFT %v, TPOT %v, goodput 0.99",
+						p.Best.SimArgs, seed, best.ttftP99, best.tpotP99, best.goodput, sc.ttft, sc.tpot)
+				}
+				t.Logf("pick %v, bench seed %d: TTFT p99 %v, TPOT p99 %v, goodput %.3f", p.Best.SimArgs, seed, best.ttftP99, best.tpotP99, best.goodput)
 			}
 			// The cheapest rejected, and the cheapest that plan simulated
 			// and saw miss (the closest call), both miss when served.
@@ -121,15 +126,14 @@ func TestPlanPickMeetsTheSLOWhenServed(t *testing.T) {
 				}
 			}
 			for _, r := range rejected {
-				got := serveAndBench(t, r.SimArgs, sc.rate, sc.n, sc.prompt, sc.output, sc.ttft, sc.tpot)
+				got := serveAndBench(t, r.SimArgs, sc.rate, sc.n, sc.prompt, sc.output, sc.ttft, sc.tpot, 1)
 				if meets(got) {
 					t.Errorf("rejected %v (%s: %s%v) served and benched: TTFT p99 %v, TPOT p99 %v, goodput %.3f; want a miss",
 						r.SimArgs, r.Outcome, r.Reason, r.Misses, got.ttftP99, got.tpotP99, got.goodput)
 				}
 				t.Logf("rejected %v (%s: %s%v): bench TTFT p99 %v, TPOT p99 %v, goodput %.3f", r.SimArgs, r.Outcome, r.Reason, r.Misses, got.ttftP99, got.tpotP99, got.goodput)
 			}
-			t.Logf("pick %v: bench TTFT p99 %v, TPOT p99 %v, goodput %.3f (plan said %.1f ms, %.1f ms)",
-				p.Best.SimArgs, best.ttftP99, best.tpotP99, best.goodput, *p.Best.TTFTP99, *p.Best.TPOTP99)
+			t.Logf("pick %v: plan said TTFT p99 %.1f ms, TPOT p99 %.1f ms (worst of its draws at the raised rate)", p.Best.SimArgs, *p.Best.TTFTP99, *p.Best.TPOTP99)
 		})
 	}
 }

@@ -54,6 +54,8 @@ type candidateJSON struct {
 type planJSON struct {
 	Model      string          `json:"model"`
 	Load       string          `json:"load"`
+	Samples    int             `json:"samples,omitempty"`
+	Headroom   float64         `json:"headroom"`
 	SLO        map[string]any  `json:"slo"`
 	Search     searchJSON      `json:"search"`
 	Best       *candidateJSON  `json:"best"`
@@ -163,10 +165,13 @@ func (r *planReport) sloMap() map[string]any {
 func (r *planReport) writeJSON(w io.Writer) error {
 	res := r.res
 	out := planJSON{
-		Model: r.in.Template.Model.Name, Load: r.desc, SLO: r.sloMap(),
+		Model: r.in.Template.Model.Name, Load: r.desc, SLO: r.sloMap(), Headroom: r.in.Headroom,
 		Search: searchJSON{Considered: res.Considered, Simulated: res.Simulated, Pruned: res.Pruned, Skipped: res.Skipped, Runs: res.Runs, ElapsedS: round(r.elapsed.Seconds(), 3)},
 		Best:   r.candidate(res.Best), Rejected: r.candidate(res.CheapestRejected()),
 		Candidates: []candidateJSON{},
+	}
+	if r.in.BatchRequests == 0 {
+		out.Samples = 1 + len(r.in.Samples)
 	}
 	for i := range res.Candidates {
 		out.Candidates = append(out.Candidates, *r.candidate(&res.Candidates[i]))

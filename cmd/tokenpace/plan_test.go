@@ -15,7 +15,10 @@ import (
 type planOut struct {
 	Search struct {
 		Considered, Simulated, Pruned, Skipped int
+		Runs                                   int `json:"simulation_runs"`
 	} `json:"search"`
+	Samples    int        `json:"samples"`
+	Headroom   float64    `json:"headroom"`
 	Best       *planCand  `json:"best"`
 	Rejected   *planCand  `json:"cheapest_rejected"`
 	Candidates []planCand `json:"candidates"`
@@ -143,6 +146,10 @@ func TestPlanBadFlags(t *testing.T) {
 		{"--rate", "10", "--slo-ttft-p99", "1s", "extra"},
 		{"--rate", "10", "--slo-ttft-p99", "1s", "--mbu", "1.5"},
 		{"--rate", "10", "--slo-ttft-p99", "1s", "--requests", "999999999"},
+		{"--rate", "10", "--slo-ttft-p99", "1s", "--headroom", "-0.1"},
+		{"--rate", "10", "--slo-ttft-p99", "1s", "--headroom", "NaN"},
+		{"--rate", "10", "--slo-ttft-p99", "1s", "--samples", "0"},
+		{"--rate", "10", "--slo-ttft-p99", "1s", "--samples", "21"},
 	} {
 		if code, _, stderr := plan(t, args...); code != 2 || !strings.HasPrefix(stderr, "tokenpace plan") && !strings.Contains(stderr, "flag") {
 			t.Errorf("plan %q exit = %d, stderr %q; want 2 and a message", args, code, stderr)
@@ -195,8 +202,8 @@ func TestPlanWorkloadFiles(t *testing.T) {
 	for _, tc := range []struct {
 		file, load string
 	}{
-		{trace, "trace " + trace + ": 200 requests"},
-		{report, "300 requests at 8/s, 700 prompt and 70 output tokens"},
+		{trace, "trace " + trace + ": 200 requests; judged on 1 arrival draw at 10% above the offered rate"},
+		{report, "300 requests at 8/s, 700 prompt and 70 output tokens; judged on 3 arrival draws (the worst counts) at 10% above the offered rate"},
 	} {
 		code, out, stderr := plan(t, append([]string{"--workload", tc.file, "--slo-ttft-p99", "400ms"}, smallSearch...)...)
 		if code != 0 || !strings.Contains(out, tc.load) {
@@ -208,6 +215,28 @@ func TestPlanWorkloadFiles(t *testing.T) {
 	code, out, _ := plan(t, append([]string{"--workload", trace, "--slo-ttft-p99", "400ms", "--json"}, smallSearch...)...)
 	if code != 0 || !strings.Contains(out, `"routing": "affinity"`) {
 		t.Errorf("plan of a trace with prefixes: exit %d, affinity never considered:\n%.2000s", code, out)
+	}
+}
+
+// By default an online pick is judged on 3 arrival draws at 10% above
+// the offered rate; a voice bot at the edge of one replica's capacity
+// then needs a dearer deployment than one draw at the offered rate says.
+func TestPlanJudgesOnSeveralDrawsWithHeadroom(t *testing.T) {
+	args := []string{"--model", "llama-3.1-8b", "--rate", "40", "--prompt-tokens", "1000", "--output-tokens", "60", "--requests", "800",
+		"--slo-ttft-p99", "180ms", "--slo-tpot-p99", "50ms", "--gpu", "mi300x", "--tp", "1", "--precision", "fp8", "--max-batch", "16,32,64", "--max-gpus", "8"}
+	p := planJSONOut(t, args...)
+	if p.Samples != 3 || p.Headroom != 0.1 {
+		t.Errorf("plan defaults: samples %d, headroom %v; want 3, 0.1", p.Samples, p.Headroom)
+	}
+	q := planJSONOut(t, append(args, "--samples", "1", "--headroom", "0")...)
+	if q.Samples != 1 || q.Headroom != 0 {
+		t.Errorf("plan --samples 1 --headroom 0: samples %d, headroom %v; want 1, 0", q.Samples, q.Headroom)
+	}
+	if *p.Best.CostPerHour <= *q.Best.CostPerHour {
+		t.Errorf("robust pick %v at $%v/h; want dearer than the one-draw pick %v at $%v/h", p.Best.SimArgs, *p.Best.CostPerHour, q.Best.SimArgs, *q.Best.CostPerHour)
+	}
+	if p.Search.Runs <= p.Search.Simulated {
+		t.Errorf("search = %+v: want more runs than simulated candidates (every draw of a candidate that meets the SLO)", p.Search)
 	}
 }
 

@@ -33,11 +33,12 @@ const maxWorkloadFile = 256 << 20
 // '{') or a trace CSV. For a bench report, w gives the seed and the
 // request count when the report lacks one, and the report's own rate (or,
 // for a closed loop, its measured request rate), prompt tokens and mean
-// output tokens replace w's.
-func readWorkloadFile(path string, w simulate.Workload) ([]simulate.Arrival, string, error) {
+// output tokens replace w's, and the load is returned so that further
+// samples can be drawn of it (nil for a trace, which is one draw).
+func readWorkloadFile(path string, w simulate.Workload) ([]simulate.Arrival, *simulate.Workload, string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	defer f.Close()
 	br := bufio.NewReader(f)
@@ -46,7 +47,7 @@ func readWorkloadFile(path string, w simulate.Workload) ([]simulate.Arrival, str
 		var b benchShapes
 		dec := json.NewDecoder(io.LimitReader(br, maxWorkloadFile))
 		if err := dec.Decode(&b); err != nil {
-			return nil, "", fmt.Errorf("--workload %s: not a bench --json report: %v", path, err)
+			return nil, nil, "", fmt.Errorf("--workload %s: not a bench --json report: %v", path, err)
 		}
 		w.Rate = b.Rate
 		if w.Rate == 0 {
@@ -61,14 +62,14 @@ func readWorkloadFile(path string, w simulate.Workload) ([]simulate.Arrival, str
 			w.Requests = b.Planned
 		}
 		if !(w.Rate > 0) || w.Prompt.Mean < 1 || w.Output.Mean < 1 {
-			return nil, "", fmt.Errorf("--workload %s: the bench report has no rate, prompt or output length to plan for", path)
+			return nil, nil, "", fmt.Errorf("--workload %s: the bench report has no rate, prompt or output length to plan for", path)
 		}
 		a, err := w.Arrivals()
-		return a, fmt.Sprintf("the shapes of bench report %s: %d requests at %.3g/s, %d prompt and %d output tokens", path, len(a), w.Rate, w.Prompt.Mean, w.Output.Mean), err
+		return a, &w, fmt.Sprintf("the shapes of bench report %s: %d requests at %.3g/s, %d prompt and %d output tokens", path, len(a), w.Rate, w.Prompt.Mean, w.Output.Mean), err
 	}
 	a, err := simulate.ReadTrace(br)
 	if err != nil {
-		return nil, "", fmt.Errorf("--workload %s: %w", path, err)
+		return nil, nil, "", fmt.Errorf("--workload %s: %w", path, err)
 	}
-	return a, fmt.Sprintf("trace %s: %d requests", path, len(a)), nil
+	return a, nil, fmt.Sprintf("trace %s: %d requests", path, len(a)), nil
 }
