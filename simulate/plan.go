@@ -139,8 +139,10 @@ type Candidate struct {
 	// Outcome says whether the candidate met the SLO, missed it or was
 	// pruned.
 	Outcome Outcome
-	// Measured is the simulated result (Met and Missed only). For a batch
-	// job Makespan is the estimated time to finish the whole job.
+	// Measured is the simulated result (Met and Missed only): for an
+	// online load, the worst figures of the draws it ran (see
+	// PlanInput.Samples). For a batch job Makespan is the estimated time
+	// to finish the whole job.
 	Measured Measured
 	// Misses lists the SLO limits a Missed candidate missed.
 	Misses []Miss
