@@ -63,7 +63,8 @@ Near capacity the p99 of one arrival draw is luck, so an online candidate
 is judged on --samples independent draws of the load (seeds --seed,
 --seed+1, ...) at --headroom above --rate: by default 3 draws at 10% above.
 It meets the SLO only if it meets it on every draw, and reports its worst
-figures. A trace file is one draw; a batch job is judged on throughput.
+figures. A trace file, or constant arrivals of fixed lengths, is one draw;
+a batch job is judged on throughput.
 
 Flags:
 `
@@ -264,7 +265,9 @@ func (f *planFlags) input(set map[string]bool) (simulate.PlanInput, string, erro
 	if in.BatchRequests == 0 {
 		in.Headroom = f.headroom
 		n := 1
-		if draws != nil {
+		// Constant arrivals of fixed lengths draw the same load whatever
+		// the seed: one draw is all of them.
+		if draws != nil && (draws.Process != simulate.ConstantProcess || draws.Prompt.CV > 0 || draws.Output.CV > 0) {
 			for i := 1; i < f.samples; i++ {
 				s := *draws
 				s.Seed += uint64(i)
@@ -330,7 +333,8 @@ func (f *planFlags) input(set map[string]bool) (simulate.PlanInput, string, erro
 }
 
 // judgedText says how an online candidate is judged: on how many arrival
-// draws, at how much above the offered rate.
+// draws (a trace, or constant arrivals of fixed lengths, is one), at how
+// much above the offered rate.
 func judgedText(samples int, headroom float64) string {
 	s := "; judged on 1 arrival draw"
 	if samples > 1 {

@@ -238,6 +238,11 @@ func TestPlanJudgesOnSeveralDrawsWithHeadroom(t *testing.T) {
 	if p.Search.Runs <= p.Search.Simulated {
 		t.Errorf("search = %+v: want more runs than simulated candidates (every draw of a candidate that meets the SLO)", p.Search)
 	}
+	// Constant arrivals of fixed lengths are the same whatever the seed.
+	c := planJSONOut(t, append(args, "--constant")...)
+	if c.Samples != 1 || c.Search.Runs != c.Search.Simulated {
+		t.Errorf("plan --constant: samples %d, search %+v; want 1 draw, one run per simulated candidate", c.Samples, c.Search)
+	}
 }
 
 func TestPlanPlot(t *testing.T) {
