@@ -52,6 +52,10 @@ const maxPlanRequests = 200_000
 // every sample.
 const maxPlanSamples = 20
 
+// maxPlanDrawn bounds the requests of all samples together (they are held
+// in memory, about 56 bytes each, twice with headroom).
+const maxPlanDrawn = 1_000_000
+
 // planUsage heads `tokenpace plan -h`.
 const planUsage = `usage: tokenpace plan --model M --rate R --prompt-tokens P --output-tokens O --slo-ttft-p99 D [flags]
 
@@ -268,6 +272,9 @@ func (f *planFlags) input(set map[string]bool) (simulate.PlanInput, string, erro
 		// Constant arrivals of fixed lengths draw the same load whatever
 		// the seed: one draw is all of them.
 		if draws != nil && (draws.Process != simulate.ConstantProcess || draws.Prompt.CV > 0 || draws.Output.CV > 0) {
+			if len(in.Workload)*f.samples > maxPlanDrawn {
+				return in, "", fmt.Errorf("--samples %d of %d requests: at most %d requests in all", f.samples, len(in.Workload), maxPlanDrawn)
+			}
 			for i := 1; i < f.samples; i++ {
 				s := *draws
 				s.Seed += uint64(i)

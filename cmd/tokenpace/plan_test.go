@@ -150,6 +150,7 @@ func TestPlanBadFlags(t *testing.T) {
 		{"--rate", "10", "--slo-ttft-p99", "1s", "--headroom", "NaN"},
 		{"--rate", "10", "--slo-ttft-p99", "1s", "--samples", "0"},
 		{"--rate", "10", "--slo-ttft-p99", "1s", "--samples", "21"},
+		{"--rate", "10", "--slo-ttft-p99", "1s", "--samples", "6", "--requests", "200000"},
 	} {
 		if code, _, stderr := plan(t, args...); code != 2 || !strings.HasPrefix(stderr, "tokenpace plan") && !strings.Contains(stderr, "flag") {
 			t.Errorf("plan %q exit = %d, stderr %q; want 2 and a message", args, code, stderr)
