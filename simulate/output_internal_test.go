@@ -2,8 +2,12 @@ package simulate
 
 import (
 	"context"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -75,6 +79,78 @@ func TestOutputQueueFlushesOnce(t *testing.T) {
 			if rec.flushes[i] != want[i] {
 				t.Errorf("flush %d = %+v, want %+v", i, rec.flushes[i], want[i])
 			}
+		}
+	})
+}
+
+// countingListener counts the writes to its connections: the server's
+// write system calls on a real socket.
+type countingListener struct {
+	net.Listener
+	writes *atomic.Int64
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return countingConn{c, l.writes}, nil
+}
+
+type countingConn struct {
+	net.Conn
+	writes *atomic.Int64
+}
+
+func (c countingConn) Write(b []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(b)
+}
+
+// TestStreamBehindIsCoalesced pins that a client that stops reading for a
+// while gets the same bytes as a prompt one, and that the chunks which fell
+// due meanwhile reach it in a few writes rather than one write each.
+func TestStreamBehindIsCoalesced(t *testing.T) {
+	const tokens = 60
+	read := func(t *testing.T, stall time.Duration) (body string, writes int64) {
+		var n atomic.Int64
+		l := NewMemListener()
+		l.buffer = 1024 // a small socket buffer: the stalled client blocks the server's writes
+		s, err := NewServer(WithModel("m", &Fixed{TTFT: 10 * time.Millisecond, ITL: time.Millisecond}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		hs := &http.Server{Handler: s}
+		go hs.Serve(countingListener{l, &n})
+		defer hs.Close()
+		c := l.Client()
+		defer c.CloseIdleConnections()
+		res, err := c.Post("http://sim/v1/chat/completions", "application/json",
+			strings.NewReader(`{"model":"m","stream":true,"max_tokens":60,"messages":[{"role":"user","content":"hi"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		time.Sleep(stall)
+		b, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatalf("reading the body: %v", err)
+		}
+		return string(b), n.Load()
+	}
+	synctest.Test(t, func(t *testing.T) {
+		prompt, promptWrites := read(t, 0)
+		stalled, stalledWrites := read(t, 200*time.Millisecond)
+		if stalled != prompt {
+			t.Errorf("body after a stall = %q, want the prompt reader's %q", stalled, prompt)
+		}
+		if promptWrites < tokens {
+			t.Errorf("writes to a prompt reader = %d, want one per chunk at least (%d)", promptWrites, tokens)
+		}
+		if stalledWrites > promptWrites/4 {
+			t.Errorf("writes to a stalled reader = %d, want at most a quarter of the prompt reader's %d", stalledWrites, promptWrites)
 		}
 	})
 }
