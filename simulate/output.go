@@ -25,6 +25,7 @@ type output struct {
 	headersAt  time.Time // nothing goes out before (slow headers)
 	stallUntil time.Time // nothing goes out before (a stall)
 	started    bool      // headers written
+	unflushed  bool      // bytes written but not yet flushed
 	held       []byte    // what a buffering proxy holds
 	late       *lateness // records how late writes are
 }
@@ -37,11 +38,31 @@ func newOutput(ctx context.Context, w http.ResponseWriter, half time.Duration, b
 // wake-up was.
 func (o *output) wait(at time.Time) bool {
 	due := o.due(at)
-	if !waitUntil(o.ctx, due) {
+	if !o.waitFor(due) {
 		return false
 	}
 	o.late.observe(due)
 	return true
+}
+
+// waitFor waits until due, first flushing what is written but not yet
+// flushed if it has to sleep: queued bytes are never held back while the
+// output waits for later ones.
+func (o *output) waitFor(due time.Time) bool {
+	if o.unflushed && time.Until(due) > 0 && !o.flush() {
+		return false
+	}
+	return waitUntil(o.ctx, due)
+}
+
+// flush sends what queue wrote since the last flush, in one write to the
+// connection, and reports false if the client went away.
+func (o *output) flush() bool {
+	if !o.unflushed {
+		return true
+	}
+	o.unflushed = false
+	return o.rc.Flush() == nil
 }
 
 // waitUntil waits for t on the clock (virtual under testing/synctest), and
@@ -97,6 +118,14 @@ func (o *output) startStream() {
 // send delivers stream bytes the server sends at at, flushing them as one
 // write, and reports false if the client went away.
 func (o *output) send(at time.Time, data []byte) bool {
+	return o.queue(at, data) && o.flush()
+}
+
+// queue writes stream bytes the server sends at at without flushing them,
+// so that several chunks due at one wake-up leave in one write; flush (or
+// any later wait that has to sleep) sends them. It reports false if the
+// client went away.
+func (o *output) queue(at time.Time, data []byte) bool {
 	if o.buffering {
 		o.held = append(o.held, data...)
 		return true
@@ -110,7 +139,8 @@ func (o *output) send(at time.Time, data []byte) bool {
 	if _, err := o.w.Write(data); err != nil {
 		return false
 	}
-	return o.rc.Flush() == nil
+	o.unflushed = true
+	return true
 }
 
 // end delivers what a buffering proxy held, at at.
@@ -152,12 +182,12 @@ func (o *output) truncate(at time.Time) bool {
 	if o.buffering {
 		return o.end(at)
 	}
-	return waitUntil(o.ctx, o.due(at))
+	return o.waitFor(o.due(at))
 }
 
 // fail delivers an error response sent at at.
 func (o *output) fail(at time.Time, e *apiError, retryAfter time.Duration) {
-	if !waitUntil(o.ctx, o.due(at)) {
+	if !o.waitFor(o.due(at)) {
 		return
 	}
 	if retryAfter > 0 {
@@ -171,7 +201,7 @@ func (o *output) fail(at time.Time, e *apiError, retryAfter time.Duration) {
 // reset drops the connection at at, as a failing server or proxy would:
 // the client sees the body end without its terminating chunk.
 func (o *output) reset(at time.Time) {
-	waitUntil(o.ctx, o.due(at))
+	o.waitFor(o.due(at))
 	if o.started {
 		o.rc.Flush()
 	}

@@ -77,7 +77,10 @@ func (r *responder) handle(e Emission, at time.Time) (done, ok bool) {
 	}
 	if !e.Done {
 		if len(r.buf) > 0 && r.stream {
-			return false, r.out.send(at, r.buf)
+			// Flushed once the handler has taken every emission due
+			// (serve), so chunks of a stream that fell behind leave
+			// together.
+			return false, r.out.queue(at, r.buf)
 		}
 		return false, true
 	}
@@ -203,6 +206,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 			if !ok {
 				return
 			}
+		}
+		if !out.flush() {
+			return
 		}
 	}
 }
