@@ -17,7 +17,6 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
 // arrived is one decoded chunk, when its bytes arrived, and how many
@@ -26,6 +25,9 @@ type arrived struct {
 	chunk *openai.ChatCompletionChunk
 	at    time.Time
 	size  int
+	// comp is the event as the completions API sent it, for a completion
+	// call; chunk is then its chat view (see decodeCompletion).
+	comp *openai.Completion
 }
 
 // maxUnreadBytes bounds the event data of the chunks an attempt holds for
@@ -53,9 +55,13 @@ type attemptSpec struct {
 	client *openai.Client
 	name   string
 	params openai.ChatCompletionNewParams
-	opts   []option.RequestOption
-	cfg    *config
-	start  time.Time // when the caller made the call
+	// completion, when set, makes the attempt a completion
+	// (/v1/completions) with these params; params then carry only its
+	// model.
+	completion *openai.CompletionNewParams
+	opts       []option.RequestOption
+	cfg        *config
+	start      time.Time // when the caller made the call
 	// unbounded lifts the bound on unread chunks, for a consumer that
 	// takes nothing before the end (a buffered Router call).
 	unbounded bool
@@ -80,7 +86,7 @@ type attempt struct {
 	x      exchange    // the HTTP requests
 
 	// Owned by the goroutine that calls, then by the reader goroutine.
-	stream  *ssestream.Stream[openai.ChatCompletionChunk]
+	stream  eventStream
 	res     *http.Response
 	body    *arrivalBody
 	ms      *milestones
@@ -180,7 +186,11 @@ var doneData = []byte("[DONE]")
 // is an event stream to read; if not, the attempt has ended.
 func (a *attempt) call() bool {
 	opts := append(slices.Clip(a.spec.opts), option.WithMiddleware(a.x.middleware()))
-	a.stream = a.spec.client.Chat.Completions.NewStreaming(a.ctx, a.spec.params, opts...)
+	if p := a.spec.completion; p != nil {
+		a.stream = a.spec.client.Completions.NewStreaming(a.ctx, *p, opts...)
+	} else {
+		a.stream = a.spec.client.Chat.Completions.NewStreaming(a.ctx, a.spec.params, opts...)
+	}
 	if err := a.stream.Err(); err != nil {
 		_ = a.stream.Close()
 		a.end(a.failure(KindRequest, "", err), time.Now())
@@ -242,8 +252,8 @@ func (a *attempt) read(body io.Reader) (time.Time, error) {
 			a.outputEnd(at)
 			return at, nil
 		}
-		c := new(openai.ChatCompletionChunk)
-		if err := json.Unmarshal(data, c); err != nil {
+		c, comp, err := a.decode(data)
+		if err != nil {
 			return at, a.failure(KindMalformed, "", err)
 		}
 		if f, ok := c.JSON.ExtraFields["error"]; ok && f.Raw() != "null" {
@@ -253,14 +263,28 @@ func (a *attempt) read(body io.Reader) (time.Time, error) {
 			}
 			return at, a.failure(KindErrorEvent, apiErr.Type, apiErr)
 		}
-		a.deliver(c, at, len(data))
+		a.deliver(c, comp, at, len(data))
 	}
+}
+
+// decode decodes the data of one event: a chat chunk, or for a completion
+// call the completion event and its chat view.
+func (a *attempt) decode(data []byte) (*openai.ChatCompletionChunk, *openai.Completion, error) {
+	c := new(openai.ChatCompletionChunk)
+	if err := json.Unmarshal(data, c); err != nil {
+		return nil, nil, err
+	}
+	if a.spec.completion == nil {
+		return c, nil, nil
+	}
+	comp, err := decodeCompletion(data, c)
+	return c, comp, err
 }
 
 // deliver records chunk c, which arrived at at, and queues it for the
 // consumer. The consumer is woken before the next read of the body (see
 // flush), so chunks that arrived in one read cost one wake-up.
-func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time, size int) {
+func (a *attempt) deliver(c *openai.ChatCompletionChunk, comp *openai.Completion, at time.Time, size int) {
 	deltas := 0
 	var content string
 	for i := range c.Choices {
@@ -276,7 +300,7 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time, size int)
 	if content != "" && a.ms.pending() {
 		a.ms.add(content, at, a.reach)
 	}
-	first, woke, full := a.queue(c, at, size, deltas)
+	first, woke, full := a.queue(arrived{chunk: c, comp: comp, at: at, size: size}, deltas)
 	tokens := deltas
 	if c.JSON.Usage.Valid() && deltas > 0 {
 		// A server that streams usage with every chunk says how many
@@ -311,11 +335,12 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time, size int)
 	}
 }
 
-// queue records chunk c (size bytes of event data, deltas output-bearing
-// choice deltas, arrived at at) in the Timing and queues it for the
-// consumer. It reports whether c is the first token, whether it woke the
-// consumer, and whether the queue is full.
-func (a *attempt) queue(c *openai.ChatCompletionChunk, at time.Time, size, deltas int) (first, woke, full bool) {
+// queue records chunk ar (of deltas output-bearing choice deltas) in the
+// Timing and queues it for the consumer. It reports whether it is the
+// first token, whether it woke the consumer, and whether the queue is
+// full.
+func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
+	c, at, size := ar.chunk, ar.at, ar.size
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	t := &a.t
@@ -339,7 +364,7 @@ func (a *attempt) queue(c *openai.ChatCompletionChunk, at time.Time, size, delta
 	for _, n := range a.names {
 		reachedAt(t, n.name, n.at)
 	}
-	a.pending = append(a.pending, arrived{chunk: c, at: at, size: size})
+	a.pending = append(a.pending, ar)
 	a.unread += size
 	if len(t.Chunks) <= 1 {
 		// Until the first token has been handed over, wake the consumer
