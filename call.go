@@ -32,9 +32,12 @@ type call struct {
 	r      *Router
 	ctx    context.Context
 	params openai.ChatCompletionNewParams
-	opts   []option.RequestOption
-	hooks  Hooks
-	start  time.Time
+	// completion, when set, makes the call a completion with these
+	// params; params are then its chat view (see completionView).
+	completion *openai.CompletionNewParams
+	opts       []option.RequestOption
+	hooks      Hooks
+	start      time.Time
 
 	budget    Budget // the call's override
 	failFast  bool
@@ -349,6 +352,9 @@ func (c *call) handOver(p []arrived) {
 	} else {
 		for i := range p {
 			p[i].chunk.ID = c.id
+			if p[i].comp != nil {
+				p[i].comp.ID = c.id
+			}
 		}
 	}
 	if c.keepText {

@@ -1,9 +1,11 @@
 package tokenpace
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 )
 
 // eventStream is what an attempt keeps of openai-go's stream of any API:
@@ -79,4 +81,62 @@ func (s *CompletionStream) Text() string {
 		return acc.Choices[0].Message.Content
 	}
 	return ""
+}
+
+// NewCompletionStreaming starts a streaming completion, as
+// client.Completions.NewStreaming does (fill-in-the-middle too, with
+// params.Suffix), under the Router's policies, as NewStreaming starts a
+// chat completion: budgets, fallback, hedging, breakers and limits alike,
+// with the same figures for the caller (see NewStreaming).
+//
+// A continuation sends the prompt followed by the text the caller has
+// received, with max_tokens reduced by the tokens delivered, and the same
+// suffix: the server completes where the text stops, and no continue
+// prompt is sent. It needs a prompt given as one string; with any other
+// prompt (several prompts, token ids) Policy.Continue is ignored for the
+// call, which then restarts on the next route as without it.
+func (r *Router) NewCompletionStreaming(ctx context.Context, params openai.CompletionNewParams, opts ...option.RequestOption) *CompletionStream {
+	params = withCompletionUsage(params)
+	c := newCall(ctx, r, completionView(params), opts)
+	c.completion = &params
+	c.begin()
+	return &CompletionStream{newStream(c)}
+}
+
+// completionView returns the chat params through which a Router call
+// sees a completion's: its model, max_tokens, and its prompt and suffix
+// as one message, for the prompt-token estimate.
+func completionView(p openai.CompletionNewParams) openai.ChatCompletionNewParams {
+	prompt := ""
+	if s := p.Prompt.OfString; s.Valid() {
+		prompt = s.Value
+	} else if b, err := json.Marshal(p.Prompt); err == nil {
+		prompt = string(b)
+	}
+	return openai.ChatCompletionNewParams{
+		Model:     string(p.Model),
+		Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage(prompt + p.Suffix.Value)},
+		MaxTokens: p.MaxTokens,
+	}
+}
+
+// canContinue reports whether the call's API lets a continuation carry on
+// its output: chat always, a completion when its prompt is one string.
+func (c *call) canContinue() bool {
+	return c.completion == nil || c.completion.Prompt.OfString.Valid()
+}
+
+// completionFor returns the completion params of a try that asks for
+// model; a continuation appends the chain's text to the prompt and
+// reduces max_tokens by the tokens delivered. c.mu is held.
+func (c *call) completionFor(model string, continuation bool) *openai.CompletionNewParams {
+	p := *c.completion
+	p.Model = openai.CompletionNewParamsModel(model)
+	if continuation {
+		p.Prompt.OfString = openai.String(p.Prompt.OfString.Value + c.chainText())
+		if p.MaxTokens.Valid() {
+			p.MaxTokens = openai.Int(max(1, p.MaxTokens.Value-c.deliveredTokens()))
+		}
+	}
+	return &p
 }

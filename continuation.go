@@ -19,10 +19,7 @@ func (c *call) continuation(p openai.ChatCompletionNewParams) openai.ChatComplet
 		prompt = defaultContinuePrompt
 	}
 	p.Messages = append(slices.Clip(c.params.Messages), openai.AssistantMessage(c.chainText()), openai.UserMessage(prompt))
-	n := int64(0)
-	for _, tr := range c.chain {
-		n += int64(tr.a.delivered())
-	}
+	n := c.deliveredTokens()
 	if p.MaxTokens.Valid() {
 		p.MaxTokens = openai.Int(max(1, p.MaxTokens.Value-n))
 	}
@@ -30,4 +27,14 @@ func (c *call) continuation(p openai.ChatCompletionNewParams) openai.ChatComplet
 		p.MaxCompletionTokens = openai.Int(max(1, p.MaxCompletionTokens.Value-n))
 	}
 	return p
+}
+
+// deliveredTokens returns the output-bearing chunks the chain delivered:
+// the tokens a continuation takes off max_tokens. c.mu is held.
+func (c *call) deliveredTokens() int64 {
+	n := int64(0)
+	for _, tr := range c.chain {
+		n += int64(tr.a.delivered())
+	}
+	return n
 }
