@@ -187,6 +187,9 @@ func (c *call) send(tr *try) {
 	if c.completion != nil {
 		spec.completion = c.completionFor(params.Model, tr.kind == AttemptContinuation)
 	}
+	if c.response != nil {
+		spec.response = c.responseFor(params.Model, tr.kind == AttemptContinuation)
+	}
 	// The watchdog is set before the attempt starts, so that its events
 	// read tr.w without a lock; a breach waits for c.mu, held until tr.a
 	// is set.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
 )
 
 // arrived is one decoded chunk, when its bytes arrived, and how many
@@ -28,6 +29,9 @@ type arrived struct {
 	// comp is the event as the completions API sent it, for a completion
 	// call; chunk is then its chat view (see decodeCompletion).
 	comp *openai.Completion
+	// resp is the event as the Responses API sent it, for a response
+	// call; chunk is then its chat view (see decodeResponse).
+	resp *responses.ResponseStreamEventUnion
 }
 
 // maxUnreadBytes bounds the event data of the chunks an attempt holds for
@@ -59,9 +63,12 @@ type attemptSpec struct {
 	// (/v1/completions) with these params; params then carry only its
 	// model.
 	completion *openai.CompletionNewParams
-	opts       []option.RequestOption
-	cfg        *config
-	start      time.Time // when the caller made the call
+	// response, when set, makes the attempt a response (/v1/responses)
+	// with these params; params then carry only its model.
+	response *responses.ResponseNewParams
+	opts     []option.RequestOption
+	cfg      *config
+	start    time.Time // when the caller made the call
 	// unbounded lifts the bound on unread chunks, for a consumer that
 	// takes nothing before the end (a buffered Router call).
 	unbounded bool
@@ -93,6 +100,9 @@ type attempt struct {
 	deltas  int       // output-bearing choice deltas
 	counted int       // output tokens reported to the output event
 	names   []reached // milestones reached by the current chunk
+	// terminal: a Responses stream sent its final event, so its end is
+	// clean.
+	terminal bool
 
 	done chan struct{} // closed when the reader goroutine has returned
 	wake chan struct{} // the consumer waits on it; capacity 1
@@ -188,6 +198,8 @@ func (a *attempt) call() bool {
 	opts := append(slices.Clip(a.spec.opts), option.WithMiddleware(a.x.middleware()))
 	if p := a.spec.completion; p != nil {
 		a.stream = a.spec.client.Completions.NewStreaming(a.ctx, *p, opts...)
+	} else if p := a.spec.response; p != nil {
+		a.stream = a.spec.client.Responses.NewStreaming(a.ctx, *p, opts...)
 	} else {
 		a.stream = a.spec.client.Chat.Completions.NewStreaming(a.ctx, a.spec.params, opts...)
 	}
@@ -244,6 +256,12 @@ func (a *attempt) read(body io.Reader) (time.Time, error) {
 	sr := newSSEReader(body, a.spec.cfg.maxLineBytes)
 	for {
 		data, err := sr.next()
+		if err == io.EOF && a.terminal {
+			// A Responses stream ends after its final event.
+			at := a.body.last
+			a.outputEnd(at)
+			return at, nil
+		}
 		if err != nil {
 			return time.Now(), a.readFailure(err)
 		}
@@ -251,6 +269,15 @@ func (a *attempt) read(body io.Reader) (time.Time, error) {
 		if bytes.HasPrefix(data, doneData) {
 			a.outputEnd(at)
 			return at, nil
+		}
+		if a.spec.response != nil {
+			ar, err := a.decodeResponse(data)
+			if err != nil {
+				return at, err
+			}
+			ar.at, ar.size = at, len(data)
+			a.deliver(ar)
+			continue
 		}
 		c, comp, err := a.decode(data)
 		if err != nil {
@@ -263,7 +290,7 @@ func (a *attempt) read(body io.Reader) (time.Time, error) {
 			}
 			return at, a.failure(KindErrorEvent, apiErr.Type, apiErr)
 		}
-		a.deliver(c, comp, at, len(data))
+		a.deliver(arrived{chunk: c, comp: comp, at: at, size: len(data)})
 	}
 }
 
@@ -281,15 +308,19 @@ func (a *attempt) decode(data []byte) (*openai.ChatCompletionChunk, *openai.Comp
 	return c, comp, err
 }
 
-// deliver records chunk c, which arrived at at, and queues it for the
+// deliver records chunk ar, and queues it for the
 // consumer. The consumer is woken before the next read of the body (see
 // flush), so chunks that arrived in one read cost one wake-up.
-func (a *attempt) deliver(c *openai.ChatCompletionChunk, comp *openai.Completion, at time.Time, size int) {
+func (a *attempt) deliver(ar arrived) {
+	c, at := ar.chunk, ar.at
 	deltas := 0
 	var content string
+	if ar.resp != nil && responseOutput(ar.resp) {
+		deltas = 1
+	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
-		if outputBearing(&ch.Delta) {
+		if ar.resp == nil && outputBearing(&ch.Delta) {
 			deltas++
 		}
 		if ch.Index == 0 {
@@ -300,7 +331,7 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, comp *openai.Completion
 	if content != "" && a.ms.pending() {
 		a.ms.add(content, at, a.reach)
 	}
-	first, woke, full := a.queue(arrived{chunk: c, comp: comp, at: at, size: size}, deltas)
+	first, woke, full := a.queue(ar, deltas)
 	tokens := deltas
 	if c.JSON.Usage.Valid() && deltas > 0 {
 		// A server that streams usage with every chunk says how many
@@ -361,6 +392,9 @@ func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
 		}
 	}
 	t.setUsage(c.Usage, c.JSON.Usage.Valid())
+	if ar.resp != nil {
+		setResponseEnd(t, ar.resp)
+	}
 	for _, n := range a.names {
 		reachedAt(t, n.name, n.at)
 	}

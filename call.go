@@ -9,6 +9,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
 )
 
 // Internal causes with which a call stops an attempt.
@@ -35,9 +36,12 @@ type call struct {
 	// completion, when set, makes the call a completion with these
 	// params; params are then its chat view (see completionView).
 	completion *openai.CompletionNewParams
-	opts       []option.RequestOption
-	hooks      Hooks
-	start      time.Time
+	// response, when set, makes the call a response with these params;
+	// params are then its chat view (see responseView).
+	response *responses.ResponseNewParams
+	opts     []option.RequestOption
+	hooks    Hooks
+	start    time.Time
 
 	budget    Budget // the call's override
 	failFast  bool

@@ -14,11 +14,7 @@ const defaultContinuePrompt = "Continue exactly where your previous message stop
 // continue prompt, with max_tokens reduced by the tokens already
 // delivered. c.mu is held.
 func (c *call) continuation(p openai.ChatCompletionNewParams) openai.ChatCompletionNewParams {
-	prompt := c.r.pol.ContinuePrompt
-	if prompt == "" {
-		prompt = defaultContinuePrompt
-	}
-	p.Messages = append(slices.Clip(c.params.Messages), openai.AssistantMessage(c.chainText()), openai.UserMessage(prompt))
+	p.Messages = append(slices.Clip(c.params.Messages), openai.AssistantMessage(c.chainText()), openai.UserMessage(c.continuePrompt()))
 	n := c.deliveredTokens()
 	if p.MaxTokens.Valid() {
 		p.MaxTokens = openai.Int(max(1, p.MaxTokens.Value-n))
@@ -37,4 +33,13 @@ func (c *call) deliveredTokens() int64 {
 		n += int64(tr.a.delivered())
 	}
 	return n
+}
+
+// continuePrompt returns the user message that follows the assistant
+// prefix of a continuation.
+func (c *call) continuePrompt() string {
+	if p := c.r.pol.ContinuePrompt; p != "" {
+		return p
+	}
+	return defaultContinuePrompt
 }
