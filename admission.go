@@ -187,6 +187,7 @@ func (c *call) send(tr *try) {
 	if c.completion != nil {
 		spec.completion = c.completionFor(params.Model, tr.kind == AttemptContinuation)
 	}
+	spec.whole = c.whole
 	if c.response != nil {
 		spec.response = c.responseFor(params.Model, tr.kind == AttemptContinuation)
 	}

@@ -32,6 +32,9 @@ type arrived struct {
 	// resp is the event as the Responses API sent it, for a response
 	// call; chunk is then its chat view (see decodeResponse).
 	resp *responses.ResponseStreamEventUnion
+	// whole is the response of a non-streaming attempt; chunk is then its
+	// chat view (see callWhole).
+	whole *openai.ChatCompletion
 }
 
 // maxUnreadBytes bounds the event data of the chunks an attempt holds for
@@ -66,9 +69,12 @@ type attemptSpec struct {
 	// response, when set, makes the attempt a response (/v1/responses)
 	// with these params; params then carry only its model.
 	response *responses.ResponseNewParams
-	opts     []option.RequestOption
-	cfg      *config
-	start    time.Time // when the caller made the call
+	// whole makes the attempt a non-streaming chat completion: its one
+	// chunk, the whole response, arrives with the response's last byte.
+	whole bool
+	opts  []option.RequestOption
+	cfg   *config
+	start time.Time // when the caller made the call
 	// unbounded lifts the bound on unread chunks, for a consumer that
 	// takes nothing before the end (a buffered Router call).
 	unbounded bool
@@ -184,7 +190,7 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 	a.t = Timing{
 		Target: spec.name,
 		Model:  spec.params.Model,
-		Stream: true,
+		Stream: !spec.whole,
 		Start:  spec.start,
 	}
 	return a
@@ -196,6 +202,10 @@ var doneData = []byte("[DONE]")
 // is an event stream to read; if not, the attempt has ended.
 func (a *attempt) call() bool {
 	opts := append(slices.Clip(a.spec.opts), option.WithMiddleware(a.x.middleware()))
+	if a.spec.whole {
+		a.callWhole(opts)
+		return false
+	}
 	if p := a.spec.completion; p != nil {
 		a.stream = a.spec.client.Completions.NewStreaming(a.ctx, *p, opts...)
 	} else if p := a.spec.response; p != nil {

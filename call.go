@@ -39,6 +39,7 @@ type call struct {
 	// response, when set, makes the call a response with these params;
 	// params are then its chat view (see responseView).
 	response *responses.ResponseNewParams
+	whole    bool // a non-streaming chat completion (Router.New)
 	opts     []option.RequestOption
 	hooks    Hooks
 	start    time.Time
