@@ -124,6 +124,9 @@ type attempt struct {
 	ended   bool      // t is final and the end event has run
 	waiting bool      // the consumer waits on wake
 
+	// toolCall: a chunk that reaches the consumer carries a tool call.
+	toolCall bool
+
 	// Once cut, only the first limit chunks (outLimit output-bearing
 	// ones) reach the consumer.
 	isCut           bool
@@ -408,6 +411,9 @@ func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
 	for _, n := range a.names {
 		reachedAt(t, n.name, n.at)
 	}
+	if !a.isCut && carriesToolCall(&ar) {
+		a.toolCall = true
+	}
 	a.pending = append(a.pending, ar)
 	a.unread += size
 	if len(t.Chunks) <= 1 {
@@ -587,6 +593,14 @@ func (a *attempt) delivered() int {
 		return min(a.outLimit, len(a.t.Chunks))
 	}
 	return len(a.t.Chunks)
+}
+
+// calledTool reports whether a chunk that reaches the consumer carries a
+// tool call.
+func (a *attempt) calledTool() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.toolCall
 }
 
 // stop cancels the attempt with cause (unless it has ended) and waits for

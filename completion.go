@@ -120,12 +120,6 @@ func completionView(p openai.CompletionNewParams) openai.ChatCompletionNewParams
 	}
 }
 
-// canContinue reports whether the call's API lets a continuation carry on
-// its output: chat always, a completion when its prompt is one string.
-func (c *call) canContinue() bool {
-	return c.completion == nil || c.completion.Prompt.OfString.Valid()
-}
-
 // completionFor returns the completion params of a try that asks for
 // model; a continuation appends the chain's text to the prompt and
 // reduces max_tokens by the tokens delivered. c.mu is held.
