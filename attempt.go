@@ -80,6 +80,9 @@ type attemptSpec struct {
 	unbounded bool
 }
 
+// api returns the API the spec calls.
+func (s *attemptSpec) api() API { return apiOf(s.completion, s.response) }
+
 // attempt is one streaming HTTP call to one target. A goroutine of its own
 // makes the call (openai-go's NewStreaming, retries included) and then reads
 // the response body eagerly, decoding each event as its bytes arrive, so the
@@ -194,6 +197,7 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 		Target: spec.name,
 		Model:  spec.params.Model,
 		Stream: !spec.whole,
+		API:    spec.api(),
 		Start:  spec.start,
 	}
 	return a

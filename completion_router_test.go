@@ -59,6 +59,9 @@ func TestRouterCompletionStreaming(t *testing.T) {
 					t.Fatalf("Err() = %v, want nil", err)
 				}
 				tm := s.Timing()
+				if tm.API != tokenpace.APICompletions {
+					t.Errorf("API = %q, want %q", tm.API, tokenpace.APICompletions)
+				}
 				if got := outcomes(tm); !slices.Equal(got, tt.outcomes) {
 					t.Errorf("outcomes = %v, want %v", got, tt.outcomes)
 				}

@@ -71,6 +71,9 @@ func TestCompletionStreaming(t *testing.T) {
 			t.Errorf("usage reported %v, output %d, prompt %d, model %q; want true, 3, 6, m",
 				tm.UsageReported, tm.OutputTokens, tm.PromptTokens, tm.Model)
 		}
+		if tm.API != tokenpace.APICompletions || !tm.Stream {
+			t.Errorf("API, Stream = %q, %v, want %q, true", tm.API, tm.Stream, tokenpace.APICompletions)
+		}
 		if len(rec.done) != 1 || rec.done[0] != tm {
 			t.Errorf("Done hook saw %d timings, want the stream's one", len(rec.done))
 		}

@@ -77,6 +77,9 @@ func TestResponseStreaming(t *testing.T) {
 			t.Errorf("usage reported %v, output %d, finish %q, response model %q; want true, 3, stop, m",
 				tm.UsageReported, tm.OutputTokens, tm.FinishReason, tm.ResponseModel)
 		}
+		if tm.API != tokenpace.APIResponses {
+			t.Errorf("API = %q, want %q", tm.API, tokenpace.APIResponses)
+		}
 		if len(rec.done) != 1 || rec.done[0] != tm {
 			t.Errorf("Done hook saw %d timings, want the stream's one", len(rec.done))
 		}
@@ -218,6 +221,9 @@ func TestRouterResponseStreaming(t *testing.T) {
 					t.Fatalf("Err() = %v, want nil", err)
 				}
 				tm := s.Timing()
+				if tm.API != tokenpace.APIResponses {
+					t.Errorf("API = %q, want %q", tm.API, tokenpace.APIResponses)
+				}
 				if got := outcomes(tm); !slices.Equal(got, tt.outcomes) {
 					t.Errorf("outcomes = %v, want %v", got, tt.outcomes)
 				}
