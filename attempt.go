@@ -37,6 +37,14 @@ type arrived struct {
 	whole *openai.ChatCompletion
 }
 
+// usage returns the usage the chunk reports, if it does.
+func (ar *arrived) usage() (openai.CompletionUsage, bool) {
+	if ar.comp != nil {
+		return ar.comp.Usage, ar.comp.JSON.Usage.Valid()
+	}
+	return ar.chunk.Usage, ar.chunk.JSON.Usage.Valid()
+}
+
 // maxUnreadBytes bounds the event data of the chunks an attempt holds for
 // its consumer: past it, the reader stops reading the body until the
 // consumer takes some (see Stream).
@@ -296,13 +304,13 @@ func (a *attempt) read(body io.Reader) (time.Time, error) {
 			a.deliver(ar)
 			continue
 		}
-		c, comp, err := a.decode(data)
+		c, comp, errRaw, err := a.decode(data)
 		if err != nil {
 			return at, a.failure(KindMalformed, "", err)
 		}
-		if f, ok := c.JSON.ExtraFields["error"]; ok && f.Raw() != "null" {
+		if errRaw != "" && errRaw != "null" {
 			apiErr := &openai.Error{StatusCode: a.res.StatusCode, Request: a.res.Request, Response: a.res}
-			if err := apiErr.UnmarshalJSON([]byte(f.Raw())); err != nil {
+			if err := apiErr.UnmarshalJSON([]byte(errRaw)); err != nil {
 				return at, a.failure(KindMalformed, "", err)
 			}
 			return at, a.failure(KindErrorEvent, apiErr.Type, apiErr)
@@ -312,17 +320,21 @@ func (a *attempt) read(body io.Reader) (time.Time, error) {
 }
 
 // decode decodes the data of one event: a chat chunk, or for a completion
-// call the completion event and its chat view.
-func (a *attempt) decode(data []byte) (*openai.ChatCompletionChunk, *openai.Completion, error) {
-	c := new(openai.ChatCompletionChunk)
+// call the completion event and its chat view. errRaw is the event's
+// "error" field, raw; empty when it has none.
+func (a *attempt) decode(data []byte) (c *openai.ChatCompletionChunk, comp *openai.Completion, errRaw string, err error) {
+	if a.spec.completion != nil {
+		comp, c, err = decodeCompletion(data)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		return c, comp, comp.JSON.ExtraFields["error"].Raw(), nil
+	}
+	c = new(openai.ChatCompletionChunk)
 	if err := json.Unmarshal(data, c); err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	if a.spec.completion == nil {
-		return c, nil, nil
-	}
-	comp, err := decodeCompletion(data, c)
-	return c, comp, err
+	return c, nil, c.JSON.ExtraFields["error"].Raw(), nil
 }
 
 // deliver records chunk ar, and queues it for the
@@ -350,10 +362,10 @@ func (a *attempt) deliver(ar arrived) {
 	}
 	first, woke, full := a.queue(ar, deltas)
 	tokens := deltas
-	if c.JSON.Usage.Valid() && deltas > 0 {
+	if usage, ok := ar.usage(); ok && deltas > 0 {
 		// A server that streams usage with every chunk says how many
 		// tokens this one added.
-		tokens = max(tokens, int(c.Usage.CompletionTokens)-a.counted)
+		tokens = max(tokens, int(usage.CompletionTokens)-a.counted)
 	}
 	a.counted += tokens
 
@@ -408,7 +420,7 @@ func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
 			t.FinishReason = c.Choices[i].FinishReason
 		}
 	}
-	t.setUsage(c.Usage, c.JSON.Usage.Valid())
+	t.setUsage(ar.usage())
 	if ar.resp != nil {
 		setResponseEnd(t, ar.resp)
 	}

@@ -16,22 +16,29 @@ type eventStream interface {
 	Close() error
 }
 
-// decodeCompletion decodes the data of a completions event and fills c,
-// the same data decoded as a chat chunk (id, model, choices' index and
-// finish reason, usage, error), with each choice's text as its delta
-// content: the chat view through which timing and policies see every
-// API alike.
-func decodeCompletion(data []byte, c *openai.ChatCompletionChunk) (*openai.Completion, error) {
+// decodeCompletion decodes the data of a completions event and returns
+// it with its chat view: its id and model, and per choice its index,
+// finish reason and text as the delta's content, through which timing and
+// policies see every API alike. The usage and any error field are read
+// from the event itself.
+func decodeCompletion(data []byte) (*openai.Completion, *openai.ChatCompletionChunk, error) {
 	comp := new(openai.Completion)
 	if err := json.Unmarshal(data, comp); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	for i := range comp.Choices {
-		if i < len(c.Choices) {
-			c.Choices[i].Delta.Content = comp.Choices[i].Text
+	c := &openai.ChatCompletionChunk{ID: comp.ID, Model: comp.Model, Created: comp.Created}
+	if len(comp.Choices) > 0 {
+		c.Choices = make([]openai.ChatCompletionChunkChoice, len(comp.Choices))
+		for i := range comp.Choices {
+			ch := &comp.Choices[i]
+			c.Choices[i] = openai.ChatCompletionChunkChoice{
+				Index:        ch.Index,
+				FinishReason: string(ch.FinishReason),
+				Delta:        openai.ChatCompletionChunkChoiceDelta{Content: ch.Text},
+			}
 		}
 	}
-	return comp, nil
+	return comp, c, nil
 }
 
 // withCompletionUsage returns params asking for the usage event unless
