@@ -149,3 +149,34 @@ func TestRouterCompletionNoContinuation(t *testing.T) {
 		}
 	})
 }
+
+// A route's breaker counts the failures of every API: two failed
+// completions open it, and the next call, a response, skips the route at
+// once.
+func TestRouterBreakerAcrossAPIs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		big := route("big")
+		big.Options = []option.RequestOption{withFault("503")}
+		r := router(t, tokenpace.Policy{Breaker: tokenpace.BreakerSettings{Failures: 2, Timeout: time.Minute}}, []simulate.Option{
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec, ITL: 10 * msec}),
+			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),
+			replyByModel(2),
+		}, big, route("small"))
+		for i := range 2 {
+			s := r.NewCompletionStreaming(context.Background(), fim("big", "a", "b"))
+			if text, _ := readCompletion(s, time.Now()); text != "S1 S2" || s.Err() != nil {
+				t.Fatalf("completion %d: text %q, Err() %v, want S1 S2 from the fallback", i, text, s.Err())
+			}
+			if got, want := outcomes(s.Timing()), []tokenpace.Outcome{tokenpace.OutcomeFailed, tokenpace.OutcomeWon}; !slices.Equal(got, want) {
+				t.Fatalf("completion %d: outcomes = %v, want %v", i, got, want)
+			}
+		}
+		s := r.NewResponseStreaming(context.Background(), respond("big", 10))
+		if _, text, _ := readResponse(s, time.Now()); text != "S1 S2" || s.Err() != nil {
+			t.Fatalf("response: text %q, Err() %v, want S1 S2", text, s.Err())
+		}
+		if got, want := outcomes(s.Timing()), []tokenpace.Outcome{tokenpace.OutcomeSkipped, tokenpace.OutcomeWon}; !slices.Equal(got, want) {
+			t.Errorf("response: outcomes = %v, want %v (the open breaker skips big)", got, want)
+		}
+	})
+}

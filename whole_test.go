@@ -31,7 +31,7 @@ func TestRouterNew(t *testing.T) {
 			want: "S1 S2 S3 S4", outcomes: []tokenpace.Outcome{tokenpace.OutcomeBreached, tokenpace.OutcomeWon}, e2e: 380 * msec},
 		{name: "hedge", pol: tokenpace.Policy{Hedge: tokenpace.Hedge{After: 100 * msec}},
 			want: "S1 S2 S3 S4", outcomes: []tokenpace.Outcome{tokenpace.OutcomeHedgeLost, tokenpace.OutcomeWon}, e2e: 180 * msec},
-		{name: "fallback on a server error", bigOpts: []option.RequestOption{withFault("status=503")},
+		{name: "fallback on a server error", bigOpts: []option.RequestOption{withFault("503")},
 			want: "S1 S2 S3 S4", outcomes: []tokenpace.Outcome{tokenpace.OutcomeFailed, tokenpace.OutcomeWon}, e2e: 80 * msec},
 	}
 	for _, tt := range tests {
