@@ -184,6 +184,13 @@ func (c *call) send(tr *try) {
 		opts = append(slices.Clip(opts), option.WithMaxRetries(0))
 	}
 	spec := attemptSpec{client: client, name: rt.Name, params: params, opts: opts, cfg: &c.r.c.cfg, start: tr.start, unbounded: c.buffered}
+	if c.completion != nil {
+		spec.completion = c.completionFor(params.Model, tr.kind == AttemptContinuation)
+	}
+	spec.whole = c.whole
+	if c.response != nil {
+		spec.response = c.responseFor(params.Model, tr.kind == AttemptContinuation)
+	}
 	// The watchdog is set before the attempt starts, so that its events
 	// read tr.w without a lock; a breach waits for c.mu, held until tr.a
 	// is set.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/responses"
 )
 
 // arrived is one decoded chunk, when its bytes arrived, and how many
@@ -26,6 +26,23 @@ type arrived struct {
 	chunk *openai.ChatCompletionChunk
 	at    time.Time
 	size  int
+	// comp is the event as the completions API sent it, for a completion
+	// call; chunk is then its chat view (see decodeCompletion).
+	comp *openai.Completion
+	// resp is the event as the Responses API sent it, for a response
+	// call; chunk is then its chat view (see decodeResponse).
+	resp *responses.ResponseStreamEventUnion
+	// whole is the response of a non-streaming attempt; chunk is then its
+	// chat view (see callWhole).
+	whole *openai.ChatCompletion
+}
+
+// usage returns the usage the chunk reports, if it does.
+func (ar *arrived) usage() (openai.CompletionUsage, bool) {
+	if ar.comp != nil {
+		return ar.comp.Usage, ar.comp.JSON.Usage.Valid()
+	}
+	return ar.chunk.Usage, ar.chunk.JSON.Usage.Valid()
 }
 
 // maxUnreadBytes bounds the event data of the chunks an attempt holds for
@@ -53,13 +70,26 @@ type attemptSpec struct {
 	client *openai.Client
 	name   string
 	params openai.ChatCompletionNewParams
-	opts   []option.RequestOption
-	cfg    *config
-	start  time.Time // when the caller made the call
+	// completion, when set, makes the attempt a completion
+	// (/v1/completions) with these params; params then carry only its
+	// model.
+	completion *openai.CompletionNewParams
+	// response, when set, makes the attempt a response (/v1/responses)
+	// with these params; params then carry only its model.
+	response *responses.ResponseNewParams
+	// whole makes the attempt a non-streaming chat completion: its one
+	// chunk, the whole response, arrives with the response's last byte.
+	whole bool
+	opts  []option.RequestOption
+	cfg   *config
+	start time.Time // when the caller made the call
 	// unbounded lifts the bound on unread chunks, for a consumer that
 	// takes nothing before the end (a buffered Router call).
 	unbounded bool
 }
+
+// api returns the API the spec calls.
+func (s *attemptSpec) api() API { return apiOf(s.completion, s.response) }
 
 // attempt is one streaming HTTP call to one target. A goroutine of its own
 // makes the call (openai-go's NewStreaming, retries included) and then reads
@@ -80,13 +110,16 @@ type attempt struct {
 	x      exchange    // the HTTP requests
 
 	// Owned by the goroutine that calls, then by the reader goroutine.
-	stream  *ssestream.Stream[openai.ChatCompletionChunk]
+	stream  eventStream
 	res     *http.Response
 	body    *arrivalBody
 	ms      *milestones
 	deltas  int       // output-bearing choice deltas
 	counted int       // output tokens reported to the output event
 	names   []reached // milestones reached by the current chunk
+	// terminal: a Responses stream sent its final event, so its end is
+	// clean.
+	terminal bool
 
 	done chan struct{} // closed when the reader goroutine has returned
 	wake chan struct{} // the consumer waits on it; capacity 1
@@ -101,6 +134,9 @@ type attempt struct {
 	final   bool      // t is final (its end event may still run)
 	ended   bool      // t is final and the end event has run
 	waiting bool      // the consumer waits on wake
+
+	// toolCall: a chunk that reaches the consumer carries a tool call.
+	toolCall bool
 
 	// Once cut, only the first limit chunks (outLimit output-bearing
 	// ones) reach the consumer.
@@ -168,7 +204,8 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 	a.t = Timing{
 		Target: spec.name,
 		Model:  spec.params.Model,
-		Stream: true,
+		Stream: !spec.whole,
+		API:    spec.api(),
 		Start:  spec.start,
 	}
 	return a
@@ -180,7 +217,17 @@ var doneData = []byte("[DONE]")
 // is an event stream to read; if not, the attempt has ended.
 func (a *attempt) call() bool {
 	opts := append(slices.Clip(a.spec.opts), option.WithMiddleware(a.x.middleware()))
-	a.stream = a.spec.client.Chat.Completions.NewStreaming(a.ctx, a.spec.params, opts...)
+	if a.spec.whole {
+		a.callWhole(opts)
+		return false
+	}
+	if p := a.spec.completion; p != nil {
+		a.stream = a.spec.client.Completions.NewStreaming(a.ctx, *p, opts...)
+	} else if p := a.spec.response; p != nil {
+		a.stream = a.spec.client.Responses.NewStreaming(a.ctx, *p, opts...)
+	} else {
+		a.stream = a.spec.client.Chat.Completions.NewStreaming(a.ctx, a.spec.params, opts...)
+	}
 	if err := a.stream.Err(); err != nil {
 		_ = a.stream.Close()
 		a.end(a.failure(KindRequest, "", err), time.Now())
@@ -234,6 +281,12 @@ func (a *attempt) read(body io.Reader) (time.Time, error) {
 	sr := newSSEReader(body, a.spec.cfg.maxLineBytes)
 	for {
 		data, err := sr.next()
+		if err == io.EOF && a.terminal {
+			// A Responses stream ends after its final event.
+			at := a.body.last
+			a.outputEnd(at)
+			return at, nil
+		}
 		if err != nil {
 			return time.Now(), a.readFailure(err)
 		}
@@ -242,30 +295,61 @@ func (a *attempt) read(body io.Reader) (time.Time, error) {
 			a.outputEnd(at)
 			return at, nil
 		}
-		c := new(openai.ChatCompletionChunk)
-		if err := json.Unmarshal(data, c); err != nil {
+		if a.spec.response != nil {
+			ar, err := a.decodeResponse(data)
+			if err != nil {
+				return at, err
+			}
+			ar.at, ar.size = at, len(data)
+			a.deliver(ar)
+			continue
+		}
+		c, comp, errRaw, err := a.decode(data)
+		if err != nil {
 			return at, a.failure(KindMalformed, "", err)
 		}
-		if f, ok := c.JSON.ExtraFields["error"]; ok && f.Raw() != "null" {
+		if errRaw != "" && errRaw != "null" {
 			apiErr := &openai.Error{StatusCode: a.res.StatusCode, Request: a.res.Request, Response: a.res}
-			if err := apiErr.UnmarshalJSON([]byte(f.Raw())); err != nil {
+			if err := apiErr.UnmarshalJSON([]byte(errRaw)); err != nil {
 				return at, a.failure(KindMalformed, "", err)
 			}
 			return at, a.failure(KindErrorEvent, apiErr.Type, apiErr)
 		}
-		a.deliver(c, at, len(data))
+		a.deliver(arrived{chunk: c, comp: comp, at: at, size: len(data)})
 	}
 }
 
-// deliver records chunk c, which arrived at at, and queues it for the
+// decode decodes the data of one event: a chat chunk, or for a completion
+// call the completion event and its chat view. errRaw is the event's
+// "error" field, raw; empty when it has none.
+func (a *attempt) decode(data []byte) (c *openai.ChatCompletionChunk, comp *openai.Completion, errRaw string, err error) {
+	if a.spec.completion != nil {
+		comp, c, err = decodeCompletion(data)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		return c, comp, comp.JSON.ExtraFields["error"].Raw(), nil
+	}
+	c = new(openai.ChatCompletionChunk)
+	if err := json.Unmarshal(data, c); err != nil {
+		return nil, nil, "", err
+	}
+	return c, nil, c.JSON.ExtraFields["error"].Raw(), nil
+}
+
+// deliver records chunk ar, and queues it for the
 // consumer. The consumer is woken before the next read of the body (see
 // flush), so chunks that arrived in one read cost one wake-up.
-func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time, size int) {
+func (a *attempt) deliver(ar arrived) {
+	c, at := ar.chunk, ar.at
 	deltas := 0
 	var content string
+	if ar.resp != nil && responseOutput(ar.resp) {
+		deltas = 1
+	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
-		if outputBearing(&ch.Delta) {
+		if ar.resp == nil && outputBearing(&ch.Delta) {
 			deltas++
 		}
 		if ch.Index == 0 {
@@ -276,12 +360,12 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time, size int)
 	if content != "" && a.ms.pending() {
 		a.ms.add(content, at, a.reach)
 	}
-	first, woke, full := a.queue(c, at, size, deltas)
+	first, woke, full := a.queue(ar, deltas)
 	tokens := deltas
-	if c.JSON.Usage.Valid() && deltas > 0 {
+	if usage, ok := ar.usage(); ok && deltas > 0 {
 		// A server that streams usage with every chunk says how many
 		// tokens this one added.
-		tokens = max(tokens, int(c.Usage.CompletionTokens)-a.counted)
+		tokens = max(tokens, int(usage.CompletionTokens)-a.counted)
 	}
 	a.counted += tokens
 
@@ -311,11 +395,12 @@ func (a *attempt) deliver(c *openai.ChatCompletionChunk, at time.Time, size int)
 	}
 }
 
-// queue records chunk c (size bytes of event data, deltas output-bearing
-// choice deltas, arrived at at) in the Timing and queues it for the
-// consumer. It reports whether c is the first token, whether it woke the
-// consumer, and whether the queue is full.
-func (a *attempt) queue(c *openai.ChatCompletionChunk, at time.Time, size, deltas int) (first, woke, full bool) {
+// queue records chunk ar (of deltas output-bearing choice deltas) in the
+// Timing and queues it for the consumer. It reports whether it is the
+// first token, whether it woke the consumer, and whether the queue is
+// full.
+func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
+	c, at, size := ar.chunk, ar.at, ar.size
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	t := &a.t
@@ -335,11 +420,17 @@ func (a *attempt) queue(c *openai.ChatCompletionChunk, at time.Time, size, delta
 			t.FinishReason = c.Choices[i].FinishReason
 		}
 	}
-	t.setUsage(c.Usage, c.JSON.Usage.Valid())
+	t.setUsage(ar.usage())
+	if ar.resp != nil {
+		setResponseEnd(t, ar.resp)
+	}
 	for _, n := range a.names {
 		reachedAt(t, n.name, n.at)
 	}
-	a.pending = append(a.pending, arrived{chunk: c, at: at, size: size})
+	if !a.isCut && carriesToolCall(&ar) {
+		a.toolCall = true
+	}
+	a.pending = append(a.pending, ar)
 	a.unread += size
 	if len(t.Chunks) <= 1 {
 		// Until the first token has been handed over, wake the consumer
@@ -518,6 +609,14 @@ func (a *attempt) delivered() int {
 		return min(a.outLimit, len(a.t.Chunks))
 	}
 	return len(a.t.Chunks)
+}
+
+// calledTool reports whether a chunk that reaches the consumer carries a
+// tool call.
+func (a *attempt) calledTool() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.toolCall
 }
 
 // stop cancels the attempt with cause (unless it has ended) and waits for

@@ -9,6 +9,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
 )
 
 // Internal causes with which a call stops an attempt.
@@ -32,9 +33,16 @@ type call struct {
 	r      *Router
 	ctx    context.Context
 	params openai.ChatCompletionNewParams
-	opts   []option.RequestOption
-	hooks  Hooks
-	start  time.Time
+	// completion, when set, makes the call a completion with these
+	// params; params are then its chat view (see completionView).
+	completion *openai.CompletionNewParams
+	// response, when set, makes the call a response with these params;
+	// params are then its chat view (see responseView).
+	response *responses.ResponseNewParams
+	whole    bool // a non-streaming chat completion (Router.New)
+	opts     []option.RequestOption
+	hooks    Hooks
+	start    time.Time
 
 	budget    Budget // the call's override
 	failFast  bool
@@ -349,6 +357,9 @@ func (c *call) handOver(p []arrived) {
 	} else {
 		for i := range p {
 			p[i].chunk.ID = c.id
+			if p[i].comp != nil {
+				p[i].comp.ID = c.id
+			}
 		}
 	}
 	if c.keepText {

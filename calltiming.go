@@ -13,7 +13,7 @@ import "time"
 // figures. The Timing is final once the call finished and every try ended.
 // c.mu is held.
 func (c *call) build() *Timing {
-	t := &Timing{Model: c.params.Model, Stream: true, Start: c.start, Sent: c.sent()}
+	t := &Timing{Model: c.params.Model, Stream: !c.whole, API: c.api(), Start: c.start, Sent: c.sent()}
 	if len(c.breaches) > 0 {
 		t.Breaches = append([]BudgetError(nil), c.breaches...)
 	}
@@ -108,3 +108,6 @@ func (tr *try) timing() *Timing {
 	}
 	return &Timing{Target: tr.rt.Name, Start: tr.start}
 }
+
+// api returns the API the call uses.
+func (c *call) api() API { return apiOf(c.completion, c.response) }

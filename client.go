@@ -44,6 +44,24 @@ func (c *Client) NewStreaming(ctx context.Context, params openai.ChatCompletionN
 	return newStream(attemptSource{a})
 }
 
+// NewCompletionStreaming starts a streaming completion, as
+// client.Completions.NewStreaming does (fill-in-the-middle too, with
+// params.Suffix), and times it exactly as NewStreaming times a chat
+// completion: a token is an event whose choices carry text, TTFT runs to
+// the first one, and the token counts come from the usage of the final
+// event. Unless params set stream_options.include_usage, it is turned on.
+func (c *Client) NewCompletionStreaming(ctx context.Context, params openai.CompletionNewParams, opts ...option.RequestOption) *CompletionStream {
+	start := time.Now()
+	params = withCompletionUsage(params)
+	spec := attemptSpec{
+		client: &c.oc, name: c.cfg.name, opts: opts, cfg: &c.cfg, start: start,
+		params:     openai.ChatCompletionNewParams{Model: string(params.Model)},
+		completion: &params,
+	}
+	a := callAttempt(ctx, spec, hookEvents(ctx, c.cfg.hooksFor(ctx)))
+	return &CompletionStream{newStream(attemptSource{a})}
+}
+
 // hookEvents reports an attempt's events to h.
 func hookEvents(ctx context.Context, h Hooks) attemptEvents {
 	var ev attemptEvents

@@ -14,15 +14,8 @@ const defaultContinuePrompt = "Continue exactly where your previous message stop
 // continue prompt, with max_tokens reduced by the tokens already
 // delivered. c.mu is held.
 func (c *call) continuation(p openai.ChatCompletionNewParams) openai.ChatCompletionNewParams {
-	prompt := c.r.pol.ContinuePrompt
-	if prompt == "" {
-		prompt = defaultContinuePrompt
-	}
-	p.Messages = append(slices.Clip(c.params.Messages), openai.AssistantMessage(c.chainText()), openai.UserMessage(prompt))
-	n := int64(0)
-	for _, tr := range c.chain {
-		n += int64(tr.a.delivered())
-	}
+	p.Messages = append(slices.Clip(c.params.Messages), openai.AssistantMessage(c.chainText()), openai.UserMessage(c.continuePrompt()))
+	n := c.deliveredTokens()
 	if p.MaxTokens.Valid() {
 		p.MaxTokens = openai.Int(max(1, p.MaxTokens.Value-n))
 	}
@@ -30,4 +23,23 @@ func (c *call) continuation(p openai.ChatCompletionNewParams) openai.ChatComplet
 		p.MaxCompletionTokens = openai.Int(max(1, p.MaxCompletionTokens.Value-n))
 	}
 	return p
+}
+
+// deliveredTokens returns the output-bearing chunks the chain delivered:
+// the tokens a continuation takes off max_tokens. c.mu is held.
+func (c *call) deliveredTokens() int64 {
+	n := int64(0)
+	for _, tr := range c.chain {
+		n += int64(tr.a.delivered())
+	}
+	return n
+}
+
+// continuePrompt returns the user message that follows the assistant
+// prefix of a continuation.
+func (c *call) continuePrompt() string {
+	if p := c.r.pol.ContinuePrompt; p != "" {
+		return p
+	}
+	return defaultContinuePrompt
 }

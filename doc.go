@@ -16,7 +16,11 @@
 //
 // # Concepts
 //
-//   - Client: NewStreaming, New and NewTimed, as openai-go's, timed.
+//   - Client: NewStreaming, New and NewTimed, as openai-go's, timed; and
+//     the other streaming APIs alike: NewCompletionStreaming (completions,
+//     fill-in-the-middle with a suffix) and NewResponseStreaming (the
+//     Responses API), each over openai-go's own event type, with Timing.
+//     The Router has all of them, plus New and NewTimed.
 //   - Stream: openai-go's Next, Current, Err, Close, plus Timing and
 //     Accumulated (the completion so far, kept when a stream fails midway).
 //     The response is read as it arrives, so timestamps are arrival times,
@@ -31,7 +35,8 @@
 //     learnt TTFT cannot fit the budget. Policies nest as
 //     Fallback(Hedge(Budget(Breaker(Limiter(call))))). The caller gets one
 //     Stream; its Timing lists every Attempt (Kind, Outcome) and every
-//     breach as a BudgetError.
+//     breach as a BudgetError. A stream that handed the caller a tool call
+//     is never continued (see Policy.Continue).
 //   - Hooks: first token, milestones and, exactly once per request, the
 //     final Timing (WithHooks, ContextWithHooks): the seam for metrics
 //     (package metrics), logs (LogHooks) and user code. Hooks never see

@@ -150,7 +150,7 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 		buffered:   e.buffered,
 		invalid:    tr.validErr != nil,
 		failFast:   c.failFast,
-		cont:       c.r.pol.Continue,
+		cont:       c.r.pol.Continue && c.canContinue(),
 		canceled:   c.ctx.Err() != nil,
 		live:       c.live(),
 		delivered:  len(c.chain) > 0,

@@ -4,6 +4,9 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
 )
 
 // Timing is the measured timeline of one request: raw arrival timestamps and
@@ -24,6 +27,8 @@ type Timing struct {
 	Model, ResponseModel string
 	// Stream is true for a streaming call.
 	Stream bool
+	// API is the OpenAI API the call used; the zero value is APIChat.
+	API API
 	// ServerAddress and ServerPort are the host and port of the answering
 	// HTTP request's URL (the port implied by the scheme when the URL
 	// names none): what OpenTelemetry calls server.address and
@@ -253,4 +258,27 @@ func (t *Timing) clone() *Timing {
 	c.Breaches = slices.Clone(t.Breaches)
 	c.Milestones = maps.Clone(t.Milestones)
 	return &c
+}
+
+// API names an OpenAI API that tokenpace times.
+type API string
+
+// The APIs tokenpace times. The zero API is APIChat, so that a Timing
+// built by hand is a chat completion's.
+const (
+	APIChat        API = ""            // chat completions: NewStreaming, NewTimed, Router.New
+	APICompletions API = "completions" // completions, fill-in-the-middle too: NewCompletionStreaming
+	APIResponses   API = "responses"   // the Responses API: NewResponseStreaming
+)
+
+// apiOf returns the API of a call given its completion or response
+// params, if any.
+func apiOf(completion *openai.CompletionNewParams, response *responses.ResponseNewParams) API {
+	switch {
+	case completion != nil:
+		return APICompletions
+	case response != nil:
+		return APIResponses
+	}
+	return APIChat
 }

@@ -15,6 +15,7 @@ const maxCachedSets = 1024
 
 type setsKey struct {
 	target, model, responseModel, errType string
+	api                                   tokenpace.API
 	server                                server // the Timing's
 }
 
@@ -33,7 +34,7 @@ type attrSets struct {
 }
 
 func (o *OTel) setsFor(t *tokenpace.Timing) *attrSets {
-	k := setsKey{t.Target, t.Model, t.ResponseModel, errorType(t.Err), server{t.ServerAddress, t.ServerPort}}
+	k := setsKey{t.Target, t.Model, t.ResponseModel, errorType(t.Err), t.API, server{t.ServerAddress, t.ServerPort}}
 	o.setsMu.RLock()
 	s := o.sets[k]
 	o.setsMu.RUnlock()
@@ -51,7 +52,7 @@ func (o *OTel) setsFor(t *tokenpace.Timing) *attrSets {
 
 func (o *OTel) buildSets(k setsKey) *attrSets {
 	chunk := []attribute.KeyValue{
-		semconv.GenAIOperationNameKey.String(string(genaiconv.OperationNameChat)),
+		semconv.GenAIOperationNameKey.String(string(operationName(k.api))),
 		semconv.GenAIProviderNameKey.String(o.cfg.provider),
 	}
 	if k.model != "" {
@@ -118,4 +119,14 @@ func (o *OTel) server(target string, measured server) (server, bool) {
 	}
 	s, ok := o.cfg.servers[""]
 	return s, ok
+}
+
+// operationName returns the gen_ai.operation.name of a call to api:
+// text_completion for the completions API, chat for chat completions and
+// for the Responses API, as the OpenAI semantic conventions name both.
+func operationName(api tokenpace.API) genaiconv.OperationNameAttr {
+	if api == tokenpace.APICompletions {
+		return genaiconv.OperationNameTextCompletion
+	}
+	return genaiconv.OperationNameChat
 }

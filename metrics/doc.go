@@ -20,7 +20,8 @@
 //	gen_ai.client.operation.time_per_output_chunk  s        per gap between consecutive output chunks
 //	gen_ai.client.token.usage                      {token}  input (when the server reported usage) and output, by gen_ai.token.type
 //
-// with gen_ai.operation.name ("chat"), gen_ai.provider.name (WithProviderName),
+// with gen_ai.operation.name ("chat" for chat completions and the Responses
+// API, "text_completion" for the completions API), gen_ai.provider.name (WithProviderName),
 // gen_ai.request.model, gen_ai.response.model, server.address and server.port
 // (from tokenpace.Timing.ServerAddress and ServerPort; WithServer overrides
 // them), error.type on failed calls (not on the chunk metrics), and

@@ -10,7 +10,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
-	"go.opentelemetry.io/otel/semconv/v1.41.0/genaiconv"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tokenpace/tokenpace"
@@ -37,7 +36,7 @@ const (
 // recorded times, with its events and, when a policy made more than one
 // attempt, one child span per attempt.
 func (o *OTel) recordSpan(ctx context.Context, t *tokenpace.Timing, s *attrSets, ds []Detection) {
-	ctx, span := o.tracer.Start(ctx, spanName(t.Model),
+	ctx, span := o.tracer.Start(ctx, spanName(t.API, t.Model),
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(t.Start),
 		trace.WithAttributes(s.op.ToSlice()...))
 	if !span.IsRecording() {
@@ -141,7 +140,7 @@ func (o *OTel) attemptEvents(ctx context.Context, span trace.Span, t *tokenpace.
 func (o *OTel) attemptSpan(ctx context.Context, t *tokenpace.Timing, i int) {
 	a := t.Attempts[i]
 	attrs := []attribute.KeyValue{
-		semconv.GenAIOperationNameKey.String(string(genaiconv.OperationNameChat)),
+		semconv.GenAIOperationNameKey.String(string(operationName(t.API))),
 		semconv.GenAIProviderNameKey.String(o.cfg.provider),
 		semconv.GenAIRequestModel(a.Model),
 		attrTarget.String(a.Target),
@@ -157,7 +156,7 @@ func (o *OTel) attemptSpan(ctx context.Context, t *tokenpace.Timing, i int) {
 	if a.Err != nil {
 		attrs = append(attrs, semconv.ErrorTypeKey.String(errorType(a.Err)))
 	}
-	_, span := o.tracer.Start(ctx, spanName(a.Model),
+	_, span := o.tracer.Start(ctx, spanName(t.API, a.Model),
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(a.Start), trace.WithAttributes(attrs...))
 	if !a.FirstToken.IsZero() {
 		span.AddEvent(EventFirstToken, trace.WithTimestamp(a.FirstToken))
@@ -187,9 +186,10 @@ func endOr(at, fallback time.Time) time.Time {
 }
 
 // spanName follows the GenAI conventions: "{operation} {model}".
-func spanName(model string) string {
+func spanName(api tokenpace.API, model string) string {
+	op := string(operationName(api))
 	if model == "" {
-		return string(genaiconv.OperationNameChat)
+		return op
 	}
-	return string(genaiconv.OperationNameChat) + " " + model
+	return op + " " + model
 }

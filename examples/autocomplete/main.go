@@ -1,6 +1,8 @@
 // Command autocomplete is ghost text in an editor: a scripted typist types
 // code at 5 characters a second, every keystroke asks a model for a
-// suggestion, and each new keystroke supersedes the request still in
+// fill-in-the-middle completion (the code before the cursor as the prompt,
+// the code after it as the suffix, on the completions endpoint that code
+// models serve), and each new keystroke supersedes the request still in
 // flight (latest wins, with tokenpace.Latest), since a suggestion for a
 // line the user has already changed is worthless.
 //
@@ -87,13 +89,16 @@ func main() {
 	}
 }
 
-// fileContext is the rest of the file being edited: the same for every
-// request, so servers with a prefix cache keep its prefill.
+// fileContext is the top of the file being edited: the start of every
+// prompt, so servers with a prefix cache keep its prefill.
 var fileContext = "package server\n\n" + strings.Repeat("// handleItem validates an item, stores it and reports the outcome.\nfunc handleItem(ctx context.Context, it Item) error {\n\tif err := it.Validate(); err != nil {\n\t\treturn fmt.Errorf(\"invalid item %s: %w\", it.ID, err)\n\t}\n\treturn store.Put(ctx, it)\n}\n\n", 12)
 
 // recentCode is the code just above the cursor, sent with every
 // keystroke: its prefill is paid on every request.
 var recentCode = strings.Repeat("\tif o.Quantity <= 0 {\n\t\treturn fmt.Errorf(\"order %s: quantity %d must be positive\", o.ID, o.Quantity)\n\t}\n", 8)
+
+// belowCursor is the code after the cursor: the suffix of every request.
+const belowCursor = "\n\treturn store.Put(ctx, o)\n}\n"
 
 // typed is what the typist types, one keystroke per byte.
 const typed = "\tif err := o.Validate(); err != nil {\n"
@@ -184,10 +189,10 @@ func typeText(ctx context.Context, client *tokenpace.Client, model string, cfg c
 // to the end of its first line, what ghost text shows. It returns how long
 // after the keystroke the first token arrived, or the error that ended the
 // request before any token did.
-func suggest(ctx context.Context, client *tokenpace.Client, params openai.ChatCompletionNewParams, pressed time.Time) (time.Duration, error) {
-	s := client.NewStreaming(ctx, params)
+func suggest(ctx context.Context, client *tokenpace.Client, params openai.CompletionNewParams, pressed time.Time) (time.Duration, error) {
+	s := client.NewCompletionStreaming(ctx, params)
 	for s.Next() {
-		if c := s.Accumulated().Choices; len(c) > 0 && strings.Contains(c[0].Message.Content, "\n") {
+		if strings.Contains(s.Text(), "\n") {
 			break
 		}
 	}
@@ -202,14 +207,14 @@ func suggest(ctx context.Context, client *tokenpace.Client, params openai.ChatCo
 	return 0, errors.New("autocomplete: the stream ended without a token")
 }
 
-// request is the completion request for the code typed so far.
-func request(model, code string, maxTokens int) openai.ChatCompletionNewParams {
-	return openai.ChatCompletionNewParams{
-		Model: model,
-		Messages: []openai.ChatCompletionMessageParamUnion{
-			openai.SystemMessage("Complete the code at the cursor. Reply with code only.\n\n" + fileContext),
-			openai.UserMessage(recentCode + code),
-		},
+// request is the fill-in-the-middle request for the code typed so far:
+// the file up to the cursor as the prompt, the code after it as the
+// suffix.
+func request(model, code string, maxTokens int) openai.CompletionNewParams {
+	return openai.CompletionNewParams{
+		Model:     openai.CompletionNewParamsModel(model),
+		Prompt:    openai.CompletionNewParamsPromptUnion{OfString: openai.String(fileContext + recentCode + code)},
+		Suffix:    openai.String(belowCursor),
 		MaxTokens: openai.Int(int64(maxTokens)),
 	}
 }

@@ -34,6 +34,13 @@ func TestAutocompleteLatestWins(t *testing.T) {
 			opts = append(opts, simulate.WithModel(tt.model, &simulate.Fixed{TTFT: tt.ttft, ITL: 5 * time.Millisecond}))
 			models = append(models, tt.model)
 		}
+		var last simulate.ReplyInfo
+		opts = append(opts, simulate.WithReply(func(ri simulate.ReplyInfo) (string, bool) {
+			if ri.Model == "slow" {
+				last = ri
+			}
+			return "", false
+		}))
 		ts := simulate.StartInMemory(t, opts...)
 		cfg := config{models: models, deadline: 150 * time.Millisecond, cps: 5, jitter: 0, maxTokens: 8, text: "return nil"}
 		var out bytes.Buffer
@@ -52,6 +59,10 @@ func TestAutocompleteLatestWins(t *testing.T) {
 					t.Errorf("%s: a suggestion took %v, want exactly %v on virtual time", s.model, d, tt.ttft)
 				}
 			}
+		}
+		if !strings.HasSuffix(last.Prompt, recentCode+"return nil") || last.Suffix != belowCursor {
+			t.Errorf("last request: prompt ends %q, suffix %q; want the code up to the cursor and %q",
+				last.Prompt[max(0, len(last.Prompt)-20):], last.Suffix, belowCursor)
 		}
 		if !strings.Contains(out.String(), "slow") || !strings.Contains(out.String(), "superseded") {
 			t.Errorf("output lacks the per-model table:\n%s", out.String())

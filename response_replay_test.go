@@ -1,0 +1,59 @@
+package tokenpace_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// responseEvent frames one Responses event as OpenAI does.
+func responseEvent(typ, fields string) string {
+	return fmt.Sprintf("event: %s\ndata: {\"type\":%q,\"sequence_number\":0%s}\n\n", typ, typ, fields)
+}
+
+// The first output-bearing Responses event, whatever its kind, is the
+// first token: a reasoning, reasoning summary, refusal or function-call
+// arguments delta counts as an output text delta does; the events around
+// them do not.
+func TestResponseFirstOutput(t *testing.T) {
+	const completed = `,"response":{"id":"r","object":"response","created_at":1,"model":"m","output":[],"status":"completed","usage":{"input_tokens":5,"input_tokens_details":{"cached_tokens":0},"output_tokens":2,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":7}}`
+	tests := []struct {
+		typ, fields string // the event at 50 ms
+		ttft        time.Duration
+	}{
+		{"response.reasoning_text.delta", `,"item_id":"rs","output_index":0,"content_index":0,"delta":"think"`, 50 * msec},
+		{"response.reasoning_summary_text.delta", `,"item_id":"rs","output_index":0,"summary_index":0,"delta":"sum"`, 50 * msec},
+		{"response.refusal.delta", `,"item_id":"m","output_index":0,"content_index":0,"delta":"no"`, 50 * msec},
+		{"response.function_call_arguments.delta", `,"item_id":"fc","output_index":0,"delta":"{\"a\""`, 50 * msec},
+		{"response.output_item.added", `,"output_index":0,"item":{"id":"m","type":"message","role":"assistant","status":"in_progress","content":[]}`, 80 * msec},
+		{"response.output_text.delta", `,"item_id":"m","output_index":0,"content_index":0,"delta":""`, 80 * msec},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typ, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				rec := recording{Status: 200, HeadersMS: 5, Headers: map[string]string{"Content-Type": "text/event-stream"}, Reads: []recordedRead{
+					{TMS: 10, Data: responseEvent("response.created", `,"response":{"id":"r","object":"response","created_at":1,"model":"m","output":[],"status":"in_progress"}`)},
+					{TMS: 50, Data: responseEvent(tt.typ, tt.fields)},
+					{TMS: 80, Data: responseEvent("response.output_text.delta", `,"item_id":"m","output_index":0,"content_index":0,"delta":"Hi"`)},
+					{TMS: 90, Data: responseEvent("response.completed", completed)},
+				}}
+				url, hc := serve(t, replay(rec))
+				c := tokenpace.NewClient(openaiClient(url, hc))
+				s := c.NewResponseStreaming(context.Background(), respond("m", 10))
+				_, text, _ := readResponse(s, time.Now())
+				if err := s.Err(); err != nil {
+					t.Fatalf("Err() = %v, want nil", err)
+				}
+				tm := s.Timing()
+				if tm.TTFT() != tt.ttft || text != "Hi" || tm.E2E() != 90*msec || tm.OutputTokens != 2 || tm.PromptTokens != 5 {
+					t.Errorf("TTFT %v, text %q, E2E %v, tokens %d/%d; want %v, Hi, 90ms, 5/2",
+						tm.TTFT(), text, tm.E2E(), tm.PromptTokens, tm.OutputTokens, tt.ttft)
+				}
+			})
+		})
+	}
+}
