@@ -16,8 +16,8 @@ var ErrCircuitOpen = errors.New("tokenpace: circuit breaker open")
 
 // Defaults of BreakerSettings.
 const (
-	DefaultBreakerFailures = 5
-	DefaultBreakerTimeout  = 30 * time.Second
+	defaultBreakerFailures = 5
+	defaultBreakerTimeout  = 30 * time.Second
 )
 
 // BreakerSettings configures the circuit breaker every route of a Router
@@ -31,13 +31,13 @@ type BreakerSettings struct {
 	// Disabled turns the breakers off; the zero value false keeps them.
 	Disabled bool
 	// Failures is how many consecutive failures open the breaker; zero
-	// means DefaultBreakerFailures.
+	// means 5.
 	Failures uint32
 	// ReadyToTrip, if set, decides instead of Failures whether the counts
 	// after a failure open the breaker; nil means use Failures.
 	ReadyToTrip func(gobreaker.Counts) bool
 	// Timeout is how long the breaker stays open before it lets probes
-	// through (half-open); zero means DefaultBreakerTimeout.
+	// through (half-open); zero means 30 s.
 	Timeout time.Duration
 	// HalfOpenRequests is how many probes a half-open breaker lets
 	// through; they must all succeed to close it. Zero means 1.
@@ -81,30 +81,49 @@ func newBreaker(target string, s BreakerSettings) *breaker {
 	if s.Disabled {
 		return nil
 	}
-	failures := s.Failures
-	if failures == 0 {
-		failures = DefaultBreakerFailures
+	return gobreaker.NewTwoStepCircuitBreaker[struct{}](s.Gobreaker(target))
+}
+
+// WithDefaults returns s with each zero field that stands for a value set
+// to that value: Failures 5, Timeout 30 s, HalfOpenRequests 1. The other
+// fields are kept.
+func (s BreakerSettings) WithDefaults() BreakerSettings {
+	if s.Failures == 0 {
+		s.Failures = defaultBreakerFailures
 	}
-	trip := s.ReadyToTrip
+	if s.Timeout <= 0 {
+		s.Timeout = defaultBreakerTimeout
+	}
+	if s.HalfOpenRequests == 0 {
+		s.HalfOpenRequests = 1
+	}
+	return s
+}
+
+// Gobreaker returns the settings of the breaker a Router gives the route
+// named name: s with its defaults (WithDefaults), failures counted as a
+// Router counts them (BreakerIgnores) and OnStateChange, if set, called
+// with gobreaker's state names. It suits a Breaker of one's own that
+// should decide as a Router's own does. Disabled is not looked at.
+func (s BreakerSettings) Gobreaker(name string) gobreaker.Settings {
+	d := s.WithDefaults()
+	trip := d.ReadyToTrip
 	if trip == nil {
+		failures := d.Failures
 		trip = func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= failures }
 	}
-	timeout := s.Timeout
-	if timeout <= 0 {
-		timeout = DefaultBreakerTimeout
-	}
 	st := gobreaker.Settings{
-		Name:        target,
-		MaxRequests: s.HalfOpenRequests,
-		Interval:    s.Interval,
-		Timeout:     timeout,
+		Name:        name,
+		MaxRequests: d.HalfOpenRequests,
+		Interval:    d.Interval,
+		Timeout:     d.Timeout,
 		ReadyToTrip: trip,
 		IsExcluded:  excludedFromBreaker,
 	}
-	if f := s.OnStateChange; f != nil {
+	if f := d.OnStateChange; f != nil {
 		st.OnStateChange = func(name string, from, to gobreaker.State) { f(name, from.String(), to.String()) }
 	}
-	return gobreaker.NewTwoStepCircuitBreaker[struct{}](st)
+	return st
 }
 
 // errNotSent is reported to a breaker for a request it allowed that was

@@ -124,3 +124,43 @@ func TestBreakerExcludesCallerErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestBreakerSettingsGobreaker: the settings a Router gives a route's
+// breaker, from zero and from set fields.
+func TestBreakerSettingsGobreaker(t *testing.T) {
+	var changed []string
+	tests := []struct {
+		s            tokenpace.BreakerSettings
+		wantTimeout  time.Duration
+		wantMaxReq   uint32
+		wantTripAt   uint32 // consecutive failures that trip
+		wantInterval time.Duration
+	}{
+		{tokenpace.BreakerSettings{}, 30 * time.Second, 1, 5, 0},
+		{tokenpace.BreakerSettings{Failures: 2, Timeout: time.Second, HalfOpenRequests: 3, Interval: time.Minute}, time.Second, 3, 2, time.Minute},
+		{tokenpace.BreakerSettings{ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= 9 }}, 30 * time.Second, 1, 9, 0},
+		{tokenpace.BreakerSettings{OnStateChange: func(target, from, to string) { changed = append(changed, target+" "+from+" "+to) }}, 30 * time.Second, 1, 5, 0},
+	}
+	for i, tt := range tests {
+		st := tt.s.Gobreaker("a")
+		if st.Name != "a" || st.Timeout != tt.wantTimeout || st.MaxRequests != tt.wantMaxReq || st.Interval != tt.wantInterval {
+			t.Errorf("%d: Gobreaker(a) = name %q, timeout %v, max requests %d, interval %v, want a, %v, %d, %v",
+				i, st.Name, st.Timeout, st.MaxRequests, st.Interval, tt.wantTimeout, tt.wantMaxReq, tt.wantInterval)
+		}
+		if st.ReadyToTrip(gobreaker.Counts{ConsecutiveFailures: tt.wantTripAt - 1}) || !st.ReadyToTrip(gobreaker.Counts{ConsecutiveFailures: tt.wantTripAt}) {
+			t.Errorf("%d: Gobreaker(a).ReadyToTrip does not trip at exactly %d consecutive failures", i, tt.wantTripAt)
+		}
+		if !st.IsExcluded(context.Canceled) || st.IsExcluded(errors.New("boom")) {
+			t.Errorf("%d: Gobreaker(a).IsExcluded does not count failures as a Router does", i)
+		}
+		if st.OnStateChange != nil {
+			st.OnStateChange("a", gobreaker.StateClosed, gobreaker.StateOpen)
+		}
+	}
+	if want := []string{"a closed open"}; !slices.Equal(changed, want) {
+		t.Errorf("OnStateChange calls = %q, want %q", changed, want)
+	}
+	if got := (tokenpace.BreakerSettings{}).WithDefaults(); got.Failures != 5 || got.Timeout != 30*time.Second || got.HalfOpenRequests != 1 {
+		t.Errorf("tokenpace.BreakerSettings{}.WithDefaults() = %+v, want failures 5, timeout 30s, half-open requests 1", got)
+	}
+}

@@ -103,10 +103,16 @@ type BudgetError struct {
 	// attempt was stopped; for PhaseTPS both are times per output token
 	// (1/TPS).
 	Limit, Observed time.Duration
-	// Late is how long after the deadline the watchdog got to run, when
-	// that was more than 20 ms: the client itself was starved (of CPU,
-	// say), so the breach may be its own rather than the server's, and it
-	// does not count against the route's circuit breaker. Zero otherwise.
+	// Late says the client itself was starved (of CPU, say) while it
+	// measured the breach, so the breach may be its own rather than the
+	// server's, and it does not count against the route's circuit
+	// breaker. It is the longer of how long after the deadline the
+	// watchdog got to run, when that was more than 20 ms, and the longest
+	// wait for a CPU of any goroutine of the process during the attempt,
+	// as the Go scheduler measured it (runtime/metrics
+	// "/sched/latencies:seconds", rounded down to 20 ms × 2ⁿ), when that
+	// reached 20 ms and, but for PhaseTPS, a tenth of Limit (a single wait
+	// that short says little of a long one). Zero otherwise.
 	Late time.Duration
 }
 
@@ -142,6 +148,10 @@ type watchdog struct {
 	start  time.Time
 	call   time.Time // when the call's first request left: Total counts from here
 	breach func(BudgetError)
+	// sched reads the scheduler latency histogram and schedStart is its
+	// reading when the attempt was sent; nil sched reads nothing.
+	sched      func() schedReading
+	schedStart schedReading
 
 	mu      sync.Mutex
 	timer   *time.Timer
@@ -160,7 +170,10 @@ func newWatchdog(b Budget, start, call time.Time, breach func(BudgetError)) *wat
 	if b.IsZero() {
 		return nil
 	}
-	w := &watchdog{b: b, warmup: b.Warmup, start: start, call: call, breach: breach}
+	w := &watchdog{b: b, warmup: b.Warmup, start: start, call: call, breach: breach, sched: sampleSched}
+	if w.sched != nil {
+		w.schedStart = w.sched()
+	}
 	if w.warmup <= 0 {
 		w.warmup = defaultWarmup
 	}
@@ -228,7 +241,7 @@ func (w *watchdog) token(at time.Time, k int) {
 			w.stopped = true
 			w.stopTimer()
 			w.mu.Unlock()
-			w.breach(BudgetError{Phase: PhaseTPS, Limit: w.tpot, Observed: tpot})
+			w.report(BudgetError{Phase: PhaseTPS, Limit: w.tpot, Observed: tpot})
 			return
 		}
 	}
@@ -254,10 +267,6 @@ func (w *watchdog) rearm(now time.Time) {
 	}
 	w.timer.Reset(dl.Sub(now))
 }
-
-// starvedAfter is how late a watchdog may run after a deadline before the
-// breach it reports is marked as the client's own (BudgetError.Late).
-const starvedAfter = 20 * time.Millisecond
 
 // fire runs when the timer expires: a breach if a deadline passed, else
 // the timer is set at the next deadline.
@@ -304,8 +313,26 @@ func (w *watchdog) fireAt(now time.Time) {
 		}
 	}
 	w.mu.Unlock()
+	w.report(b)
+}
+
+// report marks b as measured while the client was starved if a goroutine
+// of the process waited for a CPU longer than it may since the attempt
+// was sent, then reports it. The scheduler is read here, once per breach,
+// not as chunks arrive.
+func (w *watchdog) report(b BudgetError) {
+	if w.sched != nil {
+		waited := w.sched().waitedSince(w.schedStart)
+		if b.Phase == PhaseTPS || waited >= b.Limit/10 {
+			b.Late = max(b.Late, waited)
+		}
+	}
 	w.breach(b)
 }
+
+// sampleSched is what a new watchdog reads the scheduler latency
+// histogram with; tests replace it.
+var sampleSched = readSched
 
 // stop ends the watch; no breach is reported after it returns unless one
 // was already being reported.

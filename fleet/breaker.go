@@ -86,42 +86,22 @@ func NewBreaker(rdb redis.UniversalClient, name string, s tokenpace.BreakerSetti
 		return nil, errors.New("fleet: BreakerSettings.Disabled: leave Route.Breaker nil instead")
 	}
 	cfg := newConfig(opts)
+	d := s.WithDefaults()
 	b := &Breaker{
 		rdb:      rdb,
 		cfg:      cfg,
 		name:     name,
 		key:      cfg.prefix + "breaker:{" + name + "}",
 		gate:     &redisGate{backoff: cfg.backoff},
-		maxReq:   max(int64(s.HalfOpenRequests), 1),
+		args:     []any{d.Interval.Microseconds(), d.Timeout.Microseconds()},
+		maxReq:   int64(d.HalfOpenRequests),
 		trip:     s.ReadyToTrip,
 		onChange: s.OnStateChange,
+		local:    gobreaker.NewTwoStepCircuitBreaker[struct{}](s.Gobreaker(name)),
 	}
-	failures := s.Failures
-	if failures == 0 {
-		failures = tokenpace.DefaultBreakerFailures
+	if s.ReadyToTrip == nil {
+		b.threshold = int64(d.Failures)
 	}
-	trip := s.ReadyToTrip
-	if trip == nil {
-		b.threshold = int64(failures)
-		trip = func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= failures }
-	}
-	timeout := s.Timeout
-	if timeout <= 0 {
-		timeout = tokenpace.DefaultBreakerTimeout
-	}
-	b.args = []any{s.Interval.Microseconds(), timeout.Microseconds()}
-	st := gobreaker.Settings{
-		Name:        name,
-		MaxRequests: s.HalfOpenRequests,
-		Interval:    s.Interval,
-		Timeout:     timeout,
-		ReadyToTrip: trip,
-		IsExcluded:  tokenpace.BreakerIgnores,
-	}
-	if f := s.OnStateChange; f != nil {
-		st.OnStateChange = func(name string, from, to gobreaker.State) { f(name, from.String(), to.String()) }
-	}
-	b.local = gobreaker.NewTwoStepCircuitBreaker[struct{}](st)
 	b.queue = batcher[outcomes]{send: b.record}
 	return b, nil
 }
