@@ -3,9 +3,11 @@ package tokenpace_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -174,4 +176,73 @@ func outcomes(tm *tokenpace.Timing) []tokenpace.Outcome {
 		o = append(o, a.Outcome)
 	}
 	return o
+}
+
+// routedStream is what the policy table reads from a Router stream of any
+// API: its text, its error and its timing.
+type routedStream interface {
+	Text() string
+	Err() error
+	Timing() *tokenpace.Timing
+}
+
+// testRouterPolicies runs one Router stream per policy, opened by open over
+// a big and a small model that reply "B1 B2 …" and "S1 S2 …", and checks
+// what the caller reads (read's text and Text()), the error, the API
+// recorded in the timing, the attempts' outcomes and the caller's TTFT.
+func testRouterPolicies(t *testing.T, api tokenpace.API, open func(r *tokenpace.Router) (s routedStream, text string)) {
+	t.Helper()
+	stall := option.WithHeader(simulate.FaultHeader, "stall;for=5s;after=2")
+	tests := []struct {
+		name     string
+		pol      tokenpace.Policy
+		bigTTFT  time.Duration
+		bigOpts  []option.RequestOption
+		want     string
+		outcomes []tokenpace.Outcome
+		ttft     time.Duration
+		err      *tokenpace.BudgetError
+	}{
+		{name: "plain", bigTTFT: 100 * msec, want: "B1 B2 B3 B4",
+			outcomes: []tokenpace.Outcome{tokenpace.OutcomeWon}, ttft: 100 * msec},
+		{name: "fallback", pol: tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 150 * msec}}, bigTTFT: time.Second,
+			want: "S1 S2 S3 S4", outcomes: []tokenpace.Outcome{tokenpace.OutcomeBreached, tokenpace.OutcomeWon}, ttft: 200 * msec},
+		{name: "hedge", pol: tokenpace.Policy{Hedge: tokenpace.Hedge{After: 20 * msec}}, bigTTFT: time.Second,
+			want: "S1 S2 S3 S4", outcomes: []tokenpace.Outcome{tokenpace.OutcomeHedgeLost, tokenpace.OutcomeWon}, ttft: 70 * msec},
+		{name: "budget breach", pol: tokenpace.Policy{Budget: tokenpace.Budget{Gap: 100 * msec}}, bigTTFT: 100 * msec, bigOpts: []option.RequestOption{stall},
+			want: "B1 B2", outcomes: []tokenpace.Outcome{tokenpace.OutcomeBreached}, ttft: 100 * msec,
+			err: &tokenpace.BudgetError{Target: "big", Phase: tokenpace.PhaseGap, Limit: 100 * msec, Observed: 100 * msec}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				big := route("big")
+				big.Options = tt.bigOpts
+				r := router(t, tt.pol, []simulate.Option{
+					simulate.WithModel("big", &simulate.Fixed{TTFT: tt.bigTTFT, ITL: 10 * msec}),
+					simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),
+					replyByModel(4),
+				}, big, route("small"))
+				s, text := open(r)
+				if text != tt.want || s.Text() != tt.want {
+					t.Errorf("text = %q, Text() = %q, want %q", text, s.Text(), tt.want)
+				}
+				if tt.err != nil {
+					checkBudgetError(t, s.Err(), *tt.err)
+				} else if err := s.Err(); err != nil {
+					t.Fatalf("Err() = %v, want nil", err)
+				}
+				tm := s.Timing()
+				if tm.API != api {
+					t.Errorf("API = %q, want %q", tm.API, api)
+				}
+				if got := outcomes(tm); !slices.Equal(got, tt.outcomes) {
+					t.Errorf("outcomes = %v, want %v", got, tt.outcomes)
+				}
+				if got := tm.UserTTFT(); got != tt.ttft {
+					t.Errorf("UserTTFT() = %v, want %v", got, tt.ttft)
+				}
+			})
+		})
+	}
 }

@@ -179,60 +179,11 @@ func TestResponseStreamingFunctionCall(t *testing.T) {
 // A Router response under each policy: what the caller reads, the
 // attempts' outcomes, and the caller's TTFT.
 func TestRouterResponseStreaming(t *testing.T) {
-	stall := option.WithHeader(simulate.FaultHeader, "stall;for=5s;after=2")
-	tests := []struct {
-		name     string
-		pol      tokenpace.Policy
-		bigTTFT  time.Duration
-		bigOpts  []option.RequestOption
-		want     string
-		outcomes []tokenpace.Outcome
-		ttft     time.Duration
-		err      *tokenpace.BudgetError
-	}{
-		{name: "plain", bigTTFT: 100 * msec, want: "B1 B2 B3 B4",
-			outcomes: []tokenpace.Outcome{tokenpace.OutcomeWon}, ttft: 100 * msec},
-		{name: "fallback", pol: tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 150 * msec}}, bigTTFT: time.Second,
-			want: "S1 S2 S3 S4", outcomes: []tokenpace.Outcome{tokenpace.OutcomeBreached, tokenpace.OutcomeWon}, ttft: 200 * msec},
-		{name: "hedge", pol: tokenpace.Policy{Hedge: tokenpace.Hedge{After: 20 * msec}}, bigTTFT: time.Second,
-			want: "S1 S2 S3 S4", outcomes: []tokenpace.Outcome{tokenpace.OutcomeHedgeLost, tokenpace.OutcomeWon}, ttft: 70 * msec},
-		{name: "budget breach", pol: tokenpace.Policy{Budget: tokenpace.Budget{Gap: 100 * msec}}, bigTTFT: 100 * msec, bigOpts: []option.RequestOption{stall},
-			want: "B1 B2", outcomes: []tokenpace.Outcome{tokenpace.OutcomeBreached}, ttft: 100 * msec,
-			err: &tokenpace.BudgetError{Target: "big", Phase: tokenpace.PhaseGap, Limit: 100 * msec, Observed: 100 * msec}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				big := route("big")
-				big.Options = tt.bigOpts
-				r := router(t, tt.pol, []simulate.Option{
-					simulate.WithModel("big", &simulate.Fixed{TTFT: tt.bigTTFT, ITL: 10 * msec}),
-					simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),
-					replyByModel(4),
-				}, big, route("small"))
-				s := r.NewResponseStreaming(context.Background(), respond("big", 10))
-				_, text, _ := readResponse(s, time.Now())
-				if text != tt.want || s.Text() != tt.want {
-					t.Errorf("text = %q, Text() = %q, want %q", text, s.Text(), tt.want)
-				}
-				if tt.err != nil {
-					checkBudgetError(t, s.Err(), *tt.err)
-				} else if err := s.Err(); err != nil {
-					t.Fatalf("Err() = %v, want nil", err)
-				}
-				tm := s.Timing()
-				if tm.API != tokenpace.APIResponses {
-					t.Errorf("API = %q, want %q", tm.API, tokenpace.APIResponses)
-				}
-				if got := outcomes(tm); !slices.Equal(got, tt.outcomes) {
-					t.Errorf("outcomes = %v, want %v", got, tt.outcomes)
-				}
-				if got := tm.UserTTFT(); got != tt.ttft {
-					t.Errorf("UserTTFT() = %v, want %v", got, tt.ttft)
-				}
-			})
-		})
-	}
+	testRouterPolicies(t, tokenpace.APIResponses, func(r *tokenpace.Router) (routedStream, string) {
+		s := r.NewResponseStreaming(context.Background(), respond("big", 10))
+		_, text, _ := readResponse(s, time.Now())
+		return s, text
+	})
 }
 
 // A response that stalls is continued on the next route: the input, the

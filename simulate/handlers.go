@@ -7,12 +7,11 @@ import (
 
 // chat serves POST /v1/chat/completions.
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
-	sent := time.Now()
-	var req chatRequest
-	if e := s.decodeBody(w, r, &req); e != nil {
-		writeError(w, e)
-		return
-	}
+	serveRequest(s, w, r, s.chatGeneration)
+}
+
+// chatGeneration is the generation a chat completions request asks for.
+func (s *Server) chatGeneration(req *chatRequest) (generation, *apiError) {
 	maxTokens, param := req.MaxTokens, "max_tokens"
 	if req.MaxCompletionTokens != nil {
 		maxTokens, param = req.MaxCompletionTokens, "max_completion_tokens"
@@ -25,8 +24,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		g.stop, e = parseStop(req.Stop)
 	}
 	if e != nil {
-		writeError(w, e)
-		return
+		return g, e
 	}
 	g.prompt = chatPrompt(req.Messages)
 	g.lastMessage = req.Messages[len(req.Messages)-1].text
@@ -34,18 +32,17 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	for _, t := range req.Tools {
 		g.tools = append(g.tools, t.Function.Name)
 	}
-	s.serve(w, r, sent, &g)
+	return g, nil
 }
 
 // completions serves POST /v1/completions: a prompt, and for
 // fill-in-the-middle a suffix, whose tokens count as prompt tokens.
 func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
-	sent := time.Now()
-	var req completionRequest
-	if e := s.decodeBody(w, r, &req); e != nil {
-		writeError(w, e)
-		return
-	}
+	serveRequest(s, w, r, s.completionGeneration)
+}
+
+// completionGeneration is the generation a completions request asks for.
+func (s *Server) completionGeneration(req *completionRequest) (generation, *apiError) {
 	g, e := s.newGeneration(&req.commonRequest, req.MaxTokens, "max_tokens")
 	var ids int
 	if e == nil {
@@ -55,8 +52,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		g.stop, e = parseStop(req.Stop)
 	}
 	if e != nil {
-		writeError(w, e)
-		return
+		return g, e
 	}
 	g.api = apiText
 	if req.Suffix != nil {
@@ -66,25 +62,23 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	if ids > 0 {
 		g.prompt.tokens = ids + textTokens(g.suffix)
 	}
-	s.serve(w, r, sent, &g)
+	return g, nil
 }
 
 // responses serves POST /v1/responses.
 func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
-	sent := time.Now()
-	var req responsesRequest
-	if e := s.decodeBody(w, r, &req); e != nil {
-		writeError(w, e)
-		return
-	}
+	serveRequest(s, w, r, s.responseGeneration)
+}
+
+// responseGeneration is the generation a Responses API request asks for.
+func (s *Server) responseGeneration(req *responsesRequest) (generation, *apiError) {
 	g, e := s.newGeneration(&commonRequest{Model: req.Model, Stream: req.Stream}, req.MaxOutputTokens, "max_output_tokens")
 	var msgs []chatMessage
 	if e == nil {
 		msgs, e = parseInput(req.Input)
 	}
 	if e != nil {
-		writeError(w, e)
-		return
+		return g, e
 	}
 	if req.Instructions != "" {
 		msgs = append([]chatMessage{{Role: "system", text: req.Instructions}}, msgs...)
@@ -94,6 +88,24 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 	g.api = apiResponses
 	for _, t := range req.Tools {
 		g.tools = append(g.tools, t.Name)
+	}
+	return g, nil
+}
+
+// serveRequest decodes r's body into a Req, has build turn it into a
+// generation and serves that, timed from the request's arrival; an error of
+// either step is written as the API's error instead.
+func serveRequest[Req any](s *Server, w http.ResponseWriter, r *http.Request, build func(*Req) (generation, *apiError)) {
+	sent := time.Now()
+	var req Req
+	if e := s.decodeBody(w, r, &req); e != nil {
+		writeError(w, e)
+		return
+	}
+	g, e := build(&req)
+	if e != nil {
+		writeError(w, e)
+		return
 	}
 	s.serve(w, r, sent, &g)
 }

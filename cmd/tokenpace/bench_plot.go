@@ -2,10 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -20,7 +17,6 @@ import (
 // cumulative distribution, the ITL histogram and the output throughput over
 // time, and writes them to path as PNG or SVG, after its extension.
 func writePlot(path string, res *loadResult) error {
-	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 	ttft, itl, tput := plotData(res.timings)
 	if len(ttft) == 0 {
 		return fmt.Errorf("no request produced a token: nothing to plot")
@@ -68,27 +64,15 @@ func writePlot(path string, res *loadResult) error {
 		tp.Add(l, plotter.NewGrid())
 	}
 
-	const w, h = 7 * vg.Inch, 10 * vg.Inch
-	c, err := draw.NewFormattedCanvas(w, h, format)
-	if err != nil {
-		return err
-	}
 	plots := [][]*plot.Plot{{cdf}, {hist}, {tp}}
 	tiles := draw.Tiles{Rows: 3, Cols: 1, PadX: vg.Millimeter, PadY: 6 * vg.Millimeter,
 		PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 4 * vg.Millimeter}
-	canvases := plot.Align(plots, tiles, draw.New(c))
-	for i, row := range plots {
-		row[0].Draw(canvases[i][0])
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeCanvas(path, 7*vg.Inch, 10*vg.Inch, func(dc draw.Canvas) {
+		canvases := plot.Align(plots, tiles, dc)
+		for i, row := range plots {
+			row[0].Draw(canvases[i][0])
+		}
+	})
 }
 
 // plotData returns the sorted TTFTs and the ITLs in milliseconds, and the

@@ -2,7 +2,6 @@ package main
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -19,13 +18,9 @@ func TestBenchNeverPrintsTheKey(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t) })
 	const key = "sk-proj-secret-0123456789abcdef"
 	t.Setenv("OPENAI_API_KEY", key)
-	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusUnauthorized)
-		got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-		w.Write([]byte(`{"error":{"message":"Incorrect API key provided: ` + got + `","type":"invalid_request_error","code":"invalid_api_key"}}`))
-	}))
-	t.Cleanup(echo.Close)
+	echo := unauthorizedServer(t, func(r *http.Request) string {
+		return "Incorrect API key provided: " + strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	})
 	sim := simulate.StartLoopback(t, simulate.WithModel("sim", &simulate.Fixed{TTFT: time.Millisecond, ITL: time.Millisecond}))
 	for _, tt := range []struct {
 		name, url string

@@ -271,12 +271,7 @@ func TestBenchCountsServerErrors(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t) })
 	const key = "sk-test-do-not-print-0123456789"
 	t.Setenv("OPENAI_API_KEY", key)
-	unauthorized := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusUnauthorized)
-		w.Write([]byte(`{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`))
-	}))
-	t.Cleanup(unauthorized.Close)
+	unauthorized := unauthorizedServer(t, func(*http.Request) string { return "Incorrect API key provided" })
 	sim := simulate.StartLoopback(t, simulate.WithModel("sim", &simulate.Fixed{TTFT: time.Millisecond, ITL: time.Millisecond}))
 	broken := simulate.StartLoopback(t, simulate.WithModel("sim", &simulate.Fixed{TTFT: time.Millisecond, ITL: time.Millisecond}),
 		simulate.WithFaults(simulate.Faults{Malformed: 1}))

@@ -4,10 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -46,7 +43,6 @@ func paretoFront(pts []paretoPoint) []paretoPoint {
 // (or time to finish), with their Pareto front and the SLO limit, to path
 // as PNG or SVG, after its extension.
 func writeParetoPlot(path string, r *planReport) error {
-	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 	batch := r.in.BatchRequests > 0
 	var pts []paretoPoint
 	for i := range r.res.Candidates {
@@ -129,18 +125,5 @@ func writeParetoPlot(path string, r *planReport) error {
 	}
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
-	c, err := draw.NewFormattedCanvas(7*vg.Inch, 5*vg.Inch, format)
-	if err != nil {
-		return err
-	}
-	p.Draw(draw.New(c))
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeCanvas(path, 7*vg.Inch, 5*vg.Inch, p.Draw)
 }
