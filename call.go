@@ -70,6 +70,12 @@ type call struct {
 	waiting   bool // the caller waits on wake
 	wake      chan struct{}
 	done      chan struct{} // closed once Done has been reported
+	// kept is the index in chain of the first try whose output the caller
+	// keeps: that of the last restart (see toolcall.go), else 0.
+	kept int
+	// restartBatch: the batch take returned last is the first of a
+	// restart.
+	restartBatch bool
 }
 
 // callState is where a call is in its life.
@@ -94,6 +100,7 @@ type try struct {
 	start   time.Time
 	state   tryState
 	chained bool     // its output reaches the caller
+	told    bool     // a restart whose first batch the caller has taken
 	a       *attempt // nil until sent, and for a skipped route
 	w       *watchdog
 	brDone  func(error)
@@ -251,11 +258,16 @@ func (c *call) signal() {
 }
 
 // chainText returns the content of the first choice the chain has produced
-// so far: what the caller took and what waits for it. c.mu is held.
+// so far, since its last restart: what the caller took and what waits for
+// it. c.mu is held.
 func (c *call) chainText() string {
 	var b strings.Builder
-	b.WriteString(c.text.String())
-	for _, tr := range c.chain[c.out:] {
+	from := c.kept
+	if c.out >= c.kept {
+		from = c.out
+		b.WriteString(c.text.String())
+	}
+	for _, tr := range c.chain[from:] {
 		b.WriteString(tr.a.content())
 	}
 	return b.String()
@@ -330,6 +342,9 @@ func (c *call) take(buf []arrived) ([]arrived, error) {
 			}
 			if done {
 				c.out++
+				if c.out == c.kept {
+					c.text.Reset() // the output before a restart is dropped
+				}
 				continue
 			}
 			aw = wake
@@ -350,6 +365,9 @@ func (c *call) take(buf []arrived) ([]arrived, error) {
 // carries on the caller's completion, with the same id, and the text is
 // kept when a policy needs it. c.mu is held.
 func (c *call) handOver(p []arrived) {
+	tr := c.chain[c.out]
+	c.restartBatch = tr.kind == AttemptRestart && !tr.told
+	tr.told = true
 	if c.out == 0 {
 		if c.id == "" {
 			c.id = p[0].chunk.ID

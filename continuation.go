@@ -25,11 +25,18 @@ func (c *call) continuation(p openai.ChatCompletionNewParams) openai.ChatComplet
 	return p
 }
 
-// deliveredTokens returns the output-bearing chunks the chain delivered:
-// the tokens a continuation takes off max_tokens. c.mu is held.
+// canContinue reports whether a continuation can carry on the call's
+// output: not for a completion whose prompt is not one string.
+func (c *call) canContinue() bool {
+	return c.completion == nil || c.completion.Prompt.OfString.Valid()
+}
+
+// deliveredTokens returns the output-bearing chunks the chain delivered
+// since its last restart: the tokens a continuation takes off max_tokens.
+// c.mu is held.
 func (c *call) deliveredTokens() int64 {
 	n := int64(0)
-	for _, tr := range c.chain {
+	for _, tr := range c.chain[c.kept:] {
 		n += int64(tr.a.delivered())
 	}
 	return n

@@ -63,7 +63,8 @@ type situation struct {
 	buffered   bool // the try won and its output waits for validation
 	invalid    bool // a validator rejected the try's output
 	failFast   bool // Policy.FailFast or CallPolicy.FailFast
-	cont       bool // Policy.Continue
+	cont       bool // Policy.Continue, and the call's output can be carried on
+	toolCall   bool // the output the caller keeps carries a tool call
 	canceled   bool // the caller's context ended
 	live       int  // other tries that run or wait in admission
 	delivered  bool // some output has reached the caller
@@ -88,6 +89,10 @@ const (
 	// decideContinue: start the next route carrying on the caller's
 	// output; end the call with the last error if none can start.
 	decideContinue
+	// decideRestart: start the next route from the beginning, its output
+	// replacing the caller's (which carries a tool call); end the call
+	// with the last error if none can start.
+	decideRestart
 	// decideRetry: a validator rejected a buffered output; start the next
 	// route from the beginning, else deliver it.
 	decideRetry
@@ -114,7 +119,7 @@ func decide(h happening, s situation) decision {
 		if s.canceled || s.failFast || !s.cont {
 			return decideFinish
 		}
-		return decideContinue
+		return carryOn(s)
 	case happenedEarly:
 		return moveOn(s)
 	case happenedBreach:
@@ -122,7 +127,7 @@ func decide(h happening, s situation) decision {
 		case s.chained && (s.failFast || !s.cont):
 			return decideFinish
 		case s.chained:
-			return decideContinue
+			return carryOn(s)
 		case s.failFast && s.live == 0:
 			return decideFinish
 		case s.failFast:
@@ -148,9 +153,19 @@ func moveOn(s situation) decision {
 	case s.retryFits && !s.delivered:
 		return decideRetryRoute
 	case s.delivered:
-		return decideContinue
+		return carryOn(s)
 	}
 	return decideFallback
+}
+
+// carryOn decides how a call whose output reached the caller goes on after
+// its try broke: continue that output, or restart when it carries a tool
+// call, which no continuation can carry (see toolcall.go).
+func carryOn(s situation) decision {
+	if s.toolCall {
+		return decideRestart
+	}
+	return decideContinue
 }
 
 // endOutcome says how a try that the policy did not stop ended: clean, or

@@ -11,7 +11,10 @@ func (c *call) onFirst(tr *try, at time.Time) {
 		c.mu.Unlock()
 		return
 	}
-	if tr.kind == AttemptContinuation {
+	if tr.kind == AttemptContinuation || tr.kind == AttemptRestart {
+		if tr.kind == AttemptRestart {
+			c.kept = len(c.chain)
+		}
 		c.chainUp(tr)
 		c.mu.Unlock()
 		return
@@ -151,6 +154,7 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 		invalid:    tr.validErr != nil,
 		failFast:   c.failFast,
 		cont:       c.r.pol.Continue && c.canContinue(),
+		toolCall:   c.keptToolCall(),
 		canceled:   c.ctx.Err() != nil,
 		live:       c.live(),
 		delivered:  len(c.chain) > 0,
@@ -177,10 +181,13 @@ func (c *call) act(tr *try, d decision, err error, retryWait time.Duration) {
 		c.finish(err)
 	case decideCanceled:
 		c.finish(ctxErr(c.ctx))
-	case decideFallback, decideContinue:
+	case decideFallback, decideContinue, decideRestart:
 		kind := AttemptFallback
-		if d == decideContinue {
+		switch d {
+		case decideContinue:
 			kind = AttemptContinuation
+		case decideRestart:
+			kind = AttemptRestart
 		}
 		if !c.launch(kind) {
 			c.finish(c.lastErr)

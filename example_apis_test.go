@@ -3,6 +3,7 @@ package tokenpace_test
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -10,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/simulate"
 )
 
 // Fill-in-the-middle for ghost text: the code before the cursor is the
@@ -98,4 +100,58 @@ func ExampleRouter_New() {
 	// Output:
 	// Latency is a budget.
 	// answered by main streamed: false output tokens: 4
+}
+
+// A Router restarts a stream that breaks inside a tool call, and tells the
+// caller: Restarted is true on the first chunk of the new output, and
+// Accumulated starts over there, so the call is read whole and once.
+func ExampleStream_Restarted() {
+	sim, err := simulate.NewServer(
+		simulate.WithModel("m", &simulate.Fixed{TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond}),
+		simulate.WithToolCalls(func(simulate.ReplyInfo) []simulate.ToolCall {
+			return []simulate.ToolCall{{Name: "get_weather", Arguments: `{"city":"Paris"}`}}
+		}),
+		simulate.WithFaultHeader(true),
+	)
+	if err != nil {
+		panic(err)
+	}
+	srv := httptest.NewServer(sim)
+	defer func() { srv.Close(); sim.Close() }()
+	tp := tokenpace.NewClient(openai.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("sk-...")))
+	// The primary's connection drops after two chunks of the call.
+	primary := tokenpace.Route{Target: tokenpace.Target{Name: "primary", Model: "m",
+		Options: []option.RequestOption{option.WithHeader(simulate.FaultHeader, "reset;after=2")}}}
+	backup := tokenpace.Route{Target: tokenpace.Target{Name: "backup", Model: "m"}}
+	router, err := tokenpace.NewRouter(tp, tokenpace.Policy{Continue: true}, primary, backup)
+	if err != nil {
+		panic(err)
+	}
+	stream := router.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+		Model:    "m",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Weather in Paris?")},
+		Tools: []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(
+			openai.FunctionDefinitionParam{Name: "get_weather"})},
+	})
+	defer stream.Close()
+	for stream.Next() {
+		if stream.Restarted() {
+			fmt.Println("restarted: drop the partial call")
+		}
+	}
+	if err := stream.Err(); err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	for _, call := range stream.Accumulated().Choices[0].Message.ToolCalls {
+		fmt.Println(call.Function.Name, call.Function.Arguments)
+	}
+	for _, a := range stream.Timing().Attempts {
+		fmt.Println(a.Target, a.Kind, a.Outcome)
+	}
+	// Output:
+	// restarted: drop the partial call
+	// get_weather {"city":"Paris"}
+	// primary first failed
+	// backup restart won
 }

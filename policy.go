@@ -22,10 +22,11 @@ type Policy struct {
 	// breaks after it has produced tokens on the next route, with the
 	// output so far as an assistant prefix; the caller's stream goes on
 	// seamlessly. False (the zero value) ends the call with the error.
-	// It never applies to a stream that handed the caller a tool call (a
-	// continuation carries text only: such a call ends with the error,
-	// and its tool calls are incomplete), nor to a completion whose prompt
-	// is not one string, nor to Router.New.
+	// A stream that handed the caller a tool call is restarted instead (a
+	// continuation carries text only): the next route answers from the
+	// start and Stream.Restarted tells the caller (see Router). Continue
+	// never applies to a completion whose prompt is not one string, nor
+	// to Router.New.
 	Continue bool
 	// ContinuePrompt is the user message that follows the assistant prefix
 	// of a continuation; "" means "Continue exactly where your previous

@@ -123,8 +123,13 @@ func (s *ResponseStream) Close() error { return s.s.Close() }
 // Timing returns the stream's Timing, as Stream.Timing does.
 func (s *ResponseStream) Timing() *Timing { return s.s.Timing() }
 
+// Restarted reports whether the event Current returns is the first of a
+// restarted response, as Stream.Restarted does: a Router dropped the
+// events before it, which carried a function call, and Text starts over.
+func (s *ResponseStream) Restarted() bool { return s.s.Restarted() }
+
 // Text returns the output text of every response.output_text.delta event
-// Next has returned so far; it remains available after the stream has
+// Next has returned so far (since the last restart); it remains available after the stream has
 // ended, cleanly or not.
 func (s *ResponseStream) Text() string {
 	if acc := s.s.Accumulated(); len(acc.Choices) > 0 {

@@ -105,6 +105,13 @@ func (r *Router) route(target string) *route { return r.byName[target] }
 // output the caller received. The Client's Hooks see the call once:
 // FirstToken for the winner (its TTFT the caller's), Milestone for the
 // routes the caller reads, Done once with the final Timing.
+//
+// Tool calls: a stream that breaks after it handed the caller a tool-call
+// delta is never continued; with Policy.Continue it restarts on the next
+// route from the original request (AttemptRestart), and Stream.Restarted
+// tells the caller on the first chunk of the new output, from which
+// Accumulated starts over. Otherwise it ends with its error, and its tool
+// calls may be incomplete. See Stream.Restarted.
 func (r *Router) NewStreaming(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) *Stream {
 	c := newCall(ctx, r, withUsage(params), opts)
 	c.begin()

@@ -6,7 +6,8 @@ import "time"
 type Attempt struct {
 	Target, Model string
 	// Kind says why the Router started the attempt: AttemptFirst,
-	// AttemptFallback, AttemptHedge or AttemptContinuation.
+	// AttemptFallback, AttemptHedge, AttemptContinuation, AttemptRestart
+	// or AttemptRetry.
 	Kind AttemptKind
 	// Start is when the attempt began (or was skipped); Sent when its
 	// first request left (zero if it never did); FirstToken and End as for
@@ -43,6 +44,10 @@ const (
 	// AttemptContinuation: started after output had reached the caller,
 	// to carry that output on (Policy.Continue).
 	AttemptContinuation AttemptKind = "continuation"
+	// AttemptRestart: started after output that carried a tool call had
+	// reached the caller and its attempt broke; it answers from the start,
+	// and the caller is told (Stream.Restarted). See Router.
+	AttemptRestart AttemptKind = "restart"
 	// AttemptRetry: the same route again, after it answered with a
 	// Retry-After that still fits the call's TTFT budget.
 	AttemptRetry AttemptKind = "retry"

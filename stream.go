@@ -114,6 +114,7 @@ func (s *Stream) Next() bool {
 		}
 		s.batch, s.pos = batch, 0
 	}
+	s.noteRestart()
 	s.acc.AddChunk(*s.batch[s.pos].chunk)
 	return true
 }

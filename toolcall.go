@@ -1,19 +1,37 @@
 package tokenpace
 
-// How a Router call treats tool calls.
+import "github.com/openai/openai-go/v3"
+
+// How a Router call treats tool calls: restart and tell.
 //
 // A continuation carries text only: the output so far as an assistant
-// message (chat, Responses) or the end of the prompt (completions). A
-// tool call cut midway cannot be carried on that way, and a route asked
-// again would send the call anew, which the caller would read as a
-// second call or merge into the first. So a call never continues a chain
-// that handed the caller a tool-call delta: when such a stream stalls,
-// falls under MinTPS or breaks, the call ends there, as without
-// Policy.Continue, and Err reports why (the budget breach or the
-// failure). A stream whose Err is not nil may thus end inside a tool
-// call: its tool calls are incomplete and must not be run. A route that
-// fails before any output still falls back as usual, and the caller then
-// reads the fallback's tool calls only.
+// message (chat, Responses) or the end of the prompt (completions). An
+// assistant message cannot hold half a tool call, and a route asked to go
+// on after a whole one would either call it again or answer as if it had
+// run. So a call whose output, since its last restart, handed the caller
+// a tool-call delta (a chat tool-call or function-call delta, a Responses
+// function_call item or arguments delta) is never continued. When such a
+// stream stalls, falls under MinTPS or breaks and Policy.Continue is set,
+// the call restarts: the next route is sent the original request (no
+// prefix, the full max_tokens) as an AttemptRestart, and its output
+// replaces the caller's. The caller is told on the first chunk of the
+// restarted output: Restarted reports true there, and Accumulated (Text
+// for a ResponseStream) starts over from that chunk, so the accumulated
+// tool calls are the restarted route's, each whole and once. A caller that
+// rebuilds calls from the deltas itself drops what it built when Restarted
+// is true.
+//
+// The caller's figures stay the caller's: TTFT runs to the first token it
+// read (a dropped one too), E2E to the end it saw, and Chunks and
+// OutputTokens count every output chunk it read; Timing.Attempts records
+// the restart with its own figures. Without Policy.Continue, with
+// FailFast, or when no route is left to restart on, the call ends with
+// the error (Err not nil) and the caller keeps the partial output: a
+// stream whose Err is not nil may end inside a tool call, and its tool
+// calls must not be run. A route that fails before any output reaches
+// the caller falls back as usual, and a hedged attempt that lost never
+// reaches the caller, tool calls included. Legacy completions make no
+// tool calls; a non-streaming call hands over whole responses only.
 
 // carriesToolCall reports whether chunk ar carries a tool call: a
 // tool-call or function-call delta of chat, a function-call arguments
@@ -32,14 +50,59 @@ func carriesToolCall(ar *arrived) bool {
 	return false
 }
 
-// canContinue reports whether a continuation can carry on the call's
-// output: not after a tool call (see above), nor for a completion whose
-// prompt is not one string.
-func (c *call) canContinue() bool {
-	for _, tr := range c.chain {
-		if tr.a != nil && tr.a.calledTool() {
-			return false
+// keptToolCall reports whether the output the caller keeps, since the
+// chain's last restart, carries a tool call. c.mu is held.
+func (c *call) keptToolCall() bool {
+	for _, tr := range c.chain[c.kept:] {
+		if tr.a.calledTool() {
+			return true
 		}
 	}
-	return c.completion == nil || c.completion.Prompt.OfString.Valid()
+	return false
+}
+
+// restarted implements restarter: whether the batch the last take
+// returned is the first of a restart. Only the caller's goroutine calls
+// take and restarted.
+func (c *call) restarted() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.restartBatch
+}
+
+// restarter is a source that can restart its output.
+type restarter interface{ restarted() bool }
+
+// Restarted reports whether the chunk Current returns is the first of a
+// restarted output: the Router dropped the output before it, and
+// Accumulated starts over from this chunk. It is always false for a
+// Client's stream.
+//
+// A Router restarts a call whose stream breaks (stall, MinTPS, reset…)
+// after it handed the caller a tool-call delta, when Policy.Continue is
+// set: a continuation carries text only, and an assistant message cannot
+// hold half a call. The next route is sent the original request
+// (AttemptRestart in Timing.Attempts) and its output replaces the
+// caller's, so the accumulated tool calls are whole and appear once; a
+// caller that rebuilds calls from the deltas drops what it built when
+// Restarted is true. The caller's figures stay its own: TTFT to the
+// first token it read, E2E to the end it saw, Chunks and OutputTokens
+// over every output chunk it read. Without Continue, with FailFast, or
+// with no route left, the call ends with the error instead, and a stream
+// whose Err is not nil may hold incomplete tool calls that must not be
+// run.
+func (s *Stream) Restarted() bool {
+	if s.ended.Load() || s.pos != 0 || len(s.batch) == 0 {
+		return false
+	}
+	r, ok := s.src.(restarter)
+	return ok && r.restarted()
+}
+
+// noteRestart starts the accumulated completion over at the first chunk
+// of a restarted output; Next calls it before it accumulates a chunk.
+func (s *Stream) noteRestart() {
+	if s.pos == 0 && s.Restarted() {
+		s.acc = openai.ChatCompletionAccumulator{}
+	}
 }

@@ -3,12 +3,14 @@ package tokenpace_test
 import (
 	"context"
 	"slices"
+	"strconv"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/tokenpace/tokenpace"
 	"github.com/tokenpace/tokenpace/simulate"
@@ -58,60 +60,218 @@ func TestToolCallTTFT(t *testing.T) {
 	})
 }
 
-// A stream that stalls inside a tool call is not continued, even with
-// Continue: the call ends with the breach, and the next route is never
-// asked, so the caller never reads a second copy of the call. A stream
-// that stalls before any output still falls back, and the caller reads
-// the fallback's call only.
-func TestToolCallNeverContinued(t *testing.T) {
+// toolRead is what a caller of a chat stream with tool calls read: the
+// calls it rebuilt from the deltas (dropping them when Restarted said so),
+// how many call starts it read in all, and at which chunks (counted from
+// 0) Restarted was true.
+type toolRead struct {
+	calls    map[int64]*openai.ChatCompletionMessageToolCallUnion
+	starts   int
+	restarts []int
+}
+
+// readTools reads s to its end as a caller that rebuilds tool calls from
+// the deltas does.
+func readTools(s *tokenpace.Stream) toolRead {
+	r := toolRead{calls: map[int64]*openai.ChatCompletionMessageToolCallUnion{}}
+	for i := 0; s.Next(); i++ {
+		if s.Restarted() {
+			r.restarts = append(r.restarts, i)
+			clear(r.calls)
+		}
+		for _, ch := range s.Current().Choices {
+			for _, tc := range ch.Delta.ToolCalls {
+				c := r.calls[tc.Index]
+				if c == nil {
+					c = new(openai.ChatCompletionMessageToolCallUnion)
+					r.calls[tc.Index] = c
+				}
+				if tc.Function.Name != "" {
+					r.starts++
+					c.ID, c.Function.Name = tc.ID, tc.Function.Name
+				}
+				c.Function.Arguments += tc.Function.Arguments
+			}
+		}
+	}
+	s.Close()
+	return r
+}
+
+// A Router stream that breaks after it handed the caller a tool-call
+// delta is restarted on the next route, and the caller told: Restarted on
+// the first chunk of the restarted output, Accumulated holding the
+// restarted route's call only, whole and once, the caller's TTFT (to the
+// first token it read) and E2E, Err nil. Without Continue, or with no
+// route left, the call ends with the breach, its call incomplete. A
+// stream that fails before any output falls back as usual.
+func TestToolCallRestart(t *testing.T) {
+	stall := func(after int) option.RequestOption {
+		return option.WithHeader(simulate.FaultHeader, "stall;for=5s;after="+strconv.Itoa(after))
+	}
+	gap := &tokenpace.BudgetError{Target: "big", Phase: tokenpace.PhaseGap, Limit: 100 * msec, Observed: 100 * msec}
 	tests := []struct {
-		name  string
-		fault string
-		kinds []tokenpace.AttemptKind
-		ok    bool
+		name     string
+		cont     bool
+		calls    int  // 1: get_weather for Paris; 2: then for London
+		after    int  // output chunks big sends before it stalls
+		alone    bool // big is the only route
+		kinds    []tokenpace.AttemptKind
+		restarts []int
+		starts   int
+		ttft     time.Duration
+		e2e      time.Duration
+		err      *tokenpace.BudgetError
 	}{
-		{"stall inside the call", "stall;for=5s;after=2", []tokenpace.AttemptKind{tokenpace.AttemptFirst}, false},
-		{"stall before any output", "stall;for=5s;after=0", []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptFallback}, true},
+		{name: "break inside the call", cont: true, calls: 1, after: 2,
+			kinds: []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptRestart}, restarts: []int{3}, starts: 2,
+			ttft: 100 * msec, e2e: 310 * msec},
+		{name: "break after a whole call", cont: true, calls: 2, after: 5,
+			kinds: []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptRestart}, restarts: []int{6}, starts: 3,
+			ttft: 100 * msec, e2e: 430 * msec},
+		{name: "break before any output", cont: true, calls: 1, after: 0,
+			kinds: []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptFallback}, starts: 1,
+			ttft: 1050 * msec, e2e: 1090 * msec},
+		{name: "without Continue", calls: 1, after: 2,
+			kinds: []tokenpace.AttemptKind{tokenpace.AttemptFirst}, starts: 1, ttft: 100 * msec, e2e: 220 * msec, err: gap},
+		{name: "no route left", cont: true, calls: 1, after: 2, alone: true,
+			kinds: []tokenpace.AttemptKind{tokenpace.AttemptFirst}, starts: 1, ttft: 100 * msec, e2e: 220 * msec, err: gap},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				big := route("big")
-				big.Options = []option.RequestOption{option.WithHeader(simulate.FaultHeader, tt.fault)}
-				r := router(t, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: time.Second, Gap: 100 * msec}, Continue: true}, []simulate.Option{
+				big.Options = []option.RequestOption{stall(tt.after)}
+				routes := []tokenpace.Route{big, route("small")}
+				if tt.alone {
+					routes = routes[:1]
+				}
+				r := router(t, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: time.Second, Gap: 100 * msec}, Continue: tt.cont}, []simulate.Option{
 					simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec, ITL: 20 * msec}),
 					simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),
-					withWeather(),
-				}, big, route("small"))
+					simulate.WithToolCalls(func(simulate.ReplyInfo) []simulate.ToolCall {
+						return []simulate.ToolCall{{Name: "get_weather", Arguments: `{"city":"Paris"}`},
+							{Name: "get_weather", Arguments: `{"city":"London"}`}}[:tt.calls]
+					}),
+				}, routes...)
 				s := r.NewStreaming(context.Background(), chatWithTools("big"))
-				calls := 0
-				for s.Next() {
-					for _, ch := range s.Current().Choices {
-						for _, tc := range ch.Delta.ToolCalls {
-							if tc.Function.Name != "" {
-								calls++
-							}
-						}
-					}
+				got := readTools(s)
+				tm := s.Timing()
+				if !slices.Equal(got.restarts, tt.restarts) || got.starts != tt.starts {
+					t.Errorf("Restarted() at chunks %v, %d call starts read; want %v, %d", got.restarts, got.starts, tt.restarts, tt.starts)
 				}
-				s.Close()
-				if calls != 1 {
-					t.Errorf("the caller read %d tool calls, want 1", calls)
+				if k := kinds(tm); !slices.Equal(k, tt.kinds) {
+					t.Errorf("kinds = %v, want %v", k, tt.kinds)
 				}
-				if got := kinds(s.Timing()); !slices.Equal(got, tt.kinds) {
-					t.Errorf("kinds = %v, want %v", got, tt.kinds)
+				if tm.TTFT() != tt.ttft || tm.E2E() != tt.e2e {
+					t.Errorf("TTFT(), E2E() = %v, %v, want %v, %v", tm.TTFT(), tm.E2E(), tt.ttft, tt.e2e)
 				}
-				if tt.ok {
-					if err := s.Err(); err != nil {
-						t.Fatalf("Err() = %v, want nil", err)
-					}
-					if got := s.Accumulated().Choices[0].Message.ToolCalls[0].Function.Arguments; got != `{"city":"Paris"}` {
-						t.Errorf("arguments = %q, want the whole call's", got)
+				acc := s.Accumulated().Choices[0].Message.ToolCalls
+				if tt.err != nil {
+					checkBudgetError(t, s.Err(), *tt.err)
+					if len(acc) != 1 || acc[0].Function.Arguments == `{"city":"Paris"}` {
+						t.Errorf("accumulated calls = %+v, want one, incomplete", acc)
 					}
 					return
 				}
-				checkBudgetError(t, s.Err(), tokenpace.BudgetError{Target: "big", Phase: tokenpace.PhaseGap, Limit: 100 * msec, Observed: 100 * msec})
+				if err := s.Err(); err != nil {
+					t.Fatalf("Err() = %v, want nil", err)
+				}
+				want := []string{`{"city":"Paris"}`, `{"city":"London"}`}[:tt.calls]
+				if len(acc) != len(want) || len(got.calls) != len(want) {
+					t.Fatalf("accumulated calls = %+v, rebuilt %d; want %d whole calls", acc, len(got.calls), len(want))
+				}
+				for i, args := range want {
+					c := got.calls[int64(i)]
+					if acc[i].Function.Name != "get_weather" || acc[i].Function.Arguments != args || c.ID != acc[i].ID || c.Function.Arguments != args {
+						t.Errorf("call %d: accumulated %+v, rebuilt %+v; want get_weather %s in both", i, acc[i], *c, args)
+					}
+				}
+				if last := tm.Attempts[len(tm.Attempts)-1]; last.Target != "small" || last.Outcome != tokenpace.OutcomeWon {
+					t.Errorf("last attempt = %s %s, want small won", last.Target, last.Outcome)
+				}
 			})
 		})
 	}
+}
+
+// A hedged attempt that lost never reaches the caller, tool calls
+// included: the caller reads the winner's call only, once.
+func TestToolCallHedgeLoser(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := router(t, tokenpace.Policy{Hedge: tokenpace.Hedge{After: 20 * msec}, Continue: true}, []simulate.Option{
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec, ITL: 5 * msec}),
+			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),
+			withWeather(),
+		}, route("big"), route("small"))
+		s := r.NewStreaming(context.Background(), chatWithTools("big"))
+		got := readTools(s)
+		if err := s.Err(); err != nil {
+			t.Fatalf("Err() = %v, want nil", err)
+		}
+		tm := s.Timing()
+		if got.starts != 1 || len(got.restarts) != 0 {
+			t.Errorf("%d call starts read, Restarted() at %v; want 1, never", got.starts, got.restarts)
+		}
+		acc := s.Accumulated().Choices[0].Message.ToolCalls
+		if len(acc) != 1 || acc[0].Function.Arguments != `{"city":"Paris"}` {
+			t.Errorf("accumulated calls = %+v, want one whole call", acc)
+		}
+		if o, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeHedgeLost, tokenpace.OutcomeWon}; !slices.Equal(o, want) {
+			t.Errorf("outcomes = %v, want %v", o, want)
+		}
+		if tm.TTFT() != 70*msec {
+			t.Errorf("TTFT() = %v, want 70ms", tm.TTFT())
+		}
+	})
+}
+
+// A Responses stream that breaks inside a function call restarts on the
+// next route: the caller, told by Restarted on the first event of the new
+// response, rebuilds the call's arguments once.
+func TestResponseToolCallRestart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		big := route("big")
+		big.Options = []option.RequestOption{option.WithHeader(simulate.FaultHeader, "stall;for=5s;after=2")}
+		r := router(t, tokenpace.Policy{Budget: tokenpace.Budget{Gap: 100 * msec}, Continue: true}, []simulate.Option{
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec, ITL: 20 * msec}),
+			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),
+			withWeather(),
+		}, big, route("small"))
+		params := respond("big", 100)
+		params.Tools = []responses.ToolUnionParam{{OfFunction: &responses.FunctionToolParam{Name: "get_weather"}}}
+		s := r.NewResponseStreaming(context.Background(), params)
+		var args, restartedAt string
+		items, restarts := 0, 0
+		for s.Next() {
+			ev := s.Current()
+			if s.Restarted() {
+				restarts++
+				restartedAt, args, items = ev.Type, "", 0
+			}
+			switch ev.Type {
+			case "response.output_item.added":
+				items++
+			case "response.function_call_arguments.delta":
+				args += ev.Delta
+			}
+		}
+		s.Close()
+		if err := s.Err(); err != nil {
+			t.Fatalf("Err() = %v, want nil", err)
+		}
+		if restarts != 1 || restartedAt != "response.created" {
+			t.Errorf("Restarted() %d times, at %q; want once, at response.created", restarts, restartedAt)
+		}
+		if args != `{"city":"Paris"}` || items != 1 {
+			t.Errorf("arguments %q over %d items, want the whole call's in 1", args, items)
+		}
+		tm := s.Timing()
+		if k, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptRestart}; !slices.Equal(k, want) {
+			t.Errorf("kinds = %v, want %v", k, want)
+		}
+		if tm.TTFT() != 120*msec {
+			t.Errorf("TTFT() = %v, want 120ms (the first arguments delta the caller read)", tm.TTFT())
+		}
+	})
 }
