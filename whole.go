@@ -7,13 +7,15 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
 )
 
-// callWhole makes a non-streaming chat completion and ends the attempt:
-// the whole response arrives as one chunk when its last byte did, so a
-// TTFT budget bounds the time to the whole response.
+// callWhole makes a non-streaming call (chat, completion or response, as
+// the spec says) and ends the attempt: the whole response arrives as one
+// chunk when its last byte did, so a TTFT budget bounds the time to the
+// whole response.
 func (a *attempt) callWhole(opts []option.RequestOption) {
-	res, err := a.spec.client.Chat.Completions.New(a.ctx, a.spec.params, opts...)
+	ar, err := a.fetchWhole(opts)
 	at := a.x.lastRead()
 	if at.IsZero() {
 		at = time.Now()
@@ -22,14 +24,48 @@ func (a *attempt) callWhole(opts []option.RequestOption) {
 		a.end(a.failure(KindRequest, "", err), time.Now())
 		return
 	}
-	c, err := wholeChunk(res)
-	if err != nil {
-		a.end(a.failure(KindMalformed, "", err), at)
+	if ar.chunk == nil {
+		a.end(a.failure(KindMalformed, "", ar.err), at)
 		return
 	}
-	a.deliver(arrived{chunk: c, whole: res, at: at, size: len(res.RawJSON())})
+	ar.at = at
+	a.deliver(ar.arrived)
 	a.outputEnd(at)
 	a.end(nil, at)
+}
+
+// fetched is a whole response and its chat view; chunk is nil, and err
+// says why, when the response could not be read as its API's.
+type fetched struct {
+	arrived
+	err error
+}
+
+// fetchWhole makes the spec's non-streaming call and returns the whole
+// response as one arrived chunk, or the error of the request.
+func (a *attempt) fetchWhole(opts []option.RequestOption) (fetched, error) {
+	switch {
+	case a.spec.completion != nil:
+		res, err := a.spec.client.Completions.New(a.ctx, *a.spec.completion, opts...)
+		if err != nil {
+			return fetched{}, err
+		}
+		_, c, err := decodeCompletion([]byte(res.RawJSON()))
+		return fetched{arrived{chunk: c, comp: res, size: len(res.RawJSON())}, err}, nil
+	case a.spec.response != nil:
+		res, err := a.spec.client.Responses.New(a.ctx, *a.spec.response, opts...)
+		if err != nil {
+			return fetched{}, err
+		}
+		c, err := wholeResponseChunk(res)
+		return fetched{arrived{chunk: c, size: len(res.RawJSON())}, err}, nil
+	}
+	res, err := a.spec.client.Chat.Completions.New(a.ctx, a.spec.params, opts...)
+	if err != nil {
+		return fetched{}, err
+	}
+	c, err := wholeChunk(res)
+	return fetched{arrived{chunk: c, whole: res, size: len(res.RawJSON())}, err}, nil
 }
 
 // wholeChunk returns the chat view of a whole response: one chunk whose
@@ -58,6 +94,56 @@ func wholeChunk(res *openai.ChatCompletion) (*openai.ChatCompletionChunk, error)
 	return c, nil
 }
 
+// wholeResponseChunk returns the chat view of a whole Responses response:
+// one choice whose delta holds its output text, refusal and function
+// calls, its finish reason ("stop" once completed, else why it is
+// incomplete) and its usage. The chunk is decoded from the response's
+// JSON, which its RawJSON keeps (see responseOf).
+func wholeResponseChunk(res *responses.Response) (*openai.ChatCompletionChunk, error) {
+	c := new(openai.ChatCompletionChunk)
+	if err := json.Unmarshal([]byte(res.RawJSON()), c); err != nil {
+		return nil, err
+	}
+	d := openai.ChatCompletionChunkChoiceDelta{Role: "assistant", Content: res.OutputText()}
+	for _, item := range res.Output {
+		switch item.Type {
+		case "message":
+			for _, part := range item.Content {
+				if part.Type == "refusal" {
+					d.Refusal += part.Refusal
+				}
+			}
+		case "function_call":
+			d.ToolCalls = append(d.ToolCalls, openai.ChatCompletionChunkChoiceDeltaToolCall{
+				Index: int64(len(d.ToolCalls)), ID: item.CallID, Type: "function",
+				Function: openai.ChatCompletionChunkChoiceDeltaToolCallFunction{Name: item.Name, Arguments: item.Arguments.OfString},
+			})
+		}
+	}
+	reason := "stop"
+	if res.Status == responses.ResponseStatusIncomplete {
+		reason = res.IncompleteDetails.Reason
+	}
+	c.Choices = []openai.ChatCompletionChunkChoice{{Delta: d, FinishReason: reason}}
+	// The usage field is the response's (valid when it has one), its
+	// counts those of the Responses API.
+	u := res.Usage
+	c.Usage = openai.CompletionUsage{
+		PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
+		PromptTokensDetails: openai.CompletionUsagePromptTokensDetails{CachedTokens: u.InputTokensDetails.CachedTokens},
+	}
+	return c, nil
+}
+
+// responseOf returns the Responses response whose chat view c is.
+func responseOf(c *openai.ChatCompletionChunk) (*responses.Response, error) {
+	res := new(responses.Response)
+	if err := json.Unmarshal([]byte(c.RawJSON()), res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
 // New makes a non-streaming chat completion, as
 // client.Chat.Completions.New does, under the Router's policies; NewTimed
 // returns the caller's Timing too.
@@ -82,18 +168,74 @@ func (r *Router) New(ctx context.Context, params openai.ChatCompletionNewParams,
 // Err.
 func (r *Router) NewTimed(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*openai.ChatCompletion, *Timing, error) {
 	c := newCall(ctx, r, params, opts)
+	ar, t, err := c.runWhole()
+	if err != nil {
+		return nil, t, err
+	}
+	return ar.whole, t, nil
+}
+
+// NewCompletion makes a non-streaming completion, as
+// client.Completions.New does, under the Router's policies, with the
+// budgets read as for NewTimed (Budget.TTFT bounds the whole response);
+// NewCompletionTimed returns the caller's Timing too.
+func (r *Router) NewCompletion(ctx context.Context, params openai.CompletionNewParams, opts ...option.RequestOption) (*openai.Completion, error) {
+	res, _, err := r.NewCompletionTimed(ctx, params, opts...)
+	return res, err
+}
+
+// NewCompletionTimed makes a non-streaming completion under the Router's
+// policies, as NewTimed makes a chat completion, and returns the response
+// of the route that answered with the caller's Timing.
+func (r *Router) NewCompletionTimed(ctx context.Context, params openai.CompletionNewParams, opts ...option.RequestOption) (*openai.Completion, *Timing, error) {
+	c := newCall(ctx, r, completionView(params), opts)
+	c.completion = &params
+	ar, t, err := c.runWhole()
+	if err != nil {
+		return nil, t, err
+	}
+	return ar.comp, t, nil
+}
+
+// NewResponse makes a non-streaming response, as client.Responses.New
+// does, under the Router's policies, with the budgets read as for
+// NewTimed (Budget.TTFT bounds the whole response); NewResponseTimed
+// returns the caller's Timing too.
+func (r *Router) NewResponse(ctx context.Context, params responses.ResponseNewParams, opts ...option.RequestOption) (*responses.Response, error) {
+	res, _, err := r.NewResponseTimed(ctx, params, opts...)
+	return res, err
+}
+
+// NewResponseTimed makes a non-streaming response under the Router's
+// policies, as NewTimed makes a chat completion, and returns the response
+// of the route that answered with the caller's Timing.
+func (r *Router) NewResponseTimed(ctx context.Context, params responses.ResponseNewParams, opts ...option.RequestOption) (*responses.Response, *Timing, error) {
+	c := newCall(ctx, r, responseView(params), opts)
+	c.response = &params
+	ar, t, err := c.runWhole()
+	if err != nil {
+		return nil, t, err
+	}
+	res, err := responseOf(ar.chunk)
+	if err != nil {
+		return nil, t, &StreamError{Kind: KindMalformed, Target: t.Target, Err: err}
+	}
+	return res, t, nil
+}
+
+// runWhole runs c as a non-streaming call and returns the whole response
+// the caller gets, with the caller's Timing, or the call's error.
+func (c *call) runWhole() (arrived, *Timing, error) {
 	c.whole = true
 	c.begin()
 	s := newStream(c)
-	var res *openai.ChatCompletion
+	var res arrived
 	for s.Next() {
-		if w := s.batch[s.pos].whole; w != nil {
-			res = w
-		}
+		res = s.batch[s.pos]
 	}
 	s.Close()
 	if err := s.Err(); err != nil {
-		return nil, s.Timing(), err
+		return arrived{}, s.Timing(), err
 	}
 	return res, s.Timing(), nil
 }

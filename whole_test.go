@@ -7,7 +7,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/tokenpace/tokenpace"
 	"github.com/tokenpace/tokenpace/simulate"
@@ -18,6 +20,55 @@ import (
 // first token would come at 100 ms, its whole response at 400 ms: a TTFT
 // budget of 300 ms bounds the whole response, so it is missed.
 func TestRouterNew(t *testing.T) {
+	testRouterWhole(t, tokenpace.APIChat, func(r *tokenpace.Router) (string, *tokenpace.Timing, error) {
+		res, tm, err := r.NewTimed(context.Background(), chat("big", 10))
+		if err != nil {
+			return "", tm, err
+		}
+		return res.Choices[0].Message.Content, tm, nil
+	})
+}
+
+// A non-streaming completion under each policy, as TestRouterNew.
+func TestRouterNewCompletion(t *testing.T) {
+	testRouterWhole(t, tokenpace.APICompletions, func(r *tokenpace.Router) (string, *tokenpace.Timing, error) {
+		res, tm, err := r.NewCompletionTimed(context.Background(), complete("big", 10))
+		if err != nil {
+			return "", tm, err
+		}
+		return res.Choices[0].Text, tm, nil
+	})
+}
+
+// A non-streaming response under each policy, as TestRouterNew.
+func TestRouterNewResponse(t *testing.T) {
+	testRouterWhole(t, tokenpace.APIResponses, func(r *tokenpace.Router) (string, *tokenpace.Timing, error) {
+		res, tm, err := r.NewResponseTimed(context.Background(), respond("big", 10))
+		if err != nil {
+			return "", tm, err
+		}
+		if res.Status != responses.ResponseStatusCompleted {
+			t.Errorf("status = %q, want completed", res.Status)
+		}
+		return res.OutputText(), tm, nil
+	})
+}
+
+// complete returns completion params for model with max_tokens n.
+func complete(model string, n int) openai.CompletionNewParams {
+	return openai.CompletionNewParams{
+		Model:     openai.CompletionNewParamsModel(model),
+		Prompt:    openai.CompletionNewParamsPromptUnion{OfString: openai.String("Latency is")},
+		MaxTokens: openai.Int(int64(n)),
+	}
+}
+
+// testRouterWhole runs one non-streaming Router call per policy, made by
+// call over a big and a small model that reply "B1 B2 …" and "S1 S2 …",
+// and checks the text the caller gets, the attempts' outcomes, the API
+// and when the call ended.
+func testRouterWhole(t *testing.T, api tokenpace.API, call func(r *tokenpace.Router) (string, *tokenpace.Timing, error)) {
+	t.Helper()
 	tests := []struct {
 		name     string
 		pol      tokenpace.Policy
@@ -44,12 +95,15 @@ func TestRouterNew(t *testing.T) {
 					simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),
 					replyByModel(4),
 				}, big, route("small"))
-				res, tm, err := r.NewTimed(context.Background(), chat("big", 10))
+				got, tm, err := call(r)
 				if err != nil {
-					t.Fatalf("NewTimed() error = %v", err)
+					t.Fatalf("call error = %v", err)
 				}
-				if got := res.Choices[0].Message.Content; got != tt.want {
-					t.Errorf("content = %q, want %q", got, tt.want)
+				if got != tt.want {
+					t.Errorf("text = %q, want %q", got, tt.want)
+				}
+				if tm.API != api {
+					t.Errorf("API = %q, want %q", tm.API, api)
 				}
 				if got := outcomes(tm); !slices.Equal(got, tt.outcomes) {
 					t.Errorf("outcomes = %v, want %v", got, tt.outcomes)
@@ -64,20 +118,71 @@ func TestRouterNew(t *testing.T) {
 }
 
 // A non-streaming call that no route answers in time fails with the last
-// route's breach; Continue changes nothing, since the caller had no
-// output.
+// route's breach, whatever its API, and returns no response; Continue
+// changes nothing, since the caller had no output.
 func TestRouterNewBudgetMissed(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		r := router(t, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 300 * msec}, Continue: true}, []simulate.Option{
-			simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec, ITL: 100 * msec}), replyWords(4),
-		}, route("big"))
-		res, tm, err := r.NewTimed(context.Background(), chat("big", 10))
-		if res != nil {
-			t.Errorf("response = %v, want nil", res)
+	tests := []struct {
+		api  tokenpace.API
+		call func(r *tokenpace.Router) (bool, *tokenpace.Timing, error)
+	}{
+		{tokenpace.APIChat, func(r *tokenpace.Router) (bool, *tokenpace.Timing, error) {
+			res, tm, err := r.NewTimed(context.Background(), chat("big", 10))
+			return res != nil, tm, err
+		}},
+		{tokenpace.APICompletions, func(r *tokenpace.Router) (bool, *tokenpace.Timing, error) {
+			res, tm, err := r.NewCompletionTimed(context.Background(), complete("big", 10))
+			return res != nil, tm, err
+		}},
+		{tokenpace.APIResponses, func(r *tokenpace.Router) (bool, *tokenpace.Timing, error) {
+			res, tm, err := r.NewResponseTimed(context.Background(), respond("big", 10))
+			return res != nil, tm, err
+		}},
+	}
+	for _, tt := range tests {
+		name := string(tt.api)
+		if tt.api == tokenpace.APIChat {
+			name = "chat"
 		}
-		checkBudgetError(t, err, tokenpace.BudgetError{Target: "big", Phase: tokenpace.PhaseTTFT, Limit: 300 * msec, Observed: 300 * msec})
-		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst}; !slices.Equal(got, want) {
-			t.Errorf("kinds = %v, want %v", got, want)
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := router(t, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 300 * msec}, Continue: true}, []simulate.Option{
+					simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec, ITL: 100 * msec}), replyWords(4),
+				}, route("big"))
+				got, tm, err := tt.call(r)
+				if got {
+					t.Errorf("a response was returned, want none")
+				}
+				checkBudgetError(t, err, tokenpace.BudgetError{Target: "big", Phase: tokenpace.PhaseTTFT, Limit: 300 * msec, Observed: 300 * msec})
+				if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst}; !slices.Equal(got, want) {
+					t.Errorf("kinds = %v, want %v", got, want)
+				}
+				if tm.API != tt.api || tm.E2E() != 300*msec {
+					t.Errorf("API, E2E() = %q, %v, want %q, 300ms", tm.API, tm.E2E(), tt.api)
+				}
+			})
+		})
+	}
+}
+
+// A non-streaming response that calls a function answers the call: the
+// call is its output, so the route wins, and the caller gets the call.
+func TestRouterNewResponseFunctionCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := router(t, tokenpace.Policy{}, []simulate.Option{
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec, ITL: 10 * msec}), withWeather(),
+		}, route("big"), route("small"))
+		params := respond("big", 100)
+		params.Tools = []responses.ToolUnionParam{{OfFunction: &responses.FunctionToolParam{Name: "get_weather"}}}
+		res, tm, err := r.NewResponseTimed(context.Background(), params)
+		if err != nil {
+			t.Fatalf("NewResponseTimed() error = %v", err)
+		}
+		if len(res.Output) != 1 || res.Output[0].Type != "function_call" || res.Output[0].Name != "get_weather" ||
+			res.Output[0].Arguments.OfString != `{"city":"Paris"}` {
+			t.Errorf("output = %+v, want one get_weather call with its arguments", res.Output)
+		}
+		if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeWon}; !slices.Equal(got, want) || tm.OutputTokens != 5 {
+			t.Errorf("outcomes = %v, output tokens %d; want %v, 5", got, tm.OutputTokens, want)
 		}
 	})
 }
