@@ -52,6 +52,8 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	headerTimeout := fs.Duration("header-timeout", 10*time.Second, "drop a connection whose request headers take longer")
 	bodyTimeout := fs.Duration("body-timeout", simulate.DefaultBodyTimeout, "answer 408 and drop a connection whose request body takes longer")
 	idleTimeout := fs.Duration("idle-timeout", 30*time.Second, "close a keep-alive connection idle for longer")
+	var toolCalls toolCallsFlag
+	fs.Var(&toolCalls, "tool-call", toolCallUsage)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -111,7 +113,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	srv, err := simulate.NewServer(
+	opts := []simulate.Option{
 		simulate.WithModel(*name, sched),
 		simulate.WithRTT(*rtt),
 		simulate.WithBuffering(*buffering),
@@ -122,7 +124,11 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		simulate.WithFaults(faults),
 		simulate.WithFaultHeader(*faultHeader),
 		simulate.WithBodyTimeout(*bodyTimeout),
-	)
+	}
+	if len(toolCalls) > 0 {
+		opts = append(opts, simulate.WithToolCalls(toolCalls.script()))
+	}
+	srv, err := simulate.NewServer(opts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
 		return 2
