@@ -1,7 +1,10 @@
 package tokenpace_test
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"slices"
 	"strconv"
 	"testing"
@@ -272,6 +275,64 @@ func TestResponseToolCallRestart(t *testing.T) {
 		}
 		if tm.TTFT() != 120*msec {
 			t.Errorf("TTFT() = %v, want 120ms (the first arguments delta the caller read)", tm.TTFT())
+		}
+	})
+}
+
+// After a restart, the output the caller keeps starts over: a
+// continuation of the restarted output carries its text only, and takes
+// only its tokens off max_tokens. Here the first route breaks inside a
+// call, the second answers with text and stalls after 20 tokens, and the
+// third continues those 20.
+func TestContinuationAfterRestart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var body []byte
+		capture := option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			body, _ = io.ReadAll(req.Body)
+			req.Body = io.NopCloser(bytes.NewReader(body))
+			return next(req)
+		})
+		big, mid, small := route("big"), route("mid"), route("small")
+		big.Options = []option.RequestOption{withFault("stall;for=5s;after=2")}
+		mid.Options = []option.RequestOption{withFault("stall;for=5s;after=20")}
+		small.Options = []option.RequestOption{capture}
+		r := router(t, tokenpace.Policy{Budget: tokenpace.Budget{Gap: 100 * msec}, Continue: true}, []simulate.Option{
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec, ITL: 20 * msec}),
+			simulate.WithModel("mid", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),
+			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),
+			simulate.WithToolCalls(func(ri simulate.ReplyInfo) []simulate.ToolCall {
+				if ri.Model != "big" {
+					return nil
+				}
+				return []simulate.ToolCall{{Name: "get_weather", Arguments: `{"city":"Paris"}`}}
+			}),
+			simulate.WithReply(func(ri simulate.ReplyInfo) (string, bool) {
+				if ri.Model == "small" {
+					return words(21, 60), true
+				}
+				return words(1, 60), true
+			}),
+		}, big, mid, small)
+		s := r.NewStreaming(context.Background(), chatWithTools("big"))
+		got := readTools(s)
+		if err := s.Err(); err != nil {
+			t.Fatalf("Err() = %v, want nil", err)
+		}
+		if len(got.restarts) != 1 || len(got.calls) != 0 {
+			t.Errorf("Restarted() at %v, %d calls kept; want once, none", got.restarts, len(got.calls))
+		}
+		msg := s.Accumulated().Choices[0].Message
+		if want := words(1, 60); msg.Content != want || len(msg.ToolCalls) != 0 {
+			t.Errorf("accumulated content %q, %d calls; want %q, none", msg.Content, len(msg.ToolCalls), want)
+		}
+		for _, want := range []string{`"content":"` + words(1, 20) + `"`, `"max_tokens":80`} {
+			if !bytes.Contains(body, []byte(want)) {
+				t.Errorf("continuation request lacks %s:\n%s", want, body)
+			}
+		}
+		want := []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptRestart, tokenpace.AttemptContinuation}
+		if k := kinds(s.Timing()); !slices.Equal(k, want) {
+			t.Errorf("kinds = %v, want %v", k, want)
 		}
 	})
 }
