@@ -155,3 +155,30 @@ func ExampleStream_Restarted() {
 	// primary first failed
 	// backup restart won
 }
+
+// A non-streaming Responses call under a Router: the TTFT budget bounds
+// the whole response, as for Router.New.
+func ExampleRouter_NewResponse() {
+	url, stop := startSimulator("Latency is a budget.")
+	defer stop()
+	tp := tokenpace.NewClient(openai.NewClient(option.WithBaseURL(url), option.WithAPIKey("sk-...")))
+	router, err := tokenpace.NewRouter(tp, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 5 * time.Second}},
+		tokenpace.Route{Target: tokenpace.Target{Name: "main", Model: "m"}})
+	if err != nil {
+		panic(err)
+	}
+	// was: res, err := client.Responses.New(ctx, params)
+	res, t, err := router.NewResponseTimed(context.Background(), responses.ResponseNewParams{
+		Model: "m",
+		Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("What is latency?")},
+	})
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Println(res.OutputText())
+	fmt.Println(t.API, "answered by", t.Target, "streamed:", t.Stream, "output tokens:", t.OutputTokens)
+	// Output:
+	// Latency is a budget.
+	// responses answered by main streamed: false output tokens: 4
+}
