@@ -36,7 +36,8 @@
 //     Fallback(Hedge(Budget(Breaker(Limiter(call))))). The caller gets one
 //     Stream; its Timing lists every Attempt (Kind, Outcome) and every
 //     breach as a BudgetError. A stream that handed the caller a tool call
-//     is never continued (see Policy.Continue).
+//     is never continued: it restarts, and the caller is told (see
+//     Stream.Restarted).
 //   - Hooks: first token, milestones and, exactly once per request, the
 //     final Timing (WithHooks, ContextWithHooks): the seam for metrics
 //     (package metrics), logs (LogHooks) and user code. Hooks never see
