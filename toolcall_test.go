@@ -199,34 +199,51 @@ func TestToolCallRestart(t *testing.T) {
 }
 
 // A hedged attempt that lost never reaches the caller, tool calls
-// included: the caller reads the winner's call only, once.
+// included: the caller reads the winner's call only, once, whether the
+// loser was stopped before its first token or produced its call's first
+// delta at the same instant as the winner.
 func TestToolCallHedgeLoser(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		r := router(t, tokenpace.Policy{Hedge: tokenpace.Hedge{After: 20 * msec}, Continue: true}, []simulate.Option{
-			simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec, ITL: 5 * msec}),
-			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),
-			withWeather(),
-		}, route("big"), route("small"))
-		s := r.NewStreaming(context.Background(), chatWithTools("big"))
-		got := readTools(s)
-		if err := s.Err(); err != nil {
-			t.Fatalf("Err() = %v, want nil", err)
-		}
-		tm := s.Timing()
-		if got.starts != 1 || len(got.restarts) != 0 {
-			t.Errorf("%d call starts read, Restarted() at %v; want 1, never", got.starts, got.restarts)
-		}
-		acc := s.Accumulated().Choices[0].Message.ToolCalls
-		if len(acc) != 1 || acc[0].Function.Arguments != `{"city":"Paris"}` {
-			t.Errorf("accumulated calls = %+v, want one whole call", acc)
-		}
-		if o, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeHedgeLost, tokenpace.OutcomeWon}; !slices.Equal(o, want) {
-			t.Errorf("outcomes = %v, want %v", o, want)
-		}
-		if tm.TTFT() != 70*msec {
-			t.Errorf("TTFT() = %v, want 70ms", tm.TTFT())
-		}
-	})
+	tests := []struct {
+		name      string
+		hedge     time.Duration
+		smallTTFT time.Duration
+		ttft      time.Duration
+	}{
+		{"loser stopped before its first token", 20 * msec, 50 * msec, 70 * msec},
+		{"both call at once", 50 * msec, 50 * msec, 100 * msec},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := router(t, tokenpace.Policy{Hedge: tokenpace.Hedge{After: tt.hedge}, Continue: true}, []simulate.Option{
+					simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec, ITL: 5 * msec}),
+					simulate.WithModel("small", &simulate.Fixed{TTFT: tt.smallTTFT, ITL: 10 * msec}),
+					withWeather(),
+				}, route("big"), route("small"))
+				s := r.NewStreaming(context.Background(), chatWithTools("big"))
+				got := readTools(s)
+				if err := s.Err(); err != nil {
+					t.Fatalf("Err() = %v, want nil", err)
+				}
+				tm := s.Timing()
+				if got.starts != 1 || len(got.restarts) != 0 {
+					t.Errorf("%d call starts read, Restarted() at %v; want 1, never", got.starts, got.restarts)
+				}
+				acc := s.Accumulated().Choices[0].Message.ToolCalls
+				if len(acc) != 1 || acc[0].Function.Arguments != `{"city":"Paris"}` || acc[0].ID != got.calls[0].ID {
+					t.Errorf("accumulated calls = %+v, want the one whole call read", acc)
+				}
+				o := outcomes(tm)
+				slices.Sort(o)
+				if want := []tokenpace.Outcome{tokenpace.OutcomeHedgeLost, tokenpace.OutcomeWon}; !slices.Equal(o, want) {
+					t.Errorf("outcomes = %v, want %v in some order", o, want)
+				}
+				if tm.TTFT() != tt.ttft {
+					t.Errorf("TTFT() = %v, want %v", tm.TTFT(), tt.ttft)
+				}
+			})
+		})
+	}
 }
 
 // A Responses stream that breaks inside a function call restarts on the
