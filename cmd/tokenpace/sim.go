@@ -141,6 +141,9 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "http://%s/v1\n", l.Addr())
 	fmt.Fprintf(stderr, "tokenpace sim: serving model %q (%s)\n", *name, what)
+	if len(toolCalls) > 0 {
+		fmt.Fprintf(stderr, "tokenpace sim: calling %s when a request offers it\n", toolCalls.String())
+	}
 
 	// No ReadTimeout or WriteTimeout: they would cut long streams. The
 	// server bounds the body read itself.
