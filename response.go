@@ -165,7 +165,9 @@ func (c *Client) NewResponseStreaming(ctx context.Context, params responses.Resp
 // A continuation sends the input (a string input as one user message),
 // then the output text the caller has received as an assistant message
 // and Policy.ContinuePrompt as a user message, with max_output_tokens
-// reduced by the tokens delivered.
+// reduced by the tokens delivered. A stream that breaks after it handed
+// the caller a function call is restarted instead, as NewStreaming's is:
+// ResponseStream.Restarted tells the caller.
 func (r *Router) NewResponseStreaming(ctx context.Context, params responses.ResponseNewParams, opts ...option.RequestOption) *ResponseStream {
 	c := newCall(ctx, r, responseView(params), opts)
 	c.response = &params
