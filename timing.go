@@ -267,8 +267,8 @@ type API string
 // built by hand is a chat completion's.
 const (
 	APIChat        API = ""            // chat completions: NewStreaming, NewTimed, Router.New
-	APICompletions API = "completions" // completions, fill-in-the-middle too: NewCompletionStreaming
-	APIResponses   API = "responses"   // the Responses API: NewResponseStreaming
+	APICompletions API = "completions" // completions, fill-in-the-middle too: NewCompletionStreaming, Router.NewCompletion
+	APIResponses   API = "responses"   // the Responses API: NewResponseStreaming, Router.NewResponse
 )
 
 // apiOf returns the API of a call given its completion or response

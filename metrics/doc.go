@@ -40,7 +40,7 @@
 //	tokenpace.client.token.cached           histogram  {token}       target, model; prompt tokens served by the prompt cache
 //	tokenpace.client.requests               counter    {request}     target, model, tokenpace.request.good (Timing.OK), error.type
 //	tokenpace.client.budget.breaches        counter    {breach}      target, model, tokenpace.budget.phase (ttft, gap, total, tps), tokenpace.client.starved (the client was starved: BudgetError.Late)
-//	tokenpace.client.attempts               counter    {attempt}     target, model, tokenpace.attempt.kind (first, fallback, hedge, continuation),
+//	tokenpace.client.attempts               counter    {attempt}     target, model, tokenpace.attempt.kind (first, fallback, hedge, continuation, restart),
 //	                                                                 tokenpace.attempt.outcome (won, breached, failed, hedge_lost,
 //	                                                                 skipped, invalid, superseded, canceled); calls with >1 attempt
 //	tokenpace.client.detections             counter    {detection}   target, model, tokenpace.detection.kind
@@ -71,7 +71,7 @@
 // gen_ai.usage.output_tokens, gen_ai.usage.cache_read.input_tokens and
 // gen_ai.response.finish_reasons, and events at the recorded times:
 // EventFirstToken, EventMilestone, EventBreach, EventFallback, EventHedge,
-// EventContinuation, EventHedgeWon, EventHedgeLost, EventBreakerSkip,
+// EventContinuation, EventRestart, EventHedgeWon, EventHedgeLost, EventBreakerSkip,
 // EventSuperseded, EventInvalid and EventDetection. A call with more than
 // one attempt gets one child span per attempt, with its
 // tokenpace.attempt.kind as the Router set it (tokenpace.Attempt.Kind).

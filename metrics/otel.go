@@ -153,7 +153,7 @@ func newOTel(cfg config, det *Detector) (*OTel, error) {
 		"Finished requests, by whether they met every budget (goodput) and by error type.")
 	o.breaches = in.counter("tokenpace.client.budget.breaches", "{breach}", "Latency budget limits exceeded, by phase.")
 	o.attempts = in.counter("tokenpace.client.attempts", "{attempt}",
-		"Attempts of calls that made more than one, by kind (first, fallback, hedge, continuation) and outcome.")
+		"Attempts of calls that made more than one, by kind (first, fallback, hedge, continuation, restart) and outcome.")
 	o.detections = in.counter("tokenpace.client.detections", "{detection}", "Latency pathologies detected, by kind.")
 	o.transitions = in.counter("tokenpace.client.breaker.transitions", "{transition}",
 		"Circuit breaker state changes, by target and states.")

@@ -475,34 +475,46 @@ func TestAttemptKind(t *testing.T) {
 	}
 }
 
-func TestOTelContinuation(t *testing.T) {
-	rig := newRig(t)
-	ms := func(n int) time.Time { return epoch.Add(time.Duration(n) * time.Millisecond) }
-	tm := stream(t, "b", "m", epoch, 0, 100*time.Millisecond, 10*time.Millisecond, 6)
-	tm.Attempts = []tokenpace.Attempt{
-		{Target: "a", Model: "m", Kind: tokenpace.AttemptFirst, Start: ms(0), FirstToken: ms(100), End: ms(200), Tokens: 3, Outcome: tokenpace.OutcomeBreached},
-		{Target: "b", Model: "m", Kind: tokenpace.AttemptContinuation, Start: ms(200), FirstToken: ms(250), End: tm.End, Tokens: 3, Outcome: tokenpace.OutcomeWon},
-	}
-	rig.o.Record(context.Background(), tm)
-	ms2 := rig.collect(t)
-	kinds := map[string]int64{}
-	for _, dp := range ms2["tokenpace.client.attempts"].Data.(metricdata.Sum[int64]).DataPoints {
-		v, _ := dp.Attributes.Value(attrAttemptKind)
-		kinds[v.AsString()] += dp.Value
-	}
-	if want := map[string]int64{"first": 1, "continuation": 1}; !maps.Equal(kinds, want) {
-		t.Errorf("attempts by kind = %v, want %v", kinds, want)
-	}
-	var names []string
-	for _, s := range rig.spans.Ended() {
-		if !s.Parent().IsValid() {
-			for _, e := range s.Events() {
-				names = append(names, e.Name)
+// A continuation and a restart each count as their own attempt kind and
+// put their own event, not a fallback's, on the call's span.
+func TestOTelChainedAttempt(t *testing.T) {
+	for _, tt := range []struct {
+		kind  tokenpace.AttemptKind
+		event string
+	}{
+		{tokenpace.AttemptContinuation, EventContinuation},
+		{tokenpace.AttemptRestart, EventRestart},
+	} {
+		t.Run(string(tt.kind), func(t *testing.T) {
+			rig := newRig(t)
+			ms := func(n int) time.Time { return epoch.Add(time.Duration(n) * time.Millisecond) }
+			tm := stream(t, "b", "m", epoch, 0, 100*time.Millisecond, 10*time.Millisecond, 6)
+			tm.Attempts = []tokenpace.Attempt{
+				{Target: "a", Model: "m", Kind: tokenpace.AttemptFirst, Start: ms(0), FirstToken: ms(100), End: ms(200), Tokens: 3, Outcome: tokenpace.OutcomeBreached},
+				{Target: "b", Model: "m", Kind: tt.kind, Start: ms(200), FirstToken: ms(250), End: tm.End, Tokens: 3, Outcome: tokenpace.OutcomeWon},
 			}
-		}
-	}
-	if !slices.Contains(names, EventContinuation) || slices.Contains(names, EventFallback) {
-		t.Errorf("call span events = %v, want %s and no %s", names, EventContinuation, EventFallback)
+			rig.o.Record(context.Background(), tm)
+			ms2 := rig.collect(t)
+			kinds := map[string]int64{}
+			for _, dp := range ms2["tokenpace.client.attempts"].Data.(metricdata.Sum[int64]).DataPoints {
+				v, _ := dp.Attributes.Value(attrAttemptKind)
+				kinds[v.AsString()] += dp.Value
+			}
+			if want := map[string]int64{"first": 1, string(tt.kind): 1}; !maps.Equal(kinds, want) {
+				t.Errorf("attempts by kind = %v, want %v", kinds, want)
+			}
+			var names []string
+			for _, s := range rig.spans.Ended() {
+				if !s.Parent().IsValid() {
+					for _, e := range s.Events() {
+						names = append(names, e.Name)
+					}
+				}
+			}
+			if !slices.Contains(names, tt.event) || slices.Contains(names, EventFallback) {
+				t.Errorf("call span events = %v, want %s and no %s", names, tt.event, EventFallback)
+			}
+		})
 	}
 }
 

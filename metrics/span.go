@@ -24,6 +24,7 @@ const (
 	EventFallback     = "tokenpace.fallback"      // an attempt started anew after the earlier ones failed or were skipped
 	EventHedge        = "tokenpace.hedge"         // an attempt started while another still waited for its first token
 	EventContinuation = "tokenpace.continuation"  // an attempt started to carry on output the caller already had
+	EventRestart      = "tokenpace.restart"       // an attempt started anew after a stream broke inside a tool call; the caller was told to drop what it had
 	EventHedgeWon     = "tokenpace.hedge.won"     // the winner of a hedge produced its first token
 	EventHedgeLost    = "tokenpace.hedge.lost"    // a hedged attempt was cancelled as the loser
 	EventBreakerSkip  = "tokenpace.breaker_skip"  // a target was skipped: breaker open or admission refused
@@ -121,6 +122,9 @@ func (o *OTel) attemptEvents(ctx context.Context, span trace.Span, t *tokenpace.
 				target, attrFromTarget.String(t.Attempts[i-1].Target)))
 		case kind == string(tokenpace.AttemptContinuation) && i > 0:
 			span.AddEvent(EventContinuation, trace.WithTimestamp(a.Start), trace.WithAttributes(
+				target, attrFromTarget.String(t.Attempts[i-1].Target)))
+		case kind == string(tokenpace.AttemptRestart) && i > 0:
+			span.AddEvent(EventRestart, trace.WithTimestamp(a.Start), trace.WithAttributes(
 				target, attrFromTarget.String(t.Attempts[i-1].Target)))
 		case kind == string(tokenpace.AttemptHedge):
 			span.AddEvent(EventHedge, trace.WithTimestamp(a.Start), trace.WithAttributes(target))
