@@ -83,3 +83,46 @@ func TestRouterAdmissionRoundTrips(t *testing.T) {
 		t.Fatalf("Redis commands of %d calls = %d, %d of them reservations, want at most %d, %d", calls, cmds, reserves, 2*calls+1, calls)
 	}
 }
+
+// With a lease, most admissions cost no round trip: the Breaker decides
+// from the state it read last, the Limiter from its lease.
+func TestAdmissionLeased(t *testing.T) {
+	srv := startRedis(t)
+	var rt roundTrips
+	rdb := srv.client(t, &rt)
+	b, err := fleet.NewBreaker(rdb, "a", tokenpace.BreakerSettings{}, slack, fleet.WithStateMaxAge(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	const lease = 8
+	l, err := fleet.NewLimiter(rdb, "a", tokenpace.Limit{RPS: 1e6, TPM: 1e9}, slack, fleet.WithBreaker(b), fleet.WithLease(lease, time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	admit := func() int64 {
+		t.Helper()
+		before := rt.cmds.Load()
+		done, err := b.Allow()
+		if err != nil {
+			t.Fatalf("Allow() = %v, want nil", err)
+		}
+		if d, _, err := l.Reserve(time.Now(), 100); d != 0 || err != nil {
+			t.Fatalf("Reserve(100) = %v, %v, want 0, nil", d, err)
+		}
+		n := rt.cmds.Load() - before
+		done(nil)
+		b.Flush() // records the outcome now, not during the next admission
+		return n
+	}
+	admit() // reads the state, loads the script, takes a lease
+	for i := range lease {
+		if n := admit(); n != 0 {
+			t.Fatalf("admission %d within the lease: Redis commands = %d, want 0", i, n)
+		}
+	}
+	if n := admit(); n != 1 {
+		t.Fatalf("admission past the lease: Redis commands = %d, want 1", n)
+	}
+}

@@ -117,11 +117,16 @@ func BenchmarkReserve(b *testing.B) {
 	})
 }
 
+// leaseRequests is the lease of the benchmarks' leased Limiters.
+const leaseRequests = 16
+
 // BenchmarkAdmission measures what one request through a Route with a
 // breaker and a limiter costs its caller: Allow, Reserve, and done with
 // its outcome. "local" is the Router's own breaker and limiter; "redis"
 // the shared ones on a loopback Redis, the Limiter made WithBreaker;
-// "redis-down" the same after Redis was stopped, and "redis-down-tuned"
+// "redis-leased" the same WithLease(leaseRequests, 0) (most
+// admissions cost no round trip); "redis-down" the same as "redis"
+// after Redis was stopped, and "redis-down-tuned"
 // with the client options of the package's example (no retries, 10 ms
 // timeouts); "ping" one PING, the
 // floor of anything that asks Redis. cmds/op counts the Redis commands,
@@ -140,7 +145,7 @@ func BenchmarkAdmission(b *testing.B) {
 			done(nil)
 		}
 	})
-	admit := func(b *testing.B, down, tuned bool) {
+	admit := func(b *testing.B, down, tuned bool, opts ...fleet.Option) {
 		srv := startRedis(b)
 		var rt roundTrips
 		o := &redis.Options{Addr: srv.addr}
@@ -154,7 +159,7 @@ func BenchmarkAdmission(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		l, err := fleet.NewLimiter(rdb, "a", tokenpace.Limit{RPS: 1e9, TPM: 1e9}, fleet.WithBreaker(br))
+		l, err := fleet.NewLimiter(rdb, "a", tokenpace.Limit{RPS: 1e9, TPM: 1e9}, append(opts, fleet.WithBreaker(br))...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -181,6 +186,7 @@ func BenchmarkAdmission(b *testing.B) {
 		b.ReportMetric(float64(slowest.Microseconds()), "max-µs")
 	}
 	b.Run("redis", func(b *testing.B) { admit(b, false, false) })
+	b.Run("redis-leased", func(b *testing.B) { admit(b, false, false, fleet.WithLease(leaseRequests, 0)) })
 	b.Run("redis-down", func(b *testing.B) { admit(b, true, false) })
 	b.Run("redis-down-tuned", func(b *testing.B) { admit(b, true, true) })
 	b.Run("ping", func(b *testing.B) {
