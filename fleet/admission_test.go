@@ -117,12 +117,11 @@ func TestAdmissionLeased(t *testing.T) {
 		return n
 	}
 	admit() // reads the state, loads the script, takes a lease
-	for i := range lease {
+	// Until the lease is half used, nothing asks Redis (then a goroutine
+	// tops it up: TestLimiterLeaseRoundTrips).
+	for i := range lease / 2 {
 		if n := admit(); n != 0 {
 			t.Fatalf("admission %d within the lease: Redis commands = %d, want 0", i, n)
 		}
-	}
-	if n := admit(); n != 1 {
-		t.Fatalf("admission past the lease: Redis commands = %d, want 1", n)
 	}
 }

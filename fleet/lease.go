@@ -13,7 +13,10 @@ const DefaultLeaseTTL = 100 * time.Millisecond
 // its requests: per bucket, units already counted in the shared limit,
 // which reservations take without a round trip. What is held expires ttl
 // after the last grant and goes back to Redis, so that a quiet replica
-// does not keep capacity from the others. It is safe for concurrent use.
+// does not keep capacity from the others. When a reservation leaves a
+// bucket below half its size, one goroutine tops the lease up in the
+// background (fetch), so that reservations rarely find it empty and wait
+// for Redis themselves. It is safe for concurrent use.
 //
 // At any time a replica holds at most the lease's size per bucket; that
 // is all it can admit beyond what Redis counts in a window (units
@@ -22,17 +25,22 @@ const DefaultLeaseTTL = 100 * time.Millisecond
 type lease struct {
 	ttl      time.Duration
 	giveBack func(units []int64) // returns expired units to Redis; not called with mu held
+	// fetch leases extra units for a lease of size in one round trip and
+	// grants them; called by the refilling goroutine, nil for none.
+	fetch func(extra, size []int64)
 
-	mu     sync.Mutex
-	left   []int64   // units held, per bucket
-	until  time.Time // when what is held expires
-	epoch  uint64    // counts expiries, so that a late cancel does not refill a newer lease
-	timer  *time.Timer
-	closed bool
+	mu        sync.Mutex
+	left      []int64   // units held, per bucket
+	size      []int64   // units held at most, per bucket, as of the last grant
+	until     time.Time // when what is held expires
+	epoch     uint64    // counts expiries, so that a late cancel does not refill a newer lease
+	timer     *time.Timer
+	closed    bool
+	refilling chan struct{} // closed when the refilling goroutine ends; nil when none runs
 }
 
-func newLease(buckets int, ttl time.Duration, giveBack func([]int64)) *lease {
-	return &lease{ttl: ttl, giveBack: giveBack, left: make([]int64, buckets)}
+func newLease(buckets int, ttl time.Duration, giveBack func([]int64), fetch func(extra, size []int64)) *lease {
+	return &lease{ttl: ttl, giveBack: giveBack, fetch: fetch, left: make([]int64, buckets)}
 }
 
 // take takes costs from what is held at now, if it is enough on every
@@ -51,7 +59,45 @@ func (l *lease) take(now time.Time, costs []int64) (epoch uint64, ok bool) {
 	for i, c := range costs {
 		l.left[i] -= c
 	}
+	l.refillIfLow()
 	return l.epoch, true
+}
+
+// refillIfLow starts the refilling goroutine when a bucket holds less
+// than half its size and none runs; mu is held.
+func (l *lease) refillIfLow() {
+	if l.fetch == nil || l.refilling != nil || l.closed {
+		return
+	}
+	low := false
+	extra := make([]int64, len(l.left))
+	for i, s := range l.size {
+		extra[i] = max(0, s-l.left[i])
+		low = low || 2*l.left[i] < s
+	}
+	if !low {
+		return
+	}
+	done := make(chan struct{})
+	l.refilling = done
+	size := l.size
+	go func() {
+		defer close(done)
+		l.fetch(extra, size)
+		l.mu.Lock()
+		l.refilling = nil
+		l.mu.Unlock()
+	}()
+}
+
+// wait waits for the refilling goroutine, if it runs.
+func (l *lease) wait() {
+	l.mu.Lock()
+	done := l.refilling
+	l.mu.Unlock()
+	if done != nil {
+		<-done
+	}
 }
 
 // extra returns, per bucket, the units to lease with a request of costs,
@@ -86,6 +132,7 @@ func (l *lease) grant(now time.Time, units, size []int64) {
 				excess[i], l.left[i] = over, size[i]
 			}
 		}
+		l.size = size
 		l.until = now.Add(l.ttl)
 		if l.timer == nil {
 			l.timer = time.AfterFunc(l.ttl, l.expire)
@@ -124,7 +171,8 @@ func (l *lease) expire() {
 	l.give(units)
 }
 
-// close gives back what is held and leases nothing more.
+// close gives back what is held and leases nothing more, once the
+// refilling goroutine, if it runs, has ended.
 func (l *lease) close() {
 	l.mu.Lock()
 	l.closed = true
@@ -134,6 +182,7 @@ func (l *lease) close() {
 	units := l.drain()
 	l.mu.Unlock()
 	l.give(units)
+	l.wait() // what it leases now goes back at once: closed
 }
 
 // drain empties what is held and returns it; mu is held.

@@ -41,10 +41,12 @@ func TestLimiterLeaseRoundTrips(t *testing.T) {
 		if d, _ := reserve(t, l, 100); d != 0 {
 			t.Fatalf("call %d: Reserve(100) far below the limit = %v, want 0", i, d)
 		}
+		l.Flush() // waits for the lease topped up in the background
 	}
-	// The first call and every ninth after it take their own cost and a
-	// lease of 8 more requests; the 8 in between take from the lease.
-	if got, want := rt.reserves.Load()-before, int64((calls+8)/9); got != want {
+	// The first call takes its own cost and a lease of 8 more requests;
+	// the others take from the lease, topped up in the background each
+	// time it falls below half (every 5 calls).
+	if got, want := rt.reserves.Load()-before, int64(1+(calls-1)/5); got != want {
 		t.Fatalf("round trips of %d reservations with leases of 8 = %d, want %d", calls, got, want)
 	}
 }
@@ -108,24 +110,33 @@ func replicas1(t *testing.T, srv *redisServer, l tokenpace.Limit) *fleet.Limiter
 	return replicas(t, srv, 1, l)[0]
 }
 
+// A cancelled reservation taken from a lease goes back to the lease; one
+// made in Redis goes back to Redis.
 func TestLimiterLeaseCancel(t *testing.T) {
 	srv := startRedis(t)
-	var rt roundTrips
-	l := leased(t, srv, &rt, 1, tokenpace.Limit{RPS: 0.001, Burst: 3}, 2, time.Hour)[0]
-	_, cancel := reserve(t, l, 1) // takes 1 and leases 2
-	_, cancel2 := reserve(t, l, 1)
-	cancel(time.Now())
-	cancel2(time.Now())
-	cancel2(time.Now()) // acts once
-	l.Flush()           // the first, reserved in Redis, goes back there
-	before := rt.reserves.Load()
-	for i := range 3 {
-		if d, _ := reserve(t, l, 1); d != 0 {
-			t.Fatalf("reservation %d of 3 after two were cancelled = %v, want 0", i, d)
+	limit := tokenpace.Limit{RPS: 0.001, Burst: 4}
+	a := leased(t, srv, new(roundTrips), 1, limit, 2, time.Hour)[0]
+	_, cancelRedis := reserve(t, a, 1) // takes 1 and leases 2
+	_, cancelLeased := reserve(t, a, 1)
+	cancelLeased(time.Now())
+	cancelLeased(time.Now()) // acts once
+	cancelRedis(time.Now())
+	a.Flush()
+	// Redis counts the lease of 2 only: 2 of the burst are left.
+	exact := replicas1(t, srv, limit)
+	for i := range 2 {
+		if d, _ := reserve(t, exact, 1); d != 0 {
+			t.Fatalf("exact: reservation %d of the 2 left = %v, want 0", i, d)
 		}
 	}
-	if n := rt.reserves.Load() - before; n != 1 {
-		t.Fatalf("round trips of 3 reservations of a burst of 3, 2 of it leased = %d, want 1", n)
+	if d, _ := reserve(t, exact, 1); d <= 0 {
+		t.Fatalf("exact: reservation past the burst = %v, want a wait", d)
+	}
+	// a's lease holds 2 again.
+	for i := range 2 {
+		if d, _ := reserve(t, a, 1); d != 0 {
+			t.Fatalf("a: reservation %d of the 2 in its lease = %v, want 0", i, d)
+		}
 	}
 }
 

@@ -120,7 +120,7 @@ func NewLimiter(rdb redis.UniversalClient, name string, l tokenpace.Limit, opts 
 		lim.local.tpm = rate.NewLimiter(rate.Limit(float64(l.TPM)/60), l.TPM)
 	}
 	if lim.cfg.leaseN > 0 {
-		lim.lease = newLease(len(lim.buckets), lim.cfg.leaseTTL, lim.giveBack)
+		lim.lease = newLease(len(lim.buckets), lim.cfg.leaseTTL, lim.giveBack, lim.refill)
 	}
 	return lim, nil
 }
@@ -262,6 +262,21 @@ func (l *Limiter) Reserve(now time.Time, tokens int) (delay time.Duration, cance
 		size = l.leaseSize(costs)
 		extra = l.lease.extra(size)
 	}
+	wait, err := l.exchange(costs, extra, size)
+	if errors.Is(err, ErrTooLarge) {
+		return 0, nil, err
+	}
+	if err != nil {
+		return l.local.reserve(now, tokens)
+	}
+	return wait, once(func() { l.giveBack(costs) }), nil
+}
+
+// exchange runs reserve for costs and extra in one round trip, the
+// caller having entered the gate: it grants the lease of size, if
+// taken, passes the Breaker's state on and returns the wait. Redis's
+// errors are reported; ErrTooLarge is returned as is.
+func (l *Limiter) exchange(costs, extra, size []int64) (time.Duration, error) {
 	ctx, stop := context.WithTimeout(context.Background(), l.cfg.timeout)
 	defer stop()
 	v, err := reserve.Run(ctx, l.rdb, l.keys, l.argv(costs, extra)...).Int64Slice()
@@ -271,11 +286,12 @@ func (l *Limiter) Reserve(now time.Time, tokens int) (delay time.Duration, cance
 	}
 	l.gate.leave(at, err == nil)
 	if err != nil {
-		l.cfg.report(fmt.Errorf("fleet: reserve: %w", err))
-		return l.local.reserve(now, tokens)
+		err = fmt.Errorf("fleet: reserve: %w", err)
+		l.cfg.report(err)
+		return 0, err
 	}
 	if v[0] < 0 {
-		return 0, nil, ErrTooLarge
+		return 0, ErrTooLarge
 	}
 	if v[1] == 1 && l.lease != nil {
 		l.lease.grant(at, extra, size)
@@ -291,7 +307,16 @@ func (l *Limiter) Reserve(now time.Time, tokens int) (delay time.Duration, cance
 			l.cfg.report(err)
 		}
 	}
-	return time.Duration(v[0]) * time.Microsecond, once(func() { l.giveBack(costs) }), nil
+	return time.Duration(v[0]) * time.Microsecond, nil
+}
+
+// refill tops the lease up by extra, in the background: a reservation of
+// nothing but the lease.
+func (l *Limiter) refill(extra, size []int64) {
+	if !l.gate.enter(time.Now()) {
+		return
+	}
+	l.exchange(make([]int64, len(extra)), extra, size)
 }
 
 // once returns a cancel func that calls f the first time only.
@@ -336,8 +361,13 @@ func (l *Limiter) refund(costs []int64) {
 }
 
 // Flush gives the cancelled reservations back now, and returns when
-// they are.
-func (l *Limiter) Flush() { l.refunds.flush() }
+// they are, once the lease being topped up in the background, if any, is.
+func (l *Limiter) Flush() {
+	if l.lease != nil {
+		l.lease.wait()
+	}
+	l.refunds.flush()
+}
 
 // Close gives the cancelled reservations and what it leased back, and
 // waits for that to end. Reservations cancelled later are not given back
