@@ -307,3 +307,38 @@ func TestBreakerOpenSeenWithinMaxAge(t *testing.T) {
 		b.Flush()
 	})
 }
+
+// An Allow that finds the state it read half WithStateMaxAge old reads
+// it again in the background: the next Allow sees a change made
+// elsewhere meanwhile, and no Allow waits for Redis.
+func TestBreakerReadsAhead(t *testing.T) {
+	srv := startRedis(t)
+	synctest.Test(t, func(t *testing.T) {
+		const maxAge = 100 * time.Millisecond
+		var rt roundTrips
+		a := breakers(t, srv, 1, tokenpace.BreakerSettings{Failures: 2}, fleet.WithStateMaxAge(maxAge))[0]
+		b, err := fleet.NewBreaker(srv.client(t, &rt), "route-a", tokenpace.BreakerSettings{Failures: 2}, slack, fleet.WithStateMaxAge(maxAge))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		if _, err := b.Allow(); err != nil { // reads the state
+			t.Fatalf("b: Allow() on a new breaker = %v, want nil", err)
+		}
+		call(a, errBoom)
+		call(a, errBoom)
+		a.Flush()
+		time.Sleep(maxAge / 2)
+		before := rt.cmds.Load()
+		if _, err := b.Allow(); err != nil {
+			t.Fatalf("b: Allow() at half the max age = %v, want nil (the state it read)", err)
+		}
+		synctest.Wait() // the read it started in the background ends
+		if _, err := b.Allow(); !errors.Is(err, gobreaker.ErrOpenState) {
+			t.Fatalf("b: Allow() after its read ahead = %v, want ErrOpenState", err)
+		}
+		if n := rt.cmds.Load() - before; n != 1 {
+			t.Fatalf("b: Redis commands of two Allows and a read ahead = %d, want 1", n)
+		}
+	})
+}

@@ -34,7 +34,9 @@ var ErrTooLarge = errors.New("fleet: request larger than the tokens-per-minute l
 // Time is Redis's clock, so replicas' clocks need not agree; the now
 // arguments are not used. A reservation is one Redis round trip, which
 // also reads the state of the Breaker given WithBreaker; cancel gives the
-// capacity back in the background, off the caller's path.
+// capacity back in the background, off the caller's path. Made
+// WithLease, the Limiter reserves most requests from capacity it leased
+// ahead, without a round trip, for a bounded over-admission.
 //
 // When Redis fails, the Limiter leaves it alone for a back-off window
 // (WithRedisBackoff) and reserves meanwhile on a process-local
@@ -43,8 +45,8 @@ var ErrTooLarge = errors.New("fleet: request larger than the tokens-per-minute l
 // to WithErrorHandler. After the window the next request tries Redis
 // again.
 //
-// Close waits for the cancellations under way. A Limiter is safe for
-// concurrent use.
+// Close gives back what it leased and waits for the cancellations under
+// way. A Limiter is safe for concurrent use.
 type Limiter struct {
 	rdb     redis.UniversalClient
 	cfg     config

@@ -94,9 +94,12 @@ func WithRedisBackoff(d time.Duration) Option {
 // state it last read (at an Allow, at a reservation of a Limiter made
 // WithBreaker, or when outcomes were recorded), instead of
 // DefaultStateMaxAge. The zero value keeps the default; d < 0 reads the
-// shared state at every Allow. A state that expires (an open breaker
-// whose timeout passes) is read again at once, whatever d. Ignored by
-// NewLimiter and NewStore.
+// shared state at every Allow. An Allow that finds the state half d old
+// starts reading it again in the background, so that under steady
+// traffic callers do not wait for that read; a state changed elsewhere
+// is seen at the first Allow once the state last read is d old, never
+// later. A state that expires (an open breaker whose timeout passes) is
+// read again at once, whatever d. Ignored by NewLimiter and NewStore.
 func WithStateMaxAge(d time.Duration) Option {
 	return optionFunc(func(c *config) {
 		if d != 0 {
