@@ -145,7 +145,8 @@ func (l *lease) grant(now time.Time, units, size []int64) {
 }
 
 // put puts back the costs of a cancelled reservation taken in epoch:
-// into what is held, if it has not expired since, else to Redis.
+// into what is held, if it has not expired since, up to its size; the
+// rest to Redis.
 func (l *lease) put(epoch uint64, costs []int64) {
 	l.mu.Lock()
 	if l.closed || epoch != l.epoch {
@@ -153,10 +154,18 @@ func (l *lease) put(epoch uint64, costs []int64) {
 		l.give(costs)
 		return
 	}
+	var excess []int64
 	for i, c := range costs {
 		l.left[i] += c
+		if over := l.left[i] - l.size[i]; over > 0 {
+			if excess == nil {
+				excess = make([]int64, len(costs))
+			}
+			excess[i], l.left[i] = over, l.size[i]
+		}
 	}
 	l.mu.Unlock()
+	l.give(excess) // topped up meanwhile: what exceeds the size goes back
 }
 
 // expire gives back what is held once it expired.
