@@ -125,3 +125,28 @@ func TestAdmissionLeased(t *testing.T) {
 		}
 	}
 }
+
+// A Router whose route has a leased Limiter reserves most calls without
+// a round trip.
+func TestRouterAdmissionLeased(t *testing.T) {
+	srv := startRedis(t)
+	be := newBackend(t)
+	var rt roundTrips
+	l, err := fleet.NewLimiter(srv.client(t, &rt), "a", tokenpace.Limit{RPS: 1e6, TPM: 1e9}, slack, fleet.WithLease(8, time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	r := be.replica(t, tokenpace.Policy{}, nil, l)
+	const calls = 10
+	for range calls {
+		checkAttempts(t, routed(t, r, 5), "a:won")
+	}
+	l.Flush()
+	// The first call loads the script (2 commands) and takes a lease of
+	// 8; the next 8 take from it while one goroutine tops it up (1), and
+	// the tenth takes from it or, if the top-up is late, reserves alone.
+	if n := rt.reserves.Load(); n > 4 {
+		t.Fatalf("reservations in Redis for %d calls with leases of 8 = %d, want at most 4", calls, n)
+	}
+}
