@@ -131,7 +131,8 @@ func WithErrorHandler(f func(error)) Option {
 // requests, room for n requests at a time, so that most reservations
 // cost no round trip: when a reservation finds the limit with room for
 // its own cost and the lease's, it takes both in its one round trip, and
-// the next reservations take from the lease locally until it runs short.
+// the next reservations take from the lease locally; once it is half
+// used, one goroutine tops it up in the background.
 // A lease is only taken when the fleet's limit has room for it now, so
 // requests that must wait are still reserved one by one, in the fleet's
 // order; a lease holds at most n times the cost of the request that took
@@ -143,11 +144,14 @@ func WithErrorHandler(f func(error)) Option {
 // plus k leases per window; and a lease held but unused keeps its
 // capacity from the other replicas until it is used or expires. What is
 // unused after ttl (ttl <= 0: DefaultLeaseTTL) since the last lease was
-// taken, or at Close, goes back to Redis in the background. n <= 0 means
+// taken, or at Close, goes back to Redis in the background; so a replica
+// that admits fewer than one request per ttl gains nothing from a lease
+// (each expires unused: one more round trip per ttl, off the callers'
+// path), and one that admits about n per ttl gains most. n <= 0 means
 // no lease (the default): every reservation is a round trip and the
 // fleet's limit is exact. Reservations from a lease do not read the
-// state of the Breaker given WithBreaker; the Breaker's Allow reads it
-// every WithStateMaxAge. Ignored by NewBreaker and NewStore.
+// state of the Breaker given WithBreaker (its top-ups do); the Breaker
+// reads it as WithStateMaxAge says. Ignored by NewBreaker and NewStore.
 func WithLease(n int, ttl time.Duration) Option {
 	return optionFunc(func(c *config) {
 		c.leaseN = max(n, 0)
