@@ -83,3 +83,70 @@ func TestRouterAdmissionRoundTrips(t *testing.T) {
 		t.Fatalf("Redis commands of %d calls = %d, %d of them reservations, want at most %d, %d", calls, cmds, reserves, 2*calls+1, calls)
 	}
 }
+
+// With a lease, most admissions cost no round trip: the Breaker decides
+// from the state it read last, the Limiter from its lease.
+func TestAdmissionLeased(t *testing.T) {
+	srv := startRedis(t)
+	var rt roundTrips
+	rdb := srv.client(t, &rt)
+	b, err := fleet.NewBreaker(rdb, "a", tokenpace.BreakerSettings{}, slack, fleet.WithStateMaxAge(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	const lease = 8
+	l, err := fleet.NewLimiter(rdb, "a", tokenpace.Limit{RPS: 1e6, TPM: 1e9}, slack, fleet.WithBreaker(b), fleet.WithLease(lease, time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	admit := func() int64 {
+		t.Helper()
+		before := rt.cmds.Load()
+		done, err := b.Allow()
+		if err != nil {
+			t.Fatalf("Allow() = %v, want nil", err)
+		}
+		if d, _, err := l.Reserve(time.Now(), 100); d != 0 || err != nil {
+			t.Fatalf("Reserve(100) = %v, %v, want 0, nil", d, err)
+		}
+		n := rt.cmds.Load() - before
+		done(nil)
+		b.Flush() // records the outcome now, not during the next admission
+		return n
+	}
+	admit() // reads the state, loads the script, takes a lease
+	// Until the lease is half used, nothing asks Redis (then a goroutine
+	// tops it up: TestLimiterLeaseRoundTrips).
+	for i := range lease / 2 {
+		if n := admit(); n != 0 {
+			t.Fatalf("admission %d within the lease: Redis commands = %d, want 0", i, n)
+		}
+	}
+}
+
+// A Router whose route has a leased Limiter reserves most calls without
+// a round trip.
+func TestRouterAdmissionLeased(t *testing.T) {
+	srv := startRedis(t)
+	be := newBackend(t)
+	var rt roundTrips
+	l, err := fleet.NewLimiter(srv.client(t, &rt), "a", tokenpace.Limit{RPS: 1e6, TPM: 1e9}, slack, fleet.WithLease(8, time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	r := be.replica(t, tokenpace.Policy{}, nil, l)
+	const calls = 10
+	for range calls {
+		checkAttempts(t, routed(t, r, 5), "a:won")
+	}
+	l.Flush()
+	// The first call loads the script (2 commands) and takes a lease of
+	// 8; the next 8 take from it while one goroutine tops it up (1), and
+	// the tenth takes from it or, if the top-up is late, reserves alone.
+	if n := rt.reserves.Load(); n > 4 {
+		t.Fatalf("reservations in Redis for %d calls with leases of 8 = %d, want at most 4", calls, n)
+	}
+}

@@ -2,6 +2,7 @@ package fleet_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -117,16 +118,28 @@ func BenchmarkReserve(b *testing.B) {
 	})
 }
 
+// leaseRequests is the lease of the benchmarks' leased Limiters.
+const leaseRequests = 16
+
+// pace is the pause between admissions of the "-paced" benchmarks: a
+// replica admitting at most 5,000 requests a second, which leaves a lease
+// topped up in the background the time to come back.
+const pace = 200 * time.Microsecond
+
 // BenchmarkAdmission measures what one request through a Route with a
 // breaker and a limiter costs its caller: Allow, Reserve, and done with
 // its outcome. "local" is the Router's own breaker and limiter; "redis"
 // the shared ones on a loopback Redis, the Limiter made WithBreaker;
-// "redis-down" the same after Redis was stopped, and "redis-down-tuned"
+// "redis-leased" the same WithLease(leaseRequests, 0) (most
+// admissions cost no round trip), back to back; "-paced" with a pause of
+// pace between admissions, outside the time measured per call (ns/op
+// includes it); "redis-down" the same as "redis" after Redis was
+// stopped, and "redis-down-tuned"
 // with the client options of the package's example (no retries, 10 ms
 // timeouts); "ping" one PING, the
 // floor of anything that asks Redis. cmds/op counts the Redis commands,
-// outcomes recorded in the background included; max-µs is the slowest
-// call.
+// outcomes recorded in the background included; p50-µs, p99-µs and
+// max-µs are the median, 99th percentile and slowest call.
 func BenchmarkAdmission(b *testing.B) {
 	b.Run("local", func(b *testing.B) {
 		cb := gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{Name: "a"})
@@ -140,7 +153,7 @@ func BenchmarkAdmission(b *testing.B) {
 			done(nil)
 		}
 	})
-	admit := func(b *testing.B, down, tuned bool) {
+	admit := func(b *testing.B, down, tuned bool, pace time.Duration, opts ...fleet.Option) {
 		srv := startRedis(b)
 		var rt roundTrips
 		o := &redis.Options{Addr: srv.addr}
@@ -154,7 +167,7 @@ func BenchmarkAdmission(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		l, err := fleet.NewLimiter(rdb, "a", tokenpace.Limit{RPS: 1e9, TPM: 1e9}, fleet.WithBreaker(br))
+		l, err := fleet.NewLimiter(rdb, "a", tokenpace.Limit{RPS: 1e9, TPM: 1e9}, append(opts, fleet.WithBreaker(br))...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -162,7 +175,7 @@ func BenchmarkAdmission(b *testing.B) {
 			srv.stop()
 		}
 		start := rt.cmds.Load()
-		var slowest time.Duration
+		var took []time.Duration
 		for b.Loop() {
 			t0 := time.Now()
 			done, err := br.Allow()
@@ -173,16 +186,25 @@ func BenchmarkAdmission(b *testing.B) {
 				b.Fatal(err)
 			}
 			done(nil)
-			slowest = max(slowest, time.Since(t0))
+			took = append(took, time.Since(t0))
+			if pace > 0 {
+				time.Sleep(pace)
+			}
 		}
 		br.Close()
 		l.Close()
 		reportCmds(b, &rt, start)
-		b.ReportMetric(float64(slowest.Microseconds()), "max-µs")
+		slices.Sort(took)
+		b.ReportMetric(float64(took[len(took)/2].Nanoseconds())/1e3, "p50-µs")
+		b.ReportMetric(float64(took[len(took)*99/100].Nanoseconds())/1e3, "p99-µs")
+		b.ReportMetric(float64(took[len(took)-1].Microseconds()), "max-µs")
 	}
-	b.Run("redis", func(b *testing.B) { admit(b, false, false) })
-	b.Run("redis-down", func(b *testing.B) { admit(b, true, false) })
-	b.Run("redis-down-tuned", func(b *testing.B) { admit(b, true, true) })
+	b.Run("redis", func(b *testing.B) { admit(b, false, false, 0) })
+	b.Run("redis-leased", func(b *testing.B) { admit(b, false, false, 0, fleet.WithLease(leaseRequests, 0)) })
+	b.Run("redis-paced", func(b *testing.B) { admit(b, false, false, pace) })
+	b.Run("redis-leased-paced", func(b *testing.B) { admit(b, false, false, pace, fleet.WithLease(leaseRequests, 0)) })
+	b.Run("redis-down", func(b *testing.B) { admit(b, true, false, 0) })
+	b.Run("redis-down-tuned", func(b *testing.B) { admit(b, true, true, 0) })
 	b.Run("ping", func(b *testing.B) {
 		srv := startRedis(b)
 		var rt roundTrips

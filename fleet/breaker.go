@@ -26,13 +26,18 @@ var ErrClosed = errors.New("fleet: breaker closed")
 // that each update is atomic and the counts of all replicas add up. Allow
 // decides from the shared state as last read by this process, if that is
 // recent (WithStateMaxAge), and reads it in one round trip otherwise; a
-// Limiter made WithBreaker reads it with each reservation, so that a
-// Route with both costs one round trip per admission. Outcomes are
-// recorded off the caller's path: done queues them and returns, and a
-// goroutine, alive only while there are outcomes to record, records them
-// in batches, in order, one round trip per batch. Outcomes of requests allowed before the state last changed
-// are dropped, as gobreaker drops them. While the breaker is half-open,
-// every replica lets requests through (the probe limit, HalfOpenRequests,
+// Limiter made WithBreaker reads it with each reservation (made
+// WithLease, with each lease), so that a Route with both costs at most
+// one round trip per admission. A state changed by another replica is
+// thus seen at the first Allow once the state last read is
+// WithStateMaxAge old, never later.
+//
+// Outcomes are recorded off the caller's path: done queues them and
+// returns, and a goroutine, alive only while there are outcomes to
+// record, records them in batches, in order, one round trip per batch.
+// Outcomes of requests allowed before the state last changed are
+// dropped, as gobreaker drops them. While the breaker is half-open, every
+// replica lets requests through (the probe limit, HalfOpenRequests,
 // counts outcomes, not requests in flight): the first failure reopens
 // it, HalfOpenRequests successes close it.
 //
@@ -61,9 +66,12 @@ type Breaker struct {
 	local     *gobreaker.TwoStepCircuitBreaker[struct{}]
 	queue     batcher[outcomes]
 
-	mu     sync.Mutex
-	cached sharedState // the last state read
-	fresh  time.Time   // cached decides Allow until then
+	mu         sync.Mutex
+	cached     sharedState   // the last state read
+	fresh      time.Time     // cached decides Allow until then
+	ahead      time.Time     // from then, Allow has cached read again in the background
+	refreshing chan struct{} // closed when the background read ends; nil when none runs
+	closed     bool
 }
 
 var _ tokenpace.Breaker = (*Breaker)(nil)
@@ -125,12 +133,31 @@ func (b *Breaker) Allow() (done func(err error), err error) {
 }
 
 // recent returns the cached state if it still decides at now: it is
-// recent, and Redis has not failed since.
+// recent, and Redis has not failed since. Once it is half WithStateMaxAge
+// old, it starts reading the state again in the background, so that
+// callers rarely wait for Redis themselves.
 func (b *Breaker) recent(now time.Time) (sharedState, bool) {
 	b.mu.Lock()
 	s, ok := b.cached, now.Before(b.fresh)
+	var done chan struct{}
+	if ok && !now.Before(b.ahead) && b.refreshing == nil && !b.closed {
+		done = make(chan struct{})
+		b.refreshing = done
+	}
 	b.mu.Unlock()
+	if done != nil {
+		go b.readAhead(done)
+	}
 	return s, ok && b.gate.up()
+}
+
+// readAhead reads the state and closes done.
+func (b *Breaker) readAhead(done chan struct{}) {
+	defer close(done)
+	b.read(time.Now())
+	b.mu.Lock()
+	b.refreshing = nil
+	b.mu.Unlock()
 }
 
 // read reads the shared state in one round trip; false when Redis is
@@ -173,7 +200,7 @@ func (b *Breaker) update(s sharedState, at time.Time) {
 	if s.gen >= b.cached.gen {
 		b.cached, b.fresh = s, time.Time{}
 		if b.cfg.maxAge > 0 {
-			b.fresh = at.Add(b.cfg.maxAge)
+			b.fresh, b.ahead = at.Add(b.cfg.maxAge), at.Add(b.cfg.maxAge/2)
 			if !s.expiry.IsZero() && s.expiry.Before(b.fresh) {
 				b.fresh = s.expiry
 			}
@@ -298,10 +325,18 @@ func (b *Breaker) shared() sharedState {
 // down, on the local breaker, and returns when they are.
 func (b *Breaker) Flush() { b.queue.flush() }
 
-// Close records the outcomes still queued and waits for that to end.
-// Outcomes of requests that end later are not recorded (they are
-// reported as ErrClosed); Allow keeps working. It returns nil.
+// Close records the outcomes still queued and waits for that to end,
+// and for a read of the state under way. Outcomes of requests that end
+// later are not recorded (they are reported as ErrClosed); Allow keeps
+// working, reading the state when it must only. It returns nil.
 func (b *Breaker) Close() error {
 	b.queue.close()
+	b.mu.Lock()
+	b.closed = true
+	done := b.refreshing
+	b.mu.Unlock()
+	if done != nil {
+		<-done
+	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/sony/gobreaker/v2"
@@ -271,4 +272,73 @@ func TestBreakerOutcomesAfterClose(t *testing.T) {
 	if got := b.State(); got != gobreaker.StateClosed {
 		t.Errorf("State() after an outcome that ended after Close = %v, want closed", got)
 	}
+}
+
+// A breaker opened by one replica is seen by another at its first Allow
+// once the state it read last is WithStateMaxAge old: never later.
+// Virtual time: the max age passes at once; Redis, a real server, keeps
+// real time (the breaker's 60 s timeout does not pass).
+func TestBreakerOpenSeenWithinMaxAge(t *testing.T) {
+	srv := startRedis(t)
+	synctest.Test(t, func(t *testing.T) {
+		const maxAge = 100 * time.Millisecond
+		bs := breakers(t, srv, 2, tokenpace.BreakerSettings{Failures: 2}, fleet.WithStateMaxAge(maxAge))
+		a, b := bs[0], bs[1]
+		if err := call(b, nil); err != nil {
+			t.Fatalf("b: Allow() on a new breaker = %v, want nil", err)
+		}
+		b.Flush()
+		start := time.Now()
+		call(a, errBoom)
+		call(a, errBoom)
+		a.Flush()
+		if s := a.State(); s != gobreaker.StateOpen {
+			t.Fatalf("a: State() after the fleet's two failures = %v, want open", s)
+		}
+		// b decides from the closed state it read, for at most maxAge.
+		time.Sleep(maxAge - time.Since(start) - time.Millisecond)
+		if err := call(b, nil); err != nil {
+			t.Fatalf("b: Allow() %v after the state it read = %v, want nil (its state is still fresh)", time.Since(start), err)
+		}
+		time.Sleep(time.Millisecond)
+		if err := call(b, nil); !errors.Is(err, gobreaker.ErrOpenState) {
+			t.Fatalf("b: Allow() %v after the state it read = %v, want ErrOpenState", time.Since(start), err)
+		}
+		b.Flush()
+	})
+}
+
+// An Allow that finds the state it read half WithStateMaxAge old reads
+// it again in the background: the next Allow sees a change made
+// elsewhere meanwhile, and no Allow waits for Redis.
+func TestBreakerReadsAhead(t *testing.T) {
+	srv := startRedis(t)
+	synctest.Test(t, func(t *testing.T) {
+		const maxAge = 100 * time.Millisecond
+		var rt roundTrips
+		a := breakers(t, srv, 1, tokenpace.BreakerSettings{Failures: 2}, fleet.WithStateMaxAge(maxAge))[0]
+		b, err := fleet.NewBreaker(srv.client(t, &rt), "route-a", tokenpace.BreakerSettings{Failures: 2}, slack, fleet.WithStateMaxAge(maxAge))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		if _, err := b.Allow(); err != nil { // reads the state
+			t.Fatalf("b: Allow() on a new breaker = %v, want nil", err)
+		}
+		call(a, errBoom)
+		call(a, errBoom)
+		a.Flush()
+		time.Sleep(maxAge / 2)
+		before := rt.cmds.Load()
+		if _, err := b.Allow(); err != nil {
+			t.Fatalf("b: Allow() at half the max age = %v, want nil (the state it read)", err)
+		}
+		synctest.Wait() // the read it started in the background ends
+		if _, err := b.Allow(); !errors.Is(err, gobreaker.ErrOpenState) {
+			t.Fatalf("b: Allow() after its read ahead = %v, want ErrOpenState", err)
+		}
+		if n := rt.cmds.Load() - before; n != 1 {
+			t.Fatalf("b: Redis commands of two Allows and a read ahead = %d, want 1", n)
+		}
+	})
 }

@@ -24,6 +24,14 @@
 // Every update is one atomic script, so the counts of all replicas add
 // up. Keep Redis close to the service.
 //
+// A Limiter made WithLease costs most admissions no round trip at all:
+// it takes capacity for several requests with one reservation and
+// reserves from it in the process, topping it up in the background, for
+// an over-admission bounded by one lease per replica (see WithLease).
+// The Breaker then reads the shared state with each top-up, or every
+// WithStateMaxAge: a state changed by one replica is seen by the others
+// within WithStateMaxAge of their last read.
+//
 // # Redis down
 //
 // Losing the provider's capacity because the coordination store is down

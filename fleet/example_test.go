@@ -13,8 +13,10 @@ import (
 
 // Every replica of a service builds the same Router: the primary route's
 // breaker and tokens-per-minute limit are shared through Redis, the
-// fallback is plain. The limiter reads the breaker's state with each
-// reservation: one round trip per admission. The client neither retries
+// fallback is plain. The limiter leases capacity for 4 requests at a
+// time, so most admissions cost no Redis round trip (each replica may run
+// ahead of the fleet's limit by one lease), and reads the breaker's state
+// with each lease. The client neither retries
 // nor waits long: with Redis down, the route is decided locally. (The
 // example needs a Redis server, so it does not run as a test.)
 func Example() {
@@ -35,11 +37,12 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer br.Close() // records the outcomes still queued
-	lim, err := fleet.NewLimiter(rdb, "primary", tokenpace.Limit{RPS: 50, TPM: 2_000_000}, onErr, fleet.WithBreaker(br))
+	lim, err := fleet.NewLimiter(rdb, "primary", tokenpace.Limit{RPS: 50, TPM: 2_000_000}, onErr,
+		fleet.WithBreaker(br), fleet.WithLease(4, 0))
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer lim.Close()
+	defer lim.Close() // gives back the unused lease
 	c := tokenpace.NewClient(openai.NewClient())
 	r, err := tokenpace.NewRouter(c, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 2 * time.Second}},
 		tokenpace.Route{Target: tokenpace.Target{Name: "primary", Model: "gpt-4o"}, Breaker: br, Limiter: lim},

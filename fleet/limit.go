@@ -34,7 +34,9 @@ var ErrTooLarge = errors.New("fleet: request larger than the tokens-per-minute l
 // Time is Redis's clock, so replicas' clocks need not agree; the now
 // arguments are not used. A reservation is one Redis round trip, which
 // also reads the state of the Breaker given WithBreaker; cancel gives the
-// capacity back in the background, off the caller's path.
+// capacity back in the background, off the caller's path. Made
+// WithLease, the Limiter reserves most requests from capacity it leased
+// ahead, without a round trip, for a bounded over-admission.
 //
 // When Redis fails, the Limiter leaves it alone for a back-off window
 // (WithRedisBackoff) and reserves meanwhile on a process-local
@@ -43,8 +45,8 @@ var ErrTooLarge = errors.New("fleet: request larger than the tokens-per-minute l
 // to WithErrorHandler. After the window the next request tries Redis
 // again.
 //
-// Close waits for the cancellations under way. A Limiter is safe for
-// concurrent use.
+// Close gives back what it leased and waits for the cancellations under
+// way. A Limiter is safe for concurrent use.
 type Limiter struct {
 	rdb     redis.UniversalClient
 	cfg     config
@@ -53,6 +55,7 @@ type Limiter struct {
 	gate    *redisGate
 	local   localLimit
 	refunds batcher[[]int64] // per bucket, the units to give back
+	lease   *lease           // nil unless WithLease
 }
 
 // bucket is one GCRA rate: requests per second or tokens per minute.
@@ -118,43 +121,58 @@ func NewLimiter(rdb redis.UniversalClient, name string, l tokenpace.Limit, opts 
 		lim.buckets = append(lim.buckets, newBucket("tpm", 60e6/float64(l.TPM), float64(l.TPM), true))
 		lim.local.tpm = rate.NewLimiter(rate.Limit(float64(l.TPM)/60), l.TPM)
 	}
+	if lim.cfg.leaseN > 0 {
+		lim.lease = newLease(len(lim.buckets), lim.cfg.leaseTTL, lim.giveBack, lim.refill)
+	}
 	return lim, nil
 }
 
-// reserve takes cost units on every bucket and returns {wait in
-// microseconds, then, when the breaker is given, its state as
-// readBreaker returns it}, or {-1} when a cost exceeds its burst. The
-// buckets are fields of the hash KEYS[1], each holding its theoretical
-// arrival time (TAT) in microseconds of Redis's clock. ARGV: the number
-// of buckets, then per bucket its field, microseconds per unit, burst
-// and cost; then, when the hash is a breaker's, its interval and
-// timeout; else the hash expires when its TATs are past. One read and
-// one write of one key, so that a reservation costs Redis little.
+// reserve takes cost units on every bucket, and with them the extra
+// units of a lease when every bucket has room for them now, and returns
+// {wait in microseconds, 1 if the lease was taken else 0, then, when the
+// breaker is given, its state as readBreaker returns it}, or {-1} when a
+// cost exceeds its burst. The buckets are fields of the hash KEYS[1],
+// each holding its theoretical arrival time (TAT) in microseconds of
+// Redis's clock. ARGV: the number of buckets, then per bucket its field,
+// microseconds per unit, burst, cost and extra; then, when the hash is a
+// breaker's, its interval and timeout; else the hash expires when its
+// TATs are past. One read and one write of one key, so that a
+// reservation costs Redis little.
 var reserve = redis.NewScript(breakerLua + `
 local now = now_us()
 local nb = tonumber(ARGV[1])
-local paired = #ARGV > 1 + 4*nb
+local paired = #ARGV > 1 + 5*nb
 local want = {}
 if paired then for i, f in ipairs(fields) do want[i] = f end end
-for i = 1, nb do want[#want + 1] = ARGV[4*i-2] end
+for i = 1, nb do want[#want + 1] = ARGV[5*i-3] end
 local v = redis.call('HMGET', KEYS[1], unpack(want))
 local off = paired and #fields or 0
+local tat, interval, burst, cost, extra = {}, {}, {}, {}, {}
+local lease = false
+for i = 1, nb do
+  interval[i], burst[i] = tonumber(ARGV[5*i-2]), tonumber(ARGV[5*i-1])
+  cost[i], extra[i] = tonumber(ARGV[5*i]), tonumber(ARGV[5*i+1])
+  if cost[i] > burst[i] then return {-1} end
+  tat[i] = math.max(tonumber(v[off + i]) or now, now)
+  if extra[i] > 0 then lease = true end
+end
+for i = 1, nb do
+  if tat[i] + (cost[i] + extra[i] - burst[i]) * interval[i] > now then lease = false end
+end
 local wait, last, kv = 0, now, {}
 for i = 1, nb do
-  local interval, burst, cost = tonumber(ARGV[4*i-1]), tonumber(ARGV[4*i]), tonumber(ARGV[4*i+1])
-  if cost > burst then return {-1} end
-  local tat = tonumber(v[off + i]) or now
-  if tat < now then tat = now end
-  tat = tat + cost * interval
-  local w = tat - burst * interval - now
+  local take = cost[i]
+  if lease then take = take + extra[i] end
+  local t = tat[i] + take * interval[i]
+  local w = t - burst[i] * interval[i] - now
   if w > wait then wait = w end
-  if tat > last then last = tat end
-  kv[#kv + 1] = ARGV[4*i-2]
-  kv[#kv + 1] = num(tat)
+  if t > last then last = t end
+  kv[#kv + 1] = ARGV[5*i-3]
+  kv[#kv + 1] = num(t)
 end
-local out = {math.ceil(wait)}
+local out = {math.ceil(wait), lease and 1 or 0}
 if paired then
-  local b = decode(v, now, tonumber(ARGV[4*nb+2]), tonumber(ARGV[4*nb+3]))
+  local b = decode(v, now, tonumber(ARGV[5*nb+2]), tonumber(ARGV[5*nb+3]))
   encode(b, kv)
   for _, x in ipairs(reply(b, now, {})) do out[#out + 1] = x end
 end
@@ -183,12 +201,37 @@ end
 if #kv > 0 then redis.call('HSET', KEYS[1], unpack(kv)) end
 return 0`)
 
-// argv returns the scripts' arguments for a request of tokens tokens.
-func (l *Limiter) argv(tokens int) []any {
-	out := make([]any, 0, 3+4*len(l.buckets))
+// costs returns the units a request of tokens tokens takes on each
+// bucket.
+func (l *Limiter) costs(tokens int) []int64 {
+	out := make([]int64, len(l.buckets))
+	for i, b := range l.buckets {
+		out[i] = int64(b.cost(tokens))
+	}
+	return out
+}
+
+// leaseSize returns the units a lease holds per bucket, for requests of
+// costs: room for WithLease's n of them, within the burst.
+func (l *Limiter) leaseSize(costs []int64) []int64 {
+	out := make([]int64, len(costs))
+	for i, c := range costs {
+		out[i] = min(int64(l.cfg.leaseN)*c, max(0, int64(l.buckets[i].burst)-c))
+	}
+	return out
+}
+
+// argv returns reserve's arguments for a request of costs, with extra
+// units to lease (nil for none).
+func (l *Limiter) argv(costs, extra []int64) []any {
+	out := make([]any, 0, 3+5*len(l.buckets))
 	out = append(out, len(l.buckets))
-	for _, b := range l.buckets {
-		out = append(out, b.field, b.intervalArg, b.burstArg, b.cost(tokens))
+	for i, b := range l.buckets {
+		var x int64
+		if extra != nil {
+			x = extra[i]
+		}
+		out = append(out, b.field, b.intervalArg, b.burstArg, costs[i], x)
 	}
 	if b := l.cfg.breaker; b != nil {
 		out = append(out, b.args...)
@@ -199,35 +242,65 @@ func (l *Limiter) argv(tokens int) []any {
 // Reserve implements tokenpace.Limiter: it reserves one request and
 // tokens tokens on the shared limit and returns the wait, or ErrTooLarge.
 // cancel gives the capacity back; it acts once, however often it is
-// called.
+// called. Made WithLease, it takes the capacity from what the Limiter
+// leased, when that is enough, without a round trip.
 func (l *Limiter) Reserve(now time.Time, tokens int) (delay time.Duration, cancel func(time.Time), err error) {
 	for _, b := range l.buckets {
 		if b.tokens && float64(tokens) > b.burst {
 			return 0, nil, ErrTooLarge
 		}
 	}
+	costs := l.costs(tokens)
+	if l.lease != nil {
+		if epoch, ok := l.lease.take(time.Now(), costs); ok {
+			return 0, once(func() { l.lease.put(epoch, costs) }), nil
+		}
+	}
 	if !l.gate.enter(time.Now()) {
 		return l.local.reserve(now, tokens)
 	}
-	argv := l.argv(tokens)
+	var size, extra []int64
+	if l.lease != nil {
+		size = l.leaseSize(costs)
+		extra = l.lease.extra(size)
+	}
+	wait, err := l.exchange(costs, extra, size)
+	if errors.Is(err, ErrTooLarge) {
+		return 0, nil, err
+	}
+	if err != nil {
+		return l.local.reserve(now, tokens)
+	}
+	return wait, once(func() { l.giveBack(costs) }), nil
+}
+
+// exchange runs reserve for costs and extra in one round trip, the
+// caller having entered the gate: it grants the lease of size, if
+// taken, passes the Breaker's state on and returns the wait. Redis's
+// errors are reported; ErrTooLarge is returned as is.
+func (l *Limiter) exchange(costs, extra, size []int64) (time.Duration, error) {
 	ctx, stop := context.WithTimeout(context.Background(), l.cfg.timeout)
 	defer stop()
-	v, err := reserve.Run(ctx, l.rdb, l.keys, argv...).Int64Slice()
+	v, err := reserve.Run(ctx, l.rdb, l.keys, l.argv(costs, extra)...).Int64Slice()
 	at := time.Now()
-	if err == nil && len(v) == 0 {
-		err = errors.New("empty reply")
+	if err == nil && (len(v) == 0 || len(v) == 1 && v[0] >= 0) {
+		err = fmt.Errorf("malformed reply %v", v)
 	}
 	l.gate.leave(at, err == nil)
 	if err != nil {
-		l.cfg.report(fmt.Errorf("fleet: reserve: %w", err))
-		return l.local.reserve(now, tokens)
+		err = fmt.Errorf("fleet: reserve: %w", err)
+		l.cfg.report(err)
+		return 0, err
 	}
 	if v[0] < 0 {
-		return 0, nil, ErrTooLarge
+		return 0, ErrTooLarge
 	}
-	if b := l.cfg.breaker; b != nil && len(v) > 1 {
-		vals := make([]any, len(v)-1)
-		for i, x := range v[1:] {
+	if v[1] == 1 && l.lease != nil {
+		l.lease.grant(at, extra, size)
+	}
+	if b := l.cfg.breaker; b != nil && len(v) > 2 {
+		vals := make([]any, len(v)-2)
+		for i, x := range v[2:] {
 			vals[i] = x
 		}
 		if s, err := parseState(vals, at); err == nil {
@@ -236,22 +309,36 @@ func (l *Limiter) Reserve(now time.Time, tokens int) (delay time.Duration, cance
 			l.cfg.report(err)
 		}
 	}
-	var once sync.Once
-	cancel = func(time.Time) {
-		once.Do(func() {
-			if !l.refunds.add(func(sum *[]int64) {
-				if *sum == nil {
-					*sum = make([]int64, len(l.buckets))
-				}
-				for i, b := range l.buckets {
-					(*sum)[i] += int64(b.cost(tokens))
-				}
-			}) {
-				l.cfg.report(errors.New("fleet: cancel reservation after Close: the capacity comes back with time"))
-			}
-		})
+	return time.Duration(v[0]) * time.Microsecond, nil
+}
+
+// refill tops the lease up by extra, in the background: a reservation of
+// nothing but the lease.
+func (l *Limiter) refill(extra, size []int64) {
+	if !l.gate.enter(time.Now()) {
+		return
 	}
-	return time.Duration(v[0]) * time.Microsecond, cancel, nil
+	l.exchange(make([]int64, len(extra)), extra, size)
+}
+
+// once returns a cancel func that calls f the first time only.
+func once(f func()) func(time.Time) {
+	var o sync.Once
+	return func(time.Time) { o.Do(f) }
+}
+
+// giveBack queues units to give back to Redis in the next batch.
+func (l *Limiter) giveBack(units []int64) {
+	if !l.refunds.add(func(sum *[]int64) {
+		if *sum == nil {
+			*sum = make([]int64, len(l.buckets))
+		}
+		for i, u := range units {
+			(*sum)[i] += u
+		}
+	}) {
+		l.cfg.report(errors.New("fleet: cancel reservation after Close: the capacity comes back with time"))
+	}
 }
 
 // refund gives the sum of cancelled reservations back in one round trip
@@ -276,14 +363,22 @@ func (l *Limiter) refund(costs []int64) {
 }
 
 // Flush gives the cancelled reservations back now, and returns when
-// they are.
-func (l *Limiter) Flush() { l.refunds.flush() }
+// they are, once the lease being topped up in the background, if any, is.
+func (l *Limiter) Flush() {
+	if l.lease != nil {
+		l.lease.wait()
+	}
+	l.refunds.flush()
+}
 
-// Close gives the cancelled reservations back and waits for that to end.
-// Reservations cancelled later are not given back (the capacity comes
-// back with time; the error handler hears of it); Reserve keeps working.
-// It returns nil.
+// Close gives the cancelled reservations and what it leased back, and
+// waits for that to end. Reservations cancelled later are not given back
+// (the capacity comes back with time; the error handler hears of it);
+// Reserve keeps working, without leasing. It returns nil.
 func (l *Limiter) Close() error {
+	if l.lease != nil {
+		l.lease.close()
+	}
 	l.refunds.close()
 	return nil
 }

@@ -33,10 +33,14 @@ type config struct {
 	maxAge  time.Duration // < 0: read the shared state at every Allow
 	onError func(error)
 	breaker *Breaker // of a Limiter: the Breaker whose state its reservations read
+	// of a Limiter: requests per lease (0: none) and how long it is held
+	leaseN   int
+	leaseTTL time.Duration
 }
 
 func newConfig(opts []Option) config {
-	c := config{prefix: DefaultPrefix, timeout: DefaultTimeout, backoff: DefaultRedisBackoff, maxAge: DefaultStateMaxAge}
+	c := config{prefix: DefaultPrefix, timeout: DefaultTimeout, backoff: DefaultRedisBackoff, maxAge: DefaultStateMaxAge,
+		leaseTTL: DefaultLeaseTTL}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(&c)
@@ -90,9 +94,12 @@ func WithRedisBackoff(d time.Duration) Option {
 // state it last read (at an Allow, at a reservation of a Limiter made
 // WithBreaker, or when outcomes were recorded), instead of
 // DefaultStateMaxAge. The zero value keeps the default; d < 0 reads the
-// shared state at every Allow. A state that expires (an open breaker
-// whose timeout passes) is read again at once, whatever d. Ignored by
-// NewLimiter and NewStore.
+// shared state at every Allow. An Allow that finds the state half d old
+// starts reading it again in the background, so that under steady
+// traffic callers do not wait for that read; a state changed elsewhere
+// is seen at the first Allow once the state last read is d old, never
+// later. A state that expires (an open breaker whose timeout passes) is
+// read again at once, whatever d. Ignored by NewLimiter and NewStore.
 func WithStateMaxAge(d time.Duration) Option {
 	return optionFunc(func(c *config) {
 		if d != 0 {
@@ -118,4 +125,38 @@ func WithBreaker(b *Breaker) Option {
 // safe for concurrent use and must not block; nil means no call.
 func WithErrorHandler(f func(error)) Option {
 	return optionFunc(func(c *config) { c.onError = f })
+}
+
+// WithLease makes a Limiter take capacity from Redis ahead of its
+// requests, room for n requests at a time, so that most reservations
+// cost no round trip: when a reservation finds the limit with room for
+// its own cost and the lease's, it takes both in its one round trip, and
+// the next reservations take from the lease locally; once it is half
+// used, one goroutine tops it up in the background.
+// A lease is only taken when the fleet's limit has room for it now, so
+// requests that must wait are still reserved one by one, in the fleet's
+// order; a lease holds at most n times the cost of the request that took
+// it (per limit: requests, tokens), and never more than the limit's burst
+// less that cost.
+//
+// The price is bounded: a replica can admit, in any window, what it
+// leased before the window began, so k replicas admit at most the limit
+// plus k leases per window; and a lease held but unused keeps its
+// capacity from the other replicas until it is used or expires. What is
+// unused after ttl (ttl <= 0: DefaultLeaseTTL) since the last lease was
+// taken, or at Close, goes back to Redis in the background; so a replica
+// that admits fewer than one request per ttl gains nothing from a lease
+// (each expires unused: one more round trip per ttl, off the callers'
+// path), and one that admits about n per ttl gains most. n <= 0 means
+// no lease (the default): every reservation is a round trip and the
+// fleet's limit is exact. Reservations from a lease do not read the
+// state of the Breaker given WithBreaker (its top-ups do); the Breaker
+// reads it as WithStateMaxAge says. Ignored by NewBreaker and NewStore.
+func WithLease(n int, ttl time.Duration) Option {
+	return optionFunc(func(c *config) {
+		c.leaseN = max(n, 0)
+		if ttl > 0 {
+			c.leaseTTL = ttl
+		}
+	})
 }
