@@ -26,7 +26,11 @@ const (
 	// KindErrorEvent: the server sent an error object in the stream; Unwrap
 	// reaches it as an *openai.Error.
 	KindErrorEvent
-	// KindTruncated: the body ended without the closing [DONE] event.
+	// KindTruncated: the body ended without the closing [DONE] event; or,
+	// for a Router call, the continuation or restart meant to carry on a
+	// broken output ended cleanly without any (Detail "continuation ended
+	// without output", "restart ended without output"), so the output the
+	// caller holds is still incomplete.
 	KindTruncated
 	// KindReset: reading the body failed mid-stream (connection reset,
 	// unexpected EOF).

@@ -148,6 +148,12 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 	if h == happenedNothing {
 		return
 	}
+	if h == happenedEarly && err == nil && (tr.kind == AttemptContinuation || tr.kind == AttemptRestart) {
+		// It ended cleanly but carried nothing on: the caller's output is
+		// still the broken one (a restart's tool calls incomplete), so the
+		// call goes on, or ends, as after a failure.
+		err = &StreamError{Kind: KindTruncated, Target: tr.rt.Name, Detail: string(tr.kind) + " ended without output"}
+	}
 	s := situation{
 		chained:    tr.chained,
 		buffered:   e.buffered,

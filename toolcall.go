@@ -25,8 +25,10 @@ import "github.com/openai/openai-go/v3"
 // read (a dropped one too), E2E to the end it saw, and Chunks and
 // OutputTokens count every output chunk it read; Timing.Attempts records
 // the restart with its own figures. Without Policy.Continue, with
-// FailFast, or when no route is left to restart on, the call ends with
-// the error (Err not nil) and the caller keeps the partial output: a
+// FailFast, when no route is left to restart on, or when the restarted
+// route ends without any output and no route is left (a *StreamError of
+// KindTruncated), the call ends with an error (Err not nil) and the
+// caller keeps the partial output: a
 // stream whose Err is not nil may end inside a tool call, and its tool
 // calls must not be run. A route that fails before any output reaches
 // the caller falls back as usual, and a hedged attempt that lost never

@@ -353,3 +353,50 @@ func TestContinuationAfterRestart(t *testing.T) {
 		}
 	})
 }
+
+// A restart or continuation that ends cleanly without any output leaves
+// the caller with the broken output it had read (a restart's tool call
+// incomplete) and nothing to replace or complete it: the call ends with an
+// error, never with a nil Err over an incomplete output.
+func TestCarryOnWithoutOutput(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		tools  bool
+		params openai.ChatCompletionNewParams
+		kind   tokenpace.AttemptKind
+	}{
+		{"restart", true, chatWithTools("big"), tokenpace.AttemptRestart},
+		{"continuation", false, chat("big", 100), tokenpace.AttemptContinuation},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				empty := openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
+					option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: bodyTransport{"data: [DONE]\n\n"}}))
+				big := route("big")
+				big.Options = []option.RequestOption{option.WithHeader(simulate.FaultHeader, "stall;for=5s;after=2")}
+				small := route("small")
+				small.Target.Client = &empty
+				sopts := []simulate.Option{simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec, ITL: 20 * msec}), replyWords(20)}
+				if tt.tools {
+					sopts = append(sopts, withWeather())
+				}
+				r := router(t, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: time.Second, Gap: 100 * msec}, Continue: true}, sopts, big, small)
+				s := r.NewStreaming(context.Background(), tt.params)
+				got := readTools(s)
+				if len(got.restarts) != 0 {
+					t.Errorf("Restarted() at chunks %v, want none", got.restarts)
+				}
+				var se *tokenpace.StreamError
+				if err := s.Err(); !errorsAs(err, &se) || se.Target != "small" || se.Kind != tokenpace.KindTruncated {
+					t.Fatalf("Err() = %v, want a *StreamError of small, KindTruncated", err)
+				}
+				if k := kinds(s.Timing()); !slices.Equal(k, []tokenpace.AttemptKind{tokenpace.AttemptFirst, tt.kind}) {
+					t.Errorf("kinds = %v, want first, %s", k, tt.kind)
+				}
+				if err := s.Timing().Err; err != s.Err() {
+					t.Errorf("Timing().Err = %v, want %v", err, s.Err())
+				}
+			})
+		})
+	}
+}
