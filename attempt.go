@@ -153,7 +153,8 @@ type attempt struct {
 	armed    bool       // the absence timer is pending
 	quick    int        // times in a row it came back within absence
 	absent   *time.Timer
-	handBack atomic.Bool // the background reader gives the role back
+	resume   chan struct{} // wakes the parked background reader; closed at the end
+	handBack atomic.Bool   // the background reader gives the role back
 
 	// toolCall: a chunk that reaches the consumer carries a tool call.
 	toolCall bool
@@ -210,6 +211,9 @@ func (a *attempt) release() {
 	a.mu.Lock()
 	if a.absent != nil {
 		a.absent.Stop()
+	}
+	if a.resume != nil {
+		close(a.resume)
 	}
 	a.mu.Unlock()
 	close(a.done)

@@ -16,18 +16,19 @@ import "time"
 // While it is away, a background reader holds the role: it reads on as a
 // Router's attempt does (each chunk stamped when its read returns, the
 // queue bounded by maxUnreadBytes, the caller woken when it waits) until
-// the caller waits on an empty queue; it then delivers the next chunk and
-// gives the role back. Starting one costs a goroutine and two wake-ups per
-// chunk, so a caller that has come back within absence quickReturns times
-// in a row keeps the role when it leaves, and a timer hands it to a
-// background reader only if it stays away for absence (and from then on
-// at once again, until it has proven quick anew). A chunk that arrives
-// while such a caller is away is stamped when it comes back or when the
-// timer fires: at most absence late. The first chunk is read by the caller
-// if it calls Next within absence of the call's return, as callers do. A
-// caller that keeps up thus reads every chunk itself after its first few,
-// with no second goroutine, and pays a wake-up per chunk only when the
-// chunk is not there yet, as with bare openai-go.
+// the caller waits on an empty queue; it then delivers the next chunk,
+// gives the role back and parks until it is needed again. It costs two
+// wake-ups per chunk, so a caller that has come back within absence
+// quickReturns times in a row keeps the role when it leaves, and a timer
+// hands the role to the background reader only if it stays away for
+// absence (and from then on at once again, until it has proven quick
+// anew). A chunk that arrives while such a caller is away is stamped when
+// it comes back or when the timer fires: at most absence late. The first
+// chunk is read by the caller if it calls Next within absence of the
+// call's return, as callers do. A caller that keeps up thus reads every
+// chunk itself after its first few, with no second goroutine reading, and
+// pays a wake-up per chunk only when the chunk is not there yet, as with
+// bare openai-go.
 //
 // The live events of the attempt (first token, output, milestones, end,
 // and so the hooks) run on the holder's goroutine: the caller's, inside
@@ -66,8 +67,7 @@ func (a *attempt) leave() {
 	case a.quick >= quickReturns:
 		a.arm()
 	default:
-		a.holder = roleBackground
-		go a.readBackground()
+		a.toBackground()
 	}
 }
 
@@ -120,15 +120,37 @@ func (a *attempt) absenceOver() {
 		a.mu.Unlock()
 		return
 	}
-	a.holder = roleBackground
 	a.quick = 0
+	a.toBackground()
 	a.mu.Unlock()
-	a.readBackground()
+}
+
+// toBackground gives the reader role to the attempt's background reader:
+// a goroutine started the first time, parked in between. a.mu is held.
+func (a *attempt) toBackground() {
+	a.holder = roleBackground
+	if a.resume == nil {
+		a.resume = make(chan struct{}, 1)
+		go a.background()
+		return
+	}
+	a.resume <- struct{}{}
+}
+
+// background is the background reader: it reads while it holds the reader
+// role, parks in between, and returns once the attempt has ended.
+func (a *attempt) background() {
+	for a.readBackground() {
+		if _, ok := <-a.resume; !ok {
+			return
+		}
+	}
 }
 
 // readBackground reads the body as the holder of the reader role until the
-// caller wants it back or the stream ends.
-func (a *attempt) readBackground() {
+// caller wants it back, and reports true then; or until the stream ends,
+// and reports false.
+func (a *attempt) readBackground() bool {
 	a.inlined = false
 	for a.step() {
 		if !a.handBack.Load() {
@@ -145,9 +167,10 @@ func (a *attempt) readBackground() {
 			a.signal() // it came back, and waits again
 		}
 		a.mu.Unlock()
-		return
+		return true
 	}
 	a.finishBody()
+	return false
 }
 
 // takeInline is take for an attempt whose caller may hold the reader role:

@@ -42,8 +42,8 @@ func backgroundReaders() int {
 
 // TestHandOffStamps checks the stamps a plain call gives whatever its
 // caller does between chunks: exact for a caller that waits in Next (which
-// then reads the body itself, with no second goroutine once it has kept up
-// for a few chunks) and for one that sleeps long (a background reader
+// then reads the body itself, no other goroutine reading once it has kept
+// up for a few chunks) and for one that sleeps long (a background reader
 // takes over); at most the absence bound late for a chunk that arrives
 // while a quick caller is briefly away.
 func TestHandOffStamps(t *testing.T) {
