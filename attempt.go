@@ -150,6 +150,7 @@ type attempt struct {
 	holder   readerRole // who reads the body
 	away     bool       // the caller is outside take
 	left     time.Time  // when it last left
+	leftWith int        // with how many chunks
 	armed    bool       // the absence timer is pending
 	quick    int        // times in a row it came back within absence
 	absent   *time.Timer
@@ -481,9 +482,6 @@ func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
 		// at once rather than after the rest of the read is decoded; and
 		// always a plain call's caller, which then reads on itself.
 		woke = a.signal()
-		if woke && a.inline {
-			a.handBack.Store(true)
-		}
 	}
 	full = a.unread > maxUnreadBytes && !a.spec.unbounded
 	if full {
@@ -530,14 +528,18 @@ func (a *attempt) flush() {
 	a.mu.Unlock()
 }
 
-// signal wakes the consumer if it waits, and reports whether it did. a.mu
-// is held.
+// signal wakes the consumer if it waits, and reports whether it did. A
+// plain call's caller that waited for a background reader has kept up: it
+// gets the reader role back (see readBackground). a.mu is held.
 func (a *attempt) signal() bool {
 	if !a.waiting {
 		return false
 	}
 	a.waiting = false
 	a.wake <- struct{}{}
+	if a.inline {
+		a.handBack.Store(true)
+	}
 	return true
 }
 

@@ -55,13 +55,14 @@ const (
 	roleBackground                   // a background reader
 )
 
-// leave notes that the caller is away from take from now on. A quick
-// caller keeps the reader role, under the absence timer (armed unless it
-// is pending: then it re-arms itself for what remains when it fires);
-// else a background reader takes over at once. a.mu is held.
-func (a *attempt) leave() {
+// leave notes that the caller is away from take from now on, with n
+// chunks. A quick caller keeps the reader role, under the absence timer
+// (armed unless it is pending: then it re-arms itself for what remains
+// when it fires); else a background reader takes over at once. a.mu is
+// held.
+func (a *attempt) leave(n int) {
 	a.away = true
-	a.left = time.Now()
+	a.left, a.leftWith = time.Now(), n
 	switch {
 	case a.holder != roleCaller:
 	case a.quick >= quickReturns:
@@ -76,18 +77,25 @@ func (a *attempt) leave() {
 // Next at once reads the first chunk itself. a.mu is held.
 func (a *attempt) leaveFirst() {
 	a.away = true
-	a.left = time.Now()
+	a.left, a.leftWith = time.Now(), 1
 	a.arm()
 }
 
-// back notes that the caller came back to take. a.mu is held.
+// back notes that the caller came back to take. It was quick if it was
+// away for less than absence per chunk it took. a.mu is held.
 func (a *attempt) back() {
 	a.away = false
-	if time.Since(a.left) < absence {
+	if a.quickSince(time.Now()) {
 		a.quick++
 	} else {
 		a.quick = 0
 	}
+}
+
+// quickSince reports whether the caller, away until now, has been away for
+// less than absence per chunk it took when it left. a.mu is held.
+func (a *attempt) quickSince(now time.Time) bool {
+	return now.Sub(a.left) < absence*time.Duration(a.leftWith)
 }
 
 // arm arms the absence timer unless it is pending. a.mu is held.
@@ -120,7 +128,9 @@ func (a *attempt) absenceOver() {
 		a.mu.Unlock()
 		return
 	}
-	a.quick = 0
+	if !a.quickSince(time.Now()) {
+		a.quick = 0
+	}
 	a.toBackground()
 	a.mu.Unlock()
 }
@@ -186,7 +196,7 @@ func (a *attempt) takeInline(buf []arrived) ([]arrived, error) {
 			if stopped {
 				a.holder = roleNone
 			} else {
-				a.leave()
+				a.leave(len(batch))
 			}
 			a.mu.Unlock()
 			if stopped {
