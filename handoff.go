@@ -43,7 +43,8 @@ import "time"
 const absence = 50 * time.Microsecond
 
 // quickReturns is how many times in a row a caller must have come back
-// within absence before it keeps the reader role while away.
+// within absence (per chunk it took) before it keeps the reader role while
+// away.
 const quickReturns = 4
 
 // readerRole says who reads an attempt's body.
@@ -112,8 +113,9 @@ func (a *attempt) arm() {
 }
 
 // absenceOver runs when the absence timer fires: if the caller holds the
-// reader role and has been away for absence, this goroutine takes over the
-// reading.
+// reader role and has been away for absence, the background reader takes
+// over. The caller stays quick if it is away for a batch of chunks and
+// still within absence per chunk.
 func (a *attempt) absenceOver() {
 	a.mu.Lock()
 	a.armed = false
