@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -50,9 +51,10 @@ func (ar *arrived) usage() (openai.CompletionUsage, bool) {
 // consumer takes some (see Stream).
 const maxUnreadBytes = 1 << 20
 
-// attemptEvents are the live events of an attempt. They run on its reader
-// goroutine, outside its lock, in arrival order; any may be nil. A watchdog
-// arms its timers from them.
+// attemptEvents are the live events of an attempt. They run on the
+// goroutine that holds its reader role (see handoff.go), outside its lock,
+// one at a time and in arrival order; any may be nil. A watchdog arms its
+// timers from them.
 type attemptEvents struct {
 	// firstToken: the first output-bearing chunk arrived.
 	firstToken func(a *attempt, at time.Time)
@@ -91,11 +93,14 @@ type attemptSpec struct {
 // api returns the API the spec calls.
 func (s *attemptSpec) api() API { return apiOf(s.completion, s.response) }
 
-// attempt is one streaming HTTP call to one target. A goroutine of its own
-// makes the call (openai-go's NewStreaming, retries included) and then reads
-// the response body eagerly, decoding each event as its bytes arrive, so the
-// timestamps never depend on when the caller reads. Decoded chunks queue up
-// until the consumer takes them; the consumer is woken only when it waits.
+// attempt is one streaming HTTP call to one target. It makes the call
+// (openai-go's NewStreaming, retries included) and then reads the response
+// body, decoding each event as its bytes arrive, so the timestamps do not
+// depend on when the caller reads: a Router's attempt on a goroutine of its
+// own, a plain call's attempt on its caller's goroutine while the caller
+// waits and on a background reader while it is away (handoff.go). Decoded
+// chunks queue up until the consumer takes them; the consumer is woken only
+// when it waits.
 //
 // Its consumer (a Stream, or a Router call) uses only poll, take, cut,
 // content, delivered, stop and timing; nothing outside this file touches its
@@ -109,10 +114,15 @@ type attempt struct {
 	unhook func() bool // stops cancelling ctx with parent
 	x      exchange    // the HTTP requests
 
-	// Owned by the goroutine that calls, then by the reader goroutine.
+	// Owned by the goroutine that calls, then by the holder of the reader
+	// role (see handoff.go).
 	stream  eventStream
 	res     *http.Response
 	body    *arrivalBody
+	rd      io.Reader  // the body as read: body, or what a middleware returned
+	sr      *sseReader // frames rd
+	clean   bool       // the stream ended cleanly
+	inlined bool       // the holder is the caller, reading in take
 	ms      *milestones
 	deltas  int       // output-bearing choice deltas
 	counted int       // output tokens reported to the output event
@@ -121,7 +131,7 @@ type attempt struct {
 	// clean.
 	terminal bool
 
-	done chan struct{} // closed when the reader goroutine has returned
+	done chan struct{} // closed once the attempt has ended and its body is closed
 	wake chan struct{} // the consumer waits on it; capacity 1
 	room chan struct{} // the reader waits on it while full; capacity 1
 
@@ -134,6 +144,18 @@ type attempt struct {
 	final   bool      // t is final (its end event may still run)
 	ended   bool      // t is final and the end event has run
 	waiting bool      // the consumer waits on wake
+
+	// The reader role of a plain call (see handoff.go); holder under mu.
+	inline   bool       // the caller may hold the role
+	holder   readerRole // who reads the body
+	away     bool       // the caller is outside take
+	left     time.Time  // when it last left
+	leftWith int        // with how many chunks
+	armed    bool       // the absence timer is pending
+	quick    int        // times in a row it came back within absence
+	absent   *time.Timer
+	resume   chan struct{} // wakes the parked background reader; closed at the end
+	handBack atomic.Bool   // the background reader gives the role back
 
 	// toolCall: a chunk that reaches the consumer carries a tool call.
 	toolCall bool
@@ -152,9 +174,13 @@ func (a *attempt) sent() time.Time { return a.x.sent() }
 // policy that runs several attempts (hedging) needs.
 func startAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attempt {
 	a := newAttempt(ctx, spec, ev)
+	a.holder = roleBackground
 	go func() {
 		if a.call() {
-			a.closeBody(a.readBody())
+			a.openBody()
+			for a.step() {
+			}
+			a.closeBody(a.rd, a.clean)
 		}
 		a.release()
 	}()
@@ -163,17 +189,19 @@ func startAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *atte
 
 // callAttempt makes the call of an attempt on the calling goroutine, as
 // openai-go does, and returns once the response headers arrived or the
-// call failed; only the body is read on the attempt's own goroutine.
+// call failed. The body is then read by the caller itself while it waits
+// in take, and by a background reader while it is away (see handoff.go).
 func callAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attempt {
 	a := newAttempt(ctx, spec, ev)
 	if !a.call() {
 		a.release()
 		return a
 	}
-	go func() {
-		a.closeBody(a.readBody())
-		a.release()
-	}()
+	a.openBody()
+	a.inline, a.holder = true, roleCaller
+	a.mu.Lock()
+	a.leaveFirst()
+	a.mu.Unlock()
 	return a
 }
 
@@ -181,6 +209,14 @@ func callAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attem
 // ended, and marks it done.
 func (a *attempt) release() {
 	a.unhook()
+	a.mu.Lock()
+	if a.absent != nil {
+		a.absent.Stop()
+	}
+	if a.resume != nil {
+		close(a.resume)
+	}
+	a.mu.Unlock()
 	close(a.done)
 }
 
@@ -242,18 +278,28 @@ func (a *attempt) call() bool {
 	return true
 }
 
-// readBody reads the event stream to its end, then ends the attempt. It
-// returns the body, still open, and whether the stream ended cleanly.
-func (a *attempt) readBody() (body io.Reader, clean bool) {
-	body = a.res.Body
+// openBody prepares the reading of the event stream.
+func (a *attempt) openBody() {
+	a.rd = a.res.Body
 	if a.body == nil {
 		// A middleware replaced the response: stamp the body it returned.
 		a.body = &arrivalBody{ReadCloser: a.res.Body, before: a.flush}
-		body = a.body
+		a.rd = a.body
 	}
-	at, err := a.read(body)
+	a.sr = newSSEReader(a.rd, a.spec.cfg.maxLineBytes)
+}
+
+// step reads and delivers the next event of the stream. At the end of the
+// stream it ends the attempt and returns false; the body is then still
+// open (see closeBody). Only the holder of the reader role calls it.
+func (a *attempt) step() bool {
+	end, at, err := a.readEvent()
+	if !end {
+		return true
+	}
+	a.clean = err == nil
 	a.end(err, at)
-	return body, err == nil
+	return false
 }
 
 // After [DONE], closeBody reads at most drainBytes for at most drainWait.
@@ -275,48 +321,47 @@ func (a *attempt) closeBody(body io.Reader, clean bool) {
 	_ = a.stream.Close()
 }
 
-// read decodes events until the stream ends, delivering each chunk. It
-// returns how the stream ended and when.
-func (a *attempt) read(body io.Reader) (time.Time, error) {
-	sr := newSSEReader(body, a.spec.cfg.maxLineBytes)
-	for {
-		data, err := sr.next()
-		if err == io.EOF && a.terminal {
-			// A Responses stream ends after its final event.
-			at := a.body.last
-			a.outputEnd(at)
-			return at, nil
-		}
-		if err != nil {
-			return time.Now(), a.readFailure(err)
-		}
+// readEvent reads the next event and delivers its chunk. At the end of
+// the stream it reports end, with when and how the stream ended (err nil
+// after a clean end).
+func (a *attempt) readEvent() (end bool, at time.Time, err error) {
+	data, err := a.sr.next()
+	if err == io.EOF && a.terminal {
+		// A Responses stream ends after its final event.
 		at := a.body.last
-		if bytes.HasPrefix(data, doneData) {
-			a.outputEnd(at)
-			return at, nil
-		}
-		if a.spec.response != nil {
-			ar, err := a.decodeResponse(data)
-			if err != nil {
-				return at, err
-			}
-			ar.at, ar.size = at, len(data)
-			a.deliver(ar)
-			continue
-		}
-		c, comp, errRaw, err := a.decode(data)
-		if err != nil {
-			return at, a.failure(KindMalformed, "", err)
-		}
-		if errRaw != "" && errRaw != "null" {
-			apiErr := &openai.Error{StatusCode: a.res.StatusCode, Request: a.res.Request, Response: a.res}
-			if err := apiErr.UnmarshalJSON([]byte(errRaw)); err != nil {
-				return at, a.failure(KindMalformed, "", err)
-			}
-			return at, a.failure(KindErrorEvent, apiErr.Type, apiErr)
-		}
-		a.deliver(arrived{chunk: c, comp: comp, at: at, size: len(data)})
+		a.outputEnd(at)
+		return true, at, nil
 	}
+	if err != nil {
+		return true, time.Now(), a.readFailure(err)
+	}
+	at = a.body.last
+	if bytes.HasPrefix(data, doneData) {
+		a.outputEnd(at)
+		return true, at, nil
+	}
+	if a.spec.response != nil {
+		ar, err := a.decodeResponse(data)
+		if err != nil {
+			return true, at, err
+		}
+		ar.at, ar.size = at, len(data)
+		a.deliver(ar)
+		return false, at, nil
+	}
+	c, comp, errRaw, err := a.decode(data)
+	if err != nil {
+		return true, at, a.failure(KindMalformed, "", err)
+	}
+	if errRaw != "" && errRaw != "null" {
+		apiErr := &openai.Error{StatusCode: a.res.StatusCode, Request: a.res.Request, Response: a.res}
+		if err := apiErr.UnmarshalJSON([]byte(errRaw)); err != nil {
+			return true, at, a.failure(KindMalformed, "", err)
+		}
+		return true, at, a.failure(KindErrorEvent, apiErr.Type, apiErr)
+	}
+	a.deliver(arrived{chunk: c, comp: comp, at: at, size: len(data)})
+	return false, at, nil
 }
 
 // decode decodes the data of one event: a chat chunk, or for a completion
@@ -385,9 +430,9 @@ func (a *attempt) deliver(ar arrived) {
 		// a busy machine, until this goroutine blocks in its next read.
 		runtime.Gosched()
 	}
-	if full {
+	if full && !a.inlined {
 		// Read on once the consumer has taken some, or the attempt was
-		// stopped.
+		// stopped. (A caller reading in take has taken everything.)
 		select {
 		case <-a.room:
 		case <-a.ctx.Done():
@@ -432,9 +477,10 @@ func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
 	}
 	a.pending = append(a.pending, ar)
 	a.unread += size
-	if len(t.Chunks) <= 1 {
+	if len(t.Chunks) <= 1 || a.inline {
 		// Until the first token has been handed over, wake the consumer
-		// at once rather than after the rest of the read is decoded.
+		// at once rather than after the rest of the read is decoded; and
+		// always a plain call's caller, which then reads on itself.
 		woke = a.signal()
 	}
 	full = a.unread > maxUnreadBytes && !a.spec.unbounded
@@ -472,6 +518,9 @@ func (a *attempt) outputEnd(at time.Time) {
 // flush wakes the consumer if it waits and chunks are queued. The reader
 // calls it before every read of the body, which may block.
 func (a *attempt) flush() {
+	if a.inlined {
+		return // the consumer is the reader
+	}
 	a.mu.Lock()
 	if len(a.pending) > 0 {
 		a.signal()
@@ -479,21 +528,25 @@ func (a *attempt) flush() {
 	a.mu.Unlock()
 }
 
-// signal wakes the consumer if it waits, and reports whether it did. a.mu
-// is held.
+// signal wakes the consumer if it waits, and reports whether it did. A
+// plain call's caller that waited for a background reader has kept up: it
+// gets the reader role back (see readBackground). a.mu is held.
 func (a *attempt) signal() bool {
 	if !a.waiting {
 		return false
 	}
 	a.waiting = false
 	a.wake <- struct{}{}
+	if a.inline {
+		a.handBack.Store(true)
+	}
 	return true
 }
 
 // end makes the Timing final and reports it; the consumer learns of the
 // end only after the end event has run, so that a Stream whose Next
-// returned false has had every hook called. Only the reader goroutine
-// calls it, once.
+// returned false has had every hook called. Only the holder of the reader
+// role calls it, once.
 func (a *attempt) end(err error, at time.Time) {
 	a.mu.Lock()
 	t := &a.t
@@ -504,6 +557,7 @@ func (a *attempt) end(err error, at time.Time) {
 		t.OutputTokens = a.deltas
 	}
 	a.final = true
+	a.holder = roleNone
 	a.mu.Unlock()
 	if a.ev.end != nil {
 		a.ev.end(a, t)
@@ -543,6 +597,12 @@ func (a *attempt) poll(buf []arrived) (batch []arrived, done bool, wake <-chan s
 		a.waiting = true
 		return nil, false, a.wake
 	}
+	return a.handOver(p, buf), false, nil
+}
+
+// handOver hands p, the chunks the consumer may take, over to it, and
+// keeps buf (drained) for the next ones. a.mu is held.
+func (a *attempt) handOver(p, buf []arrived) []arrived {
 	clear(buf) // drop the taken chunks, for the collector
 	a.pending = buf[:0]
 	a.taken += len(p)
@@ -554,13 +614,16 @@ func (a *attempt) poll(buf []arrived) (batch []arrived, done bool, wake <-chan s
 		default: // a token is there already
 		}
 	}
-	return p, false, nil
+	return p
 }
 
 // take waits until chunks arrived that the consumer has not taken, or the
 // attempt ended, and hands them over, giving buf (drained) back for reuse.
 // It returns no chunks only once the attempt has ended, with its error.
 func (a *attempt) take(buf []arrived) ([]arrived, error) {
+	if a.inline {
+		return a.takeInline(buf)
+	}
 	for {
 		batch, done, wake := a.poll(buf)
 		if len(batch) > 0 {
@@ -620,9 +683,20 @@ func (a *attempt) calledTool() bool {
 }
 
 // stop cancels the attempt with cause (unless it has ended) and waits for
-// its reader goroutine to return; the attempt's end event has run by then.
+// its end; the attempt's end event has run by then. If the caller of a
+// plain call holds the reader role while away from take, nobody reads:
+// stop ends the attempt itself.
 func (a *attempt) stop(cause error) {
 	a.cancel(cause)
+	a.mu.Lock()
+	if a.holder == roleCaller && a.away {
+		// Nobody reads: end the attempt here.
+		a.holder = roleNone
+		a.mu.Unlock()
+		a.endStopped()
+	} else {
+		a.mu.Unlock()
+	}
 	<-a.done
 }
 

@@ -177,8 +177,9 @@ func (t *Timing) setUsage(u openai.CompletionUsage, valid bool) {
 }
 
 // arrivalBody wraps a response body and notes when each read that returned
-// data completed. Only the attempt's reader goroutine reads it, so last needs
-// no lock: an SSE event arrived when the read that completed it returned,
+// data completed. Only the holder of the attempt's reader role reads it
+// (one goroutine at a time, handed over under the attempt's lock), so last
+// needs no lock: an SSE event arrived when the read that completed it returned,
 // which is last at the moment the framer yields the event (a bufio.Scanner
 // reads only when its buffer holds no complete line).
 type arrivalBody struct {

@@ -8,21 +8,25 @@ package tokenpace
 // retries included, with an innermost middleware of an exchange
 // (exchange.go) that records every HTTP request (the HTTP fields of
 // Timing, httptrace breakdown) and wraps the body so each read is stamped.
-// A goroutine of the attempt then reads the body eagerly: each event is
-// decoded as its bytes arrive and stamped with the time of the read that
-// completed it. Chunks queue in the attempt until the consumer takes them
-// in batches: one lock per chunk on the reader's side, one per batch on
-// the consumer's, and a wake-up only when the consumer waits (at once up
-// to the first token, then before each read of the body, so the chunks of
-// one read cost one wake-up).
+// Each event is decoded as soon as its bytes are read and stamped with the
+// time of the read that completed it, by whichever goroutine holds the
+// attempt's reader role (handoff.go). Chunks queue in the attempt until the
+// consumer takes them in batches.
 //
 // startAttempt runs the call and the reading on the attempt's goroutine
-// and returns at once: for policies that run attempts side by side.
-// callAttempt, which a plain call uses, makes the call on the caller's
-// goroutine and starts the goroutine for the body only.
+// and returns at once: for policies that run attempts side by side. Its
+// reader reads eagerly: one lock per chunk on the reader's side, one per
+// batch on the consumer's, and a wake-up only when the consumer waits (at
+// once up to the first token, then before each read of the body, so the
+// chunks of one read cost one wake-up). callAttempt, which a plain call
+// uses, makes the call on the caller's goroutine and starts no goroutine:
+// the caller reads the body itself while it waits in Next, so a read that
+// returns is its arrival, and a background reader reads only while the
+// caller is away (at once, or, for a caller that has kept up, after it has
+// been away for a few tens of microseconds; see absence).
 //
-// An attempt reports its live events through attemptEvents, on its reader
-// goroutine, outside its lock: first token, every output-bearing chunk,
+// An attempt reports its live events through attemptEvents, on the
+// goroutine that reads, outside its lock: first token, every output-bearing chunk,
 // milestones, and end exactly once with its final Timing. A watchdog arms
 // and resets its timers from them, against arrival times, whether or not
 // the caller reads. Its consumer uses a small method set and nothing else:
@@ -71,8 +75,15 @@ type source interface {
 // ssestream.Stream (Next, Current, Err, Close) plus its Timing and the
 // completion accumulated so far.
 //
-// The response is read in the background as it arrives, so how fast the
-// caller reads does not change the measured timings; chunks the caller has
+// The response is read as it arrives, so how fast the caller reads does not
+// change the measured timings. A Client's stream is read by the caller
+// itself, inside Next, while it waits for a chunk (the read's return is the
+// chunk's arrival), and in the background while it is away; a Router's
+// attempts are read in the background. A caller that kept up for a few chunks
+// keeps reading itself after short absences: a chunk that arrives while
+// it is away for less than 50 µs is stamped when it comes back, at most
+// 50 µs late. Hooks run on the goroutine that read the chunk: the
+// caller's, inside Next, or the background reader's. Chunks the caller has
 // not read yet wait in memory, up to 1 MiB of event data. A caller that
 // falls further behind holds the response back: the reader stops until
 // the caller takes chunks, nothing is lost and the order is kept, but the

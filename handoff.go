@@ -1,0 +1,261 @@
+package tokenpace
+
+import "time"
+
+// The reader role of a plain call's attempt.
+//
+// Exactly one goroutine at a time reads the body of an attempt and delivers
+// its events: the holder of the reader role. A Router's attempts give it
+// to a goroutine of their own for their whole life (startAttempt). A plain
+// call (callAttempt) gives it to its caller: when the caller waits in take
+// with nothing queued, it reads and decodes the body itself, on its own
+// goroutine, and the time its own read returned is the arrival time, exact
+// since it was waiting. Then the chunk is handed over and the caller is
+// away, until its next take.
+//
+// While it is away, a background reader holds the role: it reads on as a
+// Router's attempt does (each chunk stamped when its read returns, the
+// queue bounded by maxUnreadBytes, the caller woken when it waits) until
+// the caller waits on an empty queue; it then delivers the next chunk,
+// gives the role back and parks until it is needed again. It costs two
+// wake-ups per chunk, so a caller that has come back within absence
+// quickReturns times in a row keeps the role when it leaves, and a timer
+// hands the role to the background reader only if it stays away for
+// absence (and from then on at once again, until it has proven quick
+// anew). A chunk that arrives while such a caller is away is stamped when
+// it comes back or when the timer fires: at most absence late. The first
+// chunk is read by the caller if it calls Next within absence of the
+// call's return, as callers do. A caller that keeps up thus reads every
+// chunk itself after its first few, with no second goroutine reading, and
+// pays a wake-up per chunk only when the chunk is not there yet, as with
+// bare openai-go.
+//
+// The live events of the attempt (first token, output, milestones, end,
+// and so the hooks) run on the holder's goroutine: the caller's, inside
+// Next, or the background reader's.
+
+// absence is how long a quick caller of a plain call may stay away from
+// Next before a background reader takes over the body. A chunk whose bytes
+// arrive while it is away is stamped when it comes back, or when the
+// background reader takes over: at most absence after its arrival. Longer
+// makes the hand-offs to a background reader rarer for a caller that does
+// a little work per chunk; shorter bounds the lateness tighter.
+const absence = 50 * time.Microsecond
+
+// quickReturns is how many times in a row a caller must have come back
+// within absence (per chunk it took) before it keeps the reader role while
+// away.
+const quickReturns = 4
+
+// readerRole says who reads an attempt's body.
+type readerRole uint8
+
+const (
+	roleNone       readerRole = iota // nobody: no body yet, or the attempt ended
+	roleCaller                       // the consumer, while it waits in take
+	roleBackground                   // a background reader
+)
+
+// leave notes that the caller is away from take from now on, with n
+// chunks. A quick caller keeps the reader role, under the absence timer
+// (armed unless it is pending: then it re-arms itself for what remains
+// when it fires); else a background reader takes over at once. a.mu is
+// held.
+func (a *attempt) leave(n int) {
+	a.away = true
+	a.left, a.leftWith = time.Now(), n
+	switch {
+	case a.holder != roleCaller:
+	case a.quick >= quickReturns:
+		a.arm()
+	default:
+		a.toBackground()
+	}
+}
+
+// leaveFirst notes that the caller is away until its first take: it keeps
+// the reader role under the absence timer, so that a caller that calls
+// Next at once reads the first chunk itself. a.mu is held.
+func (a *attempt) leaveFirst() {
+	a.away = true
+	a.left, a.leftWith = time.Now(), 1
+	a.arm()
+}
+
+// back notes that the caller came back to take. It was quick if it was
+// away for less than absence per chunk it took. a.mu is held.
+func (a *attempt) back() {
+	a.away = false
+	if a.quickSince(time.Now()) {
+		a.quick++
+	} else {
+		a.quick = 0
+	}
+}
+
+// quickSince reports whether the caller, away until now, has been away for
+// less than absence per chunk it took when it left. a.mu is held.
+func (a *attempt) quickSince(now time.Time) bool {
+	return now.Sub(a.left) < absence*time.Duration(a.leftWith)
+}
+
+// arm arms the absence timer unless it is pending. a.mu is held.
+func (a *attempt) arm() {
+	if a.armed {
+		return
+	}
+	a.armed = true
+	if a.absent == nil {
+		a.absent = time.AfterFunc(absence, a.absenceOver)
+		return
+	}
+	a.absent.Reset(absence)
+}
+
+// absenceOver runs when the absence timer fires: if the caller holds the
+// reader role and has been away for absence, the background reader takes
+// over. The caller stays quick if it is away for a batch of chunks and
+// still within absence per chunk.
+func (a *attempt) absenceOver() {
+	a.mu.Lock()
+	a.armed = false
+	if a.holder != roleCaller || !a.away {
+		a.mu.Unlock()
+		return
+	}
+	if d := time.Since(a.left); d < absence {
+		// It came back and left again since the timer was armed.
+		a.armed = true
+		a.absent.Reset(absence - d)
+		a.mu.Unlock()
+		return
+	}
+	if !a.quickSince(time.Now()) {
+		a.quick = 0
+	}
+	a.toBackground()
+	a.mu.Unlock()
+}
+
+// toBackground gives the reader role to the attempt's background reader:
+// a goroutine started the first time, parked in between. a.mu is held.
+func (a *attempt) toBackground() {
+	a.holder = roleBackground
+	if a.resume == nil {
+		a.resume = make(chan struct{}, 1)
+		go a.background()
+		return
+	}
+	a.resume <- struct{}{}
+}
+
+// background is the background reader: it reads while it holds the reader
+// role, parks in between, and returns once the attempt has ended.
+func (a *attempt) background() {
+	for a.readBackground() {
+		if _, ok := <-a.resume; !ok {
+			return
+		}
+	}
+}
+
+// readBackground reads the body as the holder of the reader role until the
+// caller wants it back, and reports true then; or until the stream ends,
+// and reports false.
+func (a *attempt) readBackground() bool {
+	a.inlined = false
+	for a.step() {
+		if !a.handBack.Load() {
+			continue
+		}
+		// The chunk just delivered went to a caller that waited for it:
+		// the caller keeps up, and reads on itself.
+		a.mu.Lock()
+		a.handBack.Store(false)
+		a.holder = roleCaller
+		if a.away {
+			a.arm()
+		} else {
+			a.signal() // it came back, and waits again
+		}
+		a.mu.Unlock()
+		return true
+	}
+	a.finishBody()
+	return false
+}
+
+// takeInline is take for an attempt whose caller may hold the reader role:
+// it reads the body itself while it waits, unless a background reader
+// holds the role; then it waits for its chunks, and the role comes back.
+func (a *attempt) takeInline(buf []arrived) ([]arrived, error) {
+	a.mu.Lock()
+	a.back()
+	for {
+		if p := a.pending; len(p) > 0 {
+			batch := a.handOver(p, buf)
+			stopped := a.holder == roleCaller && a.ctx.Err() != nil
+			if stopped {
+				a.holder = roleNone
+			} else {
+				a.leave(len(batch))
+			}
+			a.mu.Unlock()
+			if stopped {
+				a.endStopped()
+			}
+			return batch, nil
+		}
+		if a.ended {
+			err := a.t.Err
+			a.away = true
+			a.mu.Unlock()
+			return nil, err
+		}
+		if a.holder != roleCaller {
+			// A background reader reads: wait for its next chunk, or its end,
+			// after which it hands the role back.
+			a.waiting = true
+			a.mu.Unlock()
+			<-a.wake
+			a.mu.Lock()
+			continue
+		}
+		a.mu.Unlock()
+		if a.ctx.Err() != nil {
+			a.mu.Lock()
+			a.holder = roleNone
+			a.mu.Unlock()
+			a.endStopped()
+		} else {
+			a.inlined = true
+			if !a.step() {
+				a.finishBody()
+			}
+		}
+		a.mu.Lock()
+	}
+}
+
+// finishBody closes the body of an attempt whose stream has ended and
+// releases it. After a clean end the rest of the body is drained on a
+// goroutine of its own, so that a caller that read the end is not held up.
+func (a *attempt) finishBody() {
+	if a.clean && a.inlined {
+		go func() {
+			a.closeBody(a.rd, true)
+			a.release()
+		}()
+		return
+	}
+	a.closeBody(a.rd, a.clean)
+	a.release()
+}
+
+// endStopped ends an attempt that was stopped while no read was under way,
+// on the goroutine that found it so, and releases it.
+func (a *attempt) endStopped() {
+	a.end(a.failure(KindReset, "", nil), time.Now())
+	a.closeBody(a.rd, false)
+	a.release()
+}
