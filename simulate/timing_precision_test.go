@@ -27,19 +27,23 @@ import (
 // CPU time (getrusage of the child) is the server's alone. Each chunk's
 // arrival is compared with its schedule, send time + TTFT + k·ITL; the
 // streams start 2 ms apart, and all run at once for most of the test. The
-// servers: "sim" (the default Server), "precise" (WithPreciseTimer) and,
+// servers: "sim" (the default Server, served with its ConnContext, so that
+// its driver writes the chunks), "precise" (the same with WithPreciseTimer),
+// "handler" (the default Server without ConnContext: every chunk handed to
+// the request's goroutine and written through the http.ResponseWriter) and,
 // as the baseline in the same run, "sleep", a server that sleeps token
 // after token (relative sleeps), as common simulators do.
 //
 //	TOKENPACE_PRECISION=1 go test -run TestOnlinePrecision -v ./simulate/
 //
 // TOKENPACE_PRECISION_STREAMS (default "1,256") and
-// TOKENPACE_PRECISION_MODES (default "sim,precise,sleep") select the runs;
+// TOKENPACE_PRECISION_MODES (default "sim,precise,sleep"; "handler" on
+// request) select the runs;
 // TOKENPACE_PRECISION_SERVER_PROCS sets the server's GOMAXPROCS;
 // TOKENPACE_PRECISION_PROFILE=path writes its CPU profile to path.MODE.
 const (
 	precisionEnv = "TOKENPACE_PRECISION"
-	serveEnv     = "TOKENPACE_PRECISION_SERVE" // "sim", "precise" or "sleep": be the child server
+	serveEnv     = "TOKENPACE_PRECISION_SERVE" // "sim", "precise", "handler" or "sleep": be the child server
 	precTTFT     = 30 * time.Millisecond
 	precITL      = 30 * time.Millisecond
 	precTokens   = 100
@@ -56,20 +60,21 @@ func TestPrecisionServer(t *testing.T) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	var h http.Handler
+	hs := &http.Server{Handler: http.HandlerFunc(sleepingHandler)}
 	switch mode {
-	case "sim", "precise":
+	case "sim", "precise", "handler":
 		s, err := simulate.NewServer(simulate.WithModel("m", &simulate.Fixed{TTFT: precTTFT, ITL: precITL}),
 			simulate.WithPreciseTimer(mode == "precise"))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		h = s
-	default:
-		h = http.HandlerFunc(sleepingHandler)
+		hs.Handler = s
+		if mode != "handler" {
+			hs.ConnContext = s.ConnContext
+		}
 	}
-	go http.Serve(l, h)
+	go hs.Serve(l)
 	fmt.Println(l.Addr())
 	// "start" on stdin marks the start of the measurement; at EOF the
 	// server prints the CPU time it used since then.
