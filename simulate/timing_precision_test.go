@@ -132,6 +132,7 @@ type precisionResult struct {
 	p50, p99, max   time.Duration // arrival − schedule (send + TTFT + k·ITL)
 	driftP99        time.Duration // arrival − (first arrival + k·ITL)
 	firstP99        time.Duration // the first chunk's deviation (TTFT's), over streams
+	headersP99      time.Duration // send → response headers, over streams
 	cpuPerChunk     time.Duration
 	sysPerChunk     time.Duration // the kernel's part of cpuPerChunk
 	late            string        // the server's own lateness histogram, summarised
@@ -193,11 +194,12 @@ func TestOnlinePrecision(t *testing.T) {
 			rows = append(rows, measurePrecision(t, mode, streams))
 		}
 	}
-	t.Logf("| server | streams | chunks | p50 | p99 | max | p99 vs first chunk | first chunk p99 | server CPU/chunk | of which kernel |")
+	t.Logf("| server | streams | chunks | p50 | p99 | max | p99 vs first chunk | first chunk p99 | headers p99 | server CPU/chunk | of which kernel |")
 	for _, r := range rows {
-		t.Logf("| %s | %d | %d | %v | %v | %v | %v | %v | %v | %v |", r.mode, r.streams, r.chunks,
+		t.Logf("| %s | %d | %d | %v | %v | %v | %v | %v | %v | %v | %v |", r.mode, r.streams, r.chunks,
 			r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.max.Round(10*time.Microsecond),
-			r.driftP99.Round(10*time.Microsecond), r.firstP99.Round(10*time.Microsecond), r.cpuPerChunk, r.sysPerChunk)
+			r.driftP99.Round(10*time.Microsecond), r.firstP99.Round(10*time.Microsecond), r.headersP99.Round(10*time.Microsecond),
+			r.cpuPerChunk, r.sysPerChunk)
 	}
 	for _, r := range rows {
 		if r.late != "" {
@@ -244,7 +246,8 @@ func measurePrecision(t *testing.T, mode string, streams int) precisionResult {
 	fmt.Fprintln(stdin, "start")
 
 	devs := make([][]time.Duration, streams)
-	first := make([]time.Duration, streams) // TTFT deviation per stream
+	first := make([]time.Duration, streams)   // TTFT deviation per stream
+	headers := make([]time.Duration, streams) // send → response headers per stream
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	begin := time.Now().Add(50 * time.Millisecond)
@@ -261,6 +264,7 @@ func measurePrecision(t *testing.T, mode string, streams int) precisionResult {
 				return
 			}
 			defer res.Body.Close()
+			headers[i] = time.Since(sent)
 			r := bufio.NewReaderSize(res.Body, 4096)
 			k := 0
 			for {
@@ -305,6 +309,7 @@ func measurePrecision(t *testing.T, mode string, streams int) precisionResult {
 	}
 	slices.Sort(drift)
 	slices.Sort(first)
+	slices.Sort(headers)
 	if len(all) != streams*precTokens {
 		t.Fatalf("%s, %d streams: %d chunks, want %d", mode, streams, len(all), streams*precTokens)
 	}
@@ -315,6 +320,7 @@ func measurePrecision(t *testing.T, mode string, streams int) precisionResult {
 		p50: q(0.5), p99: q(0.99), max: all[len(all)-1],
 		driftP99:    drift[int(0.99*float64(len(drift)-1))],
 		firstP99:    first[int(0.99*float64(len(first)-1))],
+		headersP99:  headers[int(0.99*float64(len(headers)-1))],
 		cpuPerChunk: (cpu / time.Duration(len(all))).Round(100 * time.Nanosecond),
 		sysPerChunk: (time.Duration(sysNs) / time.Duration(len(all))).Round(100 * time.Nanosecond),
 		late:        late,
