@@ -38,7 +38,10 @@ type connKey struct{}
 // goroutine, which costs less CPU per chunk; the bytes the client receives
 // are the same. Without it, or over TLS, HTTP/2, another kind of
 // connection, with WithRTT, WithBuffering or a fault, every chunk goes
-// through the http.ResponseWriter. StartLoopback sets it.
+// through the http.ResponseWriter. The chunks bypass the connection's own
+// Write method (they go to its file descriptor), so set ConnContext only
+// where that method adds nothing: a *net.TCPConn, or one JSONErrorPages
+// wraps. StartLoopback sets it.
 func (s *Server) ConnContext(ctx context.Context, c net.Conn) context.Context {
 	return context.WithValue(ctx, connKey{}, c)
 }
