@@ -174,10 +174,9 @@ type sink struct {
 	mu     sync.Mutex
 	queue  []Emission
 	ready  chan struct{} // has a value when queue or rest is not empty
-	direct directSender  // nil until the handler hands its response over
+	direct directSender  // set from handOver to close
 	busy   bool          // the handler is handling what it took
 	rest   []byte        // what a direct send left unwritten
-	closed bool          // the handler has returned
 }
 
 // directSender is a response the driver may send emissions of itself:
@@ -194,7 +193,7 @@ func newSink() *sink { return &sink{ready: make(chan struct{}, 1)} }
 // handler allows it and is idle, else queued for the handler.
 func (s *sink) push(e Emission, at time.Time) {
 	s.mu.Lock()
-	if s.direct != nil && !s.busy && !s.closed && !e.Done && len(s.queue) == 0 && len(s.rest) == 0 {
+	if s.direct != nil && !s.busy && !e.Done && len(s.queue) == 0 && len(s.rest) == 0 {
 		rest := s.direct.sendDirect(e, at)
 		if len(rest) == 0 {
 			s.mu.Unlock()
@@ -241,6 +240,6 @@ func (s *sink) handOver(d directSender) {
 // the request's connection. The handler calls it before returning.
 func (s *sink) close() {
 	s.mu.Lock()
-	s.closed, s.direct = true, nil
+	s.direct = nil
 	s.mu.Unlock()
 }
