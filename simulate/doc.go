@@ -83,6 +83,14 @@
 // prompt of token ids is counted, never decoded; at most MaxStop stop
 // sequences are accepted; a fault's For is at most MaxFaultDuration.
 //
+// # Serving cost
+//
+// Served with its ConnContext, a Server writes each stream chunk from the
+// model's driver at the wake-up that finds it due, in one system call that
+// never waits, to the plain HTTP/1.1 connection; a client that does not
+// keep up has the rest written by its request's goroutine, so it never
+// holds up other streams.
+//
 // # Tests
 //
 // StartLoopback serves on a real 127.0.0.1 port; StartInMemory serves on an

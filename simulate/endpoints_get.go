@@ -53,7 +53,8 @@ func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
 // metrics serves GET /metrics: each model's Stats in the Prometheus text
 // exposition format, labelled by model, and a histogram of how late the
 // server wrote response bytes (its own timing error, which stays near zero
-// unless the machine is overloaded).
+// unless the machine is overloaded), and the count of stream chunks its
+// drivers wrote straight to their connections (ConnContext).
 func (s *Server) metrics(w http.ResponseWriter, _ *http.Request) {
 	stats := make([]Stats, len(s.names))
 	for i, name := range s.names {
@@ -88,6 +89,7 @@ func (s *Server) metrics(w http.ResponseWriter, _ *http.Request) {
 	metric("tokenpace_sim_preemptions_total", "counter", "Sequences preempted for lack of KV blocks.",
 		func(s Stats) float64 { return float64(s.Preemptions) })
 	s.late.write(&b)
+	s.direct.write(&b)
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	w.Write([]byte(b.String()))
 }

@@ -101,7 +101,7 @@ func (d *driver) loop() {
 		if s == nil {
 			return
 		}
-		s.push(e)
+		s.push(e, d.epoch.Add(e.At))
 		if e.Done {
 			delete(sinks, e.ID)
 		}
@@ -166,28 +166,80 @@ func (d *driver) loop() {
 
 // sink carries one request's emissions from the driver to its handler
 // without ever blocking the driver: emissions queue until the handler takes
-// them.
+// them. Once the handler hands its response over (direct), the driver sends
+// an emission itself while the handler is idle and nothing is queued; what
+// the connection does not take then goes to the handler (rest), and so do
+// the emissions after it until the handler is idle again.
 type sink struct {
-	mu    sync.Mutex
-	queue []Emission
-	ready chan struct{} // has a value when queue is not empty
+	mu     sync.Mutex
+	queue  []Emission
+	ready  chan struct{} // has a value when queue or rest is not empty
+	direct directSender  // set from handOver to close
+	busy   bool          // the handler is handling what it took
+	rest   []byte        // what a direct send left unwritten
+}
+
+// directSender is a response the driver may send emissions of itself:
+// sendDirect takes emission e, due at at (not later than now), writes what
+// it completes without waiting and returns what the connection did not
+// take.
+type directSender interface {
+	sendDirect(e Emission, at time.Time) []byte
 }
 
 func newSink() *sink { return &sink{ready: make(chan struct{}, 1)} }
 
-func (s *sink) push(e Emission) {
+// push delivers e, due at at, to the request: sent directly when the
+// handler allows it and is idle, else queued for the handler.
+func (s *sink) push(e Emission, at time.Time) {
 	s.mu.Lock()
-	s.queue = append(s.queue, e)
+	if s.direct != nil && !s.busy && !e.Done && len(s.queue) == 0 && len(s.rest) == 0 {
+		rest := s.direct.sendDirect(e, at)
+		if len(rest) == 0 {
+			s.mu.Unlock()
+			return
+		}
+		s.rest = append(s.rest, rest...)
+	} else {
+		s.queue = append(s.queue, e)
+	}
 	s.mu.Unlock()
 	signal(s.ready)
 }
 
 // take returns every queued emission, in order, and empties the queue,
-// reusing spare (which the caller no longer needs) for the next ones.
-func (s *sink) take(spare []Emission) []Emission {
+// reusing spare (which the caller no longer needs) for the next ones;
+// before them, rest holds bytes a direct send left unwritten, which the
+// handler writes first. The handler is busy until it calls idle.
+func (s *sink) take(spare []Emission) (q []Emission, rest []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q := s.queue
-	s.queue = spare[:0]
-	return q
+	q, rest = s.queue, s.rest
+	s.queue, s.rest = spare[:0], nil
+	s.busy = true
+	return q, rest
+}
+
+// idle tells the driver that the handler has sent what it took, flushed
+// included, so direct sends may resume.
+func (s *sink) idle() {
+	s.mu.Lock()
+	s.busy = false
+	s.mu.Unlock()
+}
+
+// handOver lets the driver send d's emissions itself from now on. The
+// handler calls it with its output flushed.
+func (s *sink) handOver(d directSender) {
+	s.mu.Lock()
+	s.direct = d
+	s.mu.Unlock()
+}
+
+// close ends direct sends: once it returns, the driver no longer writes to
+// the request's connection. The handler calls it before returning.
+func (s *sink) close() {
+	s.mu.Lock()
+	s.direct = nil
+	s.mu.Unlock()
 }

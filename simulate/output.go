@@ -22,12 +22,13 @@ type output struct {
 	buffering bool
 	stream    bool
 
-	headersAt  time.Time // nothing goes out before (slow headers)
-	stallUntil time.Time // nothing goes out before (a stall)
-	started    bool      // headers written
-	unflushed  bool      // bytes written but not yet flushed
-	held       []byte    // what a buffering proxy holds
-	late       *lateness // records how late writes are
+	headersAt  time.Time   // nothing goes out before (slow headers)
+	stallUntil time.Time   // nothing goes out before (a stall)
+	started    bool        // headers written
+	unflushed  bool        // bytes written but not yet flushed
+	held       []byte      // what a buffering proxy holds
+	late       *lateness   // records how late writes are
+	direct     *directConn // set once the driver may write the chunks
 }
 
 func newOutput(ctx context.Context, w http.ResponseWriter, half time.Duration, buffering, stream bool, late *lateness) *output {

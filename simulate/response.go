@@ -31,17 +31,15 @@ type responder struct {
 	chunks  int             // output-bearing chunks sent
 	whole   strings.Builder // the text of a non-streaming response
 	buf     []byte
+	wire    []byte // a chunk in chunked framing, for direct sends
 }
 
 // handle takes emission e, due at at, and sends what it completes. It
 // reports whether the response is complete, and false ok when it ended
 // early: the client went away, or a fault ended it.
 func (r *responder) handle(e Emission, at time.Time) (done, ok bool) {
-	k := min(e.Tokens, r.n-r.pos)
-	r.pos += k
-	r.pending += k
 	r.buf = r.buf[:0]
-	if r.pending > 0 && (r.pending >= r.per || e.Done) {
+	if r.advance(e) || (e.Done && r.pending > 0) {
 		if r.plan.strikes(r.chunks) {
 			a, ok := r.plan.atChunk(r.out, r.f, at, r.stream)
 			switch {
@@ -57,23 +55,7 @@ func (r *responder) handle(e Emission, at time.Time) (done, ok bool) {
 				return false, false
 			}
 		}
-		if !r.roleSent {
-			r.buf = r.f.role(r.buf)
-			r.roleSent = true
-		}
-		r.chunks++
-		switch {
-		case r.calls != nil:
-			calls := r.calls.take(r.pending)
-			if r.stream {
-				r.buf = r.f.toolCalls(r.buf, calls)
-			}
-		case r.stream:
-			r.buf = r.f.token(r.buf, r.text.take(r.pending))
-		default:
-			r.whole.WriteString(r.text.take(r.pending))
-		}
-		r.pending = 0
+		r.chunk()
 	}
 	if !e.Done {
 		if len(r.buf) > 0 && r.stream {
@@ -101,6 +83,55 @@ func (r *responder) handle(e Emission, at time.Time) (done, ok bool) {
 	}
 	r.buf = r.f.done(r.buf)
 	return true, r.out.send(at, r.buf) && r.out.end(at)
+}
+
+// advance counts the tokens of emission e and reports whether they
+// complete a chunk.
+func (r *responder) advance(e Emission) bool {
+	if e.First {
+		r.usage.cached = e.CachedTokens
+	}
+	k := min(e.Tokens, r.n-r.pos)
+	r.pos += k
+	r.pending += k
+	return r.pending > 0 && r.pending >= r.per
+}
+
+// chunk appends the chunk of the pending tokens to r.buf (the role-only
+// chunk first, if it is still due) or, unless streaming, to the whole
+// text.
+func (r *responder) chunk() {
+	if !r.roleSent {
+		r.buf = r.f.role(r.buf)
+		r.roleSent = true
+	}
+	r.chunks++
+	switch {
+	case r.calls != nil:
+		calls := r.calls.take(r.pending)
+		if r.stream {
+			r.buf = r.f.toolCalls(r.buf, calls)
+		}
+	case r.stream:
+		r.buf = r.f.token(r.buf, r.text.take(r.pending))
+	default:
+		r.whole.WriteString(r.text.take(r.pending))
+	}
+	r.pending = 0
+}
+
+// sendDirect implements directSender for a streaming response without
+// faults, network delay or buffering, handed over to the driver: it writes
+// the chunk e completes, in chunked framing, without waiting.
+func (r *responder) sendDirect(e Emission, at time.Time) []byte {
+	if !r.advance(e) {
+		return nil
+	}
+	r.buf = r.buf[:0]
+	r.chunk()
+	r.wire = appendChunk(r.wire[:0], r.buf)
+	r.out.late.observe(at)
+	return r.out.direct.tryWrite(r.wire)
 }
 
 // serve runs g through the network model, the faults and the engine, and
@@ -183,8 +214,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 	} else if !out.writeHeaders(arrived) {
 		return
 	}
+	defer sink.close()
+	if dc := directConnOf(r, &s.direct); dc != nil && g.stream && half == 0 && !s.cfg.buffering && fault.Kind == NoFault {
+		// Headers are flushed: the driver may write the chunks.
+		out.direct = dc
+		sink.handOver(rs)
+	}
 
 	var batch []Emission
+	var rest []byte
 	for !finished {
 		select {
 		case <-sink.ready:
@@ -196,11 +234,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 			finished = true
 			panic(http.ErrAbortHandler)
 		}
-		batch = sink.take(batch)
+		batch, rest = sink.take(batch)
+		if len(rest) > 0 && !out.direct.write(rest) {
+			return
+		}
 		for _, e := range batch {
-			if e.First {
-				rs.usage.cached = e.CachedTokens
-			}
 			var ok bool
 			finished, ok = rs.handle(e, d.epoch.Add(e.At))
 			if !ok {
@@ -210,5 +248,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 		if !out.flush() {
 			return
 		}
+		sink.idle()
 	}
 }

@@ -61,14 +61,18 @@ const (
 // or a Faults.Script can single out the nth request (a slow first attempt
 // for a hedging test, say).
 //
-// Serve it with net/http, or through StartLoopback and StartInMemory in
-// tests. A Server is safe for concurrent use. Close it to stop its drivers.
+// Serve it with net/http (set http.Server.ConnContext to the Server's
+// ConnContext, so that its drivers write stream chunks straight to the
+// connections: the same bytes for less CPU), or through StartLoopback and
+// StartInMemory in tests. A Server is safe for concurrent use. Close it to
+// stop its drivers.
 type Server struct {
 	cfg    config
 	models map[string]*model
 	names  []string
 	next   atomic.Uint64 // requests seen, for ids and fault draws
 	late   lateness      // how late the server writes
+	direct directCounts  // the drivers' direct writes
 	mux    *http.ServeMux
 	close  sync.Once
 }

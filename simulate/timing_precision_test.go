@@ -1,3 +1,5 @@
+//go:build unix
+
 package simulate_test
 
 import (
@@ -27,19 +29,23 @@ import (
 // CPU time (getrusage of the child) is the server's alone. Each chunk's
 // arrival is compared with its schedule, send time + TTFT + k·ITL; the
 // streams start 2 ms apart, and all run at once for most of the test. The
-// servers: "sim" (the default Server), "precise" (WithPreciseTimer) and,
+// servers: "sim" (the default Server, served with its ConnContext, so that
+// its driver writes the chunks), "precise" (the same with WithPreciseTimer),
+// "handler" (the default Server without ConnContext: every chunk handed to
+// the request's goroutine and written through the http.ResponseWriter) and,
 // as the baseline in the same run, "sleep", a server that sleeps token
 // after token (relative sleeps), as common simulators do.
 //
 //	TOKENPACE_PRECISION=1 go test -run TestOnlinePrecision -v ./simulate/
 //
 // TOKENPACE_PRECISION_STREAMS (default "1,256") and
-// TOKENPACE_PRECISION_MODES (default "sim,precise,sleep") select the runs;
+// TOKENPACE_PRECISION_MODES (default "sim,precise,sleep"; "handler" on
+// request) select the runs;
 // TOKENPACE_PRECISION_SERVER_PROCS sets the server's GOMAXPROCS;
 // TOKENPACE_PRECISION_PROFILE=path writes its CPU profile to path.MODE.
 const (
 	precisionEnv = "TOKENPACE_PRECISION"
-	serveEnv     = "TOKENPACE_PRECISION_SERVE" // "sim", "precise" or "sleep": be the child server
+	serveEnv     = "TOKENPACE_PRECISION_SERVE" // "sim", "precise", "handler" or "sleep": be the child server
 	precTTFT     = 30 * time.Millisecond
 	precITL      = 30 * time.Millisecond
 	precTokens   = 100
@@ -56,20 +62,21 @@ func TestPrecisionServer(t *testing.T) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	var h http.Handler
+	hs := &http.Server{Handler: http.HandlerFunc(sleepingHandler)}
 	switch mode {
-	case "sim", "precise":
+	case "sim", "precise", "handler":
 		s, err := simulate.NewServer(simulate.WithModel("m", &simulate.Fixed{TTFT: precTTFT, ITL: precITL}),
 			simulate.WithPreciseTimer(mode == "precise"))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		h = s
-	default:
-		h = http.HandlerFunc(sleepingHandler)
+		hs.Handler = s
+		if mode != "handler" {
+			hs.ConnContext = s.ConnContext
+		}
 	}
-	go http.Serve(l, h)
+	go hs.Serve(l)
 	fmt.Println(l.Addr())
 	// "start" on stdin marks the start of the measurement; at EOF the
 	// server prints the CPU time it used since then.
@@ -124,6 +131,8 @@ type precisionResult struct {
 	streams, chunks int
 	p50, p99, max   time.Duration // arrival − schedule (send + TTFT + k·ITL)
 	driftP99        time.Duration // arrival − (first arrival + k·ITL)
+	firstP99        time.Duration // the first chunk's deviation (TTFT's), over streams
+	headersP99      time.Duration // send → response headers, over streams
 	cpuPerChunk     time.Duration
 	sysPerChunk     time.Duration // the kernel's part of cpuPerChunk
 	late            string        // the server's own lateness histogram, summarised
@@ -185,11 +194,12 @@ func TestOnlinePrecision(t *testing.T) {
 			rows = append(rows, measurePrecision(t, mode, streams))
 		}
 	}
-	t.Logf("| server | streams | chunks | p50 | p99 | max | p99 vs first chunk | server CPU/chunk | of which kernel |")
+	t.Logf("| server | streams | chunks | p50 | p99 | max | p99 vs first chunk | first chunk p99 | headers p99 | server CPU/chunk | of which kernel |")
 	for _, r := range rows {
-		t.Logf("| %s | %d | %d | %v | %v | %v | %v | %v | %v |", r.mode, r.streams, r.chunks,
+		t.Logf("| %s | %d | %d | %v | %v | %v | %v | %v | %v | %v | %v |", r.mode, r.streams, r.chunks,
 			r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.max.Round(10*time.Microsecond),
-			r.driftP99.Round(10*time.Microsecond), r.cpuPerChunk, r.sysPerChunk)
+			r.driftP99.Round(10*time.Microsecond), r.firstP99.Round(10*time.Microsecond), r.headersP99.Round(10*time.Microsecond),
+			r.cpuPerChunk, r.sysPerChunk)
 	}
 	for _, r := range rows {
 		if r.late != "" {
@@ -236,7 +246,8 @@ func measurePrecision(t *testing.T, mode string, streams int) precisionResult {
 	fmt.Fprintln(stdin, "start")
 
 	devs := make([][]time.Duration, streams)
-	first := make([]time.Duration, streams) // TTFT deviation per stream
+	first := make([]time.Duration, streams)   // TTFT deviation per stream
+	headers := make([]time.Duration, streams) // send → response headers per stream
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	begin := time.Now().Add(50 * time.Millisecond)
@@ -253,6 +264,7 @@ func measurePrecision(t *testing.T, mode string, streams int) precisionResult {
 				return
 			}
 			defer res.Body.Close()
+			headers[i] = time.Since(sent)
 			r := bufio.NewReaderSize(res.Body, 4096)
 			k := 0
 			for {
@@ -296,6 +308,8 @@ func measurePrecision(t *testing.T, mode string, streams int) precisionResult {
 		}
 	}
 	slices.Sort(drift)
+	slices.Sort(first)
+	slices.Sort(headers)
 	if len(all) != streams*precTokens {
 		t.Fatalf("%s, %d streams: %d chunks, want %d", mode, streams, len(all), streams*precTokens)
 	}
@@ -305,6 +319,8 @@ func measurePrecision(t *testing.T, mode string, streams int) precisionResult {
 		mode: mode, streams: streams, chunks: len(all),
 		p50: q(0.5), p99: q(0.99), max: all[len(all)-1],
 		driftP99:    drift[int(0.99*float64(len(drift)-1))],
+		firstP99:    first[int(0.99*float64(len(first)-1))],
+		headersP99:  headers[int(0.99*float64(len(headers)-1))],
 		cpuPerChunk: (cpu / time.Duration(len(all))).Round(100 * time.Nanosecond),
 		sysPerChunk: (time.Duration(sysNs) / time.Duration(len(all))).Round(100 * time.Nanosecond),
 		late:        late,

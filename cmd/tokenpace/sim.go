@@ -147,7 +147,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	// No ReadTimeout or WriteTimeout: they would cut long streams. The
 	// server bounds the body read itself.
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: *headerTimeout, IdleTimeout: *idleTimeout}
+	hs := &http.Server{Handler: srv, ConnContext: srv.ConnContext, ReadHeaderTimeout: *headerTimeout, IdleTimeout: *idleTimeout}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(simulate.JSONErrorPages(l)) }()
 	select {
