@@ -27,7 +27,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"sync"
@@ -55,8 +54,6 @@ type config struct {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	cfg := config{text: typed}
 	baseURL := flag.String("base-url", "", "OpenAI-compatible API base URL (default: a simulator started in process)")
 	models := flag.String("models", "llama-3.2-1b,llama-3.1-8b", "comma-separated models to compare")
@@ -72,21 +69,10 @@ func main() {
 		os.Exit(2)
 	}
 
-	ep, closeEP, err := endpoint.Open(*baseURL, func() ([]simulate.Option, error) { return simOptions(cfg) })
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "autocomplete:", err)
-		os.Exit(1)
-	}
-	defer func() {
-		if err := closeEP(); err != nil {
-			fmt.Fprintln(os.Stderr, "autocomplete: simulator:", err)
-		}
-	}()
-	if _, err := run(ctx, os.Stdout, ep, cfg); err != nil {
-		fmt.Fprintln(os.Stderr, "autocomplete:", err)
-		stop()
-		os.Exit(1)
-	}
+	endpoint.Main("autocomplete", *baseURL, func() ([]simulate.Option, error) { return simOptions(cfg) }, func(ctx context.Context, ep endpoint.Endpoint) error {
+		_, err := run(ctx, os.Stdout, ep, cfg)
+		return err
+	})
 }
 
 // fileContext is the top of the file being edited: the start of every

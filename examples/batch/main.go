@@ -29,7 +29,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
 	"time"
@@ -61,8 +60,6 @@ type config struct {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	cfg := config{stages: []int{1, 4, 16, 64, 128, 256, 512}, perStage: 2}
 	full := flag.Bool("full", false, "run the full sweep: 10,000 documents, eight per worker and stage (about 45 s)")
 	baseURL := flag.String("base-url", "", "OpenAI-compatible API base URL (default: a simulator started in process)")
@@ -88,21 +85,10 @@ func main() {
 		cfg.progress = os.Stderr
 	}
 
-	ep, closeEP, err := endpoint.Open(*baseURL, func() ([]simulate.Option, error) { return simOptions(cfg) })
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "batch:", err)
-		os.Exit(1)
-	}
-	defer func() {
-		if err := closeEP(); err != nil {
-			fmt.Fprintln(os.Stderr, "batch: simulator:", err)
-		}
-	}()
-	if _, err := run(ctx, os.Stdout, ep, cfg); err != nil {
-		fmt.Fprintln(os.Stderr, "batch:", err)
-		stop()
-		os.Exit(1)
-	}
+	endpoint.Main("batch", *baseURL, func() ([]simulate.Option, error) { return simOptions(cfg) }, func(ctx context.Context, ep endpoint.Endpoint) error {
+		_, err := run(ctx, os.Stdout, ep, cfg)
+		return err
+	})
 }
 
 // flagSet reports whether the command line set the flag name.

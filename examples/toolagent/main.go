@@ -26,7 +26,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -48,8 +47,6 @@ type config struct {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	cfg := config{cities: []string{"Paris", "Lisbon", "Tokyo", "Lima"}}
 	baseURL := flag.String("base-url", "", "OpenAI-compatible API base URL (default: a simulator started in process)")
 	flag.StringVar(&cfg.primary, "primary", "llama-3.1-70b", "model tried first")
@@ -63,21 +60,11 @@ func main() {
 	if *baseURL != "" {
 		cfg.resetEvery = 0
 	}
-	ep, closeEP, err := endpoint.Open(*baseURL, func() ([]simulate.Option, error) { return simOptions(cfg) })
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "toolagent:", err)
-		os.Exit(1)
-	}
-	defer func() {
-		if err := closeEP(); err != nil {
-			fmt.Fprintln(os.Stderr, "toolagent: simulator:", err)
-		}
-	}()
-	if _, err := run(ctx, os.Stdout, ep, cfg); err != nil {
-		fmt.Fprintln(os.Stderr, "toolagent:", err)
-		stop()
-		os.Exit(1)
-	}
+
+	endpoint.Main("toolagent", *baseURL, func() ([]simulate.Option, error) { return simOptions(cfg) }, func(ctx context.Context, ep endpoint.Endpoint) error {
+		_, err := run(ctx, os.Stdout, ep, cfg)
+		return err
+	})
 }
 
 // weatherTool is the one function the agent offers.

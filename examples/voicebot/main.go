@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -44,8 +43,6 @@ type config struct {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	cfg := config{turns: script}
 	baseURL := flag.String("base-url", "", "OpenAI-compatible API base URL (default: a simulator started in process)")
 	flag.StringVar(&cfg.large, "large", "llama-3.1-70b", "large model, tried first")
@@ -60,21 +57,10 @@ func main() {
 		os.Exit(2)
 	}
 
-	ep, closeEP, err := endpoint.Open(*baseURL, func() ([]simulate.Option, error) { return simOptions(cfg) })
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "voicebot:", err)
-		os.Exit(1)
-	}
-	defer func() {
-		if err := closeEP(); err != nil {
-			fmt.Fprintln(os.Stderr, "voicebot: simulator:", err)
-		}
-	}()
-	if _, err := run(ctx, os.Stdout, ep, cfg); err != nil {
-		fmt.Fprintln(os.Stderr, "voicebot:", err)
-		stop()
-		os.Exit(1)
-	}
+	endpoint.Main("voicebot", *baseURL, func() ([]simulate.Option, error) { return simOptions(cfg) }, func(ctx context.Context, ep endpoint.Endpoint) error {
+		_, err := run(ctx, os.Stdout, ep, cfg)
+		return err
+	})
 }
 
 // script is what the user says, turn by turn. The third turn pastes a

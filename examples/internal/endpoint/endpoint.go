@@ -5,8 +5,11 @@
 package endpoint
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"os"
+	"os/signal"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -76,4 +79,27 @@ func Engines(d simulate.Deployment, models ...string) ([]simulate.Option, error)
 		opts = append(opts, simulate.WithModel(name, e))
 	}
 	return opts, nil
+}
+
+// Main is the end of an example's main: it opens the endpoint at baseURL
+// (see Open), calls run with it and a context that an interrupt cancels,
+// and closes it. It reports a failure on stderr after name, and exits the
+// process with status 1 if opening or run failed.
+func Main(name, baseURL string, sim func() ([]simulate.Option, error), run func(context.Context, Endpoint) error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	ep, closeEP, err := Open(baseURL, sim)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		os.Exit(1)
+	}
+	err = run(ctx, ep)
+	if cerr := closeEP(); cerr != nil {
+		fmt.Fprintf(os.Stderr, "%s: simulator: %v\n", name, cerr)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		stop()
+		os.Exit(1)
+	}
 }
