@@ -1,8 +1,11 @@
 package tokenpace_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -245,4 +248,14 @@ func testRouterPolicies(t *testing.T, api tokenpace.API, open func(r *tokenpace.
 			})
 		})
 	}
+}
+
+// captureBody is a request option that keeps the body of each request the
+// client sends in *body, the last one there.
+func captureBody(body *[]byte) option.RequestOption {
+	return option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		*body, _ = io.ReadAll(req.Body)
+		req.Body = io.NopCloser(bytes.NewReader(*body))
+		return next(req)
+	})
 }

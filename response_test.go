@@ -1,11 +1,8 @@
 package tokenpace_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -192,11 +189,7 @@ func TestRouterResponseStreaming(t *testing.T) {
 func TestRouterResponseContinuation(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var body []byte
-		capture := option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-			body, _ = io.ReadAll(req.Body)
-			req.Body = io.NopCloser(bytes.NewReader(body))
-			return next(req)
-		})
+		capture := captureBody(&body)
 		big := route("big")
 		big.Options = []option.RequestOption{option.WithHeader(simulate.FaultHeader, "stall;for=5s;after=20")}
 		small := route("small")

@@ -3,7 +3,6 @@ package tokenpace_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -304,11 +303,7 @@ func TestResponseToolCallRestart(t *testing.T) {
 func TestContinuationAfterRestart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var body []byte
-		capture := option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-			body, _ = io.ReadAll(req.Body)
-			req.Body = io.NopCloser(bytes.NewReader(body))
-			return next(req)
-		})
+		capture := captureBody(&body)
 		big, mid, small := route("big"), route("mid"), route("small")
 		big.Options = []option.RequestOption{withFault("stall;for=5s;after=2")}
 		mid.Options = []option.RequestOption{withFault("stall;for=5s;after=20")}
