@@ -263,6 +263,46 @@ func BenchmarkFirstChunkPaired(b *testing.B) {
 	}
 }
 
+// BenchmarkIncludeUsage measures what asking for the usage chunk costs
+// openai-go's NewStreaming (the request built and sent in process, up to
+// the response headers), the three ways alternating one call each per
+// iteration: not asked, asked in the params (as tokenpace does), asked with
+// option.WithJSONSet, which sends the same bytes. It reports the median
+// and the 10th percentile of each.
+func BenchmarkIncludeUsage(b *testing.B) {
+	oc := openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
+		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: bodyTransport{sseStream(1)}}))
+	params := chat("gpt-4.1", 1)
+	asked := params
+	asked.StreamOptions.IncludeUsage = openai.Bool(true)
+	variants := []struct {
+		name   string
+		params openai.ChatCompletionNewParams
+		opts   []option.RequestOption
+	}{
+		{"none", params, nil},
+		{"params", asked, nil},
+		{"jsonset", params, []option.RequestOption{option.WithJSONSet("stream_options.include_usage", true)}},
+	}
+	took := make([][]time.Duration, len(variants))
+	for b.Loop() {
+		for i, v := range variants {
+			start := time.Now()
+			s := oc.Chat.Completions.NewStreaming(context.Background(), v.params, v.opts...)
+			took[i] = append(took[i], time.Since(start))
+			if err := s.Err(); err != nil {
+				b.Fatal(err)
+			}
+			_ = s.Close()
+		}
+	}
+	for i, v := range variants {
+		slices.Sort(took[i])
+		b.ReportMetric(float64(took[i][len(took[i])/10]), v.name+"-p10-ns")
+		b.ReportMetric(float64(took[i][len(took[i])/2]), v.name+"-p50-ns")
+	}
+}
+
 // BenchmarkAccuracy streams from the simulator over real loopback HTTP,
 // 1 or 64 streams at once, and reports how far measured TTFT and ITL are
 // from the simulator's schedule: |measured − scheduled|, p50, p99 and max
