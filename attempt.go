@@ -133,7 +133,7 @@ type attempt struct {
 
 	done chan struct{} // closed once the attempt has ended and its body is closed
 	wake chan struct{} // the consumer waits on it; capacity 1
-	room chan struct{} // the reader waits on it while full; capacity 1
+	room chan struct{} // the reader waits on it while full; capacity 1, made when first full
 
 	mu      sync.Mutex
 	t       Timing
@@ -228,9 +228,8 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 		ms:     newMilestones(spec.cfg.milestones),
 		done:   make(chan struct{}),
 		wake:   make(chan struct{}, 1),
-		room:   make(chan struct{}, 1),
 	}
-	a.x.before = a.flush
+	a.x.before = a
 	// The attempt's context takes the caller's values and cancellation but
 	// is not registered with the caller's context: a clean end then
 	// neither leaks it into a long-lived parent nor cancels the request,
@@ -283,7 +282,7 @@ func (a *attempt) openBody() {
 	a.rd = a.res.Body
 	if a.body == nil {
 		// A middleware replaced the response: stamp the body it returned.
-		a.body = &arrivalBody{ReadCloser: a.res.Body, before: a.flush}
+		a.body = &arrivalBody{ReadCloser: a.res.Body, before: a}
 		a.rd = a.body
 	}
 	a.sr = newSSEReader(a.rd, a.spec.cfg.maxLineBytes)
@@ -486,6 +485,9 @@ func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
 	full = a.unread > maxUnreadBytes && !a.spec.unbounded
 	if full {
 		a.full = true
+		if a.room == nil {
+			a.room = make(chan struct{}, 1)
+		}
 		a.signal()
 	}
 	return first, woke, full

@@ -217,6 +217,92 @@ func BenchmarkFirstChunk(b *testing.B) {
 	}
 }
 
+// BenchmarkFirstChunkPaired is BenchmarkFirstChunk in process with the
+// two variants alternating, one request each per iteration, so that both
+// see the same load; it reports the median and the 10th percentile of each
+// variant's time to its first chunk and of tokenpace's minus bare's. A
+// request's leftovers (a reader finishing, a connection drained) then run
+// while the other variant works, as between the requests of a real caller,
+// and the percentiles leave out the waits of a descheduled thread, which
+// dominate BenchmarkFirstChunk's mean on a shared machine.
+func BenchmarkFirstChunkPaired(b *testing.B) {
+	body := sseStream(1)
+	params := chat("gpt-4.1", 1)
+	oc := openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
+		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: bodyTransport{body}}))
+	c := tokenpace.NewClient(oc)
+	var bare, tp []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		s := oc.Chat.Completions.NewStreaming(context.Background(), params)
+		s.Next()
+		bare = append(bare, time.Since(start))
+		for s.Next() {
+		}
+		if err := s.Err(); err != nil {
+			b.Fatal(err)
+		}
+		start = time.Now()
+		ts := c.NewStreaming(context.Background(), params)
+		ts.Next()
+		tp = append(tp, time.Since(start))
+		for ts.Next() {
+		}
+		ts.Close()
+		if err := ts.Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	slices.Sort(bare)
+	slices.Sort(tp)
+	at := func(d []time.Duration, q int) float64 { return float64(d[len(d)*q/100]) }
+	for _, q := range []int{10, 50} {
+		b.ReportMetric(at(bare, q), fmt.Sprintf("bare-p%d-ns", q))
+		b.ReportMetric(at(tp, q), fmt.Sprintf("tokenpace-p%d-ns", q))
+		b.ReportMetric(at(tp, q)-at(bare, q), fmt.Sprintf("added-p%d-ns", q))
+	}
+}
+
+// BenchmarkIncludeUsage measures what asking for the usage chunk costs
+// openai-go's NewStreaming (the request built and sent in process, up to
+// the response headers), the three ways alternating one call each per
+// iteration: not asked, asked in the params (as tokenpace does), asked with
+// option.WithJSONSet, which sends the same bytes. It reports the median
+// and the 10th percentile of each.
+func BenchmarkIncludeUsage(b *testing.B) {
+	oc := openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
+		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: bodyTransport{sseStream(1)}}))
+	params := chat("gpt-4.1", 1)
+	asked := params
+	asked.StreamOptions.IncludeUsage = openai.Bool(true)
+	variants := []struct {
+		name   string
+		params openai.ChatCompletionNewParams
+		opts   []option.RequestOption
+	}{
+		{"none", params, nil},
+		{"params", asked, nil},
+		{"jsonset", params, []option.RequestOption{option.WithJSONSet("stream_options.include_usage", true)}},
+	}
+	took := make([][]time.Duration, len(variants))
+	for b.Loop() {
+		for i, v := range variants {
+			start := time.Now()
+			s := oc.Chat.Completions.NewStreaming(context.Background(), v.params, v.opts...)
+			took[i] = append(took[i], time.Since(start))
+			if err := s.Err(); err != nil {
+				b.Fatal(err)
+			}
+			_ = s.Close()
+		}
+	}
+	for i, v := range variants {
+		slices.Sort(took[i])
+		b.ReportMetric(float64(took[i][len(took[i])/10]), v.name+"-p10-ns")
+		b.ReportMetric(float64(took[i][len(took[i])/2]), v.name+"-p50-ns")
+	}
+}
+
 // BenchmarkAccuracy streams from the simulator over real loopback HTTP,
 // 1 or 64 streams at once, and reports how far measured TTFT and ITL are
 // from the simulator's schedule: |measured − scheduled|, p50, p99 and max

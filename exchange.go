@@ -26,7 +26,7 @@ import (
 // Its methods are safe for concurrent use: httptrace hooks may run on
 // transport goroutines.
 type exchange struct {
-	before func() // called before each read of a response body; may be nil
+	before flusher // told before each read of a response body; may be nil
 
 	mu    sync.Mutex
 	t     Timing // only the HTTP fields are used
@@ -78,39 +78,76 @@ func (x *exchange) middleware() option.Middleware {
 
 // clientTrace records the connection breakdown of HTTP request i.
 func (x *exchange) clientTrace(i int) *httptrace.ClientTrace {
-	var dnsStart, connectStart, tlsStart time.Time
-	set := func(f func(h *HTTPAttempt)) {
-		x.mu.Lock()
-		if !x.ended { // a dial may outlive its request
-			h := &x.t.HTTP[i]
-			f(h)
-			if i == len(x.t.HTTP)-1 {
-				// The writer may report after the response arrived.
-				x.t.WroteRequest, x.t.Conn = h.WroteRequest, h.Conn
-			}
+	t := &requestTrace{x: x, i: i}
+	t.hooks = httptrace.ClientTrace{
+		DNSStart: t.dnsStart, DNSDone: t.dnsDone,
+		ConnectStart: t.connectStart, ConnectDone: t.connectDone,
+		TLSHandshakeStart: t.tlsStart, TLSHandshakeDone: t.tlsDone,
+		GotConn: t.gotConn, WroteRequest: t.wroteRequest,
+	}
+	return &t.hooks
+}
+
+// requestTrace holds the httptrace hooks of one HTTP request of an
+// exchange and the start times they pair with their ends: one value per
+// request, its hooks its methods.
+type requestTrace struct {
+	x     *exchange
+	i     int // the request's index in x.t.HTTP
+	hooks httptrace.ClientTrace
+	// Under x.mu, as the hooks may run on transport goroutines.
+	dnsAt, connectAt, tlsAt time.Time
+}
+
+// record runs f on the request's HTTPAttempt under the exchange's lock,
+// unless the exchange has ended (a dial may outlive its request), and
+// keeps the exchange's own fields in step when it is the last request:
+// the writer may report after the response arrived.
+func (t *requestTrace) record(f func(t *requestTrace, h *HTTPAttempt, now time.Time)) {
+	now := time.Now()
+	x := t.x
+	x.mu.Lock()
+	if !x.ended {
+		h := &x.t.HTTP[t.i]
+		f(t, h, now)
+		if t.i == len(x.t.HTTP)-1 {
+			x.t.WroteRequest, x.t.Conn = h.WroteRequest, h.Conn
 		}
-		x.mu.Unlock()
 	}
-	return &httptrace.ClientTrace{
-		DNSStart: func(httptrace.DNSStartInfo) { set(func(*HTTPAttempt) { dnsStart = time.Now() }) },
-		DNSDone: func(httptrace.DNSDoneInfo) {
-			set(func(h *HTTPAttempt) { h.Conn.DNS = since(dnsStart, time.Now()) })
-		},
-		ConnectStart: func(string, string) { set(func(*HTTPAttempt) { connectStart = time.Now() }) },
-		ConnectDone: func(string, string, error) {
-			set(func(h *HTTPAttempt) { h.Conn.Connect = since(connectStart, time.Now()) })
-		},
-		TLSHandshakeStart: func() { set(func(*HTTPAttempt) { tlsStart = time.Now() }) },
-		TLSHandshakeDone: func(tls.ConnectionState, error) {
-			set(func(h *HTTPAttempt) { h.Conn.TLS = since(tlsStart, time.Now()) })
-		},
-		GotConn: func(info httptrace.GotConnInfo) {
-			set(func(h *HTTPAttempt) { h.Conn.Reused = info.Reused })
-		},
-		WroteRequest: func(httptrace.WroteRequestInfo) {
-			set(func(h *HTTPAttempt) { h.WroteRequest = time.Now() })
-		},
-	}
+	x.mu.Unlock()
+}
+
+func (t *requestTrace) dnsStart(httptrace.DNSStartInfo) {
+	t.record(func(t *requestTrace, _ *HTTPAttempt, now time.Time) { t.dnsAt = now })
+}
+
+func (t *requestTrace) dnsDone(httptrace.DNSDoneInfo) {
+	t.record(func(t *requestTrace, h *HTTPAttempt, now time.Time) { h.Conn.DNS = since(t.dnsAt, now) })
+}
+
+func (t *requestTrace) connectStart(string, string) {
+	t.record(func(t *requestTrace, _ *HTTPAttempt, now time.Time) { t.connectAt = now })
+}
+
+func (t *requestTrace) connectDone(string, string, error) {
+	t.record(func(t *requestTrace, h *HTTPAttempt, now time.Time) { h.Conn.Connect = since(t.connectAt, now) })
+}
+
+func (t *requestTrace) tlsStart() {
+	t.record(func(t *requestTrace, _ *HTTPAttempt, now time.Time) { t.tlsAt = now })
+}
+
+func (t *requestTrace) tlsDone(tls.ConnectionState, error) {
+	t.record(func(t *requestTrace, h *HTTPAttempt, now time.Time) { h.Conn.TLS = since(t.tlsAt, now) })
+}
+
+func (t *requestTrace) gotConn(info httptrace.GotConnInfo) {
+	reused := info.Reused
+	t.record(func(_ *requestTrace, h *HTTPAttempt, _ time.Time) { h.Conn.Reused = reused })
+}
+
+func (t *requestTrace) wroteRequest(httptrace.WroteRequestInfo) {
+	t.record(func(_ *requestTrace, h *HTTPAttempt, now time.Time) { h.WroteRequest = now })
 }
 
 // sent returns when the first request left; zero before.
@@ -185,13 +222,16 @@ func (t *Timing) setUsage(u openai.CompletionUsage, valid bool) {
 type arrivalBody struct {
 	io.ReadCloser
 	last   time.Time
-	before func() // called before each read; may be nil
+	before flusher // told before each read; may be nil
 }
+
+// flusher is told before each read of a response body, which may block.
+type flusher interface{ flush() }
 
 // Read reads from the wrapped body and stamps reads that returned data.
 func (b *arrivalBody) Read(p []byte) (int, error) {
 	if b.before != nil {
-		b.before()
+		b.before.flush()
 	}
 	n, err := b.ReadCloser.Read(p)
 	if n > 0 {
