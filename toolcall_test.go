@@ -3,6 +3,8 @@ package tokenpace_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -394,4 +396,64 @@ func TestCarryOnWithoutOutput(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A continuation of a restarted output carries that output only, not the
+// text before the restart, even when the caller had taken all of it
+// before the restart's first token. Here big writes text, then a tool
+// call, and stalls; mid restarts with text and stalls; small continues.
+func TestContinuationAfterRestartDropsOldText(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const head = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":`
+		var cont []byte
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			var p struct{ Model string }
+			_ = json.Unmarshal(body, &p)
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(200)
+			rc := http.NewResponseController(w)
+			send := func(delta string) {
+				time.Sleep(10 * time.Millisecond)
+				_, _ = w.Write([]byte(head + delta + `,"finish_reason":null}]}` + "\n\n"))
+				_ = rc.Flush()
+			}
+			switch p.Model {
+			case "big":
+				send(`{"role":"assistant","content":"DROPPED "}`)
+				send(`{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]}`)
+			case "mid":
+				send(`{"role":"assistant","content":"kept1 "}`)
+				send(`{"content":"kept2 "}`)
+			default:
+				cont = body
+				send(`{"content":"more"}`)
+				_, _ = w.Write([]byte("data: [DONE]\n\n"))
+				return
+			}
+			<-r.Context().Done() // stall
+		})
+		url, hc := serve(t, h)
+		r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)),
+			tokenpace.Policy{Budget: tokenpace.Budget{Gap: 100 * msec}, Continue: true},
+			route("big"), route("mid"), route("small"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := r.NewStreaming(context.Background(), chat("big", 100))
+		text := readAll(t, s)
+		if err := s.Err(); err != nil {
+			t.Fatalf("Err() = %v, want nil", err)
+		}
+		want := []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptRestart, tokenpace.AttemptContinuation}
+		if k := kinds(s.Timing()); !slices.Equal(k, want) {
+			t.Errorf("kinds = %v, want %v", k, want)
+		}
+		if bytes.Contains(cont, []byte("DROPPED")) || !bytes.Contains(cont, []byte("kept1 kept2 ")) {
+			t.Errorf("continuation request = %s, want the restarted text only", cont)
+		}
+		if got := s.Accumulated().Choices[0].Message.Content; got != "kept1 kept2 more" {
+			t.Errorf("Accumulated content = %q, read %q; want %q", got, text, "kept1 kept2 more")
+		}
+	})
 }
