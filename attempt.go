@@ -539,7 +539,7 @@ func (a *attempt) signal() bool {
 	}
 	a.waiting = false
 	a.wake <- struct{}{}
-	if a.inline {
+	if a.inline && a.holder == roleBackground {
 		a.handBack.Store(true)
 	}
 	return true
