@@ -41,7 +41,10 @@ type connKey struct{}
 // through the http.ResponseWriter. The chunks bypass the connection's own
 // Write method (they go to its file descriptor), so set ConnContext only
 // where that method adds nothing: a *net.TCPConn, or one JSONErrorPages
-// wraps. StartLoopback sets it.
+// wraps. The chunks bypass the http.ResponseWriter too: do not set it when
+// the Server is wrapped in middleware that transforms or counts the body
+// (compression, byte counters), which would then miss the chunks.
+// StartLoopback sets it.
 func (s *Server) ConnContext(ctx context.Context, c net.Conn) context.Context {
 	return context.WithValue(ctx, connKey{}, c)
 }

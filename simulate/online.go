@@ -237,9 +237,14 @@ func (s *sink) handOver(d directSender) {
 }
 
 // close ends direct sends: once it returns, the driver no longer writes to
-// the request's connection. The handler calls it before returning.
-func (s *sink) close() {
+// the request's connection. The handler calls it before returning. It
+// reports whether a direct send left part of a chunk unwritten, which the
+// handler did not take: the response must then be aborted, since ending it
+// would put the end of the body right after half a chunk.
+func (s *sink) close() (partial bool) {
 	s.mu.Lock()
 	s.direct = nil
+	partial = len(s.rest) > 0
 	s.mu.Unlock()
+	return partial
 }

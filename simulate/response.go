@@ -214,7 +214,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 	} else if !out.writeHeaders(arrived) {
 		return
 	}
-	defer sink.close()
+	defer func() {
+		if sink.close() {
+			// Half a chunk is on the wire: drop the connection rather
+			// than end the body after it.
+			panic(http.ErrAbortHandler)
+		}
+	}()
 	if dc := directConnOf(r, &s.direct); dc != nil && g.stream && half == 0 && !s.cfg.buffering && fault.Kind == NoFault {
 		// Headers are flushed: the driver may write the chunks.
 		out.direct = dc
