@@ -342,9 +342,7 @@ func (c *call) take(buf []arrived) ([]arrived, error) {
 			}
 			if done {
 				c.out++
-				if c.out == c.kept {
-					c.text.Reset() // the output before a restart is dropped
-				}
+				c.dropRestarted()
 				continue
 			}
 			aw = wake
@@ -358,6 +356,15 @@ func (c *call) take(buf []arrived) ([]arrived, error) {
 		case <-aw:
 		}
 		c.mu.Lock()
+	}
+}
+
+// dropRestarted forgets the text the caller took before the chain's last
+// restart once the caller reads at that restart: the output it keeps (and
+// a continuation carries on) starts there. c.mu is held.
+func (c *call) dropRestarted() {
+	if c.kept > 0 && c.out == c.kept {
+		c.text.Reset()
 	}
 }
 

@@ -14,11 +14,7 @@ func (c *call) onFirst(tr *try, at time.Time) {
 	if tr.kind == AttemptContinuation || tr.kind == AttemptRestart {
 		if tr.kind == AttemptRestart {
 			c.kept = len(c.chain)
-			if c.out == c.kept {
-				// The caller has taken all of the dropped output: what it
-				// takes from here on is all it keeps (see chainText).
-				c.text.Reset()
-			}
+			c.dropRestarted() // the caller may have taken all it drops
 		}
 		c.chainUp(tr)
 		c.mu.Unlock()
