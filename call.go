@@ -51,25 +51,28 @@ type call struct {
 	keepText  bool      // the chain's text is kept (continuation, validation)
 	prompt    int       // estimated prompt tokens; -1 until needed
 
-	mu        sync.Mutex
-	state     callState
-	tries     []*try
-	next      int  // index of the next route to try
-	won       *try // the try that produced the call's first token
-	chain     []*try
-	out       int // index in chain of the try the caller reads
-	err       error
-	lastErr   error
-	final     *Timing
-	breaches  []BudgetError
-	text      strings.Builder // the chain's content the caller has taken
-	id        string          // the completion id the caller sees
-	firstSend time.Time       // when the first try was sent: Budget.Total counts from here
-	hedge     *time.Timer
-	hedges    int
-	waiting   bool // the caller waits on wake
-	wake      chan struct{}
-	done      chan struct{} // closed once Done has been reported
+	mu      sync.Mutex
+	state   callState
+	tries   []*try
+	next    int  // index of the next route to try
+	won     *try // the try that produced the call's first token
+	chain   []*try
+	out     int // index in chain of the try the caller reads
+	err     error
+	lastErr error
+	// failedFast is the first breach under FailFast, which ends the call
+	// once no try runs (see decide).
+	failedFast error
+	final      *Timing
+	breaches   []BudgetError
+	text       strings.Builder // the chain's content the caller has taken
+	id         string          // the completion id the caller sees
+	firstSend  time.Time       // when the first try was sent: Budget.Total counts from here
+	hedge      *time.Timer
+	hedges     int
+	waiting    bool // the caller waits on wake
+	wake       chan struct{}
+	done       chan struct{} // closed once Done has been reported
 	// kept is the index in chain of the first try whose output the caller
 	// keeps: that of the last restart (see toolcall.go), else 0.
 	kept int

@@ -71,6 +71,7 @@ type situation struct {
 	won        bool // some try has produced the call's first token
 	routesLeft bool // a route remains to be tried
 	retryFits  bool // the try's route asked for a wait that fits the TTFT budget
+	failedFast bool // under FailFast, a breach happened while another try ran
 }
 
 // decision is what a call does after an event.
@@ -150,6 +151,10 @@ func moveOn(s situation) decision {
 		return decideWait
 	case s.canceled:
 		return decideCanceled
+	case s.failedFast:
+		// FailFast waited for the tries that ran at its breach; none is
+		// left, and it never moves on.
+		return decideFinish
 	case s.retryFits && !s.delivered:
 		return decideRetryRoute
 	case s.delivered:

@@ -72,6 +72,11 @@ func TestDecide(t *testing.T) {
 		{happenedBreachedEnd, situation{}, decideFallback},
 		{happenedBreachedEnd, situation{live: 1}, decideWait},
 		{happenedBreachedEnd, situation{won: true}, decideWait},
+		{happenedEarly, situation{failFast: true, failedFast: true}, decideFinish},
+		{happenedEarly, situation{failFast: true, failedFast: true, live: 1}, decideWait},
+		{happenedEarly, situation{failFast: true, failedFast: true, canceled: true}, decideCanceled},
+		{happenedBreachedEnd, situation{failFast: true, failedFast: true}, decideFinish},
+		{happenedBreachedEnd, situation{failFast: true, failedFast: true, live: 1}, decideWait},
 	}
 	for _, tt := range tests {
 		if got := decide(tt.h, tt.s); got != tt.want {

@@ -167,12 +167,21 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 		delivered:  len(c.chain) > 0,
 		routesLeft: c.next < len(c.r.routes),
 		retryFits:  e.retryFits,
+		failedFast: c.failedFast != nil,
 	}
 	if h != happenedClean && tr == c.won && !tr.chained {
 		c.won = nil
 	}
 	s.won = c.won != nil
 	d := decide(h, s)
+	switch {
+	case h == happenedBreach && s.failFast && c.failedFast == nil:
+		// FailFast ends the call with its first breach, now or once the
+		// tries that run have failed too.
+		c.failedFast = err
+	case d == decideFinish && c.failedFast != nil:
+		err = c.failedFast
+	}
 	if h != happenedClean && (h != happenedBreachedEnd || d != decideWait) {
 		c.lastErr = err
 	}
@@ -196,9 +205,16 @@ func (c *call) act(tr *try, d decision, err error, retryWait time.Duration) {
 		case decideRestart:
 			kind = AttemptRestart
 		}
-		if !c.launch(kind) {
-			c.finish(c.lastErr)
+		if c.launch(kind) {
+			return
 		}
+		if d == decideFallback && err == nil {
+			// tr ended cleanly without an output token (an empty answer, a
+			// content filter) and no route is left: that answer is the
+			// caller's, as it would be from a Client.
+			c.chainUp(tr)
+		}
+		c.finish(c.lastErr)
 	case decideRetry:
 		c.won, c.lastErr = nil, err
 		if c.launch(AttemptFallback) {

@@ -5,13 +5,18 @@ import "context"
 // Policy says what a Router does when a route is slow, failing or wrong.
 // Its zero value sends every call to the first route whose breaker is
 // closed, falls back to the next route when one fails before its first
-// token, and enforces no budget.
+// token, and enforces no budget. A response that ends cleanly without an
+// output token (an empty answer, a content filter) counts as failing
+// before its first token while a route is left; from the last route the
+// caller gets it as it is, as from a Client.
 type Policy struct {
 	// Budget applies to every route (see Route.Budget); the zero value
 	// sets no limit.
 	Budget Budget
 	// FailFast ends the call with a *BudgetError at the first breach
-	// instead of moving to the next route; false (the zero value) moves
+	// instead of moving to the next route (a hedge that already runs may
+	// still answer; if it fails too, the call ends with that first
+	// breach, and no other route is tried); false (the zero value) moves
 	// on: a breach before the first token falls back, one after it ends
 	// the call unless Continue is set.
 	FailFast bool

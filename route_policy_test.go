@@ -260,3 +260,38 @@ func TestContinuationOnSlowDecode(t *testing.T) {
 		}
 	})
 }
+
+// TestFailFastWithHedge: the first route breaches its TTFT budget while
+// the hedge runs, and the hedge then fails before its first token: the
+// call ends with the breach, as FailFast says, and no third route is
+// tried.
+func TestFailFastWithHedge(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		big := route("big")
+		big.Budget = tokenpace.Budget{TTFT: 40 * time.Millisecond}
+		small := route("small")
+		small.Options = []option.RequestOption{withFault("reset;after=0")}
+		r := router(t, tokenpace.Policy{FailFast: true, Hedge: tokenpace.Hedge{After: 20 * time.Millisecond}},
+			[]simulate.Option{
+				simulate.WithModel("big", &simulate.Fixed{TTFT: time.Second, ITL: 10 * time.Millisecond}),
+				simulate.WithModel("small", &simulate.Fixed{TTFT: 100 * time.Millisecond, ITL: 10 * time.Millisecond}),
+				simulate.WithModel("tiny", &simulate.Fixed{TTFT: 50 * time.Millisecond, ITL: 10 * time.Millisecond}),
+				replyWords(4),
+			}, big, small, route("tiny"))
+		start := time.Now()
+		s := r.NewStreaming(context.Background(), chat("big", 4))
+		text := readAll(t, s)
+		waited := time.Since(start)
+		tm := s.Timing()
+		var be *tokenpace.BudgetError
+		if !errors.As(s.Err(), &be) || be.Target != "big" || text != "" {
+			t.Errorf("text %q, Err() = %v; want no text and the *BudgetError of big", text, s.Err())
+		}
+		if got := kinds(tm); !slices.Equal(got, []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptHedge}) {
+			t.Errorf("attempts %v %v, want first and hedge only", got, outcomes(tm))
+		}
+		if waited != 120*time.Millisecond {
+			t.Errorf("the caller waited %v, want 120ms: the hedge started at 20ms, reset when its first token was due", waited)
+		}
+	})
+}

@@ -234,8 +234,13 @@ func (c *call) runWhole() (arrived, *Timing, error) {
 		res = s.batch[s.pos]
 	}
 	s.Close()
+	t := s.Timing()
 	if err := s.Err(); err != nil {
-		return arrived{}, s.Timing(), err
+		return arrived{}, t, err
 	}
-	return res, s.Timing(), nil
+	if res.chunk == nil {
+		// Never a zero response with a nil error.
+		return arrived{}, t, &StreamError{Kind: KindTruncated, Target: t.Target, Detail: "no response reached the caller"}
+	}
+	return res, t, nil
 }
