@@ -10,7 +10,6 @@ import (
 	"mime"
 	"net/http"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -118,6 +117,7 @@ type attempt struct {
 	// role (see handoff.go).
 	stream  eventStream
 	res     *http.Response
+	answer  *http.Response // the response openai-go got (WithResponseInto)
 	body    *arrivalBody
 	rd      io.Reader  // the body as read: body, or what a middleware returned
 	sr      *sseReader // frames rd
@@ -251,7 +251,15 @@ var doneData = []byte("[DONE]")
 // call makes the HTTP request through openai-go and reports whether there
 // is an event stream to read; if not, the attempt has ended.
 func (a *attempt) call() bool {
-	opts := append(slices.Clip(a.spec.opts), option.WithMiddleware(a.x.middleware()))
+	sent := time.Now()
+	// The response is taken as openai-go got it too, first so that a
+	// caller's own WithResponseInto wins: a middleware of the caller's
+	// may answer without sending the request (a cache, a stub), and the
+	// exchange's never sees that answer.
+	opts := make([]option.RequestOption, 0, len(a.spec.opts)+2)
+	opts = append(opts, option.WithResponseInto(&a.answer))
+	opts = append(opts, a.spec.opts...)
+	opts = append(opts, option.WithMiddleware(a.x.middleware()))
 	if a.spec.whole {
 		a.callWhole(opts)
 		return false
@@ -269,6 +277,17 @@ func (a *attempt) call() bool {
 		return false
 	}
 	a.res, a.body = a.x.response()
+	if a.res == nil {
+		if a.answer == nil {
+			_ = a.stream.Close()
+			a.end(a.failure(KindRequest, "a middleware answered without a response", nil), time.Now())
+			return false
+		}
+		// A middleware answered without sending the request: its
+		// response is stamped as it is read (see openBody).
+		a.res = a.answer
+		a.x.answered(a.res, sent, time.Now())
+	}
 	if ct := a.res.Header.Get("Content-Type"); !isEventStream(ct) {
 		_ = a.stream.Close()
 		a.end(a.failure(KindContentType, ct, nil), time.Now())
@@ -280,8 +299,9 @@ func (a *attempt) call() bool {
 // openBody prepares the reading of the event stream.
 func (a *attempt) openBody() {
 	a.rd = a.res.Body
-	if a.body == nil {
-		// A middleware replaced the response: stamp the body it returned.
+	if a.body == nil || a.res.Body != io.ReadCloser(a.body) {
+		// A middleware answered, or replaced the body: stamp the body the
+		// caller's middleware returned, as it is read.
 		a.body = &arrivalBody{ReadCloser: a.res.Body, before: a}
 		a.rd = a.body
 	}
@@ -687,9 +707,16 @@ func (a *attempt) calledTool() bool {
 // stop cancels the attempt with cause (unless it has ended) and waits for
 // its end; the attempt's end event has run by then. If the caller of a
 // plain call holds the reader role while away from take, nobody reads:
-// stop ends the attempt itself.
+// stop ends the attempt itself. An attempt that has ended cleanly is not
+// cancelled: the rest of its body is being drained (at most drainBytes
+// for drainWait, see closeBody) so that its connection is reused.
 func (a *attempt) stop(cause error) {
-	a.cancel(cause)
+	a.mu.Lock()
+	draining := a.final && a.t.Err == nil
+	a.mu.Unlock()
+	if !draining {
+		a.cancel(cause)
+	}
 	a.mu.Lock()
 	if a.holder == roleCaller && a.away {
 		// Nobody reads: end the attempt here.

@@ -76,6 +76,18 @@ func (x *exchange) middleware() option.Middleware {
 	}
 }
 
+// answered records res as the answer of a request that a middleware
+// answered without sending it, asked for at sent and answered at
+// headers.
+func (x *exchange) answered(res *http.Response, sent, headers time.Time) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.t.Sent, x.t.Headers = sent, headers
+	x.t.HTTP = append(x.t.HTTP, HTTPAttempt{Start: sent, Headers: headers, Status: res.StatusCode})
+	x.t.Streaming = streamHeaders(res.Header)
+	x.res = res
+}
+
 // clientTrace records the connection breakdown of HTTP request i.
 func (x *exchange) clientTrace(i int) *httptrace.ClientTrace {
 	t := &requestTrace{x: x, i: i}
@@ -222,6 +234,7 @@ func (t *Timing) setUsage(u openai.CompletionUsage, valid bool) {
 type arrivalBody struct {
 	io.ReadCloser
 	last   time.Time
+	reads  int     // reads that returned data
 	before flusher // told before each read; may be nil
 }
 
@@ -236,6 +249,7 @@ func (b *arrivalBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if n > 0 {
 		b.last = time.Now()
+		b.reads++
 	}
 	return n, err
 }

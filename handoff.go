@@ -83,7 +83,9 @@ func (a *attempt) leaveFirst() {
 }
 
 // back notes that the caller came back to take. It was quick if it was
-// away for less than absence per chunk it took. a.mu is held.
+// away for less than absence per chunk it took (and, see takeInline, if
+// the chunk it reads next was not read already with an earlier one: a
+// caller that keeps up reads each chunk as it arrives). a.mu is held.
 func (a *attempt) back() {
 	a.away = false
 	if a.quickSince(time.Now()) {
@@ -229,8 +231,17 @@ func (a *attempt) takeInline(buf []arrived) ([]arrived, error) {
 			a.endStopped()
 		} else {
 			a.inlined = true
-			if !a.step() {
+			reads := a.body.reads
+			more := a.step()
+			behind := a.body.reads == reads
+			if !more {
 				a.finishBody()
+			} else if behind {
+				// The chunk was read with an earlier one: the caller is
+				// behind, and bytes may wait unread while it is away.
+				a.mu.Lock()
+				a.quick = 0
+				continue
 			}
 		}
 		a.mu.Lock()

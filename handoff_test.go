@@ -212,3 +212,40 @@ func TestHandOffEndings(t *testing.T) {
 		})
 	}
 }
+
+// TestHandOffCallerFallsBehind: a caller that kept up, then spends 40 µs
+// on each chunk (each absence under the bound) while chunks arrive every
+// 10 µs, falls behind: bytes wait while it works on chunks read earlier.
+// The background reader takes over, and no chunk is stamped more than the
+// absence bound after it arrived.
+func TestHandOffCallerFallsBehind(t *testing.T) {
+	var at []time.Duration
+	for k := range 7 { // the role chunk and six chunks 1 ms apart: the caller keeps up
+		at = append(at, time.Millisecond+time.Duration(k)*time.Millisecond)
+	}
+	for k := range 40 { // then forty chunks 10 µs apart
+		at = append(at, 10*time.Millisecond+time.Duration(k)*10*time.Microsecond)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		url, hc := serve(t, replay(handOffRecording(at)))
+		s := tokenpace.NewClient(openaiClient(url, hc)).NewStreaming(context.Background(), chat("m", 60))
+		for k := 0; s.Next(); k++ {
+			if k >= 6 {
+				time.Sleep(40 * time.Microsecond)
+			}
+		}
+		tm := s.Timing()
+		if len(tm.Chunks) != len(at)-1 {
+			t.Fatalf("%d chunks stamped, want %d", len(tm.Chunks), len(at)-1)
+		}
+		worst, worstAt := time.Duration(0), 0
+		for i, c := range tm.Chunks {
+			if late := c.Sub(tm.Sent) - at[i+1]; late > worst {
+				worst, worstAt = late, i
+			}
+		}
+		if worst > 50*time.Microsecond {
+			t.Errorf("Chunks[%d] stamped %v after its bytes arrived, want at most 50µs", worstAt, worst)
+		}
+	})
+}

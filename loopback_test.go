@@ -43,3 +43,30 @@ func TestLoopbackConnection(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseAfterEndReusesConnection: streams read to their end and closed
+// at once (defer stream.Close()) leave their connection to the next
+// request: Close lets the rest of the body be read instead of cutting the
+// connection. A request may still dial while the transport is putting the
+// last connection back, but then both stay for the requests after.
+func TestCloseAfterEndReusesConnection(t *testing.T) {
+	ts := simulate.StartLoopback(t, simulate.WithModel("m", &simulate.Fixed{TTFT: time.Millisecond, ITL: time.Millisecond}))
+	c := tokenpace.NewClient(openai.NewClient(option.WithBaseURL(ts.URL), option.WithHTTPClient(ts.Client),
+		option.WithAPIKey("x"), option.WithMaxRetries(0)))
+	const n = 50
+	dials := 0
+	for range n {
+		s := c.NewStreaming(context.Background(), chat("m", 3))
+		drain(t, s, 0)
+		s.Close()
+		if err := s.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if !s.Timing().Conn.Reused {
+			dials++
+		}
+	}
+	if dials > 3 {
+		t.Errorf("%d of %d requests dialed a new connection, want at most 3", dials, n)
+	}
+}

@@ -144,7 +144,9 @@ func (s *Stream) Current() openai.ChatCompletionChunk {
 func (s *Stream) Err() error { return s.err }
 
 // Close stops reading the response, if it is still arriving, and releases
-// the connection. The stream's Timing is final when Close returns; a stream
+// the connection. After the end of the stream it lets the rest of the body
+// (the HTTP framing after [DONE]) be read, for at most 100 ms, so that the
+// connection is reused. The stream's Timing is final when Close returns; a stream
 // closed before its end records ErrStreamClosed in Timing.Err. Close may be
 // called more than once and from any goroutine.
 func (s *Stream) Close() error {

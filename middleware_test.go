@@ -1,0 +1,102 @@
+package tokenpace_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// pacedBody returns its parts one read at a time, each gap after the one
+// before (on the caller's clock: virtual time in a synctest bubble).
+type pacedBody struct {
+	parts []string
+	gap   time.Duration
+	i     int
+}
+
+func (b *pacedBody) Read(p []byte) (int, error) {
+	if b.i >= len(b.parts) {
+		return 0, io.EOF
+	}
+	if b.i > 0 {
+		time.Sleep(b.gap)
+	}
+	n := copy(p, b.parts[b.i])
+	b.i++
+	return n, nil
+}
+
+func (b *pacedBody) Close() error { return nil }
+
+// twoChunks is an event stream of two content chunks and [DONE], in three
+// parts.
+var twoChunks = []string{
+	`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hi"}}]}` + "\n\n",
+	`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" there"}}]}` + "\n\n",
+	"data: [DONE]\n\n",
+}
+
+// A middleware of the caller's that answers without sending the request
+// (a cache, a stub): the stream reads its answer, stamped as it is read,
+// from a Client and through a Router alike.
+func TestMiddlewareAnswers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		stub := option.WithMiddleware(func(req *http.Request, _ option.MiddlewareNext) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
+				Body: &pacedBody{parts: twoChunks, gap: 10 * time.Millisecond}, Request: req}, nil
+		})
+		oc := openai.NewClient(option.WithBaseURL("http://unused.invalid/v1"), option.WithAPIKey("k"), option.WithMaxRetries(0))
+		c := tokenpace.NewClient(oc)
+		r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Target: tokenpace.Target{Name: "only", Model: "m"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, s := range map[string]*tokenpace.Stream{
+			"client": c.NewStreaming(context.Background(), chat("m", 10), stub),
+			"router": r.NewStreaming(context.Background(), chat("m", 10), stub),
+		} {
+			text := readAll(t, s)
+			s.Close()
+			tm := s.Timing()
+			if text != "hi there" || s.Err() != nil {
+				t.Errorf("%s: text %q, Err() = %v; want \"hi there\", nil", name, text, s.Err())
+			}
+			if len(tm.Chunks) != 2 || tm.Sent.IsZero() || tm.Chunks[1].Sub(tm.Chunks[0]) != 10*time.Millisecond {
+				t.Errorf("%s: sent %v, chunks %v; want two chunks stamped 10ms apart", name, tm.Sent, tm.Chunks)
+			}
+		}
+	})
+}
+
+// A middleware of the caller's that replaces the response's body: the
+// body it returned is stamped as it is read.
+func TestMiddlewareReplacesBody(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		swap := option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			res, err := next(req)
+			if err != nil {
+				return res, err
+			}
+			res.Body.Close()
+			res.Body = &pacedBody{parts: twoChunks, gap: 10 * time.Millisecond}
+			return res, nil
+		})
+		tp, _ := oneRoute(t)
+		time.Sleep(time.Second) // the stamps are not the clock's start
+		s := tp.NewStreaming(context.Background(), chat("m", 10), swap)
+		text := readAll(t, s)
+		s.Close()
+		tm := s.Timing()
+		if text != "hi there" || len(tm.Chunks) != 2 || tm.Chunks[0].Before(tm.Sent) || tm.Chunks[1].Sub(tm.Chunks[0]) != 10*time.Millisecond {
+			t.Errorf("text %q, sent %v, chunks %v; want \"hi there\", two chunks after Sent, 10ms apart", text, tm.Sent, tm.Chunks)
+		}
+	})
+}
