@@ -8,7 +8,9 @@ import (
 // Hooks are the callbacks through which a request's events reach metrics,
 // logs and user code, in the manner of net/http/httptrace.ClientTrace. Any
 // field may be nil. Hooks run synchronously on the goroutine that observed
-// the event and must not block.
+// the event and must not block. In particular a hook must not call Next or
+// Close on its own request's stream, which wait for the goroutine the hook
+// runs on: to stop a stream from a hook, cancel the request's context.
 //
 // Done is called exactly once per request, whatever its ending (end of
 // stream, error, Close, context cancellation), with the final Timing, which
@@ -27,18 +29,23 @@ type Hooks struct {
 
 // FirstTokenInfo describes the arrival of a request's first token.
 type FirstTokenInfo struct {
+	// Target and Model name the route and model that produced the token
+	// (Target is empty for a plain call).
 	Target, Model string
-	// At is the arrival time; TTFT counts from Timing.Sent.
-	At   time.Time
+	// At is the arrival time of the first token.
+	At time.Time
+	// TTFT is the time from Timing.Sent to At.
 	TTFT time.Duration
 }
 
 // MilestoneInfo describes a milestone reached by a request.
 type MilestoneInfo struct {
+	// Target and Model name the route and model of the request (Target
+	// is empty for a plain call); Name names the milestone.
 	Target, Model, Name string
-	// At is the arrival time of the chunk that reached it; Elapsed counts
-	// from Timing.Sent.
-	At      time.Time
+	// At is the arrival time of the chunk that reached it.
+	At time.Time
+	// Elapsed is the time from Timing.Sent to At.
 	Elapsed time.Duration
 }
 

@@ -4,6 +4,7 @@ import "time"
 
 // Attempt is one try at one target within a call.
 type Attempt struct {
+	// Target and Model name the route tried and the model it asked for.
 	Target, Model string
 	// Kind says why the Router started the attempt: AttemptFirst,
 	// AttemptFallback, AttemptHedge, AttemptContinuation, AttemptRestart

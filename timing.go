@@ -212,7 +212,10 @@ func (t *Timing) OK() bool { return t.Err == nil && len(t.Breaches) == 0 }
 
 // DurationStats summarises a set of durations.
 type DurationStats struct {
-	N                             int
+	// N is the number of durations.
+	N int
+	// Min, Mean, P50, P90, P99 and Max are their minimum, mean,
+	// nearest-rank percentiles and maximum; zero when N is 0.
 	Min, Mean, P50, P90, P99, Max time.Duration
 }
 

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -162,8 +163,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, int) {
 		}
 	}
 	switch {
-	case f.rate < 0:
-		return bad("--rate must not be negative, got %v", f.rate)
+	case f.rate < 0 || math.IsNaN(f.rate) || math.IsInf(f.rate, 0):
+		return bad("--rate must be a finite number, not negative, got %v", f.rate)
 	case f.rate == 0 && f.concurrency == 0:
 		return bad("--concurrency 0 (no cap) needs --rate: a closed loop needs a number of clients")
 	case f.timeout <= 0:

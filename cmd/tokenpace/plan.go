@@ -70,6 +70,9 @@ It meets the SLO only if it meets it on every draw, and reports its worst
 figures. A trace file, or constant arrivals of fixed lengths, is one draw;
 a batch job is judged on throughput.
 
+Exit status: 0 when a deployment meets the SLO, 3 when none does (the
+closest misses are listed), 2 for bad flags, 1 for other errors.
+
 Flags:
 `
 
@@ -115,7 +118,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.routings, "routing", "", "comma-separated routings: least-outstanding, round-robin, affinity (default: least-outstanding, plus affinity with shared prefixes)")
 	fs.IntVar(&f.maxGPUs, "max-gpus", 64, "most GPUs a deployment may use, all replicas together")
 	fs.Var(&f.prices, "price", "GPU=USD per GPU-hour, overriding the list price (repeatable), e.g. h100=2.49")
-	fs.IntVar(&f.top, "top", 5, "candidates to list")
+	fs.IntVar(&f.top, "top", 5, "deployments to list that meet the SLO, cheapest first, then as many no dearer than the best that miss it")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object")
 	fs.StringVar(&f.plot, "plot", "", "draw the cost vs p99 TTFT Pareto front to this file (.png or .svg)")
 	fs.StringVar(&f.runtime, "runtime", "", "serving engine class: vllm or llama.cpp (default: by precision)")
