@@ -786,6 +786,12 @@ func isEventStream(ct string) bool {
 	return err == nil && mt == "text/event-stream"
 }
 
+// isJSON reports whether ct, a Content-Type, is JSON's.
+func isJSON(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
 // outputBearing reports whether a delta carries generated output: content,
 // reasoning, a tool call or a refusal. Role-only and empty deltas do not.
 func outputBearing(d *openai.ChatCompletionChunkChoiceDelta) bool {

@@ -21,6 +21,11 @@ func (a *attempt) callWhole(opts []option.RequestOption) {
 		at = time.Now()
 	}
 	if err != nil {
+		if res, _ := a.x.response(); res != nil && res.StatusCode < 300 && !isJSON(res.Header.Get("Content-Type")) {
+			// An answer, but not the API's: an HTML page of a proxy, say.
+			a.end(a.failure(KindContentType, res.Header.Get("Content-Type"), nil), time.Now())
+			return
+		}
 		a.end(a.failure(KindRequest, "", err), time.Now())
 		return
 	}

@@ -2,7 +2,11 @@ package tokenpace_test
 
 import (
 	"context"
+	"errors"
+	"io"
+	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -185,4 +189,26 @@ func TestRouterNewResponseFunctionCall(t *testing.T) {
 			t.Errorf("outcomes = %v, output tokens %d; want %v, 5", got, tm.OutputTokens, want)
 		}
 	})
+}
+
+// TestRouterNewNotJSON: a 200 whose body is not the API's (a proxy's
+// HTML page) ends a non-streaming call with KindContentType, as it ends a
+// stream.
+func TestRouterNewNotJSON(t *testing.T) {
+	_, r := oneRoute(t)
+	html := option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		res, err := next(req)
+		if err != nil {
+			return res, err
+		}
+		res.Body.Close()
+		res.Header.Set("Content-Type", "text/html; charset=utf-8")
+		res.Body = io.NopCloser(strings.NewReader("<html><body>Gateway login</body></html>"))
+		return res, nil
+	})
+	_, _, err := r.NewTimed(context.Background(), chat("m", 10), html)
+	var se *tokenpace.StreamError
+	if !errors.As(err, &se) || se.Kind != tokenpace.KindContentType || se.Detail != "text/html; charset=utf-8" {
+		t.Errorf("NewTimed() error = %v, want a KindContentType *StreamError naming text/html", err)
+	}
 }
