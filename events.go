@@ -206,6 +206,9 @@ func (c *call) act(tr *try, d decision, err error, retryWait time.Duration) {
 			kind = AttemptRestart
 		}
 		if c.launch(kind) {
+			if d == decideFallback {
+				c.rearmHedge()
+			}
 			return
 		}
 		if d == decideFallback && err == nil {

@@ -3,9 +3,10 @@ package tokenpace
 import "time"
 
 // Hedge configures hedged requests: when the running attempt has not
-// produced its first token after a delay, the next route starts in
-// parallel; the first to produce an output token wins and the others are
-// cancelled at once, their tokens never reaching the caller.
+// produced its first token after a delay (counted from its start: after a
+// fallback, from the fallback's), the next route starts in parallel; the
+// first to produce an output token wins and the others are cancelled at
+// once, their tokens never reaching the caller.
 type Hedge struct {
 	// After is the fixed delay before hedging; zero means no fixed delay.
 	After time.Duration
@@ -49,6 +50,19 @@ func (c *call) hedgeDelay() time.Duration {
 		}
 	}
 	return d
+}
+
+// rearmHedge restarts the hedge delay when a fallback has just started
+// (the tries before it failed): the hedge waits for the running try's
+// first token, with the delay of its route, not for the failed ones'.
+// c.mu is held.
+func (c *call) rearmHedge() {
+	if c.hedge == nil || c.won != nil || c.hedges >= max(c.r.pol.Hedge.Max, 1) || c.next >= len(c.r.routes) {
+		return
+	}
+	if d := c.hedgeDelay(); d > 0 {
+		c.hedge.Reset(d)
+	}
 }
 
 // onHedge starts a hedged try if no try has produced a token yet.

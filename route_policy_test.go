@@ -295,3 +295,37 @@ func TestFailFastWithHedge(t *testing.T) {
 		}
 	})
 }
+
+// TestHedgeAfterFallback: the first route fails 10 ms in and the call
+// falls back; the hedge waits Hedge.After for the fallback's first token,
+// counted from the fallback's start (10 + 20 ms), not from the call's.
+func TestHedgeAfterFallback(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		big := route("big")
+		big.Options = []option.RequestOption{withFault("reset;after=0")}
+		r := router(t, tokenpace.Policy{Hedge: tokenpace.Hedge{After: 20 * time.Millisecond}},
+			[]simulate.Option{
+				simulate.WithModel("big", &simulate.Fixed{TTFT: 10 * time.Millisecond, ITL: 10 * time.Millisecond}),
+				simulate.WithModel("mid", &simulate.Fixed{TTFT: 100 * time.Millisecond, ITL: 10 * time.Millisecond}),
+				simulate.WithModel("small", &simulate.Fixed{TTFT: 15 * time.Millisecond, ITL: 10 * time.Millisecond}),
+				replyWords(4),
+			}, big, route("mid"), route("small"))
+		start := time.Now()
+		s := r.NewStreaming(context.Background(), chat("big", 4))
+		var first time.Duration
+		for s.Next() {
+			if first == 0 && s.Current().Choices[0].Delta.Content != "" {
+				first = time.Since(start)
+			}
+		}
+		s.Close()
+		tm := s.Timing()
+		if err := s.Err(); err != nil {
+			t.Fatalf("Err() = %v", err)
+		}
+		want := []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptFallback, tokenpace.AttemptHedge}
+		if got := kinds(tm); !slices.Equal(got, want) || first != 45*time.Millisecond {
+			t.Errorf("attempts %v %v, first token after %v; want %v and 45ms (hedge at 10+20ms, its TTFT 15ms)", got, outcomes(tm), first, want)
+		}
+	})
+}
