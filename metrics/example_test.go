@@ -57,7 +57,7 @@ func ExampleSnapshot_WriteTable() {
 	// Output:
 	// requests 4  completed 4  failed 0  good 4  over 4.225s
 	// throughput 0.95 req/s  38.8 tok/s  goodput 0.95 req/s  38.8 tok/s
-	// last 10s: 0.42 req/s  17.3 tok/s
+	// last 10s: 0.80 req/s  32.8 tok/s
 	// tokens in 2000 (cached 0)  out 164
 	//     ms  count    mean     p50     p90     p95     p99   p99.9     max
 	//   TTFT      4   200.0   200.1   200.1   200.1   200.1   200.1   200.1

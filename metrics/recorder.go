@@ -355,7 +355,7 @@ func (a *acc) snapshot(now time.Time) Snapshot {
 		s.Goodput = float64(a.good) / secs
 		s.TokenGoodput = float64(a.goodTokens) / secs
 	}
-	s.WindowRequestThroughput, s.WindowOutputThroughput = a.win.rates(now)
+	s.WindowRequestThroughput, s.WindowOutputThroughput = a.win.rates(now, a.first)
 	return s
 }
 

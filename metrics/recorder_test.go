@@ -89,10 +89,11 @@ func TestRecorderThroughputAndGoodput(t *testing.T) {
 	check("OutputThroughput", s.OutputThroughput, 4.4)
 	check("Goodput", s.Goodput, 0.1)
 	check("TokenGoodput", s.TokenGoodput, 1.1)
-	// The 20s window has 1s slots; at 10s it covers 19 whole slots and
-	// none of the current one: 19s, holding everything.
-	check("WindowRequestThroughput", s.WindowRequestThroughput, 3.0/19)
-	check("WindowOutputThroughput", s.WindowOutputThroughput, 44.0/19)
+	// The 20s window has 1s slots; at 10s it would cover 19 whole slots
+	// and none of the current one, but the first request started 10s
+	// before: the rates are over those 10s, as the totals' are.
+	check("WindowRequestThroughput", s.WindowRequestThroughput, 3.0/10)
+	check("WindowOutputThroughput", s.WindowOutputThroughput, 44.0/10)
 	if s.Errors["503"] != 1 || s.Breaches["gap"] != 1 {
 		t.Errorf("Errors = %v, Breaches = %v, want 503:1 and gap:1", s.Errors, s.Breaches)
 	}
@@ -118,7 +119,7 @@ func TestRecorderWindowDropsOldCounts(t *testing.T) {
 	w.add(epoch.Add(20*time.Second), 1, 10)
 	w.add(epoch, 1, 1000) // its slot now holds newer time: dropped
 	// At 21.25s the window covers 19 whole slots and a quarter of a second.
-	req, tok := w.rates(epoch.Add(21250 * time.Millisecond))
+	req, tok := w.rates(epoch.Add(21250*time.Millisecond), epoch)
 	if req != 1/9.75 || tok != 10/9.75 {
 		t.Errorf("rates = %v req/s, %v tok/s, want %v and %v", req, tok, 1/9.75, 10/9.75)
 	}

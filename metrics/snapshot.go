@@ -50,7 +50,9 @@ type Snapshot struct {
 	// and WindowOutputThroughput are completed requests and output tokens
 	// (by chunk arrival) per second within it, counting requests that have
 	// ended. The window is cut into 20 slots and ends at the snapshot's
-	// time: it covers the current slot so far and the 19 before it.
+	// time: it covers the current slot so far and the 19 before it, or
+	// only the time since the first request started when that is shorter
+	// (a run shorter than the window).
 	Window                  time.Duration `json:"-"`
 	WindowRequestThroughput float64       `json:"window_request_throughput"`
 	WindowOutputThroughput  float64       `json:"window_output_throughput"`

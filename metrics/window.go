@@ -33,8 +33,10 @@ func (w *window) add(at time.Time, requests, tokens float64) {
 }
 
 // rates reports requests and tokens per second over the window that ends
-// at now: the slot now falls in, so far, and the whole slots before it.
-func (w *window) rates(now time.Time) (requests, tokens float64) {
+// at now: the slot now falls in, so far, and the whole slots before it,
+// but none of it before since (the first count's time; zero for no bound),
+// when the counts began later than the window.
+func (w *window) rates(now, since time.Time) (requests, tokens float64) {
 	if now.Year() < 1970 || now.Year() > 2200 {
 		return 0, 0
 	}
@@ -46,6 +48,9 @@ func (w *window) rates(now time.Time) (requests, tokens float64) {
 		}
 	}
 	covered := w.width*(windowSlots-1) + time.Duration(now.UnixNano()-end*int64(w.width))
+	if d := now.Sub(since); !since.IsZero() && d > 0 && d < covered {
+		covered = d
+	}
 	secs := covered.Seconds()
 	return requests / secs, tokens / secs
 }
