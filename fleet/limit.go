@@ -262,9 +262,12 @@ func (l *Limiter) Reserve(now time.Time, tokens int) (delay time.Duration, cance
 	var size, extra []int64
 	if l.lease != nil {
 		size = l.leaseSize(costs)
-		extra = l.lease.extra(size)
+		extra = l.lease.ask(size)
 	}
-	wait, err := l.exchange(costs, extra, size)
+	wait, leased, at, err := l.exchange(costs, extra)
+	if extra != nil {
+		l.lease.settle(at, leased, extra, size)
+	}
 	if errors.Is(err, ErrTooLarge) {
 		return 0, nil, err
 	}
@@ -274,15 +277,16 @@ func (l *Limiter) Reserve(now time.Time, tokens int) (delay time.Duration, cance
 	return wait, once(func() { l.giveBack(costs) }), nil
 }
 
-// exchange runs reserve for costs and extra in one round trip, the
-// caller having entered the gate: it grants the lease of size, if
-// taken, passes the Breaker's state on and returns the wait. Redis's
-// errors are reported; ErrTooLarge is returned as is.
-func (l *Limiter) exchange(costs, extra, size []int64) (time.Duration, error) {
+// exchange runs reserve for costs and extra (nil for none) in one round
+// trip, the caller having entered the gate, passes the Breaker's state
+// on and returns the wait, whether the extra units were leased and when
+// the reply came. Redis's errors are reported; ErrTooLarge is returned
+// as is.
+func (l *Limiter) exchange(costs, extra []int64) (wait time.Duration, leased bool, at time.Time, err error) {
 	ctx, stop := context.WithTimeout(context.Background(), l.cfg.timeout)
 	defer stop()
 	v, err := reserve.Run(ctx, l.rdb, l.keys, l.argv(costs, extra)...).Int64Slice()
-	at := time.Now()
+	at = time.Now()
 	if err == nil && (len(v) == 0 || len(v) == 1 && v[0] >= 0) {
 		err = fmt.Errorf("malformed reply %v", v)
 	}
@@ -290,13 +294,10 @@ func (l *Limiter) exchange(costs, extra, size []int64) (time.Duration, error) {
 	if err != nil {
 		err = fmt.Errorf("fleet: reserve: %w", err)
 		l.cfg.report(err)
-		return 0, err
+		return 0, false, at, err
 	}
 	if v[0] < 0 {
-		return 0, ErrTooLarge
-	}
-	if v[1] == 1 && l.lease != nil {
-		l.lease.grant(at, extra, size)
+		return 0, false, at, ErrTooLarge
 	}
 	if b := l.cfg.breaker; b != nil && len(v) > 2 {
 		vals := make([]any, len(v)-2)
@@ -309,16 +310,18 @@ func (l *Limiter) exchange(costs, extra, size []int64) (time.Duration, error) {
 			l.cfg.report(err)
 		}
 	}
-	return time.Duration(v[0]) * time.Microsecond, nil
+	return time.Duration(v[0]) * time.Microsecond, v[1] == 1, at, nil
 }
 
-// refill tops the lease up by extra, in the background: a reservation of
-// nothing but the lease.
-func (l *Limiter) refill(extra, size []int64) {
+// refill leases extra units in the background (a reservation of nothing
+// but the lease) and reports when the reply came and whether they were
+// taken.
+func (l *Limiter) refill(extra []int64) (time.Time, bool) {
 	if !l.gate.enter(time.Now()) {
-		return
+		return time.Time{}, false
 	}
-	l.exchange(make([]int64, len(extra)), extra, size)
+	_, leased, at, _ := l.exchange(make([]int64, len(extra)), extra)
+	return at, leased
 }
 
 // once returns a cancel func that calls f the first time only.
@@ -372,9 +375,13 @@ func (l *Limiter) Flush() {
 }
 
 // Close gives the cancelled reservations and what it leased back, and
-// waits for that to end. Reservations cancelled later are not given back
-// (the capacity comes back with time; the error handler hears of it);
-// Reserve keeps working, without leasing. It returns nil.
+// waits for that to end. A reservation under way that leases meanwhile
+// is waited for (its round trip is bounded by WithTimeout), and what it
+// leased is given back too: it keeps its own request. Reservations that
+// begin after Close began reserve their own request exactly, without
+// leasing; Reserve keeps working so. Reservations cancelled after Close
+// returned are not given back (the capacity comes back with time; the
+// error handler hears of it). It returns nil.
 func (l *Limiter) Close() error {
 	if l.lease != nil {
 		l.lease.close()
