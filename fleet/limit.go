@@ -127,80 +127,6 @@ func NewLimiter(rdb redis.UniversalClient, name string, l tokenpace.Limit, opts 
 	return lim, nil
 }
 
-// reserve takes cost units on every bucket, and with them the extra
-// units of a lease when every bucket has room for them now, and returns
-// {wait in microseconds, 1 if the lease was taken else 0, then, when the
-// breaker is given, its state as readBreaker returns it}, or {-1} when a
-// cost exceeds its burst. The buckets are fields of the hash KEYS[1],
-// each holding its theoretical arrival time (TAT) in microseconds of
-// Redis's clock. ARGV: the number of buckets, then per bucket its field,
-// microseconds per unit, burst, cost and extra; then, when the hash is a
-// breaker's, its interval and timeout; else the hash expires when its
-// TATs are past. One read and one write of one key, so that a
-// reservation costs Redis little.
-var reserve = redis.NewScript(breakerLua + `
-local now = now_us()
-local nb = tonumber(ARGV[1])
-local paired = #ARGV > 1 + 5*nb
-local want = {}
-if paired then for i, f in ipairs(fields) do want[i] = f end end
-for i = 1, nb do want[#want + 1] = ARGV[5*i-3] end
-local v = redis.call('HMGET', KEYS[1], unpack(want))
-local off = paired and #fields or 0
-local tat, interval, burst, cost, extra = {}, {}, {}, {}, {}
-local lease = false
-for i = 1, nb do
-  interval[i], burst[i] = tonumber(ARGV[5*i-2]), tonumber(ARGV[5*i-1])
-  cost[i], extra[i] = tonumber(ARGV[5*i]), tonumber(ARGV[5*i+1])
-  if cost[i] > burst[i] then return {-1} end
-  tat[i] = math.max(tonumber(v[off + i]) or now, now)
-  if extra[i] > 0 then lease = true end
-end
-for i = 1, nb do
-  if tat[i] + (cost[i] + extra[i] - burst[i]) * interval[i] > now then lease = false end
-end
-local wait, last, kv = 0, now, {}
-for i = 1, nb do
-  local take = cost[i]
-  if lease then take = take + extra[i] end
-  local t = tat[i] + take * interval[i]
-  local w = t - burst[i] * interval[i] - now
-  if w > wait then wait = w end
-  if t > last then last = t end
-  kv[#kv + 1] = ARGV[5*i-3]
-  kv[#kv + 1] = num(t)
-end
-local out = {math.ceil(wait), lease and 1 or 0}
-if paired then
-  local b = decode(v, now, tonumber(ARGV[5*nb+2]), tonumber(ARGV[5*nb+3]))
-  encode(b, kv)
-  for _, x in ipairs(reply(b, now, {})) do out[#out + 1] = x end
-end
-redis.call('HSET', KEYS[1], unpack(kv))
-if not paired then redis.call('PEXPIREAT', KEYS[1], math.ceil(last / 1000) + 1) end
-return out`)
-
-// refund gives cost units back on every bucket (the ARGV of reserve,
-// without the breaker's).
-var refund = redis.NewScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local nb = tonumber(ARGV[1])
-local want = {}
-for i = 1, nb do want[i] = ARGV[4*i-2] end
-local v = redis.call('HMGET', KEYS[1], unpack(want))
-local kv = {}
-for i = 1, nb do
-  local tat = tonumber(v[i])
-  if tat then
-    tat = math.max(tat - tonumber(ARGV[4*i+1]) * tonumber(ARGV[4*i-1]), now)
-    kv[#kv + 1] = ARGV[4*i-2]
-    kv[#kv + 1] = string.format('%.0f', tat)
-  end
-end
-if #kv > 0 then redis.call('HSET', KEYS[1], unpack(kv)) end
-return 0`)
-
 // costs returns the units a request of tokens tokens takes on each
 // bucket.
 func (l *Limiter) costs(tokens int) []int64 {
@@ -287,8 +213,9 @@ func (l *Limiter) exchange(costs, extra []int64) (wait time.Duration, leased boo
 	defer stop()
 	v, err := reserve.Run(ctx, l.rdb, l.keys, l.argv(costs, extra)...).Int64Slice()
 	at = time.Now()
-	if err == nil && (len(v) == 0 || len(v) == 1 && v[0] >= 0) {
-		err = fmt.Errorf("malformed reply %v", v)
+	var r reserveReply
+	if err == nil {
+		r, err = parseReserve(v, at)
 	}
 	l.gate.leave(at, err == nil)
 	if err != nil {
@@ -296,21 +223,13 @@ func (l *Limiter) exchange(costs, extra []int64) (wait time.Duration, leased boo
 		l.cfg.report(err)
 		return 0, false, at, err
 	}
-	if v[0] < 0 {
+	if r.tooLarge {
 		return 0, false, at, ErrTooLarge
 	}
-	if b := l.cfg.breaker; b != nil && len(v) > 2 {
-		vals := make([]any, len(v)-2)
-		for i, x := range v[2:] {
-			vals[i] = x
-		}
-		if s, err := parseState(vals, at); err == nil {
-			b.update(s, at)
-		} else {
-			l.cfg.report(err)
-		}
+	if b := l.cfg.breaker; b != nil && r.state != nil {
+		b.update(*r.state, at)
 	}
-	return time.Duration(v[0]) * time.Microsecond, v[1] == 1, at, nil
+	return r.wait, r.leased, at, nil
 }
 
 // refill leases extra units in the background (a reservation of nothing
