@@ -8,8 +8,14 @@ import (
 // batchLinger is how long a batcher's goroutine lets updates gather
 // before it sends them: under load, a batch holds the updates of many
 // requests, one round trip for all. It delays what other replicas see by
-// as much, nothing else.
-const batchLinger = time.Millisecond
+// as much, nothing else: little beside WithStateMaxAge (100 ms by
+// default), the age of the state a Breaker decides from. It is not
+// shorter because each batch is a round trip that competes with the
+// callers' own for Redis and the process's cores: on a 2-core machine a
+// batch every millisecond added ≈ 10 µs to each exact admission, one
+// every 10 ms nothing measurable (BENCHMARKS.md, "Fleet mode: the exact
+// admission path").
+const batchLinger = 10 * time.Millisecond
 
 // batcher takes updates off the caller's path: add folds one into the
 // pending batch and returns at once, and one goroutine, alive only while
@@ -27,6 +33,19 @@ type batcher[B any] struct {
 	full     bool // pending holds an update
 	draining bool // a goroutine sends the batches
 	closed   bool
+	// stop is closed by close, so that the draining goroutine sends what
+	// is pending at once rather than after batchLinger.
+	stop chan struct{}
+}
+
+// stopped returns the channel close closes.
+func (q *batcher[B]) stopped() chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.stop == nil {
+		q.stop = make(chan struct{})
+	}
+	return q.stop
 }
 
 // add folds an update into the pending batch. It reports false, folding
@@ -68,11 +87,18 @@ func (q *batcher[B]) take(stop bool) (B, bool) {
 // drain sends batches until there is none.
 func (q *batcher[B]) drain() {
 	defer q.wg.Done()
+	stop := q.stopped()
+	t := time.NewTimer(batchLinger)
+	defer t.Stop()
 	for {
-		time.Sleep(batchLinger)
+		select {
+		case <-t.C:
+		case <-stop:
+		}
 		if !q.sendOne(true) {
 			return
 		}
+		t.Reset(batchLinger)
 	}
 }
 
@@ -93,7 +119,11 @@ func (q *batcher[B]) flush() { q.sendOne(false) }
 // close sends what is pending, refuses further updates and waits for the
 // draining goroutine to end.
 func (q *batcher[B]) close() {
+	stop := q.stopped()
 	q.mu.Lock()
+	if !q.closed {
+		close(stop)
+	}
 	q.closed = true
 	q.mu.Unlock()
 	q.flush()

@@ -21,7 +21,9 @@ var empty = redis.NewScript(`return 0`)
 // reservation script on a limiter's two buckets alone
 // ("evalsha-reserve-alone") and paired with a breaker's state, as a
 // Limiter made WithBreaker sends it ("evalsha-reserve"), and a whole
-// admission through the package ("admission": Allow, Reserve, done).
+// admission through the package ("admission": Allow, Reserve, done;
+// "admission-no-outcome" without done, so without the outcome batches
+// recorded in the background).
 // The admission runs again on clients made with other options:
 // "admission-ctx" with ContextTimeoutEnabled and no retries (the
 // package's timeout then bounds reads and writes too), "admission-nodeadline"
@@ -76,7 +78,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 			return fleet.ReserveScript.Run(ctx, rdb, []string{"tokenpace:breaker:{a}"}, paired...).Err()
 		})
 	})
-	admission := func(o redis.Options) func(b *testing.B) {
+	admission := func(o redis.Options, outcome bool) func(b *testing.B) {
 		return func(b *testing.B) {
 			rdb := client(b, o)
 			br, err := fleet.NewBreaker(rdb, "a", tokenpace.BreakerSettings{})
@@ -95,15 +97,18 @@ func BenchmarkRoundTrip(b *testing.B) {
 				if _, _, err := l.Reserve(time.Now(), 100); err != nil {
 					return err
 				}
-				done(nil)
+				if outcome {
+					done(nil)
+				}
 				return nil
 			})
 			br.Close()
 			l.Close()
 		}
 	}
-	b.Run("admission", admission(redis.Options{}))
-	b.Run("admission-ctx", admission(redis.Options{ContextTimeoutEnabled: true, MaxRetries: -1}))
-	b.Run("admission-nodeadline", admission(redis.Options{ReadTimeout: -2, WriteTimeout: -2}))
-	b.Run("admission-resp2", admission(redis.Options{Protocol: 2}))
+	b.Run("admission", admission(redis.Options{}, true))
+	b.Run("admission-no-outcome", admission(redis.Options{}, false))
+	b.Run("admission-ctx", admission(redis.Options{ContextTimeoutEnabled: true, MaxRetries: -1}, true))
+	b.Run("admission-nodeadline", admission(redis.Options{ReadTimeout: -2, WriteTimeout: -2}, true))
+	b.Run("admission-resp2", admission(redis.Options{Protocol: 2}, true))
 }
