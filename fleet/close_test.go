@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -197,5 +198,49 @@ func TestBreakerOutcomesRacingClose(t *testing.T) {
 	other := breakers(t, srv, 1, tokenpace.BreakerSettings{})[0]
 	if got := int(other.Counts().TotalSuccesses) + reported; got != n {
 		t.Fatalf("successes recorded %d + reported ErrClosed %d = %d, want %d", other.Counts().TotalSuccesses, reported, got, n)
+	}
+}
+
+// An error handler may close the Limiter that reports: when a leasing
+// reservation finds Redis gone, and when a reservation taken from a
+// lease is cancelled after Close.
+func TestLimiterErrorHandlerCloses(t *testing.T) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T, srv *redisServer, l *fleet.Limiter)
+	}{
+		{"reservation with Redis gone", func(t *testing.T, srv *redisServer, l *fleet.Limiter) {
+			srv.stop()
+			if d, _, err := l.Reserve(time.Now(), 1); d != 0 || err != nil {
+				t.Fatalf("Reserve(1) with Redis gone = %v, %v, want 0, nil (local)", d, err)
+			}
+		}},
+		{"cancel after Close", func(t *testing.T, srv *redisServer, l *fleet.Limiter) {
+			reserve(t, l, 1) // takes 1 and leases 2
+			_, cancel := reserve(t, l, 1)
+			l.Close()
+			cancel(time.Now())
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := startRedis(t)
+			var l *fleet.Limiter
+			var closes atomic.Int64
+			onErr := fleet.WithErrorHandler(func(error) {
+				closes.Add(1)
+				l.Close()
+			})
+			var err error
+			l, err = fleet.NewLimiter(srv.client(t), "route-a", tokenpace.Limit{RPS: 0.001, Burst: 4}, slack,
+				fleet.WithLease(2, time.Hour), onErr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.run(t, srv, l)
+			if n := closes.Load(); n != 1 {
+				t.Fatalf("errors reported = %d, want 1", n)
+			}
+		})
 	}
 }

@@ -28,16 +28,21 @@ const DefaultLeaseTTL = 100 * time.Millisecond
 // section that stops holding the units, so that no unit is between the
 // two when close marks the lease closed; and close waits for the leasing
 // round trips under way (ask … settle), whose units come back once they
-// return. After close begins, ask leases nothing.
+// return. After close begins, ask leases nothing. (The one give-back
+// outside mu is a reservation cancelled after close began: not the
+// lease's units any more, and given back or reported as its owner's
+// queue decides.)
 type lease struct {
 	ttl time.Duration
-	// giveBack returns units to Redis; called with mu held, so it must
-	// not block nor call the lease.
+	// giveBack returns units to Redis; called with mu held (but for
+	// put after close), so it must not block nor call the lease while
+	// the lease is open.
 	giveBack func(units []int64)
-	// fetch leases extra units in one round trip and reports when its
-	// reply came and whether they were taken; called by the refilling
-	// goroutine, nil for none.
-	fetch func(extra []int64) (at time.Time, ok bool)
+	// fetch leases extra units in one round trip and calls settle with
+	// when its reply came and whether they were taken, before it reports
+	// any error (so that an error handler may close the lease); called
+	// by the refilling goroutine, nil for none.
+	fetch func(extra []int64, settle func(at time.Time, ok bool))
 	hooks leaseHooks
 
 	mu        sync.Mutex
@@ -59,7 +64,7 @@ type lease struct {
 // given back.
 type leaseHooks struct{ roundTrip, closeWaits, expired func() }
 
-func newLease(buckets int, ttl time.Duration, giveBack func([]int64), fetch func(extra []int64) (time.Time, bool)) *lease {
+func newLease(buckets int, ttl time.Duration, giveBack func([]int64), fetch func([]int64, func(time.Time, bool))) *lease {
 	return &lease{ttl: ttl, giveBack: giveBack, fetch: fetch, left: make([]int64, buckets)}
 }
 
@@ -104,8 +109,7 @@ func (l *lease) refillIfLow() {
 	size := l.size
 	go func() {
 		defer close(done)
-		at, ok := l.fetch(extra)
-		l.settle(at, ok, extra, size)
+		l.fetch(extra, func(at time.Time, ok bool) { l.settle(at, ok, extra, size) })
 		l.mu.Lock()
 		l.refilling = nil
 		l.mu.Unlock()
@@ -208,8 +212,16 @@ func (l *lease) fill(units []int64) {
 // rest to Redis.
 func (l *lease) put(epoch uint64, costs []int64) {
 	l.mu.Lock()
+	if l.closed {
+		// A cancel after close began: given back outside mu, for the
+		// queue may be closed too, and then giveBack reports it (to a
+		// handler that may call the lease).
+		l.mu.Unlock()
+		l.give(costs)
+		return
+	}
 	defer l.mu.Unlock()
-	if l.closed || epoch != l.epoch {
+	if epoch != l.epoch {
 		l.give(costs)
 		return
 	}

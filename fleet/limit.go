@@ -198,6 +198,7 @@ func (l *Limiter) Reserve(now time.Time, tokens int) (delay time.Duration, cance
 		return 0, nil, err
 	}
 	if err != nil {
+		l.cfg.report(err) // once settled: the handler may call Close
 		return l.local.reserve(now, tokens)
 	}
 	return wait, once(func() { l.giveBack(costs) }), nil
@@ -206,8 +207,8 @@ func (l *Limiter) Reserve(now time.Time, tokens int) (delay time.Duration, cance
 // exchange runs reserve for costs and extra (nil for none) in one round
 // trip, the caller having entered the gate, passes the Breaker's state
 // on and returns the wait, whether the extra units were leased and when
-// the reply came. Redis's errors are reported; ErrTooLarge is returned
-// as is.
+// the reply came. Redis's errors are returned for the caller to report;
+// ErrTooLarge is returned as is.
 func (l *Limiter) exchange(costs, extra []int64) (wait time.Duration, leased bool, at time.Time, err error) {
 	ctx, stop := context.WithTimeout(context.Background(), l.cfg.timeout)
 	defer stop()
@@ -219,9 +220,7 @@ func (l *Limiter) exchange(costs, extra []int64) (wait time.Duration, leased boo
 	}
 	l.gate.leave(at, err == nil)
 	if err != nil {
-		err = fmt.Errorf("fleet: reserve: %w", err)
-		l.cfg.report(err)
-		return 0, false, at, err
+		return 0, false, at, fmt.Errorf("fleet: reserve: %w", err)
 	}
 	if r.tooLarge {
 		return 0, false, at, ErrTooLarge
@@ -233,14 +232,18 @@ func (l *Limiter) exchange(costs, extra []int64) (wait time.Duration, leased boo
 }
 
 // refill leases extra units in the background (a reservation of nothing
-// but the lease) and reports when the reply came and whether they were
-// taken.
-func (l *Limiter) refill(extra []int64) (time.Time, bool) {
+// but the lease), settles the lease's round trip and then reports any
+// error.
+func (l *Limiter) refill(extra []int64, settle func(at time.Time, ok bool)) {
 	if !l.gate.enter(time.Now()) {
-		return time.Time{}, false
+		settle(time.Time{}, false)
+		return
 	}
-	_, leased, at, _ := l.exchange(make([]int64, len(extra)), extra)
-	return at, leased
+	_, leased, at, err := l.exchange(make([]int64, len(extra)), extra)
+	settle(at, leased)
+	if err != nil && !errors.Is(err, ErrTooLarge) {
+		l.cfg.report(err)
+	}
 }
 
 // once returns a cancel func that calls f the first time only.
