@@ -23,7 +23,12 @@ const batchLinger = 10 * time.Millisecond
 // order. A batch is a value of B whose zero value is empty; fold keeps it
 // bounded. It is safe for concurrent use.
 type batcher[B any] struct {
-	send func(B) // sends a batch; called with sendMu held, so in order
+	// send sends a batch; called with sendMu held, so in order. The
+	// errors it passes to its report func go to report once sendMu is
+	// released, so that an error handler may flush or close the batcher's
+	// owner.
+	send   func(b B, report func(error))
+	report func(error) // nil for none
 
 	sendMu sync.Mutex
 	wg     sync.WaitGroup
@@ -104,11 +109,17 @@ func (q *batcher[B]) drain() {
 
 // sendOne sends the pending batch and reports whether there was one.
 func (q *batcher[B]) sendOne(stop bool) bool {
+	var errs []error
 	q.sendMu.Lock()
-	defer q.sendMu.Unlock()
 	b, ok := q.take(stop)
 	if ok {
-		q.send(b)
+		q.send(b, func(err error) { errs = append(errs, err) })
+	}
+	q.sendMu.Unlock()
+	if q.report != nil {
+		for _, err := range errs {
+			q.report(err)
+		}
 	}
 	return ok
 }

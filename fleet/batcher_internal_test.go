@@ -18,7 +18,7 @@ func TestBatcherLingerAndClose(t *testing.T) {
 			sum int
 		}
 		var got []sent
-		q := batcher[int]{send: func(n int) { got = append(got, sent{time.Since(start), n}) }}
+		q := batcher[int]{send: func(n int, _ func(error)) { got = append(got, sent{time.Since(start), n}) }}
 		add := func(n int) {
 			if !q.add(func(sum *int) { *sum += n }) {
 				t.Fatalf("add(%d) before close = false, want true", n)

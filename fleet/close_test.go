@@ -244,3 +244,48 @@ func TestLimiterErrorHandlerCloses(t *testing.T) {
 		})
 	}
 }
+
+// An error handler may flush or close the Breaker or Limiter that
+// reports from its background batches: the errors of a batch are
+// reported once it is sent.
+func TestErrorHandlerClosesFromBatch(t *testing.T) {
+	t.Run("breaker", func(t *testing.T) {
+		srv := startRedis(t)
+		var b *fleet.Breaker
+		var reported atomic.Int64
+		b = breakers(t, srv, 1, tokenpace.BreakerSettings{}, fleet.WithErrorHandler(func(error) {
+			reported.Add(1)
+			b.Close()
+		}))[0]
+		done, err := b.Allow()
+		if err != nil {
+			t.Fatalf("Allow() = %v, want nil", err)
+		}
+		srv.stop()
+		done(nil)
+		b.Flush() // records it: Redis fails
+		if n := reported.Load(); n != 1 {
+			t.Fatalf("errors reported = %d, want 1", n)
+		}
+	})
+	t.Run("limiter", func(t *testing.T) {
+		srv := startRedis(t)
+		var l *fleet.Limiter
+		var reported atomic.Int64
+		var err error
+		l, err = fleet.NewLimiter(srv.client(t), "route-a", tokenpace.Limit{RPS: 1}, slack, fleet.WithErrorHandler(func(error) {
+			reported.Add(1)
+			l.Close()
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, cancel := reserve(t, l, 1)
+		srv.stop()
+		cancel(time.Now())
+		l.Flush() // gives it back: Redis fails
+		if n := reported.Load(); n != 1 {
+			t.Fatalf("errors reported = %d, want 1", n)
+		}
+	})
+}

@@ -99,7 +99,7 @@ func NewLimiter(rdb redis.UniversalClient, name string, l tokenpace.Limit, opts 
 		return nil, errors.New("fleet: NewLimiter needs a limit: RPS or TPM")
 	}
 	lim := &Limiter{rdb: rdb, cfg: newConfig(opts)}
-	lim.refunds.send = lim.refund
+	lim.refunds.send, lim.refunds.report = lim.refund, lim.cfg.report
 	lim.gate = &redisGate{backoff: lim.cfg.backoff}
 	if b := lim.cfg.breaker; b != nil {
 		lim.gate = b.gate
@@ -267,10 +267,11 @@ func (l *Limiter) giveBack(units []int64) {
 }
 
 // refund gives the sum of cancelled reservations back in one round trip
-// (giving a and b back is giving a+b back), unless Redis is down.
-func (l *Limiter) refund(costs []int64) {
+// (giving a and b back is giving a+b back), unless Redis is down, and
+// passes its errors to report.
+func (l *Limiter) refund(costs []int64, report func(error)) {
 	if !l.gate.enter(time.Now()) {
-		l.cfg.report(errors.New("fleet: cancel reservation: Redis is down; the capacity comes back with time"))
+		report(errors.New("fleet: cancel reservation: Redis is down; the capacity comes back with time"))
 		return
 	}
 	argv := make([]any, 0, 1+4*len(l.buckets))
@@ -283,7 +284,7 @@ func (l *Limiter) refund(costs []int64) {
 	err := refund.Run(ctx, l.rdb, l.keys, argv...).Err()
 	l.gate.leave(time.Now(), err == nil)
 	if err != nil {
-		l.cfg.report(fmt.Errorf("fleet: cancel reservation: %w", err))
+		report(fmt.Errorf("fleet: cancel reservation: %w", err))
 	}
 }
 
