@@ -151,22 +151,32 @@ func (b *Breaker) recent(now time.Time) (sharedState, bool) {
 	return s, ok && b.gate.up()
 }
 
-// readAhead reads the state and closes done.
+// readAhead reads the state and closes done, and then reports an error,
+// so that the error handler may call Close (which waits for done).
 func (b *Breaker) readAhead(done chan struct{}) {
-	defer close(done)
-	b.read(time.Now())
+	var errs []error
+	b.readReporting(time.Now(), func(err error) { errs = append(errs, err) })
 	b.mu.Lock()
 	b.refreshing = nil
 	b.mu.Unlock()
+	close(done)
+	for _, err := range errs {
+		b.cfg.report(err)
+	}
 }
 
 // read reads the shared state in one round trip; false when Redis is
 // down or failed.
 func (b *Breaker) read(now time.Time) (sharedState, bool) {
+	return b.readReporting(now, b.cfg.report)
+}
+
+// readReporting is read passing its error to report.
+func (b *Breaker) readReporting(now time.Time, report func(error)) (sharedState, bool) {
 	if !b.gate.enter(now) {
 		return sharedState{}, false
 	}
-	s, err := b.run(readBreaker, b.cfg.report, b.args...)
+	s, err := b.run(readBreaker, report, b.args...)
 	if err != nil {
 		return sharedState{}, false
 	}

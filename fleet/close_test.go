@@ -289,3 +289,58 @@ func TestErrorHandlerClosesFromBatch(t *testing.T) {
 		}
 	})
 }
+
+// An error handler may close a Breaker from the read it started in the
+// background. Virtual time: half the max age passes at once.
+func TestBreakerErrorHandlerClosesFromReadAhead(t *testing.T) {
+	srv := startRedis(t)
+	synctest.Test(t, func(t *testing.T) {
+		const maxAge = 100 * time.Millisecond
+		var b *fleet.Breaker
+		var reported atomic.Int64
+		b = breakers(t, srv, 1, tokenpace.BreakerSettings{}, fleet.WithStateMaxAge(maxAge), fleet.WithErrorHandler(func(error) {
+			reported.Add(1)
+			b.Close()
+		}))[0]
+		if _, err := b.Allow(); err != nil { // reads the state
+			t.Fatalf("Allow() = %v, want nil", err)
+		}
+		time.Sleep(maxAge / 2)
+		srv.stop()
+		if _, err := b.Allow(); err != nil { // the state it read; reads again in the background
+			t.Fatalf("Allow() at half the max age = %v, want nil", err)
+		}
+		synctest.Wait()
+		b.Close()
+		if n := reported.Load(); n != 1 {
+			t.Fatalf("errors reported = %d, want 1", n)
+		}
+	})
+}
+
+// An error handler may close a Limiter from the top-up of its lease.
+func TestLimiterErrorHandlerClosesFromTopUp(t *testing.T) {
+	srv := startRedis(t)
+	var l *fleet.Limiter
+	closed := make(chan struct{})
+	var first atomic.Bool
+	var err error
+	l, err = fleet.NewLimiter(srv.client(t), "route-a", tokenpace.Limit{RPS: 0.001, Burst: 10}, slack,
+		fleet.WithLease(4, time.Hour), fleet.WithErrorHandler(func(error) {
+			if first.CompareAndSwap(false, true) { // Close reports too: the lease it gives back is lost
+				l.Close()
+				close(closed)
+			}
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reserve(t, l, 1) // takes 1 and leases 4
+	srv.stop()
+	for i := range 3 { // the third leaves 1 of 4: the top-up finds Redis gone
+		if d, _ := reserve(t, l, 1); d != 0 {
+			t.Fatalf("reservation %d from the lease = %v, want 0", i, d)
+		}
+	}
+	<-closed
+}

@@ -39,10 +39,11 @@ type lease struct {
 	// the lease is open.
 	giveBack func(units []int64)
 	// fetch leases extra units in one round trip and calls settle with
-	// when its reply came and whether they were taken, before it reports
-	// any error (so that an error handler may close the lease); called
-	// by the refilling goroutine, nil for none.
-	fetch func(extra []int64, settle func(at time.Time, ok bool))
+	// when its reply came and whether they were taken; called by the
+	// refilling goroutine, nil for none. The func it returns, if not
+	// nil, is called once that goroutine is done (so that it may report
+	// an error to a handler that closes the lease).
+	fetch func(extra []int64, settle func(at time.Time, ok bool)) (after func())
 	hooks leaseHooks
 
 	mu        sync.Mutex
@@ -64,7 +65,7 @@ type lease struct {
 // given back.
 type leaseHooks struct{ roundTrip, closeWaits, expired func() }
 
-func newLease(buckets int, ttl time.Duration, giveBack func([]int64), fetch func([]int64, func(time.Time, bool))) *lease {
+func newLease(buckets int, ttl time.Duration, giveBack func([]int64), fetch func([]int64, func(time.Time, bool)) func()) *lease {
 	return &lease{ttl: ttl, giveBack: giveBack, fetch: fetch, left: make([]int64, buckets)}
 }
 
@@ -108,11 +109,14 @@ func (l *lease) refillIfLow() {
 	l.asking++
 	size := l.size
 	go func() {
-		defer close(done)
-		l.fetch(extra, func(at time.Time, ok bool) { l.settle(at, ok, extra, size) })
+		after := l.fetch(extra, func(at time.Time, ok bool) { l.settle(at, ok, extra, size) })
 		l.mu.Lock()
 		l.refilling = nil
 		l.mu.Unlock()
+		close(done)
+		if after != nil {
+			after()
+		}
 	}()
 }
 

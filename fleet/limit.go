@@ -232,18 +232,20 @@ func (l *Limiter) exchange(costs, extra []int64) (wait time.Duration, leased boo
 }
 
 // refill leases extra units in the background (a reservation of nothing
-// but the lease), settles the lease's round trip and then reports any
-// error.
-func (l *Limiter) refill(extra []int64, settle func(at time.Time, ok bool)) {
+// but the lease) and settles the lease's round trip; it returns the
+// report of its error, if any, for the lease to call once its goroutine
+// is done.
+func (l *Limiter) refill(extra []int64, settle func(at time.Time, ok bool)) (after func()) {
 	if !l.gate.enter(time.Now()) {
 		settle(time.Time{}, false)
-		return
+		return nil
 	}
 	_, leased, at, err := l.exchange(make([]int64, len(extra)), extra)
 	settle(at, leased)
 	if err != nil && !errors.Is(err, ErrTooLarge) {
-		l.cfg.report(err)
+		return func() { l.cfg.report(err) }
 	}
+	return nil
 }
 
 // once returns a cancel func that calls f the first time only.

@@ -126,7 +126,9 @@ func WithBreaker(b *Breaker) Option {
 // WithErrorHandler calls f with every error Redis returns. Requests go on
 // regardless (see the package documentation: the fleet fails over to
 // local decisions), so f is where an outage becomes visible. f must be
-// safe for concurrent use and must not block; nil means no call.
+// safe for concurrent use and must not block; it is called with no lock
+// of the package held, so it may call the Breaker's or Limiter's
+// methods, Close included. Nil means no call.
 func WithErrorHandler(f func(error)) Option {
 	return optionFunc(func(c *config) { c.onError = f })
 }
