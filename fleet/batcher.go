@@ -8,8 +8,14 @@ import (
 // batchLinger is how long a batcher's goroutine lets updates gather
 // before it sends them: under load, a batch holds the updates of many
 // requests, one round trip for all. It delays what other replicas see by
-// as much, nothing else.
-const batchLinger = time.Millisecond
+// as much, nothing else: little beside WithStateMaxAge (100 ms by
+// default), the age of the state a Breaker decides from. It is not
+// shorter because each batch is a round trip that competes with the
+// callers' own for Redis and the process's cores: on a 2-core machine a
+// batch every millisecond added ≈ 10 µs to each exact admission, one
+// every 10 ms nothing measurable (BENCHMARKS.md, "Fleet mode: the exact
+// admission path").
+const batchLinger = 10 * time.Millisecond
 
 // batcher takes updates off the caller's path: add folds one into the
 // pending batch and returns at once, and one goroutine, alive only while
@@ -17,7 +23,12 @@ const batchLinger = time.Millisecond
 // order. A batch is a value of B whose zero value is empty; fold keeps it
 // bounded. It is safe for concurrent use.
 type batcher[B any] struct {
-	send func(B) // sends a batch; called with sendMu held, so in order
+	// send sends a batch; called with sendMu held, so in order. The
+	// errors it passes to its report func go to report once sendMu is
+	// released, so that an error handler may flush or close the batcher's
+	// owner.
+	send   func(b B, report func(error))
+	report func(error) // nil for none
 
 	sendMu sync.Mutex
 	wg     sync.WaitGroup
@@ -27,6 +38,19 @@ type batcher[B any] struct {
 	full     bool // pending holds an update
 	draining bool // a goroutine sends the batches
 	closed   bool
+	// stop is closed by close, so that the draining goroutine sends what
+	// is pending at once rather than after batchLinger.
+	stop chan struct{}
+}
+
+// stopped returns the channel close closes.
+func (q *batcher[B]) stopped() chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.stop == nil {
+		q.stop = make(chan struct{})
+	}
+	return q.stop
 }
 
 // add folds an update into the pending batch. It reports false, folding
@@ -68,21 +92,34 @@ func (q *batcher[B]) take(stop bool) (B, bool) {
 // drain sends batches until there is none.
 func (q *batcher[B]) drain() {
 	defer q.wg.Done()
+	stop := q.stopped()
+	t := time.NewTimer(batchLinger)
+	defer t.Stop()
 	for {
-		time.Sleep(batchLinger)
+		select {
+		case <-t.C:
+		case <-stop:
+		}
 		if !q.sendOne(true) {
 			return
 		}
+		t.Reset(batchLinger)
 	}
 }
 
 // sendOne sends the pending batch and reports whether there was one.
 func (q *batcher[B]) sendOne(stop bool) bool {
+	var errs []error
 	q.sendMu.Lock()
-	defer q.sendMu.Unlock()
 	b, ok := q.take(stop)
 	if ok {
-		q.send(b)
+		q.send(b, func(err error) { errs = append(errs, err) })
+	}
+	q.sendMu.Unlock()
+	if q.report != nil {
+		for _, err := range errs {
+			q.report(err)
+		}
 	}
 	return ok
 }
@@ -93,7 +130,11 @@ func (q *batcher[B]) flush() { q.sendOne(false) }
 // close sends what is pending, refuses further updates and waits for the
 // draining goroutine to end.
 func (q *batcher[B]) close() {
+	stop := q.stopped()
 	q.mu.Lock()
+	if !q.closed {
+		close(stop)
+	}
 	q.closed = true
 	q.mu.Unlock()
 	q.flush()

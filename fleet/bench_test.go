@@ -3,6 +3,7 @@ package fleet_test
 import (
 	"context"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -121,6 +122,16 @@ func BenchmarkReserve(b *testing.B) {
 // leaseRequests is the lease of the benchmarks' leased Limiters.
 const leaseRequests = 16
 
+// outage is what happens to Redis before BenchmarkAdmission's calls.
+type outage int
+
+const (
+	up      outage = iota
+	stopped        // killed
+	hung           // stopped with SIGSTOP: connections open, no answer
+	hungCtx        // the same, the client made with ContextTimeoutEnabled
+)
+
 // pace is the pause between admissions of the "-paced" benchmarks: a
 // replica admitting at most 5,000 requests a second, which leaves a lease
 // topped up in the background the time to come back.
@@ -136,7 +147,10 @@ const pace = 200 * time.Microsecond
 // includes it); "redis-down" the same as "redis" after Redis was
 // stopped, and "redis-down-tuned"
 // with the client options of the package's example (no retries, 10 ms
-// timeouts); "ping" one PING, the
+// timeouts); "redis-hung" the same as "redis" after Redis was stopped
+// with SIGSTOP (it accepts connections and does not answer), and
+// "redis-hung-ctx" with a client made with ContextTimeoutEnabled (and no
+// retries), so that WithTimeout bounds its reads; "ping" one PING, the
 // floor of anything that asks Redis. cmds/op counts the Redis commands,
 // outcomes recorded in the background included; p50-µs, p99-µs and
 // max-µs are the median, 99th percentile and slowest call.
@@ -153,7 +167,7 @@ func BenchmarkAdmission(b *testing.B) {
 			done(nil)
 		}
 	})
-	admit := func(b *testing.B, down, tuned bool, pace time.Duration, opts ...fleet.Option) {
+	admit := func(b *testing.B, outage outage, tuned bool, pace time.Duration, opts ...fleet.Option) {
 		srv := startRedis(b)
 		var rt roundTrips
 		o := &redis.Options{Addr: srv.addr}
@@ -161,6 +175,9 @@ func BenchmarkAdmission(b *testing.B) {
 			o = &redis.Options{Addr: srv.addr, MaxRetries: -1, DialerRetries: 1,
 				DialTimeout: 10 * time.Millisecond, ReadTimeout: 10 * time.Millisecond,
 				WriteTimeout: 10 * time.Millisecond, PoolTimeout: 10 * time.Millisecond}
+		}
+		if outage == hungCtx {
+			o.ContextTimeoutEnabled, o.MaxRetries = true, -1
 		}
 		rdb := benchClientOptions(b, o, &rt)
 		br, err := fleet.NewBreaker(rdb, "a", tokenpace.BreakerSettings{})
@@ -171,8 +188,17 @@ func BenchmarkAdmission(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if down {
+		switch outage {
+		case stopped:
 			srv.stop()
+		case hung, hungCtx:
+			// One reservation first, so that the script is loaded and
+			// the connection open.
+			if _, _, err := l.Reserve(time.Now(), 100); err != nil {
+				b.Fatal(err)
+			}
+			srv.cmd.Process.Signal(syscall.SIGSTOP)
+			b.Cleanup(func() { srv.cmd.Process.Signal(syscall.SIGCONT) })
 		}
 		start := rt.cmds.Load()
 		var took []time.Duration
@@ -199,12 +225,14 @@ func BenchmarkAdmission(b *testing.B) {
 		b.ReportMetric(float64(took[len(took)*99/100].Nanoseconds())/1e3, "p99-µs")
 		b.ReportMetric(float64(took[len(took)-1].Microseconds()), "max-µs")
 	}
-	b.Run("redis", func(b *testing.B) { admit(b, false, false, 0) })
-	b.Run("redis-leased", func(b *testing.B) { admit(b, false, false, 0, fleet.WithLease(leaseRequests, 0)) })
-	b.Run("redis-paced", func(b *testing.B) { admit(b, false, false, pace) })
-	b.Run("redis-leased-paced", func(b *testing.B) { admit(b, false, false, pace, fleet.WithLease(leaseRequests, 0)) })
-	b.Run("redis-down", func(b *testing.B) { admit(b, true, false, 0) })
-	b.Run("redis-down-tuned", func(b *testing.B) { admit(b, true, true, 0) })
+	b.Run("redis", func(b *testing.B) { admit(b, up, false, 0) })
+	b.Run("redis-leased", func(b *testing.B) { admit(b, up, false, 0, fleet.WithLease(leaseRequests, 0)) })
+	b.Run("redis-paced", func(b *testing.B) { admit(b, up, false, pace) })
+	b.Run("redis-leased-paced", func(b *testing.B) { admit(b, up, false, pace, fleet.WithLease(leaseRequests, 0)) })
+	b.Run("redis-down", func(b *testing.B) { admit(b, stopped, false, 0) })
+	b.Run("redis-down-tuned", func(b *testing.B) { admit(b, stopped, true, 0) })
+	b.Run("redis-hung", func(b *testing.B) { admit(b, hung, false, 0) })
+	b.Run("redis-hung-ctx", func(b *testing.B) { admit(b, hungCtx, false, 0) })
 	b.Run("ping", func(b *testing.B) {
 		srv := startRedis(b)
 		var rt roundTrips

@@ -110,7 +110,7 @@ func NewBreaker(rdb redis.UniversalClient, name string, s tokenpace.BreakerSetti
 	if s.ReadyToTrip == nil {
 		b.threshold = int64(d.Failures)
 	}
-	b.queue = batcher[outcomes]{send: b.record}
+	b.queue = batcher[outcomes]{send: b.record, report: b.cfg.report}
 	return b, nil
 }
 
@@ -151,31 +151,42 @@ func (b *Breaker) recent(now time.Time) (sharedState, bool) {
 	return s, ok && b.gate.up()
 }
 
-// readAhead reads the state and closes done.
+// readAhead reads the state and closes done, and then reports an error,
+// so that the error handler may call Close (which waits for done).
 func (b *Breaker) readAhead(done chan struct{}) {
-	defer close(done)
-	b.read(time.Now())
+	var errs []error
+	b.readReporting(time.Now(), func(err error) { errs = append(errs, err) })
 	b.mu.Lock()
 	b.refreshing = nil
 	b.mu.Unlock()
+	close(done)
+	for _, err := range errs {
+		b.cfg.report(err)
+	}
 }
 
 // read reads the shared state in one round trip; false when Redis is
 // down or failed.
 func (b *Breaker) read(now time.Time) (sharedState, bool) {
+	return b.readReporting(now, b.cfg.report)
+}
+
+// readReporting is read passing its error to report.
+func (b *Breaker) readReporting(now time.Time, report func(error)) (sharedState, bool) {
 	if !b.gate.enter(now) {
 		return sharedState{}, false
 	}
-	s, err := b.run(readBreaker, b.args...)
+	s, err := b.run(readBreaker, report, b.args...)
 	if err != nil {
 		return sharedState{}, false
 	}
 	return s, true
 }
 
-// run runs a breaker script, passing its outcome to the gate and the
-// state it returns to update. The caller has entered the gate.
-func (b *Breaker) run(script *redis.Script, args ...any) (sharedState, error) {
+// run runs a breaker script, passing its outcome to the gate, the state
+// it returns to update and its error to report. The caller has entered
+// the gate.
+func (b *Breaker) run(script *redis.Script, report func(error), args ...any) (sharedState, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.timeout)
 	defer cancel()
 	v, err := script.Run(ctx, b.rdb, []string{b.key}, args...).Slice()
@@ -186,7 +197,7 @@ func (b *Breaker) run(script *redis.Script, args ...any) (sharedState, error) {
 	}
 	b.gate.leave(at, err == nil)
 	if err != nil {
-		b.cfg.report(fmt.Errorf("fleet: breaker %s: %w", b.name, err))
+		report(fmt.Errorf("fleet: breaker %s: %w", b.name, err))
 		return sharedState{}, err
 	}
 	b.update(s, at)
@@ -225,11 +236,11 @@ func (b *Breaker) done(gen int64, outcome error) {
 }
 
 // record records a batch of outcomes in one round trip, or on the local
-// breaker while Redis is down. It runs in the queue's goroutine, or in a
-// caller of flush.
-func (b *Breaker) record(o outcomes) {
+// breaker while Redis is down, and passes its errors to report. It runs
+// in the queue's goroutine, or in a caller of flush.
+func (b *Breaker) record(o outcomes, report func(error)) {
 	if o.dropped > 0 {
-		b.cfg.report(fmt.Errorf("fleet: breaker %s: %d outcomes not recorded: more than %d runs waited for Redis", b.name, o.dropped, maxOutcomeRuns))
+		report(fmt.Errorf("fleet: breaker %s: %d outcomes not recorded: more than %d runs waited for Redis", b.name, o.dropped, maxOutcomeRuns))
 	}
 	runs := o.runs
 	if len(runs) == 0 {
@@ -245,7 +256,7 @@ func (b *Breaker) record(o outcomes) {
 	for _, r := range runs {
 		args = append(args, r.gen, r.n)
 	}
-	s, err := b.run(recordBreaker, args...)
+	s, err := b.run(recordBreaker, report, args...)
 	if err != nil {
 		b.recordLocally(runs)
 		return
@@ -265,7 +276,7 @@ func (b *Breaker) record(o outcomes) {
 			c.ConsecutiveSuccesses = 0
 			if b.trip(c) {
 				if b.gate.enter(time.Now()) {
-					b.run(tripBreaker, append(b.args[:2:2], r.gen)...)
+					b.run(tripBreaker, report, append(b.args[:2:2], r.gen)...)
 				}
 				return
 			}

@@ -17,6 +17,9 @@ import (
 // or of a closed state's Interval) and gobreaker's counts r, ts, tf, cs,
 // cf. Times are Redis's clock, so replicas' clocks need not agree.
 //
+// Numbers are written as numbers: Redis keeps their 17 significant
+// digits, so microseconds of its clock stay exact.
+//
 // reply returns {state, generation, microseconds to expiry or -1, r, ts,
 // tf, cs, cf, n, n states visited (first the one read), extra...}.
 const breakerLua = `
@@ -24,7 +27,6 @@ local function now_us()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
-local function num(x) return string.format('%.0f', x) end
 local function newgen(b, s, now, interval, timeout)
   if s ~= b.s then table.insert(b.trans, s) end
   b.s, b.g, b.recreated = s, b.g + 1, false
@@ -63,8 +65,10 @@ end
 -- encode appends the state's fields and values to out, if it changed.
 local function encode(b, out)
   if b.dirty then
-    for _, x in ipairs({'s', b.s, 'g', num(b.g), 'e', num(b.e), 'r', num(b.r), 'ts', num(b.ts),
-        'tf', num(b.tf), 'cs', num(b.cs), 'cf', num(b.cf)}) do out[#out + 1] = x end
+    local n = #out
+    out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5], out[n + 6] = 's', b.s, 'g', b.g, 'e', b.e
+    out[n + 7], out[n + 8], out[n + 9], out[n + 10], out[n + 11], out[n + 12] = 'r', b.r, 'ts', b.ts, 'tf', b.tf
+    out[n + 13], out[n + 14], out[n + 15], out[n + 16] = 'cs', b.cs, 'cf', b.cf
   end
   return out
 end

@@ -45,9 +45,11 @@
 // per call. After the window the next request tries Redis again; once it
 // answers, the fleet's shared state applies again. Errors go to the
 // handler given with WithErrorHandler. A client made with
-// redis.Options{MaxRetries: -1} and short DialTimeout, ReadTimeout,
-// WriteTimeout and PoolTimeout suits the package: its own retries cannot
-// help within the timeout.
+// redis.Options{ContextTimeoutEnabled: true, MaxRetries: -1} suits the
+// package: the timeout then bounds reads and writes too (without
+// ContextTimeoutEnabled, a Redis that hangs holds a call for the
+// client's ReadTimeout), and the client's own retries cannot help within
+// the timeout.
 //
 // Close a Breaker to record the outcomes it still has queued.
 //

@@ -21,13 +21,14 @@ import (
 // example needs a Redis server, so it does not run as a test.)
 func Example() {
 	rdb := redis.NewClient(&redis.Options{
-		Addr:          "localhost:6379",
-		MaxRetries:    -1,
-		DialerRetries: 1,
-		DialTimeout:   10 * time.Millisecond,
-		ReadTimeout:   10 * time.Millisecond,
-		WriteTimeout:  10 * time.Millisecond,
-		PoolTimeout:   10 * time.Millisecond,
+		Addr:                  "localhost:6379",
+		ContextTimeoutEnabled: true, // fleet.WithTimeout then bounds reads and writes
+		MaxRetries:            -1,
+		DialerRetries:         1,
+		DialTimeout:           10 * time.Millisecond,
+		ReadTimeout:           10 * time.Millisecond,
+		WriteTimeout:          10 * time.Millisecond,
+		PoolTimeout:           10 * time.Millisecond,
 	})
 	defer rdb.Close()
 	onErr := fleet.WithErrorHandler(func(err error) { log.Printf("fleet: %v", err) })

@@ -22,12 +22,29 @@ const DefaultLeaseTTL = 100 * time.Millisecond
 // is all it can admit beyond what Redis counts in a window (units
 // counted before the window, used in it), so n replicas admit at most
 // limit + n × size per window.
+//
+// Every unit leased is, at any time, held, taken by a reservation, or
+// given back: giveBack is called with mu held, in the same critical
+// section that stops holding the units, so that no unit is between the
+// two when close marks the lease closed; and close waits for the leasing
+// round trips under way (ask … settle), whose units come back once they
+// return. After close begins, ask leases nothing. (The one give-back
+// outside mu is a reservation cancelled after close began: not the
+// lease's units any more, and given back or reported as its owner's
+// queue decides.)
 type lease struct {
-	ttl      time.Duration
-	giveBack func(units []int64) // returns expired units to Redis; not called with mu held
-	// fetch leases extra units for a lease of size in one round trip and
-	// grants them; called by the refilling goroutine, nil for none.
-	fetch func(extra, size []int64)
+	ttl time.Duration
+	// giveBack returns units to Redis; called with mu held (but for
+	// put after close), so it must not block nor call the lease while
+	// the lease is open.
+	giveBack func(units []int64)
+	// fetch leases extra units in one round trip and calls settle with
+	// when its reply came and whether they were taken; called by the
+	// refilling goroutine, nil for none. The func it returns, if not
+	// nil, is called once that goroutine is done (so that it may report
+	// an error to a handler that closes the lease).
+	fetch func(extra []int64, settle func(at time.Time, ok bool)) (after func())
+	hooks leaseHooks
 
 	mu        sync.Mutex
 	left      []int64   // units held, per bucket
@@ -37,9 +54,18 @@ type lease struct {
 	timer     *time.Timer
 	closed    bool
 	refilling chan struct{} // closed when the refilling goroutine ends; nil when none runs
+	asking    int           // leasing round trips under way (ask without settle)
+	settled   chan struct{} // closed by the last settle while close waits; nil otherwise
 }
 
-func newLease(buckets int, ttl time.Duration, giveBack func([]int64), fetch func(extra, size []int64)) *lease {
+// leaseHooks are called, when set, at points of a lease's life that
+// tests interleave with close: roundTrip when a leasing round trip
+// returned, before it settles; closeWaits when close waits for round
+// trips under way (with mu held); expired after an expired lease was
+// given back.
+type leaseHooks struct{ roundTrip, closeWaits, expired func() }
+
+func newLease(buckets int, ttl time.Duration, giveBack func([]int64), fetch func([]int64, func(time.Time, bool)) func()) *lease {
 	return &lease{ttl: ttl, giveBack: giveBack, fetch: fetch, left: make([]int64, buckets)}
 }
 
@@ -80,13 +106,17 @@ func (l *lease) refillIfLow() {
 	}
 	done := make(chan struct{})
 	l.refilling = done
+	l.asking++
 	size := l.size
 	go func() {
-		defer close(done)
-		l.fetch(extra, size)
+		after := l.fetch(extra, func(at time.Time, ok bool) { l.settle(at, ok, extra, size) })
 		l.mu.Lock()
 		l.refilling = nil
 		l.mu.Unlock()
+		close(done)
+		if after != nil {
+			after()
+		}
 	}()
 }
 
@@ -100,47 +130,84 @@ func (l *lease) wait() {
 	}
 }
 
-// extra returns, per bucket, the units to lease with a request of costs,
-// so that the lease holds up to size: none once closed.
-func (l *lease) extra(size []int64) []int64 {
+// ask returns, per bucket, the units to lease with a request so that
+// the lease holds up to size, and registers the round trip that leases
+// them, which must settle. It returns nil, registering nothing, when
+// there is nothing to lease or the lease is closed.
+func (l *lease) ask(size []int64) []int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := make([]int64, len(size))
 	if l.closed {
-		return out
+		return nil
 	}
+	out := make([]int64, len(size))
+	some := false
 	for i, s := range size {
 		out[i] = max(0, s-l.left[i])
+		some = some || out[i] > 0
 	}
+	if !some {
+		return nil
+	}
+	l.asking++
 	return out
+}
+
+// settle ends a leasing round trip of units, registered by ask or by the
+// refilling goroutine: when ok (Redis took them), it grants them at now.
+func (l *lease) settle(now time.Time, ok bool, units, size []int64) {
+	if l.hooks.roundTrip != nil {
+		l.hooks.roundTrip()
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if ok {
+		l.add(now, units, size)
+	}
+	l.asking--
+	if l.asking == 0 && l.settled != nil {
+		close(l.settled)
+		l.settled = nil
+	}
 }
 
 // grant adds units leased at now, renewing what is held for ttl. It
 // keeps at most size per bucket and gives the rest back to Redis.
 func (l *lease) grant(now time.Time, units, size []int64) {
 	l.mu.Lock()
-	var excess []int64
+	defer l.mu.Unlock()
+	l.add(now, units, size)
+}
+
+// add is grant with mu held; once closed, it gives all units back.
+func (l *lease) add(now time.Time, units, size []int64) {
 	if l.closed {
-		excess = units
+		l.give(units)
+		return
+	}
+	l.size = size
+	l.fill(units)
+	l.until = now.Add(l.ttl)
+	if l.timer == nil {
+		l.timer = time.AfterFunc(l.ttl, l.expire)
 	} else {
-		for i, u := range units {
-			l.left[i] += u
-			if over := l.left[i] - size[i]; over > 0 {
-				if excess == nil {
-					excess = make([]int64, len(units))
-				}
-				excess[i], l.left[i] = over, size[i]
+		l.timer.Reset(l.ttl)
+	}
+}
+
+// fill adds units to what is held, up to size, and gives the rest back;
+// mu is held.
+func (l *lease) fill(units []int64) {
+	var excess []int64
+	for i, u := range units {
+		l.left[i] += u
+		if over := l.left[i] - l.size[i]; over > 0 {
+			if excess == nil {
+				excess = make([]int64, len(units))
 			}
-		}
-		l.size = size
-		l.until = now.Add(l.ttl)
-		if l.timer == nil {
-			l.timer = time.AfterFunc(l.ttl, l.expire)
-		} else {
-			l.timer.Reset(l.ttl)
+			excess[i], l.left[i] = over, l.size[i]
 		}
 	}
-	l.mu.Unlock()
 	l.give(excess)
 }
 
@@ -149,23 +216,20 @@ func (l *lease) grant(now time.Time, units, size []int64) {
 // rest to Redis.
 func (l *lease) put(epoch uint64, costs []int64) {
 	l.mu.Lock()
-	if l.closed || epoch != l.epoch {
+	if l.closed {
+		// A cancel after close began: given back outside mu, for the
+		// queue may be closed too, and then giveBack reports it (to a
+		// handler that may call the lease).
 		l.mu.Unlock()
 		l.give(costs)
 		return
 	}
-	var excess []int64
-	for i, c := range costs {
-		l.left[i] += c
-		if over := l.left[i] - l.size[i]; over > 0 {
-			if excess == nil {
-				excess = make([]int64, len(costs))
-			}
-			excess[i], l.left[i] = over, l.size[i]
-		}
+	defer l.mu.Unlock()
+	if epoch != l.epoch {
+		l.give(costs)
+		return
 	}
-	l.mu.Unlock()
-	l.give(excess) // topped up meanwhile: what exceeds the size goes back
+	l.fill(costs) // topped up meanwhile: what exceeds the size goes back
 }
 
 // expire gives back what is held once it expired.
@@ -175,23 +239,38 @@ func (l *lease) expire() {
 		l.mu.Unlock() // renewed meanwhile: the timer was reset
 		return
 	}
-	units := l.drain()
+	l.give(l.drain())
 	l.mu.Unlock()
-	l.give(units)
+	if l.hooks.expired != nil {
+		l.hooks.expired()
+	}
 }
 
-// close gives back what is held and leases nothing more, once the
-// refilling goroutine, if it runs, has ended.
+// close gives back what is held, leases nothing more, and waits for the
+// leasing round trips under way, whose units come back as they return,
+// and for the refilling goroutine to end.
 func (l *lease) close() {
 	l.mu.Lock()
 	l.closed = true
 	if l.timer != nil {
 		l.timer.Stop()
 	}
-	units := l.drain()
+	l.give(l.drain())
+	var settled chan struct{}
+	if l.asking > 0 {
+		if l.settled == nil {
+			l.settled = make(chan struct{})
+		}
+		settled = l.settled
+		if l.hooks.closeWaits != nil {
+			l.hooks.closeWaits()
+		}
+	}
 	l.mu.Unlock()
-	l.give(units)
-	l.wait() // what it leases now goes back at once: closed
+	if settled != nil {
+		<-settled
+	}
+	l.wait()
 }
 
 // drain empties what is held and returns it; mu is held.
@@ -202,7 +281,7 @@ func (l *lease) drain() []int64 {
 	return units
 }
 
-// give gives units back to Redis, if there are any.
+// give gives units back to Redis, if there are any; mu is held.
 func (l *lease) give(units []int64) {
 	for _, u := range units {
 		if u > 0 {

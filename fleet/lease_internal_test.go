@@ -32,8 +32,8 @@ func TestLeaseHoldsAtMostItsSize(t *testing.T) {
 	if _, ok := l.take(now, []int64{1, 1}); ok {
 		t.Fatalf("take(1, 1) after close = true, want false")
 	}
-	if x := l.extra(size); !slices.Equal(x, []int64{0, 0}) {
-		t.Fatalf("extra(%v) after close = %v, want [0 0]", size, x)
+	if x := l.ask(size); x != nil {
+		t.Fatalf("ask(%v) after close = %v, want nil (nothing to lease)", size, x)
 	}
 }
 

@@ -99,7 +99,7 @@ func NewLimiter(rdb redis.UniversalClient, name string, l tokenpace.Limit, opts 
 		return nil, errors.New("fleet: NewLimiter needs a limit: RPS or TPM")
 	}
 	lim := &Limiter{rdb: rdb, cfg: newConfig(opts)}
-	lim.refunds.send = lim.refund
+	lim.refunds.send, lim.refunds.report = lim.refund, lim.cfg.report
 	lim.gate = &redisGate{backoff: lim.cfg.backoff}
 	if b := lim.cfg.breaker; b != nil {
 		lim.gate = b.gate
@@ -126,80 +126,6 @@ func NewLimiter(rdb redis.UniversalClient, name string, l tokenpace.Limit, opts 
 	}
 	return lim, nil
 }
-
-// reserve takes cost units on every bucket, and with them the extra
-// units of a lease when every bucket has room for them now, and returns
-// {wait in microseconds, 1 if the lease was taken else 0, then, when the
-// breaker is given, its state as readBreaker returns it}, or {-1} when a
-// cost exceeds its burst. The buckets are fields of the hash KEYS[1],
-// each holding its theoretical arrival time (TAT) in microseconds of
-// Redis's clock. ARGV: the number of buckets, then per bucket its field,
-// microseconds per unit, burst, cost and extra; then, when the hash is a
-// breaker's, its interval and timeout; else the hash expires when its
-// TATs are past. One read and one write of one key, so that a
-// reservation costs Redis little.
-var reserve = redis.NewScript(breakerLua + `
-local now = now_us()
-local nb = tonumber(ARGV[1])
-local paired = #ARGV > 1 + 5*nb
-local want = {}
-if paired then for i, f in ipairs(fields) do want[i] = f end end
-for i = 1, nb do want[#want + 1] = ARGV[5*i-3] end
-local v = redis.call('HMGET', KEYS[1], unpack(want))
-local off = paired and #fields or 0
-local tat, interval, burst, cost, extra = {}, {}, {}, {}, {}
-local lease = false
-for i = 1, nb do
-  interval[i], burst[i] = tonumber(ARGV[5*i-2]), tonumber(ARGV[5*i-1])
-  cost[i], extra[i] = tonumber(ARGV[5*i]), tonumber(ARGV[5*i+1])
-  if cost[i] > burst[i] then return {-1} end
-  tat[i] = math.max(tonumber(v[off + i]) or now, now)
-  if extra[i] > 0 then lease = true end
-end
-for i = 1, nb do
-  if tat[i] + (cost[i] + extra[i] - burst[i]) * interval[i] > now then lease = false end
-end
-local wait, last, kv = 0, now, {}
-for i = 1, nb do
-  local take = cost[i]
-  if lease then take = take + extra[i] end
-  local t = tat[i] + take * interval[i]
-  local w = t - burst[i] * interval[i] - now
-  if w > wait then wait = w end
-  if t > last then last = t end
-  kv[#kv + 1] = ARGV[5*i-3]
-  kv[#kv + 1] = num(t)
-end
-local out = {math.ceil(wait), lease and 1 or 0}
-if paired then
-  local b = decode(v, now, tonumber(ARGV[5*nb+2]), tonumber(ARGV[5*nb+3]))
-  encode(b, kv)
-  for _, x in ipairs(reply(b, now, {})) do out[#out + 1] = x end
-end
-redis.call('HSET', KEYS[1], unpack(kv))
-if not paired then redis.call('PEXPIREAT', KEYS[1], math.ceil(last / 1000) + 1) end
-return out`)
-
-// refund gives cost units back on every bucket (the ARGV of reserve,
-// without the breaker's).
-var refund = redis.NewScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local nb = tonumber(ARGV[1])
-local want = {}
-for i = 1, nb do want[i] = ARGV[4*i-2] end
-local v = redis.call('HMGET', KEYS[1], unpack(want))
-local kv = {}
-for i = 1, nb do
-  local tat = tonumber(v[i])
-  if tat then
-    tat = math.max(tat - tonumber(ARGV[4*i+1]) * tonumber(ARGV[4*i-1]), now)
-    kv[#kv + 1] = ARGV[4*i-2]
-    kv[#kv + 1] = string.format('%.0f', tat)
-  end
-end
-if #kv > 0 then redis.call('HSET', KEYS[1], unpack(kv)) end
-return 0`)
 
 // costs returns the units a request of tokens tokens takes on each
 // bucket.
@@ -262,63 +188,64 @@ func (l *Limiter) Reserve(now time.Time, tokens int) (delay time.Duration, cance
 	var size, extra []int64
 	if l.lease != nil {
 		size = l.leaseSize(costs)
-		extra = l.lease.extra(size)
+		extra = l.lease.ask(size)
 	}
-	wait, err := l.exchange(costs, extra, size)
+	wait, leased, at, err := l.exchange(costs, extra)
+	if extra != nil {
+		l.lease.settle(at, leased, extra, size)
+	}
 	if errors.Is(err, ErrTooLarge) {
 		return 0, nil, err
 	}
 	if err != nil {
+		l.cfg.report(err) // once settled: the handler may call Close
 		return l.local.reserve(now, tokens)
 	}
 	return wait, once(func() { l.giveBack(costs) }), nil
 }
 
-// exchange runs reserve for costs and extra in one round trip, the
-// caller having entered the gate: it grants the lease of size, if
-// taken, passes the Breaker's state on and returns the wait. Redis's
-// errors are reported; ErrTooLarge is returned as is.
-func (l *Limiter) exchange(costs, extra, size []int64) (time.Duration, error) {
+// exchange runs reserve for costs and extra (nil for none) in one round
+// trip, the caller having entered the gate, passes the Breaker's state
+// on and returns the wait, whether the extra units were leased and when
+// the reply came. Redis's errors are returned for the caller to report;
+// ErrTooLarge is returned as is.
+func (l *Limiter) exchange(costs, extra []int64) (wait time.Duration, leased bool, at time.Time, err error) {
 	ctx, stop := context.WithTimeout(context.Background(), l.cfg.timeout)
 	defer stop()
 	v, err := reserve.Run(ctx, l.rdb, l.keys, l.argv(costs, extra)...).Int64Slice()
-	at := time.Now()
-	if err == nil && (len(v) == 0 || len(v) == 1 && v[0] >= 0) {
-		err = fmt.Errorf("malformed reply %v", v)
+	at = time.Now()
+	var r reserveReply
+	if err == nil {
+		r, err = parseReserve(v, at)
 	}
 	l.gate.leave(at, err == nil)
 	if err != nil {
-		err = fmt.Errorf("fleet: reserve: %w", err)
-		l.cfg.report(err)
-		return 0, err
+		return 0, false, at, fmt.Errorf("fleet: reserve: %w", err)
 	}
-	if v[0] < 0 {
-		return 0, ErrTooLarge
+	if r.tooLarge {
+		return 0, false, at, ErrTooLarge
 	}
-	if v[1] == 1 && l.lease != nil {
-		l.lease.grant(at, extra, size)
+	if b := l.cfg.breaker; b != nil && r.state != nil {
+		b.update(*r.state, at)
 	}
-	if b := l.cfg.breaker; b != nil && len(v) > 2 {
-		vals := make([]any, len(v)-2)
-		for i, x := range v[2:] {
-			vals[i] = x
-		}
-		if s, err := parseState(vals, at); err == nil {
-			b.update(s, at)
-		} else {
-			l.cfg.report(err)
-		}
-	}
-	return time.Duration(v[0]) * time.Microsecond, nil
+	return r.wait, r.leased, at, nil
 }
 
-// refill tops the lease up by extra, in the background: a reservation of
-// nothing but the lease.
-func (l *Limiter) refill(extra, size []int64) {
+// refill leases extra units in the background (a reservation of nothing
+// but the lease) and settles the lease's round trip; it returns the
+// report of its error, if any, for the lease to call once its goroutine
+// is done.
+func (l *Limiter) refill(extra []int64, settle func(at time.Time, ok bool)) (after func()) {
 	if !l.gate.enter(time.Now()) {
-		return
+		settle(time.Time{}, false)
+		return nil
 	}
-	l.exchange(make([]int64, len(extra)), extra, size)
+	_, leased, at, err := l.exchange(make([]int64, len(extra)), extra)
+	settle(at, leased)
+	if err != nil && !errors.Is(err, ErrTooLarge) {
+		return func() { l.cfg.report(err) }
+	}
+	return nil
 }
 
 // once returns a cancel func that calls f the first time only.
@@ -342,10 +269,11 @@ func (l *Limiter) giveBack(units []int64) {
 }
 
 // refund gives the sum of cancelled reservations back in one round trip
-// (giving a and b back is giving a+b back), unless Redis is down.
-func (l *Limiter) refund(costs []int64) {
+// (giving a and b back is giving a+b back), unless Redis is down, and
+// passes its errors to report.
+func (l *Limiter) refund(costs []int64, report func(error)) {
 	if !l.gate.enter(time.Now()) {
-		l.cfg.report(errors.New("fleet: cancel reservation: Redis is down; the capacity comes back with time"))
+		report(errors.New("fleet: cancel reservation: Redis is down; the capacity comes back with time"))
 		return
 	}
 	argv := make([]any, 0, 1+4*len(l.buckets))
@@ -358,7 +286,7 @@ func (l *Limiter) refund(costs []int64) {
 	err := refund.Run(ctx, l.rdb, l.keys, argv...).Err()
 	l.gate.leave(time.Now(), err == nil)
 	if err != nil {
-		l.cfg.report(fmt.Errorf("fleet: cancel reservation: %w", err))
+		report(fmt.Errorf("fleet: cancel reservation: %w", err))
 	}
 }
 
@@ -372,9 +300,13 @@ func (l *Limiter) Flush() {
 }
 
 // Close gives the cancelled reservations and what it leased back, and
-// waits for that to end. Reservations cancelled later are not given back
-// (the capacity comes back with time; the error handler hears of it);
-// Reserve keeps working, without leasing. It returns nil.
+// waits for that to end. A reservation under way that leases meanwhile
+// is waited for (its round trip is bounded by WithTimeout), and what it
+// leased is given back too: it keeps its own request. Reservations that
+// begin after Close began reserve their own request exactly, without
+// leasing; Reserve keeps working so. Reservations cancelled after Close
+// returned are not given back (the capacity comes back with time; the
+// error handler hears of it). It returns nil.
 func (l *Limiter) Close() error {
 	if l.lease != nil {
 		l.lease.close()

@@ -6,10 +6,9 @@ import "time"
 const (
 	// DefaultPrefix starts every Redis key the package writes.
 	DefaultPrefix = "tokenpace:"
-	// DefaultTimeout bounds each Redis operation: dial, send and reply,
-	// retries included. It is short because admission waits for it: a
-	// Redis that does not answer in time counts as down (see
-	// WithRedisBackoff).
+	// DefaultTimeout bounds each Redis operation (see WithTimeout). It
+	// is short because admission waits for it: a Redis that does not
+	// answer in time counts as down (see WithRedisBackoff).
 	DefaultTimeout = 10 * time.Millisecond
 	// DefaultRedisBackoff is how long Breakers and Limiters leave Redis
 	// alone after it failed, deciding locally meanwhile.
@@ -65,9 +64,14 @@ func WithPrefix(prefix string) Option {
 }
 
 // WithTimeout bounds each Redis operation by d instead of DefaultTimeout;
-// d <= 0 keeps the default. The bound covers whatever the client does
-// within the operation (dial, pool wait, retries), whatever its own
-// options say.
+// d <= 0 keeps the default. The bound is the operation's context
+// deadline: it covers the dial, the wait for a pooled connection and the
+// retries whatever the client's options say, but go-redis bounds a read
+// or a write by it only when the client is made with
+// redis.Options{ContextTimeoutEnabled: true}; otherwise a Redis that
+// accepts connections but does not answer holds each operation for the
+// client's ReadTimeout (5 s by default), not d. Set ContextTimeoutEnabled
+// (or ReadTimeout and WriteTimeout no longer than d).
 func WithTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) {
 		if d > 0 {
@@ -122,7 +126,9 @@ func WithBreaker(b *Breaker) Option {
 // WithErrorHandler calls f with every error Redis returns. Requests go on
 // regardless (see the package documentation: the fleet fails over to
 // local decisions), so f is where an outage becomes visible. f must be
-// safe for concurrent use and must not block; nil means no call.
+// safe for concurrent use and must not block; it is called with no lock
+// of the package held, so it may call the Breaker's or Limiter's
+// methods, Close included. Nil means no call.
 func WithErrorHandler(f func(error)) Option {
 	return optionFunc(func(c *config) { c.onError = f })
 }

@@ -3,9 +3,11 @@ package fleet_test
 import (
 	"errors"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/sony/gobreaker/v2"
 
 	"github.com/tokenpace/tokenpace"
@@ -176,5 +178,40 @@ func TestLimiterRedisBack(t *testing.T) {
 	}
 	if d, _ := reserve(t, other, 200); d <= 0 {
 		t.Fatalf("other replica: Reserve(200) after a's 900 with Redis back = %v, want a wait", d)
+	}
+}
+
+// A Redis that accepts connections but does not answer (here: stopped
+// with SIGSTOP) costs a reservation WithTimeout, not the client's
+// ReadTimeout (an hour here), when the client lets the context bound
+// reads and writes (ContextTimeoutEnabled); the reservation is then
+// decided locally.
+func TestLimiterRedisHung(t *testing.T) {
+	srv := startRedis(t)
+	var log errorLog
+	rdb := redis.NewClient(&redis.Options{Addr: srv.addr, ContextTimeoutEnabled: true, MaxRetries: -1,
+		ReadTimeout: time.Hour, WriteTimeout: time.Hour})
+	t.Cleanup(func() { rdb.Close() })
+	l, err := fleet.NewLimiter(rdb, "a", tokenpace.Limit{RPS: 1, Burst: 1}, fleet.WithTimeout(20*time.Millisecond),
+		fleet.WithRedisBackoff(time.Hour), log.option())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	reserve(t, l, 1) // loads the script; takes the burst
+	if err := srv.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatalf("SIGSTOP redis-server: %v", err)
+	}
+	t.Cleanup(func() { srv.cmd.Process.Signal(syscall.SIGCONT) })
+	start := time.Now()
+	d, _ := reserve(t, l, 1)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Fatalf("Reserve(1) with Redis hung took %v, want about WithTimeout (20ms)", took)
+	}
+	if d != 0 {
+		t.Fatalf("Reserve(1) with Redis hung = %v, want 0 (the local limit's burst)", d)
+	}
+	if log.len() != 1 {
+		t.Fatalf("errors reported with Redis hung = %d, want 1", log.len())
 	}
 }

@@ -2,6 +2,7 @@ package fleet_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -14,53 +15,72 @@ import (
 // empty is a script that does nothing: what any EVALSHA costs.
 var empty = redis.NewScript(`return 0`)
 
-// BenchmarkRoundTrip splits what an admission costs, side by side on one
-// loopback Redis: a bare PING through go-redis ("ping"), an EVALSHA of an
-// empty script ("evalsha-empty"), the reservation script alone, on a
-// limiter's two buckets and a breaker's state, as a Limiter made
-// WithBreaker sends it ("evalsha-reserve"), and a whole admission through
-// the package ("admission": Allow, Reserve, done), each with go-redis's
-// defaults (RESP3) and with "resp2".
+// BenchmarkRoundTrip splits what an exact admission costs, side by side
+// on one loopback Redis, through go-redis with its defaults: a bare PING
+// ("ping"), an EVALSHA of an empty script ("evalsha-empty"), the
+// reservation script on a limiter's two buckets alone
+// ("evalsha-reserve-alone") and paired with a breaker's state, as a
+// Limiter made WithBreaker sends it ("evalsha-reserve"), and a whole
+// admission through the package ("admission": Allow, Reserve, done;
+// "admission-no-outcome" without done, so without the outcome batches
+// recorded in the background).
+// The admission runs again on clients made with other options:
+// "admission-ctx" with ContextTimeoutEnabled and no retries (the
+// package's timeout then bounds reads and writes too), "admission-nodeadline"
+// with ReadTimeout and WriteTimeout -2 (no deadline set per command: an
+// unbounded wait, measured only for what deadlines cost) and
+// "admission-resp2" with Protocol 2. p50-µs and p99-µs are the median
+// and 99th percentile of the calls.
 func BenchmarkRoundTrip(b *testing.B) {
 	srv := startRedis(b)
-	for _, proto := range []struct {
-		name string
-		n    int
-	}{{"", 3}, {"resp2/", 2}} {
-		client := func(b *testing.B) *redis.Client {
-			rdb := redis.NewClient(&redis.Options{Addr: srv.addr, Protocol: proto.n, DisableIdentity: true})
-			b.Cleanup(func() { rdb.Close() })
-			return rdb
+	client := func(b *testing.B, o redis.Options) *redis.Client {
+		o.Addr, o.DisableIdentity = srv.addr, true
+		rdb := redis.NewClient(&o)
+		b.Cleanup(func() { rdb.Close() })
+		return rdb
+	}
+	// loop runs f b.N times and reports the median and p99.
+	loop := func(b *testing.B, f func() error) {
+		took := make([]time.Duration, 0, b.N)
+		for b.Loop() {
+			t0 := time.Now()
+			if err := f(); err != nil {
+				b.Fatal(err)
+			}
+			took = append(took, time.Since(t0))
 		}
-		b.Run(proto.name+"ping", func(b *testing.B) {
-			rdb := client(b)
-			for b.Loop() {
-				if err := rdb.Ping(context.Background()).Err(); err != nil {
-					b.Fatal(err)
-				}
-			}
+		slices.Sort(took)
+		b.ReportMetric(float64(took[len(took)/2].Nanoseconds())/1e3, "p50-µs")
+		b.ReportMetric(float64(took[len(took)*99/100].Nanoseconds())/1e3, "p99-µs")
+	}
+	ctx := context.Background()
+	b.Run("ping", func(b *testing.B) {
+		rdb := client(b, redis.Options{})
+		loop(b, func() error { return rdb.Ping(ctx).Err() })
+	})
+	b.Run("evalsha-empty", func(b *testing.B) {
+		rdb := client(b, redis.Options{})
+		loop(b, func() error { return empty.Run(ctx, rdb, []string{"e"}).Err() })
+	})
+	// The arguments of a Limiter of RPS and TPM 1e9 reserving 100 tokens,
+	// without a lease; and WithBreaker, the breaker's interval and timeout.
+	alone := []any{2, "rps", "0.001", "1000000000", 1, 0, "tpm", "0.06", "1000000000", 100, 0}
+	paired := append(slices.Clone(alone), 60000000, 60000000)
+	b.Run("evalsha-reserve-alone", func(b *testing.B) {
+		rdb := client(b, redis.Options{})
+		loop(b, func() error {
+			return fleet.ReserveScript.Run(ctx, rdb, []string{"tokenpace:limit:{a}"}, alone...).Err()
 		})
-		b.Run(proto.name+"evalsha-empty", func(b *testing.B) {
-			rdb := client(b)
-			for b.Loop() {
-				if err := empty.Run(context.Background(), rdb, []string{"e"}).Err(); err != nil {
-					b.Fatal(err)
-				}
-			}
+	})
+	b.Run("evalsha-reserve", func(b *testing.B) {
+		rdb := client(b, redis.Options{})
+		loop(b, func() error {
+			return fleet.ReserveScript.Run(ctx, rdb, []string{"tokenpace:breaker:{a}"}, paired...).Err()
 		})
-		b.Run(proto.name+"evalsha-reserve", func(b *testing.B) {
-			rdb := client(b)
-			// The arguments of a Limiter of RPS and TPM 1e9 WithBreaker,
-			// reserving 100 tokens, without a lease.
-			args := []any{2, "rps", "0.001", "1000000000", 1, 0, "tpm", "0.06", "1000000000", 100, 0, 60000000, 60000000}
-			for b.Loop() {
-				if err := fleet.ReserveScript.Run(context.Background(), rdb, []string{"tokenpace:breaker:{a}"}, args...).Err(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(proto.name+"admission", func(b *testing.B) {
-			rdb := client(b)
+	})
+	admission := func(o redis.Options, outcome bool) func(b *testing.B) {
+		return func(b *testing.B) {
+			rdb := client(b, o)
 			br, err := fleet.NewBreaker(rdb, "a", tokenpace.BreakerSettings{})
 			if err != nil {
 				b.Fatal(err)
@@ -69,18 +89,26 @@ func BenchmarkRoundTrip(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			for b.Loop() {
+			loop(b, func() error {
 				done, err := br.Allow()
 				if err != nil {
-					b.Fatal(err)
+					return err
 				}
 				if _, _, err := l.Reserve(time.Now(), 100); err != nil {
-					b.Fatal(err)
+					return err
 				}
-				done(nil)
-			}
+				if outcome {
+					done(nil)
+				}
+				return nil
+			})
 			br.Close()
 			l.Close()
-		})
+		}
 	}
+	b.Run("admission", admission(redis.Options{}, true))
+	b.Run("admission-no-outcome", admission(redis.Options{}, false))
+	b.Run("admission-ctx", admission(redis.Options{ContextTimeoutEnabled: true, MaxRetries: -1}, true))
+	b.Run("admission-nodeadline", admission(redis.Options{ReadTimeout: -2, WriteTimeout: -2}, true))
+	b.Run("admission-resp2", admission(redis.Options{Protocol: 2}, true))
 }
