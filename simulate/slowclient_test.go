@@ -119,20 +119,32 @@ func TestCloseWithStalledClient(t *testing.T) {
 // dropped: its handler ends and the engine's slot is freed while the client
 // keeps its connection open without reading. Other streams keep going.
 func TestStalledClientDropped(t *testing.T) {
-	for _, direct := range []bool{false, true} {
-		t.Run(fmt.Sprintf("direct=%v", direct), func(t *testing.T) {
+	tests := []struct {
+		name   string
+		direct bool            // served with ConnContext
+		opt    simulate.Option // the network model
+		itl    time.Duration   // of the stalled stream (20,000 tokens)
+	}{
+		{"handler", false, nil, ms(1)},
+		{"direct", true, nil, ms(1)},
+		{"rtt", true, simulate.WithRTT(ms(2)), ms(1)},
+		// The proxy holds the stream until its end, then writes it all.
+		{"buffering", true, simulate.WithBuffering(true), time.Microsecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			fixed := &simulate.Fixed{PerRequest: func(r simulate.Request) (time.Duration, time.Duration) {
 				if r.ID == 1 {
-					return 0, ms(1) // a 20 s stream
+					return 0, tt.itl
 				}
 				return ms(20), ms(5)
 			}}
-			s, err := simulate.NewServer(simulate.WithModel("m", fixed), simulate.WithWriteTimeout(100*time.Millisecond))
+			s, err := simulate.NewServer(simulate.WithModel("m", fixed), simulate.WithWriteTimeout(100*time.Millisecond), tt.opt)
 			if err != nil {
 				t.Fatal(err)
 			}
 			hs := &http.Server{}
-			if direct {
+			if tt.direct {
 				hs.ConnContext = s.ConnContext
 			}
 			addr := loopbackServer(t, s, hs, smallBuffers)
