@@ -54,6 +54,12 @@ type directConn struct {
 	c     net.Conn // for the request's goroutine's (blocking) writes
 	raw   syscall.RawConn
 	count *directCounts
+
+	// tryWrite's state, kept here so that a write allocates nothing:
+	// writeFd (made once) writes pending and sets wrote.
+	writeFd func(fd uintptr) bool
+	pending []byte
+	wrote   int
 }
 
 // directConnOf returns the connection r arrived on if the server may write
@@ -77,24 +83,32 @@ func directConnOf(r *http.Request, count *directCounts) *directConn {
 	if err != nil {
 		return nil
 	}
-	return &directConn{c: c, raw: raw, count: count}
+	d := &directConn{c: c, raw: raw, count: count}
+	d.writeFd = d.writePending
+	return d
 }
 
 // tryWrite writes as much of b as the socket takes now, in one system call
 // that never waits, and returns what is left: nil when all of b went out.
 // An error leaves all that was not written, for a blocking write to report.
 func (d *directConn) tryWrite(b []byte) []byte {
-	n := 0
-	d.raw.Write(func(fd uintptr) bool {
-		n = writeOnce(fd, b)
-		return true
-	})
+	d.pending, d.wrote = b, 0
+	d.raw.Write(d.writeFd)
+	n := d.wrote
+	d.pending = nil
 	if n >= len(b) {
 		d.count.whole.Add(1)
 		return nil
 	}
 	d.count.partial.Add(1)
 	return b[n:]
+}
+
+// writePending is the function tryWrite has the connection call with its
+// descriptor: one write of pending that never waits.
+func (d *directConn) writePending(fd uintptr) bool {
+	d.wrote = writeOnce(fd, d.pending)
+	return true
 }
 
 // write writes b, waiting as long as the connection needs, and reports

@@ -110,7 +110,7 @@ func TestDirectWriteSameBody(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			servers := make([]string, 2) // direct, then through the ResponseWriter
 			for i := range servers {
-				s, err := simulate.NewServer(simulate.WithModel("m", &simulate.Fixed{ITL: 200 * time.Microsecond}), simulate.WithSeed(7))
+				s, err := simulate.NewServer(simulate.WithModel("m", &simulate.Fixed{ITL: time.Millisecond}), simulate.WithSeed(7))
 				if err != nil {
 					t.Fatal(err)
 				}

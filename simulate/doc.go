@@ -81,7 +81,11 @@
 // listener with JSONErrorPages), is an OpenAI-style JSON error. Bodies are
 // capped (WithMaxBodyBytes) and must arrive within WithBodyTimeout; a
 // prompt of token ids is counted, never decoded; at most MaxStop stop
-// sequences are accepted; a fault's For is at most MaxFaultDuration.
+// sequences are accepted; a fault's For is at most MaxFaultDuration. A
+// client that stops reading is dropped once a write has waited
+// WithWriteTimeout for it (DefaultWriteTimeout), so it holds no goroutine
+// and at most that long's worth of its stream in memory; it never delays
+// other streams, and Close ends its request at once.
 //
 // # Serving cost
 //

@@ -268,10 +268,12 @@ func (c *memConn) SetWriteDeadline(t time.Time) error {
 }
 
 // deadline is a resettable point in time whose expired channel is closed
-// once the time has come. The zero value has no deadline.
+// once the time has come. The zero value has no deadline. One timer serves
+// every setting.
 type deadline struct {
 	mu    sync.Mutex
-	timer *time.Timer
+	at    time.Time     // zero: none
+	timer *time.Timer   // fires expire at at; nil until first needed
 	ch    chan struct{} // closed when expired; replaced when reset
 }
 
@@ -279,29 +281,39 @@ type deadline struct {
 func (d *deadline) set(t time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.timer != nil {
-		d.timer.Stop()
-		d.timer = nil
-	}
+	d.at = t
 	if d.ch == nil || isClosed(d.ch) {
 		d.ch = make(chan struct{})
 	}
 	if t.IsZero() {
+		if d.timer != nil {
+			d.timer.Stop()
+		}
 		return
 	}
 	wait := time.Until(t)
-	if wait <= 0 {
+	switch {
+	case wait <= 0:
 		close(d.ch)
+		if d.timer != nil {
+			d.timer.Stop()
+		}
+	case d.timer == nil:
+		d.timer = time.AfterFunc(wait, d.expire)
+	default:
+		d.timer.Reset(wait)
+	}
+}
+
+// expire closes the channel if the deadline has come; a timer that fires
+// for an earlier setting does nothing.
+func (d *deadline) expire() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.at.IsZero() || time.Now().Before(d.at) || isClosed(d.ch) {
 		return
 	}
-	ch := d.ch
-	d.timer = time.AfterFunc(wait, func() {
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		if d.ch == ch && !isClosed(ch) {
-			close(ch)
-		}
-	})
+	close(d.ch)
 }
 
 // expired returns a channel closed once the deadline has passed.

@@ -29,11 +29,47 @@ type output struct {
 	held       []byte      // what a buffering proxy holds
 	late       *lateness   // records how late writes are
 	direct     *directConn // set once the driver may write the chunks
+
+	writeTimeout time.Duration   // how long a write may wait for the client
+	closing      context.Context // ends when the server closes
+	armed        bool            // the connection has a write deadline
 }
 
 func newOutput(ctx context.Context, w http.ResponseWriter, half time.Duration, buffering, stream bool, late *lateness) *output {
 	return &output{w: w, rc: http.NewResponseController(w), ctx: ctx, half: half, buffering: buffering, stream: stream, late: late}
 }
+
+// arm gives the writes that follow writeTimeout to complete: a client
+// that takes none of their bytes for that long is dropped (the writes
+// fail). Once the server is closing, they fail at once.
+func (o *output) arm() {
+	if o.writeTimeout <= 0 {
+		return
+	}
+	o.rc.SetWriteDeadline(time.Now().Add(o.writeTimeout))
+	o.armed = true
+	if o.closing != nil && o.closing.Err() != nil {
+		o.abortWrites()
+	}
+}
+
+// disarm removes the write deadline, so that the driver's direct writes,
+// which never wait, are not refused once it has passed.
+func (o *output) disarm() {
+	if o.armed {
+		o.rc.SetWriteDeadline(time.Time{})
+		o.armed = false
+	}
+}
+
+// abortWrites makes every write to the connection fail from now on,
+// pending ones included. It is safe to call from any goroutine.
+func (o *output) abortWrites() {
+	o.rc.SetWriteDeadline(longAgo)
+}
+
+// longAgo is a write deadline that has passed.
+var longAgo = time.Unix(1, 0)
 
 // wait waits until bytes sent at at are due and records how late the
 // wake-up was.
@@ -53,7 +89,11 @@ func (o *output) waitFor(due time.Time) bool {
 	if o.unflushed && time.Until(due) > 0 && !o.flush() {
 		return false
 	}
-	return waitUntil(o.ctx, due)
+	if !waitUntil(o.ctx, due) {
+		return false
+	}
+	o.arm()
+	return true
 }
 
 // flush sends what queue wrote since the last flush, in one write to the

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -153,6 +154,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 	half := s.cfg.rtt / 2
 	arrived := sent.Add(half) // when the server sees the request
 	out := newOutput(ctx, w, half, s.cfg.buffering, g.stream, &s.late)
+	out.writeTimeout, out.closing = s.cfg.writeTimeout, s.closing
+	// Close fails a write that waits for a client that does not read.
+	defer context.AfterFunc(s.closing, out.abortWrites)()
 	if !waitUntil(ctx, arrived) || !plan.beforeHeaders(out, arrived) {
 		return
 	}
@@ -222,7 +226,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 		}
 	}()
 	if dc := directConnOf(r, &s.direct); dc != nil && g.stream && half == 0 && !s.cfg.buffering && fault.Kind == NoFault {
-		// Headers are flushed: the driver may write the chunks.
+		// Headers are flushed: the driver may write the chunks, with no
+		// deadline to refuse them.
+		out.disarm()
 		out.direct = dc
 		sink.handOver(rs)
 	}
@@ -241,8 +247,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 			panic(http.ErrAbortHandler)
 		}
 		batch, rest = sink.take(batch)
-		if len(rest) > 0 && !out.direct.write(rest) {
-			return
+		if len(rest) > 0 {
+			out.arm()
+			if !out.direct.write(rest) {
+				// Dropped, or gone, after part of a chunk.
+				panic(http.ErrAbortHandler)
+			}
 		}
 		for _, e := range batch {
 			var ok bool
@@ -253,6 +263,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 		}
 		if !out.flush() {
 			return
+		}
+		if out.direct != nil && !finished {
+			out.disarm()
 		}
 		sink.idle()
 	}

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -35,6 +36,9 @@ const (
 	// body once its headers are read; a body still incomplete then gets
 	// 408 and the connection is closed.
 	DefaultBodyTimeout = 30 * time.Second
+	// DefaultWriteTimeout is how long a response's write may wait for a
+	// client that takes none of its bytes before the client is dropped.
+	DefaultWriteTimeout = 10 * time.Second
 	// MaxStop is the most stop sequences a request may hold, as OpenAI
 	// allows; more get 400.
 	MaxStop = 4
@@ -75,6 +79,11 @@ type Server struct {
 	direct directCounts  // the drivers' direct writes
 	mux    *http.ServeMux
 	close  sync.Once
+
+	// closing ends when Close is called: every write still waiting for
+	// a client fails then.
+	closing context.Context
+	closed  context.CancelFunc
 }
 
 type model struct {
@@ -98,6 +107,7 @@ type config struct {
 	maxTokensLimit int
 	maxBodyBytes   int64
 	bodyTimeout    time.Duration
+	writeTimeout   time.Duration
 	faultHeader    bool
 	precise        bool
 	created        int64
@@ -217,6 +227,24 @@ func WithBodyTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.bodyTimeout = d })
 }
 
+// WithWriteTimeout sets how long each write of a response may wait for a
+// client that does not read: a client that takes none of a write's bytes
+// within d (its connection's buffers are full, and it reads too little to
+// drain them) is dropped, its connection closed and the engine's slot
+// freed, so that a stalled client holds neither a goroutine nor memory
+// for long. While a write waits, the tokens its stream generates queue in
+// memory: at most d's worth of them. A client that reads, however slowly,
+// is not dropped as long as each write completes within d; one that reads
+// more slowly than its stream generates falls further behind with every
+// write until one takes longer than d. Zero means DefaultWriteTimeout. It
+// needs a connection that supports write deadlines (net/http's own and
+// the in-memory ones do) and an http.ResponseWriter that reaches it
+// (http.ResponseController); elsewhere writes wait as long as the
+// connection does.
+func WithWriteTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.writeTimeout = d })
+}
+
 // WithMaxTokens sets the output length of requests without max_tokens;
 // the default is DefaultMaxTokens.
 func WithMaxTokens(n int) Option {
@@ -286,14 +314,20 @@ func NewServer(opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("simulate: max body bytes %d, want at least 1", cfg.maxBodyBytes)
 	case cfg.bodyTimeout < 0:
 		return nil, fmt.Errorf("simulate: negative body timeout %v", cfg.bodyTimeout)
+	case cfg.writeTimeout < 0:
+		return nil, fmt.Errorf("simulate: negative write timeout %v", cfg.writeTimeout)
 	}
 	if cfg.bodyTimeout == 0 {
 		cfg.bodyTimeout = DefaultBodyTimeout
+	}
+	if cfg.writeTimeout == 0 {
+		cfg.writeTimeout = DefaultWriteTimeout
 	}
 	if err := cfg.faults.validate(); err != nil {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, models: make(map[string]*model)}
+	s.closing, s.closed = context.WithCancel(context.Background())
 	for _, m := range cfg.models {
 		if m.name == "" {
 			return nil, errors.New("simulate: empty model name")
@@ -358,9 +392,13 @@ func (s *Server) Stats(model string) (Stats, bool) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
 
 // Close stops the drivers; requests still running end without further
-// tokens. It returns nil; later calls do nothing.
+// tokens, at once, even those whose writes wait for a client that does not
+// read. It returns nil; later calls do nothing. To stop an http.Server
+// that serves s (http.Server.Shutdown, httptest.Server.Close wait for
+// running requests), close s first.
 func (s *Server) Close() error {
 	s.close.Do(func() {
+		s.closed()
 		for _, m := range s.models {
 			m.driver.close()
 		}

@@ -34,18 +34,19 @@ import (
 // "handler" (the default Server without ConnContext: every chunk handed to
 // the request's goroutine and written through the http.ResponseWriter) and,
 // as the baseline in the same run, "sleep", a server that sleeps token
-// after token (relative sleeps), as common simulators do.
+// after token (relative sleeps), as common simulators do; and, on request,
+// "floor", the writes alone (floorServer, Linux only).
 //
 //	TOKENPACE_PRECISION=1 go test -run TestOnlinePrecision -v ./simulate/
 //
 // TOKENPACE_PRECISION_STREAMS (default "1,256") and
-// TOKENPACE_PRECISION_MODES (default "sim,precise,sleep"; "handler" on
-// request) select the runs;
+// TOKENPACE_PRECISION_MODES (default "sim,precise,sleep"; "handler" and
+// "floor" on request) select the runs;
 // TOKENPACE_PRECISION_SERVER_PROCS sets the server's GOMAXPROCS;
 // TOKENPACE_PRECISION_PROFILE=path writes its CPU profile to path.MODE.
 const (
 	precisionEnv = "TOKENPACE_PRECISION"
-	serveEnv     = "TOKENPACE_PRECISION_SERVE" // "sim", "precise", "handler" or "sleep": be the child server
+	serveEnv     = "TOKENPACE_PRECISION_SERVE" // "sim", "precise", "handler", "sleep" or "floor": be the child server
 	precTTFT     = 30 * time.Millisecond
 	precITL      = 30 * time.Millisecond
 	precTokens   = 100
@@ -75,6 +76,9 @@ func TestPrecisionServer(t *testing.T) {
 		if mode != "handler" {
 			hs.ConnContext = s.ConnContext
 		}
+	case "floor", "floorthread":
+		f := newFloorServer(mode == "floorthread")
+		hs.Handler, hs.ConnContext = f, f.connContext
 	}
 	go hs.Serve(l)
 	fmt.Println(l.Addr())
@@ -287,7 +291,7 @@ func measurePrecision(t *testing.T, mode string, streams int) precisionResult {
 	close(start)
 	wg.Wait()
 	var late string
-	if mode != "sleep" {
+	if mode != "sleep" && !strings.HasPrefix(mode, "floor") {
 		late = serverLateness(t, client, base+"/metrics")
 	}
 	client.CloseIdleConnections()
