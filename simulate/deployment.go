@@ -25,6 +25,7 @@ const (
 	RuntimeEager
 )
 
+// String returns the runtime's name as the flags and deployment files spell it.
 func (r Runtime) String() string {
 	switch r {
 	case RuntimeVLLM:

@@ -24,7 +24,7 @@ func ExamplePredict() {
 	fmt.Println(p.Arithmetic[2])
 	fmt.Println(p.Bound, "bound")
 	// Output:
-	// decode memory: 35 GB / 1000 GB/s = 35 ms per token ≈ 28.6 TPS at full bandwidth (35 GB weights + 0.000655 GB KV for 1 streams)
+	// decode memory: 35 GB / 1000 GB/s = 35 ms per token ≈ 28.6 TPS at full bandwidth (35 GB of weights read per step + 0.000655 GB KV for 1 streams)
 	// memory bound
 }
 

@@ -20,6 +20,7 @@ type UnknownNameError struct {
 	Known []string
 }
 
+// Error names what was looked up, the unknown name and the names known.
 func (e *UnknownNameError) Error() string {
 	return fmt.Sprintf("simulate: unknown %s %q (known: %s)", e.Kind, e.Name, strings.Join(e.Known, ", "))
 }
@@ -41,6 +42,7 @@ type InvalidError struct {
 	Reason string
 }
 
+// Error names the input, its value and what is wrong with it.
 func (e *InvalidError) Error() string {
 	return fmt.Sprintf("simulate: invalid %s %v: %s", e.Field, e.Value, e.Reason)
 }

@@ -232,7 +232,7 @@ func (p Prediction) explain(e *Engine) []string {
 		fmt.Sprintf("model: %s, %s B params at %s (%s bits/weight) = %s GB of weights%s on %s",
 			d.Model.Name, num(d.Model.ParamsB), d.Precision.Name, num(d.Precision.BitsPerWeight), num(d.Model.WeightBytes(d.Precision)/1e9), gpus, d.GPU.Name),
 		fmt.Sprintf("KV cache: %s KB per token, room for %d tokens", num(d.Model.KVBytesPerToken(d.KVBits)/1e3), d.KVCapacityTokens),
-		fmt.Sprintf("decode memory: %s GB / %s = %s ms per token ≈ %s TPS at full bandwidth (%s GB weights + %s GB KV for %d streams)",
+		fmt.Sprintf("decode memory: %s GB / %s = %s ms per token ≈ %s TPS at full bandwidth (%s GB of weights read per step + %s GB KV for %d streams)",
 			num(bytes/1e9), bw, num(raw*1e3), num(1/raw), num(c.WeightBytes/1e9), num(c.KVBytes/1e9), batch),
 		fmt.Sprintf("  at MBU %s: %s ms", num(d.MBU), ms(c.Memory)),
 		fmt.Sprintf("decode compute: %s GFLOP / (%s × MFU %s) = %s ms", num(c.FLOPs/1e9), rate, num(d.MFU), ms(c.Compute)),

@@ -52,6 +52,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	headerTimeout := fs.Duration("header-timeout", 10*time.Second, "drop a connection whose request headers take longer")
 	bodyTimeout := fs.Duration("body-timeout", simulate.DefaultBodyTimeout, "answer 408 and drop a connection whose request body takes longer")
 	idleTimeout := fs.Duration("idle-timeout", 30*time.Second, "close a keep-alive connection idle for longer")
+	writeTimeout := fs.Duration("write-timeout", simulate.DefaultWriteTimeout, "drop a client that takes none of a response's bytes for longer")
 	var toolCalls toolCallsFlag
 	fs.Var(&toolCalls, "tool-call", toolCallUsage)
 	if err := fs.Parse(args); err != nil {
@@ -60,8 +61,8 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if *headerTimeout <= 0 || *bodyTimeout <= 0 || *idleTimeout <= 0 {
-		fmt.Fprintln(stderr, "tokenpace sim: --header-timeout, --body-timeout and --idle-timeout must be positive")
+	if *headerTimeout <= 0 || *bodyTimeout <= 0 || *idleTimeout <= 0 || *writeTimeout <= 0 {
+		fmt.Fprintln(stderr, "tokenpace sim: --header-timeout, --body-timeout, --idle-timeout and --write-timeout must be positive")
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -124,6 +125,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		simulate.WithFaults(faults),
 		simulate.WithFaultHeader(*faultHeader),
 		simulate.WithBodyTimeout(*bodyTimeout),
+		simulate.WithWriteTimeout(*writeTimeout),
 	}
 	if len(toolCalls) > 0 {
 		opts = append(opts, simulate.WithToolCalls(toolCalls.script()))

@@ -88,6 +88,7 @@ func TestSimRejectsBadFlags(t *testing.T) {
 		{"stray argument", []string{"extra"}, "unexpected"},
 		{"bad address", []string{"--ttft", "1ms", "--addr", "127.0.0.1:-1"}, "listen"},
 		{"zero idle timeout", []string{"--ttft", "1ms", "--idle-timeout", "0"}, "must be positive"},
+		{"zero write timeout", []string{"--ttft", "1ms", "--write-timeout", "0"}, "must be positive"},
 		{"tool call without a name", []string{"--ttft", "1ms", "--tool-call", `{"city":"Paris"}`}, "NAME=JSON"},
 		{"tool call arguments not JSON", []string{"--ttft", "1ms", "--tool-call", `get_weather={city}`}, "not valid JSON"},
 		{"fault rates over 1 in all", []string{"--ttft", "1ms", "--fault-truncated", "0.6", "--fault-error-event", "0.6"}, "sum to"},
