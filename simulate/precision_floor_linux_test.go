@@ -82,25 +82,30 @@ func (f *floorServer) loop() {
 		case s := <-f.adds:
 			heap.Push(&q, s)
 		case <-timer.C:
-			now := time.Now()
-			for len(q) > 0 && !q[0].due.After(now) {
-				s := q[0]
-				n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, s.fd, uintptr(unsafe.Pointer(&f.chunk[0])), uintptr(len(f.chunk)))
-				if errno != 0 || int(n) != len(f.chunk) {
-					panic(fmt.Sprintf("floor: write took %d of %d bytes, errno %v", int(n), len(f.chunk), errno))
-				}
-				if s.left--; s.left == 0 {
-					heap.Pop(&q)
-					close(s.done)
-					continue
-				}
-				s.due = s.due.Add(precITL)
-				heap.Fix(&q, 0)
-			}
+			f.writeDue(&q, time.Now())
 		}
 		if len(q) > 0 {
 			timer.Reset(time.Until(q[0].due))
 		}
+	}
+}
+
+// writeDue writes the chunk of every stream of q due by now, and drops
+// the streams that have had all their chunks.
+func (f *floorServer) writeDue(q *floorQueue, now time.Time) {
+	for len(*q) > 0 && !(*q)[0].due.After(now) {
+		s := (*q)[0]
+		n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, s.fd, uintptr(unsafe.Pointer(&f.chunk[0])), uintptr(len(f.chunk)))
+		if errno != 0 || int(n) != len(f.chunk) {
+			panic(fmt.Sprintf("floor: write took %d of %d bytes, errno %v", int(n), len(f.chunk), errno))
+		}
+		if s.left--; s.left == 0 {
+			heap.Pop(q)
+			close(s.done)
+			continue
+		}
+		s.due = s.due.Add(precITL)
+		heap.Fix(q, 0)
 	}
 }
 
@@ -123,20 +128,7 @@ func (f *floorServer) threadLoop() {
 			}
 		}
 		now := time.Now()
-		for len(q) > 0 && !q[0].due.After(now) {
-			s := q[0]
-			n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, s.fd, uintptr(unsafe.Pointer(&f.chunk[0])), uintptr(len(f.chunk)))
-			if errno != 0 || int(n) != len(f.chunk) {
-				panic(fmt.Sprintf("floor: write took %d of %d bytes, errno %v", int(n), len(f.chunk), errno))
-			}
-			if s.left--; s.left == 0 {
-				heap.Pop(&q)
-				close(s.done)
-				continue
-			}
-			s.due = s.due.Add(precITL)
-			heap.Fix(&q, 0)
-		}
+		f.writeDue(&q, now)
 		wake := now.Add(time.Millisecond)
 		if len(q) > 0 && q[0].due.Before(wake) {
 			wake = q[0].due

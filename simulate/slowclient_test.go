@@ -49,8 +49,8 @@ func stallingClient(t *testing.T, addr string, tokens int) *bufio.Reader {
 	return r
 }
 
-// promptStream streams a short chat completion from addr and returns its
-// body; it fails the test if the body does not end with [DONE].
+// promptStream streams a short chat completion from addr, and fails the
+// test if its body does not end with [DONE].
 func promptStream(t *testing.T, addr string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang guard
