@@ -64,8 +64,7 @@ type respStitch struct {
 	// caller's response.
 	tr      *try
 	rewrite bool            // a continuation's or restart's events
-	merge   bool            // its message carries on open
-	into    respPart        // the part open when it began, which its message carries on
+	into    respPart        // the part open when it began, which its message carries on (none after a restart)
 	merged  string          // the id of its message that carries on into
 	index   map[int64]int64 // its output_index → the caller's
 	prefix  string          // the text of into before the try
@@ -132,7 +131,7 @@ func (c *call) deliveredBefore() int64 {
 // restart. text is the call's text so far, earlier the output tokens
 // delivered before tr since the last restart.
 func (s *respStitch) begin(tr *try, rewrite, restart bool, text string, earlier int64) {
-	s.tr, s.rewrite, s.merge, s.merged, s.index, s.prefix, s.earlier = tr, rewrite, !restart, "", nil, "", earlier
+	s.tr, s.rewrite, s.merged, s.index, s.prefix, s.earlier = tr, rewrite, "", nil, "", earlier
 	if restart {
 		s.items, s.open, s.done = 0, respPart{}, nil
 	}
@@ -175,7 +174,7 @@ func (s *respStitch) rewritten(ev *responses.ResponseStreamEventUnion) (*respons
 	case "response.created", "response.in_progress", "response.queued":
 		return nil, false
 	case "response.output_item.added":
-		if s.merge && s.merged == "" && s.into.item != "" && ev.Item.Type == "message" {
+		if s.merged == "" && s.into.item != "" && ev.Item.Type == "message" {
 			s.merged = ev.Item.ID
 			s.mapIndex(ev.OutputIndex, s.into.index)
 			return nil, false
