@@ -321,6 +321,12 @@ func TestRouterResponsePublishedContinuation(t *testing.T) {
 		if u := final.Usage; u.InputTokens != 13 || u.OutputTokens != 15 || u.TotalTokens != 28 || tm.OutputTokens != 15 {
 			t.Errorf("final usage %d/%d/%d, Timing.OutputTokens %d; want 13/15/28, 15", u.InputTokens, u.OutputTokens, u.TotalTokens, tm.OutputTokens)
 		}
+		for i, rd := range reads {
+			_, data, _ := strings.Cut(strings.TrimSpace(rd.Data), "data: ")
+			if evs[i].RawJSON() != data {
+				t.Errorf("event %d RawJSON() = %s, want the first route's, unchanged: %s", i, evs[i].RawJSON(), data)
+			}
+		}
 		if got := len(evs); got != 4+3+11+4 {
 			t.Errorf("%d events, want %d: the first's 7, the second's 11 deltas and 4 closing events", got, 4+3+11+4)
 		}
