@@ -3,6 +3,7 @@ package tokenpace_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -329,6 +330,56 @@ func TestRouterResponsePublishedContinuation(t *testing.T) {
 		}
 		if got := len(evs); got != 4+3+11+4 {
 			t.Errorf("%d events, want %d: the first's 7, the second's 11 deltas and 4 closing events", got, 4+3+11+4)
+		}
+	})
+}
+
+// A continuation that answers with a function call instead of carrying
+// on the text: the call follows the caller's message at the next
+// output_index, and the final output holds both, the message as the
+// caller received it (incomplete), so that its text is Text().
+func TestRouterResponseContinuationCallsTool(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		big := route("big")
+		big.Options = []option.RequestOption{withFault("stall;for=5s;after=3")}
+		r := router(t, tokenpace.Policy{Budget: tokenpace.Budget{Gap: 100 * msec}, Continue: true}, []simulate.Option{
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),
+			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),
+			replyWords(10),
+			simulate.WithToolCalls(func(ri simulate.ReplyInfo) []simulate.ToolCall {
+				if ri.Model == "big" {
+					return nil
+				}
+				return []simulate.ToolCall{{Name: "get_weather", Arguments: `{"city":"Paris"}`}}
+			}),
+		}, big, route("small"))
+		params := respond("big", 100)
+		params.Tools = []responses.ToolUnionParam{{OfFunction: &responses.FunctionToolParam{Name: "get_weather"}}}
+		s := r.NewResponseStreaming(context.Background(), params)
+		evs, restarts := readEvents(s)
+		if err := s.Err(); err != nil {
+			t.Fatalf("Err() = %v, want nil", err)
+		}
+		if k, want := kinds(s.Timing()), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptContinuation}; !slices.Equal(k, want) {
+			t.Fatalf("kinds = %v, want %v", k, want)
+		}
+		final, snap := checkOneResponse(t, evs, restarts)
+		var added []string
+		for _, ev := range evs {
+			if ev.Type == "response.output_item.added" {
+				added = append(added, fmt.Sprintf("%s@%d", ev.Item.Type, ev.OutputIndex))
+			}
+		}
+		if want := []string{"message@0", "function_call@1"}; !slices.Equal(added, want) {
+			t.Errorf("items added = %v, want %v", added, want)
+		}
+		text := words(1, 3)
+		if s.Text() != text || final.OutputText() != text || snap.OutputText() != text {
+			t.Errorf("Text() = %q, final output text %q, accumulated %q; want %q", s.Text(), final.OutputText(), snap.OutputText(), text)
+		}
+		if len(final.Output) != 2 || final.Output[0].ID != evs[2].Item.ID || final.Output[0].Status != "incomplete" ||
+			final.Output[1].Type != "function_call" || final.Output[1].Arguments.OfString != `{"city":"Paris"}` {
+			t.Errorf("final output = %+v, want the caller's message, incomplete, then the whole call", final.Output)
 		}
 	})
 }

@@ -32,15 +32,18 @@ import (
 //     over at output_index 0. Its response.created and
 //     response.in_progress are not passed on either.
 //   - Either way sequence_number goes on from the caller's last event,
-//     without a gap or a reset, and the response of response.completed,
-//     response.incomplete and response.failed carries the id and
-//     created_at of the caller's first response. Its output holds every
-//     output item the caller was handed whole, since the last restart, in
-//     output_index order, the message that carried on with its whole
-//     text. Its usage counts the output tokens of the whole output since
-//     the last restart, as Timing.OutputTokens does (the tokens the tries
-//     before delivered, and the last try's own), and the input tokens of
-//     the last request, as Timing.PromptTokens does; total_tokens is their
+//     without a gap or a reset, and the response of response.completed
+//     and response.incomplete carries the id and created_at of the
+//     caller's first response (a response.failed ends the call with its
+//     error; it is not passed on). Its output holds every output item the
+//     caller was handed whole since the last restart, in output_index
+//     order: the message that carried on with its whole text, or, if the
+//     continuation did not carry it on (it answered with a function call,
+//     say), that message as the caller received it, incomplete. Its usage
+//     counts the output tokens of the whole output since the last
+//     restart, as Timing.OutputTokens does (the tokens the tries before
+//     delivered, and the last try's own), and the input tokens of the
+//     last request, as Timing.PromptTokens does; total_tokens is their
 //     sum.
 //
 // The events of the call's first try are passed on as they came: the
@@ -184,6 +187,9 @@ func (s *respStitch) rewritten(ev *responses.ResponseStreamEventUnion) (*respons
 			return nil, false
 		}
 	}
+	if ev.RawJSON() == "" {
+		return ev, true // not decoded from JSON: nothing to rewrite
+	}
 	e := editor{raw: []byte(ev.RawJSON())}
 	e.set("sequence_number", s.next)
 	if ev.JSON.OutputIndex.Valid() {
@@ -241,6 +247,11 @@ func (s *respStitch) rewriteResponse(e *editor, r *responses.Response) {
 			}
 			byIndex[s.outputIndex(int64(j))] = raw
 		}
+		if _, ok := byIndex[s.into.index]; ok || s.into.item == "" || s.merged != "" {
+			// The caller's open message is in the output already, or none is.
+		} else if msg, err := s.cutMessage(); err == nil {
+			byIndex[s.into.index] = msg
+		}
 		items := make([]string, 0, len(byIndex))
 		for _, i := range slices.Sorted(maps.Keys(byIndex)) {
 			items = append(items, byIndex[i])
@@ -267,6 +278,19 @@ func (s *respStitch) wholeMessage(raw string) string {
 		return raw
 	}
 	return string(e.raw)
+}
+
+// cutMessage returns the message the caller has open when the try did
+// not carry it on (it answered with a function call, say): incomplete,
+// with the text the caller received.
+func (s *respStitch) cutMessage() (string, error) {
+	e := editor{raw: []byte(`{"type":"message","status":"incomplete","role":"assistant","content":[]}`)}
+	e.set("id", s.into.item)
+	if s.into.part >= 0 {
+		e.setRaw("content.-1", `{"type":"output_text","annotations":[],"logprobs":[]}`)
+		e.set("content.0.text", s.prefix)
+	}
+	return string(e.raw), e.err
 }
 
 // mergedItem reports whether id is that of the try's message that
