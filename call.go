@@ -79,6 +79,9 @@ type call struct {
 	// restartBatch: the batch take returned last is the first of a
 	// restart.
 	restartBatch bool
+	// stitch makes the events of a response's tries one response, when
+	// the call may continue or restart (see responsecontinue.go).
+	stitch *respStitch
 }
 
 // callState is where a call is in its life.
@@ -340,8 +343,11 @@ func (c *call) take(buf []arrived) ([]arrived, error) {
 		if c.out < len(c.chain) {
 			batch, done, wake := c.chain[c.out].a.poll(buf)
 			if len(batch) > 0 {
-				c.handOver(batch)
-				return batch, nil
+				if batch = c.handOver(batch); len(batch) > 0 {
+					return batch, nil
+				}
+				buf = batch // none is passed on: poll again
+				continue
 			}
 			if done {
 				c.out++
@@ -371,13 +377,12 @@ func (c *call) dropRestarted() {
 	}
 }
 
-// handOver prepares a batch of the chain for the caller: a continuation
-// carries on the caller's completion, with the same id, and the text is
+// handOver prepares a batch of the chain for the caller and returns the
+// chunks passed on: a continuation carries on the caller's completion,
+// with the same id, or its response (see handResponse), and the text is
 // kept when a policy needs it. c.mu is held.
-func (c *call) handOver(p []arrived) {
+func (c *call) handOver(p []arrived) []arrived {
 	tr := c.chain[c.out]
-	c.restartBatch = tr.kind == AttemptRestart && !tr.told
-	tr.told = true
 	if c.out == 0 {
 		if c.id == "" {
 			c.id = p[0].chunk.ID
@@ -390,9 +395,16 @@ func (c *call) handOver(p []arrived) {
 			}
 		}
 	}
-	if c.keepText {
+	if c.stitch != nil {
+		if p = c.handResponse(tr, p); len(p) == 0 {
+			return p
+		}
+	} else if c.keepText {
 		appendContent(&c.text, p)
 	}
+	c.restartBatch = tr.kind == AttemptRestart && !tr.told
+	tr.told = true
+	return p
 }
 
 // timing implements source.

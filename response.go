@@ -125,7 +125,10 @@ func (s *ResponseStream) Timing() *Timing { return s.s.Timing() }
 
 // Restarted reports whether the event Current returns is the first of a
 // restarted response, as Stream.Restarted does: a Router dropped the
-// events before it, which carried a function call, and Text starts over.
+// output before it, which carried a function call, and Text starts over.
+// The event is the restarted response's first after response.in_progress
+// (usually a response.output_item.added at output_index 0): the response,
+// its id and its sequence numbers go on (see Router.NewResponseStreaming).
 func (s *ResponseStream) Restarted() bool { return s.s.Restarted() }
 
 // Text returns the output text of every response.output_text.delta event
@@ -168,9 +171,28 @@ func (c *Client) NewResponseStreaming(ctx context.Context, params responses.Resp
 // reduced by the tokens delivered. A stream that breaks after it handed
 // the caller a function call is restarted instead, as NewStreaming's is:
 // ResponseStream.Restarted tells the caller.
+//
+// However many routes answer, the caller reads one response, the first
+// route's: a continuation's response.created and response.in_progress
+// are not passed on, its message carries on the message the caller has
+// open (same item_id, output_index and content_index; the done events
+// hold the whole text), sequence_number goes on without a gap or a reset,
+// and the final event's response has the first response's id and
+// created_at, the whole output, and usage whose output_tokens count the
+// whole output as Timing.OutputTokens does (input_tokens are the last
+// request's, as Timing.PromptTokens). A restart's events go on in the
+// same response too, its created and in_progress not passed on, but its
+// output replaces the caller's: its items start again at output_index 0.
+// The events passed on are rewritten in their raw JSON, so RawJSON, AsAny
+// and the As methods agree with their fields; openai-go's
+// responses.ResponseAccumulator accepts them (Reset it where Restarted
+// reports true).
 func (r *Router) NewResponseStreaming(ctx context.Context, params responses.ResponseNewParams, opts ...option.RequestOption) *ResponseStream {
 	c := newCall(ctx, r, responseView(params), opts)
 	c.response = &params
+	if r.pol.Continue {
+		c.stitch = new(respStitch)
+	}
 	c.begin()
 	return &ResponseStream{newStream(c)}
 }

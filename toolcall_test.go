@@ -281,8 +281,8 @@ func TestResponseToolCallRestart(t *testing.T) {
 		if err := s.Err(); err != nil {
 			t.Fatalf("Err() = %v, want nil", err)
 		}
-		if restarts != 1 || restartedAt != "response.created" {
-			t.Errorf("Restarted() %d times, at %q; want once, at response.created", restarts, restartedAt)
+		if restarts != 1 || restartedAt != "response.output_item.added" {
+			t.Errorf("Restarted() %d times, at %q; want once, at response.output_item.added (the new response's created and in_progress are not passed on)", restarts, restartedAt)
 		}
 		if args != `{"city":"Paris"}` || items != 1 {
 			t.Errorf("arguments %q over %d items, want the whole call's in 1", args, items)
