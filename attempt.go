@@ -151,11 +151,18 @@ type attempt struct {
 	away     bool       // the caller is outside take
 	left     time.Time  // when it last left
 	leftWith int        // with how many chunks
-	armed    bool       // the absence timer is pending
-	quick    int        // times in a row it came back within absence
-	absent   *time.Timer
-	resume   chan struct{} // wakes the parked background reader; closed at the end
-	handBack atomic.Bool   // the background reader gives the role back
+	// since: bytes may wait unread from then on while the caller is away:
+	// when it left, or, when its chunk came from the buffer, the read
+	// that filled the buffer (bytes after it wait in the connection).
+	since time.Time
+	// bufferedAt: the chunk the caller takes came from the buffer, filled
+	// by a read at this time; zero when its own read brought it.
+	bufferedAt time.Time
+	armed      bool // the absence timer is pending
+	quick      int  // times in a row it came back within absence
+	absent     *time.Timer
+	resume     chan struct{} // wakes the parked background reader; closed at the end
+	handBack   atomic.Bool   // the background reader gives the role back
 
 	// toolCall: a chunk that reaches the consumer carries a tool call.
 	toolCall bool

@@ -179,7 +179,8 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 		// FailFast ends the call with its first breach, now or once the
 		// tries that run have failed too.
 		c.failedFast = err
-	case d == decideFinish && c.failedFast != nil:
+	case d == decideFinish && c.failedFast != nil && !s.delivered:
+		// No try answered: the call ends with the first breach.
 		err = c.failedFast
 	}
 	if h != happenedClean && (h != happenedBreachedEnd || d != decideWait) {

@@ -22,8 +22,12 @@ import "time"
 // quickReturns times in a row keeps the role when it leaves, and a timer
 // hands the role to the background reader only if it stays away for
 // absence (and from then on at once again, until it has proven quick
-// anew). A chunk that arrives while such a caller is away is stamped when
-// it comes back or when the timer fires: at most absence late. The first
+// anew). The absence counts from the caller's departure, or, when the
+// chunk it took had been read already with an earlier one, from that
+// read: bytes that came after it may wait unread while the caller works
+// on the buffered chunks. A chunk that arrives while such a caller is
+// away is stamped when it comes back or when the timer fires: at most
+// absence late. The first
 // chunk is read by the caller if it calls Next within absence of the
 // call's return, as callers do. A caller that keeps up thus reads every
 // chunk itself after its first few, with no second goroutine reading, and
@@ -63,11 +67,15 @@ const (
 // held.
 func (a *attempt) leave(n int) {
 	a.away = true
-	a.left, a.leftWith = time.Now(), n
+	now := time.Now()
+	a.left, a.leftWith, a.since = now, n, now
+	if !a.bufferedAt.IsZero() {
+		a.since, a.bufferedAt = a.bufferedAt, time.Time{}
+	}
 	switch {
 	case a.holder != roleCaller:
-	case a.quick >= quickReturns:
-		a.arm()
+	case a.quick >= quickReturns && now.Sub(a.since) < absence:
+		a.arm(absence - now.Sub(a.since))
 	default:
 		a.toBackground()
 	}
@@ -78,14 +86,13 @@ func (a *attempt) leave(n int) {
 // Next at once reads the first chunk itself. a.mu is held.
 func (a *attempt) leaveFirst() {
 	a.away = true
-	a.left, a.leftWith = time.Now(), 1
-	a.arm()
+	now := time.Now()
+	a.left, a.leftWith, a.since = now, 1, now
+	a.arm(absence)
 }
 
 // back notes that the caller came back to take. It was quick if it was
-// away for less than absence per chunk it took (and, see takeInline, if
-// the chunk it reads next was not read already with an earlier one: a
-// caller that keeps up reads each chunk as it arrives). a.mu is held.
+// away for less than absence per chunk it took. a.mu is held.
 func (a *attempt) back() {
 	a.away = false
 	if a.quickSince(time.Now()) {
@@ -101,17 +108,19 @@ func (a *attempt) quickSince(now time.Time) bool {
 	return now.Sub(a.left) < absence*time.Duration(a.leftWith)
 }
 
-// arm arms the absence timer unless it is pending. a.mu is held.
-func (a *attempt) arm() {
+// arm arms the absence timer to fire after d, unless it is pending: it
+// then fires no later than d from now, since it was armed at an earlier
+// departure, and re-arms itself for what remains. a.mu is held.
+func (a *attempt) arm(d time.Duration) {
 	if a.armed {
 		return
 	}
 	a.armed = true
 	if a.absent == nil {
-		a.absent = time.AfterFunc(absence, a.absenceOver)
+		a.absent = time.AfterFunc(d, a.absenceOver)
 		return
 	}
-	a.absent.Reset(absence)
+	a.absent.Reset(d)
 }
 
 // absenceOver runs when the absence timer fires: if the caller holds the
@@ -125,7 +134,7 @@ func (a *attempt) absenceOver() {
 		a.mu.Unlock()
 		return
 	}
-	if d := time.Since(a.left); d < absence {
+	if d := time.Since(a.since); d < absence {
 		// It came back and left again since the timer was armed.
 		a.armed = true
 		a.absent.Reset(absence - d)
@@ -176,7 +185,7 @@ func (a *attempt) readBackground() bool {
 		a.handBack.Store(false)
 		a.holder = roleCaller
 		if a.away {
-			a.arm()
+			a.arm(max(absence-time.Since(a.since), 0))
 		} else {
 			a.signal() // it came back, and waits again
 		}
@@ -233,15 +242,13 @@ func (a *attempt) takeInline(buf []arrived) ([]arrived, error) {
 			a.inlined = true
 			reads := a.body.reads
 			more := a.step()
-			behind := a.body.reads == reads
+			if a.body.reads == reads && more {
+				// The chunk was read with an earlier one: bytes that came
+				// after that read may wait unread from then on (see leave).
+				a.bufferedAt = a.body.last
+			}
 			if !more {
 				a.finishBody()
-			} else if behind {
-				// The chunk was read with an earlier one: the caller is
-				// behind, and bytes may wait unread while it is away.
-				a.mu.Lock()
-				a.quick = 0
-				continue
 			}
 		}
 		a.mu.Lock()

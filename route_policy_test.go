@@ -329,3 +329,28 @@ func TestHedgeAfterFallback(t *testing.T) {
 		}
 	})
 }
+
+// TestFailFastHedgeAnswers: the first route breaches its TTFT budget
+// while the hedge runs, and the hedge then answers whole: the caller has
+// the hedge's answer, and the call ends without an error.
+func TestFailFastHedgeAnswers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		big := route("big")
+		big.Budget = tokenpace.Budget{TTFT: 40 * time.Millisecond}
+		r := router(t, tokenpace.Policy{FailFast: true, Hedge: tokenpace.Hedge{After: 20 * time.Millisecond}},
+			[]simulate.Option{
+				simulate.WithModel("big", &simulate.Fixed{TTFT: time.Second, ITL: 10 * time.Millisecond}),
+				simulate.WithModel("small", &simulate.Fixed{TTFT: 100 * time.Millisecond, ITL: 10 * time.Millisecond}),
+				replyWords(4),
+			}, big, route("small"))
+		s := r.NewStreaming(context.Background(), chat("big", 4))
+		text := readAll(t, s)
+		tm := s.Timing()
+		if want := words(1, 4); text != want || s.Err() != nil {
+			t.Errorf("text %q, Err() = %v; want %q, nil", text, s.Err(), want)
+		}
+		if got := kinds(tm); !slices.Equal(got, []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptHedge}) {
+			t.Errorf("attempts %v %v, want first and hedge", got, outcomes(tm))
+		}
+	})
+}
