@@ -118,6 +118,7 @@ type attempt struct {
 	stream  eventStream
 	res     *http.Response
 	answer  *http.Response // the response openai-go got (WithResponseInto)
+	outer   *http.Response // the response of the caller's middlewares (outermost)
 	body    *arrivalBody
 	rd      io.Reader  // the body as read: body, or what a middleware returned
 	sr      *sseReader // frames rd
@@ -259,12 +260,14 @@ var doneData = []byte("[DONE]")
 // is an event stream to read; if not, the attempt has ended.
 func (a *attempt) call() bool {
 	sent := time.Now()
-	// The response is taken as openai-go got it too, first so that a
-	// caller's own WithResponseInto wins: a middleware of the caller's
-	// may answer without sending the request (a cache, a stub), and the
-	// exchange's never sees that answer.
-	opts := make([]option.RequestOption, 0, len(a.spec.opts)+2)
-	opts = append(opts, option.WithResponseInto(&a.answer))
+	// The exchange's middleware, nearest the wire, sees the response the
+	// server sent. A middleware of the caller's may answer without
+	// sending the request (a cache, a stub), or return another response:
+	// the stream reads what openai-go got, taken with WithResponseInto
+	// (first, so that a caller's own WithResponseInto wins) or else by a
+	// middleware outside the caller's own.
+	opts := make([]option.RequestOption, 0, len(a.spec.opts)+3)
+	opts = append(opts, option.WithResponseInto(&a.answer), option.WithMiddleware(a.outermost))
 	opts = append(opts, a.spec.opts...)
 	opts = append(opts, option.WithMiddleware(a.x.middleware()))
 	if a.spec.whole {
@@ -284,16 +287,24 @@ func (a *attempt) call() bool {
 		return false
 	}
 	a.res, a.body = a.x.response()
-	if a.res == nil {
-		if a.answer == nil {
-			_ = a.stream.Close()
-			a.end(a.failure(KindRequest, "a middleware answered without a response", nil), time.Now())
-			return false
-		}
+	got := a.answer
+	if got == nil {
+		got = a.outer
+	}
+	switch {
+	case a.res == nil && got == nil:
+		_ = a.stream.Close()
+		a.end(a.failure(KindRequest, "a middleware answered without a response", nil), time.Now())
+		return false
+	case a.res == nil:
 		// A middleware answered without sending the request: its
 		// response is stamped as it is read (see openBody).
-		a.res = a.answer
+		a.res = got
 		a.x.answered(a.res, sent, time.Now())
+	case got != nil:
+		// A middleware may have returned another response than the
+		// server's: its body is stamped as it is read.
+		a.res = got
 	}
 	if ct := a.res.Header.Get("Content-Type"); !isEventStream(ct) {
 		_ = a.stream.Close()
@@ -301,6 +312,14 @@ func (a *attempt) call() bool {
 		return false
 	}
 	return true
+}
+
+// outermost is the middleware outside the caller's own: it notes the
+// response they return.
+func (a *attempt) outermost(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	a.outer = res
+	return res, err
 }
 
 // openBody prepares the reading of the event stream.

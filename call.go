@@ -69,6 +69,7 @@ type call struct {
 	id         string          // the completion id the caller sees
 	firstSend  time.Time       // when the first try was sent: Budget.Total counts from here
 	hedge      *time.Timer
+	hedgeDue   time.Time // when the hedge timer is due (a stale run returns)
 	hedges     int
 	waiting    bool // the caller waits on wake
 	wake       chan struct{}

@@ -30,6 +30,7 @@ const defaultHedgeSamples = 20
 // c.mu is held.
 func (c *call) armHedge() {
 	if d := c.hedgeDelay(); d > 0 {
+		c.hedgeDue = time.Now().Add(d)
 		c.hedge = time.AfterFunc(d, c.onHedge)
 	}
 }
@@ -61,6 +62,7 @@ func (c *call) rearmHedge() {
 		return
 	}
 	if d := c.hedgeDelay(); d > 0 {
+		c.hedgeDue = time.Now().Add(d)
 		c.hedge.Reset(d)
 	}
 }
@@ -68,14 +70,18 @@ func (c *call) rearmHedge() {
 // onHedge starts a hedged try if no try has produced a token yet.
 func (c *call) onHedge() {
 	c.mu.Lock()
-	if c.state != callRunning || c.won != nil || c.ctx.Err() != nil {
+	if c.state != callRunning || c.won != nil || c.ctx.Err() != nil || time.Now().Before(c.hedgeDue) {
+		// Ended, answered, or re-armed (rearmHedge) while this run of
+		// the timer waited for the lock: the re-armed run comes later.
 		c.mu.Unlock()
 		return
 	}
 	limit := max(c.r.pol.Hedge.Max, 1)
 	c.hedges++
 	if c.launch(AttemptHedge) && c.hedges < limit && c.next < len(c.r.routes) {
-		c.hedge.Reset(c.hedgeDelay())
+		d := c.hedgeDelay()
+		c.hedgeDue = time.Now().Add(d)
+		c.hedge.Reset(d)
 	}
 	c.unlockAndReport()
 }

@@ -100,3 +100,49 @@ func TestMiddlewareReplacesBody(t *testing.T) {
 		}
 	})
 }
+
+// TestMiddlewareAnswersWithResponseInto: a stub middleware answers, and
+// the caller takes the response with its own WithResponseInto too: the
+// stream still reads the stub's answer, and the caller gets it.
+func TestMiddlewareAnswersWithResponseInto(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		stub := option.WithMiddleware(func(req *http.Request, _ option.MiddlewareNext) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
+				Body: &pacedBody{parts: twoChunks, gap: 10 * time.Millisecond}, Request: req}, nil
+		})
+		oc := openai.NewClient(option.WithBaseURL("http://unused.invalid/v1"), option.WithAPIKey("k"), option.WithMaxRetries(0))
+		var mine *http.Response
+		s := tokenpace.NewClient(oc).NewStreaming(context.Background(), chat("m", 10), stub, option.WithResponseInto(&mine))
+		text := readAll(t, s)
+		s.Close()
+		if text != "hi there" || s.Err() != nil || mine == nil {
+			t.Errorf("text %q, Err() = %v, caller's response %v; want \"hi there\", nil, the stub's", text, s.Err(), mine)
+		}
+	})
+}
+
+// TestMiddlewareReturnsNewResponse: a middleware returns a response of
+// its own over the server's body it transformed: the stream reads the
+// returned one, stamped as it is read.
+func TestMiddlewareReturnsNewResponse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		swap := option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			res, err := next(req)
+			if err != nil {
+				return res, err
+			}
+			res.Body.Close()
+			out := *res
+			out.Body = &pacedBody{parts: twoChunks, gap: 10 * time.Millisecond}
+			return &out, nil
+		})
+		tp, _ := oneRoute(t)
+		s := tp.NewStreaming(context.Background(), chat("m", 10), swap)
+		text := readAll(t, s)
+		s.Close()
+		tm := s.Timing()
+		if text != "hi there" || s.Err() != nil || len(tm.Chunks) != 2 || tm.Chunks[1].Sub(tm.Chunks[0]) != 10*time.Millisecond {
+			t.Errorf("text %q, Err() = %v, chunks %v; want \"hi there\", nil, two chunks 10ms apart", text, s.Err(), tm.Chunks)
+		}
+	})
+}
