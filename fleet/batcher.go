@@ -89,9 +89,11 @@ func (q *batcher[B]) take(stop bool) (B, bool) {
 	return b, ok
 }
 
-// drain sends batches until there is none.
+// drain sends batches until there is none. A batch that failed ends it
+// before its errors are reported: the error handler may close the
+// batcher, which waits for the draining goroutine; another one takes
+// over what is pending meanwhile.
 func (q *batcher[B]) drain() {
-	defer q.wg.Done()
 	stop := q.stopped()
 	t := time.NewTimer(batchLinger)
 	defer t.Stop()
@@ -100,27 +102,54 @@ func (q *batcher[B]) drain() {
 		case <-t.C:
 		case <-stop:
 		}
-		if !q.sendOne(true) {
+		ok, errs := q.sendBatch(true)
+		if !ok {
+			q.wg.Done()
+			return
+		}
+		if len(errs) > 0 {
+			q.mu.Lock()
+			if q.full {
+				q.wg.Add(1)
+				go q.drain()
+			} else {
+				q.draining = false
+			}
+			q.mu.Unlock()
+			q.wg.Done()
+			q.reportAll(errs)
 			return
 		}
 		t.Reset(batchLinger)
 	}
 }
 
-// sendOne sends the pending batch and reports whether there was one.
-func (q *batcher[B]) sendOne(stop bool) bool {
-	var errs []error
+// sendBatch sends the pending batch and reports whether there was one,
+// with the errors of its sending, not yet reported.
+func (q *batcher[B]) sendBatch(stop bool) (ok bool, errs []error) {
 	q.sendMu.Lock()
+	defer q.sendMu.Unlock()
 	b, ok := q.take(stop)
 	if ok {
 		q.send(b, func(err error) { errs = append(errs, err) })
 	}
-	q.sendMu.Unlock()
+	return ok, errs
+}
+
+// reportAll hands errs to the error handler, if any.
+func (q *batcher[B]) reportAll(errs []error) {
 	if q.report != nil {
 		for _, err := range errs {
 			q.report(err)
 		}
 	}
+}
+
+// sendOne sends the pending batch, reports its errors and reports whether
+// there was one.
+func (q *batcher[B]) sendOne(stop bool) bool {
+	ok, errs := q.sendBatch(stop)
+	q.reportAll(errs)
 	return ok
 }
 

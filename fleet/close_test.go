@@ -344,3 +344,59 @@ func TestLimiterErrorHandlerClosesFromTopUp(t *testing.T) {
 	}
 	<-closed
 }
+
+// An error handler may close the Breaker or Limiter whose background
+// goroutine sent the failed batch (no Flush): Close returns, and so do
+// the Close calls after it.
+func TestErrorHandlerClosesFromBackgroundBatch(t *testing.T) {
+	// closes waits, with a hang guard, for the handler's Close to return.
+	closes := func(t *testing.T, closed <-chan struct{}, reported *atomic.Int64) {
+		t.Helper()
+		select {
+		case <-closed:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Close from the error handler of a background batch has not returned after 10s (errors reported %d)", reported.Load())
+		}
+	}
+	t.Run("breaker", func(t *testing.T) {
+		srv := startRedis(t)
+		var b *fleet.Breaker
+		var reported atomic.Int64
+		closed := make(chan struct{})
+		b = breakers(t, srv, 1, tokenpace.BreakerSettings{}, fleet.WithErrorHandler(func(error) {
+			if reported.Add(1) == 1 {
+				b.Close()
+				close(closed)
+			}
+		}))[0]
+		done, err := b.Allow()
+		if err != nil {
+			t.Fatalf("Allow() = %v, want nil", err)
+		}
+		srv.stop()
+		done(nil) // sent by the batcher's goroutine: Redis fails
+		closes(t, closed, &reported)
+		b.Close()
+	})
+	t.Run("limiter", func(t *testing.T) {
+		srv := startRedis(t)
+		var l *fleet.Limiter
+		var reported atomic.Int64
+		closed := make(chan struct{})
+		var err error
+		l, err = fleet.NewLimiter(srv.client(t), "route-a", tokenpace.Limit{RPS: 1}, slack, fleet.WithErrorHandler(func(error) {
+			if reported.Add(1) == 1 {
+				l.Close()
+				close(closed)
+			}
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, cancel := reserve(t, l, 1)
+		srv.stop()
+		cancel(time.Now()) // given back by the batcher's goroutine: Redis fails
+		closes(t, closed, &reported)
+		l.Close()
+	})
+}
