@@ -179,8 +179,9 @@ func (c *Client) NewResponseStreaming(ctx context.Context, params responses.Resp
 // hold the whole text), sequence_number goes on without a gap or a reset,
 // and the final event's response has the first response's id and
 // created_at, the whole output, and usage whose output_tokens count the
-// whole output as Timing.OutputTokens does (input_tokens are the last
-// request's, as Timing.PromptTokens). A restart's events go on in the
+// whole output since the last restart (as Timing.OutputTokens does when
+// there was none; input_tokens are the last request's, as
+// Timing.PromptTokens). A restart's events go on in the
 // same response too, its created and in_progress not passed on, but its
 // output replaces the caller's: its items start again at output_index 0.
 // The events passed on are rewritten in their raw JSON, so RawJSON, AsAny

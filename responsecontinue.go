@@ -41,8 +41,9 @@ import (
 //     continuation did not carry it on (it answered with a function call,
 //     say), that message as the caller received it, incomplete. Its usage
 //     counts the output tokens of the whole output since the last
-//     restart, as Timing.OutputTokens does (the tokens the tries before
-//     delivered, and the last try's own), and the input tokens of the
+//     restart (the tokens the tries before delivered, and the last try's
+//     own; Timing.OutputTokens counts those before a restart too), and
+//     the input tokens of the
 //     last request, as Timing.PromptTokens does; total_tokens is their
 //     sum.
 //
