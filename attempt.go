@@ -359,7 +359,10 @@ const (
 // connection: it does not for a body closed before its end.
 func (a *attempt) closeBody(body io.Reader, clean bool) {
 	if clean {
-		timer := time.AfterFunc(drainWait, func() { _ = a.stream.Close() })
+		timer := time.AfterFunc(drainWait, func() {
+			a.cancel(ErrStreamClosed) // the request's context, for a body whose Close does not end a Read
+			_ = a.stream.Close()
+		})
 		_, _ = io.Copy(io.Discard, io.LimitReader(body, drainBytes))
 		timer.Stop()
 	}
