@@ -70,10 +70,13 @@ type call struct {
 	firstSend  time.Time       // when the first try was sent: Budget.Total counts from here
 	hedge      *time.Timer
 	hedgeDue   time.Time // when the hedge timer is due (a stale run returns)
-	hedges     int
-	waiting    bool // the caller waits on wake
-	wake       chan struct{}
-	done       chan struct{} // closed once Done has been reported
+	// empty is the last try that ended cleanly without an output token:
+	// the caller's answer if no other try gives one.
+	empty   *try
+	hedges  int
+	waiting bool // the caller waits on wake
+	wake    chan struct{}
+	done    chan struct{} // closed once Done has been reported
 	// kept is the index in chain of the first try whose output the caller
 	// keeps: that of the last restart (see toolcall.go), else 0.
 	kept int

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
@@ -69,15 +71,18 @@ func TestRouterNewResponseEmptyAnswer(t *testing.T) {
 	}
 }
 
+// emptyStream is an event stream without an output token: a role chunk,
+// a content filter's finish and the usage.
+const emptyStream = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}` + "\n\n" +
+	`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"content_filter"}]}` + "\n\n" +
+	`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":0,"total_tokens":3}}` + "\n\n" +
+	"data: [DONE]\n\n"
+
 // A stream without an output token (a content filter) from the last route
 // reaches the Router's caller whole, as a Client's: its finish reason and
 // its usage.
 func TestRouterStreamEmptyAnswer(t *testing.T) {
-	const head = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":`
-	sse := head + `[{"index":0,"delta":{"role":"assistant","content":""}}]}` + "\n\n" +
-		head + `[{"index":0,"delta":{},"finish_reason":"content_filter"}]}` + "\n\n" +
-		head + `[],"usage":{"prompt_tokens":3,"completion_tokens":0,"total_tokens":3}}` + "\n\n" +
-		"data: [DONE]\n\n"
+	sse := emptyStream
 	tp, r := oneRoute(t)
 	read := func(s *tokenpace.Stream) (reasons []string, usage int64) {
 		defer s.Close()
@@ -97,4 +102,48 @@ func TestRouterStreamEmptyAnswer(t *testing.T) {
 	if !slices.Equal(gotReasons, wantReasons) || gotUsage != wantUsage || gotUsage != 3 {
 		t.Errorf("Router: finish reasons %q, prompt tokens %d; Client: %q, %d", gotReasons, gotUsage, wantReasons, wantUsage)
 	}
+}
+
+// TestRouterEmptyAnswerThenHedgeFails: the first route answers without
+// output while a hedge runs, and the hedge then fails: the caller gets the
+// empty answer, not the hedge's error.
+func TestRouterEmptyAnswerThenHedgeFails(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// big answers without output, its events 25 ms apart (the end at
+		// 75 ms), while the hedge, started at 20 ms, resets at 120 ms.
+		events := strings.SplitAfter(emptyStream, "\n\n")
+		big := route("big")
+		big.Options = []option.RequestOption{option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			res, err := next(req)
+			if err == nil {
+				res.Body.Close()
+				res.Body = &pacedBody{parts: events[:len(events)-1], gap: 25 * time.Millisecond}
+			}
+			return res, err
+		})}
+		small := route("small")
+		small.Options = []option.RequestOption{withFault("reset;after=0")}
+		r := router(t, tokenpace.Policy{Hedge: tokenpace.Hedge{After: 20 * time.Millisecond}},
+			[]simulate.Option{
+				simulate.WithModel("big", &simulate.Fixed{TTFT: time.Second, ITL: time.Millisecond}),
+				simulate.WithModel("small", &simulate.Fixed{TTFT: 100 * time.Millisecond, ITL: 10 * time.Millisecond}),
+			}, big, small)
+		start := time.Now()
+		s := r.NewStreaming(context.Background(), chat("big", 4))
+		var reasons []string
+		for s.Next() {
+			for _, c := range s.Current().Choices {
+				reasons = append(reasons, string(c.FinishReason))
+			}
+		}
+		s.Close()
+		waited := time.Since(start)
+		if err := s.Err(); err != nil || !slices.Contains(reasons, "content_filter") || waited != 120*time.Millisecond {
+			t.Errorf("Err() = %v, finish reasons %q after %v; want nil and the empty answer's content_filter after 120ms (the hedge's reset)",
+				err, reasons, waited)
+		}
+		if got, want := kinds(s.Timing()), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptHedge}; !slices.Equal(got, want) {
+			t.Errorf("attempts %v, want %v", got, want)
+		}
+	})
 }

@@ -155,6 +155,9 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 		// call goes on, or ends, as after a failure.
 		err = &StreamError{Kind: KindTruncated, Target: tr.rt.Name, Detail: string(tr.kind) + " ended without output"}
 	}
+	if h == happenedEarly && err == nil {
+		c.empty = tr // an answer without output: the caller's if no try gives one
+	}
 	s := situation{
 		chained:    tr.chained,
 		buffered:   e.buffered,
@@ -212,11 +215,13 @@ func (c *call) act(tr *try, d decision, err error, retryWait time.Duration) {
 			}
 			return
 		}
-		if d == decideFallback && err == nil {
-			// tr ended cleanly without an output token (an empty answer, a
-			// content filter) and no route is left: that answer is the
-			// caller's, as it would be from a Client.
-			c.chainUp(tr)
+		if d == decideFallback && c.empty != nil && len(c.chain) == 0 {
+			// A try ended cleanly without an output token (an empty
+			// answer, a content filter) and no route is left: that answer
+			// is the caller's, as it would be from a Client.
+			c.chainUp(c.empty)
+			c.finish(nil)
+			return
 		}
 		c.finish(c.lastErr)
 	case decideRetry:
