@@ -7,8 +7,8 @@ import "context"
 // closed, falls back to the next route when one fails before its first
 // token, and enforces no budget. A response that ends cleanly without an
 // output token (an empty answer, a content filter) counts as failing
-// before its first token while a route is left; from the last route the
-// caller gets it as it is, as from a Client.
+// before its first token while a route is left; when no other route
+// answers, the caller gets it as it is, as from a Client.
 type Policy struct {
 	// Budget applies to every route (see Route.Budget); the zero value
 	// sets no limit.
