@@ -76,29 +76,37 @@ func TestMiddlewareAnswers(t *testing.T) {
 	})
 }
 
-// A middleware of the caller's that replaces the response's body: the
-// body it returned is stamped as it is read.
+// A middleware of the caller's that replaces the response's body, in the
+// response it got or in a copy it returns: the body it returned is read,
+// stamped as it is read.
 func TestMiddlewareReplacesBody(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		swap := option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-			res, err := next(req)
-			if err != nil {
-				return res, err
+	for _, copied := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			swap := option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+				res, err := next(req)
+				if err != nil {
+					return res, err
+				}
+				res.Body.Close()
+				if copied {
+					out := *res
+					res = &out
+				}
+				res.Body = &pacedBody{parts: twoChunks, gap: 10 * time.Millisecond}
+				return res, nil
+			})
+			tp, _ := oneRoute(t)
+			time.Sleep(time.Second) // the stamps are not the clock's start
+			s := tp.NewStreaming(context.Background(), chat("m", 10), swap)
+			text := readAll(t, s)
+			s.Close()
+			tm := s.Timing()
+			if text != "hi there" || s.Err() != nil || len(tm.Chunks) != 2 || tm.Chunks[0].Before(tm.Sent) || tm.Chunks[1].Sub(tm.Chunks[0]) != 10*time.Millisecond {
+				t.Errorf("copied %v: text %q, Err() = %v, sent %v, chunks %v; want \"hi there\", nil, two chunks after Sent, 10ms apart",
+					copied, text, s.Err(), tm.Sent, tm.Chunks)
 			}
-			res.Body.Close()
-			res.Body = &pacedBody{parts: twoChunks, gap: 10 * time.Millisecond}
-			return res, nil
 		})
-		tp, _ := oneRoute(t)
-		time.Sleep(time.Second) // the stamps are not the clock's start
-		s := tp.NewStreaming(context.Background(), chat("m", 10), swap)
-		text := readAll(t, s)
-		s.Close()
-		tm := s.Timing()
-		if text != "hi there" || len(tm.Chunks) != 2 || tm.Chunks[0].Before(tm.Sent) || tm.Chunks[1].Sub(tm.Chunks[0]) != 10*time.Millisecond {
-			t.Errorf("text %q, sent %v, chunks %v; want \"hi there\", two chunks after Sent, 10ms apart", text, tm.Sent, tm.Chunks)
-		}
-	})
+	}
 }
 
 // TestMiddlewareAnswersWithResponseInto: a stub middleware answers, and
@@ -117,32 +125,6 @@ func TestMiddlewareAnswersWithResponseInto(t *testing.T) {
 		s.Close()
 		if text != "hi there" || s.Err() != nil || mine == nil {
 			t.Errorf("text %q, Err() = %v, caller's response %v; want \"hi there\", nil, the stub's", text, s.Err(), mine)
-		}
-	})
-}
-
-// TestMiddlewareReturnsNewResponse: a middleware returns a response of
-// its own over the server's body it transformed: the stream reads the
-// returned one, stamped as it is read.
-func TestMiddlewareReturnsNewResponse(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		swap := option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-			res, err := next(req)
-			if err != nil {
-				return res, err
-			}
-			res.Body.Close()
-			out := *res
-			out.Body = &pacedBody{parts: twoChunks, gap: 10 * time.Millisecond}
-			return &out, nil
-		})
-		tp, _ := oneRoute(t)
-		s := tp.NewStreaming(context.Background(), chat("m", 10), swap)
-		text := readAll(t, s)
-		s.Close()
-		tm := s.Timing()
-		if text != "hi there" || s.Err() != nil || len(tm.Chunks) != 2 || tm.Chunks[1].Sub(tm.Chunks[0]) != 10*time.Millisecond {
-			t.Errorf("text %q, Err() = %v, chunks %v; want \"hi there\", nil, two chunks 10ms apart", text, s.Err(), tm.Chunks)
 		}
 	})
 }
