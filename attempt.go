@@ -156,14 +156,17 @@ type attempt struct {
 	// when it left, or, when its chunk came from the buffer, the read
 	// that filled the buffer (bytes after it wait in the connection).
 	since time.Time
-	// bufferedAt: the chunk the caller takes came from the buffer, filled
-	// by a read at this time; zero when its own read brought it.
+	// bufferedAt: the chunk the caller takes came from the buffer; bytes
+	// after it may wait unread since then (readRef). Zero when the
+	// caller's own read brought it.
 	bufferedAt time.Time
-	armed      bool // the absence timer is pending
-	quick      int  // times in a row it came back within absence
-	absent     *time.Timer
-	resume     chan struct{} // wakes the parked background reader; closed at the end
-	handBack   atomic.Bool   // the background reader gives the role back
+	// readRef: since when bytes after the last read may wait unread.
+	readRef  time.Time
+	armed    bool // the absence timer is pending
+	quick    int  // times in a row it came back within absence
+	absent   *time.Timer
+	resume   chan struct{} // wakes the parked background reader; closed at the end
+	handBack atomic.Bool   // the background reader gives the role back
 
 	// toolCall: a chunk that reaches the consumer carries a tool call.
 	toolCall bool

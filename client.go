@@ -13,6 +13,14 @@ import (
 // timed. It mirrors client.Chat.Completions: NewStreaming and New take the
 // same parameters and request options, so switching costs one line.
 //
+// Middlewares (option.WithMiddleware) work as with openai-go: the stream
+// reads the response they return, be it the server's, one with another
+// body, or one they made without sending the request (a cache, a stub),
+// and stamps its body as it is read. One case is out of reach: a
+// middleware set on the openai.Client itself that returns another
+// response than it got, while the call also takes option.WithResponseInto;
+// the stream then reads the response the middleware got.
+//
 // A Client is safe for concurrent use. Most callers make one with NewClient
 // and keep it.
 type Client struct {

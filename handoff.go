@@ -175,16 +175,30 @@ func (a *attempt) background() {
 // and reports false.
 func (a *attempt) readBackground() bool {
 	a.inlined = false
-	for a.step() {
+	for {
+		reads := a.body.reads
+		if !a.step() {
+			break
+		}
 		if !a.handBack.Load() {
 			continue
 		}
 		// The chunk just delivered went to a caller that waited for it:
-		// the caller keeps up, and reads on itself.
+		// the caller keeps up, and reads on itself. If that chunk came
+		// from the buffer, bytes after the read that filled it may wait
+		// from then on.
 		a.mu.Lock()
 		a.handBack.Store(false)
 		a.holder = roleCaller
+		a.readRef = a.body.last
+		fromBuffer := a.body.reads == reads
+		if fromBuffer && !a.away {
+			a.bufferedAt = a.body.last
+		}
 		if a.away {
+			if fromBuffer && a.body.last.Before(a.since) {
+				a.since = a.body.last
+			}
 			a.arm(max(absence-time.Since(a.since), 0))
 		} else {
 			a.signal() // it came back, and waits again
@@ -195,6 +209,10 @@ func (a *attempt) readBackground() bool {
 	a.finishBody()
 	return false
 }
+
+// readWaited is how long a read must have taken to count as one that
+// waited for its bytes: a shorter one found them there (see takeInline).
+const readWaited = absence / 5
 
 // takeInline is take for an attempt whose caller may hold the reader role:
 // it reads the body itself while it waits, unless a background reader
@@ -240,12 +258,22 @@ func (a *attempt) takeInline(buf []arrived) ([]arrived, error) {
 			a.endStopped()
 		} else {
 			a.inlined = true
-			reads := a.body.reads
+			reads, start := a.body.reads, time.Now()
 			more := a.step()
-			if a.body.reads == reads && more {
-				// The chunk was read with an earlier one: bytes that came
-				// after that read may wait unread from then on (see leave).
-				a.bufferedAt = a.body.last
+			switch {
+			case a.body.reads != reads:
+				// Bytes after this read wait from its time on; or, if it
+				// did not wait for its bytes, from when the caller left:
+				// they may have come with these, beyond what one read
+				// takes.
+				a.readRef = a.body.last
+				if a.body.last.Sub(start) < readWaited {
+					a.readRef = a.since
+				}
+			case more:
+				// The chunk was read with an earlier one: bytes after that
+				// read may wait unread (see leave).
+				a.bufferedAt = a.readRef
 			}
 			if !more {
 				a.finishBody()

@@ -249,3 +249,117 @@ func TestHandOffCallerFallsBehind(t *testing.T) {
 		}
 	})
 }
+
+// TestHandOffHandBackFromBuffer: the background reader gives the role
+// back on a chunk it decoded from its buffer (read at 6 ms) to a caller
+// that waited for it; the bytes that arrived 24 µs after that read wait in
+// the connection from then on, and are stamped within the bound.
+func TestHandOffHandBackFromBuffer(t *testing.T) {
+	const head = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[`
+	event := func(k int) string {
+		return head + fmt.Sprintf(`{"index":0,"delta":{"content":"w%d "},"finish_reason":null}]}`, k) + "\n\n"
+	}
+	rec := recording{Status: 200, HeadersMS: 1, Headers: map[string]string{"Content-Type": "text/event-stream"}}
+	T := 6 * time.Millisecond
+	var arrivals []time.Duration
+	for k := 1; k <= 5; k++ {
+		at := time.Duration(k) * time.Millisecond
+		rec.Reads = append(rec.Reads, recordedRead{TMS: float64(at) / float64(time.Millisecond), Data: event(k)})
+		arrivals = append(arrivals, at)
+	}
+	rec.Reads = append(rec.Reads,
+		recordedRead{TMS: float64(T) / float64(time.Millisecond), Data: event(6) + event(7) + event(8) + event(9)},
+		recordedRead{TMS: float64(T+24*time.Microsecond) / float64(time.Millisecond), Data: event(10)},
+		recordedRead{TMS: 8, Data: "data: [DONE]\n\n"})
+	arrivals = append(arrivals, T, T, T, T, T+24*time.Microsecond)
+	pauses := map[string]time.Duration{"w6 ": 60 * time.Microsecond, "w7 ": 5 * time.Microsecond, "w8 ": 60 * time.Microsecond}
+	synctest.Test(t, func(t *testing.T) {
+		url, hc := serve(t, replay(rec))
+		slept := false // a milestone check that takes 20 µs on the background reader
+		slowCheck := tokenpace.WithMilestone("slow", func(text string) bool {
+			if strings.HasSuffix(text, "w8 ") && !slept {
+				slept = true
+				time.Sleep(20 * time.Microsecond)
+			}
+			return false
+		})
+		s := tokenpace.NewClient(openaiClient(url, hc), slowCheck).NewStreaming(context.Background(), chat("m", 60))
+		for s.Next() {
+			time.Sleep(pauses[s.Current().Choices[0].Delta.Content])
+		}
+		if err := s.Err(); err != nil {
+			t.Fatalf("Err() = %v", err)
+		}
+		tm := s.Timing()
+		if len(tm.Chunks) != len(arrivals) {
+			t.Fatalf("%d chunks stamped, want %d", len(tm.Chunks), len(arrivals))
+		}
+		for i, c := range tm.Chunks {
+			if late := c.Sub(tm.Sent) - arrivals[i]; late > 50*time.Microsecond {
+				t.Errorf("Chunks[%d] (w%d) stamped %v after its bytes arrived, want at most 50µs", i, i+1, late)
+			}
+		}
+	})
+}
+
+// TestHandOffBurstBeyondOneRead: a burst of 40 chunks (about 12 KiB,
+// more than one read takes) arrives while a quick caller is away; the
+// caller's read returns its first part at once, and the rest, waiting in
+// the connection, is stamped within the bound.
+func TestHandOffBurstBeyondOneRead(t *testing.T) {
+	const head = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[`
+	event := func(k int) string {
+		delta := `{"role":"assistant","content":""}`
+		if k > 0 {
+			delta = fmt.Sprintf(`{"content":"w%d %s"}`, k, strings.Repeat("x", 250))
+		}
+		return head + `{"index":0,"delta":` + delta + `,"finish_reason":null}]}` + "\n\n"
+	}
+	rec := recording{Status: 200, HeadersMS: 1, Headers: map[string]string{"Content-Type": "text/event-stream"}}
+	var arrivals []time.Duration
+	k := 0
+	for ; k < 7; k++ {
+		at := time.Duration(k+1) * time.Millisecond
+		rec.Reads = append(rec.Reads, recordedRead{TMS: float64(at) / float64(time.Millisecond), Data: event(k)})
+		if k > 0 {
+			arrivals = append(arrivals, at)
+		}
+	}
+	burstAt := 7*time.Millisecond + 10*time.Microsecond
+	var burst strings.Builder
+	for ; k < 7+40; k++ {
+		burst.WriteString(event(k))
+		arrivals = append(arrivals, burstAt)
+	}
+	rec.Reads = append(rec.Reads,
+		recordedRead{TMS: float64(burstAt) / float64(time.Millisecond), Data: burst.String()},
+		recordedRead{TMS: 9, Data: "data: [DONE]\n\n"})
+	synctest.Test(t, func(t *testing.T) {
+		url, hc := serve(t, replay(rec))
+		s := tokenpace.NewClient(openaiClient(url, hc)).NewStreaming(context.Background(), chat("m", 60))
+		for k := 0; s.Next(); k++ {
+			switch {
+			case k == 6:
+				time.Sleep(40 * time.Microsecond)
+			case k > 6:
+				time.Sleep(10 * time.Microsecond)
+			}
+		}
+		if err := s.Err(); err != nil {
+			t.Fatalf("Err() = %v", err)
+		}
+		tm := s.Timing()
+		if len(tm.Chunks) != len(arrivals) {
+			t.Fatalf("%d chunks stamped, want %d", len(tm.Chunks), len(arrivals))
+		}
+		worst, worstAt := time.Duration(0), 0
+		for i, c := range tm.Chunks {
+			if late := c.Sub(tm.Sent) - arrivals[i]; late > worst {
+				worst, worstAt = late, i
+			}
+		}
+		if worst > 50*time.Microsecond {
+			t.Errorf("Chunks[%d] stamped %v after its bytes arrived, want at most 50µs", worstAt, worst)
+		}
+	})
+}
