@@ -234,17 +234,7 @@ func TestHandOffCallerFallsBehind(t *testing.T) {
 				time.Sleep(40 * time.Microsecond)
 			}
 		}
-		tm := s.Timing()
-		if len(tm.Chunks) != len(at)-1 {
-			t.Fatalf("%d chunks stamped, want %d", len(tm.Chunks), len(at)-1)
-		}
-		worst, worstAt := time.Duration(0), 0
-		for i, c := range tm.Chunks {
-			if late := c.Sub(tm.Sent) - at[i+1]; late > worst {
-				worst, worstAt = late, i
-			}
-		}
-		if worst > 50*time.Microsecond {
+		if worst, worstAt := latest(t, s.Timing(), at[1:]); worst > 50*time.Microsecond {
 			t.Errorf("Chunks[%d] stamped %v after its bytes arrived, want at most 50µs", worstAt, worst)
 		}
 	})
@@ -290,14 +280,8 @@ func TestHandOffHandBackFromBuffer(t *testing.T) {
 		if err := s.Err(); err != nil {
 			t.Fatalf("Err() = %v", err)
 		}
-		tm := s.Timing()
-		if len(tm.Chunks) != len(arrivals) {
-			t.Fatalf("%d chunks stamped, want %d", len(tm.Chunks), len(arrivals))
-		}
-		for i, c := range tm.Chunks {
-			if late := c.Sub(tm.Sent) - arrivals[i]; late > 50*time.Microsecond {
-				t.Errorf("Chunks[%d] (w%d) stamped %v after its bytes arrived, want at most 50µs", i, i+1, late)
-			}
+		if worst, worstAt := latest(t, s.Timing(), arrivals); worst > 50*time.Microsecond {
+			t.Errorf("Chunks[%d] (w%d) stamped %v after its bytes arrived, want at most 50µs", worstAt, worstAt+1, worst)
 		}
 	})
 }
@@ -348,18 +332,24 @@ func TestHandOffBurstBeyondOneRead(t *testing.T) {
 		if err := s.Err(); err != nil {
 			t.Fatalf("Err() = %v", err)
 		}
-		tm := s.Timing()
-		if len(tm.Chunks) != len(arrivals) {
-			t.Fatalf("%d chunks stamped, want %d", len(tm.Chunks), len(arrivals))
-		}
-		worst, worstAt := time.Duration(0), 0
-		for i, c := range tm.Chunks {
-			if late := c.Sub(tm.Sent) - arrivals[i]; late > worst {
-				worst, worstAt = late, i
-			}
-		}
-		if worst > 50*time.Microsecond {
+		if worst, worstAt := latest(t, s.Timing(), arrivals); worst > 50*time.Microsecond {
 			t.Errorf("Chunks[%d] stamped %v after its bytes arrived, want at most 50µs", worstAt, worst)
 		}
 	})
+}
+
+// latest returns how late the latest stamp of tm's chunks is, after its
+// chunk's bytes arrived at arrivals[i] after Sent, and which chunk it is;
+// it fails the test unless every chunk was stamped.
+func latest(t *testing.T, tm *tokenpace.Timing, arrivals []time.Duration) (worst time.Duration, at int) {
+	t.Helper()
+	if len(tm.Chunks) != len(arrivals) {
+		t.Fatalf("%d chunks stamped, want %d", len(tm.Chunks), len(arrivals))
+	}
+	for i, c := range tm.Chunks {
+		if late := c.Sub(tm.Sent) - arrivals[i]; late > worst {
+			worst, at = late, i
+		}
+	}
+	return worst, at
 }
