@@ -235,6 +235,7 @@ type arrivalBody struct {
 	io.ReadCloser
 	last   time.Time
 	reads  int     // reads that returned data
+	bytes  int64   // bytes they returned
 	before flusher // told before each read; may be nil
 }
 
@@ -250,6 +251,7 @@ func (b *arrivalBody) Read(p []byte) (int, error) {
 	if n > 0 {
 		b.last = time.Now()
 		b.reads++
+		b.bytes += int64(n)
 	}
 	return n, err
 }

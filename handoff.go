@@ -72,6 +72,9 @@ func (a *attempt) leave(n int) {
 	if !a.bufferedAt.IsZero() {
 		a.since, a.bufferedAt = a.bufferedAt, time.Time{}
 	}
+	if a.holder == roleCaller && a.body.last.Before(a.since) {
+		a.since = a.body.last // bytes after the last read wait since it returned
+	}
 	switch {
 	case a.holder != roleCaller:
 	case a.quick >= quickReturns && now.Sub(a.since) < absence:
@@ -189,14 +192,24 @@ func (a *attempt) readBackground() bool {
 		// from then on.
 		a.mu.Lock()
 		a.handBack.Store(false)
+		if a.away && a.quick < quickReturns {
+			// The caller took the chunk and left already, and is not
+			// quick: keep reading for it (see leave).
+			a.mu.Unlock()
+			continue
+		}
 		a.holder = roleCaller
-		a.readRef = a.body.last
 		fromBuffer := a.body.reads == reads
+		if !fromBuffer || a.readRef.IsZero() {
+			a.readRef = a.body.last
+		}
 		if fromBuffer && !a.away {
-			a.bufferedAt = a.body.last
+			a.bufferedAt = a.readRef
 		}
 		if a.away {
-			if fromBuffer && a.body.last.Before(a.since) {
+			if ref := a.readRef; fromBuffer && ref.Before(a.since) {
+				a.since = ref
+			} else if a.body.last.Before(a.since) {
 				a.since = a.body.last
 			}
 			a.arm(max(absence-time.Since(a.since), 0))
@@ -269,6 +282,11 @@ func (a *attempt) takeInline(buf []arrived) ([]arrived, error) {
 				a.readRef = a.body.last
 				if a.body.last.Sub(start) < readWaited {
 					a.readRef = a.since
+					if a.body.bytes > a.sr.consumed {
+						// It brought more than this chunk: a burst, of
+						// which more than one read takes may wait too.
+						a.bufferedAt = a.readRef
+					}
 				}
 			case more:
 				// The chunk was read with an earlier one: bytes after that

@@ -20,16 +20,26 @@ var errEventTooLong = fmt.Errorf("tokenpace: event data longer than the limit: %
 // stream ended with [DONE] nor takes a line limit, which a client that must
 // tell a truncated stream from a finished one needs.
 type sseReader struct {
-	sc   *bufio.Scanner
-	max  int    // the largest event's data
-	data []byte // the current event's data, reused between events
-	has  bool   // the current event has a data field
+	sc       *bufio.Scanner
+	max      int    // the largest event's data
+	data     []byte // the current event's data, reused between events
+	has      bool   // the current event has a data field
+	consumed int64  // bytes of the body split into lines so far
 }
 
 func newSSEReader(r io.Reader, maxLine int) *sseReader {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, min(4096, maxLine)), maxLine)
-	return &sseReader{sc: sc, max: maxLine}
+	sr := &sseReader{sc: sc, max: maxLine}
+	sc.Split(sr.lines)
+	return sr
+}
+
+// lines is bufio.ScanLines, counting the bytes it consumes.
+func (r *sseReader) lines(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	advance, token, err = bufio.ScanLines(data, atEOF)
+	r.consumed += int64(advance)
+	return advance, token, err
 }
 
 // next returns the data of the next event, valid until the following call.
