@@ -1,16 +1,12 @@
 package tokenpace_test
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
-
-	"github.com/tokenpace/tokenpace"
 )
 
 // randomStream returns a stream of n content chunks in reads of 1 to 4
@@ -74,19 +70,8 @@ func TestHandOffRandom(t *testing.T) {
 				for i := range pauses {
 					pauses[i] = tc.pauses[r.IntN(len(tc.pauses))] * time.Microsecond
 				}
-				synctest.Test(t, func(t *testing.T) {
-					url, hc := serve(t, replay(rec))
-					s := tokenpace.NewClient(openaiClient(url, hc)).NewStreaming(context.Background(), chat("m", 60))
-					for k := 0; s.Next(); k++ {
-						time.Sleep(pauses[k])
-					}
-					if err := s.Err(); err != nil {
-						t.Fatalf("Err() = %v", err)
-					}
-					if worst, worstAt := latest(t, s.Timing(), arrivals); worst > tc.bound {
-						t.Errorf("Chunks[%d] stamped %v after its bytes arrived, want at most %v; pauses %v", worstAt, worst, tc.bound, pauses)
-					}
-				})
+				stampCheck{rec: rec, arrivals: arrivals, bound: tc.bound,
+					pause: func(k int, _ string) time.Duration { return pauses[k] }}.run(t)
 			})
 		}
 	}
