@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -114,6 +115,18 @@ func router(t *testing.T, p tokenpace.Policy, sopts []simulate.Option, routes ..
 		t.Fatalf("NewRouter() error = %v", err)
 	}
 	return r
+}
+
+// stallingRouter returns a Router whose route "big" (timed big) stalls
+// after stallAfter tokens, continued after 100 ms of silence on route
+// "small" (timed small), on one in-memory simulator started with sopts
+// too.
+func stallingRouter(t *testing.T, stallAfter int, big, small simulate.Fixed, sopts ...simulate.Option) *tokenpace.Router {
+	t.Helper()
+	b := route("big")
+	b.Options = []option.RequestOption{withFault(fmt.Sprintf("stall;for=5s;after=%d", stallAfter))}
+	sopts = append([]simulate.Option{simulate.WithModel("big", &big), simulate.WithModel("small", &small)}, sopts...)
+	return router(t, tokenpace.Policy{Budget: tokenpace.Budget{Gap: 100 * msec}, Continue: true}, sopts, b, route("small"))
 }
 
 // route returns a Route to model name on the Client's endpoint.

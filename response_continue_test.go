@@ -225,13 +225,8 @@ func TestRouterResponseOneResponse(t *testing.T) {
 // the event Restarted reports.
 func TestRouterResponseRestartOneResponse(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		big := route("big")
-		big.Options = []option.RequestOption{withFault("stall;for=5s;after=2")}
-		r := router(t, tokenpace.Policy{Budget: tokenpace.Budget{Gap: 100 * msec}, Continue: true}, []simulate.Option{
-			simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec, ITL: 20 * msec}),
-			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),
-			withWeather(),
-		}, big, route("small"))
+		r := stallingRouter(t, 2, simulate.Fixed{TTFT: 100 * msec, ITL: 20 * msec}, simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec},
+			withWeather())
 		params := respond("big", 100)
 		params.Tools = []responses.ToolUnionParam{{OfFunction: &responses.FunctionToolParam{Name: "get_weather"}}}
 		s := r.NewResponseStreaming(context.Background(), params)
@@ -340,19 +335,14 @@ func TestRouterResponsePublishedContinuation(t *testing.T) {
 // caller received it (incomplete), so that its text is Text().
 func TestRouterResponseContinuationCallsTool(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		big := route("big")
-		big.Options = []option.RequestOption{withFault("stall;for=5s;after=3")}
-		r := router(t, tokenpace.Policy{Budget: tokenpace.Budget{Gap: 100 * msec}, Continue: true}, []simulate.Option{
-			simulate.WithModel("big", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),
-			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),
-			replyWords(10),
+		timing := simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}
+		r := stallingRouter(t, 3, timing, timing, replyWords(10),
 			simulate.WithToolCalls(func(ri simulate.ReplyInfo) []simulate.ToolCall {
 				if ri.Model == "big" {
 					return nil
 				}
 				return []simulate.ToolCall{{Name: "get_weather", Arguments: `{"city":"Paris"}`}}
-			}),
-		}, big, route("small"))
+			}))
 		params := respond("big", 100)
 		params.Tools = []responses.ToolUnionParam{{OfFunction: &responses.FunctionToolParam{Name: "get_weather"}}}
 		s := r.NewResponseStreaming(context.Background(), params)

@@ -252,13 +252,8 @@ func TestToolCallHedgeLoser(t *testing.T) {
 // response, rebuilds the call's arguments once.
 func TestResponseToolCallRestart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		big := route("big")
-		big.Options = []option.RequestOption{option.WithHeader(simulate.FaultHeader, "stall;for=5s;after=2")}
-		r := router(t, tokenpace.Policy{Budget: tokenpace.Budget{Gap: 100 * msec}, Continue: true}, []simulate.Option{
-			simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec, ITL: 20 * msec}),
-			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),
-			withWeather(),
-		}, big, route("small"))
+		r := stallingRouter(t, 2, simulate.Fixed{TTFT: 100 * msec, ITL: 20 * msec}, simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec},
+			withWeather())
 		params := respond("big", 100)
 		params.Tools = []responses.ToolUnionParam{{OfFunction: &responses.FunctionToolParam{Name: "get_weather"}}}
 		s := r.NewResponseStreaming(context.Background(), params)
