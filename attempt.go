@@ -128,9 +128,11 @@ type attempt struct {
 	deltas  int       // output-bearing choice deltas
 	counted int       // output tokens reported to the output event
 	names   []reached // milestones reached by the current chunk
-	// terminal: a Responses stream sent its final event, so its end is
-	// clean.
+	// terminal: the answer is complete (every choice sent its finish
+	// reason, or a Responses stream its final event), so its end is
+	// clean, [DONE] or not.
 	terminal bool
+	done1    choiceSet // the choices that sent their finish reason
 
 	done chan struct{} // closed once the attempt has ended and its body is closed
 	wake chan struct{} // the consumer waits on it; capacity 1
@@ -241,6 +243,7 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 		wake:   make(chan struct{}, 1),
 	}
 	a.x.before = a
+	a.x.whole = spec.whole
 	// The attempt's context takes the caller's values and cancellation but
 	// is not registered with the caller's context: a clean end then
 	// neither leaks it into a long-lived parent nor cancels the request,
@@ -277,16 +280,17 @@ func (a *attempt) call() bool {
 		a.callWhole(opts)
 		return false
 	}
-	if p := a.spec.completion; p != nil {
-		a.stream = a.spec.client.Completions.NewStreaming(a.ctx, *p, opts...)
-	} else if p := a.spec.response; p != nil {
-		a.stream = a.spec.client.Responses.NewStreaming(a.ctx, *p, opts...)
-	} else {
-		a.stream = a.spec.client.Chat.Completions.NewStreaming(a.ctx, a.spec.params, opts...)
+	what := "middleware"
+	if perr := guard(a.spec.name, &what, func() { a.newStreaming(opts) }); perr != nil {
+		if a.stream != nil {
+			_ = a.stream.Close()
+		}
+		a.end(perr, time.Now())
+		return false
 	}
 	if err := a.stream.Err(); err != nil {
 		_ = a.stream.Close()
-		a.end(a.failure(KindRequest, "", err), time.Now())
+		a.end(a.requestFailure(err), time.Now())
 		return false
 	}
 	a.res, a.body = a.x.response()
@@ -315,6 +319,18 @@ func (a *attempt) call() bool {
 		return false
 	}
 	return true
+}
+
+// newStreaming makes the streaming request of the spec's API through
+// openai-go, the caller's middlewares included.
+func (a *attempt) newStreaming(opts []option.RequestOption) {
+	if p := a.spec.completion; p != nil {
+		a.stream = a.spec.client.Completions.NewStreaming(a.ctx, *p, opts...)
+	} else if p := a.spec.response; p != nil {
+		a.stream = a.spec.client.Responses.NewStreaming(a.ctx, *p, opts...)
+	} else {
+		a.stream = a.spec.client.Chat.Completions.NewStreaming(a.ctx, a.spec.params, opts...)
+	}
 }
 
 // outermost is the middleware outside the caller's own: it notes the
@@ -374,44 +390,52 @@ func (a *attempt) closeBody(body io.Reader, clean bool) {
 
 // readEvent reads the next event and delivers its chunk. At the end of
 // the stream it reports end, with when and how the stream ended (err nil
-// after a clean end).
+// after a clean end). A stream that ends after its answer was complete (a
+// finish reason for every choice, or a Responses stream's final event)
+// ended cleanly, [DONE] or not: some servers never send it.
 func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	data, err := a.sr.next()
 	if err == io.EOF && a.terminal {
-		// A Responses stream ends after its final event.
 		at := a.body.last
-		a.outputEnd(at)
-		return true, at, nil
+		return true, at, a.outputEnd(at)
 	}
 	if err != nil {
 		return true, time.Now(), a.readFailure(err)
 	}
 	at = a.body.last
 	if bytes.HasPrefix(data, doneData) {
-		a.outputEnd(at)
-		return true, at, nil
+		return true, at, a.outputEnd(at)
 	}
+	size, err := a.bound(data)
+	if err != nil {
+		return true, at, err
+	}
+	var ar arrived
 	if a.spec.response != nil {
-		ar, err := a.decodeResponse(data)
-		if err != nil {
+		if ar, err = a.decodeResponse(data); err != nil {
 			return true, at, err
 		}
-		ar.at, ar.size = at, len(data)
-		a.deliver(ar)
-		return false, at, nil
-	}
-	c, comp, errRaw, err := a.decode(data)
-	if err != nil {
-		return true, at, a.failure(KindMalformed, "", err)
-	}
-	if errRaw != "" && errRaw != "null" {
-		apiErr := &openai.Error{StatusCode: a.res.StatusCode, Request: a.res.Request, Response: a.res}
-		if err := apiErr.UnmarshalJSON([]byte(errRaw)); err != nil {
+	} else {
+		c, comp, errRaw, err := a.decode(data)
+		if err != nil {
 			return true, at, a.failure(KindMalformed, "", err)
 		}
-		return true, at, a.failure(KindErrorEvent, apiErr.Type, apiErr)
+		if errRaw != "" && errRaw != "null" {
+			apiErr := &openai.Error{StatusCode: a.res.StatusCode, Request: a.res.Request, Response: a.res}
+			if err := apiErr.UnmarshalJSON([]byte(errRaw)); err != nil {
+				return true, at, a.failure(KindMalformed, "", err)
+			}
+			return true, at, a.failure(KindErrorEvent, apiErr.Type, apiErr)
+		}
+		if err := a.checkChoices(c); err != nil {
+			return true, at, err
+		}
+		ar = arrived{chunk: c, comp: comp}
 	}
-	a.deliver(arrived{chunk: c, comp: comp, at: at, size: len(data)})
+	ar.at, ar.size = at, size
+	if err := a.deliver(ar); err != nil {
+		return true, at, err
+	}
 	return false, at, nil
 }
 
@@ -435,8 +459,10 @@ func (a *attempt) decode(data []byte) (c *openai.ChatCompletionChunk, comp *open
 
 // deliver records chunk ar, and queues it for the
 // consumer. The consumer is woken before the next read of the body (see
-// flush), so chunks that arrived in one read cost one wake-up.
-func (a *attempt) deliver(ar arrived) {
+// flush), so chunks that arrived in one read cost one wake-up. It returns
+// the KindPanic error of a function of the caller's that panicked (a
+// milestone predicate, a hook); the chunk is queued all the same.
+func (a *attempt) deliver(ar arrived) error {
 	c, at := ar.chunk, ar.at
 	deltas := 0
 	var content string
@@ -451,37 +477,34 @@ func (a *attempt) deliver(ar arrived) {
 		if ch.Index == 0 {
 			content = ch.Delta.Content
 		}
+		if ch.FinishReason != "" {
+			a.finished(ch.Index)
+		}
 	}
 	a.names = a.names[:0]
+	var perr error
 	if content != "" && a.ms.pending() {
-		a.ms.add(content, at, a.reach)
+		what := "milestone predicate"
+		perr = guard(a.spec.name, &what, func() { a.ms.add(content, at, a.reach) })
 	}
 	first, woke, full := a.queue(ar, deltas)
 	tokens := deltas
-	if usage, ok := ar.usage(); ok && deltas > 0 {
+	if usage, ok := ar.usage(); ok && deltas > 0 && usage.CompletionTokens >= 0 && usage.CompletionTokens <= maxUsageTokens {
 		// A server that streams usage with every chunk says how many
 		// tokens this one added.
 		tokens = max(tokens, int(usage.CompletionTokens)-a.counted)
 	}
 	a.counted += tokens
 
-	if first && a.ev.firstToken != nil {
-		a.ev.firstToken(a, at)
-	}
-	if deltas > 0 && a.ev.output != nil {
-		a.ev.output(a, at, tokens)
-	}
-	if a.ev.milestone != nil {
-		for _, n := range a.names {
-			a.ev.milestone(a, n.name, n.at)
-		}
+	if err := a.events(first, deltas > 0, at, tokens); perr == nil {
+		perr = err
 	}
 	if woke {
 		// Let the consumer take the chunk now: it would otherwise wait, on
 		// a busy machine, until this goroutine blocks in its next read.
 		runtime.Gosched()
 	}
-	if full && !a.inlined {
+	if full && !a.inlined && perr == nil {
 		// Read on once the consumer has taken some, or the attempt was
 		// stopped. (A caller reading in take has taken everything.)
 		select {
@@ -489,6 +512,33 @@ func (a *attempt) deliver(ar arrived) {
 		case <-a.ctx.Done():
 		}
 	}
+	return perr
+}
+
+// events runs the live events of the chunk being delivered: its first
+// token, its output of tokens tokens, the milestones it reached. They may
+// run the caller's hooks: a panic in one ends the attempt with its error.
+func (a *attempt) events(first, output bool, at time.Time, tokens int) error {
+	ev := &a.ev
+	if !(first && ev.firstToken != nil) && !(output && ev.output != nil) && (len(a.names) == 0 || ev.milestone == nil) {
+		return nil
+	}
+	what := "FirstToken hook"
+	return guard(a.spec.name, &what, func() {
+		if first && ev.firstToken != nil {
+			ev.firstToken(a, at)
+		}
+		what = "output event"
+		if output && ev.output != nil {
+			ev.output(a, at, tokens)
+		}
+		what = "Milestone hook"
+		if ev.milestone != nil {
+			for _, n := range a.names {
+				ev.milestone(a, n.name, n.at)
+			}
+		}
+	})
 }
 
 // queue records chunk ar (of deltas output-bearing choice deltas) in the
@@ -550,23 +600,21 @@ func (a *attempt) reach(name string, at time.Time) {
 	a.names = append(a.names, reached{name, at})
 }
 
-// outputEnd completes the milestones that the end of the output completes.
-func (a *attempt) outputEnd(at time.Time) {
+// outputEnd completes the milestones that the end of the output
+// completes. It returns the KindPanic error of a Milestone hook that
+// panicked.
+func (a *attempt) outputEnd(at time.Time) error {
 	a.names = a.names[:0]
 	a.ms.end(at, a.reach)
 	if len(a.names) == 0 {
-		return
+		return nil
 	}
 	a.mu.Lock()
 	for _, n := range a.names {
 		reachedAt(&a.t, n.name, n.at)
 	}
 	a.mu.Unlock()
-	if a.ev.milestone != nil {
-		for _, n := range a.names {
-			a.ev.milestone(a, n.name, n.at)
-		}
-	}
+	return a.events(false, false, at, 0)
 }
 
 // flush wakes the consumer if it waits and chunks are queued. The reader
@@ -614,7 +662,14 @@ func (a *attempt) end(err error, at time.Time) {
 	a.holder = roleNone
 	a.mu.Unlock()
 	if a.ev.end != nil {
-		a.ev.end(a, t)
+		what := "Done hook"
+		if perr := guard(a.spec.name, &what, func() { a.ev.end(a, t) }); perr != nil {
+			a.mu.Lock()
+			if t.Err == nil {
+				t.Err = perr
+			}
+			a.mu.Unlock()
+		}
 	}
 	a.mu.Lock()
 	a.ended = true
@@ -785,6 +840,16 @@ func (a *attempt) failure(kind ErrorKind, detail string, err error) error {
 		return context.Cause(a.ctx)
 	}
 	return &StreamError{Kind: kind, Target: a.spec.name, Detail: detail, Err: err}
+}
+
+// requestFailure builds the error of an attempt whose request failed with
+// err, as failure does: KindRequest, or KindTooLarge for a body over its
+// bound.
+func (a *attempt) requestFailure(err error) error {
+	if e := a.failure(KindRequest, "", err); !isKind(e, KindRequest) {
+		return e
+	}
+	return a.x.failure(a.parent, a.spec.name, err)
 }
 
 // readFailure classifies an error of the event-stream reader.

@@ -132,9 +132,10 @@ var errNotSent = errors.New("tokenpace: request not sent")
 
 // excludedFromBreaker reports errors that say nothing of the target's
 // health: the caller gave up, the request was never sent or lost a hedge,
-// or the server rejected the request itself (4xx other than 408 and 429).
+// or the server rejected the request itself (4xx other than 408 and 429),
+// or a function of the caller's panicked.
 func excludedFromBreaker(err error) bool {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+	if isPanic(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, ErrStreamClosed) || errors.Is(err, errNotSent) || errors.Is(err, errHedgeLost) ||
 		errors.Is(err, errCallEnded) || errors.Is(err, errClientLate) {
 		return true

@@ -329,7 +329,13 @@ func (c *call) report(fin *Timing) {
 		return
 	}
 	if f := c.hooks.Done; f != nil {
-		f(c.ctx, fin)
+		what := "Done hook"
+		if perr := guard("", &what, func() { f(c.ctx, fin) }); perr != nil && fin.Err == nil {
+			fin.Err = perr
+			c.mu.Lock()
+			c.err = perr
+			c.mu.Unlock()
+		}
 	}
 	c.mu.Lock()
 	c.state = callReported

@@ -115,15 +115,22 @@ func (c *Client) New(ctx context.Context, params openai.ChatCompletionNewParams,
 // status).
 func (c *Client) NewTimed(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*openai.ChatCompletion, *Timing, error) {
 	t := &Timing{Target: c.cfg.name, Model: params.Model, Start: time.Now()}
-	var x exchange
-	res, err := c.oc.Chat.Completions.New(ctx, params, append(slices.Clip(opts), option.WithMiddleware(x.middleware()))...)
+	x := exchange{whole: true}
+	var res *openai.ChatCompletion
+	var err error
+	what := "middleware"
+	if perr := guard(c.cfg.name, &what, func() {
+		res, err = c.oc.Chat.Completions.New(ctx, params, append(slices.Clip(opts), option.WithMiddleware(x.middleware()))...)
+	}); perr != nil {
+		res, err = nil, perr
+	}
 	t.End = time.Now()
 	if last := x.lastRead(); !last.IsZero() {
 		t.End = last
 	}
 	x.fill(t, true)
-	if err != nil {
-		err = requestFailure(ctx, c.cfg.name, err)
+	if err != nil && !isPanic(err) {
+		err = x.failure(ctx, c.cfg.name, err)
 		res = nil
 	}
 	t.Err = err
@@ -135,7 +142,10 @@ func (c *Client) NewTimed(ctx context.Context, params openai.ChatCompletionNewPa
 		t.setUsage(res.Usage, res.JSON.Usage.Valid())
 	}
 	if h := c.cfg.hooksFor(ctx); h.Done != nil {
-		h.Done(ctx, t)
+		what = "Done hook"
+		if perr := guard(c.cfg.name, &what, func() { h.Done(ctx, t) }); perr != nil && err == nil {
+			t.Err, err = perr, perr
+		}
 	}
 	return res, t, err
 }

@@ -72,6 +72,7 @@ type situation struct {
 	routesLeft bool // a route remains to be tried
 	retryFits  bool // the try's route asked for a wait that fits the TTFT budget
 	failedFast bool // under FailFast, a breach happened while another try ran
+	panicked   bool // a function of the caller's panicked: no route is to blame
 }
 
 // decision is what a call does after an event.
@@ -107,6 +108,9 @@ const (
 
 // decide says what a call does about h in situation s.
 func decide(h happening, s situation) decision {
+	if s.panicked && h != happenedClean {
+		return decideFinish
+	}
 	switch h {
 	case happenedClean:
 		switch {

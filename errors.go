@@ -39,6 +39,17 @@ const (
 	// event over all its lines (Detail "event"), exceeded the limit set
 	// by WithMaxLineBytes.
 	KindLineTooLong
+	// KindTooLarge: what a server sent would take more memory to decode
+	// than the client allows: an event with more JSON objects than any
+	// real chunk holds, more choices than the request's n, or an error
+	// body (or a non-streaming response) longer than its bound (Detail
+	// says which). Err, for a body, wraps what was read of it.
+	KindTooLarge
+	// KindPanic: a function of the caller's (a hook, a middleware, a
+	// milestone predicate or a validator) panicked; the call ended with
+	// this error instead of crashing the program (Detail names the
+	// function, Err holds the panic value and its stack).
+	KindPanic
 )
 
 var kindNames = [...]string{
@@ -49,6 +60,8 @@ var kindNames = [...]string{
 	KindTruncated:   "stream truncated",
 	KindReset:       "stream reset",
 	KindLineTooLong: "line too long",
+	KindTooLarge:    "too large",
+	KindPanic:       "panic in a caller's function",
 }
 
 // String returns a short description of k.

@@ -163,6 +163,7 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 		buffered:   e.buffered,
 		invalid:    tr.validErr != nil,
 		failFast:   c.failFast,
+		panicked:   isPanic(err),
 		cont:       c.r.pol.Continue && c.canContinue(),
 		toolCall:   c.keptToolCall(),
 		canceled:   c.ctx.Err() != nil,
@@ -257,7 +258,12 @@ func (c *call) validate(tr *try) {
 	if c.buffered {
 		text = tr.a.content()
 	}
-	if err := v(text); err != nil {
+	var err error
+	what := "Validator"
+	if perr := guard(tr.rt.Name, &what, func() { err = v(text) }); perr != nil {
+		err = perr // a validator that panics rejects the output
+	}
+	if err != nil {
 		tr.validErr = &ValidationError{Target: tr.rt.Name, Err: err}
 		tr.outcome = OutcomeInvalid
 	}

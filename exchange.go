@@ -3,6 +3,7 @@ package tokenpace
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptrace"
@@ -33,47 +34,90 @@ type exchange struct {
 	res   *http.Response
 	body  *arrivalBody
 	ended bool // fill has taken the final fields; late hooks are ignored
+	whole bool // a non-streaming call: its response body is bounded
+	// cut says why an error body was cut short (see boundErrorBody);
+	// empty when none was.
+	cut string
 }
 
 // middleware returns the openai-go middleware that records every HTTP
 // request. It must be the innermost middleware, nearest the wire.
+//
+// A request that failed on a reused connection before any byte of a
+// response came back was never processed: the server had closed the
+// connection as it was being reused (llama.cpp's server closes every
+// connection after a stream, yet says Keep-Alive). The middleware sends
+// it again at once, as net/http does for idempotent requests, up to
+// maxStaleRetries times; each try is an HTTPAttempt of its own.
 func (x *exchange) middleware() option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		x.mu.Lock()
-		now := time.Now()
-		if x.t.Sent.IsZero() {
-			x.t.Sent = now
-		}
-		x.t.HTTP = append(x.t.HTTP, HTTPAttempt{Start: now})
-		i := len(x.t.HTTP) - 1
-		x.t.ServerAddress, x.t.ServerPort = serverOf(req.URL)
-		x.mu.Unlock()
-
-		req = req.WithContext(httptrace.WithClientTrace(req.Context(), x.clientTrace(i)))
-		res, err := next(req)
-
-		x.mu.Lock()
-		defer x.mu.Unlock()
-		h := &x.t.HTTP[i]
-		h.Err = err
-		if res != nil {
-			h.Headers = time.Now()
-			h.Status = res.StatusCode
-			if res.StatusCode >= 400 {
-				h.RetryAfter = retryAfter(res.Header, h.Headers)
+		for stale := 0; ; stale++ {
+			res, err, again := x.send(req, next)
+			if !again || stale == maxStaleRetries || req.GetBody == nil || req.Context().Err() != nil {
+				return res, err
 			}
-			x.t.Headers = h.Headers
-			x.t.Streaming = streamHeaders(res.Header)
-			x.res = res
-			if res.Body != nil {
-				x.body = &arrivalBody{ReadCloser: res.Body, before: x.before}
-				res.Body = x.body
+			body, gerr := req.GetBody()
+			if gerr != nil {
+				return res, err
 			}
+			req = req.Clone(req.Context())
+			req.Body = body
 		}
-		x.t.WroteRequest = h.WroteRequest
-		x.t.Conn = h.Conn
-		return res, err
 	}
+}
+
+// maxStaleRetries bounds how many times one request is sent again after
+// it failed on a reused connection: each one takes a dead connection out
+// of the pool.
+const maxStaleRetries = 4
+
+// send sends req through next as HTTP request of its own, and reports
+// whether it failed on a reused connection before any response byte came
+// back, so that it is safe to send again.
+func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *http.Response, err error, stale bool) {
+	x.mu.Lock()
+	now := time.Now()
+	if x.t.Sent.IsZero() {
+		x.t.Sent = now
+	}
+	x.t.HTTP = append(x.t.HTTP, HTTPAttempt{Start: now})
+	i := len(x.t.HTTP) - 1
+	x.t.ServerAddress, x.t.ServerPort = serverOf(req.URL)
+	x.mu.Unlock()
+
+	tr := x.clientTrace(i)
+	res, err = next(req.WithContext(httptrace.WithClientTrace(req.Context(), &tr.hooks)))
+
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	h := &x.t.HTTP[i]
+	h.Err = err
+	if res != nil {
+		h.Headers = time.Now()
+		h.Status = res.StatusCode
+		if res.StatusCode >= 400 {
+			h.RetryAfter = retryAfter(res.Header, h.Headers)
+		}
+		x.t.Headers = h.Headers
+		x.t.Streaming = streamHeaders(res.Header)
+		x.res = res
+		if res.Body != nil {
+			x.body = &arrivalBody{ReadCloser: res.Body, before: x.before}
+			res.Body = x.body
+			if compressed(res) {
+				res.Body = &gunzipBody{src: res.Body}
+			}
+			switch {
+			case res.StatusCode >= 400:
+				x.cut = boundErrorBody(res)
+			case x.whole:
+				res.Body = &limitedBody{ReadCloser: res.Body}
+			}
+		}
+	}
+	x.t.WroteRequest = h.WroteRequest
+	x.t.Conn = h.Conn
+	return res, err, err != nil && res == nil && h.Conn.Reused && !tr.responded
 }
 
 // answered records res as the answer of a request that a middleware
@@ -88,16 +132,18 @@ func (x *exchange) answered(res *http.Response, sent, headers time.Time) {
 	x.res = res
 }
 
-// clientTrace records the connection breakdown of HTTP request i.
-func (x *exchange) clientTrace(i int) *httptrace.ClientTrace {
+// clientTrace returns the hooks that record the connection breakdown of
+// HTTP request i.
+func (x *exchange) clientTrace(i int) *requestTrace {
 	t := &requestTrace{x: x, i: i}
 	t.hooks = httptrace.ClientTrace{
 		DNSStart: t.dnsStart, DNSDone: t.dnsDone,
 		ConnectStart: t.connectStart, ConnectDone: t.connectDone,
 		TLSHandshakeStart: t.tlsStart, TLSHandshakeDone: t.tlsDone,
 		GotConn: t.gotConn, WroteRequest: t.wroteRequest,
+		GotFirstResponseByte: t.gotFirstByte,
 	}
-	return &t.hooks
+	return t
 }
 
 // requestTrace holds the httptrace hooks of one HTTP request of an
@@ -109,6 +155,7 @@ type requestTrace struct {
 	hooks httptrace.ClientTrace
 	// Under x.mu, as the hooks may run on transport goroutines.
 	dnsAt, connectAt, tlsAt time.Time
+	responded               bool // a byte of the response came back
 }
 
 // record runs f on the request's HTTPAttempt under the exchange's lock,
@@ -158,6 +205,10 @@ func (t *requestTrace) gotConn(info httptrace.GotConnInfo) {
 	t.record(func(_ *requestTrace, h *HTTPAttempt, _ time.Time) { h.Conn.Reused = reused })
 }
 
+func (t *requestTrace) gotFirstByte() {
+	t.record(func(t *requestTrace, _ *HTTPAttempt, _ time.Time) { t.responded = true })
+}
+
 func (t *requestTrace) wroteRequest(httptrace.WroteRequestInfo) {
 	t.record(func(_ *requestTrace, h *HTTPAttempt, now time.Time) { h.WroteRequest = now })
 }
@@ -204,12 +255,21 @@ func (x *exchange) fill(t *Timing, final bool) {
 	t.HTTP = append([]HTTPAttempt(nil), x.t.HTTP...)
 }
 
-// requestFailure is the error of a call whose request failed: the caller's
-// context error (see ctxErr) when it ended, else a KindRequest
-// *StreamError.
-func requestFailure(ctx context.Context, target string, err error) error {
+// failure is the error of a call to target whose request failed with
+// err: the caller's context error (see ctxErr) when it ended, else a
+// KindRequest *StreamError, KindTooLarge when a body was over its bound.
+func (x *exchange) failure(ctx context.Context, target string, err error) error {
 	if cerr := ctxErr(ctx); cerr != nil {
 		return cerr
+	}
+	x.mu.Lock()
+	cut := x.cut
+	x.mu.Unlock()
+	switch {
+	case cut != "":
+		return &StreamError{Kind: KindTooLarge, Target: target, Detail: cut, Err: err}
+	case errors.Is(err, errBodyTooLarge):
+		return &StreamError{Kind: KindTooLarge, Target: target, Detail: "response body", Err: err}
 	}
 	return &StreamError{Kind: KindRequest, Target: target, Err: err}
 }
@@ -219,10 +279,25 @@ func (t *Timing) setUsage(u openai.CompletionUsage, valid bool) {
 	if !valid {
 		return
 	}
+	t.trustUsage(u.PromptTokens, u.PromptTokensDetails.CachedTokens, u.CompletionTokens)
+}
+
+// maxUsageTokens bounds a token count a server reports: no context comes
+// near it.
+const maxUsageTokens = 1 << 32
+
+// trustUsage records the token counts a server reported, unless one is
+// negative or absurd (then the usage is not trusted: UsageReported stays
+// as it was and OutputTokens is counted from the deltas). Cached tokens
+// are at most the prompt's.
+func (t *Timing) trustUsage(prompt, cached, output int64) {
+	if prompt < 0 || cached < 0 || output < 0 || prompt > maxUsageTokens || output > maxUsageTokens {
+		return
+	}
 	t.UsageReported = true
-	t.PromptTokens = int(u.PromptTokens)
-	t.CachedTokens = int(u.PromptTokensDetails.CachedTokens)
-	t.OutputTokens = int(u.CompletionTokens)
+	t.PromptTokens = int(prompt)
+	t.CachedTokens = int(min(max(cached, 0), prompt))
+	t.OutputTokens = int(output)
 }
 
 // arrivalBody wraps a response body and notes when each read that returned

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // milestone is a user-defined predicate over the accumulated text.
@@ -26,6 +27,7 @@ type milestones struct {
 	userDone       []bool
 	userLeft       int
 	text           strings.Builder
+	split          string // the start of a rune the last delta cut short
 }
 
 func newMilestones(user []milestone) *milestones {
@@ -57,7 +59,16 @@ func (m *milestones) add(delta string, at time.Time, reach func(name string, at 
 		reach(MilestoneFirstLine, at)
 	}
 	if !m.sentence {
-		if end, ok := m.scanSentence(delta, at); ok {
+		scan := delta
+		if m.split != "" {
+			// A rune split between two chunks: scan it whole.
+			scan = m.split + delta
+			m.split = ""
+		}
+		if n := partialRune(scan); n > 0 {
+			m.split, scan = scan[len(scan)-n:], scan[:len(scan)-n]
+		}
+		if end, ok := m.scanSentence(scan, at); ok {
 			m.sentence = true
 			reach(MilestoneFirstSentence, end)
 		}
@@ -115,6 +126,21 @@ func (m *milestones) scanSentence(delta string, at time.Time) (time.Time, bool) 
 		}
 	}
 	return time.Time{}, false
+}
+
+// partialRune returns the length of the incomplete UTF-8 sequence that
+// ends s, if s ends with the first bytes of a rune: 0 otherwise.
+func partialRune(s string) int {
+	for n := 1; n <= min(len(s), utf8.UTFMax-1); n++ {
+		b := s[len(s)-n]
+		if utf8.RuneStart(b) {
+			if !utf8.FullRuneInString(s[len(s)-n:]) {
+				return n
+			}
+			return 0
+		}
+	}
+	return 0
 }
 
 func isCloser(r rune) bool {

@@ -15,7 +15,7 @@ func TestRequestTrace(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var x exchange
 		x.t.HTTP = []HTTPAttempt{{}, {}}
-		first, last := x.clientTrace(0), x.clientTrace(1)
+		first, last := &x.clientTrace(0).hooks, &x.clientTrace(1).hooks
 		step := func(d time.Duration) { time.Sleep(d) }
 
 		last.DNSStart(httptrace.DNSStartInfo{Host: "h"})

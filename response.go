@@ -85,10 +85,7 @@ func setResponseEnd(t *Timing, ev *responses.ResponseStreamEventUnion) {
 		return
 	}
 	if u := ev.Response.Usage; ev.Response.JSON.Usage.Valid() {
-		t.UsageReported = true
-		t.PromptTokens = int(u.InputTokens)
-		t.CachedTokens = int(u.InputTokensDetails.CachedTokens)
-		t.OutputTokens = int(u.OutputTokens)
+		t.trustUsage(u.InputTokens, u.InputTokensDetails.CachedTokens, u.OutputTokens)
 	}
 }
 

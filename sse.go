@@ -25,6 +25,7 @@ type sseReader struct {
 	data     []byte // the current event's data, reused between events
 	has      bool   // the current event has a data field
 	consumed int64  // bytes of the body split into lines so far
+	broken   bool   // the last line ended with a line break
 }
 
 func newSSEReader(r io.Reader, maxLine int) *sseReader {
@@ -35,10 +36,14 @@ func newSSEReader(r io.Reader, maxLine int) *sseReader {
 	return sr
 }
 
-// lines is bufio.ScanLines, counting the bytes it consumes.
+// lines is bufio.ScanLines, counting the bytes it consumes and noting
+// whether the last line ended with a line break.
 func (r *sseReader) lines(data []byte, atEOF bool) (advance int, token []byte, err error) {
 	advance, token, err = bufio.ScanLines(data, atEOF)
 	r.consumed += int64(advance)
+	if advance > 0 {
+		r.broken = data[advance-1] == '\n'
+	}
 	return advance, token, err
 }
 
@@ -46,8 +51,10 @@ func (r *sseReader) lines(data []byte, atEOF bool) (advance int, token []byte, e
 // Multi-line data is joined with newlines; comments, event names, ids and
 // retry fields are skipped. At the end of the body it returns io.EOF, or the
 // read error (bufio.ErrTooLong for an over-long line, errEventTooLong for
-// an event whose data over all its lines is longer). A last event that is
-// not followed by a blank line is not dispatched, as the format says.
+// an event whose data over all its lines is longer). A last event whose
+// lines are whole but that no blank line follows ("data: [DONE]\n" and
+// the end, as some servers send) is dispatched: the format would drop it,
+// but its data arrived whole; a last line cut short is not.
 func (r *sseReader) next() ([]byte, error) {
 	r.data, r.has = r.data[:0], false
 	for r.sc.Scan() {
@@ -76,6 +83,10 @@ func (r *sseReader) next() ([]byte, error) {
 	}
 	if err := r.sc.Err(); err != nil {
 		return nil, err
+	}
+	if r.has && r.broken {
+		r.has = false
+		return r.data, nil
 	}
 	return nil, io.EOF
 }

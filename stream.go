@@ -99,6 +99,7 @@ type Stream struct {
 	pos    int
 	err    error
 	acc    openai.ChatCompletionAccumulator
+	id     string // the first chunk's id, under which acc accumulates
 	ended  atomic.Bool
 	closed sync.Once
 }
@@ -126,8 +127,23 @@ func (s *Stream) Next() bool {
 		s.batch, s.pos = batch, 0
 	}
 	s.noteRestart()
-	s.acc.AddChunk(*s.batch[s.pos].chunk)
+	if !s.accumulate(*s.batch[s.pos].chunk) {
+		s.err = &StreamError{Kind: KindMalformed, Detail: "a chunk the accumulator refused"}
+		s.Close()
+		return false
+	}
 	return true
+}
+
+// accumulate adds c, the chunk the caller is given, to the accumulated
+// completion under the id of the first chunk: some servers give every
+// chunk an id of its own, which openai-go's accumulator would refuse.
+func (s *Stream) accumulate(c openai.ChatCompletionChunk) bool {
+	if s.id == "" {
+		s.id = c.ID
+	}
+	c.ID = s.id
+	return s.acc.AddChunk(c)
 }
 
 // Current returns the chunk Next advanced to.

@@ -15,7 +15,13 @@ import (
 // chunk when its last byte did, so a TTFT budget bounds the time to the
 // whole response.
 func (a *attempt) callWhole(opts []option.RequestOption) {
-	ar, err := a.fetchWhole(opts)
+	var ar fetched
+	var err error
+	what := "middleware"
+	if perr := guard(a.spec.name, &what, func() { ar, err = a.fetchWhole(opts) }); perr != nil {
+		a.end(perr, time.Now())
+		return
+	}
 	at := a.x.lastRead()
 	if at.IsZero() {
 		at = time.Now()
@@ -26,7 +32,7 @@ func (a *attempt) callWhole(opts []option.RequestOption) {
 			a.end(a.failure(KindContentType, res.Header.Get("Content-Type"), nil), time.Now())
 			return
 		}
-		a.end(a.failure(KindRequest, "", err), time.Now())
+		a.end(a.requestFailure(err), time.Now())
 		return
 	}
 	if ar.chunk == nil {
@@ -34,9 +40,11 @@ func (a *attempt) callWhole(opts []option.RequestOption) {
 		return
 	}
 	ar.at = at
-	a.deliver(ar.arrived)
-	a.outputEnd(at)
-	a.end(nil, at)
+	err = a.deliver(ar.arrived)
+	if oerr := a.outputEnd(at); err == nil {
+		err = oerr
+	}
+	a.end(err, at)
 }
 
 // fetched is a whole response and its chat view; chunk is nil, and err

@@ -74,4 +74,6 @@ var streamKinds = map[tokenpace.ErrorKind]string{
 	tokenpace.KindTruncated:   "stream_truncated",
 	tokenpace.KindReset:       "stream_reset",
 	tokenpace.KindLineTooLong: "line_too_long",
+	tokenpace.KindTooLarge:    "too_large",
+	tokenpace.KindPanic:       "panic",
 }

@@ -1,0 +1,109 @@
+package tokenpace
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+)
+
+// How much of a body openai-go may read.
+//
+// openai-go reads an error body, and a non-streaming response, whole
+// (io.ReadAll) before it returns: a server, or a proxy, that sends a
+// body without end, or a small gzip body that inflates to gigabytes,
+// would take the program's memory. The exchange bounds both. An error
+// body over maxErrorBody is cut: openai-go then builds its *openai.Error
+// (the status kept) from an error object whose message holds the body's
+// first KiB, and the call ends with a KindTooLarge *StreamError that wraps
+// it. A non-streaming response over maxWholeBody fails with KindTooLarge.
+const (
+	maxErrorBody = 64 << 10
+	maxWholeBody = 32 << 20
+	errorHead    = 1 << 10
+)
+
+// errBodyTooLarge is the read error of a non-streaming response longer
+// than maxWholeBody.
+var errBodyTooLarge = fmt.Errorf("tokenpace: response body longer than %d bytes", maxWholeBody)
+
+// boundErrorBody reads the error body of res, up to maxErrorBody, and
+// puts it back for openai-go to read. A longer body is cut: res then
+// holds an error object with its first KiB, and bound says so.
+func boundErrorBody(res *http.Response) (cut string) {
+	head, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+1))
+	_ = res.Body.Close()
+	if err == nil && len(head) <= maxErrorBody {
+		res.Body = io.NopCloser(bytes.NewReader(head))
+		return ""
+	}
+	cut = fmt.Sprintf("error body of status %d over %d bytes", res.StatusCode, maxErrorBody)
+	if err != nil {
+		cut = fmt.Sprintf("error body of status %d unreadable", res.StatusCode)
+	}
+	head = head[:min(len(head), errorHead)]
+	for len(head) > 0 && !utf8.Valid(head) {
+		head = head[:len(head)-1] // a rune cut at the end
+	}
+	msg, _ := json.Marshal(map[string]any{"error": map[string]string{
+		"message": string(head) + " … (" + cut + ")",
+		"type":    "body_too_large",
+	}})
+	res.Body = io.NopCloser(bytes.NewReader(msg))
+	res.ContentLength = int64(len(msg))
+	res.Header.Set("Content-Type", "application/json")
+	return cut
+}
+
+// limitedBody is a non-streaming response body that fails once it has
+// given more than maxWholeBody bytes.
+type limitedBody struct {
+	io.ReadCloser
+	n int64 // bytes given so far
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.n >= maxWholeBody {
+		return 0, errBodyTooLarge
+	}
+	if rest := maxWholeBody - b.n; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.n += int64(n)
+	return n, err
+}
+
+// gunzipBody decodes a body the server compressed though the transport
+// did not ask it to (a client that asked for identity, or set its own
+// Accept-Encoding): Go's transport then leaves it as it came. It starts
+// decoding at its first read, so that a stream's headers are not held up.
+type gunzipBody struct {
+	src io.ReadCloser
+	zr  *gzip.Reader
+	err error
+}
+
+func (b *gunzipBody) Read(p []byte) (int, error) {
+	if b.zr == nil && b.err == nil {
+		b.zr, b.err = gzip.NewReader(b.src)
+		if b.err == io.EOF {
+			b.err = io.ErrUnexpectedEOF
+		}
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	return b.zr.Read(p)
+}
+
+func (b *gunzipBody) Close() error { return b.src.Close() }
+
+// compressed reports whether res's body is still gzip-encoded.
+func compressed(res *http.Response) bool {
+	return !res.Uncompressed && strings.EqualFold(strings.TrimSpace(res.Header.Get("Content-Encoding")), "gzip")
+}

@@ -1,0 +1,316 @@
+package tokenpace_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// Servers' habits that no test of the simulator's writes: each body below
+// is what a real server (or a hostile one) sends, replayed through the
+// public API.
+
+// chunk returns the SSE event of a chat chunk with id, content and, when
+// not empty, a finish reason and a usage object.
+func chunk(id, content, finish, usage string) string {
+	f := "null"
+	if finish != "" {
+		f = `"` + finish + `"`
+	}
+	u := ""
+	if usage != "" {
+		u = `,"usage":` + usage
+	}
+	return fmt.Sprintf(`data: {"id":%q,"object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":%q},"finish_reason":%s}]%s}`+"\n\n", id, content, f, u)
+}
+
+// sseBody is a handler that answers every request with status 200 and
+// body, an event stream, written in one piece.
+func sseBody(body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, body)
+	}
+}
+
+// byModel is a handler that answers each request with the handler of the
+// model it names.
+func byModel(h map[string]http.Handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Model string }
+		b, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(b, &req)
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		h[req.Model].ServeHTTP(w, r)
+	}
+}
+
+const extra = " EXTRA-FROM-CONTINUATION"
+
+// quirkRouter returns a Router that continues a broken stream of route
+// "first", served by h, on route "second", which answers extra.
+func quirkRouter(t *testing.T, h http.Handler) *tokenpace.Router {
+	t.Helper()
+	url, hc := serve(t, byModel(map[string]http.Handler{
+		"first":  h,
+		"second": sseBody(chunk("s1", extra, "stop", "") + "data: [DONE]\n\n"),
+	}))
+	r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)), tokenpace.Policy{Continue: true}, route("first"), route("second"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+const answer = "The answer is 42."
+
+// A stream whose answer is complete (a finish reason came) is the
+// caller's whole answer, whether [DONE] follows, follows without its
+// blank line, or never comes: never a truncation, never continued.
+func TestFinishedWithoutDone(t *testing.T) {
+	head := chunk("c1", "The answer", "", "") + chunk("c1", " is 42.", "", "")
+	usage := `{"prompt_tokens":7,"completion_tokens":5,"total_tokens":12}`
+	finish := chunk("c1", "", "stop", usage)
+	tests := []struct{ name, body string }{
+		{"no [DONE]", head + finish},
+		{"[DONE] without a blank line", head + finish + "data: [DONE]\n"},
+		{"last event without a blank line", head + strings.TrimSuffix(finish, "\n")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				url, hc := serve(t, sseBody(tt.body))
+				s := tokenpace.NewClient(openaiClient(url, hc)).NewStreaming(context.Background(), chat("m", 10))
+				if got := readAll(t, s); got != answer || s.Err() != nil {
+					t.Errorf("Client: read %q, Err() = %v; want %q, nil", got, s.Err(), answer)
+				}
+				if tm := s.Timing(); tm.FinishReason != "stop" || tm.OutputTokens != 5 || tm.Err != nil {
+					t.Errorf("Client: Timing finish %q, output tokens %d, Err %v; want stop, 5, nil", tm.FinishReason, tm.OutputTokens, tm.Err)
+				}
+
+				rs := quirkRouter(t, sseBody(tt.body)).NewStreaming(context.Background(), chat("first", 10))
+				if got := readAll(t, rs); got != answer || rs.Err() != nil {
+					t.Errorf("Router: read %q, Err() = %v; want %q, nil", got, rs.Err(), answer)
+				}
+				if got := rs.Accumulated().Choices[0].Message.Content; got != answer {
+					t.Errorf("Router: Accumulated() = %q, want %q", got, answer)
+				}
+				if got := outcomes(rs.Timing()); len(got) != 1 || got[0] != tokenpace.OutcomeWon {
+					t.Errorf("Router: outcomes %v, want [won]", got)
+				}
+			})
+		})
+	}
+}
+
+// A stream cut before its finish reason is still truncated, and a Router
+// with Continue carries it on.
+func TestUnfinishedWithoutDoneIsTruncated(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		body := chunk("c1", "The answer", "", "") + chunk("c1", " is", "", "")
+		url, hc := serve(t, sseBody(body))
+		s := tokenpace.NewClient(openaiClient(url, hc)).NewStreaming(context.Background(), chat("m", 10))
+		if got := readAll(t, s); got != "The answer is" {
+			t.Errorf("read %q, want %q", got, "The answer is")
+		}
+		checkKind(t, s.Err(), tokenpace.KindTruncated)
+
+		rs := quirkRouter(t, sseBody(body)).NewStreaming(context.Background(), chat("first", 10))
+		if got, want := readAll(t, rs), "The answer is"+extra; got != want || rs.Err() != nil {
+			t.Errorf("Router: read %q, Err() = %v; want %q, nil", got, rs.Err(), want)
+		}
+	})
+}
+
+// Servers that give every chunk an id of its own: Accumulated holds what
+// the caller read.
+func TestAccumulatedChangingIDs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var body strings.Builder
+		for i, w := range []string{"one", " two", " three", " four."} {
+			body.WriteString(chunk(fmt.Sprintf("chatcmpl-%d", i), w, "", ""))
+		}
+		body.WriteString(chunk("chatcmpl-9", "", "stop", "") + "data: [DONE]\n\n")
+		url, hc := serve(t, sseBody(body.String()))
+		s := tokenpace.NewClient(openaiClient(url, hc)).NewStreaming(context.Background(), chat("m", 10))
+		read := readAll(t, s)
+		if got := s.Accumulated().Choices[0].Message.Content; got != read || got != "one two three four." || s.Err() != nil {
+			t.Errorf("Accumulated() = %q, read %q, Err() = %v; want both %q, nil", got, read, s.Err(), "one two three four.")
+		}
+	})
+}
+
+// A chunk no real server sends is an error, never a chunk dropped from
+// Accumulated or a decoding that takes gigabytes.
+func TestHostileChunks(t *testing.T) {
+	empties := func(field string, n int) string {
+		return strings.Repeat(`{},`, n) + `{}`
+	}
+	tests := []struct {
+		name string
+		data string // the data of the second event
+		want tokenpace.ErrorKind
+	}{
+		{"choice index beyond n", `{"id":"c","choices":[{"index":200,"delta":{"content":"x"}}]}`, tokenpace.KindMalformed},
+		{"choices beyond n", `{"id":"c","choices":[{"index":0,"delta":{"content":"x"}},{"index":1,"delta":{"content":"y"}}]}`, tokenpace.KindTooLarge},
+		{"empty choices", `{"id":"c","choices":[{"index":0,"delta":{"content":"x"}},` + empties("", 200_000) + `]}`, tokenpace.KindTooLarge},
+		{"empty tool calls", `{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[` + empties("", 200_000) + `]}}]}`, tokenpace.KindTooLarge},
+		{"many tool calls", `{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[` + strings.Repeat(`{"index":0},`, 200) + `{"index":0}]}}]}`, tokenpace.KindTooLarge},
+		{"tool call index", `{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"index":100000,"function":{"name":"f"}}]}}]}`, tokenpace.KindMalformed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				body := chunk("c", "first ", "", "") + "data: " + tt.data + "\n\n" + chunk("c", "", "stop", "") + "data: [DONE]\n\n"
+				url, hc := serve(t, sseBody(body))
+				before := allocated()
+				s := tokenpace.NewClient(openaiClient(url, hc)).NewStreaming(context.Background(), chat("m", 10))
+				if got := readAll(t, s); got != "first " {
+					t.Errorf("read %q, want %q", got, "first ")
+				}
+				checkKind(t, s.Err(), tt.want)
+				if got := s.Accumulated().Choices[0].Message.Content; got != "first " {
+					t.Errorf("Accumulated() = %q, want %q", got, "first ")
+				}
+				if a := allocated() - before; a > 64<<20 {
+					t.Errorf("allocated %d MiB, want under 64", a>>20)
+				}
+			})
+		})
+	}
+}
+
+// allocated returns the bytes allocated by the program so far.
+func allocated() uint64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.TotalAlloc
+}
+
+// An error body is read within a bound, whatever it inflates to: the
+// caller gets the status and the body's first bytes.
+func TestErrorBodyBounded(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = io.WriteString(zw, `{"error":{"message":"`)
+	_, _ = zw.Write(bytes.Repeat([]byte("x"), 128<<20))
+	_ = zw.Close()
+	synctest.Test(t, func(t *testing.T) {
+		url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Encoding", "gzip")
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = w.Write(gz.Bytes())
+		}))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		for _, call := range []struct {
+			name string
+			do   func() error
+		}{
+			{"NewStreaming", func() error {
+				s := c.NewStreaming(context.Background(), chat("m", 10))
+				defer s.Close()
+				for s.Next() {
+				}
+				return s.Err()
+			}},
+			{"NewTimed", func() error { _, _, err := c.NewTimed(context.Background(), chat("m", 10)); return err }},
+		} {
+			before := allocated()
+			err := call.do()
+			if a := allocated() - before; a > 32<<20 {
+				t.Errorf("%s: allocated %d MiB, want under 32", call.name, a>>20)
+			}
+			checkKind(t, err, tokenpace.KindTooLarge)
+			var ae *openai.Error
+			if !errors.As(err, &ae) || ae.StatusCode != 500 || !strings.Contains(ae.Message, `{"error":{"message":"xxx`) {
+				t.Errorf("%s: error %v; want an *openai.Error of status 500 with the body's first bytes", call.name, err)
+			}
+		}
+	})
+}
+
+// A server that compresses a stream the client asked to get as it is.
+func TestGzipToIdentity(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Header().Set("Content-Encoding", "gzip")
+			zw := gzip.NewWriter(w)
+			_, _ = io.WriteString(zw, chunk("c", answer, "stop", "")+"data: [DONE]\n\n")
+			_ = zw.Close()
+		}))
+		s := tokenpace.NewClient(openaiClient(url, hc)).NewStreaming(context.Background(), chat("m", 10),
+			option.WithHeader("Accept-Encoding", "identity"))
+		if got := readAll(t, s); got != answer || s.Err() != nil {
+			t.Errorf("read %q, Err() = %v; want %q, nil", got, s.Err(), answer)
+		}
+	})
+}
+
+// Usage with negative or absurd counts is not taken as the server's word.
+func TestAbsurdUsage(t *testing.T) {
+	for _, usage := range []string{
+		`{"prompt_tokens":-5,"completion_tokens":3,"total_tokens":-2}`,
+		`{"prompt_tokens":5,"completion_tokens":4611686018427387904,"total_tokens":4611686018427387909}`,
+	} {
+		t.Run(usage, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				body := chunk("c", "a", "", "") + chunk("c", "b", "", "") + chunk("c", "", "stop", usage) + "data: [DONE]\n\n"
+				url, hc := serve(t, sseBody(body))
+				s := tokenpace.NewClient(openaiClient(url, hc)).NewStreaming(context.Background(), chat("m", 10))
+				readAll(t, s)
+				if tm := s.Timing(); tm.UsageReported || tm.PromptTokens != 0 || tm.OutputTokens != 2 {
+					t.Errorf("Timing (reported %v, prompt %d, output %d), want (false, 0, 2)", tm.UsageReported, tm.PromptTokens, tm.OutputTokens)
+				}
+			})
+		})
+	}
+}
+
+// A sentence terminator split mid-rune between two chunks ends the first
+// sentence when its second half arrives, not at the end of the stream.
+func TestFirstSentenceSplitRune(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		full := "完成。"
+		cut := len(full) - 1 // inside 。
+		url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			rc := http.NewResponseController(w)
+			// Raw bytes in the JSON strings, as a server that streams a
+			// token's bytes sends them: %q would escape them.
+			raw := func(content string) string {
+				return `data: {"id":"c","choices":[{"index":0,"delta":{"content":"` + content + `"},"finish_reason":null}]}` + "\n\n"
+			}
+			for _, part := range []string{
+				raw(full[:cut]), raw(full[cut:] + "好"), chunk("c", "的", "stop", ""), "data: [DONE]\n\n",
+			} {
+				_, _ = io.WriteString(w, part)
+				_ = rc.Flush()
+				time.Sleep(100 * time.Millisecond)
+			}
+		}))
+		s := tokenpace.NewClient(openaiClient(url, hc)).NewStreaming(context.Background(), chat("m", 10))
+		if got := readAll(t, s); got != full+"好的" {
+			t.Errorf("read %q, want %q", got, full+"好的")
+		}
+		if d, ok := s.Timing().Milestone(tokenpace.MilestoneFirstSentence); !ok || d != 100*time.Millisecond {
+			t.Errorf("first sentence at %v (%v), want 100ms", d, ok)
+		}
+	})
+}
