@@ -557,8 +557,8 @@ func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
 		t.ResponseModel = c.Model
 	}
 	if deltas > 0 {
-		first = len(t.Chunks) == 0
-		t.Chunks = append(t.Chunks, at)
+		first = t.OutputChunks == 0
+		t.addChunk(at)
 		a.deltas += deltas
 	}
 	for i := range c.Choices {
@@ -578,7 +578,7 @@ func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
 	}
 	a.pending = append(a.pending, ar)
 	a.unread += size
-	if len(t.Chunks) <= 1 || a.inline {
+	if t.OutputChunks <= 1 || a.inline {
 		// Until the first token has been handed over, wake the consumer
 		// at once rather than after the rest of the read is decoded; and
 		// always a plain call's caller, which then reads on itself.
@@ -752,7 +752,7 @@ func (a *attempt) cut(cause error) {
 	if !a.isCut {
 		a.isCut = true
 		a.limit = a.taken + len(a.pending)
-		a.outLimit = len(a.t.Chunks)
+		a.outLimit = a.t.OutputChunks
 	}
 	a.mu.Unlock()
 	a.cancel(cause)
@@ -778,9 +778,9 @@ func (a *attempt) delivered() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.isCut {
-		return min(a.outLimit, len(a.t.Chunks))
+		return min(a.outLimit, a.t.OutputChunks)
 	}
-	return len(a.t.Chunks)
+	return a.t.OutputChunks
 }
 
 // calledTool reports whether a chunk that reaches the consumer carries a

@@ -60,8 +60,18 @@ func (c *call) build() *Timing {
 // whose Timing is tt: its chunks, tokens, response data and milestones.
 // It reports whether the token count is the server's. c.mu is held.
 func (c *call) addDelivered(t *Timing, tr *try, tt *Timing) (usage bool) {
-	n := min(tr.a.delivered(), len(tt.Chunks))
-	t.Chunks = append(t.Chunks, tt.Chunks[:n]...)
+	n := min(tr.a.delivered(), tt.OutputChunks)
+	stamped := min(n, len(tt.Chunks))
+	for _, at := range tt.Chunks[:stamped] {
+		t.addChunk(at)
+	}
+	if n > stamped {
+		// Past the try's stamps, only its count, last arrival and
+		// longest gap are known (the last, of all its chunks).
+		t.OutputChunks += n - stamped
+		t.LastChunk = tt.LastChunk
+		t.laterGap = max(t.laterGap, tt.laterGap)
+	}
 	usage = tr.cause == nil && tt.UsageReported
 	if usage {
 		t.OutputTokens += tt.OutputTokens
@@ -72,7 +82,7 @@ func (c *call) addDelivered(t *Timing, tr *try, tt *Timing) (usage bool) {
 	t.ServerAddress, t.ServerPort, t.Streaming = tt.ServerAddress, tt.ServerPort, tt.Streaming
 	t.FinishReason, t.PromptTokens, t.CachedTokens = tt.FinishReason, tt.PromptTokens, tt.CachedTokens
 	for k, v := range tt.Milestones {
-		if _, ok := t.Milestones[k]; !ok && (tr.cause == nil || (n > 0 && !v.After(tt.Chunks[n-1]))) {
+		if _, ok := t.Milestones[k]; !ok && (tr.cause == nil || (n > 0 && !v.After(t.LastChunk))) {
 			reachedAt(t, k, v)
 		}
 	}

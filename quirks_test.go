@@ -314,3 +314,64 @@ func TestFirstSentenceSplitRune(t *testing.T) {
 		}
 	})
 }
+
+// An output of more chunks than MaxChunkStamps keeps the stamps of the
+// first ones only, and its count, last arrival, longest gap and TPOT whole.
+func TestChunkStampsBounded(t *testing.T) {
+	const n, gapAt = tokenpace.MaxChunkStamps + 4000, tokenpace.MaxChunkStamps + 2000
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		rc := http.NewResponseController(w)
+		var b strings.Builder
+		for i := range n {
+			if i == gapAt || i == 1 {
+				_, _ = io.WriteString(w, b.String())
+				_ = rc.Flush()
+				b.Reset()
+				if i == 1 {
+					time.Sleep(time.Second / 2)
+				} else {
+					time.Sleep(time.Second) // the longest gap, past the stamps
+				}
+			}
+			b.WriteString(`data: {"id":"c","choices":[{"index":0,"delta":{"content":"x"}}]}` + "\n\n")
+		}
+		b.WriteString(chunk("c", "", "stop", "") + "data: [DONE]\n\n")
+		_, _ = io.WriteString(w, b.String())
+	})
+	for _, viaRouter := range []bool{false, true} {
+		t.Run(fmt.Sprint("router ", viaRouter), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				url, hc := serve(t, h)
+				c := tokenpace.NewClient(openaiClient(url, hc))
+				s := c.NewStreaming(context.Background(), chat("m", n))
+				if viaRouter {
+					r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, route("m"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					s.Close()
+					s = r.NewStreaming(context.Background(), chat("m", n))
+				}
+				start := time.Now()
+				read := 0
+				for s.Next() {
+					read++
+				}
+				tm := s.Timing()
+				if s.Err() != nil || read != n+1 || tm.OutputChunks != n || len(tm.Chunks) != tokenpace.MaxChunkStamps {
+					t.Fatalf("Err %v, read %d, OutputChunks %d, %d stamps; want nil, %d, %d, %d", s.Err(), read, tm.OutputChunks, len(tm.Chunks), n+1, n, tokenpace.MaxChunkStamps)
+				}
+				if got, want := tm.LastChunk.Sub(start), 1500*time.Millisecond; got != want {
+					t.Errorf("last chunk %v after the call, want %v", got, want)
+				}
+				if got := tm.MaxGap(); got != time.Second {
+					t.Errorf("MaxGap() = %v, want 1s", got)
+				}
+				if got, want := tm.TPOT(), 1500*time.Millisecond/time.Duration(n-1); got != want {
+					t.Errorf("TPOT() = %v, want %v", got, want)
+				}
+			})
+		})
+	}
+}

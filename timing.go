@@ -54,9 +54,17 @@ type Timing struct {
 	// FirstChunk is when the first SSE event arrived, token or not.
 	FirstChunk time.Time
 	// Chunks holds the arrival time of every output-bearing chunk (content,
-	// reasoning, tool-call or refusal delta), in order. Chunks[0] is the
-	// first token. For a Router call, only the chunks the caller received.
+	// reasoning, tool-call or refusal delta), in order, up to the first
+	// MaxChunkStamps of them: an output of more chunks keeps its memory
+	// bounded, and OutputChunks, LastChunk and MaxGap still cover it all.
+	// Chunks[0] is the first token. For a Router call, only the chunks the
+	// caller received.
 	Chunks []time.Time
+	// OutputChunks counts the output-bearing chunks, len(Chunks) unless
+	// there were more than MaxChunkStamps.
+	OutputChunks int
+	// LastChunk is when the last output-bearing chunk arrived.
+	LastChunk time.Time
 	// End is when the request ended, whatever the ending.
 	End time.Time
 
@@ -90,6 +98,24 @@ type Timing struct {
 	Breaches []BudgetError
 	// Err is how the request ended: nil after a clean end of stream.
 	Err error
+
+	// laterGap is the longest gap between output-bearing chunks past
+	// the first MaxChunkStamps.
+	laterGap time.Duration
+}
+
+// MaxChunkStamps is how many chunk arrivals a Timing keeps in Chunks.
+const MaxChunkStamps = 1 << 16
+
+// addChunk records an output-bearing chunk that arrived at at.
+func (t *Timing) addChunk(at time.Time) {
+	if len(t.Chunks) < MaxChunkStamps {
+		t.Chunks = append(t.Chunks, at)
+	} else {
+		t.laterGap = max(t.laterGap, at.Sub(t.LastChunk))
+	}
+	t.OutputChunks++
+	t.LastChunk = at
 }
 
 // Milestone names recorded by default.
@@ -164,7 +190,8 @@ func (t *Timing) Milestone(name string) (time.Duration, bool) {
 }
 
 // ITL returns the inter-token latency of every gap between consecutive
-// output-bearing chunks, by arrival: len(Chunks)-1 values, in a new slice.
+// output-bearing chunks, by arrival: len(Chunks)-1 values, in a new slice
+// (the gaps of the first MaxChunkStamps chunks).
 func (t *Timing) ITL() []time.Duration {
 	if len(t.Chunks) < 2 {
 		return nil
@@ -178,7 +205,7 @@ func (t *Timing) ITL() []time.Duration {
 
 // MaxGap is the longest gap between consecutive output-bearing chunks.
 func (t *Timing) MaxGap() time.Duration {
-	var m time.Duration
+	m := t.laterGap
 	for i := 1; i < len(t.Chunks); i++ {
 		m = max(m, t.Chunks[i].Sub(t.Chunks[i-1]))
 	}
@@ -193,7 +220,11 @@ func (t *Timing) TPOT() time.Duration {
 	if n < 2 || len(t.Chunks) == 0 {
 		return 0
 	}
-	return t.Chunks[len(t.Chunks)-1].Sub(t.Chunks[0]) / time.Duration(n-1)
+	last := t.LastChunk
+	if last.IsZero() { // a Timing made by hand, with Chunks only
+		last = t.Chunks[len(t.Chunks)-1]
+	}
+	return last.Sub(t.Chunks[0]) / time.Duration(n-1)
 }
 
 // TPS is the decode rate of this stream in tokens per second, 1/TPOT; 0
