@@ -244,6 +244,7 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 	}
 	a.x.before = a
 	a.x.whole = spec.whole
+	a.x.closing = spec.cfg.closing
 	// The attempt's context takes the caller's values and cancellation but
 	// is not registered with the caller's context: a clean end then
 	// neither leaks it into a long-lived parent nor cancels the request,

@@ -115,7 +115,7 @@ func (c *Client) New(ctx context.Context, params openai.ChatCompletionNewParams,
 // status).
 func (c *Client) NewTimed(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*openai.ChatCompletion, *Timing, error) {
 	t := &Timing{Target: c.cfg.name, Model: params.Model, Start: time.Now()}
-	x := exchange{whole: true}
+	x := exchange{whole: true, closing: c.cfg.closing}
 	var res *openai.ChatCompletion
 	var err error
 	what := "middleware"

@@ -35,6 +35,9 @@ type exchange struct {
 	body  *arrivalBody
 	ended bool // fill has taken the final fields; late hooks are ignored
 	whole bool // a non-streaming call: its response body is bounded
+	// closing is the client's set of servers that close every
+	// connection after a response; nil learns nothing.
+	closing *closingServers
 	// cut says why an error body was cut short (see boundErrorBody);
 	// empty when none was.
 	cut string
@@ -48,7 +51,8 @@ type exchange struct {
 // connection as it was being reused (llama.cpp's server closes every
 // connection after a stream, yet says Keep-Alive). The middleware sends
 // it again at once, as net/http does for idempotent requests, up to
-// maxStaleRetries times; each try is an HTTPAttempt of its own.
+// maxStaleRetries times; each try is an HTTPAttempt of its own. See
+// staleconn.go.
 func (x *exchange) middleware() option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		for stale := 0; ; stale++ {
@@ -66,11 +70,6 @@ func (x *exchange) middleware() option.Middleware {
 	}
 }
 
-// maxStaleRetries bounds how many times one request is sent again after
-// it failed on a reused connection: each one takes a dead connection out
-// of the pool.
-const maxStaleRetries = 4
-
 // send sends req through next as HTTP request of its own, and reports
 // whether it failed on a reused connection before any response byte came
 // back, so that it is safe to send again.
@@ -86,10 +85,14 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	x.mu.Unlock()
 
 	tr := x.clientTrace(i)
-	res, err = next(req.WithContext(httptrace.WithClientTrace(req.Context(), &tr.hooks)))
+	server := req.URL.Host
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &tr.hooks))
+	if x.closing.closes(server) {
+		req.Close = true // its connections are not worth pooling
+	}
+	res, err = next(req)
 
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	h := &x.t.HTTP[i]
 	h.Err = err
 	if res != nil {
@@ -104,20 +107,38 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 		if res.Body != nil {
 			x.body = &arrivalBody{ReadCloser: res.Body, before: x.before}
 			res.Body = x.body
-			if compressed(res) {
-				res.Body = &gunzipBody{src: res.Body}
-			}
-			switch {
-			case res.StatusCode >= 400:
-				x.cut = boundErrorBody(res)
-			case x.whole:
-				res.Body = &limitedBody{ReadCloser: res.Body}
-			}
 		}
 	}
 	x.t.WroteRequest = h.WroteRequest
 	x.t.Conn = h.Conn
-	return res, err, err != nil && res == nil && h.Conn.Reused && !tr.responded
+	stale = err != nil && res == nil && h.Conn.Reused && !tr.responded
+	idle := tr.idle
+	x.mu.Unlock()
+	if stale {
+		x.closing.learn(server, idle)
+	}
+	if res != nil && res.Body != nil {
+		x.bound(res) // it reads an error body: without x.mu, which httptrace hooks take
+	}
+	return res, err, stale
+}
+
+// bound decodes a body the server compressed though the transport did not
+// ask it to, and bounds what openai-go reads of it: an error body, or a
+// non-streaming response (see bodybound.go).
+func (x *exchange) bound(res *http.Response) {
+	if compressed(res) {
+		res.Body = &gunzipBody{src: res.Body}
+	}
+	switch {
+	case res.StatusCode >= 400:
+		cut := boundErrorBody(res)
+		x.mu.Lock()
+		x.cut = cut
+		x.mu.Unlock()
+	case x.whole:
+		res.Body = &limitedBody{ReadCloser: res.Body}
+	}
 }
 
 // answered records res as the answer of a request that a middleware
@@ -155,7 +176,8 @@ type requestTrace struct {
 	hooks httptrace.ClientTrace
 	// Under x.mu, as the hooks may run on transport goroutines.
 	dnsAt, connectAt, tlsAt time.Time
-	responded               bool // a byte of the response came back
+	responded               bool          // a byte of the response came back
+	idle                    time.Duration // how long the connection had been idle
 }
 
 // record runs f on the request's HTTPAttempt under the exchange's lock,
@@ -201,8 +223,8 @@ func (t *requestTrace) tlsDone(tls.ConnectionState, error) {
 }
 
 func (t *requestTrace) gotConn(info httptrace.GotConnInfo) {
-	reused := info.Reused
-	t.record(func(_ *requestTrace, h *HTTPAttempt, _ time.Time) { h.Conn.Reused = reused })
+	reused, idle := info.Reused, info.IdleTime
+	t.record(func(t *requestTrace, h *HTTPAttempt, _ time.Time) { h.Conn.Reused, t.idle = reused, idle })
 }
 
 func (t *requestTrace) gotFirstByte() {

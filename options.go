@@ -16,10 +16,13 @@ type config struct {
 	milestones   []milestone
 	maxLineBytes int
 	name         string
+	// closing is shared by the copies of a config: the servers its
+	// client found to close every connection after a response.
+	closing *closingServers
 }
 
 func newConfig(opts []Option) config {
-	c := config{maxLineBytes: defaultMaxLineBytes}
+	c := config{maxLineBytes: defaultMaxLineBytes, closing: new(closingServers)}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(&c)

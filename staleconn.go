@@ -1,0 +1,51 @@
+package tokenpace
+
+import (
+	"sync"
+	"time"
+)
+
+// Servers that close every connection after a response.
+//
+// llama.cpp's server closes each connection once it has sent a stream,
+// though it answers HTTP/1.1 with Keep-Alive and without Connection:
+// close. The transport pools the connection; the next request written to
+// it meets the close and fails before any byte of a response came back.
+// Such a request was never processed, so the exchange sends it again at
+// once (see exchange.middleware). And a server seen to close a connection
+// that had been idle for less than closeIdle, far shorter than any
+// keep-alive timeout, is one that closes after every response: later
+// requests to it ask for Connection: close, so that the transport pools
+// none of its connections and no request is written to a dead one.
+
+// closeIdle is how long a pooled connection may have been idle when the
+// server's close tells that it closes after every response: a keep-alive
+// timeout that runs out as a request is written is seconds, not this.
+const closeIdle = time.Second
+
+// maxStaleRetries bounds how many times one request is sent again after
+// it failed on a reused connection: each try takes a dead connection out
+// of the pool.
+const maxStaleRetries = 8
+
+// closingServers is the set of servers ("host:port") known to close every
+// connection after a response. Its methods are safe for concurrent use;
+// the nil set holds none and learns nothing.
+type closingServers struct{ m sync.Map }
+
+// closes reports whether server closes every connection after a response.
+func (c *closingServers) closes(server string) bool {
+	if c == nil {
+		return false
+	}
+	_, ok := c.m.Load(server)
+	return ok
+}
+
+// learn notes that server closed a connection that had been idle for idle
+// as a request was written to it.
+func (c *closingServers) learn(server string, idle time.Duration) {
+	if c != nil && idle < closeIdle {
+		c.m.Store(server, struct{}{})
+	}
+}
