@@ -21,6 +21,15 @@ import (
 // response than it got, while the call also takes option.WithResponseInto;
 // the stream then reads the response the middleware got.
 //
+// A request that fails on a reused connection before any byte of a
+// response came back was never processed (the server had closed the
+// connection, as llama.cpp's server does after every stream though it says
+// Keep-Alive): the Client sends it again at once, whatever openai-go's
+// retry setting, and, once a server has closed a connection that had been
+// idle for less than a second, asks it for Connection: close on later
+// requests, so that none is written to a dead connection. Timing.HTTP
+// lists every try.
+//
 // A Client is safe for concurrent use. Most callers make one with NewClient
 // and keep it.
 type Client struct {

@@ -74,8 +74,9 @@ type Timing struct {
 
 	// Conn is the connection breakdown of the last HTTP attempt.
 	Conn ConnInfo
-	// HTTP lists every HTTP request made for this call, retries by openai-go
-	// included, in order. For a Client call the last one is the one that
+	// HTTP lists every HTTP request made for this call, in order: retries
+	// by openai-go included, and a request sent again because it failed on
+	// a reused connection that the server had closed (see Client). For a Client call the last one is the one that
 	// answered; a Router call lists its attempts' requests attempt after
 	// attempt (see Attempts).
 	HTTP []HTTPAttempt
