@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
 )
 
 // How much of a body openai-go may read.
@@ -33,25 +35,35 @@ var errBodyTooLarge = fmt.Errorf("tokenpace: response body longer than %d bytes"
 
 // boundErrorBody reads the error body of res, up to maxErrorBody, and
 // puts it back for openai-go to read. A longer body is cut: res then
-// holds an error object with its first KiB, and bound says so.
+// holds an error object with its first KiB, and cut says why. So does a
+// body whose "error" is not an object (Ollama's is a string) or not JSON,
+// which openai-go would not decode, losing the status (cut is then
+// empty).
 func boundErrorBody(res *http.Response) (cut string) {
 	head, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+1))
 	_ = res.Body.Close()
-	if err == nil && len(head) <= maxErrorBody {
-		res.Body = io.NopCloser(bytes.NewReader(head))
-		return ""
-	}
-	cut = fmt.Sprintf("error body of status %d over %d bytes", res.StatusCode, maxErrorBody)
-	if err != nil {
+	switch {
+	case err != nil:
 		cut = fmt.Sprintf("error body of status %d unreadable", res.StatusCode)
+	case len(head) > maxErrorBody:
+		cut = fmt.Sprintf("error body of status %d over %d bytes", res.StatusCode, maxErrorBody)
+	default:
+		if raw := gjson.GetBytes(head, "error").Raw; raw == "" || raw == "null" || raw[0] == '{' && gjson.Valid(raw) {
+			res.Body = io.NopCloser(bytes.NewReader(head))
+			return ""
+		}
 	}
 	head = head[:min(len(head), errorHead)]
 	for len(head) > 0 && !utf8.Valid(head) {
 		head = head[:len(head)-1] // a rune cut at the end
 	}
+	note := cut
+	if note == "" {
+		note = "error body not valid JSON"
+	}
 	msg, _ := json.Marshal(map[string]any{"error": map[string]string{
-		"message": string(head) + " … (" + cut + ")",
-		"type":    "body_too_large",
+		"message": string(head) + " … (" + note + ")",
+		"type":    "invalid_error_body",
 	}})
 	res.Body = io.NopCloser(bytes.NewReader(msg))
 	res.ContentLength = int64(len(msg))

@@ -1,6 +1,7 @@
 package tokenpace_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -62,6 +63,11 @@ func FuzzStream(f *testing.F) {
 	f.Add(": only a comment\n\n", 2)
 	f.Add("data: [DONE", 4)
 	f.Add("\r\n\r\n\n\ndata:\n\n", 1)
+	// What a decoded event may grow into: empty choices and tool calls.
+	f.Add("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}},"+strings.Repeat("{},", 3000)+"{}]}\n\n", 512)
+	f.Add("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":["+strings.Repeat("{},", 3000)+"{}]}}]}\n\n", 512)
+	// ids that change, no [DONE] after the finish reason.
+	f.Add("data: {\"id\":\"a\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"id\":\"b\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"b\"},\"finish_reason\":\"stop\"}]}\n", 9)
 	f.Fuzz(func(t *testing.T, body string, step int) {
 		if step <= 0 || step > 1<<16 {
 			step = 1 << 16
@@ -89,8 +95,13 @@ func fuzzRead(t *testing.T, body string, step int) {
 		tokenpace.WithMilestone("x", func(s string) bool { return strings.Contains(s, "x") }))
 	s := c.NewStreaming(context.Background(), chat("m", 5))
 	n := 0
+	var read strings.Builder
 	for s.Next() {
-		_ = s.Current()
+		for _, ch := range s.Current().Choices {
+			if ch.Index == 0 {
+				read.WriteString(ch.Delta.Content)
+			}
+		}
 		n++
 	}
 	s.Close()
@@ -103,5 +114,46 @@ func fuzzRead(t *testing.T, body string, step int) {
 	if tm.End.IsZero() || len(tm.Chunks) > n {
 		t.Errorf("Timing: End %v, %d chunks for %d delivered", tm.End, len(tm.Chunks), n)
 	}
-	_ = s.Accumulated()
+	if acc := s.Accumulated(); len(acc.Choices) > 0 && acc.Choices[0].Message.Content != read.String() {
+		t.Errorf("Accumulated() holds %q, the caller read %q", acc.Choices[0].Message.Content, read.String())
+	}
+}
+
+// FuzzErrorBody feeds arbitrary error responses, compressed or not, to a
+// streaming and a non-streaming call: each must end with a *StreamError
+// that keeps the status, never panic, hang or read without bound.
+func FuzzErrorBody(f *testing.F) {
+	f.Add(500, false, []byte(`{"error":{"message":"boom","type":"server_error"}}`))
+	f.Add(429, true, []byte(`{"error":{"message":"slow down"}}`))
+	f.Add(404, false, []byte("<html>not found</html>"))
+	f.Add(503, true, []byte{0x1f, 0x8b, 0x08})
+	f.Add(400, false, bytes.Repeat([]byte("x"), 70<<10))
+	f.Fuzz(func(t *testing.T, status int, compress bool, body []byte) {
+		status = 400 + (status%200+200)%200 // 400–599
+		res := func() *http.Response {
+			h := http.Header{"Content-Type": {"application/json"}}
+			if compress {
+				h.Set("Content-Encoding", "gzip")
+			}
+			return &http.Response{StatusCode: status, Header: h, Body: io.NopCloser(bytes.NewReader(body))}
+		}
+		oc := openai.NewClient(option.WithBaseURL("http://fuzz.invalid/v1/"), option.WithAPIKey("x"),
+			option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: fixedTransport(res)}))
+		c := tokenpace.NewClient(oc)
+		s := c.NewStreaming(context.Background(), chat("m", 5))
+		for s.Next() {
+		}
+		s.Close()
+		_, _, werr := c.NewTimed(context.Background(), chat("m", 5))
+		for _, err := range []error{s.Err(), werr} {
+			var se *tokenpace.StreamError
+			var ae *openai.Error
+			if !errors.As(err, &se) || (se.Kind != tokenpace.KindRequest && se.Kind != tokenpace.KindTooLarge) {
+				t.Fatalf("Err() = %v (%T), want a KindRequest or KindTooLarge *StreamError", err, err)
+			}
+			if !errors.As(err, &ae) || ae.StatusCode != status {
+				t.Errorf("Err() = %v, want an *openai.Error of status %d", err, status)
+			}
+		}
+	})
 }

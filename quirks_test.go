@@ -375,3 +375,22 @@ func TestChunkStampsBounded(t *testing.T) {
 		})
 	}
 }
+
+// Ollama's error object is a string: the caller still gets the status and
+// the message in an *openai.Error.
+func TestErrorAsString(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, `{"error":"model \"llama9\" not found, try pulling it first"}`)
+		}))
+		s := tokenpace.NewClient(openaiClient(url, hc)).NewStreaming(context.Background(), chat("llama9", 10))
+		readAll(t, s)
+		checkKind(t, s.Err(), tokenpace.KindRequest)
+		var ae *openai.Error
+		if !errors.As(s.Err(), &ae) || ae.StatusCode != 404 || !strings.Contains(ae.Message, "not found, try pulling it first") {
+			t.Errorf("Err() = %v, want an *openai.Error of status 404 with the server's message", s.Err())
+		}
+	})
+}
