@@ -45,10 +45,10 @@ func (ar *arrived) usage() (openai.CompletionUsage, bool) {
 	return ar.chunk.Usage, ar.chunk.JSON.Usage.Valid()
 }
 
-// maxUnreadBytes bounds the event data of the chunks an attempt holds for
-// its consumer: past it, the reader stops reading the body until the
-// consumer takes some (see Stream).
-const maxUnreadBytes = 1 << 20
+// maxUnreadBytes bounds what the chunks an attempt holds for its consumer
+// take decoded (see bound): past it, the reader stops reading the body
+// until the consumer takes some (see Stream).
+const maxUnreadBytes = 4 << 20
 
 // attemptEvents are the live events of an attempt. They run on the
 // goroutine that holds its reader role (see handoff.go), outside its lock,

@@ -16,9 +16,11 @@ import (
 // (KindTooLarge) before it is decoded when it holds more JSON objects
 // than any real one does, and a chunk is refused after it when its choices
 // run beyond the request's n or its tool calls beyond maxToolCalls. The
-// chunks that wait for the caller count every object they hold as
-// objectCost bytes beside their data, so that the 1 MiB bound on them
-// bounds what they take decoded too.
+// chunks that wait for the caller count for what they take decoded, not
+// their bytes on the wire: chunkCost each (a decoded chat chunk holds
+// some 2.5–3 KB, whatever its size in JSON), plus objectCost for every
+// JSON object and their data, so that the bound on them (maxUnreadBytes)
+// bounds the heap they hold.
 const (
 	// maxChunkObjects bounds the JSON objects of one chat or completions
 	// event: a chunk of a few tokens with their log probabilities holds a
@@ -32,8 +34,10 @@ const (
 	maxToolCalls = 128
 	// maxChoices is OpenAI's upper bound on n.
 	maxChoices = 128
-	// objectCost is what a decoded JSON object is counted as in the bound
-	// on unread chunks, beside its bytes.
+	// chunkCost and objectCost are what a decoded chunk, and each JSON
+	// object in it, count for in the bound on unread chunks, beside
+	// their bytes.
+	chunkCost  = 2 << 10
 	objectCost = 64
 )
 
@@ -54,7 +58,7 @@ func (a *attempt) bound(data []byte) (size int, err error) {
 			return 0, a.failure(KindTooLarge, fmt.Sprintf("event of %d JSON objects, over %d", n, limit), nil)
 		}
 	}
-	return len(data) + n*objectCost, nil
+	return chunkCost + len(data) + n*objectCost, nil
 }
 
 // jsonObjects counts the objects of a JSON text: its '{' outside strings.

@@ -84,8 +84,9 @@ type source interface {
 // it is away for less than 50 µs is stamped when it comes back, at most
 // 50 µs late. Hooks run on the goroutine that read the chunk: the
 // caller's, inside Next, or the background reader's. Chunks the caller has
-// not read yet wait in memory, up to 1 MiB of event data. A caller that
-// falls further behind holds the response back: the reader stops until
+// not read yet wait in memory, up to about 4 MiB decoded (some 1,500
+// chunks). A caller that falls further behind holds the response back:
+// the reader stops until
 // the caller takes chunks, nothing is lost and the order is kept, but the
 // chunks that wait in the connection meanwhile are stamped when the reader
 // gets to them, later than their bytes arrived, and a Gap or MinTPS budget
