@@ -150,7 +150,7 @@ func newOTel(cfg config, det *Detector) (*OTel, error) {
 		metric.WithExplicitBucketBoundaries(tokenBuckets...))
 	check(err)
 	o.requests = in.counter("tokenpace.client.requests", "{request}",
-		"Finished requests, by whether they met every budget (goodput) and by error type.")
+		"Finished requests, by whether they ended without error within the SLO (goodput, the caller's view) and by error type.")
 	o.breaches = in.counter("tokenpace.client.budget.breaches", "{breach}", "Latency budget limits exceeded, by phase.")
 	o.attempts = in.counter("tokenpace.client.attempts", "{attempt}",
 		"Attempts of calls that made more than one, by kind (first, fallback, hedge, continuation, restart) and outcome.")
@@ -275,10 +275,10 @@ func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, s *attrSe
 	o.recordPolicy(ctx, t, s, ds)
 }
 
-// recordPolicy counts the request as good or not, and its breaches,
-// attempts and detections.
+// recordPolicy counts the request as good or not (SLO.Good, under
+// WithSLO), and its breaches, attempts and detections.
 func (o *OTel) recordPolicy(ctx context.Context, t *tokenpace.Timing, s *attrSets, ds []Detection) {
-	if t.OK() {
+	if o.cfg.slo.Good(t) {
 		o.requests.Add(ctx, 1, s.goodAdd...)
 	} else {
 		o.requests.Add(ctx, 1, s.badAdd...)

@@ -10,8 +10,9 @@ import (
 	"github.com/tokenpace/tokenpace"
 )
 
-// SLO holds service-level objectives a request must meet, besides
-// Timing.OK, to count toward goodput. A zero field sets no objective.
+// SLO holds service-level objectives a request must meet, besides ending
+// without error, to count toward goodput (see Good). A zero field sets no
+// objective.
 type SLO struct {
 	// TTFT is the longest acceptable time to first token.
 	TTFT time.Duration
@@ -29,6 +30,16 @@ func (s SLO) Met(t *tokenpace.Timing) bool {
 	return !over(s.TTFT, t.TTFT()) && !over(s.TPOT, t.TPOT()) &&
 		!over(s.MaxGap, t.MaxGap()) && !over(s.E2E, t.E2E())
 }
+
+// Good reports whether t counts toward goodput under s: it ended without
+// error and met s. This is the caller's view. A Router call's figures are
+// the caller's (TTFT from its first request, across fallbacks and hedges),
+// so a budget breach that a fallback, hedge or continuation recovered from
+// makes the call bad only when the delay it cost shows in those figures
+// beyond s; the breach itself is counted apart (Snapshot.Breaches,
+// tokenpace.client.budget.breaches). Timing.OK, which no recovered breach
+// passes, is stricter.
+func (s SLO) Good(t *tokenpace.Timing) bool { return t.Err == nil && s.Met(t) }
 
 // A Recorder keeps latency and throughput statistics of finished requests in
 // process, per target and model, with no backend: TTFT, ITL, TPOT and E2E
@@ -186,8 +197,7 @@ func (a *acc) add(t *tokenpace.Timing, slo SLO) {
 	} else {
 		a.completed++
 	}
-	good := t.OK() && slo.Met(t)
-	if good {
+	if slo.Good(t) {
 		a.good++
 		a.goodTokens += int64(t.OutputTokens)
 	}

@@ -22,7 +22,10 @@ type Snapshot struct {
 	Model  string `json:"model,omitempty"`
 
 	// Requests counts finished requests: Completed ended cleanly, Failed
-	// with an error. Good met every budget, the validator and the SLO.
+	// with an error. Good ended cleanly and met the SLO (SLO.Good): the
+	// caller's view, so a request whose fallback, hedge or continuation
+	// recovered from a budget breach in time is good, and its breach is
+	// counted in Breaches.
 	Requests  int64 `json:"requests"`
 	Completed int64 `json:"completed"`
 	Failed    int64 `json:"failed"`
@@ -75,8 +78,9 @@ type Snapshot struct {
 	PromptFit Fit `json:"prompt_fit"`
 
 	// Errors counts failed requests by error type (see the package doc),
-	// Breaches budget breaches by phase, Detections pathologies by Kind.
-	// Nil when empty.
+	// Breaches budget breaches by phase, one per attempt that breached,
+	// those a Router recovered from included (so good requests may have
+	// some), Detections pathologies by Kind. Nil when empty.
 	Errors     map[string]int64 `json:"errors,omitempty"`
 	Breaches   map[string]int64 `json:"breaches,omitempty"`
 	Detections map[string]int64 `json:"detections,omitempty"`
