@@ -284,7 +284,7 @@ func (o *OTel) recordPolicy(ctx context.Context, t *tokenpace.Timing, s *attrSet
 		o.requests.Add(ctx, 1, s.badAdd...)
 	}
 	for _, b := range t.Breaches {
-		o.breaches.Add(ctx, 1, metric.WithAttributes(targetModel(b.Target, t.Model,
+		o.breaches.Add(ctx, 1, metric.WithAttributes(targetModel(b.Target, breachModel(t, b),
 			attrPhase.String(string(b.Phase)), attrClientLate.Bool(b.Late > 0))...))
 	}
 	if len(t.Attempts) > 1 {
@@ -335,6 +335,19 @@ func targetModel(target, model string, kv ...attribute.KeyValue) []attribute.Key
 		kv = append(kv, attrTarget.String(target))
 	}
 	return kv
+}
+
+// breachModel is the model that breach b's attempt asked for: that of an
+// attempt at b's target, else the call's. A Router's route names are
+// unique and each route asks for one model, so every attempt at a target
+// names the same model.
+func breachModel(t *tokenpace.Timing, b tokenpace.BudgetError) string {
+	for _, a := range t.Attempts {
+		if a.Target == b.Target && a.Model != "" {
+			return a.Model
+		}
+	}
+	return t.Model
 }
 
 // attemptKind says how attempt i of as came about: its Kind, as the Router

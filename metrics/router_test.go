@@ -197,6 +197,26 @@ func TestRouterRecoveredBreachIsGood(t *testing.T) {
 	}
 }
 
+// TestRouterBreachModel: tokenpace.client.budget.breaches names the
+// attempt that breached, target big and model big, though the call's
+// model is small.
+func TestRouterBreachModel(t *testing.T) {
+	_, rm := runRecoveredBreach(t, metrics.SLO{})
+	var got []map[string]string
+	for _, dp := range sums(rm, "tokenpace.client.budget.breaches") {
+		kv := map[string]string{"value": fmt.Sprint(dp.Value)}
+		for _, a := range dp.Attributes.ToSlice() {
+			kv[string(a.Key)] = a.Value.Emit()
+		}
+		got = append(got, kv)
+	}
+	want := map[string]string{"value": "1", "tokenpace.target": "big", "gen_ai.request.model": "big",
+		"tokenpace.budget.phase": "ttft", "tokenpace.client.starved": "false"}
+	if len(got) != 1 || !maps.Equal(got[0], want) {
+		t.Errorf("tokenpace.client.budget.breaches = %v, want [%v]", got, want)
+	}
+}
+
 // runRecoveredBreach makes one Router call, observed under slo, whose big
 // route breaches its 100 ms TTFT budget and whose small route answers 50 ms
 // later, so that the caller waits 150 ms for its first token and the call
