@@ -99,9 +99,10 @@
 // Router call's figures are the caller's, so a budget breach that a
 // fallback, hedge or continuation recovered from makes the call bad only
 // when the time it cost pushes those figures past the SLO. Breaches are
-// counted apart, one per attempt that breached, recovered or not: the
-// Recorder's Snapshot.Breaches (the "breaches:" line of its table) and
-// tokenpace.client.budget.breaches. The same rule sets
+// counted apart, one per attempt that breached, recovered or not, against
+// that attempt's target and model: the Recorder's Snapshot.Breaches (the
+// "breaches:" line of its table and the breaches column of its per-target
+// rows) and tokenpace.client.budget.breaches. The same rule sets
 // tokenpace.request.good on tokenpace.client.requests. Timing.OK, false
 // after any breach, is stricter than goodput.
 //

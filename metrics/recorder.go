@@ -46,7 +46,10 @@ func (s SLO) Good(t *tokenpace.Timing) bool { return t.Err == nil && s.Met(t) }
 // percentiles from HDR histograms (bounded memory, see RelativeError),
 // request and output-token throughput overall and over a sliding window,
 // goodput, error kinds, budget breaches, detections and a fit of TTFT
-// against prompt length. It is what `tokenpace bench` prints.
+// against prompt length. It is what `tokenpace bench` prints. A request
+// counts in the series of the target and model that answered it, a budget
+// breach in that of the attempt that breached: a Router call that fell
+// back from a breaching route adds its breach to that route's series.
 //
 // A Recorder is safe for concurrent use. Its memory grows with the number
 // of distinct target and model pairs (about 0.75 MB each, for four
@@ -115,7 +118,9 @@ func (r *Recorder) Record(ctx context.Context, t *tokenpace.Timing) {
 	r.cfg.notify(ctx, ds)
 }
 
-// record adds t and the detections found in it.
+// record adds t and the detections found in it. Each of t's breaches
+// goes to the series of the attempt that breached (see breachModel),
+// which for a Router call that fell back is not the call's.
 func (r *Recorder) record(t *tokenpace.Timing, ds []Detection) {
 	s := r.seriesFor(seriesKey{t.Target, t.Model})
 	s.mu.Lock()
@@ -124,6 +129,12 @@ func (r *Recorder) record(t *tokenpace.Timing, ds []Detection) {
 		s.detections[string(d.Kind)]++
 	}
 	s.mu.Unlock()
+	for _, b := range t.Breaches {
+		s := r.seriesFor(seriesKey{b.Target, breachModel(t, b)})
+		s.mu.Lock()
+		s.breaches[string(b.Phase)]++
+		s.mu.Unlock()
+	}
 }
 
 func (r *Recorder) seriesFor(k seriesKey) *series {
@@ -188,9 +199,6 @@ func (a *acc) add(t *tokenpace.Timing, slo SLO) {
 	a.inputTokens += int64(t.PromptTokens)
 	a.cachedTokens += int64(t.CachedTokens)
 	a.outputTokens += int64(t.OutputTokens)
-	for _, b := range t.Breaches {
-		a.breaches[string(b.Phase)]++
-	}
 	if t.Err != nil {
 		a.failed++
 		a.errors[errorType(t.Err)]++

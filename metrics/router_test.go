@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -197,11 +199,34 @@ func TestRouterRecoveredBreachIsGood(t *testing.T) {
 	}
 }
 
-// TestRouterBreachModel: tokenpace.client.budget.breaches names the
-// attempt that breached, target big and model big, though the call's
-// model is small.
+// TestRouterBreachModel: a breach is counted against the attempt that
+// breached, target big and model big, though the call's are small: in
+// tokenpace.client.budget.breaches and in the Recorder's series, whose
+// table shows it in the row of big.
 func TestRouterBreachModel(t *testing.T) {
-	_, rm := runRecoveredBreach(t, metrics.SLO{})
+	snap, rm := runRecoveredBreach(t, metrics.SLO{})
+	type row struct {
+		target, model string
+		requests      int64
+		breaches      map[string]int64
+	}
+	var rows []row
+	for _, p := range snap.Targets {
+		rows = append(rows, row{p.Target, p.Model, p.Requests, p.Breaches})
+	}
+	wantRows := []row{{"big", "big", 0, map[string]int64{"ttft": 1}}, {"small", "small", 1, nil}}
+	if !slices.EqualFunc(rows, wantRows, func(a, b row) bool {
+		return a.target == b.target && a.model == b.model && a.requests == b.requests && maps.Equal(a.breaches, b.breaches)
+	}) {
+		t.Errorf("Recorder series = %+v, want %+v", rows, wantRows)
+	}
+	if want := map[string]int64{"ttft": 1}; !maps.Equal(snap.Breaches, want) {
+		t.Errorf("Recorder breaches = %v, want %v", snap.Breaches, want)
+	}
+	table := snap.String()
+	if !regexp.MustCompile(`(?m)^big +big +0 +0 +0 +1 `).MatchString(table) {
+		t.Errorf("Snapshot table = %q, want a row: big big, 0 requests, 0 failed, 0 good, 1 breach", table)
+	}
 	var got []map[string]string
 	for _, dp := range sums(rm, "tokenpace.client.budget.breaches") {
 		kv := map[string]string{"value": fmt.Sprint(dp.Value)}
