@@ -105,7 +105,7 @@ type OTel struct {
 
 // NewOTel returns an OTel observer. It heeds WithMeterProvider,
 // WithTracerProvider, WithInferenceNames, WithoutOperationNames,
-// WithProviderName, WithServer and the detection options. An error means an
+// WithProviderName, WithServer, WithSLO and the detection options. An error means an
 // instrument could not be created; the returned OTel is usable still, with
 // that instrument dropped.
 func NewOTel(opts ...Option) (*OTel, error) {
