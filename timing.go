@@ -238,8 +238,11 @@ func (t *Timing) TPS() float64 {
 	return float64(time.Second) / float64(p)
 }
 
-// OK reports whether the request met every condition of goodput: it ended
-// cleanly, breached no budget and no validator rejected it.
+// OK reports whether the request ended cleanly (no validator rejected its
+// output) and no attempt of it breached a budget, even one a policy
+// recovered from. Goodput, as package metrics counts it, is the caller's
+// view and less strict: an end without error and the caller's figures
+// within the SLO, whatever breaches were recovered from behind them.
 func (t *Timing) OK() bool { return t.Err == nil && len(t.Breaches) == 0 }
 
 // DurationStats summarises a set of durations.

@@ -38,8 +38,8 @@
 //	tokenpace.client.queue.duration         histogram  s             target, model; client-side admission (Sent − Start)
 //	tokenpace.client.time_to_milestone      histogram  s             target, model, tokenpace.milestone; Sent to the milestone
 //	tokenpace.client.token.cached           histogram  {token}       target, model; prompt tokens served by the prompt cache
-//	tokenpace.client.requests               counter    {request}     target, model, tokenpace.request.good (Timing.OK), error.type
-//	tokenpace.client.budget.breaches        counter    {breach}      target, model, tokenpace.budget.phase (ttft, gap, total, tps), tokenpace.client.starved (the client was starved: BudgetError.Late)
+//	tokenpace.client.requests               counter    {request}     target, model, tokenpace.request.good (SLO.Good: goodput), error.type
+//	tokenpace.client.budget.breaches        counter    {breach}      target, model (the breaching attempt's), tokenpace.budget.phase (ttft, gap, total, tps), tokenpace.client.starved (the client was starved: BudgetError.Late)
 //	tokenpace.client.attempts               counter    {attempt}     target, model, tokenpace.attempt.kind (first, fallback, hedge, continuation, restart, retry),
 //	                                                                 tokenpace.attempt.outcome (won, breached, failed, hedge_lost,
 //	                                                                 skipped, invalid, superseded, canceled); calls with >1 attempt
@@ -86,10 +86,25 @@
 // E2E and time-to-milestone distributions in HDR histograms (percentiles within
 // RelativeError, bounded memory), request and output-token throughput over
 // the whole run and over a sliding window, goodput (requests and tokens per
-// second that met every budget, the validator and an optional SLO), error
-// kinds, budget breaches, detections, and a least-squares fit of TTFT
+// second that ended without error and met an optional SLO), error kinds,
+// budget breaches by phase, detections, and a least-squares fit of TTFT
 // against uncached prompt tokens that shows what a long prompt will cost.
 // Its Snapshot renders as a table (WriteTable, String) and as JSON.
+//
+// # Goodput
+//
+// Goodput is the caller's view: a request is good when it ended without
+// error (Timing.Err is nil; a validator's rejection of the final output is
+// an error) and its figures met the SLO of WithSLO, if any (SLO.Good). A
+// Router call's figures are the caller's, so a budget breach that a
+// fallback, hedge or continuation recovered from makes the call bad only
+// when the time it cost pushes those figures past the SLO. Breaches are
+// counted apart, one per attempt that breached, recovered or not, against
+// that attempt's target and model: the Recorder's Snapshot.Breaches (the
+// "breaches:" line of its table and the breaches column of its per-target
+// rows) and tokenpace.client.budget.breaches. The same rule sets
+// tokenpace.request.good on tokenpace.client.requests. Timing.OK, false
+// after any breach, is stricter than goodput.
 //
 // # Detectors
 //

@@ -147,8 +147,10 @@ func parseServer(baseURL string) (server, bool) {
 	return s, true
 }
 
-// WithSLO sets service-level objectives the Recorder counts toward goodput on
-// top of Timing.OK. The zero SLO adds nothing.
+// WithSLO sets the service-level objectives a request must meet, besides
+// ending without error, to count toward goodput (SLO.Good): the Recorder's
+// Good and goodput, and tokenpace.request.good on tokenpace.client.requests.
+// The zero SLO adds nothing.
 func WithSLO(slo SLO) Option {
 	return optionFunc(func(c *config) { c.slo = slo })
 }

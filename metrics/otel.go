@@ -105,7 +105,7 @@ type OTel struct {
 
 // NewOTel returns an OTel observer. It heeds WithMeterProvider,
 // WithTracerProvider, WithInferenceNames, WithoutOperationNames,
-// WithProviderName, WithServer and the detection options. An error means an
+// WithProviderName, WithServer, WithSLO and the detection options. An error means an
 // instrument could not be created; the returned OTel is usable still, with
 // that instrument dropped.
 func NewOTel(opts ...Option) (*OTel, error) {
@@ -150,7 +150,7 @@ func newOTel(cfg config, det *Detector) (*OTel, error) {
 		metric.WithExplicitBucketBoundaries(tokenBuckets...))
 	check(err)
 	o.requests = in.counter("tokenpace.client.requests", "{request}",
-		"Finished requests, by whether they met every budget (goodput) and by error type.")
+		"Finished requests, by whether they ended without error within the SLO (goodput, the caller's view) and by error type.")
 	o.breaches = in.counter("tokenpace.client.budget.breaches", "{breach}", "Latency budget limits exceeded, by phase.")
 	o.attempts = in.counter("tokenpace.client.attempts", "{attempt}",
 		"Attempts of calls that made more than one, by kind (first, fallback, hedge, continuation, restart) and outcome.")
@@ -275,16 +275,16 @@ func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, s *attrSe
 	o.recordPolicy(ctx, t, s, ds)
 }
 
-// recordPolicy counts the request as good or not, and its breaches,
-// attempts and detections.
+// recordPolicy counts the request as good or not (SLO.Good, under
+// WithSLO), and its breaches, attempts and detections.
 func (o *OTel) recordPolicy(ctx context.Context, t *tokenpace.Timing, s *attrSets, ds []Detection) {
-	if t.OK() {
+	if o.cfg.slo.Good(t) {
 		o.requests.Add(ctx, 1, s.goodAdd...)
 	} else {
 		o.requests.Add(ctx, 1, s.badAdd...)
 	}
 	for _, b := range t.Breaches {
-		o.breaches.Add(ctx, 1, metric.WithAttributes(targetModel(b.Target, t.Model,
+		o.breaches.Add(ctx, 1, metric.WithAttributes(targetModel(b.Target, breachModel(t, b),
 			attrPhase.String(string(b.Phase)), attrClientLate.Bool(b.Late > 0))...))
 	}
 	if len(t.Attempts) > 1 {
@@ -335,6 +335,19 @@ func targetModel(target, model string, kv ...attribute.KeyValue) []attribute.Key
 		kv = append(kv, attrTarget.String(target))
 	}
 	return kv
+}
+
+// breachModel is the model that breach b's attempt asked for: that of an
+// attempt at b's target, else the call's. A Router's route names are
+// unique and each route asks for one model, so every attempt at a target
+// names the same model.
+func breachModel(t *tokenpace.Timing, b tokenpace.BudgetError) string {
+	for _, a := range t.Attempts {
+		if a.Target == b.Target && a.Model != "" {
+			return a.Model
+		}
+	}
+	return t.Model
 }
 
 // attemptKind says how attempt i of as came about: its Kind, as the Router

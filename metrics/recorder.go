@@ -10,8 +10,9 @@ import (
 	"github.com/tokenpace/tokenpace"
 )
 
-// SLO holds service-level objectives a request must meet, besides
-// Timing.OK, to count toward goodput. A zero field sets no objective.
+// SLO holds service-level objectives a request must meet, besides ending
+// without error, to count toward goodput (see Good). A zero field sets no
+// objective.
 type SLO struct {
 	// TTFT is the longest acceptable time to first token.
 	TTFT time.Duration
@@ -30,12 +31,25 @@ func (s SLO) Met(t *tokenpace.Timing) bool {
 		!over(s.MaxGap, t.MaxGap()) && !over(s.E2E, t.E2E())
 }
 
+// Good reports whether t counts toward goodput under s: it ended without
+// error and met s. This is the caller's view. A Router call's figures are
+// the caller's (TTFT from its first request, across fallbacks and hedges),
+// so a budget breach that a fallback, hedge or continuation recovered from
+// makes the call bad only when the delay it cost shows in those figures
+// beyond s; the breach itself is counted apart (Snapshot.Breaches,
+// tokenpace.client.budget.breaches). Timing.OK, which no recovered breach
+// passes, is stricter.
+func (s SLO) Good(t *tokenpace.Timing) bool { return t.Err == nil && s.Met(t) }
+
 // A Recorder keeps latency and throughput statistics of finished requests in
 // process, per target and model, with no backend: TTFT, ITL, TPOT and E2E
 // percentiles from HDR histograms (bounded memory, see RelativeError),
 // request and output-token throughput overall and over a sliding window,
 // goodput, error kinds, budget breaches, detections and a fit of TTFT
-// against prompt length. It is what `tokenpace bench` prints.
+// against prompt length. It is what `tokenpace bench` prints. A request
+// counts in the series of the target and model that answered it, a budget
+// breach in that of the attempt that breached: a Router call that fell
+// back from a breaching route adds its breach to that route's series.
 //
 // A Recorder is safe for concurrent use. Its memory grows with the number
 // of distinct target and model pairs (about 0.75 MB each, for four
@@ -104,7 +118,9 @@ func (r *Recorder) Record(ctx context.Context, t *tokenpace.Timing) {
 	r.cfg.notify(ctx, ds)
 }
 
-// record adds t and the detections found in it.
+// record adds t and the detections found in it. Each of t's breaches
+// goes to the series of the attempt that breached (see breachModel),
+// which for a Router call that fell back is not the call's.
 func (r *Recorder) record(t *tokenpace.Timing, ds []Detection) {
 	s := r.seriesFor(seriesKey{t.Target, t.Model})
 	s.mu.Lock()
@@ -113,6 +129,12 @@ func (r *Recorder) record(t *tokenpace.Timing, ds []Detection) {
 		s.detections[string(d.Kind)]++
 	}
 	s.mu.Unlock()
+	for _, b := range t.Breaches {
+		s := r.seriesFor(seriesKey{b.Target, breachModel(t, b)})
+		s.mu.Lock()
+		s.breaches[string(b.Phase)]++
+		s.mu.Unlock()
+	}
 }
 
 func (r *Recorder) seriesFor(k seriesKey) *series {
@@ -177,17 +199,13 @@ func (a *acc) add(t *tokenpace.Timing, slo SLO) {
 	a.inputTokens += int64(t.PromptTokens)
 	a.cachedTokens += int64(t.CachedTokens)
 	a.outputTokens += int64(t.OutputTokens)
-	for _, b := range t.Breaches {
-		a.breaches[string(b.Phase)]++
-	}
 	if t.Err != nil {
 		a.failed++
 		a.errors[errorType(t.Err)]++
 	} else {
 		a.completed++
 	}
-	good := t.OK() && slo.Met(t)
-	if good {
+	if slo.Good(t) {
 		a.good++
 		a.goodTokens += int64(t.OutputTokens)
 	}

@@ -61,16 +61,17 @@ func TestRecorderPercentiles(t *testing.T) {
 func TestRecorderThroughputAndGoodput(t *testing.T) {
 	r := NewRecorder(WithSLO(SLO{TTFT: 300 * time.Millisecond}), WithWindow(20*time.Second), WithoutDetection())
 	ctx := context.Background()
-	// Four requests over 10s: one good, one too slow for the SLO, one that
-	// breached a budget, one that failed.
+	// Four requests over 10s: one good, one too slow for the SLO, one good
+	// still though a policy recovered from a budget breach behind it (the
+	// caller's view), one that failed.
 	good := stream(t, "a", "m", epoch, 0, 100*time.Millisecond, 10*time.Millisecond, 11)
 	slow := stream(t, "a", "m", epoch.Add(time.Second), 0, 400*time.Millisecond, 10*time.Millisecond, 11)
-	breached := stream(t, "a", "m", epoch.Add(2*time.Second), 0, 100*time.Millisecond, 10*time.Millisecond, 11)
-	breached.Breaches = []tokenpace.BudgetError{{Target: "a", Phase: tokenpace.PhaseGap}}
+	recovered := stream(t, "a", "m", epoch.Add(2*time.Second), 0, 100*time.Millisecond, 10*time.Millisecond, 11)
+	recovered.Breaches = []tokenpace.BudgetError{{Target: "b", Phase: tokenpace.PhaseGap}}
 	failed := stream(t, "a", "m", epoch.Add(3*time.Second), 0, 100*time.Millisecond, 10*time.Millisecond, 11)
 	failed.Err = &openai.Error{StatusCode: 503}
 	failed.End = epoch.Add(10 * time.Second)
-	for _, tm := range []*tokenpace.Timing{good, slow, breached, failed} {
+	for _, tm := range []*tokenpace.Timing{good, slow, recovered, failed} {
 		r.Record(ctx, tm)
 	}
 	s := r.SnapshotAt(epoch.Add(10 * time.Second))
@@ -83,12 +84,12 @@ func TestRecorderThroughputAndGoodput(t *testing.T) {
 	check("Requests", float64(s.Requests), 4)
 	check("Completed", float64(s.Completed), 3)
 	check("Failed", float64(s.Failed), 1)
-	check("Good", float64(s.Good), 1)
+	check("Good", float64(s.Good), 2)
 	check("Duration", s.Duration.Seconds(), 10)
 	check("RequestThroughput", s.RequestThroughput, 0.3)
 	check("OutputThroughput", s.OutputThroughput, 4.4)
-	check("Goodput", s.Goodput, 0.1)
-	check("TokenGoodput", s.TokenGoodput, 1.1)
+	check("Goodput", s.Goodput, 0.2)
+	check("TokenGoodput", s.TokenGoodput, 2.2)
 	// The 20s window has 1s slots; at 10s it would cover 19 whole slots
 	// and none of the current one, but the first request started 10s
 	// before: the rates are over those 10s, as the totals' are.

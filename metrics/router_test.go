@@ -2,7 +2,11 @@ package metrics_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -153,4 +157,134 @@ func streamToEnd(t *testing.T, r *tokenpace.Router, n int) {
 		t.Fatalf("Err() = %v, want nil", err)
 	}
 	_ = s.Close()
+}
+
+// TestRouterRecoveredBreachIsGood: goodput is the caller's view. The call
+// of runRecoveredBreach waited 150 ms for its first token and ended
+// cleanly, so it is good under a 200 ms TTFT SLO, in the Recorder and in
+// tokenpace.client.requests, and not under a 120 ms one; either way the
+// Recorder counts the breach and its table shows it.
+func TestRouterRecoveredBreachIsGood(t *testing.T) {
+	for _, tt := range []struct {
+		slo  time.Duration
+		good bool
+	}{
+		{200 * time.Millisecond, true},
+		{120 * time.Millisecond, false},
+	} {
+		t.Run(tt.slo.String(), func(t *testing.T) {
+			snap, rm := runRecoveredBreach(t, metrics.SLO{TTFT: tt.slo})
+			var good int64
+			if tt.good {
+				good = 1
+			}
+			if snap.Requests != 1 || snap.Good != good {
+				t.Errorf("Recorder requests, good = %d, %d, want 1, %d", snap.Requests, snap.Good, good)
+			}
+			if want := map[string]int64{"ttft": 1}; !maps.Equal(snap.Breaches, want) {
+				t.Errorf("Recorder breaches = %v, want %v", snap.Breaches, want)
+			}
+			if table := snap.String(); !strings.Contains(table, "\nbreaches: ttft=1\n") {
+				t.Errorf("Snapshot table = %q, want a line %q", table, "breaches: ttft=1")
+			}
+			requests := map[string]int64{}
+			for _, dp := range sums(rm, "tokenpace.client.requests") {
+				v, _ := dp.Attributes.Value(attribute.Key("tokenpace.request.good"))
+				requests[v.Emit()] += dp.Value
+			}
+			if want := map[string]int64{fmt.Sprint(tt.good): 1}; !maps.Equal(requests, want) {
+				t.Errorf("tokenpace.client.requests by tokenpace.request.good = %v, want %v", requests, want)
+			}
+		})
+	}
+}
+
+// TestRouterBreachModel: a breach is counted against the attempt that
+// breached, target big and model big, though the call's are small: in
+// tokenpace.client.budget.breaches and in the Recorder's series, whose
+// table shows it in the row of big.
+func TestRouterBreachModel(t *testing.T) {
+	snap, rm := runRecoveredBreach(t, metrics.SLO{})
+	type row struct {
+		target, model string
+		requests      int64
+		breaches      map[string]int64
+	}
+	var rows []row
+	for _, p := range snap.Targets {
+		rows = append(rows, row{p.Target, p.Model, p.Requests, p.Breaches})
+	}
+	wantRows := []row{{"big", "big", 0, map[string]int64{"ttft": 1}}, {"small", "small", 1, nil}}
+	if !slices.EqualFunc(rows, wantRows, func(a, b row) bool {
+		return a.target == b.target && a.model == b.model && a.requests == b.requests && maps.Equal(a.breaches, b.breaches)
+	}) {
+		t.Errorf("Recorder series = %+v, want %+v", rows, wantRows)
+	}
+	if want := map[string]int64{"ttft": 1}; !maps.Equal(snap.Breaches, want) {
+		t.Errorf("Recorder breaches = %v, want %v", snap.Breaches, want)
+	}
+	table := snap.String()
+	if !regexp.MustCompile(`(?m)^big +big +0 +0 +0 +1 `).MatchString(table) {
+		t.Errorf("Snapshot table = %q, want a row: big big, 0 requests, 0 failed, 0 good, 1 breach", table)
+	}
+	var got []map[string]string
+	for _, dp := range sums(rm, "tokenpace.client.budget.breaches") {
+		kv := map[string]string{"value": fmt.Sprint(dp.Value)}
+		for _, a := range dp.Attributes.ToSlice() {
+			kv[string(a.Key)] = a.Value.Emit()
+		}
+		got = append(got, kv)
+	}
+	want := map[string]string{"value": "1", "tokenpace.target": "big", "gen_ai.request.model": "big",
+		"tokenpace.budget.phase": "ttft", "tokenpace.client.starved": "false"}
+	if len(got) != 1 || !maps.Equal(got[0], want) {
+		t.Errorf("tokenpace.client.budget.breaches = %v, want [%v]", got, want)
+	}
+}
+
+// runRecoveredBreach makes one Router call, observed under slo, whose big
+// route breaches its 100 ms TTFT budget and whose small route answers 50 ms
+// later, so that the caller waits 150 ms for its first token and the call
+// ends cleanly. It returns the Recorder's snapshot and the metrics.
+func runRecoveredBreach(t *testing.T, slo metrics.SLO) (metrics.Snapshot, metricdata.ResourceMetrics) {
+	t.Helper()
+	var snap metrics.Snapshot
+	var rm metricdata.ResourceMetrics
+	synctest.Test(t, func(t *testing.T) {
+		reader := sdkmetric.NewManualReader()
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+		defer func() { _ = mp.Shutdown(context.Background()) }()
+		obs, err := metrics.New(metrics.WithMeterProvider(mp), metrics.WithSLO(slo), metrics.WithoutDetection())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := simClient(t, obs.Hooks(),
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 2 * time.Second}),
+			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * time.Millisecond, ITL: 10 * time.Millisecond}))
+		r, err := tokenpace.NewRouter(c, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 100 * time.Millisecond}},
+			tokenpace.Route{Target: tokenpace.Target{Name: "big", Model: "big"}},
+			tokenpace.Route{Target: tokenpace.Target{Name: "small", Model: "small"}})
+		if err != nil {
+			t.Fatalf("NewRouter() error = %v", err)
+		}
+		streamToEnd(t, r, 5)
+		snap = obs.Recorder.Snapshot()
+		if err := reader.Collect(context.Background(), &rm); err != nil {
+			t.Fatal(err)
+		}
+	})
+	return snap, rm
+}
+
+// sums returns the data points of the int64 sum name in rm.
+func sums(rm metricdata.ResourceMetrics, name string) []metricdata.DataPoint[int64] {
+	var pts []metricdata.DataPoint[int64]
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name == name {
+				pts = append(pts, m.Data.(metricdata.Sum[int64]).DataPoints...)
+			}
+		}
+	}
+	return pts
 }

@@ -22,7 +22,10 @@ type Snapshot struct {
 	Model  string `json:"model,omitempty"`
 
 	// Requests counts finished requests: Completed ended cleanly, Failed
-	// with an error. Good met every budget, the validator and the SLO.
+	// with an error. Good ended cleanly and met the SLO (SLO.Good): the
+	// caller's view, so a request whose fallback, hedge or continuation
+	// recovered from a budget breach in time is good, and its breach is
+	// counted in Breaches.
 	Requests  int64 `json:"requests"`
 	Completed int64 `json:"completed"`
 	Failed    int64 `json:"failed"`
@@ -75,8 +78,11 @@ type Snapshot struct {
 	PromptFit Fit `json:"prompt_fit"`
 
 	// Errors counts failed requests by error type (see the package doc),
-	// Breaches budget breaches by phase, Detections pathologies by Kind.
-	// Nil when empty.
+	// Breaches budget breaches by phase, one per attempt that breached,
+	// those a Router recovered from included (so good requests may have
+	// some) and in the series of the attempt's target and model (which
+	// may have answered no request), Detections pathologies by Kind. Nil
+	// when empty.
 	Errors     map[string]int64 `json:"errors,omitempty"`
 	Breaches   map[string]int64 `json:"breaches,omitempty"`
 	Detections map[string]int64 `json:"detections,omitempty"`
@@ -122,8 +128,8 @@ func (s Snapshot) String() string {
 }
 
 // WriteTable writes s as a human-readable table: the totals, the latency
-// percentiles in milliseconds, and one line per target and model when there
-// are several.
+// percentiles in milliseconds, the error, breach and detection counts, and
+// one line per target and model when there are several, with its breaches.
 func (s Snapshot) WriteTable(w io.Writer) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "requests %d  completed %d  failed %d  good %d  over %s\n",
@@ -159,11 +165,11 @@ func (s Snapshot) WriteTable(w io.Writer) error {
 
 	if len(s.Targets) > 1 {
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "target\tmodel\treq\tfailed\tgood\ttok/s\tTTFT p50\tTTFT p99\tTPOT p50\tTPOT p99")
+		fmt.Fprintln(tw, "target\tmodel\treq\tfailed\tgood\tbreaches\ttok/s\tTTFT p50\tTTFT p99\tTPOT p50\tTPOT p99")
 		for _, t := range s.Targets {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\n",
-				orDash(t.Target), orDash(t.Model), t.Requests, t.Failed, t.Good, t.OutputThroughput,
-				ms(t.TTFT.P50), ms(t.TTFT.P99), ms(t.TPOT.P50), ms(t.TPOT.P99))
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\n",
+				orDash(t.Target), orDash(t.Model), t.Requests, t.Failed, t.Good, sumCounts(t.Breaches),
+				t.OutputThroughput, ms(t.TTFT.P50), ms(t.TTFT.P99), ms(t.TPOT.P50), ms(t.TPOT.P99))
 		}
 		_ = tw.Flush()
 	}
@@ -179,6 +185,14 @@ func writeCounts(w io.Writer, name string, m map[string]int64) {
 		fmt.Fprintf(w, " %s=%d", k, m[k])
 	}
 	fmt.Fprintln(w)
+}
+
+func sumCounts(m map[string]int64) int64 {
+	var n int64
+	for _, v := range m {
+		n += v
+	}
+	return n
 }
 
 func orDash(s string) string {
