@@ -219,9 +219,14 @@ func (a *acc) add(t *tokenpace.Timing, slo SLO) {
 		if t.UsageReported && t.PromptTokens > 0 {
 			a.fit.add(float64(t.PromptTokens-t.CachedTokens), serverTTFT(t).Seconds())
 		}
-		per := float64(t.OutputTokens) / float64(len(t.Chunks))
+		// Past the stamped chunks (see tokenpace.MaxChunkStamps), their
+		// tokens count at the last chunk's arrival.
+		per := float64(t.OutputTokens) / float64(max(t.OutputChunks, len(t.Chunks)))
 		for _, at := range t.Chunks {
 			a.win.add(at, 0, per)
+		}
+		if rest := t.OutputChunks - len(t.Chunks); rest > 0 {
+			a.win.add(t.LastChunk, 0, per*float64(rest))
 		}
 	}
 	for name := range t.Milestones {

@@ -45,7 +45,7 @@ func (o *OTel) recordSpan(ctx context.Context, t *tokenpace.Timing, s *attrSets,
 		return
 	}
 	attrs := make([]attribute.KeyValue, 0, 10)
-	attrs = append(attrs, semconv.GenAIRequestStream(t.Stream), attrChunks.Int(len(t.Chunks)))
+	attrs = append(attrs, semconv.GenAIRequestStream(t.Stream), attrChunks.Int(max(t.OutputChunks, len(t.Chunks))))
 	if len(t.Chunks) > 0 {
 		attrs = append(attrs, semconv.GenAIResponseTimeToFirstChunk(t.TTFT().Seconds()))
 	}
