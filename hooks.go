@@ -15,6 +15,11 @@ import (
 // Done is called exactly once per request, whatever its ending (end of
 // stream, error, Close, context cancellation), with the final Timing, which
 // the hook may keep but must not modify.
+//
+// A hook that panics ends its request with a KindPanic *StreamError, as
+// net/http recovers a handler's panic: it never crashes the program from
+// a goroutine the caller cannot guard, nor leaves Next or Close waiting. A
+// panic in Done makes that the request's error if it had none.
 type Hooks struct {
 	// FirstToken is called when the first output-bearing chunk arrives.
 	FirstToken func(ctx context.Context, info FirstTokenInfo)
