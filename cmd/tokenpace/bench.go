@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -139,11 +138,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, int) {
 		fmt.Fprintln(stderr, "usage: tokenpace bench [flags]\n\nMeasures an OpenAI-compatible streaming endpoint under load: TTFT, TPOT, ITL and E2E\npercentiles, throughput, goodput and errors. Without --base-url it measures an embedded\nsimulator (model and GPU from the flags below).\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, 0
-		}
-		return nil, 2
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return nil, code
 	}
 	bad := func(format string, a ...any) (*benchFlags, int) {
 		fmt.Fprintf(stderr, "tokenpace bench: "+format+"\n", a...)

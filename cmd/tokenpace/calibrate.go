@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -123,11 +122,8 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 			"bench --json runs of your endpoint, prints each run's residual, and writes a deployment file.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
 	switch {
 	case fs.NArg() > 0:

@@ -29,13 +29,34 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// usage names the subcommands.
-const usage = "usage: tokenpace sim|bench|predict|plan|calibrate [flags]"
+// usage lists the commands, each with what it does and an example.
+const usage = `tokenpace measures and plans the latency of OpenAI-compatible LLM endpoints.
+
+Usage:
+
+	tokenpace <command> [flags]
+
+Commands:
+
+	sim        serve a simulated endpoint whose timing comes from a hardware model
+	           tokenpace sim --model llama-3.1-8b --gpu h100
+	bench      measure an endpoint under load: TTFT, TPOT, ITL, E2E, goodput
+	           tokenpace bench --base-url http://localhost:8000/v1 --requests 64 --concurrency 8
+	predict    predict a request's latency from model and hardware figures
+	           tokenpace predict --model llama-3.1-70b --gpu a100-80gb --gpus 4
+	plan       find the cheapest deployment that meets a latency SLO
+	           tokenpace plan --model llama-3.1-8b --rate 20 --slo-ttft-p99 500ms
+	calibrate  fit a deployment to bench runs of your endpoint
+	           tokenpace calibrate --model llama-3.1-8b --gpu l4 --from a.json --from b.json --out d.json
+
+Without --base-url, bench measures an embedded simulator. Run "tokenpace <command> -h"
+for a command's flags.
+`
 
 // run dispatches to a subcommand and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, usage)
+		fmt.Fprint(stderr, usage)
 		return 2
 	}
 	switch args[0] {
@@ -50,9 +71,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "calibrate":
 		return runCalibrate(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
-		fmt.Fprintln(stdout, usage)
+		fmt.Fprint(stdout, usage)
 		return 0
 	}
-	fmt.Fprintf(stderr, "tokenpace: unknown command %q (want sim, bench, predict, plan or calibrate)\n", args[0])
+	fmt.Fprintf(stderr, "tokenpace: unknown command %q (want sim, bench, predict, plan or calibrate; see tokenpace -h)\n", args[0])
 	return 2
 }

@@ -128,11 +128,8 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.kvTokens, "kv-tokens", 0, "KV-cache capacity per replica in tokens (default: from memory)")
 	fs.BoolVar(&f.noPrefixCache, "no-prefix-cache", false, "disable prefix caching")
 	fs.BoolVar(&f.kvPreempt, "kv-preempt", false, "preempt sequences when the KV cache is full (default: offload to host memory)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "tokenpace plan: unexpected arguments %q\n", fs.Args())

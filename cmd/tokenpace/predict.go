@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -78,11 +77,8 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: tokenpace predict [flags]\n\nPredicts queue, prefill, TTFT, decode step, TPS and E2E from model and hardware figures.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "tokenpace predict: unexpected argument %q\n", fs.Arg(0))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -55,11 +54,17 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	writeTimeout := fs.Duration("write-timeout", simulate.DefaultWriteTimeout, "drop a client that takes none of a response's bytes for longer")
 	var toolCalls toolCallsFlag
 	fs.Var(&toolCalls, "tool-call", toolCallUsage)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tokenpace sim [flags]\n\n"+
+			"Serves an OpenAI-compatible API (chat, completions, Responses, models) whose timing comes\n"+
+			"from a hardware model of the deployment in the flags (a catalog GPU and model, or your own\n"+
+			"figures), or from fixed --ttft/--itl; with faults, a network RTT and a buffering proxy on\n"+
+			"demand. It prints the base URL to give a client on its first line.\n\n"+
+			"Example: tokenpace sim --model llama-3.1-8b --gpu h100 --addr 127.0.0.1:8080\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
 	if *headerTimeout <= 0 || *bodyTimeout <= 0 || *idleTimeout <= 0 || *writeTimeout <= 0 {
 		fmt.Fprintln(stderr, "tokenpace sim: --header-timeout, --body-timeout, --idle-timeout and --write-timeout must be positive")

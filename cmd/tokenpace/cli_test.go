@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// Bare tokenpace lists every command with what it does and an example.
+func TestUsageListsEveryCommand(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run(t.Context(), nil, &stdout, &stderr); code != 2 {
+		t.Errorf("exit = %d, want 2", code)
+	}
+	for _, cmd := range []string{"sim", "bench", "predict", "plan", "calibrate"} {
+		if !strings.Contains(stderr.String(), "\n\t"+cmd+" ") || !strings.Contains(stderr.String(), "tokenpace "+cmd+" --") {
+			t.Errorf("usage lacks the line or the example of %s:\n%s", cmd, stderr.String())
+		}
+	}
+}
+
+// A bad flag gets one line that says what was expected, not Go's message
+// and every flag.
+func TestBadFlagOneLine(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "--slo-ttft", "300"}, `tokenpace bench: --slo-ttft "300": want a duration such as 300ms`},
+		{[]string{"bench", "--requests", "many"}, `tokenpace bench: --requests "many": want a whole number`},
+		{[]string{"sim", "--no-such-flag"}, "tokenpace sim: no flag --no-such-flag"},
+		{[]string{"plan", "--rate"}, "tokenpace plan: --rate needs a value"},
+		{[]string{"predict", "--prompt-tokens", "1k"}, `tokenpace predict: --prompt-tokens "1k": want a whole number`},
+		{[]string{"calibrate", "--gpus", "two"}, `tokenpace calibrate: --gpus "two": want a whole number`},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		if code := run(t.Context(), tt.args, &stdout, &stderr); code != 2 {
+			t.Errorf("%q: exit = %d, want 2", tt.args, code)
+		}
+		if got := stderr.String(); !strings.HasPrefix(got, tt.want) || strings.Count(got, "\n") != 1 {
+			t.Errorf("%q: stderr = %q, want one line starting %q", tt.args, got, tt.want)
+		}
+	}
+}
+
+// Every command's -h starts with its usage line and says what it does.
+func TestHelpHasADescription(t *testing.T) {
+	for _, cmd := range []string{"sim", "bench", "predict", "plan", "calibrate"} {
+		var stdout, stderr bytes.Buffer
+		if code := run(t.Context(), []string{cmd, "-h"}, &stdout, &stderr); code != 0 {
+			t.Errorf("%s -h: exit = %d, want 0", cmd, code)
+		}
+		lines := strings.SplitN(stderr.String(), "\n", 4)
+		if len(lines) < 4 || !strings.HasPrefix(lines[0], "usage: tokenpace "+cmd) || lines[2] == "" {
+			t.Errorf("%s -h begins %q, want a usage line then a description", cmd, lines)
+		}
+	}
+}
