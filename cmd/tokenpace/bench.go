@@ -62,6 +62,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		return fail(1, "%v", err)
 	}
+	if note := tgt.modelNote(); note != "" {
+		// Some servers take names they do not list (Ollama without a
+		// tag): a warning, not a refusal.
+		fmt.Fprintf(stderr, "tokenpace bench: warning: %s\n", note)
+	}
 
 	var bar progress = noProgress{}
 	if f.progress && isTerminal(stderr) {
@@ -105,6 +110,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case res.interrupted:
 		return 130
 	case rep.snap.Completed == 0:
+		if note := tgt.modelNote(); note != "" {
+			return fail(1, "no request completed: %s", note)
+		}
 		fmt.Fprintln(stderr, "tokenpace bench: no request completed")
 		return 1
 	}

@@ -34,6 +34,23 @@ type benchTarget struct {
 	// deployment is the embedded simulator's, nil for a base URL.
 	deployment *simulate.Deployment
 	close      func()
+	// unlisted holds the models the endpoint lists when they do not
+	// include model; nil when they do, or when it lists none.
+	unlisted []string
+}
+
+// modelNote says, when the endpoint does not list the model asked for,
+// which ones it does; "" otherwise.
+func (t *benchTarget) modelNote() string {
+	if t.unlisted == nil {
+		return ""
+	}
+	list := t.unlisted
+	more := ""
+	if len(list) > 10 {
+		list, more = list[:10], fmt.Sprintf(" and %d more", len(list)-10)
+	}
+	return fmt.Sprintf("%s does not list model %q; it lists %s%s (name one with --model)", t.what, t.model, strings.Join(list, ", "), more)
 }
 
 // newBenchTarget connects to f.baseURL, or starts the embedded simulator.
@@ -101,6 +118,14 @@ func (t *benchTarget) probe(ctx context.Context, timeout time.Duration) error {
 	case err == nil:
 		if t.model == "" && len(page.Data) > 0 {
 			t.model = page.Data[0].ID
+		}
+		t.unlisted = nil
+		for _, m := range page.Data {
+			if m.ID == t.model {
+				t.unlisted = nil
+				break
+			}
+			t.unlisted = append(t.unlisted, m.ID)
 		}
 	case errors.As(err, &apiErr) && t.model == "":
 		// Reachable, but the model cannot be picked: say why.

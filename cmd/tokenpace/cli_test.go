@@ -4,6 +4,11 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/tokenpace/tokenpace/simulate"
 )
 
 // Bare tokenpace lists every command with what it does and an example.
@@ -55,5 +60,20 @@ func TestHelpHasADescription(t *testing.T) {
 		if len(lines) < 4 || !strings.HasPrefix(lines[0], "usage: tokenpace "+cmd) || lines[2] == "" {
 			t.Errorf("%s -h begins %q, want a usage line then a description", cmd, lines)
 		}
+	}
+}
+
+// bench with a model the server does not serve says which ones it does.
+func TestBenchWrongModelListsTheServed(t *testing.T) {
+	t.Cleanup(func() { goleak.VerifyNone(t) })
+	sim := simulate.StartLoopback(t, simulate.WithModel("served-a", &simulate.Fixed{TTFT: time.Millisecond, ITL: time.Millisecond}),
+		simulate.WithModel("served-b", &simulate.Fixed{TTFT: time.Millisecond, ITL: time.Millisecond}))
+	code, _, stderr := bench(t, t.Context(), "--base-url", sim.URL, "--model", "wrong", "--requests", "2", "--max-tokens", "2")
+	if code != 1 {
+		t.Errorf("exit = %d, want 1", code)
+	}
+	want := `does not list model "wrong"; it lists served-a, served-b (name one with --model)`
+	if !strings.Contains(stderr, "no request completed: ") || !strings.Contains(stderr, want) {
+		t.Errorf("stderr = %q, want the served models listed: %q", stderr, want)
 	}
 }
