@@ -1,5 +1,6 @@
-// Command batch pushes 10,000 short documents through a rate-limited pool
-// of workers against a server that batches 256 streams continuously, the
+// Command batch pushes short documents (1,500 by default, 10,000 with --full)
+// through a rate-limited pool of workers against a server that batches 256
+// streams continuously, the
 // nightly job where no single request's latency matters and aggregate
 // throughput does.
 //
