@@ -1,8 +1,7 @@
 // Command batch pushes short documents (1,500 by default, 10,000 with --full)
 // through a rate-limited pool of workers against a server that batches 256
-// streams continuously, the
-// nightly job where no single request's latency matters and aggregate
-// throughput does.
+// streams continuously, the nightly job where no single request's latency
+// matters and aggregate throughput does.
 //
 // The pool grows in stages (1, 4, 16, 64, 128, 256 and 512 workers, two
 // documents per worker, the last stage taking the rest) so the run shows
