@@ -101,15 +101,25 @@ func writeParetoPlot(path string, r *planReport) error {
 		p.Legend.Add(s.name, sc)
 	}
 	var front plotter.XYs
-	for _, q := range paretoFront(pts) {
+	// The front of the deployments that meet the SLO: a cheaper one that
+	// misses it is no choice.
+	var meeting []paretoPoint
+	for _, q := range pts {
+		if q.met {
+			meeting = append(meeting, q)
+		}
+	}
+	for _, q := range paretoFront(meeting) {
 		front = append(front, plotter.XY{X: q.cost, Y: math.Max(q.latency, 1e-3)})
 	}
-	l, err := plotter.NewLine(front)
-	if err != nil {
-		return err
+	if len(front) > 0 {
+		l, err := plotter.NewLine(front)
+		if err != nil {
+			return err
+		}
+		p.Add(l)
+		p.Legend.Add("Pareto front (meeting the SLO)", l)
 	}
-	p.Add(l)
-	p.Legend.Add("Pareto front", l)
 	if limit > 0 {
 		lo, hi := pts[0].cost, pts[0].cost
 		for _, q := range pts {

@@ -261,12 +261,15 @@ func (r *planReport) writeText(w io.Writer) error {
 		fmt.Fprintf(tw, "%d\t%v\t%d\t%.2f\t%.3f\t%s\n", rank, c.PlanConfig, c.GPUsTotal, c.CostPerHour, c.CostPerMillionOutputTokens, verdict)
 	}
 	// The deployments that met the SLO, cheapest first: the others lose on
-	// cost.
+	// cost. A configuration that met it is listed once, at its fewest
+	// replicas: more of the same only cost more.
+	listed := map[string]bool{}
 	for i := range res.Candidates {
 		c := &res.Candidates[i]
-		if c.Outcome != simulate.Met || rank >= r.f.top {
+		if c.Outcome != simulate.Met || rank >= r.f.top || listed[sansReplicas(c.PlanConfig)] {
 			continue
 		}
+		listed[sansReplicas(c.PlanConfig)] = true
 		verdict := "best: meets the SLO at the lowest cost"
 		if c != best {
 			verdict = fmt.Sprintf("meets the SLO, costs %.0f%% more", (costOf(c)/costOf(best)-1)*100)
@@ -303,4 +306,10 @@ func gpuCount(n int) string {
 		return "1 GPU"
 	}
 	return strconv.Itoa(n) + " GPUs"
+}
+
+// sansReplicas names a configuration whatever its number of replicas.
+func sansReplicas(c simulate.PlanConfig) string {
+	c.Replicas = 0
+	return c.String()
 }

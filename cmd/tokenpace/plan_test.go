@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -289,3 +290,29 @@ func TestSimServesACluster(t *testing.T) {
 }
 
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// plan --top lists a configuration that meets the SLO once, at its fewest
+// replicas, not again with more of them (here, before: 3 and 4 × l40s fp8
+// at max batch 64).
+func TestPlanTopListsEachConfigurationOnce(t *testing.T) {
+	code, out, stderr := plan(t, append([]string{"--model", "llama-3.1-8b", "--rate", "60", "--prompt-tokens", "800", "--output-tokens", "100",
+		"--slo-ttft-p99", "1s", "--requests", "300", "--top", "8"}, smallSearch...)...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	row := regexp.MustCompile(`^\d+\s+\d+ × (.+?)\s{2,}.*meets the SLO`)
+	seen := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		if prev, ok := seen[m[1]]; ok {
+			t.Errorf("configuration listed twice:\n%s\n%s", prev, line)
+		}
+		seen[m[1]] = line
+	}
+	if len(seen) < 2 {
+		t.Errorf("fewer than 2 configurations met the SLO, the test proves nothing:\n%s", out)
+	}
+}
