@@ -89,6 +89,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	bar.finish()
 
 	rep := newBenchReport(f, tgt, res)
+	for _, w := range rep.warnings() {
+		fmt.Fprintf(stderr, "tokenpace bench: WARNING: %s\n", w)
+	}
 	if f.asJSON {
 		err = rep.writeJSON(stdout)
 	} else {
@@ -130,7 +133,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, int) {
 	fs.Lookup("model").Usage = "model to request; without --base-url, also the embedded simulator's catalog model (default llama-3.1-8b; with --base-url: the first model the server lists)"
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "name of the environment variable holding the API key (the key is never printed)")
 	fs.IntVar(&f.requests, "requests", 64, "requests to measure")
-	fs.IntVar(&f.concurrency, "concurrency", 16, "requests in flight at once (with --rate: the cap, 0 for none)")
+	fs.IntVar(&f.concurrency, "concurrency", 16, "requests in flight at once; with --rate, a cap on them (default: none), past which requests go out late")
 	fs.Float64Var(&f.rate, "rate", 0, "Poisson arrivals per second; 0 sends in a closed loop at --concurrency")
 	fs.IntVar(&f.prompt, "prompt-tokens", 256, "prompt tokens per request (approximate on a real tokenizer)")
 	fs.IntVar(&f.maxTokens, "max-tokens", 128, "max_tokens of each request")
@@ -157,6 +160,9 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, int) {
 		return bad("unexpected argument %q", fs.Arg(0))
 	}
 	f.set = f.hw.set()
+	if f.rate > 0 && !f.set["concurrency"] {
+		f.concurrency = 0 // an open loop sends on schedule, as vLLM's bench does
+	}
 	for _, v := range []struct {
 		name string
 		v    int

@@ -20,9 +20,9 @@ const lateAfter = time.Millisecond
 //
 // With rate > 0 requests arrive as a Poisson process, at most concurrency
 // in flight (0: no cap). A request that cannot go out at its scheduled time
-// (no free slot, a slow wake-up) goes out late, and its latency counts from
-// the scheduled time, not from when it was sent: the load generator's own
-// delays land in the figures instead of hiding them (coordinated omission).
+// (no free slot, a slow wake-up) goes out late: the client's own delay,
+// which the run reports apart (lateness), while the latency figures count
+// from when each request was sent, as the server saw it.
 // With rate 0, concurrency clients each send their next request when the
 // previous one ends (a closed loop).
 type loadGen struct {
@@ -45,9 +45,13 @@ type loadResult struct {
 	// wall is the measured phase's wall time, first send to last end.
 	wall time.Duration
 	// late counts requests sent more than lateAfter past their scheduled
-	// time; maxLate is the largest such delay.
-	late    int
-	maxLate time.Duration
+	// time; maxLate is the largest such delay; lateness holds every
+	// request's delay, and capped those of the late requests that waited
+	// for a free slot under the concurrency cap.
+	late     int
+	maxLate  time.Duration
+	lateness []time.Duration
+	capped   int
 	// interrupted is set when ctx ended before every request did;
 	// abandoned counts the requests cut off then, which are not in snap.
 	interrupted bool
@@ -62,11 +66,11 @@ func (g *loadGen) run(ctx context.Context) *loadResult {
 	res := &loadResult{}
 	var mu sync.Mutex
 	if g.warmup > 0 {
-		g.closedLoop(ctx, g.warmup, func(int, *tokenpace.Timing, time.Time) {})
+		g.closedLoop(ctx, g.warmup, func(int, *tokenpace.Timing, time.Time, time.Time) {})
 	}
 	start := time.Now()
 	var last time.Time
-	record := func(i int, t *tokenpace.Timing, scheduled time.Time) {
+	record := func(i int, t *tokenpace.Timing, scheduled, slotted time.Time) {
 		if ctx.Err() != nil && t.Err != nil {
 			// Cut off by the interruption: not the server's failure.
 			mu.Lock()
@@ -75,15 +79,18 @@ func (g *loadGen) run(ctx context.Context) *loadResult {
 			return
 		}
 		c := *t
-		if !scheduled.IsZero() && !c.Sent.IsZero() && c.Sent.After(scheduled) {
-			late := c.Sent.Sub(scheduled)
+		if !scheduled.IsZero() && !c.Sent.IsZero() {
+			late := max(c.Sent.Sub(scheduled), 0)
 			mu.Lock()
+			res.lateness = append(res.lateness, late)
 			if late > lateAfter {
 				res.late++
+				if !slotted.IsZero() && slotted.Sub(scheduled) > late/2 {
+					res.capped++
+				}
 			}
 			res.maxLate = max(res.maxLate, late)
 			mu.Unlock()
-			c.Start, c.Sent = scheduled, scheduled
 		}
 		g.recorder.Record(context.Background(), &c)
 		mu.Lock()
@@ -113,7 +120,7 @@ func (g *loadGen) run(ctx context.Context) *loadResult {
 
 // closedLoop sends n requests from g.concurrency clients (n at once when
 // the concurrency has no cap, as for the warm-up of an uncapped --rate run).
-func (g *loadGen) closedLoop(ctx context.Context, n int, record func(int, *tokenpace.Timing, time.Time)) {
+func (g *loadGen) closedLoop(ctx context.Context, n int, record func(int, *tokenpace.Timing, time.Time, time.Time)) {
 	clients := n
 	if g.concurrency > 0 {
 		clients = min(g.concurrency, n)
@@ -123,7 +130,7 @@ func (g *loadGen) closedLoop(ctx context.Context, n int, record func(int, *token
 	for range clients {
 		wg.Go(func() {
 			for i := range next {
-				record(i, g.one(ctx, i), time.Time{})
+				record(i, g.one(ctx, i), time.Time{}, time.Time{})
 			}
 		})
 	}
@@ -140,7 +147,7 @@ send:
 }
 
 // openLoop sends g.requests requests at Poisson arrival times.
-func (g *loadGen) openLoop(ctx context.Context, record func(int, *tokenpace.Timing, time.Time)) {
+func (g *loadGen) openLoop(ctx context.Context, record func(int, *tokenpace.Timing, time.Time, time.Time)) {
 	rng := rand.New(rand.NewPCG(g.seed, 0x9e3779b97f4a7c15))
 	var slots chan struct{}
 	if g.concurrency > 0 {
@@ -169,8 +176,12 @@ func (g *loadGen) openLoop(ctx context.Context, record func(int, *tokenpace.Timi
 			}
 		}
 		scheduled := at
+		var slotted time.Time // when a slot under the cap was free
+		if slots != nil {
+			slotted = time.Now()
+		}
 		wg.Go(func() {
-			record(i, g.one(ctx, i), scheduled)
+			record(i, g.one(ctx, i), scheduled, slotted)
 			if slots != nil {
 				<-slots
 			}

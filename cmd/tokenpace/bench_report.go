@@ -60,8 +60,13 @@ type benchRun struct {
 	SLOTPOTMs    float64 `json:"slo_tpot_ms"`
 	Late         int     `json:"late_requests"`
 	MaxLateMs    float64 `json:"max_lateness_ms"`
-	Interrupted  bool    `json:"interrupted"`
-	Abandoned    int     `json:"abandoned"`
+	// Lateness is the client's own delay in sending requests on
+	// schedule (an open loop only): p50, p99 and max in ms. The latency
+	// figures do not include it.
+	Lateness    map[string]float64 `json:"client_lateness_ms,omitempty"`
+	Warnings    []string           `json:"warnings"`
+	Interrupted bool               `json:"interrupted"`
+	Abandoned   int                `json:"abandoned"`
 }
 
 // writeJSON writes one JSON object: the Recorder's snapshot (requests,
@@ -76,7 +81,7 @@ func (r *benchReport) writeJSON(w io.Writer) error {
 		Endpoint: r.what, Model: r.mdl, Planned: r.f.requests, Concurrency: r.f.concurrency, Rate: r.f.rate,
 		PromptTokens: r.f.prompt, MaxTokens: r.f.maxTokens, Warmup: r.f.warmup,
 		SLOTTFTMs: msf(r.f.sloTTFT), SLOTPOTMs: msf(r.f.sloTPOT),
-		Late: r.res.late, MaxLateMs: msf(r.res.maxLate),
+		Late: r.res.late, MaxLateMs: msf(r.res.maxLate), Lateness: r.latenessMs(), Warnings: r.warnings(),
 		Interrupted: r.res.interrupted, Abandoned: r.res.abandoned,
 	}} {
 		b, err := json.Marshal(v)
@@ -125,10 +130,50 @@ func (r *benchReport) writeText(w io.Writer) error {
 	fmt.Fprintln(ew)
 	r.writeTable(ew)
 	if f.rate > 0 {
-		fmt.Fprintf(ew, "schedule: %d of %d requests went out more than %v late (max %v); their latency counts from the scheduled time\n",
-			r.res.late, r.snap.Requests, lateAfter, r.res.maxLate.Round(10*time.Microsecond))
+		l := r.latenessMs()
+		fmt.Fprintf(ew, "client: %d of %d requests went out more than %v late (p50 %.1f, p99 %.1f, max %.1f ms); the figures above count from each request's send\n",
+			r.res.late, len(r.res.lateness), lateAfter, l["p50"], l["p99"], l["max"])
 	}
 	return ew.err
+}
+
+// latenessMs returns the p50, p99 and max of the client's delays in
+// sending requests on schedule, in ms; nil for a closed loop.
+func (r *benchReport) latenessMs() map[string]float64 {
+	d := slices.Clone(r.res.lateness)
+	if len(d) == 0 {
+		return nil
+	}
+	slices.Sort(d)
+	q := func(p float64) float64 { return msf(d[min(int(p*float64(len(d))), len(d)-1)]) }
+	return map[string]float64{"p50": q(0.50), "p99": q(0.99), "max": msf(d[len(d)-1])}
+}
+
+// Lateness past which the client's own delays are said out loud: more
+// than lateShare of the requests later than lateLoud.
+const (
+	lateShare = 0.01
+	lateLoud  = 10 * time.Millisecond
+)
+
+// warnings says what in the run the figures do not show: the client, not
+// the server, held requests back.
+func (r *benchReport) warnings() []string {
+	loud := 0
+	for _, d := range r.res.lateness {
+		if d > lateLoud {
+			loud++
+		}
+	}
+	if loud == 0 || float64(loud) <= lateShare*float64(len(r.res.lateness)) {
+		return []string{}
+	}
+	why := "it could not send them on time (a busy CPU, or a machine too slow for --rate)"
+	if r.res.capped*2 > r.res.late {
+		why = fmt.Sprintf("its cap of %d requests in flight (--concurrency) held them back: drop it for an open loop, or lower --rate", r.f.concurrency)
+	}
+	return []string{fmt.Sprintf("the client delayed %d of %d requests by more than %v (max %v): %s. The latency figures count from each send and do not include this wait, but the server saw less load than --rate asked for",
+		loud, len(r.res.lateness), lateLoud, r.res.maxLate.Round(time.Millisecond), why)}
 }
 
 // writeTable writes the measured figures: counts, throughput, goodput,

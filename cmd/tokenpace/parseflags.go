@@ -37,14 +37,15 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, ok
 // explainFlagError says what a flag error means and what was expected.
 func explainFlagError(fs *flag.FlagSet, err error) string {
 	msg := err.Error()
-	var name, value string
-	if _, err := fmt.Sscanf(msg, "invalid value %q for flag -%s", &value, &name); err == nil {
-		name = strings.TrimSuffix(name, ":")
-		want := "a valid value"
-		if f := fs.Lookup(name); f != nil {
-			want = expected(f.Value)
+	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
+		// invalid value "V" for flag -NAME: REASON
+		value, rest, _ := strings.Cut(rest, " for flag -")
+		name, reason, _ := strings.Cut(rest, ": ")
+		want := "want " + expected(fs.Lookup(name))
+		if want == "want " {
+			want = reason // a flag of its own kind says best what it takes
 		}
-		return fmt.Sprintf("--%s %q: want %s", name, value, want)
+		return fmt.Sprintf("--%s %s: %s", name, value, want)
 	}
 	if n, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		return fmt.Sprintf("no flag --%s", n)
@@ -55,9 +56,13 @@ func explainFlagError(fs *flag.FlagSet, err error) string {
 	return msg
 }
 
-// expected describes the values a flag takes, from its type.
-func expected(v flag.Value) string {
-	switch fmt.Sprintf("%T", v) {
+// expected describes the values a flag of a built-in kind takes; "" for
+// a flag of another kind, or none.
+func expected(f *flag.Flag) string {
+	if f == nil {
+		return ""
+	}
+	switch fmt.Sprintf("%T", f.Value) {
 	case "*flag.durationValue":
 		return "a duration such as 300ms, 2s or 1m30s"
 	case "*flag.intValue", "*flag.int64Value", "*flag.uintValue", "*flag.uint64Value":
@@ -67,5 +72,5 @@ func expected(v flag.Value) string {
 	case "*flag.boolValue":
 		return "true or false"
 	}
-	return "a valid value"
+	return ""
 }
