@@ -34,7 +34,7 @@ type attrSets struct {
 }
 
 func (o *OTel) setsFor(t *tokenpace.Timing) *attrSets {
-	k := setsKey{t.Target, t.Model, t.ResponseModel, errorType(t.Err), t.API, server{t.ServerAddress, t.ServerPort}}
+	k := setsKey{t.Target, t.Model, t.ResponseModel, ErrorType(t.Err), t.API, server{t.ServerAddress, t.ServerPort}}
 	o.setsMu.RLock()
 	s := o.sets[k]
 	o.setsMu.RUnlock()

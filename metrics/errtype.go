@@ -13,7 +13,7 @@ import (
 	"github.com/tokenpace/tokenpace"
 )
 
-// errorType classifies err for the error.type attribute and the Recorder's
+// ErrorType classifies err for the error.type attribute and the Recorder's
 // error counts, with low cardinality and no message text: an HTTP status
 // code for API errors ("429", "503"); tokenpace's own endings
 // ("budget_exceeded", "circuit_open", "admission", "superseded",
@@ -23,7 +23,7 @@ import (
 // "timeout" for context endings, "unexpected_eof" for a body cut short,
 // "timeout" for network timeouts; otherwise the value of an ErrorType()
 // string method anywhere in the chain, else the error's Go type name.
-func errorType(err error) string {
+func ErrorType(err error) string {
 	if err == nil {
 		return ""
 	}

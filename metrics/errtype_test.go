@@ -39,8 +39,8 @@ func TestErrorType(t *testing.T) {
 		{errors.New("sk-secret-key in a message"), "*errors.errorString"},
 	}
 	for _, tt := range tests {
-		if got := errorType(tt.err); got != tt.want {
-			t.Errorf("errorType(%v) = %q, want %q", tt.err, got, tt.want)
+		if got := ErrorType(tt.err); got != tt.want {
+			t.Errorf("ErrorType(%v) = %q, want %q", tt.err, got, tt.want)
 		}
 	}
 }

@@ -201,7 +201,7 @@ func (a *acc) add(t *tokenpace.Timing, slo SLO) {
 	a.outputTokens += int64(t.OutputTokens)
 	if t.Err != nil {
 		a.failed++
-		a.errors[errorType(t.Err)]++
+		a.errors[ErrorType(t.Err)]++
 	} else {
 		a.completed++
 	}

@@ -92,7 +92,7 @@ func (o *OTel) recordSpan(ctx context.Context, t *tokenpace.Timing, s *attrSets,
 			attrKind.String(string(d.Kind)), attrMessage.String(d.Message), attrHint.String(d.Hint)))
 	}
 	if t.Err != nil {
-		span.SetStatus(codes.Error, errorType(t.Err))
+		span.SetStatus(codes.Error, ErrorType(t.Err))
 	}
 	span.End(trace.WithTimestamp(t.End))
 }
@@ -158,7 +158,7 @@ func (o *OTel) attemptSpan(ctx context.Context, t *tokenpace.Timing, i int) {
 		attrs = append(attrs, semconv.GenAIResponseTimeToFirstChunk(ttft.Seconds()))
 	}
 	if a.Err != nil {
-		attrs = append(attrs, semconv.ErrorTypeKey.String(errorType(a.Err)))
+		attrs = append(attrs, semconv.ErrorTypeKey.String(ErrorType(a.Err)))
 	}
 	_, span := o.tracer.Start(ctx, spanName(t.API, a.Model),
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(a.Start), trace.WithAttributes(attrs...))
@@ -166,7 +166,7 @@ func (o *OTel) attemptSpan(ctx context.Context, t *tokenpace.Timing, i int) {
 		span.AddEvent(EventFirstToken, trace.WithTimestamp(a.FirstToken))
 	}
 	if a.Err != nil {
-		span.SetStatus(codes.Error, errorType(a.Err))
+		span.SetStatus(codes.Error, ErrorType(a.Err))
 	}
 	span.End(trace.WithTimestamp(endOr(a.End, a.Start)))
 }

@@ -30,6 +30,7 @@ type benchFlags struct {
 	seed        uint64
 	asJSON      bool
 	plot        string
+	export      string
 	progress    bool
 	hw          *deploymentFlags
 	set         map[string]bool
@@ -81,7 +82,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		warmup:      f.warmup,
 		timeout:     f.timeout,
 		seed:        f.seed,
-		keep:        f.plot != "",
+		keep:        f.plot != "" || f.export != "",
 		progress:    bar,
 		recorder:    metrics.NewRecorder(metrics.WithSLO(metrics.SLO{TTFT: f.sloTTFT, TPOT: f.sloTPOT})),
 	}
@@ -99,6 +100,14 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if err != nil {
 		return fail(1, "writing the report: %v", err)
+	}
+	if f.export != "" {
+		if err := writeExport(f.export, res.rows); err != nil {
+			return fail(1, "export: %v", err)
+		}
+		if !f.asJSON {
+			fmt.Fprintf(stdout, "%d requests written to %s\n", len(res.rows), f.export)
+		}
 	}
 	if f.plot != "" && len(res.timings) > 0 {
 		if err := writePlot(f.plot, res); err != nil {
@@ -144,6 +153,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, int) {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the prompts and of the Poisson arrivals")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of the table")
 	fs.StringVar(&f.plot, "plot", "", "write a latency plot (TTFT CDF, ITL histogram, throughput over time) to this .png or .svg file")
+	fs.StringVar(&f.export, "export", "", "write every measured request (timestamps, figures, tokens, error, server) to this file, one JSON object a line")
 	fs.BoolVar(&f.progress, "progress", true, "show a progress bar on stderr when it is a terminal")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tokenpace bench [flags]\n\nMeasures an OpenAI-compatible streaming endpoint under load: TTFT, TPOT, ITL and E2E\npercentiles, throughput, goodput and errors. Without --base-url it measures an embedded\nsimulator (model and GPU from the flags below).\n\nFlags:")

@@ -56,8 +56,10 @@ type loadResult struct {
 	// abandoned counts the requests cut off then, which are not in snap.
 	interrupted bool
 	abandoned   int
-	// timings holds every recorded Timing when keep was set.
+	// timings holds every recorded Timing when keep was set, and rows
+	// describes each of them (see --export).
 	timings []*tokenpace.Timing
+	rows    []requestRow
 }
 
 // run performs the warm-up, then the measured requests, and returns the
@@ -96,6 +98,7 @@ func (g *loadGen) run(ctx context.Context) *loadResult {
 		mu.Lock()
 		if g.keep {
 			res.timings = append(res.timings, &c)
+			res.rows = append(res.rows, newRequestRow(i, &c, scheduled))
 		}
 		if c.End.After(last) {
 			last = c.End
