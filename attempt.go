@@ -422,11 +422,7 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 			return true, at, a.failure(KindMalformed, "", err)
 		}
 		if errRaw != "" && errRaw != "null" {
-			apiErr := &openai.Error{StatusCode: a.res.StatusCode, Request: a.res.Request, Response: a.res}
-			if err := apiErr.UnmarshalJSON([]byte(errRaw)); err != nil {
-				return true, at, a.failure(KindMalformed, "", err)
-			}
-			return true, at, a.failure(KindErrorEvent, apiErr.Type, apiErr)
+			return true, at, a.errorEvent(errRaw)
 		}
 		if err := a.checkChoices(c); err != nil {
 			return true, at, err
@@ -441,21 +437,42 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 }
 
 // decode decodes the data of one event: a chat chunk, or for a completion
-// call the completion event and its chat view. errRaw is the event's
-// "error" field, raw; empty when it has none.
+// call the completion event and its chat view. errRaw is the error the
+// event carries, raw: its "error" field, or the whole event when its
+// object is "error" (as some servers send a failure mid-stream); empty
+// when it has none.
 func (a *attempt) decode(data []byte) (c *openai.ChatCompletionChunk, comp *openai.Completion, errRaw string, err error) {
+	var object string
 	if a.spec.completion != nil {
 		comp, c, err = decodeCompletion(data)
 		if err != nil {
 			return nil, nil, "", err
 		}
-		return c, comp, comp.JSON.ExtraFields["error"].Raw(), nil
+		errRaw, object = comp.JSON.ExtraFields["error"].Raw(), comp.JSON.Object.Raw()
+	} else {
+		c = new(openai.ChatCompletionChunk)
+		if err := json.Unmarshal(data, c); err != nil {
+			return nil, nil, "", err
+		}
+		errRaw, object = c.JSON.ExtraFields["error"].Raw(), c.JSON.Object.Raw()
 	}
-	c = new(openai.ChatCompletionChunk)
-	if err := json.Unmarshal(data, c); err != nil {
-		return nil, nil, "", err
+	if object == `"error"` && (errRaw == "" || errRaw == "null") {
+		errRaw = string(data)
 	}
-	return c, nil, c.JSON.ExtraFields["error"].Raw(), nil
+	return c, comp, errRaw, nil
+}
+
+// errorEvent is the error of an event that carried errRaw: an error
+// object, or a bare message string.
+func (a *attempt) errorEvent(errRaw string) error {
+	apiErr := &openai.Error{StatusCode: a.res.StatusCode, Request: a.res.Request, Response: a.res}
+	var msg string
+	if json.Unmarshal([]byte(errRaw), &msg) == nil {
+		apiErr.Message = msg
+	} else if err := apiErr.UnmarshalJSON([]byte(errRaw)); err != nil {
+		return a.failure(KindMalformed, "", err)
+	}
+	return a.failure(KindErrorEvent, apiErr.Type, apiErr)
 }
 
 // deliver records chunk ar, and queues it for the

@@ -394,3 +394,29 @@ func TestErrorAsString(t *testing.T) {
 		}
 	})
 }
+
+// An error sent mid-stream ends the stream with KindErrorEvent and the
+// server's message, the text so far kept, whatever its shape: an "error"
+// object, a bare message string, or an event whose object is "error".
+func TestErrorEventShapes(t *testing.T) {
+	for name, event := range map[string]string{
+		"error object":    `{"error":{"message":"engine died","type":"InternalServerError","code":500}}`,
+		"error string":    `{"error":"engine died"}`,
+		"object is error": `{"object":"error","message":"engine died","type":"InternalServerError","param":null,"code":500}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				url, hc := serve(t, sseBody(chunk("c", "partial", "", "")+"data: "+event+"\n\ndata: [DONE]\n\n"))
+				s := tokenpace.NewClient(openaiClient(url, hc)).NewStreaming(context.Background(), chat("m", 10))
+				if got := readAll(t, s); got != "partial" {
+					t.Errorf("read %q, want %q", got, "partial")
+				}
+				checkKind(t, s.Err(), tokenpace.KindErrorEvent)
+				var ae *openai.Error
+				if !errors.As(s.Err(), &ae) || ae.Message != "engine died" {
+					t.Errorf("Err() = %v, want an *openai.Error with the server's message", s.Err())
+				}
+			})
+		})
+	}
+}
