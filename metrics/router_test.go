@@ -190,7 +190,7 @@ func TestRouterRecoveredBreachIsGood(t *testing.T) {
 			requests := map[string]int64{}
 			for _, dp := range sums(rm, "tokenpace.client.requests") {
 				v, _ := dp.Attributes.Value(attribute.Key("tokenpace.request.good"))
-				requests[v.Emit()] += dp.Value
+				requests[v.String()] += dp.Value
 			}
 			if want := map[string]int64{fmt.Sprint(tt.good): 1}; !maps.Equal(requests, want) {
 				t.Errorf("tokenpace.client.requests by tokenpace.request.good = %v, want %v", requests, want)
@@ -231,7 +231,7 @@ func TestRouterBreachModel(t *testing.T) {
 	for _, dp := range sums(rm, "tokenpace.client.budget.breaches") {
 		kv := map[string]string{"value": fmt.Sprint(dp.Value)}
 		for _, a := range dp.Attributes.ToSlice() {
-			kv[string(a.Key)] = a.Value.Emit()
+			kv[string(a.Key)] = a.Value.String()
 		}
 		got = append(got, kv)
 	}
