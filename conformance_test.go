@@ -1,0 +1,268 @@
+package tokenpace_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// conformance is a fixture of testdata/conformance: a documented stream of
+// a real server (see its README), replayed with its read timing, and what
+// the caller must get from it.
+type conformance struct {
+	recording
+	conformanceMeta
+}
+
+// conformanceMeta is what a fixture's first line holds beside its
+// recording header.
+type conformanceMeta struct {
+	Server, Source, Quirk string
+	Request               struct {
+		Path string
+		Body struct{ Model string }
+	}
+	Expect conformanceExpect
+}
+
+// conformanceExpect is what the caller must get from a fixture.
+type conformanceExpect struct {
+	Text, Reasoning, Finish string
+	PromptTokens            int                                `json:"prompt_tokens"`
+	OutputTokens            int                                `json:"output_tokens"`
+	UsageReported           *bool                              `json:"usage_reported"` // default: whether prompt_tokens is set
+	ToolCalls               []struct{ Name, Arguments string } `json:"tool_calls"`
+	Error                   string                             // the StreamError kind, e.g. "error event"
+	ErrorMessage            string                             `json:"error_message"`
+}
+
+// UnmarshalJSON takes a fixture's first line.
+func (c *conformance) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &c.recording); err != nil {
+		return err
+	}
+	return json.Unmarshal(b, &c.conformanceMeta)
+}
+
+// loadConformance reads every fixture of testdata/conformance.
+func loadConformance(t *testing.T) map[string]conformance {
+	t.Helper()
+	paths, err := filepath.Glob("testdata/conformance/*.jsonl")
+	if err != nil || len(paths) < 16 {
+		t.Fatalf("conformance fixtures: %d (%v), want at least 16", len(paths), err)
+	}
+	all := map[string]conformance{}
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		var c conformance
+		for i := 0; sc.Scan(); i++ {
+			if i == 0 {
+				if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+					t.Fatalf("%s: %v", p, err)
+				}
+				continue
+			}
+			var r recordedRead
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				t.Fatalf("%s line %d: %v", p, i+1, err)
+			}
+			c.Reads = append(c.Reads, r)
+		}
+		f.Close()
+		if c.Server == "" || c.Source == "" || c.Quirk == "" {
+			t.Fatalf("%s: a fixture names its server, its source and its quirk", p)
+		}
+		all[strings.TrimSuffix(filepath.Base(p), ".jsonl")] = c
+	}
+	return all
+}
+
+// read is what the caller read from a stream of any API.
+type read struct {
+	text, reasoning string
+	acc             string // Accumulated(), or Text()
+	toolCalls       []openai.ChatCompletionMessageToolCallUnion
+	err             error
+	tm              *tokenpace.Timing
+}
+
+// readChat reads a chat stream to its end.
+func readChat(s *tokenpace.Stream) read {
+	var r read
+	var text, reasoning strings.Builder
+	for s.Next() {
+		for _, ch := range s.Current().Choices {
+			if ch.Index != 0 {
+				continue
+			}
+			text.WriteString(ch.Delta.Content)
+			for _, k := range []string{"reasoning_content", "reasoning"} {
+				var v string
+				if f, ok := ch.Delta.JSON.ExtraFields[k]; ok && json.Unmarshal([]byte(f.Raw()), &v) == nil {
+					reasoning.WriteString(v)
+				}
+			}
+		}
+	}
+	s.Close()
+	r.text, r.reasoning, r.err, r.tm = text.String(), reasoning.String(), s.Err(), s.Timing()
+	if acc := s.Accumulated(); len(acc.Choices) > 0 {
+		r.acc = acc.Choices[0].Message.Content
+		r.toolCalls = acc.Choices[0].Message.ToolCalls
+	}
+	return r
+}
+
+// readCompletionStream reads a completions stream to its end.
+func readCompletionStream(s *tokenpace.CompletionStream) read {
+	var r read
+	var text strings.Builder
+	for s.Next() {
+		for _, ch := range s.Current().Choices {
+			if ch.Index == 0 {
+				text.WriteString(ch.Text)
+			}
+		}
+	}
+	s.Close()
+	r.text, r.acc, r.err, r.tm = text.String(), s.Text(), s.Err(), s.Timing()
+	return r
+}
+
+// secondRoute answers every request with extra, as a chat or a completions
+// stream.
+var secondRoute = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	if strings.HasSuffix(r.URL.Path, "/completions") && !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		_, _ = w.Write([]byte(`data: {"id":"s","object":"text_completion","model":"second","choices":[{"index":0,"text":"` + extra + `","finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n"))
+		return
+	}
+	_, _ = w.Write([]byte(chunk("s", extra, "stop", "") + "data: [DONE]\n\n"))
+})
+
+// TestConformance replays every documented server habit of
+// testdata/conformance through the Client and through a Router that
+// continues a broken stream on a second route, on the API the fixture
+// calls, and checks what the caller gets: its text and reasoning,
+// Accumulated (or Text), the tool calls, the finish reason and usage in
+// Timing, the error (none where the answer was complete), and the memory
+// the call took.
+func TestConformance(t *testing.T) {
+	for name, fx := range loadConformance(t) {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				url, hc := serve(t, byModel(map[string]http.Handler{fx.Request.Body.Model: replay(fx.recording), "second": secondRoute}))
+				c := tokenpace.NewClient(openaiClient(url, hc))
+				r, err := tokenpace.NewRouter(c, tokenpace.Policy{Continue: true},
+					tokenpace.Route{Target: tokenpace.Target{Name: "first", Model: fx.Request.Body.Model}}, route("second"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				completions := fx.Request.Path == "/v1/completions"
+				call := func(client, router bool) read {
+					if completions {
+						p := openai.CompletionNewParams{Model: openai.CompletionNewParamsModel(fx.Request.Body.Model),
+							Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String("def add")}}
+						if router {
+							return readCompletionStream(r.NewCompletionStreaming(context.Background(), p))
+						}
+						return readCompletionStream(c.NewCompletionStreaming(context.Background(), p))
+					}
+					if router {
+						return readChat(r.NewStreaming(context.Background(), chat(fx.Request.Body.Model, 64)))
+					}
+					return readChat(c.NewStreaming(context.Background(), chat(fx.Request.Body.Model, 64)))
+				}
+
+				before := allocated()
+				got := call(true, false)
+				if a := allocated() - before; a > 16<<20 {
+					t.Errorf("Client: the call allocated %d MiB, want under 16", a>>20)
+				}
+				checkConformance(t, "Client", fx, got)
+				if fx.Expect.Error == "" {
+					if last := fx.Reads[len(fx.Reads)-1]; got.tm.E2E() != ms(last.TMS) {
+						t.Errorf("Client: E2E %v, want the last read's arrival %v", got.tm.E2E(), ms(last.TMS))
+					}
+				}
+
+				// The Router continues a broken stream on the next route and
+				// never a complete one.
+				routed := call(false, true)
+				want := fx
+				if fx.Expect.Error != "" {
+					want.Expect.Text += extra
+					want.Expect.Error, want.Expect.Finish = "", "stop"
+					want.Expect.PromptTokens, want.Expect.OutputTokens, want.Expect.UsageReported = 0, 0, nil
+				}
+				checkConformance(t, "Router", want, routed)
+				if n := len(routed.tm.Attempts); (n == 1) != (fx.Expect.Error == "") {
+					t.Errorf("Router: %d attempts (%v), want 1 for a complete answer, 2 for a broken one", n, outcomes(routed.tm))
+				}
+			})
+		})
+	}
+}
+
+// checkConformance checks what who read against what fx expects.
+func checkConformance(t *testing.T, who string, fx conformance, got read) {
+	t.Helper()
+	e := fx.Expect
+	if got.text != e.Text || got.acc != e.Text {
+		t.Errorf("%s: read %q, accumulated %q; want both %q", who, got.text, got.acc, e.Text)
+	}
+	if got.reasoning != e.Reasoning {
+		t.Errorf("%s: reasoning %q, want %q", who, got.reasoning, e.Reasoning)
+	}
+	switch {
+	case e.Error == "" && got.err != nil:
+		t.Errorf("%s: Err() = %v, want nil: the answer was complete", who, got.err)
+	case e.Error != "":
+		var se *tokenpace.StreamError
+		var ae *openai.Error
+		if !errors.As(got.err, &se) || se.Kind.String() != e.Error || !errors.As(got.err, &ae) || ae.Message != e.ErrorMessage {
+			t.Errorf("%s: Err() = %v, want a %q *StreamError with the message %q", who, got.err, e.Error, e.ErrorMessage)
+		}
+	}
+	tm := got.tm
+	if e.Finish != "" && tm.FinishReason != e.Finish {
+		t.Errorf("%s: FinishReason %q, want %q", who, tm.FinishReason, e.Finish)
+	}
+	usage := e.PromptTokens > 0
+	if e.UsageReported != nil {
+		usage = *e.UsageReported
+	}
+	if tm.UsageReported != usage || (usage && (tm.PromptTokens != e.PromptTokens || tm.OutputTokens != e.OutputTokens)) ||
+		(e.OutputTokens > 0 && tm.OutputTokens != e.OutputTokens) {
+		t.Errorf("%s: usage (%v, %d, %d), want (%v, %d, %d)", who, tm.UsageReported, tm.PromptTokens, tm.OutputTokens, usage, e.PromptTokens, e.OutputTokens)
+	}
+	if len(got.toolCalls) != len(e.ToolCalls) {
+		t.Errorf("%s: %d tool calls, want %d", who, len(got.toolCalls), len(e.ToolCalls))
+	}
+	for i := range min(len(got.toolCalls), len(e.ToolCalls)) {
+		if f := got.toolCalls[i].Function; f.Name != e.ToolCalls[i].Name || f.Arguments != e.ToolCalls[i].Arguments {
+			t.Errorf("%s: tool call %d = %s(%s), want %s(%s)", who, i, f.Name, f.Arguments, e.ToolCalls[i].Name, e.ToolCalls[i].Arguments)
+		}
+	}
+	if e.Text != "" || len(e.ToolCalls) > 0 {
+		if tm.TTFT() <= 0 || tm.TTFT() > tm.E2E() {
+			t.Errorf("%s: TTFT %v, E2E %v; want a first token within the call", who, tm.TTFT(), tm.E2E())
+		}
+	}
+}
