@@ -1,15 +1,22 @@
 package simulate
 
-import "math/rand/v2"
+import (
+	"fmt"
+	"math/rand/v2"
+)
 
 // newGeneration checks the fields both endpoints share and returns the
 // generation they describe; the caller adds the prompt and the stop
 // sequences. maxTokens is the request's limit, named param in errors.
 func (s *Server) newGeneration(c *commonRequest, maxTokens *int, param string) (generation, *apiError) {
 	m, want, e := s.checkCommon(c.Model, maxTokens, param, c.N)
+	if e == nil {
+		e = c.check()
+	}
 	return generation{
 		model:        m,
 		maxTokens:    want,
+		maxGiven:     maxTokens != nil,
 		seed:         c.Seed,
 		stream:       c.Stream,
 		includeUsage: c.StreamOptions != nil && c.StreamOptions.IncludeUsage,
@@ -20,6 +27,7 @@ func (s *Server) newGeneration(c *commonRequest, maxTokens *int, param string) (
 type generation struct {
 	model        *model
 	maxTokens    int
+	maxGiven     bool // the request set its output limit
 	stop         []string
 	prompt       promptInfo
 	lastMessage  string
@@ -99,4 +107,31 @@ func (s *Server) text(index uint64, g *generation) (*replyText, string) {
 		tokens = []string{""}
 	}
 	return heldText(tokens), finish
+}
+
+// fitContext refuses a generation whose prompt and output limit exceed the
+// model's context, as vLLM does (400, with the same words); without an
+// output limit of the request's, the output is cut to what fits.
+func (g *generation) fitContext() *apiError {
+	ctx := g.model.context
+	if ctx <= 0 {
+		return nil
+	}
+	prompt := g.prompt.tokens
+	if !g.maxGiven && prompt < ctx {
+		g.maxTokens = min(g.maxTokens, ctx-prompt)
+		return nil
+	}
+	if prompt+g.maxTokens <= ctx {
+		return nil
+	}
+	param, where := "messages", "messages"
+	switch g.api {
+	case apiText:
+		param, where = "prompt", "prompt"
+	case apiResponses:
+		param, where = "input", "input"
+	}
+	return badRequest(param, fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the %s, %d in the completion). Please reduce the length of the %s or completion.",
+		ctx, prompt+g.maxTokens, prompt, where, g.maxTokens, where))
 }

@@ -72,7 +72,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 
 // responseGeneration is the generation a Responses API request asks for.
 func (s *Server) responseGeneration(req *responsesRequest) (generation, *apiError) {
-	g, e := s.newGeneration(&commonRequest{Model: req.Model, Stream: req.Stream}, req.MaxOutputTokens, "max_output_tokens")
+	g, e := s.newGeneration(&commonRequest{Model: req.Model, Stream: req.Stream, sampling: req.sampling}, req.MaxOutputTokens, "max_output_tokens")
 	var msgs []chatMessage
 	if e == nil {
 		msgs, e = parseInput(req.Input)
@@ -103,6 +103,9 @@ func serveRequest[Req any](s *Server, w http.ResponseWriter, r *http.Request, bu
 		return
 	}
 	g, e := build(&req)
+	if e == nil {
+		e = g.fitContext()
+	}
 	if e != nil {
 		writeError(w, e)
 		return

@@ -36,6 +36,10 @@ type Model struct {
 	// embedding. Untied input embeddings are looked up, not streamed, so
 	// they count toward memory but not toward bytes read per step.
 	TiedEmbeddings bool
+	// Context is the longest sequence, prompt and output together, in
+	// tokens (config.json's max_position_embeddings): a server answers
+	// 400 to a request over it, as vLLM does. Zero means no limit.
+	Context int
 	// Source says where the figures come from.
 	Source string
 }

@@ -21,6 +21,32 @@ type commonRequest struct {
 	Stop          json.RawMessage `json:"stop"`
 	N             *int            `json:"n"`
 	Seed          *int64          `json:"seed"`
+	sampling
+}
+
+// sampling holds the sampling parameters a request may set; the simulator
+// checks their ranges, as OpenAI does, and otherwise ignores them.
+type sampling struct {
+	Temperature      *float64 `json:"temperature"`
+	TopP             *float64 `json:"top_p"`
+	PresencePenalty  *float64 `json:"presence_penalty"`
+	FrequencyPenalty *float64 `json:"frequency_penalty"`
+}
+
+// check answers 400, naming the parameter, for a value out of the range
+// OpenAI documents: temperature 0..2, top_p 0..1, penalties -2..2.
+func (p *sampling) check() *apiError {
+	for _, f := range []struct {
+		name     string
+		v        *float64
+		min, max float64
+	}{{"temperature", p.Temperature, 0, 2}, {"top_p", p.TopP, 0, 1},
+		{"presence_penalty", p.PresencePenalty, -2, 2}, {"frequency_penalty", p.FrequencyPenalty, -2, 2}} {
+		if f.v != nil && !(*f.v >= f.min && *f.v <= f.max) {
+			return badRequest(f.name, fmt.Sprintf("%g is not a valid %s: want a number from %g to %g", *f.v, f.name, f.min, f.max))
+		}
+	}
+	return nil
 }
 
 // chatRequest is the part of a chat completions request the simulator
@@ -73,6 +99,7 @@ func (p *promptField) parse() (string, int, *apiError) {
 type responsesRequest struct {
 	Model           string          `json:"model"`
 	Stream          bool            `json:"stream"`
+	sampling
 	MaxOutputTokens *int            `json:"max_output_tokens"`
 	Instructions    string          `json:"instructions"`
 	Input           json.RawMessage `json:"input"`

@@ -89,6 +89,23 @@ type Server struct {
 type model struct {
 	name   string
 	driver *driver
+	// context is the longest prompt plus output the model takes, in
+	// tokens; 0 for no limit (a scheduler without a catalog model).
+	context int
+}
+
+// contextOf returns the context length of the model sched serves: its
+// deployment's, for an Engine or a Cluster; 0 (no limit) otherwise.
+func contextOf(sched Scheduler) int {
+	switch s := sched.(type) {
+	case interface{ Deployment() Deployment }:
+		return s.Deployment().Model.Context
+	case *Cluster:
+		if r := s.Replicas(); len(r) > 0 {
+			return r[0].Deployment().Model.Context
+		}
+	}
+	return 0
 }
 
 // config holds what the options set.
@@ -338,7 +355,7 @@ func NewServer(opts ...Option) (*Server, error) {
 		if _, dup := s.models[m.name]; dup {
 			return nil, fmt.Errorf("simulate: model %q given twice", m.name)
 		}
-		s.models[m.name] = &model{name: m.name}
+		s.models[m.name] = &model{name: m.name, context: contextOf(m.sched)}
 		s.names = append(s.names, m.name)
 	}
 	sort.Strings(s.names)
