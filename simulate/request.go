@@ -97,8 +97,8 @@ func (p *promptField) parse() (string, int, *apiError) {
 // responsesRequest is the part of a Responses API request the simulator
 // reads.
 type responsesRequest struct {
-	Model           string          `json:"model"`
-	Stream          bool            `json:"stream"`
+	Model  string `json:"model"`
+	Stream bool   `json:"stream"`
 	sampling
 	MaxOutputTokens *int            `json:"max_output_tokens"`
 	Instructions    string          `json:"instructions"`
