@@ -49,7 +49,9 @@ func serve(l net.Listener, client *http.Client, url string, opts []Option) (*InM
 	m := &InMemory{srv: s, url: url, client: client, served: make(chan error, 1)}
 	// Every connection's goroutine must have ended when Close returns (a
 	// synctest bubble requires it): count them from their states.
-	m.hs = &http.Server{Handler: s, ConnContext: s.ConnContext, ConnState: func(_ net.Conn, st http.ConnState) {
+	var shed IdleShedder
+	m.hs = &http.Server{Handler: s, ConnContext: s.ConnContext, ConnState: func(c net.Conn, st http.ConnState) {
+		shed.ConnState(c, st)
 		switch st {
 		case http.StateNew:
 			m.conns.Add(1)
@@ -57,7 +59,7 @@ func serve(l net.Listener, client *http.Client, url string, opts []Option) (*InM
 			m.conns.Done()
 		}
 	}}
-	go func() { m.served <- m.hs.Serve(JSONErrorPages(l)) }()
+	go func() { m.served <- m.hs.Serve(JSONErrorPages(shed.Listener(l))) }()
 	return m, nil
 }
 

@@ -154,9 +154,11 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	// No ReadTimeout or WriteTimeout: they would cut long streams. The
 	// server bounds the body read itself.
-	hs := &http.Server{Handler: srv, ConnContext: srv.ConnContext, ReadHeaderTimeout: *headerTimeout, IdleTimeout: *idleTimeout}
+	var shed simulate.IdleShedder // out of file descriptors, idle connections go first
+	hs := &http.Server{Handler: srv, ConnContext: srv.ConnContext, ReadHeaderTimeout: *headerTimeout, IdleTimeout: *idleTimeout,
+		ConnState: shed.ConnState}
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(simulate.JSONErrorPages(l)) }()
+	go func() { served <- hs.Serve(simulate.JSONErrorPages(shed.Listener(l))) }()
 	select {
 	case err := <-served:
 		fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
