@@ -1,72 +1,25 @@
 package tokenpace_test
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"sync"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/internal/servertest"
 )
-
-// closingServer serves streams over loopback as llama.cpp's server does:
-// it says Keep-Alive, yet closes every connection after one stream. It
-// closes once the next request on the connection has arrived, so that the
-// client always meets the close after it reused the connection: the race
-// that a real server loses now and then, made certain. It returns its base
-// URL.
-func closingServer(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conns sync.WaitGroup
-	t.Cleanup(func() {
-		_ = l.Close()
-		conns.Wait()
-	})
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			conns.Go(func() { serveOnce(c) })
-		}
-	}()
-	return "http://" + l.Addr().String() + "/v1/"
-}
-
-// serveOnce answers the first request on c with a stream, then closes c
-// once a second request has arrived on it.
-func serveOnce(c net.Conn) {
-	defer c.Close()
-	br := bufio.NewReader(c)
-	req, err := http.ReadRequest(br)
-	if err != nil {
-		return
-	}
-	_, _ = io.Copy(io.Discard, req.Body)
-	body := chunk("c", "Hello", "", "") + chunk("c", " world.", "stop", `{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}`) + "data: [DONE]\n\n"
-	_, _ = fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nKeep-Alive: timeout=5, max=100\r\n"+
-		"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(body), body)
-	_, _ = http.ReadRequest(br) // the next request: never answered
-}
 
 // A request that failed on a reused connection before any response byte
 // was never processed: it is sent again, so that no request fails against
 // a server that closes after every stream, and Timing.HTTP shows both
 // tries. The client then pools none of that server's connections.
 func TestServerClosesAfterEachStream(t *testing.T) {
-	base := closingServer(t)
+	base := "http://" + servertest.Closing(t, func(*http.Request) (string, string) {
+		return "text/event-stream", chunk("c", "Hello", "", "") + chunk("c", " world.", "stop", `{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}`) + "data: [DONE]\n\n"
+	}) + "/v1/"
 	hc := &http.Client{Transport: &http.Transport{}}
 	defer hc.CloseIdleConnections()
 	oc := openai.NewClient(option.WithBaseURL(base), option.WithAPIKey("k"), option.WithMaxRetries(0), option.WithHTTPClient(hc))

@@ -1,58 +1,24 @@
 package main
 
 import (
-	"bufio"
-	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/tokenpace/tokenpace/internal/servertest"
 )
 
-// closingServer serves chat streams over loopback as llama.cpp's server
-// does: it says Keep-Alive, yet closes every connection after one
-// response, once the next request on it has arrived (the race a real
-// client loses now and then, made certain). It returns its base URL.
+// closingServer serves chat streams, and the model list, as llama.cpp's
+// server does (see servertest.Closing); it returns its base URL.
 func closingServer(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conns sync.WaitGroup
-	t.Cleanup(func() {
-		_ = l.Close()
-		conns.Wait()
-	})
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			conns.Go(func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				req, err := http.ReadRequest(br)
-				if err != nil {
-					return
-				}
-				_, _ = io.Copy(io.Discard, req.Body)
-				ct, body := "text/event-stream", `data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`+"\n\ndata: [DONE]\n\n"
-				if strings.HasSuffix(req.URL.Path, "/models") {
-					ct, body = "application/json", `{"object":"list","data":[{"id":"m","object":"model"}]}`
-				}
-				_, _ = fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: %s\r\nKeep-Alive: timeout=5, max=100\r\n"+
-					"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", ct, len(body), body)
-				_, _ = http.ReadRequest(br) // the next request: never answered
-			})
+	return "http://" + servertest.Closing(t, func(req *http.Request) (string, string) {
+		if strings.HasSuffix(req.URL.Path, "/models") {
+			return "application/json", `{"object":"list","data":[{"id":"m","object":"model"}]}`
 		}
-	}()
-	return "http://" + l.Addr().String() + "/v1"
+		return "text/event-stream", `data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}` + "\n\ndata: [DONE]\n\n"
+	}) + "/v1"
 }
 
 // bench against a server that closes every connection after a stream,
