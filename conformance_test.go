@@ -1,12 +1,10 @@
 package tokenpace_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,27 +62,8 @@ func loadConformance(t *testing.T) map[string]conformance {
 	}
 	all := map[string]conformance{}
 	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 1<<20)
 		var c conformance
-		for i := 0; sc.Scan(); i++ {
-			if i == 0 {
-				if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-					t.Fatalf("%s: %v", p, err)
-				}
-				continue
-			}
-			var r recordedRead
-			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-				t.Fatalf("%s line %d: %v", p, i+1, err)
-			}
-			c.Reads = append(c.Reads, r)
-		}
-		f.Close()
+		c.Reads = readFixture(t, p, &c)
 		if c.Server == "" || c.Source == "" || c.Quirk == "" {
 			t.Fatalf("%s: a fixture names its server, its source and its quirk", p)
 		}

@@ -33,31 +33,40 @@ func ms(v float64) time.Duration { return time.Duration(math.Round(v * float64(t
 
 func loadRecording(t *testing.T, name string) recording {
 	t.Helper()
-	f, err := os.Open("testdata/" + name)
+	var rec recording
+	rec.Reads = readFixture(t, "testdata/"+name, &rec)
+	return rec
+}
+
+// readFixture reads a recorded stream at path: its first line into head,
+// and its reads.
+func readFixture(t *testing.T, path string, head any) []recordedRead {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
-	var rec recording
+	var reads []recordedRead
 	for i := 0; sc.Scan(); i++ {
 		if i == 0 {
-			if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-				t.Fatalf("%s: %v", name, err)
+			if err := json.Unmarshal(sc.Bytes(), head); err != nil {
+				t.Fatalf("%s: %v", path, err)
 			}
 			continue
 		}
 		var r recordedRead
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("%s line %d: %v", name, i+1, err)
+			t.Fatalf("%s line %d: %v", path, i+1, err)
 		}
-		rec.Reads = append(rec.Reads, r)
+		reads = append(reads, r)
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return rec
+	return reads
 }
 
 // replay is a handler that plays rec back with its recorded timing,
