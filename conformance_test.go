@@ -124,6 +124,23 @@ func readCompletionStream(s *tokenpace.CompletionStream) read {
 	return r
 }
 
+// readResponseStream reads a Responses stream to its end.
+func readResponseStream(s *tokenpace.ResponseStream) read {
+	var r read
+	var text, reasoning strings.Builder
+	for s.Next() {
+		switch ev := s.Current(); ev.Type {
+		case "response.output_text.delta":
+			text.WriteString(ev.Delta)
+		case "response.reasoning_text.delta", "response.reasoning_summary_text.delta":
+			reasoning.WriteString(ev.Delta)
+		}
+	}
+	s.Close()
+	r.text, r.reasoning, r.acc, r.err, r.tm = text.String(), reasoning.String(), s.Text(), s.Err(), s.Timing()
+	return r
+}
+
 // secondRoute answers every request with extra, as a chat or a completions
 // stream.
 var secondRoute = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -153,9 +170,15 @@ func TestConformance(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				completions := fx.Request.Path == "/v1/completions"
 				call := func(client, router bool) read {
-					if completions {
+					switch fx.Request.Path {
+					case "/v1/responses":
+						p := respond(fx.Request.Body.Model, 64)
+						if router {
+							return readResponseStream(r.NewResponseStreaming(context.Background(), p))
+						}
+						return readResponseStream(c.NewResponseStreaming(context.Background(), p))
+					case "/v1/completions":
 						p := openai.CompletionNewParams{Model: openai.CompletionNewParamsModel(fx.Request.Body.Model),
 							Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String("def add")}}
 						if router {
