@@ -44,10 +44,18 @@ var ErrClosed = errors.New("fleet: breaker closed")
 // When Redis fails, the Breaker leaves it alone for a back-off window
 // (WithRedisBackoff) and decides meanwhile with a process-local breaker
 // of the same settings, at no cost per call; the error goes to
-// WithErrorHandler. After the window the next request tries Redis again,
-// and once it answers the shared state applies again. A shared state that
-// disappeared (a Redis restart without persistence) is recreated,
-// closed, and the outcomes being recorded count towards it.
+// WithErrorHandler. The local breaker starts from the shared state this
+// process read last, so that a route the fleet saw failing stays
+// skipped: open, it stays open until that state's timeout ends and then
+// lets HalfOpenRequests probes through (half-open, by gobreaker's rules);
+// half-open, it is half-open; closed, it is closed, its counts from
+// zero. It decides alone from there, tripping on this process's own
+// failures, until Redis answers again. After the window the next request
+// tries Redis again, and once it answers the shared state applies again;
+// the next time Redis fails, the local breaker starts again from the
+// state read last. A shared state that disappeared (a Redis restart
+// without persistence) is recreated, closed, and the outcomes being
+// recorded count towards it.
 //
 // Close records the outcomes still queued. A Breaker is safe for
 // concurrent use.
@@ -63,11 +71,12 @@ type Breaker struct {
 	threshold int64                       // consecutive failures that trip; 0 when trip decides
 	trip      func(gobreaker.Counts) bool // when ReadyToTrip is set
 	onChange  func(name, from, to string) // nil for none
-	local     *gobreaker.TwoStepCircuitBreaker[struct{}]
+	local     *localBreaker
 	queue     batcher[outcomes]
 
 	mu         sync.Mutex
 	cached     sharedState   // the last state read
+	version    uint64        // counts the states cached, for local to start from the last
 	fresh      time.Time     // cached decides Allow until then
 	ahead      time.Time     // from then, Allow has cached read again in the background
 	refreshing chan struct{} // closed when the background read ends; nil when none runs
@@ -78,11 +87,19 @@ var _ tokenpace.Breaker = (*Breaker)(nil)
 
 // NewBreaker returns the shared breaker name on rdb, configured as a
 // Router configures its own from s (thresholds, timeout, half-open
-// probes, interval; s.OnStateChange is called with name in the process
-// that makes the change, including changes of the local breaker used
-// while Redis is down). Every replica must give the same name and
+// probes, interval). Every replica must give the same name and
 // settings. It does not contact Redis; the shared state is created on
 // first use. It fails when s.Disabled is set.
+//
+// s.OnStateChange is called with name in the process that makes a
+// change of the shared state (the one whose update, or whose read of an
+// expired state, moved it on), once per change; and, while Redis is down,
+// in each process for every change of its local breaker, synchronously
+// and with the local breaker's lock held, as gobreaker calls it (so it
+// must not call the Breaker). The local breaker's start from the shared
+// state (see Breaker) is no change and is not reported: a process that
+// saw the shared state open hears of no change when Redis goes, and of
+// open → half-open when the local breaker's open state ends.
 func NewBreaker(rdb redis.UniversalClient, name string, s tokenpace.BreakerSettings, opts ...Option) (*Breaker, error) {
 	if rdb == nil {
 		return nil, errors.New("fleet: NewBreaker needs a Redis client")
@@ -105,7 +122,7 @@ func NewBreaker(rdb redis.UniversalClient, name string, s tokenpace.BreakerSetti
 		maxReq:   int64(d.HalfOpenRequests),
 		trip:     s.ReadyToTrip,
 		onChange: s.OnStateChange,
-		local:    gobreaker.NewTwoStepCircuitBreaker[struct{}](s.Gobreaker(name)),
+		local:    newLocalBreaker(s.Gobreaker(name)),
 	}
 	if s.ReadyToTrip == nil {
 		b.threshold = int64(d.Failures)
@@ -115,14 +132,16 @@ func NewBreaker(rdb redis.UniversalClient, name string, s tokenpace.BreakerSetti
 }
 
 // Allow implements tokenpace.Breaker: it returns gobreaker.ErrOpenState
-// while the shared breaker is open (or the local one, while Redis is
-// down, with its errors).
+// while the shared breaker is open. While Redis is down, the local
+// breaker decides (see Breaker), with gobreaker's errors: ErrOpenState
+// until the open state last read ends, then ErrTooManyRequests for the
+// requests beyond the HalfOpenRequests probes of the half-open state.
 func (b *Breaker) Allow() (done func(err error), err error) {
 	now := time.Now()
 	s, ok := b.recent(now)
 	if !ok {
 		if s, ok = b.read(now); !ok {
-			return b.local.Allow()
+			return b.fallback().allow(now)
 		}
 	}
 	if s.state == gobreaker.StateOpen {
@@ -210,6 +229,7 @@ func (b *Breaker) update(s sharedState, at time.Time) {
 	b.mu.Lock()
 	if s.gen >= b.cached.gen {
 		b.cached, b.fresh = s, time.Time{}
+		b.version++
 		if b.cfg.maxAge > 0 {
 			b.fresh, b.ahead = at.Add(b.cfg.maxAge), at.Add(b.cfg.maxAge/2)
 			if !s.expiry.IsZero() && s.expiry.Before(b.fresh) {
@@ -291,13 +311,14 @@ const maxLocalReplay = 1024
 // recordLocally replays outcomes that Redis did not take on the local
 // breaker.
 func (b *Breaker) recordLocally(runs []outcomeRun) {
+	local := b.fallback()
 	for _, r := range runs {
 		var outcome error
 		if r.n < 0 {
 			outcome = errFailure
 		}
 		for range min(abs(r.n), maxLocalReplay) {
-			done, err := b.local.Allow()
+			done, err := local.allow(time.Now())
 			if err != nil {
 				break
 			}
@@ -311,7 +332,7 @@ var errFailure = errors.New("fleet: request failed")
 
 // State implements tokenpace.Breaker: the shared state, after this
 // process's queued outcomes are recorded; the local breaker's while Redis
-// is down.
+// is down (which starts from the shared state read last).
 func (b *Breaker) State() gobreaker.State {
 	return b.shared().state
 }
@@ -329,7 +350,18 @@ func (b *Breaker) shared() sharedState {
 	if s, ok := b.read(time.Now()); ok {
 		return s
 	}
-	return sharedState{state: b.local.State(), counts: b.local.Counts()}
+	local := b.fallback()
+	return sharedState{state: local.state(time.Now()), counts: local.counts()}
+}
+
+// fallback returns the local breaker, started from the shared state last
+// read unless it was already.
+func (b *Breaker) fallback() *localBreaker {
+	b.mu.Lock()
+	s, v := b.cached, b.version
+	b.mu.Unlock()
+	b.local.start(v, s)
+	return b.local
 }
 
 // Flush records the outcomes queued so far, in Redis or, while it is

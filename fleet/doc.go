@@ -42,8 +42,11 @@
 // Breaker and Limiter leave Redis alone for a back-off window
 // (WithRedisBackoff): meanwhile they decide locally, with a
 // process-local breaker and limiter of the same settings, at no cost
-// per call. After the window the next request tries Redis again; once it
-// answers, the fleet's shared state applies again. Errors go to the
+// per call. The local breaker starts from the shared state read last, so
+// a route the fleet saw failing stays skipped until its open timeout
+// ends; the local limiter keeps to the limit for its replica alone. After
+// the window the next request tries Redis again; once it answers, the
+// fleet's shared state applies again. Errors go to the
 // handler given with WithErrorHandler. A client made with
 // redis.Options{ContextTimeoutEnabled: true, MaxRetries: -1} suits the
 // package: the timeout then bounds reads and writes too (without

@@ -42,8 +42,13 @@ var ErrTooLarge = errors.New("fleet: request larger than the tokens-per-minute l
 // (WithRedisBackoff) and reserves meanwhile on a process-local
 // golang.org/x/time/rate limiter of the same limit (so each replica
 // alone keeps to the fleet's limit), at no cost per call; the error goes
-// to WithErrorHandler. After the window the next request tries Redis
-// again.
+// to WithErrorHandler. The local limiter counts only this replica's
+// reservations made while Redis was down, not the fleet's: an outage
+// finds it with its whole burst (unless an outage shortly before used
+// some), however much of the fleet's limit was used, and k replicas
+// admit up to k times the limit until Redis answers again; what they
+// reserved locally is not counted in Redis afterwards. After the window
+// the next request tries Redis again.
 //
 // Close gives back what it leased and waits for the cancellations under
 // way. A Limiter is safe for concurrent use.

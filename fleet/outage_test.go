@@ -5,6 +5,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -106,6 +107,64 @@ func TestBreakerRedisBack(t *testing.T) {
 	if err := call(other, nil); !errors.Is(err, gobreaker.ErrOpenState) {
 		t.Fatalf("other replica: Allow() after a's failure with Redis back = %v, want ErrOpenState", err)
 	}
+}
+
+// A route the fleet saw failing stays skipped when Redis goes away: a
+// replica decides with a local breaker that starts from the shared state
+// it read last, open, until that state's timeout ends, and then lets a
+// probe through (half-open). So does a replica that read the state once
+// and never saw a failure itself. Virtual time: the timeout passes at
+// once, Redis being gone.
+func TestBreakerRedisKilledWhileOpen(t *testing.T) {
+	srv := startRedis(t)
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = time.Minute
+		// The margin covers the real time between the opening and the
+		// reads of the state, by which the shared timeout ends earlier
+		// than virtual time says.
+		const margin = 5 * time.Second
+		bs := breakers(t, srv, 2, tokenpace.BreakerSettings{Failures: 1, Timeout: timeout},
+			fleet.WithStateMaxAge(-1), fleet.WithRedisBackoff(time.Hour))
+		opener, reader := bs[0], bs[1]
+		start := time.Now()
+		if err := call(opener, errBoom); err != nil {
+			t.Fatalf("opener: Allow() = %v, want nil", err)
+		}
+		opener.Flush() // the failure opens the shared state; opener reads it so
+		if err := call(reader, nil); !errors.Is(err, gobreaker.ErrOpenState) {
+			t.Fatalf("reader: Allow() with the shared state open = %v, want ErrOpenState", err)
+		}
+
+		srv.stop()
+		check := func(when string, want error) {
+			t.Helper()
+			for i, b := range bs {
+				if _, err := b.Allow(); !errors.Is(err, want) {
+					t.Errorf("replica %d: Allow() %s with Redis gone = %v, want %v", i, when, err, want)
+				}
+			}
+			if t.Failed() {
+				t.FailNow()
+			}
+		}
+		check("at once", gobreaker.ErrOpenState)
+		time.Sleep(timeout - margin)
+		check("before the open timeout ends", gobreaker.ErrOpenState)
+		time.Sleep(start.Add(timeout).Sub(time.Now()))
+		for i, b := range bs {
+			done, err := b.Allow()
+			if err != nil {
+				t.Fatalf("replica %d: Allow() once the open timeout ended = %v, want nil (a half-open probe)", i, err)
+			}
+			if _, err := b.Allow(); !errors.Is(err, gobreaker.ErrTooManyRequests) {
+				t.Fatalf("replica %d: Allow() beside the probe = %v, want ErrTooManyRequests", i, err)
+			}
+			done(nil)
+			if err := call(b, nil); err != nil {
+				t.Fatalf("replica %d: Allow() after the probe succeeded = %v, want nil (closed)", i, err)
+			}
+		}
+	})
 }
 
 func TestLimiterRedisKilled(t *testing.T) {
