@@ -150,7 +150,7 @@ func TestBreakerRedisKilledWhileOpen(t *testing.T) {
 		check("at once", gobreaker.ErrOpenState)
 		time.Sleep(timeout - margin)
 		check("before the open timeout ends", gobreaker.ErrOpenState)
-		time.Sleep(start.Add(timeout).Sub(time.Now()))
+		time.Sleep(time.Until(start.Add(timeout)))
 		for i, b := range bs {
 			done, err := b.Allow()
 			if err != nil {
