@@ -88,15 +88,7 @@ func TestRouterCallerFigures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, _ := simClient(t, obs.Hooks(),
-			simulate.WithModel("big", &simulate.Fixed{TTFT: 2 * time.Second}),
-			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * time.Millisecond, ITL: 10 * time.Millisecond}))
-		r, err := tokenpace.NewRouter(c, tokenpace.Policy{Hedge: tokenpace.Hedge{After: 100 * time.Millisecond}},
-			tokenpace.Route{Target: tokenpace.Target{Name: "big", Model: "big"}},
-			tokenpace.Route{Target: tokenpace.Target{Name: "small", Model: "small"}})
-		if err != nil {
-			t.Fatalf("NewRouter() error = %v", err)
-		}
+		r := bigSmallRouter(t, obs.Hooks(), tokenpace.Policy{Hedge: tokenpace.Hedge{After: 100 * time.Millisecond}})
 		streamToEnd(t, r, 5)
 
 		const want = 150 * time.Millisecond
@@ -258,15 +250,7 @@ func runRecoveredBreach(t *testing.T, slo metrics.SLO) (metrics.Snapshot, metric
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, _ := simClient(t, obs.Hooks(),
-			simulate.WithModel("big", &simulate.Fixed{TTFT: 2 * time.Second}),
-			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * time.Millisecond, ITL: 10 * time.Millisecond}))
-		r, err := tokenpace.NewRouter(c, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 100 * time.Millisecond}},
-			tokenpace.Route{Target: tokenpace.Target{Name: "big", Model: "big"}},
-			tokenpace.Route{Target: tokenpace.Target{Name: "small", Model: "small"}})
-		if err != nil {
-			t.Fatalf("NewRouter() error = %v", err)
-		}
+		r := bigSmallRouter(t, obs.Hooks(), tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 100 * time.Millisecond}})
 		streamToEnd(t, r, 5)
 		snap = obs.Recorder.Snapshot()
 		if err := reader.Collect(context.Background(), &rm); err != nil {
@@ -287,4 +271,21 @@ func sums(rm metricdata.ResourceMetrics, name string) []metricdata.DataPoint[int
 		}
 	}
 	return pts
+}
+
+// bigSmallRouter returns a Router with policy p over routes "big" (first
+// token after 2 s) and "small" (50 ms, then 10 ms a token) of one
+// in-memory simulator, reporting to hooks.
+func bigSmallRouter(t *testing.T, hooks tokenpace.Hooks, p tokenpace.Policy) *tokenpace.Router {
+	t.Helper()
+	c, _ := simClient(t, hooks,
+		simulate.WithModel("big", &simulate.Fixed{TTFT: 2 * time.Second}),
+		simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * time.Millisecond, ITL: 10 * time.Millisecond}))
+	r, err := tokenpace.NewRouter(c, p,
+		tokenpace.Route{Target: tokenpace.Target{Name: "big", Model: "big"}},
+		tokenpace.Route{Target: tokenpace.Target{Name: "small", Model: "small"}})
+	if err != nil {
+		t.Fatalf("NewRouter() error = %v", err)
+	}
+	return r
 }
