@@ -128,7 +128,7 @@ func (s *Stream) Next() bool {
 		s.batch, s.pos = batch, 0
 	}
 	s.noteRestart()
-	if !s.accumulate(*s.batch[s.pos].chunk) {
+	if !s.accumulate(s.batch[s.pos].chunk) {
 		s.err = &StreamError{Kind: KindMalformed, Detail: "a chunk the accumulator refused"}
 		s.Close()
 		return false
@@ -139,12 +139,16 @@ func (s *Stream) Next() bool {
 // accumulate adds c, the chunk the caller is given, to the accumulated
 // completion under the id of the first chunk: some servers give every
 // chunk an id of its own, which openai-go's accumulator would refuse.
-func (s *Stream) accumulate(c openai.ChatCompletionChunk) bool {
+func (s *Stream) accumulate(c *openai.ChatCompletionChunk) bool {
 	if s.id == "" {
 		s.id = c.ID
 	}
-	c.ID = s.id
-	return s.acc.AddChunk(c)
+	if c.ID != s.id {
+		cc := *c // the caller's chunk keeps its own id
+		cc.ID = s.id
+		return s.acc.AddChunk(cc)
+	}
+	return s.acc.AddChunk(*c)
 }
 
 // Current returns the chunk Next advanced to.
