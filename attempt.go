@@ -18,6 +18,8 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/tokenpace/tokenpace/internal/sse"
 )
 
 // arrived is one decoded chunk, when its bytes arrived, and how many
@@ -121,7 +123,7 @@ type attempt struct {
 	outer   *http.Response // the response of the caller's middlewares (outermost)
 	body    *arrivalBody
 	rd      io.Reader  // the body as read: body, or what a middleware returned
-	sr      *sseReader // frames rd
+	sr      *sse.Reader // frames rd
 	clean   bool       // the stream ended cleanly
 	inlined bool       // the holder is the caller, reading in take
 	ms      *milestones
@@ -351,7 +353,7 @@ func (a *attempt) openBody() {
 		a.body = &arrivalBody{ReadCloser: a.res.Body, before: a}
 		a.rd = a.body
 	}
-	a.sr = newSSEReader(a.rd, a.spec.cfg.maxLineBytes)
+	a.sr = sse.NewReader(a.rd, a.spec.cfg.maxLineBytes)
 }
 
 // step reads and delivers the next event of the stream. At the end of the
@@ -395,7 +397,7 @@ func (a *attempt) closeBody(body io.Reader, clean bool) {
 // finish reason for every choice, or a Responses stream's final event)
 // ended cleanly, [DONE] or not: some servers never send it.
 func (a *attempt) readEvent() (end bool, at time.Time, err error) {
-	data, err := a.sr.next()
+	data, err := a.sr.Next()
 	if err == io.EOF && a.terminal {
 		at := a.body.last
 		return true, at, a.outputEnd(at)
@@ -875,7 +877,7 @@ func (a *attempt) readFailure(err error) error {
 	switch {
 	case err == io.EOF:
 		return a.failure(KindTruncated, "no [DONE] event", nil)
-	case errors.Is(err, errEventTooLong):
+	case errors.Is(err, sse.ErrEventTooLong):
 		return a.failure(KindLineTooLong, "event", err)
 	case errors.Is(err, bufio.ErrTooLong):
 		return a.failure(KindLineTooLong, "", err)

@@ -282,7 +282,7 @@ func (a *attempt) takeInline(buf []arrived) ([]arrived, error) {
 				a.readRef = a.body.last
 				if a.body.last.Sub(start) < readWaited {
 					a.readRef = a.since
-					if a.body.bytes > a.sr.consumed {
+					if a.body.bytes > a.sr.Consumed() {
 						// It brought more than this chunk: a burst, of
 						// which more than one read takes may wait too.
 						a.bufferedAt = a.readRef

@@ -21,6 +21,10 @@ type config struct {
 	closing *closingServers
 }
 
+// defaultMaxLineBytes is the longest event-stream line, and the largest
+// event, a stream accepts unless WithMaxLineBytes says otherwise.
+const defaultMaxLineBytes = 4 << 20
+
 func newConfig(opts []Option) config {
 	c := config{maxLineBytes: defaultMaxLineBytes, closing: new(closingServers)}
 	for _, o := range opts {

@@ -1,4 +1,7 @@
-package tokenpace
+// Package sse splits a text/event-stream body into the data of its events,
+// telling a stream that ended after a whole event from one cut short, and
+// bounding what one event may take.
+package sse
 
 import (
 	"bufio"
@@ -7,38 +10,36 @@ import (
 	"io"
 )
 
-// defaultMaxLineBytes is the longest event-stream line, and the largest
-// event, a stream accepts unless WithMaxLineBytes says otherwise.
-const defaultMaxLineBytes = 4 << 20
-
-// errEventTooLong ends a stream whose event's data, joined over its lines,
+// ErrEventTooLong ends a stream whose event's data, joined over its lines,
 // exceeds the limit on a line.
-var errEventTooLong = fmt.Errorf("tokenpace: event data longer than the limit: %w", bufio.ErrTooLong)
+var ErrEventTooLong = fmt.Errorf("tokenpace: event data longer than the limit: %w", bufio.ErrTooLong)
 
-// sseReader splits a text/event-stream body into the data of its events.
+// Reader splits a text/event-stream body into the data of its events.
 // openai-go's own decoder does the same but neither reports whether the
 // stream ended with [DONE] nor takes a line limit, which a client that must
 // tell a truncated stream from a finished one needs.
-type sseReader struct {
+type Reader struct {
 	sc       *bufio.Scanner
 	max      int    // the largest event's data
 	data     []byte // the current event's data, reused between events
 	has      bool   // the current event has a data field
-	consumed int64  // bytes of the body split into lines so far
+	consumed int64  // bytes of the body split into lines so far (Consumed)
 	broken   bool   // the last line ended with a line break
 }
 
-func newSSEReader(r io.Reader, maxLine int) *sseReader {
+// NewReader returns a Reader of r whose lines, and events' data, are at
+// most maxLine bytes long.
+func NewReader(r io.Reader, maxLine int) *Reader {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, min(4096, maxLine)), maxLine)
-	sr := &sseReader{sc: sc, max: maxLine}
+	sr := &Reader{sc: sc, max: maxLine}
 	sc.Split(sr.lines)
 	return sr
 }
 
 // lines is bufio.ScanLines, counting the bytes it consumes and noting
 // whether the last line ended with a line break.
-func (r *sseReader) lines(data []byte, atEOF bool) (advance int, token []byte, err error) {
+func (r *Reader) lines(data []byte, atEOF bool) (advance int, token []byte, err error) {
 	advance, token, err = bufio.ScanLines(data, atEOF)
 	r.consumed += int64(advance)
 	if advance > 0 {
@@ -47,15 +48,15 @@ func (r *sseReader) lines(data []byte, atEOF bool) (advance int, token []byte, e
 	return advance, token, err
 }
 
-// next returns the data of the next event, valid until the following call.
+// Next returns the data of the next event, valid until the following call.
 // Multi-line data is joined with newlines; comments, event names, ids and
 // retry fields are skipped. At the end of the body it returns io.EOF, or the
-// read error (bufio.ErrTooLong for an over-long line, errEventTooLong for
+// read error (bufio.ErrTooLong for an over-long line, ErrEventTooLong for
 // an event whose data over all its lines is longer). A last event whose
 // lines are whole but that no blank line follows ("data: [DONE]\n" and
 // the end, as some servers send) is dispatched: the format would drop it,
 // but its data arrived whole; a last line cut short is not.
-func (r *sseReader) next() ([]byte, error) {
+func (r *Reader) Next() ([]byte, error) {
 	r.data, r.has = r.data[:0], false
 	for r.sc.Scan() {
 		line := r.sc.Bytes()
@@ -73,7 +74,7 @@ func (r *sseReader) next() ([]byte, error) {
 			value = value[1:]
 		}
 		if len(r.data)+1+len(value) > r.max {
-			return nil, errEventTooLong
+			return nil, ErrEventTooLong
 		}
 		if r.has {
 			r.data = append(r.data, '\n')
@@ -90,3 +91,7 @@ func (r *sseReader) next() ([]byte, error) {
 	}
 	return nil, io.EOF
 }
+
+// Consumed returns how many bytes of the body were split into lines so
+// far: bytes read past them wait in the Reader's buffer.
+func (r *Reader) Consumed() int64 { return r.consumed }
