@@ -122,10 +122,10 @@ type attempt struct {
 	answer  *http.Response // the response openai-go got (WithResponseInto)
 	outer   *http.Response // the response of the caller's middlewares (outermost)
 	body    *arrivalBody
-	rd      io.Reader  // the body as read: body, or what a middleware returned
+	rd      io.Reader   // the body as read: body, or what a middleware returned
 	sr      *sse.Reader // frames rd
-	clean   bool       // the stream ended cleanly
-	inlined bool       // the holder is the caller, reading in take
+	clean   bool        // the stream ended cleanly
+	inlined bool        // the holder is the caller, reading in take
 	ms      *milestones
 	deltas  int       // output-bearing choice deltas
 	counted int       // output tokens reported to the output event
