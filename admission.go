@@ -1,6 +1,8 @@
 package tokenpace
 
 import (
+	"github.com/tokenpace/tokenpace/internal/codec"
+
 	"slices"
 	"time"
 
@@ -164,10 +166,9 @@ func (c *call) await(tr *try, delay time.Duration) {
 // send starts tr's attempt and its watchdog. c.mu is held.
 func (c *call) send(tr *try) {
 	rt := tr.rt
-	params := c.params
-	params.Model = c.model(rt)
+	var cont *codec.Continuation
 	if tr.kind == AttemptContinuation {
-		params = c.continuation(params)
+		cont = c.continuation()
 	}
 	client := rt.Client
 	if client == nil {
@@ -183,14 +184,8 @@ func (c *call) send(tr *try) {
 		tr.ownRetries = true
 		opts = append(slices.Clip(opts), option.WithMaxRetries(0))
 	}
-	spec := attemptSpec{client: client, name: rt.Name, params: params, opts: opts, cfg: &c.r.c.cfg, start: tr.start, unbounded: c.buffered}
-	if c.completion != nil {
-		spec.completion = c.completionFor(params.Model, tr.kind == AttemptContinuation)
-	}
-	spec.whole = c.whole
-	if c.response != nil {
-		spec.response = c.responseFor(params.Model, tr.kind == AttemptContinuation)
-	}
+	spec := attemptSpec{client: client, name: rt.Name, req: c.req.For(c.model(rt), cont), opts: opts, cfg: &c.r.c.cfg,
+		start: tr.start, whole: c.whole, unbounded: c.buffered}
 	// The watchdog is set before the attempt starts, so that its events
 	// read tr.w without a lock; a breach waits for c.mu, held until tr.a
 	// is set.

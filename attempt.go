@@ -1,10 +1,11 @@
 package tokenpace
 
 import (
+	"github.com/tokenpace/tokenpace/internal/codec"
+
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -17,34 +18,17 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/tokenpace/tokenpace/internal/sse"
 )
 
-// arrived is one decoded chunk, when its bytes arrived, and how many
-// bytes of event data it came from.
+// arrived is one decoded event (its chat view in Chunk, as its API sent
+// it in Orig), when its bytes arrived, and what it counts for in the
+// bound on unread chunks.
 type arrived struct {
-	chunk *openai.ChatCompletionChunk
-	at    time.Time
-	size  int
-	// comp is the event as the completions API sent it, for a completion
-	// call; chunk is then its chat view (see decodeCompletion).
-	comp *openai.Completion
-	// resp is the event as the Responses API sent it, for a response
-	// call; chunk is then its chat view (see decodeResponse).
-	resp *responses.ResponseStreamEventUnion
-	// whole is the response of a non-streaming attempt; chunk is then its
-	// chat view (see callWhole).
-	whole *openai.ChatCompletion
-}
-
-// usage returns the usage the chunk reports, if it does.
-func (ar *arrived) usage() (openai.CompletionUsage, bool) {
-	if ar.comp != nil {
-		return ar.comp.Usage, ar.comp.JSON.Usage.Valid()
-	}
-	return ar.chunk.Usage, ar.chunk.JSON.Usage.Valid()
+	codec.Event
+	at   time.Time
+	size int
 }
 
 // maxUnreadBytes bounds what the chunks an attempt holds for its consumer
@@ -72,14 +56,7 @@ type attemptEvents struct {
 type attemptSpec struct {
 	client *openai.Client
 	name   string
-	params openai.ChatCompletionNewParams
-	// completion, when set, makes the attempt a completion
-	// (/v1/completions) with these params; params then carry only its
-	// model.
-	completion *openai.CompletionNewParams
-	// response, when set, makes the attempt a response (/v1/responses)
-	// with these params; params then carry only its model.
-	response *responses.ResponseNewParams
+	req    codec.Request // the request, in its API
 	// whole makes the attempt a non-streaming chat completion: its one
 	// chunk, the whole response, arrives with the response's last byte.
 	whole bool
@@ -92,7 +69,7 @@ type attemptSpec struct {
 }
 
 // api returns the API the spec calls.
-func (s *attemptSpec) api() API { return apiOf(s.completion, s.response) }
+func (s *attemptSpec) api() API { return API(s.req.API()) }
 
 // attempt is one streaming HTTP call to one target. It makes the call
 // (openai-go's NewStreaming, retries included) and then reads the response
@@ -117,7 +94,7 @@ type attempt struct {
 
 	// Owned by the goroutine that calls, then by the holder of the reader
 	// role (see handoff.go).
-	stream  eventStream
+	stream  codec.Closer
 	res     *http.Response
 	answer  *http.Response // the response openai-go got (WithResponseInto)
 	outer   *http.Response // the response of the caller's middlewares (outermost)
@@ -133,8 +110,8 @@ type attempt struct {
 	// terminal: the answer is complete (every choice sent its finish
 	// reason, or a Responses stream its final event), so its end is
 	// clean, [DONE] or not.
-	terminal bool
-	done1    choiceSet // the choices that sent their finish reason
+	terminal        bool
+	finishedChoices codec.Finished // the choices that sent their finish reason
 
 	done chan struct{} // closed once the attempt has ended and its body is closed
 	wake chan struct{} // the consumer waits on it; capacity 1
@@ -255,7 +232,7 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 	a.unhook = context.AfterFunc(ctx, func() { a.cancel(context.Cause(ctx)) })
 	a.t = Timing{
 		Target: spec.name,
-		Model:  spec.params.Model,
+		Model:  spec.req.Model(),
 		Stream: !spec.whole,
 		API:    spec.api(),
 		Start:  spec.start,
@@ -284,7 +261,7 @@ func (a *attempt) call() bool {
 		return false
 	}
 	what := "middleware"
-	if perr := guard(a.spec.name, &what, func() { a.newStreaming(opts) }); perr != nil {
+	if perr := guard(a.spec.name, &what, func() { a.stream = a.spec.req.Stream(a.ctx, a.spec.client, opts) }); perr != nil {
 		if a.stream != nil {
 			_ = a.stream.Close()
 		}
@@ -322,18 +299,6 @@ func (a *attempt) call() bool {
 		return false
 	}
 	return true
-}
-
-// newStreaming makes the streaming request of the spec's API through
-// openai-go, the caller's middlewares included.
-func (a *attempt) newStreaming(opts []option.RequestOption) {
-	if p := a.spec.completion; p != nil {
-		a.stream = a.spec.client.Completions.NewStreaming(a.ctx, *p, opts...)
-	} else if p := a.spec.response; p != nil {
-		a.stream = a.spec.client.Responses.NewStreaming(a.ctx, *p, opts...)
-	} else {
-		a.stream = a.spec.client.Chat.Completions.NewStreaming(a.ctx, a.spec.params, opts...)
-	}
 }
 
 // outermost is the middleware outside the caller's own: it notes the
@@ -409,72 +374,45 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	if bytes.HasPrefix(data, doneData) {
 		return true, at, a.outputEnd(at)
 	}
-	size, err := a.bound(data)
+	size, err := codec.Cost(a.spec.req, data)
 	if err != nil {
-		return true, at, err
+		return true, at, a.refused(err)
 	}
-	var ar arrived
-	if a.spec.response != nil {
-		if ar, err = a.decodeResponse(data); err != nil {
-			return true, at, err
-		}
-	} else {
-		c, comp, errRaw, err := a.decode(data)
-		if err != nil {
-			return true, at, a.failure(KindMalformed, "", err)
-		}
-		if errRaw != "" && errRaw != "null" {
-			return true, at, a.errorEvent(errRaw)
-		}
-		if err := a.checkChoices(c); err != nil {
-			return true, at, err
-		}
-		ar = arrived{chunk: c, comp: comp}
+	ev, err := a.spec.req.Decode(data)
+	if err != nil {
+		return true, at, a.refused(err)
 	}
-	ar.at, ar.size = at, size
-	if err := a.deliver(ar); err != nil {
+	if err := a.deliver(arrived{Event: ev, at: at, size: size}); err != nil {
 		return true, at, err
 	}
 	return false, at, nil
 }
 
-// decode decodes the data of one event: a chat chunk, or for a completion
-// call the completion event and its chat view. errRaw is the error the
-// event carries, raw: its "error" field, or the whole event when its
-// object is "error" (as some servers send a failure mid-stream); empty
-// when it has none.
-func (a *attempt) decode(data []byte) (c *openai.ChatCompletionChunk, comp *openai.Completion, errRaw string, err error) {
-	var object string
-	if a.spec.completion != nil {
-		comp, c, err = decodeCompletion(data)
-		if err != nil {
-			return nil, nil, "", err
-		}
-		errRaw, object = comp.JSON.ExtraFields["error"].Raw(), comp.JSON.Object.Raw()
-	} else {
-		c = new(openai.ChatCompletionChunk)
-		if err := json.Unmarshal(data, c); err != nil {
-			return nil, nil, "", err
-		}
-		errRaw, object = c.JSON.ExtraFields["error"].Raw(), c.JSON.Object.Raw()
-	}
-	if object == `"error"` && (errRaw == "" || errRaw == "null") {
-		errRaw = string(data)
-	}
-	return c, comp, errRaw, nil
-}
-
-// errorEvent is the error of an event that carried errRaw: an error
-// object, or a bare message string.
-func (a *attempt) errorEvent(errRaw string) error {
-	apiErr := &openai.Error{StatusCode: a.res.StatusCode, Request: a.res.Request, Response: a.res}
-	var msg string
-	if json.Unmarshal([]byte(errRaw), &msg) == nil {
-		apiErr.Message = msg
-	} else if err := apiErr.UnmarshalJSON([]byte(errRaw)); err != nil {
+// refused is the error of an event the codec refused: an error the server
+// sent (KindErrorEvent, wrapping an *openai.Error with the response's
+// status), an event over a bound (KindTooLarge) or a malformed one.
+func (a *attempt) refused(err error) error {
+	var ce *codec.Error
+	if !errors.As(err, &ce) {
 		return a.failure(KindMalformed, "", err)
 	}
-	return a.failure(KindErrorEvent, apiErr.Type, apiErr)
+	switch {
+	case ce.Server != nil:
+		apiErr := &openai.Error{StatusCode: a.res.StatusCode, Request: a.res.Request, Response: a.res}
+		if err := ce.Server.Fill(apiErr); err != nil {
+			return a.failure(KindMalformed, "", err)
+		}
+		detail := apiErr.Type // a chat or completions server's error type
+		if ce.Server.Raw == "" {
+			detail = ce.Server.Code // a Responses error event's code
+		}
+		return a.failure(KindErrorEvent, detail, apiErr)
+	case ce.TooLarge:
+		return a.failure(KindTooLarge, ce.Detail, nil)
+	case ce.Err != nil:
+		return a.failure(KindMalformed, "", ce.Err)
+	}
+	return a.failure(KindMalformed, ce.Detail, nil)
 }
 
 // deliver records chunk ar, and queues it for the
@@ -483,23 +421,19 @@ func (a *attempt) errorEvent(errRaw string) error {
 // the KindPanic error of a function of the caller's that panicked (a
 // milestone predicate, a hook); the chunk is queued all the same.
 func (a *attempt) deliver(ar arrived) error {
-	c, at := ar.chunk, ar.at
-	deltas := 0
+	c, at, deltas := ar.Chunk, ar.at, ar.Outputs
 	var content string
-	if ar.resp != nil && responseOutput(ar.resp) {
-		deltas = 1
-	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
-		if ar.resp == nil && outputBearing(&ch.Delta) {
-			deltas++
-		}
 		if ch.Index == 0 {
 			content = ch.Delta.Content
 		}
-		if ch.FinishReason != "" {
-			a.finished(ch.Index)
+		if ch.FinishReason != "" && a.finishedChoices.Add(ch.Index, a.spec.req.Choices()) {
+			a.terminal = true
 		}
+	}
+	if ar.Final {
+		a.terminal = true
 	}
 	a.names = a.names[:0]
 	var perr error
@@ -509,7 +443,7 @@ func (a *attempt) deliver(ar arrived) error {
 	}
 	first, woke, full := a.queue(ar, deltas)
 	tokens := deltas
-	if usage, ok := ar.usage(); ok && deltas > 0 && usage.CompletionTokens >= 0 && usage.CompletionTokens <= maxUsageTokens {
+	if usage := ar.Usage; ar.HasUsage && deltas > 0 && usage.CompletionTokens >= 0 && usage.CompletionTokens <= maxUsageTokens {
 		// A server that streams usage with every chunk says how many
 		// tokens this one added.
 		tokens = max(tokens, int(usage.CompletionTokens)-a.counted)
@@ -566,7 +500,7 @@ func (a *attempt) events(first, output bool, at time.Time, tokens int) error {
 // first token, whether it woke the consumer, and whether the queue is
 // full.
 func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
-	c, at, size := ar.chunk, ar.at, ar.size
+	c, at, size := ar.Chunk, ar.at, ar.size
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	t := &a.t
@@ -586,14 +520,17 @@ func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
 			t.FinishReason = c.Choices[i].FinishReason
 		}
 	}
-	t.setUsage(ar.usage())
-	if ar.resp != nil {
-		setResponseEnd(t, ar.resp)
+	t.setUsage(ar.Usage, ar.HasUsage)
+	if e := ar.End; e != nil {
+		t.FinishReason = e.Reason
+		if e.HasUsage {
+			t.trustUsage(e.Input, e.CachedInput, e.Output)
+		}
 	}
 	for _, n := range a.names {
 		reachedAt(t, n.name, n.at)
 	}
-	if !a.isCut && carriesToolCall(&ar) {
+	if !a.isCut && ar.ToolCall {
 		a.toolCall = true
 	}
 	a.pending = append(a.pending, ar)
@@ -889,8 +826,8 @@ func (a *attempt) readFailure(err error) error {
 // appendContent appends the content of the first choice of chunks to b.
 func appendContent(b *strings.Builder, chunks []arrived) {
 	for i := range chunks {
-		for j := range chunks[i].chunk.Choices {
-			if ch := &chunks[i].chunk.Choices[j]; ch.Index == 0 {
+		for j := range chunks[i].Chunk.Choices {
+			if ch := &chunks[i].Chunk.Choices[j]; ch.Index == 0 {
 				b.WriteString(ch.Delta.Content)
 			}
 		}
@@ -908,27 +845,3 @@ func isJSON(ct string) bool {
 	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
 }
-
-// outputBearing reports whether a delta carries generated output: content,
-// reasoning, a tool call or a refusal. Role-only and empty deltas do not.
-func outputBearing(d *openai.ChatCompletionChunkChoiceDelta) bool {
-	if d.Content != "" || d.Refusal != "" || len(d.ToolCalls) > 0 {
-		return true
-	}
-	//lint:ignore SA1019 servers still stream legacy function calls; they are output
-	if fc := d.FunctionCall; fc.Name != "" || fc.Arguments != "" {
-		return true
-	}
-	for _, k := range reasoningFields {
-		if f, ok := d.JSON.ExtraFields[k]; ok {
-			if raw := f.Raw(); raw != "" && raw != "null" && raw != `""` {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// reasoningFields are the delta fields in which OpenAI-compatible servers
-// (vLLM, DeepSeek, OpenRouter, llama.cpp) stream reasoning text.
-var reasoningFields = [...]string{"reasoning_content", "reasoning"}

@@ -1,6 +1,8 @@
 package tokenpace
 
 import (
+	"github.com/tokenpace/tokenpace/internal/codec"
+
 	"context"
 	"errors"
 	"strings"
@@ -9,7 +11,6 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/responses"
 )
 
 // Internal causes with which a call stops an attempt.
@@ -30,19 +31,15 @@ var (
 // (decide), both pure, and act carries it out. The call reaches an
 // attempt only through the attempt's consumer methods.
 type call struct {
-	r      *Router
-	ctx    context.Context
+	r   *Router
+	ctx context.Context
+	req codec.Request // the request, in its API
+	// params is the request's chat view, through which policies see it.
 	params openai.ChatCompletionNewParams
-	// completion, when set, makes the call a completion with these
-	// params; params are then its chat view (see completionView).
-	completion *openai.CompletionNewParams
-	// response, when set, makes the call a response with these params;
-	// params are then its chat view (see responseView).
-	response *responses.ResponseNewParams
-	whole    bool // a non-streaming chat completion (Router.New)
-	opts     []option.RequestOption
-	hooks    Hooks
-	start    time.Time
+	whole  bool // a non-streaming call (Router.New and the like)
+	opts   []option.RequestOption
+	hooks  Hooks
+	start  time.Time
 
 	budget    Budget // the call's override
 	failFast  bool
@@ -144,9 +141,9 @@ const (
 // live reports whether tr runs or waits in admission, unstopped.
 func (tr *try) live() bool { return tr.state == tryAdmitting || tr.state == tryRunning }
 
-func newCall(ctx context.Context, r *Router, params openai.ChatCompletionNewParams, opts []option.RequestOption) *call {
+func newCall(ctx context.Context, r *Router, req codec.Request, opts []option.RequestOption) *call {
 	c := &call{
-		r: r, ctx: ctx, params: params, opts: opts,
+		r: r, ctx: ctx, req: req, params: req.View(), opts: opts,
 		hooks:    r.c.cfg.hooksFor(ctx),
 		start:    time.Now(),
 		failFast: r.pol.FailFast,
@@ -395,13 +392,13 @@ func (c *call) handOver(p []arrived) []arrived {
 	tr := c.chain[c.out]
 	if c.out == 0 {
 		if c.id == "" {
-			c.id = p[0].chunk.ID
+			c.id = p[0].Chunk.ID
 		}
 	} else {
 		for i := range p {
-			p[i].chunk.ID = c.id
-			if p[i].comp != nil {
-				p[i].comp.ID = c.id
+			p[i].Chunk.ID = c.id
+			if comp, ok := p[i].Orig.(*openai.Completion); ok {
+				comp.ID = c.id
 			}
 		}
 	}

@@ -120,4 +120,4 @@ func (tr *try) timing() *Timing {
 }
 
 // api returns the API the call uses.
-func (c *call) api() API { return apiOf(c.completion, c.response) }
+func (c *call) api() API { return API(c.req.API()) }

@@ -1,6 +1,8 @@
 package tokenpace
 
 import (
+	"github.com/tokenpace/tokenpace/internal/codec"
+
 	"context"
 	"slices"
 	"time"
@@ -52,11 +54,7 @@ func NewClient(oc openai.Client, opts ...Option) *Client {
 // Timing counts tokens as the server does.
 func (c *Client) NewStreaming(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) *Stream {
 	start := time.Now()
-	params = withUsage(params)
-	spec := attemptSpec{
-		client: &c.oc, name: c.cfg.name, params: params, opts: opts,
-		cfg: &c.cfg, start: start,
-	}
+	spec := attemptSpec{client: &c.oc, name: c.cfg.name, req: codec.Chat(params, true), opts: opts, cfg: &c.cfg, start: start}
 	a := callAttempt(ctx, spec, hookEvents(ctx, c.cfg.hooksFor(ctx)))
 	return newStream(attemptSource{a})
 }
@@ -69,12 +67,7 @@ func (c *Client) NewStreaming(ctx context.Context, params openai.ChatCompletionN
 // event. Unless params set stream_options.include_usage, it is turned on.
 func (c *Client) NewCompletionStreaming(ctx context.Context, params openai.CompletionNewParams, opts ...option.RequestOption) *CompletionStream {
 	start := time.Now()
-	params = withCompletionUsage(params)
-	spec := attemptSpec{
-		client: &c.oc, name: c.cfg.name, opts: opts, cfg: &c.cfg, start: start,
-		params:     openai.ChatCompletionNewParams{Model: string(params.Model)},
-		completion: &params,
-	}
+	spec := attemptSpec{client: &c.oc, name: c.cfg.name, req: codec.Completion(params, true), opts: opts, cfg: &c.cfg, start: start}
 	a := callAttempt(ctx, spec, hookEvents(ctx, c.cfg.hooksFor(ctx)))
 	return &CompletionStream{newStream(attemptSource{a})}
 }
@@ -84,27 +77,18 @@ func hookEvents(ctx context.Context, h Hooks) attemptEvents {
 	var ev attemptEvents
 	if f := h.FirstToken; f != nil {
 		ev.firstToken = func(a *attempt, at time.Time) {
-			f(ctx, firstTokenInfo(a.spec.name, a.spec.params.Model, a.sent(), at))
+			f(ctx, firstTokenInfo(a.spec.name, a.spec.req.Model(), a.sent(), at))
 		}
 	}
 	if f := h.Milestone; f != nil {
 		ev.milestone = func(a *attempt, name string, at time.Time) {
-			f(ctx, milestoneInfo(a.spec.name, a.spec.params.Model, name, a.sent(), at))
+			f(ctx, milestoneInfo(a.spec.name, a.spec.req.Model(), name, a.sent(), at))
 		}
 	}
 	if f := h.Done; f != nil {
 		ev.end = func(_ *attempt, t *Timing) { f(ctx, t) }
 	}
 	return ev
-}
-
-// withUsage returns params asking for the usage chunk unless they say
-// otherwise.
-func withUsage(params openai.ChatCompletionNewParams) openai.ChatCompletionNewParams {
-	if !params.StreamOptions.IncludeUsage.Valid() {
-		params.StreamOptions.IncludeUsage = openai.Bool(true)
-	}
-	return params
 }
 
 // New makes a non-streaming chat completion, as client.Chat.Completions.New

@@ -1,93 +1,14 @@
 package tokenpace
 
 import (
+	"github.com/tokenpace/tokenpace/internal/codec"
+
 	"context"
-	"encoding/json"
-	"slices"
 	"time"
 
-	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 )
-
-// Response event types that tokenpace reads.
-const (
-	respTextDelta      = "response.output_text.delta"
-	respRefusalDelta   = "response.refusal.delta"
-	respReasoningDelta = "response.reasoning_text.delta"
-	respSummaryDelta   = "response.reasoning_summary_text.delta"
-	respArgsDelta      = "response.function_call_arguments.delta"
-	respCompleted      = "response.completed"
-	respIncomplete     = "response.incomplete"
-	respFailed         = "response.failed"
-	respError          = "error"
-)
-
-// responseOutput reports whether a Responses event carries generated
-// output: a delta of text, refusal, reasoning or function-call arguments.
-func responseOutput(ev *responses.ResponseStreamEventUnion) bool {
-	switch ev.Type {
-	case respTextDelta, respRefusalDelta, respReasoningDelta, respSummaryDelta, respArgsDelta:
-		return ev.Delta != ""
-	}
-	return false
-}
-
-// decodeResponse decodes the data of one Responses event into the event
-// and its chat view: one choice whose delta holds the output text (or the
-// refusal) and the model the response names. An error event, or a
-// response.failed, ends the attempt with a KindErrorEvent error that wraps
-// an *openai.Error; response.completed and response.incomplete mark the
-// stream's end as clean.
-func (a *attempt) decodeResponse(data []byte) (arrived, error) {
-	ev := new(responses.ResponseStreamEventUnion)
-	if err := json.Unmarshal(data, ev); err != nil {
-		return arrived{}, a.failure(KindMalformed, "", err)
-	}
-	var d openai.ChatCompletionChunkChoiceDelta
-	switch ev.Type {
-	case respTextDelta:
-		d.Content = ev.Delta
-	case respRefusalDelta:
-		d.Refusal = ev.Delta
-	case respError:
-		return arrived{}, a.failure(KindErrorEvent, ev.Code, a.apiError(ev.Code, ev.Message, ev.Param))
-	case respFailed:
-		e := ev.Response.Error
-		return arrived{}, a.failure(KindErrorEvent, string(e.Code), a.apiError(string(e.Code), e.Message, ""))
-	case respCompleted, respIncomplete:
-		a.terminal = true
-	}
-	c := &openai.ChatCompletionChunk{
-		Model:   ev.Response.Model,
-		Choices: []openai.ChatCompletionChunkChoice{{Delta: d}},
-	}
-	return arrived{chunk: c, resp: ev}, nil
-}
-
-// apiError is the error an error event of the attempt's response reports.
-func (a *attempt) apiError(code, message, param string) *openai.Error {
-	return &openai.Error{Code: code, Message: message, Param: param, Type: respError,
-		StatusCode: a.res.StatusCode, Request: a.res.Request, Response: a.res}
-}
-
-// setResponseEnd records what the final event of a response says: its
-// usage, and its finish reason ("stop" once completed, the reason it is
-// incomplete otherwise, e.g. "max_output_tokens").
-func setResponseEnd(t *Timing, ev *responses.ResponseStreamEventUnion) {
-	switch ev.Type {
-	case respCompleted:
-		t.FinishReason = "stop"
-	case respIncomplete:
-		t.FinishReason = ev.Response.IncompleteDetails.Reason
-	default:
-		return
-	}
-	if u := ev.Response.Usage; ev.Response.JSON.Usage.Valid() {
-		t.trustUsage(u.InputTokens, u.InputTokensDetails.CachedTokens, u.OutputTokens)
-	}
-}
 
 // ResponseStream is a streaming response of the Responses API with the
 // shape of openai-go's ssestream.Stream (Next, Current, Err, Close) over
@@ -103,8 +24,8 @@ func (s *ResponseStream) Next() bool { return s.s.Next() }
 
 // Current returns the event Next advanced to.
 func (s *ResponseStream) Current() responses.ResponseStreamEventUnion {
-	if st := s.s; st.pos < len(st.batch) && st.batch[st.pos].resp != nil {
-		return *st.batch[st.pos].resp
+	if ev, ok := s.s.current().(*responses.ResponseStreamEventUnion); ok {
+		return *ev
 	}
 	return responses.ResponseStreamEventUnion{}
 }
@@ -148,11 +69,7 @@ func (s *ResponseStream) Text() string {
 // error when it ends before.
 func (c *Client) NewResponseStreaming(ctx context.Context, params responses.ResponseNewParams, opts ...option.RequestOption) *ResponseStream {
 	start := time.Now()
-	spec := attemptSpec{
-		client: &c.oc, name: c.cfg.name, opts: opts, cfg: &c.cfg, start: start,
-		params:   openai.ChatCompletionNewParams{Model: params.Model},
-		response: &params,
-	}
+	spec := attemptSpec{client: &c.oc, name: c.cfg.name, req: codec.Response(params), opts: opts, cfg: &c.cfg, start: start}
 	a := callAttempt(ctx, spec, hookEvents(ctx, c.cfg.hooksFor(ctx)))
 	return &ResponseStream{newStream(attemptSource{a})}
 }
@@ -186,52 +103,10 @@ func (c *Client) NewResponseStreaming(ctx context.Context, params responses.Resp
 // responses.ResponseAccumulator accepts them (Reset it where Restarted
 // reports true).
 func (r *Router) NewResponseStreaming(ctx context.Context, params responses.ResponseNewParams, opts ...option.RequestOption) *ResponseStream {
-	c := newCall(ctx, r, responseView(params), opts)
-	c.response = &params
+	c := newCall(ctx, r, codec.Response(params), opts)
 	if r.pol.Continue {
 		c.stitch = new(respStitch)
 	}
 	c.begin()
 	return &ResponseStream{newStream(c)}
-}
-
-// responseView returns the chat params through which a Router call sees
-// a response's: its model, max_output_tokens, and its input as one
-// message, for the prompt-token estimate.
-func responseView(p responses.ResponseNewParams) openai.ChatCompletionNewParams {
-	input := ""
-	if s := p.Input.OfString; s.Valid() {
-		input = s.Value
-	} else if b, err := json.Marshal(p.Input); err == nil {
-		input = string(b)
-	}
-	return openai.ChatCompletionNewParams{
-		Model:     p.Model,
-		Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage(p.Instructions.Value + input)},
-		MaxTokens: p.MaxOutputTokens,
-	}
-}
-
-// responseFor returns the response params of a try that asks for model;
-// a continuation carries on the chain's text (see
-// Router.NewResponseStreaming). c.mu is held.
-func (c *call) responseFor(model string, continuation bool) *responses.ResponseNewParams {
-	p := *c.response
-	p.Model = model
-	if continuation {
-		var items responses.ResponseInputParam
-		if s := p.Input.OfString; s.Valid() {
-			items = append(items, responses.ResponseInputItemParamOfMessage(s.Value, responses.EasyInputMessageRoleUser))
-		} else {
-			items = slices.Clip(p.Input.OfInputItemList)
-		}
-		items = append(items,
-			responses.ResponseInputItemParamOfMessage(c.chainText(), responses.EasyInputMessageRoleAssistant),
-			responses.ResponseInputItemParamOfMessage(c.continuePrompt(), responses.EasyInputMessageRoleUser))
-		p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: items}
-		if p.MaxOutputTokens.Valid() {
-			p.MaxOutputTokens = openai.Int(max(1, p.MaxOutputTokens.Value-c.deliveredTokens()))
-		}
-	}
-	return &p
 }

@@ -1,6 +1,8 @@
 package tokenpace
 
 import (
+	"github.com/tokenpace/tokenpace/internal/codec"
+
 	"encoding/json"
 	"maps"
 	"slices"
@@ -101,15 +103,15 @@ func (c *call) handResponse(tr *try, p []arrived) []arrived {
 	n := 0
 	for i := range p {
 		ar := p[i]
-		if ar.resp != nil {
+		if ev, ok := ar.Orig.(*responses.ResponseStreamEventUnion); ok {
 			if s.rewrite {
-				ev, keep := s.rewritten(ar.resp)
-				if !keep {
+				var keep bool
+				if ev, keep = s.rewritten(ev); !keep {
 					continue
 				}
-				ar.resp = ev
+				ar.Orig = ev
 			}
-			s.observe(ar.resp, c.text.Len())
+			s.observe(ev, c.text.Len())
 		}
 		p[n] = ar
 		appendContent(&c.text, p[n:n+1])
@@ -217,7 +219,7 @@ func (s *respStitch) rewritten(ev *responses.ResponseStreamEventUnion) (*respons
 		if s.mergedItem(ev.Item.ID) {
 			e.setRaw("item", s.wholeMessage(ev.Item.RawJSON()))
 		}
-	case respCompleted, respIncomplete, respFailed:
+	case codec.RespCompleted, codec.RespIncomplete, "response.failed":
 		s.rewriteResponse(&e, &ev.Response)
 	}
 	out := new(responses.ResponseStreamEventUnion)

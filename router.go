@@ -1,6 +1,8 @@
 package tokenpace
 
 import (
+	"github.com/tokenpace/tokenpace/internal/codec"
+
 	"context"
 	"errors"
 	"fmt"
@@ -113,7 +115,7 @@ func (r *Router) route(target string) *route { return r.byName[target] }
 // Accumulated starts over. Otherwise it ends with its error, and its tool
 // calls may be incomplete. See Stream.Restarted.
 func (r *Router) NewStreaming(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) *Stream {
-	c := newCall(ctx, r, withUsage(params), opts)
+	c := newCall(ctx, r, codec.Chat(params, true), opts)
 	c.begin()
 	return newStream(c)
 }

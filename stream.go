@@ -128,7 +128,7 @@ func (s *Stream) Next() bool {
 		s.batch, s.pos = batch, 0
 	}
 	s.noteRestart()
-	if !s.accumulate(s.batch[s.pos].chunk) {
+	if !s.accumulate(s.batch[s.pos].Chunk) {
 		s.err = &StreamError{Kind: KindMalformed, Detail: "a chunk the accumulator refused"}
 		s.Close()
 		return false
@@ -154,9 +154,19 @@ func (s *Stream) accumulate(c *openai.ChatCompletionChunk) bool {
 // Current returns the chunk Next advanced to.
 func (s *Stream) Current() openai.ChatCompletionChunk {
 	if s.pos < len(s.batch) {
-		return *s.batch[s.pos].chunk
+		return *s.batch[s.pos].Chunk
 	}
 	return openai.ChatCompletionChunk{}
+}
+
+// current returns the event Next advanced to as its API sent it (see
+// codec.Event.Orig), nil if there is none: what CompletionStream and
+// ResponseStream hand their callers.
+func (s *Stream) current() any {
+	if s.pos < len(s.batch) {
+		return s.batch[s.pos].Orig
+	}
+	return nil
 }
 
 // Err returns the error that ended the stream: nil after a clean end or a

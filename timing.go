@@ -4,9 +4,6 @@ import (
 	"maps"
 	"slices"
 	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/responses"
 )
 
 // Timing is the measured timeline of one request: raw arrival timestamps and
@@ -308,15 +305,3 @@ const (
 	APICompletions API = "completions" // completions, fill-in-the-middle too: NewCompletionStreaming, Router.NewCompletion
 	APIResponses   API = "responses"   // the Responses API: NewResponseStreaming, Router.NewResponse
 )
-
-// apiOf returns the API of a call given its completion or response
-// params, if any.
-func apiOf(completion *openai.CompletionNewParams, response *responses.ResponseNewParams) API {
-	switch {
-	case completion != nil:
-		return APICompletions
-	case response != nil:
-		return APIResponses
-	}
-	return APIChat
-}

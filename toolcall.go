@@ -35,23 +35,6 @@ import "github.com/openai/openai-go/v3"
 // reaches the caller, tool calls included. Legacy completions make no
 // tool calls; a non-streaming call hands over whole responses only.
 
-// carriesToolCall reports whether chunk ar carries a tool call: a
-// tool-call or function-call delta of chat, a function-call arguments
-// delta or function-call item of the Responses API.
-func carriesToolCall(ar *arrived) bool {
-	if ev := ar.resp; ev != nil {
-		return ev.Type == respArgsDelta || (ev.Type == "response.output_item.added" && ev.Item.Type == "function_call")
-	}
-	for i := range ar.chunk.Choices {
-		d := &ar.chunk.Choices[i].Delta
-		//lint:ignore SA1019 servers still stream legacy function calls
-		if len(d.ToolCalls) > 0 || d.FunctionCall.Name != "" || d.FunctionCall.Arguments != "" {
-			return true
-		}
-	}
-	return false
-}
-
 // keptToolCall reports whether the output the caller keeps, since the
 // chain's last restart, carries a tool call. c.mu is held.
 func (c *call) keptToolCall() bool {

@@ -1,0 +1,118 @@
+package codec
+
+import (
+	"bytes"
+	"fmt"
+	"math/bits"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// How much memory a server's events may make the client use.
+//
+// The line limit bounds the bytes of one event, but decoding amplifies
+// them: an empty object "{}" in a chunk's choices becomes a choice of
+// several hundred bytes. So an event is refused (TooLarge) before it is
+// decoded when it holds more JSON objects than any real one does, and a
+// chunk is refused after it when its choices run beyond the request's n or
+// its tool calls beyond MaxToolCalls. The chunks that wait for the caller
+// count for what they take decoded, not their bytes on the wire (see
+// Cost): a decoded chat chunk holds some 2.5–3 KB, whatever its size in
+// JSON.
+const (
+	// maxChunkObjects bounds the JSON objects of one chat or completions
+	// event: a chunk of a few tokens with their log probabilities holds a
+	// few dozen.
+	maxChunkObjects = 1 << 12
+	// maxResponseObjects bounds the JSON objects of one Responses event:
+	// the final one holds the whole output, log probabilities included.
+	maxResponseObjects = 1 << 16
+	// MaxToolCalls bounds the tool calls of one choice's delta, and their
+	// index.
+	MaxToolCalls = 128
+	// MaxChoices is OpenAI's upper bound on n.
+	MaxChoices = 128
+	// chunkCost and objectCost are what a decoded chunk, and each JSON
+	// object in it, count for in the bound on unread chunks, beside
+	// their bytes.
+	chunkCost  = 2 << 10
+	objectCost = 64
+)
+
+// Cost checks data, one event of r, against the bound on JSON objects
+// before it is decoded, and returns what the decoded event counts for in
+// a bound on memory: chunkCost, its bytes, and objectCost per object.
+func Cost(r Request, data []byte) (int, error) {
+	limit := r.MaxObjects()
+	// Braces inside strings count too: an upper bound, exact when the
+	// event holds no text with braces. Only an event over the limit is
+	// scanned for its objects.
+	n := bytes.Count(data, []byte{'{'})
+	if n > limit {
+		if n = jsonObjects(data); n > limit {
+			return 0, &Error{TooLarge: true, Detail: fmt.Sprintf("event of %d JSON objects, over %d", n, limit)}
+		}
+	}
+	return chunkCost + len(data) + n*objectCost, nil
+}
+
+// jsonObjects counts the objects of a JSON text: its '{' outside strings.
+func jsonObjects(data []byte) int {
+	n := 0
+	in, esc := false, false
+	for _, b := range data {
+		switch {
+		case esc:
+			esc = false
+		case in && b == '\\':
+			esc = true
+		case b == '"':
+			in = !in
+		case !in && b == '{':
+			n++
+		}
+	}
+	return n
+}
+
+// checkChoices refuses a chunk whose choices run beyond the request's n
+// (n), or whose deltas carry more tool calls than MaxToolCalls: what no
+// real server sends, and what would be lost or grow without bound
+// downstream (openai-go's accumulator drops choice indexes past 127).
+func checkChoices(c *openai.ChatCompletionChunk, n int) error {
+	if len(c.Choices) > n {
+		return &Error{TooLarge: true, Detail: fmt.Sprintf("%d choices in one chunk, the request asked for %d", len(c.Choices), n)}
+	}
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		if ch.Index < 0 || ch.Index >= int64(n) {
+			return &Error{Detail: fmt.Sprintf("choice index %d, the request asked for %d", ch.Index, n)}
+		}
+		tc := ch.Delta.ToolCalls
+		if len(tc) > MaxToolCalls {
+			return &Error{TooLarge: true, Detail: fmt.Sprintf("%d tool calls in one delta, over %d", len(tc), MaxToolCalls)}
+		}
+		for j := range tc {
+			if tc[j].Index < -1 || tc[j].Index >= MaxToolCalls {
+				return &Error{Detail: fmt.Sprintf("tool call index %d, over %d", tc[j].Index, MaxToolCalls)}
+			}
+		}
+	}
+	return nil
+}
+
+// choices returns n, as a request's n, between 1 and MaxChoices.
+func choices(n int64) int { return int(min(max(n, 1), MaxChoices)) }
+
+// Finished is the set of choices that sent their finish reason. The zero
+// Finished is empty.
+type Finished [MaxChoices / 64]uint64
+
+// Add notes that choice i sent its finish reason, and reports whether
+// every choice of want (a request's Choices) has.
+func (s *Finished) Add(i int64, want int) bool {
+	if i >= 0 && i < MaxChoices {
+		s[i/64] |= 1 << (i % 64)
+	}
+	return bits.OnesCount64(s[0])+bits.OnesCount64(s[1]) >= want
+}

@@ -1,0 +1,147 @@
+package codec
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// chat is a chat completion's request.
+type chat struct {
+	p openai.ChatCompletionNewParams
+}
+
+// Chat returns the request of a chat completion. A streaming one asks for
+// the usage chunk unless p says otherwise.
+func Chat(p openai.ChatCompletionNewParams, stream bool) Request {
+	if stream && !p.StreamOptions.IncludeUsage.Valid() {
+		p.StreamOptions.IncludeUsage = openai.Bool(true)
+	}
+	return chat{p}
+}
+
+func (chat) API() API                               { return APIChat }
+func (r chat) View() openai.ChatCompletionNewParams { return r.p }
+func (chat) CanContinue() bool                      { return true }
+func (r chat) Choices() int                         { return choices(r.p.N.Or(1)) }
+func (chat) MaxObjects() int                        { return maxChunkObjects }
+
+func (r chat) Model() string { return r.p.Model }
+
+// For returns the request for model; a continuation sends the messages,
+// the output so far as an assistant message and the continue prompt, with
+// the max tokens reduced by the tokens delivered.
+func (r chat) For(model string, cont *Continuation) Request {
+	p := r.p
+	p.Model = model
+	if cont != nil {
+		p.Messages = append(slices.Clip(p.Messages), openai.AssistantMessage(cont.Text), openai.UserMessage(cont.Prompt))
+		if p.MaxTokens.Valid() {
+			p.MaxTokens = openai.Int(max(1, p.MaxTokens.Value-cont.Delivered))
+		}
+		if p.MaxCompletionTokens.Valid() {
+			p.MaxCompletionTokens = openai.Int(max(1, p.MaxCompletionTokens.Value-cont.Delivered))
+		}
+	}
+	return chat{p}
+}
+
+func (r chat) Stream(ctx context.Context, client *openai.Client, opts []option.RequestOption) Closer {
+	return client.Chat.Completions.NewStreaming(ctx, r.p, opts...)
+}
+
+func (r chat) Decode(data []byte) (Event, error) {
+	c := new(openai.ChatCompletionChunk)
+	if err := json.Unmarshal(data, c); err != nil {
+		return Event{}, malformed(err)
+	}
+	if s := rawError(data, c.JSON.ExtraFields["error"].Raw(), c.JSON.Object.Raw()); s != nil {
+		return Event{}, serverError(s)
+	}
+	if err := checkChoices(c, r.Choices()); err != nil {
+		return Event{}, err
+	}
+	return chunkEvent(c, c), nil
+}
+
+// chunkEvent returns the event whose chat view is c: its output-bearing
+// deltas, usage and tool calls.
+func chunkEvent(c *openai.ChatCompletionChunk, orig any) Event {
+	ev := Event{Chunk: c, Orig: orig, Usage: c.Usage, HasUsage: c.JSON.Usage.Valid()}
+	for i := range c.Choices {
+		d := &c.Choices[i].Delta
+		if outputBearing(d) {
+			ev.Outputs++
+		}
+		//lint:ignore SA1019 servers still stream legacy function calls
+		if len(d.ToolCalls) > 0 || d.FunctionCall.Name != "" || d.FunctionCall.Arguments != "" {
+			ev.ToolCall = true
+		}
+	}
+	return ev
+}
+
+func (r chat) Fetch(ctx context.Context, client *openai.Client, opts []option.RequestOption) (Event, error, error) {
+	res, err := client.Chat.Completions.New(ctx, r.p, opts...)
+	if err != nil {
+		return Event{}, nil, err
+	}
+	c, err := wholeChunk(res)
+	if err != nil {
+		return Event{}, err, nil
+	}
+	return chunkEvent(c, res), nil, nil
+}
+
+// wholeChunk returns the chat view of a whole response: one chunk whose
+// choices' deltas hold their messages (content, refusal, tool calls), with
+// the response's id, model, finish reasons and usage.
+func wholeChunk(res *openai.ChatCompletion) (*openai.ChatCompletionChunk, error) {
+	c := new(openai.ChatCompletionChunk)
+	if err := json.Unmarshal([]byte(res.RawJSON()), c); err != nil {
+		return nil, err
+	}
+	for i := range c.Choices {
+		if i >= len(res.Choices) {
+			break
+		}
+		m := &res.Choices[i].Message
+		d := &c.Choices[i].Delta
+		d.Role = string(m.Role)
+		d.Content, d.Refusal = m.Content, m.Refusal
+		for j, tc := range m.ToolCalls {
+			d.ToolCalls = append(d.ToolCalls, openai.ChatCompletionChunkChoiceDeltaToolCall{
+				Index: int64(j), ID: tc.ID, Type: "function",
+				Function: openai.ChatCompletionChunkChoiceDeltaToolCallFunction{Name: tc.Function.Name, Arguments: tc.Function.Arguments},
+			})
+		}
+	}
+	return c, nil
+}
+
+// outputBearing reports whether a delta carries generated output: content,
+// reasoning, a tool call or a refusal. Role-only and empty deltas do not.
+func outputBearing(d *openai.ChatCompletionChunkChoiceDelta) bool {
+	if d.Content != "" || d.Refusal != "" || len(d.ToolCalls) > 0 {
+		return true
+	}
+	//lint:ignore SA1019 servers still stream legacy function calls; they are output
+	if fc := d.FunctionCall; fc.Name != "" || fc.Arguments != "" {
+		return true
+	}
+	for _, k := range reasoningFields {
+		if f, ok := d.JSON.ExtraFields[k]; ok {
+			if raw := f.Raw(); raw != "" && raw != "null" && raw != `""` {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// reasoningFields are the delta fields in which OpenAI-compatible servers
+// (vLLM, DeepSeek, OpenRouter, llama.cpp) stream reasoning text.
+var reasoningFields = [...]string{"reasoning_content", "reasoning"}

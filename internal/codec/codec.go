@@ -1,0 +1,106 @@
+// Package codec holds what the calls of each OpenAI API differ in: how a
+// request is sent through openai-go, continued and bounded, and how each
+// event it streams back is decoded into one chat view, through which
+// timing and policies see every API alike. An attempt holds one Request
+// and never asks which API it calls.
+package codec
+
+import (
+	"context"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// API names an API as tokenpace's Timing does: "" for chat completions,
+// "completions", "responses".
+type API string
+
+// The APIs.
+const (
+	APIChat        API = ""
+	APICompletions API = "completions"
+	APIResponses   API = "responses"
+)
+
+// Closer is what an attempt keeps of openai-go's stream of any API: the
+// error of the call and the means to close it. The attempt reads the body
+// itself.
+type Closer interface {
+	Err() error
+	Close() error
+}
+
+// Request is one call's request in one API. Its methods do not change it;
+// For returns a new one.
+type Request interface {
+	// API returns the API the request calls.
+	API() API
+	// Model returns the model the request asks for.
+	Model() string
+	// View returns the chat params through which policies see the
+	// request: its model, its max tokens, and its prompt as messages, for
+	// the prompt-token estimate.
+	View() openai.ChatCompletionNewParams
+	// For returns the request of a try that asks for model; cont, when
+	// not nil, makes it carry on the output the caller has received.
+	For(model string, cont *Continuation) Request
+	// CanContinue reports whether a continuation can carry on this
+	// request's output (a completion needs its prompt as one string).
+	CanContinue() bool
+	// Choices returns how many choices the request asked for (its n),
+	// between 1 and MaxChoices.
+	Choices() int
+	// MaxObjects returns how many JSON objects one event may hold.
+	MaxObjects() int
+	// Stream makes the streaming request through openai-go.
+	Stream(ctx context.Context, client *openai.Client, opts []option.RequestOption) Closer
+	// Fetch makes the non-streaming request and returns the whole
+	// response as one event. err is the request's error; refused, when
+	// err is nil, why the response is not the API's.
+	Fetch(ctx context.Context, client *openai.Client, opts []option.RequestOption) (ev Event, refused, err error)
+	// Decode decodes the data of one event. Its error is an *Error: the
+	// event is malformed, over a bound, or an error the server sent.
+	Decode(data []byte) (Event, error)
+}
+
+// Continuation is what a try that carries on the caller's output sends
+// on from.
+type Continuation struct {
+	Text      string // the output the caller has received
+	Delivered int64  // its tokens: taken off the request's max tokens
+	Prompt    string // the user message after it (chat and Responses)
+}
+
+// Event is one decoded event, or a whole non-streaming response, with its
+// chat view.
+type Event struct {
+	// Chunk is the chat view: for the completions API, per choice its
+	// index, finish reason and text as the delta's content; for the
+	// Responses API one choice holding the output text or refusal.
+	Chunk *openai.ChatCompletionChunk
+	// Orig is the event as its API sent it: *openai.ChatCompletionChunk
+	// (Chunk itself), *openai.Completion or
+	// *responses.ResponseStreamEventUnion; for a whole response
+	// *openai.ChatCompletion, *openai.Completion or *responses.Response.
+	Orig any
+	// Outputs is how many output-bearing deltas the event carries.
+	Outputs int
+	// Usage is the usage the event reports, when HasUsage.
+	Usage    openai.CompletionUsage
+	HasUsage bool
+	// Final: the event ends the answer (a Responses stream's
+	// response.completed or response.incomplete); End then says how.
+	Final bool
+	End   *End
+	// ToolCall: the event carries a tool or function call.
+	ToolCall bool
+}
+
+// End is what the final event of a Responses stream says of the answer.
+type End struct {
+	Reason string // "stop" once completed, else why it is incomplete
+	// Usage, when HasUsage, as the Responses API counts it.
+	HasUsage                   bool
+	Input, CachedInput, Output int64
+}

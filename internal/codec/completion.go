@@ -1,0 +1,108 @@
+package codec
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// completion is a completion's request (the completions API,
+// fill-in-the-middle too).
+type completion struct{ p openai.CompletionNewParams }
+
+// Completion returns the request of a completion. A streaming one asks
+// for the usage event unless p says otherwise.
+func Completion(p openai.CompletionNewParams, stream bool) Request {
+	if stream && !p.StreamOptions.IncludeUsage.Valid() {
+		p.StreamOptions.IncludeUsage = openai.Bool(true)
+	}
+	return completion{p}
+}
+
+func (completion) API() API            { return APICompletions }
+func (completion) MaxObjects() int     { return maxChunkObjects }
+func (r completion) Choices() int      { return choices(r.p.N.Or(1)) }
+func (r completion) CanContinue() bool { return r.p.Prompt.OfString.Valid() }
+
+// View returns its model, max_tokens, and its prompt and suffix as one
+// message.
+func (r completion) View() openai.ChatCompletionNewParams {
+	prompt := ""
+	if s := r.p.Prompt.OfString; s.Valid() {
+		prompt = s.Value
+	} else if b, err := json.Marshal(r.p.Prompt); err == nil {
+		prompt = string(b)
+	}
+	return openai.ChatCompletionNewParams{
+		Model:     string(r.p.Model),
+		Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage(prompt + r.p.Suffix.Value)},
+		MaxTokens: r.p.MaxTokens,
+	}
+}
+
+func (r completion) Model() string { return string(r.p.Model) }
+
+// For returns the request for model; a continuation appends the text so
+// far to the prompt (the suffix stays) and reduces max_tokens by the
+// tokens delivered: the server completes where the text stops.
+func (r completion) For(model string, cont *Continuation) Request {
+	p := r.p
+	p.Model = openai.CompletionNewParamsModel(model)
+	if cont != nil {
+		p.Prompt.OfString = openai.String(p.Prompt.OfString.Value + cont.Text)
+		if p.MaxTokens.Valid() {
+			p.MaxTokens = openai.Int(max(1, p.MaxTokens.Value-cont.Delivered))
+		}
+	}
+	return completion{p}
+}
+
+func (r completion) Stream(ctx context.Context, client *openai.Client, opts []option.RequestOption) Closer {
+	return client.Completions.NewStreaming(ctx, r.p, opts...)
+}
+
+func (r completion) Decode(data []byte) (Event, error) {
+	comp := new(openai.Completion)
+	if err := json.Unmarshal(data, comp); err != nil {
+		return Event{}, malformed(err)
+	}
+	if s := rawError(data, comp.JSON.ExtraFields["error"].Raw(), comp.JSON.Object.Raw()); s != nil {
+		return Event{}, serverError(s)
+	}
+	ev := completionEvent(comp)
+	if err := checkChoices(ev.Chunk, r.Choices()); err != nil {
+		return Event{}, err
+	}
+	return ev, nil
+}
+
+func (r completion) Fetch(ctx context.Context, client *openai.Client, opts []option.RequestOption) (Event, error, error) {
+	res, err := client.Completions.New(ctx, r.p, opts...)
+	if err != nil {
+		return Event{}, nil, err
+	}
+	return completionEvent(res), nil, nil
+}
+
+// completionEvent returns a completions event with its chat view: its id
+// and model, and per choice its index, finish reason and text as the
+// delta's content. The usage is the event's own.
+func completionEvent(comp *openai.Completion) Event {
+	c := &openai.ChatCompletionChunk{ID: comp.ID, Model: comp.Model, Created: comp.Created}
+	if len(comp.Choices) > 0 {
+		c.Choices = make([]openai.ChatCompletionChunkChoice, len(comp.Choices))
+		for i := range comp.Choices {
+			ch := &comp.Choices[i]
+			c.Choices[i] = openai.ChatCompletionChunkChoice{
+				Index:        ch.Index,
+				FinishReason: string(ch.FinishReason),
+				Delta:        openai.ChatCompletionChunkChoiceDelta{Content: ch.Text},
+			}
+		}
+	}
+	ev := chunkEvent(c, comp)
+	ev.Usage, ev.HasUsage = comp.Usage, comp.JSON.Usage.Valid()
+	return ev
+}

@@ -1,0 +1,74 @@
+package codec
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// Error is why an event was refused.
+type Error struct {
+	// TooLarge: the event is over a bound (not malformed).
+	TooLarge bool
+	// Server is the error the server sent as an event, when it did.
+	Server *ServerError
+	Detail string // what is wrong, for a person
+	Err    error  // the decoding error, if any
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.Server != nil:
+		return "codec: error event: " + e.Server.Message
+	case e.Err != nil:
+		return fmt.Sprintf("codec: %s: %v", e.Detail, e.Err)
+	}
+	return "codec: " + e.Detail
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ServerError is an error a server sent in an event. Raw, when set, is the
+// error as sent by a chat or completions server (an object, or a bare
+// message string); else Code, Message and Param are a Responses error
+// event's.
+type ServerError struct {
+	Raw                  string
+	Code, Message, Param string
+}
+
+// Fill sets the type, code and message of into, an error as openai-go
+// reports one, to the event's; its error says why Raw is not an error.
+func (s *ServerError) Fill(into *openai.Error) error {
+	if s.Raw == "" {
+		into.Code, into.Message, into.Param, into.Type = s.Code, s.Message, s.Param, respError
+		return nil
+	}
+	var msg string
+	if json.Unmarshal([]byte(s.Raw), &msg) == nil {
+		into.Message = msg
+		return nil
+	}
+	return into.UnmarshalJSON([]byte(s.Raw))
+}
+
+// malformed is the error of an event that does not decode.
+func malformed(err error) error { return &Error{Detail: "malformed event", Err: err} }
+
+// serverError is the error of an event that carries an error.
+func serverError(s *ServerError) error { return &Error{Server: s, Detail: "error event"} }
+
+// rawError returns the error an event of a chat or completions stream
+// carries, raw: its "error" field, or the whole event when its object is
+// "error" (as some servers send a failure mid-stream); nil when it has
+// none.
+func rawError(data []byte, errField, object string) *ServerError {
+	if object == `"error"` && (errField == "" || errField == "null") {
+		errField = string(data)
+	}
+	if errField == "" || errField == "null" {
+		return nil
+	}
+	return &ServerError{Raw: errField}
+}

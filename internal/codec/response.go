@@ -1,0 +1,198 @@
+package codec
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
+)
+
+// Response event types that tokenpace reads.
+const (
+	RespTextDelta      = "response.output_text.delta"
+	respRefusalDelta   = "response.refusal.delta"
+	respReasoningDelta = "response.reasoning_text.delta"
+	respSummaryDelta   = "response.reasoning_summary_text.delta"
+	RespArgsDelta      = "response.function_call_arguments.delta"
+	RespCompleted      = "response.completed"
+	RespIncomplete     = "response.incomplete"
+	respFailed         = "response.failed"
+	respError          = "error"
+)
+
+// response is a response's request (the Responses API).
+type response struct{ p responses.ResponseNewParams }
+
+// Response returns the request of a response.
+func Response(p responses.ResponseNewParams) Request { return response{p} }
+
+func (response) API() API          { return APIResponses }
+func (response) MaxObjects() int   { return maxResponseObjects }
+func (response) Choices() int      { return 1 }
+func (response) CanContinue() bool { return true }
+
+// View returns its model, max_output_tokens, and its instructions and
+// input as one message.
+func (r response) View() openai.ChatCompletionNewParams {
+	input := ""
+	if s := r.p.Input.OfString; s.Valid() {
+		input = s.Value
+	} else if b, err := json.Marshal(r.p.Input); err == nil {
+		input = string(b)
+	}
+	return openai.ChatCompletionNewParams{
+		Model:     r.p.Model,
+		Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage(r.p.Instructions.Value + input)},
+		MaxTokens: r.p.MaxOutputTokens,
+	}
+}
+
+func (r response) Model() string { return r.p.Model }
+
+// For returns the request for model; a continuation sends the input (a
+// string input as one user message), the output text so far as an
+// assistant message and the continue prompt as a user message, with
+// max_output_tokens reduced by the tokens delivered.
+func (r response) For(model string, cont *Continuation) Request {
+	p := r.p
+	p.Model = model
+	if cont != nil {
+		var items responses.ResponseInputParam
+		if s := p.Input.OfString; s.Valid() {
+			items = append(items, responses.ResponseInputItemParamOfMessage(s.Value, responses.EasyInputMessageRoleUser))
+		} else {
+			items = slices.Clip(p.Input.OfInputItemList)
+		}
+		items = append(items,
+			responses.ResponseInputItemParamOfMessage(cont.Text, responses.EasyInputMessageRoleAssistant),
+			responses.ResponseInputItemParamOfMessage(cont.Prompt, responses.EasyInputMessageRoleUser))
+		p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: items}
+		if p.MaxOutputTokens.Valid() {
+			p.MaxOutputTokens = openai.Int(max(1, p.MaxOutputTokens.Value-cont.Delivered))
+		}
+	}
+	return response{p}
+}
+
+func (r response) Stream(ctx context.Context, client *openai.Client, opts []option.RequestOption) Closer {
+	return client.Responses.NewStreaming(ctx, r.p, opts...)
+}
+
+// Decode decodes a Responses event into the event and its chat view: one
+// choice whose delta holds the output text (or the refusal) and the model
+// the response names. An error event, or a response.failed, is a server
+// error; response.completed and response.incomplete are final.
+func (response) Decode(data []byte) (Event, error) {
+	ev := new(responses.ResponseStreamEventUnion)
+	if err := json.Unmarshal(data, ev); err != nil {
+		return Event{}, malformed(err)
+	}
+	var d openai.ChatCompletionChunkChoiceDelta
+	switch ev.Type {
+	case RespTextDelta:
+		d.Content = ev.Delta
+	case respRefusalDelta:
+		d.Refusal = ev.Delta
+	case respError:
+		return Event{}, serverError(&ServerError{Code: ev.Code, Message: ev.Message, Param: ev.Param})
+	case respFailed:
+		e := ev.Response.Error
+		return Event{}, serverError(&ServerError{Code: string(e.Code), Message: e.Message})
+	}
+	out := Event{
+		Chunk: &openai.ChatCompletionChunk{
+			Model:   ev.Response.Model,
+			Choices: []openai.ChatCompletionChunkChoice{{Delta: d}},
+		},
+		Orig:     ev,
+		ToolCall: ev.Type == RespArgsDelta || (ev.Type == "response.output_item.added" && ev.Item.Type == "function_call"),
+	}
+	if responseOutput(ev) {
+		out.Outputs = 1
+	}
+	if ev.Type == RespCompleted || ev.Type == RespIncomplete {
+		out.Final = true
+		out.End = responseEnd(ev)
+	}
+	return out, nil
+}
+
+// responseOutput reports whether a Responses event carries generated
+// output: a delta of text, refusal, reasoning or function-call arguments.
+func responseOutput(ev *responses.ResponseStreamEventUnion) bool {
+	switch ev.Type {
+	case RespTextDelta, respRefusalDelta, respReasoningDelta, respSummaryDelta, RespArgsDelta:
+		return ev.Delta != ""
+	}
+	return false
+}
+
+// responseEnd returns what the final event of a response says: its
+// finish reason ("stop" once completed, the reason it is incomplete
+// otherwise, e.g. "max_output_tokens") and its usage.
+func responseEnd(ev *responses.ResponseStreamEventUnion) *End {
+	e := &End{Reason: "stop"}
+	if ev.Type == RespIncomplete {
+		e.Reason = ev.Response.IncompleteDetails.Reason
+	}
+	if u := ev.Response.Usage; ev.Response.JSON.Usage.Valid() {
+		e.HasUsage = true
+		e.Input, e.CachedInput, e.Output = u.InputTokens, u.InputTokensDetails.CachedTokens, u.OutputTokens
+	}
+	return e
+}
+
+func (r response) Fetch(ctx context.Context, client *openai.Client, opts []option.RequestOption) (Event, error, error) {
+	res, err := client.Responses.New(ctx, r.p, opts...)
+	if err != nil {
+		return Event{}, nil, err
+	}
+	c, err := wholeResponseChunk(res)
+	if err != nil {
+		return Event{}, err, nil
+	}
+	return chunkEvent(c, res), nil, nil
+}
+
+// wholeResponseChunk returns the chat view of a whole Responses response:
+// one choice whose delta holds its output text, refusal and function
+// calls, its finish reason ("stop" once completed, else why it is
+// incomplete) and its usage.
+func wholeResponseChunk(res *responses.Response) (*openai.ChatCompletionChunk, error) {
+	c := new(openai.ChatCompletionChunk)
+	if err := json.Unmarshal([]byte(res.RawJSON()), c); err != nil {
+		return nil, err
+	}
+	d := openai.ChatCompletionChunkChoiceDelta{Role: "assistant", Content: res.OutputText()}
+	for _, item := range res.Output {
+		switch item.Type {
+		case "message":
+			for _, part := range item.Content {
+				if part.Type == "refusal" {
+					d.Refusal += part.Refusal
+				}
+			}
+		case "function_call":
+			d.ToolCalls = append(d.ToolCalls, openai.ChatCompletionChunkChoiceDeltaToolCall{
+				Index: int64(len(d.ToolCalls)), ID: item.CallID, Type: "function",
+				Function: openai.ChatCompletionChunkChoiceDeltaToolCallFunction{Name: item.Name, Arguments: item.Arguments.OfString},
+			})
+		}
+	}
+	reason := "stop"
+	if res.Status == responses.ResponseStatusIncomplete {
+		reason = res.IncompleteDetails.Reason
+	}
+	c.Choices = []openai.ChatCompletionChunkChoice{{Delta: d, FinishReason: reason}}
+	// The usage field is the response's (valid when it has one), its
+	// counts those of the Responses API.
+	u := res.Usage
+	c.Usage = openai.CompletionUsage{
+		PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
+		PromptTokensDetails: openai.CompletionUsagePromptTokensDetails{CachedTokens: u.InputTokensDetails.CachedTokens},
+	}
+	return c, nil
+}
