@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 	"runtime"
 	"strings"
@@ -832,16 +831,4 @@ func appendContent(b *strings.Builder, chunks []arrived) {
 			}
 		}
 	}
-}
-
-// isEventStream reports whether a Content-Type is text/event-stream.
-func isEventStream(ct string) bool {
-	mt, _, err := mime.ParseMediaType(ct)
-	return err == nil && mt == "text/event-stream"
-}
-
-// isJSON reports whether ct, a Content-Type, is JSON's.
-func isJSON(ct string) bool {
-	mt, _, err := mime.ParseMediaType(ct)
-	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
 }

@@ -4,19 +4,12 @@ import (
 	"github.com/tokenpace/tokenpace/internal/codec"
 
 	"context"
-	"errors"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-)
-
-// Internal causes with which a call stops an attempt.
-var (
-	errHedgeLost = errors.New("tokenpace: another hedged attempt produced a token first")
-	errCallEnded = errors.New("tokenpace: the call ended")
 )
 
 // call is the source of a Router call. It starts tries (one attempt at one

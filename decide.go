@@ -3,6 +3,7 @@ package tokenpace
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 )
 
@@ -25,6 +26,15 @@ const (
 	// happenedBreachedEnd: a try stopped by a breach ended.
 	happenedBreachedEnd
 )
+
+var happeningNames = [...]string{"nothing", "clean", "broke", "early", "breach", "breached-end"}
+
+func (h happening) String() string {
+	if int(h) < len(happeningNames) {
+		return happeningNames[h]
+	}
+	return "happening(" + strconv.Itoa(int(h)) + ")"
+}
 
 // tryEvent is what a call knows of an event of one of its tries.
 type tryEvent struct {
@@ -105,6 +115,15 @@ const (
 	// for; fall back if admission refuses.
 	decideRetryRoute
 )
+
+var decisionNames = [...]string{"wait", "finish", "canceled", "fallback", "continue", "restart", "retry", "deliver", "retry-route"}
+
+func (d decision) String() string {
+	if int(d) < len(decisionNames) {
+		return decisionNames[d]
+	}
+	return "decision(" + strconv.Itoa(int(d)) + ")"
+}
 
 // decide says what a call does about h in situation s.
 func decide(h happening, s situation) decision {

@@ -105,11 +105,16 @@ func TestEndOutcome(t *testing.T) {
 	}
 }
 
-// Names for the messages of the tests above.
-func (h happening) String() string {
-	return [...]string{"nothing", "clean", "broke", "early", "breach", "breached-end"}[h]
-}
-
-func (d decision) String() string {
-	return [...]string{"wait", "finish", "canceled", "fallback", "continue", "retry", "deliver", "retry-route"}[d]
+// TestEnumNames checks that every happening and decision has its own name,
+// so that a test's message names the value it means.
+func TestEnumNames(t *testing.T) {
+	if got := happenedBreachedEnd.String(); got != "breached-end" {
+		t.Errorf("happenedBreachedEnd.String() = %q, want %q", got, "breached-end")
+	}
+	if got := decideRestart.String(); got != "restart" {
+		t.Errorf("decideRestart.String() = %q, want %q", got, "restart")
+	}
+	if got := decideRetryRoute.String(); got != "retry-route" {
+		t.Errorf("decideRetryRoute.String() = %q, want %q", got, "retry-route")
+	}
 }

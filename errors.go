@@ -127,3 +127,9 @@ func (e *SkipError) Error() string {
 
 // Unwrap returns the cause.
 func (e *SkipError) Unwrap() error { return e.Err }
+
+// Internal causes with which a call stops an attempt.
+var (
+	errHedgeLost = errors.New("tokenpace: another hedged attempt produced a token first")
+	errCallEnded = errors.New("tokenpace: the call ended")
+)

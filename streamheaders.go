@@ -1,6 +1,10 @@
 package tokenpace
 
-import "net/http"
+import (
+	"mime"
+	"net/http"
+	"strings"
+)
 
 // StreamHeaders are the response headers that decide whether a stream
 // reaches the caller token by token through proxies, as the answering HTTP
@@ -36,4 +40,16 @@ func streamHeaders(h http.Header) StreamHeaders {
 		CacheControl:   get("Cache-Control"),
 		AccelBuffering: get("X-Accel-Buffering"),
 	}
+}
+
+// isEventStream reports whether a Content-Type is text/event-stream.
+func isEventStream(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "text/event-stream"
+}
+
+// isJSON reports whether ct, a Content-Type, is JSON's.
+func isJSON(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
 }
