@@ -1,8 +1,6 @@
 package tokenpace
 
 import (
-	"github.com/tokenpace/tokenpace/internal/codec"
-
 	"context"
 	"slices"
 	"time"
@@ -43,33 +41,6 @@ type Client struct {
 // by opts.
 func NewClient(oc openai.Client, opts ...Option) *Client {
 	return &Client{oc: oc, cfg: newConfig(opts)}
-}
-
-// NewStreaming starts a streaming chat completion, as
-// client.Chat.Completions.NewStreaming does, and times it. It returns once
-// the response headers arrived or the request failed (then Err reports why
-// and Next returns false).
-//
-// Unless params set stream_options.include_usage, it is turned on, so that
-// Timing counts tokens as the server does.
-func (c *Client) NewStreaming(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) *Stream {
-	start := time.Now()
-	spec := attemptSpec{client: &c.oc, name: c.cfg.name, req: codec.Chat(params, true), opts: opts, cfg: &c.cfg, start: start}
-	a := callAttempt(ctx, spec, hookEvents(ctx, c.cfg.hooksFor(ctx)))
-	return newStream(attemptSource{a})
-}
-
-// NewCompletionStreaming starts a streaming completion, as
-// client.Completions.NewStreaming does (fill-in-the-middle too, with
-// params.Suffix), and times it exactly as NewStreaming times a chat
-// completion: a token is an event whose choices carry text, TTFT runs to
-// the first one, and the token counts come from the usage of the final
-// event. Unless params set stream_options.include_usage, it is turned on.
-func (c *Client) NewCompletionStreaming(ctx context.Context, params openai.CompletionNewParams, opts ...option.RequestOption) *CompletionStream {
-	start := time.Now()
-	spec := attemptSpec{client: &c.oc, name: c.cfg.name, req: codec.Completion(params, true), opts: opts, cfg: &c.cfg, start: start}
-	a := callAttempt(ctx, spec, hookEvents(ctx, c.cfg.hooksFor(ctx)))
-	return &CompletionStream{newStream(attemptSource{a})}
 }
 
 // hookEvents reports an attempt's events to h.

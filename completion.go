@@ -1,6 +1,8 @@
 package tokenpace
 
 import (
+	"time"
+
 	"github.com/tokenpace/tokenpace/internal/codec"
 
 	"context"
@@ -47,6 +49,19 @@ func (s *CompletionStream) Text() string {
 		return acc.Choices[0].Message.Content
 	}
 	return ""
+}
+
+// NewCompletionStreaming starts a streaming completion, as
+// client.Completions.NewStreaming does (fill-in-the-middle too, with
+// params.Suffix), and times it exactly as NewStreaming times a chat
+// completion: a token is an event whose choices carry text, TTFT runs to
+// the first one, and the token counts come from the usage of the final
+// event. Unless params set stream_options.include_usage, it is turned on.
+func (c *Client) NewCompletionStreaming(ctx context.Context, params openai.CompletionNewParams, opts ...option.RequestOption) *CompletionStream {
+	start := time.Now()
+	spec := attemptSpec{client: &c.oc, name: c.cfg.name, req: codec.Completion(params, true), opts: opts, cfg: &c.cfg, start: start}
+	a := callAttempt(ctx, spec, hookEvents(ctx, c.cfg.hooksFor(ctx)))
+	return &CompletionStream{newStream(attemptSource{a})}
 }
 
 // NewCompletionStreaming starts a streaming completion, as

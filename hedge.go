@@ -2,30 +2,6 @@ package tokenpace
 
 import "time"
 
-// Hedge configures hedged requests: when the running attempt has not
-// produced its first token after a delay (counted from its start: after a
-// fallback, from the fallback's), the next route starts in parallel; the
-// first to produce an output token wins and the others are cancelled at
-// once, their tokens never reaching the caller.
-type Hedge struct {
-	// After is the fixed delay before hedging; zero means no fixed delay.
-	After time.Duration
-	// Percentile, if in (0, 1], sets the delay to that quantile of the
-	// TTFTs observed recently at the first route (0.95 for p95) once it
-	// has MinSamples of them; until then After applies. Zero means After
-	// only.
-	Percentile float64
-	// MinSamples is how many TTFTs the percentile needs; zero means 20.
-	MinSamples int
-	// Max is how many hedged attempts may start; zero means 1.
-	Max int
-}
-
-func (h Hedge) enabled() bool { return h.After > 0 || h.Percentile > 0 }
-
-// defaultHedgeSamples is Hedge.MinSamples when it is zero.
-const defaultHedgeSamples = 20
-
 // armHedge sets the hedge timer after the call's first try started.
 // c.mu is held.
 func (c *call) armHedge() {

@@ -1,6 +1,9 @@
 package tokenpace
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Policy says what a Router does when a route is slow, failing or wrong.
 // Its zero value sends every call to the first route whose breaker is
@@ -73,3 +76,27 @@ type callPolicyKey struct{}
 func ContextWithCallPolicy(ctx context.Context, p CallPolicy) context.Context {
 	return context.WithValue(ctx, callPolicyKey{}, p)
 }
+
+// Hedge configures hedged requests: when the running attempt has not
+// produced its first token after a delay (counted from its start: after a
+// fallback, from the fallback's), the next route starts in parallel; the
+// first to produce an output token wins and the others are cancelled at
+// once, their tokens never reaching the caller.
+type Hedge struct {
+	// After is the fixed delay before hedging; zero means no fixed delay.
+	After time.Duration
+	// Percentile, if in (0, 1], sets the delay to that quantile of the
+	// TTFTs observed recently at the first route (0.95 for p95) once it
+	// has MinSamples of them; until then After applies. Zero means After
+	// only.
+	Percentile float64
+	// MinSamples is how many TTFTs the percentile needs; zero means 20.
+	MinSamples int
+	// Max is how many hedged attempts may start; zero means 1.
+	Max int
+}
+
+func (h Hedge) enabled() bool { return h.After > 0 || h.Percentile > 0 }
+
+// defaultHedgeSamples is Hedge.MinSamples when it is zero.
+const defaultHedgeSamples = 20

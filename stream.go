@@ -204,3 +204,40 @@ type attemptSource struct{ a *attempt }
 func (s attemptSource) take(buf []arrived) ([]arrived, error) { return s.a.take(buf) }
 func (s attemptSource) timing() *Timing                       { return s.a.timing() }
 func (s attemptSource) close()                                { s.a.stop(ErrStreamClosed) }
+
+// restarter is a source that can restart its output.
+type restarter interface{ restarted() bool }
+
+// Restarted reports whether the chunk Current returns is the first of a
+// restarted output: the Router dropped the output before it, and
+// Accumulated starts over from this chunk. It is always false for a
+// Client's stream.
+//
+// A Router restarts a call whose stream breaks (stall, MinTPS, reset…)
+// after it handed the caller a tool-call delta, when Policy.Continue is
+// set: a continuation carries text only, and an assistant message cannot
+// hold half a call. The next route is sent the original request
+// (AttemptRestart in Timing.Attempts) and its output replaces the
+// caller's, so the accumulated tool calls are whole and appear once; a
+// caller that rebuilds calls from the deltas drops what it built when
+// Restarted is true. The caller's figures stay its own: TTFT to the
+// first token it read, E2E to the end it saw, Chunks and OutputTokens
+// over every output chunk it read. Without Continue, with FailFast, or
+// with no route left, the call ends with the error instead, and a stream
+// whose Err is not nil may hold incomplete tool calls that must not be
+// run.
+func (s *Stream) Restarted() bool {
+	if s.ended.Load() || s.pos != 0 || len(s.batch) == 0 {
+		return false
+	}
+	r, ok := s.src.(restarter)
+	return ok && r.restarted()
+}
+
+// noteRestart starts the accumulated completion over at the first chunk
+// of a restarted output; Next calls it before it accumulates a chunk.
+func (s *Stream) noteRestart() {
+	if s.pos == 0 && s.Restarted() {
+		s.acc = openai.ChatCompletionAccumulator{}
+	}
+}

@@ -4,48 +4,11 @@ import (
 	"github.com/tokenpace/tokenpace/internal/codec"
 
 	"context"
-	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 )
-
-// callWhole makes a non-streaming call (chat, completion or response, as
-// the spec says) and ends the attempt: the whole response arrives as one
-// chunk when its last byte did, so a TTFT budget bounds the time to the
-// whole response.
-func (a *attempt) callWhole(opts []option.RequestOption) {
-	var ev codec.Event
-	var refused, err error
-	what := "middleware"
-	if perr := guard(a.spec.name, &what, func() { ev, refused, err = a.spec.req.Fetch(a.ctx, a.spec.client, opts) }); perr != nil {
-		a.end(perr, time.Now())
-		return
-	}
-	at := a.x.lastRead()
-	if at.IsZero() {
-		at = time.Now()
-	}
-	if err != nil {
-		if res, _ := a.x.response(); res != nil && res.StatusCode < 300 && !isJSON(res.Header.Get("Content-Type")) {
-			// An answer, but not the API's: an HTML page of a proxy, say.
-			a.end(a.failure(KindContentType, res.Header.Get("Content-Type"), nil), time.Now())
-			return
-		}
-		a.end(a.requestFailure(err), time.Now())
-		return
-	}
-	if refused != nil {
-		a.end(a.failure(KindMalformed, "", refused), at)
-		return
-	}
-	err = a.deliver(arrived{Event: ev, at: at, size: wholeSize(ev)})
-	if oerr := a.outputEnd(at); err == nil {
-		err = oerr
-	}
-	a.end(err, at)
-}
 
 // New makes a non-streaming chat completion, as
 // client.Chat.Completions.New does, under the Router's policies; NewTimed
@@ -127,12 +90,4 @@ func runWhole[R any](c *call) (*R, *Timing, error) {
 		return nil, t, &StreamError{Kind: KindTruncated, Target: t.Target, Detail: "no response reached the caller"}
 	}
 	return r, t, nil
-}
-
-// wholeSize returns the bytes of a whole response's JSON.
-func wholeSize(ev codec.Event) int {
-	if r, ok := ev.Orig.(interface{ RawJSON() string }); ok {
-		return len(r.RawJSON())
-	}
-	return 0
 }
