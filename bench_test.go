@@ -17,6 +17,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/metrics"
 	"github.com/tokenpace/tokenpace/simulate"
 )
 
@@ -388,7 +389,7 @@ func BenchmarkAccuracy(b *testing.B) {
 					name string
 					d    []time.Duration
 				}{{"ttft", ttftErr}, {"itl", itlErr}} {
-					st := tokenpace.Summarize(slices.Clone(m.d))
+					st := metrics.DistOf(slices.Clone(m.d))
 					b.ReportMetric(us(st.P50), m.name+"-err-p50-µs")
 					b.ReportMetric(us(st.P99), m.name+"-err-p99-µs")
 					b.ReportMetric(us(st.Max), m.name+"-err-max-µs")
@@ -504,7 +505,7 @@ func BenchmarkArrivalLag(b *testing.B) {
 				}
 				wg.Wait()
 			}
-			st := tokenpace.Summarize(lags)
+			st := metrics.DistOf(lags)
 			b.ReportMetric(us(st.P50), "lag-p50-µs")
 			b.ReportMetric(us(st.P99), "lag-p99-µs")
 			b.ReportMetric(us(st.Max), "lag-max-µs")

@@ -57,8 +57,9 @@
 // says little.
 //
 // ITL is the gap between consecutive output-bearing chunks (Timing.ITL,
-// Timing.ITLStats); decode is memory-bound, so a 70B model at 4 bits on
-// 1000 GB/s takes at least 35 ms a token. TPOT is (E2E − TTFT) /
+// Timing.MaxGap; metrics.DistOf for its percentiles); decode is
+// memory-bound, so a 70B model at 4 bits on 1000 GB/s takes at least
+// 35 ms a token. TPOT is (E2E − TTFT) /
 // (tokens − 1) with the server's own token count, TPS its inverse. A chunk
 // may carry several tokens: ITL is per chunk, TPOT per token.
 //

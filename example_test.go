@@ -80,18 +80,17 @@ func ExampleTiming() {
 		End:          at(335),
 		OutputTokens: 9, // from the usage chunk: some chunks held two tokens
 	}
-	st := t.ITLStats()
 	fmt.Println("queue:", t.Queue())
 	fmt.Println("TTFB:", t.TTFB())
 	fmt.Println("TTFT:", t.TTFT(), "user TTFT:", t.UserTTFT())
-	fmt.Println("ITL:", t.ITL(), "p50:", st.P50, "max:", st.Max)
+	fmt.Println("ITL:", t.ITL(), "max gap:", t.MaxGap())
 	fmt.Println("TPOT:", t.TPOT(), fmt.Sprintf("TPS: %.1f", t.TPS()))
 	fmt.Println("E2E:", t.E2E())
 	// Output:
 	// queue: 5ms
 	// TTFB: 40ms
 	// TTFT: 180ms user TTFT: 185ms
-	// ITL: [30ms 30ms 60ms 30ms] p50: 30ms max: 60ms
+	// ITL: [30ms 30ms 60ms 30ms] max gap: 60ms
 	// TPOT: 18.75ms TPS: 53.3
 	// E2E: 335ms
 }

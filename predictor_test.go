@@ -12,6 +12,7 @@ import (
 	"github.com/openai/openai-go/v3"
 
 	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/metrics"
 	"github.com/tokenpace/tokenpace/simulate"
 )
 
@@ -41,7 +42,7 @@ func TestPredictTTFT(t *testing.T) {
 			t.Errorf("PredictTTFT(big, 1000) = %v, %v, want %v, true", got, ok, want)
 		}
 		p90, ok := r.TTFTPercentile("big", 0.9)
-		if want := tokenpace.Summarize(ttfts).P90; !ok || p90 != want {
+		if want := metrics.DistOf(ttfts).P90; !ok || p90 != want {
 			t.Errorf("TTFTPercentile(big, 0.9) = %v, %v, want %v, true", p90, ok, want)
 		}
 		if _, ok := r.TTFTPercentile("nope", 0.9); ok {

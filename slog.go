@@ -3,6 +3,8 @@ package tokenpace
 import (
 	"context"
 	"log/slog"
+	"slices"
+	"time"
 )
 
 // LogHooks returns Hooks that log each request's final Timing to l (or
@@ -22,7 +24,7 @@ func LogHooks(l *slog.Logger) Hooks {
 		if !logger.Enabled(ctx, level) {
 			return
 		}
-		itl := t.ITLStats()
+		itl := slices.Sorted(slices.Values(t.ITL()))
 		attrs := []slog.Attr{
 			slog.String("target", t.Target),
 			slog.String("model", t.Model),
@@ -31,9 +33,9 @@ func LogHooks(l *slog.Logger) Hooks {
 			slog.Duration("queue", t.Queue()),
 			slog.Duration("ttfb", t.TTFB()),
 			slog.Duration("ttft", t.TTFT()),
-			slog.Duration("itl_p50", itl.P50),
-			slog.Duration("itl_p99", itl.P99),
-			slog.Duration("itl_max", itl.Max),
+			slog.Duration("itl_p50", quantile(itl, 0.50)),
+			slog.Duration("itl_p99", quantile(itl, 0.99)),
+			slog.Duration("itl_max", quantile(itl, 1)),
 			slog.Duration("tpot", t.TPOT()),
 			slog.Duration("e2e", t.E2E()),
 			slog.Int("prompt_tokens", t.PromptTokens),
@@ -47,4 +49,13 @@ func LogHooks(l *slog.Logger) Hooks {
 		}
 		logger.LogAttrs(ctx, level, "tokenpace: request done", attrs...)
 	}}
+}
+
+// quantile returns the nearest-rank q-quantile of sorted, 0 when it is
+// empty.
+func quantile(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return nearestRank(sorted, q)
 }

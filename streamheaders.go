@@ -26,9 +26,6 @@ type StreamHeaders struct {
 // maxHeaderValue bounds each value StreamHeaders keeps.
 const maxHeaderValue = 256
 
-// EventStream reports whether ContentType is text/event-stream.
-func (h StreamHeaders) EventStream() bool { return isEventStream(h.ContentType) }
-
 // streamHeaders picks the StreamHeaders out of h.
 func streamHeaders(h http.Header) StreamHeaders {
 	get := func(k string) string {

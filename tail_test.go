@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/metrics"
 	"github.com/tokenpace/tokenpace/simulate"
 )
 
@@ -30,7 +31,7 @@ func voiceBotTTFT(slowEvery int) *simulate.Fixed {
 // tailResult is one row of the tail-at-scale table.
 type tailResult struct {
 	name     string
-	stats    tokenpace.DurationStats
+	stats    metrics.Dist
 	p95      time.Duration
 	requests int             // requests sent, over all attempts
 	ttfts    []time.Duration // sorted
@@ -66,7 +67,7 @@ func runVoiceBot(t *testing.T, name string, n int, p tokenpace.Policy, replica b
 				}
 			}
 		}
-		res = tailResult{name: name, stats: tokenpace.Summarize(ttfts), requests: sent, ttfts: ttfts}
+		res = tailResult{name: name, stats: metrics.DistOf(ttfts), requests: sent, ttfts: ttfts}
 		res.p95 = rank(ttfts, 0.95) // Summarize sorted ttfts
 	})
 	return res

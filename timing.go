@@ -242,34 +242,6 @@ func (t *Timing) TPS() float64 {
 // within the SLO, whatever breaches were recovered from behind them.
 func (t *Timing) OK() bool { return t.Err == nil && len(t.Breaches) == 0 }
 
-// DurationStats summarises a set of durations.
-type DurationStats struct {
-	// N is the number of durations.
-	N int
-	// Min, Mean, P50, P90, P99 and Max are their minimum, mean,
-	// nearest-rank percentiles and maximum; zero when N is 0.
-	Min, Mean, P50, P90, P99, Max time.Duration
-}
-
-// ITLStats summarises ITL (min, mean, nearest-rank p50/p90/p99, max).
-func (t *Timing) ITLStats() DurationStats { return Summarize(t.ITL()) }
-
-// Summarize computes DurationStats over d, which it sorts in place.
-func Summarize(d []time.Duration) DurationStats {
-	if len(d) == 0 {
-		return DurationStats{}
-	}
-	slices.Sort(d)
-	var sum time.Duration
-	for _, v := range d {
-		sum += v
-	}
-	return DurationStats{
-		N: len(d), Min: d[0], Max: d[len(d)-1], Mean: sum / time.Duration(len(d)),
-		P50: nearestRank(d, 0.50), P90: nearestRank(d, 0.90), P99: nearestRank(d, 0.99),
-	}
-}
-
 // nearestRank returns the nearest-rank q-quantile (0 < q ≤ 1) of sorted,
 // which must not be empty.
 func nearestRank(sorted []time.Duration, q float64) time.Duration {

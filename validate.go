@@ -1,7 +1,6 @@
 package tokenpace
 
 import (
-	"encoding/json"
 	"errors"
 )
 
@@ -15,14 +14,6 @@ var ErrInvalidOutput = errors.New("tokenpace: output rejected by the validator")
 // counts only validated outputs. It runs on the goroutine that reads the
 // response and should be quick.
 type Validator func(text string) error
-
-// ValidJSON is a Validator that accepts text that parses as JSON.
-func ValidJSON(text string) error {
-	if !json.Valid([]byte(text)) {
-		return errors.New("not valid JSON")
-	}
-	return nil
-}
 
 // ValidationError reports that a validator rejected a target's output.
 // errors.Is matches ErrInvalidOutput; Unwrap reaches the validator's error

@@ -2,6 +2,7 @@ package tokenpace_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"testing"
@@ -37,7 +38,7 @@ func validateSim() []simulate.Option {
 // against the target's breaker.
 func TestValidatorRejects(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := router(t, tokenpace.Policy{Validator: tokenpace.ValidJSON, Breaker: tokenpace.BreakerSettings{Failures: 1}},
+		r := router(t, tokenpace.Policy{Validator: validJSON, Breaker: tokenpace.BreakerSettings{Failures: 1}},
 			validateSim(), route("small"), route("big"))
 		s := r.NewStreaming(context.Background(), chat("small", 10))
 		if text, want := readAll(t, s), `{"answer": 4`; text != want {
@@ -65,7 +66,7 @@ func TestValidatorRejects(t *testing.T) {
 // validated output does.
 func TestValidatorRetries(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := router(t, tokenpace.Policy{Validator: tokenpace.ValidJSON, RetryInvalid: true},
+		r := router(t, tokenpace.Policy{Validator: validJSON, RetryInvalid: true},
 			validateSim(), route("small"), route("big"))
 		s := r.NewStreaming(context.Background(), chat("small", 10))
 		if text, want := readAll(t, s), `{"answer": 42}`; text != want {
@@ -92,7 +93,7 @@ func TestValidatorRetries(t *testing.T) {
 func TestCallValidator(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := router(t, tokenpace.Policy{}, validateSim(), route("small"))
-		ctx := tokenpace.ContextWithCallPolicy(context.Background(), tokenpace.CallPolicy{Validator: tokenpace.ValidJSON})
+		ctx := tokenpace.ContextWithCallPolicy(context.Background(), tokenpace.CallPolicy{Validator: validJSON})
 		s := r.NewStreaming(ctx, chat("small", 10))
 		readAll(t, s)
 		if !errors.Is(s.Err(), tokenpace.ErrInvalidOutput) {
@@ -106,13 +107,10 @@ func TestCallValidator(t *testing.T) {
 	})
 }
 
-func TestValidJSON(t *testing.T) {
-	for _, tc := range []struct {
-		in string
-		ok bool
-	}{{`{"a":1}`, true}, {`[1, 2]`, true}, {`{"a":`, false}, {``, false}} {
-		if err := tokenpace.ValidJSON(tc.in); (err == nil) != tc.ok {
-			t.Errorf("ValidJSON(%q) = %v, want ok %v", tc.in, err, tc.ok)
-		}
+// validJSON is a Validator that accepts text that parses as JSON.
+func validJSON(text string) error {
+	if !json.Valid([]byte(text)) {
+		return errors.New("not valid JSON")
 	}
+	return nil
 }

@@ -2,6 +2,8 @@ package metrics
 
 import (
 	"encoding/json"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -57,6 +59,29 @@ type Dist struct {
 	Count int64
 	// Mean, percentiles and maximum of the samples.
 	Mean, P50, P90, P95, P99, P999, Max time.Duration
+}
+
+// DistOf summarises d exactly: nearest-rank percentiles, no histogram. It
+// sorts d in place. Use it for durations measured outside a Recorder (a
+// client's own queue, a test's samples).
+func DistOf(d []time.Duration) Dist {
+	if len(d) == 0 {
+		return Dist{}
+	}
+	slices.Sort(d)
+	var sum time.Duration
+	for _, v := range d {
+		sum += v
+	}
+	rank := func(q float64) time.Duration {
+		i := int(math.Ceil(q*float64(len(d)))) - 1
+		return d[min(max(i, 0), len(d)-1)]
+	}
+	return Dist{
+		Count: int64(len(d)), Mean: sum / time.Duration(len(d)),
+		P50: rank(0.50), P90: rank(0.90), P95: rank(0.95), P99: rank(0.99), P999: rank(0.999),
+		Max: d[len(d)-1],
+	}
 }
 
 // MarshalJSON renders d in milliseconds:

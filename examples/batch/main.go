@@ -183,7 +183,7 @@ func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) (*r
 		t.Requests, res.wall.Seconds(), float64(t.Completed)/res.wall.Seconds(), float64(t.OutputTokens)/res.wall.Seconds(), t.Failed)
 	fmt.Fprintf(w, "goodput: %.1f docs/s (%d of %d done within %v)\n",
 		float64(t.Good)/res.wall.Seconds(), t.Good, t.Requests, cfg.deadline)
-	q := tokenpace.Summarize(res.queue)
+	q := metrics.DistOf(res.queue)
 	fmt.Fprintf(w, "client-side wait before sending (rate limiter, scheduling): p50 %s, p99 %s, max %s\n", ms(q.P50), ms(q.P99), ms(q.Max))
 	if err := ctx.Err(); err != nil {
 		return res, err
