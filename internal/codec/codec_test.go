@@ -1,0 +1,151 @@
+package codec
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
+)
+
+// TestDecode checks what each API's events decode to: the chat view's
+// output count, the end, and the refusals with their kind.
+func TestDecode(t *testing.T) {
+	chatN2 := Chat(openai.ChatCompletionNewParams{N: openai.Int(2)}, true)
+	tests := []struct {
+		name     string
+		req      Request
+		data     string
+		outputs  int
+		final    bool
+		toolCall bool
+		usage    int64 // completion tokens, when the event has usage
+		// The refusal, if any: a server error (its message), an event
+		// over a bound, or a malformed one.
+		server   string
+		tooLarge bool
+		bad      bool
+	}{
+		{name: "chat content", req: Chat(openai.ChatCompletionNewParams{}, true),
+			data: `{"choices":[{"index":0,"delta":{"content":"hi"}}]}`, outputs: 1},
+		{name: "chat role only", req: Chat(openai.ChatCompletionNewParams{}, true),
+			data: `{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}`},
+		{name: "chat reasoning", req: Chat(openai.ChatCompletionNewParams{}, true),
+			data: `{"choices":[{"index":0,"delta":{"reasoning_content":"hmm"}}]}`, outputs: 1},
+		{name: "chat tool call", req: Chat(openai.ChatCompletionNewParams{}, true),
+			data: `{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f"}}]}}]}`, outputs: 1, toolCall: true},
+		{name: "chat usage", req: Chat(openai.ChatCompletionNewParams{}, true),
+			data: `{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":7,"total_tokens":10}}`, usage: 7},
+		{name: "chat two choices of n=2", req: chatN2,
+			data: `{"choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{"content":"b"}}]}`, outputs: 2},
+		{name: "chat error field", req: Chat(openai.ChatCompletionNewParams{}, true),
+			data: `{"error":{"message":"overloaded","type":"server_error"}}`, server: "overloaded"},
+		{name: "chat error string", req: Chat(openai.ChatCompletionNewParams{}, true),
+			data: `{"error":"model not loaded"}`, server: "model not loaded"},
+		{name: "chat object error", req: Chat(openai.ChatCompletionNewParams{}, true),
+			data: `{"object":"error","message":"context too long","type":"BadRequestError"}`, server: "context too long"},
+		{name: "chat index past n", req: Chat(openai.ChatCompletionNewParams{}, true),
+			data: `{"choices":[{"index":1,"delta":{"content":"a"}}]}`, bad: true},
+		{name: "chat more choices than n", req: Chat(openai.ChatCompletionNewParams{}, true),
+			data: `{"choices":[{"index":0,"delta":{}},{"index":0,"delta":{}}]}`, tooLarge: true},
+		{name: "chat tool call index", req: Chat(openai.ChatCompletionNewParams{}, true),
+			data: `{"choices":[{"index":0,"delta":{"tool_calls":[{"index":500}]}}]}`, bad: true},
+		{name: "chat not JSON", req: Chat(openai.ChatCompletionNewParams{}, true), data: `{"choices":`, bad: true},
+		{name: "completion text", req: Completion(openai.CompletionNewParams{}, true),
+			data: `{"choices":[{"index":0,"text":"x","finish_reason":""}]}`, outputs: 1},
+		{name: "completion usage", req: Completion(openai.CompletionNewParams{}, true),
+			data: `{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":5,"total_tokens":8}}`, usage: 5},
+		{name: "completion error", req: Completion(openai.CompletionNewParams{}, true),
+			data: `{"error":{"message":"boom"}}`, server: "boom"},
+		{name: "response text", req: Response(responses.ResponseNewParams{}),
+			data: `{"type":"response.output_text.delta","delta":"hi"}`, outputs: 1},
+		{name: "response arguments", req: Response(responses.ResponseNewParams{}),
+			data: `{"type":"response.function_call_arguments.delta","delta":"{"}`, outputs: 1, toolCall: true},
+		{name: "response completed", req: Response(responses.ResponseNewParams{}),
+			data: `{"type":"response.completed","response":{"usage":{"input_tokens":2,"output_tokens":4}}}`, final: true},
+		{name: "response error", req: Response(responses.ResponseNewParams{}),
+			data: `{"type":"error","code":"rate_limit","message":"slow down"}`, server: "slow down"},
+		{name: "response failed", req: Response(responses.ResponseNewParams{}),
+			data: `{"type":"response.failed","response":{"error":{"code":"server_error","message":"died"}}}`, server: "died"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ev, err := tt.req.Decode([]byte(tt.data))
+			var ce *Error
+			refused := tt.server != "" || tt.tooLarge || tt.bad
+			if (err != nil) != refused || (err != nil && !errors.As(err, &ce)) {
+				t.Fatalf("Decode(%s) error = %v, want refused %v as an *Error", tt.data, err, refused)
+			}
+			if refused {
+				switch {
+				case tt.server != "":
+					var into openai.Error
+					if ce.Server == nil || ce.Server.Fill(&into) != nil || into.Message != tt.server {
+						t.Errorf("Decode(%s) server error = %+v (message %q), want message %q", tt.data, ce.Server, into.Message, tt.server)
+					}
+				case ce.TooLarge != tt.tooLarge || ce.Server != nil:
+					t.Errorf("Decode(%s) = %+v, want TooLarge %v", tt.data, ce, tt.tooLarge)
+				}
+				return
+			}
+			if ev.Outputs != tt.outputs || ev.Final != tt.final || ev.ToolCall != tt.toolCall {
+				t.Errorf("Decode(%s) = outputs %d final %v tool call %v, want %d %v %v", tt.data, ev.Outputs, ev.Final, ev.ToolCall, tt.outputs, tt.final, tt.toolCall)
+			}
+			if got := ev.Usage.CompletionTokens; ev.HasUsage != (tt.usage > 0) || got != tt.usage {
+				t.Errorf("Decode(%s) usage = %d (has %v), want %d", tt.data, got, ev.HasUsage, tt.usage)
+			}
+			if tt.final && (ev.End == nil || ev.End.Reason != "stop" || ev.End.Output != 4) {
+				t.Errorf("Decode(%s) end = %+v, want stop with 4 output tokens", tt.data, ev.End)
+			}
+		})
+	}
+}
+
+// TestCost checks the bound on JSON objects: an event over it is refused
+// before it is decoded, braces inside strings do not count once the event
+// is scanned, and the cost of an event grows with its objects.
+func TestCost(t *testing.T) {
+	chat := Chat(openai.ChatCompletionNewParams{}, true)
+	many := `{"choices":[` + strings.Repeat(`{},`, maxChunkObjects) + `{}]}`
+	if _, err := Cost(chat, []byte(many)); err == nil {
+		t.Errorf("Cost(%d objects) = nil error, want TooLarge", maxChunkObjects+2)
+	}
+	// The same objects are fine for a Responses event, whose final event
+	// holds the whole output.
+	if _, err := Cost(Response(responses.ResponseNewParams{}), []byte(many)); err != nil {
+		t.Errorf("Cost(Responses, %d objects) = %v, want nil", maxChunkObjects+2, err)
+	}
+	braces := `{"choices":[{"delta":{"content":"` + strings.Repeat("{", 2*maxChunkObjects) + `"}}]}`
+	if _, err := Cost(chat, []byte(braces)); err != nil {
+		t.Errorf("Cost(braces in a string) = %v, want nil", err)
+	}
+	small, _ := Cost(chat, []byte(`{"a":{}}`))
+	big, _ := Cost(chat, []byte(`{"a":{"b":{"c":{}}}}`))
+	if big <= small {
+		t.Errorf("Cost of 4 objects = %d, of 2 = %d, want more", big, small)
+	}
+}
+
+// TestFor checks what a continuation sends in each API.
+func TestFor(t *testing.T) {
+	cont := &Continuation{Text: "The answer", Delivered: 3, Prompt: "go on"}
+	chat := Chat(openai.ChatCompletionNewParams{Model: "a", MaxTokens: openai.Int(10),
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("q")}}, true).For("b", cont)
+	if v := chat.View(); v.Model != "b" || len(v.Messages) != 3 || v.MaxTokens.Value != 7 {
+		t.Errorf("chat For = model %q, %d messages, max_tokens %d; want b, 3, 7", v.Model, len(v.Messages), v.MaxTokens.Value)
+	}
+	comp := Completion(openai.CompletionNewParams{Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String("Q: ")},
+		MaxTokens: openai.Int(10)}, true).For("b", cont).(completion)
+	if got := comp.p.Prompt.OfString.Value; got != "Q: The answer" || comp.p.MaxTokens.Value != 7 || comp.Model() != "b" {
+		t.Errorf("completion For = prompt %q, max_tokens %d, model %q; want %q, 7, b", got, comp.p.MaxTokens.Value, comp.Model(), "Q: The answer")
+	}
+	if Completion(openai.CompletionNewParams{}, true).CanContinue() {
+		t.Errorf("Completion without a string prompt: CanContinue() = true, want false")
+	}
+	resp := Response(responses.ResponseNewParams{Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("q")},
+		MaxOutputTokens: openai.Int(10)}).For("b", cont).(response)
+	if n := len(resp.p.Input.OfInputItemList); n != 3 || resp.p.MaxOutputTokens.Value != 7 {
+		t.Errorf("response For = %d input items, max_output_tokens %d; want 3, 7", n, resp.p.MaxOutputTokens.Value)
+	}
+}
