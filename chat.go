@@ -16,11 +16,11 @@ import (
 //
 // Unless params set stream_options.include_usage, it is turned on, so that
 // Timing counts tokens as the server does.
-func (c *Client) NewStreaming(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) *Stream {
+func (c *Client) NewStreaming(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) *Stream[openai.ChatCompletionChunk] {
 	start := time.Now()
 	spec := attemptSpec{client: &c.oc, name: c.cfg.name, req: codec.Chat(params, true), opts: opts, cfg: &c.cfg, start: start}
 	a := callAttempt(ctx, spec, hookEvents(ctx, c.cfg.hooksFor(ctx)))
-	return newStream(attemptSource{a})
+	return newStream[openai.ChatCompletionChunk](attemptSource{a})
 }
 
 // NewStreaming starts a streaming chat completion along the Router's
@@ -60,8 +60,8 @@ func (c *Client) NewStreaming(ctx context.Context, params openai.ChatCompletionN
 // tells the caller on the first chunk of the new output, from which
 // Accumulated starts over. Otherwise it ends with its error, and its tool
 // calls may be incomplete. See Stream.Restarted.
-func (r *Router) NewStreaming(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) *Stream {
+func (r *Router) NewStreaming(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) *Stream[openai.ChatCompletionChunk] {
 	c := newCall(ctx, r, codec.Chat(params, true), opts)
 	c.begin()
-	return newStream(c)
+	return newStream[openai.ChatCompletionChunk](c)
 }

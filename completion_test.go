@@ -24,7 +24,7 @@ func fim(model, prompt, suffix string) openai.CompletionNewParams {
 
 // readCompletion reads s to its end and returns the text of the first
 // choice of its events and their arrival offsets from start.
-func readCompletion(s *tokenpace.CompletionStream, start time.Time) (string, []time.Duration) {
+func readCompletion(s *tokenpace.Stream[openai.Completion], start time.Time) (string, []time.Duration) {
 	var text string
 	var at []time.Duration
 	for s.Next() {

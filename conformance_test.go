@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/tokenpace/tokenpace"
 )
@@ -82,7 +83,7 @@ type read struct {
 }
 
 // readChat reads a chat stream to its end.
-func readChat(s *tokenpace.Stream) read {
+func readChat(s *tokenpace.Stream[openai.ChatCompletionChunk]) read {
 	var r read
 	var text, reasoning strings.Builder
 	for s.Next() {
@@ -109,7 +110,7 @@ func readChat(s *tokenpace.Stream) read {
 }
 
 // readCompletionStream reads a completions stream to its end.
-func readCompletionStream(s *tokenpace.CompletionStream) read {
+func readCompletionStream(s *tokenpace.Stream[openai.Completion]) read {
 	var r read
 	var text strings.Builder
 	for s.Next() {
@@ -125,7 +126,7 @@ func readCompletionStream(s *tokenpace.CompletionStream) read {
 }
 
 // readResponseStream reads a Responses stream to its end.
-func readResponseStream(s *tokenpace.ResponseStream) read {
+func readResponseStream(s *tokenpace.Stream[responses.ResponseStreamEventUnion]) read {
 	var r read
 	var text, reasoning strings.Builder
 	for s.Next() {

@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/openai/openai-go/v3"
 	"github.com/tokenpace/tokenpace"
 	"github.com/tokenpace/tokenpace/simulate"
 )
@@ -30,7 +31,7 @@ func TestDrainedWithoutClose(t *testing.T) {
 				}}
 				sopts := []simulate.Option{simulate.WithModel("m", &simulate.Fixed{TTFT: 10 * msec, ITL: 1 * msec}), replyWords(20)}
 				c := simClient(t, sopts, tokenpace.WithHooks(h))
-				var s *tokenpace.Stream
+				var s *tokenpace.Stream[openai.ChatCompletionChunk]
 				if via == "client" {
 					s = c.NewStreaming(context.Background(), chat("m", 20))
 				} else {

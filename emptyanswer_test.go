@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 
@@ -84,7 +85,7 @@ const emptyStream = `data: {"id":"c1","object":"chat.completion.chunk","created"
 func TestRouterStreamEmptyAnswer(t *testing.T) {
 	sse := emptyStream
 	tp, r := oneRoute(t)
-	read := func(s *tokenpace.Stream) (reasons []string, usage int64) {
+	read := func(s *tokenpace.Stream[openai.ChatCompletionChunk]) (reasons []string, usage int64) {
 		defer s.Close()
 		for s.Next() {
 			for _, c := range s.Current().Choices {

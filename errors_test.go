@@ -147,11 +147,11 @@ func TestErrorEventUnwrapsToAPIError(t *testing.T) {
 func TestCancelAndClose(t *testing.T) {
 	for _, tt := range []struct {
 		name      string
-		stop      func(cancel context.CancelFunc, s *tokenpace.Stream)
+		stop      func(cancel context.CancelFunc, s *tokenpace.Stream[openai.ChatCompletionChunk])
 		err, tErr error
 	}{
-		{name: "cancel", stop: func(cancel context.CancelFunc, _ *tokenpace.Stream) { cancel() }, err: context.Canceled, tErr: context.Canceled},
-		{name: "close", stop: func(_ context.CancelFunc, s *tokenpace.Stream) { s.Close() }, err: nil, tErr: tokenpace.ErrStreamClosed},
+		{name: "cancel", stop: func(cancel context.CancelFunc, _ *tokenpace.Stream[openai.ChatCompletionChunk]) { cancel() }, err: context.Canceled, tErr: context.Canceled},
+		{name: "close", stop: func(_ context.CancelFunc, s *tokenpace.Stream[openai.ChatCompletionChunk]) { s.Close() }, err: nil, tErr: tokenpace.ErrStreamClosed},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

@@ -50,7 +50,7 @@ func chat(model string, n int) openai.ChatCompletionNewParams {
 
 // drain reads s to its end, sleeping pause after each chunk like a slow
 // caller, and returns the chunks read.
-func drain(t *testing.T, s *tokenpace.Stream, pause time.Duration) []openai.ChatCompletionChunk {
+func drain(t *testing.T, s *tokenpace.Stream[openai.ChatCompletionChunk], pause time.Duration) []openai.ChatCompletionChunk {
 	t.Helper()
 	var out []openai.ChatCompletionChunk
 	for s.Next() {
@@ -135,7 +135,7 @@ func route(name string) tokenpace.Route {
 }
 
 // readAll reads s to its end and returns the content of its first choice.
-func readAll(t *testing.T, s *tokenpace.Stream) string {
+func readAll(t *testing.T, s *tokenpace.Stream[openai.ChatCompletionChunk]) string {
 	t.Helper()
 	var b strings.Builder
 	for s.Next() {

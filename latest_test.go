@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/openai/openai-go/v3"
 	"github.com/sony/gobreaker/v2"
 
 	"github.com/tokenpace/tokenpace"
@@ -81,13 +82,17 @@ func TestSupersededError(t *testing.T) {
 		t.Run(via, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				sopts := []simulate.Option{simulate.WithModel("m", &simulate.Fixed{TTFT: 60 * msec, ITL: 20 * msec}), replyWords(10)}
-				var open func(ctx context.Context) *tokenpace.Stream
+				var open func(ctx context.Context) *tokenpace.Stream[openai.ChatCompletionChunk]
 				if via == "client" {
 					c := simClient(t, sopts)
-					open = func(ctx context.Context) *tokenpace.Stream { return c.NewStreaming(ctx, chat("m", 10)) }
+					open = func(ctx context.Context) *tokenpace.Stream[openai.ChatCompletionChunk] {
+						return c.NewStreaming(ctx, chat("m", 10))
+					}
 				} else {
 					r := router(t, tokenpace.Policy{}, sopts, route("m"))
-					open = func(ctx context.Context) *tokenpace.Stream { return r.NewStreaming(ctx, chat("m", 10)) }
+					open = func(ctx context.Context) *tokenpace.Stream[openai.ChatCompletionChunk] {
+						return r.NewStreaming(ctx, chat("m", 10))
+					}
 				}
 				var l tokenpace.Latest
 				ctx1, done1 := l.Begin(context.Background(), "k")

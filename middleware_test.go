@@ -59,7 +59,7 @@ func TestMiddlewareAnswers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for name, s := range map[string]*tokenpace.Stream{
+		for name, s := range map[string]*tokenpace.Stream[openai.ChatCompletionChunk]{
 			"client": c.NewStreaming(context.Background(), chat("m", 10), stub),
 			"router": r.NewStreaming(context.Background(), chat("m", 10), stub),
 		} {

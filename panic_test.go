@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace"
@@ -93,7 +94,7 @@ func TestPanicInCallersCode(t *testing.T) {
 
 // checkPanic reads s to its end, pausing after each chunk, and checks what
 // the caller read and that the call ended with a KindPanic error.
-func checkPanic(t *testing.T, who string, s *tokenpace.Stream, pause time.Duration, read, detail string) {
+func checkPanic(t *testing.T, who string, s *tokenpace.Stream[openai.ChatCompletionChunk], pause time.Duration, read, detail string) {
 	t.Helper()
 	var b strings.Builder
 	for s.Next() {

@@ -20,7 +20,7 @@ import (
 
 // readEvents reads s to its end and returns the events the caller read
 // and the index of each at which Restarted was true.
-func readEvents(s *tokenpace.ResponseStream) (evs []responses.ResponseStreamEventUnion, restarts []int) {
+func readEvents(s *tokenpace.Stream[responses.ResponseStreamEventUnion]) (evs []responses.ResponseStreamEventUnion, restarts []int) {
 	for s.Next() {
 		if s.Restarted() {
 			restarts = append(restarts, len(evs))

@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/openai/openai-go/v3/responses"
 	"github.com/tokenpace/tokenpace"
 )
 
@@ -58,12 +59,12 @@ func TestResponsePublishedStream(t *testing.T) {
 	const want = "Greetings, hello, hi, hey, salutations!"
 	tests := []struct {
 		name string
-		open func(c *tokenpace.Client) *tokenpace.ResponseStream
+		open func(c *tokenpace.Client) *tokenpace.Stream[responses.ResponseStreamEventUnion]
 	}{
-		{"client", func(c *tokenpace.Client) *tokenpace.ResponseStream {
+		{"client", func(c *tokenpace.Client) *tokenpace.Stream[responses.ResponseStreamEventUnion] {
 			return c.NewResponseStreaming(context.Background(), respond("gpt-3.5-turbo-0125", 100))
 		}},
-		{"router", func(c *tokenpace.Client) *tokenpace.ResponseStream {
+		{"router", func(c *tokenpace.Client) *tokenpace.Stream[responses.ResponseStreamEventUnion] {
 			r, err := tokenpace.NewRouter(c, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: time.Second, Gap: 100 * msec}, Continue: true}, route("openai"))
 			if err != nil {
 				t.Fatalf("NewRouter() error = %v", err)

@@ -28,7 +28,7 @@ func respond(model string, maxTokens int) responses.ResponseNewParams {
 
 // readResponse reads s to its end and returns its event types, the text
 // of its output_text deltas and their arrival offsets from start.
-func readResponse(s *tokenpace.ResponseStream, start time.Time) (types []string, text string, at []time.Duration) {
+func readResponse(s *tokenpace.Stream[responses.ResponseStreamEventUnion], start time.Time) (types []string, text string, at []time.Duration) {
 	for s.Next() {
 		ev := s.Current()
 		types = append(types, ev.Type)

@@ -78,10 +78,16 @@ func BenchmarkRouting(b *testing.B) {
 			}
 			params := chat("m", n)
 			names := []string{"plain", "bare", "full"}
-			starts := []func() *tokenpace.Stream{
-				func() *tokenpace.Stream { return client.NewStreaming(context.Background(), params) },
-				func() *tokenpace.Stream { return bare.NewStreaming(context.Background(), params) },
-				func() *tokenpace.Stream { return full.NewStreaming(context.Background(), params) },
+			starts := []func() *tokenpace.Stream[openai.ChatCompletionChunk]{
+				func() *tokenpace.Stream[openai.ChatCompletionChunk] {
+					return client.NewStreaming(context.Background(), params)
+				},
+				func() *tokenpace.Stream[openai.ChatCompletionChunk] {
+					return bare.NewStreaming(context.Background(), params)
+				},
+				func() *tokenpace.Stream[openai.ChatCompletionChunk] {
+					return full.NewStreaming(context.Background(), params)
+				},
 			}
 			var wall, cpu [3]time.Duration
 			i := 0
@@ -137,10 +143,14 @@ func BenchmarkRoutingAllocs(b *testing.B) {
 	params := chat("m", 8)
 	for _, v := range []struct {
 		name  string
-		start func() *tokenpace.Stream
+		start func() *tokenpace.Stream[openai.ChatCompletionChunk]
 	}{
-		{"plain", func() *tokenpace.Stream { return client.NewStreaming(context.Background(), params) }},
-		{"full", func() *tokenpace.Stream { return full.NewStreaming(context.Background(), params) }},
+		{"plain", func() *tokenpace.Stream[openai.ChatCompletionChunk] {
+			return client.NewStreaming(context.Background(), params)
+		}},
+		{"full", func() *tokenpace.Stream[openai.ChatCompletionChunk] {
+			return full.NewStreaming(context.Background(), params)
+		}},
 	} {
 		b.Run(v.name, func(b *testing.B) {
 			b.ReportAllocs()

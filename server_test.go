@@ -62,7 +62,7 @@ func TestServerAddressLoopback(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NewRouter() error = %v", err)
 	}
-	for _, s := range []*tokenpace.Stream{c.NewStreaming(context.Background(), chat("m", 3)), r.NewStreaming(context.Background(), chat("m", 3))} {
+	for _, s := range []*tokenpace.Stream[openai.ChatCompletionChunk]{c.NewStreaming(context.Background(), chat("m", 3)), r.NewStreaming(context.Background(), chat("m", 3))} {
 		drain(t, s, 0)
 		s.Close()
 		tm := s.Timing()

@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/openai/openai-go/v3"
 	"github.com/tokenpace/tokenpace"
 	"github.com/tokenpace/tokenpace/simulate"
 )
@@ -33,7 +34,7 @@ func TestLogHooks(t *testing.T) {
 					simulate.WithRTT(10 * time.Millisecond),
 					simulate.WithReply(func(simulate.ReplyInfo) (string, bool) { return "secret completion text", true }),
 				}, tokenpace.WithHooks(tokenpace.LogHooks(logger)))
-				var s *tokenpace.Stream
+				var s *tokenpace.Stream[openai.ChatCompletionChunk]
 				if tt.fault != "" {
 					s = c.NewStreaming(context.Background(), chat("m", 10), withFault(tt.fault))
 				} else {

@@ -30,7 +30,7 @@ func TestServerClosesAfterEachStream(t *testing.T) {
 	}
 	resent := 0
 	for i := range 20 {
-		var s *tokenpace.Stream
+		var s *tokenpace.Stream[openai.ChatCompletionChunk]
 		if i%2 == 0 {
 			s = c.NewStreaming(context.Background(), chat("m", 10))
 		} else {

@@ -71,9 +71,13 @@ type source interface {
 	close()
 }
 
-// Stream is a streaming chat completion with the shape of openai-go's
-// ssestream.Stream (Next, Current, Err, Close) plus its Timing and the
-// completion accumulated so far.
+// Stream is a streaming call with the shape of openai-go's
+// ssestream.Stream[E] (Next, Current, Err, Close) plus its Timing and the
+// output accumulated so far. E is the event type of the call's API, as
+// openai-go has it: openai.ChatCompletionChunk for a chat completion
+// (NewStreaming), openai.Completion for a completion (NewCompletionStreaming),
+// responses.ResponseStreamEventUnion for a response (NewResponseStreaming).
+// Every API is timed alike: see NewStreaming for what counts as a token.
 //
 // The response is read as it arrives, so how fast the caller reads does not
 // change the measured timings. A Client's stream is read by the caller
@@ -94,7 +98,7 @@ type source interface {
 // before the end must Close the stream to release the connection. Next,
 // Current, Err and Accumulated must be called from one goroutine; Close and
 // Timing may be called from any.
-type Stream struct {
+type Stream[E any] struct {
 	src    source
 	batch  []arrived
 	pos    int
@@ -105,12 +109,12 @@ type Stream struct {
 	closed sync.Once
 }
 
-func newStream(src source) *Stream { return &Stream{src: src} }
+func newStream[E any](src source) *Stream[E] { return &Stream[E]{src: src} }
 
-// Next advances to the next chunk, waiting for it to arrive, and reports
+// Next advances to the next event, waiting for it to arrive, and reports
 // whether there is one. It returns false at the end of the stream, after an
 // error (see Err) or after Close.
-func (s *Stream) Next() bool {
+func (s *Stream[E]) Next() bool {
 	if s.ended.Load() {
 		return false
 	}
@@ -139,7 +143,7 @@ func (s *Stream) Next() bool {
 // accumulate adds c, the chunk the caller is given, to the accumulated
 // completion under the id of the first chunk: some servers give every
 // chunk an id of its own, which openai-go's accumulator would refuse.
-func (s *Stream) accumulate(c *openai.ChatCompletionChunk) bool {
+func (s *Stream[E]) accumulate(c *openai.ChatCompletionChunk) bool {
 	if s.id == "" {
 		s.id = c.ID
 	}
@@ -151,18 +155,20 @@ func (s *Stream) accumulate(c *openai.ChatCompletionChunk) bool {
 	return s.acc.AddChunk(*c)
 }
 
-// Current returns the chunk Next advanced to.
-func (s *Stream) Current() openai.ChatCompletionChunk {
+// Current returns the event Next advanced to.
+func (s *Stream[E]) Current() E {
 	if s.pos < len(s.batch) {
-		return *s.batch[s.pos].Chunk
+		if ev, ok := s.batch[s.pos].Orig.(*E); ok {
+			return *ev
+		}
 	}
-	return openai.ChatCompletionChunk{}
+	var zero E
+	return zero
 }
 
 // current returns the event Next advanced to as its API sent it (see
-// codec.Event.Orig), nil if there is none: what CompletionStream and
-// ResponseStream hand their callers.
-func (s *Stream) current() any {
+// codec.Event.Orig), nil if there is none.
+func (s *Stream[E]) current() any {
 	if s.pos < len(s.batch) {
 		return s.batch[s.pos].Orig
 	}
@@ -172,7 +178,7 @@ func (s *Stream) current() any {
 // Err returns the error that ended the stream: nil after a clean end or a
 // Close; the caller's context error, unchanged, after cancellation; else a
 // *StreamError.
-func (s *Stream) Err() error { return s.err }
+func (s *Stream[E]) Err() error { return s.err }
 
 // Close stops reading the response, if it is still arriving, and releases
 // the connection. After the end of the stream it lets the rest of the body
@@ -180,7 +186,7 @@ func (s *Stream) Err() error { return s.err }
 // connection is reused. The stream's Timing is final when Close returns; a stream
 // closed before its end records ErrStreamClosed in Timing.Err. Close may be
 // called more than once and from any goroutine.
-func (s *Stream) Close() error {
+func (s *Stream[E]) Close() error {
 	s.closed.Do(func() {
 		s.src.close()
 	})
@@ -191,12 +197,25 @@ func (s *Stream) Close() error {
 // Timing returns the stream's Timing: a snapshot while the response is
 // still arriving, the final Timing (shared with the hooks; do not modify it)
 // once it has ended.
-func (s *Stream) Timing() *Timing { return s.src.timing() }
+func (s *Stream[E]) Timing() *Timing { return s.src.timing() }
 
-// Accumulated returns the completion accumulated from every chunk Next has
-// returned so far, which remains available after the stream has ended,
-// cleanly or not: a stream that failed midway keeps its partial output.
-func (s *Stream) Accumulated() *openai.ChatCompletionAccumulator { return &s.acc }
+// Accumulated returns the completion accumulated from every event Next
+// has returned so far, which remains available after the stream has
+// ended, cleanly or not: a stream that failed midway keeps its partial
+// output. A completion's or a response's is accumulated from its chat
+// view: per choice its text (a response's output text or refusal), finish
+// reason and usage.
+func (s *Stream[E]) Accumulated() *openai.ChatCompletionAccumulator { return &s.acc }
+
+// Text returns the text of the first choice of every event Next has
+// returned so far (a response's output text; since the last restart); it
+// remains available after the stream has ended, cleanly or not.
+func (s *Stream[E]) Text() string {
+	if len(s.acc.Choices) > 0 {
+		return s.acc.Choices[0].Message.Content
+	}
+	return ""
+}
 
 // attemptSource is the source of a plain call: one attempt.
 type attemptSource struct{ a *attempt }
@@ -208,10 +227,13 @@ func (s attemptSource) close()                                { s.a.stop(ErrStre
 // restarter is a source that can restart its output.
 type restarter interface{ restarted() bool }
 
-// Restarted reports whether the chunk Current returns is the first of a
+// Restarted reports whether the event Current returns is the first of a
 // restarted output: the Router dropped the output before it, and
-// Accumulated starts over from this chunk. It is always false for a
-// Client's stream.
+// Accumulated and Text start over from this event. It is always false for
+// a Client's stream. A restarted response's first event is the one after
+// its response.in_progress (usually a response.output_item.added at
+// output_index 0): the response, its id and its sequence numbers go on
+// (see Router.NewResponseStreaming).
 //
 // A Router restarts a call whose stream breaks (stall, MinTPS, reset…)
 // after it handed the caller a tool-call delta, when Policy.Continue is
@@ -226,7 +248,7 @@ type restarter interface{ restarted() bool }
 // with no route left, the call ends with the error instead, and a stream
 // whose Err is not nil may hold incomplete tool calls that must not be
 // run.
-func (s *Stream) Restarted() bool {
+func (s *Stream[E]) Restarted() bool {
 	if s.ended.Load() || s.pos != 0 || len(s.batch) == 0 {
 		return false
 	}
@@ -236,7 +258,7 @@ func (s *Stream) Restarted() bool {
 
 // noteRestart starts the accumulated completion over at the first chunk
 // of a restarted output; Next calls it before it accumulates a chunk.
-func (s *Stream) noteRestart() {
+func (s *Stream[E]) noteRestart() {
 	if s.pos == 0 && s.Restarted() {
 		s.acc = openai.ChatCompletionAccumulator{}
 	}

@@ -13,8 +13,8 @@ package tokenpace
 // the call restarts: the next route is sent the original request (no
 // prefix, the full max_tokens) as an AttemptRestart, and its output
 // replaces the caller's. The caller is told on the first chunk of the
-// restarted output: Restarted reports true there, and Accumulated (Text
-// for a ResponseStream) starts over from that chunk, so the accumulated
+// restarted output: Restarted reports true there, and Accumulated and
+// Text start over from that chunk, so the accumulated
 // tool calls are the restarted route's, each whole and once. A caller that
 // rebuilds calls from the deltas itself drops what it built when Restarted
 // is true.

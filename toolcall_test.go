@@ -76,7 +76,7 @@ type toolRead struct {
 
 // readTools reads s to its end as a caller that rebuilds tool calls from
 // the deltas does.
-func readTools(s *tokenpace.Stream) toolRead {
+func readTools(s *tokenpace.Stream[openai.ChatCompletionChunk]) toolRead {
 	r := toolRead{calls: map[int64]*openai.ChatCompletionMessageToolCallUnion{}}
 	for i := 0; s.Next(); i++ {
 		if s.Restarted() {

@@ -74,7 +74,7 @@ func (r *Router) NewResponseTimed(ctx context.Context, params responses.Response
 func runWhole[R any](c *call) (*R, *Timing, error) {
 	c.whole = true
 	c.begin()
-	s := newStream(c)
+	s := newStream[R](c)
 	var res any
 	for s.Next() {
 		res = s.current()

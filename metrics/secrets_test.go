@@ -75,7 +75,7 @@ func TestAPIKeyNeverReported(t *testing.T) {
 			}
 
 			var texts []string
-			run := func(s *tokenpace.Stream, wantErr bool) {
+			run := func(s *tokenpace.Stream[openai.ChatCompletionChunk], wantErr bool) {
 				t.Helper()
 				for s.Next() {
 				}
