@@ -2,11 +2,9 @@ package tokenpace
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 )
 
 // Client wraps an openai.Client so that every chat completion it makes is
@@ -60,56 +58,4 @@ func hookEvents(ctx context.Context, h Hooks) attemptEvents {
 		ev.end = func(_ *attempt, t *Timing) { f(ctx, t) }
 	}
 	return ev
-}
-
-// New makes a non-streaming chat completion, as client.Chat.Completions.New
-// does, and times it; NewTimed returns the Timing too. Errors are those of
-// NewTimed.
-func (c *Client) New(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*openai.ChatCompletion, error) {
-	res, _, err := c.NewTimed(ctx, params, opts...)
-	return res, err
-}
-
-// NewTimed makes a non-streaming chat completion and returns its Timing,
-// which has no chunks and no milestones: its E2E ends when the last byte of
-// the response arrived, and its token counts come from the response's
-// usage. A failed
-// call returns the caller's context error unchanged, or a KindRequest
-// *StreamError that wraps openai-go's error (an *openai.Error for an error
-// status).
-func (c *Client) NewTimed(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*openai.ChatCompletion, *Timing, error) {
-	t := &Timing{Target: c.cfg.name, Model: params.Model, Start: time.Now()}
-	x := exchange{whole: true, closing: c.cfg.closing}
-	var res *openai.ChatCompletion
-	var err error
-	what := "middleware"
-	if perr := guard(c.cfg.name, &what, func() {
-		res, err = c.oc.Chat.Completions.New(ctx, params, append(slices.Clip(opts), option.WithMiddleware(x.middleware()))...)
-	}); perr != nil {
-		res, err = nil, perr
-	}
-	t.End = time.Now()
-	if last := x.lastRead(); !last.IsZero() {
-		t.End = last
-	}
-	x.fill(t, true)
-	if err != nil && !isPanic(err) {
-		err = x.failure(ctx, c.cfg.name, err)
-		res = nil
-	}
-	t.Err = err
-	if res != nil {
-		t.ResponseModel = res.Model
-		if len(res.Choices) > 0 {
-			t.FinishReason = res.Choices[0].FinishReason
-		}
-		t.setUsage(res.Usage, res.JSON.Usage.Valid())
-	}
-	if h := c.cfg.hooksFor(ctx); h.Done != nil {
-		what = "Done hook"
-		if perr := guard(c.cfg.name, &what, func() { h.Done(ctx, t) }); perr != nil && err == nil {
-			t.Err, err = perr, perr
-		}
-	}
-	return res, t, err
 }

@@ -16,13 +16,15 @@
 //
 // # Concepts
 //
-//   - Client: NewStreaming, New and NewTimed, as openai-go's, timed; and
-//     the other streaming APIs alike: NewCompletionStreaming (completions,
-//     fill-in-the-middle with a suffix) and NewResponseStreaming (the
-//     Responses API), each over openai-go's own event type, with Timing.
-//     The Router has all of them, plus New and NewTimed.
-//   - Stream: openai-go's Next, Current, Err, Close, plus Timing and
-//     Accumulated (the completion so far, kept when a stream fails midway).
+//   - Client and Router: the same entry points, as openai-go's, timed:
+//     NewStreaming and New (chat), NewCompletionStreaming and
+//     NewCompletion (completions, fill-in-the-middle with a suffix),
+//     NewResponseStreaming and NewResponse (the Responses API), each over
+//     openai-go's own types. WithTimingInto hands a non-streaming call's
+//     Timing over, as option.WithResponseInto hands its HTTP response.
+//   - Stream[E]: openai-go's Next, Current, Err, Close over the API's
+//     event type E, plus Timing, Text and Accumulated (the output so far,
+//     kept when a stream fails midway).
 //     The response is read as it arrives, so timestamps are arrival times,
 //     whatever the caller does between chunks.
 //   - Timing: the raw timestamps of one request and the figures derived

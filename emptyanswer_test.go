@@ -49,9 +49,10 @@ func oneRoute(t *testing.T) (*tokenpace.Client, *tokenpace.Router) {
 func TestRouterNewEmptyAnswer(t *testing.T) {
 	_, r := oneRoute(t)
 	body := `{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":""},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":0,"total_tokens":3}}`
-	res, tm, err := r.NewTimed(context.Background(), chat("m", 10), replaced(body))
+	var tm *tokenpace.Timing
+	res, err := r.New(context.Background(), chat("m", 10), replaced(body), tokenpace.WithTimingInto(&tm))
 	if err != nil || res == nil {
-		t.Fatalf("NewTimed() = %v, %v (attempts %v); want the empty answer", res, err, outcomes(tm))
+		t.Fatalf("New() = %v, %v (attempts %v); want the empty answer", res, err, outcomes(tm))
 	}
 	if got := res.Choices[0].FinishReason; got != "stop" || res.Usage.PromptTokens != 3 {
 		t.Errorf("finish reason %q, prompt tokens %d; want stop, 3", got, res.Usage.PromptTokens)
@@ -63,9 +64,9 @@ func TestRouterNewEmptyAnswer(t *testing.T) {
 func TestRouterNewResponseEmptyAnswer(t *testing.T) {
 	_, r := oneRoute(t)
 	body := `{"id":"resp_1","object":"response","created_at":1,"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"model":"m","output":[],"usage":{"input_tokens":3,"output_tokens":0,"total_tokens":3,"input_tokens_details":{"cached_tokens":0},"output_tokens_details":{"reasoning_tokens":0}}}`
-	res, _, err := r.NewResponseTimed(context.Background(), respond("m", 10), replaced(body))
+	res, err := r.NewResponse(context.Background(), respond("m", 10), replaced(body))
 	if err != nil || res == nil {
-		t.Fatalf("NewResponseTimed() = %v, %v; want the incomplete response", res, err)
+		t.Fatalf("NewResponse() = %v, %v; want the incomplete response", res, err)
 	}
 	if res.Status != responses.ResponseStatusIncomplete || res.IncompleteDetails.Reason != "max_output_tokens" {
 		t.Errorf("status %q, reason %q; want incomplete, max_output_tokens", res.Status, res.IncompleteDetails.Reason)

@@ -87,10 +87,11 @@ func ExampleRouter_New() {
 	if err != nil {
 		panic(err)
 	}
-	res, t, err := router.NewTimed(context.Background(), openai.ChatCompletionNewParams{
+	var t *tokenpace.Timing
+	res, err := router.New(context.Background(), openai.ChatCompletionNewParams{
 		Model:    "m",
 		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("What is latency?")},
-	})
+	}, tokenpace.WithTimingInto(&t)) // as option.WithResponseInto
 	if err != nil {
 		fmt.Println("error:", err)
 		return
@@ -168,10 +169,11 @@ func ExampleRouter_NewResponse() {
 		panic(err)
 	}
 	// was: res, err := client.Responses.New(ctx, params)
-	res, t, err := router.NewResponseTimed(context.Background(), responses.ResponseNewParams{
+	var t *tokenpace.Timing
+	res, err := router.NewResponse(context.Background(), responses.ResponseNewParams{
 		Model: "m",
 		Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("What is latency?")},
-	})
+	}, tokenpace.WithTimingInto(&t))
 	if err != nil {
 		fmt.Println("error:", err)
 		return

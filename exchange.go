@@ -22,7 +22,7 @@ import (
 // stamps every read of the response body. It owns the HTTP fields of a
 // Timing (Sent, WroteRequest, Headers, Streaming, Conn, HTTP,
 // ServerAddress, ServerPort) and copies them into one with fill. Streaming
-// attempts and NewTimed use it alike.
+// attempts and a Client's non-streaming calls use it alike.
 //
 // Its methods are safe for concurrent use: httptrace hooks may run on
 // transport goroutines.

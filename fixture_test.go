@@ -122,9 +122,10 @@ func TestReplayNonStreaming(t *testing.T) {
 		rec := loadRecording(t, "llamacpp-110m-chat-nostream.jsonl")
 		url, hc := serve(t, replay(rec))
 		c := tokenpace.NewClient(openaiClient(url, hc))
-		res, tm, err := c.NewTimed(context.Background(), chat("m", 10))
+		var tm *tokenpace.Timing
+		res, err := c.New(context.Background(), chat("m", 10), tokenpace.WithTimingInto(&tm))
 		if err != nil {
-			t.Fatalf("NewTimed() error = %v", err)
+			t.Fatalf("New() error = %v", err)
 		}
 		if res.Choices[0].Message.Content == "" {
 			t.Errorf("response has no content")

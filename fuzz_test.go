@@ -144,7 +144,7 @@ func FuzzErrorBody(f *testing.F) {
 		for s.Next() {
 		}
 		s.Close()
-		_, _, werr := c.NewTimed(context.Background(), chat("m", 5))
+		_, werr := c.New(context.Background(), chat("m", 5))
 		for _, err := range []error{s.Err(), werr} {
 			var se *tokenpace.StreamError
 			var ae *openai.Error

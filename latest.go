@@ -8,7 +8,7 @@ import (
 
 // ErrSuperseded is the cause (context.Cause) of a request's context that
 // Latest cancelled because a newer request for the same key began, and the
-// error such a request ends with (Stream.Err, Timing.Err, NewTimed), so
+// error such a request ends with (Stream.Err, Timing.Err, New), so
 // that errors.Is(err, ErrSuperseded) tells a superseded request from one
 // its caller cancelled; errors.Is(err, context.Canceled) holds too. A
 // Router call ended that way records its attempts with OutcomeSuperseded,

@@ -229,7 +229,7 @@ func TestErrorBodyBounded(t *testing.T) {
 				}
 				return s.Err()
 			}},
-			{"NewTimed", func() error { _, _, err := c.NewTimed(context.Background(), chat("m", 10)); return err }},
+			{"New", func() error { _, err := c.New(context.Background(), chat("m", 10)); return err }},
 		} {
 			before := allocated()
 			err := call.do()

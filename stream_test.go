@@ -129,23 +129,24 @@ func TestCloseFromAnotherGoroutine(t *testing.T) {
 	})
 }
 
-// TestNewTimedErrors checks the endings of a failed non-streaming call.
-func TestNewTimedErrors(t *testing.T) {
+// TestNewErrors checks the endings of a failed non-streaming call.
+func TestNewErrors(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var rec record
 		c := simClient(t, []simulate.Option{
 			simulate.WithModel("m", &simulate.Fixed{TTFT: time.Second}),
 		}, tokenpace.WithHooks(rec.hooks()))
-		_, _, err := c.NewTimed(context.Background(), chat("m", 5), withFault("503"))
+		_, err := c.New(context.Background(), chat("m", 5), withFault("503"))
 		var apiErr *openai.Error
 		if checkKind(t, err, tokenpace.KindRequest); !errors.As(err, &apiErr) || apiErr.StatusCode != 503 {
-			t.Errorf("NewTimed() error = %v, want a 503 *openai.Error inside", err)
+			t.Errorf("New() error = %v, want a 503 *openai.Error inside", err)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
-		res, tm, err := c.NewTimed(ctx, chat("m", 5))
+		var tm *tokenpace.Timing
+		res, err := c.New(ctx, chat("m", 5), tokenpace.WithTimingInto(&tm))
 		if res != nil || err != context.DeadlineExceeded || tm.Err != err {
-			t.Errorf("NewTimed() = %v, Timing.Err %v, %v; want nil, the error, %v", res, tm.Err, err, context.DeadlineExceeded)
+			t.Errorf("New() = %v, Timing.Err %v, %v; want nil, the error, %v", res, tm.Err, err, context.DeadlineExceeded)
 		}
 		if len(rec.done) != 2 {
 			t.Errorf("Done called %d times, want 2", len(rec.done))

@@ -273,9 +273,9 @@ type API string
 // The APIs tokenpace times. The zero API is APIChat, so that a Timing
 // built by hand is a chat completion's.
 const (
-	APIChat        API = ""            // chat completions: NewStreaming, NewTimed, Router.New
-	APICompletions API = "completions" // completions, fill-in-the-middle too: NewCompletionStreaming, Router.NewCompletion
-	APIResponses   API = "responses"   // the Responses API: NewResponseStreaming, Router.NewResponse
+	APIChat        API = ""            // chat completions: NewStreaming, New
+	APICompletions API = "completions" // completions, fill-in-the-middle too: NewCompletionStreaming, NewCompletion
+	APIResponses   API = "responses"   // the Responses API: NewResponseStreaming, NewResponse
 )
 
 // Attempt is one try at one target within a call.

@@ -11,17 +11,28 @@ import (
 )
 
 // New makes a non-streaming chat completion, as
-// client.Chat.Completions.New does, under the Router's policies; NewTimed
-// returns the caller's Timing too.
-func (r *Router) New(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*openai.ChatCompletion, error) {
-	res, _, err := r.NewTimed(ctx, params, opts...)
-	return res, err
+// client.Chat.Completions.New does, and times it (see WithTimingInto).
+func (c *Client) New(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*openai.ChatCompletion, error) {
+	return fetchWhole[openai.ChatCompletion](ctx, c, codec.Chat(params, false), opts)
 }
 
-// NewTimed makes a non-streaming chat completion under the Router's
-// policies and returns the response of the route that answered, with the
-// caller's Timing (Attempts, Breaches filled in; no chunks but the whole
-// response's, which arrived with its last byte).
+// NewCompletion makes a non-streaming completion, as
+// client.Completions.New does, and times it (see WithTimingInto).
+func (c *Client) NewCompletion(ctx context.Context, params openai.CompletionNewParams, opts ...option.RequestOption) (*openai.Completion, error) {
+	return fetchWhole[openai.Completion](ctx, c, codec.Completion(params, false), opts)
+}
+
+// NewResponse makes a non-streaming response, as client.Responses.New
+// does, and times it (see WithTimingInto).
+func (c *Client) NewResponse(ctx context.Context, params responses.ResponseNewParams, opts ...option.RequestOption) (*responses.Response, error) {
+	return fetchWhole[responses.Response](ctx, c, codec.Response(params), opts)
+}
+
+// New makes a non-streaming chat completion, as
+// client.Chat.Completions.New does, under the Router's policies, and
+// returns the response of the route that answered. WithTimingInto gives
+// the caller's Timing (Attempts, Breaches filled in; no chunks but the
+// whole response's, which arrived with its last byte).
 //
 // No token is visible before the whole response has arrived, so the
 // budgets read differently than for a stream: Budget.TTFT bounds the time
@@ -32,46 +43,30 @@ func (r *Router) New(ctx context.Context, params openai.ChatCompletionNewParams,
 // Policy.Continue never applies, since no output reaches the caller
 // before the end. A failed call returns the same errors as NewStreaming's
 // Err.
-func (r *Router) NewTimed(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*openai.ChatCompletion, *Timing, error) {
-	return runWhole[openai.ChatCompletion](newCall(ctx, r, codec.Chat(params, false), opts))
+func (r *Router) New(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*openai.ChatCompletion, error) {
+	return runWhole[openai.ChatCompletion](ctx, r, codec.Chat(params, false), opts)
 }
 
 // NewCompletion makes a non-streaming completion, as
-// client.Completions.New does, under the Router's policies, with the
-// budgets read as for NewTimed (Budget.TTFT bounds the whole response);
-// NewCompletionTimed returns the caller's Timing too.
+// client.Completions.New does, under the Router's policies, as New makes
+// a chat completion (Budget.TTFT bounds the whole response).
 func (r *Router) NewCompletion(ctx context.Context, params openai.CompletionNewParams, opts ...option.RequestOption) (*openai.Completion, error) {
-	res, _, err := r.NewCompletionTimed(ctx, params, opts...)
-	return res, err
-}
-
-// NewCompletionTimed makes a non-streaming completion under the Router's
-// policies, as NewTimed makes a chat completion, and returns the response
-// of the route that answered with the caller's Timing.
-func (r *Router) NewCompletionTimed(ctx context.Context, params openai.CompletionNewParams, opts ...option.RequestOption) (*openai.Completion, *Timing, error) {
-	return runWhole[openai.Completion](newCall(ctx, r, codec.Completion(params, false), opts))
+	return runWhole[openai.Completion](ctx, r, codec.Completion(params, false), opts)
 }
 
 // NewResponse makes a non-streaming response, as client.Responses.New
-// does, under the Router's policies, with the budgets read as for
-// NewTimed (Budget.TTFT bounds the whole response); NewResponseTimed
-// returns the caller's Timing too.
+// does, under the Router's policies, as New makes a chat completion
+// (Budget.TTFT bounds the whole response).
 func (r *Router) NewResponse(ctx context.Context, params responses.ResponseNewParams, opts ...option.RequestOption) (*responses.Response, error) {
-	res, _, err := r.NewResponseTimed(ctx, params, opts...)
-	return res, err
+	return runWhole[responses.Response](ctx, r, codec.Response(params), opts)
 }
 
-// NewResponseTimed makes a non-streaming response under the Router's
-// policies, as NewTimed makes a chat completion, and returns the response
-// of the route that answered with the caller's Timing.
-func (r *Router) NewResponseTimed(ctx context.Context, params responses.ResponseNewParams, opts ...option.RequestOption) (*responses.Response, *Timing, error) {
-	return runWhole[responses.Response](newCall(ctx, r, codec.Response(params), opts))
-}
-
-// runWhole runs c as a non-streaming call and returns the whole response
-// the caller gets, as its API sent it (a *R), with the caller's Timing,
-// or the call's error.
-func runWhole[R any](c *call) (*R, *Timing, error) {
+// runWhole runs req as a non-streaming Router call and returns the whole
+// response the caller gets, as its API sent it (a *R), or the call's
+// error; the caller's Timing goes where WithTimingInto says.
+func runWhole[R any](ctx context.Context, r *Router, req codec.Request, opts []option.RequestOption) (*R, error) {
+	opts, dst := timingDst(opts)
+	c := newCall(ctx, r, req, opts)
 	c.whole = true
 	c.begin()
 	s := newStream[R](c)
@@ -81,13 +76,16 @@ func runWhole[R any](c *call) (*R, *Timing, error) {
 	}
 	s.Close()
 	t := s.Timing()
-	if err := s.Err(); err != nil {
-		return nil, t, err
+	if dst != nil {
+		*dst = t
 	}
-	r, ok := res.(*R)
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	whole, ok := res.(*R)
 	if !ok {
 		// Never a zero response with a nil error.
-		return nil, t, &StreamError{Kind: KindTruncated, Target: t.Target, Detail: "no response reached the caller"}
+		return nil, &StreamError{Kind: KindTruncated, Target: t.Target, Detail: "no response reached the caller"}
 	}
-	return r, t, nil
+	return whole, nil
 }

@@ -25,7 +25,8 @@ import (
 // budget of 300 ms bounds the whole response, so it is missed.
 func TestRouterNew(t *testing.T) {
 	testRouterWhole(t, tokenpace.APIChat, func(r *tokenpace.Router) (string, *tokenpace.Timing, error) {
-		res, tm, err := r.NewTimed(context.Background(), chat("big", 10))
+		var tm *tokenpace.Timing
+		res, err := r.New(context.Background(), chat("big", 10), tokenpace.WithTimingInto(&tm))
 		if err != nil {
 			return "", tm, err
 		}
@@ -36,7 +37,8 @@ func TestRouterNew(t *testing.T) {
 // A non-streaming completion under each policy, as TestRouterNew.
 func TestRouterNewCompletion(t *testing.T) {
 	testRouterWhole(t, tokenpace.APICompletions, func(r *tokenpace.Router) (string, *tokenpace.Timing, error) {
-		res, tm, err := r.NewCompletionTimed(context.Background(), complete("big", 10))
+		var tm *tokenpace.Timing
+		res, err := r.NewCompletion(context.Background(), complete("big", 10), tokenpace.WithTimingInto(&tm))
 		if err != nil {
 			return "", tm, err
 		}
@@ -47,7 +49,8 @@ func TestRouterNewCompletion(t *testing.T) {
 // A non-streaming response under each policy, as TestRouterNew.
 func TestRouterNewResponse(t *testing.T) {
 	testRouterWhole(t, tokenpace.APIResponses, func(r *tokenpace.Router) (string, *tokenpace.Timing, error) {
-		res, tm, err := r.NewResponseTimed(context.Background(), respond("big", 10))
+		var tm *tokenpace.Timing
+		res, err := r.NewResponse(context.Background(), respond("big", 10), tokenpace.WithTimingInto(&tm))
 		if err != nil {
 			return "", tm, err
 		}
@@ -130,15 +133,18 @@ func TestRouterNewBudgetMissed(t *testing.T) {
 		call func(r *tokenpace.Router) (bool, *tokenpace.Timing, error)
 	}{
 		{tokenpace.APIChat, func(r *tokenpace.Router) (bool, *tokenpace.Timing, error) {
-			res, tm, err := r.NewTimed(context.Background(), chat("big", 10))
+			var tm *tokenpace.Timing
+			res, err := r.New(context.Background(), chat("big", 10), tokenpace.WithTimingInto(&tm))
 			return res != nil, tm, err
 		}},
 		{tokenpace.APICompletions, func(r *tokenpace.Router) (bool, *tokenpace.Timing, error) {
-			res, tm, err := r.NewCompletionTimed(context.Background(), complete("big", 10))
+			var tm *tokenpace.Timing
+			res, err := r.NewCompletion(context.Background(), complete("big", 10), tokenpace.WithTimingInto(&tm))
 			return res != nil, tm, err
 		}},
 		{tokenpace.APIResponses, func(r *tokenpace.Router) (bool, *tokenpace.Timing, error) {
-			res, tm, err := r.NewResponseTimed(context.Background(), respond("big", 10))
+			var tm *tokenpace.Timing
+			res, err := r.NewResponse(context.Background(), respond("big", 10), tokenpace.WithTimingInto(&tm))
 			return res != nil, tm, err
 		}},
 	}
@@ -177,9 +183,10 @@ func TestRouterNewResponseFunctionCall(t *testing.T) {
 		}, route("big"), route("small"))
 		params := respond("big", 100)
 		params.Tools = []responses.ToolUnionParam{{OfFunction: &responses.FunctionToolParam{Name: "get_weather"}}}
-		res, tm, err := r.NewResponseTimed(context.Background(), params)
+		var tm *tokenpace.Timing
+		res, err := r.NewResponse(context.Background(), params, tokenpace.WithTimingInto(&tm))
 		if err != nil {
-			t.Fatalf("NewResponseTimed() error = %v", err)
+			t.Fatalf("NewResponse() error = %v", err)
 		}
 		if len(res.Output) != 1 || res.Output[0].Type != "function_call" || res.Output[0].Name != "get_weather" ||
 			res.Output[0].Arguments.OfString != `{"city":"Paris"}` {
@@ -206,9 +213,61 @@ func TestRouterNewNotJSON(t *testing.T) {
 		res.Body = io.NopCloser(strings.NewReader("<html><body>Gateway login</body></html>"))
 		return res, nil
 	})
-	_, _, err := r.NewTimed(context.Background(), chat("m", 10), html)
+	_, err := r.New(context.Background(), chat("m", 10), html)
 	var se *tokenpace.StreamError
 	if !errors.As(err, &se) || se.Kind != tokenpace.KindContentType || se.Detail != "text/html; charset=utf-8" {
-		t.Errorf("NewTimed() error = %v, want a KindContentType *StreamError naming text/html", err)
+		t.Errorf("New() error = %v, want a KindContentType *StreamError naming text/html", err)
 	}
+}
+
+// A Client's non-streaming calls of every API: the response as the API
+// sends it, and its Timing through WithTimingInto, on virtual time; a
+// failed call hands over its Timing too, with the error.
+func TestClientNewEveryAPI(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := simClient(t, []simulate.Option{simulate.WithModel("m", &simulate.Fixed{TTFT: 100 * time.Millisecond, ITL: 10 * time.Millisecond})})
+		ctx := context.Background()
+		tests := []struct {
+			api  tokenpace.API
+			call func(opts ...option.RequestOption) (string, error)
+		}{
+			{tokenpace.APIChat, func(opts ...option.RequestOption) (string, error) {
+				res, err := c.New(ctx, chat("m", 5), opts...)
+				if err != nil {
+					return "", err
+				}
+				return res.Choices[0].Message.Content, nil
+			}},
+			{tokenpace.APICompletions, func(opts ...option.RequestOption) (string, error) {
+				res, err := c.NewCompletion(ctx, complete("m", 5), opts...)
+				if err != nil {
+					return "", err
+				}
+				return res.Choices[0].Text, nil
+			}},
+			{tokenpace.APIResponses, func(opts ...option.RequestOption) (string, error) {
+				res, err := c.NewResponse(ctx, respond("m", 5), opts...)
+				if err != nil {
+					return "", err
+				}
+				return res.OutputText(), nil
+			}},
+		}
+		for _, tt := range tests {
+			var tm *tokenpace.Timing
+			text, err := tt.call(tokenpace.WithTimingInto(&tm))
+			if err != nil || text == "" {
+				t.Fatalf("%q: New = %q, %v; want text", tt.api, text, err)
+			}
+			// The whole response: the first token at 100 ms, four more 10 ms
+			// apart.
+			if tm == nil || tm.API != tt.api || tm.E2E() != 140*time.Millisecond || tm.OutputTokens != 5 || tm.Stream {
+				t.Errorf("%q: Timing = %+v, want API %q, E2E 140ms, 5 output tokens, not streamed", tt.api, tm, tt.api)
+			}
+			tm = nil
+			if _, err := tt.call(withFault("503"), tokenpace.WithTimingInto(&tm)); err == nil || tm == nil || tm.Err != err {
+				t.Errorf("%q: failed call = %v, Timing %+v; want the error in both", tt.api, err, tm)
+			}
+		}
+	})
 }

@@ -1,0 +1,110 @@
+package tokenpace
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace/internal/codec"
+)
+
+// WithTimingInto returns a request option with which a non-streaming call
+// (New, NewCompletion or NewResponse, of a Client or a Router) stores its
+// Timing in *dst when it returns, as option.WithResponseInto stores the
+// HTTP response: the Timing of a failed call too, its Err set. A
+// streaming call ignores it: its Stream has the Timing. Passed to
+// openai-go directly, it does nothing.
+func WithTimingInto(dst **Timing) option.RequestOption {
+	return timingInto{RequestOption: option.WithHeaderDel(timingIntoHeader), dst: dst}
+}
+
+// timingIntoHeader is the header that a timingInto deletes: none that a
+// request carries, so that the option does nothing where openai-go
+// applies it.
+const timingIntoHeader = "X-Tokenpace-Timing-Into"
+
+// timingInto is the option of WithTimingInto.
+type timingInto struct {
+	option.RequestOption
+	dst **Timing
+}
+
+// timingDst returns opts without their timingInto options, and where the
+// last of them stores the Timing (nil without one).
+func timingDst(opts []option.RequestOption) ([]option.RequestOption, **Timing) {
+	var dst **Timing
+	i := slices.IndexFunc(opts, func(o option.RequestOption) bool { _, ok := o.(timingInto); return ok })
+	if i < 0 {
+		return opts, nil
+	}
+	rest := slices.Clone(opts[:i])
+	for _, o := range opts[i:] {
+		if ti, ok := o.(timingInto); ok {
+			dst = ti.dst
+		} else {
+			rest = append(rest, o)
+		}
+	}
+	return rest, dst
+}
+
+// fetchWhole makes a Client's non-streaming call of req and returns the
+// response as its API sent it (a *R) and its Timing, which has no chunks
+// and no milestones: its E2E ends when the last byte of the response
+// arrived, and its token counts come from the response's usage. A failed
+// call returns the caller's context error unchanged, a KindContentType
+// *StreamError for a 2xx answer that is not JSON, or a KindRequest one
+// that wraps openai-go's error (an *openai.Error for an error status).
+func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts []option.RequestOption) (*R, error) {
+	opts, dst := timingDst(opts)
+	t := &Timing{Target: c.cfg.name, Model: req.Model(), API: API(req.API()), Start: time.Now()}
+	x := exchange{whole: true, closing: c.cfg.closing}
+	var ev codec.Event
+	var refused, err error
+	what := "middleware"
+	if perr := guard(c.cfg.name, &what, func() {
+		ev, refused, err = req.Fetch(ctx, &c.oc, append(slices.Clip(opts), option.WithMiddleware(x.middleware())))
+	}); perr != nil {
+		err = perr
+	}
+	t.End = time.Now()
+	if last := x.lastRead(); !last.IsZero() {
+		t.End = last
+	}
+	x.fill(t, true)
+	switch {
+	case err != nil && isPanic(err):
+	case err != nil:
+		if res, _ := x.response(); ctxErr(ctx) == nil && res != nil && res.StatusCode < 300 && !isJSON(res.Header.Get("Content-Type")) {
+			// An answer, but not the API's: an HTML page of a proxy, say.
+			err = &StreamError{Kind: KindContentType, Target: c.cfg.name, Detail: res.Header.Get("Content-Type")}
+		} else {
+			err = x.failure(ctx, c.cfg.name, err)
+		}
+	case refused != nil:
+		err = &StreamError{Kind: KindMalformed, Target: c.cfg.name, Err: refused}
+	default:
+		t.ResponseModel = ev.Chunk.Model
+		if len(ev.Chunk.Choices) > 0 {
+			t.FinishReason = ev.Chunk.Choices[0].FinishReason
+		}
+		t.setUsage(ev.Usage, ev.HasUsage)
+	}
+	t.Err = err
+	if h := c.cfg.hooksFor(ctx); h.Done != nil {
+		what = "Done hook"
+		if perr := guard(c.cfg.name, &what, func() { h.Done(ctx, t) }); perr != nil && err == nil {
+			t.Err, err = perr, perr
+		}
+	}
+	if dst != nil {
+		*dst = t
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, _ := ev.Orig.(*R)
+	return res, nil
+}
