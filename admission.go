@@ -193,7 +193,7 @@ func (c *call) send(tr *try) {
 	if c.firstSend.IsZero() {
 		c.firstSend = now
 	}
-	if b := c.budgetFor(rt); !b.IsZero() {
+	if b := c.budgetFor(rt); !b.isZero() {
 		tr.w = newWatchdog(b, now, c.firstSend, func(b BudgetError) { c.onBreach(tr, b) })
 	}
 	tr.state = tryRunning

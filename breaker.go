@@ -60,18 +60,12 @@ type Breaker interface {
 	// Allow asks to send one request. A non-nil error skips the route
 	// (ErrCircuitOpen). Otherwise done must be called once with the
 	// request's outcome: nil for success, else the error, which counts
-	// as a failure unless BreakerIgnores reports it.
+	// as a failure unless the Router's breakers leave it out (see
+	// BreakerSettings.Gobreaker: its IsExcluded).
 	Allow() (done func(err error), err error)
 	// State returns the breaker's current state.
 	State() gobreaker.State
 }
-
-// BreakerIgnores reports whether a Router's breaker leaves err out of its
-// counts, neither success nor failure: the caller gave up, the request
-// was never sent or lost a hedge, or the server rejected the request
-// itself (4xx other than 408 and 429). It suits
-// gobreaker.Settings.IsExcluded for a Breaker of one's own.
-func BreakerIgnores(err error) bool { return excludedFromBreaker(err) }
 
 // breaker is a route's own circuit breaker; nil when breakers are
 // disabled.
@@ -84,10 +78,10 @@ func newBreaker(target string, s BreakerSettings) *breaker {
 	return gobreaker.NewTwoStepCircuitBreaker[struct{}](s.Gobreaker(target))
 }
 
-// WithDefaults returns s with each zero field that stands for a value set
+// withDefaults returns s with each zero field that stands for a value set
 // to that value: Failures 5, Timeout 30 s, HalfOpenRequests 1. The other
 // fields are kept.
-func (s BreakerSettings) WithDefaults() BreakerSettings {
+func (s BreakerSettings) withDefaults() BreakerSettings {
 	if s.Failures == 0 {
 		s.Failures = defaultBreakerFailures
 	}
@@ -101,12 +95,16 @@ func (s BreakerSettings) WithDefaults() BreakerSettings {
 }
 
 // Gobreaker returns the settings of the breaker a Router gives the route
-// named name: s with its defaults (WithDefaults), failures counted as a
-// Router counts them (BreakerIgnores) and OnStateChange, if set, called
-// with gobreaker's state names. It suits a Breaker of one's own that
-// should decide as a Router's own does. Disabled is not looked at.
+// named name: s with its defaults (Failures 5, Timeout 30 s,
+// HalfOpenRequests 1 as MaxRequests), IsExcluded leaving out of the counts
+// the errors that say nothing of the target's health (the caller gave up,
+// the request was never sent or lost a hedge, the server rejected the
+// request itself: 4xx other than 408 and 429; a function of the caller's
+// panicked), and OnStateChange, if set, called with gobreaker's state
+// names. It suits a Breaker of one's own that should decide as a Router's
+// own does. Disabled is not looked at.
 func (s BreakerSettings) Gobreaker(name string) gobreaker.Settings {
-	d := s.WithDefaults()
+	d := s.withDefaults()
 	trip := d.ReadyToTrip
 	if trip == nil {
 		failures := d.Failures

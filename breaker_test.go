@@ -160,7 +160,8 @@ func TestBreakerSettingsGobreaker(t *testing.T) {
 	if want := []string{"a closed open"}; !slices.Equal(changed, want) {
 		t.Errorf("OnStateChange calls = %q, want %q", changed, want)
 	}
-	if got := (tokenpace.BreakerSettings{}).WithDefaults(); got.Failures != 5 || got.Timeout != 30*time.Second || got.HalfOpenRequests != 1 {
-		t.Errorf("tokenpace.BreakerSettings{}.WithDefaults() = %+v, want failures 5, timeout 30s, half-open requests 1", got)
+	if got := (tokenpace.BreakerSettings{}).Gobreaker("a"); got.Timeout != 30*time.Second || got.MaxRequests != 1 ||
+		got.ReadyToTrip(gobreaker.Counts{ConsecutiveFailures: 4}) || !got.ReadyToTrip(gobreaker.Counts{ConsecutiveFailures: 5}) {
+		t.Errorf("tokenpace.BreakerSettings{}.Gobreaker() = timeout %v, max requests %d; want 30s, 1, tripping at 5 failures", got.Timeout, got.MaxRequests)
 	}
 }

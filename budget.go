@@ -46,8 +46,8 @@ type Budget struct {
 	Warmup int
 }
 
-// IsZero reports whether b sets no limit.
-func (b Budget) IsZero() bool {
+// isZero reports whether b sets no limit.
+func (b Budget) isZero() bool {
 	return b.TTFT == 0 && b.Gap == 0 && b.Total == 0 && b.MinTPS == 0
 }
 
@@ -167,7 +167,7 @@ type watchdog struct {
 // call whose first request left at call. It returns nil when b sets no
 // limit.
 func newWatchdog(b Budget, start, call time.Time, breach func(BudgetError)) *watchdog {
-	if b.IsZero() {
+	if b.isZero() {
 		return nil
 	}
 	w := &watchdog{b: b, warmup: b.Warmup, start: start, call: call, breach: breach, sched: sampleSched}

@@ -130,8 +130,8 @@ func TestNewRouterErrors(t *testing.T) {
 		{"no routes", c, tokenpace.Policy{}, nil},
 		{"duplicate", c, tokenpace.Policy{}, []tokenpace.Route{route("a"), route("a")}},
 		{"negative ttft", c, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: -1}}, []tokenpace.Route{route("a")}},
-		{"negative route gap", c, tokenpace.Policy{}, []tokenpace.Route{{Target: tokenpace.Target{Name: "a"}, Budget: tokenpace.Budget{Gap: -1}}}},
-		{"negative rps", c, tokenpace.Policy{}, []tokenpace.Route{{Target: tokenpace.Target{Name: "a"}, Limit: tokenpace.Limit{RPS: -1}}}},
+		{"negative route gap", c, tokenpace.Policy{}, []tokenpace.Route{{Name: "a", Budget: tokenpace.Budget{Gap: -1}}}},
+		{"negative rps", c, tokenpace.Policy{}, []tokenpace.Route{{Name: "a", Limit: tokenpace.Limit{RPS: -1}}}},
 		{"hedge percentile", c, tokenpace.Policy{Hedge: tokenpace.Hedge{Percentile: 1.5}}, []tokenpace.Route{route("a")}},
 	}
 	for _, tc := range tests {

@@ -167,7 +167,7 @@ func TestConformance(t *testing.T) {
 				url, hc := serve(t, byModel(map[string]http.Handler{fx.Request.Body.Model: replay(fx.recording), "second": secondRoute}))
 				c := tokenpace.NewClient(openaiClient(url, hc))
 				r, err := tokenpace.NewRouter(c, tokenpace.Policy{Continue: true},
-					tokenpace.Route{Target: tokenpace.Target{Name: "first", Model: fx.Request.Body.Model}}, route("second"))
+					tokenpace.Route{Name: "first", Model: fx.Request.Body.Model}, route("second"))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -31,7 +31,7 @@
 //     from them (below); every Stream, hook and metric uses it.
 //   - Budget: limits on TTFT, the gap between tokens, the call's total time
 //     and the decode rate (MinTPS), watched as chunks arrive.
-//   - Router: an ordered list of Routes (a Target with its budget, rate
+//   - Router: an ordered list of Routes (an endpoint and model with its budget, rate
 //     Limit, Breaker and Validator) under a Policy: fallback, hedging,
 //     continuation, retries it owns, and admission that skips a route whose
 //     learnt TTFT cannot fit the budget. Policies nest as

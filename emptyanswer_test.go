@@ -37,7 +37,7 @@ func replaced(body string) option.RequestOption {
 func oneRoute(t *testing.T) (*tokenpace.Client, *tokenpace.Router) {
 	t.Helper()
 	tp := simClient(t, []simulate.Option{simulate.WithModel("m", &simulate.Fixed{})})
-	r, err := tokenpace.NewRouter(tp, tokenpace.Policy{}, tokenpace.Route{Target: tokenpace.Target{Name: "only", Model: "m"}})
+	r, err := tokenpace.NewRouter(tp, tokenpace.Policy{}, tokenpace.Route{Name: "only", Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,7 +83,7 @@ func ExampleRouter_New() {
 	defer stop()
 	tp := tokenpace.NewClient(openai.NewClient(option.WithBaseURL(url), option.WithAPIKey("sk-...")))
 	router, err := tokenpace.NewRouter(tp, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 5 * time.Second}},
-		tokenpace.Route{Target: tokenpace.Target{Name: "main", Model: "m"}})
+		tokenpace.Route{Name: "main", Model: "m"})
 	if err != nil {
 		panic(err)
 	}
@@ -121,9 +121,9 @@ func ExampleStream_Restarted() {
 	defer func() { srv.Close(); sim.Close() }()
 	tp := tokenpace.NewClient(openai.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("sk-...")))
 	// The primary's connection drops after two chunks of the call.
-	primary := tokenpace.Route{Target: tokenpace.Target{Name: "primary", Model: "m",
-		Options: []option.RequestOption{option.WithHeader(simulate.FaultHeader, "reset;after=2")}}}
-	backup := tokenpace.Route{Target: tokenpace.Target{Name: "backup", Model: "m"}}
+	primary := tokenpace.Route{Name: "primary", Model: "m",
+		Options: []option.RequestOption{option.WithHeader(simulate.FaultHeader, "reset;after=2")}}
+	backup := tokenpace.Route{Name: "backup", Model: "m"}
 	router, err := tokenpace.NewRouter(tp, tokenpace.Policy{Continue: true}, primary, backup)
 	if err != nil {
 		panic(err)
@@ -164,7 +164,7 @@ func ExampleRouter_NewResponse() {
 	defer stop()
 	tp := tokenpace.NewClient(openai.NewClient(option.WithBaseURL(url), option.WithAPIKey("sk-...")))
 	router, err := tokenpace.NewRouter(tp, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 5 * time.Second}},
-		tokenpace.Route{Target: tokenpace.Target{Name: "main", Model: "m"}})
+		tokenpace.Route{Name: "main", Model: "m"})
 	if err != nil {
 		panic(err)
 	}

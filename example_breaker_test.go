@@ -13,7 +13,7 @@ import (
 func ExampleBreakerSettings_Gobreaker() {
 	st := tokenpace.BreakerSettings{Failures: 3}.Gobreaker("gpu-a")
 	shared := gobreaker.NewTwoStepCircuitBreaker[struct{}](st)
-	route := tokenpace.Route{Target: tokenpace.Target{Name: "gpu-a"}, Breaker: shared}
-	fmt.Println(route.Target.Name, st.Timeout, st.MaxRequests, st.ReadyToTrip(gobreaker.Counts{ConsecutiveFailures: 3}))
+	route := tokenpace.Route{Name: "gpu-a", Breaker: shared}
+	fmt.Println(route.Name, st.Timeout, st.MaxRequests, st.ReadyToTrip(gobreaker.Counts{ConsecutiveFailures: 3}))
 	// Output: gpu-a 30s 1 true
 }

@@ -39,8 +39,8 @@ func ExampleRouter() {
 
 	router, err := tokenpace.NewRouter(client,
 		tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 180 * time.Millisecond}},
-		tokenpace.Route{Target: tokenpace.Target{Name: "big", Model: "big"}},
-		tokenpace.Route{Target: tokenpace.Target{Name: "small", Model: "small"}},
+		tokenpace.Route{Name: "big", Model: "big"},
+		tokenpace.Route{Name: "small", Model: "small"},
 	)
 	if err != nil {
 		panic(err)
@@ -84,7 +84,7 @@ func ExampleBudgetError() {
 
 	router, err := tokenpace.NewRouter(client,
 		tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 100 * time.Millisecond}, FailFast: true},
-		tokenpace.Route{Target: tokenpace.Target{Name: "big", Model: "big"}},
+		tokenpace.Route{Name: "big", Model: "big"},
 	)
 	if err != nil {
 		panic(err)
@@ -131,8 +131,8 @@ func ExampleHedge() {
 
 	router, err := tokenpace.NewRouter(client,
 		tokenpace.Policy{Hedge: tokenpace.Hedge{After: 50 * time.Millisecond}},
-		tokenpace.Route{Target: tokenpace.Target{Name: "big", Model: "big"}},
-		tokenpace.Route{Target: tokenpace.Target{Name: "small", Model: "small"}},
+		tokenpace.Route{Name: "big", Model: "big"},
+		tokenpace.Route{Name: "small", Model: "small"},
 	)
 	if err != nil {
 		panic(err)
@@ -177,9 +177,9 @@ func ExamplePolicy_continue() {
 
 	router, err := tokenpace.NewRouter(client,
 		tokenpace.Policy{Budget: tokenpace.Budget{Gap: 100 * time.Millisecond}, Continue: true},
-		tokenpace.Route{Target: tokenpace.Target{Name: "big", Model: "big",
-			Options: []option.RequestOption{option.WithHeader(simulate.FaultHeader, "stall;for=5s;after=5")}}},
-		tokenpace.Route{Target: tokenpace.Target{Name: "small", Model: "small"}},
+		tokenpace.Route{Name: "big", Model: "big",
+			Options: []option.RequestOption{option.WithHeader(simulate.FaultHeader, "stall;for=5s;after=5")}},
+		tokenpace.Route{Name: "small", Model: "small"},
 	)
 	if err != nil {
 		panic(err)

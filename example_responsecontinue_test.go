@@ -38,9 +38,9 @@ func ExampleRouter_NewResponseStreaming() {
 	client := tokenpace.NewClient(openai.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("sk-...")))
 	router, err := tokenpace.NewRouter(client,
 		tokenpace.Policy{Budget: tokenpace.Budget{Gap: 100 * time.Millisecond}, Continue: true},
-		tokenpace.Route{Target: tokenpace.Target{Name: "big", Model: "big",
-			Options: []option.RequestOption{option.WithHeader(simulate.FaultHeader, "stall;for=5s;after=5")}}},
-		tokenpace.Route{Target: tokenpace.Target{Name: "small", Model: "small"}},
+		tokenpace.Route{Name: "big", Model: "big",
+			Options: []option.RequestOption{option.WithHeader(simulate.FaultHeader, "stall;for=5s;after=5")}},
+		tokenpace.Route{Name: "small", Model: "small"},
 	)
 	if err != nil {
 		panic(err)

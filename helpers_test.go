@@ -131,7 +131,7 @@ func stallingRouter(t *testing.T, stallAfter int, big, small simulate.Fixed, sop
 
 // route returns a Route to model name on the Client's endpoint.
 func route(name string) tokenpace.Route {
-	return tokenpace.Route{Target: tokenpace.Target{Name: name, Model: name}}
+	return tokenpace.Route{Name: name, Model: name}
 }
 
 // readAll reads s to its end and returns the content of its first choice.

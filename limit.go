@@ -34,8 +34,8 @@ type Limit struct {
 	TPM int
 }
 
-// IsZero reports whether l sets no limit.
-func (l Limit) IsZero() bool { return l.RPS == 0 && l.TPM == 0 }
+// isZero reports whether l sets no limit.
+func (l Limit) isZero() bool { return l.RPS == 0 && l.TPM == 0 }
 
 func (l Limit) validate() error {
 	if l.RPS < 0 || math.IsNaN(l.RPS) || math.IsInf(l.RPS, 0) || l.Burst < 0 || l.TPM < 0 {
@@ -63,7 +63,7 @@ type limiter struct {
 }
 
 func newLimiter(l Limit) *limiter {
-	if l.IsZero() {
+	if l.isZero() {
 		return nil
 	}
 	var lim limiter

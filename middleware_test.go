@@ -55,7 +55,7 @@ func TestMiddlewareAnswers(t *testing.T) {
 		})
 		oc := openai.NewClient(option.WithBaseURL("http://unused.invalid/v1"), option.WithAPIKey("k"), option.WithMaxRetries(0))
 		c := tokenpace.NewClient(oc)
-		r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Target: tokenpace.Target{Name: "only", Model: "m"}})
+		r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Name: "only", Model: "m"})
 		if err != nil {
 			t.Fatal(err)
 		}

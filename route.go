@@ -1,9 +1,24 @@
 package tokenpace
 
-// Route is a Target with its own policy data: budget, rate limit and
+import (
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// Route is one place a request can go (an OpenAI-compatible endpoint and
+// the model to ask there) with its own policy data: budget, rate limit and
 // quality gate.
 type Route struct {
-	Target
+	// Name identifies the route in Timing, errors and metrics; the zero
+	// value "" is allowed for a single route.
+	Name string
+	// Client sends the requests; nil means the Client's own.
+	Client *openai.Client
+	// Model replaces the request's model; "" keeps it.
+	Model string
+	// Options are appended to the request's own options (a base URL, an API
+	// key, headers); nil adds none.
+	Options []option.RequestOption
 	// Budget overrides the Policy's budget field by field; a zero field
 	// inherits.
 	Budget Budget

@@ -91,8 +91,8 @@ func TestFallbackOnSlowPrefill(t *testing.T) {
 // TestFallbackOnServerError: a 500 before the first token falls back at
 // once; with every route failing the call ends with the last error.
 func TestFallbackOnServerError(t *testing.T) {
-	fail := tokenpace.Route{Target: tokenpace.Target{Name: "big", Model: "big",
-		Options: []option.RequestOption{option.WithHeader(simulate.FaultHeader, "500")}}}
+	fail := tokenpace.Route{Name: "big", Model: "big",
+		Options: []option.RequestOption{option.WithHeader(simulate.FaultHeader, "500")}}
 	for _, tc := range []struct {
 		name     string
 		routes   []tokenpace.Route
@@ -130,8 +130,8 @@ func TestFallbackOnServerError(t *testing.T) {
 func TestContinuation(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var prompts []string
-		big := tokenpace.Route{Target: tokenpace.Target{Name: "big", Model: "big",
-			Options: []option.RequestOption{option.WithHeader(simulate.FaultHeader, "stall;for=5s;after=20")}}}
+		big := tokenpace.Route{Name: "big", Model: "big",
+			Options: []option.RequestOption{option.WithHeader(simulate.FaultHeader, "stall;for=5s;after=20")}}
 		r := router(t, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: time.Second, Gap: 100 * msec}, Continue: true}, []simulate.Option{
 			simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec, ITL: 20 * msec}),
 			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),

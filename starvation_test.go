@@ -188,7 +188,7 @@ func slowBigRouter(t *testing.T, p Policy) *Router {
 	oc := openai.NewClient(option.WithBaseURL(ts.URL), option.WithHTTPClient(ts.Client),
 		option.WithAPIKey("sk-test-secret"), option.WithMaxRetries(0))
 	r, err := NewRouter(NewClient(oc), p,
-		Route{Target: Target{Name: "big", Model: "big"}}, Route{Target: Target{Name: "small", Model: "small"}})
+		Route{Name: "big", Model: "big"}, Route{Name: "small", Model: "small"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 // final Timing. Its methods are pure: they compute from the fields and never
 // read a clock.
 type Timing struct {
-	// Target names the target that answered (see Target.Name); empty when
+	// Target names the target that answered (see Route.Name); empty when
 	// the call went straight to one client.
 	Target string
 	// Model is the requested model; ResponseModel the one the server said

@@ -367,7 +367,7 @@ func TestCarryOnWithoutOutput(t *testing.T) {
 				big := route("big")
 				big.Options = []option.RequestOption{option.WithHeader(simulate.FaultHeader, "stall;for=5s;after=2")}
 				small := route("small")
-				small.Target.Client = &empty
+				small.Client = &empty
 				sopts := []simulate.Option{simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * msec, ITL: 20 * msec}), replyWords(20)}
 				if tt.tools {
 					sopts = append(sopts, withWeather())

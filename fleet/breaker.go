@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,6 +72,7 @@ type Breaker struct {
 	threshold int64                       // consecutive failures that trip; 0 when trip decides
 	trip      func(gobreaker.Counts) bool // when ReadyToTrip is set
 	onChange  func(name, from, to string) // nil for none
+	excluded  func(error) bool            // outcomes counted neither way
 	local     *localBreaker
 	queue     batcher[outcomes]
 
@@ -111,7 +113,7 @@ func NewBreaker(rdb redis.UniversalClient, name string, s tokenpace.BreakerSetti
 		return nil, errors.New("fleet: BreakerSettings.Disabled: leave Route.Breaker nil instead")
 	}
 	cfg := newConfig(opts)
-	d := s.WithDefaults()
+	d := s.Gobreaker(name)
 	b := &Breaker{
 		rdb:      rdb,
 		cfg:      cfg,
@@ -119,17 +121,22 @@ func NewBreaker(rdb redis.UniversalClient, name string, s tokenpace.BreakerSetti
 		key:      cfg.prefix + "breaker:{" + name + "}",
 		gate:     &redisGate{backoff: cfg.backoff},
 		args:     []any{d.Interval.Microseconds(), d.Timeout.Microseconds()},
-		maxReq:   int64(d.HalfOpenRequests),
+		maxReq:   int64(d.MaxRequests),
 		trip:     s.ReadyToTrip,
 		onChange: s.OnStateChange,
-		local:    newLocalBreaker(s.Gobreaker(name)),
+		local:    newLocalBreaker(d),
+		excluded: d.IsExcluded,
 	}
 	if s.ReadyToTrip == nil {
-		b.threshold = int64(d.Failures)
+		b.threshold = int64(cmp.Or(s.Failures, defaultFailures))
 	}
 	b.queue = batcher[outcomes]{send: b.record, report: b.cfg.report}
 	return b, nil
 }
+
+// defaultFailures is tokenpace.BreakerSettings' default Failures: the
+// consecutive failures after which a Router's own breaker trips.
+const defaultFailures = 5
 
 // Allow implements tokenpace.Breaker: it returns gobreaker.ErrOpenState
 // while the shared breaker is open. While Redis is down, the local
@@ -247,7 +254,7 @@ func (b *Breaker) update(s sharedState, at time.Time) {
 
 // done queues the outcome of a request allowed in generation gen.
 func (b *Breaker) done(gen int64, outcome error) {
-	if outcome != nil && tokenpace.BreakerIgnores(outcome) {
+	if outcome != nil && b.excluded(outcome) {
 		return // counted neither way: Redis need not hear of it
 	}
 	if !b.queue.add(foldOutcome(gen, outcome != nil)) {

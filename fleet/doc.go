@@ -20,7 +20,7 @@
 // at Allow when what it read last is older than WithStateMaxAge).
 // Recording the outcome when the request ends costs the caller nothing:
 // outcomes are queued and recorded in the background, in batches, one
-// round trip per batch (none for an outcome tokenpace.BreakerIgnores).
+// round trip per batch (none for an outcome the breaker leaves out of its counts).
 // Every update is one atomic script, so the counts of all replicas add
 // up. Keep Redis close to the service.
 //

@@ -46,8 +46,8 @@ func Example() {
 	defer lim.Close() // gives back the unused lease
 	c := tokenpace.NewClient(openai.NewClient())
 	r, err := tokenpace.NewRouter(c, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 2 * time.Second}},
-		tokenpace.Route{Target: tokenpace.Target{Name: "primary", Model: "gpt-4o"}, Breaker: br, Limiter: lim},
-		tokenpace.Route{Target: tokenpace.Target{Name: "fallback", Model: "gpt-4o-mini"}},
+		tokenpace.Route{Name: "primary", Model: "gpt-4o", Breaker: br, Limiter: lim},
+		tokenpace.Route{Name: "fallback", Model: "gpt-4o-mini"},
 	)
 	if err != nil {
 		log.Fatal(err)

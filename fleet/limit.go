@@ -100,7 +100,7 @@ func NewLimiter(rdb redis.UniversalClient, name string, l tokenpace.Limit, opts 
 	if l.RPS < 0 || math.IsNaN(l.RPS) || math.IsInf(l.RPS, 0) || l.Burst < 0 || l.TPM < 0 {
 		return nil, fmt.Errorf("fleet: invalid limit %+v: RPS, Burst and TPM must be finite and not negative", l)
 	}
-	if l.IsZero() {
+	if l.RPS == 0 && l.TPM == 0 {
 		return nil, errors.New("fleet: NewLimiter needs a limit: RPS or TPM")
 	}
 	lim := &Limiter{rdb: rdb, cfg: newConfig(opts)}

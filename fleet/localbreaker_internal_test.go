@@ -136,3 +136,12 @@ func TestLocalBreakerStartsOnce(t *testing.T) {
 		checkChanges(t, changes)
 	})
 }
+
+// TestDefaultFailures checks that a shared breaker trips after as many
+// consecutive failures as a Router's own does by default.
+func TestDefaultFailures(t *testing.T) {
+	trip := tokenpace.BreakerSettings{}.Gobreaker("a").ReadyToTrip
+	if trip(gobreaker.Counts{ConsecutiveFailures: defaultFailures - 1}) || !trip(gobreaker.Counts{ConsecutiveFailures: defaultFailures}) {
+		t.Errorf("a Router's breaker does not trip at exactly %d consecutive failures, the shared breaker's default", defaultFailures)
+	}
+}

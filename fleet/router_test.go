@@ -49,8 +49,8 @@ func (b *backend) replica(t *testing.T, pol tokenpace.Policy, br tokenpace.Break
 			option.WithAPIKey("sk-test-secret"), option.WithMaxRetries(0))
 		return &c
 	}
-	a := tokenpace.Route{Target: tokenpace.Target{Name: "a", Client: oc(&http.Client{Transport: b})}, Breaker: br, Limiter: lim}
-	plain := tokenpace.Route{Target: tokenpace.Target{Name: "b", Client: oc(b.ts.Client)}}
+	a := tokenpace.Route{Name: "a", Client: oc(&http.Client{Transport: b}), Breaker: br, Limiter: lim}
+	plain := tokenpace.Route{Name: "b", Client: oc(b.ts.Client)}
 	r, err := tokenpace.NewRouter(tokenpace.NewClient(*oc(b.ts.Client)), pol, a, plain)
 	if err != nil {
 		t.Fatalf("NewRouter: %v", err)

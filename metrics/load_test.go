@@ -57,9 +57,9 @@ func loadTest(t *testing.T, requests, streams int) loadRun {
 		// Never open: every call tries the faulty route first.
 		Breaker: tokenpace.BreakerSettings{Disabled: true},
 	},
-		tokenpace.Route{Target: tokenpace.Target{Name: "faulty", Model: "m"}},
-		tokenpace.Route{Target: tokenpace.Target{Name: "clean", Model: "m",
-			Options: []option.RequestOption{option.WithBaseURL(clean.URL), option.WithHTTPClient(clean.Client)}}})
+		tokenpace.Route{Name: "faulty", Model: "m"},
+		tokenpace.Route{Name: "clean", Model: "m",
+			Options: []option.RequestOption{option.WithBaseURL(clean.URL), option.WithHTTPClient(clean.Client)}})
 	if err != nil {
 		t.Fatalf("NewRouter() error = %v", err)
 	}

@@ -38,9 +38,9 @@ func TestRouterAttemptKinds(t *testing.T) {
 		c, _ := simClient(t, obs.Hooks(),
 			simulate.WithModel("big", &simulate.Fixed{TTFT: 100 * time.Millisecond, ITL: 20 * time.Millisecond}),
 			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * time.Millisecond, ITL: 10 * time.Millisecond}))
-		big := tokenpace.Route{Target: tokenpace.Target{Name: "big", Model: "big",
-			Options: []option.RequestOption{option.WithHeader(simulate.FaultHeader, "stall;for=5s;after=10")}}}
-		small := tokenpace.Route{Target: tokenpace.Target{Name: "small", Model: "small"}}
+		big := tokenpace.Route{Name: "big", Model: "big",
+			Options: []option.RequestOption{option.WithHeader(simulate.FaultHeader, "stall;for=5s;after=10")}}
+		small := tokenpace.Route{Name: "small", Model: "small"}
 		r, err := tokenpace.NewRouter(c, tokenpace.Policy{Budget: tokenpace.Budget{Gap: 100 * time.Millisecond}, Continue: true}, big, small)
 		if err != nil {
 			t.Fatalf("NewRouter() error = %v", err)
@@ -282,8 +282,8 @@ func bigSmallRouter(t *testing.T, hooks tokenpace.Hooks, p tokenpace.Policy) *to
 		simulate.WithModel("big", &simulate.Fixed{TTFT: 2 * time.Second}),
 		simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * time.Millisecond, ITL: 10 * time.Millisecond}))
 	r, err := tokenpace.NewRouter(c, p,
-		tokenpace.Route{Target: tokenpace.Target{Name: "big", Model: "big"}},
-		tokenpace.Route{Target: tokenpace.Target{Name: "small", Model: "small"}})
+		tokenpace.Route{Name: "big", Model: "big"},
+		tokenpace.Route{Name: "small", Model: "small"})
 	if err != nil {
 		t.Fatalf("NewRouter() error = %v", err)
 	}

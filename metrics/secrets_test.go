@@ -68,8 +68,8 @@ func TestAPIKeyNeverReported(t *testing.T) {
 			oc := openai.NewClient(append(oopts, option.WithBaseURL(sim.URL), option.WithHTTPClient(sim.Client), option.WithMaxRetries(0))...)
 			c := tokenpace.NewClient(oc, tokenpace.WithHooks(hooks))
 			r, err := tokenpace.NewRouter(c, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 50 * time.Millisecond}},
-				tokenpace.Route{Target: tokenpace.Target{Name: "slow", Model: "slow"}},
-				tokenpace.Route{Target: tokenpace.Target{Name: "fast", Model: "m"}})
+				tokenpace.Route{Name: "slow", Model: "slow"},
+				tokenpace.Route{Name: "fast", Model: "m"})
 			if err != nil {
 				t.Fatal(err)
 			}

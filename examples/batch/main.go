@@ -129,7 +129,7 @@ func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) (*r
 			queueMu.Unlock()
 		}}))
 	router, err := tokenpace.NewRouter(client, tokenpace.Policy{},
-		tokenpace.Route{Target: tokenpace.Target{Name: "pool", Model: cfg.model}, Limit: tokenpace.Limit{RPS: cfg.rps}})
+		tokenpace.Route{Name: "pool", Model: cfg.model, Limit: tokenpace.Limit{RPS: cfg.rps}})
 	if err != nil {
 		return nil, err
 	}

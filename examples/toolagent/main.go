@@ -94,13 +94,13 @@ type answer struct {
 // run asks about every city of cfg at ep, prints one line per city to w
 // and returns the answers.
 func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) ([]answer, error) {
-	backup := tokenpace.Route{Target: tokenpace.Target{Name: "backup", Model: cfg.backup}}
+	backup := tokenpace.Route{Name: "backup", Model: cfg.backup}
 	if cfg.resetEvery > 0 {
 		backup.Options = []option.RequestOption{option.WithHeader(simulate.FaultHeader, "none")}
 	}
 	router, err := tokenpace.NewRouter(tokenpace.NewClient(ep.Client()),
 		tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 2 * time.Second, Gap: 500 * time.Millisecond}, Continue: true},
-		tokenpace.Route{Target: tokenpace.Target{Name: "primary", Model: cfg.primary}}, backup)
+		tokenpace.Route{Name: "primary", Model: cfg.primary}, backup)
 	if err != nil {
 		return nil, err
 	}

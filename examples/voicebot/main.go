@@ -83,8 +83,8 @@ func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) ([]
 	client := tokenpace.NewClient(ep.Client())
 	router, err := tokenpace.NewRouter(client,
 		tokenpace.Policy{Hedge: tokenpace.Hedge{After: cfg.hedgeAfter}},
-		tokenpace.Route{Target: tokenpace.Target{Name: "large", Model: cfg.large}, Budget: tokenpace.Budget{TTFT: cfg.ttftBudget}},
-		tokenpace.Route{Target: tokenpace.Target{Name: "small", Model: cfg.small}},
+		tokenpace.Route{Name: "large", Model: cfg.large, Budget: tokenpace.Budget{TTFT: cfg.ttftBudget}},
+		tokenpace.Route{Name: "small", Model: cfg.small},
 	)
 	if err != nil {
 		return nil, err
