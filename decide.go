@@ -79,6 +79,7 @@ type situation struct {
 	live       int  // other tries that run or wait in admission
 	delivered  bool // some output has reached the caller
 	won        bool // some try has produced the call's first token
+	winner     bool // the try is the one that produced it
 	routesLeft bool // a route remains to be tried
 	retryFits  bool // the try's route asked for a wait that fits the TTFT budget
 	failedFast bool // under FailFast, a breach happened while another try ran
@@ -123,6 +124,86 @@ func (d decision) String() string {
 		return decisionNames[d]
 	}
 	return "decision(" + strconv.Itoa(int(d)) + ")"
+}
+
+// firstStep is what a call does about a try's first output token.
+type firstStep uint8
+
+const (
+	// firstIgnore: the try was stopped, or the call no longer runs.
+	firstIgnore firstStep = iota
+	// firstChain: a continuation or a restart carries the caller's output
+	// on; it joins the chain (a restart after dropping what it replaces).
+	firstChain
+	// firstLose: another try produced the call's first token: this one
+	// lost the hedge.
+	firstLose
+	// firstWin: the try wins the call; the others lost the hedge.
+	firstWin
+)
+
+// decideFirst says what a call does about the first token of a try of
+// kind kind: live says whether the try still runs, running whether the
+// call does, won whether another try produced the call's first token.
+func decideFirst(live, running bool, kind AttemptKind, won bool) firstStep {
+	switch {
+	case !live || !running:
+		return firstIgnore
+	case kind == AttemptContinuation || kind == AttemptRestart:
+		return firstChain
+	case won:
+		return firstLose
+	}
+	return firstWin
+}
+
+// hedgeDue says whether the hedge timer, fired at now, starts a hedged
+// try: not once the call ended, was answered or canceled, nor when the
+// timer was re-armed for later (due) while this run waited.
+func hedgeDue(running, won, canceled bool, now, due time.Time) bool {
+	return running && !won && !canceled && !now.Before(due)
+}
+
+// plan is all that a call does about one event of a try: what decide
+// says, the error the call goes on with, and the call's state it changes.
+// act carries it out, the only writer of that state.
+type plan struct {
+	decision
+	err error // the error the call goes on with
+	// empty: the try is an answer without output, the caller's if no
+	// other try gives one.
+	empty bool
+	// unwin: the try no longer wins the call (it failed before its output
+	// reached the caller).
+	unwin bool
+	// failedFast, when not nil, is the call's first breach under FailFast,
+	// which ends it once no try runs.
+	failedFast error
+	// lastErr: err is the call's last error, what it ends with if no
+	// route is left.
+	lastErr bool
+}
+
+// planFor says what a call does about h, an event that brought err, in
+// situation s; failedFast is the call's first breach under FailFast, if
+// any.
+func planFor(h happening, s situation, err, failedFast error) plan {
+	p := plan{err: err, empty: h == happenedEarly && err == nil}
+	if h != happenedClean && s.winner && !s.chained {
+		p.unwin, s.won = true, false
+	}
+	p.decision = decide(h, s)
+	switch {
+	case h == happenedBreach && s.failFast && failedFast == nil:
+		// FailFast ends the call with its first breach, now or once the
+		// tries that run have failed too.
+		p.failedFast = err
+	case p.decision == decideFinish && failedFast != nil && !s.delivered:
+		// No try answered: the call ends with the first breach.
+		p.err = failedFast
+	}
+	p.lastErr = h != happenedClean && (h != happenedBreachedEnd || p.decision != decideWait)
+	return p
 }
 
 // decide says what a call does about h in situation s.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 )
 
 func TestClassify(t *testing.T) {
@@ -116,5 +117,63 @@ func TestEnumNames(t *testing.T) {
 	}
 	if got := decideRetryRoute.String(); got != "retry-route" {
 		t.Errorf("decideRetryRoute.String() = %q, want %q", got, "retry-route")
+	}
+}
+
+// TestPlanFor checks the state a plan changes around its decision.
+func TestPlanFor(t *testing.T) {
+	breach, first, broke := errors.New("breach"), errors.New("first breach"), errors.New("broke")
+	tests := []struct {
+		name       string
+		h          happening
+		s          situation
+		err        error
+		failedFast error
+		want       plan
+	}{
+		{name: "empty answer", h: happenedEarly, s: situation{routesLeft: true},
+			want: plan{decision: decideFallback, empty: true, lastErr: true}},
+		{name: "winner failed before delivering", h: happenedEarly, s: situation{won: true, winner: true}, err: broke,
+			want: plan{decision: decideFallback, err: broke, unwin: true, lastErr: true}},
+		{name: "first breach under FailFast, another try runs", h: happenedBreach, s: situation{failFast: true, live: 1}, err: breach,
+			want: plan{decision: decideWait, err: breach, failedFast: breach, lastErr: true}},
+		{name: "later failure under FailFast ends with the first breach", h: happenedEarly, s: situation{failFast: true, failedFast: true},
+			err: broke, failedFast: first, want: plan{decision: decideFinish, err: first, lastErr: true}},
+		{name: "clean end keeps the last error", h: happenedClean, s: situation{chained: true},
+			want: plan{decision: decideFinish}},
+		{name: "breached end while another runs", h: happenedBreachedEnd, s: situation{live: 1}, err: breach,
+			want: plan{decision: decideWait, err: breach}},
+	}
+	for _, tt := range tests {
+		if got := planFor(tt.h, tt.s, tt.err, tt.failedFast); got != tt.want {
+			t.Errorf("%s: planFor(%v, %+v) = %+v, want %+v", tt.name, tt.h, tt.s, got, tt.want)
+		}
+	}
+}
+
+// TestDecideFirst checks what a call does about a try's first token.
+func TestDecideFirst(t *testing.T) {
+	tests := []struct {
+		live, running bool
+		kind          AttemptKind
+		won           bool
+		want          firstStep
+	}{
+		{true, true, AttemptFirst, false, firstWin},
+		{true, true, AttemptHedge, true, firstLose},
+		{true, true, AttemptFallback, false, firstWin},
+		{true, true, AttemptContinuation, true, firstChain},
+		{true, true, AttemptRestart, true, firstChain},
+		{false, true, AttemptFirst, false, firstIgnore},
+		{true, false, AttemptHedge, false, firstIgnore},
+	}
+	for _, tt := range tests {
+		if got := decideFirst(tt.live, tt.running, tt.kind, tt.won); got != tt.want {
+			t.Errorf("decideFirst(%v, %v, %v, %v) = %v, want %v", tt.live, tt.running, tt.kind, tt.won, got, tt.want)
+		}
+	}
+	now := time.Unix(100, 0)
+	if hedgeDue(true, false, false, now, now.Add(time.Millisecond)) || !hedgeDue(true, false, false, now, now) || hedgeDue(true, true, false, now, now) {
+		t.Errorf("hedgeDue: a re-armed timer, or an answered call, hedges; or a due one does not")
 	}
 }

@@ -7,11 +7,11 @@ import "time"
 // chain.
 func (c *call) onFirst(tr *try, at time.Time) {
 	c.mu.Lock()
-	if !tr.live() || c.state != callRunning {
+	switch decideFirst(tr.live(), c.state == callRunning, tr.kind, c.won != nil) {
+	case firstIgnore:
 		c.mu.Unlock()
 		return
-	}
-	if tr.kind == AttemptContinuation || tr.kind == AttemptRestart {
+	case firstChain:
 		if tr.kind == AttemptRestart {
 			c.kept = len(c.chain)
 			c.dropRestarted() // the caller may have taken all it drops
@@ -19,8 +19,7 @@ func (c *call) onFirst(tr *try, at time.Time) {
 		c.chainUp(tr)
 		c.mu.Unlock()
 		return
-	}
-	if c.won != nil {
+	case firstLose:
 		c.stop(tr, errHedgeLost, OutcomeHedgeLost)
 		c.mu.Unlock()
 		return
@@ -155,9 +154,6 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 		// call goes on, or ends, as after a failure.
 		err = &StreamError{Kind: KindTruncated, Target: tr.rt.Name, Detail: string(tr.kind) + " ended without output"}
 	}
-	if h == happenedEarly && err == nil {
-		c.empty = tr // an answer without output: the caller's if no try gives one
-	}
 	s := situation{
 		chained:    tr.chained,
 		buffered:   e.buffered,
@@ -172,32 +168,30 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 		routesLeft: c.next < len(c.r.routes),
 		retryFits:  e.retryFits,
 		failedFast: c.failedFast != nil,
+		won:        c.won != nil,
+		winner:     tr == c.won,
 	}
-	if h != happenedClean && tr == c.won && !tr.chained {
-		c.won = nil
-	}
-	s.won = c.won != nil
-	d := decide(h, s)
-	switch {
-	case h == happenedBreach && s.failFast && c.failedFast == nil:
-		// FailFast ends the call with its first breach, now or once the
-		// tries that run have failed too.
-		c.failedFast = err
-	case d == decideFinish && c.failedFast != nil && !s.delivered:
-		// No try answered: the call ends with the first breach.
-		err = c.failedFast
-	}
-	if h != happenedClean && (h != happenedBreachedEnd || d != decideWait) {
-		c.lastErr = err
-	}
-	c.act(tr, d, err, e.retryWait)
+	c.act(tr, planFor(h, s, err, c.failedFast), e.retryWait)
 }
 
-// act carries out decision d about tr, whose event brought err (and asked
-// for a wait of retryWait before a retry): the one place where a call
-// acts on its tries' events. c.mu is held.
-func (c *call) act(tr *try, d decision, err error, retryWait time.Duration) {
-	switch d {
+// act carries out plan p about tr (whose event asked for a wait of
+// retryWait before a retry): the one place where a call changes its state
+// and acts on its tries' events. c.mu is held.
+func (c *call) act(tr *try, p plan, retryWait time.Duration) {
+	err := p.err
+	if p.empty {
+		c.empty = tr
+	}
+	if p.unwin {
+		c.won = nil
+	}
+	if p.failedFast != nil {
+		c.failedFast = p.failedFast
+	}
+	if p.lastErr {
+		c.lastErr = err
+	}
+	switch d := p.decision; d {
 	case decideFinish:
 		c.finish(err)
 	case decideCanceled:
