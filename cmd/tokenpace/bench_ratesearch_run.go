@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/tokenpace/tokenpace/metrics"
+)
+
+// runRateSearch runs --find-max-rate against tgt: one Poisson load of
+// --step-requests requests per step, no cap in flight, each step on a
+// fresh recorder, and reports the curve walked with the figures of the
+// step at the highest rate that met the SLO. It returns the exit code.
+func runRateSearch(ctx context.Context, f *benchFlags, tgt *benchTarget, base *loadGen, stdout, stderr io.Writer) int {
+	start := f.rate
+	if start == 0 {
+		start = 1
+	}
+	var best, last *loadResult
+	step := 0
+	measure := func(rate float64) (rateStep, bool) {
+		g := *base
+		g.rate, g.requests, g.concurrency, g.schedule = rate, f.search.requests, 0, nil
+		g.seed = f.seed + uint64(step)
+		if step > 0 {
+			g.warmup = 0
+		}
+		g.recorder = metrics.NewRecorder(metrics.WithSLO(g.slo))
+		g.progress = noProgress{}
+		if f.progress && isTerminal(stderr) {
+			g.progress = newProgressBar(g.requests, stderr)
+		}
+		step++
+		res := g.run(ctx)
+		g.progress.finish()
+		if res.interrupted {
+			last = res
+			return rateStep{}, false
+		}
+		st := newRateStep(rate, res.snap, f.search.target)
+		if st.Meets && (best == nil || rate >= best.rate) {
+			best = res
+		}
+		res.rate, last = rate, res
+		return st, true
+	}
+	s := searchRate(measure, start, f.search.precision, f.search.steps)
+	s.Target = f.search.target
+	res := best
+	if res == nil {
+		res = last
+	}
+	if res == nil {
+		return benchFail(stderr, 130, "interrupted before the first step ended")
+	}
+	res.interrupted = ctx.Err() != nil
+	f.rate, f.requests, f.concurrency = res.rate, f.search.requests, 0
+	rep := newBenchReport(f, tgt, base, res)
+	rep.search = s
+	rep.load = fmt.Sprintf("rate search in steps of %d Poisson requests; the figures below are the step at %.4g req/s", f.search.requests, res.rate)
+	return f.finish(rep, tgt, stdout, stderr)
+}
