@@ -182,10 +182,17 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, int) {
 		return nil, code
 	}
 	if f.compare[0] != "" {
-		if fs.NArg() != 1 {
+		// The second report ends the flags: parse those after it.
+		if fs.NArg() == 0 {
 			return nil, benchFail(stderr, 2, "--compare takes two bench --json reports: --compare a.json b.json")
 		}
 		f.compare[1] = fs.Arg(0)
+		if code, ok := parseFlags(fs, fs.Args()[1:], stderr); !ok {
+			return nil, code
+		}
+		if fs.NArg() > 0 {
+			return nil, benchFail(stderr, 2, "--compare takes two bench --json reports, got a third argument %q", fs.Arg(0))
+		}
 		return f, 0
 	}
 	if fs.NArg() > 0 {

@@ -20,29 +20,19 @@ func runRateSearch(ctx context.Context, f *benchFlags, tgt *benchTarget, base *l
 	var best, last *loadResult
 	step := 0
 	measure := func(rate float64) (rateStep, bool) {
-		g := *base
-		g.rate, g.requests, g.concurrency, g.schedule = rate, f.search.requests, 0, nil
-		g.seed = f.seed + uint64(step)
-		if step > 0 {
-			g.warmup = 0
-		}
-		g.recorder = metrics.NewRecorder(metrics.WithSLO(g.slo))
-		g.progress = noProgress{}
+		var bar progress = noProgress{}
 		if f.progress && isTerminal(stderr) {
-			g.progress = newProgressBar(g.requests, stderr)
+			bar = newProgressBar(f.search.requests, stderr)
 		}
+		st, res := base.step(ctx, rate, f.search.requests, f.seed+uint64(step), step == 0, f.search.target, bar)
 		step++
-		res := g.run(ctx)
-		g.progress.finish()
+		last = res
 		if res.interrupted {
-			last = res
 			return rateStep{}, false
 		}
-		st := newRateStep(rate, res.snap, f.search.target)
 		if st.Meets && (best == nil || rate >= best.rate) {
 			best = res
 		}
-		res.rate, last = rate, res
 		return st, true
 	}
 	s := searchRate(measure, start, f.search.precision, f.search.steps)
@@ -60,4 +50,20 @@ func runRateSearch(ctx context.Context, f *benchFlags, tgt *benchTarget, base *l
 	rep.search = s
 	rep.load = fmt.Sprintf("rate search in steps of %d Poisson requests; the figures below are the step at %.4g req/s", f.search.requests, res.rate)
 	return f.finish(rep, tgt, stdout, stderr)
+}
+
+// step measures one step of a rate search: n Poisson requests at rate,
+// no cap in flight, on a fresh recorder (base's warm-up only when warm),
+// judged against the attainment target.
+func (base *loadGen) step(ctx context.Context, rate float64, n int, seed uint64, warm bool, target float64, bar progress) (rateStep, *loadResult) {
+	g := *base
+	g.rate, g.requests, g.concurrency, g.schedule, g.seed, g.progress = rate, n, 0, nil, seed, bar
+	if !warm {
+		g.warmup = 0
+	}
+	g.recorder = metrics.NewRecorder(metrics.WithSLO(g.slo))
+	res := g.run(ctx)
+	bar.finish()
+	res.rate = rate
+	return newRateStep(rate, res.snap, target), res
 }

@@ -49,4 +49,3 @@ func (g *loadGen) target(t *benchTarget, f *benchFlags) {
 	g.recorder = metrics.NewRecorder(metrics.WithSLO(g.slo))
 	g.keep = f.plot != "" || f.export != "" || f.report != ""
 }
-
