@@ -128,4 +128,10 @@ func TestBenchSessionsReportFirstAndLaterTurns(t *testing.T) {
 	if out.InputTokens < 6000 || out.InputTokens > 6800 {
 		t.Errorf("sessions sent %d prompt tokens, want about 6,360 (each turn carrying the conversation so far)", out.InputTokens)
 	}
+	// The simulator keeps a finished turn's prompt and reply cached: later
+	// turns find their history there, about 3·(220+440+660) = 3,960 tokens
+	// with the chat framing, less the rounding to KV blocks.
+	if out.CachedTokens < 3500 || out.CachedTokens > 4400 {
+		t.Errorf("sessions had %d prompt tokens served from the prefix cache, want about 4,000 (each later turn's history)", out.CachedTokens)
+	}
 }
