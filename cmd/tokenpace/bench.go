@@ -261,8 +261,8 @@ func (f *benchFlags) check() error {
 		return fmt.Errorf("--timeout must be positive, got %v", f.timeout)
 	case f.sloTTFT < 0 || f.sloTPOT < 0:
 		return errors.New("--slo-ttft and --slo-tpot must not be negative")
-	case f.traceFile != "" && (f.set["rate"] || f.sess.on() || f.search.on):
-		return errors.New("--trace sets the load: it excludes --rate, --sessions and --find-max-rate")
+	case f.traceFile != "" && (f.set["rate"] || f.set["requests"] || f.set["prompt-tokens"] || f.set["max-tokens"] || f.sess.on() || f.search.on):
+		return errors.New("--trace sets the load (arrivals, prompt and output lengths): it excludes --rate, --requests, --prompt-tokens, --max-tokens, --sessions and --find-max-rate")
 	case f.traceFile == "" && (f.set["speedup"] || f.set["window"] || f.set["window-start"] || f.set["trace-format"]):
 		return errors.New("--speedup, --window, --window-start and --trace-format need --trace")
 	}

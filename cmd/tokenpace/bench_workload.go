@@ -33,6 +33,7 @@ func (f *benchFlags) newLoad() (*loadGen, error) {
 		g.requests = f.sess.sessions * f.sess.turns
 		g.load = f.sess.describe(f.prompt, f.maxTokens)
 	}
+	f.requests = g.requests // the report's planned_requests
 	return g, nil
 }
 

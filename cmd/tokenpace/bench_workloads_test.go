@@ -17,6 +17,7 @@ func traceSample(name string) string {
 // workloadOut is the part of bench's JSON report the workload tests read.
 type workloadOut struct {
 	Requests     int64  `json:"requests"`
+	Planned      int64  `json:"planned_requests"`
 	Completed    int64  `json:"completed"`
 	InputTokens  int64  `json:"input_tokens"`
 	CachedTokens int64  `json:"cached_tokens"`
@@ -59,8 +60,8 @@ func TestBenchReplaysTraces(t *testing.T) {
 		{"mooncake_conversation_sample.jsonl", 11, 4270, true},
 	} {
 		out := benchWorkload(t, "--trace", traceSample(tc.file))
-		if out.Completed != tc.requests || out.OutputTokens != tc.output {
-			t.Errorf("bench --trace %s: completed %d, output tokens %d; want %d, %d", tc.file, out.Completed, out.OutputTokens, tc.requests, tc.output)
+		if out.Planned != tc.requests || out.Completed != tc.requests || out.OutputTokens != tc.output {
+			t.Errorf("bench --trace %s: planned %d, completed %d, output tokens %d; want %d, %[5]d, %d", tc.file, out.Planned, out.Completed, out.OutputTokens, tc.requests, tc.output)
 		}
 		if got := out.CachedTokens > 0; got != tc.cached {
 			t.Errorf("bench --trace %s: %d cached prompt tokens, want some: %v", tc.file, out.CachedTokens, tc.cached)
