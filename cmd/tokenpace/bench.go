@@ -175,7 +175,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, int) {
 	fs.SetOutput(stderr)
 	f := registerBenchFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tokenpace bench [flags]\n       tokenpace bench --compare a.json b.json [--report compare.html]\n\nMeasures an OpenAI-compatible streaming endpoint under load: TTFT, TPOT, ITL and E2E\npercentiles, throughput, goodput and errors. The load is a closed loop (--concurrency),\nan open loop (--rate, Poisson or --burstiness), a replayed trace (--trace: Azure, BurstGPT,\nMooncake), or multi-turn sessions (--sessions). --find-max-rate searches the highest rate\nwhose goodput meets the SLO. Without --base-url it measures an embedded simulator (model\nand GPU from the flags below).\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: tokenpace bench [flags]\n\nMeasures an OpenAI-compatible streaming endpoint under load: TTFT, TPOT, ITL and E2E\npercentiles, throughput, goodput and errors. The load is a closed loop (--concurrency),\nan open loop (--rate, Poisson or --burstiness), a replayed trace (--trace: Azure, BurstGPT,\nMooncake), or multi-turn sessions (--sessions). --find-max-rate searches the highest rate\nwhose goodput meets the SLO; --report writes an HTML report. Without --base-url it\nmeasures an embedded simulator (model and GPU from the flags below).\n\nTwo runs side by side: tokenpace bench --compare a.json b.json [--report compare.html]\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args, stderr); !ok {

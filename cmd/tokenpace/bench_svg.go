@@ -124,10 +124,10 @@ func (c svgChart) draw(b *strings.Builder, s svgSeries, sx, sy func(float64) flo
 	}
 }
 
-// niceCeil rounds v up to 1, 2, 2.5 or 5 times a power of ten.
+// niceCeil rounds v up to 1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten.
 func niceCeil(v float64) float64 {
 	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+	for _, m := range []float64{1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10} {
 		if v <= m*p*(1+1e-9) {
 			return m * p
 		}
