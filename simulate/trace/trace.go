@@ -62,12 +62,14 @@ type LineError struct {
 	Err error
 }
 
+// Error returns "file:line: what is wrong".
 func (e *LineError) Error() string {
 	if e.Line <= 0 {
 		return fmt.Sprintf("%s: %v", e.Name, e.Err)
 	}
 	return fmt.Sprintf("%s:%d: %v", e.Name, e.Line, e.Err)
 }
+// Unwrap returns Err.
 func (e *LineError) Unwrap() error { return e.Err }
 
 // Open reads the trace at path in format f (Auto: detected).
