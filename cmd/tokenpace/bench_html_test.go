@@ -82,7 +82,7 @@ func TestBenchHTMLReport(t *testing.T) {
 }
 
 func TestBenchHTMLReportOfARateSearch(t *testing.T) {
-	page, report := benchReportFile(t, "--find-max-rate", "--rate", "40", "--step-requests", "100", "--max-steps", "5",
+	page, report := benchReportFile(t, "--find-max-rate", "--rate", "40", "--step-requests", "100", "--step-duration", "1s", "--max-steps", "5",
 		"--prompt-tokens", "64", "--max-tokens", "16", "--slo-ttft", "100ms")
 	rs, _ := report["rate_search"].(map[string]any)
 	if steps, _ := rs["steps"].([]any); len(steps) == 0 {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"text/tabwriter"
+	"time"
 
 	"github.com/tokenpace/tokenpace/metrics"
 	"github.com/tokenpace/tokenpace/simulate"
@@ -17,6 +18,7 @@ type searchFlags struct {
 	on        bool
 	steps     int
 	requests  int
+	duration  time.Duration
 	precision float64
 	target    float64
 }
@@ -24,7 +26,8 @@ type searchFlags struct {
 // register registers the rate search's flags on fs.
 func (s *searchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&s.on, "find-max-rate", false, "search the highest request rate whose goodput meets --slo-ttft/--slo-tpot: bracket from --rate (default 1/s) by doubling or halving, then bisect")
-	fs.IntVar(&s.requests, "step-requests", 400, "with --find-max-rate: Poisson requests a step sends (at least 100, for a p99 above a single request)")
+	fs.IntVar(&s.requests, "step-requests", 300, "with --find-max-rate: fewest Poisson requests a step sends (at least 100, for a p99 above a single request)")
+	fs.DurationVar(&s.duration, "step-duration", 10*time.Second, "with --find-max-rate: shortest time a step sends for, so that a queue past capacity has time to build")
 	fs.Float64Var(&s.precision, "rate-precision", 0.05, "with --find-max-rate: stop when the highest rate that met the SLO and the lowest that missed it are within this fraction")
 	fs.Float64Var(&s.target, "slo-attainment", simulate.DefaultGoodput, "share of a step's requests that must meet the SLO for the step to meet it")
 	fs.IntVar(&s.steps, "max-steps", 24, "with --find-max-rate: most steps the search takes")
@@ -34,14 +37,16 @@ func (s *searchFlags) register(fs *flag.FlagSet) {
 func (s searchFlags) check(f *benchFlags) error {
 	switch {
 	case !s.on:
-		if f.set["step-requests"] || f.set["rate-precision"] || f.set["max-steps"] {
-			return errors.New("--step-requests, --rate-precision and --max-steps need --find-max-rate")
+		if f.set["step-requests"] || f.set["step-duration"] || f.set["rate-precision"] || f.set["max-steps"] {
+			return errors.New("--step-requests, --step-duration, --rate-precision and --max-steps need --find-max-rate")
 		}
 		return nil
 	case f.sloTTFT == 0 && f.sloTPOT == 0:
 		return errors.New("--find-max-rate needs an SLO: --slo-ttft, --slo-tpot or both")
 	case s.requests < 100:
 		return fmt.Errorf("--step-requests must be at least 100, got %d", s.requests)
+	case s.duration < 0:
+		return fmt.Errorf("--step-duration must not be negative, got %v", s.duration)
 	case !(s.precision > 0 && s.precision < 1):
 		return fmt.Errorf("--rate-precision must be in (0, 1), got %v", s.precision)
 	case !(s.target > 0 && s.target <= 1):
@@ -90,6 +95,12 @@ func wilson(good, n int64) (lo, hi float64) {
 	c := (p + z*z/(2*fn)) / d
 	h := z * math.Sqrt(p*(1-p)/fn+z*z/(4*fn*fn)) / d
 	return max(c-h, 0), min(c+h, 1)
+}
+
+// stepRequests is how many requests a step at rate sends: at least
+// s.requests, and enough to last s.duration.
+func (s searchFlags) stepRequests(rate float64) int {
+	return max(s.requests, int(math.Ceil(rate*s.duration.Seconds())))
 }
 
 // rateSearch is --find-max-rate's result: the highest rate that met the

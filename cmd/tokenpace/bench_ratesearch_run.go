@@ -8,9 +8,9 @@ import (
 	"github.com/tokenpace/tokenpace/metrics"
 )
 
-// runRateSearch runs --find-max-rate against tgt: one Poisson load of
-// --step-requests requests per step, no cap in flight, each step on a
-// fresh recorder, and reports the curve walked with the figures of the
+// runRateSearch runs --find-max-rate against tgt: one Poisson load per
+// step of at least --step-requests requests lasting at least
+// --step-duration, no cap in flight, each step on a fresh recorder, and reports the curve walked with the figures of the
 // step at the highest rate that met the SLO. It returns the exit code.
 func runRateSearch(ctx context.Context, f *benchFlags, tgt *benchTarget, base *loadGen, stdout, stderr io.Writer) int {
 	start := f.rate
@@ -20,11 +20,12 @@ func runRateSearch(ctx context.Context, f *benchFlags, tgt *benchTarget, base *l
 	var best, last *loadResult
 	step := 0
 	measure := func(rate float64) (rateStep, bool) {
+		n := f.search.stepRequests(rate)
 		var bar progress = noProgress{}
 		if f.progress && isTerminal(stderr) {
-			bar = newProgressBar(f.search.requests, stderr)
+			bar = newProgressBar(n, stderr)
 		}
-		st, res := base.step(ctx, rate, f.search.requests, f.seed+uint64(step), step == 0, f.search.target, bar)
+		st, res := base.step(ctx, rate, n, f.seed+uint64(step), step == 0, f.search.target, bar)
 		step++
 		last = res
 		if res.interrupted {
@@ -45,10 +46,11 @@ func runRateSearch(ctx context.Context, f *benchFlags, tgt *benchTarget, base *l
 		return benchFail(stderr, 130, "interrupted before the first step ended")
 	}
 	res.interrupted = ctx.Err() != nil
-	f.rate, f.requests, f.concurrency = res.rate, f.search.requests, 0
+	f.rate, f.requests, f.concurrency = res.rate, f.search.stepRequests(res.rate), 0
 	rep := newBenchReport(f, tgt, base, res)
 	rep.search = s
-	rep.load = fmt.Sprintf("rate search in steps of %d Poisson requests; the figures below are the step at %.4g req/s", f.search.requests, res.rate)
+	rep.load = fmt.Sprintf("rate search in steps of Poisson requests, each at least %d and %v long; the figures below are the step at %.4g req/s",
+		f.search.requests, f.search.duration, res.rate)
 	return f.finish(rep, tgt, stdout, stderr)
 }
 

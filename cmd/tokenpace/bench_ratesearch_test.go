@@ -67,7 +67,8 @@ func TestWilsonInterval(t *testing.T) {
 }
 
 // searchServed runs bench's rate search against what `tokenpace sim`
-// serves for args, on virtual time: steps of n Poisson requests.
+// serves for args, on virtual time: steps of at least n Poisson requests
+// and 10 s (the CLI's default), bisected to 10%.
 func searchServed(t *testing.T, args []string, start float64, n, prompt, output int, ttft, tpot time.Duration) *rateSearch {
 	t.Helper()
 	var s *rateSearch
@@ -84,7 +85,8 @@ func searchServed(t *testing.T, args []string, start float64, n, prompt, output 
 		step := uint64(0)
 		s = searchRate(func(r float64) (rateStep, bool) {
 			step++
-			st, _ := base.step(t.Context(), r, n, step, false, simulate.DefaultGoodput, noProgress{})
+			steps := searchFlags{requests: n, duration: 10 * time.Second}
+			st, _ := base.step(t.Context(), r, steps.stepRequests(r), step, false, simulate.DefaultGoodput, noProgress{})
 			return st, true
 		}, start, 0.1, 16)
 	})
