@@ -69,6 +69,7 @@ func (e *LineError) Error() string {
 	}
 	return fmt.Sprintf("%s:%d: %v", e.Name, e.Line, e.Err)
 }
+
 // Unwrap returns Err.
 func (e *LineError) Unwrap() error { return e.Err }
 
