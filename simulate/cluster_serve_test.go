@@ -1,6 +1,7 @@
 package simulate_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -58,4 +59,50 @@ func TestServerServesACluster(t *testing.T) {
 	if a, b := perHit[simulate.RoundRobin], perHit[simulate.PrefixAffinity]; a != b {
 		t.Errorf("cached tokens per hit: round-robin %d, affinity %d; want the same prefix, 9 vs 11 hits", a, b)
 	}
+}
+
+// A conversation's next turn goes where the turn before it was served, so
+// that the replica's cache holds its history, though another replica is
+// less loaded then.
+func TestAffinityKeepsAConversationOnItsReplica(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, 3, simulate.PrefixAffinity)
+		ts := simulate.StartInMemory(t, simulate.WithModel("m", c))
+		// A long request holds replica 0, so the first turn goes to 1.
+		done := make(chan exchange)
+		go func() {
+			done <- post(t, ts, "/v1/chat/completions", `{"model":"m","max_tokens":3000,"messages":[{"role":"user","content":"Write at length."}]}`, nil)
+		}()
+		synctest.Wait()
+		first := strings.Repeat("Tell me about latency. ", 200)
+		ex := post(t, ts, "/v1/chat/completions", fmt.Sprintf(`{"model":"m","max_tokens":8,"messages":[{"role":"user","content":%q}]}`, first), nil)
+		if ex.status != 200 {
+			t.Fatalf("first turn: status %d, body %s", ex.status, ex.body)
+		}
+		var resp struct {
+			Choices []struct {
+				Message struct{ Content string } `json:"message"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(ex.body), &resp); err != nil || len(resp.Choices) != 1 {
+			t.Fatalf("first turn: %v, body %s", err, ex.body)
+		}
+		if long := <-done; long.status != 200 {
+			t.Fatalf("long request: status %d", long.status)
+		}
+		// Every replica is idle now: least-loaded would pick replica 0.
+		body := fmt.Sprintf(`{"model":"m","max_tokens":8,"messages":[{"role":"user","content":%q},{"role":"assistant","content":%q},{"role":"user","content":"And throughput?"}]}`,
+			first, resp.Choices[0].Message.Content)
+		if ex := post(t, ts, "/v1/chat/completions", body, nil); ex.status != 200 {
+			t.Fatalf("next turn: status %d, body %s", ex.status, ex.body)
+		}
+		ts.Server.Close() // its driver owns c until it exits
+		var hits [3]int64
+		for i, e := range c.Replicas() {
+			hits[i] = e.Stats().PrefixHits
+		}
+		if hits[1] == 0 || hits[0] != 0 || hits[2] != 0 {
+			t.Errorf("cached prompt tokens per replica = %v, want the next turn's history from replica 1's cache only", hits)
+		}
+	})
 }

@@ -48,6 +48,7 @@ type seq struct {
 	output       int
 	prefixKey    string
 	prefixTokens int
+	nextKey      string // Request.NextPrefixKey
 	cached       int
 	target       int // tokens to prefill before decoding: prompt, or prompt+generated after preemption
 	prefilled    int
@@ -115,6 +116,7 @@ func (e *Engine) Add(now time.Duration, r *Request) {
 		output:       max(r.OutputTokens, 1),
 		prefixKey:    r.PrefixKey,
 		prefixTokens: r.PrefixTokens,
+		nextKey:      r.NextPrefixKey,
 	}
 	s.target = s.prompt
 	if old, ok := e.byID[r.ID]; ok {
@@ -443,6 +445,9 @@ func (e *Engine) emitted(s *seq, n int, at time.Duration, em Emission, emit func
 		e.nRunning--
 		e.free(s)
 		delete(e.byID, s.id)
+		if s.nextKey != "" {
+			e.WarmPrefix(s.nextKey, s.prompt+s.generated)
+		}
 	} else if need := e.blocksFor(s.prompt+s.generated) - s.cached/e.d.BlockSize; need > s.blocks {
 		e.used += need - s.blocks
 		s.blocks = need

@@ -87,6 +87,33 @@ func TestPrefixCacheReportsCachedTokens(t *testing.T) {
 	})
 }
 
+func TestConversationTurnReusesThePreviousTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := simulate.StartInMemory(t, simulate.WithModel("m", serveEngine(t, simulate.Deployment{})))
+		c := newClient(ts)
+		msgs := []openai.ChatCompletionMessageParamUnion{openai.UserMessage(strings.Repeat("Tell me about latency. ", 400))} // 9200 bytes
+		p := chatParams("m", 200)
+		p.Messages = msgs
+		first := chatStream(t, c, p)
+		p.Messages = append(msgs, openai.AssistantMessage(first.text), openai.UserMessage("And throughput?"))
+		next := chatStream(t, c, p)
+		// Another reply in the history: only the first message is shared.
+		p.Messages = append(msgs, openai.AssistantMessage("Something else."), openai.UserMessage("And throughput?"))
+		other := chatStream(t, c, p)
+		if first.err != nil || next.err != nil || other.err != nil {
+			t.Fatalf("streams: %v, %v, %v", first.err, next.err, other.err)
+		}
+		// The first turn's prompt (9200/4 + 4 + 3 tokens) and its 200
+		// output tokens, rounded down to 16-token blocks.
+		if got, want := next.usage.PromptTokensDetails.CachedTokens, int64((9200/4+7+200)/16*16); got != want {
+			t.Errorf("next turn cached_tokens = %d, want %d (the first turn's prompt and reply)", got, want)
+		}
+		if got, most := other.usage.PromptTokensDetails.CachedTokens, int64((9200/4+4)/16*16); got > most {
+			t.Errorf("a turn after another, short reply: cached_tokens = %d, want at most %d (the first message)", got, most)
+		}
+	})
+}
+
 func TestCancelFreesTheSlot(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ts := simulate.StartInMemory(t, simulate.WithModel("m", serveEngine(t, simulate.Deployment{MaxRunning: 1})))

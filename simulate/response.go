@@ -172,11 +172,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 	}
 	d := g.model.driver
 	sink, ok := d.add(&Request{
-		ID:           id,
-		PromptTokens: g.prompt.tokens,
-		PrefixKey:    g.prompt.prefixKey,
-		PrefixTokens: g.prompt.prefixTokens,
-		OutputTokens: n,
+		ID:            id,
+		PromptTokens:  g.prompt.tokens,
+		PrefixKey:     g.prompt.prefixKey,
+		PrefixTokens:  g.prompt.prefixTokens,
+		OutputTokens:  n,
+		NextPrefixKey: g.prompt.nextKey,
 	}, arrived)
 	if !ok {
 		out.fail(arrived, &apiError{status: http.StatusServiceUnavailable, message: "server is shutting down"}, 0)

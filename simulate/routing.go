@@ -122,6 +122,16 @@ func (a *affinity) remember(key string, i int) {
 }
 
 func (a *affinity) pick(r *Request, load []int) int {
+	i := a.choose(r, load)
+	if r.NextPrefixKey != "" {
+		a.remember(r.NextPrefixKey, i) // the next turn finds its history there
+	}
+	return i
+}
+
+// choose picks r's replica: its prefix's home unless that replica is too
+// busy, else the least loaded (which becomes the home of a new prefix).
+func (a *affinity) choose(r *Request, load []int) int {
 	least := leastLoaded(load)
 	if r.PrefixKey == "" {
 		return least

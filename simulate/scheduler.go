@@ -42,6 +42,11 @@ type Request struct {
 	// OutputTokens is how many tokens the request will generate before it
 	// stops (max_tokens, a stop sequence or EOS, decided by the driver).
 	OutputTokens int
+	// NextPrefixKey, when set, names the prompt and its reply together:
+	// once the request has generated its output, both stay in the prefix
+	// cache under this key (as a serving engine keeps a finished
+	// sequence's blocks), for a conversation's next turn to reuse.
+	NextPrefixKey string
 }
 
 // Emission reports tokens a request produced at one step end.

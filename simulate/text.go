@@ -195,17 +195,28 @@ type promptInfo struct {
 	prefixKey    string // hash of every message but the last; "" if one
 	prefixTokens int    // estimate of those messages
 	hash         uint64 // hash of the whole prompt, for seeding text
+	nextKey      string // the prompt and its reply, for the next turn; "" if none
 }
 
 // chatPrompt estimates a chat prompt and derives its prefix key: a hash of
 // every message but the last (roles and contents), so that conversations
-// that share their history share a prefix in the engine's cache.
+// that share their history share a prefix in the engine's cache. A
+// conversation's next turn (an assistant reply, then a new message) keys
+// its prefix as the turn before it, whose prompt and reply the engine
+// keeps under nextKey: "turn:" and the hash of that turn's whole prompt.
+// The reply is not compared: a history whose last reply is not the one
+// the server gave reuses as many tokens as its own reply's length allows.
 func chatPrompt(msgs []chatMessage) promptInfo {
 	var p promptInfo
 	h := fnv.New64a()
 	for i, m := range msgs {
+		if i == len(msgs)-2 && i > 0 && m.Role == "assistant" {
+			p.prefixKey = "turn:" + strconv.FormatUint(h.Sum64(), 16)
+		}
 		if i == len(msgs)-1 && i > 0 {
-			p.prefixKey = strconv.FormatUint(h.Sum64(), 16)
+			if p.prefixKey == "" {
+				p.prefixKey = strconv.FormatUint(h.Sum64(), 16)
+			}
 			p.prefixTokens = p.tokens
 		}
 		h.Write([]byte(m.Role))
@@ -216,6 +227,7 @@ func chatPrompt(msgs []chatMessage) promptInfo {
 	}
 	p.tokens += tokensPerPrompt
 	p.hash = h.Sum64()
+	p.nextKey = "turn:" + strconv.FormatUint(p.hash, 16)
 	return p
 }
 

@@ -21,6 +21,10 @@ const (
 	PoissonProcess Process = iota
 	// ConstantProcess: one request every 1/Rate exactly.
 	ConstantProcess
+	// GammaProcess: gamma-distributed gaps of mean 1/Rate and coefficient
+	// of variation Workload.Burstiness: above 1 requests come in bursts
+	// with lulls between (CV 1 is Poisson), below 1 more evenly.
+	GammaProcess
 )
 
 // TokenDist is a distribution of token counts. The zero value always
@@ -65,6 +69,9 @@ type Workload struct {
 	// Prefixes is how many distinct shared prefixes there are, assigned
 	// in turn; zero means 1 when PrefixTokens is set.
 	Prefixes int
+	// Burstiness is the coefficient of variation of the gaps between
+	// arrivals of a GammaProcess; zero means 1 (as bursty as Poisson).
+	Burstiness float64
 	// Seed seeds the arrival times and lengths.
 	Seed uint64
 }
@@ -85,7 +92,9 @@ func (w Workload) Arrivals() ([]Arrival, error) {
 		return nil, &InvalidError{Field: "length CV", Value: [2]float64{w.Prompt.CV, w.Output.CV}, Reason: "must not be negative"}
 	case w.PrefixTokens < 0 || w.Prefixes < 0:
 		return nil, &InvalidError{Field: "prefix", Value: [2]int{w.PrefixTokens, w.Prefixes}, Reason: "must not be negative"}
-	case w.Process != PoissonProcess && w.Process != ConstantProcess:
+	case w.Burstiness < 0 || w.Burstiness > 100 || math.IsNaN(w.Burstiness):
+		return nil, &InvalidError{Field: "burstiness", Value: w.Burstiness, Reason: "must be in [0, 100]"}
+	case w.Process != PoissonProcess && w.Process != ConstantProcess && w.Process != GammaProcess:
 		return nil, &InvalidError{Field: "arrival process", Value: int(w.Process), Reason: "unknown"}
 	}
 	rng := rand.New(rand.NewPCG(w.Seed, w.Seed^0x9e3779b97f4a7c15))
@@ -94,9 +103,17 @@ func (w Workload) Arrivals() ([]Arrival, error) {
 	var t float64
 	for i := range out {
 		if w.Rate > 0 && i > 0 {
-			if w.Process == ConstantProcess {
+			switch w.Process {
+			case ConstantProcess:
 				t = float64(i) / w.Rate
-			} else {
+			case GammaProcess:
+				cv := w.Burstiness
+				if cv == 0 {
+					cv = 1
+				}
+				k := 1 / (cv * cv)
+				t += gamma(rng, k) / (k * w.Rate)
+			default:
 				t += rng.ExpFloat64() / w.Rate
 			}
 		}

@@ -2,6 +2,7 @@ package simulate_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +82,27 @@ func TestReadTrace(t *testing.T) {
 	} {
 		if _, err := simulate.ReadTrace(strings.NewReader(bad)); !errors.Is(err, simulate.ErrInvalid) {
 			t.Errorf("ReadTrace(%q) error = %v, want ErrInvalid", bad, err)
+		}
+	}
+}
+
+func TestGammaArrivalsHaveTheRateAndBurstiness(t *testing.T) {
+	for _, cv := range []float64{0.5, 1, 3} {
+		a, err := simulate.Workload{Rate: 10, Process: simulate.GammaProcess, Burstiness: cv, Requests: 50000, Seed: 7}.Arrivals()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum, sum2 float64
+		for i := 1; i < len(a); i++ {
+			g := (a[i].At - a[i-1].At).Seconds()
+			sum += g
+			sum2 += g * g
+		}
+		n := float64(len(a) - 1)
+		mean := sum / n
+		got := math.Sqrt(sum2/n-mean*mean) / mean
+		if math.Abs(mean-0.1) > 0.005 || math.Abs(got-cv) > 0.1*cv {
+			t.Errorf("gamma arrivals at 10/s, CV %v: mean gap %.4f s, CV %.3f; want 0.1 s, %v", cv, mean, got, cv)
 		}
 	}
 }

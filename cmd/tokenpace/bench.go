@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,8 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/tokenpace/tokenpace/metrics"
 )
 
 // benchFlags are the flags of tokenpace bench.
@@ -21,6 +20,7 @@ type benchFlags struct {
 	requests    int
 	concurrency int
 	rate        float64
+	burstiness  float64
 	prompt      int
 	maxTokens   int
 	sloTTFT     time.Duration
@@ -31,7 +31,13 @@ type benchFlags struct {
 	asJSON      bool
 	plot        string
 	export      string
+	report      string
+	compare     [2]string
 	progress    bool
+	traceFile   string
+	tf          *traceFlags
+	sess        sessionFlags
+	search      searchFlags
 	hw          *deploymentFlags
 	set         map[string]bool
 }
@@ -47,86 +53,117 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if f == nil {
 		return code
 	}
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(stderr, "tokenpace bench: "+format+"\n", a...)
+	if f.compare[0] != "" {
+		return runCompare(f, stdout, stderr)
+	}
+	lg, err := f.newLoad()
+	if err != nil {
+		return benchFail(stderr, 2, "%v", err)
+	}
+	tgt, code := openBenchTarget(ctx, f, stderr)
+	if tgt == nil {
 		return code
 	}
+	defer tgt.close()
+	lg.target(tgt, f)
+	if f.search.on {
+		return runRateSearch(ctx, f, tgt, lg, stdout, stderr)
+	}
+	var bar progress = noProgress{}
+	if f.progress && isTerminal(stderr) {
+		bar = newProgressBar(lg.requests, stderr)
+	}
+	lg.progress = bar
+	res := lg.run(ctx)
+	bar.finish()
+	return f.finish(newBenchReport(f, tgt, lg, res), tgt, stdout, stderr)
+}
 
+// benchFail writes one line to stderr and returns code.
+func benchFail(stderr io.Writer, code int, format string, a ...any) int {
+	fmt.Fprintf(stderr, "tokenpace bench: "+format+"\n", a...)
+	return code
+}
+
+// openBenchTarget connects to the endpoint under test and checks that it
+// answers; nil and the exit code when it cannot.
+func openBenchTarget(ctx context.Context, f *benchFlags, stderr io.Writer) (*benchTarget, int) {
 	tgt, err := newBenchTarget(f)
 	if err != nil {
-		return fail(2, "%v", err)
+		return nil, benchFail(stderr, 2, "%v", err)
 	}
-	defer tgt.close()
 	if err := tgt.probe(ctx, f.timeout); err != nil {
+		tgt.close()
 		if ctx.Err() != nil {
-			return fail(130, "interrupted")
+			return nil, benchFail(stderr, 130, "interrupted")
 		}
-		return fail(1, "%v", err)
+		return nil, benchFail(stderr, 1, "%v", err)
 	}
 	if note := tgt.modelNote(); note != "" {
 		// Some servers take names they do not list (Ollama without a
 		// tag): a warning, not a refusal.
 		fmt.Fprintf(stderr, "tokenpace bench: warning: %s\n", note)
 	}
+	return tgt, 0
+}
 
-	var bar progress = noProgress{}
-	if f.progress && isTerminal(stderr) {
-		bar = newProgressBar(f.requests, stderr)
-	}
-	lg := &loadGen{
-		client:      tgt.client,
-		params:      newPromptMaker(tgt.model, f.prompt, f.maxTokens, f.seed),
-		requests:    f.requests,
-		concurrency: f.concurrency,
-		rate:        f.rate,
-		warmup:      f.warmup,
-		timeout:     f.timeout,
-		seed:        f.seed,
-		keep:        f.plot != "" || f.export != "",
-		progress:    bar,
-		recorder:    metrics.NewRecorder(metrics.WithSLO(metrics.SLO{TTFT: f.sloTTFT, TPOT: f.sloTPOT})),
-	}
-	res := lg.run(ctx)
-	bar.finish()
-
-	rep := newBenchReport(f, tgt, res)
+// finish prints the report and writes the files asked for; it returns
+// the exit code.
+func (f *benchFlags) finish(rep *benchReport, tgt *benchTarget, stdout, stderr io.Writer) int {
+	res := rep.res
 	for _, w := range rep.warnings() {
 		fmt.Fprintf(stderr, "tokenpace bench: WARNING: %s\n", w)
 	}
+	var err error
 	if f.asJSON {
 		err = rep.writeJSON(stdout)
 	} else {
 		err = rep.writeText(stdout)
 	}
 	if err != nil {
-		return fail(1, "writing the report: %v", err)
+		return benchFail(stderr, 1, "writing the report: %v", err)
 	}
-	if f.export != "" {
-		if err := writeExport(f.export, res.rows); err != nil {
-			return fail(1, "export: %v", err)
-		}
-		if !f.asJSON {
-			fmt.Fprintf(stdout, "%d requests written to %s\n", len(res.rows), f.export)
-		}
-	}
-	if f.plot != "" && len(res.timings) > 0 {
-		if err := writePlot(f.plot, res); err != nil {
-			fmt.Fprintf(stderr, "tokenpace bench: plot: %v\n", err)
-			return 1
-		}
-		if !f.asJSON {
-			fmt.Fprintf(stdout, "plot written to %s\n", f.plot)
-		}
+	if code := f.writeFiles(rep, stdout, stderr); code != 0 {
+		return code
 	}
 	switch {
 	case res.interrupted:
 		return 130
 	case rep.snap.Completed == 0:
 		if note := tgt.modelNote(); note != "" {
-			return fail(1, "no request completed: %s", note)
+			return benchFail(stderr, 1, "no request completed: %s", note)
 		}
-		fmt.Fprintln(stderr, "tokenpace bench: no request completed")
-		return 1
+		return benchFail(stderr, 1, "no request completed")
+	}
+	return 0
+}
+
+// writeFiles writes --export, --plot and --report; it returns a non-zero
+// exit code when one fails.
+func (f *benchFlags) writeFiles(rep *benchReport, stdout, stderr io.Writer) int {
+	res := rep.res
+	say := func(format string, a ...any) {
+		if !f.asJSON {
+			fmt.Fprintf(stdout, format+"\n", a...)
+		}
+	}
+	if f.export != "" {
+		if err := writeExport(f.export, res.rows); err != nil {
+			return benchFail(stderr, 1, "export: %v", err)
+		}
+		say("%d requests written to %s", len(res.rows), f.export)
+	}
+	if f.plot != "" && len(res.timings) > 0 {
+		if err := writePlot(f.plot, res); err != nil {
+			return benchFail(stderr, 1, "plot: %v", err)
+		}
+		say("plot written to %s", f.plot)
+	}
+	if f.report != "" {
+		if err := writeHTMLFile(f.report, rep.page()); err != nil {
+			return benchFail(stderr, 1, "report: %v", err)
+		}
+		say("report written to %s", f.report)
 	}
 	return 0
 }
@@ -136,6 +173,43 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, int) {
 	fs := flag.NewFlagSet("tokenpace bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	f := registerBenchFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tokenpace bench [flags]\n\nMeasures an OpenAI-compatible streaming endpoint under load: TTFT, TPOT, ITL and E2E\npercentiles, throughput, goodput and errors. The load is a closed loop (--concurrency),\nan open loop (--rate, Poisson or --burstiness), a replayed trace (--trace: Azure, BurstGPT,\nMooncake), or multi-turn sessions (--sessions). --find-max-rate searches the highest rate\nwhose goodput meets the SLO; --report writes an HTML report. Without --base-url it\nmeasures an embedded simulator (model and GPU from the flags below).\n\nTwo runs side by side: tokenpace bench --compare a.json b.json [--report compare.html]\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return nil, code
+	}
+	if f.compare[0] != "" {
+		// The second report ends the flags: parse those after it.
+		if fs.NArg() == 0 {
+			return nil, benchFail(stderr, 2, "--compare takes two bench --json reports: --compare a.json b.json")
+		}
+		f.compare[1] = fs.Arg(0)
+		if code, ok := parseFlags(fs, fs.Args()[1:], stderr); !ok {
+			return nil, code
+		}
+		if fs.NArg() > 0 {
+			return nil, benchFail(stderr, 2, "--compare takes two bench --json reports, got a third argument %q", fs.Arg(0))
+		}
+		return f, 0
+	}
+	if fs.NArg() > 0 {
+		return nil, benchFail(stderr, 2, "unexpected argument %q", fs.Arg(0))
+	}
+	f.set = f.hw.set()
+	if (f.rate > 0 || f.traceFile != "") && !f.set["concurrency"] {
+		f.concurrency = 0 // an open loop sends on schedule, as vLLM's bench does
+	}
+	if err := f.check(); err != nil {
+		return nil, benchFail(stderr, 2, "%v", err)
+	}
+	return f, 0
+}
+
+// registerBenchFlags registers bench's flags on fs.
+func registerBenchFlags(fs *flag.FlagSet) *benchFlags {
 	f := &benchFlags{}
 	fs.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible API base URL, e.g. http://localhost:8000/v1 (default: an embedded simulator)")
 	f.hw = addDeploymentFlags(fs)
@@ -144,7 +218,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, int) {
 	fs.IntVar(&f.requests, "requests", 64, "requests to measure")
 	fs.IntVar(&f.concurrency, "concurrency", 16, "requests in flight at once; with --rate, a cap on them (default: none), past which requests go out late")
 	fs.Float64Var(&f.rate, "rate", 0, "Poisson arrivals per second; 0 sends in a closed loop at --concurrency")
-	fs.IntVar(&f.prompt, "prompt-tokens", 256, "prompt tokens per request (approximate on a real tokenizer)")
+	fs.Float64Var(&f.burstiness, "burstiness", 0, "with --rate: gamma-distributed gaps with this coefficient of variation (above 1: bursts; 0: Poisson)")
+	fs.IntVar(&f.prompt, "prompt-tokens", 256, "prompt tokens per request (approximate on a real tokenizer); with --sessions, per turn")
 	fs.IntVar(&f.maxTokens, "max-tokens", 128, "max_tokens of each request")
 	fs.DurationVar(&f.sloTTFT, "slo-ttft", 0, "goodput: longest acceptable time to first token (0: no objective)")
 	fs.DurationVar(&f.sloTPOT, "slo-tpot", 0, "goodput: longest acceptable time per output token (0: no objective)")
@@ -154,62 +229,75 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, int) {
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of the table")
 	fs.StringVar(&f.plot, "plot", "", "write a latency plot (TTFT CDF, ITL histogram, throughput over time) to this .png or .svg file")
 	fs.StringVar(&f.export, "export", "", "write every measured request (timestamps, figures, tokens, error, server) to this file, one JSON object a line")
+	fs.StringVar(&f.report, "report", "", "write a self-contained HTML report (settings, distributions, latency over time, rate search, every request) to this .html file")
+	fs.StringVar(&f.compare[0], "compare", "", "compare two bench --json reports side by side: --compare a.json b.json")
 	fs.BoolVar(&f.progress, "progress", true, "show a progress bar on stderr when it is a terminal")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tokenpace bench [flags]\n\nMeasures an OpenAI-compatible streaming endpoint under load: TTFT, TPOT, ITL and E2E\npercentiles, throughput, goodput and errors. Without --base-url it measures an embedded\nsimulator (model and GPU from the flags below).\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	if code, ok := parseFlags(fs, args, stderr); !ok {
-		return nil, code
-	}
-	bad := func(format string, a ...any) (*benchFlags, int) {
-		fmt.Fprintf(stderr, "tokenpace bench: "+format+"\n", a...)
-		return nil, 2
-	}
-	if fs.NArg() > 0 {
-		return bad("unexpected argument %q", fs.Arg(0))
-	}
-	f.set = f.hw.set()
-	if f.rate > 0 && !f.set["concurrency"] {
-		f.concurrency = 0 // an open loop sends on schedule, as vLLM's bench does
-	}
+	fs.StringVar(&f.traceFile, "trace", "", "replay this trace file: its arrival times, prompt and output lengths and shared prefixes")
+	f.tf = addTraceFlags(fs)
+	f.sess.register(fs)
+	f.search.register(fs)
+	return f
+}
+
+// check reports the first flag that is out of range or clashes.
+func (f *benchFlags) check() error {
 	for _, v := range []struct {
 		name string
 		v    int
 		min  int
 	}{{"requests", f.requests, 1}, {"concurrency", f.concurrency, 0}, {"prompt-tokens", f.prompt, 1}, {"max-tokens", f.maxTokens, 1}, {"warmup", f.warmup, 0}} {
 		if v.v < v.min {
-			return bad("--%s must be at least %d, got %d", v.name, v.min, v.v)
+			return fmt.Errorf("--%s must be at least %d, got %d", v.name, v.min, v.v)
 		}
 	}
 	switch {
 	case f.rate < 0 || math.IsNaN(f.rate) || math.IsInf(f.rate, 0):
-		return bad("--rate must be a finite number, not negative, got %v", f.rate)
-	case f.rate == 0 && f.concurrency == 0:
-		return bad("--concurrency 0 (no cap) needs --rate: a closed loop needs a number of clients")
+		return fmt.Errorf("--rate must be a finite number, not negative, got %v", f.rate)
+	case f.burstiness != 0 && (f.rate == 0 || !(f.burstiness > 0 && f.burstiness <= 100)):
+		return fmt.Errorf("--burstiness needs --rate and a coefficient of variation in (0, 100], got %v", f.burstiness)
+	case f.rate == 0 && f.concurrency == 0 && f.traceFile == "" && !f.sess.on() && !f.search.on:
+		return errors.New("--concurrency 0 (no cap) needs --rate: a closed loop needs a number of clients")
 	case f.timeout <= 0:
-		return bad("--timeout must be positive, got %v", f.timeout)
+		return fmt.Errorf("--timeout must be positive, got %v", f.timeout)
 	case f.sloTTFT < 0 || f.sloTPOT < 0:
-		return bad("--slo-ttft and --slo-tpot must not be negative")
+		return errors.New("--slo-ttft and --slo-tpot must not be negative")
+	case f.traceFile != "" && (f.set["rate"] || f.set["requests"] || f.set["prompt-tokens"] || f.set["max-tokens"] || f.sess.on() || f.search.on):
+		return errors.New("--trace sets the load (arrivals, prompt and output lengths): it excludes --rate, --requests, --prompt-tokens, --max-tokens, --sessions and --find-max-rate")
+	case f.traceFile == "" && (f.set["speedup"] || f.set["window"] || f.set["window-start"] || f.set["trace-format"]):
+		return errors.New("--speedup, --window, --window-start and --trace-format need --trace")
 	}
+	if err := f.sess.check(f); err != nil {
+		return err
+	}
+	if err := f.search.check(f); err != nil {
+		return err
+	}
+	return f.checkFiles()
+}
+
+// checkFiles checks the output file flags.
+func (f *benchFlags) checkFiles() error {
 	if f.plot != "" {
 		switch strings.ToLower(filepath.Ext(f.plot)) {
 		case ".png", ".svg":
 		default:
-			return bad("--plot %q: want a .png or .svg file name", f.plot)
+			return fmt.Errorf("--plot %q: want a .png or .svg file name", f.plot)
 		}
+	}
+	if f.report != "" && !strings.EqualFold(filepath.Ext(f.report), ".html") {
+		return fmt.Errorf("--report %q: want an .html file name", f.report)
 	}
 	if f.baseURL != "" {
 		for name := range f.set {
 			if deploymentFlagNames[name] && name != "model" {
-				return bad("--%s sets the embedded simulator's deployment; it has no effect with --base-url", name)
+				return fmt.Errorf("--%s sets the embedded simulator's deployment; it has no effect with --base-url", name)
 			}
 		}
 	}
 	if f.apiKeyEnv == "" {
-		return bad("--api-key-env must name an environment variable")
+		return errors.New("--api-key-env must name an environment variable")
 	}
-	return f, 0
+	return nil
 }
 
 // deploymentFlagNames holds the names of the flags addDeploymentFlags

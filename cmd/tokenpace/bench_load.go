@@ -10,6 +10,7 @@ import (
 
 	"github.com/tokenpace/tokenpace"
 	"github.com/tokenpace/tokenpace/metrics"
+	"github.com/tokenpace/tokenpace/simulate/trace"
 )
 
 // lateAfter is how far past its scheduled time a request must go out to
@@ -18,7 +19,9 @@ const lateAfter = time.Millisecond
 
 // loadGen sends a benchmark's requests and records their timings.
 //
-// With rate > 0 requests arrive as a Poisson process, at most concurrency
+// With a schedule, request i is due at schedule[i] from the start (a
+// trace, or gamma arrivals); otherwise, with rate > 0, requests arrive as a
+// Poisson process; either way at most concurrency
 // in flight (0: no cap). A request that cannot go out at its scheduled time
 // (no free slot, a slow wake-up) goes out late: the client's own delay,
 // which the run reports apart (lateness), while the latency figures count
@@ -32,11 +35,23 @@ type loadGen struct {
 	requests    int
 	concurrency int
 	rate        float64
+	schedule    []time.Duration // when each request is due; nil: Poisson at rate
 	warmup      int
 	timeout     time.Duration
 	seed        uint64
 	keep        bool // keep every Timing, for the plot
 	progress    progress
+	// trace is the replayed trace (nil for synthetic load) and load
+	// describes the load for the report ("" for the plain ones).
+	trace *trace.Trace
+	load  string
+	// sess runs multi-turn sessions when on; model, prompt and
+	// maxTokens shape their turns; slo is the recorder's.
+	sess      sessionFlags
+	model     string
+	prompt    int
+	maxTokens int
+	slo       metrics.SLO
 }
 
 // loadResult is what a run measured beyond the Recorder's figures.
@@ -52,6 +67,8 @@ type loadResult struct {
 	maxLate  time.Duration
 	lateness []time.Duration
 	capped   int
+	// rate is the rate of a rate search's step; 0 otherwise.
+	rate float64
 	// interrupted is set when ctx ended before every request did;
 	// abandoned counts the requests cut off then, which are not in snap.
 	interrupted bool
@@ -60,6 +77,9 @@ type loadResult struct {
 	// describes each of them (see --export).
 	timings []*tokenpace.Timing
 	rows    []requestRow
+	// turnTTFT holds the TTFT of sessions' first turns [0] and later
+	// turns [1], which carry the conversation so far.
+	turnTTFT [2][]time.Duration
 }
 
 // run performs the warm-up, then the measured requests, and returns the
@@ -96,6 +116,10 @@ func (g *loadGen) run(ctx context.Context) *loadResult {
 		}
 		g.recorder.Record(context.Background(), &c)
 		mu.Lock()
+		if g.sess.on() && c.Err == nil && len(c.Chunks) > 0 {
+			later := min(i%g.sess.turns, 1)
+			res.turnTTFT[later] = append(res.turnTTFT[later], c.TTFT())
+		}
 		if g.keep {
 			res.timings = append(res.timings, &c)
 			res.rows = append(res.rows, newRequestRow(i, &c, scheduled))
@@ -107,9 +131,12 @@ func (g *loadGen) run(ctx context.Context) *loadResult {
 		g.progress.add()
 	}
 	if ctx.Err() == nil {
-		if g.rate > 0 {
+		switch {
+		case g.sess.on():
+			g.sessionLoop(ctx, record)
+		case g.rate > 0 || g.schedule != nil:
 			g.openLoop(ctx, record)
-		} else {
+		default:
 			g.closedLoop(ctx, g.requests, record)
 		}
 	}
@@ -149,7 +176,8 @@ send:
 	wg.Wait()
 }
 
-// openLoop sends g.requests requests at Poisson arrival times.
+// openLoop sends g.requests requests on g.schedule, or at Poisson arrival
+// times.
 func (g *loadGen) openLoop(ctx context.Context, record func(int, *tokenpace.Timing, time.Time, time.Time)) {
 	rng := rand.New(rand.NewPCG(g.seed, 0x9e3779b97f4a7c15))
 	var slots chan struct{}
@@ -160,9 +188,13 @@ func (g *loadGen) openLoop(ctx context.Context, record func(int, *tokenpace.Timi
 	defer wg.Wait()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	at := time.Now()
+	start := time.Now()
+	at := start
 	for i := range g.requests {
-		if i > 0 {
+		switch {
+		case g.schedule != nil:
+			at = start.Add(g.schedule[i])
+		case i > 0:
 			at = at.Add(time.Duration(rng.ExpFloat64() / g.rate * float64(time.Second)))
 		}
 		timer.Reset(time.Until(at))
@@ -194,11 +226,22 @@ func (g *loadGen) openLoop(ctx context.Context, record func(int, *tokenpace.Timi
 
 // one sends request i, reads its whole stream and returns its Timing.
 func (g *loadGen) one(ctx context.Context, i int) *tokenpace.Timing {
+	t, _ := g.stream(ctx, g.params(i))
+	return t
+}
+
+// stream sends p, reads its whole stream and returns its Timing and the
+// reply's text.
+func (g *loadGen) stream(ctx context.Context, p openai.ChatCompletionNewParams) (*tokenpace.Timing, string) {
 	ctx, cancel := context.WithTimeout(ctx, g.timeout)
 	defer cancel()
-	s := g.client.NewStreaming(ctx, g.params(i))
+	s := g.client.NewStreaming(ctx, p)
 	for s.Next() {
 	}
 	s.Close()
-	return s.Timing()
+	reply := ""
+	if acc := s.Accumulated(); len(acc.Choices) > 0 {
+		reply = acc.Choices[0].Message.Content
+	}
+	return s.Timing(), reply
 }

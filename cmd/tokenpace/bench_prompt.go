@@ -25,16 +25,10 @@ const promptOverhead = 7
 func newPromptMaker(model string, promptTokens, maxTokens int, seed uint64) func(i int) openai.ChatCompletionNewParams {
 	words := max(promptTokens-promptOverhead, 1)
 	return func(i int) openai.ChatCompletionNewParams {
-		rng := rand.New(rand.NewPCG(seed, uint64(i)))
-		var b strings.Builder
-		b.Grow(words * 4)
-		for range words {
-			b.WriteByte(' ')
-			b.WriteString(promptWords[rng.IntN(len(promptWords))])
-		}
+		text := randomWords(rand.New(rand.NewPCG(seed, uint64(i))), words)
 		return openai.ChatCompletionNewParams{
 			Model:     model,
-			Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage(b.String())},
+			Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage(text)},
 			MaxTokens: openai.Int(int64(maxTokens)),
 		}
 	}

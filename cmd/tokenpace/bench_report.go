@@ -20,14 +20,18 @@ type benchReport struct {
 	mdl  string
 	snap metrics.Snapshot
 	res  *loadResult
+	// load describes a trace's or sessions' load; "" for the plain ones.
+	load string
+	// search is the rate search's, nil for a single run.
+	search *rateSearch
 	// pred is the embedded simulator's offline prediction for a closed
 	// loop's load; nil otherwise.
 	pred *simulate.Prediction
 }
 
-func newBenchReport(f *benchFlags, t *benchTarget, res *loadResult) *benchReport {
-	r := &benchReport{f: f, what: t.what, mdl: t.model, snap: res.snap, res: res}
-	if t.deployment != nil && f.rate == 0 {
+func newBenchReport(f *benchFlags, t *benchTarget, g *loadGen, res *loadResult) *benchReport {
+	r := &benchReport{f: f, what: t.what, mdl: t.model, snap: res.snap, res: res, load: g.load}
+	if t.deployment != nil && f.rate == 0 && g.load == "" {
 		p, err := simulate.Predict(*t.deployment, simulate.Scenario{
 			PromptTokens: f.prompt, OutputTokens: f.maxTokens, Concurrency: min(f.concurrency, f.requests),
 		})
@@ -67,6 +71,19 @@ type benchRun struct {
 	Warnings    []string           `json:"warnings"`
 	Interrupted bool               `json:"interrupted"`
 	Abandoned   int                `json:"abandoned"`
+	// Load describes a replayed trace or sessions; absent otherwise.
+	Load string `json:"load,omitempty"`
+	// Turns holds sessions' TTFT of first and of later turns.
+	Turns *turnsJSON `json:"turns,omitempty"`
+	// RateSearch is --find-max-rate's result and the curve it walked.
+	RateSearch *rateSearch `json:"rate_search,omitempty"`
+}
+
+// turnsJSON is the TTFT of sessions' first turns and of their later
+// turns, which carry the conversation so far (the prefix a cache serves).
+type turnsJSON struct {
+	FirstTTFTMs map[string]float64 `json:"first_turn_ttft_ms"`
+	LaterTTFTMs map[string]float64 `json:"later_turns_ttft_ms"`
 }
 
 // writeJSON writes one JSON object: the Recorder's snapshot (requests,
@@ -74,6 +91,17 @@ type benchRun struct {
 // goodput, ttft_ms, tpot_ms, itl_ms, e2e_ms, errors, ...) and the run's
 // description (benchRun) side by side.
 func (r *benchReport) writeJSON(w io.Writer) error {
+	obj, err := r.jsonObject()
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(obj)
+}
+
+// jsonObject returns the JSON report as one object.
+func (r *benchReport) jsonObject() (map[string]any, error) {
 	snap := r.snap
 	snap.Targets = nil // one series: the totals say it all
 	obj := map[string]any{}
@@ -82,14 +110,14 @@ func (r *benchReport) writeJSON(w io.Writer) error {
 		PromptTokens: r.f.prompt, MaxTokens: r.f.maxTokens, Warmup: r.f.warmup,
 		SLOTTFTMs: msf(r.f.sloTTFT), SLOTPOTMs: msf(r.f.sloTPOT),
 		Late: r.res.late, MaxLateMs: msf(r.res.maxLate), Lateness: r.latenessMs(), Warnings: r.warnings(),
-		Interrupted: r.res.interrupted, Abandoned: r.res.abandoned,
+		Interrupted: r.res.interrupted, Abandoned: r.res.abandoned, Load: r.load, Turns: r.turns(), RateSearch: r.search,
 	}} {
 		b, err := json.Marshal(v)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := json.Unmarshal(b, &obj); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if p := r.pred; p != nil {
@@ -98,9 +126,7 @@ func (r *benchReport) writeJSON(w io.Writer) error {
 	if _, ok := obj["errors"]; !ok {
 		obj["errors"] = map[string]int64{}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(obj)
+	return obj, nil
 }
 
 // writeText writes the human-readable report.
@@ -115,7 +141,11 @@ func (r *benchReport) writeText(w io.Writer) error {
 			load += fmt.Sprintf(", at most %d in flight", f.concurrency)
 		}
 	}
-	fmt.Fprintf(ew, "load      %d requests (%s), %d prompt tokens, max_tokens %d", f.requests, load, f.prompt, f.maxTokens)
+	if r.load != "" {
+		fmt.Fprintf(ew, "load      %s", r.load)
+	} else {
+		fmt.Fprintf(ew, "load      %d requests (%s), %d prompt tokens, max_tokens %d", f.requests, load, f.prompt, f.maxTokens)
+	}
 	if f.warmup > 0 {
 		fmt.Fprintf(ew, ", after %d warm-up requests", f.warmup)
 	}
@@ -128,13 +158,47 @@ func (r *benchReport) writeText(w io.Writer) error {
 			r.snap.Requests, f.requests, r.res.abandoned)
 	}
 	fmt.Fprintln(ew)
+	if r.search != nil {
+		r.search.writeText(ew)
+	}
 	r.writeTable(ew)
-	if f.rate > 0 {
+	if t := r.turns(); t != nil {
+		fmt.Fprintf(ew, "turns       TTFT p50 %.1f / p99 %.1f ms on first turns, %.1f / %.1f ms on later turns (which carry the conversation so far)\n",
+			t.FirstTTFTMs["p50"], t.FirstTTFTMs["p99"], t.LaterTTFTMs["p50"], t.LaterTTFTMs["p99"])
+	}
+	if f.rate > 0 || r.res.lateness != nil {
 		l := r.latenessMs()
 		fmt.Fprintf(ew, "client: %d of %d requests went out more than %v late (p50 %.1f, p99 %.1f, max %.1f ms); the figures above count from each request's send\n",
 			r.res.late, len(r.res.lateness), lateAfter, l["p50"], l["p99"], l["max"])
 	}
 	return ew.err
+}
+
+// turns returns the TTFT of sessions' first and later turns; nil
+// without sessions.
+func (r *benchReport) turns() *turnsJSON {
+	if !r.f.sess.on() {
+		return nil
+	}
+	return &turnsJSON{FirstTTFTMs: quantilesMs(r.res.turnTTFT[0]), LaterTTFTMs: quantilesMs(r.res.turnTTFT[1])}
+}
+
+// quantilesMs returns the count, p50, p90, p99 and max of d in ms.
+func quantilesMs(d []time.Duration) map[string]float64 {
+	d = slices.Clone(d)
+	slices.Sort(d)
+	m := map[string]float64{"count": float64(len(d))}
+	if len(d) == 0 {
+		return m
+	}
+	for _, q := range []struct {
+		name string
+		p    float64
+	}{{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}} {
+		m[q.name] = msf(d[min(int(q.p*float64(len(d))), len(d)-1)])
+	}
+	m["max"] = msf(d[len(d)-1])
+	return m
 }
 
 // latenessMs returns the p50, p99 and max of the client's delays in

@@ -20,6 +20,8 @@ type planFlags struct {
 	prompt, output             int
 	promptCV, outputCV         float64
 	constant                   bool
+	burstiness                 float64
+	trace                      *traceFlags
 	requests                   int
 	prefixTokens, prefixes     int
 	seed                       uint64
@@ -100,7 +102,9 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.prefixTokens, "prefix-tokens", 0, "leading prompt tokens shared between requests (a system prompt), for prefix caching")
 	fs.IntVar(&f.prefixes, "prefixes", 1, "distinct shared prefixes, used in turn")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of arrival times and lengths")
-	fs.StringVar(&f.workload, "workload", "", "the load as a file: a trace CSV (arrival_s,prompt_tokens,output_tokens[,prefix_id]) or a tokenpace bench --json report")
+	fs.StringVar(&f.workload, "workload", "", "the load as a file: a trace (Azure, BurstGPT or Mooncake, or a CSV arrival_s,prompt_tokens,output_tokens[,prefix_id]) or a tokenpace bench --json report")
+	f.trace = addTraceFlags(fs)
+	fs.Float64Var(&f.burstiness, "burstiness", 0, "gamma-distributed arrivals whose gaps have this coefficient of variation (above 1: bursts; 0: Poisson)")
 	fs.IntVar(&f.batchRequests, "batch-requests", 0, "a batch job of this many requests, all queued at once, judged on throughput only (with --deadline)")
 	fs.DurationVar(&f.deadline, "deadline", 0, "a batch job must finish within this time, e.g. 8h")
 	fs.DurationVar(&f.ttftP50, "slo-ttft-p50", 0, "SLO: TTFT p50 limit, e.g. 100ms")
@@ -222,8 +226,13 @@ func (f *planFlags) input(set map[string]bool) (simulate.PlanInput, string, erro
 
 	w := simulate.Workload{Rate: f.rate, Requests: f.requests, Prompt: simulate.TokenDist{Mean: f.prompt, CV: f.promptCV},
 		Output: simulate.TokenDist{Mean: f.output, CV: f.outputCV}, PrefixTokens: f.prefixTokens, Prefixes: f.prefixes, Seed: f.seed}
-	if f.constant {
+	switch {
+	case f.constant && f.burstiness > 0:
+		return in, "", errors.New("--constant and --burstiness exclude each other")
+	case f.constant:
 		w.Process = simulate.ConstantProcess
+	case f.burstiness > 0:
+		w.Process, w.Burstiness = simulate.GammaProcess, f.burstiness
 	}
 	var desc string
 	draws := &w // the load to draw further samples of; nil for a trace
@@ -244,7 +253,7 @@ func (f *planFlags) input(set map[string]bool) (simulate.PlanInput, string, erro
 			return in, "", errors.New("--workload sets the load: it excludes --rate")
 		}
 		w.Requests = orInt(f.requests, 0)
-		in.Workload, draws, desc, err = readWorkloadFile(f.workload, w)
+		in.Workload, draws, desc, err = readWorkloadFile(f.workload, w, f.trace)
 		if err != nil {
 			return in, "", err
 		}
@@ -258,6 +267,8 @@ func (f *planFlags) input(set map[string]bool) (simulate.PlanInput, string, erro
 		process := "Poisson"
 		if f.constant {
 			process = "constant"
+		} else if f.burstiness > 0 {
+			process = fmt.Sprintf("gamma, burstiness CV %g", f.burstiness)
 		}
 		desc = fmt.Sprintf("%g req/s (%s), %s prompt and %s output tokens; %d requests simulated", f.rate, process, lengthText(w.Prompt), lengthText(w.Output), w.Requests)
 	}

@@ -204,7 +204,7 @@ func TestPlanWorkloadFiles(t *testing.T) {
 	for _, tc := range []struct {
 		file, load string
 	}{
-		{trace, "trace " + trace + ": 200 requests; judged on 1 arrival draw at 10% above the offered rate"},
+		{trace, "trace " + trace + ": 200 requests (csv, over 19.9s at 10/s); judged on 1 arrival draw at 10% above the offered rate"},
 		{report, "300 requests at 8/s, 700 prompt and 70 output tokens; judged on 3 arrival draws (the worst counts) at 10% above the offered rate"},
 	} {
 		code, out, stderr := plan(t, append([]string{"--workload", tc.file, "--slo-ttft-p99", "400ms"}, smallSearch...)...)

@@ -29,13 +29,14 @@ type benchShapes struct {
 // requests).
 const maxWorkloadFile = 256 << 20
 
-// readWorkloadFile reads --workload: a bench --json report (it starts with
-// '{') or a trace CSV. For a bench report, w gives the seed and the
+// readWorkloadFile reads --workload: a bench --json report (an object over
+// several lines) or a trace of any format trace.Read reads, cut and sped up
+// as tf says. For a bench report, w gives the seed and the
 // request count when the report lacks one, and the report's own rate (or,
 // for a closed loop, its measured request rate), prompt tokens and mean
 // output tokens replace w's, and the load is returned so that further
 // samples can be drawn of it (nil for a trace, which is one draw).
-func readWorkloadFile(path string, w simulate.Workload) ([]simulate.Arrival, *simulate.Workload, string, error) {
+func readWorkloadFile(path string, w simulate.Workload, tf *traceFlags) ([]simulate.Arrival, *simulate.Workload, string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, "", err
@@ -43,7 +44,7 @@ func readWorkloadFile(path string, w simulate.Workload) ([]simulate.Arrival, *si
 	defer f.Close()
 	br := bufio.NewReader(f)
 	head, _ := br.Peek(64)
-	if trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff"); len(trimmed) > 0 && trimmed[0] == '{' {
+	if trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff"); len(trimmed) > 0 && trimmed[0] == '{' && !bytes.Contains(head, []byte(`"timestamp"`)) {
 		var b benchShapes
 		dec := json.NewDecoder(io.LimitReader(br, maxWorkloadFile))
 		if err := dec.Decode(&b); err != nil {
@@ -67,9 +68,9 @@ func readWorkloadFile(path string, w simulate.Workload) ([]simulate.Arrival, *si
 		a, err := w.Arrivals()
 		return a, &w, fmt.Sprintf("the shapes of bench report %s: %d requests at %.3g/s, %d prompt and %d output tokens", path, len(a), w.Rate, w.Prompt.Mean, w.Output.Mean), err
 	}
-	a, err := simulate.ReadTrace(br)
+	tr, err := tf.open(path)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("--workload %s: %w", path, err)
+		return nil, nil, "", fmt.Errorf("--workload: %w", err)
 	}
-	return a, nil, fmt.Sprintf("trace %s: %d requests", path, len(a)), nil
+	return tr.Arrivals(), nil, tf.describe(tr), nil
 }

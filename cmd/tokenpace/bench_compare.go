@@ -1,0 +1,167 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tokenpace/tokenpace/metrics"
+)
+
+// savedRun is a bench --json report read back.
+type savedRun struct {
+	name string
+	snap metrics.Snapshot
+	run  benchRun
+}
+
+// readSavedRun reads a bench --json report.
+func readSavedRun(path string) (*savedRun, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &savedRun{name: filepath.Base(path)}
+	if err := json.Unmarshal(b, &s.snap); err != nil {
+		return nil, fmt.Errorf("%s: not a bench --json report: %v", path, err)
+	}
+	if err := json.Unmarshal(b, &s.run); err != nil || s.run.Endpoint == "" {
+		return nil, fmt.Errorf("%s: not a bench --json report (it has no endpoint)", path)
+	}
+	return s, nil
+}
+
+// compareRow is one figure of two runs.
+type compareRow struct {
+	Name   string  `json:"name"`
+	A      float64 `json:"a"`
+	B      float64 `json:"b"`
+	Change float64 `json:"change"` // (B − A) / A; 0 when A is 0
+}
+
+// compareRows lists the figures two runs are compared on.
+func compareRows(a, b *savedRun) []compareRow {
+	var rows []compareRow
+	add := func(name string, x, y float64) {
+		r := compareRow{Name: name, A: x, B: y}
+		if x != 0 {
+			r.Change = (y - x) / x
+		}
+		rows = append(rows, r)
+	}
+	add("completed", float64(a.snap.Completed), float64(b.snap.Completed))
+	add("failed", float64(a.snap.Failed), float64(b.snap.Failed))
+	add("request throughput req/s", a.snap.RequestThroughput, b.snap.RequestThroughput)
+	add("output throughput tokens/s", a.snap.OutputThroughput, b.snap.OutputThroughput)
+	add("goodput req/s", a.snap.Goodput, b.snap.Goodput)
+	for _, m := range []struct {
+		name string
+		x, y metrics.Dist
+	}{{"TTFT", a.snap.TTFT, b.snap.TTFT}, {"TPOT", a.snap.TPOT, b.snap.TPOT}, {"ITL", a.snap.ITL, b.snap.ITL}, {"E2E", a.snap.E2E, b.snap.E2E}} {
+		for _, q := range []struct {
+			name string
+			x, y time.Duration
+		}{{"p50", m.x.P50, m.y.P50}, {"p90", m.x.P90, m.y.P90}, {"p99", m.x.P99, m.y.P99}} {
+			add(m.name+" "+q.name+" ms", msf(q.x), msf(q.y))
+		}
+	}
+	if a.run.RateSearch != nil && b.run.RateSearch != nil {
+		add("max rate under the SLO req/s", a.run.RateSearch.MaxRate, b.run.RateSearch.MaxRate)
+	}
+	return rows
+}
+
+// runCompare prints two bench --json reports side by side, and with
+// --report writes them as an HTML page. It returns the exit code.
+func runCompare(f *benchFlags, stdout, stderr io.Writer) int {
+	var runs [2]*savedRun
+	for i, path := range f.compare {
+		r, err := readSavedRun(path)
+		if err != nil {
+			return benchFail(stderr, 1, "--compare: %v", err)
+		}
+		runs[i] = r
+	}
+	rows := compareRows(runs[0], runs[1])
+	if f.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(map[string]any{"a": f.compare[0], "b": f.compare[1], "figures": rows}); err != nil {
+			return benchFail(stderr, 1, "%v", err)
+		}
+	} else {
+		writeCompareText(stdout, runs, rows)
+	}
+	if f.report != "" {
+		if err := writeHTMLFile(f.report, comparePage(runs, rows)); err != nil {
+			return benchFail(stderr, 1, "report: %v", err)
+		}
+		if !f.asJSON {
+			fmt.Fprintf(stdout, "report written to %s\n", f.report)
+		}
+	}
+	return 0
+}
+
+// writeCompareText writes the runs' settings and figures side by side.
+func writeCompareText(w io.Writer, runs [2]*savedRun, rows []compareRow) {
+	for i, r := range runs {
+		fmt.Fprintf(w, "%c  %s: %s, model %s, %s\n", 'A'+i, r.name, r.run.Endpoint, r.run.Model, savedLoad(r))
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "figure\tA\tB\tchange\t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%s\t\n", r.Name, r.A, r.B, changeText(r))
+	}
+	_ = tw.Flush()
+}
+
+// changeText formats a row's change.
+func changeText(r compareRow) string {
+	if r.A == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*r.Change)
+}
+
+// savedLoad describes a saved run's load.
+func savedLoad(r *savedRun) string {
+	if r.run.Load != "" {
+		return r.run.Load
+	}
+	if r.run.Rate > 0 {
+		return fmt.Sprintf("%d requests at %g/s", r.run.Planned, r.run.Rate)
+	}
+	return fmt.Sprintf("%d requests, closed loop of %d", r.run.Planned, r.run.Concurrency)
+}
+
+// comparePage is two runs side by side as an HTML page.
+func comparePage(runs [2]*savedRun, rows []compareRow) *htmlPage {
+	p := &htmlPage{Title: "tokenpace bench: " + runs[0].name + " against " + runs[1].name,
+		Data: map[string]any{"a": runs[0].name, "b": runs[1].name, "figures": rows}}
+	for i, r := range runs {
+		p.Settings = append(p.Settings, [2]string{string(rune('A' + i)), fmt.Sprintf("%s: %s, model %s, %s", r.name, r.run.Endpoint, r.run.Model, savedLoad(r))})
+	}
+	t := htmlTable{ID: "compare", Caption: "Figures side by side", Head: []string{"figure", "A", "B", "change"}}
+	for _, r := range rows {
+		t.Rows = append(t.Rows, []string{r.Name, fmt.Sprintf("%.2f", r.A), fmt.Sprintf("%.2f", r.B), changeText(r)})
+	}
+	p.Tables = []htmlTable{t}
+	for _, m := range []struct {
+		id   string
+		a, b metrics.Dist
+	}{{"TTFT", runs[0].snap.TTFT, runs[1].snap.TTFT}, {"TPOT", runs[0].snap.TPOT, runs[1].snap.TPOT},
+		{"ITL", runs[0].snap.ITL, runs[1].snap.ITL}, {"E2E", runs[0].snap.E2E, runs[1].snap.E2E}} {
+		pts := func(d metrics.Dist) [][2]float64 {
+			return [][2]float64{{50, msf(d.P50)}, {90, msf(d.P90)}, {95, msf(d.P95)}, {99, msf(d.P99)}}
+		}
+		p.Charts = append(p.Charts, chart(svgChart{id: "compare-" + m.id, title: m.id + " percentiles", xlabel: "percentile", ylabel: "ms",
+			series: []svgSeries{{name: "A " + runs[0].name, color: svgBlue, pts: pts(m.a)}, {name: "B " + runs[1].name, color: svgOrange, pts: pts(m.b)}}}))
+	}
+	return p
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"strconv"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+func TestSearchRateBracketsThenBisects(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		capacity, start float64
+		maxSteps        int
+		wantMax, wantHi float64
+		wantSteps       int
+	}{
+		{"up from below", 13, 1, 24, 13, 13.5, 9},                 // 1 2 4 8 16 12 14 13 13.5
+		{"down from above", 3, 50, 24, 2.9296875, 3.02734375, 10}, // 50 25 … 3.125 1.5625 2.34 2.73 2.93 3.03
+		{"nothing meets", 0, 1, 24, 0, 1.0 / 1024, 11},
+		{"step limit", 1e9, 1, 4, 8, 0, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var walked []float64
+			s := searchRate(func(r float64) (rateStep, bool) {
+				walked = append(walked, r)
+				return rateStep{Rate: r, Meets: r <= tc.capacity}, true
+			}, tc.start, 0.05, tc.maxSteps)
+			if s.MaxRate != tc.wantMax || s.MissRate != tc.wantHi || len(s.Steps) != tc.wantSteps {
+				t.Errorf("searchRate(capacity %v from %v) = max %v, first miss %v in %d steps %v; want %v, %v in %d",
+					tc.capacity, tc.start, s.MaxRate, s.MissRate, len(s.Steps), walked, tc.wantMax, tc.wantHi, tc.wantSteps)
+			}
+			if tc.capacity > 0 && s.MissRate > 0 && (s.MaxRate > tc.capacity || s.MissRate <= tc.capacity) {
+				t.Errorf("searchRate: max %v, first miss %v do not bracket the capacity %v", s.MaxRate, s.MissRate, tc.capacity)
+			}
+		})
+	}
+}
+
+func TestSearchRateStopsWhenInterrupted(t *testing.T) {
+	n := 0
+	s := searchRate(func(r float64) (rateStep, bool) {
+		n++
+		return rateStep{Rate: r, Meets: true}, n < 3
+	}, 1, 0.05, 24)
+	if len(s.Steps) != 2 || s.MaxRate != 2 {
+		t.Errorf("searchRate interrupted at its third step = %d steps, max %v; want 2 steps, max 2", len(s.Steps), s.MaxRate)
+	}
+}
+
+func TestWilsonInterval(t *testing.T) {
+	for _, tc := range []struct {
+		good, n int64
+		lo, hi  float64
+	}{{400, 400, 0.9905, 1}, {396, 400, 0.9746, 0.9961}, {0, 100, 0, 0.037}} {
+		lo, hi := wilson(tc.good, tc.n)
+		if d := lo - tc.lo; d < -0.001 || d > 0.001 || hi-tc.hi < -0.001 || hi-tc.hi > 0.001 {
+			t.Errorf("wilson(%d, %d) = %.4f, %.4f; want %.4f, %.4f", tc.good, tc.n, lo, hi, tc.lo, tc.hi)
+		}
+	}
+}
+
+// searchServed runs bench's rate search against what `tokenpace sim`
+// serves for args, on virtual time: steps of at least n Poisson requests
+// and 10 s (the CLI's default), bisected to 10%.
+func searchServed(t *testing.T, args []string, start float64, n, prompt, output int, ttft, tpot time.Duration) *rateSearch {
+	t.Helper()
+	var s *rateSearch
+	synctest.Test(t, func(t *testing.T) {
+		sched, name := simScheduler(t, args)
+		sim, err := simulate.ServeInMemory(simulate.WithModel(name, sched), simulate.WithSeed(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sim.Close()
+		oc := openai.NewClient(option.WithBaseURL(sim.BaseURL()), option.WithHTTPClient(sim.Client()), option.WithAPIKey("simulator"), option.WithMaxRetries(0))
+		base := &loadGen{client: tokenpace.NewClient(oc), params: newPromptMaker(name, prompt, output, 1), timeout: time.Hour}
+		base.slo.TTFT, base.slo.TPOT = ttft, tpot
+		step := uint64(0)
+		s = searchRate(func(r float64) (rateStep, bool) {
+			step++
+			steps := searchFlags{requests: n, duration: 10 * time.Second}
+			st, _ := base.step(t.Context(), r, steps.stepRequests(r), step, false, simulate.DefaultGoodput, noProgress{})
+			return st, true
+		}, start, 0.1, 16)
+	})
+	return s
+}
+
+// TestPlanAndRateSearchAgree checks plan against bench's rate search on
+// the deployments plan names: served by the simulator as `tokenpace sim`
+// would serve them, plan's pick for a rate has a highest rate within SLO
+// at or above it, and the cheaper deployment plan saw miss has one below
+// the rate plan judged it at (the rate plus its headroom).
+func TestPlanAndRateSearchAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("serves thousands of streams")
+	}
+	const rate, prompt, output, ttft, tpot = 20.0, 1000, 60, 300 * time.Millisecond, 50 * time.Millisecond
+	p := planJSONOut(t, "--model", "llama-3.1-8b", "--rate", ftoa(rate), "--prompt-tokens", strconv.Itoa(prompt), "--output-tokens", strconv.Itoa(output),
+		"--slo-ttft-p99", ttft.String(), "--slo-tpot-p99", tpot.String(), "--max-gpus", "8", "--gpu", "l4,a10g,l40s")
+	var missed *planCand
+	for i := range p.Candidates {
+		if c := &p.Candidates[i]; c.Outcome == "missed" && *c.CostPerHour <= *p.Best.CostPerHour {
+			missed = c
+			break
+		}
+	}
+	if missed == nil {
+		t.Fatalf("plan simulated no candidate that missed and is no dearer than its pick %v", p.Best.SimArgs)
+	}
+	pick := searchServed(t, p.Best.SimArgs, rate, 300, prompt, output, ttft, tpot)
+	t.Logf("pick %v: %s", p.Best.SimArgs, pick.Verdict)
+	if pick.MaxRate < rate {
+		t.Errorf("plan's pick %v for %v req/s: rate search max %v req/s (%s), want at least %v", p.Best.SimArgs, rate, pick.MaxRate, pick.Verdict, rate)
+	}
+	miss := searchServed(t, missed.SimArgs, rate, 300, prompt, output, ttft, tpot)
+	t.Logf("missed %v: %s", missed.SimArgs, miss.Verdict)
+	if judged := rate * 1.1; miss.MaxRate >= judged {
+		t.Errorf("%v, which plan saw miss at %v req/s: rate search max %v req/s (%s), want below %v", missed.SimArgs, judged, miss.MaxRate, miss.Verdict, judged)
+	}
+}

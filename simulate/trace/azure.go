@@ -1,0 +1,40 @@
+package trace
+
+import (
+	"io"
+	"time"
+)
+
+// azureTime is the layout of the Azure traces' TIMESTAMP column.
+const azureTime = "2006-01-02 15:04:05.9999999"
+
+// readAzure reads an Azure LLM inference trace.
+func (t *Trace) readAzure(r io.Reader) error {
+	tab, err := newCSVTable(r, t.Name, "Azure", "TIMESTAMP", "ContextTokens", "GeneratedTokens")
+	if err != nil {
+		return err
+	}
+	var first time.Time
+	for {
+		ok, err := tab.next()
+		if !ok {
+			return err
+		}
+		at, err := time.Parse(azureTime, tab.field("TIMESTAMP"))
+		if err != nil {
+			return tab.errorf("TIMESTAMP %q: want a time such as 2023-11-16 18:15:46.6805900", tab.field("TIMESTAMP"))
+		}
+		if first.IsZero() {
+			first = at
+		}
+		p, err := tab.tokens("ContextTokens", 1)
+		if err != nil {
+			return err
+		}
+		o, err := tab.tokens("GeneratedTokens", 0)
+		if err != nil {
+			return err
+		}
+		t.Requests = append(t.Requests, Request{At: at.Sub(first), PromptTokens: p, OutputTokens: max(o, 1)})
+	}
+}
