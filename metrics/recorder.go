@@ -12,14 +12,16 @@ import (
 
 // SLO holds service-level objectives a request must meet, besides ending
 // without error, to count toward goodput (see Good). A zero field sets no
-// objective.
+// objective. The names are those of every latency objective in tokenpace:
+// TTFT and Gap as in tokenpace.Budget, TPOT and E2E as Timing measures
+// them; simulate.SLO bounds their percentiles (TTFTP99, TPOTP99, E2EP99).
 type SLO struct {
 	// TTFT is the longest acceptable time to first token.
 	TTFT time.Duration
 	// TPOT is the longest acceptable time per output token.
 	TPOT time.Duration
-	// MaxGap is the longest acceptable gap between two chunks.
-	MaxGap time.Duration
+	// Gap is the longest acceptable gap between two chunks.
+	Gap time.Duration
 	// E2E is the longest acceptable time to the end of the stream.
 	E2E time.Duration
 }
@@ -28,7 +30,7 @@ type SLO struct {
 func (s SLO) Met(t *tokenpace.Timing) bool {
 	over := func(limit, v time.Duration) bool { return limit > 0 && v > limit }
 	return !over(s.TTFT, t.TTFT()) && !over(s.TPOT, t.TPOT()) &&
-		!over(s.MaxGap, t.MaxGap()) && !over(s.E2E, t.E2E())
+		!over(s.Gap, t.MaxGap()) && !over(s.E2E, t.E2E())
 }
 
 // Good reports whether t counts toward goodput under s: it ended without

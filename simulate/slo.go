@@ -7,8 +7,11 @@ import (
 	"time"
 )
 
-// SLO is a latency objective for a workload. Every field's zero value
-// means no limit, except Goodput, whose zero means 0.99.
+// SLO is a latency objective for a workload: bounds on percentiles of the
+// figures that tokenpace.Budget and metrics.SLO bound per request (TTFT,
+// TPOT, E2E), and the share of requests that must meet them. Every
+// field's zero value means no limit, except Goodput, whose zero means
+// 0.99.
 type SLO struct {
 	// TTFTP50, TTFTP90 and TTFTP99 bound percentiles of time to first
 	// token.
