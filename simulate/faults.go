@@ -3,6 +3,7 @@ package simulate
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -82,27 +83,48 @@ const (
 	FaultErrorEvent
 )
 
-var faultNames = map[FaultKind]string{
-	NoFault:          "none",
-	FaultRateLimit:   "429",
-	FaultServerError: "500",
-	FaultUnavailable: "503",
-	FaultReset:       "reset",
-	FaultStall:       "stall",
-	FaultMalformed:   "malformed",
-	FaultSlowHeaders: "slow-headers",
-
-	FaultResetBeforeHeaders: "reset-before-headers",
-	FaultWrongContentType:   "wrong-content-type",
-	FaultTruncated:          "truncated",
-	FaultOversized:          "oversized",
-	FaultErrorEvent:         "error-event",
+// FaultInfo describes one fault: the name FaultHeader and the sim
+// command's --fault-NAME flag give it, what it does, and its rate in
+// Faults.
+type FaultInfo struct {
+	Kind FaultKind
+	Name string
+	Doc  string // what it does, in one line
+	// Rate returns the field of fs that holds its rate.
+	Rate func(fs *Faults) *float64
 }
+
+// faultTable is every fault, one row each, in the order draws take their
+// rates: FaultHeader's names, Faults' rates and the sim command's flags
+// all come from it. A fault's behaviour is in faultplan.go.
+var faultTable = []FaultInfo{
+	{FaultRateLimit, "429", "answered 429 with Retry-After", func(fs *Faults) *float64 { return &fs.RateLimit }},
+	{FaultServerError, "500", "answered 500", func(fs *Faults) *float64 { return &fs.ServerError }},
+	{FaultUnavailable, "503", "answered 503", func(fs *Faults) *float64 { return &fs.Unavailable }},
+	{FaultReset, "reset", "streams whose connection resets mid-stream", func(fs *Faults) *float64 { return &fs.Reset }},
+	{FaultStall, "stall", "streams that stall mid-stream for --fault-for", func(fs *Faults) *float64 { return &fs.Stall }},
+	{FaultMalformed, "malformed", "streams that get a malformed event", func(fs *Faults) *float64 { return &fs.Malformed }},
+	{FaultSlowHeaders, "slow-headers", "responses whose headers come --fault-for late", func(fs *Faults) *float64 { return &fs.SlowHeaders }},
+	{FaultResetBeforeHeaders, "reset-before-headers", "requests whose connection drops before any response", func(fs *Faults) *float64 { return &fs.ResetBeforeHeaders }},
+	{FaultWrongContentType, "wrong-content-type", "requests answered 200 with an HTML page", func(fs *Faults) *float64 { return &fs.WrongContentType }},
+	{FaultTruncated, "truncated", "streams that end cleanly mid-stream, without finish or [DONE]", func(fs *Faults) *float64 { return &fs.Truncated }},
+	{FaultOversized, "oversized", "streams that get an oversized event (--fault-size bytes)", func(fs *Faults) *float64 { return &fs.Oversized }},
+	{FaultErrorEvent, "error-event", "streams that end with an error event (non-streaming: a 500)", func(fs *Faults) *float64 { return &fs.ErrorEvent }},
+}
+
+// FaultTable returns every fault the server can inject but NoFault, one
+// row each, in the order draws take their rates.
+func FaultTable() []FaultInfo { return slices.Clone(faultTable) }
 
 // String returns the name FaultHeader uses for k.
 func (k FaultKind) String() string {
-	if s, ok := faultNames[k]; ok {
-		return s
+	if k == NoFault {
+		return "none"
+	}
+	for _, f := range faultTable {
+		if f.Kind == k {
+			return f.Name
+		}
 	}
 	return "FaultKind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -181,11 +203,12 @@ type Faults struct {
 
 func (fs Faults) validate() error {
 	sum := 0.0
-	for _, c := range fs.rates() {
-		if r := c.rate; r < 0 || r > 1 || r != r {
-			return fmt.Errorf("simulate: fault rate %v out of range 0..1", r)
+	for _, f := range faultTable {
+		r := *f.Rate(&fs)
+		if r < 0 || r > 1 || r != r {
+			return fmt.Errorf("simulate: fault rate %v of %s out of range 0..1", r, f.Name)
 		}
-		sum += c.rate
+		sum += r
 	}
 	if sum > 1+1e-9 {
 		return fmt.Errorf("simulate: fault rates sum to %v, more than 1", sum)
@@ -213,36 +236,14 @@ func (fs Faults) pick(index uint64, header string) (Fault, error) {
 		}
 	}
 	u := rand.New(rand.NewPCG(fs.Seed, index)).Float64()
-	for _, c := range fs.rates() {
-		if u < c.rate {
-			return Fault{Kind: c.kind, After: fs.After, For: fs.For, Size: fs.Size}, nil
+	for _, f := range faultTable {
+		r := *f.Rate(&fs)
+		if u < r {
+			return Fault{Kind: f.Kind, After: fs.After, For: fs.For, Size: fs.Size}, nil
 		}
-		u -= c.rate
+		u -= r
 	}
 	return Fault{}, nil
-}
-
-// rates lists the rates in the order draws take them.
-func (fs Faults) rates() []faultRate {
-	return []faultRate{
-		{fs.RateLimit, FaultRateLimit},
-		{fs.ServerError, FaultServerError},
-		{fs.Unavailable, FaultUnavailable},
-		{fs.Reset, FaultReset},
-		{fs.Stall, FaultStall},
-		{fs.Malformed, FaultMalformed},
-		{fs.SlowHeaders, FaultSlowHeaders},
-		{fs.ResetBeforeHeaders, FaultResetBeforeHeaders},
-		{fs.WrongContentType, FaultWrongContentType},
-		{fs.Truncated, FaultTruncated},
-		{fs.Oversized, FaultOversized},
-		{fs.ErrorEvent, FaultErrorEvent},
-	}
-}
-
-type faultRate struct {
-	rate float64
-	kind FaultKind
 }
 
 // ParseFault parses a FaultHeader value.
@@ -250,14 +251,16 @@ func ParseFault(s string) (Fault, error) {
 	parts := strings.Split(s, ";")
 	var f Fault
 	name := strings.TrimSpace(parts[0])
-	found := false
-	for k, n := range faultNames {
-		if n == name {
-			f.Kind, found = k, true
+	names := []string{"none"}
+	found := name == "none"
+	for _, row := range faultTable {
+		names = append(names, row.Name)
+		if row.Name == name {
+			f.Kind, found = row.Kind, true
 		}
 	}
 	if !found {
-		return Fault{}, fmt.Errorf("simulate: unknown fault %q in %s (want none, 429, 500, 503, reset, stall, malformed, slow-headers, reset-before-headers, wrong-content-type, truncated, oversized or error-event)", name, FaultHeader)
+		return Fault{}, fmt.Errorf("simulate: unknown fault %q in %s (want %s)", name, FaultHeader, strings.Join(names, ", "))
 	}
 	for _, p := range parts[1:] {
 		key, val, ok := strings.Cut(strings.TrimSpace(p), "=")

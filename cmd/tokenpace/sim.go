@@ -31,18 +31,9 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 0, "seed of the generated text")
 	precise := fs.Bool("precise-timer", false, "wake for each token on a kernel timer (Linux): sub-millisecond timing for a few streams, at more CPU per chunk")
 	var faults simulate.Faults
-	fs.Float64Var(&faults.RateLimit, "fault-429", 0, "share of requests answered 429 with Retry-After")
-	fs.Float64Var(&faults.ServerError, "fault-500", 0, "share of requests answered 500")
-	fs.Float64Var(&faults.Unavailable, "fault-503", 0, "share of requests answered 503")
-	fs.Float64Var(&faults.Reset, "fault-reset", 0, "share of streams whose connection resets mid-stream")
-	fs.Float64Var(&faults.Stall, "fault-stall", 0, "share of streams that stall mid-stream for --fault-for")
-	fs.Float64Var(&faults.Malformed, "fault-malformed", 0, "share of streams that get a malformed event")
-	fs.Float64Var(&faults.SlowHeaders, "fault-slow-headers", 0, "share of responses whose headers come --fault-for late")
-	fs.Float64Var(&faults.ResetBeforeHeaders, "fault-reset-before-headers", 0, "share of requests whose connection drops before any response")
-	fs.Float64Var(&faults.WrongContentType, "fault-wrong-content-type", 0, "share of requests answered 200 with an HTML page")
-	fs.Float64Var(&faults.Truncated, "fault-truncated", 0, "share of streams that end cleanly mid-stream, without finish or [DONE]")
-	fs.Float64Var(&faults.Oversized, "fault-oversized", 0, "share of streams that get an oversized event (--fault-size bytes)")
-	fs.Float64Var(&faults.ErrorEvent, "fault-error-event", 0, "share of streams that end with an error event (non-streaming: a 500)")
+	for _, f := range simulate.FaultTable() {
+		fs.Float64Var(f.Rate(&faults), "fault-"+f.Name, 0, "share of requests "+f.Doc)
+	}
 	fs.IntVar(&faults.Size, "fault-size", simulate.DefaultOversizedBytes, "bytes of an oversized event's data line")
 	fs.IntVar(&faults.After, "fault-after", 0, "output chunks sent before a mid-stream fault")
 	fs.DurationVar(&faults.For, "fault-for", time.Second, "length of stalls, header delays and Retry-After")
