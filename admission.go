@@ -23,7 +23,7 @@ func (c *call) launch(kind AttemptKind) bool {
 		if c.state != callRunning || c.ctx.Err() != nil {
 			return false
 		}
-		rt := c.r.routes[c.next]
+		rt := c.routeAt(c.next)
 		c.next++
 		if c.tryRoute(rt, kind, 0) {
 			return true

@@ -86,6 +86,9 @@ type call struct {
 	// stitch makes the events of a response's tries one response, when
 	// the call may continue or restart (see responsecontinue.go).
 	stitch *respStitch
+	// aff is the call's session and the route order it gives
+	// (Policy.Affinity).
+	aff callAffinity
 }
 
 // callState is where a call is in its life.
@@ -163,6 +166,7 @@ func newCall(ctx context.Context, r *Router, params openai.ChatCompletionNewPara
 	for _, rt := range r.routes {
 		validating = validating || rt.Validator != nil
 	}
+	c.aff = r.affinityFor(ctx, params.Messages)
 	c.buffered = validating && r.pol.RetryInvalid
 	c.keepText = r.pol.Continue || (validating && !c.buffered)
 	return c
@@ -319,6 +323,7 @@ func (c *call) takeFinal() *Timing {
 	}
 	c.state = callEnded
 	c.final = c.build()
+	c.noteAffinity()
 	return c.final
 }
 

@@ -51,6 +51,13 @@ type Policy struct {
 	// caller yet. False (the zero value) streams as usual and reports a
 	// rejection in Stream.Err.
 	RetryInvalid bool
+	// Affinity keeps a session on the route that answered it last, tried
+	// before the Router's order while it meets its budget (see Affinity);
+	// the zero value gives affinity only to calls that name a session
+	// (CallPolicy.Session). It changes only which route is tried first:
+	// fallback, hedging, continuation, breakers and limits then apply in
+	// that order as they do in the Router's own.
+	Affinity Affinity
 }
 
 // CallPolicy overrides a Router's Policy for one call; see
@@ -64,6 +71,11 @@ type CallPolicy struct {
 	FailFast bool
 	// Validator replaces the routes' validators; nil keeps them.
 	Validator Validator
+	// Session names the call's session for Policy.Affinity: the call
+	// tries first the route that answered the session last. "" means
+	// none (the prompt's leading tokens, if Affinity.PrefixTokens is
+	// set). The key is kept in memory only, never reported.
+	Session string
 }
 
 type callPolicyKey struct{}

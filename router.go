@@ -25,6 +25,8 @@ type Router struct {
 	pol    Policy
 	routes []*route
 	byName map[string]*route
+	// affinity remembers each session's route (Policy.Affinity).
+	affinity *affinityTable
 }
 
 // NewRouter returns a Router that sends c's requests along routes in
@@ -44,7 +46,7 @@ func NewRouter(c *Client, p Policy, routes ...Route) (*Router, error) {
 	if p.Hedge.After < 0 || p.Hedge.Percentile < 0 || p.Hedge.Percentile > 1 || p.Hedge.MinSamples < 0 || p.Hedge.Max < 0 {
 		return nil, fmt.Errorf("tokenpace: invalid hedge %+v", p.Hedge)
 	}
-	r := &Router{c: c, pol: p, byName: make(map[string]*route, len(routes))}
+	r := &Router{c: c, pol: p, byName: make(map[string]*route, len(routes)), affinity: newAffinityTable(p.Affinity)}
 	for _, rt := range routes {
 		if _, dup := r.byName[rt.Name]; dup {
 			return nil, fmt.Errorf("tokenpace: route %q given twice", rt.Name)

@@ -20,6 +20,9 @@ type Attempt struct {
 	Outcome Outcome
 	// Err is the attempt's error, if any.
 	Err error
+	// Affinity says the Router tried this route first because it had
+	// answered the call's session last (Policy.Affinity).
+	Affinity bool
 }
 
 // TTFT is the attempt's own time to first token: from its Sent to its

@@ -1,0 +1,34 @@
+package metrics
+
+import (
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// Attribute keys of the Router's routing policies on spans.
+const (
+	// attrAffinity: the call (or the attempt) went first to the route that
+	// had answered its session last (tokenpace.Affinity).
+	attrAffinity = attribute.Key("tokenpace.affinity")
+)
+
+// policyAttrs returns the attributes of the call span that say which
+// routing policies acted on the call t.
+func policyAttrs(t *tokenpace.Timing) []attribute.KeyValue {
+	var attrs []attribute.KeyValue
+	if len(t.Attempts) > 0 && t.Attempts[0].Affinity {
+		attrs = append(attrs, attrAffinity.Bool(true))
+	}
+	return attrs
+}
+
+// attemptPolicyAttrs returns the attributes of attempt a's span that say
+// which routing policies acted on it.
+func attemptPolicyAttrs(a tokenpace.Attempt) []attribute.KeyValue {
+	var attrs []attribute.KeyValue
+	if a.Affinity {
+		attrs = append(attrs, attrAffinity.Bool(true))
+	}
+	return attrs
+}

@@ -1,0 +1,33 @@
+package metrics
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// TestOTelAffinityAttribute: a call sent first to its session's route has
+// tokenpace.affinity on its span and on that attempt's span only.
+func TestOTelAffinityAttribute(t *testing.T) {
+	rig := newRig(t)
+	ms := func(n int) time.Time { return epoch.Add(time.Duration(n) * time.Millisecond) }
+	tm := stream(t, "a", "m", epoch, 0, 200*time.Millisecond, 10*time.Millisecond, 3)
+	tm.Attempts = []tokenpace.Attempt{
+		{Target: "b", Model: "m", Start: ms(0), End: ms(150), Outcome: tokenpace.OutcomeBreached, Affinity: true},
+		{Target: "a", Model: "m", Start: ms(150), FirstToken: ms(200), End: tm.End, Tokens: 3, Outcome: tokenpace.OutcomeWon},
+	}
+	rig.o.Record(context.Background(), tm)
+	got := map[string]string{}
+	for _, s := range rig.spans.Ended() {
+		name := "call"
+		if s.Parent().IsValid() {
+			name = spanAttrs(s)["tokenpace.target"]
+		}
+		got[name] = spanAttrs(s)["tokenpace.affinity"]
+	}
+	if got["call"] != "true" || got["b"] != "true" || got["a"] != "" {
+		t.Errorf("tokenpace.affinity by span = %v, want call and b true, a unset", got)
+	}
+}
