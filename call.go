@@ -121,6 +121,9 @@ type try struct {
 	res     reservation
 	// ownRetries: openai-go does not retry this try; the Router may.
 	ownRetries bool
+	// admission names the policy that held or skipped the try beyond the
+	// breaker and the client-side limit (Attempt.Admission); "" if none.
+	admission string
 
 	cause    error // why the policy stopped it; nil if it did not
 	outcome  Outcome

@@ -63,6 +63,9 @@ func NewRouter(c *Client, p Policy, routes ...Route) (*Router, error) {
 			br:     rt.Breaker,
 			lim:    newLimiter(rt.Limit),
 		}
+		if rt.Limit.FollowServer {
+			x.server = &serverLimits{}
+		}
 		if x.br == nil {
 			if b := newBreaker(rt.Name, p.Breaker); b != nil {
 				x.br = b

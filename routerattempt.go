@@ -23,6 +23,13 @@ type Attempt struct {
 	// Affinity says the Router tried this route first because it had
 	// answered the call's session last (Policy.Affinity).
 	Affinity bool
+	// Admission names the policy that held the attempt back or skipped
+	// its route, beyond its breaker and client-side limit: "server_limit"
+	// when its server had said it had no room until a reset or asked for
+	// a wait (Limit.FollowServer), "ramp" when its breaker had closed
+	// recently and the route received only a share of calls
+	// (BreakerSettings.Ramp); "" otherwise.
+	Admission string
 }
 
 // TTFT is the attempt's own time to first token: from its Sent to its
