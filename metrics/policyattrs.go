@@ -11,6 +11,11 @@ const (
 	// attrAffinity: the call (or the attempt) went first to the route that
 	// had answered its session last (tokenpace.Affinity).
 	attrAffinity = attribute.Key("tokenpace.affinity")
+	// attrAdmission: the policy that held back or skipped an attempt
+	// beyond its breaker and client-side limit (tokenpace.Attempt.Admission:
+	// "server_limit", "ramp"); on the call span, that of the first such
+	// attempt.
+	attrAdmission = attribute.Key("tokenpace.admission")
 )
 
 // policyAttrs returns the attributes of the call span that say which
@@ -19,6 +24,12 @@ func policyAttrs(t *tokenpace.Timing) []attribute.KeyValue {
 	var attrs []attribute.KeyValue
 	if len(t.Attempts) > 0 && t.Attempts[0].Affinity {
 		attrs = append(attrs, attrAffinity.Bool(true))
+	}
+	for _, a := range t.Attempts {
+		if a.Admission != "" {
+			attrs = append(attrs, attrAdmission.String(a.Admission))
+			break
+		}
 	}
 	return attrs
 }
@@ -29,6 +40,9 @@ func attemptPolicyAttrs(a tokenpace.Attempt) []attribute.KeyValue {
 	var attrs []attribute.KeyValue
 	if a.Affinity {
 		attrs = append(attrs, attrAffinity.Bool(true))
+	}
+	if a.Admission != "" {
+		attrs = append(attrs, attrAdmission.String(a.Admission))
 	}
 	return attrs
 }

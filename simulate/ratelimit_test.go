@@ -20,7 +20,7 @@ func TestRateLimitHeaders(t *testing.T) {
 			simulate.WithRateLimit(simulate.RateLimit{Requests: 2, Tokens: 100, Window: time.Second}))
 		body := fmt.Sprintf(streamBody, 4) // 13 prompt tokens (as the server counts them) + max_tokens 4
 		type want struct {
-			status                               int
+			status                                int
 			remReq, remTok, reset, retry, retryMS string
 		}
 		check := func(name string, w want) {
