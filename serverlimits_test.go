@@ -14,11 +14,18 @@ import (
 	"github.com/tokenpace/tokenpace/simulate"
 )
 
-// simRoute returns a route named name to model "m" of its own in-memory
-// simulator started with sopts.
+// simRoute returns a route named name to model "m" (50 ms to first
+// token, 10 ms between tokens) of its own in-memory simulator started
+// with sopts.
 func simRoute(t *testing.T, name string, sopts ...simulate.Option) tokenpace.Route {
 	t.Helper()
-	ts := simulate.StartInMemory(t, append([]simulate.Option{simulate.WithModel("m", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}), replyWords(3)}, sopts...)...)
+	return simRouteTimed(t, name, &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}, sopts...)
+}
+
+// simRouteTimed is simRoute with model "m" timed by m.
+func simRouteTimed(t *testing.T, name string, m *simulate.Fixed, sopts ...simulate.Option) tokenpace.Route {
+	t.Helper()
+	ts := simulate.StartInMemory(t, append([]simulate.Option{simulate.WithModel("m", m), replyWords(3)}, sopts...)...)
 	oc := openaiClient(ts.URL, ts.Client)
 	return tokenpace.Route{Target: tokenpace.Target{Name: name, Client: &oc, Model: "m"}}
 }
