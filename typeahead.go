@@ -20,10 +20,12 @@ import (
 // The completion in flight is reused when params differ from its own only
 // by their prompt (both one string) and the new prompt is its prompt
 // followed by a prefix of the text it has produced so far (the same
-// prompt included): the returned stream then hands the caller the rest of
-// that text, from the end of what was typed, and the stream it was handed
-// to before ends with ErrSuperseded. Otherwise (the typed text diverges,
-// or any other parameter changed) the completion in flight is cancelled,
+// prompt included) with some of it left or still to come: the returned
+// stream then hands the caller the rest of that text, from the end of what
+// was typed, and the stream it was handed to before ends with
+// ErrSuperseded. Otherwise (the typed text diverges, all of a finished
+// suggestion was typed, or any other parameter changed) the completion in
+// flight is cancelled,
 // as Begin cancels it, and params are sent. A completion stays reusable
 // after its end, until a request under key replaces it; Begin under the
 // same key replaces it too.
@@ -109,9 +111,10 @@ func (ta *typeAhead) reusable(params openai.CompletionNewParams) (skip int, ok b
 		return 0, false
 	}
 	ta.sh.mu.Lock()
-	text, failed := ta.sh.text.String(), ta.sh.ended && ta.sh.err != nil
+	text, ended, failed := ta.sh.text.String(), ta.sh.ended, ta.sh.ended && ta.sh.err != nil
 	ta.sh.mu.Unlock()
-	if failed || !strings.HasPrefix(text, typed) {
+	if failed || !strings.HasPrefix(text, typed) || (ended && len(typed) == len(text)) {
+		// Diverged, or nothing is left of a finished suggestion.
 		return 0, false
 	}
 	return len(typed), true
