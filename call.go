@@ -124,6 +124,9 @@ type try struct {
 	// admission names the policy that held or skipped the try beyond the
 	// breaker and the client-side limit (Attempt.Admission); "" if none.
 	admission string
+	// probation holds the try's output back until it proves healthy
+	// (Policy.Probation).
+	probation probationState
 
 	cause    error // why the policy stopped it; nil if it did not
 	outcome  Outcome

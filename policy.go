@@ -58,6 +58,13 @@ type Policy struct {
 	// fallback, hedging, continuation, breakers and limits then apply in
 	// that order as they do in the Router's own.
 	Affinity Affinity
+	// Probation holds the first tokens of a stream back from the caller
+	// until it proves healthy (see Probation): a breach meanwhile falls
+	// back as one before the first token does, invisibly. It sits
+	// between Hedge and Budget in the policy order: the budget is
+	// enforced on the held stream as on any, and its breach is handled
+	// as if no token had come. The zero value holds nothing.
+	Probation Probation
 }
 
 // CallPolicy overrides a Router's Policy for one call; see

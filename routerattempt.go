@@ -30,6 +30,10 @@ type Attempt struct {
 	// recently and the route received only a share of calls
 	// (BreakerSettings.Ramp); "" otherwise.
 	Admission string
+	// Committed is when the attempt's output, held back on probation
+	// (Policy.Probation), was released to the caller: the probation's
+	// cost is Committed − FirstToken. Zero when it was not held.
+	Committed time.Time
 }
 
 // TTFT is the attempt's own time to first token: from its Sent to its
