@@ -16,6 +16,11 @@ const (
 	// "server_limit", "ramp"); on the call span, that of the first such
 	// attempt.
 	attrAdmission = attribute.Key("tokenpace.admission")
+	// attrProbation: how long an attempt's output was held back on
+	// probation before the caller received it, in seconds
+	// (tokenpace.Attempt.Committed − FirstToken); on the call span, that
+	// of the attempt the caller read.
+	attrProbation = attribute.Key("tokenpace.probation")
 )
 
 // policyAttrs returns the attributes of the call span that say which
@@ -31,6 +36,12 @@ func policyAttrs(t *tokenpace.Timing) []attribute.KeyValue {
 			break
 		}
 	}
+	for _, a := range t.Attempts {
+		if !a.Committed.IsZero() {
+			attrs = append(attrs, attrProbation.Float64(a.Committed.Sub(a.FirstToken).Seconds()))
+			break
+		}
+	}
 	return attrs
 }
 
@@ -43,6 +54,9 @@ func attemptPolicyAttrs(a tokenpace.Attempt) []attribute.KeyValue {
 	}
 	if a.Admission != "" {
 		attrs = append(attrs, attrAdmission.String(a.Admission))
+	}
+	if !a.Committed.IsZero() {
+		attrs = append(attrs, attrProbation.Float64(a.Committed.Sub(a.FirstToken).Seconds()))
 	}
 	return attrs
 }
