@@ -9,6 +9,15 @@ import "context"
 // output token (an empty answer, a content filter) counts as failing
 // before its first token while a route is left; when no other route
 // answers, the caller gets it as it is, as from a Client.
+//
+// The routing policies added to the order
+// Fallback(Hedge(Budget(Breaker(Limiter(call))))): Affinity only reorders
+// the routes of a call before Fallback walks them; Probation sits between
+// Hedge and Budget, turning a breach of a held stream into one before its
+// first token; Breaker.Ramp belongs to the Breaker layer (a ramping route
+// is skipped as an open one is) and Route.Limit.FollowServer to the
+// Limiter layer (a wait for the server's reset is admission's, within
+// the TTFT budget). Each is off in its zero value.
 type Policy struct {
 	// Budget applies to every route (see Route.Budget); the zero value
 	// sets no limit.
