@@ -8,11 +8,14 @@ import (
 // Probation holds a stream's first tokens back from the caller until the
 // stream has proved healthy: a commit gate. While a stream is held, a
 // breach of its budget (a Gap or MinTPS the stream cannot keep, say) falls
-// back, or lets a hedge that still runs answer, as a breach before the
-// first token does: the caller never sees the dropped text, and the
-// stream it reads is not Restarted. Once the stream is committed, its held
-// tokens reach the caller at once and the usual policies apply (a later
-// breach continues or ends the call).
+// back to the next route (re-arming the hedge timer, if any), as a breach
+// before the first token does: the caller never sees the dropped text,
+// and the stream it reads is not Restarted. Under FailFast such a breach
+// ends the call, the held text undelivered. Once the stream is committed,
+// its held tokens reach the caller at once and the usual policies apply
+// (a later breach continues or ends the call). As without probation, the
+// first stream to produce a token wins the call and the others (hedges)
+// are cancelled then.
 //
 // A stream is committed at the first of its conditions that holds; a
 // stream that ends while held is delivered whole, as if committed at its
