@@ -100,7 +100,9 @@ func (c *call) probationMilestone(tr *try, name string, at time.Time) {
 }
 
 // commitHeld releases tr's held output to the caller at at, if tr is still
-// held and still the call's winner, and reports its first token.
+// held and still the call's winner, and reports its first token. A
+// FirstToken hook that panics ends the call with the panic's error, as
+// one that panics on an attempt's reader does.
 func (c *call) commitHeld(tr *try, at time.Time) {
 	c.mu.Lock()
 	if !tr.probation.held.Load() || !tr.live() || c.won != tr || tr.chained || c.state != callRunning {
@@ -111,8 +113,16 @@ func (c *call) commitHeld(tr *try, at time.Time) {
 	c.chainUp(tr)
 	sent := c.sent()
 	c.mu.Unlock()
-	if f := c.hooks.FirstToken; f != nil {
-		f(c.ctx, firstTokenInfo(tr.rt.Name, c.model(tr.rt), sent, at))
+	f := c.hooks.FirstToken
+	if f == nil {
+		return
+	}
+	what := "FirstToken hook"
+	if perr := guard(tr.rt.Name, &what, func() { f(c.ctx, firstTokenInfo(tr.rt.Name, c.model(tr.rt), sent, at)) }); perr != nil {
+		c.mu.Lock()
+		c.stop(tr, perr, OutcomeFailed)
+		c.finish(perr)
+		c.unlockAndReport()
 	}
 }
 

@@ -190,3 +190,16 @@ func TestProbationEndsWhileHeld(t *testing.T) {
 		}
 	})
 }
+
+// TestProbationHookPanics: a FirstToken hook that panics at a commit made
+// by Probation.For's timer ends the call with the panic's error; the
+// process lives on and Close returns.
+func TestProbationHookPanics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hooks := tokenpace.Hooks{FirstToken: func(context.Context, tokenpace.FirstTokenInfo) { panic("boom") }}
+		r := probationRouter(t, tokenpace.Probation{For: 30 * msec}, false, hooks)
+		s := r.NewStreaming(context.Background(), chat("big", 16))
+		readAll(t, s)
+		checkKind(t, s.Err(), tokenpace.KindPanic)
+	})
+}

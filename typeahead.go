@@ -3,6 +3,7 @@ package tokenpace
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -37,7 +38,8 @@ import (
 // Model, HTTP and the usage are those of the completion reused, whose
 // request the Hooks of start's Client see once, as usual; the reusing
 // streams are not reported to them. Close the stream, as any stream, when
-// done with it.
+// done with it. A start that panics or returns nil gives a stream that
+// ends at once with that error.
 func (l *Latest) NewCompletionStreaming(ctx context.Context, key string, params openai.CompletionNewParams,
 	start func(context.Context, openai.CompletionNewParams, ...option.RequestOption) *CompletionStream,
 	opts ...option.RequestOption) *CompletionStream {
@@ -65,7 +67,15 @@ func (l *Latest) NewCompletionStreaming(ctx context.Context, key string, params 
 	// it ends at its end or when a request under key replaces it.
 	sctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	sh := &sharedCompletion{changed: make(chan struct{}), cancel: cancel}
-	sh.u = start(sctx, params, opts...)
+	what := "Latest.NewCompletionStreaming's start"
+	perr := guard("", &what, func() { sh.u = start(sctx, params, opts...) })
+	if perr == nil && sh.u == nil {
+		perr = errors.New("tokenpace: Latest.NewCompletionStreaming: start returned no stream")
+	}
+	if perr != nil {
+		cancel(perr)
+		sh.ended, sh.err = true, perr
+	}
 	v := sh.view(ctx, now, 0, false)
 	e := &latestEntry{cancel: sh.stop, ta: &typeAhead{params: params, sh: sh, last: v}}
 	l.mu.Lock()
@@ -78,7 +88,9 @@ func (l *Latest) NewCompletionStreaming(ctx context.Context, key string, params 
 	if displaced != nil {
 		displaced.supersede()
 	}
-	go sh.pump()
+	if perr == nil {
+		go sh.pump()
+	}
 	return &CompletionStream{s: newStream(v)}
 }
 
@@ -294,7 +306,10 @@ func hasOutput(c *openai.ChatCompletionChunk) bool {
 
 // timing implements source: the request's Timing, from the completion's.
 func (v *typeAheadView) timing() *Timing {
-	u := *v.sh.u.s.Timing()
+	var u Timing
+	if v.sh.u != nil {
+		u = *v.sh.u.s.Timing()
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	t := u

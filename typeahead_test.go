@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace"
 	"github.com/tokenpace/tokenpace/simulate"
@@ -127,4 +128,28 @@ func TestTypeAheadSupersedesInFlight(t *testing.T) {
 			t.Errorf("second stream's Timing.Err = %v, want ErrSuperseded", tm.Err)
 		}
 	})
+}
+
+// TestTypeAheadStartPanics: a start function that panics or returns nil
+// gives a stream that ends with an error; nothing crashes.
+func TestTypeAheadStartPanics(t *testing.T) {
+	var latest tokenpace.Latest
+	ctx := context.Background()
+	s := latest.NewCompletionStreaming(ctx, "k", fim("m", "a", ""),
+		func(context.Context, openai.CompletionNewParams, ...option.RequestOption) *tokenpace.CompletionStream {
+			panic("boom")
+		})
+	if s.Next() {
+		t.Errorf("Next() = true, want false")
+	}
+	checkKind(t, s.Err(), tokenpace.KindPanic)
+	s.Close()
+	s = latest.NewCompletionStreaming(ctx, "k", fim("m", "a", ""),
+		func(context.Context, openai.CompletionNewParams, ...option.RequestOption) *tokenpace.CompletionStream {
+			return nil
+		})
+	if s.Next() || s.Err() == nil {
+		t.Errorf("Next() after a nil start: Err() = %v, want an error", s.Err())
+	}
+	s.Close()
 }
