@@ -80,6 +80,27 @@ func TestServerLimitsCounts(t *testing.T) {
 	}
 }
 
+// TestServerLimitsTokens: the token window holds a request whose tokens
+// do not fit in what remains until its reset, and lets a smaller one
+// through.
+func TestServerLimitsTokens(t *testing.T) {
+	now := time.Date(2026, 12, 4, 6, 0, 0, 0, time.UTC)
+	var s serverLimits
+	_, t1 := s.reserveAt(now, 100)
+	t1.report(now, serverReport{hasTok: true, remTok: 150, resetTok: 20 * time.Millisecond})
+	if d, tk := s.reserveAt(now, 200); d != 20*time.Millisecond {
+		t.Errorf("delay of 200 tokens with 150 left = %v, want 20ms", d)
+	} else {
+		tk.cancel()
+	}
+	if d, _ := s.reserveAt(now, 150); d != 0 {
+		t.Errorf("delay of 150 tokens with 150 left = %v, want 0", d)
+	}
+	if d, _ := s.reserveAt(now, 1); d != 20*time.Millisecond {
+		t.Errorf("delay of 1 token with none left = %v, want 20ms", d)
+	}
+}
+
 func TestRampShare(t *testing.T) {
 	tests := []struct {
 		elapsed, period time.Duration
