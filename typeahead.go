@@ -26,10 +26,13 @@ import (
 // was typed, and the stream it was handed to before ends with
 // ErrSuperseded. Otherwise (the typed text diverges, all of a finished
 // suggestion was typed, or any other parameter changed) the completion in
-// flight is cancelled,
-// as Begin cancels it, and params are sent. A completion stays reusable
-// after its end, until a request under key replaces it; Begin under the
-// same key replaces it too.
+// flight is cancelled, as Begin cancels it, and params are sent.
+//
+// So that it can be reused, a completion outlives its stream: a stream
+// that is closed, or whose ctx ends, stops, while its completion runs on
+// to its end (max_tokens bounds it) unless a request under key replaces
+// it. A completion stays reusable after its end, its text kept, until a
+// request under key (Begin's too) replaces it.
 //
 // The returned stream's Timing is the new request's: Start is when
 // NewCompletionStreaming was called; for a reused completion Sent is Start
