@@ -25,7 +25,7 @@ func (c *call) launch(kind AttemptKind) bool {
 		if c.state != callRunning || c.ctx.Err() != nil {
 			return false
 		}
-		rt := c.r.routes[c.next]
+		rt := c.routeAt(c.next)
 		c.next++
 		if c.tryRoute(rt, kind, 0) {
 			return true
@@ -61,9 +61,14 @@ func (c *call) admit(tr *try, now time.Time, wait time.Duration) error {
 	if rt.br != nil {
 		done, err := rt.br.Allow()
 		if err != nil {
+			rt.ramp.refused()
 			return &SkipError{Target: rt.Name, Err: ErrCircuitOpen}
 		}
 		tr.brDone = done
+		if !c.rampAdmits(tr, now) {
+			c.notSent(tr)
+			return &SkipError{Target: rt.Name, Err: ErrCircuitOpen}
+		}
 	}
 	var delay time.Duration
 	if rt.limited() {
@@ -79,6 +84,7 @@ func (c *call) admit(tr *try, now time.Time, wait time.Duration) error {
 			return &SkipError{Target: rt.Name, Err: ErrAdmission}
 		}
 		tr.res, delay = res, d
+		delay = max(delay, c.serverDelay(tr, now, tokens))
 	}
 	delay = max(delay, wait)
 	if !c.fits(rt, delay) {
@@ -178,6 +184,7 @@ func (c *call) send(tr *try) {
 	if len(rt.Options) > 0 {
 		opts = append(slices.Clip(opts), rt.Options...)
 	}
+	opts = c.followServer(tr, opts)
 	if c.next < len(c.r.routes) {
 		// There is somewhere to fall back to: the Router, not openai-go,
 		// decides whether to retry (see retryDelay).

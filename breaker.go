@@ -11,7 +11,9 @@ import (
 )
 
 // ErrCircuitOpen is the cause of a route skipped because its circuit
-// breaker is open (or half-open with its probes in flight).
+// breaker is open (or half-open with its probes in flight), or closed so
+// recently that the route receives only a share of calls
+// (BreakerSettings.Ramp).
 var ErrCircuitOpen = errors.New("tokenpace: circuit breaker open")
 
 // Defaults of BreakerSettings.
@@ -51,6 +53,16 @@ type BreakerSettings struct {
 	// has the signature of metrics.OTel.BreakerStateChanged. Nil means no
 	// call. It runs synchronously and must not block.
 	OnStateChange func(target, from, to string)
+	// Ramp, when positive, brings a route whose breaker closes again
+	// (after being open and half-open) back gradually: over Ramp, the
+	// share of calls it receives rises linearly from none to all, the
+	// others skipping it as if it were still open (recorded with
+	// Attempt.Admission "ramp") and falling back to the next route. The
+	// share is dealt out evenly, not drawn at random. A call's last route
+	// is never skipped by a ramp. It applies to a route's own breaker and
+	// to one set as Route.Breaker alike. Zero means none: a closed breaker
+	// takes every call at once.
+	Ramp time.Duration
 }
 
 // Breaker is a route's circuit breaker, such as one shared by several

@@ -76,6 +76,9 @@ type call struct {
 	// stitch makes the events of a response's tries one response, when
 	// the call may continue or restart (see responsecontinue.go).
 	stitch *respStitch
+	// aff is the call's session and the route order it gives
+	// (Policy.Affinity).
+	aff callAffinity
 }
 
 // callState is where a call is in its life.
@@ -108,6 +111,12 @@ type try struct {
 	res     reservation
 	// ownRetries: openai-go does not retry this try; the Router may.
 	ownRetries bool
+	// admission names the policy that held or skipped the try beyond the
+	// breaker and the client-side limit (Attempt.Admission); "" if none.
+	admission string
+	// probation holds the try's output back until it proves healthy
+	// (Policy.Probation).
+	probation probationState
 
 	cause    error // why the policy stopped it; nil if it did not
 	outcome  Outcome
@@ -153,6 +162,7 @@ func newCall(ctx context.Context, r *Router, req codec.Request, opts []option.Re
 	for _, rt := range r.routes {
 		validating = validating || rt.Validator != nil
 	}
+	c.aff = r.affinityFor(ctx, c.params.Messages)
 	c.buffered = validating && r.pol.RetryInvalid
 	c.keepText = r.pol.Continue || (validating && !c.buffered)
 	return c
@@ -309,6 +319,7 @@ func (c *call) takeFinal() *Timing {
 	}
 	c.state = callEnded
 	c.final = c.build()
+	c.noteAffinity()
 	return c.final
 }
 

@@ -63,7 +63,7 @@ func (c *call) addDelivered(t *Timing, tr *try, tt *Timing) (usage bool) {
 	n := min(tr.a.delivered(), tt.OutputChunks)
 	stamped := min(n, len(tt.Chunks))
 	for _, at := range tt.Chunks[:stamped] {
-		t.addChunk(at)
+		t.addChunk(tr.deliveredAt(at))
 	}
 	if n > stamped {
 		// Past the try's stamps, only its count, last arrival and
@@ -93,7 +93,8 @@ func (c *call) addDelivered(t *Timing, tr *try, tt *Timing) (usage bool) {
 func (c *call) attempt(tr *try, tt *Timing) Attempt {
 	at := Attempt{
 		Target: tr.rt.Name, Model: c.model(tr.rt), Kind: tr.kind, Start: tr.start, Sent: tt.Sent, End: tt.End,
-		Outcome: tr.outcome, Err: tt.Err,
+		Outcome: tr.outcome, Err: tt.Err, Affinity: c.affine(tr), Admission: tr.admission,
+		Committed: tr.probation.committed,
 	}
 	if len(tt.Chunks) > 0 {
 		at.FirstToken = tt.Chunks[0]

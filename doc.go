@@ -39,7 +39,10 @@
 //     Stream; its Timing lists every Attempt (Kind, Outcome) and every
 //     breach as a BudgetError. A stream that handed the caller a tool call
 //     is never continued: it restarts, and the caller is told (see
-//     Stream.Restarted).
+//     Stream.Restarted). Affinity keeps a session on the route that
+//     answered it last, Probation holds a stream's first tokens until it
+//     proves healthy, Limit.FollowServer follows the server's rate-limit
+//     headers and BreakerSettings.Ramp brings a route back gradually.
 //   - Hooks: first token, milestones and, exactly once per request, the
 //     final Timing (WithHooks, ContextWithHooks): the seam for metrics
 //     (package metrics), logs (LogHooks) and user code. Hooks never see

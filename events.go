@@ -33,7 +33,7 @@ func (c *call) onFirst(tr *try, at time.Time) {
 			c.stop(o, errHedgeLost, OutcomeHedgeLost)
 		}
 	}
-	report := !c.buffered
+	report := !c.buffered && !c.holdFirst(tr, at)
 	if report {
 		c.chainUp(tr)
 	}
@@ -47,11 +47,15 @@ func (c *call) onFirst(tr *try, at time.Time) {
 // onOutput handles an output-bearing chunk of tr: the watchdog's check,
 // without a lock of the call. The caller is woken by the attempt itself,
 // once per read of the body.
-func (c *call) onOutput(tr *try, at time.Time, tokens int) { tr.w.token(at, tokens) }
+func (c *call) onOutput(tr *try, at time.Time, tokens int) {
+	tr.w.token(at, tokens)
+	c.probationOutput(tr, at, tokens)
+}
 
 // onMilestone forwards the milestones of tries whose output the caller
 // receives.
 func (c *call) onMilestone(tr *try, name string, at time.Time) {
+	c.probationMilestone(tr, name, at)
 	f := c.hooks.Milestone
 	if f == nil {
 		return
@@ -94,6 +98,7 @@ func (c *call) endTry(tr *try, t *Timing) {
 	tr.state, tr.t = tryEnded, t
 	tr.w.stop()
 	clean := t.Err == nil && tr.cause == nil
+	c.endProbation(tr, clean, t.End)
 	if tr.outcome == "" {
 		tr.outcome = endOutcome(t.Err, ctxCause(c.ctx))
 	}

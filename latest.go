@@ -35,7 +35,10 @@ func ctxErr(ctx context.Context) error {
 
 // Latest keeps at most one request in flight per key, latest wins: what
 // autocompletion needs, where each keystroke makes the previous suggestion
-// worthless. The zero value is ready to use; a Latest is safe for
+// worthless. Begin supersedes any request; NewCompletionStreaming adds
+// type-ahead reuse, which keeps the completion in flight when the user has
+// typed what it was suggesting. The zero value is ready to use, without
+// reuse until NewCompletionStreaming is called; a Latest is safe for
 // concurrent use.
 type Latest struct {
 	mu       sync.Mutex
@@ -44,6 +47,9 @@ type Latest struct {
 
 type latestEntry struct {
 	cancel context.CancelCauseFunc
+	// ta, when set, is a completion of NewCompletionStreaming that a
+	// request under the key may reuse (typeahead.go).
+	ta *typeAhead
 }
 
 // Begin returns a context for a new request under key and cancels the
@@ -61,7 +67,7 @@ func (l *Latest) Begin(ctx context.Context, key string) (_ context.Context, done
 	l.inflight[key] = e
 	l.mu.Unlock()
 	if old != nil {
-		old.cancel(ErrSuperseded)
+		old.supersede()
 	}
 	return ctx, func() {
 		l.mu.Lock()

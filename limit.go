@@ -32,10 +32,25 @@ type Limit struct {
 	// request ends: then the tokens the server reports it used replace the
 	// estimate; zero means no limit. Its burst is one minute's worth.
 	TPM int
+	// FollowServer makes admission follow what the route's server says of
+	// its own rate limits in every response's headers
+	// (x-ratelimit-remaining-requests and -tokens,
+	// x-ratelimit-reset-requests and -tokens as "1s", "6m0s", "20ms" or
+	// seconds, Retry-After in seconds or as a date, retry-after-ms): once
+	// the server says it has no requests or tokens left until a reset, or
+	// asks for a wait, a request waits until then, on top of RPS and TPM
+	// (never above them), so that admission skips the route (within a
+	// TTFT budget, as for RPS and TPM) before the server answers 429
+	// rather than after. Requests admitted since the response that
+	// reported are counted against what it said remains. False (the zero
+	// value) ignores the headers; the Router then waits only when a
+	// failed response's Retry-After still fits the TTFT budget (see
+	// Router.NewStreaming).
+	FollowServer bool
 }
 
 // isZero reports whether l sets no limit.
-func (l Limit) isZero() bool { return l.RPS == 0 && l.TPM == 0 }
+func (l Limit) isZero() bool { return l.RPS == 0 && l.TPM == 0 && !l.FollowServer }
 
 func (l Limit) validate() error {
 	if l.RPS < 0 || math.IsNaN(l.RPS) || math.IsInf(l.RPS, 0) || l.Burst < 0 || l.TPM < 0 {
@@ -86,6 +101,7 @@ type reservation struct {
 	tpmLim    *rate.Limiter   // the TPM limiter, for settle
 	tpmTokens int             // the tokens tpm reserved
 	shared    func(time.Time) // a Limiter's cancel; nil for none
+	server    serverTicket    // the server's count (Limit.FollowServer); zero for none
 }
 
 // reserve reserves capacity at now for a request of tokens tokens and
@@ -112,6 +128,7 @@ func (l *limiter) reserve(now time.Time, tokens int) (res reservation, delay tim
 
 // cancel gives the reserved capacity back, as far as it was not used.
 func (r reservation) cancel(now time.Time) {
+	r.server.cancel()
 	if r.shared != nil {
 		r.shared(now)
 	}
@@ -138,7 +155,7 @@ func (r reservation) settle(now time.Time, used int) {
 }
 
 // limited reports whether rt has a rate limit.
-func (rt *route) limited() bool { return rt.lim != nil || rt.Limiter != nil }
+func (rt *route) limited() bool { return rt.lim != nil || rt.Limiter != nil || rt.server != nil }
 
 // reserve reserves capacity on rt's Limiter, or else its Limit, as
 // limiter.reserve does.

@@ -12,6 +12,15 @@ import (
 // output token (an empty answer, a content filter) counts as failing
 // before its first token while a route is left; when no other route
 // answers, the caller gets it as it is, as from a Client.
+//
+// The routing policies added to the order
+// Fallback(Hedge(Budget(Breaker(Limiter(call))))): Affinity only reorders
+// the routes of a call before Fallback walks them; Probation sits between
+// Hedge and Budget, turning a breach of a held stream into one before its
+// first token; Breaker.Ramp belongs to the Breaker layer (a ramping route
+// is skipped as an open one is) and Route.Limit.FollowServer to the
+// Limiter layer (a wait for the server's reset is admission's, within
+// the TTFT budget). Each is off in its zero value.
 type Policy struct {
 	// Budget applies to every route (see Route.Budget); the zero value
 	// sets no limit.
@@ -54,6 +63,20 @@ type Policy struct {
 	// caller yet. False (the zero value) streams as usual and reports a
 	// rejection in Stream.Err.
 	RetryInvalid bool
+	// Affinity keeps a session on the route that answered it last, tried
+	// before the Router's order while it meets its budget (see Affinity);
+	// the zero value gives affinity only to calls that name a session
+	// (CallPolicy.Session). It changes only which route is tried first:
+	// fallback, hedging, continuation, breakers and limits then apply in
+	// that order as they do in the Router's own.
+	Affinity Affinity
+	// Probation holds the first tokens of a stream back from the caller
+	// until it proves healthy (see Probation): a breach meanwhile falls
+	// back as one before the first token does, invisibly. It sits
+	// between Hedge and Budget in the policy order: the budget is
+	// enforced on the held stream as on any, and its breach is handled
+	// as if no token had come. The zero value holds nothing.
+	Probation Probation
 }
 
 // CallPolicy overrides a Router's Policy for one call; see
@@ -67,6 +90,11 @@ type CallPolicy struct {
 	FailFast bool
 	// Validator replaces the routes' validators; nil keeps them.
 	Validator Validator
+	// Session names the call's session for Policy.Affinity: the call
+	// tries first the route that answered the session last. "" means
+	// none (the prompt's leading tokens, if Affinity.PrefixTokens is
+	// set). The key is kept in memory only, never reported.
+	Session string
 }
 
 type callPolicyKey struct{}

@@ -46,4 +46,10 @@ type route struct {
 	br     Breaker
 	lim    *limiter
 	pred   predictor
+	// server follows the rate limits its server reports
+	// (Limit.FollowServer); nil when it does not.
+	server *serverLimits
+	// ramp deals the route a rising share of calls after its breaker
+	// closed (BreakerSettings.Ramp).
+	ramp ramp
 }

@@ -22,6 +22,8 @@ type Router struct {
 	pol    Policy
 	routes []*route
 	byName map[string]*route
+	// affinity remembers each session's route (Policy.Affinity).
+	affinity *affinityTable
 }
 
 // NewRouter returns a Router that sends c's requests along routes in
@@ -41,7 +43,7 @@ func NewRouter(c *Client, p Policy, routes ...Route) (*Router, error) {
 	if p.Hedge.After < 0 || p.Hedge.Percentile < 0 || p.Hedge.Percentile > 1 || p.Hedge.MinSamples < 0 || p.Hedge.Max < 0 {
 		return nil, fmt.Errorf("tokenpace: invalid hedge %+v", p.Hedge)
 	}
-	r := &Router{c: c, pol: p, byName: make(map[string]*route, len(routes))}
+	r := &Router{c: c, pol: p, byName: make(map[string]*route, len(routes)), affinity: newAffinityTable(p.Affinity)}
 	for _, rt := range routes {
 		if _, dup := r.byName[rt.Name]; dup {
 			return nil, fmt.Errorf("tokenpace: route %q given twice", rt.Name)
@@ -57,6 +59,9 @@ func NewRouter(c *Client, p Policy, routes ...Route) (*Router, error) {
 			budget: rt.Budget.merge(p.Budget),
 			br:     rt.Breaker,
 			lim:    newLimiter(rt.Limit),
+		}
+		if rt.Limit.FollowServer {
+			x.server = &serverLimits{}
 		}
 		if x.br == nil {
 			if b := newBreaker(rt.Name, p.Breaker); b != nil {

@@ -68,7 +68,7 @@ func runVoiceBot(t *testing.T, name string, n int, p tokenpace.Policy, replica b
 			}
 		}
 		res = tailResult{name: name, stats: metrics.DistOf(ttfts), requests: sent, ttfts: ttfts}
-		res.p95 = rank(ttfts, 0.95) // Summarize sorted ttfts
+		res.p95 = rank(ttfts, 0.95) // DistOf sorted ttfts
 	})
 	return res
 }

@@ -296,6 +296,20 @@ type Attempt struct {
 	Outcome Outcome
 	// Err is the attempt's error, if any.
 	Err error
+	// Affinity says the Router tried this route first because it had
+	// answered the call's session last (Policy.Affinity).
+	Affinity bool
+	// Admission names the policy that held the attempt back or skipped
+	// its route, beyond its breaker and client-side limit: "server_limit"
+	// when its server had said it had no room until a reset or asked for
+	// a wait (Limit.FollowServer), "ramp" when its breaker had closed
+	// recently and the route received only a share of calls
+	// (BreakerSettings.Ramp); "" otherwise.
+	Admission string
+	// Committed is when the attempt's output, held back on probation
+	// (Policy.Probation), was released to the caller: the probation's
+	// cost is Committed − FirstToken. Zero when it was not held.
+	Committed time.Time
 }
 
 // TTFT is the attempt's own time to first token: from its Sent to its

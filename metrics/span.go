@@ -68,6 +68,7 @@ func (o *OTel) recordSpan(ctx context.Context, t *tokenpace.Timing, s *attrSets,
 	if len(t.HTTP) > 0 {
 		attrs = append(attrs, attrHTTPAttempts.Int(len(t.HTTP)))
 	}
+	attrs = append(attrs, policyAttrs(t)...)
 	span.SetAttributes(attrs...)
 
 	if len(t.Chunks) > 0 {
@@ -152,6 +153,7 @@ func (o *OTel) attemptSpan(ctx context.Context, t *tokenpace.Timing, i int) {
 		attrOutcome.String(string(a.Outcome)),
 		semconv.GenAIUsageOutputTokens(a.Tokens),
 	}
+	attrs = append(attrs, attemptPolicyAttrs(a)...)
 	if ttft := a.TTFT(); ttft > 0 {
 		// The attempt's own TTFT, from its request; the call's span has
 		// the caller's.

@@ -157,7 +157,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 	out.writeTimeout, out.closing = s.cfg.writeTimeout, s.closing
 	// Close fails a write that waits for a client that does not read.
 	defer context.AfterFunc(s.closing, out.abortWrites)()
-	if !waitUntil(ctx, arrived) || !plan.beforeHeaders(out, arrived) {
+	if !waitUntil(ctx, arrived) || !plan.beforeHeaders(out, arrived) || !s.rateLimited(out, arrived, g) {
 		return
 	}
 	id := index + 1

@@ -76,6 +76,7 @@ type Server struct {
 	names  []string
 	next   atomic.Uint64 // requests seen, for ids and fault draws
 	late   lateness      // how late the server writes
+	limits rateWindows   // the state of WithRateLimit
 	direct directCounts  // the drivers' direct writes
 	mux    *http.ServeMux
 	close  sync.Once
@@ -128,6 +129,7 @@ type config struct {
 	faultHeader    bool
 	precise        bool
 	created        int64
+	rateLimit      RateLimit
 }
 
 type modelConfig struct {
@@ -343,7 +345,10 @@ func NewServer(opts ...Option) (*Server, error) {
 	if err := cfg.faults.validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, models: make(map[string]*model)}
+	if err := cfg.rateLimit.validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, models: make(map[string]*model), limits: rateWindows{l: cfg.rateLimit}}
 	s.closing, s.closed = context.WithCancel(context.Background())
 	for _, m := range cfg.models {
 		if m.name == "" {

@@ -11,11 +11,18 @@
 // example counts the suggestions shown in time, those shown late, and those
 // superseded before any token came.
 //
+// With --type-ahead, a keystroke that types what the suggestion on screen
+// starts with does not send a request: tokenpace.Latest hands the rest of
+// that suggestion over at once (type-ahead reuse). On the simulator,
+// --accept is the share of suggestions that are what the typist goes on to
+// type (drawn per cursor position), the others something else.
+//
 // By default it runs against a simulator started in process that serves a
 // 1B and an 8B model on one RTX 4090, 30 ms of round trip away; --base-url
 // and OPENAI_API_KEY point it at a real OpenAI-compatible endpoint:
 //
 //	go run ./examples/autocomplete
+//	go run ./examples/autocomplete --type-ahead
 //	go run ./examples/autocomplete --base-url http://localhost:8000/v1 --models MODEL1,MODEL2
 package main
 
@@ -33,6 +40,7 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace"
 	"github.com/tokenpace/tokenpace/examples/internal/endpoint"
@@ -51,6 +59,12 @@ type config struct {
 	seed      uint64
 	maxTokens int
 	text      string
+	// typeAhead reuses the suggestion in flight when the typist types
+	// what it starts with (Latest.NewCompletionStreaming).
+	typeAhead bool
+	// accept is the share of the simulator's suggestions that are what
+	// the typist types next; 0 leaves the simulator's own text.
+	accept float64
 }
 
 func main() {
@@ -62,10 +76,12 @@ func main() {
 	flag.Float64Var(&cfg.jitter, "jitter", 0.6, "irregularity of the typing rhythm in [0, 1): gaps vary by this share around 1/cps")
 	flag.Uint64Var(&cfg.seed, "seed", 1, "seed of the typing rhythm")
 	flag.IntVar(&cfg.maxTokens, "max-tokens", 16, "max_tokens of each suggestion")
+	flag.BoolVar(&cfg.typeAhead, "type-ahead", false, "reuse the suggestion in flight when the typist types what it starts with")
+	flag.Float64Var(&cfg.accept, "accept", 0.5, "simulator only: share of suggestions that are what the typist types next")
 	flag.Parse()
 	cfg.models = strings.Split(*models, ",")
-	if cfg.cps <= 0 || cfg.jitter < 0 || cfg.jitter >= 1 || cfg.maxTokens < 1 {
-		fmt.Fprintln(os.Stderr, "autocomplete: want --cps > 0, --jitter in [0, 1) and --max-tokens ≥ 1")
+	if cfg.cps <= 0 || cfg.jitter < 0 || cfg.jitter >= 1 || cfg.maxTokens < 1 || cfg.accept < 0 || cfg.accept > 1 {
+		fmt.Fprintln(os.Stderr, "autocomplete: want --cps > 0, --jitter in [0, 1), --max-tokens ≥ 1 and --accept in [0, 1]")
 		os.Exit(2)
 	}
 
@@ -97,6 +113,9 @@ type stats struct {
 	// late ones after it; superseded ones were cancelled by the next
 	// keystroke before any token; failed ones ended with an error.
 	inTime, late, superseded, failed int
+	// requests counts the requests sent: fewer than keystrokes with
+	// type-ahead reuse.
+	requests int
 	// shown holds the time from keystroke to first token of every shown
 	// suggestion.
 	shown []time.Duration
@@ -109,7 +128,7 @@ func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) ([]
 
 	fmt.Fprintf(w, "typing %d characters at %g/s; a suggestion is in time if its first token comes within %v of the keystroke\n\n",
 		len(cfg.text), cfg.cps, cfg.deadline)
-	fmt.Fprintf(w, "%-16s %10s %8s %5s %11s %7s %9s %9s\n", "model", "keystrokes", "in time", "late", "superseded", "failed", "p50 TTFT", "p90 TTFT")
+	fmt.Fprintf(w, "%-16s %10s %8s %8s %5s %11s %7s %9s %9s %9s\n", "model", "keystrokes", "requests", "in time", "late", "superseded", "failed", "p50 TTFT", "p90 TTFT", "p99 TTFT")
 	// One typist per model, all at once: each model has its own server.
 	all := make([]stats, len(cfg.models))
 	errs := make([]error, len(cfg.models))
@@ -122,8 +141,8 @@ func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) ([]
 		return all, err
 	}
 	for _, s := range all {
-		fmt.Fprintf(w, "%-16s %10d %8d %5d %11d %7d %9s %9s\n", s.model, s.keystrokes, s.inTime, s.late, s.superseded, s.failed,
-			ms(quantile(s.shown, 0.5)), ms(quantile(s.shown, 0.9)))
+		fmt.Fprintf(w, "%-16s %10d %8d %8d %5d %11d %7d %9s %9s %9s\n", s.model, s.keystrokes, s.requests, s.inTime, s.late, s.superseded, s.failed,
+			ms(quantile(s.shown, 0.5)), ms(quantile(s.shown, 0.9)), ms(quantile(s.shown, 0.99)))
 	}
 	return all, nil
 }
@@ -137,6 +156,12 @@ func typeText(ctx context.Context, client *tokenpace.Client, model string, cfg c
 	gap := float64(time.Second) / cfg.cps
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	start := func(ctx context.Context, p openai.CompletionNewParams, opts ...option.RequestOption) *tokenpace.Stream[openai.Completion] {
+		mu.Lock()
+		st.requests++
+		mu.Unlock()
+		return client.NewCompletionStreaming(ctx, p, opts...)
+	}
 	for i := range len(cfg.text) {
 		if i > 0 {
 			time.Sleep(time.Duration(gap * (1 + cfg.jitter*(2*rng.Float64()-1))))
@@ -146,11 +171,18 @@ func typeText(ctx context.Context, client *tokenpace.Client, model string, cfg c
 		}
 		st.keystrokes++
 		pressed := time.Now()
-		rctx, done := latest.Begin(ctx, model)
 		params := request(model, cfg.text[:i+1], cfg.maxTokens)
+		var s *tokenpace.Stream[openai.Completion]
+		rctx, done := ctx, func() {}
+		if cfg.typeAhead {
+			s = latest.NewCompletionStreaming(ctx, model, params, start)
+		} else {
+			rctx, done = latest.Begin(ctx, model)
+			s = start(rctx, params)
+		}
 		wg.Go(func() {
 			defer done()
-			took, err := suggest(rctx, client, params, pressed)
+			took, err := suggest(s, pressed)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -160,7 +192,7 @@ func typeText(ctx context.Context, client *tokenpace.Client, model string, cfg c
 			case err == nil:
 				st.late++
 				st.shown = append(st.shown, took)
-			case errors.Is(context.Cause(rctx), tokenpace.ErrSuperseded):
+			case errors.Is(err, tokenpace.ErrSuperseded) || errors.Is(context.Cause(rctx), tokenpace.ErrSuperseded):
 				st.superseded++
 			case ctx.Err() == nil:
 				st.failed++
@@ -171,12 +203,11 @@ func typeText(ctx context.Context, client *tokenpace.Client, model string, cfg c
 	return st, ctx.Err()
 }
 
-// suggest asks for a completion of the code typed so far and reads it up
-// to the end of its first line, what ghost text shows. It returns how long
-// after the keystroke the first token arrived, or the error that ended the
-// request before any token did.
-func suggest(ctx context.Context, client *tokenpace.Client, params openai.CompletionNewParams, pressed time.Time) (time.Duration, error) {
-	s := client.NewCompletionStreaming(ctx, params)
+// suggest reads the suggestion s for the code typed so far up to the end
+// of its first line, what ghost text shows. It returns how long after the
+// keystroke the first token arrived, or the error that ended the request
+// before any token did.
+func suggest(s *tokenpace.Stream[openai.Completion], pressed time.Time) (time.Duration, error) {
 	for s.Next() {
 		if strings.Contains(s.Text(), "\n") {
 			break
@@ -205,17 +236,17 @@ func request(model, code string, maxTokens int) openai.CompletionNewParams {
 	}
 }
 
-// quantile returns the q-quantile (nearest rank) of d, 0 for none.
+// quantile returns the q-quantile (nearest rank) of d, -1 for none.
 func quantile(d []time.Duration, q float64) time.Duration {
 	if len(d) == 0 {
-		return 0
+		return -1
 	}
 	s := slices.Sorted(slices.Values(d))
 	return s[min(int(q*float64(len(s))), len(s)-1)]
 }
 
 func ms(d time.Duration) string {
-	if d == 0 {
+	if d < 0 {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond))
@@ -232,5 +263,30 @@ func simOptions(cfg config) ([]simulate.Option, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append([]simulate.Option{simulate.WithRTT(30 * time.Millisecond)}, engines...), nil
+	opts := append([]simulate.Option{simulate.WithRTT(30 * time.Millisecond)}, engines...)
+	if cfg.accept > 0 {
+		opts = append(opts, simulate.WithReply(func(ri simulate.ReplyInfo) (string, bool) { return suggestion(cfg, ri.Prompt) }))
+	}
+	return opts, nil
+}
+
+// suggestion is the simulator's suggestion for prompt: with probability
+// cfg.accept, drawn per cursor position, the rest of the word the typist
+// is typing and the space after it, then text the typist will not type;
+// otherwise only text the typist will not type.
+func suggestion(cfg config, prompt string) (string, bool) {
+	code, ok := strings.CutPrefix(prompt, fileContext+recentCode)
+	if !ok || !strings.HasPrefix(cfg.text, code) {
+		return "", false
+	}
+	const other = "o.Normalize()\n"
+	rng := rand.New(rand.NewPCG(cfg.seed, uint64(len(code))))
+	if rng.Float64() >= cfg.accept {
+		return other, true
+	}
+	rest := cfg.text[len(code):]
+	if i := strings.IndexByte(rest, ' '); i >= 0 {
+		rest = rest[:i+1]
+	}
+	return rest + other, true
 }

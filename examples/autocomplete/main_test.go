@@ -99,3 +99,38 @@ func TestAutocompleteDefaultModels(t *testing.T) {
 		}
 	})
 }
+
+// TestAutocompleteTypeAhead types the default text on the hardware model,
+// with half the suggestions what the typist types next, without and with
+// type-ahead reuse, and logs both tables. Run:
+//
+//	(cd examples && go test -run TestAutocompleteTypeAhead -v ./autocomplete)
+func TestAutocompleteTypeAhead(t *testing.T) {
+	var rows [2][]stats
+	var outs [2]bytes.Buffer
+	for i, reuse := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			cfg := config{models: []string{"llama-3.2-1b", "llama-3.1-8b"}, deadline: 150 * time.Millisecond,
+				cps: 5, jitter: 0.6, seed: 1, maxTokens: 16, text: typed, accept: 0.5, typeAhead: reuse}
+			opts, err := simOptions(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := simulate.StartInMemory(t, opts...)
+			rows[i], err = run(t.Context(), &outs[i], endpoint.Endpoint{BaseURL: ts.URL, HTTP: ts.Client, APIKey: "x"}, cfg)
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+		})
+	}
+	t.Logf("without type-ahead reuse:\n%s\nwith type-ahead reuse:\n%s", outs[0].String(), outs[1].String())
+	for m := range rows[0] {
+		off, on := rows[0][m], rows[1][m]
+		if off.requests != off.keystrokes || on.requests >= off.requests {
+			t.Errorf("%s: requests %d of %d keystrokes without reuse, %d with; want all, then fewer", off.model, off.requests, off.keystrokes, on.requests)
+		}
+		if p, q := quantile(on.shown, 0.5), quantile(off.shown, 0.5); p >= q {
+			t.Errorf("%s: p50 time to ghost text %v with reuse, want below %v without", off.model, p, q)
+		}
+	}
+}

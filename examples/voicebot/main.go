@@ -8,6 +8,13 @@
 // sentence, when the first audio would play (a stub TTS takes 120 ms) and
 // which model answered.
 //
+// --gap sets a budget on the large model's longest silence between tokens
+// once it has started; --continue then carries a stalled reply on with the
+// small model, while --gate holds the large model's words back until its
+// first sentence is complete (tokenpace.Probation), so that a stall before
+// then falls back to the small model without a word of the large one
+// reaching the speaker.
+//
 // By default it talks to a simulator started in process that serves
 // Llama 3.1 70B and Llama 3.2 3B on two H100s; --base-url and
 // OPENAI_API_KEY point it at a real OpenAI-compatible endpoint:
@@ -40,6 +47,14 @@ type config struct {
 	tts          time.Duration
 	maxTokens    int
 	turns        []string
+	// gap is the large model's Gap budget; 0 sets none.
+	gap time.Duration
+	// cont carries a reply that breaks after its first tokens on with the
+	// small model (Policy.Continue).
+	cont bool
+	// gate holds the large model's reply back until its first sentence
+	// is complete (Policy.Probation).
+	gate bool
 }
 
 func main() {
@@ -51,9 +66,12 @@ func main() {
 	flag.DurationVar(&cfg.hedgeAfter, "hedge-after", 120*time.Millisecond, "start the small model in parallel when the large has not produced a token by then (0: fall back only at the budget)")
 	flag.DurationVar(&cfg.tts, "tts", 120*time.Millisecond, "time the stub text-to-speech takes to produce audio")
 	flag.IntVar(&cfg.maxTokens, "max-tokens", 48, "max_tokens of each reply")
+	flag.DurationVar(&cfg.gap, "gap", 0, "longest silence allowed to the large model between tokens (0: no limit)")
+	flag.BoolVar(&cfg.cont, "continue", false, "carry a reply that stalls after its first tokens on with the small model")
+	flag.BoolVar(&cfg.gate, "gate", false, "hold the large model's reply back until its first sentence is complete")
 	flag.Parse()
-	if cfg.ttftBudget <= 0 || cfg.hedgeAfter < 0 || cfg.tts < 0 || cfg.maxTokens < 1 {
-		fmt.Fprintln(os.Stderr, "voicebot: want --ttft-budget > 0, --hedge-after ≥ 0, --tts ≥ 0 and --max-tokens ≥ 1")
+	if cfg.ttftBudget <= 0 || cfg.hedgeAfter < 0 || cfg.tts < 0 || cfg.maxTokens < 1 || cfg.gap < 0 {
+		fmt.Fprintln(os.Stderr, "voicebot: want --ttft-budget > 0, --hedge-after ≥ 0, --tts ≥ 0, --max-tokens ≥ 1 and --gap ≥ 0")
 		os.Exit(2)
 	}
 
@@ -81,9 +99,12 @@ const systemPrompt = "You are a voice assistant. Answer in two or three short sp
 // one line per turn to w and returns what each turn measured.
 func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) ([]turn, error) {
 	client := tokenpace.NewClient(ep.Client())
-	router, err := tokenpace.NewRouter(client,
-		tokenpace.Policy{Hedge: tokenpace.Hedge{After: cfg.hedgeAfter}},
-		tokenpace.Route{Name: "large", Model: cfg.large, Budget: tokenpace.Budget{TTFT: cfg.ttftBudget}},
+	pol := tokenpace.Policy{Hedge: tokenpace.Hedge{After: cfg.hedgeAfter}, Continue: cfg.cont}
+	if cfg.gate {
+		pol.Probation = tokenpace.Probation{Sentence: true}
+	}
+	router, err := tokenpace.NewRouter(client, pol,
+		tokenpace.Route{Name: "large", Model: cfg.large, Budget: tokenpace.Budget{TTFT: cfg.ttftBudget, Gap: cfg.gap}},
 		tokenpace.Route{Name: "small", Model: cfg.small},
 	)
 	if err != nil {

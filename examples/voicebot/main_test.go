@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -94,4 +96,133 @@ func TestFirstSentence(t *testing.T) {
 			t.Errorf("firstSentence(%q) = %q, %v, want %q, %v", tt.text, got, ok, tt.want, tt.wantOK)
 		}
 	}
+}
+
+// degrading is a simulate.Scheduler whose every degradeEvery-th request
+// (from the first) produces its first fast tokens at itl and the rest at
+// slow: a primary that degrades to about 1 token a second after its first
+// tokens. The others run at itl throughout.
+type degrading struct {
+	ttft, itl, slow time.Duration
+	fast            int // tokens at itl before a degraded request slows
+	degradeEvery    int
+	n               int
+	reqs            map[uint64]*degradingReq
+}
+
+type degradingReq struct {
+	next     time.Duration
+	sent     int
+	total    int
+	degraded bool
+}
+
+func (d *degrading) Add(now time.Duration, r *simulate.Request) {
+	if d.reqs == nil {
+		d.reqs = make(map[uint64]*degradingReq)
+	}
+	d.n++
+	d.reqs[r.ID] = &degradingReq{next: now + d.ttft, total: max(r.OutputTokens, 1), degraded: d.n%d.degradeEvery == 1}
+}
+
+func (d *degrading) Cancel(_ time.Duration, id uint64) { delete(d.reqs, id) }
+
+func (d *degrading) Next() (time.Duration, bool) {
+	var at time.Duration
+	ok := false
+	for _, r := range d.reqs {
+		if !ok || r.next < at {
+			at, ok = r.next, true
+		}
+	}
+	return at, ok
+}
+
+func (d *degrading) AdvanceTo(t time.Duration, emit func(simulate.Emission)) {
+	for {
+		var id uint64
+		var due *degradingReq
+		for i, r := range d.reqs {
+			if r.next <= t && (due == nil || r.next < due.next || (r.next == due.next && i < id)) {
+				id, due = i, r
+			}
+		}
+		if due == nil {
+			return
+		}
+		due.sent++
+		e := simulate.Emission{ID: id, At: due.next, Tokens: 1, First: due.sent == 1, Done: due.sent == due.total}
+		if e.Done {
+			delete(d.reqs, id)
+		} else if due.degraded && due.sent >= d.fast {
+			due.next += d.slow
+		} else {
+			due.next += d.itl
+		}
+		emit(e)
+	}
+}
+
+func (d *degrading) Stats() simulate.Stats { return simulate.Stats{Running: len(d.reqs)} }
+
+// TestVoicebotGate measures the time to the first spoken sentence when
+// every fifth reply of the large model degrades to 1 token a second after
+// its first three tokens, with no policy for it, with a Gap budget and
+// continuation on the small model, and with a Gap budget and the commit
+// gate. Run:
+//
+//	(cd examples && go test -run TestVoicebotGate -v ./voicebot)
+func TestVoicebotGate(t *testing.T) {
+	short := []string{script[0], script[1], script[3], script[4]}
+	var turns []string
+	for range 25 {
+		turns = append(turns, short...)
+	}
+	rows := []struct {
+		name string
+		gap  time.Duration
+		cont bool
+		gate bool
+		got  []turn
+	}{
+		{name: "no policy for a stall (TTFT budget and hedge only)"},
+		{name: "Gap 300 ms + Continue on the small model", gap: 300 * time.Millisecond, cont: true},
+		{name: "Gap 300 ms + commit gate until the first sentence", gap: 300 * time.Millisecond, gate: true},
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| policy (%d turns, every 5th large reply at 1 token/s after 3 tokens) | p50 first sentence | p90 | p99 | max | turns whose reply is stitched from two models |\n|---|---|---|---|---|---|\n", len(turns))
+	for i := range rows {
+		row := &rows[i]
+		synctest.Test(t, func(t *testing.T) {
+			cfg := config{
+				large: "large", small: "small", ttftBudget: 180 * time.Millisecond, hedgeAfter: 120 * time.Millisecond,
+				tts: 120 * time.Millisecond, maxTokens: 48, turns: turns, gap: row.gap, cont: row.cont, gate: row.gate,
+			}
+			ts := simulate.StartInMemory(t, simulate.WithRTT(20*time.Millisecond),
+				simulate.WithModel("large", &degrading{ttft: 80 * time.Millisecond, itl: 25 * time.Millisecond, slow: time.Second, fast: 3, degradeEvery: 5}),
+				simulate.WithModel("small", &simulate.Fixed{TTFT: 60 * time.Millisecond, ITL: 15 * time.Millisecond}))
+			var out bytes.Buffer
+			got, err := run(t.Context(), &out, endpoint.Endpoint{BaseURL: ts.URL, HTTP: ts.Client, APIKey: "x"}, cfg)
+			if err != nil {
+				t.Fatalf("%s: run: %v\n%s", row.name, err, out.String())
+			}
+			row.got = got
+		})
+		var first []time.Duration
+		mixed := 0
+		for _, tr := range row.got {
+			first = append(first, tr.firstSentence)
+			// With Continue, a large reply that breaks after its first
+			// words is carried on by the small model: the sentence spoken
+			// is stitched from both.
+			if row.cont && strings.HasPrefix(tr.attempts, "large breached") {
+				mixed++
+			}
+		}
+		slices.Sort(first)
+		q := func(p float64) time.Duration { return first[min(int(p*float64(len(first))), len(first)-1)] }
+		fmt.Fprintf(&b, "| %s | %v | %v | %v | %v | %d |\n", row.name, q(0.5).Round(time.Millisecond), q(0.9).Round(time.Millisecond),
+			q(0.99).Round(time.Millisecond), first[len(first)-1].Round(time.Millisecond), mixed)
+	}
+	t.Logf("voice bot, time to the first spoken sentence:\n%s", b.String())
 }

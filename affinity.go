@@ -1,0 +1,219 @@
+package tokenpace
+
+import (
+	"container/list"
+	"context"
+	"encoding/json"
+	"errors"
+	"hash/fnv"
+	"strconv"
+	"sync"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// Affinity keeps a session on the route that answered it last, so that a
+// server's prefix cache (the KV of a long system prompt, a document, a
+// conversation's history) stays warm for it: replicas of one model each
+// cache only what they prefilled.
+//
+// A call belongs to a session when it names one (CallPolicy.Session) or,
+// with PrefixTokens set, by its prompt's leading tokens. The route that
+// delivered the session's last answer is tried first; the others follow
+// in the Router's order. While that route meets its budget the session
+// stays; when it does not (a breach, a failure, an open breaker,
+// admission refusing it) the call falls back as usual and the route that
+// answers instead becomes the session's. A call that fails on every
+// route makes the session forget its route; one the caller cancels
+// changes nothing.
+//
+// The zero value gives no call a session of its own: only calls that name
+// one (CallPolicy.Session) have affinity, and without them the Router
+// keeps its order for every call.
+type Affinity struct {
+	// PrefixTokens, when positive, gives each call that names no session
+	// the session of its prompt's first PrefixTokens tokens (estimated at
+	// four bytes a token, over the messages in order): calls that share a
+	// leading context share a route. Zero means only calls that name a
+	// session have affinity.
+	PrefixTokens int
+	// Sessions is how many sessions the Router remembers; the least
+	// recently used is forgotten first. Zero means 4096.
+	Sessions int
+}
+
+// defaultAffinitySessions is Affinity.Sessions when it is zero.
+const defaultAffinitySessions = 4096
+
+// affinityTable remembers the route each session was last answered by, up
+// to a bound, least recently used forgotten first. It is safe for
+// concurrent use.
+type affinityTable struct {
+	max   int
+	mu    sync.Mutex
+	byKey map[string]*list.Element // of *affinityEntry
+	lru   list.List                // most recently used first
+}
+
+type affinityEntry struct {
+	key string
+	rt  *route
+}
+
+func newAffinityTable(a Affinity) *affinityTable {
+	n := a.Sessions
+	if n <= 0 {
+		n = defaultAffinitySessions
+	}
+	return &affinityTable{max: n, byKey: make(map[string]*list.Element)}
+}
+
+// lookup returns the route that last answered session key, or nil.
+func (t *affinityTable) lookup(key string) *route {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.byKey[key]
+	if !ok {
+		return nil
+	}
+	t.lru.MoveToFront(e)
+	return e.Value.(*affinityEntry).rt
+}
+
+// remember records that rt answered session key.
+func (t *affinityTable) remember(key string, rt *route) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e, ok := t.byKey[key]; ok {
+		e.Value.(*affinityEntry).rt = rt
+		t.lru.MoveToFront(e)
+		return
+	}
+	t.byKey[key] = t.lru.PushFront(&affinityEntry{key: key, rt: rt})
+	for t.lru.Len() > t.max {
+		old := t.lru.Back()
+		t.lru.Remove(old)
+		delete(t.byKey, old.Value.(*affinityEntry).key)
+	}
+}
+
+// forget drops session key.
+func (t *affinityTable) forget(key string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e, ok := t.byKey[key]; ok {
+		t.lru.Remove(e)
+		delete(t.byKey, key)
+	}
+}
+
+// affinityKey returns the session key of a call: "s:" and the session the
+// caller named, else "p:" and a hash of the prompt's first prefixTokens
+// tokens when prefixTokens is positive, else "" (no affinity). The prompt
+// itself is never kept.
+func affinityKey(session string, prefixTokens int, messages []openai.ChatCompletionMessageParamUnion) string {
+	if session != "" {
+		return "s:" + session
+	}
+	if prefixTokens <= 0 || len(messages) == 0 {
+		return ""
+	}
+	left := prefixTokens * 4 // bytes, as estimateTokens counts them
+	h := fnv.New64a()
+	for _, m := range messages {
+		if left <= 0 {
+			break
+		}
+		var b []byte
+		switch c := m.GetContent().AsAny().(type) {
+		case *string:
+			b = []byte(*c)
+		case nil:
+		default:
+			b, _ = json.Marshal(c)
+		}
+		if r := m.GetRole(); r != nil {
+			h.Write([]byte(*r))
+			h.Write([]byte{0})
+		}
+		b = b[:min(len(b), left)]
+		left -= len(b)
+		h.Write(b)
+		h.Write([]byte{0})
+	}
+	return "p:" + strconv.FormatUint(h.Sum64(), 16)
+}
+
+// affinityOrder returns routes with pref moved to the front, the others
+// in their order; nil when pref is nil or already first (the Router's own
+// order applies).
+func affinityOrder(routes []*route, pref *route) []*route {
+	if pref == nil || len(routes) == 0 || routes[0] == pref {
+		return nil
+	}
+	order := make([]*route, 0, len(routes))
+	order = append(order, pref)
+	found := false
+	for _, rt := range routes {
+		if rt == pref {
+			found = true
+			continue
+		}
+		order = append(order, rt)
+	}
+	if !found {
+		return nil
+	}
+	return order
+}
+
+// callAffinity is a call's session and the route order it gives.
+type callAffinity struct {
+	key   string   // "" without affinity
+	pref  *route   // the session's route when the call began; nil if none
+	order []*route // the call's route order; nil means the Router's
+}
+
+// affinityFor returns the session of a call under ctx with the given
+// messages and the route order it gives.
+func (r *Router) affinityFor(ctx context.Context, messages []openai.ChatCompletionMessageParamUnion) callAffinity {
+	cp, _ := ctx.Value(callPolicyKey{}).(CallPolicy)
+	key := affinityKey(cp.Session, r.pol.Affinity.PrefixTokens, messages)
+	if key == "" {
+		return callAffinity{}
+	}
+	pref := r.affinity.lookup(key)
+	return callAffinity{key: key, pref: pref, order: affinityOrder(r.routes, pref)}
+}
+
+// routeAt returns the call's i-th route: in its session's order, if any,
+// else the Router's.
+func (c *call) routeAt(i int) *route {
+	if c.aff.order != nil {
+		return c.aff.order[i]
+	}
+	return c.r.routes[i]
+}
+
+// affine reports whether tr was sent to its route because that route
+// answered the call's session last: the call's first try, at the
+// session's route.
+func (c *call) affine(tr *try) bool {
+	return c.aff.pref != nil && len(c.tries) > 0 && c.tries[0] == tr && tr.rt == c.aff.pref
+}
+
+// noteAffinity records, once the call has ended, which route answered its
+// session: the one that delivered the end of its output. A call that
+// failed makes the session forget its route; one the caller cancelled or
+// closed changes nothing. c.mu is held.
+func (c *call) noteAffinity() {
+	if c.aff.key == "" {
+		return
+	}
+	switch {
+	case c.err == nil && len(c.chain) > 0:
+		c.r.affinity.remember(c.aff.key, c.chain[len(c.chain)-1].rt)
+	case c.err != nil && ctxErr(c.ctx) == nil && !errors.Is(c.err, ErrStreamClosed):
+		c.r.affinity.forget(c.aff.key)
+	}
+}

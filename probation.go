@@ -1,0 +1,159 @@
+package tokenpace
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Probation holds a stream's first tokens back from the caller until the
+// stream has proved healthy: a commit gate. While a stream is held, a
+// breach of its budget (a Gap or MinTPS the stream cannot keep, say) falls
+// back to the next route (re-arming the hedge timer, if any), as a breach
+// before the first token does: the caller never sees the dropped text,
+// and the stream it reads is not Restarted. Under FailFast such a breach
+// ends the call, the held text undelivered. Once the stream is committed,
+// its held tokens reach the caller at once and the usual policies apply
+// (a later breach continues or ends the call). As without probation, the
+// first stream to produce a token wins the call and the others (hedges)
+// are cancelled then.
+//
+// A stream is committed at the first of its conditions that holds; a
+// stream that ends while held is delivered whole, as if committed at its
+// end. Only a stream with a route left to fall back to is held: the last
+// route's is committed at its first token. A stream that carries on the
+// caller's output (a continuation, a restart) is never held.
+//
+// The caller's TTFT is then the time to the first token it received: the
+// held tokens are stamped, in the call's Timing, no earlier than the
+// commit, and Hooks.FirstToken is called at the commit (not for a stream
+// that ends while held, as with RetryInvalid). The cost of the probation
+// is Attempt.Committed − Attempt.FirstToken.
+//
+// The zero value holds nothing.
+type Probation struct {
+	// Sentence commits the stream once its first sentence is complete
+	// (MilestoneFirstSentence): what a voice pipeline hands to
+	// text-to-speech. False means no such condition.
+	Sentence bool
+	// Tokens commits the stream once it has delivered this many output
+	// tokens; pair it with a Budget.MinTPS to require that they come fast
+	// enough. Zero means no such condition.
+	Tokens int
+	// For commits the stream once it has run this long after its first
+	// token without a breach; it bounds the wait when the other
+	// conditions take long. Zero means no such condition.
+	For time.Duration
+}
+
+// enabled reports whether p holds streams back.
+func (p Probation) enabled() bool { return p.Sentence || p.Tokens > 0 || p.For > 0 }
+
+// probationState is a try's probation: whether it is held, the tokens it
+// has produced while held, and the timer of Probation.For.
+type probationState struct {
+	held   atomic.Bool // read by onOutput without the call's lock
+	tokens int         // under the call's lock
+	timer  *time.Timer
+	// committed is when the held output was released to the caller; zero
+	// if it was never held.
+	committed time.Time
+}
+
+// holdFirst reports whether tr, which has just won the call with its first
+// token at at, is held on probation, and starts the probation if so. c.mu
+// is held.
+func (c *call) holdFirst(tr *try, at time.Time) bool {
+	p := c.r.pol.Probation
+	if !p.enabled() || c.buffered || c.next >= len(c.r.routes) {
+		return false
+	}
+	tr.probation.held.Store(true)
+	tr.probation.tokens = 0
+	if p.For > 0 {
+		tr.probation.timer = time.AfterFunc(time.Until(at.Add(p.For)), func() { c.commitHeld(tr, time.Now()) })
+	}
+	return true
+}
+
+// probationOutput counts the tokens of an output chunk of tr that arrived
+// at at, and commits tr once Probation.Tokens have arrived.
+func (c *call) probationOutput(tr *try, at time.Time, tokens int) {
+	if !tr.probation.held.Load() {
+		return
+	}
+	p := c.r.pol.Probation
+	c.mu.Lock()
+	tr.probation.tokens += tokens
+	ready := p.Tokens > 0 && tr.probation.tokens >= p.Tokens
+	c.mu.Unlock()
+	if ready {
+		c.commitHeld(tr, at)
+	}
+}
+
+// probationMilestone commits tr once its first sentence is complete, with
+// Probation.Sentence.
+func (c *call) probationMilestone(tr *try, name string, at time.Time) {
+	if name == MilestoneFirstSentence && c.r.pol.Probation.Sentence && tr.probation.held.Load() {
+		c.commitHeld(tr, at)
+	}
+}
+
+// commitHeld releases tr's held output to the caller at at, if tr is still
+// held and still the call's winner, and reports its first token. A
+// FirstToken hook that panics ends the call with the panic's error, as
+// one that panics on an attempt's reader does.
+func (c *call) commitHeld(tr *try, at time.Time) {
+	c.mu.Lock()
+	if !tr.probation.held.Load() || !tr.live() || c.won != tr || tr.chained || c.state != callRunning {
+		c.mu.Unlock()
+		return
+	}
+	c.release(tr, at)
+	c.chainUp(tr)
+	sent := c.sent()
+	c.mu.Unlock()
+	f := c.hooks.FirstToken
+	if f == nil {
+		return
+	}
+	what := "FirstToken hook"
+	if perr := guard(tr.rt.Name, &what, func() { f(c.ctx, firstTokenInfo(tr.rt.Name, c.model(tr.rt), sent, at)) }); perr != nil {
+		c.mu.Lock()
+		c.stop(tr, perr, OutcomeFailed)
+		c.finish(perr)
+		c.unlockAndReport()
+	}
+}
+
+// release ends tr's probation at at (a commit, or its end while held):
+// what it held reaches the caller from then on. c.mu is held.
+func (c *call) release(tr *try, at time.Time) {
+	if tr.probation.held.Swap(false) {
+		tr.probation.committed = at
+		if tr.probation.timer != nil {
+			tr.probation.timer.Stop()
+		}
+	}
+}
+
+// endProbation ends tr's probation without a commit (tr breached, failed
+// or was stopped), or, when tr ended cleanly while held, releases it at
+// its end. c.mu is held.
+func (c *call) endProbation(tr *try, clean bool, at time.Time) {
+	if !tr.probation.held.Load() {
+		return
+	}
+	if clean {
+		c.release(tr, at)
+		return
+	}
+	tr.probation.held.Store(false)
+	if tr.probation.timer != nil {
+		tr.probation.timer.Stop()
+	}
+}
+
+// deliveredAt returns when the caller received a chunk of tr that arrived
+// at at: no earlier than tr's commit.
+func (tr *try) deliveredAt(at time.Time) time.Time { return later(at, tr.probation.committed) }

@@ -1,0 +1,225 @@
+package tokenpace
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openai/openai-go/v3/option"
+)
+
+// Values of Attempt.Admission.
+const (
+	// admissionServerLimit: the route's server said it had no requests or
+	// tokens left until a reset, or asked for a wait (Limit.FollowServer).
+	admissionServerLimit = "server_limit"
+	// admissionRamp: the route's breaker closed recently and the route
+	// receives a ramping share of calls (BreakerSettings.Ramp).
+	admissionRamp = "ramp"
+)
+
+// serverReport is what one response's headers say of the server's rate
+// limits, as OpenAI, Azure OpenAI, Groq, Together and vLLM behind
+// gateways send them.
+type serverReport struct {
+	// hasReq, hasTok: the x-ratelimit-remaining-requests or -tokens
+	// header was present and valid.
+	hasReq, hasTok bool
+	// remReq, remTok: the requests and tokens left until the resets.
+	remReq, remTok int
+	// resetReq, resetTok: how long until the windows refill
+	// (x-ratelimit-reset-requests, -tokens); zero when not said.
+	resetReq, resetTok time.Duration
+	// retryAfter: the wait asked for (retry-after-ms, Retry-After).
+	retryAfter time.Duration
+}
+
+// parseServerReport reads the rate-limit headers of a response that
+// arrived at now. Unparsable values are ignored.
+func parseServerReport(h http.Header, now time.Time) serverReport {
+	var r serverReport
+	r.remReq, r.hasReq = parseRemaining(h.Get("X-Ratelimit-Remaining-Requests"))
+	r.remTok, r.hasTok = parseRemaining(h.Get("X-Ratelimit-Remaining-Tokens"))
+	r.resetReq = parseReset(h.Get("X-Ratelimit-Reset-Requests"))
+	r.resetTok = parseReset(h.Get("X-Ratelimit-Reset-Tokens"))
+	r.retryAfter = retryAfter(h, now)
+	return r
+}
+
+// parseRemaining parses a count of remaining requests or tokens.
+func parseRemaining(v string) (int, bool) {
+	if v == "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return int(min(n, 1<<31-1)), true
+}
+
+// maxServerReset bounds a reset a server may announce: a day.
+const maxServerReset = 24 * time.Hour
+
+// parseReset parses a reset time: a Go-style duration as OpenAI sends it
+// ("1s", "6m0s", "20ms", "1m30.5s") or a number of seconds ("0.5"); zero
+// when v is empty, invalid, negative or over a day.
+func parseReset(v string) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		s, ferr := strconv.ParseFloat(v, 64)
+		if ferr != nil || !(s >= 0 && s <= maxServerReset.Seconds()) {
+			return 0
+		}
+		d = time.Duration(s * float64(time.Second))
+	}
+	if d < 0 || d > maxServerReset {
+		return 0
+	}
+	return d
+}
+
+// serverWindow is one of a server's limits (requests or tokens) as it last
+// reported it: remaining until reset, and how much the route admitted
+// since that report that the server had not counted yet.
+type serverWindow struct {
+	known     bool
+	remaining int
+	reset     time.Time
+	spent     int
+}
+
+// delay returns how long a request needing need units must wait at now
+// for the window to admit it: zero while it has room or is not known or
+// has reset, else until its reset.
+func (w serverWindow) delay(now time.Time, need int) time.Duration {
+	if !w.known || !now.Before(w.reset) || w.spent+need <= w.remaining {
+		return 0
+	}
+	return w.reset.Sub(now)
+}
+
+// serverLimits follows what a route's server says of its rate limits
+// (Limit.FollowServer). Every admission is counted (a ticket); a report
+// from the response to the request of a ticket replaces the windows, the
+// requests admitted after that ticket counted on top, since the server
+// had not seen them. It is safe for concurrent use.
+type serverLimits struct {
+	mu         sync.Mutex
+	req, tok   serverWindow
+	retryUntil time.Time
+	// reqs and toks count every admission and its tokens, in order;
+	// applied is the reqs count of the ticket whose report applies.
+	reqs, toks uint64
+	applied    uint64
+}
+
+// serverTicket is one admission by serverLimits: its place in the order
+// of admissions.
+type serverTicket struct {
+	s          *serverLimits
+	reqs, toks uint64 // the counts after this admission
+	tokens     int
+}
+
+// reserveAt counts a request of tokens tokens admitted at now, and
+// returns how long it must wait before it is sent for the server to have
+// room (zero if it has).
+func (s *serverLimits) reserveAt(now time.Time, tokens int) (time.Duration, serverTicket) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := max(s.req.delay(now, 1), s.tok.delay(now, tokens))
+	if now.Before(s.retryUntil) {
+		d = max(d, s.retryUntil.Sub(now))
+	}
+	s.reqs++
+	s.toks += uint64(tokens)
+	s.req.spent++
+	s.tok.spent += tokens
+	return d, serverTicket{s: s, reqs: s.reqs, toks: s.toks, tokens: tokens}
+}
+
+// cancel gives back an admission whose request was never sent. The
+// counts of later reports stay conservative: they still count it.
+func (t serverTicket) cancel() {
+	if t.s == nil {
+		return
+	}
+	t.s.mu.Lock()
+	defer t.s.mu.Unlock()
+	t.s.req.spent = max(t.s.req.spent-1, 0)
+	t.s.tok.spent = max(t.s.tok.spent-t.tokens, 0)
+}
+
+// report applies r, from the response to t's request arriving at now,
+// unless a report of a later request was applied already.
+func (t serverTicket) report(now time.Time, r serverReport) {
+	s := t.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.retryAfter > 0 {
+		s.retryUntil = later(s.retryUntil, now.Add(r.retryAfter))
+	}
+	if t.reqs < s.applied || (!r.hasReq && !r.hasTok) {
+		return
+	}
+	s.applied = t.reqs
+	if r.hasReq {
+		s.req = serverWindow{known: r.resetReq > 0, remaining: r.remReq, reset: now.Add(r.resetReq), spent: int(s.reqs - t.reqs)}
+	}
+	if r.hasTok {
+		s.tok = serverWindow{known: r.resetTok > 0, remaining: r.remTok, reset: now.Add(r.resetTok), spent: int(s.toks - t.toks)}
+	}
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// middleware returns the request middleware that reports the rate-limit
+// headers of every response to t's request.
+func (t serverTicket) middleware() option.Middleware {
+	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		res, err := next(req)
+		if res != nil {
+			t.report(time.Now(), parseServerReport(res.Header, time.Now()))
+		}
+		return res, err
+	}
+}
+
+// serverDelay reserves room on tr's route's server, when its Limit
+// follows the server, for a request of tokens tokens at now, and returns
+// how long it must wait for it. c.mu is held.
+func (c *call) serverDelay(tr *try, now time.Time, tokens int) time.Duration {
+	if tr.rt.server == nil {
+		return 0
+	}
+	d, t := tr.rt.server.reserveAt(now, tokens)
+	tr.res.server = t
+	if d > 0 {
+		tr.admission = admissionServerLimit
+	}
+	return d
+}
+
+// followServer returns opts with the middleware that reports tr's
+// responses' rate-limit headers to its route, when its Limit follows the
+// server.
+func (c *call) followServer(tr *try, opts []option.RequestOption) []option.RequestOption {
+	if tr.res.server.s == nil {
+		return opts
+	}
+	return append(slices.Clip(opts), option.WithMiddleware(tr.res.server.middleware()))
+}
