@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,39 +14,50 @@ import (
 	"github.com/tokenpace/tokenpace/simulate"
 )
 
-// runSim serves the simulator until ctx ends. It prints the base URL to
-// give a client (e.g. http://127.0.0.1:8080/v1) as the first line of
-// stdout, and a description of what it serves on stderr.
-func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// simFlags are the flags of tokenpace sim.
+type simFlags struct {
+	fs                                               *flag.FlagSet
+	addr, name                                       string
+	hw                                               *deploymentFlags
+	cluster                                          *clusterFlags
+	ttft, itl, rtt                                   time.Duration
+	buffering, roleFirst, precise, faultHeader       bool
+	chunkTokens                                      int
+	seed                                             uint64
+	faults                                           simulate.Faults
+	headerTimeout, bodyTimeout, idleTimeout, writeTo time.Duration
+	toolCalls                                        toolCallsFlag
+}
+
+// newSimFlags declares the flags of tokenpace sim on a new flag set that
+// writes to stderr.
+func newSimFlags(stderr io.Writer) *simFlags {
 	fs := flag.NewFlagSet("tokenpace sim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
-	hw := addDeploymentFlags(fs)
-	cluster := addClusterFlags(fs)
-	name := fs.String("served-name", "", "model name clients must ask for (default: the catalog model's name, or \"sim\" with --ttft/--itl)")
-	ttft := fs.Duration("ttft", 0, "fixed-timing mode: time to first token (with --itl; excludes the hardware flags)")
-	itl := fs.Duration("itl", 0, "fixed-timing mode: inter-token latency")
-	rtt := fs.Duration("rtt", 0, "network round-trip time added to every request")
-	buffering := fs.Bool("buffering", false, "act as a buffering proxy: hold the whole response until it ends")
-	roleFirst := fs.Bool("role-first", false, "send the role-only chunk at once, as hosted APIs do (default: with the first token, as vLLM)")
-	chunkTokens := fs.Int("chunk-tokens", 1, "tokens per streamed chunk")
-	seed := fs.Uint64("seed", 0, "seed of the generated text")
-	precise := fs.Bool("precise-timer", false, "wake for each token on a kernel timer (Linux): sub-millisecond timing for a few streams, at more CPU per chunk")
-	var faults simulate.Faults
-	for _, f := range simulate.FaultTable() {
-		fs.Float64Var(f.Rate(&faults), "fault-"+f.Name, 0, "share of requests "+f.Doc)
+	f := &simFlags{fs: fs, hw: addDeploymentFlags(fs), cluster: addClusterFlags(fs)}
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free one)")
+	fs.StringVar(&f.name, "served-name", "", "model name clients must ask for (default: the catalog model's name, or \"sim\" with --ttft/--itl)")
+	fs.DurationVar(&f.ttft, "ttft", 0, "fixed-timing mode: time to first token (with --itl; excludes the hardware flags)")
+	fs.DurationVar(&f.itl, "itl", 0, "fixed-timing mode: inter-token latency")
+	fs.DurationVar(&f.rtt, "rtt", 0, "network round-trip time added to every request")
+	fs.BoolVar(&f.buffering, "buffering", false, "act as a buffering proxy: hold the whole response until it ends")
+	fs.BoolVar(&f.roleFirst, "role-first", false, "send the role-only chunk at once, as hosted APIs do (default: with the first token, as vLLM)")
+	fs.IntVar(&f.chunkTokens, "chunk-tokens", 1, "tokens per streamed chunk")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the generated text")
+	fs.BoolVar(&f.precise, "precise-timer", false, "wake for each token on a kernel timer (Linux): sub-millisecond timing for a few streams, at more CPU per chunk")
+	for _, row := range simulate.FaultTable() {
+		fs.Float64Var(row.Rate(&f.faults), "fault-"+row.Name, 0, "share of requests "+row.Doc)
 	}
-	fs.IntVar(&faults.Size, "fault-size", simulate.DefaultOversizedBytes, "bytes of an oversized event's data line")
-	fs.IntVar(&faults.After, "fault-after", 0, "output chunks sent before a mid-stream fault")
-	fs.DurationVar(&faults.For, "fault-for", time.Second, "length of stalls, header delays and Retry-After")
-	fs.Uint64Var(&faults.Seed, "fault-seed", 0, "seed of the fault draws")
-	faultHeader := fs.Bool("fault-header", false, "let clients pick their request's fault with the "+simulate.FaultHeader+" header")
-	headerTimeout := fs.Duration("header-timeout", 10*time.Second, "drop a connection whose request headers take longer")
-	bodyTimeout := fs.Duration("body-timeout", simulate.DefaultBodyTimeout, "answer 408 and drop a connection whose request body takes longer")
-	idleTimeout := fs.Duration("idle-timeout", 30*time.Second, "close a keep-alive connection idle for longer")
-	writeTimeout := fs.Duration("write-timeout", simulate.DefaultWriteTimeout, "drop a client that takes none of a response's bytes for longer")
-	var toolCalls toolCallsFlag
-	fs.Var(&toolCalls, "tool-call", toolCallUsage)
+	fs.IntVar(&f.faults.Size, "fault-size", simulate.DefaultOversizedBytes, "bytes of an oversized event's data line")
+	fs.IntVar(&f.faults.After, "fault-after", 0, "output chunks sent before a mid-stream fault")
+	fs.DurationVar(&f.faults.For, "fault-for", time.Second, "length of stalls, header delays and Retry-After")
+	fs.Uint64Var(&f.faults.Seed, "fault-seed", 0, "seed of the fault draws")
+	fs.BoolVar(&f.faultHeader, "fault-header", false, "let clients pick their request's fault with the "+simulate.FaultHeader+" header")
+	fs.DurationVar(&f.headerTimeout, "header-timeout", 10*time.Second, "drop a connection whose request headers take longer")
+	fs.DurationVar(&f.bodyTimeout, "body-timeout", simulate.DefaultBodyTimeout, "answer 408 and drop a connection whose request body takes longer")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", 30*time.Second, "close a keep-alive connection idle for longer")
+	fs.DurationVar(&f.writeTo, "write-timeout", simulate.DefaultWriteTimeout, "drop a client that takes none of a response's bytes for longer")
+	fs.Var(&f.toolCalls, "tool-call", toolCallUsage)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tokenpace sim [flags]\n\n"+
 			"Serves an OpenAI-compatible API (chat, completions, Responses, models) whose timing comes\n"+
@@ -54,111 +67,133 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			"Example: tokenpace sim --model llama-3.1-8b --gpu h100 --addr 127.0.0.1:8080\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if code, ok := parseFlags(fs, args, stderr); !ok {
+	return f
+}
+
+// runSim serves the simulator until ctx ends. It prints the base URL to
+// give a client (e.g. http://127.0.0.1:8080/v1) as the first line of
+// stdout, and a description of what it serves on stderr.
+func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	f := newSimFlags(stderr)
+	if code, ok := parseFlags(f.fs, args, stderr); !ok {
 		return code
 	}
-	if *headerTimeout <= 0 || *bodyTimeout <= 0 || *idleTimeout <= 0 || *writeTimeout <= 0 {
-		fmt.Fprintln(stderr, "tokenpace sim: --header-timeout, --body-timeout, --idle-timeout and --write-timeout must be positive")
+	if err := f.check(); err != nil {
+		fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
 		return 2
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "tokenpace sim: unexpected arguments %q\n", fs.Args())
+	sched, what, err := f.scheduler()
+	if err != nil {
+		fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
 		return 2
 	}
-
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	var sched simulate.Scheduler
-	var what string
-	if set["ttft"] || set["itl"] {
-		if clusterFlagsSet(set) {
-			fmt.Fprintln(stderr, "tokenpace sim: --replicas and --routing serve a hardware model; they exclude the fixed timing of --ttft and --itl")
-			return 2
-		}
-		for _, name := range []string{"model", "precision", "params-b", "bits", "layers", "kv-heads", "head-dim", "hidden",
-			"gpu", "bandwidth-gbs", "tflops", "memory-gb", "gpus", "mbu", "mfu"} {
-			if set[name] {
-				fmt.Fprintf(stderr, "tokenpace sim: --%s describes hardware; it excludes the fixed timing of --ttft and --itl\n", name)
-				return 2
-			}
-		}
-		if *ttft < 0 || *itl < 0 {
-			fmt.Fprintln(stderr, "tokenpace sim: --ttft and --itl must not be negative")
-			return 2
-		}
-		sched = &simulate.Fixed{TTFT: *ttft, ITL: *itl}
-		what = fmt.Sprintf("fixed timing: TTFT %v, ITL %v", *ttft, *itl)
-		if *name == "" {
-			*name = simulate.DefaultModel
-		}
-	} else {
-		d, err := hw.deployment()
-		if err != nil {
-			fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
-			return 2
-		}
-		sched, what, err = cluster.scheduler(d)
-		if err != nil {
-			fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
-			return 2
-		}
-		if *name == "" {
-			*name = d.Model.Name
-		}
-		if *name == "" {
-			*name = simulate.DefaultModel
-		}
-	}
-
-	opts := []simulate.Option{
-		simulate.WithModel(*name, sched),
-		simulate.WithRTT(*rtt),
-		simulate.WithBuffering(*buffering),
-		simulate.WithRoleFirst(*roleFirst),
-		simulate.WithChunkTokens(*chunkTokens),
-		simulate.WithSeed(*seed),
-		simulate.WithPreciseTimer(*precise),
-		simulate.WithFaults(faults),
-		simulate.WithFaultHeader(*faultHeader),
-		simulate.WithBodyTimeout(*bodyTimeout),
-		simulate.WithWriteTimeout(*writeTimeout),
-	}
-	if len(toolCalls) > 0 {
-		opts = append(opts, simulate.WithToolCalls(toolCalls.script()))
-	}
-	srv, err := simulate.NewServer(opts...)
+	srv, err := simulate.NewServer(f.options(sched)...)
 	if err != nil {
 		fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
 		return 2
 	}
 	defer srv.Close()
-	l, err := net.Listen("tcp", *addr)
+	l, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
 		return 1
 	}
 	fmt.Fprintf(stdout, "http://%s/v1\n", l.Addr())
-	fmt.Fprintf(stderr, "tokenpace sim: serving model %q (%s)\n", *name, what)
-	if len(toolCalls) > 0 {
-		fmt.Fprintf(stderr, "tokenpace sim: calling %s when a request offers it\n", toolCalls.String())
+	fmt.Fprintf(stderr, "tokenpace sim: serving model %q (%s)\n", f.name, what)
+	if len(f.toolCalls) > 0 {
+		fmt.Fprintf(stderr, "tokenpace sim: calling %s when a request offers it\n", f.toolCalls.String())
 	}
+	if err := f.serve(ctx, srv, l); err != nil {
+		fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
+		return 1
+	}
+	return 0
+}
 
+// check refuses flag values that cannot work together.
+func (f *simFlags) check() error {
+	if f.headerTimeout <= 0 || f.bodyTimeout <= 0 || f.idleTimeout <= 0 || f.writeTo <= 0 {
+		return errors.New("--header-timeout, --body-timeout, --idle-timeout and --write-timeout must be positive")
+	}
+	if f.fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", f.fs.Args())
+	}
+	return nil
+}
+
+// scheduler returns what times the served model, fixed or from the
+// hardware flags, and a description of it; it names the served model
+// when --served-name did not.
+func (f *simFlags) scheduler() (simulate.Scheduler, string, error) {
+	set := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if !set["ttft"] && !set["itl"] {
+		d, err := f.hw.deployment()
+		if err != nil {
+			return nil, "", err
+		}
+		sched, what, err := f.cluster.scheduler(d)
+		if err != nil {
+			return nil, "", err
+		}
+		f.name = cmp.Or(f.name, d.Model.Name, simulate.DefaultModel)
+		return sched, what, nil
+	}
+	if clusterFlagsSet(set) {
+		return nil, "", errors.New("--replicas and --routing serve a hardware model; they exclude the fixed timing of --ttft and --itl")
+	}
+	for _, name := range []string{"model", "precision", "params-b", "bits", "layers", "kv-heads", "head-dim", "hidden",
+		"gpu", "bandwidth-gbs", "tflops", "memory-gb", "gpus", "mbu", "mfu"} {
+		if set[name] {
+			return nil, "", fmt.Errorf("--%s describes hardware; it excludes the fixed timing of --ttft and --itl", name)
+		}
+	}
+	if f.ttft < 0 || f.itl < 0 {
+		return nil, "", errors.New("--ttft and --itl must not be negative")
+	}
+	f.name = cmp.Or(f.name, simulate.DefaultModel)
+	return &simulate.Fixed{TTFT: f.ttft, ITL: f.itl}, fmt.Sprintf("fixed timing: TTFT %v, ITL %v", f.ttft, f.itl), nil
+}
+
+// options returns the server's options for a model timed by sched.
+func (f *simFlags) options(sched simulate.Scheduler) []simulate.Option {
+	opts := []simulate.Option{
+		simulate.WithModel(f.name, sched),
+		simulate.WithRTT(f.rtt),
+		simulate.WithBuffering(f.buffering),
+		simulate.WithRoleFirst(f.roleFirst),
+		simulate.WithChunkTokens(f.chunkTokens),
+		simulate.WithSeed(f.seed),
+		simulate.WithPreciseTimer(f.precise),
+		simulate.WithFaults(f.faults),
+		simulate.WithFaultHeader(f.faultHeader),
+		simulate.WithBodyTimeout(f.bodyTimeout),
+		simulate.WithWriteTimeout(f.writeTo),
+	}
+	if len(f.toolCalls) > 0 {
+		opts = append(opts, simulate.WithToolCalls(f.toolCalls.script()))
+	}
+	return opts
+}
+
+// serve serves srv on l until ctx ends, and returns the error that ended
+// it sooner, if any.
+func (f *simFlags) serve(ctx context.Context, srv *simulate.Server, l net.Listener) error {
 	// No ReadTimeout or WriteTimeout: they would cut long streams. The
 	// server bounds the body read itself.
 	var shed simulate.IdleShedder // out of file descriptors, idle connections go first
-	hs := &http.Server{Handler: srv, ConnContext: srv.ConnContext, ReadHeaderTimeout: *headerTimeout, IdleTimeout: *idleTimeout,
+	hs := &http.Server{Handler: srv, ConnContext: srv.ConnContext, ReadHeaderTimeout: f.headerTimeout, IdleTimeout: f.idleTimeout,
 		ConnState: shed.ConnState}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(simulate.JSONErrorPages(shed.Listener(l))) }()
 	select {
 	case err := <-served:
-		fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
-		return 1
+		return err
 	case <-ctx.Done():
 	}
 	// Streams in flight end with the connection: a simulator has no work
 	// to save.
 	hs.Close()
 	<-served
-	return 0
+	return nil
 }
