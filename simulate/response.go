@@ -16,7 +16,10 @@ type responder struct {
 	out      *output
 	f        format
 	plan     faultPlan
-	cancel   func()     // frees the engine's slot
+	cancel   func()     // frees the engine's slot, once finished
+	d        *driver    // the engine that emits the reply
+	id       uint64     // the request's id in it
+	finished bool       // the reply is complete, or its slot freed
 	text     *replyText // the whole reply, unless it is tool calls
 	calls    *toolReply // the whole reply of tool calls, or nil
 	n        int        // tokens of the reply
@@ -160,58 +163,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 	if !waitUntil(ctx, arrived) || !plan.beforeHeaders(out, arrived) || !s.rateLimited(out, arrived, g) {
 		return
 	}
-	id := index + 1
-	var text *replyText
-	calls, finish := s.toolCalls(index, id, g)
-	n := 0
-	if calls != nil {
-		n = len(calls.pieces)
-	} else {
-		text, finish = s.text(index, g)
-		n = text.n
-	}
-	d := g.model.driver
-	sink, ok := d.add(&Request{
-		ID:            id,
-		PromptTokens:  g.prompt.tokens,
-		PrefixKey:     g.prompt.prefixKey,
-		PrefixTokens:  g.prompt.prefixTokens,
-		OutputTokens:  n,
-		NextPrefixKey: g.prompt.nextKey,
-	}, arrived)
+	rs, sink, ok := s.schedule(index, g, out, plan, arrived)
 	if !ok {
-		out.fail(arrived, &apiError{status: http.StatusServiceUnavailable, message: "server is shutting down"}, 0)
 		return
 	}
-	finished := false
-	defer func() {
-		if !finished {
-			d.cancel(id)
-		}
-	}()
-
-	rs := &responder{
-		out:      out,
-		plan:     plan,
-		cancel:   func() { finished = true; d.cancel(id) },
-		text:     text,
-		calls:    calls,
-		n:        n,
-		finish:   finish,
-		stream:   g.stream,
-		usage:    usage{prompt: g.prompt.tokens},
-		usageOn:  g.includeUsage || g.api == apiResponses,
-		per:      s.cfg.chunkTokens,
-		roleSent: s.cfg.roleFirst || g.api == apiText,
-	}
-	switch g.api {
-	case apiChat:
-		rs.f = newChatFormat("chatcmpl-"+strconv.FormatUint(id, 10), s.cfg.created, g.model.name, g.includeUsage)
-	case apiText:
-		rs.f = newTextFormat("cmpl-"+strconv.FormatUint(id, 10), s.cfg.created, g.model.name, g.includeUsage)
-	default:
-		rs.f = newResponsesFormat(id, s.cfg.created, g.model.name)
-	}
+	defer rs.release()
 	if g.stream && s.cfg.roleFirst {
 		if !out.send(arrived, rs.f.role(nil)) {
 			return
@@ -233,10 +189,77 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 		out.direct = dc
 		sink.handOver(rs)
 	}
+	s.pump(ctx, rs, sink)
+}
 
+// schedule makes the reply of request index (the text, or tool calls)
+// and adds it to the engine, which then emits its tokens to the sink it
+// returns. false: the server is shutting down, and out says so.
+func (s *Server) schedule(index uint64, g *generation, out *output, plan faultPlan, arrived time.Time) (*responder, *sink, bool) {
+	id := index + 1
+	var text *replyText
+	calls, finish := s.toolCalls(index, id, g)
+	n := 0
+	if calls != nil {
+		n = len(calls.pieces)
+	} else {
+		text, finish = s.text(index, g)
+		n = text.n
+	}
+	d := g.model.driver
+	sink, ok := d.add(&Request{
+		ID:            id,
+		PromptTokens:  g.prompt.tokens,
+		PrefixKey:     g.prompt.prefixKey,
+		PrefixTokens:  g.prompt.prefixTokens,
+		OutputTokens:  n,
+		NextPrefixKey: g.prompt.nextKey,
+	}, arrived)
+	if !ok {
+		out.fail(arrived, &apiError{status: http.StatusServiceUnavailable, message: "server is shutting down"}, 0)
+		return nil, nil, false
+	}
+	rs := &responder{
+		out:      out,
+		plan:     plan,
+		text:     text,
+		calls:    calls,
+		n:        n,
+		finish:   finish,
+		stream:   g.stream,
+		usage:    usage{prompt: g.prompt.tokens},
+		usageOn:  g.includeUsage || g.api == apiResponses,
+		per:      s.cfg.chunkTokens,
+		roleSent: s.cfg.roleFirst || g.api == apiText,
+		d:        d,
+		id:       id,
+	}
+	rs.cancel = func() { rs.finished = true; d.cancel(id) }
+	switch g.api {
+	case apiChat:
+		rs.f = newChatFormat("chatcmpl-"+strconv.FormatUint(id, 10), s.cfg.created, g.model.name, g.includeUsage)
+	case apiText:
+		rs.f = newTextFormat("cmpl-"+strconv.FormatUint(id, 10), s.cfg.created, g.model.name, g.includeUsage)
+	default:
+		rs.f = newResponsesFormat(id, s.cfg.created, g.model.name)
+	}
+	return rs, sink, true
+}
+
+// release frees the engine's slot of a response that did not finish.
+func (r *responder) release() {
+	if !r.finished {
+		r.d.cancel(r.id)
+	}
+}
+
+// pump sends what the engine emits to rs until the response is complete,
+// the client went away or the server closed.
+func (s *Server) pump(ctx context.Context, rs *responder, sink *sink) {
+	out, d := rs.out, rs.d
 	var batch []Emission
 	var rest []byte
-	for !finished {
+	for !rs.finished {
 		select {
 		case <-sink.ready:
 		case <-ctx.Done():
@@ -244,7 +267,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 		case <-d.done:
 			// The server closed: drop the connection, as a server
 			// going down would.
-			finished = true
+			rs.finished = true
 			panic(http.ErrAbortHandler)
 		}
 		batch, rest = sink.take(batch)
@@ -257,7 +280,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 		}
 		for _, e := range batch {
 			var ok bool
-			finished, ok = rs.handle(e, d.epoch.Add(e.At))
+			rs.finished, ok = rs.handle(e, d.epoch.Add(e.At))
 			if !ok {
 				return
 			}
@@ -265,7 +288,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 		if !out.flush() {
 			return
 		}
-		if out.direct != nil && !finished {
+		if out.direct != nil && !rs.finished {
 			out.disarm()
 		}
 		sink.idle()
