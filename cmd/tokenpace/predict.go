@@ -42,6 +42,10 @@ type predictJSON struct {
 	// "first_token" applies to ttft_ms and prefill_ms, "decode" to
 	// decode_step_ms, itl_ms, tpot_ms, tps, aggregate_tps and e2e_ms.
 	ErrorBand map[string]errorBandJSON `json:"error_band"`
+	// Given lists the hardware and efficiency flags the user set; Defaulted
+	// the figures that took a default, each with where it comes from.
+	Given     []string `json:"given"`
+	Defaulted []string `json:"defaulted"`
 }
 
 // errorBandJSON is one simulate.ErrorBand.
@@ -117,6 +121,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 	p.TTFT += *rtt
 	p.E2E += *rtt
 	first, decode := simulate.ErrorBands(p.Deployment)
+	given, defaulted := hw.provenance(p.Deployment)
 	if *asJSON {
 		d := p.Deployment
 		out := predictJSON{
@@ -129,6 +134,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 			KVBytesPerToken: d.Model.KVBytesPerToken(d.KVBits), KVCapacity: d.KVCapacityTokens,
 			Arithmetic: p.Arithmetic,
 			ErrorBand:  map[string]errorBandJSON{"first_token": bandJSON(first), "decode": bandJSON(decode)},
+			Given:      given, Defaulted: defaulted,
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -161,6 +167,14 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		fmt.Fprintf(stdout, "  %-14s %-34s %s\n", r.name, r.v, r.band)
+	}
+	fmt.Fprintln(stdout, "\ngiven:")
+	for _, g := range given {
+		fmt.Fprintln(stdout, "  "+g)
+	}
+	fmt.Fprintln(stdout, "defaulted (measure these to tighten the prediction):")
+	for _, a := range defaulted {
+		fmt.Fprintln(stdout, "  "+a)
 	}
 	fmt.Fprintln(stdout, "\nhow:")
 	for _, l := range p.Arithmetic {
