@@ -88,18 +88,18 @@ var priorParams = classParams{
 // never fitted) from priorParams (go test -run TestFidelity
 // -fit-classes -v), rounded.
 var defaultParams = classParams{
-	Bandwidth:           [4]float64{0.758, 0.958, 0.806, 0.624},
-	Tensor:              [6]float64{0.533, 0.692, 0.645, 0.40, 0.563, 0.731},
-	FP8:                 0.953,
-	Attention:           0.614,
-	WeightOnlyBandwidth: 0.863,
+	Bandwidth:           [4]float64{0.758, 0.956, 0.799, 0.623},
+	Tensor:              [6]float64{0.532, 0.690, 0.645, 0.40, 0.619, 0.732},
+	FP8:                 0.952,
+	Attention:           0.643,
+	WeightOnlyBandwidth: 0.866,
 	WeightOnlyTensor:    0.598,
-	Dequant:             2.70,
-	Fixed:               [3]float64{0.780e-3, 1.95e-3, 1.89e-3},
-	PerLayer:            [3]float64{9.98e-6, 41.8e-6, 122e-6},
-	PrefillPerLayer:     126e-6,
-	Ridge:               3.43,
-	Hop:                 [3][2]float64{{20.2e-6, 28.6e-6}, {10e-6, 30e-6}, {100e-6, 80e-6}},
+	Dequant:             2.71,
+	Fixed:               [3]float64{0.783e-3, 2.02e-3, 1.88e-3},
+	PerLayer:            [3]float64{10.0e-6, 40.4e-6, 122e-6},
+	PrefillPerLayer:     125e-6,
+	Ridge:               3.44,
+	Hop:                 [3][2]float64{{20.1e-6, 28.6e-6}, {10e-6, 30e-6}, {100e-6, 80e-6}},
 }
 
 // runtimeClass indexes Fixed and PerLayer.

