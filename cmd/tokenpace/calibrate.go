@@ -122,8 +122,8 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 	keyEnv := fs.String("api-key-env", "OPENAI_API_KEY", "environment variable holding the endpoint's API key (--base-url)")
 	timeout := fs.Duration("timeout", 5*time.Minute, "longest one request of a designed run may take (--base-url)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tokenpace calibrate --base-url URL --model M [hardware flags] [--out deploy.json]\n"+
-			"       tokenpace calibrate --model M --gpu G [hardware flags] --from run1.json --from run2.json --out deploy.json\n\n"+
+		fmt.Fprintln(stderr, "usage: tokenpace calibrate --base-url URL --model M [hardware flags] [--out deploy.json]\n\n"+
+			"   or: tokenpace calibrate --model M --gpu G [hardware flags] --from run1.json --from run2.json --out deploy.json\n\n"+
 			"Fits the deployment's bandwidth share (MBU), tensor share (MFU) and fixed time per step. With\n"+
 			"--base-url it designs and runs the loads that identify them (one stream; many streams of long\n"+
 			"contexts sharing a cached prefix; a long prefill) and two held-out loads that check the fit;\n"+

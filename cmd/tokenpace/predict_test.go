@@ -156,7 +156,7 @@ func TestPredictStatesItsErrorBand(t *testing.T) {
 		firstToken, decode string
 	}{
 		{[]string{"--model", "llama-3.1-8b"}, "vllm first token", "vllm decode"},
-		{[]string{"--precision", "q4_k_m", "--gpu", "4090"}, "all first token", "llama.cpp decode"},
+		{[]string{"--precision", "q4_k_m", "--gpu", "4090"}, "llama.cpp first token", "llama.cpp decode"},
 		{[]string{"--runtime", "tgi"}, "all first token", "eager decode"},
 	} {
 		code, out, stderr := predict(t, append([]string{"--json"}, tc.args...)...)
