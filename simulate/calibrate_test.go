@@ -154,3 +154,35 @@ func TestCalibrateNamesConfounded(t *testing.T) {
 		t.Errorf("Spread = %.3f, want the predictions at other loads to be uncertain (over 2%%)", c.Spread)
 	}
 }
+
+// TestCalibrateFourRunsOf70B fits a 70B on 2 GPUs from the four runs a
+// user would try first (256 and 2048 prompt tokens at 1 and 8 clients):
+// the fit is made, not refused; the shares come back within 5 %, and the
+// step overhead, small beside a 70B step, is named confounded with a band
+// that holds the true value.
+func TestCalibrateFourRunsOf70B(t *testing.T) {
+	g, _ := simulate.LookupGPU("h100-sxm")
+	m, _ := simulate.LookupModel("llama-3.1-70b")
+	base := simulate.Deployment{GPU: g, GPUs: 2, Model: m, Precision: simulate.FP8}
+	x := base
+	x.MBU, x.MFU, x.StepOverhead = 0.7, 0.45, 2*time.Millisecond
+	var obs []simulate.Observation
+	for _, s := range []simulate.Scenario{{PromptTokens: 256, OutputTokens: 64, Concurrency: 1}, {PromptTokens: 2048, OutputTokens: 64, Concurrency: 1},
+		{PromptTokens: 512, OutputTokens: 64, Concurrency: 8}, {PromptTokens: 2048, OutputTokens: 64, Concurrency: 8}} {
+		obs = append(obs, observe(t, x, s)...)
+	}
+	c, err := simulate.Calibrate(base, obs)
+	if err != nil {
+		t.Fatalf("Calibrate = %v, want a fit", err)
+	}
+	if got := c.Deployment.MBU; math.Abs(got-0.7) > 0.035 {
+		t.Errorf("MBU = %.3f, want 0.7 within 5%%", got)
+	}
+	if got := c.Deployment.MFU; math.Abs(got-0.45) > 0.0225 {
+		t.Errorf("MFU = %.3f, want 0.45 within 5%%", got)
+	}
+	over := c.Bands[2]
+	if !slices.Contains(c.Confounded, "StepOverhead") || over.Low > 0.002 || over.High < 0.002 {
+		t.Errorf("step overhead %v, confounded %v; want it named confounded with a band holding 2 ms", over, c.Confounded)
+	}
+}
