@@ -33,11 +33,12 @@ type classParams struct {
 	// path. Prior 0.8.
 	WeightOnlyBandwidth float64
 	// WeightOnlyTensor is the share of Tensor a weight-only format's
-	// fused matrix multiplication reaches in prefill (AWQ and GPTQ GEMM
-	// kernels run at about a third of peak where fp16 GEMM reaches
-	// 55-65 %); llama.cpp unpacks a large batch to fp16 for the vendor
-	// GEMM and keeps Tensor. Prior 0.6.
-	WeightOnlyTensor float64
+	// fused matrix multiplication reaches in prefill, by runtime class
+	// (AWQ and GPTQ GEMM kernels run at about a third of peak where fp16
+	// GEMM reaches 55-65 %). Priors 0.6 for compiled and eager engines;
+	// llama.cpp unpacks a large batch to fp16 for the vendor GEMM and keeps
+	// Tensor (1, not fitted).
+	WeightOnlyTensor [3]float64
 	// Dequant is the vector FLOPs per weight a weight-only format costs to
 	// unpack (shift, mask, convert, scale). Prior 4.
 	Dequant float64
@@ -75,7 +76,7 @@ var priorParams = classParams{
 	Attention:           0.6,
 	Dequant:             4,
 	WeightOnlyBandwidth: 0.8,
-	WeightOnlyTensor:    0.6,
+	WeightOnlyTensor:    [3]float64{0.6, 1, 0.6},
 	Fixed:               [3]float64{0.5e-3, 1e-3, 2e-3},
 	PerLayer:            [3]float64{5e-6, 30e-6, 100e-6},
 	Ridge:               3,
@@ -88,18 +89,18 @@ var priorParams = classParams{
 // never fitted) from priorParams (go test -run TestFidelity
 // -fit-classes -v), rounded.
 var defaultParams = classParams{
-	Bandwidth:           [4]float64{0.758, 0.956, 0.799, 0.623},
-	Tensor:              [6]float64{0.532, 0.690, 0.645, 0.40, 0.619, 0.732},
-	FP8:                 0.952,
-	Attention:           0.643,
+	Bandwidth:           [4]float64{0.758, 0.956, 0.800, 0.623},
+	Tensor:              [6]float64{0.537, 0.692, 0.652, 0.40, 0.624, 0.733},
+	FP8:                 0.966,
+	Attention:           0.429,
 	WeightOnlyBandwidth: 0.866,
-	WeightOnlyTensor:    0.598,
-	Dequant:             2.71,
-	Fixed:               [3]float64{0.783e-3, 2.02e-3, 1.88e-3},
-	PerLayer:            [3]float64{10.0e-6, 40.4e-6, 122e-6},
-	PrefillPerLayer:     125e-6,
-	Ridge:               3.44,
-	Hop:                 [3][2]float64{{20.1e-6, 28.6e-6}, {10e-6, 30e-6}, {100e-6, 80e-6}},
+	WeightOnlyTensor:    [3]float64{0.598, 1, 0.241},
+	Dequant:             2.70,
+	Fixed:               [3]float64{0.779e-3, 2.02e-3, 1.83e-3},
+	PerLayer:            [3]float64{10.0e-6, 40.4e-6, 121e-6},
+	PrefillPerLayer:     126e-6,
+	Ridge:               3.42,
+	Hop:                 [3][2]float64{{20.2e-6, 28.6e-6}, {10e-6, 30e-6}, {101e-6, 80e-6}},
 }
 
 // runtimeClass indexes Fixed and PerLayer.
@@ -137,11 +138,7 @@ func (p classParams) efficiency(d Deployment) Efficiency {
 	if d.Precision.weightOnly() {
 		e.DequantOps = p.Dequant
 		e.MBU *= p.WeightOnlyBandwidth
-		if rc != 1 {
-			// llama.cpp unpacks a large batch to fp16 and multiplies with
-			// the vendor GEMM; the others multiply in a fused kernel.
-			e.MFU *= p.WeightOnlyTensor
-		}
+		e.MFU *= p.WeightOnlyTensor[rc]
 	}
 	if rc == 0 {
 		e.PrefillOverhead = seconds(p.PrefillPerLayer * float64(d.Model.Layers))
@@ -165,7 +162,7 @@ type param struct {
 func (p *classParams) params() []param {
 	share := func(v *float64) param { return param{v, 0.05, 1} }
 	time := func(v *float64) param { return param{v, 1e-7, 0.05} }
-	v := []param{share(&p.FP8), share(&p.Attention), {&p.Dequant, 0.1, 100}, {&p.Ridge, 1, 30}, share(&p.WeightOnlyBandwidth), share(&p.WeightOnlyTensor)}
+	v := []param{share(&p.FP8), share(&p.Attention), {&p.Dequant, 0.1, 100}, {&p.Ridge, 1, 30}, share(&p.WeightOnlyBandwidth), share(&p.WeightOnlyTensor[0]), share(&p.WeightOnlyTensor[2])}
 	for i := range p.Bandwidth {
 		v = append(v, share(&p.Bandwidth[i]))
 	}
