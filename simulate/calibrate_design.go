@@ -41,7 +41,8 @@ func DesignCalibration(d Deployment) (fit, check []CalibrationRun, err error) {
 	if d.Model.Context > 0 {
 		long = min(long, d.Model.Context/2)
 	}
-	long = max(long, 256)
+	// Four streams of the long context must fit in half the KV cache.
+	long = max(min(long, d.KVCapacityTokens/8-out), 256)
 	// Streams whose KV read per step is twice the weights' read.
 	perSeq := float64(long+out) * d.Model.KVBytesPerToken(d.KVBits)
 	streams := int(2 * d.Model.StreamedBytes(d.Precision, 1) / perSeq)

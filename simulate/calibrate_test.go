@@ -186,3 +186,27 @@ func TestCalibrateFourRunsOf70B(t *testing.T) {
 		t.Errorf("step overhead %v, confounded %v; want it named confounded with a band holding 2 ms", over, c.Confounded)
 	}
 }
+
+// TestDesignCalibrationFitsTheCache checks the designed runs of a
+// deployment with little KV cache: the KV-heavy run stays within half of
+// it, and every run is a valid scenario.
+func TestDesignCalibrationFitsTheCache(t *testing.T) {
+	g, _ := simulate.LookupGPU("rtx-4090")
+	m, _ := simulate.LookupModel("llama-3.1-8b")
+	for _, d := range []simulate.Deployment{{GPU: g, Model: m}, {GPU: g, Model: m, KVCapacityTokens: 6000}, {}} {
+		fit, check, err := simulate.DesignCalibration(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := d.Resolved()
+		kv := fit[1].Scenario
+		if used := kv.Concurrency * (kv.PromptTokens + kv.OutputTokens); used > r.KVCapacityTokens/2 && kv.PromptTokens > 256 {
+			t.Errorf("KV-heavy run %+v uses %d tokens of KV, want at most half of %d", kv, used, r.KVCapacityTokens)
+		}
+		for _, run := range append(fit, check...) {
+			if _, err := simulate.Predict(d, run.Scenario); err != nil {
+				t.Errorf("designed run %q: %v", run.Purpose, err)
+			}
+		}
+	}
+}
