@@ -45,6 +45,29 @@ func ExampleErrorBands() {
 	fmt.Printf("%s: median %.0f%%, p90 %.0f%% over %d measurements\n", first.Class, 100*first.Median, 100*first.P90, first.Rows)
 	fmt.Printf("%s: median %.0f%%, p90 %.0f%% over %d measurements\n", decode.Class, 100*decode.Median, 100*decode.P90, decode.Rows)
 	// Output:
-	// vllm first token: median 15%, p90 20% over 12 measurements
-	// vllm decode: median 6%, p90 18% over 38 measurements
+	// vllm first token: median 16%, p90 22% over 12 measurements
+	// vllm decode: median 9%, p90 22% over 35 measurements
+}
+
+// A GPU not in the catalog, described by its datasheet figures: the
+// figures not given take defaults derived from the memory class, and GPU
+// lists them so that a user sees what to measure.
+func ExampleGPUSpec() {
+	g, assumed, err := simulate.GPUSpec{BandwidthGBs: 1008, TFLOPS: 165, MemoryGB: 24, Memory: "gddr"}.GPU()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s: %s memory, %s arch, vector %.0f TFLOPS, peer link %v GB/s\n", g.Name, g.Memory, g.Arch, g.VectorTFLOPS, g.PeerLinkGBs)
+	for _, a := range assumed {
+		fmt.Println(a)
+	}
+	// Output:
+	// custom: gddr memory, ada arch, vector 66 TFLOPS, peer link 0 GB/s
+	// arch = ada: from memory class gddr
+	// fp8-tflops, int8-tops = 165: = --tflops (give them when the weights' precision runs faster than fp16)
+	// vector-tflops = 66: --tflops / 2.5, a graphics card's typical ratio
+	// host-link-gbs = 32: PCIe 4.0 x16
+	// interconnect = pcie (32 GB/s host link): default for gddr memory
+	// interconnect-latency = runtime class default: the engine's all-reduce latency over the link
 }

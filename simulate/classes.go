@@ -27,6 +27,18 @@ type classParams struct {
 	// Attention is the efficiency of attention relative to Tensor. Prior
 	// 0.6 (FlashAttention-2 reaches 50-70 % of the GEMM rate).
 	Attention float64
+	// WeightOnlyBandwidth is the share of Bandwidth a weight-only format
+	// (int4, int8 weight-only, GGUF) reaches in decode: its kernels load
+	// scales and zero points beside the weights and unpack in the load
+	// path. Prior 0.8.
+	WeightOnlyBandwidth float64
+	// WeightOnlyTensor is the share of Tensor a weight-only format's
+	// fused matrix multiplication reaches in prefill, by runtime class
+	// (AWQ and GPTQ GEMM kernels run at about a third of peak where fp16
+	// GEMM reaches 55-65 %). Priors 0.6 for compiled and eager engines;
+	// llama.cpp unpacks a large batch to fp16 for the vendor GEMM and keeps
+	// Tensor (1, not fitted).
+	WeightOnlyTensor [3]float64
 	// Dequant is the vector FLOPs per weight a weight-only format costs to
 	// unpack (shift, mask, convert, scale). Prior 4.
 	Dequant float64
@@ -58,32 +70,37 @@ type classParams struct {
 
 // priorParams are the priors the fit starts from and pulls toward.
 var priorParams = classParams{
-	Bandwidth:       [4]float64{0.80, 0.85, 0.80, 0.60},
-	Tensor:          [6]float64{0.45, 0.65, 0.55, 0.40, 0.60, 0.50},
-	FP8:             0.8,
-	Attention:       0.6,
-	Dequant:         4,
-	Fixed:           [3]float64{0.5e-3, 1e-3, 2e-3},
-	PerLayer:        [3]float64{5e-6, 30e-6, 100e-6},
-	Ridge:           3,
-	PrefillPerLayer: 60e-6,
-	Hop:             [3][2]float64{{10e-6, 30e-6}, {10e-6, 30e-6}, {30e-6, 80e-6}},
+	Bandwidth:           [4]float64{0.80, 0.85, 0.80, 0.60},
+	Tensor:              [6]float64{0.45, 0.65, 0.55, 0.40, 0.60, 0.50},
+	FP8:                 0.8,
+	Attention:           0.6,
+	Dequant:             4,
+	WeightOnlyBandwidth: 0.8,
+	WeightOnlyTensor:    [3]float64{0.6, 1, 0.6},
+	Fixed:               [3]float64{0.5e-3, 1e-3, 2e-3},
+	PerLayer:            [3]float64{5e-6, 30e-6, 100e-6},
+	Ridge:               3,
+	PrefillPerLayer:     60e-6,
+	Hop:                 [3][2]float64{{10e-6, 30e-6}, {10e-6, 30e-6}, {30e-6, 80e-6}},
 }
 
-// defaultParams are the fitted values the model uses: fitClasses over all
-// of testdata/fidelity.json from priorParams (go test -run TestFidelity
+// defaultParams are the fitted values the model uses: fitClasses over the
+// single measurements of testdata/fidelity.json (load-curve points are
+// never fitted) from priorParams (go test -run TestFidelity
 // -fit-classes -v), rounded.
 var defaultParams = classParams{
-	Bandwidth:       [4]float64{0.783, 0.894, 0.773, 0.638},
-	Tensor:          [6]float64{0.534, 0.690, 0.628, 0.40, 0.562, 0.752},
-	FP8:             0.971,
-	Attention:       0.633,
-	Dequant:         2.52,
-	Fixed:           [3]float64{0.822e-3, 1.77e-3, 1.92e-3},
-	PerLayer:        [3]float64{8.54e-6, 41.9e-6, 133e-6},
-	PrefillPerLayer: 125e-6,
-	Ridge:           3.10,
-	Hop:             [3][2]float64{{20.5e-6, 30.2e-6}, {10e-6, 30e-6}, {97.7e-6, 80e-6}},
+	Bandwidth:           [4]float64{0.758, 0.956, 0.800, 0.623},
+	Tensor:              [6]float64{0.537, 0.692, 0.652, 0.40, 0.624, 0.733},
+	FP8:                 0.966,
+	Attention:           0.429,
+	WeightOnlyBandwidth: 0.866,
+	WeightOnlyTensor:    [3]float64{0.598, 1, 0.241},
+	Dequant:             2.70,
+	Fixed:               [3]float64{0.779e-3, 2.02e-3, 1.83e-3},
+	PerLayer:            [3]float64{10.0e-6, 40.4e-6, 121e-6},
+	PrefillPerLayer:     126e-6,
+	Ridge:               3.42,
+	Hop:                 [3][2]float64{{20.2e-6, 28.6e-6}, {10e-6, 30e-6}, {101e-6, 80e-6}},
 }
 
 // runtimeClass indexes Fixed and PerLayer.
@@ -108,12 +125,20 @@ func (p classParams) efficiency(d Deployment) Efficiency {
 	}
 	rc := runtimeClass(d.Runtime)
 	e.StepOverhead = seconds(p.Fixed[rc] + p.PerLayer[rc]*float64(d.Model.Layers))
-	e.AllReduce = seconds(p.Hop[rc][1])
+	link := 1
 	if g.NVLink() {
-		e.AllReduce = seconds(p.Hop[rc][0])
+		link = 0
+	}
+	e.AllReduce = seconds(p.Hop[rc][link])
+	if g.PeerLinkLatency > 0 {
+		// The link's own latency, plus what the runtime class adds to it
+		// (host rounds of an eager engine).
+		e.AllReduce = g.PeerLinkLatency + max(e.AllReduce-seconds(p.Hop[0][link]), 0)
 	}
 	if d.Precision.weightOnly() {
 		e.DequantOps = p.Dequant
+		e.MBU *= p.WeightOnlyBandwidth
+		e.MFU *= p.WeightOnlyTensor[rc]
 	}
 	if rc == 0 {
 		e.PrefillOverhead = seconds(p.PrefillPerLayer * float64(d.Model.Layers))
@@ -137,7 +162,7 @@ type param struct {
 func (p *classParams) params() []param {
 	share := func(v *float64) param { return param{v, 0.05, 1} }
 	time := func(v *float64) param { return param{v, 1e-7, 0.05} }
-	v := []param{share(&p.FP8), share(&p.Attention), {&p.Dequant, 0.1, 100}, {&p.Ridge, 1, 30}}
+	v := []param{share(&p.FP8), share(&p.Attention), {&p.Dequant, 0.1, 100}, {&p.Ridge, 1, 30}, share(&p.WeightOnlyBandwidth), share(&p.WeightOnlyTensor[0]), share(&p.WeightOnlyTensor[2])}
 	for i := range p.Bandwidth {
 		v = append(v, share(&p.Bandwidth[i]))
 	}

@@ -42,10 +42,14 @@ type Load struct {
 
 // StepCost is the time of one step and how it arises.
 type StepCost struct {
-	// Time is the whole step: the smooth roofline of Memory and Compute
+	// Time is the whole step: the paths that overlap, then what does not.
+	// Memory and Compute overlap along the smooth roofline
 	// ((Memory^k + Compute^k)^(1/k), or their max when the deployment's
-	// Ridge is not positive) plus Dequant, scaled for speculative drafting,
-	// plus Overhead.
+	// Ridge is not positive); Dequant overlaps both on a GPU whose vector
+	// units are apart from its matrix units (the dequantization is fused
+	// into the matrix kernel) and joins Compute where the same units do
+	// both (CPUs, Apple GPUs). The result is scaled for speculative
+	// drafting, and Overhead, which overlaps nothing, is added.
 	Time time.Duration
 	// Memory is the time to stream WeightBytes and KVBytes (the
 	// host-resident share over the host link).
@@ -56,7 +60,7 @@ type StepCost struct {
 	// (their latency and their bytes over the peer link).
 	Overhead time.Duration
 	// Dequant is the time to unpack weight-only quantised weights on the
-	// vector units; it adds to max(Memory, Compute).
+	// vector units (see Time for what it overlaps).
 	Dequant time.Duration
 	// WeightBytes and KVBytes are the bytes streamed.
 	WeightBytes, KVBytes float64
@@ -78,6 +82,7 @@ type costModel struct {
 	overhead   time.Duration
 	arPerToken float64 // seconds of all-reduce traffic per token of a step
 	dequant    float64 // seconds per streamed weight byte to dequantise
+	fused      bool    // dequantization runs beside the matrix units, hidden behind them
 	draft      float64 // 1 + k·DraftCost
 	ridge      float64 // smooth-roofline exponent; ≤ 0: plain max
 	dense      float64 // streamed weight bytes of a dense model; 0 for MoE
@@ -107,6 +112,7 @@ func newCostModel(d Deployment) costModel {
 	if d.DequantOps > 0 && d.Precision.weightOnly() {
 		weightsPerByte := 1 / d.Precision.BytesPerWeight()
 		c.dequant = weightsPerByte * d.DequantOps / (n * d.GPU.vectorTFLOPS() * 1e12)
+		c.fused = d.GPU.separateVectorUnits()
 	}
 	if d.Model.Experts == 0 {
 		c.dense = d.Model.StreamedBytes(d.Precision, 1)
@@ -130,6 +136,11 @@ func (c *costModel) step(l Load) StepCost {
 	mem := (s.WeightBytes+s.KVBytes-hostKV)/c.bw + hostKV/c.host
 	s.FLOPs = c.perToken*float64(tokens) + c.perPair*(float64(l.DecodeContext)*float64(l.DecodeTokens)/float64(max(l.DecodeSeqs, 1))+l.PrefillPairs)
 	comp := s.FLOPs / c.rate
+	dq := s.WeightBytes * c.dequant
+	s.Dequant = seconds(dq)
+	if !c.fused {
+		comp += dq // the same units unpack and multiply
+	}
 	s.Memory, s.Compute = seconds(mem), seconds(comp)
 	s.Bound = MemoryBound
 	work := mem
@@ -140,9 +151,9 @@ func (c *costModel) step(l Load) StepCost {
 		lo := min(mem, comp) / work
 		work *= math.Pow(1+math.Pow(lo, c.ridge), 1/c.ridge)
 	}
-	dq := s.WeightBytes * c.dequant
-	s.Dequant = seconds(dq)
-	work += dq
+	if c.fused && dq > work {
+		s.Bound, work = ComputeBound, dq
+	}
 	if l.DecodeSeqs > 0 {
 		work *= c.draft
 	}

@@ -8,8 +8,11 @@
 // implement it:
 //
 //   - Engine is the hardware model: prefill is compute-bound, a decode step
-//     costs the larger of its memory time (weights and KV cache read at the
-//     GPU's bandwidth) and its compute time; it queues requests for free
+//     costs the longest of the paths that overlap — its memory time
+//     (weights and KV cache read at the GPU's bandwidth), its compute time,
+//     and the unpacking of weight-only formats fused beside them — plus
+//     what does not overlap (host overhead, tensor-parallel all-reduces);
+//     it queues requests for free
 //     slots, batches continuously, caches prefixes, accounts KV-cache blocks
 //     (offloading or preempting when they run out) and decodes
 //     speculatively. NewEngine builds one from a Deployment (model, GPU,
@@ -17,6 +20,16 @@
 //   - Fixed emits the first token a fixed TTFT after arrival and each further
 //     one a fixed ITL later, with no limit on concurrency: simple, exact
 //     timing for client tests.
+//
+// # Hardware and calibration
+//
+// A GPU comes from the catalog (LookupGPU) or from a GPUSpec, the figures
+// a datasheet gives; GPUSpec.GPU fills what is not given from the memory
+// class and architecture and lists each default as an Assumption.
+// DesignCalibration picks the loads that identify a deployment's
+// bandwidth share, tensor share and step overhead; Calibrate fits them to
+// measured figures and reports each with its band and what stays
+// confounded.
 //
 // # Drivers
 //

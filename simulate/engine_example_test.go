@@ -8,7 +8,10 @@ import (
 )
 
 // The seed's sanity anchor: a 70B model at 4 bits is 35 GB, and a GPU with
-// 1000 GB/s reads it once per token.
+// 1000 GB/s reads it once per token. At full bandwidth (MBU 1) and without
+// host overhead the step is exactly that read: the arithmetic (1.6 ms) and
+// the unpacking of the 4-bit weights, fused into the matrix kernel, run
+// while the weights stream in.
 func ExamplePredict() {
 	gpu, _ := simulate.CustomGPU(1000, 165, 48) // bandwidth GB/s, TFLOPS, memory GB
 	model, _ := simulate.CustomModel(70, simulate.ModelShape{})
@@ -22,10 +25,10 @@ func ExamplePredict() {
 		return
 	}
 	fmt.Println(p.Arithmetic[2])
-	fmt.Println(p.Bound, "bound")
+	fmt.Printf("decode step %.2f ms, %.1f TPS, %s bound\n", p.DecodeStep.Time.Seconds()*1e3, p.TPS, p.Bound)
 	// Output:
-	// decode memory: 35 GB / 1000 GB/s = 35 ms per token ≈ 28.6 TPS at full bandwidth (35 GB of weights read per step + 0.000655 GB KV for 1 streams)
-	// memory bound
+	// decode memory: 35 GB / 1000 GB/s = 35 ms per token ≈ 28.6 TPS at full bandwidth (weights read per step), + 0.000655 GB KV for 1 streams = 35 ms
+	// decode step 35.00 ms, 28.6 TPS, memory bound
 }
 
 // Run simulates a workload offline: here a shared 3000-token system prompt
@@ -47,7 +50,7 @@ func ExampleRun() {
 		fmt.Printf("request %d: cached %d, TTFT %v, %d tokens\n", r.ID, r.CachedTokens, r.TTFT.Round(time.Millisecond), r.OutputTokens)
 	}
 	// Output:
-	// request 1: cached 0, TTFT 104ms, 100 tokens
+	// request 1: cached 0, TTFT 107ms, 100 tokens
 	// request 2: cached 2992, TTFT 13ms, 100 tokens
 }
 
@@ -67,8 +70,8 @@ func ExampleEngine() {
 		})
 	}
 	// Output:
-	// 19.8ms: request 1 +1 token(s) first=true done=false queue=0s
-	// 26.6ms: request 1 +1 token(s) first=false done=false queue=0s
-	// 33.4ms: request 1 +1 token(s) first=false done=true queue=0s
-	// 53.2ms: request 2 +1 token(s) first=true done=true queue=33.4ms
+	// 19.7ms: request 1 +1 token(s) first=true done=false queue=0s
+	// 26.8ms: request 1 +1 token(s) first=false done=false queue=0s
+	// 33.8ms: request 1 +1 token(s) first=false done=true queue=0s
+	// 53.6ms: request 2 +1 token(s) first=true done=true queue=33.8ms
 }

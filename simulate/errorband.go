@@ -4,13 +4,16 @@ package simulate
 // deployments fell from published measurements it was not fitted on: the
 // absolute relative error of each measurement under parameters refitted
 // without that measurement's source (leave-one-source-out cross-validation
-// over testdata/fidelity.json; fidelity_test.go recomputes it and fails
+// over the single measurements of testdata/fidelity.json, load curves
+// apart; fidelity_test.go recomputes it and fails
 // when the figures here are stale).
 type ErrorBand struct {
 	// Class names the runtime class and figure, e.g. "vllm decode".
 	Class string
 	// Rows is the number of published measurements in the class.
 	Rows int
+	// Sources is the number of sources those measurements come from.
+	Sources int
 	// Median and P90 are the median and 90th-percentile absolute relative
 	// errors, e.g. 0.12 for 12 %.
 	Median, P90 float64
@@ -33,24 +36,29 @@ func bandKind(m Metric) int {
 // errorBands are indexed by runtime class (runtimeClass, then 3 for all
 // classes together) and figure kind.
 var errorBands = [4][2]ErrorBand{
-	{{"vllm first token", 12, 0.153, 0.201}, {"vllm decode", 38, 0.058, 0.177}},
-	{{"llama.cpp first token", 2, 0.123, 0.16}, {"llama.cpp decode", 20, 0.1, 0.432}},
-	{{"eager first token", 0, 0, 0}, {"eager decode", 6, 0.187, 0.421}},
-	{{"all first token", 14, 0.153, 0.195}, {"all decode", 64, 0.073, 0.326}},
+	{{"vllm first token", 12, 2, 0.157, 0.217}, {"vllm decode", 35, 9, 0.087, 0.218}},
+	{{"llama.cpp first token", 8, 3, 0.197, 0.302}, {"llama.cpp decode", 22, 4, 0.088, 0.301}},
+	{{"eager first token", 6, 1, 1.294, 1.795}, {"eager decode", 6, 1, 0.195, 0.419}},
+	{{"all first token", 26, 6, 0.19, 1.294}, {"all decode", 63, 14, 0.092, 0.301}},
 }
 
 // minBandRows is the fewest measurements a class band needs; a smaller
 // class reports the band of all classes.
 const minBandRows = 4
 
+// minBandSources is the fewest sources a class band needs: the error of
+// one source left out says how far that source is from the others, not
+// how far the class is from the model.
+const minBandSources = 2
+
 // ErrorBands returns the cross-validated error bands of d's class for the
 // first token (TTFT) and for decode (TPOT, TPS, E2E). A class with fewer
-// than a few published measurements of a figure reports the band of all
-// classes for it.
+// than a few published measurements of a figure, or all from one source,
+// reports the band of all classes for it.
 func ErrorBands(d Deployment) (firstToken, decode ErrorBand) {
 	rc := runtimeClass(d.withIdentity().Runtime)
 	pick := func(kind int) ErrorBand {
-		if b := errorBands[rc][kind]; b.Rows >= minBandRows {
+		if b := errorBands[rc][kind]; b.Rows >= minBandRows && b.Sources >= minBandSources {
 			return b
 		}
 		return errorBands[3][kind]

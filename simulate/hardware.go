@@ -1,6 +1,9 @@
 package simulate
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // GPU is one accelerator's figures, per device. Rates are dense (no
 // structured sparsity), as datasheets list them. A GPU from the catalog
@@ -33,6 +36,9 @@ type GPU struct {
 	// the GPUs talk over the host link (PCIe). Tensor-parallel all-reduces
 	// run over it.
 	PeerLinkGBs float64
+	// PeerLinkLatency is the latency of one all-reduce over the peer link;
+	// zero means the runtime class's default for the link (NVLink or PCIe).
+	PeerLinkLatency time.Duration
 	// Memory is the kind of memory the weights stream from; zero means
 	// MemoryHBM. It picks the achievable share of BandwidthGBs.
 	Memory MemoryKind
@@ -98,6 +104,13 @@ func (g GPU) vectorTFLOPS() float64 {
 	return g.FP16TFLOPS / 8
 }
 
+// separateVectorUnits reports whether the general-purpose units that
+// unpack weight-only formats are apart from the matrix units, so that a
+// fused kernel unpacks the next tile while the matrix units and the memory
+// read work on the current one: a GPU with tensor cores. Where the vector
+// rate is the matrix rate (CPUs, Apple GPUs) the same units do both.
+func (g GPU) separateVectorUnits() bool { return g.vectorTFLOPS() < g.FP16TFLOPS }
+
 // peerLinkGBs is PeerLinkGBs or, without a peer link, the host link.
 func (g GPU) peerLinkGBs() float64 {
 	if g.PeerLinkGBs > 0 {
@@ -143,28 +156,13 @@ func (g GPU) Validate() error {
 	if !(g.VectorTFLOPS >= 0) || !(g.PeerLinkGBs >= 0) || math.IsInf(g.VectorTFLOPS, 1) || math.IsInf(g.PeerLinkGBs, 1) {
 		return &InvalidError{Field: "GPU vector TFLOPS / peer link (GB/s)", Value: [2]float64{g.VectorTFLOPS, g.PeerLinkGBs}, Reason: "must be finite and not negative"}
 	}
+	if g.PeerLinkLatency < 0 {
+		return &InvalidError{Field: "GPU peer link latency", Value: g.PeerLinkLatency, Reason: "must not be negative"}
+	}
 	if g.Memory < MemoryHBM || g.Memory > MemoryDRAM || g.Arch < ArchHopper || g.Arch > ArchCPU {
 		return &InvalidError{Field: "GPU memory kind / architecture", Value: [2]int{int(g.Memory), int(g.Arch)}, Reason: "unknown"}
 	}
 	return nil
-}
-
-// CustomGPU is a GPU from plain numbers: memory bandwidth in GB/s, the dense
-// tensor rate in TFLOPS at the precision the model runs at (used for every
-// compute class), and memory in GB. The host link defaults to PCIe 4.0 x16
-// (32 GB/s).
-func CustomGPU(bandwidthGBs, tflops, memoryGB float64) (GPU, error) {
-	g := GPU{
-		Name:         "custom",
-		BandwidthGBs: bandwidthGBs,
-		FP16TFLOPS:   tflops,
-		FP8TFLOPS:    tflops,
-		INT8TOPS:     tflops,
-		MemoryGB:     memoryGB,
-		HostLinkGBs:  32,
-		Source:       "user-supplied figures",
-	}
-	return g, g.Validate()
 }
 
 // GPUs returns the catalog of GPUs.

@@ -23,6 +23,12 @@ type Scenario struct {
 	// Requests is how many requests the Concurrency clients send in all;
 	// zero (or at most Concurrency) means one wave of Concurrency requests.
 	Requests int
+	// Spread starts the clients one after another, evenly over one
+	// request's time alone, instead of all at once: the steady state of a
+	// long closed loop, where requests of equal length do not stay in
+	// step because real servers and clients jitter. The zero value starts
+	// them together, the worst case for the first token.
+	Spread bool
 }
 
 // Prediction is Predict's breakdown. Per-request figures are means over the
@@ -68,11 +74,10 @@ const maxPredictTokens = 1e8
 // Predict simulates s on d offline and explains the result. An impossible
 // deployment or scenario yields an *InvalidError.
 func Predict(d Deployment, s Scenario) (Prediction, error) {
-	e, err := NewEngine(d)
+	d, err := d.Resolved()
 	if err != nil {
 		return Prediction{}, err
 	}
-	d = e.Deployment()
 	s.PromptTokens = orI(s.PromptTokens, 1000)
 	s.OutputTokens = orI(s.OutputTokens, 256)
 	s.Concurrency = orI(s.Concurrency, 1)
@@ -96,6 +101,37 @@ func Predict(d Deployment, s Scenario) (Prediction, error) {
 		return Prediction{}, &InvalidError{Field: "scenario", Value: fmt.Sprintf("%d × %d output tokens", total, s.OutputTokens),
 			Reason: fmt.Sprintf("more than %g tokens to simulate", float64(maxPredictTokens))}
 	}
+	if !s.Spread || s.Concurrency == 1 {
+		return predictSpaced(d, s, 0)
+	}
+	// The steady state spaces the clients by the loaded E2E over the
+	// concurrency: find it by a run spaced by one request's time alone.
+	one := s
+	one.Concurrency, one.Requests, one.Spread = 1, 0, false
+	alone, err := predictSpaced(d, one, 0)
+	if err != nil {
+		return Prediction{}, err
+	}
+	gap := alone.E2E / time.Duration(s.Concurrency)
+	if s.Requests > s.Concurrency {
+		first, err := predictSpaced(d, s, gap)
+		if err != nil {
+			return Prediction{}, err
+		}
+		gap = first.E2E / time.Duration(s.Concurrency)
+	}
+	return predictSpaced(d, s, gap)
+}
+
+// predictSpaced is Predict of the checked scenario s on the resolved
+// deployment d, with the clients started gap apart.
+func predictSpaced(d Deployment, s Scenario, gap time.Duration) (Prediction, error) {
+	e, err := NewEngine(d)
+	if err != nil {
+		return Prediction{}, err
+	}
+	d = e.Deployment()
+	total := max(s.Requests, s.Concurrency)
 	const key = "predict"
 	req := Request{PromptTokens: s.PromptTokens, OutputTokens: s.OutputTokens}
 	if s.CachedTokens > 0 {
@@ -112,7 +148,7 @@ func Predict(d Deployment, s Scenario) (Prediction, error) {
 	}
 	sums := make([]summary, total)
 	p := Prediction{Deployment: d, Scenario: s}
-	closedLoop(e, s.Concurrency, total, req, func(i int, at time.Duration) { sums[i].arrived = at }, func(i int, em Emission) {
+	closedLoop(e, s.Concurrency, total, gap, req, func(i int, at time.Duration) { sums[i].arrived = at }, func(i int, em Emission) {
 		r := &sums[i]
 		if em.First {
 			p.Queue += em.Queue
@@ -165,9 +201,10 @@ func Predict(d Deployment, s Scenario) (Prediction, error) {
 
 // closedLoop sends total copies of req from clients clients, each sending
 // its next the moment its previous one ends, and drives e until all are
-// done. arrived receives each request's index and arrival time, emit each
-// emission with its request's index.
-func closedLoop(e *Engine, clients, total int, req Request, arrived func(i int, at time.Duration), emit func(i int, em Emission)) {
+// done. Client i sends its first request at i·gap. arrived receives each
+// request's index and arrival time, emit each emission with its request's
+// index.
+func closedLoop(e *Engine, clients, total int, gap time.Duration, req Request, arrived func(i int, at time.Duration), emit func(i int, em Emission)) {
 	next := 0
 	add := func(at time.Duration) {
 		r := req
@@ -176,12 +213,28 @@ func closedLoop(e *Engine, clients, total int, req Request, arrived func(i int, 
 		e.Add(at, &r)
 		next++
 	}
-	for next < min(clients, total) {
+	// begun counts the clients started; the rest start at begun·gap.
+	begun, clients := 0, min(clients, total)
+	for begun < clients && (gap == 0 || begun == 0) {
 		add(0)
+		begun++
 	}
 	var ended []time.Duration
 	for {
 		at, ok := e.Next()
+		if begun < clients {
+			// A client yet to start whose time comes before the step ends.
+			if start := time.Duration(begun) * gap; !ok || start < at {
+				e.AdvanceTo(start, func(em Emission) {
+					if em.ID < uint64(total) {
+						emit(int(em.ID), em)
+					}
+				})
+				add(start)
+				begun++
+				continue
+			}
+		}
 		if !ok {
 			return
 		}
@@ -228,16 +281,17 @@ func (p Prediction) explain(e *Engine) []string {
 	}
 	bytes := c.WeightBytes + c.KVBytes
 	raw := bytes / (float64(d.parallel()) * d.GPU.BandwidthGBs * 1e9)
+	rawW := c.WeightBytes / (float64(d.parallel()) * d.GPU.BandwidthGBs * 1e9)
 	lines := []string{
 		fmt.Sprintf("model: %s, %s B params at %s (%s bits/weight) = %s GB of weights%s on %s",
 			d.Model.Name, num(d.Model.ParamsB), d.Precision.Name, num(d.Precision.BitsPerWeight), num(d.Model.WeightBytes(d.Precision)/1e9), gpus, d.GPU.Name),
 		fmt.Sprintf("KV cache: %s KB per token, room for %d tokens", num(d.Model.KVBytesPerToken(d.KVBits)/1e3), d.KVCapacityTokens),
-		fmt.Sprintf("decode memory: %s GB / %s = %s ms per token ≈ %s TPS at full bandwidth (%s GB of weights read per step + %s GB KV for %d streams)",
-			num(bytes/1e9), bw, num(raw*1e3), num(1/raw), num(c.WeightBytes/1e9), num(c.KVBytes/1e9), batch),
+		fmt.Sprintf("decode memory: %s GB / %s = %s ms per token ≈ %s TPS at full bandwidth (weights read per step), + %s GB KV for %d streams = %s ms",
+			num(c.WeightBytes/1e9), bw, num(rawW*1e3), num(1/rawW), num(c.KVBytes/1e9), batch, num(raw*1e3)),
 		fmt.Sprintf("  at MBU %s: %s ms", num(d.MBU), ms(c.Memory)),
 		fmt.Sprintf("decode compute: %s GFLOP / (%s × MFU %s) = %s ms", num(c.FLOPs/1e9), rate, num(d.MFU), ms(c.Compute)),
-		fmt.Sprintf("decode step: %s(%s, %s)%s + %s ms dequantization + %s ms overhead = %s ms → %s-bound, ≈ %s TPS per stream, %s TPS for %d streams",
-			roof, ms(c.Memory), ms(c.Compute), draft, ms(c.Dequant), ms(c.Overhead), ms(c.Time), c.Bound, num(d.Speculation.TokensPerStep()/c.Time.Seconds()),
+		fmt.Sprintf("decode step: %s(%s, %s)%s%s + %s ms overhead = %s ms → %s-bound, ≈ %s TPS per stream, %s TPS for %d streams",
+			roof, ms(c.Memory), ms(c.Compute), dequantNote(c, e.cost.fused), draft, ms(c.Overhead), ms(c.Time), c.Bound, num(d.Speculation.TokensPerStep()/c.Time.Seconds()),
 			num(float64(batch)*d.Speculation.TokensPerStep()/c.Time.Seconds()), batch),
 	}
 	if d.Speculation.DraftTokens > 0 {
@@ -256,6 +310,18 @@ func (p Prediction) explain(e *Engine) []string {
 			s.Concurrency, s.PromptTokens, s.OutputTokens, ms(p.Queue), ms(p.Prefill), ms(p.TTFT), ms(p.ITL), ms(p.TPOT), ms(p.E2E), num(p.TPS), num(p.AggregateTPS)),
 	)
 	return lines
+}
+
+// dequantNote says how the dequantization of a weight-only format entered
+// the step: hidden behind the memory read, or inside the compute path.
+func dequantNote(c StepCost, fused bool) string {
+	switch {
+	case c.Dequant == 0:
+		return ""
+	case fused:
+		return fmt.Sprintf(" ‖ %s ms dequantization (fused, overlaps the memory read)", ms(c.Dequant))
+	}
+	return fmt.Sprintf(" (compute includes %s ms dequantization on the same units)", ms(c.Dequant))
 }
 
 func ms(d time.Duration) string { return num(float64(d) / 1e6) }

@@ -93,3 +93,39 @@ func TestPredictClosedLoop(t *testing.T) {
 		t.Errorf("Predict(Requests: -1) = %v, want ErrInvalid", err)
 	}
 }
+
+// TestPredictSpread checks Scenario.Spread: clients started one after
+// another do not prefill together, so a long prompt's mean TTFT under a
+// closed loop is close to one request's alone, where clients started
+// together queue behind each other's prefill.
+func TestPredictSpread(t *testing.T) {
+	d := simulate.Deployment{}
+	s := simulate.Scenario{PromptTokens: 6000, OutputTokens: 200, Concurrency: 8, Requests: 32}
+	alone, err := simulate.Predict(d, simulate.Scenario{PromptTokens: 6000, OutputTokens: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	together, err := simulate.Predict(d, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Spread = true
+	spread, err := simulate.Predict(d, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(spread.TTFT < alone.TTFT*6/5) || !(together.TTFT > 2*alone.TTFT) {
+		t.Errorf("mean TTFT of 8 clients × 6000-token prompts: spread %v, together %v; want spread under 1.2× and together over 2× one request's %v",
+			spread.TTFT, together.TTFT, alone.TTFT)
+	}
+	if spread.Scenario.Spread != true || spread.AggregateTPS <= alone.AggregateTPS {
+		t.Errorf("spread run: scenario %+v, aggregate %v TPS; want Spread kept and more than one stream's %v", spread.Scenario, spread.AggregateTPS, alone.AggregateTPS)
+	}
+	one := simulate.Scenario{PromptTokens: 500, OutputTokens: 50, Spread: true}
+	a, _ := simulate.Predict(d, one)
+	one.Spread = false
+	b, _ := simulate.Predict(d, one)
+	if a.TTFT != b.TTFT || a.E2E != b.E2E {
+		t.Errorf("Spread with one client: TTFT %v, E2E %v; want the plain run's %v, %v", a.TTFT, a.E2E, b.TTFT, b.E2E)
+	}
+}

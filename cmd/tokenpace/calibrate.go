@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/tokenpace/tokenpace/simulate"
 )
@@ -116,10 +118,17 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 	var from stringsFlag
 	fs.Var(&from, "from", "a tokenpace bench --json report of the endpoint (repeat: runs at different prompt lengths and concurrencies)")
 	outPath := fs.String("out", "", "deployment file to write (for --deployment of predict, sim and bench)")
+	baseURL := fs.String("base-url", "", "endpoint to calibrate by running designed loads against it, e.g. http://localhost:8000/v1 (instead of --from)")
+	keyEnv := fs.String("api-key-env", "OPENAI_API_KEY", "environment variable holding the endpoint's API key (--base-url)")
+	timeout := fs.Duration("timeout", 5*time.Minute, "longest one request of a designed run may take (--base-url)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tokenpace calibrate --model M --gpu G [hardware flags] --from run1.json --from run2.json --out deploy.json\n\n"+
-			"Fits the deployment's bandwidth share (MBU), tensor share (MFU) and fixed time per step to\n"+
-			"bench --json runs of your endpoint, prints each run's residual, and writes a deployment file.\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: tokenpace calibrate --base-url URL --model M [hardware flags] [--out deploy.json]\n\n"+
+			"   or: tokenpace calibrate --model M --gpu G [hardware flags] --from run1.json --from run2.json --out deploy.json\n\n"+
+			"Fits the deployment's bandwidth share (MBU), tensor share (MFU) and fixed time per step. With\n"+
+			"--base-url it designs and runs the loads that identify them (one stream; many streams of long\n"+
+			"contexts sharing a cached prefix; a long prefill) and two held-out loads that check the fit;\n"+
+			"with --from it reads bench --json runs. It prints each constant with its uncertainty band, names\n"+
+			"the constants the runs leave confounded, and writes a deployment file.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args, stderr); !ok {
@@ -129,11 +138,17 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 	case fs.NArg() > 0:
 		fmt.Fprintf(stderr, "tokenpace calibrate: unexpected argument %q\n", fs.Arg(0))
 		return 2
-	case len(from) == 0:
-		fmt.Fprintln(stderr, "tokenpace calibrate: at least one --from bench report is needed")
+	case len(from) == 0 && *baseURL == "":
+		fmt.Fprintln(stderr, "tokenpace calibrate: --base-url (run designed loads) or at least one --from bench report is needed")
 		return 2
-	case *outPath == "":
+	case len(from) > 0 && *baseURL != "":
+		fmt.Fprintln(stderr, "tokenpace calibrate: --base-url and --from exclude each other")
+		return 2
+	case *outPath == "" && *baseURL == "":
 		fmt.Fprintln(stderr, "tokenpace calibrate: --out is needed")
+		return 2
+	case *timeout <= 0:
+		fmt.Fprintf(stderr, "tokenpace calibrate: --timeout must be positive, got %v\n", *timeout)
 		return 2
 	}
 	for _, name := range []string{"mbu", "mfu", "step-overhead"} {
@@ -149,8 +164,32 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 	}
 	// Fit from the class defaults, not from an earlier fit.
 	d.MBU, d.MFU, d.StepOverhead = 0, 0, 0
-	var obs []simulate.Observation
+	var obs, check []simulate.Observation
+	if *baseURL != "" {
+		ep, err := dialCalibrate(*baseURL, *keyEnv)
+		if err != nil {
+			fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
+			return 2
+		}
+		defer ep.close()
+		model := hw.model
+		if model == "" {
+			model = d.Model.Name
+		}
+		if obs, check, err = runDesigned(context.Background(), ep, model, d, *timeout, stderr); err != nil {
+			fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
+			return 1
+		}
+		fitRuns, _, _ := simulate.DesignCalibration(d)
+		from = nil
+		for _, r := range fitRuns {
+			from = append(from, *baseURL+": "+r.Purpose)
+		}
+	}
 	for _, path := range from {
+		if *baseURL != "" {
+			break
+		}
 		o, err := observationsFrom(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
@@ -172,24 +211,50 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 			Concurrency: r.Scenario.Concurrency, Requests: max(r.Scenario.Requests, r.Scenario.Concurrency), Measured: r.Value, Fitted: r.Predicted, Error: r.Error,
 		})
 	}
-	b, err := json.MarshalIndent(file, "", "  ")
-	if err == nil {
-		err = os.WriteFile(*outPath, append(b, '\n'), 0o644)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
-		return 1
+	if *outPath != "" {
+		b, err := json.MarshalIndent(file, "", "  ")
+		if err == nil {
+			err = os.WriteFile(*outPath, append(b, '\n'), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
+			return 1
+		}
 	}
 	fd := c.Deployment
 	fmt.Fprintf(stdout, "%s on %d × %s (%s), %d figures from %d runs\n\n", fd.Model.Name, fd.GPUs, fd.GPU.Name, fd.Precision.Name, len(obs), len(from))
-	fmt.Fprintf(stdout, "  MBU            %.3f\n  MFU            %.3f\n  step overhead  %s\n", fd.MBU, fd.MFU, fmtMs(fd.StepOverhead))
+	for _, b := range c.Bands {
+		fmt.Fprintf(stdout, "  %v\n", b)
+	}
 	if fd.GPUs > 1 {
 		fmt.Fprintf(stdout, "  all-reduce     %s per all-reduce (class default; its latency is part of the step overhead)\n", fmtMs(fd.AllReduce))
 	}
-	fmt.Fprintf(stdout, "  conditioning   %.2g\n\nresiduals:\n", c.Conditioning)
+	fmt.Fprintf(stdout, "  conditioning   %.2g\n", c.Conditioning)
+	if len(c.Confounded) > 0 {
+		fmt.Fprintf(stdout, "  confounded     %s: these runs do not tell them apart; predictions at other loads could differ by %.0f%%\n",
+			strings.Join(c.Confounded, ", "), 100*c.Spread)
+	} else {
+		fmt.Fprintf(stdout, "  confounded     none; predictions at other loads within ±%.1f%% across the bands\n", 100*c.Spread)
+	}
+	fmt.Fprintln(stdout, "\nresiduals:")
 	for _, r := range c.Residuals {
 		fmt.Fprintf(stdout, "  %v\n", r)
 	}
-	fmt.Fprintf(stdout, "\nwrote %s (use: tokenpace predict --deployment %s)\n", *outPath, *outPath)
+	if len(check) > 0 {
+		fmt.Fprintln(stdout, "\nheld-out loads (not fitted):")
+		for _, o := range check {
+			p, err := o.Figure(c.Deployment)
+			if err != nil {
+				fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
+				return 1
+			}
+			sc := o.Scenario
+			fmt.Fprintf(stdout, "  %s at %d prompt, %d output, %d concurrent: measured %.4g, predicted %.4g (%+.1f%%)\n",
+				o.Metric, sc.PromptTokens, sc.OutputTokens, sc.Concurrency, o.Value, p, 100*(p-o.Value)/o.Value)
+		}
+	}
+	if *outPath != "" {
+		fmt.Fprintf(stdout, "\nwrote %s (use: tokenpace predict --deployment %s)\n", *outPath, *outPath)
+	}
 	return 0
 }

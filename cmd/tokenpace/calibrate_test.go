@@ -6,9 +6,18 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/simulate"
 )
 
 func calibrate(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -182,4 +191,64 @@ func TestCalibrateBoundsTheSimulatedRun(t *testing.T) {
 			t.Errorf("observation %s: scenario %+v, want 8 clients and at least 2 waves within %d output tokens", o.Metric, s, maxCalibrateTokens)
 		}
 	}
+}
+
+// TestCalibrateRunsItsOwnLoads points calibrate --base-url at the
+// simulator serving deployment X in memory, on virtual time: it designs
+// and runs its loads, recovers X's bandwidth and tensor shares within 5 %
+// (and the step overhead within its band), and predicts the two held-out
+// loads within 5 %.
+func TestCalibrateRunsItsOwnLoads(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		x, err := simulate.Deployment{MBU: 0.55, MFU: 0.3, StepOverhead: 3 * time.Millisecond}.Resolved()
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := simulate.NewEngine(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim, err := simulate.ServeInMemory(simulate.WithModel(x.Model.Name, e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sim.Close()
+		dial := dialCalibrate
+		defer func() { dialCalibrate = dial }()
+		dialCalibrate = func(string, string) (*calibrateEndpoint, error) {
+			oc := openai.NewClient(option.WithBaseURL(sim.BaseURL()), option.WithHTTPClient(sim.Client()), option.WithAPIKey("simulator"), option.WithMaxRetries(0))
+			return &calibrateEndpoint{client: tokenpace.NewClient(oc), close: func() {}}, nil
+		}
+		out := filepath.Join(t.TempDir(), "deploy.json")
+		code, stdout, stderr := calibrate(t, "--base-url", "http://in-memory/v1", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--out", out)
+		if code != 0 {
+			t.Fatalf("calibrate --base-url exit %d: %s", code, stderr)
+		}
+		if !strings.Contains(stderr, "run 1/5") || !strings.Contains(stderr, "run 5/5") {
+			t.Errorf("calibrate does not show its progress run by run:\n%s", stderr)
+		}
+		f, err := readDeploymentFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{{"MBU", f.Deployment.MBU, 0.55}, {"MFU", f.Deployment.MFU, 0.3}} {
+			if math.Abs(c.got-c.want) > 0.05*c.want {
+				t.Errorf("calibrated %s = %.3f, want %.3f within 5%%:\n%s", c.name, c.got, c.want, stdout)
+			}
+		}
+		held := stdout[strings.Index(stdout, "held-out"):]
+		errs := regexp.MustCompile(`\(([+-][0-9.]+)%\)`).FindAllStringSubmatch(held, -1)
+		if len(errs) != 4 {
+			t.Fatalf("held-out section has %d figures, want TTFT and TPOT of 2 loads:\n%s", len(errs), stdout)
+		}
+		for _, m := range errs {
+			if v, _ := strconv.ParseFloat(m[1], 64); math.Abs(v) > 5 {
+				t.Errorf("held-out prediction off by %s%%, want within 5%%:\n%s", m[1], held)
+			}
+		}
+		t.Log(stdout)
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/tokenpace/tokenpace/simulate"
@@ -32,6 +33,15 @@ type deploymentFlags struct {
 	tflops       float64
 	memoryGB     float64
 	gpus         int
+	// Hardware figures beyond the three a custom GPU needs; with --gpu they
+	// replace the catalog's.
+	fp8TFLOPS, int8TOPS, vectorTFLOPS, hostLinkGBs float64
+	memoryClass, arch, interconnect                string
+	interconnectLatency                            time.Duration
+
+	// assumptions lists the hardware figures the last deployment() call
+	// defaulted.
+	assumptions []simulate.Assumption
 
 	mbu, mfu float64
 	runtime  string
@@ -62,6 +72,14 @@ func addDeploymentFlags(fs *flag.FlagSet) *deploymentFlags {
 	fs.Float64Var(&f.tflops, "tflops", 0, "custom GPU: dense TFLOPS per GPU at the weights' precision")
 	fs.Float64Var(&f.memoryGB, "memory-gb", 0, "custom GPU: memory in GB per GPU")
 	fs.IntVar(&f.gpus, "gpus", 1, "GPUs for tensor parallelism")
+	fs.Float64Var(&f.fp8TFLOPS, "fp8-tflops", 0, "dense fp8 TFLOPS per GPU (default: --tflops for a custom GPU)")
+	fs.Float64Var(&f.int8TOPS, "int8-tops", 0, "dense int8 TOPS per GPU (default: --tflops for a custom GPU)")
+	fs.Float64Var(&f.vectorTFLOPS, "vector-tflops", 0, "non-tensor fp32 TFLOPS per GPU, what unpacks weight-only formats (default: --tflops on unified or dram memory, --tflops/2.5 on gddr, --tflops/15 on hbm)")
+	fs.Float64Var(&f.hostLinkGBs, "host-link-gbs", 0, "link to host memory in GB/s, one direction (default: --bandwidth-gbs on unified or dram memory, 64 for hopper and cdna, else 32)")
+	fs.StringVar(&f.memoryClass, "memory-class", "", "memory class: hbm, gddr (graphics cards), unified (Apple silicon) or dram (CPU cores) (default hbm for a custom GPU)")
+	fs.StringVar(&f.arch, "arch", "", "efficiency class of the compute units: hopper, blackwell, ampere, ada, cdna, apple or cpu (default: hopper for hbm, ada for gddr, apple for unified, cpu for dram)")
+	fs.StringVar(&f.interconnect, "interconnect", "", "link between the GPUs: nvlink (NVLink-class for --arch), pcie (the host link) or a bandwidth in GB/s per direction (default: nvlink for hbm, pcie otherwise)")
+	fs.DurationVar(&f.interconnectLatency, "interconnect-latency", 0, "latency of one all-reduce over the interconnect, e.g. 20us (default: the runtime's for the link)")
 	fs.Float64Var(&f.mbu, "mbu", 0, "memory bandwidth utilisation in (0, 1] (default: the runtime's calibrated value)")
 	fs.Float64Var(&f.mfu, "mfu", 0, "FLOPs utilisation in (0, 1] (default: the runtime's calibrated value)")
 	fs.IntVar(&f.maxRunning, "max-running", 0, "most sequences batched at once (default 256)")
@@ -73,7 +91,7 @@ func addDeploymentFlags(fs *flag.FlagSet) *deploymentFlags {
 	fs.Float64Var(&f.draftAcceptance, "draft-acceptance", 0.7, "speculative decoding: acceptance rate α in [0, 1)")
 	fs.Float64Var(&f.draftCost, "draft-cost", 0, "speculative decoding: draft step time as a fraction of a target step")
 	fs.DurationVar(&f.stepOverhead, "step-overhead", 0, "fixed time per step (default: the runtime's calibrated value)")
-	fs.StringVar(&f.runtime, "runtime", "", "serving engine class whose efficiency defaults apply: vllm (vLLM, SGLang, TensorRT-LLM, gpt-fast, MLC, ExLlamaV2), llama.cpp (llama.cpp, Ollama) or eager (TGI 1.x, transformers) (default: llama.cpp for GGUF precisions, else vllm)")
+	fs.StringVar(&f.runtime, "runtime", "", "serving engine whose efficiency defaults apply: vllm (also sglang, trtllm, tensorrt-llm, nim, gpt-fast, mlc, exllamav2, tgi3), llama.cpp (also ollama, lm-studio) or eager (also tgi for TGI 1.x, transformers) (default: llama.cpp for GGUF precisions, else vllm)")
 	return f
 }
 
@@ -146,31 +164,13 @@ func (f *deploymentFlags) deployment() (simulate.Deployment, error) {
 		return d, err
 	}
 
-	custom := set["bandwidth-gbs"] || set["tflops"] || set["memory-gb"]
-	switch {
-	case custom:
-		if !(set["bandwidth-gbs"] && set["tflops"] && set["memory-gb"]) {
-			return d, fmt.Errorf("a custom GPU needs all of --bandwidth-gbs, --tflops and --memory-gb")
-		}
-		d.GPU, err = simulate.CustomGPU(f.bandwidthGBs, f.tflops, f.memoryGB)
-	case f.gpu != "":
-		d.GPU, err = simulate.LookupGPU(f.gpu)
-	default:
-		d.GPU, err = simulate.LookupGPU("h100-sxm")
-	}
-	if err != nil {
+	if d.GPU, err = f.gpuFromFlags(set); err != nil {
 		return d, err
 	}
-	switch f.runtime {
-	case "":
-	case "vllm", "sglang", "tensorrt-llm", "trt-llm", "nim", "gpt-fast", "mlc", "mlc-llm", "exllamav2":
-		d.Runtime = simulate.RuntimeVLLM
-	case "llama.cpp", "llamacpp", "ollama":
-		d.Runtime = simulate.RuntimeLlamaCpp
-	case "eager", "tgi", "transformers":
-		d.Runtime = simulate.RuntimeEager
-	default:
-		return d, fmt.Errorf("unknown --runtime %q (known: vllm, llama.cpp, eager)", f.runtime)
+	if f.runtime != "" {
+		if d.Runtime, err = simulate.ParseRuntime(f.runtime); err != nil {
+			return d, fmt.Errorf("unknown --runtime %q (known: %s)", f.runtime, strings.Join(simulate.RuntimeNames(), ", "))
+		}
 	}
 	for _, v := range []struct {
 		name string
@@ -203,6 +203,82 @@ func (f *deploymentFlags) deployment() (simulate.Deployment, error) {
 	d.GPUs = f.gpus
 	d.MBU, d.MFU = f.mbu, f.mfu
 	return d.Resolved()
+}
+
+// gpuFromFlags is the GPU the hardware flags describe: a catalog entry
+// (--gpu, default h100-sxm) with any figure a flag gives replaced, or a
+// custom GPU from --bandwidth-gbs, --tflops and --memory-gb with the
+// figures not given defaulted. It records the defaults in f.assumptions.
+func (f *deploymentFlags) gpuFromFlags(set map[string]bool) (simulate.GPU, error) {
+	f.assumptions = nil
+	for _, v := range []struct {
+		name string
+		v    float64
+	}{{"fp8-tflops", f.fp8TFLOPS}, {"int8-tops", f.int8TOPS}, {"vector-tflops", f.vectorTFLOPS}, {"host-link-gbs", f.hostLinkGBs}, {"interconnect-latency", float64(f.interconnectLatency)}} {
+		if v.v < 0 || (set[v.name] && v.v == 0) {
+			return simulate.GPU{}, fmt.Errorf("--%s must be positive, got %v", v.name, v.v)
+		}
+	}
+	custom := set["bandwidth-gbs"] || set["tflops"] || set["memory-gb"]
+	var spec simulate.GPUSpec
+	switch {
+	case custom:
+		if !(set["bandwidth-gbs"] && set["tflops"] && set["memory-gb"]) {
+			return simulate.GPU{}, fmt.Errorf("a custom GPU needs all of --bandwidth-gbs, --tflops and --memory-gb")
+		}
+		spec = simulate.GPUSpec{BandwidthGBs: f.bandwidthGBs, TFLOPS: f.tflops, MemoryGB: f.memoryGB}
+	default:
+		name := f.gpu
+		if name == "" {
+			name = "h100-sxm"
+		}
+		g, err := simulate.LookupGPU(name)
+		if err != nil {
+			return g, err
+		}
+		overrides := false
+		for _, n := range []string{"fp8-tflops", "int8-tops", "vector-tflops", "host-link-gbs", "memory-class", "arch", "interconnect", "interconnect-latency"} {
+			overrides = overrides || set[n]
+		}
+		if !overrides {
+			return g, nil
+		}
+		spec = g.Spec()
+	}
+	if set["fp8-tflops"] {
+		spec.FP8TFLOPS = f.fp8TFLOPS
+	}
+	if set["int8-tops"] {
+		spec.INT8TOPS = f.int8TOPS
+	}
+	if set["vector-tflops"] {
+		spec.VectorTFLOPS = f.vectorTFLOPS
+	}
+	if set["host-link-gbs"] {
+		spec.HostLinkGBs = f.hostLinkGBs
+	}
+	if set["memory-class"] {
+		spec.Memory = f.memoryClass
+	}
+	if set["arch"] {
+		spec.Arch = f.arch
+	}
+	if set["interconnect"] {
+		spec.Interconnect = f.interconnect
+	}
+	if set["interconnect-latency"] {
+		spec.InterconnectLatency = f.interconnectLatency
+	}
+	g, as, err := spec.GPU()
+	if err != nil {
+		return g, err
+	}
+	if !custom {
+		g.Name += " (modified)"
+		as = nil
+	}
+	f.assumptions = as
+	return g, nil
 }
 
 // deploymentFileVersion is the version of the deployment file format.

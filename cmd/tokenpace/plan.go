@@ -125,7 +125,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.top, "top", 5, "deployments to list that meet the SLO, cheapest first, then as many no dearer than the best that miss it")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object")
 	fs.StringVar(&f.plot, "plot", "", "draw the cost vs p99 TTFT Pareto front to this file (.png or .svg)")
-	fs.StringVar(&f.runtime, "runtime", "", "serving engine class: vllm or llama.cpp (default: by precision)")
+	fs.StringVar(&f.runtime, "runtime", "", "serving engine: vllm (also sglang, trtllm, tensorrt-llm, mlc, …), llama.cpp (also ollama) or eager (also tgi, transformers) (default: by precision)")
 	fs.Float64Var(&f.mbu, "mbu", 0, "memory bandwidth utilisation in (0, 1], e.g. from a calibrated deployment (default: the runtime's)")
 	fs.Float64Var(&f.mfu, "mfu", 0, "FLOPs utilisation in (0, 1] (default: the runtime's)")
 	fs.IntVar(&f.maxBatchedTokens, "max-batched-tokens", 0, "chunked-prefill budget per step (default 8192, or more to hold the batch)")
@@ -183,14 +183,10 @@ func (f *planFlags) input(set map[string]bool) (simulate.PlanInput, string, erro
 		return in, "", err
 	}
 	in.Template.Model = m
-	switch f.runtime {
-	case "":
-	case "vllm":
-		in.Template.Runtime = simulate.RuntimeVLLM
-	case "llama.cpp", "llamacpp":
-		in.Template.Runtime = simulate.RuntimeLlamaCpp
-	default:
-		return in, "", fmt.Errorf("unknown --runtime %q (known: vllm, llama.cpp)", f.runtime)
+	if f.runtime != "" {
+		if in.Template.Runtime, err = simulate.ParseRuntime(f.runtime); err != nil {
+			return in, "", fmt.Errorf("unknown --runtime %q (known: %s)", f.runtime, strings.Join(simulate.RuntimeNames(), ", "))
+		}
 	}
 	for _, v := range []struct {
 		name string

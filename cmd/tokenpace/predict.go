@@ -42,24 +42,29 @@ type predictJSON struct {
 	// "first_token" applies to ttft_ms and prefill_ms, "decode" to
 	// decode_step_ms, itl_ms, tpot_ms, tps, aggregate_tps and e2e_ms.
 	ErrorBand map[string]errorBandJSON `json:"error_band"`
+	// Given lists the hardware and efficiency flags the user set; Defaulted
+	// the figures that took a default, each with where it comes from.
+	Given     []string `json:"given"`
+	Defaulted []string `json:"defaulted"`
 }
 
 // errorBandJSON is one simulate.ErrorBand.
 type errorBandJSON struct {
-	Class  string  `json:"class"`
-	Rows   int     `json:"published_measurements"`
-	Median float64 `json:"median_abs_error"`
-	P90    float64 `json:"p90_abs_error"`
+	Class   string  `json:"class"`
+	Rows    int     `json:"published_measurements"`
+	Sources int     `json:"sources"`
+	Median  float64 `json:"median_abs_error"`
+	P90     float64 `json:"p90_abs_error"`
 }
 
 func bandJSON(b simulate.ErrorBand) errorBandJSON {
-	return errorBandJSON{Class: b.Class, Rows: b.Rows, Median: b.Median, P90: b.P90}
+	return errorBandJSON{Class: b.Class, Rows: b.Rows, Sources: b.Sources, Median: b.Median, P90: b.P90}
 }
 
-// fmtBand is the band beside a figure: "±6% median, ±24% p90 (vllm decode,
-// 38 published measurements, cross-validated)".
+// fmtBand is the band beside a figure: "±9% median, ±22% p90 (vllm decode,
+// 35 published measurements from 9 sources, cross-validated)".
 func fmtBand(b simulate.ErrorBand) string {
-	return fmt.Sprintf("±%.0f%% median, ±%.0f%% p90 (%s, %d published measurements, cross-validated)", 100*b.Median, 100*b.P90, b.Class, b.Rows)
+	return fmt.Sprintf("±%.0f%% median, ±%.0f%% p90 (%s, %d published measurements from %d sources, cross-validated)", 100*b.Median, 100*b.P90, b.Class, b.Rows, b.Sources)
 }
 
 func runPredict(args []string, stdout, stderr io.Writer) int {
@@ -117,6 +122,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 	p.TTFT += *rtt
 	p.E2E += *rtt
 	first, decode := simulate.ErrorBands(p.Deployment)
+	given, defaulted := hw.provenance(p.Deployment)
 	if *asJSON {
 		d := p.Deployment
 		out := predictJSON{
@@ -129,6 +135,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 			KVBytesPerToken: d.Model.KVBytesPerToken(d.KVBits), KVCapacity: d.KVCapacityTokens,
 			Arithmetic: p.Arithmetic,
 			ErrorBand:  map[string]errorBandJSON{"first_token": bandJSON(first), "decode": bandJSON(decode)},
+			Given:      given, Defaulted: defaulted,
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -161,6 +168,14 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		fmt.Fprintf(stdout, "  %-14s %-34s %s\n", r.name, r.v, r.band)
+	}
+	fmt.Fprintln(stdout, "\ngiven:")
+	for _, g := range given {
+		fmt.Fprintln(stdout, "  "+g)
+	}
+	fmt.Fprintln(stdout, "defaulted (measure these to tighten the prediction):")
+	for _, a := range defaulted {
+		fmt.Fprintln(stdout, "  "+a)
 	}
 	fmt.Fprintln(stdout, "\nhow:")
 	for _, l := range p.Arithmetic {

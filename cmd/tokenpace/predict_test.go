@@ -94,6 +94,10 @@ func TestPredictRejectsBadInput(t *testing.T) {
 		{[]string{"stray"}, "unexpected argument"},
 		{[]string{"--runtime", "magic"}, "unknown --runtime"},
 		{[]string{"--kv-policy", "pray"}, "unknown --kv-policy"},
+		{[]string{"--memory-class", "sram"}, "memory class"},
+		{[]string{"--arch", "tpu"}, "arch"},
+		{[]string{"--interconnect", "fast"}, "interconnect"},
+		{[]string{"--vector-tflops", "-1"}, "must be positive"},
 		{[]string{"--max-running", "0"}, "must be positive"},
 		{[]string{"--draft-tokens", "4", "--draft-acceptance", "1"}, "acceptance"},
 		{[]string{"--step-overhead", "-1ms"}, "negative"},
@@ -152,8 +156,8 @@ func TestPredictStatesItsErrorBand(t *testing.T) {
 		firstToken, decode string
 	}{
 		{[]string{"--model", "llama-3.1-8b"}, "vllm first token", "vllm decode"},
-		{[]string{"--precision", "q4_k_m", "--gpu", "4090"}, "all first token", "llama.cpp decode"},
-		{[]string{"--runtime", "tgi"}, "all first token", "eager decode"},
+		{[]string{"--precision", "q4_k_m", "--gpu", "4090"}, "llama.cpp first token", "llama.cpp decode"},
+		{[]string{"--runtime", "tgi"}, "all first token", "all decode"},
 	} {
 		code, out, stderr := predict(t, append([]string{"--json"}, tc.args...)...)
 		if code != 0 {
@@ -172,8 +176,8 @@ func TestPredictStatesItsErrorBand(t *testing.T) {
 		}
 		for kind, want := range map[string]string{"first_token": tc.firstToken, "decode": tc.decode} {
 			b := m.ErrorBand[kind]
-			if b.Class != want || b.Rows < 4 || !(b.Median > 0 && b.Median <= b.P90 && b.P90 < 1) {
-				t.Errorf("predict %q error_band.%s = %+v, want class %q with a median and p90 in (0, 1)", tc.args, kind, b, want)
+			if b.Class != want || b.Rows < 4 || !(b.Median > 0 && b.Median <= b.P90 && b.P90 < 5) {
+				t.Errorf("predict %q error_band.%s = %+v, want class %q with 0 < median ≤ p90 < 500%%", tc.args, kind, b, want)
 			}
 		}
 		code, text, _ := predict(t, tc.args...)
@@ -189,5 +193,93 @@ func TestPredictStatesItsErrorBand(t *testing.T) {
 		if !strings.Contains(text, tc.decode) {
 			t.Errorf("predict %q text does not name the class %q:\n%s", tc.args, tc.decode, text)
 		}
+	}
+}
+
+// TestPredictSeedExample is the seed's own example as a user types it: the
+// weights' read is 35 ms ≈ 28.6 TPS at full bandwidth, and with no host
+// overhead and no KV cache to read the whole step is that read — the
+// dequantization of the 4-bit weights hides behind it.
+func TestPredictSeedExample(t *testing.T) {
+	seed := []string{"--params-b", "70", "--bits", "4", "--bandwidth-gbs", "1000", "--tflops", "165", "--memory-gb", "48", "--mbu", "1"}
+	code, out, stderr := predict(t, seed...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if want := "35 GB / 1000 GB/s = 35 ms per token ≈ 28.6 TPS"; !strings.Contains(out, want) {
+		t.Errorf("predict %v lacks %q:\n%s", seed, want, out)
+	}
+	code, out, stderr = predict(t, append(seed, "--prompt-tokens", "1", "--output-tokens", "2", "--step-overhead", "0")...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	for _, want := range []string{"decode step    35.00 ms (memory-bound)", "TPS            28.6 tokens/s per stream", "dequantization (fused, overlaps the memory read)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("predict %v --prompt-tokens 1 --output-tokens 2 --step-overhead 0 lacks %q:\n%s", seed, want, out)
+		}
+	}
+}
+
+func TestPredictRuntimeNames(t *testing.T) {
+	for _, name := range []string{"trtllm", "trt-llm", "tensorrt-llm", "sglang", "tgi", "mlc", "vllm", "llama.cpp", "llamacpp", "ollama"} {
+		if code, _, stderr := predict(t, "--runtime", name, "--json"); code != 0 {
+			t.Errorf("predict --runtime %s: exit %d, stderr %q; want accepted", name, code, stderr)
+		}
+	}
+	code, out, stderr := predict(t, "--runtime", "trtllm2")
+	if code == 0 || out != "" {
+		t.Fatalf("predict --runtime trtllm2: exit %d, stdout %q; want an error and no prediction", code, out)
+	}
+	for _, name := range []string{"trtllm", "trt-llm", "tensorrt-llm", "sglang", "tgi", "mlc", "vllm", "llama.cpp", "ollama", "eager"} {
+		if !strings.Contains(stderr, name) {
+			t.Errorf("predict --runtime trtllm2: stderr %q does not list %s", stderr, name)
+		}
+	}
+}
+
+// TestPredictGivenAndDefaulted checks that predict says which hardware
+// figures were given and which defaulted, and that the catalog's figures
+// can be given as flags.
+func TestPredictGivenAndDefaulted(t *testing.T) {
+	code, out, stderr := predict(t, "--model", "llama-3.1-70b", "--gpus", "4", "--bandwidth-gbs", "3350", "--tflops", "989", "--memory-gb", "80", "--memory-class", "hbm")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	given := out[strings.Index(out, "given:"):strings.Index(out, "defaulted")]
+	defaulted := out[strings.Index(out, "defaulted"):strings.Index(out, "how:")]
+	for _, want := range []string{"--bandwidth-gbs 3350", "--memory-class hbm", "--gpus 4"} {
+		if !strings.Contains(given, want) {
+			t.Errorf("given lacks %q:\n%s", want, given)
+		}
+	}
+	for _, want := range []string{"interconnect = 450 GB/s (nvlink-class)", "vector-tflops = ", "arch = hopper", "mbu = ", "step-overhead = "} {
+		if !strings.Contains(defaulted, want) {
+			t.Errorf("defaulted lacks %q:\n%s", want, defaulted)
+		}
+	}
+	if strings.Contains(defaulted, "memory-class") {
+		t.Errorf("defaulted lists the given memory class:\n%s", defaulted)
+	}
+
+	ttft := func(args ...string) float64 {
+		t.Helper()
+		code, out, stderr := predict(t, append([]string{"--json", "--model", "llama-3.1-70b", "--gpus", "4", "--prompt-tokens", "2048"}, args...)...)
+		if code != 0 {
+			t.Fatalf("predict %v: exit %d, stderr %q", args, code, stderr)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m["ttft_ms"].(float64)
+	}
+	catalog := ttft("--gpu", "h100-sxm")
+	flags := ttft("--bandwidth-gbs", "3350", "--tflops", "989", "--fp8-tflops", "1979", "--int8-tops", "1979", "--memory-gb", "80",
+		"--memory-class", "hbm", "--arch", "hopper", "--vector-tflops", "66.9", "--host-link-gbs", "64", "--interconnect", "450")
+	if catalog <= 0 || flags < 0.98*catalog || flags > 1.02*catalog {
+		t.Errorf("TP4 70B TTFT from the H100's datasheet flags = %.1f ms, want the catalog's %.1f ms within 2%%", flags, catalog)
+	}
+	if overPCIe := ttft("--gpu", "h100-sxm", "--interconnect", "pcie"); !(overPCIe > 1.2*catalog) {
+		t.Errorf("TP4 70B TTFT with --gpu h100-sxm --interconnect pcie = %.1f ms, want well above NVLink's %.1f ms", overPCIe, catalog)
 	}
 }

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// provenance splits the figures of the resolved deployment d into those
+// the flags gave and those that took a default, each default with where it
+// comes from: the catalog, the class of the hardware and runtime, or a
+// rule of thumb for a custom GPU.
+func (f *deploymentFlags) provenance(d simulate.Deployment) (given, defaulted []string) {
+	set := f.set()
+	if f.file != "" {
+		return []string{"--deployment " + f.file + " (every figure)"}, nil
+	}
+	for _, name := range []string{"gpu", "bandwidth-gbs", "tflops", "memory-gb", "fp8-tflops", "int8-tops", "vector-tflops", "host-link-gbs",
+		"memory-class", "arch", "interconnect", "interconnect-latency", "gpus", "runtime", "mbu", "mfu", "step-overhead"} {
+		if set[name] {
+			given = append(given, fmt.Sprintf("--%s %s", name, f.fs.Lookup(name).Value.(flag.Getter).String()))
+		}
+	}
+	if !set["bandwidth-gbs"] {
+		defaulted = append(defaulted, fmt.Sprintf("hardware = catalog %s: %s", d.GPU.Name, d.GPU.Source))
+	}
+	for _, a := range f.assumptions {
+		defaulted = append(defaulted, a.String())
+	}
+	class := fmt.Sprintf("class default for %s memory, %s arch, %s runtime", d.GPU.Memory, d.GPU.Arch, d.Runtime)
+	if !set["mbu"] {
+		defaulted = append(defaulted, fmt.Sprintf("mbu = %.3g: %s (cross-validated on published measurements)", d.MBU, class))
+	}
+	if !set["mfu"] {
+		defaulted = append(defaulted, fmt.Sprintf("mfu = %.3g: %s", d.MFU, class))
+	}
+	if !set["step-overhead"] {
+		defaulted = append(defaulted, fmt.Sprintf("step-overhead = %v: %s runtime, %d layers", d.StepOverhead.Round(time.Microsecond), d.Runtime, d.Model.Layers))
+	}
+	if !set["runtime"] {
+		defaulted = append(defaulted, fmt.Sprintf("runtime = %s: by precision (%s)", d.Runtime, d.Precision.Name))
+	}
+	return given, defaulted
+}
