@@ -188,27 +188,62 @@ func (f *planFlags) input(set map[string]bool) (simulate.PlanInput, string, erro
 			return in, "", fmt.Errorf("unknown --runtime %q (known: %s)", f.runtime, strings.Join(simulate.RuntimeNames(), ", "))
 		}
 	}
+	if err := f.checkNumbers(set); err != nil {
+		return in, "", err
+	}
+	f.setTemplate(&in)
+	desc, draws, err := f.load(set, &in)
+	if err != nil {
+		return in, "", err
+	}
+	if in.BatchRequests == 0 {
+		n, err := f.drawSamples(&in, draws)
+		if err != nil {
+			return in, "", err
+		}
+		desc += judgedText(n, f.headroom)
+	}
+	if err := f.space(&in); err != nil {
+		return in, "", err
+	}
+	if err := f.setPrices(&in); err != nil {
+		return in, "", err
+	}
+	return in, desc, nil
+}
+
+// checkNumbers refuses numeric flags out of their range.
+func (f *planFlags) checkNumbers(set map[string]bool) error {
 	for _, v := range []struct {
 		name string
 		v    int
 	}{{"max-batched-tokens", f.maxBatchedTokens}, {"kv-tokens", f.kvTokens}, {"requests", f.requests}, {"batch-requests", f.batchRequests},
 		{"prompt-tokens", f.prompt}, {"output-tokens", f.output}, {"prefix-tokens", f.prefixTokens}, {"prefixes", f.prefixes}, {"max-gpus", f.maxGPUs}, {"top", f.top}} {
 		if v.v < 0 || (set[v.name] && v.v == 0 && v.name != "prefix-tokens") {
-			return in, "", fmt.Errorf("--%s must be positive, got %d", v.name, v.v)
+			return fmt.Errorf("--%s must be positive, got %d", v.name, v.v)
 		}
 	}
 	if !(f.mbu >= 0 && f.mbu <= 1) || !(f.mfu >= 0 && f.mfu <= 1) {
-		return in, "", fmt.Errorf("--mbu and --mfu must be in (0, 1], got %v and %v", f.mbu, f.mfu)
+		return fmt.Errorf("--mbu and --mfu must be in (0, 1], got %v and %v", f.mbu, f.mfu)
 	}
 	if !(f.headroom >= 0 && f.headroom <= 10) {
-		return in, "", fmt.Errorf("--headroom must be in [0, 10] (a fraction: 0.1 is 10%%), got %v", f.headroom)
+		return fmt.Errorf("--headroom must be in [0, 10] (a fraction: 0.1 is 10%%), got %v", f.headroom)
 	}
 	if f.samples < 1 || f.samples > maxPlanSamples {
-		return in, "", fmt.Errorf("--samples must be in [1, %d], got %d", maxPlanSamples, f.samples)
+		return fmt.Errorf("--samples must be in [1, %d], got %d", maxPlanSamples, f.samples)
 	}
 	if f.requests > maxPlanRequests {
-		return in, "", fmt.Errorf("--requests %d: at most %d (every candidate simulates them all)", f.requests, maxPlanRequests)
+		return fmt.Errorf("--requests %d: at most %d (every candidate simulates them all)", f.requests, maxPlanRequests)
 	}
+	if !(f.goodput > 0 && f.goodput <= 1) {
+		return fmt.Errorf("--goodput must be in (0, 1], got %v", f.goodput)
+	}
+	return nil
+}
+
+// setTemplate sets the deployment every candidate starts from, and the
+// SLO.
+func (f *planFlags) setTemplate(in *simulate.PlanInput) {
 	in.Template.MBU, in.Template.MFU = f.mbu, f.mfu
 	in.Template.MaxBatchedTokens, in.Template.KVCapacityTokens = f.maxBatchedTokens, f.kvTokens
 	in.Template.DisablePrefixCaching = f.noPrefixCache
@@ -216,29 +251,30 @@ func (f *planFlags) input(set map[string]bool) (simulate.PlanInput, string, erro
 		in.Template.KVPolicy = simulate.KVPreempt
 	}
 	in.SLO = simulate.SLO{TTFTP50: f.ttftP50, TTFTP90: f.ttftP90, TTFTP99: f.ttftP99, TPOTP99: f.tpotP99, E2EP99: f.e2eP99, Goodput: f.goodput, Deadline: f.deadline}
-	if !(f.goodput > 0 && f.goodput <= 1) {
-		return in, "", fmt.Errorf("--goodput must be in (0, 1], got %v", f.goodput)
-	}
+}
 
+// load sets in's workload from the flags (a batch job, a workload file
+// or a rate) and returns its description and the load to draw further
+// samples of (nil for a trace).
+func (f *planFlags) load(set map[string]bool, in *simulate.PlanInput) (desc string, draws *simulate.Workload, err error) {
 	w := simulate.Workload{Rate: f.rate, Requests: f.requests, Prompt: simulate.TokenDist{Mean: f.prompt, CV: f.promptCV},
 		Output: simulate.TokenDist{Mean: f.output, CV: f.outputCV}, PrefixTokens: f.prefixTokens, Prefixes: f.prefixes, Seed: f.seed}
 	switch {
 	case f.constant && f.burstiness > 0:
-		return in, "", errors.New("--constant and --burstiness exclude each other")
+		return "", nil, errors.New("--constant and --burstiness exclude each other")
 	case f.constant:
 		w.Process = simulate.ConstantProcess
 	case f.burstiness > 0:
 		w.Process, w.Burstiness = simulate.GammaProcess, f.burstiness
 	}
-	var desc string
-	draws := &w // the load to draw further samples of; nil for a trace
+	draws = &w
 	switch {
 	case f.batchRequests > 0:
 		if f.deadline <= 0 {
-			return in, "", errors.New("--batch-requests needs --deadline")
+			return "", nil, errors.New("--batch-requests needs --deadline")
 		}
 		if set["rate"] || set["workload"] {
-			return in, "", errors.New("--batch-requests queues every request at once: it excludes --rate and --workload")
+			return "", nil, errors.New("--batch-requests queues every request at once: it excludes --rate and --workload")
 		}
 		w.Rate = 0
 		w.Requests = min(orInt(f.requests, 1024), f.batchRequests)
@@ -246,16 +282,16 @@ func (f *planFlags) input(set map[string]bool) (simulate.PlanInput, string, erro
 		desc = fmt.Sprintf("batch job of %d requests (%s prompt, %s output tokens) by %v; sized from a sample of %d", f.batchRequests, lengthText(w.Prompt), lengthText(w.Output), f.deadline, w.Requests)
 	case f.workload != "":
 		if set["rate"] {
-			return in, "", errors.New("--workload sets the load: it excludes --rate")
+			return "", nil, errors.New("--workload sets the load: it excludes --rate")
 		}
 		w.Requests = orInt(f.requests, 0)
 		in.Workload, draws, desc, err = readWorkloadFile(f.workload, w, f.trace)
 		if err != nil {
-			return in, "", err
+			return "", nil, err
 		}
 	default:
 		if !(f.rate > 0) || math.IsInf(f.rate, 0) {
-			return in, "", errors.New("--rate must be a positive number of requests per second (or give --workload or --batch-requests)")
+			return "", nil, errors.New("--rate must be a positive number of requests per second (or give --workload or --batch-requests)")
 		}
 		if f.requests == 0 {
 			w.Requests = min(max(int(f.rate*60), 500), 5000)
@@ -270,80 +306,93 @@ func (f *planFlags) input(set map[string]bool) (simulate.PlanInput, string, erro
 	}
 	if in.Workload == nil {
 		if in.Workload, err = w.Arrivals(); err != nil {
-			return in, "", err
+			return "", nil, err
 		}
 	}
-	if in.BatchRequests == 0 {
-		in.Headroom = f.headroom
-		n := 1
-		// Constant arrivals of fixed lengths draw the same load whatever
-		// the seed: one draw is all of them.
-		if draws != nil && (draws.Process != simulate.ConstantProcess || draws.Prompt.CV > 0 || draws.Output.CV > 0) {
-			if len(in.Workload)*f.samples > maxPlanDrawn {
-				return in, "", fmt.Errorf("--samples %d of %d requests: at most %d requests in all", f.samples, len(in.Workload), maxPlanDrawn)
-			}
-			for i := 1; i < f.samples; i++ {
-				s := *draws
-				s.Seed += uint64(i)
-				a, err := s.Arrivals()
-				if err != nil {
-					return in, "", err
-				}
-				in.Samples = append(in.Samples, a)
-			}
-			n = f.samples
-		}
-		desc += judgedText(n, f.headroom)
-	}
+	return desc, draws, nil
+}
 
+// drawSamples adds further draws of the load to in, and returns on how
+// many draws a candidate is judged.
+func (f *planFlags) drawSamples(in *simulate.PlanInput, draws *simulate.Workload) (int, error) {
+	in.Headroom = f.headroom
+	n := 1
+	// Constant arrivals of fixed lengths draw the same load whatever
+	// the seed: one draw is all of them.
+	if draws != nil && (draws.Process != simulate.ConstantProcess || draws.Prompt.CV > 0 || draws.Output.CV > 0) {
+		if len(in.Workload)*f.samples > maxPlanDrawn {
+			return 0, fmt.Errorf("--samples %d of %d requests: at most %d requests in all", f.samples, len(in.Workload), maxPlanDrawn)
+		}
+		for i := 1; i < f.samples; i++ {
+			s := *draws
+			s.Seed += uint64(i)
+			a, err := s.Arrivals()
+			if err != nil {
+				return 0, err
+			}
+			in.Samples = append(in.Samples, a)
+		}
+		n = f.samples
+	}
+	return n, nil
+}
+
+// space sets the deployments the planner searches.
+func (f *planFlags) space(in *simulate.PlanInput) error {
+	var err error
 	sp := &in.Space
 	sp.MaxGPUs = f.maxGPUs
 	for _, name := range splitList(f.gpus) {
 		g, err := simulate.LookupGPU(name)
 		if err != nil {
-			return in, "", fmt.Errorf("--gpu: %w", err)
+			return fmt.Errorf("--gpu: %w", err)
 		}
 		sp.GPUs = append(sp.GPUs, g)
 	}
 	for _, name := range splitList(f.precisions) {
 		p, err := simulate.LookupPrecision(name)
 		if err != nil {
-			return in, "", fmt.Errorf("--precision: %w", err)
+			return fmt.Errorf("--precision: %w", err)
 		}
 		sp.Precisions = append(sp.Precisions, p)
 	}
 	for _, name := range splitList(f.routings) {
 		r, err := simulate.ParseRouting(name)
 		if err != nil {
-			return in, "", fmt.Errorf("--routing: %w", err)
+			return fmt.Errorf("--routing: %w", err)
 		}
 		sp.Routings = append(sp.Routings, r)
 	}
 	if sp.TP, err = intList("tp", f.tps); err != nil {
-		return in, "", err
+		return err
 	}
 	if sp.MaxBatch, err = intList("max-batch", f.batches); err != nil {
-		return in, "", err
+		return err
 	}
+	return nil
+}
+
+// setPrices sets the GPU-hour prices, the list's with --price's over them.
+func (f *planFlags) setPrices(in *simulate.PlanInput) error {
 	in.Prices = simulate.DefaultPrices()
 	for _, p := range f.prices {
 		name, usd, ok := strings.Cut(p, "=")
 		v, err := strconv.ParseFloat(strings.TrimSpace(usd), 64)
 		if !ok || err != nil {
-			return in, "", fmt.Errorf("--price %q: want GPU=USD per GPU-hour, e.g. h100=2.49", p)
+			return fmt.Errorf("--price %q: want GPU=USD per GPU-hour, e.g. h100=2.49", p)
 		}
 		if in.Prices, err = in.Prices.With(strings.TrimSpace(name), v); err != nil {
-			return in, "", fmt.Errorf("--price: %w", err)
+			return fmt.Errorf("--price: %w", err)
 		}
 	}
 	// A GPU named in --gpu is searched even without a list price if
 	// --price gives one; without either, say so.
-	for _, g := range sp.GPUs {
+	for _, g := range in.Space.GPUs {
 		if _, ok := in.Prices[g.Name]; !ok {
-			return in, "", fmt.Errorf("--gpu %s has no list price: give one with --price %s=USD", g.Name, g.Name)
+			return fmt.Errorf("--gpu %s has no list price: give one with --price %s=USD", g.Name, g.Name)
 		}
 	}
-	return in, desc, nil
+	return nil
 }
 
 // judgedText says how an online candidate is judged: on how many arrival
