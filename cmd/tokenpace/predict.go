@@ -68,92 +68,127 @@ func fmtBand(b simulate.ErrorBand) string {
 }
 
 func runPredict(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("tokenpace predict", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	hw := addDeploymentFlags(fs)
-	prompt := fs.Int("prompt-tokens", 1000, "prompt tokens per request")
-	cached := fs.Int("cached-tokens", 0, "leading prompt tokens already in the prefix cache")
-	output := fs.Int("output-tokens", 256, "output tokens per request")
-	conc := fs.Int("concurrency", 1, "concurrent requests")
-	requests := fs.Int("requests", 0, "requests in all, sent by --concurrency clients in a closed loop as bench does (default: one wave of --concurrency)")
-	rtt := fs.Duration("rtt", 0, "network round trip added to TTFT and E2E (0: server-side figures)")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tokenpace predict [flags]\n\nPredicts queue, prefill, TTFT, decode step, TPS and E2E from model and hardware figures.\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	if code, ok := parseFlags(fs, args, stderr); !ok {
+	f := newPredictFlags(stderr)
+	if code, ok := parseFlags(f.fs, args, stderr); !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "tokenpace predict: unexpected argument %q\n", fs.Arg(0))
+	if err := f.check(); err != nil {
+		fmt.Fprintf(stderr, "tokenpace predict: %v\n", err)
 		return 2
 	}
-	for _, v := range []struct {
-		name string
-		v    int
-		min  int
-	}{{"prompt-tokens", *prompt, 1}, {"cached-tokens", *cached, 0}, {"output-tokens", *output, 1}, {"concurrency", *conc, 1}, {"requests", *requests, 0}} {
-		if v.v < v.min {
-			fmt.Fprintf(stderr, "tokenpace predict: --%s must be at least %d, got %d\n", v.name, v.min, v.v)
-			return 2
-		}
-	}
-	if *cached >= *prompt {
-		fmt.Fprintf(stderr, "tokenpace predict: --cached-tokens (%d) must be less than --prompt-tokens (%d)\n", *cached, *prompt)
-		return 2
-	}
-	if *rtt < 0 {
-		fmt.Fprintf(stderr, "tokenpace predict: --rtt must not be negative, got %v\n", *rtt)
-		return 2
-	}
-	d, err := hw.deployment()
+	d, err := f.hw.deployment()
 	if err != nil {
 		fmt.Fprintf(stderr, "tokenpace predict: %v\n", err)
 		return 1
 	}
-	p, err := simulate.Predict(d, simulate.Scenario{PromptTokens: *prompt, CachedTokens: *cached, OutputTokens: *output, Concurrency: *conc, Requests: *requests})
+	p, err := simulate.Predict(d, simulate.Scenario{PromptTokens: f.prompt, CachedTokens: f.cached, OutputTokens: f.output, Concurrency: f.conc, Requests: f.requests})
 	if err != nil {
 		fmt.Fprintf(stderr, "tokenpace predict: %v\n", err)
 		return 1
 	}
 	// The first token needs the request to reach the server and the token
 	// to come back: one round trip. Later tokens stream behind it.
-	p.TTFT += *rtt
-	p.E2E += *rtt
-	first, decode := simulate.ErrorBands(p.Deployment)
-	given, defaulted := hw.provenance(p.Deployment)
-	if *asJSON {
-		d := p.Deployment
-		out := predictJSON{
-			Model: d.Model.Name, GPU: d.GPU.Name, GPUs: d.GPUs, Precision: d.Precision.Name,
-			PromptTokens: *prompt, CachedTokens: *cached, OutputTokens: *output, Concurrency: *conc,
-			RTTMs: msf(*rtt), QueueMs: msf(p.Queue), PrefillMs: msf(p.Prefill), TTFTMs: msf(p.TTFT),
-			DecodeStepMs: msf(p.DecodeStep.Time), ITLMs: msf(p.ITL), TPOTMs: msf(p.TPOT),
-			TPS: p.TPS, AggregateTPS: p.AggregateTPS, E2EMs: msf(p.E2E), Bound: string(p.Bound),
-			MBU: d.MBU, MFU: d.MFU, WeightsGB: d.Model.WeightBytes(d.Precision) / 1e9,
-			KVBytesPerToken: d.Model.KVBytesPerToken(d.KVBits), KVCapacity: d.KVCapacityTokens,
-			Arithmetic: p.Arithmetic,
-			ErrorBand:  map[string]errorBandJSON{"first_token": bandJSON(first), "decode": bandJSON(decode)},
-			Given:      given, Defaulted: defaulted,
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+	p.TTFT += f.rtt
+	p.E2E += f.rtt
+	if f.asJSON {
+		if err := f.printJSON(stdout, p); err != nil {
 			fmt.Fprintf(stderr, "tokenpace predict: %v\n", err)
 			return 1
 		}
 		return 0
 	}
-	fmt.Fprintf(stdout, "%s on %d × %s (%s), %d × (%d prompt [%d cached], %d output) tokens\n\n",
-		p.Deployment.Model.Name, p.Deployment.GPUs, p.Deployment.GPU.Name, p.Deployment.Precision.Name, *conc, *prompt, *cached, *output)
+	f.printText(stdout, p)
+	return 0
+}
+
+// predictFlags are the flags of tokenpace predict.
+type predictFlags struct {
+	fs                                     *flag.FlagSet
+	hw                                     *deploymentFlags
+	prompt, cached, output, conc, requests int
+	rtt                                    time.Duration
+	asJSON                                 bool
+}
+
+// newPredictFlags declares the flags of tokenpace predict on a new flag
+// set that writes to stderr.
+func newPredictFlags(stderr io.Writer) *predictFlags {
+	fs := flag.NewFlagSet("tokenpace predict", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := &predictFlags{fs: fs, hw: addDeploymentFlags(fs)}
+	fs.IntVar(&f.prompt, "prompt-tokens", 1000, "prompt tokens per request")
+	fs.IntVar(&f.cached, "cached-tokens", 0, "leading prompt tokens already in the prefix cache")
+	fs.IntVar(&f.output, "output-tokens", 256, "output tokens per request")
+	fs.IntVar(&f.conc, "concurrency", 1, "concurrent requests")
+	fs.IntVar(&f.requests, "requests", 0, "requests in all, sent by --concurrency clients in a closed loop as bench does (default: one wave of --concurrency)")
+	fs.DurationVar(&f.rtt, "rtt", 0, "network round trip added to TTFT and E2E (0: server-side figures)")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of text")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tokenpace predict [flags]\n\nPredicts queue, prefill, TTFT, decode step, TPS and E2E from model and hardware figures.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	return f
+}
+
+// check refuses arguments and numbers out of range.
+func (f *predictFlags) check() error {
+	if f.fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", f.fs.Arg(0))
+	}
+	for _, v := range []struct {
+		name string
+		v    int
+		min  int
+	}{{"prompt-tokens", f.prompt, 1}, {"cached-tokens", f.cached, 0}, {"output-tokens", f.output, 1}, {"concurrency", f.conc, 1}, {"requests", f.requests, 0}} {
+		if v.v < v.min {
+			return fmt.Errorf("--%s must be at least %d, got %d", v.name, v.min, v.v)
+		}
+	}
+	if f.cached >= f.prompt {
+		return fmt.Errorf("--cached-tokens (%d) must be less than --prompt-tokens (%d)", f.cached, f.prompt)
+	}
+	if f.rtt < 0 {
+		return fmt.Errorf("--rtt must not be negative, got %v", f.rtt)
+	}
+	return nil
+}
+
+// printJSON prints prediction p as one JSON object.
+func (f *predictFlags) printJSON(w io.Writer, p simulate.Prediction) error {
+	first, decode := simulate.ErrorBands(p.Deployment)
+	given, defaulted := f.hw.provenance(p.Deployment)
+	d := p.Deployment
+	out := predictJSON{
+		Model: d.Model.Name, GPU: d.GPU.Name, GPUs: d.GPUs, Precision: d.Precision.Name,
+		PromptTokens: f.prompt, CachedTokens: f.cached, OutputTokens: f.output, Concurrency: f.conc,
+		RTTMs: msf(f.rtt), QueueMs: msf(p.Queue), PrefillMs: msf(p.Prefill), TTFTMs: msf(p.TTFT),
+		DecodeStepMs: msf(p.DecodeStep.Time), ITLMs: msf(p.ITL), TPOTMs: msf(p.TPOT),
+		TPS: p.TPS, AggregateTPS: p.AggregateTPS, E2EMs: msf(p.E2E), Bound: string(p.Bound),
+		MBU: d.MBU, MFU: d.MFU, WeightsGB: d.Model.WeightBytes(d.Precision) / 1e9,
+		KVBytesPerToken: d.Model.KVBytesPerToken(d.KVBits), KVCapacity: d.KVCapacityTokens,
+		Arithmetic: p.Arithmetic,
+		ErrorBand:  map[string]errorBandJSON{"first_token": bandJSON(first), "decode": bandJSON(decode)},
+		Given:      given, Defaulted: defaulted,
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// printText prints prediction p as a table with its error bands, what was
+// given and defaulted, and the arithmetic.
+func (f *predictFlags) printText(w io.Writer, p simulate.Prediction) {
+	first, decode := simulate.ErrorBands(p.Deployment)
+	given, defaulted := f.hw.provenance(p.Deployment)
+	fmt.Fprintf(w, "%s on %d × %s (%s), %d × (%d prompt [%d cached], %d output) tokens\n\n",
+		p.Deployment.Model.Name, p.Deployment.GPUs, p.Deployment.GPU.Name, p.Deployment.Precision.Name, f.conc, f.prompt, f.cached, f.output)
 	fb, db := fmtBand(first), fmtBand(decode)
 	rows := []struct {
 		name, v, band string
 	}{
 		{"queue", fmtMs(p.Queue), ""},
 		{"prefill", fmtMs(p.Prefill), fb},
-		{"rtt", fmtMs(*rtt), ""},
+		{"rtt", fmtMs(f.rtt), ""},
 		{"TTFT", fmtMs(p.TTFT), fb},
 		{"decode step", fmtMs(p.DecodeStep.Time) + " (" + string(p.Bound) + "-bound)", db},
 		{"ITL", fmtMs(p.ITL), db},
@@ -164,24 +199,20 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, r := range rows {
 		if r.band == "" {
-			fmt.Fprintf(stdout, "  %-14s %s\n", r.name, r.v)
+			fmt.Fprintf(w, "  %-14s %s\n", r.name, r.v)
 			continue
 		}
-		fmt.Fprintf(stdout, "  %-14s %-34s %s\n", r.name, r.v, r.band)
+		fmt.Fprintf(w, "  %-14s %-34s %s\n", r.name, r.v, r.band)
 	}
-	fmt.Fprintln(stdout, "\ngiven:")
-	for _, g := range given {
-		fmt.Fprintln(stdout, "  "+g)
+	for _, part := range []struct {
+		head  string
+		lines []string
+	}{{"\ngiven:", given}, {"defaulted (measure these to tighten the prediction):", defaulted}, {"\nhow:", p.Arithmetic}} {
+		fmt.Fprintln(w, part.head)
+		for _, l := range part.lines {
+			fmt.Fprintln(w, "  "+l)
+		}
 	}
-	fmt.Fprintln(stdout, "defaulted (measure these to tighten the prediction):")
-	for _, a := range defaulted {
-		fmt.Fprintln(stdout, "  "+a)
-	}
-	fmt.Fprintln(stdout, "\nhow:")
-	for _, l := range p.Arithmetic {
-		fmt.Fprintln(stdout, "  "+l)
-	}
-	return 0
 }
 
 func msf(d time.Duration) float64 { return float64(d) / 1e6 }
