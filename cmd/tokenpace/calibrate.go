@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -112,15 +114,62 @@ func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
 func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
 
 func runCalibrate(args []string, stdout, stderr io.Writer) int {
+	f := newCalibrateFlags(stderr)
+	if code, ok := parseFlags(f.fs, args, stderr); !ok {
+		return code
+	}
+	if err := f.check(); err != nil {
+		fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
+		return 2
+	}
+	d, err := f.hw.deployment()
+	if err != nil {
+		fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
+		return 1
+	}
+	// Fit from the class defaults, not from an earlier fit.
+	d.MBU, d.MFU, d.StepOverhead = 0, 0, 0
+	obs, check, code, err := f.observations(d, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
+		return code
+	}
+	c, err := simulate.Calibrate(d, obs)
+	if err != nil {
+		fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
+		return 1
+	}
+	if err := f.write(c); err != nil {
+		fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
+		return 1
+	}
+	if err := f.print(stdout, c, len(obs), check); err != nil {
+		fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// calibrateFlags are the flags of tokenpace calibrate.
+type calibrateFlags struct {
+	fs                       *flag.FlagSet
+	hw                       *deploymentFlags
+	from                     stringsFlag
+	outPath, baseURL, keyEnv string
+	timeout                  time.Duration
+}
+
+// newCalibrateFlags declares the flags of tokenpace calibrate on a new
+// flag set that writes to stderr.
+func newCalibrateFlags(stderr io.Writer) *calibrateFlags {
 	fs := flag.NewFlagSet("tokenpace calibrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	hw := addDeploymentFlags(fs)
-	var from stringsFlag
-	fs.Var(&from, "from", "a tokenpace bench --json report of the endpoint (repeat: runs at different prompt lengths and concurrencies)")
-	outPath := fs.String("out", "", "deployment file to write (for --deployment of predict, sim and bench)")
-	baseURL := fs.String("base-url", "", "endpoint to calibrate by running designed loads against it, e.g. http://localhost:8000/v1 (instead of --from)")
-	keyEnv := fs.String("api-key-env", "OPENAI_API_KEY", "environment variable holding the endpoint's API key (--base-url)")
-	timeout := fs.Duration("timeout", 5*time.Minute, "longest one request of a designed run may take (--base-url)")
+	f := &calibrateFlags{fs: fs, hw: addDeploymentFlags(fs)}
+	fs.Var(&f.from, "from", "a tokenpace bench --json report of the endpoint (repeat: runs at different prompt lengths and concurrencies)")
+	fs.StringVar(&f.outPath, "out", "", "deployment file to write (for --deployment of predict, sim and bench)")
+	fs.StringVar(&f.baseURL, "base-url", "", "endpoint to calibrate by running designed loads against it, e.g. http://localhost:8000/v1 (instead of --from)")
+	fs.StringVar(&f.keyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the endpoint's API key (--base-url)")
+	fs.DurationVar(&f.timeout, "timeout", 5*time.Minute, "longest one request of a designed run may take (--base-url)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tokenpace calibrate --base-url URL --model M [hardware flags] [--out deploy.json]\n\n"+
 			"   or: tokenpace calibrate --model M --gpu G [hardware flags] --from run1.json --from run2.json --out deploy.json\n\n"+
@@ -131,79 +180,69 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 			"the constants the runs leave confounded, and writes a deployment file.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if code, ok := parseFlags(fs, args, stderr); !ok {
-		return code
-	}
+	return f
+}
+
+// check refuses flags that cannot work together.
+func (f *calibrateFlags) check() error {
 	switch {
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "tokenpace calibrate: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	case len(from) == 0 && *baseURL == "":
-		fmt.Fprintln(stderr, "tokenpace calibrate: --base-url (run designed loads) or at least one --from bench report is needed")
-		return 2
-	case len(from) > 0 && *baseURL != "":
-		fmt.Fprintln(stderr, "tokenpace calibrate: --base-url and --from exclude each other")
-		return 2
-	case *outPath == "" && *baseURL == "":
-		fmt.Fprintln(stderr, "tokenpace calibrate: --out is needed")
-		return 2
-	case *timeout <= 0:
-		fmt.Fprintf(stderr, "tokenpace calibrate: --timeout must be positive, got %v\n", *timeout)
-		return 2
+	case f.fs.NArg() > 0:
+		return fmt.Errorf("unexpected argument %q", f.fs.Arg(0))
+	case len(f.from) == 0 && f.baseURL == "":
+		return errors.New("--base-url (run designed loads) or at least one --from bench report is needed")
+	case len(f.from) > 0 && f.baseURL != "":
+		return errors.New("--base-url and --from exclude each other")
+	case f.outPath == "" && f.baseURL == "":
+		return errors.New("--out is needed")
+	case f.timeout <= 0:
+		return fmt.Errorf("--timeout must be positive, got %v", f.timeout)
 	}
 	for _, name := range []string{"mbu", "mfu", "step-overhead"} {
-		if hw.set()[name] {
-			fmt.Fprintf(stderr, "tokenpace calibrate: --%s is what calibrate fits; leave it out\n", name)
-			return 2
+		if f.hw.set()[name] {
+			return fmt.Errorf("--%s is what calibrate fits; leave it out", name)
 		}
 	}
-	d, err := hw.deployment()
+	return nil
+}
+
+// observations returns the figures to fit d to, and those held out to
+// check the fit: from the designed runs against --base-url, or from the
+// --from reports. On an error, code is the exit code.
+func (f *calibrateFlags) observations(d simulate.Deployment, stderr io.Writer) (obs, check []simulate.Observation, code int, err error) {
+	if f.baseURL == "" {
+		for _, path := range f.from {
+			o, err := observationsFrom(path)
+			if err != nil {
+				return nil, nil, 1, err
+			}
+			obs = append(obs, o...)
+		}
+		return obs, nil, 0, nil
+	}
+	ep, err := dialCalibrate(f.baseURL, f.keyEnv)
 	if err != nil {
-		fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
-		return 1
+		return nil, nil, 2, err
 	}
-	// Fit from the class defaults, not from an earlier fit.
-	d.MBU, d.MFU, d.StepOverhead = 0, 0, 0
-	var obs, check []simulate.Observation
-	if *baseURL != "" {
-		ep, err := dialCalibrate(*baseURL, *keyEnv)
-		if err != nil {
-			fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
-			return 2
-		}
-		defer ep.close()
-		model := hw.model
-		if model == "" {
-			model = d.Model.Name
-		}
-		if obs, check, err = runDesigned(context.Background(), ep, model, d, *timeout, stderr); err != nil {
-			fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
-			return 1
-		}
-		fitRuns, _, _ := simulate.DesignCalibration(d)
-		from = nil
-		for _, r := range fitRuns {
-			from = append(from, *baseURL+": "+r.Purpose)
-		}
+	defer ep.close()
+	model := cmp.Or(f.hw.model, d.Model.Name)
+	if obs, check, err = runDesigned(context.Background(), ep, model, d, f.timeout, stderr); err != nil {
+		return nil, nil, 1, err
 	}
-	for _, path := range from {
-		if *baseURL != "" {
-			break
-		}
-		o, err := observationsFrom(path)
-		if err != nil {
-			fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
-			return 1
-		}
-		obs = append(obs, o...)
+	fitRuns, _, _ := simulate.DesignCalibration(d)
+	f.from = nil
+	for _, r := range fitRuns {
+		f.from = append(f.from, f.baseURL+": "+r.Purpose)
 	}
-	c, err := simulate.Calibrate(d, obs)
-	if err != nil {
-		fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
-		return 1
+	return obs, check, 0, nil
+}
+
+// write writes the fitted deployment to --out, if given.
+func (f *calibrateFlags) write(c simulate.Calibration) error {
+	if f.outPath == "" {
+		return nil
 	}
 	file := deploymentFile{Version: deploymentFileVersion, Deployment: c.Deployment, Calibration: &calibrationJSON{
-		From: from, Fitted: c.Fitted, Conditioning: c.Conditioning,
+		From: f.from, Fitted: c.Fitted, Conditioning: c.Conditioning,
 	}}
 	for _, r := range c.Residuals {
 		file.Calibration.Residuals = append(file.Calibration.Residuals, residualJSON{
@@ -211,50 +250,49 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 			Concurrency: r.Scenario.Concurrency, Requests: max(r.Scenario.Requests, r.Scenario.Concurrency), Measured: r.Value, Fitted: r.Predicted, Error: r.Error,
 		})
 	}
-	if *outPath != "" {
-		b, err := json.MarshalIndent(file, "", "  ")
-		if err == nil {
-			err = os.WriteFile(*outPath, append(b, '\n'), 0o644)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
-			return 1
-		}
+	b, err := json.MarshalIndent(file, "", "  ")
+	if err != nil {
+		return err
 	}
+	return os.WriteFile(f.outPath, append(b, '\n'), 0o644)
+}
+
+// print prints the fit c of n figures: each constant with its band, what
+// the runs leave confounded, the residuals and the held-out loads.
+func (f *calibrateFlags) print(w io.Writer, c simulate.Calibration, n int, check []simulate.Observation) error {
 	fd := c.Deployment
-	fmt.Fprintf(stdout, "%s on %d × %s (%s), %d figures from %d runs\n\n", fd.Model.Name, fd.GPUs, fd.GPU.Name, fd.Precision.Name, len(obs), len(from))
+	fmt.Fprintf(w, "%s on %d × %s (%s), %d figures from %d runs\n\n", fd.Model.Name, fd.GPUs, fd.GPU.Name, fd.Precision.Name, n, len(f.from))
 	for _, b := range c.Bands {
-		fmt.Fprintf(stdout, "  %v\n", b)
+		fmt.Fprintf(w, "  %v\n", b)
 	}
 	if fd.GPUs > 1 {
-		fmt.Fprintf(stdout, "  all-reduce     %s per all-reduce (class default; its latency is part of the step overhead)\n", fmtMs(fd.AllReduce))
+		fmt.Fprintf(w, "  all-reduce     %s per all-reduce (class default; its latency is part of the step overhead)\n", fmtMs(fd.AllReduce))
 	}
-	fmt.Fprintf(stdout, "  conditioning   %.2g\n", c.Conditioning)
+	fmt.Fprintf(w, "  conditioning   %.2g\n", c.Conditioning)
 	if len(c.Confounded) > 0 {
-		fmt.Fprintf(stdout, "  confounded     %s: these runs do not tell them apart; predictions at other loads could differ by %.0f%%\n",
+		fmt.Fprintf(w, "  confounded     %s: these runs do not tell them apart; predictions at other loads could differ by %.0f%%\n",
 			strings.Join(c.Confounded, ", "), 100*c.Spread)
 	} else {
-		fmt.Fprintf(stdout, "  confounded     none; predictions at other loads within ±%.1f%% across the bands\n", 100*c.Spread)
+		fmt.Fprintf(w, "  confounded     none; predictions at other loads within ±%.1f%% across the bands\n", 100*c.Spread)
 	}
-	fmt.Fprintln(stdout, "\nresiduals:")
+	fmt.Fprintln(w, "\nresiduals:")
 	for _, r := range c.Residuals {
-		fmt.Fprintf(stdout, "  %v\n", r)
+		fmt.Fprintf(w, "  %v\n", r)
 	}
 	if len(check) > 0 {
-		fmt.Fprintln(stdout, "\nheld-out loads (not fitted):")
+		fmt.Fprintln(w, "\nheld-out loads (not fitted):")
 		for _, o := range check {
 			p, err := o.Figure(c.Deployment)
 			if err != nil {
-				fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
-				return 1
+				return err
 			}
 			sc := o.Scenario
-			fmt.Fprintf(stdout, "  %s at %d prompt, %d output, %d concurrent: measured %.4g, predicted %.4g (%+.1f%%)\n",
+			fmt.Fprintf(w, "  %s at %d prompt, %d output, %d concurrent: measured %.4g, predicted %.4g (%+.1f%%)\n",
 				o.Metric, sc.PromptTokens, sc.OutputTokens, sc.Concurrency, o.Value, p, 100*(p-o.Value)/o.Value)
 		}
 	}
-	if *outPath != "" {
-		fmt.Fprintf(stdout, "\nwrote %s (use: tokenpace predict --deployment %s)\n", *outPath, *outPath)
+	if f.outPath != "" {
+		fmt.Fprintf(w, "\nwrote %s (use: tokenpace predict --deployment %s)\n", f.outPath, f.outPath)
 	}
-	return 0
+	return nil
 }
