@@ -106,27 +106,46 @@ func (f *deploymentFlags) set() map[string]bool {
 // weights that do not fit in memory).
 func (f *deploymentFlags) deployment() (simulate.Deployment, error) {
 	set := f.set()
-	var d simulate.Deployment
 	if f.file != "" {
 		for name := range set {
 			if name != "deployment" && deploymentFlagNames[name] {
-				return d, fmt.Errorf("--deployment and --%s exclude each other: the file describes the whole deployment", name)
+				return simulate.Deployment{}, fmt.Errorf("--deployment and --%s exclude each other: the file describes the whole deployment", name)
 			}
 		}
 		file, err := readDeploymentFile(f.file)
 		if err != nil {
-			return d, err
+			return simulate.Deployment{}, err
 		}
 		return file.Deployment.Resolved()
 	}
+	if err := f.checkHardware(set); err != nil {
+		return simulate.Deployment{}, err
+	}
+	var d simulate.Deployment
+	var err error
+	if d.Model, d.Precision, err = f.modelAndPrecision(set); err != nil {
+		return d, err
+	}
+	if d.GPU, err = f.gpuFromFlags(set); err != nil {
+		return d, err
+	}
+	if err := f.setEngine(&d, set); err != nil {
+		return d, err
+	}
+	return d.Resolved()
+}
+
+// checkHardware refuses model and hardware flags that exclude each other
+// or are out of range.
+func (f *deploymentFlags) checkHardware(set map[string]bool) error {
 	for _, c := range [][2]string{{"model", "params-b"}, {"gpu", "bandwidth-gbs"}, {"gpu", "tflops"}, {"gpu", "memory-gb"}, {"precision", "bits"}} {
 		if set[c[0]] && set[c[1]] {
-			return d, fmt.Errorf("--%s and --%s exclude each other", c[0], c[1])
+			return fmt.Errorf("--%s and --%s exclude each other", c[0], c[1])
 		}
 	}
 	for _, name := range []string{"layers", "kv-heads", "head-dim", "hidden"} {
 		if set[name] && !set["params-b"] {
-			return d, fmt.Errorf("--%s describes a custom model: use it with --params-b", name)
+			return fmt.Errorf("--%s describes a custom model: use it with --params-b", name)
 		}
 	}
 	for _, v := range []struct {
@@ -135,41 +154,49 @@ func (f *deploymentFlags) deployment() (simulate.Deployment, error) {
 	}{{"params-b", f.paramsB}, {"bits", f.bits}, {"bandwidth-gbs", f.bandwidthGBs}, {"tflops", f.tflops}, {"memory-gb", f.memoryGB}, {"mbu", f.mbu}, {"mfu", f.mfu},
 		{"layers", float64(f.layers)}, {"kv-heads", float64(f.kvHeads)}, {"head-dim", float64(f.headDim)}, {"hidden", float64(f.hidden)}, {"gpus", float64(f.gpus)}} {
 		if v.v < 0 || (set[v.name] && v.v == 0) {
-			return d, fmt.Errorf("--%s must be positive, got %v", v.name, v.v)
+			return fmt.Errorf("--%s must be positive, got %v", v.name, v.v)
 		}
 	}
+	return nil
+}
 
-	var err error
+// modelAndPrecision returns the model and the weights' precision the
+// flags give: a catalog entry, or a custom one.
+func (f *deploymentFlags) modelAndPrecision(set map[string]bool) (m simulate.Model, p simulate.Precision, err error) {
 	switch {
 	case set["params-b"]:
-		d.Model, err = simulate.CustomModel(f.paramsB, simulate.ModelShape{Layers: f.layers, Hidden: f.hidden, KVHeads: f.kvHeads, HeadDim: f.headDim})
+		m, err = simulate.CustomModel(f.paramsB, simulate.ModelShape{Layers: f.layers, Hidden: f.hidden, KVHeads: f.kvHeads, HeadDim: f.headDim})
 	case f.model != "":
-		d.Model, err = simulate.LookupModel(f.model)
+		m, err = simulate.LookupModel(f.model)
 	default:
-		d.Model, err = simulate.LookupModel("llama-3.1-8b")
+		m, err = simulate.LookupModel("llama-3.1-8b")
 	}
 	if err != nil {
-		return d, err
+		return m, p, err
 	}
 
 	switch {
 	case set["bits"]:
-		d.Precision, err = simulate.CustomPrecision(f.bits)
+		p, err = simulate.CustomPrecision(f.bits)
 	case f.precision != "":
-		d.Precision, err = simulate.LookupPrecision(f.precision)
+		p, err = simulate.LookupPrecision(f.precision)
 	default:
-		d.Precision = simulate.BF16
+		p = simulate.BF16
 	}
 	if err != nil {
-		return d, err
+		return m, p, err
 	}
 
-	if d.GPU, err = f.gpuFromFlags(set); err != nil {
-		return d, err
-	}
+	return m, p, nil
+}
+
+// setEngine sets what the flags say of the serving engine: its name,
+// batch and KV limits, speculation, step overhead, GPUs and efficiencies.
+func (f *deploymentFlags) setEngine(d *simulate.Deployment, set map[string]bool) error {
 	if f.runtime != "" {
+		var err error
 		if d.Runtime, err = simulate.ParseRuntime(f.runtime); err != nil {
-			return d, fmt.Errorf("unknown --runtime %q (known: %s)", f.runtime, strings.Join(simulate.RuntimeNames(), ", "))
+			return fmt.Errorf("unknown --runtime %q (known: %s)", f.runtime, strings.Join(simulate.RuntimeNames(), ", "))
 		}
 	}
 	for _, v := range []struct {
@@ -177,11 +204,11 @@ func (f *deploymentFlags) deployment() (simulate.Deployment, error) {
 		v    int
 	}{{"max-running", f.maxRunning}, {"max-batched-tokens", f.maxBatched}, {"kv-tokens", f.kvTokens}, {"draft-tokens", f.draftTokens}} {
 		if v.v < 0 || (set[v.name] && v.v == 0 && v.name != "draft-tokens") {
-			return d, fmt.Errorf("--%s must be positive, got %d", v.name, v.v)
+			return fmt.Errorf("--%s must be positive, got %d", v.name, v.v)
 		}
 	}
 	if f.stepOverhead < 0 {
-		return d, fmt.Errorf("--step-overhead must not be negative, got %v", f.stepOverhead)
+		return fmt.Errorf("--step-overhead must not be negative, got %v", f.stepOverhead)
 	}
 	switch f.kvPolicy {
 	case "offload":
@@ -189,7 +216,7 @@ func (f *deploymentFlags) deployment() (simulate.Deployment, error) {
 	case "preempt":
 		d.KVPolicy = simulate.KVPreempt
 	default:
-		return d, fmt.Errorf("unknown --kv-policy %q (known: offload, preempt)", f.kvPolicy)
+		return fmt.Errorf("unknown --kv-policy %q (known: offload, preempt)", f.kvPolicy)
 	}
 	d.MaxRunning, d.MaxBatchedTokens, d.KVCapacityTokens = f.maxRunning, f.maxBatched, f.kvTokens
 	d.DisablePrefixCaching = f.noPrefixCache
@@ -202,7 +229,7 @@ func (f *deploymentFlags) deployment() (simulate.Deployment, error) {
 	}
 	d.GPUs = f.gpus
 	d.MBU, d.MFU = f.mbu, f.mfu
-	return d.Resolved()
+	return nil
 }
 
 // gpuFromFlags is the GPU the hardware flags describe: a catalog entry
