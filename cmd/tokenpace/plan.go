@@ -88,6 +88,52 @@ func (p *priceFlags) Set(v string) error { *p = append(*p, v); return nil }
 // prints the ranked candidates (text, or JSON with --json).
 func runPlan(args []string, stdout, stderr io.Writer) int {
 	f := &planFlags{}
+	fs := f.declare(stderr)
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "tokenpace plan: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	in, desc, err := f.input(set)
+	if err != nil {
+		fmt.Fprintf(stderr, "tokenpace plan: %v\n", err)
+		return 2
+	}
+	start := time.Now()
+	res, err := simulate.Plan(in)
+	if err != nil {
+		fmt.Fprintf(stderr, "tokenpace plan: %v\n", err)
+		return 2
+	}
+	rep := &planReport{f: f, in: in, res: res, desc: desc, elapsed: time.Since(start)}
+	if f.plot != "" {
+		if err := writeParetoPlot(f.plot, rep); err != nil {
+			fmt.Fprintf(stderr, "tokenpace plan: --plot: %v\n", err)
+			return 1
+		}
+	}
+	if f.json {
+		err = rep.writeJSON(stdout)
+	} else {
+		err = rep.writeText(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "tokenpace plan: %v\n", err)
+		return 1
+	}
+	if res.Best == nil {
+		return 3
+	}
+	return 0
+}
+
+// declare declares the flags of tokenpace plan into f, on a new flag set
+// that writes to stderr.
+func (f *planFlags) declare(stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("tokenpace plan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, planUsage); fs.PrintDefaults() }
@@ -132,46 +178,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.kvTokens, "kv-tokens", 0, "KV-cache capacity per replica in tokens (default: from memory)")
 	fs.BoolVar(&f.noPrefixCache, "no-prefix-cache", false, "disable prefix caching")
 	fs.BoolVar(&f.kvPreempt, "kv-preempt", false, "preempt sequences when the KV cache is full (default: offload to host memory)")
-	if code, ok := parseFlags(fs, args, stderr); !ok {
-		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "tokenpace plan: unexpected arguments %q\n", fs.Args())
-		return 2
-	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	in, desc, err := f.input(set)
-	if err != nil {
-		fmt.Fprintf(stderr, "tokenpace plan: %v\n", err)
-		return 2
-	}
-	start := time.Now()
-	res, err := simulate.Plan(in)
-	if err != nil {
-		fmt.Fprintf(stderr, "tokenpace plan: %v\n", err)
-		return 2
-	}
-	rep := &planReport{f: f, in: in, res: res, desc: desc, elapsed: time.Since(start)}
-	if f.plot != "" {
-		if err := writeParetoPlot(f.plot, rep); err != nil {
-			fmt.Fprintf(stderr, "tokenpace plan: --plot: %v\n", err)
-			return 1
-		}
-	}
-	if f.json {
-		err = rep.writeJSON(stdout)
-	} else {
-		err = rep.writeText(stdout)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "tokenpace plan: %v\n", err)
-		return 1
-	}
-	if res.Best == nil {
-		return 3
-	}
-	return 0
+	return fs
 }
 
 // input builds the planner's input from the flags, with a description of
