@@ -44,21 +44,7 @@ func paretoFront(pts []paretoPoint) []paretoPoint {
 // as PNG or SVG, after its extension.
 func writeParetoPlot(path string, r *planReport) error {
 	batch := r.in.BatchRequests > 0
-	var pts []paretoPoint
-	for i := range r.res.Candidates {
-		c := &r.res.Candidates[i]
-		if c.Outcome == simulate.Pruned {
-			continue
-		}
-		p := paretoPoint{cost: c.CostPerHour, latency: float64(c.Measured.TTFTP99) / 1e6, met: c.Outcome == simulate.Met}
-		if batch {
-			p.cost, p.latency = c.CostToFinish, c.Measured.Makespan.Hours()
-		}
-		if math.IsInf(p.latency, 0) || p.latency > 1e12 {
-			continue
-		}
-		pts = append(pts, p)
-	}
+	pts := plotPoints(r, batch)
 	if len(pts) == 0 {
 		return fmt.Errorf("no candidate was simulated: nothing to plot")
 	}
@@ -100,9 +86,40 @@ func writeParetoPlot(path string, r *planReport) error {
 		p.Add(sc)
 		p.Legend.Add(s.name, sc)
 	}
+	if err := addFrontAndLimit(p, pts, limit); err != nil {
+		return err
+	}
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	return writeCanvas(path, 7*vg.Inch, 5*vg.Inch, p.Draw)
+}
+
+// plotPoints returns the simulated candidates of r as points: cost per
+// hour and p99 TTFT in ms, or for a batch job cost and time to finish.
+func plotPoints(r *planReport, batch bool) []paretoPoint {
+	var pts []paretoPoint
+	for i := range r.res.Candidates {
+		c := &r.res.Candidates[i]
+		if c.Outcome == simulate.Pruned {
+			continue
+		}
+		p := paretoPoint{cost: c.CostPerHour, latency: float64(c.Measured.TTFTP99) / 1e6, met: c.Outcome == simulate.Met}
+		if batch {
+			p.cost, p.latency = c.CostToFinish, c.Measured.Makespan.Hours()
+		}
+		if math.IsInf(p.latency, 0) || p.latency > 1e12 {
+			continue
+		}
+		pts = append(pts, p)
+	}
+	return pts
+}
+
+// addFrontAndLimit draws the Pareto front of the points that meet the
+// SLO (a cheaper one that misses it is no choice) and the SLO's limit,
+// if any, across the costs of pts.
+func addFrontAndLimit(p *plot.Plot, pts []paretoPoint, limit float64) error {
 	var front plotter.XYs
-	// The front of the deployments that meet the SLO: a cheaper one that
-	// misses it is no choice.
 	var meeting []paretoPoint
 	for _, q := range pts {
 		if q.met {
@@ -120,20 +137,19 @@ func writeParetoPlot(path string, r *planReport) error {
 		p.Add(l)
 		p.Legend.Add("Pareto front (meeting the SLO)", l)
 	}
-	if limit > 0 {
-		lo, hi := pts[0].cost, pts[0].cost
-		for _, q := range pts {
-			lo, hi = math.Min(lo, q.cost), math.Max(hi, q.cost)
-		}
-		sl, err := plotter.NewLine(plotter.XYs{{X: lo, Y: limit}, {X: hi, Y: limit}})
-		if err != nil {
-			return err
-		}
-		sl.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		p.Add(sl)
-		p.Legend.Add("SLO", sl)
+	if limit <= 0 {
+		return nil
 	}
-	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
-	return writeCanvas(path, 7*vg.Inch, 5*vg.Inch, p.Draw)
+	lo, hi := pts[0].cost, pts[0].cost
+	for _, q := range pts {
+		lo, hi = math.Min(lo, q.cost), math.Max(hi, q.cost)
+	}
+	sl, err := plotter.NewLine(plotter.XYs{{X: lo, Y: limit}, {X: hi, Y: limit}})
+	if err != nil {
+		return err
+	}
+	sl.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(sl)
+	p.Legend.Add("SLO", sl)
+	return nil
 }
