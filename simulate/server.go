@@ -320,32 +320,7 @@ func NewServer(opts ...Option) (*Server, error) {
 	if len(cfg.models) == 0 {
 		cfg.models = []modelConfig{{DefaultModel, &Fixed{TTFT: DefaultTTFT, ITL: DefaultITL}}}
 	}
-	switch {
-	case cfg.rtt < 0:
-		return nil, fmt.Errorf("simulate: negative RTT %v", cfg.rtt)
-	case cfg.chunkTokens < 1:
-		return nil, fmt.Errorf("simulate: chunk tokens %d, want at least 1", cfg.chunkTokens)
-	case cfg.maxTokensLimit < 1:
-		return nil, fmt.Errorf("simulate: max tokens limit %d, want at least 1", cfg.maxTokensLimit)
-	case cfg.maxTokens < 1 || cfg.maxTokens > cfg.maxTokensLimit:
-		return nil, fmt.Errorf("simulate: default max tokens %d out of range 1..%d", cfg.maxTokens, cfg.maxTokensLimit)
-	case cfg.maxBodyBytes < 1:
-		return nil, fmt.Errorf("simulate: max body bytes %d, want at least 1", cfg.maxBodyBytes)
-	case cfg.bodyTimeout < 0:
-		return nil, fmt.Errorf("simulate: negative body timeout %v", cfg.bodyTimeout)
-	case cfg.writeTimeout < 0:
-		return nil, fmt.Errorf("simulate: negative write timeout %v", cfg.writeTimeout)
-	}
-	if cfg.bodyTimeout == 0 {
-		cfg.bodyTimeout = DefaultBodyTimeout
-	}
-	if cfg.writeTimeout == 0 {
-		cfg.writeTimeout = DefaultWriteTimeout
-	}
-	if err := cfg.faults.validate(); err != nil {
-		return nil, err
-	}
-	if err := cfg.rateLimit.validate(); err != nil {
+	if err := cfg.check(); err != nil {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, models: make(map[string]*model), limits: rateWindows{l: cfg.rateLimit}}
@@ -364,20 +339,9 @@ func NewServer(opts ...Option) (*Server, error) {
 		s.names = append(s.names, m.name)
 	}
 	sort.Strings(s.names)
-	alarms := make([]alarm, len(cfg.models))
-	for i := range alarms {
-		if !cfg.precise {
-			alarms[i] = newGoTimer()
-			continue
-		}
-		a, err := newPreciseTimer()
-		if err != nil {
-			for _, a := range alarms[:i] {
-				a.close()
-			}
-			return nil, err
-		}
-		alarms[i] = a
+	alarms, err := newAlarms(len(cfg.models), cfg.precise)
+	if err != nil {
+		return nil, err
 	}
 	for i, m := range cfg.models {
 		s.models[m.name].driver = newDriver(m.sched, alarms[i])
@@ -395,6 +359,60 @@ func NewServer(opts ...Option) (*Server, error) {
 		writeError(w, &apiError{status: http.StatusNotFound, message: fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path)})
 	})
 	return s, nil
+}
+
+// check refuses a configuration out of range, and sets the defaults of
+// the timeouts.
+func (cfg *config) check() error {
+	switch {
+	case cfg.rtt < 0:
+		return fmt.Errorf("simulate: negative RTT %v", cfg.rtt)
+	case cfg.chunkTokens < 1:
+		return fmt.Errorf("simulate: chunk tokens %d, want at least 1", cfg.chunkTokens)
+	case cfg.maxTokensLimit < 1:
+		return fmt.Errorf("simulate: max tokens limit %d, want at least 1", cfg.maxTokensLimit)
+	case cfg.maxTokens < 1 || cfg.maxTokens > cfg.maxTokensLimit:
+		return fmt.Errorf("simulate: default max tokens %d out of range 1..%d", cfg.maxTokens, cfg.maxTokensLimit)
+	case cfg.maxBodyBytes < 1:
+		return fmt.Errorf("simulate: max body bytes %d, want at least 1", cfg.maxBodyBytes)
+	case cfg.bodyTimeout < 0:
+		return fmt.Errorf("simulate: negative body timeout %v", cfg.bodyTimeout)
+	case cfg.writeTimeout < 0:
+		return fmt.Errorf("simulate: negative write timeout %v", cfg.writeTimeout)
+	}
+	if cfg.bodyTimeout == 0 {
+		cfg.bodyTimeout = DefaultBodyTimeout
+	}
+	if cfg.writeTimeout == 0 {
+		cfg.writeTimeout = DefaultWriteTimeout
+	}
+	if err := cfg.faults.validate(); err != nil {
+		return err
+	}
+	if err := cfg.rateLimit.validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// newAlarms returns n alarms, on kernel timers when precise.
+func newAlarms(n int, precise bool) ([]alarm, error) {
+	alarms := make([]alarm, n)
+	for i := range alarms {
+		if !precise {
+			alarms[i] = newGoTimer()
+			continue
+		}
+		a, err := newPreciseTimer()
+		if err != nil {
+			for _, a := range alarms[:i] {
+				a.close()
+			}
+			return nil, err
+		}
+		alarms[i] = a
+	}
+	return alarms, nil
 }
 
 // Models returns the names of the served models, sorted.
