@@ -168,6 +168,17 @@ func newCall(ctx context.Context, r *Router, req codec.Request, opts []option.Re
 	return c
 }
 
+// begin starts a Router call of req; stitch makes a response's tries one
+// response (see responsecontinue.go).
+func (r *Router) begin(ctx context.Context, req codec.Request, opts []option.RequestOption, stitch bool) *call {
+	c := newCall(ctx, r, req, opts)
+	if stitch {
+		c.stitch = new(respStitch)
+	}
+	c.begin()
+	return c
+}
+
 // begin starts the first try and, with hedging, the hedge timer.
 func (c *call) begin() {
 	c.mu.Lock()

@@ -2,7 +2,6 @@ package tokenpace
 
 import (
 	"context"
-	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -17,10 +16,7 @@ import (
 // Unless params set stream_options.include_usage, it is turned on, so that
 // Timing counts tokens as the server does.
 func (c *Client) NewStreaming(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) *Stream[openai.ChatCompletionChunk] {
-	start := time.Now()
-	spec := attemptSpec{client: &c.oc, name: c.cfg.name, req: codec.Chat(params, true), opts: opts, cfg: &c.cfg, start: start}
-	a := callAttempt(ctx, spec, hookEvents(ctx, c.cfg.hooksFor(ctx)))
-	return newStream[openai.ChatCompletionChunk](attemptSource{a})
+	return clientStream[openai.ChatCompletionChunk](ctx, c, codec.Chat(params, true), opts)
 }
 
 // NewStreaming starts a streaming chat completion along the Router's
@@ -61,7 +57,5 @@ func (c *Client) NewStreaming(ctx context.Context, params openai.ChatCompletionN
 // Accumulated starts over. Otherwise it ends with its error, and its tool
 // calls may be incomplete. See Stream.Restarted.
 func (r *Router) NewStreaming(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) *Stream[openai.ChatCompletionChunk] {
-	c := newCall(ctx, r, codec.Chat(params, true), opts)
-	c.begin()
-	return newStream[openai.ChatCompletionChunk](c)
+	return newStream[openai.ChatCompletionChunk](r.begin(ctx, codec.Chat(params, true), opts, false))
 }

@@ -1,8 +1,6 @@
 package tokenpace
 
 import (
-	"time"
-
 	"github.com/tokenpace/tokenpace/internal/codec"
 
 	"context"
@@ -18,10 +16,7 @@ import (
 // the first one, and the token counts come from the usage of the final
 // event. Unless params set stream_options.include_usage, it is turned on.
 func (c *Client) NewCompletionStreaming(ctx context.Context, params openai.CompletionNewParams, opts ...option.RequestOption) *Stream[openai.Completion] {
-	start := time.Now()
-	spec := attemptSpec{client: &c.oc, name: c.cfg.name, req: codec.Completion(params, true), opts: opts, cfg: &c.cfg, start: start}
-	a := callAttempt(ctx, spec, hookEvents(ctx, c.cfg.hooksFor(ctx)))
-	return newStream[openai.Completion](attemptSource{a})
+	return clientStream[openai.Completion](ctx, c, codec.Completion(params, true), opts)
 }
 
 // NewCompletionStreaming starts a streaming completion, as
@@ -37,7 +32,5 @@ func (c *Client) NewCompletionStreaming(ctx context.Context, params openai.Compl
 // prompt (several prompts, token ids) Policy.Continue is ignored for the
 // call, which then restarts on the next route as without it.
 func (r *Router) NewCompletionStreaming(ctx context.Context, params openai.CompletionNewParams, opts ...option.RequestOption) *Stream[openai.Completion] {
-	c := newCall(ctx, r, codec.Completion(params, true), opts)
-	c.begin()
-	return newStream[openai.Completion](c)
+	return newStream[openai.Completion](r.begin(ctx, codec.Completion(params, true), opts, false))
 }

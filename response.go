@@ -4,7 +4,6 @@ import (
 	"github.com/tokenpace/tokenpace/internal/codec"
 
 	"context"
-	"time"
 
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
@@ -19,10 +18,7 @@ import (
 // cleanly when the body ends after one of them, and with a KindTruncated
 // error when it ends before.
 func (c *Client) NewResponseStreaming(ctx context.Context, params responses.ResponseNewParams, opts ...option.RequestOption) *Stream[responses.ResponseStreamEventUnion] {
-	start := time.Now()
-	spec := attemptSpec{client: &c.oc, name: c.cfg.name, req: codec.Response(params), opts: opts, cfg: &c.cfg, start: start}
-	a := callAttempt(ctx, spec, hookEvents(ctx, c.cfg.hooksFor(ctx)))
-	return newStream[responses.ResponseStreamEventUnion](attemptSource{a})
+	return clientStream[responses.ResponseStreamEventUnion](ctx, c, codec.Response(params), opts)
 }
 
 // NewResponseStreaming starts a streaming response, as
@@ -54,10 +50,5 @@ func (c *Client) NewResponseStreaming(ctx context.Context, params responses.Resp
 // responses.ResponseAccumulator accepts them (Reset it where Restarted
 // reports true).
 func (r *Router) NewResponseStreaming(ctx context.Context, params responses.ResponseNewParams, opts ...option.RequestOption) *Stream[responses.ResponseStreamEventUnion] {
-	c := newCall(ctx, r, codec.Response(params), opts)
-	if r.pol.Continue {
-		c.stitch = new(respStitch)
-	}
-	c.begin()
-	return newStream[responses.ResponseStreamEventUnion](c)
+	return newStream[responses.ResponseStreamEventUnion](r.begin(ctx, codec.Response(params), opts, r.pol.Continue))
 }

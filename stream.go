@@ -51,10 +51,14 @@ package tokenpace
 // as a nil Err.
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/tokenpace/tokenpace/internal/codec"
 )
 
 // source delivers a Stream's chunks.
@@ -262,4 +266,12 @@ func (s *Stream[E]) noteRestart() {
 	if s.pos == 0 && s.Restarted() {
 		s.acc = openai.ChatCompletionAccumulator{}
 	}
+}
+
+// clientStream starts a Client's streaming call of req: the call is made
+// on the caller's goroutine, and the caller reads the body while it waits
+// in Next (see handoff.go).
+func clientStream[E any](ctx context.Context, c *Client, req codec.Request, opts []option.RequestOption) *Stream[E] {
+	spec := attemptSpec{client: &c.oc, name: c.cfg.name, req: req, opts: opts, cfg: &c.cfg, start: time.Now()}
+	return newStream[E](attemptSource{callAttempt(ctx, spec, hookEvents(ctx, c.cfg.hooksFor(ctx)))})
 }
