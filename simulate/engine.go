@@ -207,7 +207,15 @@ func (e *Engine) Stats() Stats { return e.stats }
 // are in the prefix cache (rounded down to a KV block), as if an earlier
 // request had prefilled them: a shared system prompt, say. It does nothing
 // when prefix caching is disabled.
-func (e *Engine) WarmPrefix(key string, tokens int) {
+func (e *Engine) WarmPrefix(key string, tokens int) { e.warm(key, tokens, false) }
+
+// warm caches tokens of prefix key, as WarmPrefix does; last puts a new
+// idle entry at the back of the eviction list, to go first: a finished
+// turn kept for a next turn that may never come (a question about a
+// shared document is followed by another question, not by this reply),
+// whose prompt a real engine's cache holds in the blocks it shares with
+// the prefix entry rather than again.
+func (e *Engine) warm(key string, tokens int, last bool) {
 	if key == "" || e.d.DisablePrefixCaching {
 		return
 	}
@@ -233,6 +241,9 @@ func (e *Engine) WarmPrefix(key string, tokens int) {
 		e.unsetIdle(p)
 		p.tokens = t
 		e.setIdle(p)
+		if last {
+			e.idle.MoveToBack(p.elem)
+		}
 	}
 	e.evict()
 }
@@ -446,7 +457,7 @@ func (e *Engine) emitted(s *seq, n int, at time.Duration, em Emission, emit func
 		e.free(s)
 		delete(e.byID, s.id)
 		if s.nextKey != "" {
-			e.WarmPrefix(s.nextKey, s.prompt+s.generated)
+			e.warm(s.nextKey, s.prompt+s.generated, true)
 		}
 	} else if need := e.blocksFor(s.prompt+s.generated) - s.cached/e.d.BlockSize; need > s.blocks {
 		e.used += need - s.blocks
