@@ -12,36 +12,6 @@ import (
 	"github.com/openai/openai-go/v3"
 )
 
-// Affinity keeps a session on the route that answered it last, so that a
-// server's prefix cache (the KV of a long system prompt, a document, a
-// conversation's history) stays warm for it: replicas of one model each
-// cache only what they prefilled.
-//
-// A call belongs to a session when it names one (CallPolicy.Session) or,
-// with PrefixTokens set, by its prompt's leading tokens. The route that
-// delivered the session's last answer is tried first; the others follow
-// in the Router's order. While that route meets its budget the session
-// stays; when it does not (a breach, a failure, an open breaker,
-// admission refusing it) the call falls back as usual and the route that
-// answers instead becomes the session's. A call that fails on every
-// route makes the session forget its route; one the caller cancels
-// changes nothing.
-//
-// The zero value gives no call a session of its own: only calls that name
-// one (CallPolicy.Session) have affinity, and without them the Router
-// keeps its order for every call.
-type Affinity struct {
-	// PrefixTokens, when positive, gives each call that names no session
-	// the session of its prompt's first PrefixTokens tokens (estimated at
-	// four bytes a token, over the messages in order): calls that share a
-	// leading context share a route. Zero means only calls that name a
-	// session have affinity.
-	PrefixTokens int
-	// Sessions is how many sessions the Router remembers; the least
-	// recently used is forgotten first. Zero means 4096.
-	Sessions int
-}
-
 // defaultAffinitySessions is Affinity.Sessions when it is zero.
 const defaultAffinitySessions = 4096
 

@@ -167,7 +167,7 @@ func startAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *atte
 	a := newAttempt(ctx, spec, ev)
 	a.holder = roleBackground
 	go func() {
-		if a.call() {
+		if a.request() {
 			a.openBody()
 			for a.step() {
 			}
@@ -184,7 +184,7 @@ func startAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *atte
 // in take, and by a background reader while it is away (see handoff.go).
 func callAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attempt {
 	a := newAttempt(ctx, spec, ev)
-	if !a.call() {
+	if !a.request() {
 		a.release()
 		return a
 	}
@@ -241,9 +241,9 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 
 var doneData = []byte("[DONE]")
 
-// call makes the HTTP request through openai-go and reports whether there
+// request makes the HTTP request through openai-go and reports whether there
 // is an event stream to read; if not, the attempt has ended.
-func (a *attempt) call() bool {
+func (a *attempt) request() bool {
 	sent := time.Now()
 	// The exchange's middleware, nearest the wire, sees the response the
 	// server sent. A middleware of the caller's may answer without

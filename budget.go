@@ -142,12 +142,12 @@ func (e *BudgetError) Unwrap() error { return ErrBudgetExceeded }
 // breach runs at most once, on the timer's goroutine or on the reader's; it
 // must not block.
 type watchdog struct {
-	b      Budget
-	warmup int
-	tpot   time.Duration // 1/MinTPS, 0 when unset
-	start  time.Time
-	call   time.Time // when the call's first request left: Total counts from here
-	breach func(BudgetError)
+	b         Budget
+	warmup    int
+	tpot      time.Duration // 1/MinTPS, 0 when unset
+	start     time.Time
+	firstSend time.Time // when the call's first request left: Total counts from here
+	breach    func(BudgetError)
 	// sched reads the scheduler latency histogram and schedStart is its
 	// reading when the attempt was sent; nil sched reads nothing.
 	sched      func() schedReading
@@ -166,11 +166,11 @@ type watchdog struct {
 // newWatchdog starts enforcing b on an attempt sent at start, within a
 // call whose first request left at call. It returns nil when b sets no
 // limit.
-func newWatchdog(b Budget, start, call time.Time, breach func(BudgetError)) *watchdog {
+func newWatchdog(b Budget, start, firstSend time.Time, breach func(BudgetError)) *watchdog {
 	if b.isZero() {
 		return nil
 	}
-	w := &watchdog{b: b, warmup: b.Warmup, start: start, call: call, breach: breach, sched: sampleSched}
+	w := &watchdog{b: b, warmup: b.Warmup, start: start, firstSend: firstSend, breach: breach, sched: sampleSched}
 	if w.sched != nil {
 		w.schedStart = w.sched()
 	}
@@ -201,7 +201,7 @@ func (w *watchdog) deadline() (time.Time, Phase) {
 		}
 	}
 	if w.b.Total > 0 {
-		consider(w.call.Add(w.b.Total), PhaseTotal)
+		consider(w.firstSend.Add(w.b.Total), PhaseTotal)
 	}
 	if w.n == 0 {
 		if w.b.TTFT > 0 {
@@ -298,7 +298,7 @@ func (w *watchdog) fireAt(now time.Time) {
 	}
 	switch ph {
 	case PhaseTotal:
-		b.Limit, b.Observed = w.b.Total, now.Sub(w.call)
+		b.Limit, b.Observed = w.b.Total, now.Sub(w.firstSend)
 	case PhaseTTFT:
 		b.Limit, b.Observed = w.b.TTFT, now.Sub(w.start)
 	case PhaseGap:

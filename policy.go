@@ -128,3 +128,73 @@ func (h Hedge) enabled() bool { return h.After > 0 || h.Percentile > 0 }
 
 // defaultHedgeSamples is Hedge.MinSamples when it is zero.
 const defaultHedgeSamples = 20
+
+// Affinity keeps a session on the route that answered it last, so that a
+// server's prefix cache (the KV of a long system prompt, a document, a
+// conversation's history) stays warm for it: replicas of one model each
+// cache only what they prefilled.
+//
+// A call belongs to a session when it names one (CallPolicy.Session) or,
+// with PrefixTokens set, by its prompt's leading tokens. The route that
+// delivered the session's last answer is tried first; the others follow
+// in the Router's order. While that route meets its budget the session
+// stays; when it does not (a breach, a failure, an open breaker,
+// admission refusing it) the call falls back as usual and the route that
+// answers instead becomes the session's. A call that fails on every
+// route makes the session forget its route; one the caller cancels
+// changes nothing.
+//
+// The zero value gives no call a session of its own: only calls that name
+// one (CallPolicy.Session) have affinity, and without them the Router
+// keeps its order for every call.
+type Affinity struct {
+	// PrefixTokens, when positive, gives each call that names no session
+	// the session of its prompt's first PrefixTokens tokens (estimated at
+	// four bytes a token, over the messages in order): calls that share a
+	// leading context share a route. Zero means only calls that name a
+	// session have affinity.
+	PrefixTokens int
+	// Sessions is how many sessions the Router remembers; the least
+	// recently used is forgotten first. Zero means 4096.
+	Sessions int
+}
+
+// Probation holds a stream's first tokens back from the caller until the
+// stream has proved healthy: a commit gate. While a stream is held, a
+// breach of its budget (a Gap or MinTPS the stream cannot keep, say) falls
+// back to the next route (re-arming the hedge timer, if any), as a breach
+// before the first token does: the caller never sees the dropped text,
+// and the stream it reads is not Restarted. Under FailFast such a breach
+// ends the call, the held text undelivered. Once the stream is committed,
+// its held tokens reach the caller at once and the usual policies apply
+// (a later breach continues or ends the call). As without probation, the
+// first stream to produce a token wins the call and the others (hedges)
+// are cancelled then.
+//
+// A stream is committed at the first of its conditions that holds; a
+// stream that ends while held is delivered whole, as if committed at its
+// end. Only a stream with a route left to fall back to is held: the last
+// route's is committed at its first token. A stream that carries on the
+// caller's output (a continuation, a restart) is never held.
+//
+// The caller's TTFT is then the time to the first token it received: the
+// held tokens are stamped, in the call's Timing, no earlier than the
+// commit, and Hooks.FirstToken is called at the commit (not for a stream
+// that ends while held, as with RetryInvalid). The cost of the probation
+// is Attempt.Committed − Attempt.FirstToken.
+//
+// The zero value holds nothing.
+type Probation struct {
+	// Sentence commits the stream once its first sentence is complete
+	// (MilestoneFirstSentence): what a voice pipeline hands to
+	// text-to-speech. False means no such condition.
+	Sentence bool
+	// Tokens commits the stream once it has delivered this many output
+	// tokens; pair it with a Budget.MinTPS to require that they come fast
+	// enough. Zero means no such condition.
+	Tokens int
+	// For commits the stream once it has run this long after its first
+	// token without a breach; it bounds the wait when the other
+	// conditions take long. Zero means no such condition.
+	For time.Duration
+}

@@ -5,46 +5,6 @@ import (
 	"time"
 )
 
-// Probation holds a stream's first tokens back from the caller until the
-// stream has proved healthy: a commit gate. While a stream is held, a
-// breach of its budget (a Gap or MinTPS the stream cannot keep, say) falls
-// back to the next route (re-arming the hedge timer, if any), as a breach
-// before the first token does: the caller never sees the dropped text,
-// and the stream it reads is not Restarted. Under FailFast such a breach
-// ends the call, the held text undelivered. Once the stream is committed,
-// its held tokens reach the caller at once and the usual policies apply
-// (a later breach continues or ends the call). As without probation, the
-// first stream to produce a token wins the call and the others (hedges)
-// are cancelled then.
-//
-// A stream is committed at the first of its conditions that holds; a
-// stream that ends while held is delivered whole, as if committed at its
-// end. Only a stream with a route left to fall back to is held: the last
-// route's is committed at its first token. A stream that carries on the
-// caller's output (a continuation, a restart) is never held.
-//
-// The caller's TTFT is then the time to the first token it received: the
-// held tokens are stamped, in the call's Timing, no earlier than the
-// commit, and Hooks.FirstToken is called at the commit (not for a stream
-// that ends while held, as with RetryInvalid). The cost of the probation
-// is Attempt.Committed − Attempt.FirstToken.
-//
-// The zero value holds nothing.
-type Probation struct {
-	// Sentence commits the stream once its first sentence is complete
-	// (MilestoneFirstSentence): what a voice pipeline hands to
-	// text-to-speech. False means no such condition.
-	Sentence bool
-	// Tokens commits the stream once it has delivered this many output
-	// tokens; pair it with a Budget.MinTPS to require that they come fast
-	// enough. Zero means no such condition.
-	Tokens int
-	// For commits the stream once it has run this long after its first
-	// token without a breach; it bounds the wait when the other
-	// conditions take long. Zero means no such condition.
-	For time.Duration
-}
-
 // enabled reports whether p holds streams back.
 func (p Probation) enabled() bool { return p.Sentence || p.Tokens > 0 || p.For > 0 }
 
