@@ -80,8 +80,8 @@ func (s *attemptSpec) api() API { return API(s.req.API()) }
 // when it waits.
 //
 // Its consumer (a Stream, or a Router call) uses only poll, take, cut,
-// content, delivered, stop and timing; nothing outside this file touches its
-// fields.
+// content, delivered, calledTool, stop and timing. The chunks wait in a
+// chunkQueue; the reader role is handoff.go's.
 type attempt struct {
 	spec   attemptSpec
 	ev     attemptEvents
@@ -114,17 +114,13 @@ type attempt struct {
 
 	done chan struct{} // closed once the attempt has ended and its body is closed
 	wake chan struct{} // the consumer waits on it; capacity 1
-	room chan struct{} // the reader waits on it while full; capacity 1, made when first full
 
 	mu      sync.Mutex
 	t       Timing
-	pending []arrived // arrived, not yet taken
-	unread  int       // bytes of event data in pending
-	full    bool      // the reader waits on room
-	taken   int       // chunks handed to the consumer
-	final   bool      // t is final (its end event may still run)
-	ended   bool      // t is final and the end event has run
-	waiting bool      // the consumer waits on wake
+	q       chunkQueue // the chunks the consumer has not taken
+	final   bool       // t is final (its end event may still run)
+	ended   bool       // t is final and the end event has run
+	waiting bool       // the consumer waits on wake
 
 	// The reader role of a plain call (see handoff.go); holder under mu.
 	inline   bool       // the caller may hold the role
@@ -147,14 +143,6 @@ type attempt struct {
 	absent   *time.Timer
 	resume   chan struct{} // wakes the parked background reader; closed at the end
 	handBack atomic.Bool   // the background reader gives the role back
-
-	// toolCall: a chunk that reaches the consumer carries a tool call.
-	toolCall bool
-
-	// Once cut, only the first limit chunks (outLimit output-bearing
-	// ones) reach the consumer.
-	isCut           bool
-	limit, outLimit int
 }
 
 // sent returns when the attempt's first HTTP request left.
@@ -461,7 +449,7 @@ func (a *attempt) deliver(ar arrived) error {
 		// Read on once the consumer has taken some, or the attempt was
 		// stopped. (A caller reading in take has taken everything.)
 		select {
-		case <-a.room:
+		case <-a.q.roomMade():
 		case <-a.ctx.Done():
 		}
 	}
@@ -529,23 +517,18 @@ func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
 	for _, n := range a.names {
 		reachedAt(t, n.name, n.at)
 	}
-	if !a.isCut && ar.ToolCall {
-		a.toolCall = true
+	bound := maxUnreadBytes
+	if a.spec.unbounded {
+		bound = 0
 	}
-	a.pending = append(a.pending, ar)
-	a.unread += size
+	full = a.q.push(ar, size, bound)
 	if t.OutputChunks <= 1 || a.inline {
 		// Until the first token has been handed over, wake the consumer
 		// at once rather than after the rest of the read is decoded; and
 		// always a plain call's caller, which then reads on itself.
 		woke = a.signal()
 	}
-	full = a.unread > maxUnreadBytes && !a.spec.unbounded
 	if full {
-		a.full = true
-		if a.room == nil {
-			a.room = make(chan struct{}, 1)
-		}
 		a.signal()
 	}
 	return first, woke, full
@@ -580,7 +563,7 @@ func (a *attempt) flush() {
 		return // the consumer is the reader
 	}
 	a.mu.Lock()
-	if len(a.pending) > 0 {
+	if len(a.q.queued()) > 0 {
 		a.signal()
 	}
 	a.mu.Unlock()
@@ -648,13 +631,8 @@ func (a *attempt) poll(buf []arrived) (batch []arrived, done bool, wake <-chan s
 	case <-a.wake:
 	default:
 	}
-	p := a.pending
-	done = a.ended
-	if a.isCut {
-		n := max(a.limit-a.taken, 0)
-		p = p[:min(len(p), n)]
-		done = done || n == 0
-	}
+	p, closed := a.q.waiting()
+	done = a.ended || closed
 	if len(p) == 0 {
 		if done {
 			return nil, true, nil
@@ -662,24 +640,7 @@ func (a *attempt) poll(buf []arrived) (batch []arrived, done bool, wake <-chan s
 		a.waiting = true
 		return nil, false, a.wake
 	}
-	return a.handOver(p, buf), false, nil
-}
-
-// handOver hands p, the chunks the consumer may take, over to it, and
-// keeps buf (drained) for the next ones. a.mu is held.
-func (a *attempt) handOver(p, buf []arrived) []arrived {
-	clear(buf) // drop the taken chunks, for the collector
-	a.pending = buf[:0]
-	a.taken += len(p)
-	a.unread = 0
-	if a.full {
-		a.full = false
-		select {
-		case a.room <- struct{}{}:
-		default: // a token is there already
-		}
-	}
-	return p
+	return a.q.handOver(p, buf), false, nil
 }
 
 // take waits until chunks arrived that the consumer has not taken, or the
@@ -705,11 +666,7 @@ func (a *attempt) take(buf []arrived) ([]arrived, error) {
 // from now on only the chunks that arrived so far reach the consumer.
 func (a *attempt) cut(cause error) {
 	a.mu.Lock()
-	if !a.isCut {
-		a.isCut = true
-		a.limit = a.taken + len(a.pending)
-		a.outLimit = a.t.OutputChunks
-	}
+	a.q.cut(a.t.OutputChunks)
 	a.mu.Unlock()
 	a.cancel(cause)
 }
@@ -719,10 +676,7 @@ func (a *attempt) cut(cause error) {
 func (a *attempt) content() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	p := a.pending
-	if a.isCut {
-		p = p[:min(len(p), max(a.limit-a.taken, 0))]
-	}
+	p, _ := a.q.waiting()
 	var b strings.Builder
 	appendContent(&b, p)
 	return b.String()
@@ -733,10 +687,7 @@ func (a *attempt) content() string {
 func (a *attempt) delivered() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.isCut {
-		return min(a.outLimit, a.t.OutputChunks)
-	}
-	return a.t.OutputChunks
+	return a.q.delivered(a.t.OutputChunks)
 }
 
 // calledTool reports whether a chunk that reaches the consumer carries a
@@ -744,7 +695,7 @@ func (a *attempt) delivered() int {
 func (a *attempt) calledTool() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.toolCall
+	return a.q.calledTool()
 }
 
 // stop cancels the attempt with cause (unless it has ended) and waits for

@@ -234,8 +234,8 @@ func (a *attempt) takeInline(buf []arrived) ([]arrived, error) {
 	a.mu.Lock()
 	a.back()
 	for {
-		if p := a.pending; len(p) > 0 {
-			batch := a.handOver(p, buf)
+		if p := a.q.queued(); len(p) > 0 {
+			batch := a.q.handOver(p, buf)
 			stopped := a.holder == roleCaller && a.ctx.Err() != nil
 			if stopped {
 				a.holder = roleNone
