@@ -1,6 +1,8 @@
 package tokenpace
 
 import (
+	"context"
+
 	"github.com/tokenpace/tokenpace/internal/codec"
 
 	"slices"
@@ -8,6 +10,32 @@ import (
 
 	"github.com/openai/openai-go/v3/option"
 )
+
+// begin starts a Router call of req; stitch makes a response's tries one
+// response (see responsecontinue.go).
+func (r *Router) begin(ctx context.Context, req codec.Request, opts []option.RequestOption, stitch bool) *call {
+	c := newCall(ctx, r, req, opts)
+	if stitch {
+		c.stitch = new(respStitch)
+	}
+	c.begin()
+	return c
+}
+
+// begin starts the first try and, with hedging, the hedge timer.
+func (c *call) begin() {
+	c.mu.Lock()
+	if err := c.budget.validate(); err != nil {
+		c.finish(err)
+	} else if err := ctxErr(c.ctx); err != nil {
+		c.finish(err)
+	} else if !c.launch(AttemptFirst) {
+		c.finish(c.lastErr)
+	} else if h := c.r.pol.Hedge; h.enabled() && c.next < len(c.r.routes) {
+		c.armHedge()
+	}
+	c.unlockAndReport()
+}
 
 // promptTokens returns the estimated prompt tokens of the call.
 func (c *call) promptTokens() int {
@@ -210,4 +238,31 @@ func (c *call) send(tr *try) {
 		milestone:  func(_ *attempt, name string, at time.Time) { c.onMilestone(tr, name, at) },
 		end:        func(_ *attempt, t *Timing) { c.onEnd(tr, t) },
 	})
+}
+
+// newCall makes a Router call of req, with the policy of ctx (see
+// ContextWithCallPolicy) over the Router's.
+func newCall(ctx context.Context, r *Router, req codec.Request, opts []option.RequestOption) *call {
+	c := &call{
+		r: r, ctx: ctx, req: req, params: req.View(), opts: opts,
+		hooks:    r.c.cfg.hooksFor(ctx),
+		start:    time.Now(),
+		failFast: r.pol.FailFast,
+		prompt:   -1,
+		wake:     make(chan struct{}, 1),
+		done:     make(chan struct{}),
+	}
+	if cp, ok := ctx.Value(callPolicyKey{}).(CallPolicy); ok {
+		c.budget = cp.Budget
+		c.failFast = c.failFast || cp.FailFast
+		c.validator = cp.Validator
+	}
+	validating := c.validator != nil || r.pol.Validator != nil
+	for _, rt := range r.routes {
+		validating = validating || rt.Validator != nil
+	}
+	c.aff = r.affinityFor(ctx, c.params.Messages)
+	c.buffered = validating && r.pol.RetryInvalid
+	c.keepText = r.pol.Continue || (validating && !c.buffered)
+	return c
 }

@@ -21,15 +21,6 @@ import (
 	"github.com/tokenpace/tokenpace/internal/sse"
 )
 
-// arrived is one decoded event (its chat view in Chunk, as its API sent
-// it in Orig), when its bytes arrived, and what it counts for in the
-// bound on unread chunks.
-type arrived struct {
-	codec.Event
-	at   time.Time
-	size int
-}
-
 // maxUnreadBytes bounds what the chunks an attempt holds for its consumer
 // take decoded (see bound): past it, the reader stops reading the body
 // until the consumer takes some (see Stream).

@@ -143,57 +143,6 @@ const (
 // live reports whether tr runs or waits in admission, unstopped.
 func (tr *try) live() bool { return tr.state == tryAdmitting || tr.state == tryRunning }
 
-func newCall(ctx context.Context, r *Router, req codec.Request, opts []option.RequestOption) *call {
-	c := &call{
-		r: r, ctx: ctx, req: req, params: req.View(), opts: opts,
-		hooks:    r.c.cfg.hooksFor(ctx),
-		start:    time.Now(),
-		failFast: r.pol.FailFast,
-		prompt:   -1,
-		wake:     make(chan struct{}, 1),
-		done:     make(chan struct{}),
-	}
-	if cp, ok := ctx.Value(callPolicyKey{}).(CallPolicy); ok {
-		c.budget = cp.Budget
-		c.failFast = c.failFast || cp.FailFast
-		c.validator = cp.Validator
-	}
-	validating := c.validator != nil || r.pol.Validator != nil
-	for _, rt := range r.routes {
-		validating = validating || rt.Validator != nil
-	}
-	c.aff = r.affinityFor(ctx, c.params.Messages)
-	c.buffered = validating && r.pol.RetryInvalid
-	c.keepText = r.pol.Continue || (validating && !c.buffered)
-	return c
-}
-
-// begin starts a Router call of req; stitch makes a response's tries one
-// response (see responsecontinue.go).
-func (r *Router) begin(ctx context.Context, req codec.Request, opts []option.RequestOption, stitch bool) *call {
-	c := newCall(ctx, r, req, opts)
-	if stitch {
-		c.stitch = new(respStitch)
-	}
-	c.begin()
-	return c
-}
-
-// begin starts the first try and, with hedging, the hedge timer.
-func (c *call) begin() {
-	c.mu.Lock()
-	if err := c.budget.validate(); err != nil {
-		c.finish(err)
-	} else if err := ctxErr(c.ctx); err != nil {
-		c.finish(err)
-	} else if !c.launch(AttemptFirst) {
-		c.finish(c.lastErr)
-	} else if h := c.r.pol.Hedge; h.enabled() && c.next < len(c.r.routes) {
-		c.armHedge()
-	}
-	c.unlockAndReport()
-}
-
 // unlockAndReport releases c.mu and, if the call has just ended, reports
 // its final Timing.
 func (c *call) unlockAndReport() {
@@ -315,23 +264,6 @@ func (c *call) finishCause(err, cause error) {
 		}
 	}
 	c.signal()
-}
-
-// takeFinal builds the final Timing once the call has finished and every
-// try has ended, and returns it the first time. c.mu is held.
-func (c *call) takeFinal() *Timing {
-	if c.state != callFinishing {
-		return nil
-	}
-	for _, tr := range c.tries {
-		if tr.state != tryEnded {
-			return nil
-		}
-	}
-	c.state = callEnded
-	c.final = c.build()
-	c.noteAffinity()
-	return c.final
 }
 
 // report hands the final Timing to the Done hooks, if fin is it; only then

@@ -122,3 +122,20 @@ func (tr *try) timing() *Timing {
 
 // api returns the API the call uses.
 func (c *call) api() API { return API(c.req.API()) }
+
+// takeFinal builds the final Timing once the call has finished and every
+// try has ended, and returns it the first time. c.mu is held.
+func (c *call) takeFinal() *Timing {
+	if c.state != callFinishing {
+		return nil
+	}
+	for _, tr := range c.tries {
+		if tr.state != tryEnded {
+			return nil
+		}
+	}
+	c.state = callEnded
+	c.final = c.build()
+	c.noteAffinity()
+	return c.final
+}

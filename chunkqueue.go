@@ -1,5 +1,20 @@
 package tokenpace
 
+import (
+	"time"
+
+	"github.com/tokenpace/tokenpace/internal/codec"
+)
+
+// arrived is one decoded event (its chat view in Chunk, as its API sent
+// it in Orig), when its bytes arrived, and what it counts for in the
+// bound on unread chunks.
+type arrived struct {
+	codec.Event
+	at   time.Time
+	size int
+}
+
 // chunkQueue holds the chunks an attempt's reader delivered that its
 // consumer has not taken, and what a cut lets through of them. It has no
 // lock of its own: the attempt's mu guards it, since a delivery changes

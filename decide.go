@@ -157,10 +157,10 @@ func decideFirst(live, running bool, kind AttemptKind, won bool) firstStep {
 	return firstWin
 }
 
-// hedgeDue says whether the hedge timer, fired at now, starts a hedged
+// shouldHedge says whether the hedge timer, fired at now, starts a hedged
 // try: not once the call ended, was answered or canceled, nor when the
 // timer was re-armed for later (due) while this run waited.
-func hedgeDue(running, won, canceled bool, now, due time.Time) bool {
+func shouldHedge(running, won, canceled bool, now, due time.Time) bool {
 	return running && !won && !canceled && !now.Before(due)
 }
 

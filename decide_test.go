@@ -173,7 +173,7 @@ func TestDecideFirst(t *testing.T) {
 		}
 	}
 	now := time.Unix(100, 0)
-	if hedgeDue(true, false, false, now, now.Add(time.Millisecond)) || !hedgeDue(true, false, false, now, now) || hedgeDue(true, true, false, now, now) {
+	if shouldHedge(true, false, false, now, now.Add(time.Millisecond)) || !shouldHedge(true, false, false, now, now) || shouldHedge(true, true, false, now, now) {
 		t.Errorf("hedgeDue: a re-armed timer, or an answered call, hedges; or a due one does not")
 	}
 }

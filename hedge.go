@@ -46,7 +46,7 @@ func (c *call) rearmHedge() {
 // onHedge starts a hedged try if no try has produced a token yet.
 func (c *call) onHedge() {
 	c.mu.Lock()
-	if !hedgeDue(c.state == callRunning, c.won != nil, c.ctx.Err() != nil, time.Now(), c.hedgeDue) {
+	if !shouldHedge(c.state == callRunning, c.won != nil, c.ctx.Err() != nil, time.Now(), c.hedgeDue) {
 		// Ended, answered, or re-armed (rearmHedge) while this run of
 		// the timer waited for the lock: the re-armed run comes later.
 		c.mu.Unlock()
