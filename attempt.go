@@ -1,8 +1,6 @@
 package tokenpace
 
 import (
-	"github.com/tokenpace/tokenpace/internal/codec"
-
 	"bufio"
 	"bytes"
 	"context"
@@ -18,6 +16,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/tokenpace/tokenpace/internal/codec"
 	"github.com/tokenpace/tokenpace/internal/sse"
 )
 

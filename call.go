@@ -1,8 +1,6 @@
 package tokenpace
 
 import (
-	"github.com/tokenpace/tokenpace/internal/codec"
-
 	"context"
 	"strings"
 	"sync"
@@ -10,6 +8,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace/internal/codec"
 )
 
 // call is the source of a Router call. It starts tries (one attempt at one

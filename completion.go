@@ -1,12 +1,12 @@
 package tokenpace
 
 import (
-	"github.com/tokenpace/tokenpace/internal/codec"
-
 	"context"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace/internal/codec"
 )
 
 // NewCompletionStreaming starts a streaming completion, as

@@ -1,8 +1,6 @@
 package tokenpace
 
-import (
-	"github.com/tokenpace/tokenpace/internal/codec"
-)
+import "github.com/tokenpace/tokenpace/internal/codec"
 
 // defaultContinuePrompt is Policy.ContinuePrompt when it is empty.
 const defaultContinuePrompt = "Continue exactly where your previous message stops. Do not repeat any of it."

@@ -1,12 +1,12 @@
 package tokenpace
 
 import (
-	"github.com/tokenpace/tokenpace/internal/codec"
-
 	"context"
 
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/tokenpace/tokenpace/internal/codec"
 )
 
 // NewResponseStreaming starts a streaming response, as

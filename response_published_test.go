@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3/responses"
+
 	"github.com/tokenpace/tokenpace"
 )
 

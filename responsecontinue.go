@@ -1,8 +1,6 @@
 package tokenpace
 
 import (
-	"github.com/tokenpace/tokenpace/internal/codec"
-
 	"encoding/json"
 	"maps"
 	"slices"
@@ -11,6 +9,8 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"github.com/tokenpace/tokenpace/internal/codec"
 )
 
 // How a Router call's Responses stream reads as one response.
