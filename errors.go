@@ -130,6 +130,6 @@ func (e *SkipError) Unwrap() error { return e.Err }
 
 // Internal causes with which a call stops an attempt.
 var (
-	errHedgeLost = errors.New("tokenpace: another hedged attempt produced a token first")
-	errCallEnded = errors.New("tokenpace: the call ended")
+	errHedgeLost = errors.New("tokenpace: another hedged request produced a token first")
+	errCallEnded = errors.New("tokenpace: the request ended")
 )
