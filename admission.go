@@ -90,12 +90,12 @@ func (c *call) admit(tr *try, now time.Time, wait time.Duration) error {
 		done, err := rt.br.Allow()
 		if err != nil {
 			rt.ramp.refused()
-			return &SkipError{Target: rt.Name, Err: ErrCircuitOpen}
+			return &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrCircuitOpen}
 		}
 		tr.brDone = done
 		if !c.rampAdmits(tr, now) {
 			c.notSent(tr)
-			return &SkipError{Target: rt.Name, Err: ErrCircuitOpen}
+			return &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrCircuitOpen}
 		}
 	}
 	var delay time.Duration
@@ -109,7 +109,7 @@ func (c *call) admit(tr *try, now time.Time, wait time.Duration) error {
 		res, d, ok := rt.reserve(now, tokens)
 		if !ok {
 			c.notSent(tr)
-			return &SkipError{Target: rt.Name, Err: ErrAdmission}
+			return &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrAdmission}
 		}
 		tr.res, delay = res, d
 		delay = max(delay, c.serverDelay(tr, now, tokens))
@@ -118,7 +118,7 @@ func (c *call) admit(tr *try, now time.Time, wait time.Duration) error {
 	if !c.fits(rt, delay) {
 		tr.res.cancel(now)
 		c.notSent(tr)
-		return &SkipError{Target: rt.Name, Err: ErrAdmission}
+		return &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrAdmission}
 	}
 	if delay <= 0 {
 		c.send(tr)

@@ -77,9 +77,9 @@ func TestBreakerTripsAndRecovers(t *testing.T) {
 		if got := tm.UserTTFT(); got != 100*msec {
 			t.Errorf("open breaker: UserTTFT() = %v, want 100ms (the skip costs no time)", got)
 		}
-		var se *tokenpace.SkipError
-		if err := tm.Attempts[0].Err; !errors.As(err, &se) || !errors.Is(err, tokenpace.ErrCircuitOpen) || se.Target != "big" {
-			t.Errorf("skipped attempt Err = %v, want a *SkipError for big wrapping ErrCircuitOpen", err)
+		var se *tokenpace.StreamError
+		if err := tm.Attempts[0].Err; !errors.As(err, &se) || se.Kind != tokenpace.KindSkipped || !errors.Is(err, tokenpace.ErrCircuitOpen) || se.Target != "big" {
+			t.Errorf("skipped attempt Err = %v, want a KindSkipped *StreamError for big wrapping ErrCircuitOpen", err)
 		}
 
 		slow.Store(false)

@@ -27,9 +27,9 @@ func (c *Client) NewStreaming(ctx context.Context, params openai.ChatCompletionN
 // add options.
 //
 // Stream.Err reports how the call ended: nil, the caller's context error
-// unchanged, a *BudgetError (ErrBudgetExceeded), a *ValidationError
-// (ErrInvalidOutput), a *SkipError when no route could be tried, or the
-// last route's *StreamError.
+// unchanged, a *BudgetError (ErrBudgetExceeded), or a *StreamError: of
+// KindInvalid (ErrInvalidOutput) when the validator rejected the output,
+// of KindSkipped when no route could be tried, else the last route's.
 //
 // The Router owns retries: a route with another after it is sent without
 // openai-go's retries (option.WithMaxRetries(0)), so a failure moves on at

@@ -50,6 +50,13 @@ const (
 	// this error instead of crashing the program (Detail names the
 	// function, Err holds the panic value and its stack).
 	KindPanic
+	// KindSkipped: a Router's route was not tried; Err is ErrCircuitOpen
+	// (its breaker was open) or ErrAdmission (admission turned it away).
+	KindSkipped
+	// KindInvalid: a validator rejected the output (see Policy.Validator).
+	// errors.Is matches ErrInvalidOutput, and Unwrap reaches the
+	// validator's error through Err.
+	KindInvalid
 )
 
 var kindNames = [...]string{
@@ -62,6 +69,8 @@ var kindNames = [...]string{
 	KindLineTooLong: "line too long",
 	KindTooLarge:    "too large",
 	KindPanic:       "panic in a caller's function",
+	KindSkipped:     "skipped",
+	KindInvalid:     "output rejected",
 }
 
 // String returns a short description of k.
@@ -110,23 +119,6 @@ func (e *StreamError) Error() string {
 
 // Unwrap returns the cause.
 func (e *StreamError) Unwrap() error { return e.Err }
-
-// SkipError says why a route was not tried: its breaker was open
-// (ErrCircuitOpen) or admission turned it away (ErrAdmission).
-type SkipError struct {
-	// Target names the route.
-	Target string
-	// Err is ErrCircuitOpen or ErrAdmission.
-	Err error
-}
-
-// Error implements error.
-func (e *SkipError) Error() string {
-	return fmt.Sprintf("tokenpace: target %s skipped: %v", e.Target, e.Err)
-}
-
-// Unwrap returns the cause.
-func (e *SkipError) Unwrap() error { return e.Err }
 
 // Internal causes with which a call stops an attempt.
 var (

@@ -263,7 +263,7 @@ func (c *call) validate(tr *try) {
 		err = perr // a validator that panics rejects the output
 	}
 	if err != nil {
-		tr.validErr = &ValidationError{Target: tr.rt.Name, Err: err}
+		tr.validErr = &StreamError{Kind: KindInvalid, Target: tr.rt.Name, Err: rejected{err}}
 		tr.outcome = OutcomeInvalid
 	}
 }

@@ -132,10 +132,9 @@ func TestPanicInValidator(t *testing.T) {
 		if got := readAll(t, s); got != "w1 w2 w3." {
 			t.Errorf("read %q, want %q", got, "w1 w2 w3.")
 		}
-		var ve *tokenpace.ValidationError
-		var se *tokenpace.StreamError
-		if !errors.As(s.Err(), &ve) || !errors.As(ve.Err, &se) || se.Kind != tokenpace.KindPanic {
-			t.Errorf("Err() = %v, want a *ValidationError of a KindPanic error", s.Err())
+		var ve, se *tokenpace.StreamError
+		if !errors.As(s.Err(), &ve) || ve.Kind != tokenpace.KindInvalid || !errors.As(ve.Err, &se) || se.Kind != tokenpace.KindPanic {
+			t.Errorf("Err() = %v, want a KindInvalid *StreamError of a KindPanic error", s.Err())
 		}
 		if got := outcomes(s.Timing()); len(got) != 1 || got[0] != tokenpace.OutcomeInvalid {
 			t.Errorf("outcomes %v, want [invalid]", got)

@@ -59,7 +59,7 @@ func TestHedgeAtLearntPercentile(t *testing.T) {
 }
 
 // TestAllRoutesOpen: with every breaker open the call ends at once with a
-// *SkipError.
+// KindSkipped *StreamError.
 func TestAllRoutesOpen(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		big := route("big")
@@ -73,9 +73,9 @@ func TestAllRoutesOpen(t *testing.T) {
 		start := time.Now()
 		s = r.NewStreaming(context.Background(), chat("big", 2))
 		readAll(t, s)
-		var se *tokenpace.SkipError
-		if err := s.Err(); !errors.As(err, &se) || !errors.Is(err, tokenpace.ErrCircuitOpen) {
-			t.Fatalf("Err() = %v, want a *SkipError wrapping ErrCircuitOpen", err)
+		var se *tokenpace.StreamError
+		if err := s.Err(); !errors.As(err, &se) || se.Kind != tokenpace.KindSkipped || !errors.Is(err, tokenpace.ErrCircuitOpen) {
+			t.Fatalf("Err() = %v, want a KindSkipped *StreamError wrapping ErrCircuitOpen", err)
 		}
 		if got := time.Since(start); got != 0 {
 			t.Errorf("the skip took %v, want no time", got)

@@ -4,7 +4,8 @@ import (
 	"errors"
 )
 
-// ErrInvalidOutput is the sentinel every *ValidationError unwraps to.
+// ErrInvalidOutput is what errors.Is finds in the error of a request whose
+// output a validator rejected (a KindInvalid *StreamError).
 var ErrInvalidOutput = errors.New("tokenpace: output rejected by the validator")
 
 // A Validator is a quality gate: it checks the finished text of the first
@@ -15,25 +16,9 @@ var ErrInvalidOutput = errors.New("tokenpace: output rejected by the validator")
 // response and should be quick.
 type Validator func(text string) error
 
-// ValidationError reports that a validator rejected a target's output.
-// errors.Is matches ErrInvalidOutput; Unwrap reaches the validator's error
-// too.
-type ValidationError struct {
-	// Target names the target whose output was rejected.
-	Target string
-	// Err is the validator's error.
-	Err error
-}
+// rejected is the Err of a KindInvalid StreamError: the validator's
+// error, which errors.Is and errors.As reach beside ErrInvalidOutput.
+type rejected struct{ err error }
 
-// Error implements error. It holds the validator's message, which should
-// not quote the output.
-func (e *ValidationError) Error() string {
-	msg := "tokenpace: output rejected by the validator"
-	if e.Target != "" {
-		msg += " on target " + e.Target
-	}
-	return msg + ": " + e.Err.Error()
-}
-
-// Unwrap returns ErrInvalidOutput and the validator's error.
-func (e *ValidationError) Unwrap() []error { return []error{ErrInvalidOutput, e.Err} }
+func (r rejected) Error() string   { return r.err.Error() }
+func (r rejected) Unwrap() []error { return []error{ErrInvalidOutput, r.err} }

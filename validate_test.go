@@ -34,7 +34,7 @@ func validateSim() []simulate.Option {
 
 // TestValidatorRejects: without retries the output streams as usual; at
 // its end the validator rejects it: the stream ends with a
-// *ValidationError, the Timing is not good, and the rejection counts
+// KindInvalid *StreamError, the Timing is not good, and the rejection counts
 // against the target's breaker.
 func TestValidatorRejects(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -44,9 +44,9 @@ func TestValidatorRejects(t *testing.T) {
 		if text, want := readAll(t, s), `{"answer": 4`; text != want {
 			t.Errorf("content = %q, want %q", text, want)
 		}
-		var ve *tokenpace.ValidationError
-		if err := s.Err(); !errors.As(err, &ve) || ve.Target != "small" || !errors.Is(err, tokenpace.ErrInvalidOutput) {
-			t.Fatalf("Err() = %v, want a *ValidationError for small", err)
+		var ve *tokenpace.StreamError
+		if err := s.Err(); !errors.As(err, &ve) || ve.Kind != tokenpace.KindInvalid || ve.Target != "small" || !errors.Is(err, tokenpace.ErrInvalidOutput) {
+			t.Fatalf("Err() = %v, want a KindInvalid *StreamError for small", err)
 		}
 		tm := s.Timing()
 		if invalid := errors.Is(tm.Err, tokenpace.ErrInvalidOutput); !invalid || tm.OK() {
