@@ -58,11 +58,6 @@ func (s SLO) Validate() error {
 	return nil
 }
 
-// latency reports whether a per-request latency limit is set.
-func (s SLO) latency() bool {
-	return s.TTFTP50 > 0 || s.TTFTP90 > 0 || s.TTFTP99 > 0 || s.TPOTP99 > 0 || s.E2EP99 > 0
-}
-
 // perRequest reports whether a per-request limit (for goodput) is set.
 func (s SLO) perRequest() bool { return s.TTFTP99 > 0 || s.TPOTP99 > 0 || s.E2EP99 > 0 }
 
@@ -80,7 +75,8 @@ type Measured struct {
 	// Goodput is the share of requests that met every per-request limit
 	// of the SLO Measure was given (1 when it sets none), and finished.
 	Goodput float64
-	// Makespan is from the first arrival to the last token.
+	// Makespan is from the first arrival to the last token; the largest
+	// Duration when no request finished.
 	Makespan time.Duration
 	// Requests and Finished count the workload's requests and those that
 	// produced all their tokens.
