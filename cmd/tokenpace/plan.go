@@ -382,7 +382,7 @@ func (f *planFlags) space(in *plan.Input) error {
 
 // setPrices sets the GPU-hour prices, the list's with --price's over them.
 func (f *planFlags) setPrices(in *plan.Input) error {
-	in.Prices = simulate.DefaultPrices()
+	in.Prices = plan.DefaultPrices()
 	for _, p := range f.prices {
 		name, usd, ok := strings.Cut(p, "=")
 		v, err := strconv.ParseFloat(strings.TrimSpace(usd), 64)

@@ -8,7 +8,9 @@
 //     cannot meet it; the rest is simulated with simulate.Run on a
 //     simulate.Cluster and judged with simulate.Measure, only as far as it
 //     can still beat the best found. Input.Evaluate judges one
-//     configuration without pruning.
+//     configuration without pruning. A candidate costs its GPUs' rent (per
+//     hour online, to finish for a batch job) at the caller's Prices or
+//     at DefaultPrices, documented list prices (ListPrices).
 //   - DesignCalibration picks the loads (closed loops of simulate.Scenario)
 //     that identify a deployment's bandwidth share, tensor share and step
 //     overhead; Calibrate fits them to measured figures

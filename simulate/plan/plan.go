@@ -50,9 +50,9 @@ type Input struct {
 	SLO simulate.SLO
 	// Space is where to look.
 	Space Space
-	// Prices is USD per GPU-hour by GPU name; nil means simulate.DefaultPrices. A
+	// Prices is USD per GPU-hour by GPU name; nil means DefaultPrices. A
 	// GPU without a price is left out.
-	Prices simulate.Prices
+	Prices Prices
 	// Samples holds further independent draws of the same online load
 	// (the same rate and lengths, other arrival seeds). Near capacity the
 	// tail latency of one draw is a random variable: a candidate meets
@@ -240,11 +240,11 @@ func shapeOf(w []simulate.Arrival) shape {
 	return s
 }
 
-func (in *Input) defaults() (Space, simulate.Prices, error) {
+func (in *Input) defaults() (Space, Prices, error) {
 	sp := in.Space
 	pr := in.Prices
 	if pr == nil {
-		pr = simulate.DefaultPrices()
+		pr = DefaultPrices()
 	}
 	if sp.GPUs == nil {
 		for _, g := range simulate.GPUs() {
