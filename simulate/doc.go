@@ -34,7 +34,8 @@
 //
 // Capacity planning and calibration build on this package and live in
 // package simulate/plan, which imports it (never the other way):
-// plan.Search looks for the cheapest deployment that meets an SLO, and
+// plan.Measure judges an offline run against a plan.SLO, plan.Search
+// looks for the cheapest deployment that meets one, and
 // plan.DesignCalibration and plan.Calibrate fit a deployment's free
 // constants to measurements of a real endpoint.
 //

@@ -159,7 +159,7 @@ func (f *planFlags) declare(stderr io.Writer) *flag.FlagSet {
 	fs.DurationVar(&f.ttftP99, "slo-ttft-p99", 0, "SLO: TTFT p99 limit")
 	fs.DurationVar(&f.tpotP99, "slo-tpot-p99", 0, "SLO: TPOT p99 limit")
 	fs.DurationVar(&f.e2eP99, "slo-e2e-p99", 0, "SLO: E2E p99 limit")
-	fs.Float64Var(&f.goodput, "goodput", simulate.DefaultGoodput, "SLO: share of requests that must meet every p99 limit")
+	fs.Float64Var(&f.goodput, "goodput", plan.DefaultGoodput, "SLO: share of requests that must meet every p99 limit")
 	fs.Float64Var(&f.headroom, "headroom", 0.1, "spare capacity of an online pick: every candidate is judged at rate × (1 + headroom), e.g. 0.1 for 10% (0: none)")
 	fs.IntVar(&f.samples, "samples", 3, "independent arrival draws (seeds seed, seed+1, ...) an online candidate must meet the SLO on, its worst reported (a trace file is one draw)")
 	fs.StringVar(&f.gpus, "gpu", "", "comma-separated GPUs to consider (default: every catalog GPU with a price)")
@@ -258,7 +258,7 @@ func (f *planFlags) setTemplate(in *plan.Input) {
 	if f.kvPreempt {
 		in.Template.KVPolicy = simulate.KVPreempt
 	}
-	in.SLO = simulate.SLO{TTFTP50: f.ttftP50, TTFTP90: f.ttftP90, TTFTP99: f.ttftP99, TPOTP99: f.tpotP99, E2EP99: f.e2eP99, Goodput: f.goodput, Deadline: f.deadline}
+	in.SLO = plan.SLO{TTFTP50: f.ttftP50, TTFTP90: f.ttftP90, TTFTP99: f.ttftP99, TPOTP99: f.tpotP99, E2EP99: f.e2eP99, Goodput: f.goodput, Deadline: f.deadline}
 }
 
 // load sets in's workload from the flags (a batch job, a workload file

@@ -11,6 +11,9 @@
 //     configuration without pruning. A candidate costs its GPUs' rent (per
 //     hour online, to finish for a batch job) at the caller's Prices or
 //     at DefaultPrices, documented list prices (ListPrices).
+//   - An SLO bounds percentiles of TTFT, TPOT and E2E (and, for a batch
+//     job, the time to finish); Measure summarises an offline run's
+//     results, and SLO.Check lists the limits they miss.
 //   - DesignCalibration picks the loads (closed loops of simulate.Scenario)
 //     that identify a deployment's bandwidth share, tensor share and step
 //     overhead; Calibrate fits them to measured figures
@@ -18,7 +21,7 @@
 //     with its band and what stays confounded.
 //
 // The package imports simulate and its exported API only: deployments,
-// workloads, SLOs, the engine, the offline driver and Predict. Package
+// workloads, the engine, the offline driver and Predict. Package
 // simulate never imports plan, so the server, the engine and the latency
 // model build and test without it; the latency model's own fit and its
 // fidelity check against published measurements (Predict, Observation,

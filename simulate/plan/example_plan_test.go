@@ -21,7 +21,7 @@ func ExampleSearch() {
 	res, err := plan.Search(plan.Input{
 		Template: simulate.Deployment{Model: m},
 		Workload: w,
-		SLO:      simulate.SLO{TTFTP99: 300 * time.Millisecond},
+		SLO:      plan.SLO{TTFTP99: 300 * time.Millisecond},
 		Space:    plan.Space{GPUs: gpus, TP: []int{1}, MaxBatch: []int{64}, MaxGPUs: 8},
 	})
 	if err != nil {
@@ -52,7 +52,7 @@ func ExampleInput_headroom() {
 	in := plan.Input{
 		Template: simulate.Deployment{Model: m},
 		Workload: draws[0],
-		SLO:      simulate.SLO{TTFTP99: 180 * time.Millisecond, TPOTP99: 50 * time.Millisecond},
+		SLO:      plan.SLO{TTFTP99: 180 * time.Millisecond, TPOTP99: 50 * time.Millisecond},
 		Space:    plan.Space{GPUs: []simulate.GPU{g}, TP: []int{1}, Precisions: []simulate.Precision{simulate.FP8}, MaxBatch: []int{16, 32, 64}, MaxGPUs: 8},
 	}
 	one, _ := plan.Search(in)

@@ -47,7 +47,7 @@ type Input struct {
 	BatchRequests int
 	// SLO is the objective. A batch job needs SLO.Deadline and is judged
 	// on throughput only.
-	SLO simulate.SLO
+	SLO SLO
 	// Space is where to look.
 	Space Space
 	// Prices is USD per GPU-hour by GPU name; nil means DefaultPrices. A
@@ -145,9 +145,9 @@ type Candidate struct {
 	// online load, the worst figures of the draws it ran (see
 	// Input.Samples). For a batch job Makespan is the estimated time
 	// to finish the whole job.
-	Measured simulate.Measured
+	Measured Measured
 	// Misses lists the SLO limits a Missed candidate missed.
-	Misses []simulate.Miss
+	Misses []Miss
 	// Reason says why a Pruned candidate cannot meet the SLO.
 	Reason string
 	// PrunedUpTo is, for a Pruned candidate, the largest replica count
@@ -278,7 +278,7 @@ func (in *Input) defaults() (Space, Prices, error) {
 		return sp, pr, &simulate.InvalidError{Field: "batch requests", Value: in.BatchRequests, Reason: "must not be negative"}
 	case in.BatchRequests > 0 && in.SLO.Deadline <= 0:
 		return sp, pr, &simulate.InvalidError{Field: "SLO deadline", Value: in.SLO.Deadline, Reason: "a batch job needs a deadline"}
-	case in.BatchRequests == 0 && !latency(in.SLO):
+	case in.BatchRequests == 0 && !in.SLO.latency():
 		return sp, pr, &simulate.InvalidError{Field: "SLO", Value: "none", Reason: "set a TTFT, TPOT or E2E limit (or a batch job with a deadline)"}
 	}
 	if !(in.Headroom >= 0 && in.Headroom <= 10) {
@@ -561,7 +561,7 @@ func (in *Input) batchTokens() float64 {
 
 // price fills in c's costs from its GPU's price and, if simulated, its
 // measurement.
-func (in *Input) price(c *Candidate, usd float64, m *simulate.Measured) {
+func (in *Input) price(c *Candidate, usd float64, m *Measured) {
 	c.GPUsTotal = c.TP * c.Replicas
 	c.CostPerHour = float64(c.GPUsTotal) * usd
 	c.batch = in.BatchRequests > 0
@@ -650,7 +650,7 @@ func (in *Input) simulate(cfg Config, r int, d simulate.Deployment, usd float64)
 			return c, runs
 		}
 		runs++
-		m := simulate.Measure(simulate.Run(cl, w), in.SLO)
+		m := Measure(simulate.Run(cl, w), in.SLO)
 		if i == 0 {
 			c.Measured = m
 		} else {
@@ -671,7 +671,7 @@ func (in *Input) simulate(cfg Config, r int, d simulate.Deployment, usd float64)
 // worst is the worse of a and b figure by figure: the higher latencies,
 // the lower goodput, the fewer finished. An SLO that a and b each meet is
 // met by worst(a, b), and one that either misses is missed by it.
-func worst(a, b simulate.Measured) simulate.Measured {
+func worst(a, b Measured) Measured {
 	a.TTFTP50, a.TTFTP90, a.TTFTP99 = max(a.TTFTP50, b.TTFTP50), max(a.TTFTP90, b.TTFTP90), max(a.TTFTP99, b.TTFTP99)
 	a.TPOTP99, a.E2EP99 = max(a.TPOTP99, b.TPOTP99), max(a.E2EP99, b.E2EP99)
 	a.Goodput, a.Makespan = min(a.Goodput, b.Goodput), max(a.Makespan, b.Makespan)
@@ -707,7 +707,7 @@ func (in *Input) searchBatch(f *family, best *Candidate, res *Result) *Candidate
 	mk := func(r int) Candidate {
 		c := Candidate{Config: f.cfg, Deployment: f.d}
 		c.Replicas = r
-		c.Measured = simulate.Measured{Requests: in.BatchRequests, Makespan: finish(r)}
+		c.Measured = Measured{Requests: in.BatchRequests, Makespan: finish(r)}
 		c.Misses = in.SLO.Check(c.Measured)
 		c.Outcome = Met
 		if len(c.Misses) > 0 {
@@ -754,5 +754,5 @@ func (in *Input) makespan(f *family, w []simulate.Arrival) time.Duration {
 	if err != nil {
 		return never
 	}
-	return simulate.Measure(simulate.Run(e, w), simulate.SLO{}).Makespan
+	return Measure(simulate.Run(e, w), SLO{}).Makespan
 }

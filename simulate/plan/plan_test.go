@@ -65,11 +65,11 @@ func smallSpace(t testing.TB) []plan.Input {
 		draws = append(draws, arrivals(t, simulate.Workload{Rate: 12, Requests: 400, Prompt: simulate.TokenDist{Mean: 800, CV: 0.5}, Output: simulate.TokenDist{Mean: 80, CV: 0.5}, Seed: seed}))
 	}
 	return []plan.Input{
-		{Template: tmpl, Workload: load, Samples: draws, Headroom: 0.2, Space: space, SLO: simulate.SLO{TTFTP99: 400 * time.Millisecond, TPOTP99: 30 * time.Millisecond}},
-		{Template: tmpl, Workload: shared, Space: affinity, SLO: simulate.SLO{TTFTP90: 80 * time.Millisecond, TTFTP99: 250 * time.Millisecond}},
-		{Template: tmpl, Workload: load, Space: space, SLO: simulate.SLO{TTFTP99: 400 * time.Millisecond, TPOTP99: 30 * time.Millisecond}},
-		{Template: tmpl, Workload: load, Space: space, SLO: simulate.SLO{TTFTP50: 150 * time.Millisecond, E2EP99: 8 * time.Second}},
-		{Template: tmpl, Workload: load[:64], Space: space, BatchRequests: 20000, SLO: simulate.SLO{Deadline: 30 * time.Minute}},
+		{Template: tmpl, Workload: load, Samples: draws, Headroom: 0.2, Space: space, SLO: plan.SLO{TTFTP99: 400 * time.Millisecond, TPOTP99: 30 * time.Millisecond}},
+		{Template: tmpl, Workload: shared, Space: affinity, SLO: plan.SLO{TTFTP90: 80 * time.Millisecond, TTFTP99: 250 * time.Millisecond}},
+		{Template: tmpl, Workload: load, Space: space, SLO: plan.SLO{TTFTP99: 400 * time.Millisecond, TPOTP99: 30 * time.Millisecond}},
+		{Template: tmpl, Workload: load, Space: space, SLO: plan.SLO{TTFTP50: 150 * time.Millisecond, E2EP99: 8 * time.Second}},
+		{Template: tmpl, Workload: load[:64], Space: space, BatchRequests: 20000, SLO: plan.SLO{Deadline: 30 * time.Minute}},
 	}
 }
 
@@ -154,7 +154,7 @@ func TestPlanPickHoldsOnEveryDraw(t *testing.T) {
 	base := plan.Input{
 		Template: simulate.Deployment{Model: model(t, "llama-3.1-8b")},
 		Workload: draws[0],
-		SLO:      simulate.SLO{TTFTP99: 180 * time.Millisecond, TPOTP99: 50 * time.Millisecond},
+		SLO:      plan.SLO{TTFTP99: 180 * time.Millisecond, TPOTP99: 50 * time.Millisecond},
 		Space:    plan.Space{GPUs: gpus(t, "mi300x"), TP: []int{1}, Precisions: []simulate.Precision{simulate.FP8}, MaxBatch: []int{16, 32, 64}, MaxGPUs: 8},
 	}
 	robust := base
@@ -196,15 +196,15 @@ func TestPlanErrors(t *testing.T) {
 		name string
 		in   plan.Input
 	}{
-		{"no workload", plan.Input{SLO: simulate.SLO{TTFTP99: time.Second}}},
+		{"no workload", plan.Input{SLO: plan.SLO{TTFTP99: time.Second}}},
 		{"no SLO", plan.Input{Workload: load}},
 		{"batch without deadline", plan.Input{Workload: load, BatchRequests: 10}},
-		{"negative limit", plan.Input{Workload: load, SLO: simulate.SLO{TTFTP99: -1}}},
-		{"goodput above 1", plan.Input{Workload: load, SLO: simulate.SLO{TTFTP99: time.Second, Goodput: 2}}},
-		{"zero TP", plan.Input{Workload: load, SLO: simulate.SLO{TTFTP99: time.Second}, Space: plan.Space{TP: []int{0}}}},
-		{"negative headroom", plan.Input{Workload: load, SLO: simulate.SLO{TTFTP99: time.Second}, Headroom: -0.1}},
-		{"NaN headroom", plan.Input{Workload: load, SLO: simulate.SLO{TTFTP99: time.Second}, Headroom: math.NaN()}},
-		{"empty sample", plan.Input{Workload: load, SLO: simulate.SLO{TTFTP99: time.Second}, Samples: [][]simulate.Arrival{nil}}},
+		{"negative limit", plan.Input{Workload: load, SLO: plan.SLO{TTFTP99: -1}}},
+		{"goodput above 1", plan.Input{Workload: load, SLO: plan.SLO{TTFTP99: time.Second, Goodput: 2}}},
+		{"zero TP", plan.Input{Workload: load, SLO: plan.SLO{TTFTP99: time.Second}, Space: plan.Space{TP: []int{0}}}},
+		{"negative headroom", plan.Input{Workload: load, SLO: plan.SLO{TTFTP99: time.Second}, Headroom: -0.1}},
+		{"NaN headroom", plan.Input{Workload: load, SLO: plan.SLO{TTFTP99: time.Second}, Headroom: math.NaN()}},
+		{"empty sample", plan.Input{Workload: load, SLO: plan.SLO{TTFTP99: time.Second}, Samples: [][]simulate.Arrival{nil}}},
 	} {
 		if _, err := plan.Search(tc.in); !errors.Is(err, simulate.ErrInvalid) {
 			t.Errorf("Search(%s) error = %v, want ErrInvalid", tc.name, err)
@@ -235,9 +235,9 @@ func planScenarios(b *testing.B) []struct {
 		in   plan.Input
 	}{
 		{"voicebot-8b", plan.Input{Template: simulate.Deployment{Model: model(b, "llama-3.1-8b")}, Workload: voice[0], Samples: voice[1:], Headroom: 0.1,
-			SLO: simulate.SLO{TTFTP99: 180 * time.Millisecond, TPOTP99: 50 * time.Millisecond}}},
+			SLO: plan.SLO{TTFTP99: 180 * time.Millisecond, TPOTP99: 50 * time.Millisecond}}},
 		{"chat-70b", plan.Input{Template: simulate.Deployment{Model: model(b, "llama-3.1-70b")}, Workload: chat[0], Samples: chat[1:], Headroom: 0.1,
-			SLO: simulate.SLO{TTFTP99: time.Second, TPOTP99: 40 * time.Millisecond}}},
+			SLO: plan.SLO{TTFTP99: time.Second, TPOTP99: 40 * time.Millisecond}}},
 	}
 }
 

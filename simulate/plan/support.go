@@ -10,10 +10,6 @@ import (
 	"github.com/tokenpace/tokenpace/simulate"
 )
 
-// never is the Makespan simulate.Measure reports when no request
-// finished: the largest Duration.
-const never = time.Duration(math.MaxInt64)
-
 // orI is v, or def when v is zero.
 func orI(v, def int) int {
 	if v == 0 {
@@ -29,12 +25,6 @@ func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)
 // (see simulate.Load.PrefillPairs).
 func prefillPairs(n, c int) float64 {
 	return float64(n)*float64(c) + float64(n)*float64(n+1)/2
-}
-
-// latency reports whether s sets a per-request latency limit (TTFT, TPOT
-// or E2E).
-func latency(s simulate.SLO) bool {
-	return s.TTFTP50 > 0 || s.TTFTP90 > 0 || s.TTFTP99 > 0 || s.TPOTP99 > 0 || s.E2EP99 > 0
 }
 
 // checkRouting reports an unknown routing as simulate.Replicated would.

@@ -1,10 +1,12 @@
-package simulate
+package plan
 
 import (
 	"fmt"
 	"math"
 	"slices"
 	"time"
+
+	"github.com/tokenpace/tokenpace/simulate"
 )
 
 // SLO is a latency objective for a workload: bounds on percentiles of the
@@ -49,13 +51,18 @@ func (s SLO) Validate() error {
 		v    time.Duration
 	}{{"TTFT p50", s.TTFTP50}, {"TTFT p90", s.TTFTP90}, {"TTFT p99", s.TTFTP99}, {"TPOT p99", s.TPOTP99}, {"E2E p99", s.E2EP99}, {"deadline", s.Deadline}} {
 		if f.v < 0 {
-			return &InvalidError{Field: "SLO " + f.name, Value: f.v, Reason: "must not be negative"}
+			return &simulate.InvalidError{Field: "SLO " + f.name, Value: f.v, Reason: "must not be negative"}
 		}
 	}
 	if g := s.goodput(); !(g > 0 && g <= 1) {
-		return &InvalidError{Field: "SLO goodput", Value: s.Goodput, Reason: "must be in (0, 1]"}
+		return &simulate.InvalidError{Field: "SLO goodput", Value: s.Goodput, Reason: "must be in (0, 1]"}
 	}
 	return nil
+}
+
+// latency reports whether a per-request latency limit is set.
+func (s SLO) latency() bool {
+	return s.TTFTP50 > 0 || s.TTFTP90 > 0 || s.TTFTP99 > 0 || s.TPOTP99 > 0 || s.E2EP99 > 0
 }
 
 // perRequest reports whether a per-request limit (for goodput) is set.
@@ -88,8 +95,9 @@ type Measured struct {
 // never stands for a latency that was never reached.
 const never = time.Duration(math.MaxInt64)
 
-// Measure summarises the results of an offline run against slo.
-func Measure(results []Result, slo SLO) Measured {
+// Measure summarises the results of an offline run (simulate.Run) against
+// slo.
+func Measure(results []simulate.Result, slo SLO) Measured {
 	m := Measured{Requests: len(results)}
 	if len(results) == 0 {
 		return m
