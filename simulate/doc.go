@@ -21,7 +21,7 @@
 //     one a fixed ITL later, with no limit on concurrency: simple, exact
 //     timing for client tests.
 //
-// # Hardware and calibration
+// # Hardware and prediction
 //
 // A GPU comes from the catalog (LookupGPU) or from a GPUSpec, the figures
 // a datasheet gives; GPUSpec.GPU fills what is not given from the memory
