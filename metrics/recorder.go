@@ -14,7 +14,8 @@ import (
 // without error, to count toward goodput (see Good). A zero field sets no
 // objective. The names are those of every latency objective in tokenpace:
 // TTFT and Gap as in tokenpace.Budget, TPOT and E2E as Timing measures
-// them; simulate.SLO bounds their percentiles (TTFTP99, TPOTP99, E2EP99).
+// them; plan.SLO (package simulate/plan) bounds their percentiles
+// (TTFTP99, TPOTP99, E2EP99).
 type SLO struct {
 	// TTFT is the longest acceptable time to first token.
 	TTFT time.Duration

@@ -21,15 +21,23 @@
 //     one a fixed ITL later, with no limit on concurrency: simple, exact
 //     timing for client tests.
 //
-// # Hardware and calibration
+// # Hardware and prediction
 //
 // A GPU comes from the catalog (LookupGPU) or from a GPUSpec, the figures
 // a datasheet gives; GPUSpec.GPU fills what is not given from the memory
 // class and architecture and lists each default as an Assumption.
-// DesignCalibration picks the loads that identify a deployment's
-// bandwidth share, tensor share and step overhead; Calibrate fits them to
-// measured figures and reports each with its band and what stays
-// confounded.
+// Predict simulates a Scenario on a deployment and explains the figures;
+// an Observation is one measured figure, and ErrorBands says how far the
+// model's predictions fell from published measurements.
+//
+// # Planning
+//
+// Capacity planning and calibration build on this package and live in
+// package simulate/plan, which imports it (never the other way):
+// plan.Measure judges an offline run against a plan.SLO, plan.Search
+// looks for the cheapest deployment that meets one, and
+// plan.DesignCalibration and plan.Calibrate fit a deployment's free
+// constants to measurements of a real endpoint.
 //
 // # Drivers
 //

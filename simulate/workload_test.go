@@ -106,3 +106,13 @@ func TestGammaArrivalsHaveTheRateAndBurstiness(t *testing.T) {
 		}
 	}
 }
+
+// arrivals draws w's arrivals or fails the test.
+func arrivals(t testing.TB, w simulate.Workload) []simulate.Arrival {
+	t.Helper()
+	a, err := w.Arrivals()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tokenpace/tokenpace/metrics"
-	"github.com/tokenpace/tokenpace/simulate"
+	"github.com/tokenpace/tokenpace/simulate/plan"
 )
 
 // searchFlags configure --find-max-rate.
@@ -29,7 +29,7 @@ func (s *searchFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&s.requests, "step-requests", 300, "with --find-max-rate: fewest Poisson requests a step sends (at least 100, for a p99 above a single request)")
 	fs.DurationVar(&s.duration, "step-duration", 10*time.Second, "with --find-max-rate: shortest time a step sends for, so that a queue past capacity has time to build")
 	fs.Float64Var(&s.precision, "rate-precision", 0.05, "with --find-max-rate: stop when the highest rate that met the SLO and the lowest that missed it are within this fraction")
-	fs.Float64Var(&s.target, "slo-attainment", simulate.DefaultGoodput, "share of a step's requests that must meet the SLO for the step to meet it")
+	fs.Float64Var(&s.target, "slo-attainment", plan.DefaultGoodput, "share of a step's requests that must meet the SLO for the step to meet it")
 	fs.IntVar(&s.steps, "max-steps", 24, "with --find-max-rate: most steps the search takes")
 }
 

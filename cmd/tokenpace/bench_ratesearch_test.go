@@ -11,6 +11,7 @@ import (
 
 	"github.com/tokenpace/tokenpace"
 	"github.com/tokenpace/tokenpace/simulate"
+	"github.com/tokenpace/tokenpace/simulate/plan"
 )
 
 func TestSearchRateBracketsThenBisects(t *testing.T) {
@@ -86,7 +87,7 @@ func searchServed(t *testing.T, args []string, start float64, n, prompt, output 
 		s = searchRate(func(r float64) (rateStep, bool) {
 			step++
 			steps := searchFlags{requests: n, duration: 10 * time.Second}
-			st, _ := base.step(t.Context(), r, steps.stepRequests(r), step, false, simulate.DefaultGoodput, noProgress{})
+			st, _ := base.step(t.Context(), r, steps.stepRequests(r), step, false, plan.DefaultGoodput, noProgress{})
 			return st, true
 		}, start, 0.1, 16)
 	})

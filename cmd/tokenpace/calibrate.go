@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tokenpace/tokenpace/simulate"
+	"github.com/tokenpace/tokenpace/simulate/plan"
 )
 
 // calibrationJSON records in a deployment file how calibrate fitted it.
@@ -134,7 +135,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
 		return code
 	}
-	c, err := simulate.Calibrate(d, obs)
+	c, err := plan.Calibrate(d, obs)
 	if err != nil {
 		fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
 		return 1
@@ -228,7 +229,7 @@ func (f *calibrateFlags) observations(d simulate.Deployment, stderr io.Writer) (
 	if obs, check, err = runDesigned(context.Background(), ep, model, d, f.timeout, stderr); err != nil {
 		return nil, nil, 1, err
 	}
-	fitRuns, _, _ := simulate.DesignCalibration(d)
+	fitRuns, _, _ := plan.DesignCalibration(d)
 	f.from = nil
 	for _, r := range fitRuns {
 		f.from = append(f.from, f.baseURL+": "+r.Purpose)
@@ -237,7 +238,7 @@ func (f *calibrateFlags) observations(d simulate.Deployment, stderr io.Writer) (
 }
 
 // write writes the fitted deployment to --out, if given.
-func (f *calibrateFlags) write(c simulate.Calibration) error {
+func (f *calibrateFlags) write(c plan.Calibration) error {
 	if f.outPath == "" {
 		return nil
 	}
@@ -259,7 +260,7 @@ func (f *calibrateFlags) write(c simulate.Calibration) error {
 
 // print prints the fit c of n figures: each constant with its band, what
 // the runs leave confounded, the residuals and the held-out loads.
-func (f *calibrateFlags) print(w io.Writer, c simulate.Calibration, n int, check []simulate.Observation) error {
+func (f *calibrateFlags) print(w io.Writer, c plan.Calibration, n int, check []simulate.Observation) error {
 	fd := c.Deployment
 	fmt.Fprintf(w, "%s on %d × %s (%s), %d figures from %d runs\n\n", fd.Model.Name, fd.GPUs, fd.GPU.Name, fd.Precision.Name, n, len(f.from))
 	for _, b := range c.Bands {

@@ -17,6 +17,7 @@ import (
 	"github.com/tokenpace/tokenpace"
 	"github.com/tokenpace/tokenpace/metrics"
 	"github.com/tokenpace/tokenpace/simulate"
+	"github.com/tokenpace/tokenpace/simulate/plan"
 )
 
 // calibrateEndpoint is what calibrate --base-url sends its runs to.
@@ -122,11 +123,11 @@ func measure(ctx context.Context, ep *calibrateEndpoint, model string, s simulat
 // each as it goes on progress, and returns the observations to fit and
 // those held out to check the fit.
 func runDesigned(ctx context.Context, ep *calibrateEndpoint, model string, d simulate.Deployment, timeout time.Duration, progress io.Writer) (fit, check []simulate.Observation, err error) {
-	fitRuns, checkRuns, err := simulate.DesignCalibration(d)
+	fitRuns, checkRuns, err := plan.DesignCalibration(d)
 	if err != nil {
 		return nil, nil, err
 	}
-	all := append(append([]simulate.CalibrationRun(nil), fitRuns...), checkRuns...)
+	all := append(append([]plan.CalibrationRun(nil), fitRuns...), checkRuns...)
 	for i, r := range all {
 		s := r.Scenario
 		fmt.Fprintf(progress, "run %d/%d: %d clients × %d requests, %d-token prompts (%d shared), %d output tokens — %s\n",

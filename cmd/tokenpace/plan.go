@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tokenpace/tokenpace/simulate"
+	"github.com/tokenpace/tokenpace/simulate/plan"
 )
 
 // planFlags are plan's flags.
@@ -104,7 +105,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	start := time.Now()
-	res, err := simulate.Plan(in)
+	res, err := plan.Search(in)
 	if err != nil {
 		fmt.Fprintf(stderr, "tokenpace plan: %v\n", err)
 		return 2
@@ -158,7 +159,7 @@ func (f *planFlags) declare(stderr io.Writer) *flag.FlagSet {
 	fs.DurationVar(&f.ttftP99, "slo-ttft-p99", 0, "SLO: TTFT p99 limit")
 	fs.DurationVar(&f.tpotP99, "slo-tpot-p99", 0, "SLO: TPOT p99 limit")
 	fs.DurationVar(&f.e2eP99, "slo-e2e-p99", 0, "SLO: E2E p99 limit")
-	fs.Float64Var(&f.goodput, "goodput", simulate.DefaultGoodput, "SLO: share of requests that must meet every p99 limit")
+	fs.Float64Var(&f.goodput, "goodput", plan.DefaultGoodput, "SLO: share of requests that must meet every p99 limit")
 	fs.Float64Var(&f.headroom, "headroom", 0.1, "spare capacity of an online pick: every candidate is judged at rate × (1 + headroom), e.g. 0.1 for 10% (0: none)")
 	fs.IntVar(&f.samples, "samples", 3, "independent arrival draws (seeds seed, seed+1, ...) an online candidate must meet the SLO on, its worst reported (a trace file is one draw)")
 	fs.StringVar(&f.gpus, "gpu", "", "comma-separated GPUs to consider (default: every catalog GPU with a price)")
@@ -183,8 +184,8 @@ func (f *planFlags) declare(stderr io.Writer) *flag.FlagSet {
 
 // input builds the planner's input from the flags, with a description of
 // the load.
-func (f *planFlags) input(set map[string]bool) (simulate.PlanInput, string, error) {
-	var in simulate.PlanInput
+func (f *planFlags) input(set map[string]bool) (plan.Input, string, error) {
+	var in plan.Input
 	m, err := simulate.LookupModel(f.model)
 	if err != nil {
 		return in, "", err
@@ -250,20 +251,20 @@ func (f *planFlags) checkNumbers(set map[string]bool) error {
 
 // setTemplate sets the deployment every candidate starts from, and the
 // SLO.
-func (f *planFlags) setTemplate(in *simulate.PlanInput) {
+func (f *planFlags) setTemplate(in *plan.Input) {
 	in.Template.MBU, in.Template.MFU = f.mbu, f.mfu
 	in.Template.MaxBatchedTokens, in.Template.KVCapacityTokens = f.maxBatchedTokens, f.kvTokens
 	in.Template.DisablePrefixCaching = f.noPrefixCache
 	if f.kvPreempt {
 		in.Template.KVPolicy = simulate.KVPreempt
 	}
-	in.SLO = simulate.SLO{TTFTP50: f.ttftP50, TTFTP90: f.ttftP90, TTFTP99: f.ttftP99, TPOTP99: f.tpotP99, E2EP99: f.e2eP99, Goodput: f.goodput, Deadline: f.deadline}
+	in.SLO = plan.SLO{TTFTP50: f.ttftP50, TTFTP90: f.ttftP90, TTFTP99: f.ttftP99, TPOTP99: f.tpotP99, E2EP99: f.e2eP99, Goodput: f.goodput, Deadline: f.deadline}
 }
 
 // load sets in's workload from the flags (a batch job, a workload file
 // or a rate) and returns its description and the load to draw further
 // samples of (nil for a trace).
-func (f *planFlags) load(set map[string]bool, in *simulate.PlanInput) (desc string, draws *simulate.Workload, err error) {
+func (f *planFlags) load(set map[string]bool, in *plan.Input) (desc string, draws *simulate.Workload, err error) {
 	w := simulate.Workload{Rate: f.rate, Requests: f.requests, Prompt: simulate.TokenDist{Mean: f.prompt, CV: f.promptCV},
 		Output: simulate.TokenDist{Mean: f.output, CV: f.outputCV}, PrefixTokens: f.prefixTokens, Prefixes: f.prefixes, Seed: f.seed}
 	switch {
@@ -321,7 +322,7 @@ func (f *planFlags) load(set map[string]bool, in *simulate.PlanInput) (desc stri
 
 // drawSamples adds further draws of the load to in, and returns on how
 // many draws a candidate is judged.
-func (f *planFlags) drawSamples(in *simulate.PlanInput, draws *simulate.Workload) (int, error) {
+func (f *planFlags) drawSamples(in *plan.Input, draws *simulate.Workload) (int, error) {
 	in.Headroom = f.headroom
 	n := 1
 	// Constant arrivals of fixed lengths draw the same load whatever
@@ -345,7 +346,7 @@ func (f *planFlags) drawSamples(in *simulate.PlanInput, draws *simulate.Workload
 }
 
 // space sets the deployments the planner searches.
-func (f *planFlags) space(in *simulate.PlanInput) error {
+func (f *planFlags) space(in *plan.Input) error {
 	var err error
 	sp := &in.Space
 	sp.MaxGPUs = f.maxGPUs
@@ -380,8 +381,8 @@ func (f *planFlags) space(in *simulate.PlanInput) error {
 }
 
 // setPrices sets the GPU-hour prices, the list's with --price's over them.
-func (f *planFlags) setPrices(in *simulate.PlanInput) error {
-	in.Prices = simulate.DefaultPrices()
+func (f *planFlags) setPrices(in *plan.Input) error {
+	in.Prices = plan.DefaultPrices()
 	for _, p := range f.prices {
 		name, usd, ok := strings.Cut(p, "=")
 		v, err := strconv.ParseFloat(strings.TrimSpace(usd), 64)

@@ -14,6 +14,7 @@ import (
 	"github.com/tokenpace/tokenpace"
 	"github.com/tokenpace/tokenpace/metrics"
 	"github.com/tokenpace/tokenpace/simulate"
+	"github.com/tokenpace/tokenpace/simulate/plan"
 )
 
 // simScheduler builds what `tokenpace sim` serves for args (the
@@ -156,7 +157,7 @@ func TestPlanBatchPickFinishesByTheDeadline(t *testing.T) {
 	}
 	finish := func(args []string) time.Duration {
 		sched, _ := simScheduler(t, args)
-		m := simulate.Measure(simulate.Run(sched, simulate.Identical(n, simulate.Request{PromptTokens: prompt, OutputTokens: output})), simulate.SLO{})
+		m := plan.Measure(simulate.Run(sched, simulate.Identical(n, simulate.Request{PromptTokens: prompt, OutputTokens: output})), plan.SLO{})
 		if m.Finished != n {
 			t.Fatalf("%v finished %d of %d", args, m.Finished, n)
 		}

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/tokenpace/tokenpace/simulate"
+	"github.com/tokenpace/tokenpace/simulate/plan"
 )
 
 // paretoPoint is one simulated candidate: its cost and its p99 TTFT in ms
@@ -100,10 +100,10 @@ func plotPoints(r *planReport, batch bool) []paretoPoint {
 	var pts []paretoPoint
 	for i := range r.res.Candidates {
 		c := &r.res.Candidates[i]
-		if c.Outcome == simulate.Pruned {
+		if c.Outcome == plan.Pruned {
 			continue
 		}
-		p := paretoPoint{cost: c.CostPerHour, latency: float64(c.Measured.TTFTP99) / 1e6, met: c.Outcome == simulate.Met}
+		p := paretoPoint{cost: c.CostPerHour, latency: float64(c.Measured.TTFTP99) / 1e6, met: c.Outcome == plan.Met}
 		if batch {
 			p.cost, p.latency = c.CostToFinish, c.Measured.Makespan.Hours()
 		}

@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/tokenpace/tokenpace/simulate"
+	"github.com/tokenpace/tokenpace/simulate/plan"
 )
 
 // planReport is what plan prints.
 type planReport struct {
 	f       *planFlags
-	in      simulate.PlanInput
-	res     *simulate.PlanResult
+	in      plan.Input
+	res     *plan.Result
 	desc    string
 	elapsed time.Duration
 }
@@ -73,7 +74,7 @@ type searchJSON struct {
 }
 
 // simArgs are the `tokenpace sim` flags that serve c's deployment.
-func (r *planReport) simArgs(c *simulate.Candidate) []string {
+func (r *planReport) simArgs(c *plan.Candidate) []string {
 	t := r.in.Template
 	args := []string{"--model", t.Model.Name, "--gpu", c.GPU.Name, "--gpus", strconv.Itoa(c.TP), "--precision", c.Precision.Name,
 		"--max-running", strconv.Itoa(c.MaxBatch)}
@@ -109,7 +110,7 @@ func msPtr(d time.Duration) *float64 {
 	return &v
 }
 
-func (r *planReport) candidate(c *simulate.Candidate) *candidateJSON {
+func (r *planReport) candidate(c *plan.Candidate) *candidateJSON {
 	if c == nil {
 		return nil
 	}
@@ -118,7 +119,7 @@ func (r *planReport) candidate(c *simulate.Candidate) *candidateJSON {
 		GPUsTotal: c.GPUsTotal, CostPerHour: round(c.CostPerHour, 4), CostPerMillionOut: round(c.CostPerMillionOutputTokens, 4),
 		CostToFinish: round(c.CostToFinish, 4), Outcome: c.Outcome.String(), Reason: c.Reason, SimArgs: r.simArgs(c),
 	}
-	if c.Outcome == simulate.Pruned {
+	if c.Outcome == plan.Pruned {
 		j.PrunedReplicasUpTo = c.PrunedUpTo
 		return j
 	}
@@ -201,7 +202,7 @@ func (r *planReport) sloText() string {
 }
 
 // figures is a candidate's measured figures on one line.
-func (r *planReport) figures(c *simulate.Candidate) string {
+func (r *planReport) figures(c *plan.Candidate) string {
 	m := c.Measured
 	if r.in.BatchRequests > 0 {
 		return "finishes in " + m.Makespan.Round(time.Second).String()
@@ -216,7 +217,7 @@ func msText(d time.Duration) string {
 	return strconv.FormatFloat(msf(d), 'f', 1, 64)
 }
 
-func (r *planReport) costText(c *simulate.Candidate) string {
+func (r *planReport) costText(c *plan.Candidate) string {
 	s := fmt.Sprintf("$%.2f/h, $%.3f per 1M output tokens", c.CostPerHour, c.CostPerMillionOutputTokens)
 	if c.CostToFinish > 0 {
 		s = fmt.Sprintf("$%.2f to finish ($%.2f/h), $%.3f per 1M output tokens", c.CostToFinish, c.CostPerHour, c.CostPerMillionOutputTokens)
@@ -224,7 +225,7 @@ func (r *planReport) costText(c *simulate.Candidate) string {
 	return s
 }
 
-func costOf(c *simulate.Candidate) float64 { return c.Cost() }
+func costOf(c *plan.Candidate) float64 { return c.Cost() }
 
 func (r *planReport) writeText(w io.Writer) error {
 	ew := &firstErr{w: w}
@@ -236,7 +237,7 @@ func (r *planReport) writeText(w io.Writer) error {
 	if best == nil {
 		fmt.Fprintln(ew, "no deployment in the space meets the SLO; the closest misses:")
 	} else {
-		fmt.Fprintf(ew, "best      %v: %s, %s\n          %s\n", best.PlanConfig, gpuCount(best.GPUsTotal), r.costText(best), r.figures(best))
+		fmt.Fprintf(ew, "best      %v: %s, %s\n          %s\n", best.Config, gpuCount(best.GPUsTotal), r.costText(best), r.figures(best))
 		fmt.Fprintf(ew, "serve it  tokenpace sim %s\n\n", strings.Join(r.simArgs(best), " "))
 	}
 
@@ -248,17 +249,17 @@ func (r *planReport) writeText(w io.Writer) error {
 		fmt.Fprintln(tw, "rank\tdeployment\tGPUs\t$/h\t$/1M out\tverdict")
 	}
 	rank := 0
-	row := func(c *simulate.Candidate, verdict string) {
+	row := func(c *plan.Candidate, verdict string) {
 		rank++
 		if batch {
 			bound := ""
-			if c.Outcome == simulate.Pruned {
+			if c.Outcome == plan.Pruned {
 				bound = "≥ "
 			}
-			fmt.Fprintf(tw, "%d\t%v\t%d\t%.2f\t%s%.2f\t%s%.3f\t%s\n", rank, c.PlanConfig, c.GPUsTotal, c.CostPerHour, bound, c.CostToFinish, bound, c.CostPerMillionOutputTokens, verdict)
+			fmt.Fprintf(tw, "%d\t%v\t%d\t%.2f\t%s%.2f\t%s%.3f\t%s\n", rank, c.Config, c.GPUsTotal, c.CostPerHour, bound, c.CostToFinish, bound, c.CostPerMillionOutputTokens, verdict)
 			return
 		}
-		fmt.Fprintf(tw, "%d\t%v\t%d\t%.2f\t%.3f\t%s\n", rank, c.PlanConfig, c.GPUsTotal, c.CostPerHour, c.CostPerMillionOutputTokens, verdict)
+		fmt.Fprintf(tw, "%d\t%v\t%d\t%.2f\t%.3f\t%s\n", rank, c.Config, c.GPUsTotal, c.CostPerHour, c.CostPerMillionOutputTokens, verdict)
 	}
 	// The deployments that met the SLO, cheapest first: the others lose on
 	// cost. A configuration that met it is listed once, at its fewest
@@ -266,10 +267,10 @@ func (r *planReport) writeText(w io.Writer) error {
 	listed := map[string]bool{}
 	for i := range res.Candidates {
 		c := &res.Candidates[i]
-		if c.Outcome != simulate.Met || rank >= r.f.top || listed[sansReplicas(c.PlanConfig)] {
+		if c.Outcome != plan.Met || rank >= r.f.top || listed[sansReplicas(c.Config)] {
 			continue
 		}
-		listed[sansReplicas(c.PlanConfig)] = true
+		listed[sansReplicas(c.Config)] = true
 		verdict := "best: meets the SLO at the lowest cost"
 		if c != best {
 			verdict = fmt.Sprintf("meets the SLO, costs %.0f%% more", (costOf(c)/costOf(best)-1)*100)
@@ -279,7 +280,7 @@ func (r *planReport) writeText(w io.Writer) error {
 	// The ones no dearer that lost on the SLO: the simulated misses first
 	// (they say by how much), then the pruned.
 	shown := 0
-	for _, outcome := range []simulate.Outcome{simulate.Missed, simulate.Pruned} {
+	for _, outcome := range []plan.Outcome{plan.Missed, plan.Pruned} {
 		for i := range res.Candidates {
 			c := &res.Candidates[i]
 			if c.Outcome != outcome || shown >= r.f.top || (best != nil && costOf(c) > costOf(best)) {
@@ -287,7 +288,7 @@ func (r *planReport) writeText(w io.Writer) error {
 			}
 			shown++
 			verdict := "pruned (" + c.Reason + ")"
-			if c.Outcome == simulate.Missed {
+			if c.Outcome == plan.Missed {
 				var ms []string
 				for _, x := range c.Misses {
 					ms = append(ms, x.String())
@@ -309,7 +310,7 @@ func gpuCount(n int) string {
 }
 
 // sansReplicas names a configuration whatever its number of replicas.
-func sansReplicas(c simulate.PlanConfig) string {
+func sansReplicas(c plan.Config) string {
 	c.Replicas = 0
 	return c.String()
 }

@@ -46,7 +46,7 @@ type planCand struct {
 	SimArgs      []string `json:"sim_args"`
 }
 
-func plan(t *testing.T, args ...string) (int, string, string) {
+func planCmd(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := runPlan(args, &out, &errb)
@@ -55,7 +55,7 @@ func plan(t *testing.T, args ...string) (int, string, string) {
 
 func planJSONOut(t *testing.T, args ...string) planOut {
 	t.Helper()
-	code, out, stderr := plan(t, append([]string{"--json"}, args...)...)
+	code, out, stderr := planCmd(t, append([]string{"--json"}, args...)...)
 	if code != 0 {
 		t.Fatalf("plan %q exit = %d, want 0 (stderr %q)", args, code, stderr)
 	}
@@ -115,7 +115,7 @@ func TestPlanJSONContract(t *testing.T) {
 }
 
 func TestPlanTextSaysWhyLosersLost(t *testing.T) {
-	code, out, stderr := plan(t, append([]string{"--model", "llama-3.1-8b", "--rate", "10", "--prompt-tokens", "800", "--output-tokens", "100",
+	code, out, stderr := planCmd(t, append([]string{"--model", "llama-3.1-8b", "--rate", "10", "--prompt-tokens", "800", "--output-tokens", "100",
 		"--slo-ttft-p99", "300ms", "--slo-tpot-p99", "40ms", "--requests", "300", "--top", "3"}, smallSearch...)...)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
@@ -153,7 +153,7 @@ func TestPlanBadFlags(t *testing.T) {
 		{"--rate", "10", "--slo-ttft-p99", "1s", "--samples", "21"},
 		{"--rate", "10", "--slo-ttft-p99", "1s", "--samples", "6", "--requests", "200000"},
 	} {
-		if code, _, stderr := plan(t, args...); code != 2 || !strings.HasPrefix(stderr, "tokenpace plan") && !strings.Contains(stderr, "flag") {
+		if code, _, stderr := planCmd(t, args...); code != 2 || !strings.HasPrefix(stderr, "tokenpace plan") && !strings.Contains(stderr, "flag") {
 			t.Errorf("plan %q exit = %d, stderr %q; want 2 and a message", args, code, stderr)
 		}
 	}
@@ -207,14 +207,14 @@ func TestPlanWorkloadFiles(t *testing.T) {
 		{trace, "trace " + trace + ": 200 requests (csv, over 19.9s at 10/s); judged on 1 arrival draw at 10% above the offered rate"},
 		{report, "300 requests at 8/s, 700 prompt and 70 output tokens; judged on 3 arrival draws (the worst counts) at 10% above the offered rate"},
 	} {
-		code, out, stderr := plan(t, append([]string{"--workload", tc.file, "--slo-ttft-p99", "400ms"}, smallSearch...)...)
+		code, out, stderr := planCmd(t, append([]string{"--workload", tc.file, "--slo-ttft-p99", "400ms"}, smallSearch...)...)
 		if code != 0 || !strings.Contains(out, tc.load) {
 			t.Errorf("plan --workload %s exit %d, stderr %q; want 0 and a load line with %q:\n%s", tc.file, code, stderr, tc.load, out)
 		}
 	}
 	// A trace with shared prefixes brings the affinity router into the
 	// search by default.
-	code, out, _ := plan(t, append([]string{"--workload", trace, "--slo-ttft-p99", "400ms", "--json"}, smallSearch...)...)
+	code, out, _ := planCmd(t, append([]string{"--workload", trace, "--slo-ttft-p99", "400ms", "--json"}, smallSearch...)...)
 	if code != 0 || !strings.Contains(out, `"routing": "affinity"`) {
 		t.Errorf("plan of a trace with prefixes: exit %d, affinity never considered:\n%.2000s", code, out)
 	}
@@ -249,7 +249,7 @@ func TestPlanJudgesOnSeveralDrawsWithHeadroom(t *testing.T) {
 
 func TestPlanPlot(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "front.svg")
-	code, _, stderr := plan(t, append([]string{"--model", "llama-3.1-8b", "--rate", "10", "--prompt-tokens", "800", "--output-tokens", "100",
+	code, _, stderr := planCmd(t, append([]string{"--model", "llama-3.1-8b", "--rate", "10", "--prompt-tokens", "800", "--output-tokens", "100",
 		"--slo-ttft-p99", "300ms", "--requests", "300", "--plot", path}, smallSearch...)...)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
@@ -295,7 +295,7 @@ func ftoa(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 // replicas, not again with more of them (here, before: 3 and 4 × l40s fp8
 // at max batch 64).
 func TestPlanTopListsEachConfigurationOnce(t *testing.T) {
-	code, out, stderr := plan(t, append([]string{"--model", "llama-3.1-8b", "--rate", "60", "--prompt-tokens", "800", "--output-tokens", "100",
+	code, out, stderr := planCmd(t, append([]string{"--model", "llama-3.1-8b", "--rate", "60", "--prompt-tokens", "800", "--output-tokens", "100",
 		"--slo-ttft-p99", "1s", "--requests", "300", "--top", "8"}, smallSearch...)...)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)

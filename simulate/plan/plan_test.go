@@ -1,4 +1,4 @@
-package simulate_test
+package plan_test
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tokenpace/tokenpace/simulate"
+	"github.com/tokenpace/tokenpace/simulate/plan"
 )
 
 func gpus(t testing.TB, names ...string) []simulate.GPU {
@@ -43,9 +44,9 @@ func arrivals(t testing.TB, w simulate.Workload) []simulate.Arrival {
 // smallSpace is small enough to simulate every configuration, and holds
 // configurations that fit or not, pass or miss on bandwidth, on prefill
 // and on capacity.
-func smallSpace(t testing.TB) []simulate.PlanInput {
+func smallSpace(t testing.TB) []plan.Input {
 	t.Helper()
-	space := simulate.PlanSpace{
+	space := plan.Space{
 		GPUs:       gpus(t, "l4", "a10g", "rtx-4090", "a100-80gb"),
 		TP:         []int{1, 2},
 		Precisions: []simulate.Precision{simulate.BF16, simulate.FP8},
@@ -63,28 +64,28 @@ func smallSpace(t testing.TB) []simulate.PlanInput {
 	for seed := uint64(5); seed < 7; seed++ {
 		draws = append(draws, arrivals(t, simulate.Workload{Rate: 12, Requests: 400, Prompt: simulate.TokenDist{Mean: 800, CV: 0.5}, Output: simulate.TokenDist{Mean: 80, CV: 0.5}, Seed: seed}))
 	}
-	return []simulate.PlanInput{
-		{Template: tmpl, Workload: load, Samples: draws, Headroom: 0.2, Space: space, SLO: simulate.SLO{TTFTP99: 400 * time.Millisecond, TPOTP99: 30 * time.Millisecond}},
-		{Template: tmpl, Workload: shared, Space: affinity, SLO: simulate.SLO{TTFTP90: 80 * time.Millisecond, TTFTP99: 250 * time.Millisecond}},
-		{Template: tmpl, Workload: load, Space: space, SLO: simulate.SLO{TTFTP99: 400 * time.Millisecond, TPOTP99: 30 * time.Millisecond}},
-		{Template: tmpl, Workload: load, Space: space, SLO: simulate.SLO{TTFTP50: 150 * time.Millisecond, E2EP99: 8 * time.Second}},
-		{Template: tmpl, Workload: load[:64], Space: space, BatchRequests: 20000, SLO: simulate.SLO{Deadline: 30 * time.Minute}},
+	return []plan.Input{
+		{Template: tmpl, Workload: load, Samples: draws, Headroom: 0.2, Space: space, SLO: plan.SLO{TTFTP99: 400 * time.Millisecond, TPOTP99: 30 * time.Millisecond}},
+		{Template: tmpl, Workload: shared, Space: affinity, SLO: plan.SLO{TTFTP90: 80 * time.Millisecond, TTFTP99: 250 * time.Millisecond}},
+		{Template: tmpl, Workload: load, Space: space, SLO: plan.SLO{TTFTP99: 400 * time.Millisecond, TPOTP99: 30 * time.Millisecond}},
+		{Template: tmpl, Workload: load, Space: space, SLO: plan.SLO{TTFTP50: 150 * time.Millisecond, E2EP99: 8 * time.Second}},
+		{Template: tmpl, Workload: load[:64], Space: space, BatchRequests: 20000, SLO: plan.SLO{Deadline: 30 * time.Minute}},
 	}
 }
 
-// Every configuration of a small space is simulated: none that Plan pruned
-// meets the SLO, and Plan's pick costs what the cheapest that meets it
+// Every configuration of a small space is simulated: none that Search pruned
+// meets the SLO, and Search's pick costs what the cheapest that meets it
 // costs.
 func TestPlanPruningMatchesBruteForce(t *testing.T) {
 	for i, in := range smallSpace(t) {
-		res, err := simulate.Plan(in)
+		res, err := plan.Search(in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		prunedUpTo := map[simulate.PlanConfig]int{}
+		prunedUpTo := map[plan.Config]int{}
 		for _, c := range res.Candidates {
-			if c.Outcome == simulate.Pruned {
-				k := c.PlanConfig
+			if c.Outcome == plan.Pruned {
+				k := c.Config
 				k.Replicas = 0
 				prunedUpTo[k] = c.PrunedUpTo
 			}
@@ -92,7 +93,7 @@ func TestPlanPruningMatchesBruteForce(t *testing.T) {
 		if res.Pruned == 0 {
 			t.Errorf("case %d: nothing pruned; the space should exercise the bounds", i)
 		}
-		var cheapest *simulate.Candidate
+		var cheapest *plan.Candidate
 		met := 0
 		for _, g := range in.Space.GPUs {
 			for _, tp := range in.Space.TP {
@@ -100,15 +101,15 @@ func TestPlanPruningMatchesBruteForce(t *testing.T) {
 					for _, b := range in.Space.MaxBatch {
 						for _, rt := range in.Space.Routings {
 							for r := 1; r*tp <= in.Space.MaxGPUs; r++ {
-								cfg := simulate.PlanConfig{GPU: g, TP: tp, Replicas: r, Precision: p, MaxBatch: b, Routing: rt}
+								cfg := plan.Config{GPU: g, TP: tp, Replicas: r, Precision: p, MaxBatch: b, Routing: rt}
 								c := in.Evaluate(cfg)
 								k := cfg
 								k.Replicas = 0
 								pruned := r <= prunedUpTo[k]
-								if pruned && c.Outcome == simulate.Met {
+								if pruned && c.Outcome == plan.Met {
 									t.Errorf("case %d: %v was pruned but meets the SLO: %+v", i, cfg, c.Measured)
 								}
-								if c.Outcome == simulate.Met {
+								if c.Outcome == plan.Met {
 									met++
 									if cheapest == nil || costOf(c) < costOf(*cheapest) {
 										cheapest = &c
@@ -124,19 +125,19 @@ func TestPlanPruningMatchesBruteForce(t *testing.T) {
 			t.Fatalf("case %d: no configuration meets the SLO; the test needs some", i)
 		}
 		if res.Best == nil {
-			t.Fatalf("case %d: Plan found nothing; brute force found %v", i, cheapest.PlanConfig)
+			t.Fatalf("case %d: Search found nothing; brute force found %v", i, cheapest.Config)
 		}
 		if costOf(*res.Best) != costOf(*cheapest) {
-			t.Errorf("case %d: Plan's best %v costs %g; brute force's %v costs %g", i, res.Best.PlanConfig, costOf(*res.Best), cheapest.PlanConfig, costOf(*cheapest))
+			t.Errorf("case %d: Search's best %v costs %g; brute force's %v costs %g", i, res.Best.Config, costOf(*res.Best), cheapest.Config, costOf(*cheapest))
 		}
 		if got := res.Simulated + res.Pruned + res.Skipped; got != res.Considered {
 			t.Errorf("case %d: simulated %d + pruned %d + skipped %d = %d, want considered %d", i, res.Simulated, res.Pruned, res.Skipped, got, res.Considered)
 		}
-		t.Logf("case %d: %d considered, %d simulated, %d pruned, %d skipped; %d of %d met by brute force; best %v", i, res.Considered, res.Simulated, res.Pruned, res.Skipped, met, res.Considered, res.Best.PlanConfig)
+		t.Logf("case %d: %d considered, %d simulated, %d pruned, %d skipped; %d of %d met by brute force; best %v", i, res.Considered, res.Simulated, res.Pruned, res.Skipped, met, res.Considered, res.Best.Config)
 	}
 }
 
-func costOf(c simulate.Candidate) float64 { return c.Cost() }
+func costOf(c plan.Candidate) float64 { return c.Cost() }
 
 // A pick judged on several arrival draws with headroom meets the SLO on
 // each draw alone at the raised rate, and its reported figures are the
@@ -150,34 +151,34 @@ func TestPlanPickHoldsOnEveryDraw(t *testing.T) {
 		d.Seed += uint64(i)
 		draws = append(draws, arrivals(t, d))
 	}
-	base := simulate.PlanInput{
+	base := plan.Input{
 		Template: simulate.Deployment{Model: model(t, "llama-3.1-8b")},
 		Workload: draws[0],
-		SLO:      simulate.SLO{TTFTP99: 180 * time.Millisecond, TPOTP99: 50 * time.Millisecond},
-		Space:    simulate.PlanSpace{GPUs: gpus(t, "mi300x"), TP: []int{1}, Precisions: []simulate.Precision{simulate.FP8}, MaxBatch: []int{16, 32, 64}, MaxGPUs: 8},
+		SLO:      plan.SLO{TTFTP99: 180 * time.Millisecond, TPOTP99: 50 * time.Millisecond},
+		Space:    plan.Space{GPUs: gpus(t, "mi300x"), TP: []int{1}, Precisions: []simulate.Precision{simulate.FP8}, MaxBatch: []int{16, 32, 64}, MaxGPUs: 8},
 	}
 	robust := base
 	robust.Samples, robust.Headroom = draws[1:], 0.1
-	one, err := simulate.Plan(base)
+	one, err := plan.Search(base)
 	if err != nil || one.Best == nil {
-		t.Fatalf("Plan(one draw) = %v, %v; want a pick", one, err)
+		t.Fatalf("Search(one draw) = %v, %v; want a pick", one, err)
 	}
-	res, err := simulate.Plan(robust)
+	res, err := plan.Search(robust)
 	if err != nil || res.Best == nil {
-		t.Fatalf("Plan(3 draws, 10%% headroom) = %v, %v; want a pick", res, err)
+		t.Fatalf("Search(3 draws, 10%% headroom) = %v, %v; want a pick", res, err)
 	}
 	if costOf(*res.Best) <= costOf(*one.Best) {
-		t.Errorf("Plan(3 draws, 10%% headroom) picked %v at $%g/h; want dearer than the one-draw pick %v at $%g/h (this load sits at the edge of one replica)",
-			res.Best.PlanConfig, costOf(*res.Best), one.Best.PlanConfig, costOf(*one.Best))
+		t.Errorf("Search(3 draws, 10%% headroom) picked %v at $%g/h; want dearer than the one-draw pick %v at $%g/h (this load sits at the edge of one replica)",
+			res.Best.Config, costOf(*res.Best), one.Best.Config, costOf(*one.Best))
 	}
 	var ttft time.Duration
 	for i, d := range draws {
 		alone := base
 		alone.Workload = d
 		alone.Headroom = 0.1
-		c := alone.Evaluate(res.Best.PlanConfig)
-		if c.Outcome != simulate.Met {
-			t.Errorf("pick %v on draw %d alone at 44 req/s: %v %v, want met", res.Best.PlanConfig, i, c.Outcome, c.Misses)
+		c := alone.Evaluate(res.Best.Config)
+		if c.Outcome != plan.Met {
+			t.Errorf("pick %v on draw %d alone at 44 req/s: %v %v, want met", res.Best.Config, i, c.Outcome, c.Misses)
 		}
 		ttft = max(ttft, c.Measured.TTFTP99)
 	}
@@ -193,20 +194,20 @@ func TestPlanErrors(t *testing.T) {
 	load := arrivals(t, simulate.Workload{Rate: 1, Requests: 10, Prompt: simulate.TokenDist{Mean: 10}, Output: simulate.TokenDist{Mean: 10}})
 	for _, tc := range []struct {
 		name string
-		in   simulate.PlanInput
+		in   plan.Input
 	}{
-		{"no workload", simulate.PlanInput{SLO: simulate.SLO{TTFTP99: time.Second}}},
-		{"no SLO", simulate.PlanInput{Workload: load}},
-		{"batch without deadline", simulate.PlanInput{Workload: load, BatchRequests: 10}},
-		{"negative limit", simulate.PlanInput{Workload: load, SLO: simulate.SLO{TTFTP99: -1}}},
-		{"goodput above 1", simulate.PlanInput{Workload: load, SLO: simulate.SLO{TTFTP99: time.Second, Goodput: 2}}},
-		{"zero TP", simulate.PlanInput{Workload: load, SLO: simulate.SLO{TTFTP99: time.Second}, Space: simulate.PlanSpace{TP: []int{0}}}},
-		{"negative headroom", simulate.PlanInput{Workload: load, SLO: simulate.SLO{TTFTP99: time.Second}, Headroom: -0.1}},
-		{"NaN headroom", simulate.PlanInput{Workload: load, SLO: simulate.SLO{TTFTP99: time.Second}, Headroom: math.NaN()}},
-		{"empty sample", simulate.PlanInput{Workload: load, SLO: simulate.SLO{TTFTP99: time.Second}, Samples: [][]simulate.Arrival{nil}}},
+		{"no workload", plan.Input{SLO: plan.SLO{TTFTP99: time.Second}}},
+		{"no SLO", plan.Input{Workload: load}},
+		{"batch without deadline", plan.Input{Workload: load, BatchRequests: 10}},
+		{"negative limit", plan.Input{Workload: load, SLO: plan.SLO{TTFTP99: -1}}},
+		{"goodput above 1", plan.Input{Workload: load, SLO: plan.SLO{TTFTP99: time.Second, Goodput: 2}}},
+		{"zero TP", plan.Input{Workload: load, SLO: plan.SLO{TTFTP99: time.Second}, Space: plan.Space{TP: []int{0}}}},
+		{"negative headroom", plan.Input{Workload: load, SLO: plan.SLO{TTFTP99: time.Second}, Headroom: -0.1}},
+		{"NaN headroom", plan.Input{Workload: load, SLO: plan.SLO{TTFTP99: time.Second}, Headroom: math.NaN()}},
+		{"empty sample", plan.Input{Workload: load, SLO: plan.SLO{TTFTP99: time.Second}, Samples: [][]simulate.Arrival{nil}}},
 	} {
-		if _, err := simulate.Plan(tc.in); !errors.Is(err, simulate.ErrInvalid) {
-			t.Errorf("Plan(%s) error = %v, want ErrInvalid", tc.name, err)
+		if _, err := plan.Search(tc.in); !errors.Is(err, simulate.ErrInvalid) {
+			t.Errorf("Search(%s) error = %v, want ErrInvalid", tc.name, err)
 		}
 	}
 }
@@ -214,7 +215,7 @@ func TestPlanErrors(t *testing.T) {
 // planScenarios are the searches BenchmarkPlanSearch times.
 func planScenarios(b *testing.B) []struct {
 	name string
-	in   simulate.PlanInput
+	in   plan.Input
 } {
 	// Three draws of each load, judged at 10% above its rate: what
 	// tokenpace plan does by default.
@@ -231,12 +232,12 @@ func planScenarios(b *testing.B) []struct {
 	chat := draws(simulate.Workload{Rate: 10, Requests: 1200, Prompt: simulate.TokenDist{Mean: 2000, CV: 0.5}, Output: simulate.TokenDist{Mean: 300, CV: 0.5}, Seed: 2})
 	return []struct {
 		name string
-		in   simulate.PlanInput
+		in   plan.Input
 	}{
-		{"voicebot-8b", simulate.PlanInput{Template: simulate.Deployment{Model: model(b, "llama-3.1-8b")}, Workload: voice[0], Samples: voice[1:], Headroom: 0.1,
-			SLO: simulate.SLO{TTFTP99: 180 * time.Millisecond, TPOTP99: 50 * time.Millisecond}}},
-		{"chat-70b", simulate.PlanInput{Template: simulate.Deployment{Model: model(b, "llama-3.1-70b")}, Workload: chat[0], Samples: chat[1:], Headroom: 0.1,
-			SLO: simulate.SLO{TTFTP99: time.Second, TPOTP99: 40 * time.Millisecond}}},
+		{"voicebot-8b", plan.Input{Template: simulate.Deployment{Model: model(b, "llama-3.1-8b")}, Workload: voice[0], Samples: voice[1:], Headroom: 0.1,
+			SLO: plan.SLO{TTFTP99: 180 * time.Millisecond, TPOTP99: 50 * time.Millisecond}}},
+		{"chat-70b", plan.Input{Template: simulate.Deployment{Model: model(b, "llama-3.1-70b")}, Workload: chat[0], Samples: chat[1:], Headroom: 0.1,
+			SLO: plan.SLO{TTFTP99: time.Second, TPOTP99: 40 * time.Millisecond}}},
 	}
 }
 
@@ -255,13 +256,13 @@ func BenchmarkPlanSearch(b *testing.B) {
 		one.Samples, one.Headroom = nil, 0
 		for _, v := range []struct {
 			name string
-			in   simulate.PlanInput
+			in   plan.Input
 		}{{sc.name + "/3-draws-10pct", sc.in}, {sc.name + "/1-draw", one}} {
 			b.Run(v.name, func(b *testing.B) {
-				var res *simulate.PlanResult
+				var res *plan.Result
 				for b.Loop() {
 					var err error
-					if res, err = simulate.Plan(v.in); err != nil {
+					if res, err = plan.Search(v.in); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -279,11 +280,11 @@ func BenchmarkPlanSearch(b *testing.B) {
 // configuration.
 func BenchmarkPlanSimulateOne(b *testing.B) {
 	for _, sc := range planScenarios(b) {
-		res, err := simulate.Plan(sc.in)
+		res, err := plan.Search(sc.in)
 		if err != nil || res.Best == nil {
 			b.Fatal(err, res)
 		}
-		cfg := res.Best.PlanConfig
+		cfg := res.Best.Config
 		cfg.Replicas = max(cfg.Replicas-1, 1)
 		b.Run(sc.name, func(b *testing.B) {
 			for b.Loop() {

@@ -1,10 +1,11 @@
-package simulate_test
+package plan_test
 
 import (
 	"fmt"
 	"time"
 
 	"github.com/tokenpace/tokenpace/simulate"
+	"github.com/tokenpace/tokenpace/simulate/plan"
 )
 
 // Calibrate fits a deployment's bandwidth share, tensor share and step time
@@ -22,7 +23,7 @@ func ExampleCalibrate() {
 			simulate.Observation{Scenario: s, Metric: simulate.MetricTTFT, Value: float64(p.TTFT) / 1e6},
 			simulate.Observation{Scenario: s, Metric: simulate.MetricTPOT, Value: float64(p.TPOT) / 1e6})
 	}
-	c, err := simulate.Calibrate(simulate.Deployment{}, obs)
+	c, err := plan.Calibrate(simulate.Deployment{}, obs)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -31,17 +32,17 @@ func ExampleCalibrate() {
 	fmt.Printf("MBU %.2f, MFU %.2f, step overhead %v\n", d.MBU, d.MFU, d.StepOverhead.Round(10*time.Microsecond))
 
 	// One load cannot tell the constants apart.
-	_, err = simulate.Calibrate(simulate.Deployment{}, obs[:2])
+	_, err = plan.Calibrate(simulate.Deployment{}, obs[:2])
 	fmt.Println(err)
 	// Output:
 	// MBU 0.60, MFU 0.35, step overhead 2ms
-	// simulate: calibration is not well-posed: 2 distinct figures for 3 constants (MBU, MFU, StepOverhead): add runs at other prompt lengths and concurrencies
+	// plan: calibration is not well-posed: 2 distinct figures for 3 constants (MBU, MFU, StepOverhead): add runs at other prompt lengths and concurrencies
 }
 
 // DesignCalibration picks the loads that tell a deployment's constants
 // apart, and two more to check the fit on.
 func ExampleDesignCalibration() {
-	fit, check, err := simulate.DesignCalibration(simulate.Deployment{}) // Llama 3.1 8B on one H100
+	fit, check, err := plan.DesignCalibration(simulate.Deployment{}) // Llama 3.1 8B on one H100
 	if err != nil {
 		fmt.Println(err)
 		return

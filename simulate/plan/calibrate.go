@@ -1,15 +1,17 @@
-package simulate
+package plan
 
 import (
 	"errors"
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/tokenpace/tokenpace/simulate"
 )
 
 // ErrIllPosed is returned, wrapped in a *CalibrationError, when the
 // observations cannot determine the constants a calibration fits.
-var ErrIllPosed = errors.New("simulate: calibration is not well-posed")
+var ErrIllPosed = errors.New("plan: calibration is not well-posed")
 
 // CalibrationError says why observations cannot calibrate a deployment.
 // It unwraps to ErrIllPosed.
@@ -21,7 +23,7 @@ type CalibrationError struct {
 
 // Error returns the reason prefixed with the package name.
 func (e *CalibrationError) Error() string {
-	return "simulate: calibration is not well-posed: " + e.Reason
+	return "plan: calibration is not well-posed: " + e.Reason
 }
 
 // Unwrap returns ErrIllPosed.
@@ -30,8 +32,8 @@ func (e *CalibrationError) Unwrap() error { return ErrIllPosed }
 // Residual is one observation beside what the calibrated deployment
 // predicts for it.
 type Residual struct {
-	Observation
-	// Predicted is the calibrated deployment's figure (by Predict).
+	simulate.Observation
+	// Predicted is the calibrated deployment's figure (by simulate.Predict).
 	Predicted float64
 	// Error is (Predicted − Value) / Value.
 	Error float64
@@ -42,7 +44,7 @@ type Residual struct {
 type Calibration struct {
 	// Deployment is the resolved deployment with MBU, MFU and
 	// StepOverhead fitted.
-	Deployment Deployment
+	Deployment simulate.Deployment
 	// Fitted names the constants fitted: MBU, MFU, StepOverhead.
 	Fitted []string
 	// Residuals holds each observation and the fitted prediction.
@@ -105,21 +107,21 @@ const calibrateConditioning = 1e-6
 // they do not (fewer figures than constants, or two constants that move the
 // figures the same way), Calibrate returns a *CalibrationError naming the
 // confounded constants and what run to add.
-func Calibrate(d Deployment, obs []Observation) (Calibration, error) {
+func Calibrate(d simulate.Deployment, obs []simulate.Observation) (Calibration, error) {
 	base, err := d.Resolved()
 	if err != nil {
 		return Calibration{}, err
 	}
 	for i, o := range obs {
-		if !(o.Value > 0) || math.IsInf(o.Value, 0) || math.IsNaN(figure(Prediction{}, o.Metric)) {
-			return Calibration{}, &InvalidError{Field: fmt.Sprintf("observation %d", i+1), Value: o, Reason: "needs a known metric and a positive, finite value"}
+		if !(o.Value > 0) || math.IsInf(o.Value, 0) || !known(o.Metric) {
+			return Calibration{}, &simulate.InvalidError{Field: fmt.Sprintf("observation %d", i+1), Value: o, Reason: "needs a known metric and a positive, finite value"}
 		}
 	}
 	names := []string{"MBU", "MFU", "StepOverhead"}
 	x := []float64{base.MBU, base.MFU, max(base.StepOverhead.Seconds(), 1e-5)}
 	lo := []float64{0.02, 0.02, 1e-6}
 	hi := []float64{1, 1, 1}
-	distinct := map[Observation]bool{}
+	distinct := map[simulate.Observation]bool{}
 	for _, o := range obs {
 		o.Value = 0
 		distinct[o] = true
@@ -128,19 +130,19 @@ func Calibrate(d Deployment, obs []Observation) (Calibration, error) {
 		return Calibration{}, &CalibrationError{Reason: fmt.Sprintf("%d distinct figures for %d constants (%s): add runs at other prompt lengths and concurrencies",
 			len(distinct), len(names), strings.Join(names, ", "))}
 	}
-	with := func(x []float64) Deployment {
+	with := func(x []float64) simulate.Deployment {
 		c := base
 		c.MBU, c.MFU, c.StepOverhead = x[0], x[1], max(seconds(x[2]), 1)
 		return c
 	}
-	exact := func(o Observation, d Deployment) float64 {
+	exact := func(o simulate.Observation, d simulate.Deployment) float64 {
 		v, err := o.Figure(d)
 		if err != nil {
 			return math.NaN()
 		}
 		return v
 	}
-	residuals := func(predict func(Observation, Deployment) float64) func([]float64) []float64 {
+	residuals := func(predict func(simulate.Observation, simulate.Deployment) float64) func([]float64) []float64 {
 		return func(x []float64) []float64 {
 			d := with(x)
 			r := make([]float64, len(obs))
@@ -184,7 +186,7 @@ func Calibrate(d Deployment, obs []Observation) (Calibration, error) {
 			strings.Join(which, " and "), cond)}
 	}
 	out := Calibration{Deployment: with(x), Fitted: names, Conditioning: cond}
-	out.Bands, out.Confounded, out.Spread = bands(x, lo, hi, names, residuals(exact), func(x []float64) Deployment { return with(x) }, exact)
+	out.Bands, out.Confounded, out.Spread = bands(x, lo, hi, names, residuals(exact), func(x []float64) simulate.Deployment { return with(x) }, exact)
 	for _, o := range obs {
 		p := exact(o, out.Deployment)
 		out.Residuals = append(out.Residuals, Residual{Observation: o, Predicted: p, Error: (p - o.Value) / o.Value})
@@ -196,7 +198,7 @@ func Calibrate(d Deployment, obs []Observation) (Calibration, error) {
 // function r, the constants whose band passes ±10 %, and the spread of
 // predictions at other loads along the least determined direction (kept
 // within lo and hi).
-func bands(x, lo, hi []float64, names []string, r func([]float64) []float64, with func([]float64) Deployment, figure func(Observation, Deployment) float64) ([]ConstantBand, []string, float64) {
+func bands(x, lo, hi []float64, names []string, r func([]float64) []float64, with func([]float64) simulate.Deployment, figure func(simulate.Observation, simulate.Deployment) float64) ([]ConstantBand, []string, float64) {
 	res := r(x)
 	var ss float64
 	for _, e := range res {
@@ -237,10 +239,10 @@ func bands(x, lo, hi []float64, names []string, r func([]float64) []float64, wit
 	}
 	// Two standard errors along the weakest direction, at most a factor e.
 	step := min(2*sigma/math.Sqrt(max(vals[weak], 1e-300)), 1)
-	probes := []Observation{
-		{Scenario: Scenario{PromptTokens: 128, OutputTokens: 32, Concurrency: 1}, Metric: MetricTPOT},
-		{Scenario: Scenario{PromptTokens: 2048, OutputTokens: 32, Concurrency: 32}, Metric: MetricTPOT},
-		{Scenario: Scenario{PromptTokens: 4096, OutputTokens: 2, Concurrency: 1}, Metric: MetricTTFT},
+	probes := []simulate.Observation{
+		{Scenario: simulate.Scenario{PromptTokens: 128, OutputTokens: 32, Concurrency: 1}, Metric: simulate.MetricTPOT},
+		{Scenario: simulate.Scenario{PromptTokens: 2048, OutputTokens: 32, Concurrency: 32}, Metric: simulate.MetricTPOT},
+		{Scenario: simulate.Scenario{PromptTokens: 4096, OutputTokens: 2, Concurrency: 1}, Metric: simulate.MetricTTFT},
 	}
 	var spread float64
 	up, down := append([]float64(nil), x...), append([]float64(nil), x...)

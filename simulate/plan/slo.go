@@ -1,10 +1,12 @@
-package simulate
+package plan
 
 import (
 	"fmt"
 	"math"
 	"slices"
 	"time"
+
+	"github.com/tokenpace/tokenpace/simulate"
 )
 
 // SLO is a latency objective for a workload: bounds on percentiles of the
@@ -49,11 +51,11 @@ func (s SLO) Validate() error {
 		v    time.Duration
 	}{{"TTFT p50", s.TTFTP50}, {"TTFT p90", s.TTFTP90}, {"TTFT p99", s.TTFTP99}, {"TPOT p99", s.TPOTP99}, {"E2E p99", s.E2EP99}, {"deadline", s.Deadline}} {
 		if f.v < 0 {
-			return &InvalidError{Field: "SLO " + f.name, Value: f.v, Reason: "must not be negative"}
+			return &simulate.InvalidError{Field: "SLO " + f.name, Value: f.v, Reason: "must not be negative"}
 		}
 	}
 	if g := s.goodput(); !(g > 0 && g <= 1) {
-		return &InvalidError{Field: "SLO goodput", Value: s.Goodput, Reason: "must be in (0, 1]"}
+		return &simulate.InvalidError{Field: "SLO goodput", Value: s.Goodput, Reason: "must be in (0, 1]"}
 	}
 	return nil
 }
@@ -80,7 +82,8 @@ type Measured struct {
 	// Goodput is the share of requests that met every per-request limit
 	// of the SLO Measure was given (1 when it sets none), and finished.
 	Goodput float64
-	// Makespan is from the first arrival to the last token.
+	// Makespan is from the first arrival to the last token; the largest
+	// Duration when no request finished.
 	Makespan time.Duration
 	// Requests and Finished count the workload's requests and those that
 	// produced all their tokens.
@@ -92,8 +95,9 @@ type Measured struct {
 // never stands for a latency that was never reached.
 const never = time.Duration(math.MaxInt64)
 
-// Measure summarises the results of an offline run against slo.
-func Measure(results []Result, slo SLO) Measured {
+// Measure summarises the results of an offline run (simulate.Run) against
+// slo.
+func Measure(results []simulate.Result, slo SLO) Measured {
 	m := Measured{Requests: len(results)}
 	if len(results) == 0 {
 		return m

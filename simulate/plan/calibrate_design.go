@@ -1,13 +1,17 @@
-package simulate
+package plan
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tokenpace/tokenpace/simulate"
+)
 
 // CalibrationRun is one load a calibration measures: a closed loop of
 // Scenario.Concurrency clients sending Scenario.Requests requests, and
 // what the run is there to pin down.
 type CalibrationRun struct {
 	// Scenario is the load.
-	Scenario Scenario
+	Scenario simulate.Scenario
 	// Purpose says which constant the run identifies, e.g. "one stream's
 	// decode: weights read plus step overhead".
 	Purpose string
@@ -30,8 +34,8 @@ type CalibrationRun struct {
 // Every run is a closed loop whose clients start together, as bench runs
 // it; the shared prefix is in the cache before the run starts (one
 // request sends it first). The sizes follow d: the KV-heavy run stays
-// within half the KV cache and the model's context. An impossible deployment yields its *InvalidError.
-func DesignCalibration(d Deployment) (fit, check []CalibrationRun, err error) {
+// within half the KV cache and the model's context. An impossible deployment yields its *simulate.InvalidError.
+func DesignCalibration(d simulate.Deployment) (fit, check []CalibrationRun, err error) {
 	d, err = d.Resolved()
 	if err != nil {
 		return nil, nil, err
@@ -49,16 +53,16 @@ func DesignCalibration(d Deployment) (fit, check []CalibrationRun, err error) {
 	streams = min(streams, d.KVCapacityTokens/2/(long+out), d.MaxRunning, 64)
 	streams = max(streams, 4)
 	fit = []CalibrationRun{
-		{Scenario{PromptTokens: 128, OutputTokens: out, Concurrency: 1, Requests: 3},
+		{simulate.Scenario{PromptTokens: 128, OutputTokens: out, Concurrency: 1, Requests: 3},
 			"one stream's decode: weights read plus step overhead"},
-		{Scenario{PromptTokens: long, CachedTokens: long - 64, OutputTokens: out, Concurrency: streams, Requests: 2 * streams},
+		{simulate.Scenario{PromptTokens: long, CachedTokens: long - 64, OutputTokens: out, Concurrency: streams, Requests: 2 * streams},
 			fmt.Sprintf("%d streams of %d-token contexts sharing a cached prefix: the KV read sets the bandwidth share apart from the step overhead", streams, long)},
-		{Scenario{PromptTokens: long, OutputTokens: 8, Concurrency: 1, Requests: 2},
+		{simulate.Scenario{PromptTokens: long, OutputTokens: 8, Concurrency: 1, Requests: 2},
 			fmt.Sprintf("a %d-token prefill: the tensor share", long)},
 	}
 	check = []CalibrationRun{
-		{Scenario{PromptTokens: 512, OutputTokens: out, Concurrency: 4, Requests: 8}, "held out: 4 streams of 512-token prompts"},
-		{Scenario{PromptTokens: 1024, OutputTokens: out, Concurrency: 8, Requests: 16}, "held out: 8 streams of 1024-token prompts"},
+		{simulate.Scenario{PromptTokens: 512, OutputTokens: out, Concurrency: 4, Requests: 8}, "held out: 4 streams of 512-token prompts"},
+		{simulate.Scenario{PromptTokens: 1024, OutputTokens: out, Concurrency: 8, Requests: 16}, "held out: 8 streams of 1024-token prompts"},
 	}
 	return fit, check, nil
 }

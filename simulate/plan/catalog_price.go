@@ -1,4 +1,6 @@
-package simulate
+package plan
+
+import "github.com/tokenpace/tokenpace/simulate"
 
 // Price is the list price of renting one GPU.
 type Price struct {
@@ -53,15 +55,15 @@ func DefaultPrices() Prices {
 func ListPrices() []Price { return append([]Price(nil), priceCatalog...) }
 
 // With returns a copy of p in which the GPU named gpu (a catalog name or
-// alias) costs usd per hour. An unknown GPU yields an *UnknownNameError, a
-// negative or non-finite price an *InvalidError.
+// alias) costs usd per hour. An unknown GPU yields a *simulate.UnknownNameError, a
+// negative or non-finite price a *simulate.InvalidError.
 func (p Prices) With(gpu string, usd float64) (Prices, error) {
-	g, err := LookupGPU(gpu)
+	g, err := simulate.LookupGPU(gpu)
 	if err != nil {
 		return p, err
 	}
 	if !(usd >= 0) || usd > 1e6 {
-		return p, &InvalidError{Field: "price of " + g.Name, Value: usd, Reason: "must be a number of USD per hour in [0, 1e6]"}
+		return p, &simulate.InvalidError{Field: "price of " + g.Name, Value: usd, Reason: "must be a number of USD per hour in [0, 1e6]"}
 	}
 	out := make(Prices, len(p)+1)
 	for k, v := range p {

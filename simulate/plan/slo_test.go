@@ -1,4 +1,4 @@
-package simulate_test
+package plan_test
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tokenpace/tokenpace/simulate"
+	"github.com/tokenpace/tokenpace/simulate/plan"
 )
 
 func TestMeasureAndCheck(t *testing.T) {
@@ -15,8 +16,8 @@ func TestMeasureAndCheck(t *testing.T) {
 		ttft := time.Duration(i) * time.Millisecond
 		rs = append(rs, simulate.Result{ID: uint64(i), TTFT: ttft, E2E: ttft + 100*time.Millisecond, OutputTokens: 11, Done: true})
 	}
-	slo := simulate.SLO{TTFTP50: 40 * time.Millisecond, TTFTP99: 98 * time.Millisecond, TPOTP99: 10 * time.Millisecond}
-	m := simulate.Measure(rs, slo)
+	slo := plan.SLO{TTFTP50: 40 * time.Millisecond, TTFTP99: 98 * time.Millisecond, TPOTP99: 10 * time.Millisecond}
+	m := plan.Measure(rs, slo)
 	if m.TTFTP50 != 50*time.Millisecond || m.TTFTP90 != 90*time.Millisecond || m.TTFTP99 != 99*time.Millisecond {
 		t.Errorf("TTFT p50/p90/p99 = %v/%v/%v, want 50ms/90ms/99ms", m.TTFTP50, m.TTFTP90, m.TTFTP99)
 	}
@@ -38,11 +39,11 @@ func TestMeasureAndCheck(t *testing.T) {
 
 	// A request that never finished counts as infinitely late.
 	rs[0].Done = false
-	m = simulate.Measure(rs, simulate.SLO{TTFTP99: time.Second})
+	m = plan.Measure(rs, plan.SLO{TTFTP99: time.Second})
 	if m.Finished != 99 || m.Goodput != 0.99 {
 		t.Errorf("with one unfinished: finished %d, goodput %v; want 99, 0.99", m.Finished, m.Goodput)
 	}
-	if ms := (simulate.SLO{TTFTP50: time.Second}).Check(simulate.Measure(rs[:1], simulate.SLO{})); len(ms) != 1 || !strings.Contains(ms[0].String(), "never") {
+	if ms := (plan.SLO{TTFTP50: time.Second}).Check(plan.Measure(rs[:1], plan.SLO{})); len(ms) != 1 || !strings.Contains(ms[0].String(), "never") {
 		t.Errorf("Check of an unfinished request = %v, want a TTFT p50 miss that says never", ms)
 	}
 }

@@ -1,4 +1,4 @@
-package simulate
+package plan
 
 import (
 	"cmp"
@@ -6,40 +6,42 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/tokenpace/tokenpace/simulate"
 )
 
-// PlanSpace is the set of deployments Plan searches: every GPU × tensor
+// Space is the set of deployments Search looks through: every GPU × tensor
 // parallel degree × precision × max batch × routing, each with 1 up to
 // MaxGPUs / TP replicas. Every field's zero value means a default.
-type PlanSpace struct {
+type Space struct {
 	// GPUs to consider; nil means every catalog GPU that has a price.
-	GPUs []GPU
+	GPUs []simulate.GPU
 	// TP is the tensor-parallel degrees (GPUs per replica); nil means
 	// 1, 2, 4 and 8.
 	TP []int
 	// Precisions of the weights; nil means bf16, fp8 and int4.
-	Precisions []Precision
+	Precisions []simulate.Precision
 	// MaxBatch is the most sequences a replica batches (vLLM's
 	// max_num_seqs); nil means 16, 32, 64, 128 and 256.
 	MaxBatch []int
 	// Routings; nil means least-outstanding, plus affinity when the
 	// workload shares prefixes.
-	Routings []Routing
+	Routings []simulate.Routing
 	// MaxGPUs bounds the GPUs of a deployment, all replicas together;
 	// zero means 64.
 	MaxGPUs int
 }
 
-// PlanInput is what Plan needs: the model, the load, the objective and
+// Input is what Search needs: the model, the load, the objective and
 // where to look.
-type PlanInput struct {
+type Input struct {
 	// Template holds the deployment fields the search does not vary
 	// (model, runtime, KV bits, chunked-prefill size, KV policy, ...);
 	// its GPU, GPUs, Precision and MaxRunning are overwritten.
-	Template Deployment
+	Template simulate.Deployment
 	// Workload is the load every candidate serves. For a batch job it is
 	// a sample of the job's requests, all arriving at time 0.
-	Workload []Arrival
+	Workload []simulate.Arrival
 	// BatchRequests is, for a batch job, how many requests the whole job
 	// holds; zero means the workload is an online load.
 	BatchRequests int
@@ -47,7 +49,7 @@ type PlanInput struct {
 	// on throughput only.
 	SLO SLO
 	// Space is where to look.
-	Space PlanSpace
+	Space Space
 	// Prices is USD per GPU-hour by GPU name; nil means DefaultPrices. A
 	// GPU without a price is left out.
 	Prices Prices
@@ -57,7 +59,7 @@ type PlanInput struct {
 	// the SLO only if it meets it on Workload and on every sample, and
 	// reports its worst figures. Nil means Workload alone; a batch job
 	// ignores it.
-	Samples [][]Arrival
+	Samples [][]simulate.Arrival
 	// Headroom is the spare capacity an online pick must have: every
 	// candidate is judged on its arrivals brought closer in time by
 	// 1 + Headroom, i.e. at (1 + Headroom) × the offered rate, so the pick
@@ -66,7 +68,7 @@ type PlanInput struct {
 	// [0, 10]. A batch job ignores it.
 	Headroom float64
 
-	judged [][]Arrival // the loads candidates are judged on; see loads
+	judged [][]simulate.Arrival // the loads candidates are judged on; see loads
 }
 
 // Outcome is what became of a candidate.
@@ -95,34 +97,34 @@ func (o Outcome) String() string {
 	return fmt.Sprintf("Outcome(%d)", int(o))
 }
 
-// PlanConfig is one point of the search space.
-type PlanConfig struct {
+// Config is one point of the search space.
+type Config struct {
 	// GPU is the GPU every replica runs on.
-	GPU GPU
+	GPU simulate.GPU
 	// TP is the GPUs per replica (tensor parallel).
 	TP int
 	// Replicas is how many replicas serve behind the router.
 	Replicas int
 	// Precision is the weights' precision.
-	Precision Precision
+	Precision simulate.Precision
 	// MaxBatch is the most sequences a replica batches.
 	MaxBatch int
 	// Routing is how the router spreads requests.
-	Routing Routing
+	Routing simulate.Routing
 }
 
 // String describes c, e.g. "2 × h100-sxm (TP 1) fp8, max batch 64,
 // least-outstanding".
-func (c PlanConfig) String() string {
+func (c Config) String() string {
 	return fmt.Sprintf("%d × %s (TP %d) %s, max batch %d, %s", c.Replicas, c.GPU.Name, c.TP, c.Precision.Name, c.MaxBatch, c.Routing)
 }
 
-// Candidate is one configuration Plan simulated or pruned, with its cost.
+// Candidate is one configuration Search simulated or pruned, with its cost.
 type Candidate struct {
-	PlanConfig
+	Config
 	// Deployment is one replica's deployment, resolved; zero when the
 	// weights do not fit.
-	Deployment Deployment
+	Deployment simulate.Deployment
 	// GPUsTotal is TP × Replicas.
 	GPUsTotal int
 	// CostPerHour is GPUsTotal × the GPU's price per hour.
@@ -141,7 +143,7 @@ type Candidate struct {
 	Outcome Outcome
 	// Measured is the simulated result (Met and Missed only): for an
 	// online load, the worst figures of the draws it ran (see
-	// PlanInput.Samples). For a batch job Makespan is the estimated time
+	// Input.Samples). For a batch job Makespan is the estimated time
 	// to finish the whole job.
 	Measured Measured
 	// Misses lists the SLO limits a Missed candidate missed.
@@ -170,8 +172,8 @@ func (c *Candidate) Cost() float64 {
 
 func (c *Candidate) cost() float64 { return c.Cost() }
 
-// PlanResult is Plan's answer.
-type PlanResult struct {
+// Result is Search's answer.
+type Result struct {
 	// Best is the cheapest candidate that met the SLO; nil when none did.
 	Best *Candidate
 	// Candidates holds every simulated candidate and, for each family
@@ -193,7 +195,7 @@ type PlanResult struct {
 // CheapestRejected returns the cheapest candidate no dearer than Best that
 // missed the SLO or was pruned for a reason other than its weights not
 // fitting (so it can be served); nil when there is none.
-func (r *PlanResult) CheapestRejected() *Candidate {
+func (r *Result) CheapestRejected() *Candidate {
 	for i := range r.Candidates {
 		c := &r.Candidates[i]
 		if r.Best != nil && c.cost() > r.Best.cost() {
@@ -217,7 +219,7 @@ type shape struct {
 	prefixes    bool
 }
 
-func shapeOf(w []Arrival) shape {
+func shapeOf(w []simulate.Arrival) shape {
 	s := shape{minUncached: math.MaxInt, minOutput: math.MaxInt}
 	first, last := time.Duration(math.MaxInt64), time.Duration(0)
 	for _, a := range w {
@@ -238,14 +240,14 @@ func shapeOf(w []Arrival) shape {
 	return s
 }
 
-func (in *PlanInput) defaults() (PlanSpace, Prices, error) {
+func (in *Input) defaults() (Space, Prices, error) {
 	sp := in.Space
 	pr := in.Prices
 	if pr == nil {
 		pr = DefaultPrices()
 	}
 	if sp.GPUs == nil {
-		for _, g := range GPUs() {
+		for _, g := range simulate.GPUs() {
 			if _, ok := pr[g.Name]; ok {
 				sp.GPUs = append(sp.GPUs, g)
 			}
@@ -255,50 +257,50 @@ func (in *PlanInput) defaults() (PlanSpace, Prices, error) {
 		sp.TP = []int{1, 2, 4, 8}
 	}
 	if sp.Precisions == nil {
-		sp.Precisions = []Precision{BF16, FP8, INT4}
+		sp.Precisions = []simulate.Precision{simulate.BF16, simulate.FP8, simulate.INT4}
 	}
 	if sp.MaxBatch == nil {
 		sp.MaxBatch = []int{16, 32, 64, 128, 256}
 	}
 	if sp.Routings == nil {
-		sp.Routings = []Routing{LeastOutstanding}
+		sp.Routings = []simulate.Routing{simulate.LeastOutstanding}
 		if shapeOf(in.Workload).prefixes {
-			sp.Routings = append(sp.Routings, PrefixAffinity)
+			sp.Routings = append(sp.Routings, simulate.PrefixAffinity)
 		}
 	}
 	sp.MaxGPUs = orI(sp.MaxGPUs, 64)
 	switch {
 	case len(in.Workload) == 0:
-		return sp, pr, &InvalidError{Field: "workload", Value: 0, Reason: "holds no request"}
+		return sp, pr, &simulate.InvalidError{Field: "workload", Value: 0, Reason: "holds no request"}
 	case sp.MaxGPUs < 1:
-		return sp, pr, &InvalidError{Field: "max GPUs", Value: sp.MaxGPUs, Reason: "must be positive"}
+		return sp, pr, &simulate.InvalidError{Field: "max GPUs", Value: sp.MaxGPUs, Reason: "must be positive"}
 	case in.BatchRequests < 0:
-		return sp, pr, &InvalidError{Field: "batch requests", Value: in.BatchRequests, Reason: "must not be negative"}
+		return sp, pr, &simulate.InvalidError{Field: "batch requests", Value: in.BatchRequests, Reason: "must not be negative"}
 	case in.BatchRequests > 0 && in.SLO.Deadline <= 0:
-		return sp, pr, &InvalidError{Field: "SLO deadline", Value: in.SLO.Deadline, Reason: "a batch job needs a deadline"}
+		return sp, pr, &simulate.InvalidError{Field: "SLO deadline", Value: in.SLO.Deadline, Reason: "a batch job needs a deadline"}
 	case in.BatchRequests == 0 && !in.SLO.latency():
-		return sp, pr, &InvalidError{Field: "SLO", Value: "none", Reason: "set a TTFT, TPOT or E2E limit (or a batch job with a deadline)"}
+		return sp, pr, &simulate.InvalidError{Field: "SLO", Value: "none", Reason: "set a TTFT, TPOT or E2E limit (or a batch job with a deadline)"}
 	}
 	if !(in.Headroom >= 0 && in.Headroom <= 10) {
-		return sp, pr, &InvalidError{Field: "headroom", Value: in.Headroom, Reason: "must be in [0, 10]"}
+		return sp, pr, &simulate.InvalidError{Field: "headroom", Value: in.Headroom, Reason: "must be in [0, 10]"}
 	}
 	for i, w := range in.Samples {
 		if len(w) == 0 {
-			return sp, pr, &InvalidError{Field: fmt.Sprintf("sample %d", i+1), Value: 0, Reason: "holds no request"}
+			return sp, pr, &simulate.InvalidError{Field: fmt.Sprintf("sample %d", i+1), Value: 0, Reason: "holds no request"}
 		}
 	}
 	for _, tp := range sp.TP {
 		if tp < 1 {
-			return sp, pr, &InvalidError{Field: "TP", Value: tp, Reason: "must be positive"}
+			return sp, pr, &simulate.InvalidError{Field: "TP", Value: tp, Reason: "must be positive"}
 		}
 	}
 	for _, b := range sp.MaxBatch {
 		if b < 1 {
-			return sp, pr, &InvalidError{Field: "max batch", Value: b, Reason: "must be positive"}
+			return sp, pr, &simulate.InvalidError{Field: "max batch", Value: b, Reason: "must be positive"}
 		}
 	}
 	for _, r := range sp.Routings {
-		if _, err := newRouter(r, 1); err != nil {
+		if err := checkRouting(r); err != nil {
 			return sp, pr, err
 		}
 	}
@@ -307,15 +309,15 @@ func (in *PlanInput) defaults() (PlanSpace, Prices, error) {
 
 // family is a configuration without its replica count.
 type family struct {
-	cfg   PlanConfig // Replicas unset
-	d     Deployment
+	cfg   Config // Replicas unset
+	d     simulate.Deployment
 	price float64
 	maxR  int
 	lo    int     // fewest replicas the capacity bound allows
 	peak  float64 // decode throughput bound of one replica, tokens/s
 }
 
-// Plan searches in.Space for the cheapest deployment that meets in.SLO on
+// Search looks through in.Space for the cheapest deployment that meets in.SLO on
 // in.Workload. It never simulates a configuration a roofline bound rules
 // out: weights that do not fit, a decode step (weights over bandwidth) or
 // a prefill slower than the SLO allows, or fewer replicas than the decode
@@ -338,15 +340,15 @@ type family struct {
 // replica is simulated on the sample and on half of it, and the time to
 // finish the whole job is extrapolated along the line through the two.
 //
-// Invalid input yields an *InvalidError.
-func Plan(in PlanInput) (*PlanResult, error) {
+// Invalid input yields an *simulate.InvalidError.
+func Search(in Input) (*Result, error) {
 	sp, prices, err := in.defaults()
 	if err != nil {
 		return nil, err
 	}
 	in.judged = in.loads()
 	sh := shapeOf(in.judged[0])
-	res := &PlanResult{}
+	res := &Result{}
 	var live []*family
 	for _, g := range sp.GPUs {
 		price, ok := prices[g.Name]
@@ -360,7 +362,7 @@ func Plan(in PlanInput) (*PlanResult, error) {
 			for _, p := range sp.Precisions {
 				for _, b := range sp.MaxBatch {
 					for _, rt := range sp.Routings {
-						f := &family{cfg: PlanConfig{GPU: g, TP: tp, Precision: p, MaxBatch: b, Routing: rt}, price: price, maxR: sp.MaxGPUs / tp}
+						f := &family{cfg: Config{GPU: g, TP: tp, Precision: p, MaxBatch: b, Routing: rt}, price: price, maxR: sp.MaxGPUs / tp}
 						res.Considered += f.maxR
 						if c := in.prune(f, sh); c != nil {
 							res.Pruned += c.PrunedUpTo
@@ -391,7 +393,7 @@ func Plan(in PlanInput) (*PlanResult, error) {
 		return cmp.Or(cmp.Compare(a.cost(), b.cost()), cmp.Compare(a.Outcome, b.Outcome))
 	})
 	for i := range res.Candidates {
-		if c := &res.Candidates[i]; c.Outcome == Met && best != nil && c.PlanConfig == best.PlanConfig {
+		if c := &res.Candidates[i]; c.Outcome == Met && best != nil && c.Config == best.Config {
 			res.Best = c
 			break
 		}
@@ -402,10 +404,10 @@ func Plan(in PlanInput) (*PlanResult, error) {
 // prune applies the roofline bounds to f. It returns nil when no replica
 // count is pruned; otherwise the pruned entry, and f.lo set to the fewest
 // replicas left (0 when none is).
-func (in *PlanInput) prune(f *family, sh shape) *Candidate {
+func (in *Input) prune(f *family, sh shape) *Candidate {
 	d := in.deployment(f.cfg)
 	pruned := func(reason string, upTo int) *Candidate {
-		c := &Candidate{PlanConfig: f.cfg, Outcome: Pruned, Reason: reason, PrunedUpTo: upTo}
+		c := &Candidate{Config: f.cfg, Outcome: Pruned, Reason: reason, PrunedUpTo: upTo}
 		c.Replicas = 1 // the cheapest of the pruned replica counts
 		in.price(c, f.price, nil)
 		if in.BatchRequests > 0 && f.peak > 0 {
@@ -414,16 +416,16 @@ func (in *PlanInput) prune(f *family, sh shape) *Candidate {
 		}
 		return c
 	}
-	e, err := NewEngine(d)
+	e, err := simulate.NewEngine(d)
 	if err != nil {
 		return pruned("does not fit: "+err.Error(), f.maxR)
 	}
 	f.d = e.Deployment()
 	withD := func(c *Candidate) *Candidate { c.Deployment = f.d; return c }
 	maxPerStep := float64(1 + f.d.Speculation.DraftTokens)
-	decode := e.StepCost(Load{DecodeSeqs: 1, DecodeTokens: 1 + f.d.Speculation.DraftTokens}).Time
+	decode := e.StepCost(simulate.Load{DecodeSeqs: 1, DecodeTokens: 1 + f.d.Speculation.DraftTokens}).Time
 	tpotFloor := time.Duration(float64(decode) / maxPerStep)
-	ttftFloor := e.StepCost(Load{PrefillTokens: sh.minUncached, PrefillPairs: prefillPairs(sh.minUncached, 0)}).Time
+	ttftFloor := e.StepCost(simulate.Load{PrefillTokens: sh.minUncached, PrefillPairs: prefillPairs(sh.minUncached, 0)}).Time
 	e2eFloor := ttftFloor + time.Duration(sh.minOutput-1)*tpotFloor
 	slo := in.SLO
 	if in.BatchRequests == 0 {
@@ -442,12 +444,12 @@ func (in *PlanInput) prune(f *family, sh shape) *Candidate {
 	// Decode throughput bound: a step of B sequences yields at most B·(k+1)
 	// tokens and takes at least its cost with no KV to read.
 	b := f.cfg.MaxBatch
-	peak := float64(b) * maxPerStep / e.StepCost(Load{DecodeSeqs: b, DecodeTokens: b * (1 + f.d.Speculation.DraftTokens)}).Time.Seconds()
+	peak := float64(b) * maxPerStep / e.StepCost(simulate.Load{DecodeSeqs: b, DecodeTokens: b * (1 + f.d.Speculation.DraftTokens)}).Time.Seconds()
 	f.peak = peak
 	// Prefill throughput bound: a step of T prompt tokens takes at least
 	// its cost without attention.
 	t := f.d.MaxBatchedTokens
-	prefillPeak := float64(t) / e.StepCost(Load{PrefillTokens: t}).Time.Seconds()
+	prefillPeak := float64(t) / e.StepCost(simulate.Load{PrefillTokens: t}).Time.Seconds()
 	need := 1
 	var why string
 	if in.BatchRequests > 0 {
@@ -476,7 +478,7 @@ func (in *PlanInput) prune(f *family, sh shape) *Candidate {
 // deployment is one replica of cfg: the template with cfg's GPU, TP,
 // precision and max batch, and a chunked-prefill budget that holds the
 // batch.
-func (in *PlanInput) deployment(cfg PlanConfig) Deployment {
+func (in *Input) deployment(cfg Config) simulate.Deployment {
 	d := in.Template
 	d.GPU, d.GPUs, d.Precision, d.MaxRunning = cfg.GPU, cfg.TP, cfg.Precision, cfg.MaxBatch
 	d.MaxBatchedTokens = max(orI(d.MaxBatchedTokens, 8192), cfg.MaxBatch*(1+d.Speculation.DraftTokens))
@@ -484,22 +486,22 @@ func (in *PlanInput) deployment(cfg PlanConfig) Deployment {
 }
 
 // Evaluate simulates cfg (with cfg.Replicas replicas) on in.Workload and
-// judges it against in.SLO, pruning nothing: what Plan would find if it
+// judges it against in.SLO, pruning nothing: what Search would find if it
 // simulated cfg. Weights that do not fit yield a Pruned candidate.
-func (in *PlanInput) Evaluate(cfg PlanConfig) Candidate {
+func (in *Input) Evaluate(cfg Config) Candidate {
 	_, prices, _ := in.defaults()
 	in2 := *in
 	in2.judged = in.loads()
 	in = &in2
 	d, err := in.deployment(cfg).Resolved()
 	if err != nil {
-		c := Candidate{PlanConfig: cfg, Outcome: Pruned, Reason: "does not fit: " + err.Error(), PrunedUpTo: cfg.Replicas}
+		c := Candidate{Config: cfg, Outcome: Pruned, Reason: "does not fit: " + err.Error(), PrunedUpTo: cfg.Replicas}
 		in.price(&c, prices[cfg.GPU.Name], nil)
 		return c
 	}
 	if in.BatchRequests > 0 {
 		f := &family{cfg: cfg, d: d, price: prices[cfg.GPU.Name], lo: cfg.Replicas, maxR: cfg.Replicas}
-		var res PlanResult
+		var res Result
 		if c := in.searchBatch(f, nil, &res); c != nil {
 			return *c
 		}
@@ -512,15 +514,15 @@ func (in *PlanInput) Evaluate(cfg PlanConfig) Candidate {
 // loads returns the arrivals an online candidate is judged on: Workload
 // and every sample, brought closer in time by 1 + Headroom. A batch job
 // is judged on Workload alone.
-func (in *PlanInput) loads() [][]Arrival {
+func (in *Input) loads() [][]simulate.Arrival {
 	if in.judged != nil {
 		return in.judged
 	}
 	if in.BatchRequests > 0 {
-		return [][]Arrival{in.Workload}
+		return [][]simulate.Arrival{in.Workload}
 	}
-	out := make([][]Arrival, 0, 1+len(in.Samples))
-	for _, w := range append([][]Arrival{in.Workload}, in.Samples...) {
+	out := make([][]simulate.Arrival, 0, 1+len(in.Samples))
+	for _, w := range append([][]simulate.Arrival{in.Workload}, in.Samples...) {
 		if in.Headroom > 0 {
 			w = compress(w, 1+in.Headroom)
 		}
@@ -531,8 +533,8 @@ func (in *PlanInput) loads() [][]Arrival {
 
 // compress returns w with its arrival times divided by k: the same
 // requests offered k times as fast.
-func compress(w []Arrival, k float64) []Arrival {
-	out := make([]Arrival, len(w))
+func compress(w []simulate.Arrival, k float64) []simulate.Arrival {
+	out := make([]simulate.Arrival, len(w))
 	for i, a := range w {
 		a.At = time.Duration(math.Round(float64(a.At) / k))
 		out[i] = a
@@ -544,7 +546,7 @@ func compress(w []Arrival, k float64) []Arrival {
 // simulation: the cost per hour online; for a batch job, the cost of
 // generating the job's output tokens at the decode throughput bound, which
 // no replica count beats.
-func (in *PlanInput) familyCost(f *family, r int) float64 {
+func (in *Input) familyCost(f *family, r int) float64 {
 	if in.BatchRequests > 0 {
 		return float64(f.cfg.TP) * f.price * in.batchTokens() / f.peak / 3600
 	}
@@ -553,13 +555,13 @@ func (in *PlanInput) familyCost(f *family, r int) float64 {
 
 // batchTokens is the output tokens of the whole batch job, estimated from
 // the sample.
-func (in *PlanInput) batchTokens() float64 {
+func (in *Input) batchTokens() float64 {
 	return float64(shapeOf(in.Workload).outTokens) / float64(len(in.Workload)) * float64(in.BatchRequests)
 }
 
 // price fills in c's costs from its GPU's price and, if simulated, its
 // measurement.
-func (in *PlanInput) price(c *Candidate, usd float64, m *Measured) {
+func (in *Input) price(c *Candidate, usd float64, m *Measured) {
 	c.GPUsTotal = c.TP * c.Replicas
 	c.CostPerHour = float64(c.GPUsTotal) * usd
 	c.batch = in.BatchRequests > 0
@@ -576,7 +578,7 @@ func (in *PlanInput) price(c *Candidate, usd float64, m *Measured) {
 // searchFamily finds f's fewest replicas that meet the SLO, simulating
 // only replica counts cheaper than best, by bisection. It records every
 // simulation in res and returns the candidate that met the SLO, if any.
-func (in *PlanInput) searchFamily(f *family, best *Candidate, res *PlanResult) *Candidate {
+func (in *Input) searchFamily(f *family, best *Candidate, res *Result) *Candidate {
 	if in.BatchRequests > 0 {
 		return in.searchBatch(f, best, res)
 	}
@@ -636,19 +638,19 @@ func (in *PlanInput) searchFamily(f *family, best *Candidate, res *PlanResult) *
 // resolved deployment d, stopping at the first that misses the SLO, and
 // judges the worst figures against in.SLO. usd is the GPU's price per
 // hour. It returns the candidate and the simulation runs it took.
-func (in *PlanInput) simulate(cfg PlanConfig, r int, d Deployment, usd float64) (Candidate, int) {
+func (in *Input) simulate(cfg Config, r int, d simulate.Deployment, usd float64) (Candidate, int) {
 	cfg.Replicas = r
-	c := Candidate{PlanConfig: cfg, Deployment: d}
+	c := Candidate{Config: cfg, Deployment: d}
 	runs := 0
 	for i, w := range in.loads() {
-		cl, err := Replicated(d, r, cfg.Routing)
+		cl, err := simulate.Replicated(d, r, cfg.Routing)
 		if err != nil {
 			c.Outcome, c.Reason, c.PrunedUpTo = Pruned, err.Error(), r
 			in.price(&c, usd, nil)
 			return c, runs
 		}
 		runs++
-		m := Measure(Run(cl, w), in.SLO)
+		m := Measure(simulate.Run(cl, w), in.SLO)
 		if i == 0 {
 			c.Measured = m
 		} else {
@@ -683,7 +685,7 @@ func worst(a, b Measured) Measured {
 // is a + b·n, fitted on the sample and half of it; r replicas finish in
 // a + b·ceil(N/r). It returns the fewest replicas that meet the deadline,
 // with the candidate one fewer as the one that missed.
-func (in *PlanInput) searchBatch(f *family, best *Candidate, res *PlanResult) *Candidate {
+func (in *Input) searchBatch(f *family, best *Candidate, res *Result) *Candidate {
 	w := in.Workload
 	half := w[:max(len(w)/2, 1)]
 	t1 := in.makespan(f, w)
@@ -703,7 +705,7 @@ func (in *PlanInput) searchBatch(f *family, best *Candidate, res *PlanResult) *C
 		return time.Duration(math.Max(fixed+slope*float64(n), 0))
 	}
 	mk := func(r int) Candidate {
-		c := Candidate{PlanConfig: f.cfg, Deployment: f.d}
+		c := Candidate{Config: f.cfg, Deployment: f.d}
 		c.Replicas = r
 		c.Measured = Measured{Requests: in.BatchRequests, Makespan: finish(r)}
 		c.Misses = in.SLO.Check(c.Measured)
@@ -747,10 +749,10 @@ func (in *PlanInput) searchBatch(f *family, best *Candidate, res *PlanResult) *C
 }
 
 // makespan simulates w on one replica of f and returns when it finished.
-func (in *PlanInput) makespan(f *family, w []Arrival) time.Duration {
-	e, err := NewEngine(f.d)
+func (in *Input) makespan(f *family, w []simulate.Arrival) time.Duration {
+	e, err := simulate.NewEngine(f.d)
 	if err != nil {
 		return never
 	}
-	return Measure(Run(e, w), SLO{}).Makespan
+	return Measure(simulate.Run(e, w), SLO{}).Makespan
 }

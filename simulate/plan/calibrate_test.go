@@ -1,4 +1,4 @@
-package simulate_test
+package plan_test
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tokenpace/tokenpace/simulate"
+	"github.com/tokenpace/tokenpace/simulate/plan"
 )
 
 // observe predicts TTFT and TPOT of d at s, as a benchmark would measure them.
@@ -35,7 +36,7 @@ func TestCalibrateRecoversTheConstants(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			obs := append(observe(t, tc.x, simulate.Scenario{PromptTokens: 256, OutputTokens: 64, Concurrency: 1}),
 				observe(t, tc.x, simulate.Scenario{PromptTokens: 2048, OutputTokens: 64, Concurrency: 16})...)
-			c, err := simulate.Calibrate(simulate.Deployment{GPU: g, GPUs: tc.x.GPUs}, obs)
+			c, err := plan.Calibrate(simulate.Deployment{GPU: g, GPUs: tc.x.GPUs}, obs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,9 +70,9 @@ func TestCalibrateSaysWhenNotWellPosed(t *testing.T) {
 			observe(t, x, simulate.Scenario{PromptTokens: 512, OutputTokens: 64, Concurrency: 3})[1]}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := simulate.Calibrate(simulate.Deployment{}, tc.obs)
-			var ce *simulate.CalibrationError
-			if !errors.As(err, &ce) || !errors.Is(err, simulate.ErrIllPosed) {
+			_, err := plan.Calibrate(simulate.Deployment{}, tc.obs)
+			var ce *plan.CalibrationError
+			if !errors.As(err, &ce) || !errors.Is(err, plan.ErrIllPosed) {
 				t.Fatalf("Calibrate(%s) error = %v, want a *CalibrationError wrapping ErrIllPosed", tc.name, err)
 			}
 		})
@@ -95,7 +96,7 @@ func TestDesignCalibrationIdentifies(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base := simulate.Deployment{GPU: g, GPUs: tc.x.GPUs, Model: tc.x.Model, Precision: tc.x.Precision}
-			fit, check, err := simulate.DesignCalibration(base)
+			fit, check, err := plan.DesignCalibration(base)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +104,7 @@ func TestDesignCalibrationIdentifies(t *testing.T) {
 			for _, r := range fit {
 				obs = append(obs, observe(t, tc.x, r.Scenario)...)
 			}
-			c, err := simulate.Calibrate(base, obs)
+			c, err := plan.Calibrate(base, obs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +140,7 @@ func TestCalibrateNamesConfounded(t *testing.T) {
 	x := simulate.Deployment{MBU: 0.55, MFU: 0.3, StepOverhead: 3 * time.Millisecond}
 	obs := append(observe(t, x, simulate.Scenario{PromptTokens: 256, OutputTokens: 64, Concurrency: 1}),
 		observe(t, x, simulate.Scenario{PromptTokens: 2048, OutputTokens: 64, Concurrency: 1})...)
-	c, err := simulate.Calibrate(simulate.Deployment{}, obs)
+	c, err := plan.Calibrate(simulate.Deployment{}, obs)
 	if err != nil {
 		t.Fatalf("Calibrate = %v, want a fit that names what is confounded", err)
 	}
@@ -171,7 +172,7 @@ func TestCalibrateFourRunsOf70B(t *testing.T) {
 		{PromptTokens: 512, OutputTokens: 64, Concurrency: 8}, {PromptTokens: 2048, OutputTokens: 64, Concurrency: 8}} {
 		obs = append(obs, observe(t, x, s)...)
 	}
-	c, err := simulate.Calibrate(base, obs)
+	c, err := plan.Calibrate(base, obs)
 	if err != nil {
 		t.Fatalf("Calibrate = %v, want a fit", err)
 	}
@@ -194,7 +195,7 @@ func TestDesignCalibrationFitsTheCache(t *testing.T) {
 	g, _ := simulate.LookupGPU("rtx-4090")
 	m, _ := simulate.LookupModel("llama-3.1-8b")
 	for _, d := range []simulate.Deployment{{GPU: g, Model: m}, {GPU: g, Model: m, KVCapacityTokens: 6000}, {}} {
-		fit, check, err := simulate.DesignCalibration(d)
+		fit, check, err := plan.DesignCalibration(d)
 		if err != nil {
 			t.Fatal(err)
 		}

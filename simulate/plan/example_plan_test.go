@@ -1,36 +1,16 @@
-package simulate_test
+package plan_test
 
 import (
 	"fmt"
 	"time"
 
 	"github.com/tokenpace/tokenpace/simulate"
+	"github.com/tokenpace/tokenpace/simulate/plan"
 )
-
-// Four replicas behind a prefix-aware router: requests sharing a system
-// prompt go where it is cached.
-func ExampleReplicated() {
-	m, _ := simulate.LookupModel("llama-3.1-8b")
-	for _, r := range []simulate.Routing{simulate.RoundRobin, simulate.PrefixAffinity} {
-		c, err := simulate.Replicated(simulate.Deployment{Model: m}, 4, r)
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		w, _ := simulate.Workload{Rate: 5, Process: simulate.ConstantProcess, Requests: 100,
-			Prompt: simulate.TokenDist{Mean: 1100}, Output: simulate.TokenDist{Mean: 20}, PrefixTokens: 1024, Prefixes: 3}.Arrivals()
-		simulate.Run(c, w)
-		s := c.Stats()
-		fmt.Printf("%s: %.0f%% of prompt tokens from the prefix cache\n", r, 100*float64(s.PrefixHits)/float64(s.PromptTokens))
-	}
-	// Output:
-	// round-robin: 82% of prompt tokens from the prefix cache
-	// affinity: 90% of prompt tokens from the prefix cache
-}
 
 // The cheapest deployment of Llama 3.1 8B for 10 requests/s within a
 // 300 ms p99 TTFT, among a few GPUs.
-func ExamplePlan() {
+func ExampleSearch() {
 	m, _ := simulate.LookupModel("llama-3.1-8b")
 	var gpus []simulate.GPU
 	for _, n := range []string{"l4", "l40s", "h100-sxm"} {
@@ -38,18 +18,18 @@ func ExamplePlan() {
 		gpus = append(gpus, g)
 	}
 	w, _ := simulate.Workload{Rate: 10, Requests: 600, Prompt: simulate.TokenDist{Mean: 800}, Output: simulate.TokenDist{Mean: 100}}.Arrivals()
-	res, err := simulate.Plan(simulate.PlanInput{
+	res, err := plan.Search(plan.Input{
 		Template: simulate.Deployment{Model: m},
 		Workload: w,
-		SLO:      simulate.SLO{TTFTP99: 300 * time.Millisecond},
-		Space:    simulate.PlanSpace{GPUs: gpus, TP: []int{1}, MaxBatch: []int{64}, MaxGPUs: 8},
+		SLO:      plan.SLO{TTFTP99: 300 * time.Millisecond},
+		Space:    plan.Space{GPUs: gpus, TP: []int{1}, MaxBatch: []int{64}, MaxGPUs: 8},
 	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%v: $%.2f/h\n", res.Best.PlanConfig, res.Best.CostPerHour)
-	fmt.Println("meets the SLO:", res.Best.Outcome == simulate.Met)
+	fmt.Printf("%v: $%.2f/h\n", res.Best.Config, res.Best.CostPerHour)
+	fmt.Println("meets the SLO:", res.Best.Outcome == plan.Met)
 	// Output:
 	// 1 × l40s (TP 1) fp8, max batch 64, least-outstanding: $1.40/h
 	// meets the SLO: true
@@ -58,7 +38,7 @@ func ExamplePlan() {
 // Near capacity one arrival draw's p99 is luck: the voice bot's pick on
 // one draw misses its SLO on another draw of the same load. Judged on
 // three draws at 10% above the offered rate, the pick keeps it.
-func ExamplePlanInput_headroom() {
+func ExampleInput_headroom() {
 	m, _ := simulate.LookupModel("llama-3.1-8b")
 	g, _ := simulate.LookupGPU("mi300x")
 	load := simulate.Workload{Rate: 40, Requests: 800, Prompt: simulate.TokenDist{Mean: 1000}, Output: simulate.TokenDist{Mean: 60}, Seed: 1}
@@ -69,23 +49,23 @@ func ExamplePlanInput_headroom() {
 		a, _ := w.Arrivals()
 		draws = append(draws, a)
 	}
-	in := simulate.PlanInput{
+	in := plan.Input{
 		Template: simulate.Deployment{Model: m},
 		Workload: draws[0],
-		SLO:      simulate.SLO{TTFTP99: 180 * time.Millisecond, TPOTP99: 50 * time.Millisecond},
-		Space:    simulate.PlanSpace{GPUs: []simulate.GPU{g}, TP: []int{1}, Precisions: []simulate.Precision{simulate.FP8}, MaxBatch: []int{16, 32, 64}, MaxGPUs: 8},
+		SLO:      plan.SLO{TTFTP99: 180 * time.Millisecond, TPOTP99: 50 * time.Millisecond},
+		Space:    plan.Space{GPUs: []simulate.GPU{g}, TP: []int{1}, Precisions: []simulate.Precision{simulate.FP8}, MaxBatch: []int{16, 32, 64}, MaxGPUs: 8},
 	}
-	one, _ := simulate.Plan(in)
-	fmt.Printf("one draw at 40 req/s: %v\n", one.Best.PlanConfig)
+	one, _ := plan.Search(in)
+	fmt.Printf("one draw at 40 req/s: %v\n", one.Best.Config)
 	for i, d := range draws {
 		alone := in
 		alone.Workload = d
-		c := alone.Evaluate(one.Best.PlanConfig)
+		c := alone.Evaluate(one.Best.Config)
 		fmt.Printf("  on draw %d: TTFT p99 %v, %s\n", i+1, c.Measured.TTFTP99.Round(time.Millisecond), c.Outcome)
 	}
 	in.Samples, in.Headroom = draws[1:], 0.1
-	robust, _ := simulate.Plan(in)
-	fmt.Printf("three draws at 44 req/s: %v\n", robust.Best.PlanConfig)
+	robust, _ := plan.Search(in)
+	fmt.Printf("three draws at 44 req/s: %v\n", robust.Best.Config)
 	fmt.Printf("  worst TTFT p99 %v, %s\n", robust.Best.Measured.TTFTP99.Round(time.Millisecond), robust.Best.Outcome)
 	// Output:
 	// one draw at 40 req/s: 1 × mi300x (TP 1) fp8, max batch 64, least-outstanding

@@ -1,0 +1,66 @@
+package plan
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// orI is v, or def when v is zero.
+func orI(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// seconds converts s seconds to a Duration, rounded to the nanosecond.
+func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
+
+// prefillPairs is the attention pairs of n new tokens after c cached ones
+// (see simulate.Load.PrefillPairs).
+func prefillPairs(n, c int) float64 {
+	return float64(n)*float64(c) + float64(n)*float64(n+1)/2
+}
+
+// checkRouting reports an unknown routing as simulate.Replicated would.
+func checkRouting(r simulate.Routing) error {
+	if !slices.Contains(simulate.Routings(), r) {
+		return &simulate.InvalidError{Field: "routing", Value: int(r), Reason: "unknown"}
+	}
+	return nil
+}
+
+// known reports whether an Observation's metric is one Calibrate can fit.
+func known(m simulate.Metric) bool {
+	switch m {
+	case simulate.MetricTTFT, simulate.MetricTPOT, simulate.MetricE2E, simulate.MetricDecodeTPS,
+		simulate.MetricAggregateTPS, simulate.MetricPrefillTPS, simulate.MetricMsPerToken:
+		return true
+	}
+	return false
+}
+
+// num formats a figure with three significant digits, no exponent for
+// everyday magnitudes: 35, 16.1, 0.0335, 141 (as simulate formats them).
+func num(v float64) string {
+	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	digits := 3 - int(math.Floor(math.Log10(math.Abs(v)))) - 1
+	if digits < 0 {
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	}
+	out := strconv.FormatFloat(v, 'f', digits, 64)
+	if strings.Contains(out, ".") {
+		out = strings.TrimRight(strings.TrimRight(out, "0"), ".")
+	}
+	return out
+}
+
+// ms formats d in milliseconds with num.
+func ms(d time.Duration) string { return num(float64(d) / 1e6) }
