@@ -755,9 +755,9 @@ func (a *attempt) readFailure(err error) error {
 	case err == io.EOF:
 		return a.failure(KindTruncated, "no [DONE] event", nil)
 	case errors.Is(err, sse.ErrEventTooLong):
-		return a.failure(KindLineTooLong, "event", err)
+		return a.failure(KindTooLarge, "event", err)
 	case errors.Is(err, bufio.ErrTooLong):
-		return a.failure(KindLineTooLong, "", err)
+		return a.failure(KindTooLarge, "line", err)
 	default:
 		return a.failure(KindReset, "", err)
 	}

@@ -35,15 +35,13 @@ const (
 	// KindReset: reading the body failed mid-stream (connection reset,
 	// unexpected EOF).
 	KindReset
-	// KindLineTooLong: a line of the event stream, or the data of one
-	// event over all its lines (Detail "event"), exceeded the limit set
-	// by WithMaxLineBytes.
-	KindLineTooLong
-	// KindTooLarge: what a server sent would take more memory to decode
-	// than the client allows: an event with more JSON objects than any
-	// real chunk holds, more choices than the request's n, or an error
-	// body (or a non-streaming response) longer than its bound (Detail
-	// says which). Err, for a body, wraps what was read of it.
+	// KindTooLarge: what a server sent would take more memory than the
+	// client allows: a line of the event stream (Detail "line"), or the
+	// data of one event over all its lines (Detail "event"), longer than
+	// WithMaxLineBytes; an event with more JSON objects than any real
+	// chunk holds, or more choices than the request's n; an error body (or
+	// a non-streaming response) longer than its bound. Detail says which.
+	// Err, for a body, wraps what was read of it.
 	KindTooLarge
 	// KindPanic: a function of the caller's (a hook, a middleware, a
 	// milestone predicate or a validator) panicked; the call ended with
@@ -66,7 +64,6 @@ var kindNames = [...]string{
 	KindErrorEvent:  "error event",
 	KindTruncated:   "stream truncated",
 	KindReset:       "stream reset",
-	KindLineTooLong: "line too long",
 	KindTooLarge:    "too large",
 	KindPanic:       "panic in a caller's function",
 	KindSkipped:     "skipped",

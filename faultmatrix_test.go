@@ -53,9 +53,9 @@ func TestFaultMatrix(t *testing.T) {
 		{"content-type", "", script("application/json", `{"id":"x"}`),
 			[5]string{"wrong content type", "ok", "ok", "ok", "ok"}},
 		{"line-too-long", "", script(sse, bigEvent(1), bigEvent(2), contentEvent(strings.Repeat("x", 70<<10))),
-			[5]string{"line too long", "line too long", "line too long", "line too long", "ok"}},
+			[5]string{"too large", "too large", "too large", "too large", "ok"}},
 		{"event-too-long", "", script(sse, bigEvent(1), bigEvent(2), strings.Repeat("data: "+strings.Repeat("x", 1<<10)+"\n", 100)+"\n"),
-			[5]string{"line too long", "line too long", "line too long", "line too long", "ok"}},
+			[5]string{"too large", "too large", "too large", "too large", "ok"}},
 	}
 	budget := tokenpace.Budget{TTFT: 500 * msec, Gap: 300 * msec}
 	policies := []struct {

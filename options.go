@@ -58,7 +58,7 @@ func WithMilestone(name string, reached func(text string) bool) Option {
 
 // WithMaxLineBytes sets the longest line of the event stream a response may
 // hold, and the largest event (its data over all its lines); a longer one
-// ends the stream with a KindLineTooLong StreamError instead of growing a
+// ends the stream with a KindTooLarge StreamError instead of growing a
 // buffer without bound. n <= 0 means 4 MiB.
 func WithMaxLineBytes(n int) Option {
 	return optionFunc(func(c *config) {

@@ -41,14 +41,14 @@ func TestPredictTTFT(t *testing.T) {
 		if want := 1050 * msec; !ok || (got-want).Abs() > time.Microsecond {
 			t.Errorf("PredictTTFT(big, 1000) = %v, %v, want %v, true", got, ok, want)
 		}
-		p90, ok := r.TTFTPercentile("big", 0.9)
+		p90, ok := tokenpace.TTFTPercentile(r, "big", 0.9)
 		if want := metrics.DistOf(ttfts).P90; !ok || p90 != want {
 			t.Errorf("TTFTPercentile(big, 0.9) = %v, %v, want %v, true", p90, ok, want)
 		}
-		if _, ok := r.TTFTPercentile("nope", 0.9); ok {
+		if _, ok := tokenpace.TTFTPercentile(r, "nope", 0.9); ok {
 			t.Errorf("TTFTPercentile(nope) ok = true, want false")
 		}
-		if _, ok := r.TTFTPercentile("big", 0); ok {
+		if _, ok := tokenpace.TTFTPercentile(r, "big", 0); ok {
 			t.Errorf("TTFTPercentile(big, 0) ok = true, want false")
 		}
 	})

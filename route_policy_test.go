@@ -42,7 +42,7 @@ func TestHedgeAtLearntPercentile(t *testing.T) {
 				}
 				continue
 			}
-			if p95, _ := r.TTFTPercentile("big", 0.95); p95 != 118*msec {
+			if p95, _ := tokenpace.TTFTPercentile(r, "big", 0.95); p95 != 118*msec {
 				t.Errorf("TTFTPercentile(big, 0.95) = %v, want 118ms", p95)
 			}
 			if got, want := outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeHedgeLost, tokenpace.OutcomeWon}; !slices.Equal(got, want) {

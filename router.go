@@ -98,15 +98,3 @@ func (r *Router) PredictTTFT(target string, promptTokens int) (time.Duration, bo
 	}
 	return rt.pred.predict(promptTokens)
 }
-
-// TTFTPercentile returns the nearest-rank q-quantile (0 < q ≤ 1) of the
-// last 256 TTFTs observed at target, and false when target is unknown, has
-// no data yet or q is out of range.
-func (r *Router) TTFTPercentile(target string, q float64) (time.Duration, bool) {
-	rt := r.route(target)
-	if rt == nil || !(q > 0 && q <= 1) {
-		return 0, false
-	}
-	d, n := rt.pred.percentile(q)
-	return d, n > 0
-}

@@ -19,7 +19,7 @@ import (
 // ("budget_exceeded", "circuit_open", "admission", "superseded",
 // "invalid_output", "stream_closed", and for a *tokenpace.StreamError its
 // kind: "stream_reset", "stream_truncated", "malformed_event",
-// "content_type", "error_event", "line_too_long"); "canceled" and
+// "content_type", "error_event", "too_large"); "canceled" and
 // "timeout" for context endings, "unexpected_eof" for a body cut short,
 // "timeout" for network timeouts; otherwise the value of an ErrorType()
 // string method anywhere in the chain, else the error's Go type name.
@@ -73,7 +73,6 @@ var streamKinds = map[tokenpace.ErrorKind]string{
 	tokenpace.KindErrorEvent:  "error_event",
 	tokenpace.KindTruncated:   "stream_truncated",
 	tokenpace.KindReset:       "stream_reset",
-	tokenpace.KindLineTooLong: "line_too_long",
 	tokenpace.KindTooLarge:    "too_large",
 	tokenpace.KindPanic:       "panic",
 }
