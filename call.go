@@ -36,10 +36,10 @@ type call struct {
 
 	budget    Budget // the call's override
 	failFast  bool
-	validator Validator // nil: each route's
-	buffered  bool      // outputs reach the caller once validated
-	keepText  bool      // the chain's text is kept (continuation, validation)
-	prompt    int       // estimated prompt tokens; -1 until needed
+	validator func(string) error // nil: each route's
+	buffered  bool               // outputs reach the caller once validated
+	keepText  bool               // the chain's text is kept (continuation, validation)
+	prompt    int                // estimated prompt tokens; -1 until needed
 
 	mu      sync.Mutex
 	state   callState

@@ -35,7 +35,7 @@ var panicking = []struct {
 	name       string
 	opts       []tokenpace.Option
 	reqOpts    []option.RequestOption
-	validator  tokenpace.Validator
+	validator  func(string) error
 	wantDetail string
 	read       string // what the caller reads before the error
 }{

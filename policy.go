@@ -52,9 +52,15 @@ type Policy struct {
 	// Breaker configures each route's circuit breaker; the zero value
 	// gives the defaults of BreakerSettings.
 	Breaker BreakerSettings
-	// Validator checks every finished output (see Route.Validator); nil
-	// means none.
-	Validator Validator
+	// Validator is a quality gate: it checks the finished text of the
+	// first choice (across continuations) when a stream ends cleanly, and
+	// returns an error to reject it. A rejection counts against the route
+	// like a budget breach (its circuit breaker, Timing.Err,
+	// OutcomeInvalid), so goodput counts only validated outputs; the call
+	// ends with a KindInvalid *StreamError. It runs on the goroutine that
+	// reads the response and should be quick. A Route's Validator replaces
+	// it for that route; nil means none.
+	Validator func(text string) error
 	// RetryInvalid retries a call whose output a validator rejected on the
 	// next route. The caller then receives each route's output only once
 	// it has been validated: no streaming (Hooks.FirstToken is not
@@ -89,7 +95,7 @@ type CallPolicy struct {
 	// Policy.FailFast); false keeps the Policy's setting.
 	FailFast bool
 	// Validator replaces the routes' validators; nil keeps them.
-	Validator Validator
+	Validator func(text string) error
 	// Session names the call's session for Policy.Affinity: the call
 	// tries first the route that answered the session last. "" means
 	// none (the prompt's leading tokens, if Affinity.PrefixTokens is

@@ -25,9 +25,9 @@ type Route struct {
 	// Limit is the route's client-side rate limit; the zero value sets
 	// none.
 	Limit Limit
-	// Validator checks the route's finished output; nil means the
-	// Policy's.
-	Validator Validator
+	// Validator checks the route's finished output (see
+	// Policy.Validator); nil means the Policy's.
+	Validator func(text string) error
 	// Breaker, if set, is the route's circuit breaker instead of one made
 	// from Policy.Breaker, which then does not apply to this route: for
 	// instance a breaker shared by replicas (package fleet). Nil means
