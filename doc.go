@@ -45,7 +45,7 @@
 //     headers and BreakerSettings.Ramp brings a route back gradually.
 //   - Hooks: first token, milestones and, exactly once per request, the
 //     final Timing (WithHooks, ContextWithHooks): the seam for metrics
-//     (package metrics), logs (LogHooks) and user code. Hooks never see
+//     (package metrics), logs (metrics.LogHooks) and user code. Hooks never see
 //     prompt or completion text, nor keys.
 //   - Latest: one request in flight per key, the newest wins; the one it
 //     replaces ends with ErrSuperseded.

@@ -6,7 +6,8 @@
 //
 // Everything reaches this package through tokenpace.Hooks. New builds an
 // Observer that runs all of it; NewRecorder and NewOTel build one part
-// alone. Each returns its hooks from Hooks().
+// alone. Each returns its hooks from Hooks(). LogHooks logs each finished
+// request's figures with log/slog instead.
 //
 // # OpenTelemetry metrics
 //

@@ -64,7 +64,7 @@ func TestAPIKeyNeverReported(t *testing.T) {
 			var logs bytes.Buffer
 			rec := metrics.NewRecorder()
 			hooks := tokenpace.ComposeHooks(obs.Hooks(), rec.Hooks(),
-				tokenpace.LogHooks(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+				metrics.LogHooks(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 			oc := openai.NewClient(append(oopts, option.WithBaseURL(sim.URL), option.WithHTTPClient(sim.Client), option.WithMaxRetries(0))...)
 			c := tokenpace.NewClient(oc, tokenpace.WithHooks(hooks))
 			r, err := tokenpace.NewRouter(c, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 50 * time.Millisecond}},

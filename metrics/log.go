@@ -1,18 +1,18 @@
-package tokenpace
+package metrics
 
 import (
 	"context"
 	"log/slog"
-	"slices"
-	"time"
+
+	"github.com/tokenpace/tokenpace"
 )
 
 // LogHooks returns Hooks that log each request's final Timing to l (or
 // slog.Default() if l is nil): at Info level after a clean end, at Warn
 // after an error. A record holds timings, token counts, model and target
 // names and the error; never prompt or completion text.
-func LogHooks(l *slog.Logger) Hooks {
-	return Hooks{Done: func(ctx context.Context, t *Timing) {
+func LogHooks(l *slog.Logger) tokenpace.Hooks {
+	return tokenpace.Hooks{Done: func(ctx context.Context, t *tokenpace.Timing) {
 		logger := l
 		if logger == nil {
 			logger = slog.Default()
@@ -24,7 +24,7 @@ func LogHooks(l *slog.Logger) Hooks {
 		if !logger.Enabled(ctx, level) {
 			return
 		}
-		itl := slices.Sorted(slices.Values(t.ITL()))
+		itl := DistOf(t.ITL())
 		attrs := []slog.Attr{
 			slog.String("target", t.Target),
 			slog.String("model", t.Model),
@@ -33,9 +33,9 @@ func LogHooks(l *slog.Logger) Hooks {
 			slog.Duration("queue", t.Queue()),
 			slog.Duration("ttfb", t.TTFB()),
 			slog.Duration("ttft", t.TTFT()),
-			slog.Duration("itl_p50", quantile(itl, 0.50)),
-			slog.Duration("itl_p99", quantile(itl, 0.99)),
-			slog.Duration("itl_max", quantile(itl, 1)),
+			slog.Duration("itl_p50", itl.P50),
+			slog.Duration("itl_p99", itl.P99),
+			slog.Duration("itl_max", itl.Max),
 			slog.Duration("tpot", t.TPOT()),
 			slog.Duration("e2e", t.E2E()),
 			slog.Int("prompt_tokens", t.PromptTokens),
@@ -49,13 +49,4 @@ func LogHooks(l *slog.Logger) Hooks {
 		}
 		logger.LogAttrs(ctx, level, "tokenpace: request done", attrs...)
 	}}
-}
-
-// quantile returns the nearest-rank q-quantile of sorted, 0 when it is
-// empty.
-func quantile(sorted []time.Duration, q float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	return nearestRank(sorted, q)
 }
