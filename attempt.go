@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -112,27 +111,7 @@ type attempt struct {
 	ended   bool       // t is final and the end event has run
 	waiting bool       // the consumer waits on wake
 
-	// The reader role of a plain call (see handoff.go); holder under mu.
-	inline   bool       // the caller may hold the role
-	holder   readerRole // who reads the body
-	away     bool       // the caller is outside take
-	left     time.Time  // when it last left
-	leftWith int        // with how many chunks
-	// since: bytes may wait unread from then on while the caller is away:
-	// when it left, or, when its chunk came from the buffer, the read
-	// that filled the buffer (bytes after it wait in the connection).
-	since time.Time
-	// bufferedAt: the chunk the caller takes came from the buffer; bytes
-	// after it may wait unread since then (readRef). Zero when the
-	// caller's own read brought it.
-	bufferedAt time.Time
-	// readRef: since when bytes after the last read may wait unread.
-	readRef  time.Time
-	armed    bool // the absence timer is pending
-	quick    int  // times in a row it came back within absence
-	absent   *time.Timer
-	resume   chan struct{} // wakes the parked background reader; closed at the end
-	handBack atomic.Bool   // the background reader gives the role back
+	r handoff // the reader role (handoff.go)
 }
 
 // sent returns when the attempt's first HTTP request left.
@@ -143,7 +122,7 @@ func (a *attempt) sent() time.Time { return a.x.sent() }
 // policy that runs several attempts (hedging) needs.
 func startAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attempt {
 	a := newAttempt(ctx, spec, ev)
-	a.holder = roleBackground
+	a.r.holder = roleBackground
 	go func() {
 		if a.request() {
 			a.openBody()
@@ -167,7 +146,7 @@ func callAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attem
 		return a
 	}
 	a.openBody()
-	a.inline, a.holder = true, roleCaller
+	a.r.inline, a.r.holder = true, roleCaller
 	a.mu.Lock()
 	a.leaveFirst()
 	a.mu.Unlock()
@@ -179,11 +158,11 @@ func callAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attem
 func (a *attempt) release() {
 	a.unhook()
 	a.mu.Lock()
-	if a.absent != nil {
-		a.absent.Stop()
+	if a.r.absent != nil {
+		a.r.absent.Stop()
 	}
-	if a.resume != nil {
-		close(a.resume)
+	if a.r.resume != nil {
+		close(a.r.resume)
 	}
 	a.mu.Unlock()
 	close(a.done)
@@ -512,7 +491,7 @@ func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
 		bound = 0
 	}
 	full = a.q.push(ar, size, bound)
-	if t.OutputChunks <= 1 || a.inline {
+	if t.OutputChunks <= 1 || a.r.inline {
 		// Until the first token has been handed over, wake the consumer
 		// at once rather than after the rest of the read is decoded; and
 		// always a plain call's caller, which then reads on itself.
@@ -568,8 +547,8 @@ func (a *attempt) signal() bool {
 	}
 	a.waiting = false
 	a.wake <- struct{}{}
-	if a.inline && a.holder == roleBackground {
-		a.handBack.Store(true)
+	if a.r.inline && a.r.holder == roleBackground {
+		a.r.handBack.Store(true)
 	}
 	return true
 }
@@ -588,7 +567,7 @@ func (a *attempt) end(err error, at time.Time) {
 		t.OutputTokens = a.deltas
 	}
 	a.final = true
-	a.holder = roleNone
+	a.r.holder = roleNone
 	a.mu.Unlock()
 	if a.ev.end != nil {
 		what := "Done hook"
@@ -637,7 +616,7 @@ func (a *attempt) poll(buf []arrived) (batch []arrived, done bool, wake <-chan s
 // attempt ended, and hands them over, giving buf (drained) back for reuse.
 // It returns no chunks only once the attempt has ended, with its error.
 func (a *attempt) take(buf []arrived) ([]arrived, error) {
-	if a.inline {
+	if a.r.inline {
 		return a.takeInline(buf)
 	}
 	for {
@@ -702,9 +681,9 @@ func (a *attempt) stop(cause error) {
 		a.cancel(cause)
 	}
 	a.mu.Lock()
-	if a.holder == roleCaller && a.away {
+	if a.r.holder == roleCaller && a.r.away {
 		// Nobody reads: end the attempt here.
-		a.holder = roleNone
+		a.r.holder = roleNone
 		a.mu.Unlock()
 		a.endStopped()
 	} else {

@@ -1,6 +1,9 @@
 package tokenpace
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // The reader role of a plain call's attempt.
 //
@@ -60,25 +63,50 @@ const (
 	roleBackground                   // a background reader
 )
 
+// handoff is who holds the reader role of an attempt and what decides
+// when it changes hands. The attempt's mu guards it, but for handBack.
+type handoff struct {
+	inline   bool       // the caller may hold the role
+	holder   readerRole // who reads the body
+	away     bool       // the caller is outside take
+	left     time.Time  // when it last left
+	leftWith int        // with how many chunks
+	// since: bytes may wait unread from then on while the caller is away:
+	// when it left, or, when its chunk came from the buffer, the read
+	// that filled the buffer (bytes after it wait in the connection).
+	since time.Time
+	// bufferedAt: the chunk the caller takes came from the buffer; bytes
+	// after it may wait unread since then (readRef). Zero when the
+	// caller's own read brought it.
+	bufferedAt time.Time
+	// readRef: since when bytes after the last read may wait unread.
+	readRef  time.Time
+	armed    bool // the absence timer is pending
+	quick    int  // times in a row it came back within absence
+	absent   *time.Timer
+	resume   chan struct{} // wakes the parked background reader; closed at the end
+	handBack atomic.Bool   // the background reader gives the role back
+}
+
 // leave notes that the caller is away from take from now on, with n
 // chunks. A quick caller keeps the reader role, under the absence timer
 // (armed unless it is pending: then it re-arms itself for what remains
 // when it fires); else a background reader takes over at once. a.mu is
 // held.
 func (a *attempt) leave(n int) {
-	a.away = true
+	a.r.away = true
 	now := time.Now()
-	a.left, a.leftWith, a.since = now, n, now
-	if !a.bufferedAt.IsZero() {
-		a.since, a.bufferedAt = a.bufferedAt, time.Time{}
+	a.r.left, a.r.leftWith, a.r.since = now, n, now
+	if !a.r.bufferedAt.IsZero() {
+		a.r.since, a.r.bufferedAt = a.r.bufferedAt, time.Time{}
 	}
-	if a.holder == roleCaller && a.body.last.Before(a.since) {
-		a.since = a.body.last // bytes after the last read wait since it returned
+	if a.r.holder == roleCaller && a.body.last.Before(a.r.since) {
+		a.r.since = a.body.last // bytes after the last read wait since it returned
 	}
 	switch {
-	case a.holder != roleCaller:
-	case a.quick >= quickReturns && now.Sub(a.since) < absence:
-		a.arm(absence - now.Sub(a.since))
+	case a.r.holder != roleCaller:
+	case a.r.quick >= quickReturns && now.Sub(a.r.since) < absence:
+		a.arm(absence - now.Sub(a.r.since))
 	default:
 		a.toBackground()
 	}
@@ -88,42 +116,42 @@ func (a *attempt) leave(n int) {
 // the reader role under the absence timer, so that a caller that calls
 // Next at once reads the first chunk itself. a.mu is held.
 func (a *attempt) leaveFirst() {
-	a.away = true
+	a.r.away = true
 	now := time.Now()
-	a.left, a.leftWith, a.since = now, 1, now
+	a.r.left, a.r.leftWith, a.r.since = now, 1, now
 	a.arm(absence)
 }
 
-// back notes that the caller came back to take. It was quick if it was
-// away for less than absence per chunk it took. a.mu is held.
-func (a *attempt) back() {
-	a.away = false
-	if a.quickSince(time.Now()) {
-		a.quick++
+// back notes that the caller came back to take at now. It was quick if it
+// was away for less than absence per chunk it took.
+func (h *handoff) back(now time.Time) {
+	h.away = false
+	if h.quickSince(now) {
+		h.quick++
 	} else {
-		a.quick = 0
+		h.quick = 0
 	}
 }
 
 // quickSince reports whether the caller, away until now, has been away for
-// less than absence per chunk it took when it left. a.mu is held.
-func (a *attempt) quickSince(now time.Time) bool {
-	return now.Sub(a.left) < absence*time.Duration(a.leftWith)
+// less than absence per chunk it took when it left.
+func (h *handoff) quickSince(now time.Time) bool {
+	return now.Sub(h.left) < absence*time.Duration(h.leftWith)
 }
 
 // arm arms the absence timer to fire after d, unless it is pending: it
 // then fires no later than d from now, since it was armed at an earlier
 // departure, and re-arms itself for what remains. a.mu is held.
 func (a *attempt) arm(d time.Duration) {
-	if a.armed {
+	if a.r.armed {
 		return
 	}
-	a.armed = true
-	if a.absent == nil {
-		a.absent = time.AfterFunc(d, a.absenceOver)
+	a.r.armed = true
+	if a.r.absent == nil {
+		a.r.absent = time.AfterFunc(d, a.absenceOver)
 		return
 	}
-	a.absent.Reset(d)
+	a.r.absent.Reset(d)
 }
 
 // absenceOver runs when the absence timer fires: if the caller holds the
@@ -132,20 +160,20 @@ func (a *attempt) arm(d time.Duration) {
 // still within absence per chunk.
 func (a *attempt) absenceOver() {
 	a.mu.Lock()
-	a.armed = false
-	if a.holder != roleCaller || !a.away {
+	a.r.armed = false
+	if a.r.holder != roleCaller || !a.r.away {
 		a.mu.Unlock()
 		return
 	}
-	if d := time.Since(a.since); d < absence {
+	if d := time.Since(a.r.since); d < absence {
 		// It came back and left again since the timer was armed.
-		a.armed = true
-		a.absent.Reset(absence - d)
+		a.r.armed = true
+		a.r.absent.Reset(absence - d)
 		a.mu.Unlock()
 		return
 	}
-	if !a.quickSince(time.Now()) {
-		a.quick = 0
+	if !a.r.quickSince(time.Now()) {
+		a.r.quick = 0
 	}
 	a.toBackground()
 	a.mu.Unlock()
@@ -154,20 +182,20 @@ func (a *attempt) absenceOver() {
 // toBackground gives the reader role to the attempt's background reader:
 // a goroutine started the first time, parked in between. a.mu is held.
 func (a *attempt) toBackground() {
-	a.holder = roleBackground
-	if a.resume == nil {
-		a.resume = make(chan struct{}, 1)
+	a.r.holder = roleBackground
+	if a.r.resume == nil {
+		a.r.resume = make(chan struct{}, 1)
 		go a.background()
 		return
 	}
-	a.resume <- struct{}{}
+	a.r.resume <- struct{}{}
 }
 
 // background is the background reader: it reads while it holds the reader
 // role, parks in between, and returns once the attempt has ended.
 func (a *attempt) background() {
 	for a.readBackground() {
-		if _, ok := <-a.resume; !ok {
+		if _, ok := <-a.r.resume; !ok {
 			return
 		}
 	}
@@ -183,7 +211,7 @@ func (a *attempt) readBackground() bool {
 		if !a.step() {
 			break
 		}
-		if !a.handBack.Load() {
+		if !a.r.handBack.Load() {
 			continue
 		}
 		// The chunk just delivered went to a caller that waited for it:
@@ -191,28 +219,28 @@ func (a *attempt) readBackground() bool {
 		// from the buffer, bytes after the read that filled it may wait
 		// from then on.
 		a.mu.Lock()
-		a.handBack.Store(false)
-		if a.away && a.quick < quickReturns {
+		a.r.handBack.Store(false)
+		if a.r.away && a.r.quick < quickReturns {
 			// The caller took the chunk and left already, and is not
 			// quick: keep reading for it (see leave).
 			a.mu.Unlock()
 			continue
 		}
-		a.holder = roleCaller
+		a.r.holder = roleCaller
 		fromBuffer := a.body.reads == reads
-		if !fromBuffer || a.readRef.IsZero() {
-			a.readRef = a.body.last
+		if !fromBuffer || a.r.readRef.IsZero() {
+			a.r.readRef = a.body.last
 		}
-		if fromBuffer && !a.away {
-			a.bufferedAt = a.readRef
+		if fromBuffer && !a.r.away {
+			a.r.bufferedAt = a.r.readRef
 		}
-		if a.away {
-			if ref := a.readRef; fromBuffer && ref.Before(a.since) {
-				a.since = ref
-			} else if a.body.last.Before(a.since) {
-				a.since = a.body.last
+		if a.r.away {
+			if ref := a.r.readRef; fromBuffer && ref.Before(a.r.since) {
+				a.r.since = ref
+			} else if a.body.last.Before(a.r.since) {
+				a.r.since = a.body.last
 			}
-			a.arm(max(absence-time.Since(a.since), 0))
+			a.arm(max(absence-time.Since(a.r.since), 0))
 		} else {
 			a.signal() // it came back, and waits again
 		}
@@ -232,13 +260,13 @@ const readWaited = absence / 5
 // holds the role; then it waits for its chunks, and the role comes back.
 func (a *attempt) takeInline(buf []arrived) ([]arrived, error) {
 	a.mu.Lock()
-	a.back()
+	a.r.back(time.Now())
 	for {
 		if p := a.q.queued(); len(p) > 0 {
 			batch := a.q.handOver(p, buf)
-			stopped := a.holder == roleCaller && a.ctx.Err() != nil
+			stopped := a.r.holder == roleCaller && a.ctx.Err() != nil
 			if stopped {
-				a.holder = roleNone
+				a.r.holder = roleNone
 			} else {
 				a.leave(len(batch))
 			}
@@ -250,11 +278,11 @@ func (a *attempt) takeInline(buf []arrived) ([]arrived, error) {
 		}
 		if a.ended {
 			err := a.t.Err
-			a.away = true
+			a.r.away = true
 			a.mu.Unlock()
 			return nil, err
 		}
-		if a.holder != roleCaller {
+		if a.r.holder != roleCaller {
 			// A background reader reads: wait for its next chunk, or its end,
 			// after which it hands the role back.
 			a.waiting = true
@@ -266,7 +294,7 @@ func (a *attempt) takeInline(buf []arrived) ([]arrived, error) {
 		a.mu.Unlock()
 		if a.ctx.Err() != nil {
 			a.mu.Lock()
-			a.holder = roleNone
+			a.r.holder = roleNone
 			a.mu.Unlock()
 			a.endStopped()
 		} else {
@@ -279,19 +307,19 @@ func (a *attempt) takeInline(buf []arrived) ([]arrived, error) {
 				// did not wait for its bytes, from when the caller left:
 				// they may have come with these, beyond what one read
 				// takes.
-				a.readRef = a.body.last
+				a.r.readRef = a.body.last
 				if a.body.last.Sub(start) < readWaited {
-					a.readRef = a.since
+					a.r.readRef = a.r.since
 					if a.body.bytes > a.sr.Consumed() {
 						// It brought more than this chunk: a burst, of
 						// which more than one read takes may wait too.
-						a.bufferedAt = a.readRef
+						a.r.bufferedAt = a.r.readRef
 					}
 				}
 			case more:
 				// The chunk was read with an earlier one: bytes after that
 				// read may wait unread (see leave).
-				a.bufferedAt = a.readRef
+				a.r.bufferedAt = a.r.readRef
 			}
 			if !more {
 				a.finishBody()
