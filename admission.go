@@ -16,7 +16,7 @@ import (
 func (r *Router) begin(ctx context.Context, req codec.Request, opts []option.RequestOption, stitch bool) *call {
 	c := newCall(ctx, r, req, opts)
 	if stitch {
-		c.stitch = new(respStitch)
+		c.out.stitch = new(respStitch)
 	}
 	c.begin()
 	return c

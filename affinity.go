@@ -181,8 +181,8 @@ func (c *call) noteAffinity() {
 		return
 	}
 	switch {
-	case c.err == nil && len(c.chain) > 0:
-		c.r.affinity.remember(c.aff.key, c.chain[len(c.chain)-1].rt)
+	case c.err == nil && len(c.out.tries) > 0:
+		c.r.affinity.remember(c.aff.key, c.out.tries[len(c.out.tries)-1].rt)
 	case c.err != nil && ctxErr(c.ctx) == nil && !errors.Is(c.err, ErrStreamClosed):
 		c.r.affinity.forget(c.aff.key)
 	}

@@ -12,11 +12,28 @@ import (
 	"github.com/tokenpace/tokenpace/internal/codec"
 )
 
+// output is what the caller of a call reads: the chain of tries whose
+// output it receives, one after the other (more than one only after a
+// continuation or a restart), and what it has taken of them.
+type output struct {
+	tries []*try
+	at    int // index in tries of the try the caller reads
+	// kept is the index in tries of the first try whose output the
+	// caller keeps: that of the last restart (see toolcall.go), else 0.
+	kept int
+	// restartBatch: the batch take returned last is the first of a
+	// restart.
+	restartBatch bool
+	text         strings.Builder // the chain's content the caller has taken
+	id           string          // the completion id the caller sees
+	// stitch makes the events of a response's tries one response, when
+	// the call may continue or restart (see responsecontinue.go).
+	stitch *respStitch
+}
+
 // call is the source of a Router call. It starts tries (one attempt at one
 // route each), watches their events, stops the losers and hands the
-// winners' chunks to the Stream in order: its chain holds the tries whose
-// output the caller receives, one after the other (more than one only after
-// a continuation).
+// winners' chunks to the Stream in order (its output).
 //
 // Every decision is taken under mu, in the attempts' events and timers, so
 // that how fast the caller reads never changes what happens: an event is
@@ -44,10 +61,10 @@ type call struct {
 	mu      sync.Mutex
 	state   callState
 	tries   []*try
-	next    int  // index of the next route to try
-	won     *try // the try that produced the call's first token
-	chain   []*try
-	out     int // index in chain of the try the caller reads
+	next    int    // index of the next route to try
+	won     *try   // the try that produced the call's first token
+	out     output // what the caller reads
+	hedge   hedging
 	err     error
 	lastErr error
 	// failedFast is the first breach under FailFast, which ends the call
@@ -55,27 +72,13 @@ type call struct {
 	failedFast error
 	final      *Timing
 	breaches   []BudgetError
-	text       strings.Builder // the chain's content the caller has taken
-	id         string          // the completion id the caller sees
-	firstSend  time.Time       // when the first try was sent: Budget.Total counts from here
-	hedge      *time.Timer
-	hedgeDue   time.Time // when the hedge timer is due (a stale run returns)
+	firstSend  time.Time // when the first try was sent: Budget.Total counts from here
 	// empty is the last try that ended cleanly without an output token:
 	// the caller's answer if no other try gives one.
 	empty   *try
-	hedges  int
 	waiting bool // the caller waits on wake
 	wake    chan struct{}
 	done    chan struct{} // closed once Done has been reported
-	// kept is the index in chain of the first try whose output the caller
-	// keeps: that of the last restart (see toolcall.go), else 0.
-	kept int
-	// restartBatch: the batch take returned last is the first of a
-	// restart.
-	restartBatch bool
-	// stitch makes the events of a response's tries one response, when
-	// the call may continue or restart (see responsecontinue.go).
-	stitch *respStitch
 	// aff is the call's session and the route order it gives
 	// (Policy.Affinity).
 	aff callAffinity
@@ -209,7 +212,7 @@ func (c *call) stop(tr *try, cause error, outcome Outcome) {
 // it. c.mu is held.
 func (c *call) chainUp(tr *try) {
 	tr.chained = true
-	c.chain = append(c.chain, tr)
+	c.out.tries = append(c.out.tries, tr)
 	c.signal()
 }
 
@@ -232,12 +235,12 @@ func (c *call) signal() {
 // it. c.mu is held.
 func (c *call) chainText() string {
 	var b strings.Builder
-	from := c.kept
-	if c.out >= c.kept {
-		from = c.out
-		b.WriteString(c.text.String())
+	from := c.out.kept
+	if c.out.at >= c.out.kept {
+		from = c.out.at
+		b.WriteString(c.out.text.String())
 	}
-	for _, tr := range c.chain[from:] {
+	for _, tr := range c.out.tries[from:] {
 		b.WriteString(tr.a.content())
 	}
 	return b.String()
@@ -255,8 +258,8 @@ func (c *call) finishCause(err, cause error) {
 		return
 	}
 	c.state, c.err = callFinishing, err
-	if c.hedge != nil {
-		c.hedge.Stop()
+	if c.hedge.timer != nil {
+		c.hedge.timer.Stop()
 	}
 	for _, tr := range c.tries {
 		if !tr.chained || cause == ErrStreamClosed {
@@ -294,8 +297,8 @@ func (c *call) take(buf []arrived) ([]arrived, error) {
 	defer c.mu.Unlock()
 	for {
 		var aw <-chan struct{} // the wake-up of the attempt the caller reads
-		if c.out < len(c.chain) {
-			batch, done, wake := c.chain[c.out].a.poll(buf)
+		if c.out.at < len(c.out.tries) {
+			batch, done, wake := c.out.tries[c.out.at].a.poll(buf)
 			if len(batch) > 0 {
 				if batch = c.handOver(batch); len(batch) > 0 {
 					return batch, nil
@@ -304,7 +307,7 @@ func (c *call) take(buf []arrived) ([]arrived, error) {
 				continue
 			}
 			if done {
-				c.out++
+				c.out.at++
 				c.dropRestarted()
 				continue
 			}
@@ -326,8 +329,8 @@ func (c *call) take(buf []arrived) ([]arrived, error) {
 // restart once the caller reads at that restart: the output it keeps (and
 // a continuation carries on) starts there. c.mu is held.
 func (c *call) dropRestarted() {
-	if c.kept > 0 && c.out == c.kept {
-		c.text.Reset()
+	if c.out.kept > 0 && c.out.at == c.out.kept {
+		c.out.text.Reset()
 	}
 }
 
@@ -336,27 +339,27 @@ func (c *call) dropRestarted() {
 // with the same id, or its response (see handResponse), and the text is
 // kept when a policy needs it. c.mu is held.
 func (c *call) handOver(p []arrived) []arrived {
-	tr := c.chain[c.out]
-	if c.out == 0 {
-		if c.id == "" {
-			c.id = p[0].Chunk.ID
+	tr := c.out.tries[c.out.at]
+	if c.out.at == 0 {
+		if c.out.id == "" {
+			c.out.id = p[0].Chunk.ID
 		}
 	} else {
 		for i := range p {
-			p[i].Chunk.ID = c.id
+			p[i].Chunk.ID = c.out.id
 			if comp, ok := p[i].Orig.(*openai.Completion); ok {
-				comp.ID = c.id
+				comp.ID = c.out.id
 			}
 		}
 	}
-	if c.stitch != nil {
+	if c.out.stitch != nil {
 		if p = c.handResponse(tr, p); len(p) == 0 {
 			return p
 		}
 	} else if c.keepText {
-		appendContent(&c.text, p)
+		appendContent(&c.out.text, p)
 	}
-	c.restartBatch = tr.kind == AttemptRestart && !tr.told
+	c.out.restartBatch = tr.kind == AttemptRestart && !tr.told
 	tr.told = true
 	return p
 }

@@ -32,8 +32,8 @@ func (c *call) build() *Timing {
 			t.End = tt.End
 		}
 	}
-	usage := len(c.chain) > 0
-	for i, tr := range c.chain {
+	usage := len(c.out.tries) > 0
+	for i, tr := range c.out.tries {
 		tt := tr.timing()
 		if i == 0 {
 			lead = tt
@@ -42,7 +42,7 @@ func (c *call) build() *Timing {
 	}
 	t.UsageReported = usage
 	if lead != nil {
-		if len(c.chain) == 0 {
+		if len(c.out.tries) == 0 {
 			t.Target, t.Model, t.ResponseModel = lead.Target, lead.Model, lead.ResponseModel
 			t.ServerAddress, t.ServerPort, t.Streaming = lead.ServerAddress, lead.ServerPort, lead.Streaming
 		}

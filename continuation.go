@@ -22,7 +22,7 @@ func (c *call) canContinue() bool { return c.req.CanContinue() }
 // c.mu is held.
 func (c *call) deliveredTokens() int64 {
 	n := int64(0)
-	for _, tr := range c.chain[c.kept:] {
+	for _, tr := range c.out.tries[c.out.kept:] {
 		n += int64(tr.a.delivered())
 	}
 	return n

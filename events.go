@@ -13,7 +13,7 @@ func (c *call) onFirst(tr *try, at time.Time) {
 		return
 	case firstChain:
 		if tr.kind == AttemptRestart {
-			c.kept = len(c.chain)
+			c.out.kept = len(c.out.tries)
 			c.dropRestarted() // the caller may have taken all it drops
 		}
 		c.chainUp(tr)
@@ -25,8 +25,8 @@ func (c *call) onFirst(tr *try, at time.Time) {
 		return
 	}
 	c.won = tr
-	if c.hedge != nil {
-		c.hedge.Stop()
+	if c.hedge.timer != nil {
+		c.hedge.timer.Stop()
 	}
 	for _, o := range c.tries {
 		if o != tr {
@@ -169,7 +169,7 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 		toolCall:   c.keptToolCall(),
 		canceled:   c.ctx.Err() != nil,
 		live:       c.live(),
-		delivered:  len(c.chain) > 0,
+		delivered:  len(c.out.tries) > 0,
 		routesLeft: c.next < len(c.r.routes),
 		retryFits:  e.retryFits,
 		failedFast: c.failedFast != nil,
@@ -215,7 +215,7 @@ func (c *call) act(tr *try, p plan, retryWait time.Duration) {
 			}
 			return
 		}
-		if d == decideFallback && c.empty != nil && len(c.chain) == 0 {
+		if d == decideFallback && c.empty != nil && len(c.out.tries) == 0 {
 			// A try ended cleanly without an output token (an empty
 			// answer, a content filter) and no route is left: that answer
 			// is the caller's, as it would be from a Client.

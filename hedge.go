@@ -6,8 +6,8 @@ import "time"
 // c.mu is held.
 func (c *call) armHedge() {
 	if d := c.hedgeDelay(); d > 0 {
-		c.hedgeDue = time.Now().Add(d)
-		c.hedge = time.AfterFunc(d, c.onHedge)
+		c.hedge.due = time.Now().Add(d)
+		c.hedge.timer = time.AfterFunc(d, c.onHedge)
 	}
 }
 
@@ -34,30 +34,38 @@ func (c *call) hedgeDelay() time.Duration {
 // first token, with the delay of its route, not for the failed ones'.
 // c.mu is held.
 func (c *call) rearmHedge() {
-	if c.hedge == nil || c.won != nil || c.hedges >= max(c.r.pol.Hedge.Max, 1) || c.next >= len(c.r.routes) {
+	if c.hedge.timer == nil || c.won != nil || c.hedge.n >= max(c.r.pol.Hedge.Max, 1) || c.next >= len(c.r.routes) {
 		return
 	}
 	if d := c.hedgeDelay(); d > 0 {
-		c.hedgeDue = time.Now().Add(d)
-		c.hedge.Reset(d)
+		c.hedge.due = time.Now().Add(d)
+		c.hedge.timer.Reset(d)
 	}
 }
 
 // onHedge starts a hedged try if no try has produced a token yet.
 func (c *call) onHedge() {
 	c.mu.Lock()
-	if !shouldHedge(c.state == callRunning, c.won != nil, c.ctx.Err() != nil, time.Now(), c.hedgeDue) {
+	if !shouldHedge(c.state == callRunning, c.won != nil, c.ctx.Err() != nil, time.Now(), c.hedge.due) {
 		// Ended, answered, or re-armed (rearmHedge) while this run of
 		// the timer waited for the lock: the re-armed run comes later.
 		c.mu.Unlock()
 		return
 	}
 	limit := max(c.r.pol.Hedge.Max, 1)
-	c.hedges++
-	if c.launch(AttemptHedge) && c.hedges < limit && c.next < len(c.r.routes) {
+	c.hedge.n++
+	if c.launch(AttemptHedge) && c.hedge.n < limit && c.next < len(c.r.routes) {
 		d := c.hedgeDelay()
-		c.hedgeDue = time.Now().Add(d)
-		c.hedge.Reset(d)
+		c.hedge.due = time.Now().Add(d)
+		c.hedge.timer.Reset(d)
 	}
 	c.unlockAndReport()
+}
+
+// hedging is a call's hedge timer: when it is due (a stale run of it
+// returns) and how many hedges it launched.
+type hedging struct {
+	timer *time.Timer
+	due   time.Time
+	n     int
 }

@@ -95,10 +95,10 @@ type outItem struct {
 // caller's one response, and keeps the call's text. It returns the events
 // kept, at the start of p (the dropped ones are cleared). c.mu is held.
 func (c *call) handResponse(tr *try, p []arrived) []arrived {
-	s := c.stitch
+	s := c.out.stitch
 	if s.tr != tr {
 		restart := tr.kind == AttemptRestart
-		s.begin(tr, c.out > 0, restart, c.text.String(), c.deliveredBefore())
+		s.begin(tr, c.out.at > 0, restart, c.out.text.String(), c.deliveredBefore())
 	}
 	n := 0
 	for i := range p {
@@ -111,10 +111,10 @@ func (c *call) handResponse(tr *try, p []arrived) []arrived {
 				}
 				ar.Orig = ev
 			}
-			s.observe(ev, c.text.Len())
+			s.observe(ev, c.out.text.Len())
 		}
 		p[n] = ar
-		appendContent(&c.text, p[n:n+1])
+		appendContent(&c.out.text, p[n:n+1])
 		n++
 	}
 	clear(p[n:])
@@ -126,8 +126,8 @@ func (c *call) handResponse(tr *try, p []arrived) []arrived {
 // c.mu is held.
 func (c *call) deliveredBefore() int64 {
 	n := int64(0)
-	for i := c.kept; i < c.out; i++ {
-		n += int64(c.chain[i].a.delivered())
+	for i := c.out.kept; i < c.out.at; i++ {
+		n += int64(c.out.tries[i].a.delivered())
 	}
 	return n
 }

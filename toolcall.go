@@ -36,7 +36,7 @@ package tokenpace
 // keptToolCall reports whether the output the caller keeps, since the
 // chain's last restart, carries a tool call. c.mu is held.
 func (c *call) keptToolCall() bool {
-	for _, tr := range c.chain[c.kept:] {
+	for _, tr := range c.out.tries[c.out.kept:] {
 		if tr.a.calledTool() {
 			return true
 		}
@@ -50,5 +50,5 @@ func (c *call) keptToolCall() bool {
 func (c *call) restarted() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.restartBatch
+	return c.out.restartBatch
 }
