@@ -33,12 +33,22 @@ type classParams struct {
 	// path. Prior 0.8.
 	WeightOnlyBandwidth float64
 	// WeightOnlyTensor is the share of Tensor a weight-only format's
-	// fused matrix multiplication reaches in prefill, by runtime class
-	// (AWQ and GPTQ GEMM kernels run at about a third of peak where fp16
-	// GEMM reaches 55-65 %). Priors 0.6 for compiled and eager engines;
-	// llama.cpp unpacks a large batch to fp16 for the vendor GEMM and keeps
-	// Tensor (1, not fitted).
+	// matrix multiplication reaches in prefill, by runtime class. Prior 0.6
+	// for compiled engines (vLLM unpacks past 256 tokens for the fp16 GEMM,
+	// Marlin and TensorRT-LLM fuse it); llama.cpp unpacks a large batch to
+	// fp16 for the vendor GEMM and keeps Tensor (1, not fitted); eager
+	// engines keep Tensor too (1, not fitted): what slows their fused GEMM
+	// is TileDequant.
 	WeightOnlyTensor [3]float64
+	// TileDequant is the vector FLOPs per weight per prompt token that an
+	// eager engine's fused weight-only GEMM (AutoAWQ's GEMM kernel,
+	// GPTQ's CUDA kernels) spends unpacking: the kernel unpacks each weight
+	// again for every tile of token rows, in the same warps as the matrix
+	// work and not hidden behind it. On a GPU whose vector rate is low
+	// beside its tensor rate (A100: 19.5 against 312 TFLOPS) this bounds
+	// prefill. Prior 0.25: 4 FLOPs per weight (shift, mask, subtract the
+	// zero point, scale) per 16-row tile (AWQ's m16n128k32 kernel).
+	TileDequant float64
 	// Dequant is the vector FLOPs per weight a weight-only format costs to
 	// unpack (shift, mask, convert, scale). Prior 4.
 	Dequant float64
@@ -76,7 +86,8 @@ var priorParams = classParams{
 	Attention:           0.6,
 	Dequant:             4,
 	WeightOnlyBandwidth: 0.8,
-	WeightOnlyTensor:    [3]float64{0.6, 1, 0.6},
+	WeightOnlyTensor:    [3]float64{0.6, 1, 1},
+	TileDequant:         0.25,
 	Fixed:               [3]float64{0.5e-3, 1e-3, 2e-3},
 	PerLayer:            [3]float64{5e-6, 30e-6, 100e-6},
 	Ridge:               3,
@@ -89,18 +100,19 @@ var priorParams = classParams{
 // never fitted) from priorParams (go test -run TestFidelity
 // -fit-classes -v), rounded.
 var defaultParams = classParams{
-	Bandwidth:           [4]float64{0.758, 0.956, 0.800, 0.623},
-	Tensor:              [6]float64{0.537, 0.692, 0.652, 0.40, 0.624, 0.733},
-	FP8:                 0.966,
-	Attention:           0.429,
+	Bandwidth:           [4]float64{0.760, 0.957, 0.800, 0.623},
+	Tensor:              [6]float64{0.530, 0.685, 0.644, 0.40, 0.619, 0.730},
+	FP8:                 0.954,
+	Attention:           0.636,
 	WeightOnlyBandwidth: 0.866,
-	WeightOnlyTensor:    [3]float64{0.598, 1, 0.241},
-	Dequant:             2.70,
-	Fixed:               [3]float64{0.779e-3, 2.02e-3, 1.83e-3},
-	PerLayer:            [3]float64{10.0e-6, 40.4e-6, 121e-6},
-	PrefillPerLayer:     126e-6,
-	Ridge:               3.42,
-	Hop:                 [3][2]float64{{20.2e-6, 28.6e-6}, {10e-6, 30e-6}, {101e-6, 80e-6}},
+	WeightOnlyTensor:    [3]float64{0.598, 1, 1},
+	TileDequant:         0.707,
+	Dequant:             2.69,
+	Fixed:               [3]float64{0.789e-3, 2.02e-3, 2.15e-3},
+	PerLayer:            [3]float64{10.1e-6, 40.4e-6, 141e-6},
+	PrefillPerLayer:     125e-6,
+	Ridge:               3.43,
+	Hop:                 [3][2]float64{{20.1e-6, 28.6e-6}, {10e-6, 30e-6}, {87.9e-6, 80e-6}},
 }
 
 // runtimeClass indexes Fixed and PerLayer.
@@ -139,6 +151,9 @@ func (p classParams) efficiency(d Deployment) Efficiency {
 		e.DequantOps = p.Dequant
 		e.MBU *= p.WeightOnlyBandwidth
 		e.MFU *= p.WeightOnlyTensor[rc]
+		if rc == 2 {
+			e.tileDequant = p.TileDequant
+		}
 	}
 	if rc == 0 {
 		e.PrefillOverhead = seconds(p.PrefillPerLayer * float64(d.Model.Layers))
@@ -162,7 +177,7 @@ type param struct {
 func (p *classParams) params() []param {
 	share := func(v *float64) param { return param{v, 0.05, 1} }
 	time := func(v *float64) param { return param{v, 1e-7, 0.05} }
-	v := []param{share(&p.FP8), share(&p.Attention), {&p.Dequant, 0.1, 100}, {&p.Ridge, 1, 30}, share(&p.WeightOnlyBandwidth), share(&p.WeightOnlyTensor[0]), share(&p.WeightOnlyTensor[2])}
+	v := []param{share(&p.FP8), share(&p.Attention), {&p.Dequant, 0.1, 100}, {&p.Ridge, 1, 30}, share(&p.WeightOnlyBandwidth), share(&p.WeightOnlyTensor[0]), {&p.TileDequant, 0.01, 10}}
 	for i := range p.Bandwidth {
 		v = append(v, share(&p.Bandwidth[i]))
 	}

@@ -82,6 +82,7 @@ type costModel struct {
 	overhead   time.Duration
 	arPerToken float64 // seconds of all-reduce traffic per token of a step
 	dequant    float64 // seconds per streamed weight byte to dequantise
+	tile       float64 // seconds per streamed weight byte per prompt token to unpack again per tile of rows
 	fused      bool    // dequantization runs beside the matrix units, hidden behind them
 	draft      float64 // 1 + k·DraftCost
 	ridge      float64 // smooth-roofline exponent; ≤ 0: plain max
@@ -113,6 +114,9 @@ func newCostModel(d Deployment) costModel {
 		weightsPerByte := 1 / d.Precision.BytesPerWeight()
 		c.dequant = weightsPerByte * d.DequantOps / (n * d.GPU.vectorTFLOPS() * 1e12)
 		c.fused = d.GPU.separateVectorUnits()
+		if d.tileDequant > 0 && c.fused {
+			c.tile = weightsPerByte * d.tileDequant / (n * d.GPU.vectorTFLOPS() * 1e12)
+		}
 	}
 	if d.Model.Experts == 0 {
 		c.dense = d.Model.StreamedBytes(d.Precision, 1)
@@ -137,10 +141,18 @@ func (c *costModel) step(l Load) StepCost {
 	s.FLOPs = c.perToken*float64(tokens) + c.perPair*(float64(l.DecodeContext)*float64(l.DecodeTokens)/float64(max(l.DecodeSeqs, 1))+l.PrefillPairs)
 	comp := s.FLOPs / c.rate
 	dq := s.WeightBytes * c.dequant
-	s.Dequant = seconds(dq)
 	if !c.fused {
 		comp += dq // the same units unpack and multiply
 	}
+	if c.tile > 0 && l.PrefillTokens > 0 {
+		// A fused GEMM that unpacks each weight again for every tile of
+		// prompt rows does so in the warps that multiply: serial with the
+		// matrix work. (A decode batch is one tile: Dequant above.)
+		tdq := s.WeightBytes * c.tile * float64(l.PrefillTokens)
+		comp += tdq
+		dq += tdq
+	}
+	s.Dequant = seconds(dq)
 	s.Memory, s.Compute = seconds(mem), seconds(comp)
 	s.Bound = MemoryBound
 	work := mem

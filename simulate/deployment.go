@@ -65,6 +65,11 @@ type Efficiency struct {
 	// PrefillOverhead is the extra host time of a step that prefills
 	// (kernels launched one by one outside a CUDA graph).
 	PrefillOverhead time.Duration
+	// tileDequant is the vector FLOPs per weight per prompt token that a
+	// fused weight-only GEMM spends unpacking each weight again for every
+	// tile of token rows (see classParams.TileDequant), serial with
+	// the matrix work; zero means the weights are unpacked once per step.
+	tileDequant float64
 }
 
 // Defaults returns the efficiency of r for the default deployment (an
@@ -178,6 +183,8 @@ type Deployment struct {
 	// PrefillOverhead overrides the extra host time of a step that
 	// prefills; zero keeps the class default, negative means none.
 	PrefillOverhead time.Duration
+	// tileDequant is the class's Efficiency.tileDequant.
+	tileDequant float64
 	// MaxRunning is the most sequences batched at once (vLLM's
 	// max_num_seqs); zero means 256.
 	MaxRunning int
@@ -227,6 +234,7 @@ func (d Deployment) resolvedWith(p classParams) (Deployment, error) {
 	d.Attention = orF(d.Attention, def.Attention)
 	d.Ridge = orF(d.Ridge, def.Ridge)
 	d.PrefillOverhead = orD(d.PrefillOverhead, def.PrefillOverhead)
+	d.tileDequant = orF(d.tileDequant, def.tileDequant)
 	return d.resolveRest()
 }
 

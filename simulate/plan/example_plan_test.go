@@ -69,9 +69,9 @@ func ExampleInput_headroom() {
 	fmt.Printf("  worst TTFT p99 %v, %s\n", robust.Best.Measured.TTFTP99.Round(time.Millisecond), robust.Best.Outcome)
 	// Output:
 	// one draw at 40 req/s: 1 × mi300x (TP 1) fp8, max batch 64, least-outstanding
-	//   on draw 1: TTFT p99 164ms, met
-	//   on draw 2: TTFT p99 271ms, missed
-	//   on draw 3: TTFT p99 184ms, missed
+	//   on draw 1: TTFT p99 167ms, met
+	//   on draw 2: TTFT p99 270ms, missed
+	//   on draw 3: TTFT p99 183ms, missed
 	// three draws at 44 req/s: 2 × mi300x (TP 1) fp8, max batch 16, least-outstanding
-	//   worst TTFT p99 107ms, met
+	//   worst TTFT p99 102ms, met
 }
