@@ -2,6 +2,9 @@ package tokenpace
 
 import "time"
 
+// MaxChunkStamps is how many chunk arrivals a Timing keeps in Chunks.
+const MaxChunkStamps = maxChunkStamps
+
 // TTFTPercentile returns the nearest-rank q-quantile (0 < q ≤ 1) of the
 // last TTFTs the Router observed at target, which a Hedge's Percentile
 // reads, for the package's external tests; false when target is unknown,

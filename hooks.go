@@ -62,8 +62,8 @@ func milestoneInfo(target, model, name string, sent, at time.Time) MilestoneInfo
 	return MilestoneInfo{Target: target, Model: model, Name: name, At: at, Elapsed: since(sent, at)}
 }
 
-// ComposeHooks returns Hooks that call each of hooks in order.
-func ComposeHooks(hooks ...Hooks) Hooks {
+// composeHooks returns Hooks that call each of hooks in order.
+func composeHooks(hooks ...Hooks) Hooks {
 	var h Hooks
 	for _, x := range hooks {
 		h.FirstToken = then(h.FirstToken, x.FirstToken)

@@ -35,11 +35,11 @@ func newConfig(opts []Option) config {
 	return c
 }
 
-// WithHooks adds hooks that observe every request of the Client; several
-// WithHooks compose in order (see ComposeHooks). Hooks carried on a
-// request's context (ContextWithHooks) run after them.
-func WithHooks(h Hooks) Option {
-	return optionFunc(func(c *config) { c.hooks = ComposeHooks(c.hooks, h) })
+// WithHooks adds hooks that observe every request of the Client, called
+// in order, after those of earlier WithHooks. Hooks carried on a request's
+// context (ContextWithHooks) run after them.
+func WithHooks(hooks ...Hooks) Option {
+	return optionFunc(func(c *config) { c.hooks = composeHooks(append([]Hooks{c.hooks}, hooks...)...) })
 }
 
 // WithMilestone records in Timing.Milestones, under name, when reached first
@@ -77,12 +77,13 @@ func WithName(name string) Option {
 
 type hooksKey struct{}
 
-// ContextWithHooks returns a context carrying h, in the manner of
-// httptrace.WithClientTrace: requests made with it call h (after the
-// Client's own hooks, and after hooks already on ctx).
-func ContextWithHooks(ctx context.Context, h Hooks) context.Context {
+// ContextWithHooks returns a context carrying hooks, in the manner of
+// httptrace.WithClientTrace: requests made with it call them in order
+// (after the Client's own hooks, and after hooks already on ctx).
+func ContextWithHooks(ctx context.Context, hooks ...Hooks) context.Context {
+	h := composeHooks(hooks...)
 	if old, ok := ctx.Value(hooksKey{}).(Hooks); ok {
-		h = ComposeHooks(old, h)
+		h = composeHooks(old, h)
 	}
 	return context.WithValue(ctx, hooksKey{}, h)
 }
@@ -90,7 +91,7 @@ func ContextWithHooks(ctx context.Context, h Hooks) context.Context {
 // hooksFor returns the hooks that observe a request made with ctx.
 func (c *config) hooksFor(ctx context.Context) Hooks {
 	if h, ok := ctx.Value(hooksKey{}).(Hooks); ok {
-		return ComposeHooks(c.hooks, h)
+		return composeHooks(c.hooks, h)
 	}
 	return c.hooks
 }

@@ -52,13 +52,13 @@ type Timing struct {
 	FirstChunk time.Time
 	// Chunks holds the arrival time of every output-bearing chunk (content,
 	// reasoning, tool-call or refusal delta), in order, up to the first
-	// MaxChunkStamps of them: an output of more chunks keeps its memory
+	// 65,536 of them: an output of more chunks keeps its memory
 	// bounded, and OutputChunks, LastChunk and MaxGap still cover it all.
 	// Chunks[0] is the first token. For a Router call, only the chunks the
 	// caller received.
 	Chunks []time.Time
 	// OutputChunks counts the output-bearing chunks, len(Chunks) unless
-	// there were more than MaxChunkStamps.
+	// there were more than 65,536.
 	OutputChunks int
 	// LastChunk is when the last output-bearing chunk arrived.
 	LastChunk time.Time
@@ -98,16 +98,16 @@ type Timing struct {
 	Err error
 
 	// laterGap is the longest gap between output-bearing chunks past
-	// the first MaxChunkStamps.
+	// the first maxChunkStamps.
 	laterGap time.Duration
 }
 
-// MaxChunkStamps is how many chunk arrivals a Timing keeps in Chunks.
-const MaxChunkStamps = 1 << 16
+// maxChunkStamps is how many chunk arrivals a Timing keeps in Chunks.
+const maxChunkStamps = 1 << 16
 
 // addChunk records an output-bearing chunk that arrived at at.
 func (t *Timing) addChunk(at time.Time) {
-	if len(t.Chunks) < MaxChunkStamps {
+	if len(t.Chunks) < maxChunkStamps {
 		t.Chunks = append(t.Chunks, at)
 	} else {
 		t.laterGap = max(t.laterGap, at.Sub(t.LastChunk))
@@ -189,7 +189,7 @@ func (t *Timing) Milestone(name string) (time.Duration, bool) {
 
 // ITL returns the inter-token latency of every gap between consecutive
 // output-bearing chunks, by arrival: len(Chunks)-1 values, in a new slice
-// (the gaps of the first MaxChunkStamps chunks).
+// (the gaps of the first 65,536 chunks).
 func (t *Timing) ITL() []time.Duration {
 	if len(t.Chunks) < 2 {
 		return nil

@@ -222,7 +222,7 @@ func (a *acc) add(t *tokenpace.Timing, slo SLO) {
 		if t.UsageReported && t.PromptTokens > 0 {
 			a.fit.add(float64(t.PromptTokens-t.CachedTokens), serverTTFT(t).Seconds())
 		}
-		// Past the stamped chunks (see tokenpace.MaxChunkStamps), their
+		// Past the stamped chunks (a Timing stamps the first 65,536), their
 		// tokens count at the last chunk's arrival.
 		per := float64(t.OutputTokens) / float64(max(t.OutputChunks, len(t.Chunks)))
 		for _, at := range t.Chunks {

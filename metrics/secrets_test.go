@@ -63,10 +63,10 @@ func TestAPIKeyNeverReported(t *testing.T) {
 			}
 			var logs bytes.Buffer
 			rec := metrics.NewRecorder()
-			hooks := tokenpace.ComposeHooks(obs.Hooks(), rec.Hooks(),
+			hooks := tokenpace.WithHooks(obs.Hooks(), rec.Hooks(),
 				metrics.LogHooks(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 			oc := openai.NewClient(append(oopts, option.WithBaseURL(sim.URL), option.WithHTTPClient(sim.Client), option.WithMaxRetries(0))...)
-			c := tokenpace.NewClient(oc, tokenpace.WithHooks(hooks))
+			c := tokenpace.NewClient(oc, hooks)
 			r, err := tokenpace.NewRouter(c, tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 50 * time.Millisecond}},
 				tokenpace.Route{Name: "slow", Model: "slow"},
 				tokenpace.Route{Name: "fast", Model: "m"})
