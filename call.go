@@ -12,10 +12,10 @@ import (
 	"github.com/tokenpace/tokenpace/internal/codec"
 )
 
-// output is what the caller of a call reads: the chain of tries whose
-// output it receives, one after the other (more than one only after a
-// continuation or a restart), and what it has taken of them.
-type output struct {
+// chain is what the caller of a call reads: the tries whose output it
+// receives, one after the other (more than one only after a continuation
+// or a restart), and what it has taken of them.
+type chain struct {
 	tries []*try
 	at    int // index in tries of the try the caller reads
 	// kept is the index in tries of the first try whose output the
@@ -31,9 +31,17 @@ type output struct {
 	stitch *respStitch
 }
 
+// hedging is a call's hedge timer: when it is due (a stale run of it
+// returns) and how many hedges it launched.
+type hedging struct {
+	timer *time.Timer
+	due   time.Time
+	n     int
+}
+
 // call is the source of a Router call. It starts tries (one attempt at one
 // route each), watches their events, stops the losers and hands the
-// winners' chunks to the Stream in order (its output).
+// winners' chunks to the Stream in order (its chain).
 //
 // Every decision is taken under mu, in the attempts' events and timers, so
 // that how fast the caller reads never changes what happens: an event is
@@ -61,9 +69,9 @@ type call struct {
 	mu      sync.Mutex
 	state   callState
 	tries   []*try
-	next    int    // index of the next route to try
-	won     *try   // the try that produced the call's first token
-	out     output // what the caller reads
+	next    int   // index of the next route to try
+	won     *try  // the try that produced the call's first token
+	out     chain // what the caller reads
 	hedge   hedging
 	err     error
 	lastErr error

@@ -263,7 +263,7 @@ func (c *call) validate(tr *try) {
 		err = perr // a validator that panics rejects the output
 	}
 	if err != nil {
-		tr.validErr = &StreamError{Kind: KindInvalid, Target: tr.rt.Name, Err: rejected{err}}
+		tr.validErr = &StreamError{Kind: KindInvalid, Target: tr.rt.Name, Err: invalidOutput{err}}
 		tr.outcome = OutcomeInvalid
 	}
 }

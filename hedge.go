@@ -61,11 +61,3 @@ func (c *call) onHedge() {
 	}
 	c.unlockAndReport()
 }
-
-// hedging is a call's hedge timer: when it is due (a stale run of it
-// returns) and how many hedges it launched.
-type hedging struct {
-	timer *time.Timer
-	due   time.Time
-	n     int
-}

@@ -8,9 +8,9 @@ import (
 // output a validator rejected (a KindInvalid *StreamError).
 var ErrInvalidOutput = errors.New("tokenpace: output rejected by the validator")
 
-// rejected is the Err of a KindInvalid StreamError: the validator's
+// invalidOutput is the Err of a KindInvalid StreamError: the validator's
 // error, which errors.Is and errors.As reach beside ErrInvalidOutput.
-type rejected struct{ err error }
+type invalidOutput struct{ err error }
 
-func (r rejected) Error() string   { return r.err.Error() }
-func (r rejected) Unwrap() []error { return []error{ErrInvalidOutput, r.err} }
+func (r invalidOutput) Error() string   { return r.err.Error() }
+func (r invalidOutput) Unwrap() []error { return []error{ErrInvalidOutput, r.err} }
