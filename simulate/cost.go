@@ -2,8 +2,6 @@ package simulate
 
 import (
 	"math"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -179,20 +177,3 @@ func prefillPairs(n, c int) float64 {
 }
 
 func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
-
-// num formats a figure with three significant digits, no exponent for
-// everyday magnitudes: 35, 16.1, 0.0335, 141.
-func num(v float64) string {
-	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	digits := 3 - int(math.Floor(math.Log10(math.Abs(v)))) - 1
-	if digits < 0 {
-		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
-	}
-	out := strconv.FormatFloat(v, 'f', digits, 64)
-	if strings.Contains(out, ".") {
-		out = strings.TrimRight(strings.TrimRight(out, "0"), ".")
-	}
-	return out
-}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/tokenpace/tokenpace/simulate/internal/sigfig"
 )
 
 // Runtime names a class of serving engine; each has one set of efficiency
@@ -313,7 +315,7 @@ func (d Deployment) resolveRest() (Deployment, error) {
 			return d, &InvalidError{
 				Field: "deployment", Value: d.Model.Name,
 				Reason: fmt.Sprintf("weights (%s GB at %s) do not fit with a KV cache in %d × %s GB × %.2f usable memory",
-					num(weights/1e9), d.Precision.Name, d.GPUs, num(d.GPU.MemoryGB), d.MemoryUtilization),
+					sigfig.Num(weights/1e9), d.Precision.Name, d.GPUs, sigfig.Num(d.GPU.MemoryGB), d.MemoryUtilization),
 			}
 		}
 		d.KVCapacityTokens = int(min(free/perToken, maxKVTokens))

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tokenpace/tokenpace/simulate/internal/sigfig"
 )
 
 // GPUSpec describes a device by the figures a datasheet (or a user)
@@ -134,27 +136,27 @@ func (s GPUSpec) GPU() (GPU, []Assumption, error) {
 	shared := g.Memory == MemoryUnified || g.Memory == MemoryDRAM || g.Arch == ArchApple || g.Arch == ArchCPU
 	g.FP8TFLOPS, g.INT8TOPS = orF(s.FP8TFLOPS, s.TFLOPS), orF(s.INT8TOPS, s.TFLOPS)
 	if s.FP8TFLOPS == 0 && s.INT8TOPS == 0 && !shared {
-		assume("fp8-tflops, int8-tops", num(s.TFLOPS), "= --tflops (give them when the weights' precision runs faster than fp16)")
+		assume("fp8-tflops, int8-tops", sigfig.Num(s.TFLOPS), "= --tflops (give them when the weights' precision runs faster than fp16)")
 	}
 	switch {
 	case s.VectorTFLOPS > 0:
 		g.VectorTFLOPS = s.VectorTFLOPS
 	case shared:
 		g.VectorTFLOPS = s.TFLOPS
-		assume("vector-tflops", num(g.VectorTFLOPS), "= --tflops: the same units unpack and multiply")
+		assume("vector-tflops", sigfig.Num(g.VectorTFLOPS), "= --tflops: the same units unpack and multiply")
 	case g.Memory == MemoryGDDR:
 		g.VectorTFLOPS = s.TFLOPS / 2.5
-		assume("vector-tflops", num(g.VectorTFLOPS), "--tflops / 2.5, a graphics card's typical ratio")
+		assume("vector-tflops", sigfig.Num(g.VectorTFLOPS), "--tflops / 2.5, a graphics card's typical ratio")
 	default:
 		g.VectorTFLOPS = s.TFLOPS / 15
-		assume("vector-tflops", num(g.VectorTFLOPS), "--tflops / 15, a data-centre GPU's typical ratio")
+		assume("vector-tflops", sigfig.Num(g.VectorTFLOPS), "--tflops / 15, a data-centre GPU's typical ratio")
 	}
 	switch {
 	case s.HostLinkGBs > 0:
 		g.HostLinkGBs = s.HostLinkGBs
 	case g.Memory == MemoryUnified || g.Memory == MemoryDRAM:
 		g.HostLinkGBs = s.BandwidthGBs
-		assume("host-link-gbs", num(g.HostLinkGBs), "= --bandwidth-gbs: host memory is the device memory")
+		assume("host-link-gbs", sigfig.Num(g.HostLinkGBs), "= --bandwidth-gbs: host memory is the device memory")
 	case g.Arch == ArchHopper || g.Arch == ArchCDNA:
 		g.HostLinkGBs = 64
 		assume("host-link-gbs", "64", "PCIe 5.0 x16")
@@ -165,10 +167,10 @@ func (s GPUSpec) GPU() (GPU, []Assumption, error) {
 	ic := strings.ToLower(strings.TrimSpace(s.Interconnect))
 	if ic == "" && g.Memory == MemoryHBM {
 		ic = "nvlink"
-		assume("interconnect", num(nvlinkGBs(g.Arch))+" GB/s (nvlink-class)", "default for an hbm data-centre GPU (say pcie for PCIe cards)")
+		assume("interconnect", sigfig.Num(nvlinkGBs(g.Arch))+" GB/s (nvlink-class)", "default for an hbm data-centre GPU (say pcie for PCIe cards)")
 	} else if ic == "" {
 		ic = "pcie"
-		assume("interconnect", "pcie ("+num(g.HostLinkGBs)+" GB/s host link)", "default for "+mem+" memory")
+		assume("interconnect", "pcie ("+sigfig.Num(g.HostLinkGBs)+" GB/s host link)", "default for "+mem+" memory")
 	}
 	switch ic {
 	case "nvlink":

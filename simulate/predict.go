@@ -3,6 +3,8 @@ package simulate
 import (
 	"fmt"
 	"time"
+
+	"github.com/tokenpace/tokenpace/simulate/internal/sigfig"
 )
 
 // Scenario is the load Predict simulates: Concurrency identical requests
@@ -264,8 +266,8 @@ func (p Prediction) explain(e *Engine) []string {
 	case d.GPUs > 1:
 		gpus = fmt.Sprintf(" over %d GPUs (tensor parallel)", d.GPUs)
 	}
-	bw := fmt.Sprintf("%s GB/s", num(d.GPU.BandwidthGBs))
-	rate := fmt.Sprintf("%s TFLOPS", num(d.GPU.TFLOPS(d.Precision.Compute)))
+	bw := fmt.Sprintf("%s GB/s", sigfig.Num(d.GPU.BandwidthGBs))
+	rate := fmt.Sprintf("%s TFLOPS", sigfig.Num(d.GPU.TFLOPS(d.Precision.Compute)))
 	if n := d.parallel(); n > 1 {
 		bw = fmt.Sprintf("(%d × %s)", n, bw)
 		rate = fmt.Sprintf("%d × %s", n, rate)
@@ -273,30 +275,30 @@ func (p Prediction) explain(e *Engine) []string {
 	batch := min(s.Concurrency, d.MaxRunning)
 	draft := ""
 	if m := 1 + float64(d.Speculation.DraftTokens)*d.Speculation.DraftCost; m != 1 {
-		draft = " × " + num(m) + " (drafting)"
+		draft = " × " + sigfig.Num(m) + " (drafting)"
 	}
 	roof := "max"
 	if d.Ridge > 0 {
-		roof = "roofline_k=" + num(d.Ridge)
+		roof = "roofline_k=" + sigfig.Num(d.Ridge)
 	}
 	bytes := c.WeightBytes + c.KVBytes
 	raw := bytes / (float64(d.parallel()) * d.GPU.BandwidthGBs * 1e9)
 	rawW := c.WeightBytes / (float64(d.parallel()) * d.GPU.BandwidthGBs * 1e9)
 	lines := []string{
 		fmt.Sprintf("model: %s, %s B params at %s (%s bits/weight) = %s GB of weights%s on %s",
-			d.Model.Name, num(d.Model.ParamsB), d.Precision.Name, num(d.Precision.BitsPerWeight), num(d.Model.WeightBytes(d.Precision)/1e9), gpus, d.GPU.Name),
-		fmt.Sprintf("KV cache: %s KB per token, room for %d tokens", num(d.Model.KVBytesPerToken(d.KVBits)/1e3), d.KVCapacityTokens),
+			d.Model.Name, sigfig.Num(d.Model.ParamsB), d.Precision.Name, sigfig.Num(d.Precision.BitsPerWeight), sigfig.Num(d.Model.WeightBytes(d.Precision)/1e9), gpus, d.GPU.Name),
+		fmt.Sprintf("KV cache: %s KB per token, room for %d tokens", sigfig.Num(d.Model.KVBytesPerToken(d.KVBits)/1e3), d.KVCapacityTokens),
 		fmt.Sprintf("decode memory: %s GB / %s = %s ms per token ≈ %s TPS at full bandwidth (weights read per step), + %s GB KV for %d streams = %s ms",
-			num(c.WeightBytes/1e9), bw, num(rawW*1e3), num(1/rawW), num(c.KVBytes/1e9), batch, num(raw*1e3)),
-		fmt.Sprintf("  at MBU %s: %s ms", num(d.MBU), ms(c.Memory)),
-		fmt.Sprintf("decode compute: %s GFLOP / (%s × MFU %s) = %s ms", num(c.FLOPs/1e9), rate, num(d.MFU), ms(c.Compute)),
+			sigfig.Num(c.WeightBytes/1e9), bw, sigfig.Num(rawW*1e3), sigfig.Num(1/rawW), sigfig.Num(c.KVBytes/1e9), batch, sigfig.Num(raw*1e3)),
+		fmt.Sprintf("  at MBU %s: %s ms", sigfig.Num(d.MBU), sigfig.Ms(c.Memory)),
+		fmt.Sprintf("decode compute: %s GFLOP / (%s × MFU %s) = %s ms", sigfig.Num(c.FLOPs/1e9), rate, sigfig.Num(d.MFU), sigfig.Ms(c.Compute)),
 		fmt.Sprintf("decode step: %s(%s, %s)%s%s + %s ms overhead = %s ms → %s-bound, ≈ %s TPS per stream, %s TPS for %d streams",
-			roof, ms(c.Memory), ms(c.Compute), dequantNote(c, e.cost.fused), draft, ms(c.Overhead), ms(c.Time), c.Bound, num(d.Speculation.TokensPerStep()/c.Time.Seconds()),
-			num(float64(batch)*d.Speculation.TokensPerStep()/c.Time.Seconds()), batch),
+			roof, sigfig.Ms(c.Memory), sigfig.Ms(c.Compute), dequantNote(c, e.cost.fused), draft, sigfig.Ms(c.Overhead), sigfig.Ms(c.Time), c.Bound, sigfig.Num(d.Speculation.TokensPerStep()/c.Time.Seconds()),
+			sigfig.Num(float64(batch)*d.Speculation.TokensPerStep()/c.Time.Seconds()), batch),
 	}
 	if d.Speculation.DraftTokens > 0 {
 		lines = append(lines, fmt.Sprintf("speculative decoding: k=%d, α=%s → %s tokens per verify step",
-			d.Speculation.DraftTokens, num(d.Speculation.Acceptance), num(d.Speculation.TokensPerStep())))
+			d.Speculation.DraftTokens, sigfig.Num(d.Speculation.Acceptance), sigfig.Num(d.Speculation.TokensPerStep())))
 	}
 	uncached := s.PromptTokens - min(s.CachedTokens/d.BlockSize*d.BlockSize, s.PromptTokens-1)
 	if s.CachedTokens == 0 {
@@ -305,9 +307,9 @@ func (p Prediction) explain(e *Engine) []string {
 	pf := e.cost.step(Load{PrefillTokens: uncached, PrefillPairs: prefillPairs(uncached, s.PromptTokens-uncached), PrefillContext: int64(s.PromptTokens - uncached)})
 	lines = append(lines,
 		fmt.Sprintf("prefill alone: %d uncached tokens → %s TFLOP / (%s × MFU %s) = %s ms compute, %s ms memory → %s-bound",
-			uncached, num(pf.FLOPs/1e12), rate, num(d.MFU), ms(pf.Compute), ms(pf.Memory), pf.Bound),
+			uncached, sigfig.Num(pf.FLOPs/1e12), rate, sigfig.Num(d.MFU), sigfig.Ms(pf.Compute), sigfig.Ms(pf.Memory), pf.Bound),
 		fmt.Sprintf("simulated %d × (%d prompt, %d output tokens): queue %s ms, prefill %s ms, TTFT %s ms, ITL %s ms, TPOT %s ms, E2E %s ms, %s TPS per stream, %s TPS aggregate",
-			s.Concurrency, s.PromptTokens, s.OutputTokens, ms(p.Queue), ms(p.Prefill), ms(p.TTFT), ms(p.ITL), ms(p.TPOT), ms(p.E2E), num(p.TPS), num(p.AggregateTPS)),
+			s.Concurrency, s.PromptTokens, s.OutputTokens, sigfig.Ms(p.Queue), sigfig.Ms(p.Prefill), sigfig.Ms(p.TTFT), sigfig.Ms(p.ITL), sigfig.Ms(p.TPOT), sigfig.Ms(p.E2E), sigfig.Num(p.TPS), sigfig.Num(p.AggregateTPS)),
 	)
 	return lines
 }
@@ -319,9 +321,7 @@ func dequantNote(c StepCost, fused bool) string {
 	case c.Dequant == 0:
 		return ""
 	case fused:
-		return fmt.Sprintf(" ‖ %s ms dequantization (fused, overlaps the memory read)", ms(c.Dequant))
+		return fmt.Sprintf(" ‖ %s ms dequantization (fused, overlaps the memory read)", sigfig.Ms(c.Dequant))
 	}
-	return fmt.Sprintf(" (compute includes %s ms dequantization on the same units)", ms(c.Dequant))
+	return fmt.Sprintf(" (compute includes %s ms dequantization on the same units)", sigfig.Ms(c.Dequant))
 }
-
-func ms(d time.Duration) string { return num(float64(d) / 1e6) }

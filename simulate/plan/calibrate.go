@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tokenpace/tokenpace/simulate"
+	"github.com/tokenpace/tokenpace/simulate/internal/sigfig"
 )
 
 // ErrIllPosed is returned, wrapped in a *CalibrationError, when the
@@ -371,5 +372,5 @@ func jacobiEigen(a [][]float64) ([]float64, [][]float64) {
 func (r Residual) String() string {
 	s := r.Scenario
 	return fmt.Sprintf("%s at %d prompt, %d output, %d concurrent: measured %s, fitted %s (%+.1f%%)",
-		r.Metric, s.PromptTokens, s.OutputTokens, max(s.Concurrency, 1), num(r.Value), num(r.Predicted), 100*r.Error)
+		r.Metric, s.PromptTokens, s.OutputTokens, max(s.Concurrency, 1), sigfig.Num(r.Value), sigfig.Num(r.Predicted), 100*r.Error)
 }

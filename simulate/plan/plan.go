@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tokenpace/tokenpace/simulate"
+	"github.com/tokenpace/tokenpace/simulate/internal/sigfig"
 )
 
 // Space is the set of deployments Search looks through: every GPU × tensor
@@ -430,15 +431,15 @@ func (in *Input) prune(f *family, sh shape) *Candidate {
 	slo := in.SLO
 	if in.BatchRequests == 0 {
 		if slo.TPOTP99 > 0 && sh.tpot && tpotFloor > slo.TPOTP99 {
-			return withD(pruned(fmt.Sprintf("bandwidth: a decode step takes at least %s ms > TPOT p99 %s ms", ms(tpotFloor), ms(slo.TPOTP99)), f.maxR))
+			return withD(pruned(fmt.Sprintf("bandwidth: a decode step takes at least %s ms > TPOT p99 %s ms", sigfig.Ms(tpotFloor), sigfig.Ms(slo.TPOTP99)), f.maxR))
 		}
 		for _, l := range []time.Duration{slo.TTFTP50, slo.TTFTP90, slo.TTFTP99} {
 			if l > 0 && ttftFloor > l {
-				return withD(pruned(fmt.Sprintf("compute: prefilling %d tokens takes at least %s ms > TTFT limit %s ms", sh.minUncached, ms(ttftFloor), ms(l)), f.maxR))
+				return withD(pruned(fmt.Sprintf("compute: prefilling %d tokens takes at least %s ms > TTFT limit %s ms", sh.minUncached, sigfig.Ms(ttftFloor), sigfig.Ms(l)), f.maxR))
 			}
 		}
 		if slo.E2EP99 > 0 && e2eFloor > slo.E2EP99 {
-			return withD(pruned(fmt.Sprintf("bandwidth: the shortest request takes at least %s ms > E2E p99 %s ms", ms(e2eFloor), ms(slo.E2EP99)), f.maxR))
+			return withD(pruned(fmt.Sprintf("bandwidth: the shortest request takes at least %s ms > E2E p99 %s ms", sigfig.Ms(e2eFloor), sigfig.Ms(slo.E2EP99)), f.maxR))
 		}
 	}
 	// Decode throughput bound: a step of B sequences yields at most B·(k+1)
@@ -457,12 +458,12 @@ func (in *Input) prune(f *family, sh shape) *Candidate {
 		out, pre := in.batchTokens(), float64(sh.uncached)*float64(in.BatchRequests)/float64(len(in.Workload))
 		need = int(math.Ceil(max(float64(sh.outTokens)*scale/peak, float64(sh.uncached)*scale/prefillPeak)))
 		why = fmt.Sprintf("throughput: a replica decodes at most %s tokens/s and prefills at most %s; %s output and %s prompt tokens by the deadline need ≥ %d replicas",
-			num(peak), num(prefillPeak), num(out), num(pre), need)
+			sigfig.Num(peak), sigfig.Num(prefillPeak), sigfig.Num(out), sigfig.Num(pre), need)
 	} else if sh.span > 0 {
 		demand, preDemand := float64(sh.outTokens)/sh.span.Seconds(), float64(sh.uncached)/sh.span.Seconds()
 		need = int(math.Ceil(max(demand/peak, preDemand/prefillPeak)))
 		why = fmt.Sprintf("throughput: a replica decodes at most %s tokens/s and prefills at most %s; %s output and %s prompt tokens/s offered need ≥ %d replicas",
-			num(peak), num(prefillPeak), num(demand), num(preDemand), need)
+			sigfig.Num(peak), sigfig.Num(prefillPeak), sigfig.Num(demand), sigfig.Num(preDemand), need)
 	}
 	need = max(need, 1)
 	if need > f.maxR {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tokenpace/tokenpace/simulate"
+	"github.com/tokenpace/tokenpace/simulate/internal/sigfig"
 )
 
 // SLO is a latency objective for a workload: bounds on percentiles of the
@@ -166,12 +167,12 @@ func (m Miss) String() string {
 	names := map[string]string{"ttft_p50": "TTFT p50", "ttft_p90": "TTFT p90", "ttft_p99": "TTFT p99",
 		"tpot_p99": "TPOT p99", "e2e_p99": "E2E p99", "goodput": "goodput", "deadline": "finish"}
 	if m.Metric == "goodput" {
-		return fmt.Sprintf("goodput %s%% < %s%%", num(m.Got*100), num(m.Limit*100))
+		return fmt.Sprintf("goodput %s%% < %s%%", sigfig.Num(m.Got*100), sigfig.Num(m.Limit*100))
 	}
 	if math.IsInf(m.Got, 1) {
-		return fmt.Sprintf("%s never (limit %s ms)", names[m.Metric], num(m.Limit))
+		return fmt.Sprintf("%s never (limit %s ms)", names[m.Metric], sigfig.Num(m.Limit))
 	}
-	return fmt.Sprintf("%s %s ms > %s ms (+%s%%)", names[m.Metric], num(m.Got), num(m.Limit), num((m.Got/m.Limit-1)*100))
+	return fmt.Sprintf("%s %s ms > %s ms (+%s%%)", names[m.Metric], sigfig.Num(m.Got), sigfig.Num(m.Limit), sigfig.Num((m.Got/m.Limit-1)*100))
 }
 
 // Check returns the limits of s that m misses, in the order of SLO's

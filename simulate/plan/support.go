@@ -3,8 +3,6 @@ package plan
 import (
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tokenpace/tokenpace/simulate"
@@ -44,23 +42,3 @@ func known(m simulate.Metric) bool {
 	}
 	return false
 }
-
-// num formats a figure with three significant digits, no exponent for
-// everyday magnitudes: 35, 16.1, 0.0335, 141 (as simulate formats them).
-func num(v float64) string {
-	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	digits := 3 - int(math.Floor(math.Log10(math.Abs(v)))) - 1
-	if digits < 0 {
-		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
-	}
-	out := strconv.FormatFloat(v, 'f', digits, 64)
-	if strings.Contains(out, ".") {
-		out = strings.TrimRight(strings.TrimRight(out, "0"), ".")
-	}
-	return out
-}
-
-// ms formats d in milliseconds with num.
-func ms(d time.Duration) string { return num(float64(d) / 1e6) }
