@@ -25,7 +25,7 @@ func (r *Router) begin(ctx context.Context, req codec.Request, opts []option.Req
 // begin starts the first try and, with hedging, the hedge timer.
 func (c *call) begin() {
 	c.mu.Lock()
-	if err := c.budget.validate(); err != nil {
+	if err := c.set.budget.validate(); err != nil {
 		c.finish(err)
 	} else if err := ctxErr(c.ctx); err != nil {
 		c.finish(err)
@@ -220,7 +220,7 @@ func (c *call) send(tr *try) {
 		opts = append(slices.Clip(opts), option.WithMaxRetries(0))
 	}
 	spec := attemptSpec{client: client, name: rt.Name, req: c.req.For(c.model(rt), cont), opts: opts, cfg: &c.r.c.cfg,
-		start: tr.start, whole: c.whole, unbounded: c.buffered}
+		start: tr.start, whole: c.whole, unbounded: c.set.buffered}
 	// The watchdog is set before the attempt starts, so that its events
 	// read tr.w without a lock; a breach waits for c.mu, held until tr.a
 	// is set.
@@ -240,29 +240,36 @@ func (c *call) send(tr *try) {
 	})
 }
 
+// settingsFor returns the settings of a call made with ctx (see
+// ContextWithCallPolicy).
+func (r *Router) settingsFor(ctx context.Context) callSettings {
+	s := callSettings{failFast: r.pol.FailFast}
+	if cp, ok := ctx.Value(callPolicyKey{}).(CallPolicy); ok {
+		s.budget = cp.Budget
+		s.failFast = s.failFast || cp.FailFast
+		s.validator = cp.Validator
+	}
+	validating := s.validator != nil || r.pol.Validator != nil
+	for _, rt := range r.routes {
+		validating = validating || rt.Validator != nil
+	}
+	s.buffered = validating && r.pol.RetryInvalid
+	s.keepText = r.pol.Continue || (validating && !s.buffered)
+	return s
+}
+
 // newCall makes a Router call of req, with the policy of ctx (see
 // ContextWithCallPolicy) over the Router's.
 func newCall(ctx context.Context, r *Router, req codec.Request, opts []option.RequestOption) *call {
 	c := &call{
 		r: r, ctx: ctx, req: req, params: req.View(), opts: opts,
-		hooks:    r.c.cfg.hooksFor(ctx),
-		start:    time.Now(),
-		failFast: r.pol.FailFast,
-		prompt:   -1,
-		wake:     make(chan struct{}, 1),
-		done:     make(chan struct{}),
-	}
-	if cp, ok := ctx.Value(callPolicyKey{}).(CallPolicy); ok {
-		c.budget = cp.Budget
-		c.failFast = c.failFast || cp.FailFast
-		c.validator = cp.Validator
-	}
-	validating := c.validator != nil || r.pol.Validator != nil
-	for _, rt := range r.routes {
-		validating = validating || rt.Validator != nil
+		hooks:  r.c.cfg.hooksFor(ctx),
+		start:  time.Now(),
+		set:    r.settingsFor(ctx),
+		prompt: -1,
+		wake:   make(chan struct{}, 1),
+		done:   make(chan struct{}),
 	}
 	c.aff = r.affinityFor(ctx, c.params.Messages)
-	c.buffered = validating && r.pol.RetryInvalid
-	c.keepText = r.pol.Continue || (validating && !c.buffered)
 	return c
 }

@@ -39,6 +39,16 @@ type hedging struct {
 	n     int
 }
 
+// callSettings is what a call of the Router runs under: its CallPolicy
+// over the Router's Policy.
+type callSettings struct {
+	budget    Budget // the call's override
+	failFast  bool
+	validator func(string) error // nil: each route's
+	buffered  bool               // outputs reach the caller once validated
+	keepText  bool               // the chain's text is kept (continuation, validation)
+}
+
 // call is the source of a Router call. It starts tries (one attempt at one
 // route each), watches their events, stops the losers and hands the
 // winners' chunks to the Stream in order (its chain).
@@ -59,12 +69,8 @@ type call struct {
 	hooks  Hooks
 	start  time.Time
 
-	budget    Budget // the call's override
-	failFast  bool
-	validator func(string) error // nil: each route's
-	buffered  bool               // outputs reach the caller once validated
-	keepText  bool               // the chain's text is kept (continuation, validation)
-	prompt    int                // estimated prompt tokens; -1 until needed
+	set    callSettings
+	prompt int // estimated prompt tokens; -1 until needed
 
 	mu      sync.Mutex
 	state   callState
@@ -163,7 +169,7 @@ func (c *call) unlockAndReport() {
 }
 
 // budgetFor returns the budget of a try at rt.
-func (c *call) budgetFor(rt *route) Budget { return c.budget.merge(rt.budget) }
+func (c *call) budgetFor(rt *route) Budget { return c.set.budget.merge(rt.budget) }
 
 // model returns the model a try at rt asks for.
 func (c *call) model(rt *route) string {
@@ -364,7 +370,7 @@ func (c *call) handOver(p []arrived) []arrived {
 		if p = c.handResponse(tr, p); len(p) == 0 {
 			return p
 		}
-	} else if c.keepText {
+	} else if c.set.keepText {
 		appendContent(&c.out.text, p)
 	}
 	c.out.restartBatch = tr.kind == AttemptRestart && !tr.told

@@ -33,7 +33,7 @@ func (c *call) onFirst(tr *try, at time.Time) {
 			c.stop(o, errHedgeLost, OutcomeHedgeLost)
 		}
 	}
-	report := !c.buffered && !c.holdFirst(tr, at)
+	report := !c.set.buffered && !c.holdFirst(tr, at)
 	if report {
 		c.chainUp(tr)
 	}
@@ -163,7 +163,7 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 		chained:    tr.chained,
 		buffered:   e.buffered,
 		invalid:    tr.validErr != nil,
-		failFast:   c.failFast,
+		failFast:   c.set.failFast,
 		panicked:   isPanic(err),
 		cont:       c.r.pol.Continue && c.canContinue(),
 		toolCall:   c.keptToolCall(),
@@ -243,7 +243,7 @@ func (c *call) act(tr *try, p plan, retryWait time.Duration) {
 
 // validate runs the validator on tr's finished output. c.mu is held.
 func (c *call) validate(tr *try) {
-	v := c.validator
+	v := c.set.validator
 	if v == nil {
 		v = tr.rt.Validator
 	}
@@ -254,7 +254,7 @@ func (c *call) validate(tr *try) {
 		return
 	}
 	text := c.chainText()
-	if c.buffered {
+	if c.set.buffered {
 		text = tr.a.content()
 	}
 	var err error

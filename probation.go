@@ -24,7 +24,7 @@ type probationState struct {
 // is held.
 func (c *call) holdFirst(tr *try, at time.Time) bool {
 	p := c.r.pol.Probation
-	if !p.enabled() || c.buffered || c.next >= len(c.r.routes) {
+	if !p.enabled() || c.set.buffered || c.next >= len(c.r.routes) {
 		return false
 	}
 	tr.probation.held.Store(true)
