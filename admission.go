@@ -2,12 +2,14 @@ package tokenpace
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/tokenpace/tokenpace/internal/codec"
 
 	"slices"
 	"time"
 
+	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 )
 
@@ -139,7 +141,7 @@ func (c *call) fits(rt *route, delay time.Duration) bool {
 	if b.TTFT <= 0 || c.next == len(c.r.routes) {
 		return true
 	}
-	pred, _ := rt.pred.predict(c.promptTokens()) // 0 without data
+	pred, _ := rt.pred.Predict(c.promptTokens()) // 0 without data
 	return delay+pred <= b.TTFT
 }
 
@@ -158,7 +160,7 @@ func (c *call) retryDelay(tr *try, t *Timing) (time.Duration, bool) {
 	if wait <= 0 {
 		return 0, false
 	}
-	pred, _ := tr.rt.pred.predict(c.promptTokens())
+	pred, _ := tr.rt.pred.Predict(c.promptTokens())
 	return wait, time.Since(c.firstSend)+wait+pred <= b.TTFT
 }
 
@@ -272,4 +274,21 @@ func newCall(ctx context.Context, r *Router, req codec.Request, opts []option.Re
 	}
 	c.aff = r.affinityFor(ctx, c.params.Messages)
 	return c
+}
+
+// estimateTokens estimates the prompt tokens of messages at four bytes of
+// text a token, the usual rule for English with BPE tokenizers.
+func estimateTokens(messages []openai.ChatCompletionMessageParamUnion) int {
+	n := 0
+	for _, m := range messages {
+		switch c := m.GetContent().AsAny().(type) {
+		case *string:
+			n += len(*c)
+		case nil:
+		default:
+			b, _ := json.Marshal(c)
+			n += len(b)
+		}
+	}
+	return (n + 3) / 4
 }

@@ -127,7 +127,7 @@ func (c *call) endTry(tr *try, t *Timing) {
 		if !t.UsageReported {
 			p = c.promptTokens()
 		}
-		tr.rt.pred.observe(p, ttft)
+		tr.rt.pred.Observe(p, ttft)
 	}
 	if c.state != callRunning {
 		return

@@ -14,6 +14,6 @@ func TTFTPercentile(r *Router, target string, q float64) (time.Duration, bool) {
 	if rt == nil || !(q > 0 && q <= 1) {
 		return 0, false
 	}
-	d, n := rt.pred.percentile(q)
+	d, n := rt.pred.Percentile(q)
 	return d, n > 0
 }

@@ -3,6 +3,8 @@ package tokenpace
 import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace/internal/ttft"
 )
 
 // Route is one place a request can go (an OpenAI-compatible endpoint and
@@ -45,7 +47,7 @@ type route struct {
 	budget Budget // merged with the Policy's
 	br     Breaker
 	lim    *limiter
-	pred   predictor
+	pred   ttft.Model
 	// server follows the rate limits its server reports
 	// (Limit.FollowServer); nil when it does not.
 	server *serverLimits

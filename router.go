@@ -96,5 +96,5 @@ func (r *Router) PredictTTFT(target string, promptTokens int) (time.Duration, bo
 	if rt == nil {
 		return 0, false
 	}
-	return rt.pred.predict(promptTokens)
+	return rt.pred.Predict(promptTokens)
 }

@@ -242,13 +242,6 @@ func (t *Timing) TPS() float64 {
 // within the SLO, whatever breaches were recovered from behind them.
 func (t *Timing) OK() bool { return t.Err == nil && len(t.Breaches) == 0 }
 
-// nearestRank returns the nearest-rank q-quantile (0 < q ≤ 1) of sorted,
-// which must not be empty.
-func nearestRank(sorted []time.Duration, q float64) time.Duration {
-	i := int(q*float64(len(sorted))+0.999999) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
-}
-
 func since(from, to time.Time) time.Duration {
 	if from.IsZero() || to.IsZero() {
 		return 0
