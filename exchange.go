@@ -14,6 +14,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace/internal/ratelimit"
 )
 
 // exchange records the HTTP requests of one call to one target, retries by
@@ -99,7 +101,7 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 		h.Headers = time.Now()
 		h.Status = res.StatusCode
 		if res.StatusCode >= 400 {
-			h.RetryAfter = retryAfter(res.Header, h.Headers)
+			h.RetryAfter = ratelimit.RetryAfter(res.Header, h.Headers)
 		}
 		x.t.Headers = h.Headers
 		x.t.Streaming = streamHeaders(res.Header)
@@ -351,31 +353,6 @@ func (b *arrivalBody) Read(p []byte) (int, error) {
 		b.bytes += int64(n)
 	}
 	return n, err
-}
-
-// retryAfter returns the wait a response's headers ask for, as openai-go
-// reads them: retry-after-ms, else Retry-After in seconds or as a date
-// (against now); zero when they ask for none.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 && ms < 1e12 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 && s < 1e9 {
-			return time.Duration(s * float64(time.Second))
-		}
-		return 0
-	}
-	if at, err := http.ParseTime(v); err == nil && at.After(now) {
-		return at.Sub(now)
-	}
-	return 0
 }
 
 // serverOf returns the host and port of u, the port implied by its scheme

@@ -3,12 +3,12 @@ package tokenpace
 import (
 	"net/http"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace/internal/ratelimit"
 )
 
 // Values of Attempt.Admission.
@@ -20,71 +20,6 @@ const (
 	// receives a ramping share of calls (BreakerSettings.Ramp).
 	admissionRamp = "ramp"
 )
-
-// serverReport is what one response's headers say of the server's rate
-// limits, as OpenAI, Azure OpenAI, Groq, Together and vLLM behind
-// gateways send them.
-type serverReport struct {
-	// hasReq, hasTok: the x-ratelimit-remaining-requests or -tokens
-	// header was present and valid.
-	hasReq, hasTok bool
-	// remReq, remTok: the requests and tokens left until the resets.
-	remReq, remTok int
-	// resetReq, resetTok: how long until the windows refill
-	// (x-ratelimit-reset-requests, -tokens); zero when not said.
-	resetReq, resetTok time.Duration
-	// retryAfter: the wait asked for (retry-after-ms, Retry-After).
-	retryAfter time.Duration
-}
-
-// parseServerReport reads the rate-limit headers of a response that
-// arrived at now. Unparsable values are ignored.
-func parseServerReport(h http.Header, now time.Time) serverReport {
-	var r serverReport
-	r.remReq, r.hasReq = parseRemaining(h.Get("X-Ratelimit-Remaining-Requests"))
-	r.remTok, r.hasTok = parseRemaining(h.Get("X-Ratelimit-Remaining-Tokens"))
-	r.resetReq = parseReset(h.Get("X-Ratelimit-Reset-Requests"))
-	r.resetTok = parseReset(h.Get("X-Ratelimit-Reset-Tokens"))
-	r.retryAfter = retryAfter(h, now)
-	return r
-}
-
-// parseRemaining parses a count of remaining requests or tokens.
-func parseRemaining(v string) (int, bool) {
-	if v == "" {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil || n < 0 {
-		return 0, false
-	}
-	return int(min(n, 1<<31-1)), true
-}
-
-// maxServerReset bounds a reset a server may announce: a day.
-const maxServerReset = 24 * time.Hour
-
-// parseReset parses a reset time: a Go-style duration as OpenAI sends it
-// ("1s", "6m0s", "20ms", "1m30.5s") or a number of seconds ("0.5"); zero
-// when v is empty, invalid, negative or over a day.
-func parseReset(v string) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		s, ferr := strconv.ParseFloat(v, 64)
-		if ferr != nil || !(s >= 0 && s <= maxServerReset.Seconds()) {
-			return 0
-		}
-		d = time.Duration(s * float64(time.Second))
-	}
-	if d < 0 || d > maxServerReset {
-		return 0
-	}
-	return d
-}
 
 // serverWindow is one of a server's limits (requests or tokens) as it last
 // reported it: remaining until reset, and how much the route admitted
@@ -160,22 +95,22 @@ func (t serverTicket) cancel() {
 
 // report applies r, from the response to t's request arriving at now,
 // unless a report of a later request was applied already.
-func (t serverTicket) report(now time.Time, r serverReport) {
+func (t serverTicket) report(now time.Time, r ratelimit.Report) {
 	s := t.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r.retryAfter > 0 {
-		s.retryUntil = later(s.retryUntil, now.Add(r.retryAfter))
+	if r.RetryAfter > 0 {
+		s.retryUntil = later(s.retryUntil, now.Add(r.RetryAfter))
 	}
-	if t.reqs < s.applied || (!r.hasReq && !r.hasTok) {
+	if t.reqs < s.applied || (!r.HasRequests && !r.HasTokens) {
 		return
 	}
 	s.applied = t.reqs
-	if r.hasReq {
-		s.req = serverWindow{known: r.resetReq > 0, remaining: r.remReq, reset: now.Add(r.resetReq), spent: int(s.reqs - t.reqs)}
+	if r.HasRequests {
+		s.req = serverWindow{known: r.RequestsReset > 0, remaining: r.Requests, reset: now.Add(r.RequestsReset), spent: int(s.reqs - t.reqs)}
 	}
-	if r.hasTok {
-		s.tok = serverWindow{known: r.resetTok > 0, remaining: r.remTok, reset: now.Add(r.resetTok), spent: int(s.toks - t.toks)}
+	if r.HasTokens {
+		s.tok = serverWindow{known: r.TokensReset > 0, remaining: r.Tokens, reset: now.Add(r.TokensReset), spent: int(s.toks - t.toks)}
 	}
 }
 
@@ -193,7 +128,7 @@ func (t serverTicket) middleware() option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		res, err := next(req)
 		if res != nil {
-			t.report(time.Now(), parseServerReport(res.Header, time.Now()))
+			t.report(time.Now(), ratelimit.Parse(res.Header, time.Now()))
 		}
 		return res, err
 	}

@@ -1,48 +1,11 @@
 package tokenpace
 
 import (
-	"net/http"
 	"testing"
 	"time"
+
+	"github.com/tokenpace/tokenpace/internal/ratelimit"
 )
-
-func TestParseReset(t *testing.T) {
-	tests := []struct {
-		in   string
-		want time.Duration
-	}{
-		{"1s", time.Second}, {"6m0s", 6 * time.Minute}, {"20ms", 20 * time.Millisecond}, {"1m30.5s", 90500 * time.Millisecond},
-		{"0.5", 500 * time.Millisecond}, {"12", 12 * time.Second}, {" 2s ", 2 * time.Second},
-		{"", 0}, {"-1s", 0}, {"-3", 0}, {"soon", 0}, {"48h", 0}, {"1e12", 0}, {"NaN", 0},
-	}
-	for _, tt := range tests {
-		if got := parseReset(tt.in); got != tt.want {
-			t.Errorf("parseReset(%q) = %v, want %v", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestParseServerReport(t *testing.T) {
-	now := time.Date(2026, 12, 4, 6, 0, 0, 0, time.UTC)
-	h := http.Header{}
-	h.Set("x-ratelimit-remaining-requests", "3")
-	h.Set("x-ratelimit-remaining-tokens", "1200")
-	h.Set("x-ratelimit-reset-requests", "6m0s")
-	h.Set("x-ratelimit-reset-tokens", "20ms")
-	h.Set("Retry-After", now.Add(90*time.Second).Format(http.TimeFormat))
-	got := parseServerReport(h, now)
-	want := serverReport{hasReq: true, hasTok: true, remReq: 3, remTok: 1200, resetReq: 6 * time.Minute, resetTok: 20 * time.Millisecond, retryAfter: 90 * time.Second}
-	if got != want {
-		t.Errorf("parseServerReport = %+v, want %+v", got, want)
-	}
-	h = http.Header{}
-	h.Set("x-ratelimit-remaining-requests", "-1")
-	h.Set("retry-after-ms", "250")
-	h.Set("Retry-After", "9")
-	if got, want := parseServerReport(h, now), (serverReport{retryAfter: 250 * time.Millisecond}); got != want {
-		t.Errorf("parseServerReport(bad remaining, retry-after-ms) = %+v, want %+v", got, want)
-	}
-}
 
 // TestServerLimitsCounts: admissions after the request whose response
 // reported count against what it said remains; an older report does not
@@ -54,7 +17,7 @@ func TestServerLimitsCounts(t *testing.T) {
 	_, t2 := s.reserveAt(now, 10)
 	_, t3 := s.reserveAt(now, 10)
 	// t2's response: 2 requests left for 1 s; t3 was admitted after it.
-	t2.report(now, serverReport{hasReq: true, remReq: 2, resetReq: time.Second})
+	t2.report(now, ratelimit.Report{HasRequests: true, Requests: 2, RequestsReset: time.Second})
 	if d, _ := s.reserveAt(now, 10); d != 0 {
 		t.Errorf("delay with 2 left and 1 counted = %v, want 0", d)
 	}
@@ -64,7 +27,7 @@ func TestServerLimitsCounts(t *testing.T) {
 		tk.cancel()
 	}
 	// t1's report is older than t2's: ignored.
-	t1.report(now, serverReport{hasReq: true, remReq: 100, resetReq: time.Second})
+	t1.report(now, ratelimit.Report{HasRequests: true, Requests: 100, RequestsReset: time.Second})
 	if d, tk := s.reserveAt(now.Add(500*time.Millisecond), 1); d != 500*time.Millisecond {
 		t.Errorf("delay after an older report = %v, want 500ms", d)
 	} else {
@@ -74,7 +37,7 @@ func TestServerLimitsCounts(t *testing.T) {
 		t.Errorf("delay at the reset = %v, want 0", d)
 	}
 	// A 429's Retry-After holds every request until it passes.
-	t3.report(now.Add(time.Second), serverReport{retryAfter: 2 * time.Second})
+	t3.report(now.Add(time.Second), ratelimit.Report{RetryAfter: 2 * time.Second})
 	if d, _ := s.reserveAt(now.Add(2*time.Second), 1); d != time.Second {
 		t.Errorf("delay under Retry-After = %v, want 1s", d)
 	}
@@ -87,7 +50,7 @@ func TestServerLimitsTokens(t *testing.T) {
 	now := time.Date(2026, 12, 4, 6, 0, 0, 0, time.UTC)
 	var s serverLimits
 	_, t1 := s.reserveAt(now, 100)
-	t1.report(now, serverReport{hasTok: true, remTok: 150, resetTok: 20 * time.Millisecond})
+	t1.report(now, ratelimit.Report{HasTokens: true, Tokens: 150, TokensReset: 20 * time.Millisecond})
 	if d, tk := s.reserveAt(now, 200); d != 20*time.Millisecond {
 		t.Errorf("delay of 200 tokens with 150 left = %v, want 20ms", d)
 	} else {
