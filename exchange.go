@@ -16,6 +16,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace/internal/ratelimit"
+	"github.com/tokenpace/tokenpace/internal/wire"
 )
 
 // exchange records the HTTP requests of one call to one target, retries by
@@ -39,8 +40,8 @@ type exchange struct {
 	whole bool // a non-streaming call: its response body is bounded
 	// closing is the client's set of servers that close every
 	// connection after a response; nil learns nothing.
-	closing *closingServers
-	// cut says why an error body was cut short (see boundErrorBody);
+	closing *wire.ClosingServers
+	// cut says why an error body was cut short (see wire.BoundErrorBody);
 	// empty when none was.
 	cut string
 }
@@ -53,13 +54,13 @@ type exchange struct {
 // connection as it was being reused (llama.cpp's server closes every
 // connection after a stream, yet says Keep-Alive). The middleware sends
 // it again at once, as net/http does for idempotent requests, up to
-// maxStaleRetries times; each try is an HTTPAttempt of its own. See
-// staleconn.go.
+// wire.MaxStaleRetries times; each try is an HTTPAttempt of its own. See
+// wire.ClosingServers.
 func (x *exchange) middleware() option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		for stale := 0; ; stale++ {
 			res, err, again := x.send(req, next)
-			if !again || stale == maxStaleRetries || req.GetBody == nil || req.Context().Err() != nil {
+			if !again || stale == wire.MaxStaleRetries || req.GetBody == nil || req.Context().Err() != nil {
 				return res, err
 			}
 			body, gerr := req.GetBody()
@@ -89,7 +90,7 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	tr := x.clientTrace(i)
 	server := req.URL.Host
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &tr.hooks))
-	if x.closing.closes(server) {
+	if x.closing.Closes(server) {
 		req.Close = true // its connections are not worth pooling
 	}
 	res, err = next(req)
@@ -117,7 +118,7 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	idle := tr.idle
 	x.mu.Unlock()
 	if stale {
-		x.closing.learn(server, idle)
+		x.closing.Learn(server, idle)
 	}
 	if res != nil && res.Body != nil {
 		x.bound(res) // it reads an error body: without x.mu, which httptrace hooks take
@@ -127,19 +128,17 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 
 // bound decodes a body the server compressed though the transport did not
 // ask it to, and bounds what openai-go reads of it: an error body, or a
-// non-streaming response (see bodybound.go).
+// non-streaming response (see package wire).
 func (x *exchange) bound(res *http.Response) {
-	if compressed(res) {
-		res.Body = &gunzipBody{src: res.Body}
-	}
+	wire.Decompress(res)
 	switch {
 	case res.StatusCode >= 400:
-		cut := boundErrorBody(res)
+		cut := wire.BoundErrorBody(res)
 		x.mu.Lock()
 		x.cut = cut
 		x.mu.Unlock()
 	case x.whole:
-		res.Body = &limitedBody{ReadCloser: res.Body}
+		res.Body = wire.LimitBody(res.Body)
 	}
 }
 
@@ -292,7 +291,7 @@ func (x *exchange) failure(ctx context.Context, target string, err error) error 
 	switch {
 	case cut != "":
 		return &StreamError{Kind: KindTooLarge, Target: target, Detail: cut, Err: err}
-	case errors.Is(err, errBodyTooLarge):
+	case errors.Is(err, wire.ErrBodyTooLarge):
 		return &StreamError{Kind: KindTooLarge, Target: target, Detail: "response body", Err: err}
 	}
 	return &StreamError{Kind: KindRequest, Target: target, Err: err}

@@ -1,6 +1,10 @@
 package tokenpace
 
-import "context"
+import (
+	"context"
+
+	"github.com/tokenpace/tokenpace/internal/wire"
+)
 
 // An Option configures a Client. Options are applied in order; a nil Option
 // is ignored.
@@ -18,7 +22,7 @@ type config struct {
 	name         string
 	// closing is shared by the copies of a config: the servers its
 	// client found to close every connection after a response.
-	closing *closingServers
+	closing *wire.ClosingServers
 }
 
 // defaultMaxLineBytes is the longest event-stream line, and the largest
@@ -26,7 +30,7 @@ type config struct {
 const defaultMaxLineBytes = 4 << 20
 
 func newConfig(opts []Option) config {
-	c := config{maxLineBytes: defaultMaxLineBytes, closing: new(closingServers)}
+	c := config{maxLineBytes: defaultMaxLineBytes, closing: new(wire.ClosingServers)}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(&c)

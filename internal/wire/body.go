@@ -1,4 +1,4 @@
-package tokenpace
+package wire
 
 import (
 	"bytes"
@@ -13,6 +13,12 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// Package wire holds the client's guards on what a server sends over
+// HTTP, below the exchange that records it: bodies that openai-go reads
+// whole are bounded, a body the server compressed unasked is decoded, and
+// servers that close every connection after a response are known, so that
+// no request is written to a connection they closed.
+//
 // How much of a body openai-go may read.
 //
 // openai-go reads an error body, and a non-streaming response, whole
@@ -29,17 +35,17 @@ const (
 	errorHead    = 1 << 10
 )
 
-// errBodyTooLarge is the read error of a non-streaming response longer
-// than maxWholeBody.
-var errBodyTooLarge = fmt.Errorf("tokenpace: response body longer than %d bytes", maxWholeBody)
+// ErrBodyTooLarge is the read error of a non-streaming response longer
+// than 32 MiB (see LimitBody).
+var ErrBodyTooLarge = fmt.Errorf("tokenpace: response body longer than %d bytes", maxWholeBody)
 
-// boundErrorBody reads the error body of res, up to maxErrorBody, and
+// BoundErrorBody reads the error body of res, up to maxErrorBody, and
 // puts it back for openai-go to read. A longer body is cut: res then
 // holds an error object with its first KiB, and cut says why. So does a
 // body whose "error" is not an object (Ollama's is a string) or not JSON,
 // which openai-go would not decode, losing the status (cut is then
 // empty).
-func boundErrorBody(res *http.Response) (cut string) {
+func BoundErrorBody(res *http.Response) (cut string) {
 	head, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+1))
 	_ = res.Body.Close()
 	switch {
@@ -71,6 +77,11 @@ func boundErrorBody(res *http.Response) (cut string) {
 	return cut
 }
 
+// LimitBody returns body, failing with ErrBodyTooLarge once it has given
+// more than 32 MiB: for a non-streaming response, which openai-go reads
+// whole.
+func LimitBody(body io.ReadCloser) io.ReadCloser { return &limitedBody{ReadCloser: body} }
+
 // limitedBody is a non-streaming response body that fails once it has
 // given more than maxWholeBody bytes.
 type limitedBody struct {
@@ -80,7 +91,7 @@ type limitedBody struct {
 
 func (b *limitedBody) Read(p []byte) (int, error) {
 	if b.n >= maxWholeBody {
-		return 0, errBodyTooLarge
+		return 0, ErrBodyTooLarge
 	}
 	if rest := maxWholeBody - b.n; int64(len(p)) > rest {
 		p = p[:rest]
@@ -114,6 +125,15 @@ func (b *gunzipBody) Read(p []byte) (int, error) {
 }
 
 func (b *gunzipBody) Close() error { return b.src.Close() }
+
+// Decompress makes res's body decode what the server compressed though the
+// transport did not ask it to (a client that asked for identity, or set
+// its own Accept-Encoding): Go's transport then leaves it as it came.
+func Decompress(res *http.Response) {
+	if compressed(res) {
+		res.Body = &gunzipBody{src: res.Body}
+	}
+}
 
 // compressed reports whether res's body is still gzip-encoded.
 func compressed(res *http.Response) bool {

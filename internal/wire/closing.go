@@ -1,4 +1,4 @@
-package tokenpace
+package wire
 
 import (
 	"sync"
@@ -12,7 +12,7 @@ import (
 // close. The transport pools the connection; the next request written to
 // it meets the close and fails before any byte of a response came back.
 // Such a request was never processed, so the exchange sends it again at
-// once (see exchange.middleware). And a server seen to close a connection
+// once (tokenpace's exchange does). And a server seen to close a connection
 // that had been idle for less than closeIdle, far shorter than any
 // keep-alive timeout, is one that closes after every response: later
 // requests to it ask for Connection: close, so that the transport pools
@@ -23,18 +23,18 @@ import (
 // timeout that runs out as a request is written is seconds, not this.
 const closeIdle = time.Second
 
-// maxStaleRetries bounds how many times one request is sent again after
+// MaxStaleRetries bounds how many times one request is sent again after
 // it failed on a reused connection: each try takes a dead connection out
 // of the pool.
-const maxStaleRetries = 8
+const MaxStaleRetries = 8
 
-// closingServers is the set of servers ("host:port") known to close every
+// ClosingServers is the set of servers ("host:port") known to close every
 // connection after a response. Its methods are safe for concurrent use;
 // the nil set holds none and learns nothing.
-type closingServers struct{ m sync.Map }
+type ClosingServers struct{ m sync.Map }
 
-// closes reports whether server closes every connection after a response.
-func (c *closingServers) closes(server string) bool {
+// Closes reports whether server closes every connection after a response.
+func (c *ClosingServers) Closes(server string) bool {
 	if c == nil {
 		return false
 	}
@@ -42,9 +42,9 @@ func (c *closingServers) closes(server string) bool {
 	return ok
 }
 
-// learn notes that server closed a connection that had been idle for idle
+// Learn notes that server closed a connection that had been idle for idle
 // as a request was written to it.
-func (c *closingServers) learn(server string, idle time.Duration) {
+func (c *ClosingServers) Learn(server string, idle time.Duration) {
 	if c != nil && idle < closeIdle {
 		c.m.Store(server, struct{}{})
 	}
