@@ -242,6 +242,57 @@ func (c *call) send(tr *try) {
 	})
 }
 
+// budgetFor returns the budget of a try at rt.
+func (c *call) budgetFor(rt *route) Budget { return c.set.budget.merge(rt.budget) }
+
+// model returns the model a try at rt asks for.
+func (c *call) model(rt *route) string {
+	if rt.Model != "" {
+		return rt.Model
+	}
+	return c.params.Model
+}
+
+// rampAdmits reports whether tr's route, whose breaker allowed it, takes
+// the call now under BreakerSettings.Ramp; the call's last route always
+// does. c.mu is held.
+func (c *call) rampAdmits(tr *try, now time.Time) bool {
+	period := c.r.pol.Breaker.Ramp
+	if period <= 0 || c.next == len(c.r.routes) {
+		return true
+	}
+	if tr.rt.ramp.admitAt(now, tr.rt.br.State(), period) {
+		return true
+	}
+	tr.admission = admissionRamp
+	return false
+}
+
+// serverDelay reserves room on tr's route's server, when its Limit
+// follows the server, for a request of tokens tokens at now, and returns
+// how long it must wait for it. c.mu is held.
+func (c *call) serverDelay(tr *try, now time.Time, tokens int) time.Duration {
+	if tr.rt.server == nil {
+		return 0
+	}
+	d, t := tr.rt.server.reserveAt(now, tokens)
+	tr.res.server = t
+	if d > 0 {
+		tr.admission = admissionServerLimit
+	}
+	return d
+}
+
+// followServer returns opts with the middleware that reports tr's
+// responses' rate-limit headers to its route, when its Limit follows the
+// server.
+func (c *call) followServer(tr *try, opts []option.RequestOption) []option.RequestOption {
+	if tr.res.server.s == nil {
+		return opts
+	}
+	return append(slices.Clip(opts), option.WithMiddleware(tr.res.server.middleware()))
+}
+
 // settingsFor returns the settings of a call made with ctx (see
 // ContextWithCallPolicy).
 func (r *Router) settingsFor(ctx context.Context) callSettings {

@@ -70,18 +70,3 @@ func (r *ramp) admitAt(now time.Time, state gobreaker.State, period time.Duratio
 	}
 	return false
 }
-
-// rampAdmits reports whether tr's route, whose breaker allowed it, takes
-// the call now under BreakerSettings.Ramp; the call's last route always
-// does. c.mu is held.
-func (c *call) rampAdmits(tr *try, now time.Time) bool {
-	period := c.r.pol.Breaker.Ramp
-	if period <= 0 || c.next == len(c.r.routes) {
-		return true
-	}
-	if tr.rt.ramp.admitAt(now, tr.rt.br.State(), period) {
-		return true
-	}
-	tr.admission = admissionRamp
-	return false
-}

@@ -2,7 +2,6 @@ package tokenpace
 
 import (
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
@@ -132,29 +131,4 @@ func (t serverTicket) middleware() option.Middleware {
 		}
 		return res, err
 	}
-}
-
-// serverDelay reserves room on tr's route's server, when its Limit
-// follows the server, for a request of tokens tokens at now, and returns
-// how long it must wait for it. c.mu is held.
-func (c *call) serverDelay(tr *try, now time.Time, tokens int) time.Duration {
-	if tr.rt.server == nil {
-		return 0
-	}
-	d, t := tr.rt.server.reserveAt(now, tokens)
-	tr.res.server = t
-	if d > 0 {
-		tr.admission = admissionServerLimit
-	}
-	return d
-}
-
-// followServer returns opts with the middleware that reports tr's
-// responses' rate-limit headers to its route, when its Limit follows the
-// server.
-func (c *call) followServer(tr *try, opts []option.RequestOption) []option.RequestOption {
-	if tr.res.server.s == nil {
-		return opts
-	}
-	return append(slices.Clip(opts), option.WithMiddleware(tr.res.server.middleware()))
 }
