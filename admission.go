@@ -245,14 +245,6 @@ func (c *call) send(tr *try) {
 // budgetFor returns the budget of a try at rt.
 func (c *call) budgetFor(rt *route) Budget { return c.set.budget.merge(rt.budget) }
 
-// model returns the model a try at rt asks for.
-func (c *call) model(rt *route) string {
-	if rt.Model != "" {
-		return rt.Model
-	}
-	return c.params.Model
-}
-
 // rampAdmits reports whether tr's route, whose breaker allowed it, takes
 // the call now under BreakerSettings.Ramp; the call's last route always
 // does. c.mu is held.

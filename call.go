@@ -168,6 +168,14 @@ func (c *call) unlockAndReport() {
 	c.report(fin)
 }
 
+// model returns the model a try at rt asks for.
+func (c *call) model(rt *route) string {
+	if rt.Model != "" {
+		return rt.Model
+	}
+	return c.params.Model
+}
+
 // sent returns when the call's first request left: what its TTFT and E2E
 // count from. c.mu is held.
 func (c *call) sent() time.Time {
