@@ -2,6 +2,8 @@ package simulate
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -23,11 +25,14 @@ type Scenario struct {
 	// Requests is how many requests the Concurrency clients send in all;
 	// zero (or at most Concurrency) means one wave of Concurrency requests.
 	Requests int
-	// Spread starts the clients one after another, evenly over one
-	// request's time alone, instead of all at once: the steady state of a
-	// long closed loop, where requests of equal length do not stay in
-	// step because real servers and clients jitter. The zero value starts
-	// them together, the worst case for the first token.
+	// Spread starts the clients one after another at random times (a
+	// fixed seed) spread uniformly over one loaded request's time, instead
+	// of all at once: the steady state of a long closed loop, where
+	// requests of equal length do not stay in step because real servers
+	// and clients jitter, and the jitter leaves the clients' phases random
+	// rather than evenly spaced (some requests arrive while another
+	// prefills and queue behind it). The zero value starts them together,
+	// the worst case for the first token.
 	Spread bool
 }
 
@@ -201,9 +206,11 @@ func predictSpaced(d Deployment, s Scenario, gap time.Duration) (Prediction, err
 
 // closedLoop sends total copies of req from clients clients, each sending
 // its next the moment its previous one ends, and drives e until all are
-// done. Client i sends its first request at i·gap. arrived receives each
-// request's index and arrival time, emit each emission with its request's
-// index.
+// done. With gap > 0 the clients after the first start at random times
+// (a fixed seed) spread uniformly over clients·gap, the phases of a long
+// run whose clients and server jitter; otherwise all start at once.
+// arrived receives each request's index and arrival time, emit each
+// emission with its request's index.
 func closedLoop(e *Engine, clients, total int, gap time.Duration, req Request, arrived func(i int, at time.Duration), emit func(i int, em Emission)) {
 	next := 0
 	add := func(at time.Duration) {
@@ -213,8 +220,16 @@ func closedLoop(e *Engine, clients, total int, gap time.Duration, req Request, a
 		e.Add(at, &r)
 		next++
 	}
-	// begun counts the clients started; the rest start at begun·gap.
+	// begun counts the clients started; the rest start at starts[begun].
 	begun, clients := 0, min(clients, total)
+	starts := make([]time.Duration, clients)
+	if gap > 0 {
+		rng := rand.New(rand.NewPCG(1, 2))
+		for i := 1; i < clients; i++ {
+			starts[i] = time.Duration(rng.Int64N(int64(gap) * int64(clients)))
+		}
+		slices.Sort(starts)
+	}
 	for begun < clients && (gap == 0 || begun == 0) {
 		add(0)
 		begun++
@@ -224,7 +239,7 @@ func closedLoop(e *Engine, clients, total int, gap time.Duration, req Request, a
 		at, ok := e.Next()
 		if begun < clients {
 			// A client yet to start whose time comes before the step ends.
-			if start := time.Duration(begun) * gap; !ok || start < at {
+			if start := starts[begun]; !ok || start < at {
 				e.AdvanceTo(start, func(em Emission) {
 					if em.ID < uint64(total) {
 						emit(int(em.ID), em)
