@@ -101,17 +101,17 @@ var priorParams = classParams{
 // -fit-classes -v), rounded.
 var defaultParams = classParams{
 	Bandwidth:           [4]float64{0.760, 0.957, 0.800, 0.623},
-	Tensor:              [6]float64{0.530, 0.685, 0.644, 0.40, 0.619, 0.730},
-	FP8:                 0.954,
-	Attention:           0.636,
+	Tensor:              [6]float64{0.515, 0.677, 0.611, 0.40, 0.584, 0.731},
+	FP8:                 0.970,
+	Attention:           0.631,
 	WeightOnlyBandwidth: 0.866,
 	WeightOnlyTensor:    [3]float64{0.598, 1, 1},
-	TileDequant:         0.707,
-	Dequant:             2.69,
-	Fixed:               [3]float64{0.789e-3, 2.02e-3, 2.15e-3},
+	TileDequant:         0.709,
+	Dequant:             2.68,
+	Fixed:               [3]float64{0.791e-3, 2.03e-3, 2.15e-3},
 	PerLayer:            [3]float64{10.1e-6, 40.4e-6, 141e-6},
 	PrefillPerLayer:     125e-6,
-	Ridge:               3.43,
+	Ridge:               3.40,
 	Hop:                 [3][2]float64{{20.1e-6, 28.6e-6}, {10e-6, 30e-6}, {87.9e-6, 80e-6}},
 }
 
