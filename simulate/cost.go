@@ -116,7 +116,7 @@ func newCostModel(d Deployment) costModel {
 		weightsPerByte := 1 / d.Precision.BytesPerWeight()
 		c.dequant = weightsPerByte * d.DequantOps / (n * d.GPU.vectorTFLOPS() * 1e12)
 		c.fused = d.GPU.separateVectorUnits()
-		if d.tileDequant > 0 && c.fused {
+		if d.tileDequant > 0 {
 			c.tile = weightsPerByte * d.tileDequant / (n * d.GPU.vectorTFLOPS() * 1e12)
 		}
 	}
@@ -149,9 +149,10 @@ func (c *costModel) step(l Load) StepCost {
 		comp += dq // the same units unpack and multiply
 	}
 	if c.tile > 0 && l.PrefillTokens > 0 {
-		// A fused GEMM that unpacks each weight again for every tile of
-		// prompt rows does so in the warps that multiply: serial with the
-		// matrix work. (A decode batch is one tile: Dequant above.)
+		// A GEMM that unpacks each weight again for every tile of prompt
+		// rows (an eager engine's fused kernel, llama.cpp's Metal kernel)
+		// does so in the threads that multiply: serial with the matrix
+		// work. (A decode batch is one tile: Dequant above.)
 		tdq := s.WeightBytes * c.tile * float64(l.PrefillTokens)
 		comp += tdq
 		dq += tdq

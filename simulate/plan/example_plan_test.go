@@ -73,5 +73,5 @@ func ExampleInput_headroom() {
 	//   on draw 2: TTFT p99 288ms, missed
 	//   on draw 3: TTFT p99 195ms, missed
 	// three draws at 48.4 req/s: 2 × mi300x (TP 1) fp8, max batch 16, least-outstanding
-	//   worst TTFT p99 121ms, met
+	//   worst TTFT p99 119ms, met
 }
