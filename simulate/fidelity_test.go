@@ -340,7 +340,7 @@ func TestFidelity(t *testing.T) {
 // little above where the model stands, so that a regression fails. The
 // aim is a median of 10 % and 90 % within 30 % on single measurements,
 // first token and decode each, and 20 % on load-curve points. Where the
-// model stands (leave-one-source-out): single rows 12.6 % and 84 % within
+// model stands (leave-one-source-out): single rows 12.3 % and 84 % within
 // 30 % (the two AutoAWQ sources disagree by 40-60 % with each other);
 // first-token rows 16.7 % and 72 %; decode rows 9.4 % and 89 %; load
 // curves 17.3 %.
