@@ -36,7 +36,8 @@ type classParams struct {
 	// matrix multiplication reaches in prefill, by runtime class. Prior 0.6
 	// for compiled engines (vLLM unpacks past 256 tokens for the fp16 GEMM,
 	// Marlin and TensorRT-LLM fuse it); llama.cpp unpacks a large batch to
-	// fp16 for the vendor GEMM and keeps Tensor (1, not fitted); eager
+	// fp16 for the vendor GEMM and keeps Tensor (1, not fitted; on Apple
+	// GPUs what slows it is MetalTileDequant); eager
 	// engines keep Tensor too (1, not fitted): what slows their fused GEMM
 	// is TileDequant.
 	WeightOnlyTensor [3]float64
@@ -49,6 +50,12 @@ type classParams struct {
 	// prefill. Prior 0.25: 4 FLOPs per weight (shift, mask, subtract the
 	// zero point, scale) per 16-row tile (AWQ's m16n128k32 kernel).
 	TileDequant float64
+	// MetalTileDequant is TileDequant for llama.cpp on Apple GPUs: its
+	// Metal matrix kernel unpacks the quantized weights of each tile into
+	// threadgroup memory for every 32-row tile of prompt tokens, on the
+	// same ALUs that multiply. Prior 0.125: 4 FLOPs per weight per 32-row
+	// tile.
+	MetalTileDequant float64
 	// Dequant is the vector FLOPs per weight a weight-only format costs to
 	// unpack (shift, mask, convert, scale). Prior 4.
 	Dequant float64
@@ -88,6 +95,7 @@ var priorParams = classParams{
 	WeightOnlyBandwidth: 0.8,
 	WeightOnlyTensor:    [3]float64{0.6, 1, 1},
 	TileDequant:         0.25,
+	MetalTileDequant:    0.125,
 	Fixed:               [3]float64{0.5e-3, 1e-3, 2e-3},
 	PerLayer:            [3]float64{5e-6, 30e-6, 100e-6},
 	Ridge:               3,
@@ -101,17 +109,18 @@ var priorParams = classParams{
 // -fit-classes -v), rounded.
 var defaultParams = classParams{
 	Bandwidth:           [4]float64{0.760, 0.957, 0.800, 0.623},
-	Tensor:              [6]float64{0.530, 0.685, 0.644, 0.40, 0.619, 0.730},
-	FP8:                 0.954,
-	Attention:           0.636,
+	Tensor:              [6]float64{0.515, 0.677, 0.611, 0.40, 0.604, 0.731},
+	FP8:                 0.970,
+	Attention:           0.629,
 	WeightOnlyBandwidth: 0.866,
 	WeightOnlyTensor:    [3]float64{0.598, 1, 1},
-	TileDequant:         0.707,
-	Dequant:             2.69,
-	Fixed:               [3]float64{0.789e-3, 2.02e-3, 2.15e-3},
+	TileDequant:         0.709,
+	MetalTileDequant:    0.144,
+	Dequant:             2.67,
+	Fixed:               [3]float64{0.791e-3, 2.03e-3, 2.15e-3},
 	PerLayer:            [3]float64{10.1e-6, 40.4e-6, 141e-6},
 	PrefillPerLayer:     125e-6,
-	Ridge:               3.43,
+	Ridge:               3.40,
 	Hop:                 [3][2]float64{{20.1e-6, 28.6e-6}, {10e-6, 30e-6}, {87.9e-6, 80e-6}},
 }
 
@@ -154,6 +163,9 @@ func (p classParams) efficiency(d Deployment) Efficiency {
 		if rc == 2 {
 			e.tileDequant = p.TileDequant
 		}
+		if rc == 1 && g.Arch == ArchApple {
+			e.tileDequant = p.MetalTileDequant
+		}
 	}
 	if rc == 0 {
 		e.PrefillOverhead = seconds(p.PrefillPerLayer * float64(d.Model.Layers))
@@ -177,7 +189,7 @@ type param struct {
 func (p *classParams) params() []param {
 	share := func(v *float64) param { return param{v, 0.05, 1} }
 	time := func(v *float64) param { return param{v, 1e-7, 0.05} }
-	v := []param{share(&p.FP8), share(&p.Attention), {&p.Dequant, 0.1, 100}, {&p.Ridge, 1, 30}, share(&p.WeightOnlyBandwidth), share(&p.WeightOnlyTensor[0]), {&p.TileDequant, 0.01, 10}}
+	v := []param{share(&p.FP8), share(&p.Attention), {&p.Dequant, 0.1, 100}, {&p.Ridge, 1, 30}, share(&p.WeightOnlyBandwidth), share(&p.WeightOnlyTensor[0]), {&p.TileDequant, 0.01, 10}, {&p.MetalTileDequant, 0.001, 10}}
 	for i := range p.Bandwidth {
 		v = append(v, share(&p.Bandwidth[i]))
 	}

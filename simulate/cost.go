@@ -76,6 +76,7 @@ type costModel struct {
 	rate       float64 // FLOP/s, all GPUs, times MFU
 	kvPerToken float64
 	perToken   float64 // FLOPs per token outside attention
+	head       float64 // of them, the output projection's (logits)
 	perPair    float64 // attention FLOPs per (query, key) pair, over the attention efficiency
 	overhead   time.Duration
 	arPerToken float64 // seconds of all-reduce traffic per token of a step
@@ -96,6 +97,7 @@ func newCostModel(d Deployment) costModel {
 		rate:       n * d.GPU.TFLOPS(d.Precision.Compute) * 1e12 * d.MFU,
 		kvPerToken: d.Model.KVBytesPerToken(d.KVBits),
 		perToken:   d.Model.FLOPsPerToken(),
+		head:       min(d.Model.headFLOPs(), d.Model.FLOPsPerToken()),
 		perPair:    d.Model.AttentionFLOPsPerPair() / orF(d.Attention, 1),
 		overhead:   max(d.StepOverhead, 0),
 		draft:      1 + float64(d.Speculation.DraftTokens)*d.Speculation.DraftCost,
@@ -112,7 +114,7 @@ func newCostModel(d Deployment) costModel {
 		weightsPerByte := 1 / d.Precision.BytesPerWeight()
 		c.dequant = weightsPerByte * d.DequantOps / (n * d.GPU.vectorTFLOPS() * 1e12)
 		c.fused = d.GPU.separateVectorUnits()
-		if d.tileDequant > 0 && c.fused {
+		if d.tileDequant > 0 {
 			c.tile = weightsPerByte * d.tileDequant / (n * d.GPU.vectorTFLOPS() * 1e12)
 		}
 	}
@@ -136,16 +138,19 @@ func (c *costModel) step(l Load) StepCost {
 	s.KVBytes = float64(l.DecodeContext+l.PrefillContext) * c.kvPerToken
 	hostKV := s.KVBytes * l.Offloaded
 	mem := (s.WeightBytes+s.KVBytes-hostKV)/c.bw + hostKV/c.host
-	s.FLOPs = c.perToken*float64(tokens) + c.perPair*(float64(l.DecodeContext)*float64(l.DecodeTokens)/float64(max(l.DecodeSeqs, 1))+l.PrefillPairs)
+	// Prompt tokens skip the output projection: only a prompt's last
+	// token needs logits (one row per prefilling step).
+	s.FLOPs = c.perToken*float64(tokens) - c.head*float64(max(l.PrefillTokens-1, 0)) + c.perPair*(float64(l.DecodeContext)*float64(l.DecodeTokens)/float64(max(l.DecodeSeqs, 1))+l.PrefillPairs)
 	comp := s.FLOPs / c.rate
 	dq := s.WeightBytes * c.dequant
 	if !c.fused {
 		comp += dq // the same units unpack and multiply
 	}
 	if c.tile > 0 && l.PrefillTokens > 0 {
-		// A fused GEMM that unpacks each weight again for every tile of
-		// prompt rows does so in the warps that multiply: serial with the
-		// matrix work. (A decode batch is one tile: Dequant above.)
+		// A GEMM that unpacks each weight again for every tile of prompt
+		// rows (an eager engine's fused kernel, llama.cpp's Metal kernel)
+		// does so in the threads that multiply: serial with the matrix
+		// work. (A decode batch is one tile: Dequant above.)
 		tdq := s.WeightBytes * c.tile * float64(l.PrefillTokens)
 		comp += tdq
 		dq += tdq

@@ -68,9 +68,10 @@ type Efficiency struct {
 	// (kernels launched one by one outside a CUDA graph).
 	PrefillOverhead time.Duration
 	// tileDequant is the vector FLOPs per weight per prompt token that a
-	// fused weight-only GEMM spends unpacking each weight again for every
-	// tile of token rows (see classParams.TileDequant), serial with
-	// the matrix work; zero means the weights are unpacked once per step.
+	// weight-only GEMM spends unpacking each weight again for every tile
+	// of token rows (see classParams.TileDequant and MetalTileDequant),
+	// serial with the matrix work; zero means the weights are unpacked
+	// once per step.
 	tileDequant float64
 }
 

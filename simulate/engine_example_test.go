@@ -50,7 +50,7 @@ func ExampleRun() {
 		fmt.Printf("request %d: cached %d, TTFT %v, %d tokens\n", r.ID, r.CachedTokens, r.TTFT.Round(time.Millisecond), r.OutputTokens)
 	}
 	// Output:
-	// request 1: cached 0, TTFT 105ms, 100 tokens
+	// request 1: cached 0, TTFT 101ms, 100 tokens
 	// request 2: cached 2992, TTFT 13ms, 100 tokens
 }
 
@@ -70,8 +70,8 @@ func ExampleEngine() {
 		})
 	}
 	// Output:
-	// 19.8ms: request 1 +1 token(s) first=true done=false queue=0s
-	// 26.8ms: request 1 +1 token(s) first=false done=false queue=0s
-	// 33.9ms: request 1 +1 token(s) first=false done=true queue=0s
-	// 53.7ms: request 2 +1 token(s) first=true done=true queue=33.9ms
+	// 19.2ms: request 1 +1 token(s) first=true done=false queue=0s
+	// 26.3ms: request 1 +1 token(s) first=false done=false queue=0s
+	// 33.3ms: request 1 +1 token(s) first=false done=true queue=0s
+	// 52.6ms: request 2 +1 token(s) first=true done=true queue=33.3ms
 }

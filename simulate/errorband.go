@@ -36,10 +36,10 @@ func bandKind(m Metric) int {
 // errorBands are indexed by runtime class (runtimeClass, then 3 for all
 // classes together) and figure kind.
 var errorBands = [4][2]ErrorBand{
-	{{"vllm first token", 12, 2, 0.166, 0.252}, {"vllm decode", 35, 9, 0.086, 0.22}},
-	{{"llama.cpp first token", 8, 3, 0.196, 0.3}, {"llama.cpp decode", 22, 4, 0.088, 0.299}},
+	{{"vllm first token", 12, 2, 0.164, 0.233}, {"vllm decode", 35, 9, 0.086, 0.22}},
+	{{"llama.cpp first token", 8, 3, 0.116, 0.195}, {"llama.cpp decode", 22, 4, 0.088, 0.302}},
 	{{"eager first token", 9, 2, 0.354, 0.497}, {"eager decode", 6, 1, 0.225, 0.357}},
-	{{"all first token", 29, 7, 0.207, 0.373}, {"all decode", 63, 14, 0.093, 0.299}},
+	{{"all first token", 29, 7, 0.167, 0.373}, {"all decode", 63, 14, 0.094, 0.3}},
 }
 
 // minBandRows is the fewest measurements a class band needs; a smaller

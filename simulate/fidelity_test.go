@@ -291,15 +291,22 @@ func TestFidelity(t *testing.T) {
 		return out
 	}
 	sIn, sCV := summarize(single(in)), summarize(single(cv))
-	var decodeCV []float64
+	var decodeCV, firstCV []float64
 	for i, r := range rows {
 		if r.Curve == "" && bandKind(Metric(r.Metric)) == bandDecode {
 			decodeCV = append(decodeCV, cv[i])
+		}
+		if r.Curve == "" && bandKind(Metric(r.Metric)) == bandFirstToken {
+			firstCV = append(firstCV, cv[i])
 		}
 	}
 	if s := summarize(decodeCV); s.median > decodeMedianAim || s.within30 < decodeWithin30Aim {
 		t.Errorf("decode rows, leave-one-source-out: %v, want median at most %.0f%% and at least %.0f%% of rows within 30%%",
 			s, 100*decodeMedianAim, 100*decodeWithin30Aim)
+	}
+	if s := summarize(firstCV); s.median > firstTokenMedianAim || s.within30 < firstTokenWithin30Aim {
+		t.Errorf("first-token rows, leave-one-source-out: %v, want median at most %.0f%% and at least %.0f%% of rows within 30%%",
+			s, 100*firstTokenMedianAim, 100*firstTokenWithin30Aim)
 	}
 	for _, c := range []struct {
 		name string
@@ -331,18 +338,20 @@ func TestFidelity(t *testing.T) {
 
 // The bars the fidelity test holds the model to (see BENCHMARKS.md): a
 // little above where the model stands, so that a regression fails. The
-// aim is a median of 10 % on single measurements and 20 % on load-curve
-// points. The single-measurement median bar is 14 % since the second
-// AutoAWQ source (pull 320, three prefill rows predicted 41-58 % high
-// from the first) joined the rows: on the 89 rows before it the median
-// is 11.6 %. Decode rows alone meet the aim (median 9.3 %, 90 % within
-// 30 %).
+// aim is a median of 10 % and 90 % within 30 % on single measurements,
+// first token and decode each, and 20 % on load-curve points. Where the
+// model stands (leave-one-source-out): single rows 12.3 % and 84 % within
+// 30 % (the two AutoAWQ sources disagree by 40-60 % with each other);
+// first-token rows 16.7 % and 72 %; decode rows 9.4 % and 89 %; load
+// curves 17.3 %.
 const (
-	fidelityMedianAim   = 0.14
-	fidelityWithin30Aim = 0.82
-	loadCurveMedianAim  = 0.22
-	decodeMedianAim     = 0.10
-	decodeWithin30Aim   = 0.88
+	fidelityMedianAim     = 0.13
+	fidelityWithin30Aim   = 0.83
+	loadCurveMedianAim    = 0.18
+	decodeMedianAim       = 0.10
+	decodeWithin30Aim     = 0.88
+	firstTokenMedianAim   = 0.17
+	firstTokenWithin30Aim = 0.72
 )
 
 // checkErrorBands recomputes the per-class error bands from the

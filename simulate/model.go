@@ -81,6 +81,10 @@ func (m Model) inputEmbedding() float64 {
 // attention: 2 FLOPs per active parameter that multiplies it.
 func (m Model) FLOPsPerToken() float64 { return 2 * (m.active() - m.inputEmbedding()) }
 
+// headFLOPs is the output projection's share of FLOPsPerToken: 2 FLOPs
+// per vocabulary entry per hidden unit; zero when Vocab is not given.
+func (m Model) headFLOPs() float64 { return 2 * float64(m.Vocab) * float64(m.Hidden) }
+
 // AttentionFLOPsPerPair is the attention work (QKᵀ and AV) one query token
 // spends on one earlier token of its context: 4 · layers · heads · head_dim.
 func (m Model) AttentionFLOPsPerPair() float64 {

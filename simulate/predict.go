@@ -2,6 +2,8 @@ package simulate
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/tokenpace/tokenpace/simulate/internal/sigfig"
@@ -25,11 +27,14 @@ type Scenario struct {
 	// Requests is how many requests the Concurrency clients send in all;
 	// zero (or at most Concurrency) means one wave of Concurrency requests.
 	Requests int
-	// Spread starts the clients one after another, evenly over one
-	// request's time alone, instead of all at once: the steady state of a
-	// long closed loop, where requests of equal length do not stay in
-	// step because real servers and clients jitter. The zero value starts
-	// them together, the worst case for the first token.
+	// Spread starts the clients one after another at random times (a
+	// fixed seed) spread uniformly over one loaded request's time, instead
+	// of all at once: the steady state of a long closed loop, where
+	// requests of equal length do not stay in step because real servers
+	// and clients jitter, and the jitter leaves the clients' phases random
+	// rather than evenly spaced (some requests arrive while another
+	// prefills and queue behind it). The zero value starts them together,
+	// the worst case for the first token.
 	Spread bool
 }
 
@@ -104,33 +109,67 @@ func Predict(d Deployment, s Scenario) (Prediction, error) {
 			Reason: fmt.Sprintf("more than %g tokens to simulate", float64(maxPredictTokens))}
 	}
 	if !s.Spread || s.Concurrency == 1 {
-		return predictSpaced(d, s, 0)
+		p, _, err := predictSpaced(d, s, 0, 0)
+		return p, err
 	}
 	// The steady state spaces the clients by the loaded E2E over the
 	// concurrency: find it by a run spaced by one request's time alone.
 	one := s
 	one.Concurrency, one.Requests, one.Spread = 1, 0, false
-	alone, err := predictSpaced(d, one, 0)
+	alone, _, err := predictSpaced(d, one, 0, 0)
 	if err != nil {
 		return Prediction{}, err
 	}
 	gap := alone.E2E / time.Duration(s.Concurrency)
 	if s.Requests > s.Concurrency {
-		first, err := predictSpaced(d, s, gap)
+		first, _, err := predictSpaced(d, s, gap, 1)
 		if err != nil {
 			return Prediction{}, err
 		}
 		gap = first.E2E / time.Duration(s.Concurrency)
 	}
-	return predictSpaced(d, s, gap)
+	// The clients' phases are random: the figures are the mean over
+	// spreadDraws draws of them, as a run long enough to see many
+	// arrangements would measure.
+	var p Prediction
+	var e *Engine
+	var tps, agg float64
+	for seed := uint64(1); seed <= spreadDraws; seed++ {
+		q, qe, err := predictSpaced(d, s, gap, seed)
+		if err != nil {
+			return Prediction{}, err
+		}
+		if seed == 1 {
+			p, e = q, qe
+			p.Queue, p.Prefill, p.TTFT, p.ITL, p.TPOT, p.E2E = 0, 0, 0, 0, 0, 0
+		}
+		p.Queue += q.Queue / spreadDraws
+		p.Prefill += q.Prefill / spreadDraws
+		p.TTFT += q.TTFT / spreadDraws
+		p.ITL += q.ITL / spreadDraws
+		p.TPOT += q.TPOT / spreadDraws
+		p.E2E += q.E2E / spreadDraws
+		agg += q.AggregateTPS / spreadDraws
+	}
+	if p.TPOT > 0 {
+		tps = 1 / p.TPOT.Seconds()
+	}
+	p.TPS, p.AggregateTPS = tps, agg
+	p.Arithmetic = p.explain(e)
+	return p, nil
 }
 
+// spreadDraws is how many random arrangements of the clients' phases a
+// spread Predict averages.
+const spreadDraws = 8
+
 // predictSpaced is Predict of the checked scenario s on the resolved
-// deployment d, with the clients started gap apart.
-func predictSpaced(d Deployment, s Scenario, gap time.Duration) (Prediction, error) {
+// deployment d, with the clients started over clients·gap at random
+// phases drawn from seed (see closedLoop), and the engine it ran.
+func predictSpaced(d Deployment, s Scenario, gap time.Duration, seed uint64) (Prediction, *Engine, error) {
 	e, err := NewEngine(d)
 	if err != nil {
-		return Prediction{}, err
+		return Prediction{}, nil, err
 	}
 	d = e.Deployment()
 	total := max(s.Requests, s.Concurrency)
@@ -150,7 +189,7 @@ func predictSpaced(d Deployment, s Scenario, gap time.Duration) (Prediction, err
 	}
 	sums := make([]summary, total)
 	p := Prediction{Deployment: d, Scenario: s}
-	closedLoop(e, s.Concurrency, total, gap, req, func(i int, at time.Duration) { sums[i].arrived = at }, func(i int, em Emission) {
+	closedLoop(e, s.Concurrency, total, gap, seed, req, func(i int, at time.Duration) { sums[i].arrived = at }, func(i int, em Emission) {
 		r := &sums[i]
 		if em.First {
 			p.Queue += em.Queue
@@ -198,15 +237,17 @@ func predictSpaced(d Deployment, s Scenario, gap time.Duration) (Prediction, err
 	})
 	p.Bound = p.DecodeStep.Bound
 	p.Arithmetic = p.explain(e)
-	return p, nil
+	return p, e, nil
 }
 
 // closedLoop sends total copies of req from clients clients, each sending
 // its next the moment its previous one ends, and drives e until all are
-// done. Client i sends its first request at i·gap. arrived receives each
-// request's index and arrival time, emit each emission with its request's
-// index.
-func closedLoop(e *Engine, clients, total int, gap time.Duration, req Request, arrived func(i int, at time.Duration), emit func(i int, em Emission)) {
+// done. With gap > 0 the clients after the first start at random times
+// (drawn from seed) spread uniformly over clients·gap, the phases of a long
+// run whose clients and server jitter; otherwise all start at once.
+// arrived receives each request's index and arrival time, emit each
+// emission with its request's index.
+func closedLoop(e *Engine, clients, total int, gap time.Duration, seed uint64, req Request, arrived func(i int, at time.Duration), emit func(i int, em Emission)) {
 	next := 0
 	add := func(at time.Duration) {
 		r := req
@@ -215,8 +256,16 @@ func closedLoop(e *Engine, clients, total int, gap time.Duration, req Request, a
 		e.Add(at, &r)
 		next++
 	}
-	// begun counts the clients started; the rest start at begun·gap.
+	// begun counts the clients started; the rest start at starts[begun].
 	begun, clients := 0, min(clients, total)
+	starts := make([]time.Duration, clients)
+	if gap > 0 {
+		rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+		for i := 1; i < clients; i++ {
+			starts[i] = time.Duration(rng.Int64N(int64(gap) * int64(clients)))
+		}
+		slices.Sort(starts)
+	}
 	for begun < clients && (gap == 0 || begun == 0) {
 		add(0)
 		begun++
@@ -226,7 +275,7 @@ func closedLoop(e *Engine, clients, total int, gap time.Duration, req Request, a
 		at, ok := e.Next()
 		if begun < clients {
 			// A client yet to start whose time comes before the step ends.
-			if start := time.Duration(begun) * gap; !ok || start < at {
+			if start := starts[begun]; !ok || start < at {
 				e.AdvanceTo(start, func(em Emission) {
 					if em.ID < uint64(total) {
 						emit(int(em.ID), em)
