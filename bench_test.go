@@ -105,6 +105,70 @@ func BenchmarkDecode(b *testing.B) {
 	})
 }
 
+// BenchmarkDecodePaired is BenchmarkDecode with bare openai-go and
+// tokenpace alternating, one 1,024-chunk stream each per iteration (the
+// order swapped every iteration), so that both see the same load: on a
+// shared machine the load moves between BenchmarkDecode's sub-benchmarks,
+// seconds apart, by more than the difference it measures. It reports each
+// variant's CPU per chunk (the process's, so a background reader and the
+// collector count), tokenpace's ratio to bare over the whole run, and the
+// median of the per-iteration ratios.
+func BenchmarkDecodePaired(b *testing.B) {
+	const n = 1024
+	body := sseStream(n)
+	params := chat("gpt-4.1", n)
+	oc := openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
+		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: bodyTransport{body}}))
+	c := tokenpace.NewClient(oc)
+	bare := func() error {
+		s := oc.Chat.Completions.NewStreaming(context.Background(), params)
+		for s.Next() {
+			_ = s.Current()
+		}
+		return s.Err()
+	}
+	tp := func() error {
+		s := c.NewStreaming(context.Background(), params)
+		for s.Next() {
+			_ = s.Current()
+		}
+		s.Close()
+		return s.Err()
+	}
+	timed := func(read func() error) time.Duration {
+		cpu0 := cpuTime()
+		if err := read(); err != nil {
+			b.Fatal(err)
+		}
+		return cpuTime() - cpu0
+	}
+	var bareCPU, tpCPU time.Duration
+	var ratios []float64
+	for i := 0; b.Loop(); i++ {
+		var db, dt time.Duration
+		if i%2 == 0 {
+			db, dt = timed(bare), timed(tp)
+		} else {
+			dt, db = timed(tp), timed(bare)
+		}
+		bareCPU += db
+		tpCPU += dt
+		if db > 0 {
+			ratios = append(ratios, float64(dt)/float64(db))
+		}
+	}
+	chunks := float64(b.N * n)
+	b.ReportMetric(float64(bareCPU.Nanoseconds())/chunks, "bare-cpu-ns/chunk")
+	b.ReportMetric(float64(tpCPU.Nanoseconds())/chunks, "tokenpace-cpu-ns/chunk")
+	if bareCPU > 0 {
+		b.ReportMetric(float64(tpCPU)/float64(bareCPU), "ratio")
+	}
+	if len(ratios) > 0 {
+		slices.Sort(ratios)
+		b.ReportMetric(ratios[len(ratios)/2], "median-ratio")
+	}
+}
+
 // BenchmarkStream compares reading the same loopback event stream with
 // bare openai-go, bare openai-go feeding a ChatCompletionAccumulator (which
 // a tokenpace Stream always does), and tokenpace, in one run. ns/chunk and
