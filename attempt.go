@@ -399,10 +399,10 @@ func (a *attempt) deliver(ar arrived) error {
 	}
 	first, woke, full := a.queue(ar, deltas)
 	tokens := deltas
-	if usage := ar.Usage; ar.HasUsage && deltas > 0 && usage.CompletionTokens >= 0 && usage.CompletionTokens <= maxUsageTokens {
+	if usage := ar.Usage; ar.HasUsage && deltas > 0 && usage.Output >= 0 && usage.Output <= maxUsageTokens {
 		// A server that streams usage with every chunk says how many
 		// tokens this one added.
-		tokens = max(tokens, int(usage.CompletionTokens)-a.counted)
+		tokens = max(tokens, int(usage.Output)-a.counted)
 	}
 	a.counted += tokens
 

@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/tokenpace/tokenpace/internal/codec"
 	"github.com/tokenpace/tokenpace/internal/ratelimit"
 	"github.com/tokenpace/tokenpace/internal/wire"
 )
@@ -298,11 +298,11 @@ func (x *exchange) failure(ctx context.Context, target string, err error) error 
 }
 
 // setUsage records the token counts a server reported, if it did.
-func (t *Timing) setUsage(u openai.CompletionUsage, valid bool) {
+func (t *Timing) setUsage(u codec.Usage, valid bool) {
 	if !valid {
 		return
 	}
-	t.trustUsage(u.PromptTokens, u.PromptTokensDetails.CachedTokens, u.CompletionTokens)
+	t.trustUsage(u.Prompt, u.Cached, u.Output)
 }
 
 // maxUsageTokens bounds a token count a server reports: no context comes

@@ -87,7 +87,7 @@ type Event struct {
 	// Outputs is how many output-bearing deltas the event carries.
 	Outputs int
 	// Usage is the usage the event reports, when HasUsage.
-	Usage    openai.CompletionUsage
+	Usage    Usage
 	HasUsage bool
 	// Final: the event ends the answer (a Responses stream's
 	// response.completed or response.incomplete); End then says how.
@@ -95,6 +95,20 @@ type Event struct {
 	End   *End
 	// ToolCall: the event carries a tool or function call.
 	ToolCall bool
+}
+
+// Usage is the token counts an event reports: of the prompt, of its
+// tokens served from the prompt cache, and of the output. It holds only
+// the counts, so that an event queued until its caller takes it stays
+// small.
+type Usage struct {
+	Prompt, Cached, Output int64
+}
+
+// usageOf returns the counts of u, as the chat and completions APIs send
+// them.
+func usageOf(u openai.CompletionUsage) Usage {
+	return Usage{Prompt: u.PromptTokens, Cached: u.PromptTokensDetails.CachedTokens, Output: u.CompletionTokens}
 }
 
 // End is what the final event of a Responses stream says of the answer.

@@ -92,7 +92,7 @@ func TestDecode(t *testing.T) {
 			if ev.Outputs != tt.outputs || ev.Final != tt.final || ev.ToolCall != tt.toolCall {
 				t.Errorf("Decode(%s) = outputs %d final %v tool call %v, want %d %v %v", tt.data, ev.Outputs, ev.Final, ev.ToolCall, tt.outputs, tt.final, tt.toolCall)
 			}
-			if got := ev.Usage.CompletionTokens; ev.HasUsage != (tt.usage > 0) || got != tt.usage {
+			if got := ev.Usage.Output; ev.HasUsage != (tt.usage > 0) || got != tt.usage {
 				t.Errorf("Decode(%s) usage = %d (has %v), want %d", tt.data, got, ev.HasUsage, tt.usage)
 			}
 			if tt.final && (ev.End == nil || ev.End.Reason != "stop" || ev.End.Output != 4) {

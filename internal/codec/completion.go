@@ -103,6 +103,6 @@ func completionEvent(comp *openai.Completion) Event {
 		}
 	}
 	ev := chunkEvent(c, comp)
-	ev.Usage, ev.HasUsage = comp.Usage, comp.JSON.Usage.Valid()
+	ev.Usage, ev.HasUsage = usageOf(comp.Usage), comp.JSON.Usage.Valid()
 	return ev
 }
