@@ -16,6 +16,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace/internal/codec"
+	"github.com/tokenpace/tokenpace/internal/milestone"
 	"github.com/tokenpace/tokenpace/internal/sse"
 )
 
@@ -91,7 +92,7 @@ type attempt struct {
 	sr      *sse.Reader // frames rd
 	clean   bool        // the stream ended cleanly
 	inlined bool        // the holder is the caller, reading in take
-	ms      *milestones
+	ms      *milestone.Tracker
 	deltas  int       // output-bearing choice deltas
 	counted int       // output tokens reported to the output event
 	names   []reached // milestones reached by the current chunk
@@ -173,7 +174,7 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 		spec:   spec,
 		ev:     ev,
 		parent: ctx,
-		ms:     newMilestones(spec.cfg.milestones),
+		ms:     milestone.New(spec.cfg.milestones),
 		done:   make(chan struct{}),
 		wake:   make(chan struct{}, 1),
 	}
@@ -393,9 +394,9 @@ func (a *attempt) deliver(ar arrived) error {
 	}
 	a.names = a.names[:0]
 	var perr error
-	if content != "" && a.ms.pending() {
+	if content != "" && a.ms.Pending() {
 		what := "milestone predicate"
-		perr = guard(a.spec.name, &what, func() { a.ms.add(content, at, a.reach) })
+		perr = guard(a.spec.name, &what, func() { a.ms.Add(content, at, a.reach) })
 	}
 	first, woke, full := a.queue(ar, deltas)
 	tokens := deltas
@@ -513,7 +514,7 @@ func (a *attempt) reach(name string, at time.Time) {
 // panicked.
 func (a *attempt) outputEnd(at time.Time) error {
 	a.names = a.names[:0]
-	a.ms.end(at, a.reach)
+	a.ms.End(at, a.reach)
 	if len(a.names) == 0 {
 		return nil
 	}

@@ -3,6 +3,7 @@ package tokenpace
 import (
 	"context"
 
+	"github.com/tokenpace/tokenpace/internal/milestone"
 	"github.com/tokenpace/tokenpace/internal/wire"
 )
 
@@ -17,7 +18,7 @@ func (f optionFunc) apply(c *config) { f(c) }
 // config is what the options set.
 type config struct {
 	hooks        Hooks
-	milestones   []milestone
+	milestones   []milestone.Predicate
 	maxLineBytes int
 	name         string
 	// closing is shared by the copies of a config: the servers its
@@ -56,7 +57,7 @@ func WithMilestone(name string, reached func(text string) bool) Option {
 		if name == "" || reached == nil || name == MilestoneFirstLine || name == MilestoneFirstSentence {
 			return
 		}
-		c.milestones = append(c.milestones, milestone{name: name, reached: reached})
+		c.milestones = append(c.milestones, milestone.Predicate{Name: name, Reached: reached})
 	})
 }
 
