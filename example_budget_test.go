@@ -15,12 +15,14 @@ import (
 )
 
 // startTwoModels serves a "big" model whose prefill takes 2 s and a
-// "small" one that answers in 20 ms, on loopback.
+// "small" one that answers in 20 ms, on loopback; a request may ask for a
+// fault with simulate.FaultHeader.
 func startTwoModels() (url string, stop func()) {
 	sim, err := simulate.NewServer(
 		simulate.WithModel("big", &simulate.Fixed{TTFT: 2 * time.Second, ITL: 5 * time.Millisecond}),
 		simulate.WithModel("small", &simulate.Fixed{TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond}),
 		simulate.WithReply(func(ri simulate.ReplyInfo) (string, bool) { return "Hello from " + ri.Model + ".", true }),
+		simulate.WithFaultHeader(true), // a request may ask for a fault (ExampleStreamError)
 	)
 	if err != nil {
 		panic(err)
