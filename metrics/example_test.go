@@ -3,6 +3,7 @@ package metrics_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"time"
 
@@ -100,4 +101,21 @@ func ExampleNew() {
 	fmt.Println(s.Requests, s.Good, s.TTFT.P50.Round(time.Millisecond))
 	// Output:
 	// 1 1 300ms
+}
+
+// LogHooks logs each finished request's figures, never its text.
+func ExampleLogHooks() {
+	logger := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{} // a fixed output for this example
+			}
+			return a
+		},
+	}))
+	t := timing("small", time.Unix(0, 0), 900, 180*time.Millisecond, 20*time.Millisecond, 4)
+	t.Headers, t.End, t.FinishReason = t.Sent.Add(150*time.Millisecond), t.Chunks[3], "stop"
+	metrics.LogHooks(logger).Done(context.Background(), t)
+	// Output:
+	// level=INFO msg="tokenpace: request done" target=small model=llama-3.1-8b response_model="" stream=true queue=0s ttfb=150ms ttft=180ms itl_p50=20ms itl_p99=20ms itl_max=20ms tpot=20ms e2e=240ms prompt_tokens=900 cached_tokens=0 output_tokens=4 finish_reason=stop http_attempts=0
 }
