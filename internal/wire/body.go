@@ -13,12 +13,6 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Package wire holds the client's guards on what a server sends over
-// HTTP, below the exchange that records it: bodies that openai-go reads
-// whole are bounded, a body the server compressed unasked is decoded, and
-// servers that close every connection after a response are known, so that
-// no request is written to a connection they closed.
-//
 // How much of a body openai-go may read.
 //
 // openai-go reads an error body, and a non-streaming response, whole
@@ -27,8 +21,9 @@ import (
 // would take the program's memory. The exchange bounds both. An error
 // body over maxErrorBody is cut: openai-go then builds its *openai.Error
 // (the status kept) from an error object whose message holds the body's
-// first KiB, and the call ends with a KindTooLarge *StreamError that wraps
-// it. A non-streaming response over maxWholeBody fails with KindTooLarge.
+// first KiB, and tokenpace ends the call with a KindTooLarge *StreamError
+// that wraps it. A non-streaming response over maxWholeBody fails with
+// ErrBodyTooLarge, which tokenpace reports as KindTooLarge too.
 const (
 	maxErrorBody = 64 << 10
 	maxWholeBody = 32 << 20

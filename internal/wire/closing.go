@@ -11,8 +11,8 @@ import (
 // though it answers HTTP/1.1 with Keep-Alive and without Connection:
 // close. The transport pools the connection; the next request written to
 // it meets the close and fails before any byte of a response came back.
-// Such a request was never processed, so the exchange sends it again at
-// once (tokenpace's exchange does). And a server seen to close a connection
+// Such a request was never processed, so tokenpace's exchange sends it
+// again at once (up to MaxStaleRetries times). And a server seen to close a connection
 // that had been idle for less than closeIdle, far shorter than any
 // keep-alive timeout, is one that closes after every response: later
 // requests to it ask for Connection: close, so that the transport pools
