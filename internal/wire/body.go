@@ -86,6 +86,11 @@ type limitedBody struct {
 
 func (b *limitedBody) Read(p []byte) (int, error) {
 	if b.n >= maxWholeBody {
+		// At the bound: a body that ends here is whole.
+		var one [1]byte
+		if n, err := b.ReadCloser.Read(one[:]); n == 0 {
+			return 0, err
+		}
 		return 0, ErrBodyTooLarge
 	}
 	if rest := maxWholeBody - b.n; int64(len(p)) > rest {

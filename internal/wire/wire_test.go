@@ -1,0 +1,109 @@
+package wire
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func response(status int, header http.Header, body []byte) *http.Response {
+	if header == nil {
+		header = http.Header{}
+	}
+	return &http.Response{StatusCode: status, Header: header, Body: io.NopCloser(bytes.NewReader(body))}
+}
+
+// TestBoundErrorBody: a JSON error object, or text, passes whole; a body
+// over the bound, or one whose "error" openai-go would not decode
+// (Ollama's string), becomes an error object holding its first KiB.
+func TestBoundErrorBody(t *testing.T) {
+	tests := []struct {
+		name, body string
+		cut        string // "" when passed whole or rewritten without a bound hit
+		whole      bool
+	}{
+		{"error object", `{"error":{"message":"bad model","type":"invalid_request_error"}}`, "", true},
+		{"Ollama's string error", `{"error":"model not found"}`, "", false},
+		{"text, which openai-go keeps as the message", "upstream timed out", "", true},
+		{"over the bound", `{"error":{"message":"` + strings.Repeat("x", maxErrorBody) + `"}}`, "error body of status 500 over 65536 bytes", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := response(500, nil, []byte(tt.body))
+			if cut := BoundErrorBody(res); cut != tt.cut {
+				t.Errorf("cut = %q, want %q", cut, tt.cut)
+			}
+			got, _ := io.ReadAll(res.Body)
+			if tt.whole != (string(got) == tt.body) {
+				t.Errorf("body passed whole: %v, want %v (%.80s)", string(got) == tt.body, tt.whole, got)
+			}
+			if !tt.whole && (!strings.Contains(string(got), `"type":"invalid_error_body"`) || len(got) > errorHead+200) {
+				t.Errorf("rewritten body = %.200s, want an error object of at most its first KiB", got)
+			}
+		})
+	}
+}
+
+// TestLimitBody: a body of exactly the bound reads whole; one byte more
+// fails with ErrBodyTooLarge.
+func TestLimitBody(t *testing.T) {
+	for _, n := range []int64{maxWholeBody, maxWholeBody + 1} {
+		got, err := io.Copy(io.Discard, LimitBody(io.NopCloser(io.LimitReader(zeros{}, n))))
+		if want := n <= maxWholeBody; (err == nil) != want || got > maxWholeBody {
+			t.Errorf("%d bytes: read %d, err %v", n, got, err)
+		}
+		if n > maxWholeBody && !errors.Is(err, ErrBodyTooLarge) {
+			t.Errorf("%d bytes: err %v, want ErrBodyTooLarge", n, err)
+		}
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// TestDecompress: a gzip body the transport left as it came is decoded; an
+// empty one is an unexpected EOF; one the transport decoded is untouched.
+func TestDecompress(t *testing.T) {
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	_, _ = w.Write([]byte("data: {}\n\n"))
+	_ = w.Close()
+	res := response(200, http.Header{"Content-Encoding": {"gzip"}}, gz.Bytes())
+	Decompress(res)
+	if got, err := io.ReadAll(res.Body); err != nil || string(got) != "data: {}\n\n" {
+		t.Errorf("gzip body read %q, %v", got, err)
+	}
+	res = response(200, http.Header{"Content-Encoding": {"gzip"}}, nil)
+	Decompress(res)
+	if _, err := io.ReadAll(res.Body); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("empty gzip body: err %v, want io.ErrUnexpectedEOF", err)
+	}
+	res = response(200, http.Header{"Content-Encoding": {"gzip"}}, []byte("plain"))
+	res.Uncompressed = true
+	Decompress(res)
+	if got, _ := io.ReadAll(res.Body); string(got) != "plain" {
+		t.Errorf("a body the transport decoded read %q", got)
+	}
+}
+
+// TestClosingServers: only a close after a short idle marks a server; the
+// nil set knows none.
+func TestClosingServers(t *testing.T) {
+	var c ClosingServers
+	c.Learn("a:1", 5*time.Second) // a keep-alive timeout ran out
+	c.Learn("b:2", time.Millisecond)
+	if c.Closes("a:1") || !c.Closes("b:2") {
+		t.Errorf("Closes(a) = %v, Closes(b) = %v; want false, true", c.Closes("a:1"), c.Closes("b:2"))
+	}
+	var none *ClosingServers
+	none.Learn("b:2", time.Millisecond)
+	if none.Closes("b:2") {
+		t.Error("the nil set learnt a server")
+	}
+}
