@@ -108,7 +108,7 @@ func newCostModel(d Deployment) costModel {
 		// A ring all-reduce moves 2(n−1)/n of the fp16 activations
 		// through each GPU's link, twice per layer.
 		bytes := 2 * float64(d.Model.Layers) * 2 * float64(d.Model.Hidden) * 2 * (n - 1) / n
-		c.arPerToken = bytes / (d.GPU.peerLinkGBs() * 1e9)
+		c.arPerToken = bytes / (d.GPU.peerLinkGBs() * 1e9 * orF(d.AllReduceShare, 1))
 	}
 	if d.DequantOps > 0 && d.Precision.weightOnly() {
 		weightsPerByte := 1 / d.Precision.BytesPerWeight()

@@ -53,6 +53,9 @@ type Efficiency struct {
 	// does two per layer when the model is split over more than one GPU.
 	// The bytes of the all-reduce add their time over the peer link.
 	AllReduce time.Duration
+	// AllReduceShare is the share of the peer link's bandwidth that the
+	// all-reduce's bytes reach; zero means 1.
+	AllReduceShare float64
 	// DequantOps is the vector-unit FLOPs one weight of a weight-only
 	// format (int4, GGUF, 8-bit weight-only) costs to unpack each step, run
 	// at GPU.VectorTFLOPS; zero means none.
@@ -172,6 +175,10 @@ type Deployment struct {
 	// zero keeps it, negative means no all-reduce cost at all (neither
 	// latency nor bytes).
 	AllReduce time.Duration
+	// AllReduceShare overrides the share of the peer link's bandwidth an
+	// all-reduce reaches (see Efficiency.AllReduceShare); zero keeps the
+	// class default.
+	AllReduceShare float64
 	// DequantOps overrides the vector FLOPs per weight that weight-only
 	// formats cost to unpack; zero keeps the class default, negative means
 	// none.
@@ -233,6 +240,7 @@ func (d Deployment) resolvedWith(p classParams) (Deployment, error) {
 	d.MFU = orF(d.MFU, def.MFU)
 	d.StepOverhead = orD(d.StepOverhead, def.StepOverhead)
 	d.AllReduce = orD(d.AllReduce, def.AllReduce)
+	d.AllReduceShare = orF(d.AllReduceShare, def.AllReduceShare)
 	d.DequantOps = orF(d.DequantOps, def.DequantOps)
 	d.Attention = orF(d.Attention, def.Attention)
 	d.Ridge = orF(d.Ridge, def.Ridge)

@@ -45,11 +45,20 @@ type fidelityRow struct {
 	// MemoryUtilization is the engine's share of GPU memory; zero means
 	// the default.
 	MemoryUtilization float64 `json:"memory_utilization"`
+	// Group, when set, is the unit the row is left out with instead of its
+	// source: the versions of one vendor's benchmark page share their
+	// method and their authors, and are not independent of each other.
+	Group string `json:"group"`
 }
 
 // group is the row's source, the unit left out in cross-validation: the
 // URL without the note on which table.
-func (r fidelityRow) group() string { return strings.SplitN(r.Source, " (", 2)[0] }
+func (r fidelityRow) group() string {
+	if r.Group != "" {
+		return r.Group
+	}
+	return strings.SplitN(r.Source, " (", 2)[0]
+}
 
 func loadFidelity(t *testing.T) []fidelityRow {
 	t.Helper()
@@ -340,18 +349,19 @@ func TestFidelity(t *testing.T) {
 // little above where the model stands, so that a regression fails. The
 // aim is a median of 10 % and 90 % within 30 % on single measurements,
 // first token and decode each, and 20 % on load-curve points. Where the
-// model stands (leave-one-source-out): single rows 12.3 % and 84 % within
-// 30 % (the two AutoAWQ sources disagree by 40-60 % with each other);
-// first-token rows 16.7 % and 72 %; decode rows 9.4 % and 89 %; load
-// curves 17.3 %.
+// model stands (leave-one-source-out, 118 single rows from 20 sources):
+// single rows 12.1 % and 87 % within 30 %; first-token rows 14.6 % and
+// 84 % (the two AutoAWQ sources disagree by 40-60 % with each other;
+// without their 9 rows, 12.5 % and 96 %); decode rows 9.9 % and 90 %;
+// load curves 17.1 %.
 const (
 	fidelityMedianAim     = 0.13
-	fidelityWithin30Aim   = 0.83
+	fidelityWithin30Aim   = 0.86
 	loadCurveMedianAim    = 0.18
 	decodeMedianAim       = 0.10
-	decodeWithin30Aim     = 0.88
-	firstTokenMedianAim   = 0.17
-	firstTokenWithin30Aim = 0.72
+	decodeWithin30Aim     = 0.89
+	firstTokenMedianAim   = 0.15
+	firstTokenWithin30Aim = 0.83
 )
 
 // checkErrorBands recomputes the per-class error bands from the
