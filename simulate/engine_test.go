@@ -497,3 +497,42 @@ func TestIdlePrefixesAreEvictedLRU(t *testing.T) {
 		t.Errorf("cached tokens = %d, %d; want 640 and 0 (evicted)", r[0].CachedTokens, r[1].CachedTokens)
 	}
 }
+
+// An all-reduce's bytes take their time at the share of the peer link
+// that Deployment.AllReduceShare says: a ring moves 2(n−1)/n of a token's
+// fp16 activations through each GPU's link, twice per layer.
+func TestAllReduceShare(t *testing.T) {
+	d := anchor(t)
+	d.GPUs = 2
+	d.AllReduce = time.Nanosecond // latency out of the way; bytes priced
+	d.PrefillOverhead = -1
+	const tokens = 4096
+	l := simulate.Load{PrefillTokens: tokens, PrefillPairs: float64(tokens) * (tokens + 1) / 2}
+	overhead := func(share float64) time.Duration {
+		d := d
+		d.AllReduceShare = share
+		return newEngine(t, d).StepCost(l).Overhead
+	}
+	full, half := overhead(1), overhead(0.5)
+	m := d.Model
+	layers := time.Duration(2*m.Layers) * time.Nanosecond
+	// bytes per token: 2 all-reduces per layer × hidden × 2 bytes × 2(n−1)/n
+	perToken := 2 * float64(m.Layers) * 2 * float64(m.Hidden) * 2 * 0.5
+	want := time.Duration(perToken * tokens / (d.GPU.PeerLinkGBs * 1e9) * 1e9)
+	if d.GPU.PeerLinkGBs == 0 {
+		want = time.Duration(perToken * tokens / (d.GPU.HostLinkGBs * 1e9) * 1e9)
+	}
+	if diff := full - layers - want; diff < -time.Microsecond || diff > time.Microsecond {
+		t.Errorf("all-reduce bytes at share 1 take %v, want %v", full-layers, want)
+	}
+	if diff := (half - layers) - 2*(full-layers); diff < -time.Microsecond || diff > time.Microsecond {
+		t.Errorf("all-reduce bytes at share 0.5 take %v, want twice %v", half-layers, full-layers)
+	}
+	def, err := (simulate.Deployment{GPUs: 2}).Resolved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def.AllReduceShare <= 0 || def.AllReduceShare >= 1 {
+		t.Errorf("an H100 pair's default all-reduce share = %v, want the class's share in (0, 1)", def.AllReduceShare)
+	}
+}

@@ -78,7 +78,7 @@ func addDeploymentFlags(fs *flag.FlagSet) *deploymentFlags {
 	fs.Float64Var(&f.hostLinkGBs, "host-link-gbs", 0, "link to host memory in GB/s, one direction (default: --bandwidth-gbs on unified or dram memory, 64 for hopper and cdna, else 32)")
 	fs.StringVar(&f.memoryClass, "memory-class", "", "memory class: hbm, gddr (graphics cards), unified (Apple silicon) or dram (CPU cores) (default hbm for a custom GPU)")
 	fs.StringVar(&f.arch, "arch", "", "efficiency class of the compute units: hopper, blackwell, ampere, ada, cdna, apple or cpu (default: hopper for hbm, ada for gddr, apple for unified, cpu for dram)")
-	fs.StringVar(&f.interconnect, "interconnect", "", "link between the GPUs: nvlink (NVLink-class for --arch), pcie (the host link) or a bandwidth in GB/s per direction (default: nvlink for hbm, pcie otherwise)")
+	fs.StringVar(&f.interconnect, "interconnect", "", "link between the GPUs: nvlink (NVLink-class for --arch), pcie (the host link) or a bandwidth in GB/s per direction, the datasheet figure: an all-reduce reaches the share of it fitted for the link class (default: nvlink for hbm, pcie otherwise)")
 	fs.DurationVar(&f.interconnectLatency, "interconnect-latency", 0, "latency of one all-reduce over the interconnect, e.g. 20us (default: the runtime's for the link)")
 	fs.Float64Var(&f.mbu, "mbu", 0, "memory bandwidth utilisation in (0, 1] (default: the runtime's calibrated value)")
 	fs.Float64Var(&f.mfu, "mfu", 0, "FLOPs utilisation in (0, 1] (default: the runtime's calibrated value)")
