@@ -2,9 +2,11 @@ package simulate_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tokenpace/tokenpace/simulate"
 )
@@ -67,6 +69,30 @@ func TestPredictArithmeticText(t *testing.T) {
 	}
 	text := strings.Join(p.Arithmetic, "\n")
 	if want := "35 GB / 1000 GB/s = 35 ms per token ≈ 28.6 TPS"; !strings.Contains(text, want) {
+		t.Errorf("Arithmetic lacks %q:\n%s", want, text)
+	}
+	if strings.Contains(text, "all-reduce") {
+		t.Errorf("Arithmetic of one GPU names an all-reduce:\n%s", text)
+	}
+
+	// Over two GPUs the all-reduce is explained with the share of the link
+	// its bytes reach: 2 per layer of 80, 20 µs each, and 80 layers × 2 ×
+	// 8192 × 2 bytes × 2(n−1)/n = 2.62 MB a token at 0.5 × 100 GB/s.
+	g, err := simulate.CustomGPU(1000, 1000, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.PeerLinkGBs = 100
+	d.GPU, d.GPUs, d.AllReduce, d.AllReduceShare = g, 2, 20*time.Microsecond, 0.5
+	p, err = simulate.Predict(d, simulate.Scenario{PromptTokens: 1000, OutputTokens: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = strings.Join(p.Arithmetic, "\n")
+	want := fmt.Sprintf("all-reduce: 2 per layer, 20 µs each, and the activations at 0.5 of 100 GB/s per GPU: %.3g ms a decode step of 1 token, %.3g ms for the prefill of 1000 tokens",
+		2*float64(d.Model.Layers)*0.020+2*float64(d.Model.Layers)*2*float64(d.Model.Hidden)*2*0.5/50e9*1e3,
+		2*float64(d.Model.Layers)*0.020+1000*2*float64(d.Model.Layers)*2*float64(d.Model.Hidden)*2*0.5/50e9*1e3)
+	if !strings.Contains(text, want) {
 		t.Errorf("Arithmetic lacks %q:\n%s", want, text)
 	}
 }
