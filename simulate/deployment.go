@@ -294,6 +294,7 @@ func (d Deployment) resolveRest() (Deployment, error) {
 		{d.GPUs > 0, "GPU count", d.GPUs, "must be positive"},
 		{d.MBU > 0 && d.MBU <= 1, "MBU", d.MBU, "must be in (0, 1]"},
 		{d.MFU > 0 && d.MFU <= 1, "MFU", d.MFU, "must be in (0, 1]"},
+		{d.AllReduceShare > 0 && d.AllReduceShare <= 1, "all-reduce share", d.AllReduceShare, "must be in (0, 1]"},
 		{d.MaxRunning > 0, "max running sequences", d.MaxRunning, "must be positive"},
 		{d.BlockSize > 0, "KV block size", d.BlockSize, "must be positive"},
 		{d.MemoryUtilization > 0 && d.MemoryUtilization <= 1, "memory utilization", d.MemoryUtilization, "must be in (0, 1]"},

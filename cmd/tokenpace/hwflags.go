@@ -43,8 +43,9 @@ type deploymentFlags struct {
 	// defaulted.
 	assumptions []simulate.Assumption
 
-	mbu, mfu float64
-	runtime  string
+	mbu, mfu       float64
+	allReduceShare float64
+	runtime        string
 
 	maxRunning, maxBatched, kvTokens int
 	kvPolicy                         string
@@ -80,6 +81,7 @@ func addDeploymentFlags(fs *flag.FlagSet) *deploymentFlags {
 	fs.StringVar(&f.arch, "arch", "", "efficiency class of the compute units: hopper, blackwell, ampere, ada, cdna, apple or cpu (default: hopper for hbm, ada for gddr, apple for unified, cpu for dram)")
 	fs.StringVar(&f.interconnect, "interconnect", "", "link between the GPUs: nvlink (NVLink-class for --arch), pcie (the host link) or a bandwidth in GB/s per direction, the datasheet figure: an all-reduce reaches the share of it fitted for the link class (default: nvlink for hbm, pcie otherwise)")
 	fs.DurationVar(&f.interconnectLatency, "interconnect-latency", 0, "latency of one all-reduce over the interconnect, e.g. 20us (default: the runtime's for the link)")
+	fs.Float64Var(&f.allReduceShare, "all-reduce-share", 0, "share of the interconnect's bandwidth a tensor-parallel all-reduce reaches, in (0, 1], e.g. nccl-tests' all_reduce bus bandwidth over the link's (default: the class's for the link, fitted on published measurements)")
 	fs.Float64Var(&f.mbu, "mbu", 0, "memory bandwidth utilisation in (0, 1] (default: the runtime's calibrated value)")
 	fs.Float64Var(&f.mfu, "mfu", 0, "FLOPs utilisation in (0, 1] (default: the runtime's calibrated value)")
 	fs.IntVar(&f.maxRunning, "max-running", 0, "most sequences batched at once (default 256)")
@@ -151,7 +153,7 @@ func (f *deploymentFlags) checkHardware(set map[string]bool) error {
 	for _, v := range []struct {
 		name string
 		v    float64
-	}{{"params-b", f.paramsB}, {"bits", f.bits}, {"bandwidth-gbs", f.bandwidthGBs}, {"tflops", f.tflops}, {"memory-gb", f.memoryGB}, {"mbu", f.mbu}, {"mfu", f.mfu},
+	}{{"params-b", f.paramsB}, {"bits", f.bits}, {"bandwidth-gbs", f.bandwidthGBs}, {"tflops", f.tflops}, {"memory-gb", f.memoryGB}, {"mbu", f.mbu}, {"mfu", f.mfu}, {"all-reduce-share", f.allReduceShare},
 		{"layers", float64(f.layers)}, {"kv-heads", float64(f.kvHeads)}, {"head-dim", float64(f.headDim)}, {"hidden", float64(f.hidden)}, {"gpus", float64(f.gpus)}} {
 		if v.v < 0 || (set[v.name] && v.v == 0) {
 			return fmt.Errorf("--%s must be positive, got %v", v.name, v.v)
@@ -228,7 +230,7 @@ func (f *deploymentFlags) setEngine(d *simulate.Deployment, set map[string]bool)
 		d.StepOverhead = -1 // an explicit 0 means none
 	}
 	d.GPUs = f.gpus
-	d.MBU, d.MFU = f.mbu, f.mfu
+	d.MBU, d.MFU, d.AllReduceShare = f.mbu, f.mfu, f.allReduceShare
 	return nil
 }
 

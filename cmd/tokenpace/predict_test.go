@@ -279,7 +279,38 @@ func TestPredictGivenAndDefaulted(t *testing.T) {
 	if catalog <= 0 || flags < 0.98*catalog || flags > 1.02*catalog {
 		t.Errorf("TP4 70B TTFT from the H100's datasheet flags = %.1f ms, want the catalog's %.1f ms within 2%%", flags, catalog)
 	}
-	if overPCIe := ttft("--gpu", "h100-sxm", "--interconnect", "pcie"); !(overPCIe > 1.2*catalog) {
+	overPCIe := ttft("--gpu", "h100-sxm", "--interconnect", "pcie")
+	if !(overPCIe > 1.2*catalog) {
 		t.Errorf("TP4 70B TTFT with --gpu h100-sxm --interconnect pcie = %.1f ms, want well above NVLink's %.1f ms", overPCIe, catalog)
+	}
+	// A measured all-reduce bus bandwidth near the link's own (share 1)
+	// takes back part of what the class's share (under 1) costs.
+	if full := ttft("--gpu", "h100-sxm", "--interconnect", "pcie", "--all-reduce-share", "1"); !(full < overPCIe) {
+		t.Errorf("TP4 70B TTFT over PCIe with --all-reduce-share 1 = %.1f ms, want under the class share's %.1f ms", full, overPCIe)
+	}
+}
+
+// TestPredictAllReduceShare checks that the share of the link an
+// all-reduce reaches is listed where it applies (tensor parallel), as a
+// given or a defaulted figure, and that a share outside (0, 1] is refused.
+func TestPredictAllReduceShare(t *testing.T) {
+	code, out, stderr := predict(t, "--gpu", "l40s", "--gpus", "4", "--model", "llama-3.1-70b", "--precision", "fp8")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if want := "all-reduce-share = 0."; !strings.Contains(out, want) || !strings.Contains(out, "for a pcie link") {
+		t.Errorf("L40S TP4: output lacks the defaulted %q for a pcie link:\n%s", want, out)
+	}
+	code, out, _ = predict(t, "--gpu", "l40s", "--gpus", "4", "--model", "llama-3.1-70b", "--precision", "fp8", "--all-reduce-share", "0.25")
+	if code != 0 || !strings.Contains(out, "--all-reduce-share 0.25") || !strings.Contains(out, "at 0.25 of 32 GB/s") {
+		t.Errorf("--all-reduce-share 0.25: exit %d, output lacks it as given and in the arithmetic:\n%s", code, out)
+	}
+	if _, out, _ := predict(t, "--gpu", "l40s"); strings.Contains(out, "all-reduce") {
+		t.Errorf("one GPU: output names an all-reduce:\n%s", out)
+	}
+	for _, v := range []string{"0", "-0.5", "1.5"} {
+		if code, _, stderr := predict(t, "--gpu", "l40s", "--gpus", "2", "--all-reduce-share", v); code == 0 || !strings.Contains(stderr, "all-reduce") {
+			t.Errorf("--all-reduce-share %s: exit %d, stderr %q; want a refusal naming it", v, code, stderr)
+		}
 	}
 }

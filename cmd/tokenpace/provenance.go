@@ -18,7 +18,7 @@ func (f *deploymentFlags) provenance(d simulate.Deployment) (given, defaulted []
 		return []string{"--deployment " + f.file + " (every figure)"}, nil
 	}
 	for _, name := range []string{"gpu", "bandwidth-gbs", "tflops", "memory-gb", "fp8-tflops", "int8-tops", "vector-tflops", "host-link-gbs",
-		"memory-class", "arch", "interconnect", "interconnect-latency", "gpus", "runtime", "mbu", "mfu", "step-overhead"} {
+		"memory-class", "arch", "interconnect", "interconnect-latency", "all-reduce-share", "gpus", "runtime", "mbu", "mfu", "step-overhead"} {
 		if set[name] {
 			given = append(given, fmt.Sprintf("--%s %s", name, f.fs.Lookup(name).Value.(flag.Getter).String()))
 		}
@@ -35,6 +35,13 @@ func (f *deploymentFlags) provenance(d simulate.Deployment) (given, defaulted []
 	}
 	if !set["mfu"] {
 		defaulted = append(defaulted, fmt.Sprintf("mfu = %.3g: %s", d.MFU, class))
+	}
+	if !set["all-reduce-share"] && d.GPUs > 1 && d.Runtime != simulate.RuntimeLlamaCpp {
+		link := "a pcie"
+		if d.GPU.NVLink() {
+			link = "an nvlink-class"
+		}
+		defaulted = append(defaulted, fmt.Sprintf("all-reduce-share = %.3g: class default for %s link (fitted on published measurements)", d.AllReduceShare, link))
 	}
 	if !set["step-overhead"] {
 		defaulted = append(defaulted, fmt.Sprintf("step-overhead = %v: %s runtime, %d layers", d.StepOverhead.Round(time.Microsecond), d.Runtime, d.Model.Layers))
