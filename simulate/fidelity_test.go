@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -153,32 +155,42 @@ func (s errorSummary) String() string {
 	return fmt.Sprintf("median %.1f%%, p90 %.1f%%, %.0f%% of rows within 30%%", 100*s.median, 100*s.p90, 100*s.within30)
 }
 
-// crossValidate refits the class parameters with each group (by key) left
-// out and returns each row's error on the fit that did not see it; the
-// rows left out are predicted as eval describes them (the samples
-// themselves, or the same rows with the GPU entered another way).
-func crossValidate(t *testing.T, rows []fidelityRow, samples, eval []classSample, key func(fidelityRow) string) []float64 {
+// crossValidate refits the class parameters without each group of rows
+// (by key) in turn, the groups' fits running in parallel, and returns, for
+// each of evals (the samples as predicted: from the catalog, or the GPU
+// rebuilt from flags), every row's relative error under the fit that
+// never saw its group.
+func crossValidate(t *testing.T, rows []fidelityRow, samples []classSample, key func(fidelityRow) string, evals ...[]classSample) [][]float64 {
 	t.Helper()
-	errs := make([]float64, len(rows))
 	var groups []string
 	for _, r := range rows {
 		if !slices.Contains(groups, key(r)) {
 			groups = append(groups, key(r))
 		}
 	}
-	for _, g := range groups {
+	fits := make([]classParams, len(groups))
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for gi, g := range groups {
 		var train []classSample
 		for i, r := range rows {
 			if key(r) != g && r.Curve == "" {
 				train = append(train, samples[i])
 			}
 		}
-		p := fitClasses(train, priorParams, fitLambda)
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			fits[gi] = fitClasses(train, priorParams, fitLambda)
+		})
+	}
+	wg.Wait()
+	errs := make([][]float64, len(evals))
+	for k, eval := range evals {
+		errs[k] = make([]float64, len(rows))
 		for i, r := range rows {
-			if key(r) == g {
-				got := predictWith(t, r.Name, eval[i], p)
-				errs[i] = (got - r.Measured) / r.Measured
-			}
+			got := predictWith(t, r.Name, eval[i], fits[slices.Index(groups, key(r))])
+			errs[k][i] = (got - r.Measured) / r.Measured
 		}
 	}
 	return errs
@@ -271,12 +283,14 @@ func TestFidelity(t *testing.T) {
 		in[i] = (got - r.Measured) / r.Measured
 	}
 	device := func(r fidelityRow) string { return r.GPU }
-	cv := crossValidate(t, rows, samples, samples, fidelityRow.group)
-	byDevice := crossValidate(t, rows, samples, samples, device)
-	byEngine := crossValidate(t, rows, samples, samples, func(r fidelityRow) string { return r.Engine })
+	cv := crossValidate(t, rows, samples, fidelityRow.group, samples)[0]
+	byEngine := crossValidate(t, rows, samples, func(r fidelityRow) string { return r.Engine }, samples)[0]
+	// The device left out, its GPU from the catalog, from every datasheet
+	// flag, and from a datasheet's first page: one fit per device, three
+	// predictions.
 	full, minimal := flagsPath(t, samples, true), flagsPath(t, samples, false)
-	flagsCV := crossValidate(t, rows, samples, full, device)
-	minimalCV := crossValidate(t, rows, samples, minimal, device)
+	dev := crossValidate(t, rows, samples, device, samples, full, minimal)
+	byDevice, flagsCV, minimalCV := dev[0], dev[1], dev[2]
 
 	var table strings.Builder
 	fmt.Fprintf(&table, "\n%-92s %-13s %10s %9s %9s %9s %9s %9s\n", "measurement", "metric", "measured", "in-sample", "LOSO-CV", "LODO-CV", "LOEO-CV", "flags-min")
