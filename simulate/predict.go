@@ -358,10 +358,12 @@ func (p Prediction) explain(e *Engine) []string {
 		fmt.Sprintf("prefill alone: %d uncached tokens → %s TFLOP / (%s × MFU %s) = %s ms compute, %s ms memory → %s-bound",
 			uncached, sigfig.Num(pf.FLOPs/1e12), rate, sigfig.Num(d.MFU), sigfig.Ms(pf.Compute), sigfig.Ms(pf.Memory), pf.Bound))
 	if e.cost.arPerToken > 0 {
+		allReduces := func(tokens int) time.Duration { // a step's, latency and bytes
+			return time.Duration(2*d.Model.Layers)*d.AllReduce + seconds(e.cost.arPerToken*float64(tokens))
+		}
 		lines = append(lines, fmt.Sprintf("all-reduce: 2 per layer, %s µs each, and the activations at %s of %s GB/s per GPU: %s ms a decode step of 1 token, %s ms for the prefill of %d tokens",
 			sigfig.Num(float64(d.AllReduce)/1e3), sigfig.Num(orF(d.AllReduceShare, 1)), sigfig.Num(d.GPU.peerLinkGBs()),
-			sigfig.Ms(time.Duration(2*d.Model.Layers)*d.AllReduce+seconds(e.cost.arPerToken)),
-			sigfig.Ms(time.Duration(2*d.Model.Layers)*d.AllReduce+seconds(e.cost.arPerToken*float64(uncached))), uncached))
+			sigfig.Ms(allReduces(1)), sigfig.Ms(allReduces(uncached)), uncached))
 	}
 	lines = append(lines,
 		fmt.Sprintf("simulated %d × (%d prompt, %d output tokens): queue %s ms, prefill %s ms, TTFT %s ms, ITL %s ms, TPOT %s ms, E2E %s ms, %s TPS per stream, %s TPS aggregate",
