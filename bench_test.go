@@ -94,6 +94,39 @@ func (r *eventReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// pacedTransport is bodyTransport with the events paced: the i-th can be
+// read from i·every after the response on, as a server generating tokens
+// sends them.
+type pacedTransport struct {
+	body  string
+	every time.Duration
+}
+
+func (t pacedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	res, err := bodyTransport{t.body}.RoundTrip(r)
+	if err == nil {
+		res.Body = io.NopCloser(&pacedReader{eventReader: eventReader{rest: t.body}, every: t.every, start: time.Now()})
+	}
+	return res, err
+}
+
+// pacedReader is an eventReader whose i-th Read returns no sooner than
+// start + i·every.
+type pacedReader struct {
+	eventReader
+	every time.Duration
+	start time.Time
+	n     int
+}
+
+func (r *pacedReader) Read(p []byte) (int, error) {
+	if d := time.Until(r.start.Add(time.Duration(r.n) * r.every)); d > 0 {
+		time.Sleep(d)
+	}
+	r.n++
+	return r.eventReader.Read(p)
+}
+
 // BenchmarkDecode is BenchmarkStream without the network: the same event
 // stream comes from an in-process transport, one event per read, so the
 // client's own work per chunk is all that is timed, hand-offs between
@@ -114,11 +147,27 @@ func BenchmarkDecode(b *testing.B) {
 // collector count), tokenpace's ratio to bare over the whole run, and the
 // median of the per-iteration ratios.
 func BenchmarkDecodePaired(b *testing.B) {
+	decodePaired(b, func(body string) http.RoundTripper { return bodyTransport{body} })
+}
+
+// BenchmarkDecodePaced is BenchmarkDecodePaired with the events arriving
+// paced, one every 200 µs (5,000 tokens a second, faster than any one
+// stream of a real server), as they do over a network: a caller that keeps
+// up then waits for each chunk, in bare openai-go and in tokenpace alike.
+// In BenchmarkDecodePaired every event is there before it is asked for.
+func BenchmarkDecodePaced(b *testing.B) {
+	decodePaired(b, func(body string) http.RoundTripper { return pacedTransport{body, 200 * time.Microsecond} })
+}
+
+// decodePaired alternates bare openai-go and tokenpace streams of 1,024
+// chunks over the transport newTransport gives and reports their CPU per
+// chunk and its ratio (see BenchmarkDecodePaired).
+func decodePaired(b *testing.B, newTransport func(body string) http.RoundTripper) {
 	const n = 1024
 	body := sseStream(n)
 	params := chat("gpt-4.1", n)
 	oc := openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
-		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: bodyTransport{body}}))
+		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: newTransport(body)}))
 	c := tokenpace.NewClient(oc)
 	bare := func() error {
 		s := oc.Chat.Completions.NewStreaming(context.Background(), params)

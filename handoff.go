@@ -261,6 +261,12 @@ const readWaited = absence / 5
 func (a *attempt) takeInline(buf []arrived) ([]arrived, error) {
 	a.mu.Lock()
 	a.r.back(time.Now())
+	if a.r.armed && a.r.absent.Stop() {
+		// Back within absence: the timer of its departure has nothing
+		// to do; leave arms it anew. (Stopped late, it finds the caller
+		// here and returns.)
+		a.r.armed = false
+	}
 	for {
 		if p := a.q.queued(); len(p) > 0 {
 			batch := a.q.handOver(p, buf)
