@@ -115,8 +115,8 @@ var priorParams = classParams{
 }
 
 // defaultParams are the fitted values the model uses: fitClasses over the
-// single measurements of testdata/fidelity.json (load-curve points are
-// never fitted) from priorParams (go test -run TestFidelity
+// single measurements of testdata/fidelity.json (load-curve points and
+// rows marked holdout are never fitted) from priorParams (go test -run TestFidelity
 // -fit-classes -v), rounded.
 var defaultParams = classParams{
 	Bandwidth:           [4]float64{0.780, 0.945, 0.792, 0.617},

@@ -51,6 +51,10 @@ type fidelityRow struct {
 	// source: the versions of one vendor's benchmark page share their
 	// method and their authors, and are not independent of each other.
 	Group string `json:"group"`
+	// Holdout keeps the row out of every fit: the shipped parameters
+	// (defaultParams) and every cross-validation fold. Held-out rows test
+	// the model as a user meets it, on measurements it never saw.
+	Holdout bool `json:"holdout"`
 }
 
 // group is the row's source, the unit left out in cross-validation: the
@@ -62,7 +66,9 @@ func (r fidelityRow) group() string {
 	return strings.SplitN(r.Source, " (", 2)[0]
 }
 
-func loadFidelity(t *testing.T) []fidelityRow {
+// loadFidelity returns the rows of testdata/fidelity.json that the class
+// parameters are fitted to, and those held out of every fit.
+func loadFidelity(t *testing.T) (rows, held []fidelityRow) {
 	t.Helper()
 	b, err := os.ReadFile("testdata/fidelity.json")
 	if err != nil {
@@ -72,7 +78,14 @@ func loadFidelity(t *testing.T) []fidelityRow {
 	if err := json.Unmarshal(b, &f); err != nil {
 		t.Fatal(err)
 	}
-	return f.Rows
+	for _, r := range f.Rows {
+		if r.Holdout {
+			held = append(held, r)
+		} else {
+			rows = append(rows, r)
+		}
+	}
+	return rows, held
 }
 
 // sample turns a row into a deployment with no efficiency overrides and
@@ -245,6 +258,33 @@ func summaries(rows []fidelityRow, errs []float64) string {
 	return line("single", single) + line("first token", first) + line("decode", decode) + line("load curves", load)
 }
 
+// heldOut returns the table of the rows held out of every fit, each with
+// its error under the shipped parameters, and their summaries.
+func heldOut(t *testing.T, held []fidelityRow) string {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nheld out of every fit (the shipped parameters never saw them):\n%-92s %-13s %10s %9s\n", "measurement", "metric", "measured", "error")
+	errs := make([]float64, len(held))
+	for i, r := range held {
+		got := predictWith(t, r.Name, r.sample(t), defaultParams)
+		errs[i] = (got - r.Measured) / r.Measured
+		fmt.Fprintf(&b, "%-92s %-13s %10.2f %+8.1f%%\n", r.Name, r.Metric, r.Measured, 100*errs[i])
+	}
+	fmt.Fprintf(&b, "held out (sources: %d):\n%s", len(sourcesOf(held)), summaries(held, errs))
+	return b.String()
+}
+
+// sourcesOf returns the distinct groups of rows (see fidelityRow.group), in order.
+func sourcesOf(rows []fidelityRow) []string {
+	var gs []string
+	for _, r := range rows {
+		if !slices.Contains(gs, r.group()) {
+			gs = append(gs, r.group())
+		}
+	}
+	return gs
+}
+
 // fitLambda weighs the pull of each parameter toward its prior against the
 // squared log errors of the rows.
 const fitLambda = 0.05
@@ -259,7 +299,7 @@ func TestFidelity(t *testing.T) {
 	if testing.Short() {
 		t.Skip("refits the latency model once per source")
 	}
-	rows := loadFidelity(t)
+	rows, held := loadFidelity(t)
 	if len(rows) < 50 {
 		t.Fatalf("%d published measurements, want at least 50", len(rows))
 	}
@@ -343,6 +383,9 @@ func TestFidelity(t *testing.T) {
 		fmt.Fprintf(&table, "%s:\n%s", c.name, summaries(rows, c.errs))
 	}
 	fmt.Fprintf(&table, "over %d measurements\n", len(rows))
+	if len(held) > 0 {
+		table.WriteString(heldOut(t, held))
+	}
 	t.Log(table.String())
 	checkErrorBands(t, rows, samples, cv)
 	if s := summarize(curves(cv)); s.median > loadCurveMedianAim {
