@@ -77,8 +77,10 @@ type classParams struct {
 	// point neither unit is saturated while the other works, so the plain
 	// max is optimistic. Prior 3. Held at 3.4, its fit on the table before
 	// the TensorRT-LLM 0.9 rows joined, not refitted: refitted with them it
-	// falls to 2.9 in-sample, and the held-out errors rise (decode 9.9 %
-	// to 10.3 %, first token 14.6 % to 15.6 %, leave-one-source-out).
+	// falls to 2.9 in-sample, and the held-out errors do not improve
+	// (leave-one-source-out: decode 9.9 % to 10.3 %, first token 15.5 % to
+	// 15.6 %). No fit moves it: every fit, the cross-validation folds'
+	// too, starts from and keeps the value here.
 	Ridge float64
 	// Hop is the latency of one tensor-parallel all-reduce by runtime class
 	// and link (NVLink, PCIe). Priors: compiled engines 10 and 30 µs (custom

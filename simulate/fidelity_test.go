@@ -194,7 +194,7 @@ func crossValidate(t *testing.T, rows []fidelityRow, samples []classSample, key 
 		wg.Go(func() {
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			fits[gi] = fitClasses(train, priorParams, fitLambda)
+			fits[gi] = fitClasses(train, fitStart(), fitLambda)
 		})
 	}
 	wg.Wait()
@@ -285,6 +285,15 @@ func sourcesOf(rows []fidelityRow) []string {
 	return gs
 }
 
+// fitStart is where every fit of the class parameters starts: the priors,
+// with the parameters no fit moves (Ridge) at their shipped values, so that
+// a fold predicts with the model a user gets.
+func fitStart() classParams {
+	p := priorParams
+	p.Ridge = defaultParams.Ridge
+	return p
+}
+
 // fitLambda weighs the pull of each parameter toward its prior against the
 // squared log errors of the rows.
 const fitLambda = 0.05
@@ -314,7 +323,7 @@ func TestFidelity(t *testing.T) {
 		}
 	}
 	if *fitClassesFlag {
-		p := fitClasses(fit, priorParams, fitLambda)
+		p := fitClasses(fit, fitStart(), fitLambda)
 		t.Logf("fitted class parameters: %+v", p)
 	}
 	in := make([]float64, len(rows))
@@ -406,18 +415,18 @@ func TestFidelity(t *testing.T) {
 // little above where the model stands, so that a regression fails. The
 // aim is a median of 10 % and 90 % within 30 % on single measurements,
 // first token and decode each, and 20 % on load-curve points. Where the
-// model stands (leave-one-source-out, 118 single rows from 20 sources):
-// single rows 12.1 % and 87 % within 30 %; first-token rows 14.6 % and
-// 84 % (the two AutoAWQ sources disagree by 40-60 % with each other;
-// without their 9 rows, 12.5 % and 96 %); decode rows 9.9 % and 90 %;
-// load curves 17.1 %.
+// model stands (leave-one-source-out, 118 single rows from 20 sources,
+// every fold at the shipped Ridge): single rows 12.1 % and 87 % within
+// 30 %; first-token rows 15.5 % and 84 % (the two AutoAWQ sources disagree
+// by 40-60 % with each other); decode rows 9.9 % and 90 %; load curves
+// 17.5 %. The rows held out of every fit are reported, not held to a bar.
 const (
 	fidelityMedianAim     = 0.13
 	fidelityWithin30Aim   = 0.86
 	loadCurveMedianAim    = 0.18
 	decodeMedianAim       = 0.10
 	decodeWithin30Aim     = 0.89
-	firstTokenMedianAim   = 0.15
+	firstTokenMedianAim   = 0.16
 	firstTokenWithin30Aim = 0.83
 )
 
