@@ -259,7 +259,8 @@ func summaries(rows []fidelityRow, errs []float64) string {
 }
 
 // heldOut returns the table of the rows held out of every fit, each with
-// its error under the shipped parameters, and their summaries.
+// its error under the shipped parameters, and their summaries, and fails t
+// if the first-token or decode rows among them fall past their bars.
 func heldOut(t *testing.T, held []fidelityRow) string {
 	t.Helper()
 	var b strings.Builder
@@ -271,10 +272,28 @@ func heldOut(t *testing.T, held []fidelityRow) string {
 		fmt.Fprintf(&b, "%-92s %-13s %10.2f %+8.1f%%\n", r.Name, r.Metric, r.Measured, 100*errs[i])
 	}
 	fmt.Fprintf(&b, "held out (sources: %d):\n%s", len(sourcesOf(held)), summaries(held, errs))
+	var first, decode []float64
+	for i, r := range held {
+		if bandKind(Metric(r.Metric)) == bandFirstToken {
+			first = append(first, errs[i])
+		} else {
+			decode = append(decode, errs[i])
+		}
+	}
+	for _, c := range []struct {
+		name string
+		errs []float64
+		bar  float64
+	}{{"first-token", first, heldFirstTokenMedianAim}, {"decode", decode, heldDecodeMedianAim}} {
+		if s := summarize(c.errs); len(c.errs) > 0 && s.median > c.bar {
+			t.Errorf("%s rows held out of every fit: %v, want median at most %.0f%%", c.name, s, 100*c.bar)
+		}
+	}
 	return b.String()
 }
 
-// sourcesOf returns the distinct groups of rows (see fidelityRow.group), in order.
+// sourcesOf returns the distinct groups of rows (see fidelityRow.group),
+// in order.
 func sourcesOf(rows []fidelityRow) []string {
 	var gs []string
 	for _, r := range rows {
@@ -419,7 +438,8 @@ func TestFidelity(t *testing.T) {
 // every fold at the shipped Ridge): single rows 12.1 % and 87 % within
 // 30 %; first-token rows 15.5 % and 84 % (the two AutoAWQ sources disagree
 // by 40-60 % with each other); decode rows 9.9 % and 90 %; load curves
-// 17.5 %. The rows held out of every fit are reported, not held to a bar.
+// 17.5 %. On the rows held out of every fit, under the shipped
+// parameters: first token 16.3 %, decode 12.9 %.
 const (
 	fidelityMedianAim     = 0.13
 	fidelityWithin30Aim   = 0.86
@@ -428,6 +448,9 @@ const (
 	decodeWithin30Aim     = 0.89
 	firstTokenMedianAim   = 0.16
 	firstTokenWithin30Aim = 0.83
+
+	heldFirstTokenMedianAim = 0.17
+	heldDecodeMedianAim     = 0.14
 )
 
 // checkErrorBands recomputes the per-class error bands from the
