@@ -175,12 +175,7 @@ func (s errorSummary) String() string {
 // never saw its group.
 func crossValidate(t *testing.T, rows []fidelityRow, samples []classSample, key func(fidelityRow) string, evals ...[]classSample) [][]float64 {
 	t.Helper()
-	var groups []string
-	for _, r := range rows {
-		if !slices.Contains(groups, key(r)) {
-			groups = append(groups, key(r))
-		}
-	}
+	groups := distinct(rows, key)
 	fits := make([]classParams, len(groups))
 	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
@@ -271,7 +266,7 @@ func heldOut(t *testing.T, held []fidelityRow) string {
 		errs[i] = (got - r.Measured) / r.Measured
 		fmt.Fprintf(&b, "%-92s %-13s %10.2f %+8.1f%%\n", r.Name, r.Metric, r.Measured, 100*errs[i])
 	}
-	fmt.Fprintf(&b, "held out (sources: %d):\n%s", len(sourcesOf(held)), summaries(held, errs))
+	fmt.Fprintf(&b, "held out (sources: %d):\n%s", len(distinct(held, fidelityRow.group)), summaries(held, errs))
 	var first, decode []float64
 	for i, r := range held {
 		if bandKind(Metric(r.Metric)) == bandFirstToken {
@@ -292,16 +287,15 @@ func heldOut(t *testing.T, held []fidelityRow) string {
 	return b.String()
 }
 
-// sourcesOf returns the distinct groups of rows (see fidelityRow.group),
-// in order.
-func sourcesOf(rows []fidelityRow) []string {
-	var gs []string
+// distinct returns the distinct keys of rows, in order.
+func distinct(rows []fidelityRow, key func(fidelityRow) string) []string {
+	var keys []string
 	for _, r := range rows {
-		if !slices.Contains(gs, r.group()) {
-			gs = append(gs, r.group())
+		if k := key(r); !slices.Contains(keys, k) {
+			keys = append(keys, k)
 		}
 	}
-	return gs
+	return keys
 }
 
 // fitStart is where every fit of the class parameters starts: the priors,
