@@ -39,6 +39,7 @@ type conformanceMeta struct {
 type conformanceExpect struct {
 	Text, Reasoning, Finish string
 	PromptTokens            int                                `json:"prompt_tokens"`
+	CachedTokens            int                                `json:"cached_tokens"`
 	OutputTokens            int                                `json:"output_tokens"`
 	UsageReported           *bool                              `json:"usage_reported"` // default: whether prompt_tokens is set
 	ToolCalls               []struct{ Name, Arguments string } `json:"tool_calls"`
@@ -254,6 +255,9 @@ func checkConformance(t *testing.T, who string, fx conformance, got read) {
 	if tm.UsageReported != usage || (usage && (tm.PromptTokens != e.PromptTokens || tm.OutputTokens != e.OutputTokens)) ||
 		(e.OutputTokens > 0 && tm.OutputTokens != e.OutputTokens) {
 		t.Errorf("%s: usage (%v, %d, %d), want (%v, %d, %d)", who, tm.UsageReported, tm.PromptTokens, tm.OutputTokens, usage, e.PromptTokens, e.OutputTokens)
+	}
+	if usage && tm.CachedTokens != e.CachedTokens {
+		t.Errorf("%s: %d prompt tokens served from the cache, want %d", who, tm.CachedTokens, e.CachedTokens)
 	}
 	if len(got.toolCalls) != len(e.ToolCalls) {
 		t.Errorf("%s: %d tool calls, want %d", who, len(got.toolCalls), len(e.ToolCalls))

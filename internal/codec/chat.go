@@ -70,7 +70,8 @@ func (r chat) Decode(data []byte) (Event, error) {
 // chunkEvent returns the event whose chat view is c: its output-bearing
 // deltas, usage and tool calls.
 func chunkEvent(c *openai.ChatCompletionChunk, orig any) Event {
-	ev := Event{Chunk: c, Orig: orig, Usage: usageOf(c.Usage), HasUsage: c.JSON.Usage.Valid()}
+	ev := Event{Chunk: c, Orig: orig}
+	ev.Usage, ev.HasUsage = chunkUsage(c)
 	for i := range c.Choices {
 		d := &c.Choices[i].Delta
 		if outputBearing(d) {

@@ -97,20 +97,6 @@ type Event struct {
 	ToolCall bool
 }
 
-// Usage is the token counts an event reports: of the prompt, of its
-// tokens served from the prompt cache, and of the output. It holds only
-// the counts, so that an event queued until its caller takes it stays
-// small.
-type Usage struct {
-	Prompt, Cached, Output int64
-}
-
-// usageOf returns the counts of u, as the chat and completions APIs send
-// them.
-func usageOf(u openai.CompletionUsage) Usage {
-	return Usage{Prompt: u.PromptTokens, Cached: u.PromptTokensDetails.CachedTokens, Output: u.CompletionTokens}
-}
-
 // End is what the final event of a Responses stream says of the answer.
 type End struct {
 	Reason string // "stop" once completed, else why it is incomplete

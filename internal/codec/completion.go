@@ -104,5 +104,8 @@ func completionEvent(comp *openai.Completion) Event {
 	}
 	ev := chunkEvent(c, comp)
 	ev.Usage, ev.HasUsage = usageOf(comp.Usage), comp.JSON.Usage.Valid()
+	if ev.HasUsage && ev.Usage.Cached == 0 {
+		ev.Usage.Cached = timingsCached(comp.JSON.ExtraFields)
+	}
 	return ev
 }

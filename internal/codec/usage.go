@@ -1,0 +1,99 @@
+package codec
+
+import (
+	"encoding/json"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/respjson"
+)
+
+// Usage is the token counts an event reports: of the prompt, of its
+// tokens served from the prompt cache, and of the output. It holds only
+// the counts, so that an event queued until its caller takes it stays
+// small.
+type Usage struct {
+	Prompt, Cached, Output int64
+}
+
+// usageOf returns the counts of u, as the chat and completions APIs send
+// them. The prompt tokens served from the cache are
+// prompt_tokens_details.cached_tokens, or, from a server that counts
+// them under a name of its own beside prompt_tokens, cached_tokens
+// (Moonshot) or prompt_cache_hit_tokens (DeepSeek); prompt_tokens counts
+// them in all three.
+func usageOf(u openai.CompletionUsage) Usage {
+	cached := u.PromptTokensDetails.CachedTokens
+	for _, k := range [...]string{"cached_tokens", "prompt_cache_hit_tokens"} {
+		if cached != 0 {
+			break
+		}
+		cached = extraCount(u.JSON.ExtraFields, k)
+	}
+	return Usage{Prompt: u.PromptTokens, Cached: cached, Output: u.CompletionTokens}
+}
+
+// chunkUsage returns the usage a chat chunk reports, and whether it
+// reports one: its usage object, else the one a choice carries (Moonshot
+// sends the usage in the finish chunk's choice). Where the usage gives no
+// cached tokens, those of llama.cpp's timings (cache_n) count.
+func chunkUsage(c *openai.ChatCompletionChunk) (Usage, bool) {
+	u, ok := Usage{}, c.JSON.Usage.Valid()
+	if ok {
+		u = usageOf(c.Usage)
+	} else {
+		for i := range c.Choices {
+			if u, ok = choiceUsage(c.Choices[i].JSON.ExtraFields["usage"]); ok {
+				break
+			}
+		}
+	}
+	if ok && u.Cached == 0 {
+		u.Cached = timingsCached(c.JSON.ExtraFields)
+	}
+	return u, ok
+}
+
+// choiceUsage decodes a usage object that rides on a choice; ok is false
+// when there is none, or it holds no token count.
+func choiceUsage(f respjson.Field) (Usage, bool) {
+	raw := f.Raw() // an extra field is never Valid: respjson marks it unexpected
+	if raw == "" || raw == "null" {
+		return Usage{}, false
+	}
+	var cu openai.CompletionUsage
+	if json.Unmarshal([]byte(raw), &cu) != nil || !(cu.JSON.PromptTokens.Valid() || cu.JSON.CompletionTokens.Valid()) {
+		return Usage{}, false
+	}
+	return usageOf(cu), true
+}
+
+// timingsCached returns the prompt tokens llama.cpp's server says it took
+// from its cache (timings.cache_n), or 0.
+func timingsCached(extra map[string]respjson.Field) int64 {
+	f, ok := extra["timings"]
+	if !ok {
+		return 0
+	}
+	var t map[string]json.RawMessage
+	if json.Unmarshal([]byte(f.Raw()), &t) != nil {
+		return 0
+	}
+	var n int64
+	if json.Unmarshal(t["cache_n"], &n) != nil {
+		return 0
+	}
+	return n
+}
+
+// extraCount returns the integer of an extra field k, or 0.
+func extraCount(extra map[string]respjson.Field, k string) int64 {
+	f, ok := extra[k]
+	if !ok {
+		return 0
+	}
+	var n int64
+	if json.Unmarshal([]byte(f.Raw()), &n) != nil {
+		return 0
+	}
+	return n
+}

@@ -1,0 +1,66 @@
+package codec
+
+import (
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// TestUsage checks the token counts decoded from each shape in which
+// servers report usage, the prompt tokens served from the cache above all.
+func TestUsage(t *testing.T) {
+	chat := Chat(openai.ChatCompletionNewParams{}, true)
+	completion := Completion(openai.CompletionNewParams{}, true)
+	tests := []struct {
+		name string
+		req  Request
+		data string
+		want Usage
+		ok   bool
+	}{
+		{"OpenAI cached_tokens", chat,
+			`{"choices":[],"usage":{"prompt_tokens":900,"completion_tokens":4,"prompt_tokens_details":{"cached_tokens":768}}}`,
+			Usage{900, 768, 4}, true},
+		{"DeepSeek prompt_cache_hit_tokens", chat,
+			`{"choices":[{"index":0,"delta":{"content":""},"finish_reason":"stop"}],"usage":{"prompt_tokens":1502,"completion_tokens":12,"prompt_cache_hit_tokens":1408,"prompt_cache_miss_tokens":94}}`,
+			Usage{1502, 1408, 12}, true},
+		{"standard field zero, DeepSeek's set", chat,
+			`{"choices":[],"usage":{"prompt_tokens":30,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":0},"prompt_cache_hit_tokens":10}}`,
+			Usage{30, 10, 2}, true},
+		{"Moonshot usage in the choice", chat,
+			`{"choices":[{"index":0,"delta":{},"finish_reason":"stop","usage":{"prompt_tokens":2989,"completion_tokens":8,"total_tokens":2997,"cached_tokens":2816}}]}`,
+			Usage{2989, 2816, 8}, true},
+		{"usage null in the choice", chat,
+			`{"choices":[{"index":0,"delta":{"content":"a"},"usage":null}]}`, Usage{}, false},
+		{"usage in the choice without counts", chat,
+			`{"choices":[{"index":0,"delta":{"content":"a"},"usage":{}}]}`, Usage{}, false},
+		{"top-level usage wins over the choice's", chat,
+			`{"choices":[{"index":0,"delta":{},"usage":{"prompt_tokens":1,"completion_tokens":1}}],"usage":{"prompt_tokens":5,"completion_tokens":3}}`,
+			Usage{5, 0, 3}, true},
+		{"llama.cpp timings.cache_n", chat,
+			`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":237,"completion_tokens":35},"timings":{"cache_n":236,"prompt_n":1}}`,
+			Usage{237, 236, 35}, true},
+		{"timings without usage", chat,
+			`{"choices":[{"index":0,"delta":{"content":"a"}}],"timings":{"cache_n":236}}`, Usage{}, false},
+		{"counts of the wrong type", chat,
+			`{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":1,"prompt_cache_hit_tokens":"many"},"timings":{"cache_n":"all"}}`,
+			Usage{10, 0, 1}, true},
+		{"completions, DeepSeek FIM", completion,
+			`{"choices":[{"index":0,"text":"","finish_reason":"stop"}],"usage":{"prompt_tokens":64,"completion_tokens":9,"prompt_cache_hit_tokens":0,"prompt_cache_miss_tokens":64}}`,
+			Usage{64, 0, 9}, true},
+		{"completions, llama.cpp timings.cache_n", completion,
+			`{"choices":[{"index":0,"text":"","finish_reason":"stop"}],"usage":{"prompt_tokens":40,"completion_tokens":6},"timings":{"cache_n":32}}`,
+			Usage{40, 32, 6}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ev, err := tc.req.Decode([]byte(tc.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev.Usage != tc.want || ev.HasUsage != tc.ok {
+				t.Errorf("usage %+v (reported %v), want %+v (%v)", ev.Usage, ev.HasUsage, tc.want, tc.ok)
+			}
+		})
+	}
+}
