@@ -109,7 +109,8 @@ type Stream[E any] struct {
 	pos    int
 	err    error
 	acc    openai.ChatCompletionAccumulator
-	id     string // the first chunk's id, under which acc accumulates
+	id     string    // the first chunk's id, under which acc accumulates
+	tools  toolSlots // the tool calls in acc
 	ended  atomic.Bool
 	closed sync.Once
 }
@@ -147,17 +148,21 @@ func (s *Stream[E]) Next() bool {
 
 // accumulate adds c, the chunk the caller is given, to the accumulated
 // completion under the id of the first chunk: some servers give every
-// chunk an id of its own, which openai-go's accumulator would refuse.
+// chunk an id of its own, which openai-go's accumulator would refuse. Its
+// tool-call deltas go in as toolSlots places them.
 func (s *Stream[E]) accumulate(c *openai.ChatCompletionChunk) bool {
 	if s.id == "" {
 		s.id = c.ID
 	}
-	if c.ID != s.id {
-		cc := *c // the caller's chunk keeps its own id
-		cc.ID = s.id
-		return s.acc.AddChunk(cc)
+	add := s.tools.rewrite(c)
+	if add.ID != s.id {
+		if add == c {
+			cc := *c // the caller's chunk keeps its own id
+			add = &cc
+		}
+		add.ID = s.id
 	}
-	return s.acc.AddChunk(*c)
+	return s.acc.AddChunk(*add)
 }
 
 // Current returns the event Next advanced to.
@@ -209,7 +214,10 @@ func (s *Stream[E]) Timing() *Timing { return s.src.timing() }
 // ended, cleanly or not: a stream that failed midway keeps its partial
 // output. A completion's or a response's is accumulated from its chat
 // view: per choice its text (a response's output text or refusal), finish
-// reason and usage.
+// reason and usage. Each tool call is accumulated whole and once, also
+// from a server that gives every call index 0 with an id of its own
+// (Ollama) or sends a call's name again with each delta (MiniMax on NVIDIA
+// NIM); Current gives the deltas as the server sent them.
 func (s *Stream[E]) Accumulated() *openai.ChatCompletionAccumulator { return &s.acc }
 
 // Text returns the text of the first choice of every event Next has
@@ -265,7 +273,7 @@ func (s *Stream[E]) Restarted() bool {
 // of a restarted output; Next calls it before it accumulates a chunk.
 func (s *Stream[E]) noteRestart() {
 	if s.pos == 0 && s.Restarted() {
-		s.acc = openai.ChatCompletionAccumulator{}
+		s.acc, s.tools = openai.ChatCompletionAccumulator{}, nil
 	}
 }
 

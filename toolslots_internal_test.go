@@ -1,0 +1,79 @@
+package tokenpace
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// TestToolSlots feeds the tool-call deltas of each documented habit
+// through toolSlots into openai-go's accumulator and checks the calls it
+// holds, and that the chunks the caller is given are left as they came.
+func TestToolSlots(t *testing.T) {
+	type call struct{ ID, Name, Args string }
+	tests := []struct {
+		name   string
+		chunks []string // each a chunk's choices
+		want   []call
+	}{
+		{"OpenAI fragments", []string{
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"get_weather","arguments":""}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":"}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"Paris\"}"}}]}}]`,
+		}, []call{{"a", "get_weather", `{"city":"Paris"}`}}},
+		{"parallel calls interleaved", []string{
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{"}},{"index":1,"id":"b","function":{"name":"g","arguments":"["}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"]"}},{"index":0,"function":{"arguments":"}"}}]}}]`,
+		}, []call{{"a", "f", "{}"}, {"b", "g", "[]"}}},
+		{"Ollama: every call at index 0", []string{
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"write_file","arguments":"{\"path\":\"a\"}"}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"b","function":{"name":"write_file","arguments":"{\"path\":\"b\"}"}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"read_file","arguments":"{\"path\":\"c\"}"}}]}}]`,
+		}, []call{{"a", "write_file", `{"path":"a"}`}, {"b", "write_file", `{"path":"b"}`}, {"c", "read_file", `{"path":"c"}`}}},
+		{"two calls at index 0 in one chunk, then a fragment", []string{
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"1"}},{"index":0,"id":"b","function":{"name":"g","arguments":"2"}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"3"}}]}}]`,
+		}, []call{{"a", "f", "1"}, {"b", "g", "23"}}},
+		{"NIM: the name with every delta", []string{
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"read_file","arguments":""}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"type":"function","function":{"name":"read_file","arguments":"{\"p\":"}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"read_file","arguments":"1}"}}]}}]`,
+		}, []call{{"a", "read_file", `{"p":1}`}}},
+		{"a lone call at index -1", []string{
+			`[{"index":0,"delta":{"tool_calls":[{"index":-1,"id":"a","function":{"name":"f","arguments":"{"}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":-1,"function":{"name":"f","arguments":"}"}}]}}]`,
+		}, []call{{"a", "f", "{}"}}},
+		{"a choice of its own for each", []string{
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"x"}}]}},{"index":1,"delta":{"tool_calls":[{"index":0,"id":"b","function":{"name":"f","arguments":"y"}}]}}]`,
+		}, []call{{"a", "f", "x"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var slots toolSlots
+			var acc openai.ChatCompletionAccumulator
+			for _, choices := range tc.chunks {
+				var c openai.ChatCompletionChunk
+				if err := json.Unmarshal([]byte(`{"id":"x","object":"chat.completion.chunk","model":"m","choices":`+choices+`}`), &c); err != nil {
+					t.Fatal(err)
+				}
+				orig := c
+				origCalls := append([]openai.ChatCompletionChunkChoiceDeltaToolCall(nil), c.Choices[0].Delta.ToolCalls...)
+				if !acc.AddChunk(*slots.rewrite(&c)) {
+					t.Fatalf("the accumulator refused %s", choices)
+				}
+				if !reflect.DeepEqual(c, orig) || !reflect.DeepEqual(c.Choices[0].Delta.ToolCalls, origCalls) {
+					t.Errorf("the caller's chunk changed: %+v", c.Choices[0].Delta.ToolCalls)
+				}
+			}
+			var got []call
+			for _, tcall := range acc.Choices[0].Message.ToolCalls {
+				got = append(got, call{tcall.ID, tcall.Function.Name, tcall.Function.Arguments})
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("accumulated %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
