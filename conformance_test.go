@@ -79,6 +79,7 @@ type read struct {
 	text, reasoning string
 	acc             string // Accumulated(), or Text()
 	toolCalls       []openai.ChatCompletionMessageToolCallUnion
+	accUsage        *openai.CompletionUsage // Accumulated().Usage, of a chat or completions stream
 	err             error
 	tm              *tokenpace.Timing
 }
@@ -107,6 +108,7 @@ func readChat(s *tokenpace.Stream[openai.ChatCompletionChunk]) read {
 		r.acc = acc.Choices[0].Message.Content
 		r.toolCalls = acc.Choices[0].Message.ToolCalls
 	}
+	r.accUsage = &s.Accumulated().Usage
 	return r
 }
 
@@ -123,6 +125,7 @@ func readCompletionStream(s *tokenpace.Stream[openai.Completion]) read {
 	}
 	s.Close()
 	r.text, r.acc, r.err, r.tm = text.String(), s.Text(), s.Err(), s.Timing()
+	r.accUsage = &s.Accumulated().Usage
 	return r
 }
 
@@ -255,6 +258,11 @@ func checkConformance(t *testing.T, who string, fx conformance, got read) {
 	if tm.UsageReported != usage || (usage && (tm.PromptTokens != e.PromptTokens || tm.OutputTokens != e.OutputTokens)) ||
 		(e.OutputTokens > 0 && tm.OutputTokens != e.OutputTokens) {
 		t.Errorf("%s: usage (%v, %d, %d), want (%v, %d, %d)", who, tm.UsageReported, tm.PromptTokens, tm.OutputTokens, usage, e.PromptTokens, e.OutputTokens)
+	}
+	if u := got.accUsage; u != nil && usage && (u.PromptTokens != int64(e.PromptTokens) || u.CompletionTokens != int64(e.OutputTokens) ||
+		u.PromptTokensDetails.CachedTokens != int64(e.CachedTokens)) {
+		t.Errorf("%s: Accumulated().Usage (%d, %d cached, %d), want (%d, %d, %d)", who,
+			u.PromptTokens, u.PromptTokensDetails.CachedTokens, u.CompletionTokens, e.PromptTokens, e.CachedTokens, e.OutputTokens)
 	}
 	if usage && tm.CachedTokens != e.CachedTokens {
 		t.Errorf("%s: %d prompt tokens served from the cache, want %d", who, tm.CachedTokens, e.CachedTokens)

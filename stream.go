@@ -138,7 +138,7 @@ func (s *Stream[E]) Next() bool {
 		s.batch, s.pos = batch, 0
 	}
 	s.noteRestart()
-	if !s.accumulate(s.batch[s.pos].Chunk) {
+	if !s.accumulate(&s.batch[s.pos].Event) {
 		s.err = &StreamError{Kind: KindMalformed, Detail: "a chunk the accumulator refused"}
 		s.Close()
 		return false
@@ -146,23 +146,49 @@ func (s *Stream[E]) Next() bool {
 	return true
 }
 
-// accumulate adds c, the chunk the caller is given, to the accumulated
-// completion under the id of the first chunk: some servers give every
-// chunk an id of its own, which openai-go's accumulator would refuse. Its
-// tool-call deltas go in as toolSlots places them.
-func (s *Stream[E]) accumulate(c *openai.ChatCompletionChunk) bool {
+// accumulate adds ev's chunk, the one the caller is given, to the
+// accumulated completion under the id of the first chunk: some servers
+// give every chunk an id of its own, which openai-go's accumulator would
+// refuse. Its tool-call deltas go in as toolSlots places them, and the
+// completion's usage is the last the server reported (see lastUsage).
+func (s *Stream[E]) accumulate(ev *codec.Event) bool {
+	c := ev.Chunk
 	if s.id == "" {
 		s.id = c.ID
 	}
 	add := s.tools.rewrite(c)
-	if add.ID != s.id {
+	if add.ID != s.id || add.JSON.Usage.Valid() {
 		if add == c {
-			cc := *c // the caller's chunk keeps its own id
+			cc := *c // the caller's chunk keeps its own id and usage
 			add = &cc
 		}
-		add.ID = s.id
+		add.ID, add.Usage = s.id, openai.CompletionUsage{}
 	}
-	return s.acc.AddChunk(*add)
+	if !s.acc.AddChunk(*add) {
+		return false
+	}
+	if ev.HasUsage {
+		s.acc.Usage = lastUsage(c, ev.Usage)
+	}
+	return true
+}
+
+// lastUsage is the usage of the accumulated completion once chunk c
+// reported u: the last usage a server sent, not their sum as openai-go's
+// accumulator adds them up (vLLM's continuous_usage_stats, and gateways
+// that ask for it, send running totals with every chunk), with the counts
+// as tokenpace reads them wherever the server put them (see
+// Timing.CachedTokens) and the chunk's other details kept.
+func lastUsage(c *openai.ChatCompletionChunk, u codec.Usage) openai.CompletionUsage {
+	var out openai.CompletionUsage
+	if c.JSON.Usage.Valid() {
+		out = c.Usage
+	} else {
+		out.TotalTokens = u.Prompt + u.Output
+	}
+	out.PromptTokens, out.CompletionTokens = u.Prompt, u.Output
+	out.PromptTokensDetails.CachedTokens = u.Cached
+	return out
 }
 
 // Current returns the event Next advanced to.
@@ -217,7 +243,10 @@ func (s *Stream[E]) Timing() *Timing { return s.src.timing() }
 // reason and usage. Each tool call is accumulated whole and once, also
 // from a server that gives every call index 0 with an id of its own
 // (Ollama) or sends a call's name again with each delta (MiniMax on NVIDIA
-// NIM); Current gives the deltas as the server sent them.
+// NIM); Current gives the deltas as the server sent them. Its Usage is
+// the last the server reported, with the counts Timing has (see
+// Timing.CachedTokens), not a sum of the running totals some servers
+// send with every chunk.
 func (s *Stream[E]) Accumulated() *openai.ChatCompletionAccumulator { return &s.acc }
 
 // Text returns the text of the first choice of every event Next has
