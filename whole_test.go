@@ -271,3 +271,30 @@ func TestClientNewEveryAPI(t *testing.T) {
 		}
 	})
 }
+
+// TestClientNewContentParts: a whole response whose message content is an
+// array of parts (Mistral's reasoning models) gives the caller its text
+// parts as the content and its thinking as reasoning_content, not the
+// array's JSON as the text.
+func TestClientNewContentParts(t *testing.T) {
+	url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"2b9c","object":"chat.completion","created":1764800000,"model":"magistral-medium-2509",`+
+			`"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":[`+
+			`{"type":"thinking","thinking":[{"type":"text","text":"The user greets."}]},{"type":"text","text":"Hello!"}]}}],`+
+			`"usage":{"prompt_tokens":9,"completion_tokens":6,"total_tokens":15}}`)
+	}))
+	c := tokenpace.NewClient(openaiClient(url, hc))
+	var tm *tokenpace.Timing
+	res, err := c.New(context.Background(), chat("magistral-medium-2509", 64), tokenpace.WithTimingInto(&tm))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Choices[0].Message
+	if m.Content != "Hello!" || m.JSON.ExtraFields["reasoning_content"].Raw() != `"The user greets."` {
+		t.Errorf("content %q, reasoning_content %s; want %q, %q", m.Content, m.JSON.ExtraFields["reasoning_content"].Raw(), "Hello!", "The user greets.")
+	}
+	if tm.OutputTokens != 6 || tm.FinishReason != "stop" {
+		t.Errorf("Timing: %d output tokens, finish %q; want 6, stop", tm.OutputTokens, tm.FinishReason)
+	}
+}

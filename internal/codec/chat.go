@@ -64,6 +64,11 @@ func (r chat) Decode(data []byte) (Event, error) {
 	if err := checkChoices(c, r.Choices()); err != nil {
 		return Event{}, err
 	}
+	for i := range c.Choices {
+		if !contentParts(&c.Choices[i].Delta) {
+			return Event{}, &Error{Detail: "delta content neither a string nor an array of parts"}
+		}
+	}
 	return chunkEvent(c, c), nil
 }
 
@@ -89,6 +94,11 @@ func (r chat) Fetch(ctx context.Context, client *openai.Client, opts []option.Re
 	res, err := client.Chat.Completions.New(ctx, r.p, opts...)
 	if err != nil {
 		return Event{}, nil, err
+	}
+	for i := range res.Choices {
+		if !messageParts(&res.Choices[i].Message) {
+			return Event{}, &Error{Detail: "message content neither a string nor an array of parts"}, nil
+		}
 	}
 	c, err := wholeChunk(res)
 	if err != nil {

@@ -20,7 +20,10 @@ type Usage struct {
 // prompt_tokens_details.cached_tokens, or, from a server that counts
 // them under a name of its own beside prompt_tokens, cached_tokens
 // (Moonshot) or prompt_cache_hit_tokens (DeepSeek); prompt_tokens counts
-// them in all three.
+// them in all three. The output counts the reasoning tokens, as OpenAI's
+// completion_tokens does, also from a server whose completion_tokens
+// leaves them out (xAI): its total_tokens is then the prompt's, the
+// completion's and the reasoning's.
 func usageOf(u openai.CompletionUsage) Usage {
 	cached := u.PromptTokensDetails.CachedTokens
 	for _, k := range [...]string{"cached_tokens", "prompt_cache_hit_tokens"} {
@@ -29,7 +32,11 @@ func usageOf(u openai.CompletionUsage) Usage {
 		}
 		cached = extraCount(u.JSON.ExtraFields, k)
 	}
-	return Usage{Prompt: u.PromptTokens, Cached: cached, Output: u.CompletionTokens}
+	output := u.CompletionTokens
+	if r := u.CompletionTokensDetails.ReasoningTokens; r > 0 && u.TotalTokens == u.PromptTokens+u.CompletionTokens+r {
+		output += r
+	}
+	return Usage{Prompt: u.PromptTokens, Cached: cached, Output: output}
 }
 
 // chunkUsage returns the usage a chat chunk reports, and whether it
