@@ -61,6 +61,11 @@ func TestBadStreams(t *testing.T) {
 		{name: "error status", fault: "500", kind: tokenpace.KindRequest},
 		{name: "no [DONE]", handler: script(sse, contentEvent("Hel"), contentEvent("lo")), kind: tokenpace.KindTruncated, partial: "Hello"},
 		{name: "empty body", handler: script(sse), kind: tokenpace.KindTruncated},
+		// KoboldCpp before 1.86 (PowerShell/AIShell#350) sent the string
+		// "null" as every chunk's finish reason: it is none, and a stream
+		// cut after such chunks is cut short.
+		{name: `no [DONE] after finish reasons "null"`, handler: script(sse, chunk("k", "Hel", "null", ""), chunk("k", "lo", "null", "")),
+			kind: tokenpace.KindTruncated, partial: "Hello"},
 		{name: "wrong content type", handler: script("application/json", `{"id":"x"}`), kind: tokenpace.KindContentType},
 		{name: "no content type", handler: script("", contentEvent("a")), kind: tokenpace.KindContentType},
 		{name: "line too long", handler: script(sse, contentEvent("ok"), contentEvent(strings.Repeat("x", 70<<10))),

@@ -36,6 +36,18 @@ func TestToolSlots(t *testing.T) {
 			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"1"}},{"index":0,"id":"b","function":{"name":"g","arguments":"2"}}]}}]`,
 			`[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"3"}}]}}]`,
 		}, []call{{"a", "f", "1"}, {"b", "g", "23"}}},
+		{"vLLM: the next call at index 0 with an id, its fragments with id \"\"", []string{
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"chatcmpl-tool-c9","type":"function","function":{"name":"f","arguments":""}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"","type":"function","function":{"arguments":"{}"}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"chatcmpl-tool-Hf","type":"function","function":{"name":"g","arguments":""}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"","type":"function","function":{"arguments":"[]"}}]}}]`,
+		}, []call{{"chatcmpl-tool-c9", "f", "{}"}, {"chatcmpl-tool-Hf", "g", "[]"}}},
+		{"SGLang: every call at index 0, its id on every fragment", []string{
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"0","type":"function","function":{"name":"f","arguments":""}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"0","type":"function","function":{"arguments":"{}"}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"1","type":"function","function":{"name":"g","arguments":""}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"1","type":"function","function":{"arguments":"[]"}}]}}]`,
+		}, []call{{"0", "f", "{}"}, {"1", "g", "[]"}}},
 		{"NIM: the name with every delta", []string{
 			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"read_file","arguments":""}}]}}]`,
 			`[{"index":0,"delta":{"tool_calls":[{"index":0,"type":"function","function":{"name":"read_file","arguments":"{\"p\":"}}]}}]`,

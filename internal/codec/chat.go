@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -61,6 +62,12 @@ func (r chat) Decode(data []byte) (Event, error) {
 	if s := rawError(data, c.JSON.ExtraFields["error"].Raw(), c.JSON.Object.Raw()); s != nil {
 		return Event{}, serverError(s)
 	}
+	for i := range c.Choices {
+		c.Choices[i].FinishReason = finishReason(c.Choices[i].FinishReason)
+		if !oneToolCall(&c.Choices[i].Delta) {
+			return Event{}, &Error{Detail: "delta tool_calls neither an array nor a tool call"}
+		}
+	}
 	if err := checkChoices(c, r.Choices()); err != nil {
 		return Event{}, err
 	}
@@ -70,6 +77,34 @@ func (r chat) Decode(data []byte) (Event, error) {
 		}
 	}
 	return chunkEvent(c, c), nil
+}
+
+// finishReason returns a chunk's finish reason, "" for none: also the
+// string "null", which KoboldCpp sent on every chunk before 1.86
+// (PowerShell/AIShell#350), for a finish reason would tell a stream cut
+// after it from a complete one.
+func finishReason[T ~string](r T) T {
+	if r == "null" {
+		return ""
+	}
+	return r
+}
+
+// oneToolCall makes a delta whose tool_calls came as one object, not an
+// array (TGI before 3.2: huggingface/text-generation-inference#2794,
+// #3086), an array of that call; openai-go would drop it. It reports
+// false when the object is not a tool call.
+func oneToolCall(d *openai.ChatCompletionChunkChoiceDelta) bool {
+	raw := d.JSON.ToolCalls.Raw()
+	if !strings.HasPrefix(raw, "{") {
+		return true
+	}
+	var tc openai.ChatCompletionChunkChoiceDeltaToolCall
+	if json.Unmarshal([]byte(raw), &tc) != nil {
+		return false
+	}
+	d.ToolCalls = []openai.ChatCompletionChunkChoiceDeltaToolCall{tc}
+	return true
 }
 
 // chunkEvent returns the event whose chat view is c: its output-bearing

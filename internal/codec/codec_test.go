@@ -52,6 +52,11 @@ func TestDecode(t *testing.T) {
 		{name: "chat tool call index", req: Chat(openai.ChatCompletionNewParams{}, true),
 			data: `{"choices":[{"index":0,"delta":{"tool_calls":[{"index":500}]}}]}`, bad: true},
 		{name: "chat not JSON", req: Chat(openai.ChatCompletionNewParams{}, true), data: `{"choices":`, bad: true},
+		{name: "chat tool_calls one object (TGI)", req: Chat(openai.ChatCompletionNewParams{}, true),
+			data:    `{"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":{"index":0,"id":"","type":"function","function":{"name":null,"arguments":"{"}}}}]}`,
+			outputs: 1, toolCall: true},
+		{name: "chat tool_calls object index past the bound", req: Chat(openai.ChatCompletionNewParams{}, true),
+			data: `{"choices":[{"index":0,"delta":{"tool_calls":{"index":500}}}]}`, bad: true},
 		{name: "completion text", req: Completion(openai.CompletionNewParams{}, true),
 			data: `{"choices":[{"index":0,"text":"x","finish_reason":""}]}`, outputs: 1},
 		{name: "completion usage", req: Completion(openai.CompletionNewParams{}, true),
@@ -99,6 +104,31 @@ func TestDecode(t *testing.T) {
 				t.Errorf("Decode(%s) end = %+v, want stop with 4 output tokens", tt.data, ev.End)
 			}
 		})
+	}
+}
+
+// TestFinishReasonNull checks that the string "null" (KoboldCpp before
+// 1.86) is no finish reason, in chat and completions events.
+func TestFinishReasonNull(t *testing.T) {
+	for _, tc := range []struct {
+		req        Request
+		data, want string
+	}{
+		{Chat(openai.ChatCompletionNewParams{}, true), `{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"null"}]}`, ""},
+		{Chat(openai.ChatCompletionNewParams{}, true), `{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}`, "stop"},
+		{Completion(openai.CompletionNewParams{}, true), `{"choices":[{"index":0,"text":"a","finish_reason":"null"}]}`, ""},
+		{Completion(openai.CompletionNewParams{}, true), `{"choices":[{"index":0,"text":"a","finish_reason":"length"}]}`, "length"},
+	} {
+		ev, err := tc.req.Decode([]byte(tc.data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ev.Chunk.Choices[0].FinishReason; got != tc.want {
+			t.Errorf("Decode(%s): finish reason %q, want %q", tc.data, got, tc.want)
+		}
+		if comp, ok := ev.Orig.(*openai.Completion); ok && string(comp.Choices[0].FinishReason) != tc.want {
+			t.Errorf("Decode(%s): the completion's finish reason %q, want %q", tc.data, comp.Choices[0].FinishReason, tc.want)
+		}
 	}
 }
 

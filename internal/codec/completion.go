@@ -71,6 +71,9 @@ func (r completion) Decode(data []byte) (Event, error) {
 	if s := rawError(data, comp.JSON.ExtraFields["error"].Raw(), comp.JSON.Object.Raw()); s != nil {
 		return Event{}, serverError(s)
 	}
+	for i := range comp.Choices {
+		comp.Choices[i].FinishReason = finishReason(comp.Choices[i].FinishReason)
+	}
 	ev := completionEvent(comp)
 	if err := checkChoices(ev.Chunk, r.Choices()); err != nil {
 		return Event{}, err
