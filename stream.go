@@ -109,8 +109,8 @@ type Stream[E any] struct {
 	pos    int
 	err    error
 	acc    openai.ChatCompletionAccumulator
-	id     string    // the first chunk's id, under which acc accumulates
-	tools  toolSlots // the tool calls in acc
+	id     string          // the first chunk's id, under which acc accumulates
+	tools  codec.ToolSlots // the tool calls in acc
 	ended  atomic.Bool
 	closed sync.Once
 }
@@ -149,14 +149,15 @@ func (s *Stream[E]) Next() bool {
 // accumulate adds ev's chunk, the one the caller is given, to the
 // accumulated completion under the id of the first chunk: some servers
 // give every chunk an id of its own, which openai-go's accumulator would
-// refuse. Its tool-call deltas go in as toolSlots places them, and the
-// completion's usage is the last the server reported (see lastUsage).
+// refuse. Its tool-call deltas go in as codec.ToolSlots places them, and
+// the completion's usage is the last the server reported (see
+// lastUsage).
 func (s *Stream[E]) accumulate(ev *codec.Event) bool {
 	c := ev.Chunk
 	if s.id == "" {
 		s.id = c.ID
 	}
-	add := s.tools.rewrite(c)
+	add := s.tools.Rewrite(c)
 	if add.ID != s.id || add.JSON.Usage.Valid() {
 		if add == c {
 			cc := *c // the caller's chunk keeps its own id and usage

@@ -1,16 +1,13 @@
-package tokenpace
+package codec
 
 import (
 	"slices"
 
 	"github.com/openai/openai-go/v3"
-
-	"github.com/tokenpace/tokenpace/internal/codec"
 )
 
-// toolSlots keeps, per choice, the tool calls openai-go's accumulator
-// holds, so that a Stream hands it each tool-call delta as the server
-// meant it. The accumulator appends every delta's name and arguments to
+// ToolSlots keeps, per choice, the tool calls openai-go's accumulator
+// holds, so that each tool-call delta goes in as the server meant it. The accumulator appends every delta's name and arguments to
 // the call at the delta's index, which two documented server habits
 // break:
 //   - Ollama gives every tool call of a turn index 0, and Gemini none
@@ -27,7 +24,7 @@ import (
 // a new call after the last, where the later deltas of that index go
 // too; and a name equal to its call's is not appended again. Every other
 // delta passes as it is. The zero value is ready to use.
-type toolSlots map[int64]*choiceTools
+type ToolSlots map[int64]*choiceTools
 
 // choiceTools is one choice's calls.
 type choiceTools struct {
@@ -38,10 +35,10 @@ type choiceTools struct {
 // toolSlot is what the accumulator holds of one call.
 type toolSlot struct{ id, name string }
 
-// rewrite returns c, or a copy of it whose tool-call deltas are rewritten
-// as toolSlots says, and records them. c, the caller's chunk, is never
+// Rewrite returns c, or a copy of it whose tool-call deltas are rewritten
+// as ToolSlots says, and records them. c, the caller's chunk, is never
 // changed.
-func (t *toolSlots) rewrite(c *openai.ChatCompletionChunk) *openai.ChatCompletionChunk {
+func (t *ToolSlots) Rewrite(c *openai.ChatCompletionChunk) *openai.ChatCompletionChunk {
 	out := c
 	for i := range c.Choices {
 		deltas := c.Choices[i].Delta.ToolCalls
@@ -49,7 +46,7 @@ func (t *toolSlots) rewrite(c *openai.ChatCompletionChunk) *openai.ChatCompletio
 			continue
 		}
 		if *t == nil {
-			*t = toolSlots{}
+			*t = ToolSlots{}
 		}
 		ct := (*t)[c.Choices[i].Index]
 		if ct == nil {
@@ -85,7 +82,7 @@ func (ct *choiceTools) place(d openai.ChatCompletionChunkChoiceDeltaToolCall) (o
 	if k, ok := ct.moved[in.Index]; ok {
 		d.Index = k
 	}
-	if d.Index < 0 || d.Index > int64(len(ct.calls))+codec.MaxToolCalls {
+	if d.Index < 0 || d.Index > int64(len(ct.calls))+MaxToolCalls {
 		return in, false // the accumulator judges an index out of bounds
 	}
 	if d.Index < int64(len(ct.calls)) {

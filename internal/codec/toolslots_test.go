@@ -1,4 +1,4 @@
-package tokenpace
+package codec
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 )
 
 // TestToolSlots feeds the tool-call deltas of each documented habit
-// through toolSlots into openai-go's accumulator and checks the calls it
+// through ToolSlots into openai-go's accumulator and checks the calls it
 // holds, and that the chunks the caller is given are left as they came.
 func TestToolSlots(t *testing.T) {
 	type call struct{ ID, Name, Args string }
@@ -63,7 +63,7 @@ func TestToolSlots(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var slots toolSlots
+			var slots ToolSlots
 			var acc openai.ChatCompletionAccumulator
 			for _, choices := range tc.chunks {
 				var c openai.ChatCompletionChunk
@@ -72,7 +72,7 @@ func TestToolSlots(t *testing.T) {
 				}
 				orig := c
 				origCalls := append([]openai.ChatCompletionChunkChoiceDeltaToolCall(nil), c.Choices[0].Delta.ToolCalls...)
-				if !acc.AddChunk(*slots.rewrite(&c)) {
+				if !acc.AddChunk(*slots.Rewrite(&c)) {
 					t.Fatalf("the accumulator refused %s", choices)
 				}
 				if !reflect.DeepEqual(c, orig) || !reflect.DeepEqual(c.Choices[0].Delta.ToolCalls, origCalls) {
