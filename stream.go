@@ -108,9 +108,7 @@ type Stream[E any] struct {
 	batch  []arrived
 	pos    int
 	err    error
-	acc    openai.ChatCompletionAccumulator
-	id     string          // the first chunk's id, under which acc accumulates
-	tools  codec.ToolSlots // the tool calls in acc
+	acc    codec.Accumulator
 	ended  atomic.Bool
 	closed sync.Once
 }
@@ -138,58 +136,12 @@ func (s *Stream[E]) Next() bool {
 		s.batch, s.pos = batch, 0
 	}
 	s.noteRestart()
-	if !s.accumulate(&s.batch[s.pos].Event) {
+	if !s.acc.Add(&s.batch[s.pos].Event) {
 		s.err = &StreamError{Kind: KindMalformed, Detail: "a chunk the accumulator refused"}
 		s.Close()
 		return false
 	}
 	return true
-}
-
-// accumulate adds ev's chunk, the one the caller is given, to the
-// accumulated completion under the id of the first chunk: some servers
-// give every chunk an id of its own, which openai-go's accumulator would
-// refuse. Its tool-call deltas go in as codec.ToolSlots places them, and
-// the completion's usage is the last the server reported (see
-// lastUsage).
-func (s *Stream[E]) accumulate(ev *codec.Event) bool {
-	c := ev.Chunk
-	if s.id == "" {
-		s.id = c.ID
-	}
-	add := s.tools.Rewrite(c)
-	if add.ID != s.id || add.JSON.Usage.Valid() {
-		if add == c {
-			cc := *c // the caller's chunk keeps its own id and usage
-			add = &cc
-		}
-		add.ID, add.Usage = s.id, openai.CompletionUsage{}
-	}
-	if !s.acc.AddChunk(*add) {
-		return false
-	}
-	if ev.HasUsage {
-		s.acc.Usage = lastUsage(c, ev.Usage)
-	}
-	return true
-}
-
-// lastUsage is the usage of the accumulated completion once chunk c
-// reported u: the last usage a server sent, not their sum as openai-go's
-// accumulator adds them up (vLLM's continuous_usage_stats, and gateways
-// that ask for it, send running totals with every chunk), with the counts
-// as tokenpace reads them wherever the server put them (see
-// Timing.CachedTokens) and the chunk's other details kept.
-func lastUsage(c *openai.ChatCompletionChunk, u codec.Usage) openai.CompletionUsage {
-	var out openai.CompletionUsage
-	if c.JSON.Usage.Valid() {
-		out = c.Usage
-	} else {
-		out.TotalTokens = u.Prompt + u.Output
-	}
-	out.PromptTokens, out.CompletionTokens = u.Prompt, u.Output
-	out.PromptTokensDetails.CachedTokens = u.Cached
-	return out
 }
 
 // Current returns the event Next advanced to.
@@ -248,14 +200,14 @@ func (s *Stream[E]) Timing() *Timing { return s.src.timing() }
 // the last the server reported, with the counts Timing has (see
 // Timing.CachedTokens), not a sum of the running totals some servers
 // send with every chunk.
-func (s *Stream[E]) Accumulated() *openai.ChatCompletionAccumulator { return &s.acc }
+func (s *Stream[E]) Accumulated() *openai.ChatCompletionAccumulator { return &s.acc.Acc }
 
 // Text returns the text of the first choice of every event Next has
 // returned so far (a response's output text; since the last restart); it
 // remains available after the stream has ended, cleanly or not.
 func (s *Stream[E]) Text() string {
-	if len(s.acc.Choices) > 0 {
-		return s.acc.Choices[0].Message.Content
+	if ch := s.acc.Acc.Choices; len(ch) > 0 {
+		return ch[0].Message.Content
 	}
 	return ""
 }
@@ -303,7 +255,7 @@ func (s *Stream[E]) Restarted() bool {
 // of a restarted output; Next calls it before it accumulates a chunk.
 func (s *Stream[E]) noteRestart() {
 	if s.pos == 0 && s.Restarted() {
-		s.acc, s.tools = openai.ChatCompletionAccumulator{}, nil
+		s.acc.Reset()
 	}
 }
 

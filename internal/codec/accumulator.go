@@ -1,0 +1,59 @@
+package codec
+
+import "github.com/openai/openai-go/v3"
+
+// Accumulator accumulates the chat views of a stream's events into
+// openai-go's ChatCompletionAccumulator as the server meant them: under
+// the first chunk's id (some servers give every chunk an id of its own,
+// which openai-go's accumulator would refuse), tool-call deltas placed by
+// ToolSlots, and the usage the last the server reported, not the sum
+// openai-go adds up (vLLM's continuous_usage_stats, and gateways that ask
+// for it, send running totals with every chunk), with the counts as
+// usageOf reads them. The zero value is ready to use.
+type Accumulator struct {
+	// Acc is the accumulated completion.
+	Acc   openai.ChatCompletionAccumulator
+	id    string
+	tools ToolSlots
+}
+
+// Add adds ev's chunk, leaving the chunk itself as it is. It reports
+// false when openai-go's accumulator refused the chunk.
+func (a *Accumulator) Add(ev *Event) bool {
+	c := ev.Chunk
+	if a.id == "" {
+		a.id = c.ID
+	}
+	add := a.tools.Rewrite(c)
+	if add.ID != a.id || add.JSON.Usage.Valid() {
+		if add == c {
+			cc := *c // the event's chunk keeps its own id and usage
+			add = &cc
+		}
+		add.ID, add.Usage = a.id, openai.CompletionUsage{}
+	}
+	if !a.Acc.AddChunk(*add) {
+		return false
+	}
+	if ev.HasUsage {
+		a.Acc.Usage = lastUsage(c, ev.Usage)
+	}
+	return true
+}
+
+// Reset starts the accumulation over, at a restarted output.
+func (a *Accumulator) Reset() { a.Acc, a.tools = openai.ChatCompletionAccumulator{}, nil }
+
+// lastUsage is the usage of the accumulated completion once chunk c
+// reported u: u's counts, and the chunk's other details kept.
+func lastUsage(c *openai.ChatCompletionChunk, u Usage) openai.CompletionUsage {
+	var out openai.CompletionUsage
+	if c.JSON.Usage.Valid() {
+		out = c.Usage
+	} else {
+		out.TotalTokens = u.Prompt + u.Output
+	}
+	out.PromptTokens, out.CompletionTokens = u.Prompt, u.Output
+	out.PromptTokensDetails.CachedTokens = u.Cached
+	return out
+}
