@@ -18,6 +18,7 @@ import (
 	"github.com/tokenpace/tokenpace/internal/codec"
 	"github.com/tokenpace/tokenpace/internal/milestone"
 	"github.com/tokenpace/tokenpace/internal/sse"
+	"github.com/tokenpace/tokenpace/internal/wire"
 )
 
 // maxUnreadBytes bounds what the chunks an attempt holds for its consumer
@@ -179,7 +180,10 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 		wake:   make(chan struct{}, 1),
 	}
 	a.x.before = a
-	a.x.whole = spec.whole
+	if spec.whole {
+		a.x.whole = spec.req
+	}
+	a.x.maxLine = spec.cfg.maxLineBytes
 	a.x.closing = spec.cfg.closing
 	// The attempt's context takes the caller's values and cancellation but
 	// is not registered with the caller's context: a clean end then
@@ -349,27 +353,39 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 // sent (KindErrorEvent, wrapping an *openai.Error with the response's
 // status), an event over a bound (KindTooLarge) or a malformed one.
 func (a *attempt) refused(err error) error {
+	kind, detail, err := refusal(err, a.res)
+	return a.failure(kind, detail, err)
+}
+
+// refusal classifies err, why the codec refused an event of res: an
+// error event is KindErrorEvent with the server's error as an
+// *openai.Error, an event over a bound KindTooLarge, a stream assembled
+// into a whole response that ended before its answer KindTruncated, any
+// other KindMalformed.
+func refusal(err error, res *http.Response) (ErrorKind, string, error) {
 	var ce *codec.Error
 	if !errors.As(err, &ce) {
-		return a.failure(KindMalformed, "", err)
+		return KindMalformed, "", err
 	}
 	switch {
 	case ce.Server != nil:
-		apiErr := &openai.Error{StatusCode: a.res.StatusCode, Request: a.res.Request, Response: a.res}
+		apiErr := &openai.Error{StatusCode: res.StatusCode, Request: res.Request, Response: res}
 		if err := ce.Server.Fill(apiErr); err != nil {
-			return a.failure(KindMalformed, "", err)
+			return KindMalformed, "", err
 		}
 		detail := apiErr.Type // a chat or completions server's error type
 		if ce.Server.Raw == "" {
 			detail = ce.Server.Code // a Responses error event's code
 		}
-		return a.failure(KindErrorEvent, detail, apiErr)
+		return KindErrorEvent, detail, apiErr
 	case ce.TooLarge:
-		return a.failure(KindTooLarge, ce.Detail, nil)
+		return KindTooLarge, ce.Detail, nil
+	case ce.Truncated:
+		return KindTruncated, ce.Detail, nil
 	case ce.Err != nil:
-		return a.failure(KindMalformed, "", ce.Err)
+		return KindMalformed, "", ce.Err
 	}
-	return a.failure(KindMalformed, ce.Detail, nil)
+	return KindMalformed, ce.Detail, nil
 }
 
 // deliver records chunk ar, and queues it for the
@@ -731,15 +747,25 @@ func (a *attempt) requestFailure(err error) error {
 
 // readFailure classifies an error of the event-stream reader.
 func (a *attempt) readFailure(err error) error {
+	kind, detail, err := readKind(err)
+	return a.failure(kind, detail, err)
+}
+
+// readKind classifies an error of an event-stream reader: the end of the
+// body before [DONE] is KindTruncated, a line or event or body over its
+// bound KindTooLarge, any other KindReset.
+func readKind(err error) (ErrorKind, string, error) {
 	switch {
 	case err == io.EOF:
-		return a.failure(KindTruncated, "no [DONE] event", nil)
+		return KindTruncated, "no [DONE] event", nil
 	case errors.Is(err, sse.ErrEventTooLong):
-		return a.failure(KindTooLarge, "event", err)
+		return KindTooLarge, "event", err
 	case errors.Is(err, bufio.ErrTooLong):
-		return a.failure(KindTooLarge, "line", err)
+		return KindTooLarge, "line", err
+	case errors.Is(err, wire.ErrBodyTooLarge):
+		return KindTooLarge, "body", err
 	default:
-		return a.failure(KindReset, "", err)
+		return KindReset, "", err
 	}
 }
 
@@ -771,12 +797,13 @@ func (a *attempt) callWhole(opts []option.RequestOption) {
 		at = time.Now()
 	}
 	if err != nil {
-		if res, _ := a.x.response(); res != nil && res.StatusCode < 300 && !isJSON(res.Header.Get("Content-Type")) {
-			// An answer, but not the API's: an HTML page of a proxy, say.
-			a.end(a.failure(KindContentType, res.Header.Get("Content-Type"), nil), time.Now())
-			return
+		res, _ := a.x.response()
+		switch kind, detail, ferr := a.x.wholeFailure(res); {
+		case kind != 0:
+			a.end(a.failure(kind, detail, ferr), at)
+		default:
+			a.end(a.requestFailure(err), time.Now())
 		}
-		a.end(a.requestFailure(err), time.Now())
 		return
 	}
 	if refused != nil {

@@ -1,6 +1,7 @@
 package tokenpace
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -37,7 +38,12 @@ type exchange struct {
 	res   *http.Response
 	body  *arrivalBody
 	ended bool // fill has taken the final fields; late hooks are ignored
-	whole bool // a non-streaming call: its response body is bounded
+	// whole is the request of a non-streaming call, nil for a stream: its
+	// response body is bounded, and an event stream sent in answer is
+	// assembled into the whole response (see assemble).
+	whole   codec.Request
+	maxLine int   // the longest line of an event stream
+	refused error // why an event stream sent in answer could not be assembled
 	// closing is the client's set of servers that close every
 	// connection after a response; nil learns nothing.
 	closing *wire.ClosingServers
@@ -137,9 +143,64 @@ func (x *exchange) bound(res *http.Response) {
 		x.mu.Lock()
 		x.cut = cut
 		x.mu.Unlock()
-	case x.whole:
+	case x.whole != nil:
 		res.Body = wire.LimitBody(res.Body)
+		if res.StatusCode < 300 && isEventStream(res.Header.Get("Content-Type")) {
+			x.assemble(res)
+		}
 	}
+}
+
+// assemble replaces res, an event stream sent in answer to a
+// non-streaming request (servers that stream whatever the request says),
+// by the JSON of the whole response, which openai-go then decodes: see
+// codec.Assemble. It reads the stream to its end; Timing keeps the
+// server's Content-Type, and E2E ends at the stream's last byte. An event
+// stream that cannot be assembled (an error event, a malformed event, a
+// stream cut short) fails the call as the same stream would (see
+// wholeFailure).
+func (x *exchange) assemble(res *http.Response) {
+	b, err := codec.Assemble(x.whole, res.Body, x.maxLine)
+	_ = res.Body.Close()
+	if err != nil {
+		x.mu.Lock()
+		x.refused = err
+		x.mu.Unlock()
+		res.Body = io.NopCloser(failedBody{err})
+		return
+	}
+	res.Body = io.NopCloser(bytes.NewReader(b))
+	res.ContentLength = int64(len(b))
+	res.Header.Set("Content-Type", "application/json")
+}
+
+// failedBody is a body whose every read fails with err.
+type failedBody struct{ err error }
+
+func (b failedBody) Read([]byte) (int, error) { return 0, b.err }
+
+// wholeFailure classifies why a non-streaming call that got res failed,
+// when res was a 2xx answer: an event stream that could not be assembled
+// fails as the stream would (see refusal and readKind); an answer neither
+// JSON nor an event stream (an HTML page of a proxy, say) is
+// KindContentType. kind is 0 otherwise.
+func (x *exchange) wholeFailure(res *http.Response) (kind ErrorKind, detail string, err error) {
+	x.mu.Lock()
+	refused := x.refused
+	x.mu.Unlock()
+	switch {
+	case res == nil || res.StatusCode >= 300:
+		return 0, "", nil
+	case refused != nil:
+		var ce *codec.Error
+		if errors.As(refused, &ce) {
+			return refusal(refused, res)
+		}
+		return readKind(refused)
+	case !isJSON(res.Header.Get("Content-Type")):
+		return KindContentType, res.Header.Get("Content-Type"), nil
+	}
+	return 0, "", nil
 }
 
 // answered records res as the answer of a request that a middleware

@@ -55,12 +55,13 @@ func timingDst(opts []option.RequestOption) ([]option.RequestOption, **Timing) {
 // and no milestones: its E2E ends when the last byte of the response
 // arrived, and its token counts come from the response's usage. A failed
 // call returns the caller's context error unchanged, a KindContentType
-// *StreamError for a 2xx answer that is not JSON, or a KindRequest one
-// that wraps openai-go's error (an *openai.Error for an error status).
+// *StreamError for a 2xx answer that is neither JSON nor an event stream
+// (see exchange.assemble), or a KindRequest one that wraps openai-go's
+// error (an *openai.Error for an error status).
 func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts []option.RequestOption) (*R, error) {
 	opts, dst := timingDst(opts)
 	t := &Timing{Target: c.cfg.name, Model: req.Model(), API: API(req.API()), Start: time.Now()}
-	x := exchange{whole: true, closing: c.cfg.closing}
+	x := exchange{whole: req, maxLine: c.cfg.maxLineBytes, closing: c.cfg.closing}
 	var ev codec.Event
 	var refused, err error
 	what := "middleware"
@@ -77,9 +78,9 @@ func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts [
 	switch {
 	case err != nil && isPanic(err):
 	case err != nil:
-		if res, _ := x.response(); ctxErr(ctx) == nil && res != nil && res.StatusCode < 300 && !isJSON(res.Header.Get("Content-Type")) {
-			// An answer, but not the API's: an HTML page of a proxy, say.
-			err = &StreamError{Kind: KindContentType, Target: c.cfg.name, Detail: res.Header.Get("Content-Type")}
+		res, _ := x.response()
+		if kind, detail, ferr := x.wholeFailure(res); kind != 0 && ctxErr(ctx) == nil {
+			err = &StreamError{Kind: kind, Target: c.cfg.name, Detail: detail, Err: ferr}
 		} else {
 			err = x.failure(ctx, c.cfg.name, err)
 		}

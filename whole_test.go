@@ -298,3 +298,63 @@ func TestClientNewContentParts(t *testing.T) {
 		t.Errorf("Timing: %d output tokens, finish %q; want 6, stop", tm.OutputTokens, tm.FinishReason)
 	}
 }
+
+// TestNewAnsweredWithEventStream: servers that stream whatever the
+// request says (unsloth's and mini-sglang's servers, Azure AI Foundry's
+// DeepSeek deployments) answer a non-streaming call with an event stream.
+// The Client and the Router give the caller the whole response the
+// stream adds up to, its Timing the server's usage; a stream that cannot
+// be a whole response fails as it would have streamed.
+func TestNewAnsweredWithEventStream(t *testing.T) {
+	ev := func(s string) string { return "data: " + s + "\n\n" }
+	answer := ev(`{"id":"d3","object":"chat.completion.chunk","created":7,"model":"DeepSeek-V3","choices":[{"index":0,"delta":{"role":"assistant","content":"Hel","tool_calls":null},"finish_reason":null,"matched_stop":null}]}`) +
+		ev(`{"id":"d3","object":"chat.completion.chunk","created":7,"model":"DeepSeek-V3","choices":[{"index":0,"delta":{"role":null,"content":"lo!","tool_calls":null},"finish_reason":"stop","matched_stop":1}],"usage":{"prompt_tokens":6,"completion_tokens":3,"total_tokens":9}}`) +
+		"data: [DONE]\n\n"
+	for _, tc := range []struct {
+		name, body string
+		kind       tokenpace.ErrorKind // 0: the answer is whole
+	}{
+		{"whole", answer, 0},
+		{"cut short", ev(`{"id":"d3","choices":[{"index":0,"delta":{"content":"Hel"}}]}`), tokenpace.KindTruncated},
+		{"error event", ev(`{"id":"d3","choices":[{"index":0,"delta":{"content":"Hel"}}]}`) + ev(`{"error":{"message":"overloaded","type":"server_error"}}`), tokenpace.KindErrorEvent},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, tc.body)
+			}))
+			c := tokenpace.NewClient(openaiClient(url, hc))
+			r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Name: "first", Model: "DeepSeek-V3"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for who, call := range map[string]func(...option.RequestOption) (*openai.ChatCompletion, error){
+				"Client": func(o ...option.RequestOption) (*openai.ChatCompletion, error) {
+					return c.New(context.Background(), chat("DeepSeek-V3", 64), o...)
+				},
+				"Router": func(o ...option.RequestOption) (*openai.ChatCompletion, error) {
+					return r.New(context.Background(), chat("DeepSeek-V3", 64), o...)
+				},
+			} {
+				var tm *tokenpace.Timing
+				res, err := call(tokenpace.WithTimingInto(&tm))
+				if tc.kind != 0 {
+					var se *tokenpace.StreamError
+					if !errors.As(err, &se) || se.Kind != tc.kind {
+						t.Errorf("%s: err = %v, want a *StreamError of %v", who, err, tc.kind)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", who, err)
+				}
+				if m := res.Choices[0].Message; m.Content != "Hello!" || res.Choices[0].FinishReason != "stop" || res.Usage.TotalTokens != 9 {
+					t.Errorf("%s: %q, finish %q, usage %+v; want Hello!, stop, 9 tokens", who, m.Content, res.Choices[0].FinishReason, res.Usage)
+				}
+				if tm.OutputTokens != 3 || tm.PromptTokens != 6 || tm.Streaming.ContentType != "text/event-stream" {
+					t.Errorf("%s: Timing tokens %d/%d, content type %q; want 6/3 and the server's text/event-stream", who, tm.PromptTokens, tm.OutputTokens, tm.Streaming.ContentType)
+				}
+			}
+		})
+	}
+}

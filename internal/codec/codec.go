@@ -62,6 +62,9 @@ type Request interface {
 	// Decode decodes the data of one event. Its error is an *Error: the
 	// event is malformed, over a bound, or an error the server sent.
 	Decode(data []byte) (Event, error)
+	// whole returns what gathers the events of a stream into the whole
+	// response of the API (see Assemble).
+	whole() wholeBuilder
 }
 
 // Continuation is what a try that carries on the caller's output sends

@@ -11,6 +11,9 @@ import (
 type Error struct {
 	// TooLarge: the event is over a bound (not malformed).
 	TooLarge bool
+	// Truncated: an event stream assembled into a whole response (see
+	// Assemble) ended before its answer did.
+	Truncated bool
 	// Server is the error the server sent as an event, when it did.
 	Server *ServerError
 	Detail string // what is wrong, for a person

@@ -1,0 +1,253 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/tokenpace/tokenpace/internal/sse"
+)
+
+// Assemble reads body, an event stream that a server sent in answer to a
+// non-streaming request of req, and returns the JSON of the whole
+// response as req's API sends it, for openai-go to decode. Some servers
+// stream whatever the request says (unsloth's and mini-sglang's servers,
+// Azure AI Foundry's DeepSeek deployments, some gateways): openai-go
+// would fail to decode their answer. Each event is bounded and decoded
+// as a stream's is (maxLine bounds a line, Cost an event), and gathered
+// as Accumulator gathers a stream: a chat completion's message holds the
+// content, the reasoning (as reasoning_content), the refusal and the tool
+// calls; a completion's choices their text; a response is the one its
+// final event holds. The error is an *Error (a malformed event, one over
+// a bound, an error event, or a stream cut before its answer ended), or
+// the body's read error.
+func Assemble(req Request, body io.Reader, maxLine int) ([]byte, error) {
+	sr := sse.NewReader(body, maxLine)
+	b := req.whole()
+	done := false
+	for {
+		data, err := sr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if bytes.HasPrefix(data, []byte("[DONE]")) {
+			done = true
+			break
+		}
+		if _, err := Cost(req, data); err != nil {
+			return nil, err
+		}
+		ev, err := req.Decode(data)
+		if err != nil {
+			return nil, err
+		}
+		if err := b.add(&ev); err != nil {
+			return nil, err
+		}
+	}
+	if !b.ended(done) {
+		return nil, &Error{Truncated: true, Detail: "event stream ended before its answer"}
+	}
+	return b.json()
+}
+
+// wholeBuilder gathers a stream's events into one whole response.
+type wholeBuilder interface {
+	add(ev *Event) error
+	// ended reports whether the answer is whole: [DONE] came (done), or
+	// every choice finished (a Responses stream: its final event came).
+	ended(done bool) bool
+	json() ([]byte, error)
+}
+
+// chatWhole gathers a chat completion.
+type chatWhole struct {
+	acc       Accumulator
+	reasoning map[int64]*strings.Builder
+	n         int  // the choices asked for
+	all       bool // every one of them finished
+	finished  Finished
+}
+
+func (r chat) whole() wholeBuilder { return &chatWhole{n: r.Choices()} }
+
+func (w *chatWhole) add(ev *Event) error {
+	if !w.acc.Add(ev) {
+		return &Error{Detail: "a chunk the accumulator refused"}
+	}
+	for _, ch := range ev.Chunk.Choices {
+		if ch.FinishReason != "" && w.finished.Add(ch.Index, w.n) {
+			w.all = true
+		}
+		for _, k := range reasoningFields {
+			var s string
+			if f, ok := ch.Delta.JSON.ExtraFields[k]; !ok || json.Unmarshal([]byte(f.Raw()), &s) != nil || s == "" {
+				continue
+			}
+			if w.reasoning == nil {
+				w.reasoning = map[int64]*strings.Builder{}
+			}
+			if w.reasoning[ch.Index] == nil {
+				w.reasoning[ch.Index] = new(strings.Builder)
+			}
+			w.reasoning[ch.Index].WriteString(s)
+		}
+	}
+	return nil
+}
+
+func (w *chatWhole) ended(done bool) bool { return done || w.all }
+
+func (w *chatWhole) json() ([]byte, error) {
+	cc := &w.acc.Acc.ChatCompletion
+	out := wholeChat{ID: cc.ID, Object: "chat.completion", Created: cc.Created, Model: cc.Model,
+		SystemFingerprint: cc.SystemFingerprint, Usage: usageJSON(cc.Usage), Choices: []wholeChatChoice{}}
+	for i, ch := range cc.Choices {
+		m := wholeMessage{Role: "assistant", Content: ch.Message.Content, Refusal: ch.Message.Refusal}
+		if r := w.reasoning[int64(i)]; r != nil {
+			m.ReasoningContent = r.String()
+		}
+		for _, tc := range ch.Message.ToolCalls {
+			t := wholeToolCall{ID: tc.ID, Type: "function"}
+			t.Function.Name, t.Function.Arguments = tc.Function.Name, tc.Function.Arguments
+			m.ToolCalls = append(m.ToolCalls, t)
+		}
+		out.Choices = append(out.Choices, wholeChatChoice{Index: int64(i), Message: m, FinishReason: ch.FinishReason})
+	}
+	return json.Marshal(out)
+}
+
+// completionWhole gathers a completion.
+type completionWhole struct {
+	id, model string
+	created   int64
+	text      []*strings.Builder
+	finish    []string
+	usage     *wholeUsage
+	n         int  // the choices asked for
+	all       bool // every one of them finished
+	finished  Finished
+}
+
+func (r completion) whole() wholeBuilder { return &completionWhole{n: r.Choices()} }
+
+func (w *completionWhole) add(ev *Event) error {
+	if w.id == "" {
+		w.id, w.model, w.created = ev.Chunk.ID, ev.Chunk.Model, ev.Chunk.Created
+	}
+	for _, ch := range ev.Chunk.Choices {
+		for int64(len(w.text)) <= ch.Index {
+			w.text, w.finish = append(w.text, new(strings.Builder)), append(w.finish, "")
+		}
+		w.text[ch.Index].WriteString(ch.Delta.Content)
+		if ch.FinishReason != "" {
+			w.finish[ch.Index] = ch.FinishReason
+			if w.finished.Add(ch.Index, w.n) {
+				w.all = true
+			}
+		}
+	}
+	if ev.HasUsage {
+		w.usage = usageJSON(lastUsage(ev.Chunk, ev.Usage))
+	}
+	return nil
+}
+
+func (w *completionWhole) ended(done bool) bool { return done || w.all }
+
+func (w *completionWhole) json() ([]byte, error) {
+	out := wholeCompletion{ID: w.id, Object: "text_completion", Created: w.created, Model: w.model, Usage: w.usage, Choices: []wholeCompletionChoice{}}
+	for i := range w.text {
+		out.Choices = append(out.Choices, wholeCompletionChoice{Index: int64(i), Text: w.text[i].String(), FinishReason: w.finish[i]})
+	}
+	return json.Marshal(out)
+}
+
+// responseWhole gathers a response: the one its final event holds.
+type responseWhole struct{ final string }
+
+func (response) whole() wholeBuilder { return &responseWhole{} }
+
+func (w *responseWhole) add(ev *Event) error {
+	if e, ok := ev.Orig.(*responses.ResponseStreamEventUnion); ok && ev.Final {
+		w.final = e.Response.RawJSON()
+	}
+	return nil
+}
+
+func (w *responseWhole) ended(bool) bool { return w.final != "" }
+
+func (w *responseWhole) json() ([]byte, error) { return []byte(w.final), nil }
+
+// The JSON of a whole chat completion and completion, as OpenAI sends
+// them.
+type (
+	wholeChat struct {
+		ID                string            `json:"id"`
+		Object            string            `json:"object"`
+		Created           int64             `json:"created"`
+		Model             string            `json:"model"`
+		SystemFingerprint string            `json:"system_fingerprint,omitempty"`
+		Choices           []wholeChatChoice `json:"choices"`
+		Usage             *wholeUsage       `json:"usage,omitempty"`
+	}
+	wholeChatChoice struct {
+		Index        int64        `json:"index"`
+		Message      wholeMessage `json:"message"`
+		FinishReason string       `json:"finish_reason"`
+	}
+	wholeMessage struct {
+		Role             string          `json:"role"`
+		Content          string          `json:"content"`
+		Refusal          string          `json:"refusal,omitempty"`
+		ReasoningContent string          `json:"reasoning_content,omitempty"`
+		ToolCalls        []wholeToolCall `json:"tool_calls,omitempty"`
+	}
+	wholeToolCall struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	}
+	wholeCompletion struct {
+		ID      string                  `json:"id"`
+		Object  string                  `json:"object"`
+		Created int64                   `json:"created"`
+		Model   string                  `json:"model"`
+		Choices []wholeCompletionChoice `json:"choices"`
+		Usage   *wholeUsage             `json:"usage,omitempty"`
+	}
+	wholeCompletionChoice struct {
+		Index        int64  `json:"index"`
+		Text         string `json:"text"`
+		FinishReason string `json:"finish_reason"`
+	}
+	wholeUsage struct {
+		PromptTokens        int64 `json:"prompt_tokens"`
+		CompletionTokens    int64 `json:"completion_tokens"`
+		TotalTokens         int64 `json:"total_tokens"`
+		PromptTokensDetails struct {
+			CachedTokens int64 `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
+	}
+)
+
+// usageJSON returns u as a whole response's usage; nil when it holds no
+// count.
+func usageJSON(u openai.CompletionUsage) *wholeUsage {
+	if u.PromptTokens == 0 && u.CompletionTokens == 0 && u.TotalTokens == 0 {
+		return nil
+	}
+	w := &wholeUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+	w.PromptTokensDetails.CachedTokens = u.PromptTokensDetails.CachedTokens
+	return w
+}
