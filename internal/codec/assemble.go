@@ -170,8 +170,14 @@ func (w *completionWhole) json() ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// responseWhole gathers a response: the one its final event holds.
-type responseWhole struct{ final string }
+// responseWhole gathers a response: the one its final event holds. When
+// that one has no output though text was streamed (vLLM before December
+// 2025: vllm-project/vllm#30223), its output is a message of the streamed
+// text.
+type responseWhole struct {
+	final string
+	text  strings.Builder
+}
 
 func (response) whole() wholeBuilder { return &responseWhole{} }
 
@@ -179,12 +185,32 @@ func (w *responseWhole) add(ev *Event) error {
 	if e, ok := ev.Orig.(*responses.ResponseStreamEventUnion); ok && ev.Final {
 		w.final = e.Response.RawJSON()
 	}
+	for _, ch := range ev.Chunk.Choices {
+		w.text.WriteString(ch.Delta.Content)
+	}
 	return nil
 }
 
 func (w *responseWhole) ended(bool) bool { return w.final != "" }
 
-func (w *responseWhole) json() ([]byte, error) { return []byte(w.final), nil }
+func (w *responseWhole) json() ([]byte, error) {
+	var r map[string]json.RawMessage
+	if w.text.Len() == 0 || json.Unmarshal([]byte(w.final), &r) != nil {
+		return []byte(w.final), nil
+	}
+	if o := string(bytes.TrimSpace(r["output"])); o != "" && o != "[]" && o != "null" {
+		return []byte(w.final), nil
+	}
+	out, err := json.Marshal([]any{map[string]any{
+		"type": "message", "id": "msg_streamed", "role": "assistant", "status": "completed",
+		"content": []any{map[string]any{"type": "output_text", "text": w.text.String(), "annotations": []any{}}},
+	}})
+	if err != nil {
+		return nil, err
+	}
+	r["output"] = out
+	return json.Marshal(r)
+}
 
 // The JSON of a whole chat completion and completion, as OpenAI sends
 // them.

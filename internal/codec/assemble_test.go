@@ -77,6 +77,18 @@ func TestAssemble(t *testing.T) {
 			t.Errorf("assembled %s (%v)", b, err)
 		}
 	})
+	t.Run("response whose final event has no output", func(t *testing.T) {
+		body := ev(`{"type":"response.output_text.delta","delta":"Hel"}`) + ev(`{"type":"response.output_text.delta","delta":"lo"}`) +
+			ev(`{"type":"response.completed","response":{"id":"r","object":"response","status":"completed","output":[],"usage":{"input_tokens":1,"output_tokens":2,"total_tokens":3}}}`)
+		b, err := Assemble(Response(responses.ResponseNewParams{}), strings.NewReader(body), 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r responses.Response
+		if err := json.Unmarshal(b, &r); err != nil || r.OutputText() != "Hello" || r.Usage.OutputTokens != 2 || r.ID != "r" {
+			t.Errorf("assembled %s (%v)", b, err)
+		}
+	})
 	for _, tc := range []struct {
 		name, body string
 		req        Request
