@@ -416,7 +416,7 @@ func (a *attempt) deliver(ar arrived) error {
 	}
 	first, woke, full := a.queue(ar, deltas)
 	tokens := deltas
-	if usage := ar.Usage; ar.HasUsage && deltas > 0 && usage.Output >= 0 && usage.Output <= maxUsageTokens {
+	if usage := ar.Usage; ar.HasUsage && deltas > 0 && usage.Output >= 0 && usage.Output <= codec.MaxUsageTokens {
 		// A server that streams usage with every chunk says how many
 		// tokens this one added.
 		tokens = max(tokens, int(usage.Output)-a.counted)

@@ -366,16 +366,12 @@ func (t *Timing) setUsage(u codec.Usage, valid bool) {
 	t.trustUsage(u.Prompt, u.Cached, u.Output)
 }
 
-// maxUsageTokens bounds a token count a server reports: no context comes
-// near it.
-const maxUsageTokens = 1 << 32
-
 // trustUsage records the token counts a server reported, unless one is
 // negative or absurd (then the usage is not trusted: UsageReported stays
 // as it was and OutputTokens is counted from the deltas). Cached tokens
 // are at most the prompt's.
 func (t *Timing) trustUsage(prompt, cached, output int64) {
-	if prompt < 0 || cached < 0 || output < 0 || prompt > maxUsageTokens || output > maxUsageTokens {
+	if !(codec.Usage{Prompt: prompt, Cached: cached, Output: output}).Trusted() {
 		return
 	}
 	t.UsageReported = true

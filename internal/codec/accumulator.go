@@ -24,7 +24,10 @@ func (a *Accumulator) Add(ev *Event) bool {
 	if a.id == "" {
 		a.id = c.ID
 	}
-	add := a.tools.Rewrite(c)
+	add, ok := a.tools.Rewrite(c)
+	if !ok {
+		return false
+	}
 	if add.ID != a.id || add.JSON.Usage.Valid() {
 		if add == c {
 			cc := *c // the event's chunk keeps its own id and usage
@@ -35,7 +38,7 @@ func (a *Accumulator) Add(ev *Event) bool {
 	if !a.Acc.AddChunk(*add) {
 		return false
 	}
-	if ev.HasUsage {
+	if ev.HasUsage && ev.Usage.Trusted() {
 		a.Acc.Usage = lastUsage(c, ev.Usage)
 	}
 	return true
@@ -45,15 +48,18 @@ func (a *Accumulator) Add(ev *Event) bool {
 func (a *Accumulator) Reset() { a.Acc, a.tools = openai.ChatCompletionAccumulator{}, nil }
 
 // lastUsage is the usage of the accumulated completion once chunk c
-// reported u: u's counts, and the chunk's other details kept.
+// reported u, a Trusted one: u's counts (the cached ones at most the
+// prompt's; the total theirs when the server gave none), and the chunk's
+// other details kept.
 func lastUsage(c *openai.ChatCompletionChunk, u Usage) openai.CompletionUsage {
 	var out openai.CompletionUsage
 	if c.JSON.Usage.Valid() {
 		out = c.Usage
-	} else {
+	}
+	if out.TotalTokens <= 0 {
 		out.TotalTokens = u.Prompt + u.Output
 	}
 	out.PromptTokens, out.CompletionTokens = u.Prompt, u.Output
-	out.PromptTokensDetails.CachedTokens = u.Cached
+	out.PromptTokensDetails.CachedTokens = min(u.Cached, u.Prompt)
 	return out
 }

@@ -72,9 +72,7 @@ func (r chat) Decode(data []byte) (Event, error) {
 		return Event{}, err
 	}
 	for i := range c.Choices {
-		if !contentParts(&c.Choices[i].Delta) {
-			return Event{}, &Error{Detail: "delta content neither a string nor an array of parts"}
-		}
+		contentParts(&c.Choices[i].Delta)
 	}
 	return chunkEvent(c, c), nil
 }
@@ -92,8 +90,9 @@ func finishReason[T ~string](r T) T {
 
 // oneToolCall makes a delta whose tool_calls came as one object, not an
 // array (TGI before 3.2: huggingface/text-generation-inference#2794,
-// #3086), an array of that call; openai-go would drop it. It reports
-// false when the object is not a tool call.
+// #3086), an array of that call, when it holds an id, a name or
+// arguments; openai-go would drop it. It reports false when the object is
+// not a tool call.
 func oneToolCall(d *openai.ChatCompletionChunkChoiceDelta) bool {
 	raw := d.JSON.ToolCalls.Raw()
 	if !strings.HasPrefix(raw, "{") {
@@ -103,7 +102,9 @@ func oneToolCall(d *openai.ChatCompletionChunkChoiceDelta) bool {
 	if json.Unmarshal([]byte(raw), &tc) != nil {
 		return false
 	}
-	d.ToolCalls = []openai.ChatCompletionChunkChoiceDeltaToolCall{tc}
+	if tc.ID != "" || tc.Function.Name != "" || tc.Function.Arguments != "" {
+		d.ToolCalls = []openai.ChatCompletionChunkChoiceDeltaToolCall{tc}
+	}
 	return true
 }
 
@@ -131,9 +132,7 @@ func (r chat) Fetch(ctx context.Context, client *openai.Client, opts []option.Re
 		return Event{}, nil, err
 	}
 	for i := range res.Choices {
-		if !messageParts(&res.Choices[i].Message) {
-			return Event{}, &Error{Detail: "message content neither a string nor an array of parts"}, nil
-		}
+		messageParts(&res.Choices[i].Message)
 	}
 	c, err := wholeChunk(res)
 	if err != nil {

@@ -12,43 +12,52 @@ import (
 // as Mistral streams its reasoning models' output (docs.mistral.ai,
 // capabilities/reasoning): text parts ({"type":"text","text":...}) become
 // its content, thinking parts ({"type":"thinking","thinking":[text
-// parts]}) its reasoning_content, the field in which vLLM and DeepSeek
-// stream reasoning; parts of other types are left out. openai-go would
-// give the array's JSON as the text. It reports false when the array is
-// not one of parts.
-func contentParts(d *openai.ChatCompletionChunkChoiceDelta) bool {
-	return setParts(d.JSON.Content.Raw(), &d.Content, &d.JSON.ExtraFields)
+// parts]}, or a string) its reasoning_content, the field in which vLLM
+// and DeepSeek stream reasoning; parts of other types, or of shapes
+// unknown, are left out. openai-go would give the array's JSON as the
+// text.
+func contentParts(d *openai.ChatCompletionChunkChoiceDelta) {
+	setParts(d.JSON.Content.Raw(), &d.Content, &d.JSON.ExtraFields)
 }
 
 // messageParts is contentParts for the message of a whole response.
-func messageParts(m *openai.ChatCompletionMessage) bool {
-	return setParts(m.JSON.Content.Raw(), &m.Content, &m.JSON.ExtraFields)
+func messageParts(m *openai.ChatCompletionMessage) {
+	setParts(m.JSON.Content.Raw(), &m.Content, &m.JSON.ExtraFields)
 }
 
 // setParts sets content, and reasoning_content in extra, from raw, a
-// content's JSON, when it is an array of parts; it leaves them as they
-// are otherwise.
-func setParts(raw string, content *string, extra *map[string]respjson.Field) bool {
-	if !strings.HasPrefix(raw, "[") {
-		return true
-	}
-	var parts []struct {
-		Type     string
-		Text     string
-		Thinking []struct{ Type, Text string }
-	}
-	if json.Unmarshal([]byte(raw), &parts) != nil {
-		return false
+// content's JSON, when it is an array; it leaves them as they are
+// otherwise.
+func setParts(raw string, content *string, extra *map[string]respjson.Field) {
+	var parts []json.RawMessage
+	if !strings.HasPrefix(raw, "[") || json.Unmarshal([]byte(raw), &parts) != nil {
+		return
 	}
 	var text, thinking strings.Builder
-	for _, p := range parts {
+	for _, raw := range parts {
+		var p struct {
+			Type     string
+			Text     json.RawMessage
+			Thinking json.RawMessage
+		}
+		if json.Unmarshal(raw, &p) != nil {
+			continue
+		}
 		switch p.Type {
 		case "text":
-			text.WriteString(p.Text)
+			text.WriteString(stringOf(p.Text))
 		case "thinking":
-			for _, t := range p.Thinking {
+			var inner []struct {
+				Type string
+				Text json.RawMessage
+			}
+			if json.Unmarshal(p.Thinking, &inner) != nil {
+				thinking.WriteString(stringOf(p.Thinking))
+				continue
+			}
+			for _, t := range inner {
 				if t.Type == "text" {
-					thinking.WriteString(t.Text)
+					thinking.WriteString(stringOf(t.Text))
 				}
 			}
 		}
@@ -61,5 +70,13 @@ func setParts(raw string, content *string, extra *map[string]respjson.Field) boo
 		}
 		(*extra)["reasoning_content"] = respjson.NewField(string(b))
 	}
-	return true
+}
+
+// stringOf returns the string raw holds, or "" when it holds none.
+func stringOf(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
 }

@@ -7,9 +7,9 @@ import (
 )
 
 // ToolSlots keeps, per choice, the tool calls openai-go's accumulator
-// holds, so that each tool-call delta goes in as the server meant it. The accumulator appends every delta's name and arguments to
-// the call at the delta's index, which two documented server habits
-// break:
+// holds, so that each tool-call delta goes in as the server meant it.
+// The accumulator appends every delta's name and arguments to the call at
+// the delta's index, which documented server habits break:
 //   - Ollama gives every tool call of a turn index 0, and Gemini none
 //     (which reads as 0), each whole and with an id of its own
 //     (ollama/ollama#15457, THU-MAIC/OpenMAIC#1556), as vLLM and SGLang
@@ -20,25 +20,35 @@ import (
 //     whole name again with each delta (NousResearch/hermes-agent#8259,
 //     open-webui/open-webui#22177): appended, read_fileread_file.
 //
-// So a delta whose id differs from the id of the call at its index starts
-// a new call after the last, where the later deltas of that index go
-// too; and a name equal to its call's is not appended again. Every other
-// delta passes as it is. The zero value is ready to use.
+// So a delta that names a function under an id other than its call's
+// starts a new call, after the last; later deltas of its index go there
+// too, and a delta with an id a call already has goes to that call
+// (SGLang repeats each call's id on its every delta). A delta whose id
+// changes without a name stays in its call (Poolside changes the id
+// after the first delta: poolsideai/pool#9), and a name equal to its
+// call's is not appended again (a name that truly arrives in fragments,
+// one of them equal to the name so far, would lose that fragment: no
+// server is known to split names). Every other delta passes as it is. A
+// choice holds at most MaxToolCalls calls, as a delta's index does. The
+// zero value is ready to use.
 type ToolSlots map[int64]*choiceTools
 
 // choiceTools is one choice's calls.
 type choiceTools struct {
-	calls []toolSlot      // by the accumulator's index
-	moved map[int64]int64 // a server index whose deltas go to another call
+	calls []toolSlot       // by the accumulator's index
+	moved map[int64]int64  // a server index whose deltas go to another call
+	byID  map[string]int64 // the call of each id, its first
 }
 
-// toolSlot is what the accumulator holds of one call.
+// toolSlot is what the accumulator holds of one call: its first id, and
+// its name.
 type toolSlot struct{ id, name string }
 
 // Rewrite returns c, or a copy of it whose tool-call deltas are rewritten
 // as ToolSlots says, and records them. c, the caller's chunk, is never
-// changed.
-func (t *ToolSlots) Rewrite(c *openai.ChatCompletionChunk) *openai.ChatCompletionChunk {
+// changed. It reports false, and records nothing more, for a chunk that
+// would start a call past MaxToolCalls.
+func (t *ToolSlots) Rewrite(c *openai.ChatCompletionChunk) (*openai.ChatCompletionChunk, bool) {
 	out := c
 	for i := range c.Choices {
 		deltas := c.Choices[i].Delta.ToolCalls
@@ -54,9 +64,12 @@ func (t *ToolSlots) Rewrite(c *openai.ChatCompletionChunk) *openai.ChatCompletio
 			(*t)[c.Choices[i].Index] = ct
 		}
 		for j := range deltas {
-			d, changed := ct.place(deltas[j])
-			if !changed {
-				continue
+			d, ok := ct.place(deltas[j])
+			if !ok {
+				return nil, false
+			}
+			if d.Index == deltas[j].Index && d.Function.Name == deltas[j].Function.Name {
+				continue // as it came
 			}
 			if out == c {
 				cc := *c
@@ -69,41 +82,52 @@ func (t *ToolSlots) Rewrite(c *openai.ChatCompletionChunk) *openai.ChatCompletio
 			out.Choices[i].Delta.ToolCalls[j] = d
 		}
 	}
-	return out
+	return out, true
 }
 
-// place returns delta d as the accumulator must get it, whether that
-// differs from d, and records it.
+// place returns delta d as the accumulator must get it and records it;
+// false when it would start a call past MaxToolCalls.
 func (ct *choiceTools) place(d openai.ChatCompletionChunkChoiceDeltaToolCall) (openai.ChatCompletionChunkChoiceDeltaToolCall, bool) {
-	in := d
+	in := d.Index
 	if d.Index == -1 {
 		d.Index = 0 // as openai-go reads a lone call's index
 	}
-	if k, ok := ct.moved[in.Index]; ok {
+	if k, ok := ct.byID[d.ID]; ok && d.ID != "" {
 		d.Index = k
-	}
-	if d.Index < 0 || d.Index > int64(len(ct.calls))+MaxToolCalls {
-		return in, false // the accumulator judges an index out of bounds
-	}
-	if d.Index < int64(len(ct.calls)) {
-		s := ct.calls[d.Index]
-		if d.ID != "" && s.id != "" && d.ID != s.id {
-			d.Index = int64(len(ct.calls))
-			if ct.moved == nil {
-				ct.moved = map[int64]int64{}
-			}
-			ct.moved[in.Index] = d.Index
-		} else if d.Function.Name != "" && d.Function.Name == s.name {
-			d.Function.Name = ""
+	} else {
+		if k, ok := ct.moved[in]; ok {
+			d.Index = k
 		}
+		if d.Index < int64(len(ct.calls)) {
+			if s := ct.calls[d.Index]; d.ID != "" && s.id != "" && d.ID != s.id && d.Function.Name != "" {
+				if len(ct.calls) >= MaxToolCalls {
+					return d, false
+				}
+				d.Index = int64(len(ct.calls))
+				if ct.moved == nil {
+					ct.moved = map[int64]int64{}
+				}
+				ct.moved[in] = d.Index
+			}
+		}
+	}
+	if d.Index < 0 || d.Index >= MaxToolCalls {
+		return d, false
 	}
 	for int64(len(ct.calls)) <= d.Index {
 		ct.calls = append(ct.calls, toolSlot{})
 	}
 	s := &ct.calls[d.Index]
-	if d.ID != "" {
+	if d.Function.Name != "" && d.Function.Name == s.name {
+		d.Function.Name = ""
+	}
+	if d.ID != "" && s.id == "" {
 		s.id = d.ID
+		if ct.byID == nil {
+			ct.byID = map[string]int64{}
+		}
+		ct.byID[d.ID] = d.Index
 	}
 	s.name += d.Function.Name
-	return d, d.Index != in.Index || d.Function.Name != in.Function.Name
+	return d, true
 }

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -48,6 +49,17 @@ func TestToolSlots(t *testing.T) {
 			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"1","type":"function","function":{"name":"g","arguments":""}}]}}]`,
 			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"1","type":"function","function":{"arguments":"[]"}}]}}]`,
 		}, []call{{"0", "f", "{}"}, {"1", "g", "[]"}}},
+		{"Poolside: the id changes after the first delta", []string{
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_A","type":"function","function":{"name":"get_weather","arguments":""}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_B","function":{"arguments":"{\"city\":"}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_B","function":{"arguments":"\"Paris\"}"}}]}}]`,
+		}, []call{{"call_B", "get_weather", `{"city":"Paris"}`}}},
+		{"interleaved calls at index 0, each id on every delta", []string{
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"A","function":{"name":"f","arguments":"{"}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"B","function":{"name":"g","arguments":"["}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"A","function":{"arguments":"}"}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"B","function":{"arguments":"]"}}]}}]`,
+		}, []call{{"A", "f", "{}"}, {"B", "g", "[]"}}},
 		{"NIM: the name with every delta", []string{
 			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"read_file","arguments":""}}]}}]`,
 			`[{"index":0,"delta":{"tool_calls":[{"index":0,"type":"function","function":{"name":"read_file","arguments":"{\"p\":"}}]}}]`,
@@ -72,7 +84,8 @@ func TestToolSlots(t *testing.T) {
 				}
 				orig := c
 				origCalls := append([]openai.ChatCompletionChunkChoiceDeltaToolCall(nil), c.Choices[0].Delta.ToolCalls...)
-				if !acc.AddChunk(*slots.Rewrite(&c)) {
+				add, ok := slots.Rewrite(&c)
+				if !ok || !acc.AddChunk(*add) {
 					t.Fatalf("the accumulator refused %s", choices)
 				}
 				if !reflect.DeepEqual(c, orig) || !reflect.DeepEqual(c.Choices[0].Delta.ToolCalls, origCalls) {
@@ -87,5 +100,20 @@ func TestToolSlots(t *testing.T) {
 				t.Errorf("accumulated %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestToolSlotsBound: a server that starts a new call with every delta
+// is refused at the MaxToolCalls-th, its memory bounded.
+func TestToolSlotsBound(t *testing.T) {
+	var slots ToolSlots
+	for i := range MaxToolCalls + 1 {
+		var c openai.ChatCompletionChunk
+		if err := json.Unmarshal([]byte(fmt.Sprintf(`{"id":"x","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c%d","function":{"name":"f"}}]}}]}`, i)), &c); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := slots.Rewrite(&c); ok != (i < MaxToolCalls) {
+			t.Fatalf("call %d: accepted %v, want %v", i, ok, i < MaxToolCalls)
+		}
 	}
 }

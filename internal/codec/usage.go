@@ -15,6 +15,23 @@ type Usage struct {
 	Prompt, Cached, Output int64
 }
 
+// MaxUsageTokens bounds a token count a server reports: no context comes
+// near it.
+const MaxUsageTokens = 1 << 32
+
+// Trusted reports whether u can be taken as the server's word: no count
+// negative, none past MaxUsageTokens.
+func (u Usage) Trusted() bool {
+	return u.Prompt >= 0 && u.Cached >= 0 && u.Output >= 0 && u.Prompt <= MaxUsageTokens && u.Output <= MaxUsageTokens
+}
+
+// hasCounts reports whether a usage object holds a token count: "usage":
+// {} is none (one built from another API's usage holds its counts).
+func hasCounts(u *openai.CompletionUsage) bool {
+	return u.JSON.PromptTokens.Valid() || u.JSON.CompletionTokens.Valid() || u.JSON.TotalTokens.Valid() ||
+		u.PromptTokens != 0 || u.CompletionTokens != 0 || u.TotalTokens != 0
+}
+
 // usageOf returns the counts of u, as the chat and completions APIs send
 // them. The prompt tokens served from the cache are
 // prompt_tokens_details.cached_tokens, or, from a server that counts
@@ -44,7 +61,7 @@ func usageOf(u openai.CompletionUsage) Usage {
 // sends the usage in the finish chunk's choice). Where the usage gives no
 // cached tokens, those of llama.cpp's timings (cache_n) count.
 func chunkUsage(c *openai.ChatCompletionChunk) (Usage, bool) {
-	u, ok := Usage{}, c.JSON.Usage.Valid()
+	u, ok := Usage{}, c.JSON.Usage.Valid() && hasCounts(&c.Usage)
 	if ok {
 		u = usageOf(c.Usage)
 	} else {
@@ -68,7 +85,7 @@ func choiceUsage(f respjson.Field) (Usage, bool) {
 		return Usage{}, false
 	}
 	var cu openai.CompletionUsage
-	if json.Unmarshal([]byte(raw), &cu) != nil || !(cu.JSON.PromptTokens.Valid() || cu.JSON.CompletionTokens.Valid()) {
+	if json.Unmarshal([]byte(raw), &cu) != nil || !hasCounts(&cu) {
 		return Usage{}, false
 	}
 	return usageOf(cu), true

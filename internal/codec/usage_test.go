@@ -73,3 +73,39 @@ func TestUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestAccumulatorUsage checks the usage an Accumulator keeps: the last
+// trusted one, its cached tokens at most the prompt's, its total filled
+// when the server gave none; an untrusted usage, or one without counts,
+// leaves it as it was.
+func TestAccumulatorUsage(t *testing.T) {
+	chat := Chat(openai.ChatCompletionNewParams{}, true)
+	var a Accumulator
+	for _, tc := range []struct {
+		data string
+		want openai.CompletionUsage
+	}{
+		{`{"id":"x","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5}}`,
+			openai.CompletionUsage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15}},
+		{`{"id":"x","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":-3,"total_tokens":7}}`,
+			openai.CompletionUsage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15}},
+		{`{"id":"x","choices":[],"usage":{}}`,
+			openai.CompletionUsage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15}},
+		{`{"id":"x","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":6,"total_tokens":7},"timings":{"cache_n":236}}`,
+			openai.CompletionUsage{PromptTokens: 1, CompletionTokens: 6, TotalTokens: 7, PromptTokensDetails: openai.CompletionUsagePromptTokensDetails{CachedTokens: 1}}},
+	} {
+		ev, err := chat.Decode([]byte(tc.data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !a.Add(&ev) {
+			t.Fatalf("refused %s", tc.data)
+		}
+		u := a.Acc.Usage
+		if u.PromptTokens != tc.want.PromptTokens || u.CompletionTokens != tc.want.CompletionTokens || u.TotalTokens != tc.want.TotalTokens ||
+			u.PromptTokensDetails.CachedTokens != tc.want.PromptTokensDetails.CachedTokens {
+			t.Errorf("after %s: usage %d/%d/%d cached %d, want %d/%d/%d cached %d", tc.data, u.PromptTokens, u.CompletionTokens, u.TotalTokens,
+				u.PromptTokensDetails.CachedTokens, tc.want.PromptTokens, tc.want.CompletionTokens, tc.want.TotalTokens, tc.want.PromptTokensDetails.CachedTokens)
+		}
+	}
+}
