@@ -1,10 +1,8 @@
 package tokenpace
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"runtime"
@@ -18,7 +16,6 @@ import (
 	"github.com/tokenpace/tokenpace/internal/codec"
 	"github.com/tokenpace/tokenpace/internal/milestone"
 	"github.com/tokenpace/tokenpace/internal/sse"
-	"github.com/tokenpace/tokenpace/internal/wire"
 )
 
 // maxUnreadBytes bounds what the chunks an attempt holds for its consumer
@@ -355,37 +352,6 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 func (a *attempt) refused(err error) error {
 	kind, detail, err := refusal(err, a.res)
 	return a.failure(kind, detail, err)
-}
-
-// refusal classifies err, why the codec refused an event of res: an
-// error event is KindErrorEvent with the server's error as an
-// *openai.Error, an event over a bound KindTooLarge, a stream assembled
-// into a whole response that ended before its answer KindTruncated, any
-// other KindMalformed.
-func refusal(err error, res *http.Response) (ErrorKind, string, error) {
-	var ce *codec.Error
-	if !errors.As(err, &ce) {
-		return KindMalformed, "", err
-	}
-	switch {
-	case ce.Server != nil:
-		apiErr := &openai.Error{StatusCode: res.StatusCode, Request: res.Request, Response: res}
-		if err := ce.Server.Fill(apiErr); err != nil {
-			return KindMalformed, "", err
-		}
-		detail := apiErr.Type // a chat or completions server's error type
-		if ce.Server.Raw == "" {
-			detail = ce.Server.Code // a Responses error event's code
-		}
-		return KindErrorEvent, detail, apiErr
-	case ce.TooLarge:
-		return KindTooLarge, ce.Detail, nil
-	case ce.Truncated:
-		return KindTruncated, ce.Detail, nil
-	case ce.Err != nil:
-		return KindMalformed, "", ce.Err
-	}
-	return KindMalformed, ce.Detail, nil
 }
 
 // deliver records chunk ar, and queues it for the
@@ -749,24 +715,6 @@ func (a *attempt) requestFailure(err error) error {
 func (a *attempt) readFailure(err error) error {
 	kind, detail, err := readKind(err)
 	return a.failure(kind, detail, err)
-}
-
-// readKind classifies an error of an event-stream reader: the end of the
-// body before [DONE] is KindTruncated, a line or event or body over its
-// bound KindTooLarge, any other KindReset.
-func readKind(err error) (ErrorKind, string, error) {
-	switch {
-	case err == io.EOF:
-		return KindTruncated, "no [DONE] event", nil
-	case errors.Is(err, sse.ErrEventTooLong):
-		return KindTooLarge, "event", err
-	case errors.Is(err, bufio.ErrTooLong):
-		return KindTooLarge, "line", err
-	case errors.Is(err, wire.ErrBodyTooLarge):
-		return KindTooLarge, "body", err
-	default:
-		return KindReset, "", err
-	}
 }
 
 // appendContent appends the content of the first choice of chunks to b.

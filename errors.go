@@ -1,8 +1,17 @@
 package tokenpace
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/tokenpace/tokenpace/internal/codec"
+	"github.com/tokenpace/tokenpace/internal/sse"
+	"github.com/tokenpace/tokenpace/internal/wire"
 )
 
 // ErrStreamClosed is the Timing.Err of a request whose caller closed the
@@ -122,3 +131,52 @@ var (
 	errHedgeLost = errors.New("tokenpace: another hedged request produced a token first")
 	errCallEnded = errors.New("tokenpace: the request ended")
 )
+
+// refusal classifies err, why the codec refused an event of res: an
+// error event is KindErrorEvent with the server's error as an
+// *openai.Error, an event over a bound KindTooLarge, a stream assembled
+// into a whole response that ended before its answer KindTruncated, any
+// other KindMalformed.
+func refusal(err error, res *http.Response) (ErrorKind, string, error) {
+	var ce *codec.Error
+	if !errors.As(err, &ce) {
+		return KindMalformed, "", err
+	}
+	switch {
+	case ce.Server != nil:
+		apiErr := &openai.Error{StatusCode: res.StatusCode, Request: res.Request, Response: res}
+		if err := ce.Server.Fill(apiErr); err != nil {
+			return KindMalformed, "", err
+		}
+		detail := apiErr.Type // a chat or completions server's error type
+		if ce.Server.Raw == "" {
+			detail = ce.Server.Code // a Responses error event's code
+		}
+		return KindErrorEvent, detail, apiErr
+	case ce.TooLarge:
+		return KindTooLarge, ce.Detail, nil
+	case ce.Truncated:
+		return KindTruncated, ce.Detail, nil
+	case ce.Err != nil:
+		return KindMalformed, "", ce.Err
+	}
+	return KindMalformed, ce.Detail, nil
+}
+
+// readKind classifies an error of an event-stream reader: the end of the
+// body before [DONE] is KindTruncated, a line or event or body over its
+// bound KindTooLarge, any other KindReset.
+func readKind(err error) (ErrorKind, string, error) {
+	switch {
+	case err == io.EOF:
+		return KindTruncated, "no [DONE] event", nil
+	case errors.Is(err, sse.ErrEventTooLong):
+		return KindTooLarge, "event", err
+	case errors.Is(err, bufio.ErrTooLong):
+		return KindTooLarge, "line", err
+	case errors.Is(err, wire.ErrBodyTooLarge):
+		return KindTooLarge, "body", err
+	default:
+		return KindReset, "", err
+	}
+}
