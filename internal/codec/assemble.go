@@ -107,8 +107,8 @@ func (w *chatWhole) ended(done bool) bool { return done || w.all }
 
 func (w *chatWhole) json() ([]byte, error) {
 	cc := &w.acc.Acc.ChatCompletion
-	out := wholeChat{ID: cc.ID, Object: "chat.completion", Created: cc.Created, Model: cc.Model,
-		SystemFingerprint: cc.SystemFingerprint, Usage: usageJSON(cc.Usage), Choices: []wholeChatChoice{}}
+	out := wholeChat{wholeHead: wholeHead{ID: cc.ID, Object: "chat.completion", Created: cc.Created, Model: cc.Model, Usage: usageJSON(cc.Usage)},
+		SystemFingerprint: cc.SystemFingerprint, Choices: []wholeChatChoice{}}
 	for i, ch := range cc.Choices {
 		m := wholeMessage{Role: "assistant", Content: ch.Message.Content, Refusal: ch.Message.Refusal}
 		if r := w.reasoning[int64(i)]; r != nil {
@@ -163,7 +163,8 @@ func (w *completionWhole) add(ev *Event) error {
 func (w *completionWhole) ended(done bool) bool { return done || w.all }
 
 func (w *completionWhole) json() ([]byte, error) {
-	out := wholeCompletion{ID: w.id, Object: "text_completion", Created: w.created, Model: w.model, Usage: w.usage, Choices: []wholeCompletionChoice{}}
+	out := wholeCompletion{wholeHead: wholeHead{ID: w.id, Object: "text_completion", Created: w.created, Model: w.model, Usage: w.usage},
+		Choices: []wholeCompletionChoice{}}
 	for i := range w.text {
 		out.Choices = append(out.Choices, wholeCompletionChoice{Index: int64(i), Text: w.text[i].String(), FinishReason: w.finish[i]})
 	}
@@ -215,14 +216,17 @@ func (w *responseWhole) json() ([]byte, error) {
 // The JSON of a whole chat completion and completion, as OpenAI sends
 // them.
 type (
+	wholeHead struct {
+		ID      string      `json:"id"`
+		Object  string      `json:"object"`
+		Created int64       `json:"created"`
+		Model   string      `json:"model"`
+		Usage   *wholeUsage `json:"usage,omitempty"`
+	}
 	wholeChat struct {
-		ID                string            `json:"id"`
-		Object            string            `json:"object"`
-		Created           int64             `json:"created"`
-		Model             string            `json:"model"`
+		wholeHead
 		SystemFingerprint string            `json:"system_fingerprint,omitempty"`
 		Choices           []wholeChatChoice `json:"choices"`
-		Usage             *wholeUsage       `json:"usage,omitempty"`
 	}
 	wholeChatChoice struct {
 		Index        int64        `json:"index"`
@@ -245,12 +249,8 @@ type (
 		} `json:"function"`
 	}
 	wholeCompletion struct {
-		ID      string                  `json:"id"`
-		Object  string                  `json:"object"`
-		Created int64                   `json:"created"`
-		Model   string                  `json:"model"`
+		wholeHead
 		Choices []wholeCompletionChoice `json:"choices"`
-		Usage   *wholeUsage             `json:"usage,omitempty"`
 	}
 	wholeCompletionChoice struct {
 		Index        int64  `json:"index"`

@@ -21,14 +21,7 @@ func TestAssemble(t *testing.T) {
 			ev(`{"id":"a","object":"chat.completion.chunk","created":7,"model":"DeepSeek-V3","choices":[{"index":0,"delta":{"role":null,"content":"Hel","tool_calls":null},"finish_reason":null}]}`) +
 			ev(`{"id":"a","object":"chat.completion.chunk","created":7,"model":"DeepSeek-V3","choices":[{"index":0,"delta":{"content":"lo"},"finish_reason":"stop","matched_stop":1}],"usage":{"prompt_tokens":5,"completion_tokens":3,"total_tokens":8}}`) +
 			"data: [DONE]\n\n"
-		b, err := Assemble(chat, strings.NewReader(body), 1<<20)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var cc openai.ChatCompletion
-		if err := json.Unmarshal(b, &cc); err != nil {
-			t.Fatal(err)
-		}
+		cc, b := assembleChat(t, body)
 		m := cc.Choices[0].Message
 		if cc.ID != "a" || cc.Model != "DeepSeek-V3" || m.Content != "Hello" || cc.Choices[0].FinishReason != "stop" ||
 			m.JSON.ExtraFields["reasoning_content"].Raw() != `"Hm."` || cc.Usage.PromptTokens != 5 || cc.Usage.CompletionTokens != 3 {
@@ -38,14 +31,7 @@ func TestAssemble(t *testing.T) {
 	t.Run("chat tool calls at index 0", func(t *testing.T) {
 		body := ev(`{"id":"b","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"x","type":"function","function":{"name":"f","arguments":"{}"}}]}}]}`) +
 			ev(`{"id":"b","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"y","type":"function","function":{"name":"g","arguments":"[]"}}]},"finish_reason":"tool_calls"}]}`)
-		b, err := Assemble(chat, strings.NewReader(body), 1<<20)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var cc openai.ChatCompletion
-		if err := json.Unmarshal(b, &cc); err != nil {
-			t.Fatal(err)
-		}
+		cc, b := assembleChat(t, body)
 		if tc := cc.Choices[0].Message.ToolCalls; len(tc) != 2 || tc[0].Function.Name != "f" || tc[1].ID != "y" || tc[1].Function.Arguments != "[]" {
 			t.Errorf("assembled %s", b)
 		}
@@ -115,4 +101,19 @@ func TestAssemble(t *testing.T) {
 			t.Error("err = nil, want the line's")
 		}
 	})
+}
+
+// assembleChat assembles body, the event stream of a chat completion,
+// and decodes the JSON it gives, which it returns too.
+func assembleChat(t *testing.T, body string) (openai.ChatCompletion, []byte) {
+	t.Helper()
+	b, err := Assemble(Chat(openai.ChatCompletionNewParams{}, false), strings.NewReader(body), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cc openai.ChatCompletion
+	if err := json.Unmarshal(b, &cc); err != nil {
+		t.Fatal(err)
+	}
+	return cc, b
 }
