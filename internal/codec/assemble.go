@@ -108,7 +108,7 @@ func (w *chatWhole) ended(done bool) bool { return done || w.all }
 func (w *chatWhole) json() ([]byte, error) {
 	cc := &w.acc.Acc.ChatCompletion
 	out := wholeChat{wholeHead: wholeHead{ID: cc.ID, Object: "chat.completion", Created: cc.Created, Model: cc.Model, Usage: usageJSON(cc.Usage)},
-		SystemFingerprint: cc.SystemFingerprint, Choices: []wholeChatChoice{}}
+		Choices: []wholeChatChoice{}}
 	for i, ch := range cc.Choices {
 		m := wholeMessage{Role: "assistant", Content: ch.Message.Content, Refusal: ch.Message.Refusal}
 		if r := w.reasoning[int64(i)]; r != nil {
@@ -225,8 +225,7 @@ type (
 	}
 	wholeChat struct {
 		wholeHead
-		SystemFingerprint string            `json:"system_fingerprint,omitempty"`
-		Choices           []wholeChatChoice `json:"choices"`
+		Choices []wholeChatChoice `json:"choices"`
 	}
 	wholeChatChoice struct {
 		Index        int64        `json:"index"`
