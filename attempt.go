@@ -3,6 +3,7 @@ package tokenpace
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"runtime"
@@ -88,6 +89,7 @@ type attempt struct {
 	body    *arrivalBody
 	rd      io.Reader   // the body as read: body, or what a middleware returned
 	sr      *sse.Reader // frames rd
+	sniffed string      // the Content-Type of a body not labelled an event stream
 	clean   bool        // the stream ended cleanly
 	inlined bool        // the holder is the caller, reading in take
 	ms      *milestone.Tracker
@@ -252,9 +254,9 @@ func (a *attempt) request() bool {
 		a.res = got
 	}
 	if ct := a.res.Header.Get("Content-Type"); !isEventStream(ct) {
-		_ = a.stream.Close()
-		a.end(a.failure(KindContentType, ct, nil), time.Now())
-		return false
+		// Read it as openai-go would, unless it is no event stream (see
+		// sse.Reader.Sniff).
+		a.sniffed = ct
 	}
 	return true
 }
@@ -277,6 +279,9 @@ func (a *attempt) openBody() {
 		a.rd = a.body
 	}
 	a.sr = sse.NewReader(a.rd, a.spec.cfg.maxLineBytes)
+	if a.sniffed != "" {
+		a.sr.Sniff()
+	}
 }
 
 // step reads and delivers the next event of the stream. At the end of the
@@ -324,6 +329,9 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	if err == io.EOF && a.terminal {
 		at := a.body.last
 		return true, at, a.outputEnd(at)
+	}
+	if errors.Is(err, sse.ErrNotEventStream) {
+		return true, time.Now(), a.failure(KindContentType, a.sniffed, nil)
 	}
 	if err != nil {
 		return true, time.Now(), a.readFailure(err)

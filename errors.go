@@ -28,7 +28,10 @@ const (
 	// transport error, or an error status, whose *openai.Error Unwrap
 	// reaches).
 	KindRequest ErrorKind = iota + 1
-	// KindContentType: a 2xx response that is not text/event-stream.
+	// KindContentType: a 2xx response that is no event stream: not
+	// labelled text/event-stream, and, read, no stream either (a JSON
+	// object, an HTML page, nothing). A stream labelled otherwise is read,
+	// as openai-go reads it; Timing.Streaming keeps its label.
 	KindContentType
 	// KindMalformed: an event whose data is not a valid chunk.
 	KindMalformed

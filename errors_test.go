@@ -67,7 +67,10 @@ func TestBadStreams(t *testing.T) {
 		{name: `no [DONE] after finish reasons "null"`, handler: script(sse, chunk("k", "Hel", "null", ""), chunk("k", "lo", "null", "")),
 			kind: tokenpace.KindTruncated, partial: "Hello"},
 		{name: "wrong content type", handler: script("application/json", `{"id":"x"}`), kind: tokenpace.KindContentType},
-		{name: "no content type", handler: script("", contentEvent("a")), kind: tokenpace.KindContentType},
+		// No Content-Type: read as an event stream, as openai-go reads it.
+		{name: "no content type", handler: script("", contentEvent("a")), kind: tokenpace.KindTruncated, partial: "a"},
+		{name: "an HTML page labelled text/plain", handler: script("text/plain", "<html><body>Gateway login</body></html>"), kind: tokenpace.KindContentType},
+		{name: "an empty body labelled text/plain", handler: script("text/plain"), kind: tokenpace.KindContentType},
 		{name: "line too long", handler: script(sse, contentEvent("ok"), contentEvent(strings.Repeat("x", 70<<10))),
 			opts: []tokenpace.Option{tokenpace.WithMaxLineBytes(64 << 10)}, kind: tokenpace.KindTooLarge, partial: "ok"},
 		{name: "event too long", handler: script(sse, contentEvent("ok"), strings.Repeat("data: "+strings.Repeat("x", 1<<10)+"\n", 100)+"\n"),

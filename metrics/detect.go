@@ -17,9 +17,9 @@ type Kind string
 const (
 	// KindBufferingProxy: the chunks of a stream arrived in one burst at
 	// its end, so the caller saw nothing until generation was over; or a
-	// successful response was not an event stream at all (its
-	// Content-Type is not text/event-stream: a tokenpace.KindContentType
-	// error, of the request or of an attempt a Router recovered from).
+	// successful response was not an event stream at all (a
+	// tokenpace.KindContentType error, of the request or of an attempt a
+	// Router recovered from).
 	// The usual cause is a proxy (nginx, a CDN) that buffers or
 	// rewrites the response. A response without X-Accel-Buffering: no is
 	// not flagged for that alone (many servers that stream well do not
@@ -185,7 +185,7 @@ func (d *Detector) buffering(t *tokenpace.Timing) (Detection, bool) {
 	if ct, target, at, ok := notEventStream(t); ok {
 		return Detection{
 			Kind: KindBufferingProxy, Target: target, Model: t.Model, At: at,
-			Message: fmt.Sprintf("the response's Content-Type %q is not text/event-stream: the stream was not streamed", ct),
+			Message: fmt.Sprintf("the response (Content-Type %q) is not an event stream: the stream was not streamed", ct),
 			Hint:    BufferingHint,
 		}, true
 	}

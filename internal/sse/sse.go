@@ -6,6 +6,7 @@ package sse
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -13,6 +14,10 @@ import (
 // ErrEventTooLong ends a stream whose event's data, joined over its lines,
 // exceeds the limit on a line.
 var ErrEventTooLong = fmt.Errorf("tokenpace: event data longer than the limit: %w", bufio.ErrTooLong)
+
+// ErrNotEventStream ends a body read with Sniff whose first line is no
+// field of the event-stream format, or that ends before any line.
+var ErrNotEventStream = errors.New("tokenpace: the body is not an event stream")
 
 // Reader splits a text/event-stream body into the data of its events.
 // openai-go's own decoder does the same but neither reports whether the
@@ -25,7 +30,17 @@ type Reader struct {
 	has      bool   // the current event has a data field
 	consumed int64  // bytes of the body split into lines so far (Consumed)
 	broken   bool   // the last line ended with a line break
+	sniff    bool   // the first line must be a field of the format (Sniff)
 }
+
+// Sniff makes the Reader check that the body is an event stream, for a
+// body whose Content-Type does not say so: some servers label their
+// streams application/json, text/plain or application/x-ndjson (Foundry
+// Local, ramalama's RAG proxy, LitServe), which openai-go reads all the
+// same. Next then returns ErrNotEventStream for a body whose first line
+// is no field (data, event, id, retry) nor comment, as a JSON object or an
+// HTML page is not, and for a body that ends before any line.
+func (r *Reader) Sniff() { r.sniff = true }
 
 // NewReader returns a Reader of r whose lines, and events' data, are at
 // most maxLine bytes long.
@@ -67,6 +82,12 @@ func (r *Reader) Next() ([]byte, error) {
 			continue
 		}
 		name, value, _ := bytes.Cut(line, []byte{':'})
+		if r.sniff {
+			if !isField(name) {
+				return nil, ErrNotEventStream
+			}
+			r.sniff = false
+		}
 		if string(name) != "data" {
 			continue
 		}
@@ -85,6 +106,9 @@ func (r *Reader) Next() ([]byte, error) {
 	if err := r.sc.Err(); err != nil {
 		return nil, err
 	}
+	if r.sniff {
+		return nil, ErrNotEventStream
+	}
 	if r.has && r.broken {
 		r.has = false
 		return r.data, nil
@@ -95,3 +119,13 @@ func (r *Reader) Next() ([]byte, error) {
 // Consumed returns how many bytes of the body were split into lines so
 // far: bytes read past them wait in the Reader's buffer.
 func (r *Reader) Consumed() int64 { return r.consumed }
+
+// isField reports whether name, a line's text before its first colon, is
+// a field of the event-stream format or a comment's (empty).
+func isField(name []byte) bool {
+	switch string(name) {
+	case "", "data", "event", "id", "retry":
+		return true
+	}
+	return false
+}
