@@ -36,8 +36,9 @@ type Reader struct {
 // Sniff makes the Reader check that the body is an event stream, for a
 // body whose Content-Type does not say so: some servers label their
 // streams application/json, text/plain or application/x-ndjson (Foundry
-// Local, ramalama's RAG proxy, LitServe), which openai-go reads all the
-// same. Next then returns ErrNotEventStream for a body whose first line
+// Local: microsoft/foundry-dev-tools#195; ramalama's RAG proxy:
+// containers/ramalama#2837; LitServe: Lightning-AI/LitServe#359), which
+// openai-go reads all the same. Next then returns ErrNotEventStream for a body whose first line
 // is no field (data, event, id, retry) nor comment, as a JSON object or an
 // HTML page is not, and for a body that ends before any line.
 func (r *Reader) Sniff() { r.sniff = true }
