@@ -51,9 +51,10 @@ func (r *stepReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// FuzzStream feeds arbitrary bodies to a stream: it must end, with a nil
-// error or a *StreamError, never panic or hang, and account for what it
-// delivered.
+// FuzzStream feeds arbitrary bodies to a stream, and to a non-streaming
+// call that the same event stream answers: each must end, with a nil
+// error or a *StreamError, never panic or hang, and the stream account for
+// what it delivered.
 func FuzzStream(f *testing.F) {
 	f.Add(sseStream(3), 7)
 	f.Add("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: [DONE]\n\n", 1)
@@ -68,6 +69,11 @@ func FuzzStream(f *testing.F) {
 	f.Add("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":["+strings.Repeat("{},", 3000)+"{}]}}]}\n\n", 512)
 	// ids that change, no [DONE] after the finish reason.
 	f.Add("data: {\"id\":\"a\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"id\":\"b\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"b\"},\"finish_reason\":\"stop\"}]}\n", 9)
+	// Tool calls at index 0 under ids of their own, content parts, one
+	// tool call as an object.
+	f.Add("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"function\":{\"name\":\"f\"}},{\"index\":0,\"id\":\"b\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}]}}]}\n\n", 11)
+	f.Add("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":[{\"type\":\"thinking\",\"thinking\":[{\"type\":\"text\",\"text\":\"h\"}]},{\"type\":\"text\",\"text\":\"a\"}]}}]}\n\n", 5)
+	f.Add("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":{\"index\":0,\"id\":\"\",\"function\":{\"arguments\":\"x\"}}},\"finish_reason\":\"null\"}]}\n\n", 6)
 	f.Fuzz(func(t *testing.T, body string, step int) {
 		if step <= 0 || step > 1<<16 {
 			step = 1 << 16
@@ -76,6 +82,7 @@ func FuzzStream(f *testing.F) {
 		go func() {
 			defer close(done)
 			fuzzRead(t, body, step)
+			fuzzWhole(t, body, step)
 		}()
 		select {
 		case <-done:
@@ -116,6 +123,26 @@ func fuzzRead(t *testing.T, body string, step int) {
 	}
 	if acc := s.Accumulated(); len(acc.Choices) > 0 && acc.Choices[0].Message.Content != read.String() {
 		t.Errorf("Accumulated() holds %q, the caller read %q", acc.Choices[0].Message.Content, read.String())
+	}
+}
+
+// fuzzWhole makes a non-streaming call answered with body, an event
+// stream delivered step bytes per read (see exchange.assemble), and
+// checks how it ended.
+func fuzzWhole(t *testing.T, body string, step int) {
+	oc := openai.NewClient(option.WithBaseURL("http://fuzz.invalid/v1/"), option.WithAPIKey("x"),
+		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: rawTransport{body, step}}))
+	c := tokenpace.NewClient(oc, tokenpace.WithMaxLineBytes(1<<12))
+	var tm *tokenpace.Timing
+	res, err := c.New(context.Background(), chat("m", 5), tokenpace.WithTimingInto(&tm))
+	var se *tokenpace.StreamError
+	switch {
+	case err != nil && !errors.As(err, &se):
+		t.Errorf("New() error = %v (%T), want nil or a *StreamError", err, err)
+	case err == nil && res == nil:
+		t.Error("New() = nil, nil")
+	case tm == nil || tm.End.IsZero():
+		t.Errorf("Timing %+v, want one that ended", tm)
 	}
 }
 
