@@ -29,8 +29,11 @@ func messageParts(m *openai.ChatCompletionMessage) {
 // content's JSON, when it is an array; it leaves them as they are
 // otherwise.
 func setParts(raw string, content *string, extra *map[string]respjson.Field) {
+	if !strings.HasPrefix(raw, "[") {
+		return // a string, as most servers send: nothing to allocate
+	}
 	var parts []json.RawMessage
-	if !strings.HasPrefix(raw, "[") || json.Unmarshal([]byte(raw), &parts) != nil {
+	if json.Unmarshal([]byte(raw), &parts) != nil {
 		return
 	}
 	var text, thinking strings.Builder
