@@ -3,6 +3,8 @@ package tokenpace_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -226,4 +228,30 @@ func TestRouterResponseContinuation(t *testing.T) {
 			t.Errorf("chunks, output tokens = %d, %d, want 30, 30", len(tm.Chunks), tm.OutputTokens)
 		}
 	})
+}
+
+// TestResponseStreamingNestedErrorEvent: OpenAI's and Azure's servers send
+// a Responses error event with its code and message nested in an "error"
+// object (openai/openai-dotnet#881), not at the event's top level as the
+// API reference documents: the caller's KindErrorEvent wraps them all the
+// same, the text before kept.
+func TestResponseStreamingNestedErrorEvent(t *testing.T) {
+	body := "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"in_progress\",\"output\":[]}}\n\n" +
+		"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":1,\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":\"Hel\"}\n\n" +
+		"event: error\ndata: {\"type\":\"error\",\"sequence_number\":2,\"error\":{\"type\":\"too_many_requests\",\"code\":\"too_many_requests\",\"message\":\"Too Many Requests\",\"param\":null}}\n\n"
+	url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, body)
+	}))
+	c := tokenpace.NewClient(openaiClient(url, hc))
+	s := c.NewResponseStreaming(context.Background(), respond("m", 10))
+	got := readResponseStream(s)
+	se := checkKind(t, got.err, tokenpace.KindErrorEvent)
+	var apiErr *openai.Error
+	if !errorsAs(se, &apiErr) || apiErr.Code != "too_many_requests" || apiErr.Message != "Too Many Requests" || se.Detail != "too_many_requests" {
+		t.Errorf("Err() = %v (detail %q), want one wrapping an *openai.Error with code too_many_requests and its message", se, se.Detail)
+	}
+	if got.text != "Hel" {
+		t.Errorf("text %q, want Hel", got.text)
+	}
 }

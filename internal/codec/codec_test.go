@@ -73,6 +73,9 @@ func TestDecode(t *testing.T) {
 			data: `{"type":"response.completed","response":{"usage":{"input_tokens":2,"output_tokens":4}}}`, final: true},
 		{name: "response error", req: Response(responses.ResponseNewParams{}),
 			data: `{"type":"error","code":"rate_limit","message":"slow down"}`, server: "slow down"},
+		{name: "response error nested (OpenAI, Azure)", req: Response(responses.ResponseNewParams{}),
+			data:   `{"type":"error","sequence_number":2,"error":{"type":"too_many_requests","code":"too_many_requests","message":"Too Many Requests","param":null}}`,
+			server: "Too Many Requests"},
 		{name: "response failed", req: Response(responses.ResponseNewParams{}),
 			data: `{"type":"response.failed","response":{"error":{"code":"server_error","message":"died"}}}`, server: "died"},
 	}

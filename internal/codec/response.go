@@ -97,7 +97,7 @@ func (response) Decode(data []byte) (Event, error) {
 	case respRefusalDelta:
 		d.Refusal = ev.Delta
 	case respError:
-		return Event{}, serverError(&ServerError{Code: ev.Code, Message: ev.Message, Param: ev.Param})
+		return Event{}, serverError(errorEvent(ev, data))
 	case respFailed:
 		e := ev.Response.Error
 		return Event{}, serverError(&ServerError{Code: string(e.Code), Message: e.Message})
@@ -118,6 +118,30 @@ func (response) Decode(data []byte) (Event, error) {
 		out.End = responseEnd(ev)
 	}
 	return out, nil
+}
+
+// errorEvent returns the error of a Responses error event: its code,
+// message and param, at the event's top level as the API reference
+// documents them, or nested in an "error" object as OpenAI's and Azure's
+// servers send them (openai/openai-dotnet#881, openai/openai-node#2021);
+// data is the event's JSON.
+func errorEvent(ev *responses.ResponseStreamEventUnion, data []byte) *ServerError {
+	e := &ServerError{Code: ev.Code, Message: ev.Message, Param: ev.Param}
+	if e.Message != "" || e.Code != "" {
+		return e
+	}
+	var outer struct {
+		Error struct{ Type, Code, Message, Param json.RawMessage }
+	}
+	if json.Unmarshal(data, &outer) != nil {
+		return e
+	}
+	nested := outer.Error
+	e.Code, e.Message, e.Param = stringOf(nested.Code), stringOf(nested.Message), stringOf(nested.Param)
+	if e.Code == "" {
+		e.Code = stringOf(nested.Type)
+	}
+	return e
 }
 
 // responseOutput reports whether a Responses event carries generated
