@@ -754,10 +754,9 @@ func (a *attempt) callWhole(opts []option.RequestOption) {
 	}
 	if err != nil {
 		res, _ := a.x.response()
-		switch kind, detail, ferr := a.x.wholeFailure(res); {
-		case kind != 0:
+		if kind, detail, ferr := a.x.wholeFailure(res); kind != 0 {
 			a.end(a.failure(kind, detail, ferr), at)
-		default:
+		} else {
 			a.end(a.requestFailure(err), time.Now())
 		}
 		return

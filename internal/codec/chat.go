@@ -67,12 +67,10 @@ func (r chat) Decode(data []byte) (Event, error) {
 		if !oneToolCall(&c.Choices[i].Delta) {
 			return Event{}, &Error{Detail: "delta tool_calls neither an array nor a tool call"}
 		}
+		contentParts(&c.Choices[i].Delta)
 	}
 	if err := checkChoices(c, r.Choices()); err != nil {
 		return Event{}, err
-	}
-	for i := range c.Choices {
-		contentParts(&c.Choices[i].Delta)
 	}
 	return chunkEvent(c, c), nil
 }

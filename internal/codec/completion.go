@@ -106,9 +106,6 @@ func completionEvent(comp *openai.Completion) Event {
 		}
 	}
 	ev := chunkEvent(c, comp)
-	ev.Usage, ev.HasUsage = usageOf(comp.Usage), comp.JSON.Usage.Valid() && hasCounts(&comp.Usage)
-	if ev.HasUsage && ev.Usage.Cached == 0 {
-		ev.Usage.Cached = timingsCached(comp.JSON.ExtraFields)
-	}
+	ev.Usage, ev.HasUsage = usageIn(&comp.Usage, comp.JSON.Usage.Valid(), comp.JSON.ExtraFields)
 	return ev
 }

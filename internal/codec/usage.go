@@ -57,24 +57,33 @@ func usageOf(u openai.CompletionUsage) Usage {
 }
 
 // chunkUsage returns the usage a chat chunk reports, and whether it
-// reports one: its usage object, else the one a choice carries (Moonshot
-// sends the usage in the finish chunk's choice). Where the usage gives no
-// cached tokens, those of llama.cpp's timings (cache_n) count.
+// reports one: its usage object (see usageIn), else the one a choice
+// carries (Moonshot sends the usage in the finish chunk's choice).
 func chunkUsage(c *openai.ChatCompletionChunk) (Usage, bool) {
-	u, ok := Usage{}, c.JSON.Usage.Valid() && hasCounts(&c.Usage)
-	if ok {
-		u = usageOf(c.Usage)
-	} else {
-		for i := range c.Choices {
-			if u, ok = choiceUsage(c.Choices[i].JSON.ExtraFields["usage"]); ok {
-				break
-			}
+	if u, ok := usageIn(&c.Usage, c.JSON.Usage.Valid(), c.JSON.ExtraFields); ok {
+		return u, true
+	}
+	for i := range c.Choices {
+		if u, ok := choiceUsage(c.Choices[i].JSON.ExtraFields["usage"]); ok {
+			return u, true
 		}
 	}
-	if ok && u.Cached == 0 {
-		u.Cached = timingsCached(c.JSON.ExtraFields)
+	return Usage{}, false
+}
+
+// usageIn returns the counts of u, the usage object of a chat chunk or a
+// completion whose other fields are extra, and whether it holds any
+// (present: the event has one). Where u gives no cached tokens, those of
+// llama.cpp's timings (cache_n) count.
+func usageIn(u *openai.CompletionUsage, present bool, extra map[string]respjson.Field) (Usage, bool) {
+	if !present || !hasCounts(u) {
+		return Usage{}, false
 	}
-	return u, ok
+	out := usageOf(*u)
+	if out.Cached == 0 {
+		out.Cached = timingsCached(extra)
+	}
+	return out, true
 }
 
 // choiceUsage decodes a usage object that rides on a choice; ok is false
@@ -94,19 +103,13 @@ func choiceUsage(f respjson.Field) (Usage, bool) {
 // timingsCached returns the prompt tokens llama.cpp's server says it took
 // from its cache (timings.cache_n), or 0.
 func timingsCached(extra map[string]respjson.Field) int64 {
-	f, ok := extra["timings"]
-	if !ok {
+	var t struct {
+		CacheN int64 `json:"cache_n"`
+	}
+	if json.Unmarshal([]byte(extra["timings"].Raw()), &t) != nil {
 		return 0
 	}
-	var t map[string]json.RawMessage
-	if json.Unmarshal([]byte(f.Raw()), &t) != nil {
-		return 0
-	}
-	var n int64
-	if json.Unmarshal(t["cache_n"], &n) != nil {
-		return 0
-	}
-	return n
+	return t.CacheN
 }
 
 // extraCount returns the integer of an extra field k, or 0.

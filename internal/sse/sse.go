@@ -38,9 +38,10 @@ type Reader struct {
 // streams application/json, text/plain or application/x-ndjson (Foundry
 // Local: microsoft/foundry-dev-tools#195; ramalama's RAG proxy:
 // containers/ramalama#2837; LitServe: Lightning-AI/LitServe#359), which
-// openai-go reads all the same. Next then returns ErrNotEventStream for a body whose first line
-// is no field (data, event, id, retry) nor comment, as a JSON object or an
-// HTML page is not, and for a body that ends before any line.
+// openai-go reads all the same. Next then returns ErrNotEventStream for a
+// body whose first line is no field (data, event, id, retry) nor comment,
+// as a JSON object or an HTML page is not, and for a body that ends
+// before any line.
 func (r *Reader) Sniff() { r.sniff = true }
 
 // NewReader returns a Reader of r whose lines, and events' data, are at
