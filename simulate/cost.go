@@ -42,8 +42,9 @@ type Load struct {
 type StepCost struct {
 	// Time is the whole step: the paths that overlap, then what does not.
 	// Memory and Compute overlap along the smooth roofline
-	// ((Memory^k + Compute^k)^(1/k), or their max when the deployment's
-	// Ridge is not positive); Dequant overlaps both on a GPU whose vector
+	// ((Memory^k + Compute^k)^(1/k), k the deployment's PrefillRidge for
+	// a step that prefills and its Ridge otherwise, or their max when k is
+	// not positive); Dequant overlaps both on a GPU whose vector
 	// units are apart from its matrix units (the dequantization is fused
 	// into the matrix kernel) and joins Compute where the same units do
 	// both (CPUs, Apple GPUs). The result is scaled for speculative
@@ -85,6 +86,7 @@ type costModel struct {
 	fused      bool    // dequantization runs beside the matrix units, hidden behind them
 	draft      float64 // 1 + k·DraftCost
 	ridge      float64 // smooth-roofline exponent; ≤ 0: plain max
+	prefill    float64 // ridge for a step that prefills
 	dense      float64 // streamed weight bytes of a dense model; 0 for MoE
 }
 
@@ -102,6 +104,7 @@ func newCostModel(d Deployment) costModel {
 		overhead:   max(d.StepOverhead, 0),
 		draft:      1 + float64(d.Speculation.DraftTokens)*d.Speculation.DraftCost,
 		ridge:      d.Ridge,
+		prefill:    d.PrefillRidge,
 	}
 	if d.parallel() > 1 && d.AllReduce >= 0 {
 		c.overhead += time.Duration(2*d.Model.Layers) * d.AllReduce
@@ -162,9 +165,13 @@ func (c *costModel) step(l Load) StepCost {
 	if comp > mem {
 		s.Bound, work = ComputeBound, comp
 	}
-	if c.ridge > 0 && work > 0 {
+	k := c.ridge
+	if l.PrefillTokens > 0 {
+		k = c.prefill
+	}
+	if k > 0 && work > 0 {
 		lo := min(mem, comp) / work
-		work *= math.Pow(1+math.Pow(lo, c.ridge), 1/c.ridge)
+		work *= math.Pow(1+math.Pow(lo, k), 1/k)
 	}
 	if c.fused && dq > work {
 		s.Bound, work = ComputeBound, dq

@@ -67,6 +67,11 @@ type Efficiency struct {
 	// time m and compute time c takes (m^k + c^k)^(1/k); zero or negative
 	// means the plain max(m, c).
 	Ridge float64
+	// PrefillRidge is Ridge for a step that prefills: a matrix
+	// multiplication of a few hundred prompt rows sits near the ridge
+	// point, where it neither streams its weights nor multiplies at full
+	// rate, and takes nearer the sum of the two times than their max.
+	PrefillRidge float64
 	// PrefillOverhead is the extra host time of a step that prefills
 	// (kernels launched one by one outside a CUDA graph).
 	PrefillOverhead time.Duration
@@ -190,6 +195,10 @@ type Deployment struct {
 	// Efficiency.Ridge); zero keeps the class default, negative means the
 	// plain max of memory and compute time.
 	Ridge float64
+	// PrefillRidge overrides the exponent for a step that prefills (see
+	// Efficiency.PrefillRidge); zero keeps the class default, or Ridge
+	// when Ridge is set, negative means the plain max.
+	PrefillRidge float64
 	// PrefillOverhead overrides the extra host time of a step that
 	// prefills; zero keeps the class default, negative means none.
 	PrefillOverhead time.Duration
@@ -243,6 +252,7 @@ func (d Deployment) resolvedWith(p classParams) (Deployment, error) {
 	d.AllReduceShare = orF(d.AllReduceShare, def.AllReduceShare)
 	d.DequantOps = orF(d.DequantOps, def.DequantOps)
 	d.Attention = orF(d.Attention, def.Attention)
+	d.PrefillRidge = orF(d.PrefillRidge, orF(d.Ridge, def.PrefillRidge))
 	d.Ridge = orF(d.Ridge, def.Ridge)
 	d.PrefillOverhead = orD(d.PrefillOverhead, def.PrefillOverhead)
 	d.tileDequant = orF(d.tileDequant, def.tileDequant)
@@ -305,6 +315,7 @@ func (d Deployment) resolveRest() (Deployment, error) {
 		{!math.IsNaN(d.DequantOps) && !math.IsInf(d.DequantOps, 0), "dequantization ops per weight", d.DequantOps, "must be finite"},
 		{d.Attention > 0 && d.Attention <= 1, "attention efficiency", d.Attention, "must be in (0, 1]"},
 		{!math.IsNaN(d.Ridge) && !math.IsInf(d.Ridge, 0), "roofline ridge exponent", d.Ridge, "must be finite"},
+		{!math.IsNaN(d.PrefillRidge) && !math.IsInf(d.PrefillRidge, 0), "prefill roofline ridge exponent", d.PrefillRidge, "must be finite"},
 		{d.Speculation.DraftTokens >= 0, "draft tokens", d.Speculation.DraftTokens, "must not be negative"},
 		{d.Speculation.Acceptance >= 0 && d.Speculation.Acceptance < 1, "draft acceptance", d.Speculation.Acceptance, "must be in [0, 1)"},
 		{d.Speculation.DraftCost >= 0 && !math.IsInf(d.Speculation.DraftCost, 1), "draft cost", d.Speculation.DraftCost, "must be finite and not negative"},

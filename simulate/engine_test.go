@@ -85,6 +85,42 @@ func TestDecodeStepIsMaxOfMemoryAndCompute(t *testing.T) {
 	}
 }
 
+// A step that prefills combines its memory and compute times with
+// PrefillRidge, a decode step with Ridge; Ridge alone sets both.
+func TestPrefillStepUsesPrefillRidge(t *testing.T) {
+	roof := func(m, c time.Duration, k float64) time.Duration {
+		hi, lo := float64(max(m, c)), float64(min(m, c))
+		return time.Duration(math.Round(hi * math.Pow(1+math.Pow(lo/hi, k), 1/k)))
+	}
+	near := func(got, want time.Duration) bool { return got-want <= 1 && want-got <= 1 }
+	d := anchor(t)
+	d.Ridge, d.PrefillRidge = 3, 1.5
+	e := newEngine(t, d)
+	prefill := simulate.Load{PrefillTokens: 128, PrefillPairs: 128 * 129 / 2}
+	decode := simulate.Load{DecodeSeqs: 128, DecodeTokens: 128, DecodeContext: 128}
+	for _, tc := range []struct {
+		name string
+		l    simulate.Load
+		k    float64
+	}{{"prefill", prefill, 1.5}, {"decode", decode, 3}} {
+		c := e.StepCost(tc.l)
+		if want := roof(c.Memory, c.Compute, tc.k); !near(c.Time-c.Overhead, want) {
+			t.Errorf("%s step: %v (memory %v, compute %v, overhead %v), want %v + overhead (k = %v)", tc.name, c.Time, c.Memory, c.Compute, c.Overhead, want, tc.k)
+		}
+	}
+	d = anchor(t) // Ridge -1, PrefillRidge unset: the plain max everywhere
+	r, err := d.Resolved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.PrefillRidge != -1 {
+		t.Errorf("Ridge -1 resolved PrefillRidge to %v, want -1", r.PrefillRidge)
+	}
+	if c := newEngine(t, d).StepCost(prefill); c.Time-c.Overhead != max(c.Memory, c.Compute) {
+		t.Errorf("prefill step at Ridge -1: %v, want the max of memory %v and compute %v + overhead %v", c.Time, c.Memory, c.Compute, c.Overhead)
+	}
+}
+
 func TestLongPromptCostsDisproportionately(t *testing.T) {
 	d := simulate.Deployment{} // Llama 3.1 8B on an H100
 	ttft := func(prompt int) time.Duration {

@@ -326,9 +326,11 @@ func (p Prediction) explain(e *Engine) []string {
 	if m := 1 + float64(d.Speculation.DraftTokens)*d.Speculation.DraftCost; m != 1 {
 		draft = " × " + sigfig.Num(m) + " (drafting)"
 	}
-	roof := "max"
-	if d.Ridge > 0 {
-		roof = "roofline_k=" + sigfig.Num(d.Ridge)
+	roof := func(k float64) string {
+		if k > 0 {
+			return "roofline_k=" + sigfig.Num(k)
+		}
+		return "max"
 	}
 	bytes := c.WeightBytes + c.KVBytes
 	raw := bytes / (float64(d.parallel()) * d.GPU.BandwidthGBs * 1e9)
@@ -342,7 +344,7 @@ func (p Prediction) explain(e *Engine) []string {
 		fmt.Sprintf("  at MBU %s: %s ms", sigfig.Num(d.MBU), sigfig.Ms(c.Memory)),
 		fmt.Sprintf("decode compute: %s GFLOP / (%s × MFU %s) = %s ms", sigfig.Num(c.FLOPs/1e9), rate, sigfig.Num(d.MFU), sigfig.Ms(c.Compute)),
 		fmt.Sprintf("decode step: %s(%s, %s)%s%s + %s ms overhead = %s ms → %s-bound, ≈ %s TPS per stream, %s TPS for %d streams",
-			roof, sigfig.Ms(c.Memory), sigfig.Ms(c.Compute), dequantNote(c, e.cost.fused), draft, sigfig.Ms(c.Overhead), sigfig.Ms(c.Time), c.Bound, sigfig.Num(d.Speculation.TokensPerStep()/c.Time.Seconds()),
+			roof(d.Ridge), sigfig.Ms(c.Memory), sigfig.Ms(c.Compute), dequantNote(c, e.cost.fused), draft, sigfig.Ms(c.Overhead), sigfig.Ms(c.Time), c.Bound, sigfig.Num(d.Speculation.TokensPerStep()/c.Time.Seconds()),
 			sigfig.Num(float64(batch)*d.Speculation.TokensPerStep()/c.Time.Seconds()), batch),
 	}
 	if d.Speculation.DraftTokens > 0 {
@@ -355,8 +357,9 @@ func (p Prediction) explain(e *Engine) []string {
 	}
 	pf := e.cost.step(Load{PrefillTokens: uncached, PrefillPairs: prefillPairs(uncached, s.PromptTokens-uncached), PrefillContext: int64(s.PromptTokens - uncached)})
 	lines = append(lines,
-		fmt.Sprintf("prefill alone: %d uncached tokens → %s TFLOP / (%s × MFU %s) = %s ms compute, %s ms memory → %s-bound",
-			uncached, sigfig.Num(pf.FLOPs/1e12), rate, sigfig.Num(d.MFU), sigfig.Ms(pf.Compute), sigfig.Ms(pf.Memory), pf.Bound))
+		fmt.Sprintf("prefill alone: %d uncached tokens → %s TFLOP / (%s × MFU %s) = %s ms compute, %s ms memory; %s(%s, %s) + %s ms overhead = %s ms → %s-bound",
+			uncached, sigfig.Num(pf.FLOPs/1e12), rate, sigfig.Num(d.MFU), sigfig.Ms(pf.Compute), sigfig.Ms(pf.Memory),
+			roof(d.PrefillRidge), sigfig.Ms(pf.Memory), sigfig.Ms(pf.Compute), sigfig.Ms(pf.Overhead), sigfig.Ms(pf.Time), pf.Bound))
 	if e.cost.arPerToken > 0 {
 		allReduces := func(tokens int) time.Duration { // a step's, latency and bytes
 			return time.Duration(2*d.Model.Layers)*d.AllReduce + seconds(e.cost.arPerToken*float64(tokens))
