@@ -42,13 +42,16 @@ type conformanceMeta struct {
 // conformanceExpect is what the caller must get from a fixture.
 type conformanceExpect struct {
 	Text, Reasoning, Finish string
-	PromptTokens            int                                `json:"prompt_tokens"`
-	CachedTokens            int                                `json:"cached_tokens"`
-	OutputTokens            int                                `json:"output_tokens"`
-	UsageReported           *bool                              `json:"usage_reported"` // default: whether prompt_tokens is set
-	ToolCalls               []struct{ Name, Arguments string } `json:"tool_calls"`
-	Error                   string                             // the StreamError kind, e.g. "error event"
-	ErrorMessage            string                             `json:"error_message"`
+	// DeltasText is what the stream's own text deltas hold, where a
+	// server sends some of the text in another event; empty: Text.
+	DeltasText    string                             `json:"deltas_text"`
+	PromptTokens  int                                `json:"prompt_tokens"`
+	CachedTokens  int                                `json:"cached_tokens"`
+	OutputTokens  int                                `json:"output_tokens"`
+	UsageReported *bool                              `json:"usage_reported"` // default: whether prompt_tokens is set
+	ToolCalls     []struct{ Name, Arguments string } `json:"tool_calls"`
+	Error         string                             // the StreamError kind, e.g. "error event"
+	ErrorMessage  string                             `json:"error_message"`
 }
 
 // UnmarshalJSON takes a fixture's first line.
@@ -224,6 +227,7 @@ func TestConformance(t *testing.T) {
 				want := fx
 				if fx.Expect.Error != "" {
 					want.Expect.Text += extra
+					want.Expect.DeltasText = ""
 					want.Expect.Error, want.Expect.Finish = "", "stop"
 					want.Expect.PromptTokens, want.Expect.OutputTokens, want.Expect.UsageReported = 0, 0, nil
 				}
@@ -240,8 +244,8 @@ func TestConformance(t *testing.T) {
 func checkConformance(t *testing.T, who string, fx conformance, got read) {
 	t.Helper()
 	e := fx.Expect
-	if got.text != e.Text || got.acc != e.Text {
-		t.Errorf("%s: read %q, accumulated %q; want both %q", who, got.text, got.acc, e.Text)
+	if got.text != cmp.Or(e.DeltasText, e.Text) || got.acc != e.Text {
+		t.Errorf("%s: read %q, accumulated %q; want %q and %q", who, got.text, got.acc, cmp.Or(e.DeltasText, e.Text), e.Text)
 	}
 	if got.reasoning != e.Reasoning {
 		t.Errorf("%s: reasoning %q, want %q", who, got.reasoning, e.Reasoning)
