@@ -87,11 +87,12 @@ type attempt struct {
 	answer  *http.Response // the response openai-go got (WithResponseInto)
 	outer   *http.Response // the response of the caller's middlewares (outermost)
 	body    *arrivalBody
-	rd      io.Reader   // the body as read: body, or what a middleware returned
-	sr      *sse.Reader // frames rd
-	sniffed string      // the Content-Type of a body not labelled an event stream
-	clean   bool        // the stream ended cleanly
-	inlined bool        // the holder is the caller, reading in take
+	rd      io.Reader     // the body as read: body, or what a middleware returned
+	sr      *sse.Reader   // frames rd
+	sniffed string        // the Content-Type of a body not labelled an event stream
+	dec     codec.Decoder // decodes the body's events in order
+	clean   bool          // the stream ended cleanly
+	inlined bool          // the holder is the caller, reading in take
 	ms      *milestone.Tracker
 	deltas  int       // output-bearing choice deltas
 	counted int       // output tokens reported to the output event
@@ -177,6 +178,7 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 		ms:     milestone.New(spec.cfg.milestones),
 		done:   make(chan struct{}),
 		wake:   make(chan struct{}, 1),
+		dec:    spec.req.Decoder(),
 	}
 	a.x.before = a
 	if spec.whole {
@@ -344,7 +346,7 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	if err != nil {
 		return true, at, a.refused(err)
 	}
-	ev, err := a.spec.req.Decode(data)
+	ev, err := a.dec.Decode(data)
 	if err != nil {
 		return true, at, a.refused(err)
 	}

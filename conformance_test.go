@@ -1,6 +1,7 @@
 package tokenpace_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,7 +31,10 @@ type conformanceMeta struct {
 	Server, Source, Quirk string
 	Request               struct {
 		Path string
-		Body struct{ Model string }
+		Body struct {
+			Model           string
+			MaxOutputTokens int64 `json:"max_output_tokens"`
+		}
 	}
 	Expect conformanceExpect
 }
@@ -38,13 +42,16 @@ type conformanceMeta struct {
 // conformanceExpect is what the caller must get from a fixture.
 type conformanceExpect struct {
 	Text, Reasoning, Finish string
-	PromptTokens            int                                `json:"prompt_tokens"`
-	CachedTokens            int                                `json:"cached_tokens"`
-	OutputTokens            int                                `json:"output_tokens"`
-	UsageReported           *bool                              `json:"usage_reported"` // default: whether prompt_tokens is set
-	ToolCalls               []struct{ Name, Arguments string } `json:"tool_calls"`
-	Error                   string                             // the StreamError kind, e.g. "error event"
-	ErrorMessage            string                             `json:"error_message"`
+	// DeltasText is what the stream's own text deltas hold, where a
+	// server sends some of the text in another event; empty: Text.
+	DeltasText    string                             `json:"deltas_text"`
+	PromptTokens  int                                `json:"prompt_tokens"`
+	CachedTokens  int                                `json:"cached_tokens"`
+	OutputTokens  int                                `json:"output_tokens"`
+	UsageReported *bool                              `json:"usage_reported"` // default: whether prompt_tokens is set
+	ToolCalls     []struct{ Name, Arguments string } `json:"tool_calls"`
+	Error         string                             // the StreamError kind, e.g. "error event"
+	ErrorMessage  string                             `json:"error_message"`
 }
 
 // UnmarshalJSON takes a fixture's first line.
@@ -154,6 +161,11 @@ var secondRoute = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) 
 		_, _ = w.Write([]byte(`data: {"id":"s","object":"text_completion","model":"second","choices":[{"index":0,"text":"` + extra + `","finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n"))
 		return
 	}
+	if strings.HasSuffix(r.URL.Path, "/responses") {
+		_, _ = w.Write([]byte(`data: {"type":"response.output_text.delta","item_id":"m","delta":"` + extra + `"}` + "\n\n" +
+			`data: {"type":"response.completed","response":{"id":"s","object":"response","status":"completed","model":"second","output":[]}}` + "\n\n"))
+		return
+	}
 	_, _ = w.Write([]byte(chunk("s", extra, "stop", "") + "data: [DONE]\n\n"))
 })
 
@@ -178,7 +190,7 @@ func TestConformance(t *testing.T) {
 				call := func(client, router bool) read {
 					switch fx.Request.Path {
 					case "/v1/responses":
-						p := respond(fx.Request.Body.Model, 64)
+						p := respond(fx.Request.Body.Model, int(cmp.Or(fx.Request.Body.MaxOutputTokens, 64)))
 						if router {
 							return readResponseStream(r.NewResponseStreaming(context.Background(), p))
 						}
@@ -215,6 +227,7 @@ func TestConformance(t *testing.T) {
 				want := fx
 				if fx.Expect.Error != "" {
 					want.Expect.Text += extra
+					want.Expect.DeltasText = ""
 					want.Expect.Error, want.Expect.Finish = "", "stop"
 					want.Expect.PromptTokens, want.Expect.OutputTokens, want.Expect.UsageReported = 0, 0, nil
 				}
@@ -231,8 +244,8 @@ func TestConformance(t *testing.T) {
 func checkConformance(t *testing.T, who string, fx conformance, got read) {
 	t.Helper()
 	e := fx.Expect
-	if got.text != e.Text || got.acc != e.Text {
-		t.Errorf("%s: read %q, accumulated %q; want both %q", who, got.text, got.acc, e.Text)
+	if got.text != cmp.Or(e.DeltasText, e.Text) || got.acc != e.Text {
+		t.Errorf("%s: read %q, accumulated %q; want %q and %q", who, got.text, got.acc, cmp.Or(e.DeltasText, e.Text), e.Text)
 	}
 	if got.reasoning != e.Reasoning {
 		t.Errorf("%s: reasoning %q, want %q", who, got.reasoning, e.Reasoning)
@@ -243,7 +256,9 @@ func checkConformance(t *testing.T, who string, fx conformance, got read) {
 	case e.Error != "":
 		var se *tokenpace.StreamError
 		var ae *openai.Error
-		if !errors.As(got.err, &se) || se.Kind.String() != e.Error || !errors.As(got.err, &ae) || ae.Message != e.ErrorMessage {
+		// A cut stream carries no server error; every other kind does.
+		serverSaid := e.ErrorMessage != "" || e.Error != tokenpace.KindTruncated.String()
+		if !errors.As(got.err, &se) || se.Kind.String() != e.Error || (serverSaid && (!errors.As(got.err, &ae) || ae.Message != e.ErrorMessage)) {
 			t.Errorf("%s: Err() = %v, want a %q *StreamError with the message %q", who, got.err, e.Error, e.ErrorMessage)
 		}
 	}

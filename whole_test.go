@@ -3,6 +3,7 @@ package tokenpace_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -354,6 +355,49 @@ func TestNewAnsweredWithEventStream(t *testing.T) {
 				if tm.OutputTokens != 3 || tm.PromptTokens != 6 || tm.Streaming.ContentType != "text/event-stream" {
 					t.Errorf("%s: Timing tokens %d/%d, content type %q; want 6/3 and the server's text/event-stream", who, tm.PromptTokens, tm.OutputTokens, tm.Streaming.ContentType)
 				}
+			}
+		})
+	}
+}
+
+// TestNewResponseCutAtLimit: a whole Responses answer that a server calls
+// completed though its output reached the request's max_output_tokens
+// (Ollama's and llama.cpp's /v1/responses) reaches the caller as cut
+// there, streamed or assembled from an event stream.
+func TestNewResponseCutAtLimit(t *testing.T) {
+	const res = `{"id":"resp_1","object":"response","created_at":1,"status":"completed","model":"m","incomplete_details":null,` +
+		`"output":[{"id":"msg_1","type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":"Packets wait in","annotations":[]}]}],` +
+		`"usage":{"input_tokens":5,"input_tokens_details":{"cached_tokens":0},"output_tokens":%d,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":%d}}`
+	for _, tc := range []struct {
+		name   string
+		output int
+		stream bool
+		want   string
+	}{
+		{"at the limit", 8, false, "max_output_tokens"},
+		{"under the limit", 7, false, "stop"},
+		{"at the limit, answered with an event stream", 8, true, "max_output_tokens"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := fmt.Sprintf(res, tc.output, tc.output+5)
+			url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tc.stream {
+					w.Header().Set("Content-Type", "text/event-stream")
+					_, _ = io.WriteString(w, `data: {"type":"response.output_text.delta","item_id":"msg_1","delta":"Packets wait in"}`+"\n\n"+
+						`data: {"type":"response.completed","response":`+body+"}\n\n")
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, body)
+			}))
+			c := tokenpace.NewClient(openaiClient(url, hc))
+			var tm *tokenpace.Timing
+			got, err := c.NewResponse(context.Background(), respond("m", 8), tokenpace.WithTimingInto(&tm))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.OutputText() != "Packets wait in" || tm == nil || tm.FinishReason != tc.want {
+				t.Errorf("NewResponse() = %q, finish %q; want %q, finish %q", got.OutputText(), tm.FinishReason, "Packets wait in", tc.want)
 			}
 		})
 	}

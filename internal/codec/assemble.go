@@ -27,7 +27,7 @@ import (
 // the body's read error.
 func Assemble(req Request, body io.Reader, maxLine int) ([]byte, error) {
 	sr := sse.NewReader(body, maxLine)
-	b := req.whole()
+	b, dec := req.whole(), req.Decoder()
 	done := false
 	for {
 		data, err := sr.Next()
@@ -44,7 +44,7 @@ func Assemble(req Request, body io.Reader, maxLine int) ([]byte, error) {
 		if _, err := Cost(req, data); err != nil {
 			return nil, err
 		}
-		ev, err := req.Decode(data)
+		ev, err := dec.Decode(data)
 		if err != nil {
 			return nil, err
 		}

@@ -62,9 +62,18 @@ type Request interface {
 	// Decode decodes the data of one event. Its error is an *Error: the
 	// event is malformed, over a bound, or an error the server sent.
 	Decode(data []byte) (Event, error)
+	// Decoder returns what decodes the events of one stream of the
+	// request, in order: Decode, and what an API needs to keep of the
+	// events before (see ResponseStream).
+	Decoder() Decoder
 	// whole returns what gathers the events of a stream into the whole
 	// response of the API (see Assemble).
 	whole() wholeBuilder
+}
+
+// Decoder decodes the events of one stream in order (see Request.Decode).
+type Decoder interface {
+	Decode(data []byte) (Event, error)
 }
 
 // Continuation is what a try that carries on the caller's output sends

@@ -85,7 +85,7 @@ func (r response) Stream(ctx context.Context, client *openai.Client, opts []opti
 // choice whose delta holds the output text (or the refusal) and the model
 // the response names. An error event, or a response.failed, is a server
 // error; response.completed and response.incomplete are final.
-func (response) Decode(data []byte) (Event, error) {
+func (r response) Decode(data []byte) (Event, error) {
 	ev := new(responses.ResponseStreamEventUnion)
 	if err := json.Unmarshal(data, ev); err != nil {
 		return Event{}, malformed(err)
@@ -116,6 +116,7 @@ func (response) Decode(data []byte) (Event, error) {
 	if ev.Type == RespCompleted || ev.Type == RespIncomplete {
 		out.Final = true
 		out.End = responseEnd(ev)
+		out.End.Reason = r.cut(out.End.Reason, out.End.HasUsage, out.End.Output)
 	}
 	return out, nil
 }
@@ -154,6 +155,19 @@ func responseOutput(ev *responses.ResponseStreamEventUnion) bool {
 	return false
 }
 
+// cut returns the finish reason of a response the server called
+// complete (reason "stop") whose output reached the request's
+// max_output_tokens: "max_output_tokens", as the API reports a response
+// cut there. Ollama's and llama.cpp's /v1/responses report such a
+// response completed (ollama/ollama#17239); its output tokens are the
+// only sign of the cut. Any other reason is returned as it is.
+func (r response) cut(reason string, hasUsage bool, output int64) string {
+	if reason == "stop" && hasUsage && r.p.MaxOutputTokens.Valid() && output >= r.p.MaxOutputTokens.Value {
+		return "max_output_tokens"
+	}
+	return reason
+}
+
 // responseEnd returns what the final event of a response says: its
 // finish reason ("stop" once completed, the reason it is incomplete
 // otherwise, e.g. "max_output_tokens") and its usage.
@@ -178,6 +192,8 @@ func (r response) Fetch(ctx context.Context, client *openai.Client, opts []optio
 	if err != nil {
 		return Event{}, err, nil
 	}
+	ch := &c.Choices[0]
+	ch.FinishReason = r.cut(ch.FinishReason, res.JSON.Usage.Valid(), res.Usage.OutputTokens)
 	return chunkEvent(c, res), nil, nil
 }
 

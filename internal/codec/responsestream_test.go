@@ -1,0 +1,74 @@
+package codec
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/openai/openai-go/v3/responses"
+)
+
+// TestResponseStream checks what a Responses stream's done events add to
+// what its items streamed: the rest of a text that extends it, a function
+// call that never streamed, and nothing else.
+func TestResponseStream(t *testing.T) {
+	const (
+		delta    = `{"type":"response.output_text.delta","item_id":"m","delta":%q}`
+		textDone = `{"type":"response.output_text.done","item_id":"m","text":%q}`
+		added    = `{"type":"response.output_item.added","item":{"type":"function_call","id":"fc","call_id":"c","name":"f","arguments":""}}`
+		args     = `{"type":"response.function_call_arguments.delta","item_id":"fc","delta":"{}"}`
+		callDone = `{"type":"response.output_item.done","item":{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}}`
+	)
+	type want struct {
+		content  string
+		outputs  int
+		toolCall bool
+	}
+	for _, tc := range []struct {
+		name   string
+		events []string
+		last   want // of the last event
+	}{
+		{"the done text extends the deltas", []string{fmt.Sprintf(delta, "Hel"), fmt.Sprintf(textDone, "Hello.")}, want{"lo.", 1, false}},
+		{"the done text is the deltas'", []string{fmt.Sprintf(delta, "Hello."), fmt.Sprintf(textDone, "Hello.")}, want{}},
+		{"the done text differs", []string{fmt.Sprintf(delta, "Hello."), fmt.Sprintf(textDone, "Goodbye.")}, want{}},
+		{"a text only in its done event", []string{fmt.Sprintf(textDone, "Hi.")}, want{"Hi.", 1, false}},
+		{"a second done event adds nothing", []string{fmt.Sprintf(textDone, "Hi."), fmt.Sprintf(textDone, "Hi.")}, want{}},
+		{"a call only in its done event", []string{callDone}, want{"", 1, true}},
+		{"a call streamed by arguments (call id apart)", []string{args, `{"type":"response.output_item.done","item":{"type":"function_call","id":"fc","call_id":"c","name":"f","arguments":"{}"}}`}, want{}},
+		{"a call added first", []string{added, callDone}, want{}},
+		{"a message's done event", []string{`{"type":"response.output_item.done","item":{"type":"message","id":"m","content":[{"type":"output_text","text":"x"}]}}`}, want{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dec := Response(responses.ResponseNewParams{}).Decoder()
+			var ev Event
+			for _, e := range tc.events {
+				var err error
+				if ev, err = dec.Decode([]byte(e)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := want{ev.Chunk.Choices[0].Delta.Content, ev.Outputs, ev.ToolCall}
+			if got != tc.last {
+				t.Errorf("last event: %+v, want %+v", got, tc.last)
+			}
+		})
+	}
+}
+
+// TestResponseStreamBound: past maxStreamedItems items, a done event adds
+// nothing, so that a server cannot grow the decoder's memory without bound.
+func TestResponseStreamBound(t *testing.T) {
+	dec := Response(responses.ResponseNewParams{}).Decoder()
+	for i := range maxStreamedItems + 10 {
+		ev, err := dec.Decode(fmt.Appendf(nil, `{"type":"response.output_text.done","item_id":"m%d","text":"x"}`, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := i < maxStreamedItems; (ev.Outputs == 1) != want {
+			t.Fatalf("item %d: outputs %d, want output %v", i, ev.Outputs, want)
+		}
+	}
+	if n := len(dec.(*ResponseStream).items); n != maxStreamedItems {
+		t.Errorf("%d items kept, want %d", n, maxStreamedItems)
+	}
+}
