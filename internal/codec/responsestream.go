@@ -1,7 +1,7 @@
 package codec
 
 import (
-	"strings"
+	"hash/maphash"
 
 	"github.com/openai/openai-go/v3/responses"
 )
@@ -19,8 +19,8 @@ const (
 const maxStreamedItems = 128
 
 // ResponseStream decodes the events of one Responses stream in order. It
-// keeps the text each output item streamed and which function calls
-// streamed, so that what a server sends only in an item's done event
+// keeps how much text each output item streamed (its length and a hash,
+// not a copy) and which function calls streamed, so that what a server sends only in an item's done event
 // reaches the caller: llama.cpp's /v1/responses streams the parse of a
 // partial answer as deltas, but the end of its final parse (text held
 // back while it might open a tool call, a call recognised only in the
@@ -34,11 +34,14 @@ const maxStreamedItems = 128
 type ResponseStream struct {
 	response
 	items map[string]*streamedItem
+	seed  maphash.Seed
 }
 
-// streamedItem is what one output item streamed.
+// streamedItem is what one output item streamed: the length and hash of
+// its text, and whether it is a function call that streamed.
 type streamedItem struct {
-	text strings.Builder
+	n    int
+	text maphash.Hash
 	call bool
 }
 
@@ -55,6 +58,7 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 	switch ev.Type {
 	case RespTextDelta:
 		if it := s.item(ev.ItemID); it != nil {
+			it.n += len(ev.Delta)
 			it.text.WriteString(ev.Delta)
 		}
 	case RespArgsDelta:
@@ -70,7 +74,9 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 		if it == nil {
 			break
 		}
-		if rest, ok := strings.CutPrefix(ev.Text, it.text.String()); ok && rest != "" {
+		if len(ev.Text) > it.n && maphash.String(s.seed, ev.Text[:it.n]) == it.text.Sum64() {
+			rest := ev.Text[it.n:]
+			it.n += len(rest)
 			it.text.WriteString(rest)
 			out.Chunk.Choices[0].Delta.Content = rest
 			out.Outputs = 1
@@ -97,9 +103,10 @@ func (s *ResponseStream) item(key string) *streamedItem {
 		return nil
 	}
 	if s.items == nil {
-		s.items = map[string]*streamedItem{}
+		s.items, s.seed = map[string]*streamedItem{}, maphash.MakeSeed()
 	}
 	it := new(streamedItem)
+	it.text.SetSeed(s.seed)
 	s.items[key] = it
 	return it
 }

@@ -29,6 +29,8 @@ func TestResponseStream(t *testing.T) {
 		last   want // of the last event
 	}{
 		{"the done text extends the deltas", []string{fmt.Sprintf(delta, "Hel"), fmt.Sprintf(textDone, "Hello.")}, want{"lo.", 1, false}},
+		{"the done text extends several deltas", []string{fmt.Sprintf(delta, "He"), fmt.Sprintf(delta, "l"), fmt.Sprintf(textDone, "Hello.")}, want{"lo.", 1, false}},
+		{"the done text extends other text", []string{fmt.Sprintf(delta, "Hex"), fmt.Sprintf(textDone, "Hello.")}, want{}},
 		{"the done text is the deltas'", []string{fmt.Sprintf(delta, "Hello."), fmt.Sprintf(textDone, "Hello.")}, want{}},
 		{"the done text differs", []string{fmt.Sprintf(delta, "Hello."), fmt.Sprintf(textDone, "Goodbye.")}, want{}},
 		{"a text only in its done event", []string{fmt.Sprintf(textDone, "Hi.")}, want{"Hi.", 1, false}},
