@@ -9,8 +9,8 @@ import (
 // Response done events that ResponseStream reads.
 const (
 	respTextDone = "response.output_text.done"
+	respArgsDone = "response.function_call_arguments.done"
 	respItemDone = "response.output_item.done"
-	respItemAdd  = "response.output_item.added"
 )
 
 // maxStreamedItems bounds the output items a ResponseStream keeps: past
@@ -20,17 +20,19 @@ const maxStreamedItems = 128
 
 // ResponseStream decodes the events of one Responses stream in order. It
 // keeps how much text each output item streamed (its length and a hash,
-// not a copy) and which function calls streamed, so that what a server sends only in an item's done event
-// reaches the caller: llama.cpp's /v1/responses streams the parse of a
-// partial answer as deltas, but the end of its final parse (text held
-// back while it might open a tool call, a call recognised only in the
-// whole output) only in output_text.done and output_item.done.
+// not a copy) and whether each function call streamed its arguments, so
+// that what a server sends only in a done event reaches the caller:
+// llama.cpp's /v1/responses streams the parse of a partial answer as
+// deltas, but the end of its final parse (text held back while it might
+// open a tool call, a call recognised only in the whole output) only in
+// output_text.done and output_item.done; a gateway relaying Codex models
+// (LiteLLM) sends a call's arguments only in function_call_arguments.done.
 //   - An output_text.done whose text extends what its item streamed
 //     carries the rest as the chat view's content, an output of its own.
 //     A text that does not extend it is the server's to reconcile: the
 //     caller keeps what it was streamed.
-//   - An output_item.done of a function call that streamed no added
-//     event or arguments is a tool call and an output.
+//   - A function_call_arguments.done or an output_item.done of a function
+//     call whose arguments never streamed is a tool call and an output.
 type ResponseStream struct {
 	response
 	items map[string]*streamedItem
@@ -38,11 +40,11 @@ type ResponseStream struct {
 }
 
 // streamedItem is what one output item streamed: the length and hash of
-// its text, and whether it is a function call that streamed.
+// its text, and whether a function call's arguments reached the caller.
 type streamedItem struct {
 	n    int
 	text maphash.Hash
-	call bool
+	args bool
 }
 
 // Decoder returns a ResponseStream of r.
@@ -62,13 +64,7 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 			it.text.WriteString(ev.Delta)
 		}
 	case RespArgsDelta:
-		if it := s.item(ev.ItemID); it != nil {
-			it.call = true
-		}
-	case respItemAdd:
-		if ev.Item.Type == "function_call" {
-			s.markCall(ev.Item)
-		}
+		s.markArgs(ev.ItemID)
 	case respTextDone:
 		it := s.item(ev.ItemID)
 		if it == nil {
@@ -81,13 +77,13 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 			out.Chunk.Choices[0].Delta.Content = rest
 			out.Outputs = 1
 		}
-	case respItemDone:
-		if ev.Item.Type != "function_call" {
-			break
+	case respArgsDone:
+		if s.markArgs(ev.ItemID) {
+			out.ToolCall, out.Outputs = true, 1
 		}
-		if s.markCall(ev.Item) {
-			out.ToolCall = true
-			out.Outputs = 1
+	case respItemDone:
+		if ev.Item.Type == "function_call" && s.markArgs(ev.Item.ID, ev.Item.CallID) {
+			out.ToolCall, out.Outputs = true, 1
 		}
 	}
 	return out, nil
@@ -111,21 +107,22 @@ func (s *ResponseStream) item(key string) *streamedItem {
 	return it
 }
 
-// markCall records that the function call item streamed, under its id
-// and its call id (llama.cpp's final items have only the latter), and
-// reports whether neither had streamed before (nor could be kept).
-func (s *ResponseStream) markCall(item responses.ResponseOutputItemUnion) (first bool) {
+// markArgs records that the arguments of the function call named by keys
+// (its id, and its call id: llama.cpp's final items have only the latter)
+// reached the caller, and reports whether they had not before under any
+// of them (nor could be kept).
+func (s *ResponseStream) markArgs(keys ...string) (first bool) {
 	first = true
-	for _, key := range [...]string{item.ID, item.CallID} {
+	for _, key := range keys {
 		if key == "" {
 			continue
 		}
 		it := s.item(key)
-		if it == nil || it.call {
+		if it == nil || it.args {
 			first = false
 			continue
 		}
-		it.call = true
+		it.args = true
 	}
 	return first
 }

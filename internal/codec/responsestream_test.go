@@ -17,6 +17,7 @@ func TestResponseStream(t *testing.T) {
 		added    = `{"type":"response.output_item.added","item":{"type":"function_call","id":"fc","call_id":"c","name":"f","arguments":""}}`
 		args     = `{"type":"response.function_call_arguments.delta","item_id":"fc","delta":"{}"}`
 		callDone = `{"type":"response.output_item.done","item":{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}}`
+		argsDone = `{"type":"response.function_call_arguments.done","item_id":"fc","arguments":"{}"}`
 	)
 	type want struct {
 		content  string
@@ -37,7 +38,10 @@ func TestResponseStream(t *testing.T) {
 		{"a second done event adds nothing", []string{fmt.Sprintf(textDone, "Hi."), fmt.Sprintf(textDone, "Hi.")}, want{}},
 		{"a call only in its done event", []string{callDone}, want{"", 1, true}},
 		{"a call streamed by arguments (call id apart)", []string{args, `{"type":"response.output_item.done","item":{"type":"function_call","id":"fc","call_id":"c","name":"f","arguments":"{}"}}`}, want{}},
-		{"a call added first", []string{added, callDone}, want{}},
+		{"a call added, its arguments only in its done event", []string{added, callDone}, want{"", 1, true}},
+		{"a call added, its arguments only in function_call_arguments.done", []string{added, argsDone}, want{"", 1, true}},
+		{"a call's arguments done after they streamed", []string{added, args, argsDone}, want{}},
+		{"a call's item done after its arguments were done", []string{added, argsDone, `{"type":"response.output_item.done","item":{"type":"function_call","id":"fc","call_id":"c","name":"f","arguments":"{}"}}`}, want{}},
 		{"a message's done event", []string{`{"type":"response.output_item.done","item":{"type":"message","id":"m","content":[{"type":"output_text","text":"x"}]}}`}, want{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
