@@ -36,15 +36,17 @@ const maxStreamedItems = 128
 type ResponseStream struct {
 	response
 	items map[string]*streamedItem
+	all   streamedItem // the text of every item's deltas, in order
 	seed  maphash.Seed
 }
 
 // streamedItem is what one output item streamed: the length and hash of
 // its text, and whether a function call's arguments reached the caller.
 type streamedItem struct {
-	n    int
-	text maphash.Hash
-	args bool
+	n      int
+	text   maphash.Hash
+	deltas bool // some of the text came in deltas
+	args   bool
 }
 
 // Decoder returns a ResponseStream of r.
@@ -60,20 +62,20 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 	switch ev.Type {
 	case RespTextDelta:
 		if it := s.item(ev.ItemID); it != nil {
-			it.n += len(ev.Delta)
-			it.text.WriteString(ev.Delta)
+			it.add(ev.Delta)
+			it.deltas = true
 		}
+		s.all.add(ev.Delta)
+		s.all.deltas = true
 	case RespArgsDelta:
 		s.markArgs(ev.ItemID)
 	case respTextDone:
-		it := s.item(ev.ItemID)
-		if it == nil {
-			break
-		}
-		if len(ev.Text) > it.n && maphash.String(s.seed, ev.Text[:it.n]) == it.text.Sum64() {
+		if it := s.streamed(ev.ItemID, ev.Text); it != nil && len(ev.Text) > it.n {
 			rest := ev.Text[it.n:]
-			it.n += len(rest)
-			it.text.WriteString(rest)
+			it.add(rest)
+			if it != &s.all {
+				s.all.add(rest)
+			}
 			out.Chunk.Choices[0].Delta.Content = rest
 			out.Outputs = 1
 		}
@@ -100,11 +102,38 @@ func (s *ResponseStream) item(key string) *streamedItem {
 	}
 	if s.items == nil {
 		s.items, s.seed = map[string]*streamedItem{}, maphash.MakeSeed()
+		s.all.text.SetSeed(s.seed)
 	}
 	it := new(streamedItem)
 	it.text.SetSeed(s.seed)
 	s.items[key] = it
 	return it
+}
+
+// streamed returns what the text of a done event for the item of key
+// extends: the text that item's deltas streamed; when it streamed none,
+// the text of every item's deltas (a server whose done event names the
+// item otherwise than its deltas did, or whose ids change from delta to
+// delta); when no delta streamed text, the item itself. It returns nil
+// when text does not extend it, or past maxStreamedItems.
+func (s *ResponseStream) streamed(key string, text string) *streamedItem {
+	it := s.item(key)
+	switch {
+	case it == nil:
+		return nil
+	case !it.deltas && s.all.deltas:
+		it = &s.all
+	}
+	if it.n > len(text) || maphash.String(s.seed, text[:it.n]) != it.text.Sum64() {
+		return nil
+	}
+	return it
+}
+
+// add records that the item streamed text.
+func (it *streamedItem) add(text string) {
+	it.n += len(text)
+	it.text.WriteString(text)
 }
 
 // markArgs records that the arguments of the function call named by keys
