@@ -146,6 +146,11 @@ func readResponseStream(s *tokenpace.Stream[responses.ResponseStreamEventUnion])
 			text.WriteString(ev.Delta)
 		case "response.reasoning_text.delta", "response.reasoning_summary_text.delta":
 			reasoning.WriteString(ev.Delta)
+		case "response.output_item.done":
+			if ev.Item.Type == "function_call" {
+				r.toolCalls = append(r.toolCalls, openai.ChatCompletionMessageToolCallUnion{
+					Function: openai.ChatCompletionMessageFunctionToolCallFunction{Name: ev.Item.Name, Arguments: ev.Item.Arguments.OfString}})
+			}
 		}
 	}
 	s.Close()

@@ -376,6 +376,7 @@ func TestNewResponseCutAtLimit(t *testing.T) {
 	}{
 		{"at the limit", 8, false, "max_output_tokens"},
 		{"under the limit", 7, false, "stop"},
+		{"over the limit (a server that did not apply it)", 9, false, "stop"},
 		{"at the limit, answered with an event stream", 8, true, "max_output_tokens"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -156,13 +156,16 @@ func responseOutput(ev *responses.ResponseStreamEventUnion) bool {
 }
 
 // cut returns the finish reason of a response the server called
-// complete (reason "stop") whose output reached the request's
+// complete (reason "stop") whose output tokens are exactly the request's
 // max_output_tokens: "max_output_tokens", as the API reports a response
 // cut there. Ollama's and llama.cpp's /v1/responses report such a
 // response completed (ollama/ollama#17239); its output tokens are the
-// only sign of the cut. Any other reason is returned as it is.
+// only sign of the cut. More output tokens than the limit mean the server
+// did not apply it, or counts what it does not bound. An answer that
+// ends by itself on the limit's last token reads as cut too. Any other
+// reason is returned as it is.
 func (r response) cut(reason string, hasUsage bool, output int64) string {
-	if reason == "stop" && hasUsage && r.p.MaxOutputTokens.Valid() && output >= r.p.MaxOutputTokens.Value {
+	if reason == "stop" && hasUsage && r.p.MaxOutputTokens.Valid() && output == r.p.MaxOutputTokens.Value {
 		return "max_output_tokens"
 	}
 	return reason

@@ -35,12 +35,20 @@ const maxStreamedItems = 128
 //     call whose arguments never streamed is a tool call and an output.
 type ResponseStream struct {
 	response
-	items map[string]*streamedItem
+	items map[partKey]*streamedItem
 	all   streamedItem // the text of every item's deltas, in order
 	seed  maphash.Seed
 }
 
-// streamedItem is what one output item streamed: the length and hash of
+// partKey names what a ResponseStream keeps apart: a content part of an
+// output item (its id and content index), or a function call (its id or
+// its call id, part -1).
+type partKey struct {
+	id   string
+	part int64
+}
+
+// streamedItem is what one output item's part streamed: the length and hash of
 // its text, and whether a function call's arguments reached the caller.
 type streamedItem struct {
 	n      int
@@ -61,7 +69,7 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 	ev, _ := out.Orig.(*responses.ResponseStreamEventUnion)
 	switch ev.Type {
 	case RespTextDelta:
-		if it := s.item(ev.ItemID); it != nil {
+		if it := s.item(partKey{ev.ItemID, ev.ContentIndex}); it != nil {
 			it.add(ev.Delta)
 			it.deltas = true
 		}
@@ -70,7 +78,7 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 	case RespArgsDelta:
 		s.markArgs(ev.ItemID)
 	case respTextDone:
-		if it := s.streamed(ev.ItemID, ev.Text); it != nil && len(ev.Text) > it.n {
+		if it := s.streamed(partKey{ev.ItemID, ev.ContentIndex}, ev.Text); it != nil && len(ev.Text) > it.n {
 			rest := ev.Text[it.n:]
 			it.add(rest)
 			if it != &s.all {
@@ -91,9 +99,9 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 	return out, nil
 }
 
-// item returns what the item of key streamed so far, nil past
+// item returns what the part of key streamed so far, nil past
 // maxStreamedItems.
-func (s *ResponseStream) item(key string) *streamedItem {
+func (s *ResponseStream) item(key partKey) *streamedItem {
 	if it, ok := s.items[key]; ok {
 		return it
 	}
@@ -101,7 +109,7 @@ func (s *ResponseStream) item(key string) *streamedItem {
 		return nil
 	}
 	if s.items == nil {
-		s.items, s.seed = map[string]*streamedItem{}, maphash.MakeSeed()
+		s.items, s.seed = map[partKey]*streamedItem{}, maphash.MakeSeed()
 		s.all.text.SetSeed(s.seed)
 	}
 	it := new(streamedItem)
@@ -110,13 +118,13 @@ func (s *ResponseStream) item(key string) *streamedItem {
 	return it
 }
 
-// streamed returns what the text of a done event for the item of key
-// extends: the text that item's deltas streamed; when it streamed none,
+// streamed returns what the text of a done event for the part of key
+// extends: the text that part's deltas streamed; when it streamed none,
 // the text of every item's deltas (a server whose done event names the
 // item otherwise than its deltas did, or whose ids change from delta to
 // delta); when no delta streamed text, the item itself. It returns nil
 // when text does not extend it, or past maxStreamedItems.
-func (s *ResponseStream) streamed(key string, text string) *streamedItem {
+func (s *ResponseStream) streamed(key partKey, text string) *streamedItem {
 	it := s.item(key)
 	switch {
 	case it == nil:
@@ -136,17 +144,19 @@ func (it *streamedItem) add(text string) {
 	it.text.WriteString(text)
 }
 
-// markArgs records that the arguments of the function call named by keys
-// (its id, and its call id: llama.cpp's final items have only the latter)
-// reached the caller, and reports whether they had not before under any
-// of them (nor could be kept).
-func (s *ResponseStream) markArgs(keys ...string) (first bool) {
+// markArgs records that the arguments of the function call named by ids
+// (its id, and its call id: some llama.cpp builds give the final item only
+// the latter) reached the caller, and reports whether they had not before
+// under any of them (nor could be kept). A server that names a call
+// otherwise in each event makes it count more than once as output, never
+// less.
+func (s *ResponseStream) markArgs(ids ...string) (first bool) {
 	first = true
-	for _, key := range keys {
-		if key == "" {
+	for _, id := range ids {
+		if id == "" {
 			continue
 		}
-		it := s.item(key)
+		it := s.item(partKey{id, -1})
 		if it == nil || it.args {
 			first = false
 			continue
