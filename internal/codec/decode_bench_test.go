@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
 )
 
 // BenchmarkDecodeChunk decodes one content chunk of chat: as OpenAI sends
@@ -20,6 +21,27 @@ func BenchmarkDecodeChunk(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := req.Decode(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeResponseDelta decodes one output_text.delta of a
+// Responses stream alone (Decode) and in order (ResponseStream, which
+// keeps the length and hash of the item's text and of the stream's).
+func BenchmarkDecodeResponseDelta(b *testing.B) {
+	req := Response(responses.ResponseNewParams{})
+	data := []byte(`{"type":"response.output_text.delta","sequence_number":7,"item_id":"msg_1","output_index":0,"content_index":0,"delta":" hello","logprobs":[],"obfuscation":"pQ"}`)
+	for _, bc := range []struct {
+		name string
+		dec  Decoder
+	}{{"alone", req}, {"in-order", req.Decoder()}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := bc.dec.Decode(data); err != nil {
 					b.Fatal(err)
 				}
 			}
