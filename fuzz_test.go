@@ -74,6 +74,12 @@ func FuzzStream(f *testing.F) {
 	f.Add("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"function\":{\"name\":\"f\"}},{\"index\":0,\"id\":\"b\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}]}}]}\n\n", 11)
 	f.Add("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":[{\"type\":\"thinking\",\"thinking\":[{\"type\":\"text\",\"text\":\"h\"}]},{\"type\":\"text\",\"text\":\"a\"}]}}]}\n\n", 5)
 	f.Add("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":{\"index\":0,\"id\":\"\",\"function\":{\"arguments\":\"x\"}}},\"finish_reason\":\"null\"}]}\n\n", 6)
+	// Responses events: text only in a done event, a done event under
+	// another item id, a call's arguments only in their done event.
+	f.Add("data: {\"type\":\"response.output_text.delta\",\"item_id\":\"m\",\"delta\":\"He\"}\n\n"+
+		"data: {\"type\":\"response.output_text.done\",\"item_id\":\"n\",\"text\":\"Hello\"}\n\n"+
+		"data: {\"type\":\"response.function_call_arguments.done\",\"arguments\":\"{}\"}\n\n"+
+		"data: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"usage\":{\"output_tokens\":5}}}\n\n", 13)
 	f.Fuzz(func(t *testing.T, body string, step int) {
 		if step <= 0 || step > 1<<16 {
 			step = 1 << 16
@@ -83,6 +89,7 @@ func FuzzStream(f *testing.F) {
 			defer close(done)
 			fuzzRead(t, body, step)
 			fuzzWhole(t, body, step)
+			fuzzResponse(t, body, step)
 		}()
 		select {
 		case <-done:
@@ -143,6 +150,43 @@ func fuzzWhole(t *testing.T, body string, step int) {
 		t.Error("New() = nil, nil")
 	case tm == nil || tm.End.IsZero():
 		t.Errorf("Timing %+v, want one that ended", tm)
+	}
+}
+
+// fuzzResponse reads body as a Responses stream, delivered step bytes per
+// read, and as the answer to a non-streaming Responses call, and checks
+// how each ended: the text the caller was given holds every text delta it
+// read, in order.
+func fuzzResponse(t *testing.T, body string, step int) {
+	oc := openai.NewClient(option.WithBaseURL("http://fuzz.invalid/v1/"), option.WithAPIKey("x"),
+		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: rawTransport{body, step}}))
+	c := tokenpace.NewClient(oc, tokenpace.WithMaxLineBytes(1<<12))
+	s := c.NewResponseStreaming(context.Background(), respond("m", 5))
+	var deltas []string
+	for s.Next() {
+		if ev := s.Current(); ev.Type == "response.output_text.delta" && ev.Delta != "" {
+			deltas = append(deltas, ev.Delta)
+		}
+	}
+	s.Close()
+	var se *tokenpace.StreamError
+	if err := s.Err(); err != nil && !errors.As(err, &se) {
+		t.Errorf("Responses: Err() = %v (%T), want nil or a *StreamError", err, err)
+	}
+	if tm := s.Timing(); tm.End.IsZero() {
+		t.Error("Responses: Timing has no end")
+	}
+	text := s.Text()
+	for _, d := range deltas {
+		i := strings.Index(text, d)
+		if i < 0 {
+			t.Errorf("Responses: Text() %q lacks the delta %q in order", s.Text(), d)
+			break
+		}
+		text = text[i+len(d):]
+	}
+	if _, err := c.NewResponse(context.Background(), respond("m", 5)); err != nil && !errors.As(err, &se) {
+		t.Errorf("NewResponse() error = %v (%T), want nil or a *StreamError", err, err)
 	}
 }
 
