@@ -178,7 +178,7 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 		ms:     milestone.New(spec.cfg.milestones),
 		done:   make(chan struct{}),
 		wake:   make(chan struct{}, 1),
-		dec:    spec.req.Decoder(),
+		dec:    codec.DecoderFor(spec.req),
 	}
 	a.x.before = a
 	if spec.whole {

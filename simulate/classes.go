@@ -79,8 +79,8 @@ type classParams struct {
 	// the TensorRT-LLM 0.9 rows joined, not refitted: refitted with them it
 	// falls to 2.9 in-sample, and the held-out errors do not improve
 	// (leave-one-source-out, before PrefillRidge: decode 9.9 % to 10.3 %,
-	// first token 15.5 % to 15.6 %). No fit moves it: every fit, the cross-validation folds'
-	// too, starts from and keeps the value here.
+	// first token 15.5 % to 15.6 %). No fit moves it: every fit, the
+	// cross-validation folds' too, starts from and keeps the value here.
 	Ridge float64
 	// PrefillRidge is Ridge for a step that prefills. A prompt of a few
 	// hundred tokens makes matrix multiplications near the ridge point

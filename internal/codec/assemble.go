@@ -27,7 +27,7 @@ import (
 // the body's read error.
 func Assemble(req Request, body io.Reader, maxLine int) ([]byte, error) {
 	sr := sse.NewReader(body, maxLine)
-	b, dec := req.whole(), req.Decoder()
+	b, dec := req.whole(), DecoderFor(req)
 	done := false
 	for {
 		data, err := sr.Next()

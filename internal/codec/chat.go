@@ -54,9 +54,6 @@ func (r chat) Stream(ctx context.Context, client *openai.Client, opts []option.R
 	return client.Chat.Completions.NewStreaming(ctx, r.p, opts...)
 }
 
-// Decoder returns r: its events decode alone.
-func (r chat) Decoder() Decoder { return r }
-
 func (r chat) Decode(data []byte) (Event, error) {
 	c := new(openai.ChatCompletionChunk)
 	if err := json.Unmarshal(data, c); err != nil {

@@ -62,10 +62,6 @@ type Request interface {
 	// Decode decodes the data of one event. Its error is an *Error: the
 	// event is malformed, over a bound, or an error the server sent.
 	Decode(data []byte) (Event, error)
-	// Decoder returns what decodes the events of one stream of the
-	// request, in order: Decode, and what an API needs to keep of the
-	// events before (see ResponseStream).
-	Decoder() Decoder
 	// whole returns what gathers the events of a stream into the whole
 	// response of the API (see Assemble).
 	whole() wholeBuilder
@@ -74,6 +70,17 @@ type Request interface {
 // Decoder decodes the events of one stream in order (see Request.Decode).
 type Decoder interface {
 	Decode(data []byte) (Event, error)
+}
+
+// DecoderFor returns what decodes the events of one stream of req, in
+// order: req itself when each event decodes alone (chat, completions), or
+// a decoder that keeps what the API needs of the events before (a
+// Responses stream: ResponseStream).
+func DecoderFor(req Request) Decoder {
+	if r, ok := req.(response); ok {
+		return &ResponseStream{response: r}
+	}
+	return req
 }
 
 // Continuation is what a try that carries on the caller's output sends

@@ -63,9 +63,6 @@ func (r completion) Stream(ctx context.Context, client *openai.Client, opts []op
 	return client.Completions.NewStreaming(ctx, r.p, opts...)
 }
 
-// Decoder returns r: its events decode alone.
-func (r completion) Decoder() Decoder { return r }
-
 func (r completion) Decode(data []byte) (Event, error) {
 	comp := new(openai.Completion)
 	if err := json.Unmarshal(data, comp); err != nil {

@@ -37,7 +37,7 @@ func BenchmarkDecodeResponseDelta(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		dec  Decoder
-	}{{"alone", req}, {"in-order", req.Decoder()}} {
+	}{{"alone", req}, {"in-order", DecoderFor(req)}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -48,17 +48,15 @@ type partKey struct {
 	part int64
 }
 
-// streamedItem is what one output item's part streamed: the length and hash of
-// its text, and whether a function call's arguments reached the caller.
+// streamedItem is what one output item's part streamed: the length and
+// hash of its text, and whether a function call's arguments reached the
+// caller.
 type streamedItem struct {
 	n      int
 	text   maphash.Hash
 	deltas bool // some of the text came in deltas
 	args   bool
 }
-
-// Decoder returns a ResponseStream of r.
-func (r response) Decoder() Decoder { return &ResponseStream{response: r} }
 
 // Decode decodes the next event of the stream.
 func (s *ResponseStream) Decode(data []byte) (Event, error) {

@@ -52,7 +52,7 @@ func TestResponseStream(t *testing.T) {
 		{"a message's done event", []string{`{"type":"response.output_item.done","item":{"type":"message","id":"m","content":[{"type":"output_text","text":"x"}]}}`}, want{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dec := Response(responses.ResponseNewParams{}).Decoder()
+			dec := DecoderFor(Response(responses.ResponseNewParams{}))
 			var ev Event
 			for _, e := range tc.events {
 				var err error
@@ -71,7 +71,7 @@ func TestResponseStream(t *testing.T) {
 // TestResponseStreamBound: past maxStreamedItems items, a done event adds
 // nothing, so that a server cannot grow the decoder's memory without bound.
 func TestResponseStreamBound(t *testing.T) {
-	dec := Response(responses.ResponseNewParams{}).Decoder()
+	dec := DecoderFor(Response(responses.ResponseNewParams{}))
 	for i := range maxStreamedItems + 10 {
 		ev, err := dec.Decode(fmt.Appendf(nil, `{"type":"response.output_text.done","item_id":"m%d","text":"x"}`, i))
 		if err != nil {
