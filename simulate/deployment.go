@@ -22,8 +22,9 @@ const (
 	// RuntimeLlamaCpp is llama.cpp and what embeds it (Ollama, LM Studio).
 	RuntimeLlamaCpp
 	// RuntimeEager is an engine whose decode step is driven from Python
-	// kernel by kernel, without CUDA graphs: TGI 1.x, ExLlamaV2, Hugging
-	// Face transformers. Its host overhead grows with the layers.
+	// kernel by kernel, without CUDA graphs: TGI 1.x, Hugging Face
+	// transformers, vLLM before 0.2.7 or with --enforce-eager. Its host
+	// overhead grows with the layers.
 	RuntimeEager
 )
 

@@ -72,6 +72,6 @@ func ExampleEngine() {
 	// Output:
 	// 17.9ms: request 1 +1 token(s) first=true done=false queue=0s
 	// 24.8ms: request 1 +1 token(s) first=false done=false queue=0s
-	// 31.8ms: request 1 +1 token(s) first=false done=true queue=0s
-	// 49.6ms: request 2 +1 token(s) first=true done=true queue=31.8ms
+	// 31.7ms: request 1 +1 token(s) first=false done=true queue=0s
+	// 49.6ms: request 2 +1 token(s) first=true done=true queue=31.7ms
 }

@@ -36,10 +36,10 @@ func bandKind(m Metric) int {
 // errorBands are indexed by runtime class (runtimeClass, then 3 for all
 // classes together) and figure kind.
 var errorBands = [4][2]ErrorBand{
-	{{"vllm first token", 30, 2, 0.06, 0.189}, {"vllm decode", 35, 9, 0.1, 0.229}},
-	{{"llama.cpp first token", 13, 5, 0.126, 0.217}, {"llama.cpp decode", 22, 4, 0.087, 0.331}},
-	{{"eager first token", 12, 3, 0.334, 0.437}, {"eager decode", 6, 1, 0.186, 0.369}},
-	{{"all first token", 55, 10, 0.126, 0.367}, {"all decode", 63, 14, 0.102, 0.301}},
+	{{"vllm first token", 30, 2, 0.073, 0.187}, {"vllm decode", 35, 9, 0.104, 0.243}},
+	{{"llama.cpp first token", 13, 5, 0.126, 0.217}, {"llama.cpp decode", 22, 4, 0.104, 0.328}},
+	{{"eager first token", 12, 3, 0.336, 0.416}, {"eager decode", 15, 2, 0.146, 0.387}},
+	{{"all first token", 55, 10, 0.126, 0.363}, {"all decode", 72, 15, 0.108, 0.331}},
 }
 
 // minBandRows is the fewest measurements a class band needs; a smaller
@@ -57,11 +57,14 @@ const minBandSources = 2
 // reports the band of all classes for it.
 func ErrorBands(d Deployment) (firstToken, decode ErrorBand) {
 	rc := runtimeClass(d.withIdentity().Runtime)
-	pick := func(kind int) ErrorBand {
-		if b := errorBands[rc][kind]; b.Rows >= minBandRows && b.Sources >= minBandSources {
-			return b
-		}
-		return errorBands[3][kind]
+	return bandOf(&errorBands, rc, bandFirstToken), bandOf(&errorBands, rc, bandDecode)
+}
+
+// bandOf is bands' band of class rc and figure kind, or that of all
+// classes when rc's has too few measurements or sources.
+func bandOf(bands *[4][2]ErrorBand, rc, kind int) ErrorBand {
+	if b := bands[rc][kind]; b.Rows >= minBandRows && b.Sources >= minBandSources {
+		return b
 	}
-	return pick(bandFirstToken), pick(bandDecode)
+	return bands[3][kind]
 }

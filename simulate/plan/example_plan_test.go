@@ -69,9 +69,9 @@ func ExampleInput_headroom() {
 	fmt.Printf("  worst TTFT p99 %v, %s\n", robust.Best.Measured.TTFTP99.Round(time.Millisecond), robust.Best.Outcome)
 	// Output:
 	// one draw at 42 req/s: 1 × mi300x (TP 1) fp8, max batch 64, least-outstanding
-	//   on draw 1: TTFT p99 168ms, met
-	//   on draw 2: TTFT p99 298ms, missed
-	//   on draw 3: TTFT p99 193ms, missed
+	//   on draw 1: TTFT p99 179ms, met
+	//   on draw 2: TTFT p99 292ms, missed
+	//   on draw 3: TTFT p99 196ms, missed
 	// three draws at 46.2 req/s: 2 × mi300x (TP 1) fp8, max batch 16, least-outstanding
-	//   worst TTFT p99 102ms, met
+	//   worst TTFT p99 107ms, met
 }

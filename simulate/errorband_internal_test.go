@@ -1,0 +1,25 @@
+package simulate
+
+import "testing"
+
+// TestBandOfFallsBackToAllClasses checks that a class band with too few
+// measurements, or all from one source, gives way to the band of all
+// classes, and that a band with enough of both is its class's own.
+func TestBandOfFallsBackToAllClasses(t *testing.T) {
+	all := ErrorBand{Class: "all decode", Rows: 72, Sources: 15, Median: 0.1, P90: 0.3}
+	for _, tc := range []struct {
+		name  string
+		class ErrorBand
+		want  string
+	}{
+		{"enough", ErrorBand{Class: "eager decode", Rows: minBandRows, Sources: minBandSources, Median: 0.2, P90: 0.4}, "eager decode"},
+		{"one source", ErrorBand{Class: "eager decode", Rows: 9, Sources: minBandSources - 1, Median: 0.2, P90: 0.4}, "all decode"},
+		{"too few rows", ErrorBand{Class: "eager decode", Rows: minBandRows - 1, Sources: 3, Median: 0.2, P90: 0.4}, "all decode"},
+	} {
+		var bands [4][2]ErrorBand
+		bands[2][bandDecode], bands[3][bandDecode] = tc.class, all
+		if got := bandOf(&bands, 2, bandDecode); got.Class != tc.want {
+			t.Errorf("%s: bandOf = %q, want %q", tc.name, got.Class, tc.want)
+		}
+	}
+}
