@@ -185,7 +185,7 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 		a.x.whole = spec.req
 	}
 	a.x.maxLine = spec.cfg.maxLineBytes
-	a.x.closing = spec.cfg.closing
+	a.x.closing, a.x.extras = spec.cfg.closing, spec.cfg.extras
 	// The attempt's context takes the caller's values and cancellation but
 	// is not registered with the caller's context: a clean end then
 	// neither leaks it into a long-lived parent nor cancels the request,
@@ -349,6 +349,9 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	ev, err := a.dec.Decode(data)
 	if err != nil {
 		return true, at, a.refused(err)
+	}
+	if ev.ToolCall {
+		a.x.keep(&ev)
 	}
 	if err := a.deliver(arrived{Event: ev, at: at, size: size}); err != nil {
 		return true, at, err
@@ -767,6 +770,7 @@ func (a *attempt) callWhole(opts []option.RequestOption) {
 		a.end(a.failure(KindMalformed, "", refused), at)
 		return
 	}
+	a.x.keep(&ev)
 	err = a.deliver(arrived{Event: ev, at: at, size: wholeSize(ev)})
 	if oerr := a.outputEnd(at); err == nil {
 		err = oerr

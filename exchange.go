@@ -47,6 +47,11 @@ type exchange struct {
 	// closing is the client's set of servers that close every
 	// connection after a response; nil learns nothing.
 	closing *wire.ClosingServers
+	// extras is the client's store of tool calls' extra content (Gemini
+	// 3's thought signatures), given back to the server that sent them;
+	// nil keeps none. host is the server of the latest request.
+	extras *wire.CallExtras
+	host   string
 	// cut says why an error body was cut short (see wire.BoundErrorBody);
 	// empty when none was.
 	cut string
@@ -91,10 +96,12 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	x.t.HTTP = append(x.t.HTTP, HTTPAttempt{Start: now})
 	i := len(x.t.HTTP) - 1
 	x.t.ServerAddress, x.t.ServerPort = serverOf(req.URL)
+	server := req.URL.Host
+	x.host = server
 	x.mu.Unlock()
 
+	req = x.restore(req, server)
 	tr := x.clientTrace(i)
-	server := req.URL.Host
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &tr.hooks))
 	if x.closing.Closes(server) {
 		req.Close = true // its connections are not worth pooling
@@ -130,6 +137,51 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 		x.bound(res) // it reads an error body: without x.mu, which httptrace hooks take
 	}
 	return res, err, stale
+}
+
+// maxRestoreBody bounds the request body restore reads to give tool calls
+// their extra content back: a larger request is sent as it is.
+const maxRestoreBody = 32 << 20
+
+// restore returns req with the extra content server sent with tool calls
+// given back to the calls its messages name without it (see
+// wire.CallExtras), or req itself when there is none to give.
+func (x *exchange) restore(req *http.Request, server string) *http.Request {
+	if !x.extras.Holds(server) || req.GetBody == nil || req.ContentLength > maxRestoreBody {
+		return req
+	}
+	rc, err := req.GetBody()
+	if err != nil {
+		return req
+	}
+	body, err := io.ReadAll(io.LimitReader(rc, maxRestoreBody+1))
+	rc.Close()
+	if err != nil || len(body) > maxRestoreBody {
+		return req
+	}
+	out, changed := x.extras.Restore(server, body)
+	if !changed {
+		return req
+	}
+	if req.Body != nil {
+		req.Body.Close()
+	}
+	req = req.Clone(req.Context())
+	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(out)), int64(len(out))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(out)), nil }
+	return req
+}
+
+// keep keeps the extra content of ev's tool calls for the server that
+// sent them.
+func (x *exchange) keep(ev *codec.Event) {
+	if x.extras == nil || !ev.ToolCall {
+		return
+	}
+	x.mu.Lock()
+	server := x.host
+	x.mu.Unlock()
+	codec.CallExtras(ev, func(id, raw string) { x.extras.Keep(server, id, raw) })
 }
 
 // bound decodes a body the server compressed though the transport did not

@@ -24,6 +24,9 @@ type config struct {
 	// closing is shared by the copies of a config: the servers its
 	// client found to close every connection after a response.
 	closing *wire.ClosingServers
+	// extras is shared likewise: the extra content of tool calls its
+	// servers sent, given back to them (Gemini 3's thought signatures).
+	extras *wire.CallExtras
 }
 
 // defaultMaxLineBytes is the longest event-stream line, and the largest
@@ -31,7 +34,7 @@ type config struct {
 const defaultMaxLineBytes = 4 << 20
 
 func newConfig(opts []Option) config {
-	c := config{maxLineBytes: defaultMaxLineBytes, closing: new(wire.ClosingServers)}
+	c := config{maxLineBytes: defaultMaxLineBytes, closing: new(wire.ClosingServers), extras: new(wire.CallExtras)}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(&c)

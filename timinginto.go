@@ -61,7 +61,7 @@ func timingDst(opts []option.RequestOption) ([]option.RequestOption, **Timing) {
 func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts []option.RequestOption) (*R, error) {
 	opts, dst := timingDst(opts)
 	t := &Timing{Target: c.cfg.name, Model: req.Model(), API: API(req.API()), Start: time.Now()}
-	x := exchange{whole: req, maxLine: c.cfg.maxLineBytes, closing: c.cfg.closing}
+	x := exchange{whole: req, maxLine: c.cfg.maxLineBytes, closing: c.cfg.closing, extras: c.cfg.extras}
 	var ev codec.Event
 	var refused, err error
 	what := "middleware"
@@ -87,6 +87,7 @@ func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts [
 	case refused != nil:
 		err = &StreamError{Kind: KindMalformed, Target: c.cfg.name, Err: refused}
 	default:
+		x.keep(&ev)
 		t.ResponseModel = ev.Chunk.Model
 		if len(ev.Chunk.Choices) > 0 {
 			t.FinishReason = ev.Chunk.Choices[0].FinishReason

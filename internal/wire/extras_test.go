@@ -1,0 +1,116 @@
+package wire
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+const sig = `{"google":{"thought_signature":"CpwBAdHtim9Xk3sQ"}}`
+
+// request is a chat request whose assistant message names calls ids, as
+// openai-go writes it (no extra_content).
+func request(ids ...string) string {
+	var calls []string
+	for _, id := range ids {
+		calls = append(calls, `{"id":"`+id+`","function":{"arguments":"{\"city\":\"Paris <&>\"}","name":"get_weather"},"type":"function"}`)
+	}
+	return `{"messages":[{"content":"Weather?","role":"user"},{"role":"assistant","tool_calls":[` + strings.Join(calls, ",") +
+		`]},{"content":"sunny","role":"tool","tool_call_id":"call_1"}],"model":"gemini-3-flash-preview","seed":9007199254740993,"temperature":0.70}`
+}
+
+// extrasOf returns the extra_content of each tool call of body's second
+// message ("" for none), and fails on a body that is not such a request.
+func extrasOf(t *testing.T, body []byte) []string {
+	t.Helper()
+	var r struct {
+		Messages []struct {
+			ToolCalls []map[string]json.RawMessage `json:"tool_calls"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil || len(r.Messages) < 2 {
+		t.Fatalf("body %s: %v", body, err)
+	}
+	var out []string
+	for _, c := range r.Messages[1].ToolCalls {
+		out = append(out, string(c["extra_content"]))
+	}
+	return out
+}
+
+// TestCallExtrasRestore checks that a kept call's extra content goes back
+// on that call, only to the server that sent it, never over the caller's
+// own, and that the rest of the request keeps its values as written.
+func TestCallExtrasRestore(t *testing.T) {
+	var c CallExtras
+	c.Keep("gemini:443", "call_1", sig)
+	c.Keep("gemini:443", "call_3", "null")
+	c.Keep("gemini:443", "", sig)
+
+	out, changed := c.Restore("gemini:443", []byte(request("call_1", "call_2", "call_3")))
+	if got := extrasOf(t, out); !changed || got[0] != sig || got[1] != "" || got[2] != "" {
+		t.Errorf("Restore: changed %v, extras %q, want the signature on call_1 only", changed, got)
+	}
+	for _, kept := range []string{`"seed":9007199254740993`, `"temperature":0.70`, `Paris <&>`, `"tool_call_id":"call_1"`} {
+		if !strings.Contains(string(out), kept) {
+			t.Errorf("Restore lost %s: %s", kept, out)
+		}
+	}
+
+	for _, tc := range []struct{ name, server, body string }{
+		{"another server", "openai:443", request("call_1")},
+		{"no such call", "gemini:443", request("call_9")},
+		{"no tool calls", "gemini:443", `{"messages":[{"role":"user","content":"hi"}]}`},
+		{"not JSON", "gemini:443", `{"messages":[{"tool_calls":`},
+		{"its own extra content", "gemini:443", strings.Replace(request("call_1"), `"type":"function"}`, `"type":"function","extra_content":{"mine":1}}`, 1)},
+	} {
+		if out, changed := c.Restore(tc.server, []byte(tc.body)); changed || string(out) != tc.body {
+			t.Errorf("%s: Restore changed the request to %s", tc.name, out)
+		}
+	}
+	var none *CallExtras
+	none.Keep("gemini:443", "call_1", sig)
+	if none.Holds("gemini:443") {
+		t.Error("the nil CallExtras holds a call")
+	}
+}
+
+// TestCallExtrasBounded checks that what a server sends cannot grow the
+// store past its bounds: the oldest calls make room, and an extra content
+// over the per-call bound is not kept.
+func TestCallExtrasBounded(t *testing.T) {
+	var c CallExtras
+	for i := range maxExtras + 10 {
+		c.Keep("s", fmt.Sprint("call_", i), sig)
+	}
+	if len(c.m) != maxExtras {
+		t.Errorf("%d calls kept, want %d", len(c.m), maxExtras)
+	}
+	if _, ok := c.m[callKey{"s", "call_0"}]; ok {
+		t.Error("the oldest call was kept past the bound")
+	}
+	if _, ok := c.m[callKey{"s", fmt.Sprint("call_", maxExtras+9)}]; !ok {
+		t.Error("the newest call was not kept")
+	}
+
+	big := `"` + strings.Repeat("x", maxExtraBytes) + `"`
+	c.Keep("s", "huge", big)
+	if _, ok := c.m[callKey{"s", "huge"}]; ok {
+		t.Error("an extra content over maxExtraBytes was kept")
+	}
+	large := `"` + strings.Repeat("x", maxExtraBytes-2) + `"`
+	for i := range 2 * maxExtrasBytes / maxExtraBytes {
+		c.Keep("t", fmt.Sprint("large_", i), large)
+	}
+	if c.bytes > maxExtrasBytes {
+		t.Errorf("%d bytes kept, want at most %d", c.bytes, maxExtrasBytes)
+	}
+	sum := 0
+	for _, v := range c.m {
+		sum += len(v)
+	}
+	if sum != c.bytes || c.servers["s"]+c.servers["t"] != len(c.m) {
+		t.Errorf("bookkeeping: %d bytes counted, %d held; servers %v for %d calls", c.bytes, sum, c.servers, len(c.m))
+	}
+}

@@ -1,0 +1,186 @@
+package tokenpace_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// geminiSignature is the thought signature the Gemini emulator puts on its
+// first call, as Gemini 3 signs only the first of parallel calls.
+const geminiSignature = "CpwBAdHtim9Xk3sQ"
+
+// geminiTurn is what the emulators read of a request.
+type geminiTurn struct {
+	Stream   bool `json:"stream"`
+	Messages []struct {
+		Role      string `json:"role"`
+		ToolCalls []struct {
+			ID    string          `json:"id"`
+			Extra json.RawMessage `json:"extra_content"`
+		} `json:"tool_calls"`
+	} `json:"messages"`
+}
+
+// geminiServer answers as Gemini 3's OpenAI-compatible endpoint does
+// (ai.google.dev/gemini-api/docs/thought-signatures): a first turn calls
+// get_weather twice, the first call with extra_content's thought
+// signature; a later request whose assistant message names the first
+// call without that signature is refused with 400, and one that carries
+// it back is answered with text. The calls come whole, without an index,
+// as Gemini streams them (testdata/conformance/gemini-toolcalls-no-index.jsonl).
+func geminiServer(t *testing.T) *httptest.Server {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var turn geminiTurn
+		if err := json.NewDecoder(r.Body).Decode(&turn); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		answered := false
+		for _, m := range turn.Messages {
+			for i, c := range m.ToolCalls {
+				answered = true
+				var x struct {
+					Google struct {
+						Sig string `json:"thought_signature"`
+					} `json:"google"`
+				}
+				_ = json.Unmarshal(c.Extra, &x)
+				if want := map[bool]string{true: geminiSignature}[i == 0]; x.Google.Sig != want {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusBadRequest)
+					fmt.Fprintf(w, `[{"error":{"code":400,"message":"Function call is missing a thought_signature in functionCall parts. Additional data, function call default_api:get_weather, position %d.","status":"INVALID_ARGUMENT"}}]`, i+2)
+					return
+				}
+			}
+		}
+		calls := `"tool_calls":[{"extra_content":{"google":{"thought_signature":"` + geminiSignature + `"}},"function":{"arguments":"{\"city\":\"Paris\"}","name":"get_weather"},"id":"call_1","type":"function"},{"function":{"arguments":"{\"city\":\"Berlin\"}","name":"get_weather"},"id":"call_2","type":"function"}]`
+		content := `"content":"Sunny in Paris, rain in Berlin."`
+		if !answered {
+			content = calls
+		}
+		if !turn.Stream {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"id":"gm-1","object":"chat.completion","created":1775000000,"model":"gemini-3-flash-preview","choices":[{"index":0,"message":{"role":"assistant",%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":61,"completion_tokens":22,"total_tokens":83}}`, content)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := func(delta, finish string) {
+			fmt.Fprintf(w, "data: {\"id\":\"gm-1\",\"object\":\"chat.completion.chunk\",\"created\":1775000000,\"model\":\"gemini-3-flash-preview\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"%s}%s}]}\n\n", delta, finish)
+		}
+		chunk(","+content, "")
+		chunk("", `,"finish_reason":"stop"`)
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// weatherTurns returns the first turn's params, and the second turn's once
+// the first answered with msg: the tool agent's conversation, built as
+// openai-go builds it (msg.ToParam()).
+func weatherTurns(msg *openai.ChatCompletionMessage) openai.ChatCompletionNewParams {
+	p := openai.ChatCompletionNewParams{
+		Model:    "gemini-3-flash-preview",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Weather in Paris and Berlin?")},
+		Tools: []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(openai.FunctionDefinitionParam{
+			Name: "get_weather", Parameters: openai.FunctionParameters{"type": "object"},
+		})},
+	}
+	if msg != nil {
+		p.Messages = append(p.Messages, msg.ToParam())
+		for _, c := range msg.ToolCalls {
+			p.Messages = append(p.Messages, openai.ToolMessage("sunny", c.ID))
+		}
+	}
+	return p
+}
+
+// TestThoughtSignatureGivenBack checks the tool agent's conversation on
+// Gemini 3, over loopback HTTP: the assistant turn built from the first
+// answer (streamed or not) with openai-go's ToParam, which drops the
+// calls' extra_content, gets its thought signature back from the client,
+// and the second request is answered; the same conversation through
+// openai-go alone is refused with 400.
+func TestThoughtSignatureGivenBack(t *testing.T) {
+	ts := geminiServer(t)
+	ctx := context.Background()
+	c := tokenpace.NewClient(openaiClient(ts.URL, ts.Client()))
+
+	t.Run("streamed", func(t *testing.T) {
+		s := c.NewStreaming(ctx, weatherTurns(nil))
+		drain(t, s, 0)
+		if err := s.Err(); err != nil {
+			t.Fatal(err)
+		}
+		msg := s.Accumulated().Choices[0].Message
+		if len(msg.ToolCalls) != 2 {
+			t.Fatalf("first turn: %d calls, want 2", len(msg.ToolCalls))
+		}
+		s2 := c.NewStreaming(ctx, weatherTurns(&msg))
+		drain(t, s2, 0)
+		if err := s2.Err(); err != nil || s2.Text() != "Sunny in Paris, rain in Berlin." {
+			t.Fatalf("second turn: Text() = %q, Err() = %v, want the answer", s2.Text(), err)
+		}
+	})
+	t.Run("whole", func(t *testing.T) {
+		res, err := c.New(ctx, weatherTurns(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res2, err := c.New(ctx, weatherTurns(&res.Choices[0].Message))
+		if err != nil || res2.Choices[0].Message.Content != "Sunny in Paris, rain in Berlin." {
+			t.Fatalf("second turn: %v, want the answer", err)
+		}
+	})
+	t.Run("openai-go alone", func(t *testing.T) {
+		oc := openaiClient(ts.URL, ts.Client())
+		res, err := oc.Chat.Completions.New(ctx, weatherTurns(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = oc.Chat.Completions.New(ctx, weatherTurns(&res.Choices[0].Message))
+		var oe *openai.Error
+		if !errorsAs(err, &oe) || oe.StatusCode != http.StatusBadRequest {
+			t.Fatalf("second turn through openai-go alone: %v, want the 400 that the client saves its caller from", err)
+		}
+	})
+}
+
+// TestThoughtSignatureStaysWithItsServer checks that a signature goes back
+// only to the server that sent it: the same conversation carried on at
+// another server (a fallback of another vendor, which may refuse a field
+// it does not know) is sent as the caller built it.
+func TestThoughtSignatureStaysWithItsServer(t *testing.T) {
+	gem := geminiServer(t)
+	var got []byte
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, _ = io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"id\":\"o-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	t.Cleanup(other.Close)
+	ctx := context.Background()
+	c := tokenpace.NewClient(openaiClient(gem.URL, gem.Client()))
+	s := c.NewStreaming(ctx, weatherTurns(nil))
+	drain(t, s, 0)
+	msg := s.Accumulated().Choices[0].Message
+	s2 := c.NewStreaming(ctx, weatherTurns(&msg), option.WithBaseURL(other.URL))
+	drain(t, s2, 0)
+	if err := s2.Err(); err != nil || s2.Text() != "ok" {
+		t.Fatalf("other server: Text() = %q, Err() = %v", s2.Text(), err)
+	}
+	if strings.Contains(string(got), "extra_content") || !strings.Contains(string(got), `"call_1"`) {
+		t.Errorf("request to the other server = %s, want the caller's calls without extra_content", got)
+	}
+}
