@@ -143,6 +143,20 @@ func TestThoughtSignatureGivenBack(t *testing.T) {
 			t.Fatalf("second turn: %v, want the answer", err)
 		}
 	})
+	t.Run("router", func(t *testing.T) {
+		r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Name: "gemini"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := r.NewStreaming(ctx, weatherTurns(nil))
+		drain(t, s, 0)
+		msg := s.Accumulated().Choices[0].Message
+		s2 := r.NewStreaming(ctx, weatherTurns(&msg))
+		drain(t, s2, 0)
+		if err := s2.Err(); err != nil || s2.Text() != "Sunny in Paris, rain in Berlin." {
+			t.Fatalf("second turn: Text() = %q, Err() = %v, want the answer", s2.Text(), err)
+		}
+	})
 	t.Run("openai-go alone", func(t *testing.T) {
 		oc := openaiClient(ts.URL, ts.Client())
 		res, err := oc.Chat.Completions.New(ctx, weatherTurns(nil))
