@@ -340,6 +340,7 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	}
 	at = a.body.last
 	if bytes.HasPrefix(data, doneData) {
+		a.x.keepDetails()
 		return true, at, a.outputEnd(at)
 	}
 	size, err := codec.Cost(a.spec.req, data)
@@ -350,8 +351,8 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	if err != nil {
 		return true, at, a.refused(err)
 	}
-	if ev.ToolCall {
-		a.x.keep(&ev)
+	if ev.ToolCall || ev.Details {
+		a.x.note(&ev)
 	}
 	if err := a.deliver(arrived{Event: ev, at: at, size: size}); err != nil {
 		return true, at, err
@@ -770,7 +771,7 @@ func (a *attempt) callWhole(opts []option.RequestOption) {
 		a.end(a.failure(KindMalformed, "", refused), at)
 		return
 	}
-	a.x.keep(&ev)
+	a.x.note(&ev)
 	err = a.deliver(arrived{Event: ev, at: at, size: wholeSize(ev)})
 	if oerr := a.outputEnd(at); err == nil {
 		err = oerr

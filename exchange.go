@@ -52,6 +52,10 @@ type exchange struct {
 	// nil keeps none. host is the server of the latest request.
 	extras *wire.CallExtras
 	host   string
+	// details accumulates a stream's reasoning_details, kept with its
+	// first tool call's id, call, once the stream has ended.
+	details codec.Details
+	call    string
 	// cut says why an error body was cut short (see wire.BoundErrorBody);
 	// empty when none was.
 	cut string
@@ -172,16 +176,43 @@ func (x *exchange) restore(req *http.Request, server string) *http.Request {
 	return req
 }
 
-// keep keeps the extra content of ev's tool calls for the server that
-// sent them.
-func (x *exchange) keep(ev *codec.Event) {
-	if x.extras == nil || !ev.ToolCall {
+// note notes what of ev, a chat event, the server wants back with the
+// calls it made (see wire.CallExtras): the extra content of its tool
+// calls, kept at once, and its reasoning details, accumulated until the
+// stream ends (see keepDetails).
+func (x *exchange) note(ev *codec.Event) {
+	if x.extras == nil {
 		return
 	}
+	if ev.Details {
+		x.details.Add(ev)
+	}
+	if !ev.ToolCall {
+		return
+	}
+	if x.call == "" {
+		x.call = codec.FirstCallID(ev)
+	}
+	server := x.server()
+	codec.CallExtras(ev, func(id, field, raw string) { x.extras.Keep(server, id, field, raw) })
+}
+
+// keepDetails keeps the reasoning details of a stream that ended, with
+// its first tool call, if it made one.
+func (x *exchange) keepDetails() {
+	if x.extras == nil || x.call == "" {
+		return
+	}
+	if raw := x.details.JSON(); raw != "" {
+		x.extras.Keep(x.server(), x.call, wire.ReasoningDetails, raw)
+	}
+}
+
+// server returns the server of the latest request.
+func (x *exchange) server() string {
 	x.mu.Lock()
-	server := x.host
-	x.mu.Unlock()
-	codec.CallExtras(ev, func(id, raw string) { x.extras.Keep(server, id, raw) })
+	defer x.mu.Unlock()
+	return x.host
 }
 
 // bound decodes a body the server compressed though the transport did not

@@ -198,3 +198,122 @@ func TestThoughtSignatureStaysWithItsServer(t *testing.T) {
 		t.Errorf("request to the other server = %s, want the caller's calls without extra_content", got)
 	}
 }
+
+// openRouterTurn is what the OpenRouter emulator reads of a
+// request's assistant message.
+type openRouterTurn struct {
+	Stream   bool `json:"stream"`
+	Messages []struct {
+		Role      string `json:"role"`
+		ToolCalls []struct {
+			ID string `json:"id"`
+		} `json:"tool_calls"`
+		Details []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+			Data string `json:"data"`
+			ID   string `json:"id"`
+		} `json:"reasoning_details"`
+	} `json:"messages"`
+}
+
+// openRouterServer answers as OpenRouter does for Gemini 3
+// (openrouter.ai/docs/guides/best-practices/reasoning-tokens, "preserving
+// reasoning blocks"): a first turn streams its reasoning_details in pieces
+// (the thinking's text, then the call's signature as a reasoning.encrypted
+// item) and calls get_weather; a later request whose assistant message
+// makes that call without those details is refused with 400.
+func openRouterServer(t *testing.T) *httptest.Server {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var turn openRouterTurn
+		if err := json.NewDecoder(r.Body).Decode(&turn); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		answered := false
+		for _, m := range turn.Messages {
+			if len(m.ToolCalls) == 0 {
+				continue
+			}
+			answered = true
+			ok := len(m.Details) == 2 && m.Details[0].Text == "Let me check the weather." &&
+				m.Details[1].Type == "reasoning.encrypted" && m.Details[1].Data == geminiSignature && m.Details[1].ID == "call_1"
+			if !ok {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				fmt.Fprint(w, `{"error":{"message":"Provider returned error","code":400,"metadata":{"raw":"Gemini models require OpenRouter reasoning details to be preserved in each request.","provider_name":"Google AI Studio"}}}`)
+				return
+			}
+		}
+		call := `"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]`
+		if !turn.Stream {
+			w.Header().Set("Content-Type", "application/json")
+			msg := `"content":"Sunny in Paris."`
+			if !answered {
+				msg = `"content":null,` + call + `,"reasoning_details":[{"type":"reasoning.text","text":"Let me check the weather.","format":"google-gemini-v1","index":0},{"type":"reasoning.encrypted","data":"` + geminiSignature + `","id":"call_1","format":"google-gemini-v1","index":1}]`
+			}
+			fmt.Fprintf(w, `{"id":"gen-1","object":"chat.completion","created":1,"model":"google/gemini-3-flash-preview","choices":[{"index":0,"message":{"role":"assistant",%s},"finish_reason":"stop"}]}`, msg)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := func(delta, finish string) {
+			fmt.Fprintf(w, "data: {\"id\":\"gen-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"google/gemini-3-flash-preview\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"%s}%s}]}\n\n", delta, finish)
+		}
+		if answered {
+			chunk(`,"content":"Sunny in Paris."`, "")
+		} else {
+			chunk(`,"content":"","reasoning_details":[{"type":"reasoning.text","text":"Let me check ","format":"google-gemini-v1","index":0}]`, "")
+			chunk(`,"content":"","reasoning_details":[{"type":"reasoning.text","text":"the weather.","format":"google-gemini-v1","index":0}]`, "")
+			chunk(`,"content":null,`+call+`,"reasoning_details":[{"type":"reasoning.encrypted","data":"`+geminiSignature+`","id":"call_1","format":"google-gemini-v1","index":1}]`, "")
+		}
+		chunk("", `,"finish_reason":"stop"`)
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// TestReasoningDetailsGivenBack checks the tool agent's conversation on
+// OpenRouter: the assistant turn built with ToParam, which drops
+// reasoning_details, gets the details back (the streamed pieces added up)
+// and the second request is answered; through openai-go alone it is
+// refused with 400.
+func TestReasoningDetailsGivenBack(t *testing.T) {
+	ts := openRouterServer(t)
+	ctx := context.Background()
+	c := tokenpace.NewClient(openaiClient(ts.URL, ts.Client()))
+	t.Run("streamed", func(t *testing.T) {
+		s := c.NewStreaming(ctx, weatherTurns(nil))
+		drain(t, s, 0)
+		msg := s.Accumulated().Choices[0].Message
+		if len(msg.ToolCalls) != 1 {
+			t.Fatalf("first turn: %d calls (Err %v), want 1", len(msg.ToolCalls), s.Err())
+		}
+		s2 := c.NewStreaming(ctx, weatherTurns(&msg))
+		drain(t, s2, 0)
+		if err := s2.Err(); err != nil || s2.Text() != "Sunny in Paris." {
+			t.Fatalf("second turn: Text() = %q, Err() = %v, want the answer", s2.Text(), err)
+		}
+	})
+	t.Run("whole", func(t *testing.T) {
+		res, err := c.New(ctx, weatherTurns(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.New(ctx, weatherTurns(&res.Choices[0].Message)); err != nil {
+			t.Fatalf("second turn: %v, want the answer", err)
+		}
+	})
+	t.Run("openai-go alone", func(t *testing.T) {
+		oc := openaiClient(ts.URL, ts.Client())
+		res, err := oc.Chat.Completions.New(ctx, weatherTurns(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = oc.Chat.Completions.New(ctx, weatherTurns(&res.Choices[0].Message))
+		var oe *openai.Error
+		if !errorsAs(err, &oe) || oe.StatusCode != http.StatusBadRequest {
+			t.Fatalf("second turn through openai-go alone: %v, want 400", err)
+		}
+	})
+}

@@ -87,7 +87,7 @@ func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts [
 	case refused != nil:
 		err = &StreamError{Kind: KindMalformed, Target: c.cfg.name, Err: refused}
 	default:
-		x.keep(&ev)
+		x.note(&ev)
 		t.ResponseModel = ev.Chunk.Model
 		if len(ev.Chunk.Choices) > 0 {
 			t.FinishReason = ev.Chunk.Choices[0].FinishReason

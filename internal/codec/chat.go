@@ -8,6 +8,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace/internal/wire"
 )
 
 // chat is a chat completion's request.
@@ -119,6 +121,9 @@ func chunkEvent(c *openai.ChatCompletionChunk, orig any) Event {
 		//lint:ignore SA1019 servers still stream legacy function calls
 		if len(d.ToolCalls) > 0 || d.FunctionCall.Name != "" || d.FunctionCall.Arguments != "" {
 			ev.ToolCall = true
+		}
+		if _, ok := d.JSON.ExtraFields[wire.ReasoningDetails]; ok {
+			ev.Details = true
 		}
 	}
 	return ev

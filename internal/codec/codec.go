@@ -114,6 +114,9 @@ type Event struct {
 	End   *End
 	// ToolCall: the event carries a tool or function call.
 	ToolCall bool
+	// Details: the event carries reasoning_details (OpenRouter; see
+	// Details).
+	Details bool
 }
 
 // End is what the final event of a Responses stream says of the answer.

@@ -6,7 +6,8 @@ import (
 	"sync"
 )
 
-// Tool calls' extra content, given back to the server that sent it.
+// Tool calls' extra content and reasoning details, given back to the
+// server that sent them.
 //
 // Gemini 3 signs the thinking behind each function call and returns the
 // signature on the call, as extra_content.google.thought_signature
@@ -17,18 +18,24 @@ import (
 // openai-go keeps no field it does not know when it turns a message into
 // a request (ChatCompletionMessage.ToParam), so the assistant turn a
 // caller builds from an answer, streamed or not, loses the signature, and
-// the conversation's second request fails. CallExtras keeps each call's
-// extra_content, by server and call id, and Restore writes it back into a
-// later request to that server whose assistant message names the call
-// without it. A request to any other server is left as it is: another
-// vendor may refuse a field it does not know.
+// the conversation's second request fails. OpenRouter carries the same
+// signature, for Gemini and other reasoning models, in the assistant
+// message's reasoning_details, which it streams in fragments, and refuses
+// a tool call's next turn without them ("Gemini models require OpenRouter
+// reasoning details to be preserved in each request";
+// openrouter.ai/docs/guides/best-practices/reasoning-tokens). CallExtras
+// keeps each call's extra_content and its message's reasoning_details, by
+// server and call id, and Restore writes them back into a later request
+// to that server whose assistant message names the call without them. A
+// request to any other server is left as it is: another vendor may
+// refuse a field it does not know.
 
 // Bounds of what CallExtras keeps: a server sends what it likes, and the
 // oldest entries make room for new ones.
 const (
-	maxExtras      = 1024     // calls kept, all servers together
-	maxExtraBytes  = 64 << 10 // one call's extra content; a larger one is not kept
-	maxExtrasBytes = 8 << 20  // all of them
+	maxExtras      = 1024    // values kept, all servers together
+	maxExtraBytes  = 1 << 20 // one value; a larger one is not kept
+	maxExtrasBytes = 8 << 20 // all of them
 )
 
 // CallExtras keeps the extra_content of tool calls, by server
@@ -43,11 +50,20 @@ type CallExtras struct {
 	servers map[string]int // calls kept per server
 }
 
-type callKey struct{ server, id string }
+type callKey struct{ server, id, field string }
 
-// Keep keeps raw, the extra_content JSON of call id as server sent it.
-// An empty id, an empty or null raw, or one over maxExtraBytes is not kept.
-func (c *CallExtras) Keep(server, id, raw string) {
+// Fields CallExtras keeps: extra_content on a tool call (Gemini), and
+// reasoning_details on the assistant message that made the call
+// (OpenRouter), kept under the message's first call.
+const (
+	ExtraContent     = "extra_content"
+	ReasoningDetails = "reasoning_details"
+)
+
+// Keep keeps raw, the JSON of field (ExtraContent or ReasoningDetails)
+// of call id as server sent it. An empty id, an empty or null raw, or one
+// over maxExtraBytes is not kept.
+func (c *CallExtras) Keep(server, id, field, raw string) {
 	if c == nil || id == "" || raw == "" || raw == "null" || len(raw) > maxExtraBytes {
 		return
 	}
@@ -56,7 +72,7 @@ func (c *CallExtras) Keep(server, id, raw string) {
 	if c.m == nil {
 		c.m, c.servers = make(map[callKey]string), make(map[string]int)
 	}
-	k := callKey{server, id}
+	k := callKey{server, id, field}
 	if old, ok := c.m[k]; ok {
 		c.bytes += len(raw) - len(old)
 		c.m[k] = raw
@@ -98,12 +114,14 @@ func (c *CallExtras) Holds(server string) bool {
 	return c.servers[server] > 0
 }
 
-// Restore returns body, a chat request to server, with the extra content
-// kept for each tool call of its messages that names a kept call of
-// server's and has none, and reports whether it changed anything. A body
-// it cannot read as a chat request is returned as it is. Every other
-// field keeps its value (numbers and strings as written); the keys of the
-// objects it rewrites may come in another order.
+// Restore returns body, a chat request to server, with what was kept
+// given back to each assistant message that names a kept call of
+// server's: the call's extra_content, and the message's
+// reasoning_details, each where the message has none of its own. It
+// reports whether it changed anything. A body it cannot read as a chat
+// request is returned as it is. Every other field keeps its value
+// (numbers and strings as written); the keys of the objects it rewrites
+// may come in another order.
 func (c *CallExtras) Restore(server string, body []byte) ([]byte, bool) {
 	if !c.Holds(server) || !bytes.Contains(body, []byte(`"tool_calls"`)) {
 		return body, false
@@ -119,12 +137,16 @@ func (c *CallExtras) Restore(server string, body []byte) ([]byte, bool) {
 		if m["tool_calls"] == nil || json.Unmarshal(m["tool_calls"], &calls) != nil {
 			continue
 		}
-		if c.restoreCalls(server, calls) {
+		gave, details := c.restoreCalls(server, calls, m[ReasoningDetails] == nil)
+		if gave {
 			raw, err := marshal(calls)
 			if err != nil {
 				return body, false
 			}
 			m["tool_calls"], changed = raw, true
+		}
+		if details != "" {
+			m[ReasoningDetails], changed = json.RawMessage(details), true
 		}
 	}
 	if !changed {
@@ -142,22 +164,25 @@ func (c *CallExtras) Restore(server string, body []byte) ([]byte, bool) {
 }
 
 // restoreCalls gives each of calls that has no extra_content the one kept
-// for its id, and reports whether it gave any.
-func (c *CallExtras) restoreCalls(server string, calls []map[string]json.RawMessage) bool {
+// for its id, and reports whether it gave any; when wantDetails, it also
+// returns the reasoning_details kept under one of the calls ("" for none).
+func (c *CallExtras) restoreCalls(server string, calls []map[string]json.RawMessage, wantDetails bool) (gave bool, details string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	gave := false
 	for _, call := range calls {
 		var id string
-		if _, has := call["extra_content"]; has || json.Unmarshal(call["id"], &id) != nil {
+		if json.Unmarshal(call["id"], &id) != nil {
 			continue
 		}
-		if raw, ok := c.m[callKey{server, id}]; ok {
-			call["extra_content"] = json.RawMessage(raw)
+		if raw, ok := c.m[callKey{server, id, ExtraContent}]; ok && call[ExtraContent] == nil {
+			call[ExtraContent] = json.RawMessage(raw)
 			gave = true
 		}
+		if raw, ok := c.m[callKey{server, id, ReasoningDetails}]; ok && wantDetails && details == "" {
+			details = raw
+		}
 	}
-	return gave
+	return gave, details
 }
 
 // marshal is json.Marshal of v without escaping HTML characters: the

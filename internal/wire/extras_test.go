@@ -44,9 +44,9 @@ func extrasOf(t *testing.T, body []byte) []string {
 // own, and that the rest of the request keeps its values as written.
 func TestCallExtrasRestore(t *testing.T) {
 	var c CallExtras
-	c.Keep("gemini:443", "call_1", sig)
-	c.Keep("gemini:443", "call_3", "null")
-	c.Keep("gemini:443", "", sig)
+	c.Keep("gemini:443", "call_1", ExtraContent, sig)
+	c.Keep("gemini:443", "call_3", ExtraContent, "null")
+	c.Keep("gemini:443", "", ExtraContent, sig)
 
 	out, changed := c.Restore("gemini:443", []byte(request("call_1", "call_2", "call_3")))
 	if got := extrasOf(t, out); !changed || got[0] != sig || got[1] != "" || got[2] != "" {
@@ -70,7 +70,7 @@ func TestCallExtrasRestore(t *testing.T) {
 		}
 	}
 	var none *CallExtras
-	none.Keep("gemini:443", "call_1", sig)
+	none.Keep("gemini:443", "call_1", ExtraContent, sig)
 	if none.Holds("gemini:443") {
 		t.Error("the nil CallExtras holds a call")
 	}
@@ -82,26 +82,26 @@ func TestCallExtrasRestore(t *testing.T) {
 func TestCallExtrasBounded(t *testing.T) {
 	var c CallExtras
 	for i := range maxExtras + 10 {
-		c.Keep("s", fmt.Sprint("call_", i), sig)
+		c.Keep("s", fmt.Sprint("call_", i), ExtraContent, sig)
 	}
 	if len(c.m) != maxExtras {
 		t.Errorf("%d calls kept, want %d", len(c.m), maxExtras)
 	}
-	if _, ok := c.m[callKey{"s", "call_0"}]; ok {
+	if _, ok := c.m[callKey{"s", "call_0", ExtraContent}]; ok {
 		t.Error("the oldest call was kept past the bound")
 	}
-	if _, ok := c.m[callKey{"s", fmt.Sprint("call_", maxExtras+9)}]; !ok {
+	if _, ok := c.m[callKey{"s", fmt.Sprint("call_", maxExtras+9), ExtraContent}]; !ok {
 		t.Error("the newest call was not kept")
 	}
 
 	big := `"` + strings.Repeat("x", maxExtraBytes) + `"`
-	c.Keep("s", "huge", big)
-	if _, ok := c.m[callKey{"s", "huge"}]; ok {
+	c.Keep("s", "huge", ExtraContent, big)
+	if _, ok := c.m[callKey{"s", "huge", ExtraContent}]; ok {
 		t.Error("an extra content over maxExtraBytes was kept")
 	}
 	large := `"` + strings.Repeat("x", maxExtraBytes-2) + `"`
 	for i := range 2 * maxExtrasBytes / maxExtraBytes {
-		c.Keep("t", fmt.Sprint("large_", i), large)
+		c.Keep("t", fmt.Sprint("large_", i), ExtraContent, large)
 	}
 	if c.bytes > maxExtrasBytes {
 		t.Errorf("%d bytes kept, want at most %d", c.bytes, maxExtrasBytes)
@@ -112,5 +112,36 @@ func TestCallExtrasBounded(t *testing.T) {
 	}
 	if sum != c.bytes || c.servers["s"]+c.servers["t"] != len(c.m) {
 		t.Errorf("bookkeeping: %d bytes counted, %d held; servers %v for %d calls", c.bytes, sum, c.servers, len(c.m))
+	}
+}
+
+// TestCallExtrasRestoreDetails checks that the reasoning details kept
+// under a message's call go back on the assistant message that names the
+// call, once, and never over the caller's own.
+func TestCallExtrasRestoreDetails(t *testing.T) {
+	const details = `[{"type":"reasoning.encrypted","data":"CiQB","id":"call_1","format":"google-gemini-v1","index":0}]`
+	var c CallExtras
+	c.Keep("openrouter.ai:443", "call_1", ReasoningDetails, details)
+
+	out, changed := c.Restore("openrouter.ai:443", []byte(request("call_1", "call_2")))
+	var r struct {
+		Messages []map[string]json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil || !changed {
+		t.Fatalf("Restore: changed %v, %v", changed, err)
+	}
+	if got := string(r.Messages[1][ReasoningDetails]); got != details {
+		t.Errorf("assistant message reasoning_details = %s, want %s", got, details)
+	}
+	if r.Messages[0][ReasoningDetails] != nil || r.Messages[2][ReasoningDetails] != nil {
+		t.Errorf("reasoning_details given to a message that made no call: %s", out)
+	}
+	if got := extrasOf(t, out); got[0] != "" || got[1] != "" {
+		t.Errorf("extra_content given to calls without any kept: %q", got)
+	}
+
+	own := strings.Replace(request("call_1"), `{"role":"assistant",`, `{"role":"assistant","reasoning_details":[],`, 1)
+	if out, changed := c.Restore("openrouter.ai:443", []byte(own)); changed || string(out) != own {
+		t.Errorf("Restore replaced the caller's own reasoning_details: %s", out)
 	}
 }
