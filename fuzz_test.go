@@ -61,6 +61,8 @@ func FuzzStream(f *testing.F) {
 	f.Add("data: {\"error\":{\"message\":\"x\"}}\n\n", 3)
 	f.Add("data: {\"choices\":[{\"index\":999999,\"delta\":{\"content\":\"a\"}}]}\n\n", 100)
 	f.Add("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":-5}]}}]}\n\n", 100)
+	f.Add("data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_details\":[{\"type\":\"reasoning.text\",\"text\":\"h\",\"index\":0}]}}]}\n\n"+
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"id\":\"c\",\"extra_content\":{\"google\":{\"thought_signature\":\"s\"}},\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}],\"reasoning_details\":[{\"type\":\"reasoning.encrypted\",\"data\":\"s\",\"id\":\"c\",\"index\":1}]}}]}\n\ndata: [DONE]\n\n", 7)
 	f.Add(": only a comment\n\n", 2)
 	f.Add("data: [DONE", 4)
 	f.Add("\r\n\r\n\n\ndata:\n\n", 1)
