@@ -20,16 +20,35 @@ import (
 // first call, as Gemini 3 signs only the first of parallel calls.
 const geminiSignature = "CpwBAdHtim9Xk3sQ"
 
-// geminiTurn is what the emulators read of a request.
-type geminiTurn struct {
+// agentTurn is what the emulators read of a request: the calls of its
+// assistant messages, with what Gemini (extra_content) and OpenRouter
+// (reasoning_details) want back.
+type agentTurn struct {
 	Stream   bool `json:"stream"`
 	Messages []struct {
-		Role      string `json:"role"`
 		ToolCalls []struct {
 			ID    string          `json:"id"`
 			Extra json.RawMessage `json:"extra_content"`
 		} `json:"tool_calls"`
+		Details []struct {
+			Type, Text, Data, ID string
+		} `json:"reasoning_details"`
 	} `json:"messages"`
+}
+
+// emulator starts a loopback server that answers each request with
+// answer, given what it read of the request.
+func emulator(t *testing.T, answer func(http.ResponseWriter, agentTurn)) *httptest.Server {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var turn agentTurn
+		if err := json.NewDecoder(r.Body).Decode(&turn); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		answer(w, turn)
+	}))
+	t.Cleanup(ts.Close)
+	return ts
 }
 
 // geminiServer answers as Gemini 3's OpenAI-compatible endpoint does
@@ -40,12 +59,7 @@ type geminiTurn struct {
 // it back is answered with text. The calls come whole, without an index,
 // as Gemini streams them (testdata/conformance/gemini-toolcalls-no-index.jsonl).
 func geminiServer(t *testing.T) *httptest.Server {
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var turn geminiTurn
-		if err := json.NewDecoder(r.Body).Decode(&turn); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
+	return emulator(t, func(w http.ResponseWriter, turn agentTurn) {
 		answered := false
 		for _, m := range turn.Messages {
 			for i, c := range m.ToolCalls {
@@ -81,9 +95,7 @@ func geminiServer(t *testing.T) *httptest.Server {
 		chunk(","+content, "")
 		chunk("", `,"finish_reason":"stop"`)
 		fmt.Fprint(w, "data: [DONE]\n\n")
-	}))
-	t.Cleanup(ts.Close)
-	return ts
+	})
 }
 
 // weatherTurns returns the first turn's params, and the second turn's once
@@ -108,67 +120,77 @@ func weatherTurns(msg *openai.ChatCompletionMessage) openai.ChatCompletionNewPar
 
 // TestThoughtSignatureGivenBack checks the tool agent's conversation on
 // Gemini 3, over loopback HTTP: the assistant turn built from the first
-// answer (streamed or not) with openai-go's ToParam, which drops the
-// calls' extra_content, gets its thought signature back from the client,
-// and the second request is answered; the same conversation through
-// openai-go alone is refused with 400.
+// answer (streamed or not, through a Client or a Router) with openai-go's
+// ToParam, which drops the calls' extra_content, gets its thought
+// signature back from the client, and the second request is answered;
+// the same conversation through openai-go alone is refused with 400.
 func TestThoughtSignatureGivenBack(t *testing.T) {
 	ts := geminiServer(t)
-	ctx := context.Background()
-	c := tokenpace.NewClient(openaiClient(ts.URL, ts.Client()))
+	// Each conversation has a client of its own: what one kept must not
+	// answer for another.
+	client := func() *tokenpace.Client { return tokenpace.NewClient(openaiClient(ts.URL, ts.Client())) }
+	r, err := tokenpace.NewRouter(client(), tokenpace.Policy{}, tokenpace.Route{Name: "gemini"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const answer = "Sunny in Paris, rain in Berlin."
+	t.Run("streamed", func(t *testing.T) { streamedTurns(t, client().NewStreaming, 2, answer) })
+	t.Run("whole", func(t *testing.T) { wholeTurns(t, client(), answer) })
+	t.Run("router", func(t *testing.T) { streamedTurns(t, r.NewStreaming, 2, answer) })
+	t.Run("openai-go alone", func(t *testing.T) { refusedAlone(t, ts) })
+}
 
-	t.Run("streamed", func(t *testing.T) {
-		s := c.NewStreaming(ctx, weatherTurns(nil))
-		drain(t, s, 0)
-		if err := s.Err(); err != nil {
-			t.Fatal(err)
-		}
-		msg := s.Accumulated().Choices[0].Message
-		if len(msg.ToolCalls) != 2 {
-			t.Fatalf("first turn: %d calls, want 2", len(msg.ToolCalls))
-		}
-		s2 := c.NewStreaming(ctx, weatherTurns(&msg))
-		drain(t, s2, 0)
-		if err := s2.Err(); err != nil || s2.Text() != "Sunny in Paris, rain in Berlin." {
-			t.Fatalf("second turn: Text() = %q, Err() = %v, want the answer", s2.Text(), err)
-		}
-	})
-	t.Run("whole", func(t *testing.T) {
-		res, err := c.New(ctx, weatherTurns(nil))
-		if err != nil {
-			t.Fatal(err)
-		}
-		res2, err := c.New(ctx, weatherTurns(&res.Choices[0].Message))
-		if err != nil || res2.Choices[0].Message.Content != "Sunny in Paris, rain in Berlin." {
-			t.Fatalf("second turn: %v, want the answer", err)
-		}
-	})
-	t.Run("router", func(t *testing.T) {
-		r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Name: "gemini"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := r.NewStreaming(ctx, weatherTurns(nil))
-		drain(t, s, 0)
-		msg := s.Accumulated().Choices[0].Message
-		s2 := r.NewStreaming(ctx, weatherTurns(&msg))
-		drain(t, s2, 0)
-		if err := s2.Err(); err != nil || s2.Text() != "Sunny in Paris, rain in Berlin." {
-			t.Fatalf("second turn: Text() = %q, Err() = %v, want the answer", s2.Text(), err)
-		}
-	})
-	t.Run("openai-go alone", func(t *testing.T) {
-		oc := openaiClient(ts.URL, ts.Client())
-		res, err := oc.Chat.Completions.New(ctx, weatherTurns(nil))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = oc.Chat.Completions.New(ctx, weatherTurns(&res.Choices[0].Message))
-		var oe *openai.Error
-		if !errorsAs(err, &oe) || oe.StatusCode != http.StatusBadRequest {
-			t.Fatalf("second turn through openai-go alone: %v, want the 400 that the client saves its caller from", err)
-		}
-	})
+// streamFunc is NewStreaming of a Client or a Router.
+type streamFunc func(context.Context, openai.ChatCompletionNewParams, ...option.RequestOption) *tokenpace.Stream[openai.ChatCompletionChunk]
+
+// streamedTurns streams the first turn, which must make calls calls, and
+// the second, built from the first with ToParam, which must answer want.
+func streamedTurns(t *testing.T, stream streamFunc, calls int, want string) {
+	t.Helper()
+	ctx := context.Background()
+	s := stream(ctx, weatherTurns(nil))
+	drain(t, s, 0)
+	msg := s.Accumulated().Choices[0].Message
+	if len(msg.ToolCalls) != calls {
+		t.Fatalf("first turn: %d calls (Err %v), want %d", len(msg.ToolCalls), s.Err(), calls)
+	}
+	s2 := stream(ctx, weatherTurns(&msg))
+	drain(t, s2, 0)
+	if err := s2.Err(); err != nil || s2.Text() != want {
+		t.Fatalf("second turn: Text() = %q, Err() = %v, want %q", s2.Text(), err, want)
+	}
+}
+
+// wholeTurns is streamedTurns for non-streaming calls.
+func wholeTurns(t *testing.T, c *tokenpace.Client, want string) {
+	t.Helper()
+	ctx := context.Background()
+	res, err := c.New(ctx, weatherTurns(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res2, err := c.New(ctx, weatherTurns(&res.Choices[0].Message))
+	if err != nil || res2.Choices[0].Message.Content != want {
+		t.Fatalf("second turn: %v, want %q", err, want)
+	}
+}
+
+// refusedAlone checks that ts refuses the second turn with 400 when the
+// conversation goes through openai-go alone: the emulator is as strict as
+// the server it stands for.
+func refusedAlone(t *testing.T, ts *httptest.Server) {
+	t.Helper()
+	ctx := context.Background()
+	oc := openaiClient(ts.URL, ts.Client())
+	res, err := oc.Chat.Completions.New(ctx, weatherTurns(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = oc.Chat.Completions.New(ctx, weatherTurns(&res.Choices[0].Message))
+	var oe *openai.Error
+	if !errorsAs(err, &oe) || oe.StatusCode != http.StatusBadRequest {
+		t.Fatalf("second turn through openai-go alone: %v, want the 400 that the client saves its caller from", err)
+	}
 }
 
 // TestThoughtSignatureStaysWithItsServer checks that a signature goes back
@@ -199,24 +221,6 @@ func TestThoughtSignatureStaysWithItsServer(t *testing.T) {
 	}
 }
 
-// openRouterTurn is what the OpenRouter emulator reads of a
-// request's assistant message.
-type openRouterTurn struct {
-	Stream   bool `json:"stream"`
-	Messages []struct {
-		Role      string `json:"role"`
-		ToolCalls []struct {
-			ID string `json:"id"`
-		} `json:"tool_calls"`
-		Details []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-			Data string `json:"data"`
-			ID   string `json:"id"`
-		} `json:"reasoning_details"`
-	} `json:"messages"`
-}
-
 // openRouterServer answers as OpenRouter does for Gemini 3
 // (openrouter.ai/docs/guides/best-practices/reasoning-tokens, "preserving
 // reasoning blocks"): a first turn streams its reasoning_details in pieces
@@ -224,12 +228,7 @@ type openRouterTurn struct {
 // item) and calls get_weather; a later request whose assistant message
 // makes that call without those details is refused with 400.
 func openRouterServer(t *testing.T) *httptest.Server {
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var turn openRouterTurn
-		if err := json.NewDecoder(r.Body).Decode(&turn); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
+	return emulator(t, func(w http.ResponseWriter, turn agentTurn) {
 		answered := false
 		for _, m := range turn.Messages {
 			if len(m.ToolCalls) == 0 {
@@ -268,9 +267,7 @@ func openRouterServer(t *testing.T) *httptest.Server {
 		}
 		chunk("", `,"finish_reason":"stop"`)
 		fmt.Fprint(w, "data: [DONE]\n\n")
-	}))
-	t.Cleanup(ts.Close)
-	return ts
+	})
 }
 
 // TestReasoningDetailsGivenBack checks the tool agent's conversation on
@@ -280,40 +277,8 @@ func openRouterServer(t *testing.T) *httptest.Server {
 // refused with 400.
 func TestReasoningDetailsGivenBack(t *testing.T) {
 	ts := openRouterServer(t)
-	ctx := context.Background()
-	c := tokenpace.NewClient(openaiClient(ts.URL, ts.Client()))
-	t.Run("streamed", func(t *testing.T) {
-		s := c.NewStreaming(ctx, weatherTurns(nil))
-		drain(t, s, 0)
-		msg := s.Accumulated().Choices[0].Message
-		if len(msg.ToolCalls) != 1 {
-			t.Fatalf("first turn: %d calls (Err %v), want 1", len(msg.ToolCalls), s.Err())
-		}
-		s2 := c.NewStreaming(ctx, weatherTurns(&msg))
-		drain(t, s2, 0)
-		if err := s2.Err(); err != nil || s2.Text() != "Sunny in Paris." {
-			t.Fatalf("second turn: Text() = %q, Err() = %v, want the answer", s2.Text(), err)
-		}
-	})
-	t.Run("whole", func(t *testing.T) {
-		res, err := c.New(ctx, weatherTurns(nil))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.New(ctx, weatherTurns(&res.Choices[0].Message)); err != nil {
-			t.Fatalf("second turn: %v, want the answer", err)
-		}
-	})
-	t.Run("openai-go alone", func(t *testing.T) {
-		oc := openaiClient(ts.URL, ts.Client())
-		res, err := oc.Chat.Completions.New(ctx, weatherTurns(nil))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = oc.Chat.Completions.New(ctx, weatherTurns(&res.Choices[0].Message))
-		var oe *openai.Error
-		if !errorsAs(err, &oe) || oe.StatusCode != http.StatusBadRequest {
-			t.Fatalf("second turn through openai-go alone: %v, want 400", err)
-		}
-	})
+	client := func() *tokenpace.Client { return tokenpace.NewClient(openaiClient(ts.URL, ts.Client())) }
+	t.Run("streamed", func(t *testing.T) { streamedTurns(t, client().NewStreaming, 1, "Sunny in Paris.") })
+	t.Run("whole", func(t *testing.T) { wholeTurns(t, client(), "Sunny in Paris.") })
+	t.Run("openai-go alone", func(t *testing.T) { refusedAlone(t, ts) })
 }
