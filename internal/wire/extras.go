@@ -3,7 +3,11 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
+	"strings"
 	"sync"
+
+	"github.com/tidwall/gjson"
 )
 
 // Tool calls' extra content and reasoning details, given back to the
@@ -64,7 +68,7 @@ const (
 // of call id as server sent it. An empty id, an empty or null raw, or one
 // over maxExtraBytes is not kept.
 func (c *CallExtras) Keep(server, id, field, raw string) {
-	if c == nil || id == "" || raw == "" || raw == "null" || len(raw) > maxExtraBytes {
+	if c == nil || id == "" || raw == "" || raw == "null" || len(raw) > maxExtraBytes || !json.Valid([]byte(raw)) {
 		return
 	}
 	c.mu.Lock()
@@ -118,81 +122,84 @@ func (c *CallExtras) Holds(server string) bool {
 // given back to each assistant message that names a kept call of
 // server's: the call's extra_content, and the message's
 // reasoning_details, each where the message has none of its own. It
-// reports whether it changed anything. A body it cannot read as a chat
-// request is returned as it is. Every other field keeps its value
-// (numbers and strings as written); the keys of the objects it rewrites
-// may come in another order.
+// reports whether it changed anything. What it gives is written into the
+// body as the first member of the call or message object; every other
+// byte of the body stays as it was. A body it cannot read as a chat
+// request is returned as it is.
 func (c *CallExtras) Restore(server string, body []byte) ([]byte, bool) {
 	if !c.Holds(server) || !bytes.Contains(body, []byte(`"tool_calls"`)) {
 		return body, false
 	}
-	var top map[string]json.RawMessage
-	var msgs []map[string]json.RawMessage
-	if json.Unmarshal(body, &top) != nil || json.Unmarshal(top["messages"], &msgs) != nil {
+	msgs := gjson.GetBytes(body, "messages")
+	if !msgs.IsArray() || msgs.Index <= 0 {
 		return body, false
 	}
-	changed := false
-	for _, m := range msgs {
-		var calls []map[string]json.RawMessage
-		if m["tool_calls"] == nil || json.Unmarshal(m["tool_calls"], &calls) != nil {
-			continue
+	var ins []insertion
+	c.mu.Lock()
+	msgs.ForEach(func(_, m gjson.Result) bool {
+		ins = c.restoreMessage(server, m, ins)
+		return true
+	})
+	c.mu.Unlock()
+	if len(ins) == 0 {
+		return body, false
+	}
+	slices.SortFunc(ins, func(a, b insertion) int { return a.at - b.at })
+	n := len(body)
+	for _, in := range ins {
+		if in.at <= 0 || in.at > len(body) || body[in.at-1] != '{' {
+			return body, false // the offsets do not point where they should: leave it
 		}
-		gave, details := c.restoreCalls(server, calls, m[ReasoningDetails] == nil)
-		if gave {
-			raw, err := marshal(calls)
-			if err != nil {
-				return body, false
-			}
-			m["tool_calls"], changed = raw, true
-		}
-		if details != "" {
-			m[ReasoningDetails], changed = json.RawMessage(details), true
-		}
+		n += len(in.text)
 	}
-	if !changed {
-		return body, false
+	out := make([]byte, 0, n)
+	prev := 0
+	for _, in := range ins {
+		out = append(append(out, body[prev:in.at]...), in.text...)
+		prev = in.at
 	}
-	raw, err := marshal(msgs)
-	if err != nil {
-		return body, false
-	}
-	top["messages"] = raw
-	if raw, err = marshal(top); err != nil {
-		return body, false
-	}
-	return raw, true
+	return append(out, body[prev:]...), true
 }
 
-// restoreCalls gives each of calls that has no extra_content the one kept
-// for its id, and reports whether it gave any; when wantDetails, it also
-// returns the reasoning_details kept under one of the calls ("" for none).
-func (c *CallExtras) restoreCalls(server string, calls []map[string]json.RawMessage, wantDetails bool) (gave bool, details string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, call := range calls {
-		var id string
-		if json.Unmarshal(call["id"], &id) != nil {
-			continue
-		}
-		if raw, ok := c.m[callKey{server, id, ExtraContent}]; ok && call[ExtraContent] == nil {
-			call[ExtraContent] = json.RawMessage(raw)
-			gave = true
+// insertion is text to write into a body at offset at.
+type insertion struct {
+	at   int
+	text string
+}
+
+// restoreMessage appends to ins what to give message m (gjson gives its
+// offset in the body, and its calls', as Index): the kept extra_content
+// of each of its calls that has none, and the reasoning_details kept
+// under one of its calls if it has none. c.mu is held.
+func (c *CallExtras) restoreMessage(server string, m gjson.Result, ins []insertion) []insertion {
+	calls := m.Get("tool_calls")
+	if !m.IsObject() || !calls.IsArray() {
+		return ins
+	}
+	details := ""
+	wantDetails := !m.Get(ReasoningDetails).Exists()
+	calls.ForEach(func(_, call gjson.Result) bool {
+		id := call.Get("id").String()
+		if raw, ok := c.m[callKey{server, id, ExtraContent}]; ok && call.IsObject() && !call.Get(ExtraContent).Exists() {
+			ins = append(ins, member(call.Index, call.Raw, ExtraContent, raw))
 		}
 		if raw, ok := c.m[callKey{server, id, ReasoningDetails}]; ok && wantDetails && details == "" {
 			details = raw
 		}
+		return true
+	})
+	if details != "" {
+		ins = append(ins, member(m.Index, m.Raw, ReasoningDetails, details))
 	}
-	return gave, details
+	return ins
 }
 
-// marshal is json.Marshal of v without escaping HTML characters: the
-// request keeps its strings as they were written.
-func marshal(v any) (json.RawMessage, error) {
-	var b bytes.Buffer
-	e := json.NewEncoder(&b)
-	e.SetEscapeHTML(false)
-	if err := e.Encode(v); err != nil {
-		return nil, err
+// member is the insertion that makes name: raw the first member of the
+// object obj, found at offset at.
+func member(at int, obj, name, raw string) insertion {
+	text := `"` + name + `":` + raw
+	if strings.TrimSpace(obj[1:len(obj)-1]) != "" {
+		text += ","
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return insertion{at: at + 1, text: text}
 }
