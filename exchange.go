@@ -53,9 +53,9 @@ type exchange struct {
 	extras *wire.CallExtras
 	host   string
 	// details accumulates a stream's reasoning_details, kept with its
-	// first tool call's id, call, once the stream has ended.
-	details codec.Details
-	call    string
+	// first tool call's id, firstCall, once the stream has ended.
+	details   codec.Details
+	firstCall string
 	// cut says why an error body was cut short (see wire.BoundErrorBody);
 	// empty when none was.
 	cut string
@@ -190,21 +190,23 @@ func (x *exchange) note(ev *codec.Event) {
 	if !ev.ToolCall {
 		return
 	}
-	if x.call == "" {
-		x.call = codec.FirstCallID(ev)
+	if x.firstCall == "" {
+		x.firstCall = codec.FirstCallID(ev)
 	}
 	server := x.server()
-	codec.CallExtras(ev, func(id, field, raw string) { x.extras.Keep(server, id, field, raw) })
+	codec.CallExtras(ev,
+		func(id, raw string) { x.extras.Keep(server, id, wire.ExtraContent, raw) },
+		func(id, raw string) { x.extras.Keep(server, id, wire.ReasoningDetails, raw) })
 }
 
 // keepDetails keeps the reasoning details of a stream that ended, with
 // its first tool call, if it made one.
 func (x *exchange) keepDetails() {
-	if x.extras == nil || x.call == "" {
+	if x.extras == nil || x.firstCall == "" {
 		return
 	}
 	if raw := x.details.JSON(); raw != "" {
-		x.extras.Keep(x.server(), x.call, wire.ReasoningDetails, raw)
+		x.extras.Keep(x.server(), x.firstCall, wire.ReasoningDetails, raw)
 	}
 }
 

@@ -8,8 +8,6 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-
-	"github.com/tokenpace/tokenpace/internal/wire"
 )
 
 // chat is a chat completion's request.
@@ -122,7 +120,7 @@ func chunkEvent(c *openai.ChatCompletionChunk, orig any) Event {
 		if len(d.ToolCalls) > 0 || d.FunctionCall.Name != "" || d.FunctionCall.Arguments != "" {
 			ev.ToolCall = true
 		}
-		if _, ok := d.JSON.ExtraFields[wire.ReasoningDetails]; ok {
+		if _, ok := d.JSON.ExtraFields[reasoningDetails]; ok {
 			ev.Details = true
 		}
 	}

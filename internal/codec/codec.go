@@ -119,6 +119,13 @@ type Event struct {
 	Details bool
 }
 
+// Fields of a tool call's turn that a server may want back on the next
+// request (see CallExtras).
+const (
+	extraContent     = "extra_content"     // on a call: Gemini 3's thought signature
+	reasoningDetails = "reasoning_details" // on the message: OpenRouter's reasoning
+)
+
 // End is what the final event of a Responses stream says of the answer.
 type End struct {
 	Reason string // "stop" once completed, else why it is incomplete

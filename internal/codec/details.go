@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	"github.com/openai/openai-go/v3"
-
-	"github.com/tokenpace/tokenpace/internal/wire"
 )
 
 // maxDetailsBytes bounds the reasoning details Details accumulates of one
@@ -43,7 +41,7 @@ func (d *Details) Add(ev *Event) {
 	if !ok || len(c.Choices) == 0 || d.over {
 		return
 	}
-	f, ok := c.Choices[0].Delta.JSON.ExtraFields[wire.ReasoningDetails]
+	f, ok := c.Choices[0].Delta.JSON.ExtraFields[reasoningDetails]
 	if !ok {
 		return
 	}

@@ -4,24 +4,22 @@ import (
 	"encoding/json"
 
 	"github.com/openai/openai-go/v3"
-
-	"github.com/tokenpace/tokenpace/internal/wire"
 )
 
-// CallExtras calls keep with the id, the field and its JSON of each tool
-// call of ev, a chat event streamed or a whole chat completion, that
-// carries an extra_content; and, for a whole completion, with the first
-// call's id and the message's reasoning_details, if it has both (a
-// stream's come in pieces: see Details). A call whose extra content comes
-// in a later delta than its id is not seen; Gemini sends each call whole
-// in one delta.
-func CallExtras(ev *Event, keep func(id, field, raw string)) {
+// CallExtras calls extra with the id and the extra_content JSON of each
+// tool call of ev, a chat event streamed or a whole chat completion, that
+// carries one; and, for a whole completion, details with the first call's
+// id and the message's reasoning_details, if it has both (a stream's come
+// in pieces: see Details). A call whose extra content comes in a later
+// delta than its id is not seen; Gemini sends each call whole in one
+// delta.
+func CallExtras(ev *Event, extra, details func(id, raw string)) {
 	switch o := ev.Orig.(type) {
 	case *openai.ChatCompletionChunk:
 		for i := range o.Choices {
 			for _, tc := range o.Choices[i].Delta.ToolCalls {
-				if f, ok := tc.JSON.ExtraFields[wire.ExtraContent]; ok && tc.ID != "" {
-					keep(tc.ID, wire.ExtraContent, f.Raw())
+				if f, ok := tc.JSON.ExtraFields[extraContent]; ok && tc.ID != "" {
+					extra(tc.ID, f.Raw())
 				}
 			}
 		}
@@ -33,11 +31,11 @@ func CallExtras(ev *Event, keep func(id, field, raw string)) {
 					Extra json.RawMessage `json:"extra_content"`
 				}
 				if tc.ID != "" && json.Unmarshal([]byte(tc.RawJSON()), &v) == nil && len(v.Extra) > 0 {
-					keep(tc.ID, wire.ExtraContent, string(v.Extra))
+					extra(tc.ID, string(v.Extra))
 				}
 			}
-			if f, ok := m.JSON.ExtraFields[wire.ReasoningDetails]; ok && len(m.ToolCalls) > 0 && m.ToolCalls[0].ID != "" {
-				keep(m.ToolCalls[0].ID, wire.ReasoningDetails, f.Raw())
+			if f, ok := m.JSON.ExtraFields[reasoningDetails]; ok && len(m.ToolCalls) > 0 && m.ToolCalls[0].ID != "" {
+				details(m.ToolCalls[0].ID, f.Raw())
 			}
 		}
 	}
