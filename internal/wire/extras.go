@@ -42,7 +42,8 @@ const (
 	maxExtrasBytes = 8 << 20 // all of them
 )
 
-// CallExtras keeps the extra_content of tool calls, by server
+// CallExtras keeps the extra_content of tool calls and the
+// reasoning_details of the messages that made them, by server
 // ("host:port") and call id, within fixed bounds. Its methods are safe for
 // concurrent use; the nil CallExtras keeps nothing.
 type CallExtras struct {
@@ -51,7 +52,7 @@ type CallExtras struct {
 	order   []callKey // oldest first, from head on
 	head    int
 	bytes   int
-	servers map[string]int // calls kept per server
+	servers map[string]int // values kept per server
 }
 
 type callKey struct{ server, id, field string }
