@@ -340,7 +340,6 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	}
 	at = a.body.last
 	if bytes.HasPrefix(data, doneData) {
-		a.x.keepDetails()
 		return true, at, a.outputEnd(at)
 	}
 	size, err := codec.Cost(a.spec.req, data)
@@ -505,10 +504,12 @@ func (a *attempt) reach(name string, at time.Time) {
 	a.names = append(a.names, reached{name, at})
 }
 
-// outputEnd completes the milestones that the end of the output
-// completes. It returns the KindPanic error of a Milestone hook that
-// panicked.
+// outputEnd keeps what the server wants back with the answer's calls
+// (see exchange.keepDetails) and completes the milestones that the end of
+// the output completes. It returns the KindPanic error of a Milestone hook
+// that panicked.
 func (a *attempt) outputEnd(at time.Time) error {
+	a.x.keepDetails()
 	a.names = a.names[:0]
 	a.ms.End(at, a.reach)
 	if len(a.names) == 0 {

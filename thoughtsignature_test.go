@@ -37,15 +37,15 @@ type agentTurn struct {
 }
 
 // emulator starts a loopback server that answers each request with
-// answer, given what it read of the request.
-func emulator(t *testing.T, answer func(http.ResponseWriter, agentTurn)) *httptest.Server {
+// answer, given the request and what it read of it.
+func emulator(t *testing.T, answer func(http.ResponseWriter, *http.Request, agentTurn)) *httptest.Server {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var turn agentTurn
 		if err := json.NewDecoder(r.Body).Decode(&turn); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		answer(w, turn)
+		answer(w, r, turn)
 	}))
 	t.Cleanup(ts.Close)
 	return ts
@@ -59,7 +59,7 @@ func emulator(t *testing.T, answer func(http.ResponseWriter, agentTurn)) *httpte
 // it back is answered with text. The calls come whole, without an index,
 // as Gemini streams them (testdata/conformance/gemini-toolcalls-no-index.jsonl).
 func geminiServer(t *testing.T) *httptest.Server {
-	return emulator(t, func(w http.ResponseWriter, turn agentTurn) {
+	return emulator(t, func(w http.ResponseWriter, r *http.Request, turn agentTurn) {
 		answered := false
 		for _, m := range turn.Messages {
 			for i, c := range m.ToolCalls {
@@ -226,9 +226,10 @@ func TestThoughtSignatureStaysWithItsServer(t *testing.T) {
 // reasoning blocks"): a first turn streams its reasoning_details in pieces
 // (the thinking's text, then the call's signature as a reasoning.encrypted
 // item) and calls get_weather; a later request whose assistant message
-// makes that call without those details is refused with 400.
+// makes that call without those details is refused with 400. A request
+// with the header X-Test-Done: none gets its stream without [DONE].
 func openRouterServer(t *testing.T) *httptest.Server {
-	return emulator(t, func(w http.ResponseWriter, turn agentTurn) {
+	return emulator(t, func(w http.ResponseWriter, r *http.Request, turn agentTurn) {
 		answered := false
 		for _, m := range turn.Messages {
 			if len(m.ToolCalls) == 0 {
@@ -266,19 +267,28 @@ func openRouterServer(t *testing.T) *httptest.Server {
 			chunk(`,"content":null,`+call+`,"reasoning_details":[{"type":"reasoning.encrypted","data":"`+geminiSignature+`","id":"call_1","format":"google-gemini-v1","index":1}]`, "")
 		}
 		chunk("", `,"finish_reason":"stop"`)
-		fmt.Fprint(w, "data: [DONE]\n\n")
+		if r.Header.Get("X-Test-Done") != "none" {
+			fmt.Fprint(w, "data: [DONE]\n\n") // some servers end without it
+		}
 	})
 }
 
 // TestReasoningDetailsGivenBack checks the tool agent's conversation on
 // OpenRouter: the assistant turn built with ToParam, which drops
-// reasoning_details, gets the details back (the streamed pieces added up)
-// and the second request is answered; through openai-go alone it is
+// reasoning_details, gets the details back (the streamed pieces added up,
+// also from a stream that ends without [DONE]) and the second request is
+// answered; through openai-go alone it is
 // refused with 400.
 func TestReasoningDetailsGivenBack(t *testing.T) {
 	ts := openRouterServer(t)
 	client := func() *tokenpace.Client { return tokenpace.NewClient(openaiClient(ts.URL, ts.Client())) }
 	t.Run("streamed", func(t *testing.T) { streamedTurns(t, client().NewStreaming, 1, "Sunny in Paris.") })
+	t.Run("streamed without [DONE]", func(t *testing.T) {
+		c := client()
+		streamedTurns(t, func(ctx context.Context, p openai.ChatCompletionNewParams, opts ...option.RequestOption) *tokenpace.Stream[openai.ChatCompletionChunk] {
+			return c.NewStreaming(ctx, p, append(opts, option.WithHeader("X-Test-Done", "none"))...)
+		}, 1, "Sunny in Paris.")
+	})
 	t.Run("whole", func(t *testing.T) { wholeTurns(t, client(), "Sunny in Paris.") })
 	t.Run("openai-go alone", func(t *testing.T) { refusedAlone(t, ts) })
 }
