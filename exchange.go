@@ -149,7 +149,8 @@ const maxRestoreBody = 32 << 20
 
 // restore returns req with the extra content server sent with tool calls
 // given back to the calls its messages name without it (see
-// wire.CallExtras), or req itself when there is none to give.
+// wire.CallExtras): req itself when the client keeps none for server,
+// else a copy whose body is the one read, given back what it lacked.
 func (x *exchange) restore(req *http.Request, server string) *http.Request {
 	if !x.extras.Holds(server) || req.GetBody == nil || req.ContentLength > maxRestoreBody {
 		return req
@@ -163,10 +164,9 @@ func (x *exchange) restore(req *http.Request, server string) *http.Request {
 	if err != nil || len(body) > maxRestoreBody {
 		return req
 	}
-	out, changed := x.extras.Restore(server, body)
-	if !changed {
-		return req
-	}
+	// The body read is what is sent, changed or not: GetBody may hand out
+	// one shared reader, which the read has just drained.
+	out, _ := x.extras.Restore(server, body)
 	if req.Body != nil {
 		req.Body.Close()
 	}

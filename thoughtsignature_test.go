@@ -1,6 +1,7 @@
 package tokenpace_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -291,4 +292,38 @@ func TestReasoningDetailsGivenBack(t *testing.T) {
 	})
 	t.Run("whole", func(t *testing.T) { wholeTurns(t, client(), "Sunny in Paris.") })
 	t.Run("openai-go alone", func(t *testing.T) { refusedAlone(t, ts) })
+}
+
+// TestThoughtSignatureSharedBodyReader checks that a request to a server
+// with kept calls reaches it whole, once, when a middleware of the
+// caller's made its body one shared reader that GetBody rewinds (as
+// openai-go does for a *bytes.Reader body), which the client drains when
+// it looks for calls to give back.
+func TestThoughtSignatureSharedBodyReader(t *testing.T) {
+	ts := geminiServer(t)
+	shared := option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		b, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		r := bytes.NewReader(b)
+		req.Body, req.ContentLength = io.NopCloser(r), int64(len(b))
+		req.GetBody = func() (io.ReadCloser, error) {
+			_, err := r.Seek(0, io.SeekStart)
+			return io.NopCloser(r), err
+		}
+		return next(req)
+	})
+	c := tokenpace.NewClient(openaiClient(ts.URL, ts.Client()))
+	ctx := context.Background()
+	for i := range 2 {
+		var tm *tokenpace.Timing
+		res, err := c.New(ctx, weatherTurns(nil), shared, tokenpace.WithTimingInto(&tm))
+		if err != nil || len(res.Choices[0].Message.ToolCalls) != 2 {
+			t.Fatalf("request %d: %v, want the two calls", i, err)
+		}
+		if len(tm.HTTP) != 1 || tm.HTTP[0].Err != nil {
+			t.Errorf("request %d: HTTP requests %+v, want one, answered the first time", i, tm.HTTP)
+		}
+	}
 }
