@@ -15,6 +15,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/internal/servertest"
 )
 
 // geminiSignature is the thought signature the Gemini emulator puts on its
@@ -325,5 +326,40 @@ func TestThoughtSignatureSharedBodyReader(t *testing.T) {
 		if len(tm.HTTP) != 1 || tm.HTTP[0].Err != nil {
 			t.Errorf("request %d: HTTP requests %+v, want one, answered the first time", i, tm.HTTP)
 		}
+	}
+}
+
+// TestThoughtSignatureServerThatCloses checks the conversation on a server
+// that closes every connection after a response without saying so (see
+// servertest.Closing): the second turn meets the close on the reused
+// connection and is sent again, and the request sent again carries the
+// signature too.
+func TestThoughtSignatureServerThatCloses(t *testing.T) {
+	base := "http://" + servertest.Closing(t, func(req *http.Request) (string, string) {
+		var turn agentTurn
+		_ = json.NewDecoder(req.Body).Decode(&turn)
+		delta := `"tool_calls":[{"extra_content":{"google":{"thought_signature":"` + geminiSignature + `"}},"function":{"arguments":"{}","name":"get_weather"},"id":"call_1","type":"function"}]`
+		for _, m := range turn.Messages {
+			for _, c := range m.ToolCalls {
+				delta = `"content":"unsigned"`
+				if strings.Contains(string(c.Extra), geminiSignature) {
+					delta = `"content":"signed"`
+				}
+			}
+		}
+		return "text/event-stream", `data: {"id":"gm-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant",` + delta + `},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n"
+	})
+	c := tokenpace.NewClient(openaiClient(base, http.DefaultClient))
+	ctx := context.Background()
+	s := c.NewStreaming(ctx, weatherTurns(nil))
+	drain(t, s, 0)
+	msg := s.Accumulated().Choices[0].Message
+	s2 := c.NewStreaming(ctx, weatherTurns(&msg))
+	drain(t, s2, 0)
+	if err := s2.Err(); err != nil || s2.Text() != "signed" {
+		t.Fatalf("second turn: Text() = %q, Err() = %v, want the signed call's answer", s2.Text(), err)
+	}
+	if tm := s2.Timing(); len(tm.HTTP) < 2 {
+		t.Errorf("second turn: %d HTTP requests, want the close met and the request sent again", len(tm.HTTP))
 	}
 }

@@ -4,6 +4,7 @@ package servertest
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -17,7 +18,8 @@ import (
 // connection after one response. It closes once the next request on the
 // connection has arrived, so that a client always meets the close after it
 // reused the connection: the race a real client loses now and then, made
-// certain. answer gives each request's Content-Type and body. It returns
+// certain. answer, which may read the request's body, gives each
+// request's Content-Type and body. It returns
 // the server's address, "127.0.0.1:port"; the server stops when t ends.
 func Closing(t testing.TB, answer func(*http.Request) (contentType, body string)) string {
 	t.Helper()
@@ -51,7 +53,8 @@ func serveOnce(c net.Conn, answer func(*http.Request) (string, string)) {
 	if err != nil {
 		return
 	}
-	_, _ = io.Copy(io.Discard, req.Body)
+	b, _ := io.ReadAll(req.Body)
+	req.Body = io.NopCloser(bytes.NewReader(b)) // answer may read it
 	ct, body := answer(req)
 	_, _ = fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: %s\r\nKeep-Alive: timeout=5, max=100\r\n"+
 		"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", ct, len(body), body)
