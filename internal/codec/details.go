@@ -119,6 +119,3 @@ func (d *Details) JSON() string {
 	}
 	return string(b)
 }
-
-// Reset starts over, for an answer that starts over.
-func (d *Details) Reset() { *d = Details{} }
