@@ -69,7 +69,7 @@ func (s *attemptSpec) api() API { return API(s.req.API()) }
 // when it waits.
 //
 // Its consumer (a Stream, or a Router call) uses only poll, take, cut,
-// content, delivered, calledTool, stop and timing. The chunks wait in a
+// content, delivered, restartOnly, stop and timing. The chunks wait in a
 // chunkQueue; the reader role is handoff.go's.
 type attempt struct {
 	spec   attemptSpec
@@ -657,12 +657,12 @@ func (a *attempt) delivered() int {
 	return a.q.delivered(a.t.OutputChunks)
 }
 
-// calledTool reports whether a chunk that reaches the consumer carries a
-// tool call.
-func (a *attempt) calledTool() bool {
+// restartOnly reports whether a chunk that reaches the consumer carries a
+// tool call or audio.
+func (a *attempt) restartOnly() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.q.calledTool()
+	return a.q.restartOnly()
 }
 
 // stop cancels the attempt with cause (unless it has ended) and waits for

@@ -31,16 +31,17 @@ type chunkQueue struct {
 	// ones) reach the consumer.
 	isCut           bool
 	limit, outLimit int
-	// toolCall: a chunk that reaches the consumer carries a tool call.
-	toolCall bool
+	// noCont: a chunk that reaches the consumer carries a tool call or
+	// audio, output no continuation can carry on (see toolcall.go).
+	noCont bool
 }
 
 // push queues ar, which counts size against max (no bound when max is
 // 0), and reports whether the queue is now full: the reader then waits
 // on room before it reads on.
 func (q *chunkQueue) push(ar arrived, size, max int) (full bool) {
-	if !q.isCut && ar.ToolCall {
-		q.toolCall = true
+	if !q.isCut && (ar.ToolCall || ar.Audio) {
+		q.noCont = true
 	}
 	q.pending = append(q.pending, ar)
 	q.unread += size
@@ -108,6 +109,6 @@ func (q *chunkQueue) delivered(outputs int) int {
 	return outputs
 }
 
-// calledTool reports whether a chunk that reaches the consumer carries a
-// tool call.
-func (q *chunkQueue) calledTool() bool { return q.toolCall }
+// restartOnly reports whether a chunk that reaches the consumer carries a
+// tool call or audio.
+func (q *chunkQueue) restartOnly() bool { return q.noCont }

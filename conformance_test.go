@@ -52,6 +52,12 @@ type conformanceExpect struct {
 	ToolCalls     []struct{ Name, Arguments string } `json:"tool_calls"`
 	Error         string                             // the StreamError kind, e.g. "error event"
 	ErrorMessage  string                             `json:"error_message"`
+	// Audio is the accumulated message's audio, of an answer spoken as
+	// audio.
+	Audio struct {
+		ID, Transcript, Data string
+		ExpiresAt            int64 `json:"expires_at"`
+	}
 }
 
 // UnmarshalJSON takes a fixture's first line.
@@ -86,7 +92,9 @@ type read struct {
 	text, reasoning string
 	acc             string // Accumulated(), or Text()
 	toolCalls       []openai.ChatCompletionMessageToolCallUnion
-	accUsage        *openai.CompletionUsage // Accumulated().Usage, of a chat or completions stream
+	accUsage        *openai.CompletionUsage                    // Accumulated().Usage, of a chat or completions stream
+	audio           openai.ChatCompletionAudio                 // Accumulated()'s, of a chat stream
+	param           openai.ChatCompletionAssistantMessageParam // the accumulated message's ToAssistantMessageParam
 	err             error
 	tm              *tokenpace.Timing
 }
@@ -112,8 +120,8 @@ func readChat(s *tokenpace.Stream[openai.ChatCompletionChunk]) read {
 	s.Close()
 	r.text, r.reasoning, r.err, r.tm = text.String(), reasoning.String(), s.Err(), s.Timing()
 	if acc := s.Accumulated(); len(acc.Choices) > 0 {
-		r.acc = acc.Choices[0].Message.Content
-		r.toolCalls = acc.Choices[0].Message.ToolCalls
+		m := acc.Choices[0].Message
+		r.acc, r.toolCalls, r.audio, r.param = m.Content, m.ToolCalls, m.Audio, m.ToAssistantMessageParam()
 	}
 	r.accUsage = &s.Accumulated().Usage
 	return r
@@ -147,9 +155,14 @@ func readResponseStream(s *tokenpace.Stream[responses.ResponseStreamEventUnion])
 		case "response.reasoning_text.delta", "response.reasoning_summary_text.delta":
 			reasoning.WriteString(ev.Delta)
 		case "response.output_item.done":
-			if ev.Item.Type == "function_call" {
+			args := ev.Item.Arguments.OfString
+			switch ev.Item.Type {
+			case "custom_tool_call":
+				args = ev.Item.Input
+				fallthrough
+			case "function_call":
 				r.toolCalls = append(r.toolCalls, openai.ChatCompletionMessageToolCallUnion{
-					Function: openai.ChatCompletionMessageFunctionToolCallFunction{Name: ev.Item.Name, Arguments: ev.Item.Arguments.OfString}})
+					Function: openai.ChatCompletionMessageFunctionToolCallFunction{Name: ev.Item.Name, Arguments: args}})
 			}
 		}
 	}
@@ -295,7 +308,15 @@ func checkConformance(t *testing.T, who string, fx conformance, got read) {
 			t.Errorf("%s: tool call %d = %s(%s), want %s(%s)", who, i, f.Name, f.Arguments, e.ToolCalls[i].Name, e.ToolCalls[i].Arguments)
 		}
 	}
-	if e.Text != "" || len(e.ToolCalls) > 0 {
+	a := e.Audio
+	if got.audio.ID != a.ID || got.audio.Transcript != a.Transcript || got.audio.Data != a.Data || got.audio.ExpiresAt != a.ExpiresAt {
+		t.Errorf("%s: accumulated audio (id %q, transcript %q, %d bytes of data, expires %d), want (%q, %q, %d, %d)", who,
+			got.audio.ID, got.audio.Transcript, len(got.audio.Data), got.audio.ExpiresAt, a.ID, a.Transcript, len(a.Data), a.ExpiresAt)
+	}
+	if got.param.Audio.ID != a.ID {
+		t.Errorf("%s: the accumulated message's param refers to audio %q, want %q", who, got.param.Audio.ID, a.ID)
+	}
+	if e.Text != "" || len(e.ToolCalls) > 0 || a.Transcript != "" {
 		if tm.TTFT() <= 0 || tm.TTFT() > tm.E2E() {
 			t.Errorf("%s: TTFT %v, E2E %v; want a first token within the call", who, tm.TTFT(), tm.E2E())
 		}

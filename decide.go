@@ -69,21 +69,21 @@ func classify(e tryEvent) happening {
 
 // situation is what a call's decision depends on besides the happening.
 type situation struct {
-	chained    bool // the try's output reaches the caller
-	buffered   bool // the try won and its output waits for validation
-	invalid    bool // a validator rejected the try's output
-	failFast   bool // Policy.FailFast or CallPolicy.FailFast
-	cont       bool // Policy.Continue, and the call's output can be carried on
-	toolCall   bool // the output the caller keeps carries a tool call
-	canceled   bool // the caller's context ended
-	live       int  // other tries that run or wait in admission
-	delivered  bool // some output has reached the caller
-	won        bool // some try has produced the call's first token
-	winner     bool // the try is the one that produced it
-	routesLeft bool // a route remains to be tried
-	retryFits  bool // the try's route asked for a wait that fits the TTFT budget
-	failedFast bool // under FailFast, a breach happened while another try ran
-	panicked   bool // a function of the caller's panicked: no route is to blame
+	chained     bool // the try's output reaches the caller
+	buffered    bool // the try won and its output waits for validation
+	invalid     bool // a validator rejected the try's output
+	failFast    bool // Policy.FailFast or CallPolicy.FailFast
+	cont        bool // Policy.Continue, and the call's output can be carried on
+	restartOnly bool // the output the caller keeps carries a tool call or audio
+	canceled    bool // the caller's context ended
+	live        int  // other tries that run or wait in admission
+	delivered   bool // some output has reached the caller
+	won         bool // some try has produced the call's first token
+	winner      bool // the try is the one that produced it
+	routesLeft  bool // a route remains to be tried
+	retryFits   bool // the try's route asked for a wait that fits the TTFT budget
+	failedFast  bool // under FailFast, a breach happened while another try ran
+	panicked    bool // a function of the caller's panicked: no route is to blame
 }
 
 // decision is what a call does after an event.
@@ -269,9 +269,9 @@ func moveOn(s situation) decision {
 
 // carryOn decides how a call whose output reached the caller goes on after
 // its try broke: continue that output, or restart when it carries a tool
-// call, which no continuation can carry (see toolcall.go).
+// call or audio, which no continuation can carry (see toolcall.go).
 func carryOn(s situation) decision {
-	if s.toolCall {
+	if s.restartOnly {
 		return decideRestart
 	}
 	return decideContinue

@@ -160,21 +160,21 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 		err = &StreamError{Kind: KindTruncated, Target: tr.rt.Name, Detail: string(tr.kind) + " ended without output"}
 	}
 	s := situation{
-		chained:    tr.chained,
-		buffered:   e.buffered,
-		invalid:    tr.validErr != nil,
-		failFast:   c.set.failFast,
-		panicked:   isPanic(err),
-		cont:       c.r.pol.Continue && c.canContinue(),
-		toolCall:   c.keptToolCall(),
-		canceled:   c.ctx.Err() != nil,
-		live:       c.live(),
-		delivered:  len(c.out.tries) > 0,
-		routesLeft: c.next < len(c.r.routes),
-		retryFits:  e.retryFits,
-		failedFast: c.failedFast != nil,
-		won:        c.won != nil,
-		winner:     tr == c.won,
+		chained:     tr.chained,
+		buffered:    e.buffered,
+		invalid:     tr.validErr != nil,
+		failFast:    c.set.failFast,
+		panicked:    isPanic(err),
+		cont:        c.r.pol.Continue && c.canContinue(),
+		restartOnly: c.keptRestartOnly(),
+		canceled:    c.ctx.Err() != nil,
+		live:        c.live(),
+		delivered:   len(c.out.tries) > 0,
+		routesLeft:  c.next < len(c.r.routes),
+		retryFits:   e.retryFits,
+		failedFast:  c.failedFast != nil,
+		won:         c.won != nil,
+		winner:      tr == c.won,
 	}
 	c.act(tr, planFor(h, s, err, c.failedFast), e.retryWait)
 }

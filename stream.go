@@ -199,8 +199,12 @@ func (s *Stream[E]) Timing() *Timing { return s.src.timing() }
 // NIM); Current gives the deltas as the server sent them. Its Usage is
 // the last the server reported, with the counts Timing has (see
 // Timing.CachedTokens), not a sum of the running totals some servers
-// send with every chunk.
-func (s *Stream[E]) Accumulated() *openai.ChatCompletionAccumulator { return &s.acc.Acc }
+// send with every chunk. A chat answer spoken as audio (modalities
+// ["text","audio"]) has its message's Audio as the server streamed it:
+// its id, the base64 data and the transcript of every piece, one after
+// the other, and its expiry; so the message's ToParam refers to the
+// audio in the next turn, as a whole response's does.
+func (s *Stream[E]) Accumulated() *openai.ChatCompletionAccumulator { return s.acc.Completion() }
 
 // Text returns the text of the first choice of every event Next has
 // returned so far (a response's output text; since the last restart); it

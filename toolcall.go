@@ -1,14 +1,17 @@
 package tokenpace
 
-// How a Router call treats tool calls: restart and tell.
+// How a Router call treats tool calls and audio: restart and tell.
 //
 // A continuation carries text only: the output so far as an assistant
 // message (chat, Responses) or the end of the prompt (completions). An
 // assistant message cannot hold half a tool call, and a route asked to go
 // on after a whole one would either call it again or answer as if it had
-// run. So a call whose output, since its last restart, handed the caller
-// a tool-call delta (a chat tool-call or function-call delta, a Responses
-// function_call item or arguments delta) is never continued. When such a
+// run; nor can it hold half an answer spoken as audio, which a route
+// would speak again from its start. So a call whose output, since its
+// last restart, handed the caller a tool-call delta (a chat tool-call or
+// function-call delta, a Responses tool-call item or a delta of one) or
+// audio (a chat delta's audio, a Responses audio or transcript delta) is
+// never continued. When such a
 // stream stalls, falls under MinTPS or breaks and Policy.Continue is set,
 // the call restarts: the next route is sent the original request (no
 // prefix, the full max_tokens) as an AttemptRestart, and its output
@@ -33,11 +36,11 @@ package tokenpace
 // reaches the caller, tool calls included. Legacy completions make no
 // tool calls; a non-streaming call hands over whole responses only.
 
-// keptToolCall reports whether the output the caller keeps, since the
-// chain's last restart, carries a tool call. c.mu is held.
-func (c *call) keptToolCall() bool {
+// keptRestartOnly reports whether the output the caller keeps, since the
+// chain's last restart, carries a tool call or audio. c.mu is held.
+func (c *call) keptRestartOnly() bool {
 	for _, tr := range c.out.tries[c.out.kept:] {
-		if tr.a.calledTool() {
+		if tr.a.restartOnly() {
 			return true
 		}
 	}

@@ -9,12 +9,16 @@ import "github.com/openai/openai-go/v3"
 // ToolSlots, and the usage the last the server reported, not the sum
 // openai-go adds up (vLLM's continuous_usage_stats, and gateways that ask
 // for it, send running totals with every chunk), with the counts as
-// usageOf reads them. The zero value is ready to use.
+// usageOf reads them; and audio output, which openai-go's accumulator
+// drops, gathered into each message's Audio (see Completion). The zero
+// value is ready to use.
 type Accumulator struct {
-	// Acc is the accumulated completion.
+	// Acc is the accumulated completion, but for its audio (see
+	// Completion).
 	Acc   openai.ChatCompletionAccumulator
 	id    string
 	tools ToolSlots
+	audio audioChoices
 }
 
 // Add adds ev's chunk, leaving the chunk itself as it is. It reports
@@ -38,14 +42,26 @@ func (a *Accumulator) Add(ev *Event) bool {
 	if !a.Acc.AddChunk(*add) {
 		return false
 	}
+	if ev.Audio || a.audio != nil {
+		a.audio = a.audio.add(c)
+	}
 	if ev.HasUsage && ev.Usage.Trusted() {
 		a.Acc.Usage = lastUsage(c, ev.Usage)
 	}
 	return true
 }
 
+// Completion returns the accumulated completion, each message with the
+// audio its deltas streamed, if any.
+func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
+	a.audio.setOn(&a.Acc.ChatCompletion)
+	return &a.Acc
+}
+
 // Reset starts the accumulation over, at a restarted output.
-func (a *Accumulator) Reset() { a.Acc, a.tools = openai.ChatCompletionAccumulator{}, nil }
+func (a *Accumulator) Reset() {
+	a.Acc, a.tools, a.audio = openai.ChatCompletionAccumulator{}, nil, nil
+}
 
 // lastUsage is the usage of the accumulated completion once chunk c
 // reported u, a Trusted one: u's counts (the cached ones at most the

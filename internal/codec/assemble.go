@@ -20,8 +20,8 @@ import (
 // would fail to decode their answer. Each event is bounded and decoded
 // as a stream's is (maxLine bounds a line, Cost an event), and gathered
 // as Accumulator gathers a stream: a chat completion's message holds the
-// content, the reasoning (as reasoning_content), the refusal and the tool
-// calls; a completion's choices their text; a response is the one its
+// content, the reasoning (as reasoning_content), the refusal, the tool
+// calls and the audio; a completion's choices their text; a response is the one its
 // final event holds. The error is an *Error (a malformed event, one over
 // a bound, an error event, or a stream cut before its answer ended), or
 // the body's read error.
@@ -106,13 +106,16 @@ func (w *chatWhole) add(ev *Event) error {
 func (w *chatWhole) ended(done bool) bool { return done || w.all }
 
 func (w *chatWhole) json() ([]byte, error) {
-	cc := &w.acc.Acc.ChatCompletion
+	cc := &w.acc.Completion().ChatCompletion
 	out := wholeChat{wholeHead: wholeHead{ID: cc.ID, Object: "chat.completion", Created: cc.Created, Model: cc.Model, Usage: usageJSON(cc.Usage)},
 		Choices: []wholeChatChoice{}}
 	for i, ch := range cc.Choices {
 		m := wholeMessage{Role: "assistant", Content: ch.Message.Content, Refusal: ch.Message.Refusal}
 		if r := w.reasoning[int64(i)]; r != nil {
 			m.ReasoningContent = r.String()
+		}
+		if a := ch.Message.Audio; a.ID != "" || a.Data != "" || a.Transcript != "" {
+			m.Audio = &wholeAudio{ID: a.ID, Data: a.Data, Transcript: a.Transcript, ExpiresAt: a.ExpiresAt}
 		}
 		for _, tc := range ch.Message.ToolCalls {
 			t := wholeToolCall{ID: tc.ID, Type: "function"}
@@ -238,6 +241,13 @@ type (
 		Refusal          string          `json:"refusal,omitempty"`
 		ReasoningContent string          `json:"reasoning_content,omitempty"`
 		ToolCalls        []wholeToolCall `json:"tool_calls,omitempty"`
+		Audio            *wholeAudio     `json:"audio,omitempty"`
+	}
+	wholeAudio struct {
+		ID         string `json:"id"`
+		Data       string `json:"data"`
+		Transcript string `json:"transcript"`
+		ExpiresAt  int64  `json:"expires_at"`
 	}
 	wholeToolCall struct {
 		ID       string `json:"id"`

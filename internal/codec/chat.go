@@ -107,7 +107,7 @@ func oneToolCall(d *openai.ChatCompletionChunkChoiceDelta) bool {
 }
 
 // chunkEvent returns the event whose chat view is c: its output-bearing
-// deltas, usage and tool calls.
+// deltas (audio among them), usage, tool calls and audio.
 func chunkEvent(c *openai.ChatCompletionChunk, orig any) Event {
 	ev := Event{Chunk: c, Orig: orig}
 	ev.Usage, ev.HasUsage = chunkUsage(c)
@@ -115,6 +115,9 @@ func chunkEvent(c *openai.ChatCompletionChunk, orig any) Event {
 		d := &c.Choices[i].Delta
 		if outputBearing(d) {
 			ev.Outputs++
+		}
+		if d.JSON.Audio.Valid() {
+			ev.Audio = true
 		}
 		//lint:ignore SA1019 servers still stream legacy function calls
 		if len(d.ToolCalls) > 0 || d.FunctionCall.Name != "" || d.FunctionCall.Arguments != "" {
@@ -169,9 +172,10 @@ func wholeChunk(res *openai.ChatCompletion) (*openai.ChatCompletionChunk, error)
 }
 
 // outputBearing reports whether a delta carries generated output: content,
-// reasoning, a tool call or a refusal. Role-only and empty deltas do not.
+// reasoning, a tool call, a refusal or audio. Role-only and empty deltas
+// do not.
 func outputBearing(d *openai.ChatCompletionChunkChoiceDelta) bool {
-	if d.Content != "" || d.Refusal != "" || len(d.ToolCalls) > 0 {
+	if d.Content != "" || d.Refusal != "" || len(d.ToolCalls) > 0 || audioOutput(d) {
 		return true
 	}
 	//lint:ignore SA1019 servers still stream legacy function calls; they are output

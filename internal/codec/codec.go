@@ -114,6 +114,11 @@ type Event struct {
 	End   *End
 	// ToolCall: the event carries a tool or function call.
 	ToolCall bool
+	// Audio: the event carries audio (a chat delta's audio field: a
+	// piece of the audio or of its transcript, or its id or expiry; a
+	// Responses audio event): output that, like a tool call, no text
+	// continuation can carry on.
+	Audio bool
 	// Details: the event carries reasoning_details (OpenRouter; see
 	// Details).
 	Details bool

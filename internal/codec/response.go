@@ -17,10 +17,20 @@ const (
 	respReasoningDelta = "response.reasoning_text.delta"
 	respSummaryDelta   = "response.reasoning_summary_text.delta"
 	RespArgsDelta      = "response.function_call_arguments.delta"
-	RespCompleted      = "response.completed"
-	RespIncomplete     = "response.incomplete"
-	respFailed         = "response.failed"
-	respError          = "error"
+	respAudioDelta     = "response.audio.delta"
+	respAudioText      = "response.audio.transcript.delta"
+	// Deltas of the calls of other tools than functions: the model
+	// writes a custom tool's input, a remote MCP tool's arguments, the
+	// code it gives the code interpreter, the commands of the shell
+	// tool.
+	respCustomDelta = "response.custom_tool_call_input.delta"
+	respMCPDelta    = "response.mcp_call_arguments.delta"
+	respCodeDelta   = "response.code_interpreter_call_code.delta"
+	respShellDelta  = "response.shell_call_command.delta"
+	RespCompleted   = "response.completed"
+	RespIncomplete  = "response.incomplete"
+	respFailed      = "response.failed"
+	respError       = "error"
 )
 
 // response is a response's request (the Responses API).
@@ -108,7 +118,8 @@ func (r response) Decode(data []byte) (Event, error) {
 			Choices: []openai.ChatCompletionChunkChoice{{Delta: d}},
 		},
 		Orig:     ev,
-		ToolCall: ev.Type == RespArgsDelta || (ev.Type == "response.output_item.added" && ev.Item.Type == "function_call"),
+		ToolCall: responseCall(ev),
+		Audio:    ev.Type == respAudioDelta || ev.Type == respAudioText,
 	}
 	if responseOutput(ev) {
 		out.Outputs = 1
@@ -146,11 +157,41 @@ func errorEvent(ev *responses.ResponseStreamEventUnion, data []byte) *ServerErro
 }
 
 // responseOutput reports whether a Responses event carries generated
-// output: a delta of text, refusal, reasoning or function-call arguments.
+// output: a delta of text, refusal, reasoning, audio or its transcript,
+// or of what the model writes into a tool call. Hosted tools' own
+// progress (searching, a partial image, a command's output) is not the
+// model's output.
 func responseOutput(ev *responses.ResponseStreamEventUnion) bool {
 	switch ev.Type {
-	case RespTextDelta, respRefusalDelta, respReasoningDelta, respSummaryDelta, RespArgsDelta:
+	case RespTextDelta, respRefusalDelta, respReasoningDelta, respSummaryDelta, respAudioDelta, respAudioText,
+		RespArgsDelta, respCustomDelta, respMCPDelta, respCodeDelta, respShellDelta:
 		return ev.Delta != ""
+	}
+	return false
+}
+
+// responseCall reports whether a Responses event carries a tool call: a
+// delta the model writes into one, or the output item that opens one.
+func responseCall(ev *responses.ResponseStreamEventUnion) bool {
+	switch ev.Type {
+	case RespArgsDelta, respCustomDelta, respMCPDelta, respCodeDelta, respShellDelta:
+		return true
+	case "response.output_item.added":
+		return callItem(ev.Item.Type)
+	}
+	return false
+}
+
+// callItem reports whether an output item of type t holds a tool call:
+// of a function, a custom tool, a remote MCP tool or the code
+// interpreter, or of the computer, shell, local shell or apply-patch
+// tool, which the caller runs. Some stream no deltas: the item is the
+// call.
+func callItem(t string) bool {
+	switch t {
+	case "function_call", "custom_tool_call", "mcp_call", "code_interpreter_call",
+		"computer_call", "shell_call", "local_shell_call", "apply_patch_call":
+		return true
 	}
 	return false
 }

@@ -31,8 +31,10 @@ const maxStreamedItems = 128
 //     carries the rest as the chat view's content, an output of its own.
 //     A text that does not extend it is the server's to reconcile: the
 //     caller keeps what it was streamed.
-//   - A function_call_arguments.done or an output_item.done of a function
-//     call whose arguments never streamed is a tool call and an output.
+//   - A function_call_arguments.done, or an output_item.done of a tool
+//     call (see callItem) that streamed no delta, is a tool call and an
+//     output: a call the computer, shell or apply-patch tool makes
+//     comes whole in its items only.
 type ResponseStream struct {
 	response
 	items map[partKey]*streamedItem
@@ -73,7 +75,7 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 		}
 		s.all.add(ev.Delta)
 		s.all.deltas = true
-	case RespArgsDelta:
+	case RespArgsDelta, respCustomDelta, respMCPDelta, respCodeDelta, respShellDelta:
 		s.markArgs(ev.ItemID)
 	case respTextDone:
 		if it := s.streamed(partKey{ev.ItemID, ev.ContentIndex}, ev.Text); it != nil && len(ev.Text) > it.n {
@@ -90,7 +92,7 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 			out.ToolCall, out.Outputs = true, 1
 		}
 	case respItemDone:
-		if ev.Item.Type == "function_call" && s.markArgs(ev.Item.ID, ev.Item.CallID) {
+		if callItem(ev.Item.Type) && s.markArgs(ev.Item.ID, ev.Item.CallID) {
 			out.ToolCall, out.Outputs = true, 1
 		}
 	}

@@ -8,8 +8,9 @@ import (
 )
 
 // TestResponseStream checks what a Responses stream's done events add to
-// what its items streamed: the rest of a text that extends it, a function
-// call that never streamed, and nothing else.
+// what its items streamed: the rest of a text that extends it, a tool call
+// that never streamed, and nothing else; and which deltas are the model's
+// output: those of every tool call, of audio, not a hosted tool's own.
 func TestResponseStream(t *testing.T) {
 	const (
 		delta    = `{"type":"response.output_text.delta","item_id":"m","delta":%q}`
@@ -50,6 +51,17 @@ func TestResponseStream(t *testing.T) {
 		{"a call's arguments done after they streamed", []string{added, args, argsDone}, want{}},
 		{"a call's item done after its arguments were done", []string{added, argsDone, `{"type":"response.output_item.done","item":{"type":"function_call","id":"fc","call_id":"c","name":"f","arguments":"{}"}}`}, want{}},
 		{"a message's done event", []string{`{"type":"response.output_item.done","item":{"type":"message","id":"m","content":[{"type":"output_text","text":"x"}]}}`}, want{}},
+		{"a custom tool's input delta", []string{`{"type":"response.custom_tool_call_input.delta","item_id":"ct","delta":"ls"}`}, want{"", 1, true}},
+		{"a custom tool's call done after its input streamed", []string{`{"type":"response.custom_tool_call_input.delta","item_id":"ct","delta":"ls"}`, `{"type":"response.output_item.done","item":{"type":"custom_tool_call","id":"ct","call_id":"c","name":"sh","input":"ls"}}`}, want{}},
+		{"an MCP call's arguments delta", []string{`{"type":"response.mcp_call_arguments.delta","item_id":"mc","delta":"{"}`}, want{"", 1, true}},
+		{"the code interpreter's code delta", []string{`{"type":"response.code_interpreter_call_code.delta","item_id":"ci","delta":"print(1)"}`}, want{"", 1, true}},
+		{"a shell command delta", []string{`{"type":"response.shell_call_command.delta","item_id":"sc","delta":"ls"}`}, want{"", 1, true}},
+		{"a computer call, whole in its items", []string{`{"type":"response.output_item.added","item":{"type":"computer_call","id":"cu","call_id":"c","action":{"type":"screenshot"}}}`, `{"type":"response.output_item.done","item":{"type":"computer_call","id":"cu","call_id":"c","action":{"type":"screenshot"}}}`}, want{"", 1, true}},
+		{"a computer call's item added", []string{`{"type":"response.output_item.added","item":{"type":"computer_call","id":"cu","call_id":"c"}}`}, want{"", 0, true}},
+		{"an audio delta", []string{`{"type":"response.audio.delta","delta":"AAAA"}`}, want{"", 1, false}},
+		{"a shell command's output is the tool's, not the model's", []string{`{"type":"response.shell_call_output_content.delta","item_id":"sc","delta":"a.txt"}`}, want{}},
+		{"a partial image is the tool's", []string{`{"type":"response.image_generation_call.partial_image","item_id":"ig","partial_image_b64":"AAAA"}`}, want{}},
+		{"a web search's progress", []string{`{"type":"response.web_search_call.searching","item_id":"ws"}`}, want{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dec := DecoderFor(Response(responses.ResponseNewParams{}))
