@@ -30,8 +30,12 @@ type config struct {
 }
 
 // defaultMaxLineBytes is the longest event-stream line, and the largest
-// event, a stream accepts unless WithMaxLineBytes says otherwise.
-const defaultMaxLineBytes = 4 << 20
+// event, a stream accepts unless WithMaxLineBytes says otherwise:
+// openai-go's own bound (its event-stream scanner's buffer), so that
+// what bare openai-go reads, the client reads too. The Responses API's
+// image generation sends events of several MiB: a partial image, and the
+// whole image again in output_item.done and response.completed.
+const defaultMaxLineBytes = 32 << 20
 
 func newConfig(opts []Option) config {
 	c := config{maxLineBytes: defaultMaxLineBytes, closing: new(wire.ClosingServers), extras: new(wire.CallExtras)}
@@ -67,7 +71,8 @@ func WithMilestone(name string, reached func(text string) bool) Option {
 // WithMaxLineBytes sets the longest line of the event stream a response may
 // hold, and the largest event (its data over all its lines); a longer one
 // ends the stream with a KindTooLarge StreamError instead of growing a
-// buffer without bound. n <= 0 means 4 MiB.
+// buffer without bound. n <= 0 means 32 MiB, the bound of openai-go's own
+// event-stream reader.
 func WithMaxLineBytes(n int) Option {
 	return optionFunc(func(c *config) {
 		if n <= 0 {

@@ -27,10 +27,13 @@ const (
 	respMCPDelta    = "response.mcp_call_arguments.delta"
 	respCodeDelta   = "response.code_interpreter_call_code.delta"
 	respShellDelta  = "response.shell_call_command.delta"
-	RespCompleted   = "response.completed"
-	RespIncomplete  = "response.incomplete"
-	respFailed      = "response.failed"
-	respError       = "error"
+	// A partial image of the image generation tool: a piece of the
+	// answer the caller waits for.
+	respPartialImage = "response.image_generation_call.partial_image"
+	RespCompleted    = "response.completed"
+	RespIncomplete   = "response.incomplete"
+	respFailed       = "response.failed"
+	respError        = "error"
 )
 
 // response is a response's request (the Responses API).
@@ -158,14 +161,16 @@ func errorEvent(ev *responses.ResponseStreamEventUnion, data []byte) *ServerErro
 
 // responseOutput reports whether a Responses event carries generated
 // output: a delta of text, refusal, reasoning, audio or its transcript,
-// or of what the model writes into a tool call. Hosted tools' own
-// progress (searching, a partial image, a command's output) is not the
-// model's output.
+// or of what the model writes into a tool call; or a partial image, a
+// piece of an answer that is an image. A hosted tool's progress (a
+// search, a command's output) is not output.
 func responseOutput(ev *responses.ResponseStreamEventUnion) bool {
 	switch ev.Type {
 	case RespTextDelta, respRefusalDelta, respReasoningDelta, respSummaryDelta, respAudioDelta, respAudioText,
 		RespArgsDelta, respCustomDelta, respMCPDelta, respCodeDelta, respShellDelta:
 		return ev.Delta != ""
+	case respPartialImage:
+		return ev.PartialImageB64 != ""
 	}
 	return false
 }
@@ -174,7 +179,7 @@ func responseOutput(ev *responses.ResponseStreamEventUnion) bool {
 // delta the model writes into one, or the output item that opens one.
 func responseCall(ev *responses.ResponseStreamEventUnion) bool {
 	switch ev.Type {
-	case RespArgsDelta, respCustomDelta, respMCPDelta, respCodeDelta, respShellDelta:
+	case RespArgsDelta, respCustomDelta, respMCPDelta, respCodeDelta, respShellDelta, respPartialImage:
 		return true
 	case "response.output_item.added":
 		return callItem(ev.Item.Type)
@@ -182,14 +187,15 @@ func responseCall(ev *responses.ResponseStreamEventUnion) bool {
 	return false
 }
 
-// callItem reports whether an output item of type t holds a tool call:
-// of a function, a custom tool, a remote MCP tool or the code
-// interpreter, or of the computer, shell, local shell or apply-patch
-// tool, which the caller runs. Some stream no deltas: the item is the
-// call.
+// callItem reports whether an output item of type t holds a tool call
+// whose item is output when nothing of it streamed: of a function, a
+// custom tool, a remote MCP tool, the code interpreter or the image
+// generation tool (the image is the answer), or of the computer, shell,
+// local shell or apply-patch tool, which the caller runs. A search's is
+// not: the answer follows it.
 func callItem(t string) bool {
 	switch t {
-	case "function_call", "custom_tool_call", "mcp_call", "code_interpreter_call",
+	case "function_call", "custom_tool_call", "mcp_call", "code_interpreter_call", "image_generation_call",
 		"computer_call", "shell_call", "local_shell_call", "apply_patch_call":
 		return true
 	}

@@ -75,7 +75,7 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 		}
 		s.all.add(ev.Delta)
 		s.all.deltas = true
-	case RespArgsDelta, respCustomDelta, respMCPDelta, respCodeDelta, respShellDelta:
+	case RespArgsDelta, respCustomDelta, respMCPDelta, respCodeDelta, respShellDelta, respPartialImage:
 		s.markArgs(ev.ItemID)
 	case respTextDone:
 		if it := s.streamed(partKey{ev.ItemID, ev.ContentIndex}, ev.Text); it != nil && len(ev.Text) > it.n {

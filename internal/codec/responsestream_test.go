@@ -60,7 +60,10 @@ func TestResponseStream(t *testing.T) {
 		{"a computer call's item added", []string{`{"type":"response.output_item.added","item":{"type":"computer_call","id":"cu","call_id":"c"}}`}, want{"", 0, true}},
 		{"an audio delta", []string{`{"type":"response.audio.delta","delta":"AAAA"}`}, want{"", 1, false}},
 		{"a shell command's output is the tool's, not the model's", []string{`{"type":"response.shell_call_output_content.delta","item_id":"sc","delta":"a.txt"}`}, want{}},
-		{"a partial image is the tool's", []string{`{"type":"response.image_generation_call.partial_image","item_id":"ig","partial_image_b64":"AAAA"}`}, want{}},
+		{"a partial image", []string{`{"type":"response.image_generation_call.partial_image","item_id":"ig","partial_image_b64":"AAAA"}`}, want{"", 1, true}},
+		{"an image done after its partial image", []string{`{"type":"response.image_generation_call.partial_image","item_id":"ig","partial_image_b64":"AAAA"}`, `{"type":"response.output_item.done","item":{"type":"image_generation_call","id":"ig","result":"AAAA"}}`}, want{}},
+		{"an image whole in its done item", []string{`{"type":"response.output_item.done","item":{"type":"image_generation_call","id":"ig","result":"AAAA"}}`}, want{"", 1, true}},
+		{"a web search's done item", []string{`{"type":"response.output_item.done","item":{"type":"web_search_call","id":"ws","status":"completed"}}`}, want{}},
 		{"a web search's progress", []string{`{"type":"response.web_search_call.searching","item_id":"ws"}`}, want{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
