@@ -10,6 +10,9 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
+
 	"github.com/tokenpace/tokenpace"
 )
 
@@ -105,6 +108,57 @@ func TestImageAnswer(t *testing.T) {
 		}
 		if tm.OutputChunks != 1 || len(tm.Chunks) != 1 {
 			t.Errorf("%d output chunks (%d stamped), want 1: the partial image", tm.OutputChunks, len(tm.Chunks))
+		}
+	})
+}
+
+// logprobStream is a Responses stream of tokens tokens whose final event
+// holds each token's log probability with top alternatives, as
+// response.completed holds them when the request asks for them.
+func logprobStream(tokens, top int) string {
+	alt := `{"token":"b","bytes":[98],"logprob":-2.5}`
+	lp := `{"token":"a","bytes":[97],"logprob":-0.1,"top_logprobs":[` + strings.TrimSuffix(strings.Repeat(alt+",", top), ",") + `]}`
+	lps := strings.TrimSuffix(strings.Repeat(lp+",", tokens), ",")
+	text := strings.Repeat("a", tokens)
+	return `data: {"type":"response.created","sequence_number":0,"response":{"id":"r","object":"response","status":"in_progress","model":"m","output":[]}}` + "\n\n" +
+		`data: {"type":"response.output_text.delta","sequence_number":1,"item_id":"msg","output_index":0,"content_index":0,"delta":"` + text + `"}` + "\n\n" +
+		`data: {"type":"response.completed","sequence_number":2,"response":{"id":"r","object":"response","status":"completed","model":"m","output":[{"type":"message","id":"msg","role":"assistant","status":"completed","content":[{"type":"output_text","text":"` + text + `","annotations":[],"logprobs":[` + lps + `]}]}],` +
+		`"usage":{"input_tokens":5,"output_tokens":` + fmt.Sprint(tokens) + `,"total_tokens":` + fmt.Sprint(tokens+5) + `}}}` + "\n\n"
+}
+
+// The log probabilities a request asks for are read whole, however long
+// the answer: 4,000 tokens with 20 alternatives each are 84,000 JSON
+// objects in the final event, more than a response's events are allowed
+// otherwise. A request that did not ask for them keeps that bound.
+func TestResponseLogprobs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		url, hc := serve(t, sseBody(logprobStream(4000, 20)))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		p := respond("m", 4096)
+		p.Include = []responses.ResponseIncludable{responses.ResponseIncludableMessageOutputTextLogprobs}
+		p.TopLogprobs = openai.Int(20)
+		s := c.NewResponseStreaming(context.Background(), p)
+		var final *responses.Response
+		for s.Next() {
+			if ev := s.Current(); ev.Type == "response.completed" {
+				final = &ev.Response
+			}
+		}
+		s.Close()
+		if err := s.Err(); err != nil {
+			t.Fatalf("Err() = %v, want nil", err)
+		}
+		if final == nil || len(final.Output[0].Content[0].Logprobs) != 4000 || len(final.Output[0].Content[0].Logprobs[0].TopLogprobs) != 20 {
+			t.Errorf("the final event does not hold 4,000 log probabilities of 20 alternatives each")
+		}
+
+		s = c.NewResponseStreaming(context.Background(), respond("m", 4096))
+		for s.Next() {
+		}
+		s.Close()
+		checkKind(t, s.Err(), tokenpace.KindTooLarge)
+		if s.Text() != strings.Repeat("a", 4000) {
+			t.Errorf("a request without log probabilities kept %d bytes of text, want the 4,000 that came before the final event", len(s.Text()))
 		}
 	})
 }

@@ -25,8 +25,14 @@ const (
 	// few dozen.
 	maxChunkObjects = 1 << 12
 	// maxResponseObjects bounds the JSON objects of one Responses event:
-	// the final one holds the whole output, log probabilities included.
+	// the final one holds the whole output. Log probabilities count
+	// apart (see response.MaxObjects).
 	maxResponseObjects = 1 << 16
+	// maxOutputTokens is the most output tokens a model writes (128k,
+	// GPT-5's limit), and maxTopLogprobs the most alternatives the API
+	// gives of each (top_logprobs).
+	maxOutputTokens = 128 << 10
+	maxTopLogprobs  = 20
 	// MaxToolCalls bounds the tool calls of one choice's delta, and their
 	// index.
 	MaxToolCalls = 128

@@ -43,9 +43,21 @@ type response struct{ p responses.ResponseNewParams }
 func Response(p responses.ResponseNewParams) Request { return response{p} }
 
 func (response) API() API          { return APIResponses }
-func (response) MaxObjects() int   { return maxResponseObjects }
 func (response) Choices() int      { return 1 }
 func (response) CanContinue() bool { return true }
+
+// MaxObjects is maxResponseObjects, and, when the request asks for log
+// probabilities, room for them over its whole output: the last events
+// hold them all, each token's an object and each of its top_logprobs
+// alternatives one more (some 440 bytes each, decoded).
+func (r response) MaxObjects() int {
+	n := maxResponseObjects
+	if r.p.TopLogprobs.Valid() || slices.Contains(r.p.Include, responses.ResponseIncludableMessageOutputTextLogprobs) {
+		tokens := min(r.p.MaxOutputTokens.Or(maxOutputTokens), maxOutputTokens)
+		n += int(max(tokens, 0) * (1 + min(max(r.p.TopLogprobs.Or(0), 0), maxTopLogprobs)))
+	}
+	return n
+}
 
 // View returns its model, max_output_tokens, and its instructions and
 // input as one message.
