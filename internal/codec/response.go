@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
+	"github.com/tidwall/gjson"
 )
 
 // Response event types that tokenpace reads.
@@ -16,9 +18,14 @@ const (
 	respRefusalDelta   = "response.refusal.delta"
 	respReasoningDelta = "response.reasoning_text.delta"
 	respSummaryDelta   = "response.reasoning_summary_text.delta"
-	RespArgsDelta      = "response.function_call_arguments.delta"
-	respAudioDelta     = "response.audio.delta"
-	respAudioText      = "response.audio.transcript.delta"
+	// The names the reasoning deltas had in the API reference of mid
+	// 2025, whose delta was an object; servers built on it still send
+	// them.
+	respOldReasoning = "response.reasoning.delta"
+	respOldSummary   = "response.reasoning_summary.delta"
+	RespArgsDelta    = "response.function_call_arguments.delta"
+	respAudioDelta   = "response.audio.delta"
+	respAudioText    = "response.audio.transcript.delta"
 	// Deltas of the calls of other tools than functions: the model
 	// writes a custom tool's input, a remote MCP tool's arguments, the
 	// code it gives the code interpreter, the commands of the shell
@@ -115,6 +122,7 @@ func (r response) Decode(data []byte) (Event, error) {
 	if err := json.Unmarshal(data, ev); err != nil {
 		return Event{}, malformed(err)
 	}
+	deltaText(ev)
 	var d openai.ChatCompletionChunkChoiceDelta
 	switch ev.Type {
 	case RespTextDelta:
@@ -145,6 +153,26 @@ func (r response) Decode(data []byte) (Event, error) {
 		out.End.Reason = r.cut(out.End.Reason, out.End.HasUsage, out.End.Output)
 	}
 	return out, nil
+}
+
+// deltaText sets the delta of an event whose delta is an object instead of
+// a string to the text the object holds: its "text" or its "content". The
+// API reference of mid 2025 gave reasoning deltas an object
+// (response.reasoning.delta), and servers and gateways built on it send
+// one ({"content": ...}, {"type":"output_text","text": ...}); openai-go
+// gives the object's JSON as the delta.
+func deltaText(ev *responses.ResponseStreamEventUnion) {
+	raw := ev.JSON.Delta.Raw()
+	if !strings.HasPrefix(raw, "{") {
+		return // a string, as the API sends it
+	}
+	for _, r := range gjson.GetMany(raw, "text", "content") {
+		if r.Type == gjson.String {
+			ev.Delta = r.Str
+			return
+		}
+	}
+	ev.Delta = ""
 }
 
 // errorEvent returns the error of a Responses error event: its code,
@@ -178,7 +206,7 @@ func errorEvent(ev *responses.ResponseStreamEventUnion, data []byte) *ServerErro
 // search, a command's output) is not output.
 func responseOutput(ev *responses.ResponseStreamEventUnion) bool {
 	switch ev.Type {
-	case RespTextDelta, respRefusalDelta, respReasoningDelta, respSummaryDelta, respAudioDelta, respAudioText,
+	case RespTextDelta, respRefusalDelta, respReasoningDelta, respSummaryDelta, respOldReasoning, respOldSummary, respAudioDelta, respAudioText,
 		RespArgsDelta, respCustomDelta, respMCPDelta, respCodeDelta, respShellDelta:
 		return ev.Delta != ""
 	case respPartialImage:

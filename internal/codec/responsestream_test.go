@@ -100,3 +100,30 @@ func TestResponseStreamBound(t *testing.T) {
 		t.Errorf("%d items kept, want %d", n, maxStreamedItems)
 	}
 }
+
+// TestResponseObjectDelta: a delta sent as an object, as the API reference
+// of mid 2025 gave reasoning deltas, is its text, for the caller's event
+// too, and the old names of the reasoning deltas are output.
+func TestResponseObjectDelta(t *testing.T) {
+	for _, tc := range []struct {
+		event, delta, content string
+		outputs               int
+	}{
+		{`{"type":"response.reasoning.delta","item_id":"r","delta":{"content":"We"}}`, "We", "", 1},
+		{`{"type":"response.reasoning.delta","item_id":"r","delta":"We"}`, "We", "", 1},
+		{`{"type":"response.reasoning_summary.delta","item_id":"r","delta":{"text":"Plan"}}`, "Plan", "", 1},
+		{`{"type":"response.reasoning.delta","item_id":"r","delta":{}}`, "", "", 0},
+		{`{"type":"response.reasoning.delta","item_id":"r","delta":{"content":7}}`, "", "", 0},
+		{`{"type":"response.output_text.delta","item_id":"m","delta":{"type":"output_text","text":"Hi"}}`, "Hi", "Hi", 1},
+		{`{"type":"response.output_text.delta","item_id":"m","delta":"{\"text\":\"x\"}"}`, `{"text":"x"}`, `{"text":"x"}`, 1},
+	} {
+		ev, err := DecoderFor(Response(responses.ResponseNewParams{})).Decode([]byte(tc.event))
+		if err != nil {
+			t.Fatal(err)
+		}
+		orig := ev.Orig.(*responses.ResponseStreamEventUnion)
+		if orig.Delta != tc.delta || ev.Chunk.Choices[0].Delta.Content != tc.content || ev.Outputs != tc.outputs {
+			t.Errorf("%s: delta %q, content %q, %d outputs; want %q, %q, %d", tc.event, orig.Delta, ev.Chunk.Choices[0].Delta.Content, ev.Outputs, tc.delta, tc.content, tc.outputs)
+		}
+	}
+}
