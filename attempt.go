@@ -186,6 +186,7 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 	}
 	a.x.maxLine = spec.cfg.maxLineBytes
 	a.x.closing, a.x.extras = spec.cfg.closing, spec.cfg.extras
+	a.x.noUsage, a.x.usageAdded = spec.cfg.noUsage, codec.AddedUsage(spec.req)
 	// The attempt's context takes the caller's values and cancellation but
 	// is not registered with the caller's context: a clean end then
 	// neither leaks it into a long-lived parent nor cancels the request,

@@ -28,6 +28,15 @@ import (
 // requests, so that none is written to a dead connection. Timing.HTTP
 // lists every try.
 //
+// A stream asks for its usage (stream_options.include_usage) unless its
+// parameters say otherwise. A server that refuses the field with the
+// request (400 or 422 naming it: Azure OpenAI before API version
+// 2024-10-21, gateways relaying to it) gets the request again at once
+// without it, and later requests to that server and API version go
+// without it; their streams report no usage, and Timing counts their
+// output deltas instead. A request whose parameters set the field is sent
+// as it is.
+//
 // A Client is safe for concurrent use. Most callers make one with NewClient
 // and keep it.
 type Client struct {

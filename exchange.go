@@ -52,6 +52,11 @@ type exchange struct {
 	// nil keeps none. host is the server of the latest request.
 	extras *wire.CallExtras
 	host   string
+	// noUsage is the client's set of servers that refuse stream_options;
+	// usageAdded: the client added stream_options to this call's request,
+	// which may then go without it (see wire.NoStreamOptions).
+	noUsage    *wire.NoStreamOptions
+	usageAdded bool
 	// details accumulates a stream's reasoning_details, kept with its
 	// first tool call's id, firstCall, once the stream has ended.
 	details   codec.Details
@@ -71,16 +76,33 @@ type exchange struct {
 // it again at once, as net/http does for idempotent requests, up to
 // wire.MaxStaleRetries times; each try is an HTTPAttempt of its own. See
 // wire.ClosingServers.
+//
+// A request to which the client added stream_options, refused for it,
+// is sent again at once without it, as an HTTPAttempt of its own, and the
+// server is remembered: see wire.NoStreamOptions.
 func (x *exchange) middleware() option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		for stale := 0; ; stale++ {
+		stripped := false
+		for stale := 0; ; {
 			res, err, again := x.send(req, next)
-			if !again || stale == wire.MaxStaleRetries || req.GetBody == nil || req.Context().Err() != nil {
+			switch {
+			case again && stale < wire.MaxStaleRetries:
+				stale++
+			case !again && !stripped && x.usageAdded && wire.RefusedStreamOptions(res):
+				stripped = true
+				x.noUsage.Learn(req)
+			default:
+				return res, err
+			}
+			if req.GetBody == nil || req.Context().Err() != nil {
 				return res, err
 			}
 			body, gerr := req.GetBody()
 			if gerr != nil {
 				return res, err
+			}
+			if res != nil && res.Body != nil {
+				_ = res.Body.Close()
 			}
 			req = req.Clone(req.Context())
 			req.Body = body
@@ -104,7 +126,18 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	x.host = server
 	x.mu.Unlock()
 
-	req = x.restore(req, server)
+	if x.extras.Holds(server) {
+		req = rewrite(req, func(body []byte) []byte {
+			out, _ := x.extras.Restore(server, body)
+			return out
+		})
+	}
+	if x.usageAdded && x.noUsage.Refuses(req) {
+		req = rewrite(req, func(body []byte) []byte {
+			out, _ := wire.WithoutStreamOptions(body)
+			return out
+		})
+	}
 	tr := x.clientTrace(i)
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &tr.hooks))
 	if x.closing.Closes(server) {
@@ -143,30 +176,31 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	return res, err, stale
 }
 
-// maxRestoreBody bounds the request body restore reads to give tool calls
-// their extra content back: a larger request is sent as it is.
-const maxRestoreBody = 32 << 20
+// maxRewriteBody bounds the request body rewrite reads: a larger request
+// is sent as it is.
+const maxRewriteBody = 32 << 20
 
-// restore returns req with the extra content server sent with tool calls
-// given back to the calls its messages name without it (see
-// wire.CallExtras): req itself when the client keeps none for server,
-// else a copy whose body is the one read, given back what it lacked.
-func (x *exchange) restore(req *http.Request, server string) *http.Request {
-	if !x.extras.Holds(server) || req.GetBody == nil || req.ContentLength > maxRestoreBody {
+// rewrite returns req with its body rewritten by f: the extra content a
+// server sent with tool calls given back to them (see wire.CallExtras),
+// stream_options taken out for a server that refuses it (see
+// wire.NoStreamOptions). It returns req itself when its body cannot be
+// read again, else a copy whose body is f's.
+func rewrite(req *http.Request, f func(body []byte) []byte) *http.Request {
+	if req.GetBody == nil || req.ContentLength > maxRewriteBody {
 		return req
 	}
 	rc, err := req.GetBody()
 	if err != nil {
 		return req
 	}
-	body, err := io.ReadAll(io.LimitReader(rc, maxRestoreBody+1))
+	body, err := io.ReadAll(io.LimitReader(rc, maxRewriteBody+1))
 	rc.Close()
-	if err != nil || len(body) > maxRestoreBody {
+	if err != nil || len(body) > maxRewriteBody {
 		return req
 	}
 	// The body read is what is sent, changed or not: GetBody may hand out
 	// one shared reader, which the read has just drained.
-	out, _ := x.extras.Restore(server, body)
+	out := f(body)
 	if req.Body != nil {
 		req.Body.Close()
 	}

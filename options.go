@@ -27,6 +27,9 @@ type config struct {
 	// extras is shared likewise: the extra content of tool calls its
 	// servers sent, given back to them (Gemini 3's thought signatures).
 	extras *wire.CallExtras
+	// noUsage is shared likewise: the servers found to refuse
+	// stream_options.
+	noUsage *wire.NoStreamOptions
 }
 
 // defaultMaxLineBytes is the longest event-stream line, and the largest
@@ -38,7 +41,8 @@ type config struct {
 const defaultMaxLineBytes = 32 << 20
 
 func newConfig(opts []Option) config {
-	c := config{maxLineBytes: defaultMaxLineBytes, closing: new(wire.ClosingServers), extras: new(wire.CallExtras)}
+	c := config{maxLineBytes: defaultMaxLineBytes, closing: new(wire.ClosingServers), extras: new(wire.CallExtras),
+		noUsage: new(wire.NoStreamOptions)}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(&c)

@@ -73,9 +73,11 @@ type Timing struct {
 	Conn ConnInfo
 	// HTTP lists every HTTP request made for this call, in order: retries
 	// by openai-go included, and a request sent again because it failed on
-	// a reused connection that the server had closed (see Client). For a Client call the last one is the one that
-	// answered; a Router call lists its attempts' requests attempt after
-	// attempt (see Attempts).
+	// a reused connection that the server had closed, or because the
+	// server refused the stream_options the client added (see Client).
+	// For a Client call the last one is the one that answered; a Router
+	// call lists its attempts' requests attempt after attempt (see
+	// Attempts).
 	HTTP []HTTPAttempt
 
 	// PromptTokens, CachedTokens and OutputTokens come from the usage chunk

@@ -10,18 +10,21 @@ import (
 	"github.com/openai/openai-go/v3/option"
 )
 
-// chat is a chat completion's request.
+// chat is a chat completion's request; added: the client added
+// stream_options to it (see AddedUsage).
 type chat struct {
-	p openai.ChatCompletionNewParams
+	p     openai.ChatCompletionNewParams
+	added bool
 }
 
 // Chat returns the request of a chat completion. A streaming one asks for
 // the usage chunk unless p says otherwise.
 func Chat(p openai.ChatCompletionNewParams, stream bool) Request {
-	if stream && !p.StreamOptions.IncludeUsage.Valid() {
+	added := stream && !p.StreamOptions.IncludeUsage.Valid()
+	if added {
 		p.StreamOptions.IncludeUsage = openai.Bool(true)
 	}
-	return chat{p}
+	return chat{p, added}
 }
 
 func (chat) API() API                               { return APIChat }
@@ -47,7 +50,7 @@ func (r chat) For(model string, cont *Continuation) Request {
 			p.MaxCompletionTokens = openai.Int(max(1, p.MaxCompletionTokens.Value-cont.Delivered))
 		}
 	}
-	return chat{p}
+	return chat{p, r.added}
 }
 
 func (r chat) Stream(ctx context.Context, client *openai.Client, opts []option.RequestOption) Closer {

@@ -10,15 +10,33 @@ import (
 
 // completion is a completion's request (the completions API,
 // fill-in-the-middle too).
-type completion struct{ p openai.CompletionNewParams }
+// added: the client added stream_options to it (see AddedUsage).
+type completion struct {
+	p     openai.CompletionNewParams
+	added bool
+}
 
 // Completion returns the request of a completion. A streaming one asks
 // for the usage event unless p says otherwise.
 func Completion(p openai.CompletionNewParams, stream bool) Request {
-	if stream && !p.StreamOptions.IncludeUsage.Valid() {
+	added := stream && !p.StreamOptions.IncludeUsage.Valid()
+	if added {
 		p.StreamOptions.IncludeUsage = openai.Bool(true)
 	}
-	return completion{p}
+	return completion{p, added}
+}
+
+// AddedUsage reports whether r asks for usage (stream_options) only
+// because the client added it: the caller's request did not say. Such a
+// request may be sent without it to a server that refuses the field.
+func AddedUsage(r Request) bool {
+	switch r := r.(type) {
+	case chat:
+		return r.added
+	case completion:
+		return r.added
+	}
+	return false
 }
 
 func (completion) API() API            { return APICompletions }
@@ -56,7 +74,7 @@ func (r completion) For(model string, cont *Continuation) Request {
 			p.MaxTokens = openai.Int(max(1, p.MaxTokens.Value-cont.Delivered))
 		}
 	}
-	return completion{p}
+	return completion{p, r.added}
 }
 
 func (r completion) Stream(ctx context.Context, client *openai.Client, opts []option.RequestOption) Closer {
