@@ -770,7 +770,7 @@ func (a *attempt) callWhole(opts []option.RequestOption) {
 		return
 	}
 	if refused != nil {
-		a.end(a.failure(KindMalformed, "", refused), at)
+		a.end(a.failure(a.x.wholeRefusal(refused)), at)
 		return
 	}
 	a.x.note(&ev)

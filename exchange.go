@@ -322,6 +322,17 @@ func (x *exchange) wholeFailure(res *http.Response) (kind ErrorKind, detail stri
 	return 0, "", nil
 }
 
+// wholeRefusal classifies refused, why the codec refused a whole response
+// (see codec.Request's Fetch): the server's error in the place of the
+// answer is KindErrorEvent, with the error as an *openai.Error; anything
+// else KindMalformed.
+func (x *exchange) wholeRefusal(refused error) (ErrorKind, string, error) {
+	if res, _ := x.response(); res != nil {
+		return refusal(refused, res)
+	}
+	return KindMalformed, "", refused
+}
+
 // answered records res as the answer of a request that a middleware
 // answered without sending it, asked for at sent and answered at
 // headers.

@@ -56,8 +56,11 @@ func timingDst(opts []option.RequestOption) ([]option.RequestOption, **Timing) {
 // arrived, and its token counts come from the response's usage. A failed
 // call returns the caller's context error unchanged, a KindContentType
 // *StreamError for a 2xx answer that is neither JSON nor an event stream
-// (see exchange.assemble), or a KindRequest one that wraps openai-go's
-// error (an *openai.Error for an error status).
+// (see exchange.assemble), a KindErrorEvent one that wraps the error a
+// 2xx answer holds in the place of the answer (an "error" member without
+// choices, as OpenRouter sends once a model has started; a failed
+// response) as an *openai.Error, or a KindRequest one that wraps
+// openai-go's error (an *openai.Error for an error status).
 func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts []option.RequestOption) (*R, error) {
 	opts, dst := timingDst(opts)
 	t := &Timing{Target: c.cfg.name, Model: req.Model(), API: API(req.API()), Start: time.Now()}
@@ -85,7 +88,8 @@ func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts [
 			err = x.failure(ctx, c.cfg.name, err)
 		}
 	case refused != nil:
-		err = &StreamError{Kind: KindMalformed, Target: c.cfg.name, Err: refused}
+		kind, detail, rerr := x.wholeRefusal(refused)
+		err = &StreamError{Kind: kind, Target: c.cfg.name, Detail: detail, Err: rerr}
 	default:
 		x.note(&ev)
 		t.ResponseModel = ev.Chunk.Model

@@ -12,6 +12,10 @@ import (
 
 // New makes a non-streaming chat completion, as
 // client.Chat.Completions.New does, and times it (see WithTimingInto).
+// An answer of status 200 that holds an error instead of choices (as
+// OpenRouter sends when a model fails after it has started) is that
+// error, a KindErrorEvent *StreamError that wraps it as an
+// *openai.Error, where openai-go returns a completion without choices.
 func (c *Client) New(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*openai.ChatCompletion, error) {
 	return fetchWhole[openai.ChatCompletion](ctx, c, codec.Chat(params, false), opts)
 }

@@ -138,6 +138,9 @@ func (r chat) Fetch(ctx context.Context, client *openai.Client, opts []option.Re
 	if err != nil {
 		return Event{}, nil, err
 	}
+	if se := wholeError(res.RawJSON(), len(res.Choices) == 0); se != nil {
+		return Event{}, serverError(se), nil
+	}
 	for i := range res.Choices {
 		messageParts(&res.Choices[i].Message)
 	}

@@ -57,7 +57,10 @@ type Request interface {
 	Stream(ctx context.Context, client *openai.Client, opts []option.RequestOption) Closer
 	// Fetch makes the non-streaming request and returns the whole
 	// response as one event. err is the request's error; refused, when
-	// err is nil, why the response is not the API's.
+	// err is nil, why the response is not the API's: an *Error whose
+	// Server is the error the body holds in the place of an answer (a
+	// failed response, an "error" member without choices), or another
+	// error.
 	Fetch(ctx context.Context, client *openai.Client, opts []option.RequestOption) (ev Event, refused, err error)
 	// Decode decodes the data of one event. Its error is an *Error: the
 	// event is malformed, over a bound, or an error the server sent.

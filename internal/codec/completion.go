@@ -104,6 +104,9 @@ func (r completion) Fetch(ctx context.Context, client *openai.Client, opts []opt
 	if err != nil {
 		return Event{}, nil, err
 	}
+	if se := wholeError(res.RawJSON(), len(res.Choices) == 0); se != nil {
+		return Event{}, serverError(se), nil
+	}
 	return completionEvent(res), nil, nil
 }
 

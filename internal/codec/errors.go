@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/tidwall/gjson"
 )
 
 // Error is why an event was refused.
@@ -61,6 +62,23 @@ func malformed(err error) error { return &Error{Detail: "malformed event", Err: 
 
 // serverError is the error of an event that carries an error.
 func serverError(s *ServerError) error { return &Error{Server: s, Detail: "error event"} }
+
+// wholeError returns the error a whole response's JSON, raw, carries in
+// the place of an answer: its "error" member, when it has one and no answer
+// (empty). OpenRouter answers 200 once a model has started on the
+// request and puts an error that happens after in the body
+// (openrouter.ai/docs/api-reference/errors); openai-go then gives a
+// completion without choices and no error.
+func wholeError(raw string, empty bool) *ServerError {
+	if !empty {
+		return nil
+	}
+	f := gjson.Get(raw, "error")
+	if f.Type != gjson.JSON && f.Type != gjson.String {
+		return nil
+	}
+	return &ServerError{Raw: f.Raw}
+}
 
 // rawError returns the error an event of a chat or completions stream
 // carries, raw: its "error" field, or the whole event when its object is

@@ -278,13 +278,27 @@ func (r response) Fetch(ctx context.Context, client *openai.Client, opts []optio
 	if err != nil {
 		return Event{}, nil, err
 	}
+	if res.Status == responses.ResponseStatusFailed {
+		return Event{}, serverError(&ServerError{Code: string(res.Error.Code), Message: res.Error.Message}), nil
+	}
+	if se := wholeError(res.RawJSON(), len(res.Output) == 0); se != nil {
+		return Event{}, serverError(se), nil
+	}
 	c, err := wholeResponseChunk(res)
 	if err != nil {
 		return Event{}, err, nil
 	}
 	ch := &c.Choices[0]
 	ch.FinishReason = r.cut(ch.FinishReason, res.JSON.Usage.Valid(), res.Usage.OutputTokens)
-	return chunkEvent(c, res), nil, nil
+	ev := chunkEvent(c, res)
+	for _, item := range res.Output {
+		if item.Type != "function_call" && callItem(item.Type) {
+			// A call the chat view cannot hold (a custom tool's, a
+			// generated image) is output too.
+			ev.Outputs, ev.ToolCall = max(ev.Outputs, 1), true
+		}
+	}
+	return ev, nil, nil
 }
 
 // wholeResponseChunk returns the chat view of a whole Responses response:

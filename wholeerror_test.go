@@ -1,0 +1,105 @@
+package tokenpace_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// openRouterLate answers a non-streaming request as OpenRouter does when
+// the model failed after it had started on it: status 200, and the error
+// in the body (openrouter.ai/docs/api-reference/errors).
+var openRouterLate = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, "\n\n"+`{"error":{"code":502,"message":"Provider returned error","metadata":{"provider_name":"Example"}}}`)
+})
+
+// wholeAnswer answers a non-streaming chat request with text.
+func wholeAnswer(text string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"c","object":"chat.completion","created":1,"model":"second","choices":[{"index":0,"message":{"role":"assistant","content":"`+text+`"},"finish_reason":"stop"}]}`)
+	}
+}
+
+// An error a server sends with status 200 in the place of a whole answer
+// is the server's error, not an empty answer: the Client returns it as an
+// error event, with the server's message, and a Router goes on to its
+// next route. openai-go returns a completion without choices and no error.
+func TestWholeErrorWithStatus200(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		url, hc := serve(t, byModel(map[string]http.Handler{"late": openRouterLate, "second": wholeAnswer("Hi.")}))
+		oc := openaiClient(url, hc)
+		if res, err := oc.Chat.Completions.New(context.Background(), chat("late", 8)); err != nil || len(res.Choices) != 0 {
+			t.Fatalf("bare openai-go: %d choices, err %v; want none and nil, the failure this test is about", len(res.Choices), err)
+		}
+
+		c := tokenpace.NewClient(oc)
+		_, err := c.New(context.Background(), chat("late", 8))
+		var oe *openai.Error
+		if se := checkKind(t, err, tokenpace.KindErrorEvent); se == nil || !errors.As(err, &oe) || oe.Message != "Provider returned error" {
+			t.Errorf("New() error = %v, want the server's error event %q", err, "Provider returned error")
+		}
+
+		r, rerr := tokenpace.NewRouter(c, tokenpace.Policy{}, route("late"), route("second"))
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		var tm *tokenpace.Timing
+		res, err := r.New(context.Background(), chat("late", 8), tokenpace.WithTimingInto(&tm))
+		if err != nil || res.Choices[0].Message.Content != "Hi." {
+			t.Fatalf("Router.New() = %v; want the second route's answer", err)
+		}
+		if got := outcomes(tm); !slices.Equal(got, []tokenpace.Outcome{tokenpace.OutcomeFailed, tokenpace.OutcomeWon}) {
+			t.Errorf("attempts %v, want failed, won", got)
+		}
+	})
+}
+
+// A whole response that failed (status "failed") is the server's error;
+// one whose answer is a call of another tool than a function (here a
+// generated image) is an answer, not an empty one.
+func TestWholeResponseFailedOrImage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		body := map[string]string{
+			"failed": `{"id":"r1","object":"response","status":"failed","model":"m","output":[],"error":{"code":"server_error","message":"The model failed."}}`,
+			"image":  `{"id":"r2","object":"response","status":"completed","model":"m","output":[{"type":"image_generation_call","id":"ig","status":"completed","result":"AAAA"}],"usage":{"input_tokens":5,"output_tokens":9,"total_tokens":14}}`,
+			"second": `{"id":"r3","object":"response","status":"completed","model":"second","output":[{"type":"message","id":"m","role":"assistant","content":[{"type":"output_text","text":"` + strings.TrimSpace(extra) + `","annotations":[]}]}]}`,
+		}
+		url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			for model, resp := range body {
+				if strings.Contains(string(b), `"model":"`+model+`"`) {
+					_, _ = io.WriteString(w, resp)
+				}
+			}
+		}))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		_, err := c.NewResponse(context.Background(), responses.ResponseNewParams{Model: "failed", Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("x")}})
+		var oe *openai.Error
+		if checkKind(t, err, tokenpace.KindErrorEvent); !errors.As(err, &oe) || oe.Message != "The model failed." {
+			t.Errorf("NewResponse() of a failed response: %v, want its error", err)
+		}
+
+		r, rerr := tokenpace.NewRouter(c, tokenpace.Policy{}, route("image"), route("second"))
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		var tm *tokenpace.Timing
+		res, err := r.NewResponse(context.Background(), responses.ResponseNewParams{Model: "image", Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("x")}}, tokenpace.WithTimingInto(&tm))
+		if err != nil || res.ID != "r2" || len(tm.Attempts) != 1 {
+			t.Errorf("Router.NewResponse() = %v, %d attempts; want the image, from the first route", err, len(tm.Attempts))
+		}
+	})
+}
