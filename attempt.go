@@ -336,6 +336,10 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	if errors.Is(err, sse.ErrNotEventStream) {
 		return true, time.Now(), a.failure(KindContentType, a.sniffed, nil)
 	}
+	var el *sse.ErrorLine
+	if errors.As(err, &el) {
+		return true, a.body.last, a.refused(codec.LineError(el))
+	}
 	if err != nil {
 		return true, time.Now(), a.readFailure(err)
 	}

@@ -30,13 +30,16 @@ const (
 	KindRequest ErrorKind = iota + 1
 	// KindContentType: a 2xx response that is no event stream: not
 	// labelled text/event-stream, and, read, no stream either (a JSON
-	// object, an HTML page, nothing). A stream labelled otherwise is read,
-	// as openai-go reads it; Timing.Streaming keeps its label.
+	// object, an HTML page, nothing; a JSON error is KindErrorEvent). A
+	// stream labelled otherwise is read, as openai-go reads it;
+	// Timing.Streaming keeps its label.
 	KindContentType
 	// KindMalformed: an event whose data is not a valid chunk.
 	KindMalformed
-	// KindErrorEvent: the server sent an error object in the stream; Unwrap
-	// reaches it as an *openai.Error.
+	// KindErrorEvent: the server sent an error object in the stream (an
+	// event, an error: field, a bare JSON error relayed without framing,
+	// or a JSON error body instead of the stream), or in the place of a
+	// whole answer; Unwrap reaches it as an *openai.Error.
 	KindErrorEvent
 	// KindTruncated: the body ended without the closing [DONE] event; or,
 	// for a Router call, the continuation or restart meant to carry on a

@@ -103,3 +103,18 @@ func TestWholeResponseFailedOrImage(t *testing.T) {
 		}
 	})
 }
+
+// A streaming request answered with status 200 and a JSON error body
+// instead of an event stream gets that error, the server's message
+// within, not only that the body was no stream.
+func TestStreamAnsweredWithJSONError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		url, hc := serve(t, openRouterLate)
+		s := tokenpace.NewClient(openaiClient(url, hc)).NewStreaming(context.Background(), chat("m", 8))
+		readAll(t, s)
+		var oe *openai.Error
+		if checkKind(t, s.Err(), tokenpace.KindErrorEvent); !errors.As(s.Err(), &oe) || oe.Message != "Provider returned error" {
+			t.Errorf("Err() = %v, want the server's error %q", s.Err(), "Provider returned error")
+		}
+	})
+}

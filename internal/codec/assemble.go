@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 
@@ -33,6 +34,10 @@ func Assemble(req Request, body io.Reader, maxLine int) ([]byte, error) {
 		data, err := sr.Next()
 		if err == io.EOF {
 			break
+		}
+		var el *sse.ErrorLine
+		if errors.As(err, &el) {
+			return nil, LineError(el)
 		}
 		if err != nil {
 			return nil, err

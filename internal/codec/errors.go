@@ -6,6 +6,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/tidwall/gjson"
+
+	"github.com/tokenpace/tokenpace/internal/sse"
 )
 
 // Error is why an event was refused.
@@ -78,6 +80,20 @@ func wholeError(raw string, empty bool) *ServerError {
 		return nil
 	}
 	return &ServerError{Raw: f.Raw}
+}
+
+// LineError returns the error of a stream's error line (see
+// sse.ErrorLine): the server's, as an error event's. A field's value
+// that is not JSON is the error's message.
+func LineError(el *sse.ErrorLine) error {
+	raw := string(el.Data)
+	switch {
+	case !el.Field:
+		raw = gjson.Get(raw, "error").Raw
+	case !gjson.Valid(raw):
+		return serverError(&ServerError{Message: raw})
+	}
+	return serverError(&ServerError{Raw: raw})
 }
 
 // rawError returns the error an event of a chat or completions stream

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/tidwall/gjson"
 )
 
 // ErrEventTooLong ends a stream whose event's data, joined over its lines,
@@ -18,6 +20,23 @@ var ErrEventTooLong = fmt.Errorf("tokenpace: event data longer than the limit: %
 // ErrNotEventStream ends a body read with Sniff whose first line is no
 // field of the event-stream format, or that ends before any line.
 var ErrNotEventStream = errors.New("tokenpace: the body is not an event stream")
+
+// ErrorLine ends a stream that sent an error outside any data field,
+// which the format would drop unseen:
+//   - as a field of its own, "error: {...}": llama.cpp's server until
+//     September 2025 (ggml-org/llama.cpp#16109), which then sends
+//     [DONE], so that the stream would end clean and empty;
+//   - as a bare JSON object holding an "error" member, the error body of
+//     an upstream relayed without framing (lemonade-sdk/lemonade#2826),
+//     or a JSON error sent in answer to a streaming request.
+//
+// Data is the field's value, or the whole object.
+type ErrorLine struct {
+	Data  []byte
+	Field bool // "error: ..."; else a bare object
+}
+
+func (e *ErrorLine) Error() string { return "tokenpace: an error outside the event stream's data" }
 
 // Reader splits a text/event-stream body into the data of its events.
 // openai-go's own decoder does the same but neither reports whether the
@@ -83,6 +102,9 @@ func (r *Reader) Next() ([]byte, error) {
 			}
 			continue
 		}
+		if el := errorLine(line); el != nil {
+			return nil, el
+		}
 		name, value, _ := bytes.Cut(line, []byte{':'})
 		if r.sniff {
 			if !isField(name) {
@@ -121,6 +143,20 @@ func (r *Reader) Next() ([]byte, error) {
 // Consumed returns how many bytes of the body were split into lines so
 // far: bytes read past them wait in the Reader's buffer.
 func (r *Reader) Consumed() int64 { return r.consumed }
+
+// errorLine returns the error line is, if it is one (see ErrorLine).
+func errorLine(line []byte) *ErrorLine {
+	switch {
+	case bytes.HasPrefix(line, []byte("error:")):
+		value := bytes.TrimPrefix(line[len("error:"):], []byte{' '})
+		return &ErrorLine{Data: bytes.Clone(value), Field: true}
+	case line[0] == '{':
+		if e := gjson.GetBytes(line, "error"); e.Exists() && e.Type != gjson.Null {
+			return &ErrorLine{Data: bytes.Clone(line)}
+		}
+	}
+	return nil
+}
 
 // isField reports whether name, a line's text before its first colon, is
 // a field of the event-stream format or a comment's (empty).
