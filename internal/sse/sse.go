@@ -86,7 +86,8 @@ func (r *Reader) lines(data []byte, atEOF bool) (advance int, token []byte, err 
 
 // Next returns the data of the next event, valid until the following call.
 // Multi-line data is joined with newlines; comments, event names, ids and
-// retry fields are skipped. At the end of the body it returns io.EOF, or the
+// retry fields are skipped, and so are events whose data is blank (see
+// blank). At the end of the body it returns io.EOF, or the
 // read error (bufio.ErrTooLong for an over-long line, ErrEventTooLong for
 // an event whose data over all its lines is longer). A last event whose
 // lines are whole but that no blank line follows ("data: [DONE]\n" and
@@ -97,9 +98,10 @@ func (r *Reader) Next() ([]byte, error) {
 	for r.sc.Scan() {
 		line := r.sc.Bytes()
 		if len(line) == 0 {
-			if r.has {
+			if r.has && !blank(r.data) {
 				return r.data, nil
 			}
+			r.data, r.has = r.data[:0], false
 			continue
 		}
 		if el := errorLine(line); el != nil {
@@ -133,12 +135,17 @@ func (r *Reader) Next() ([]byte, error) {
 	if r.sniff {
 		return nil, ErrNotEventStream
 	}
-	if r.has && r.broken {
+	if r.has && r.broken && !blank(r.data) {
 		r.has = false
 		return r.data, nil
 	}
 	return nil, io.EOF
 }
+
+// blank reports whether an event's data is empty or white space only: a
+// keep-alive some relays send ("data:" and a blank line), which the
+// format does not dispatch when empty, and which no API's event is.
+func blank(data []byte) bool { return len(bytes.TrimSpace(data)) == 0 }
 
 // Consumed returns how many bytes of the body were split into lines so
 // far: bytes read past them wait in the Reader's buffer.

@@ -8,7 +8,8 @@ import (
 )
 
 // TestErrorLine: an error outside any data field ends the stream with an
-// ErrorLine; data, comments and other fields read as the format says.
+// ErrorLine; data, comments and other fields read as the format says, and
+// an event of blank data (a relay's keep-alive) is skipped.
 func TestErrorLine(t *testing.T) {
 	for _, tc := range []struct {
 		body  string
@@ -23,6 +24,8 @@ func TestErrorLine(t *testing.T) {
 		{"{\"error\":null}\ndata: x\n\n", []string{"x"}, "", false},
 		{"data: {\"error\":{\"message\":\"in data\"}}\n\n", []string{`{"error":{"message":"in data"}}`}, "", false},
 		{": error: a comment\nevent: error\ndata: y\n\n", []string{"y"}, "", false},
+		{"data:\n\ndata: \n\ndata:   \n\ndata: z\n\ndata:\n", []string{"z"}, "", false},
+		{"data:\ndata: w\n\n", []string{"\nw"}, "", false},
 	} {
 		r := NewReader(strings.NewReader(tc.body), 1<<10)
 		var got []string
