@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tidwall/sjson"
 )
@@ -30,7 +31,10 @@ import (
 // (Azure's api-version query parameter), which decides what it accepts.
 // Its methods are safe for concurrent use; the nil set holds none and
 // learns nothing.
-type NoStreamOptions struct{ m sync.Map }
+type NoStreamOptions struct {
+	m    sync.Map
+	some atomic.Bool // one was learnt: until then no request is looked up
+}
 
 // serverOf names the server req is sent to.
 func serverOf(req *http.Request) string {
@@ -39,7 +43,7 @@ func serverOf(req *http.Request) string {
 
 // Refuses reports whether the server of req refuses stream_options.
 func (s *NoStreamOptions) Refuses(req *http.Request) bool {
-	if s == nil {
+	if s == nil || !s.some.Load() {
 		return false
 	}
 	_, ok := s.m.Load(serverOf(req))
@@ -50,6 +54,7 @@ func (s *NoStreamOptions) Refuses(req *http.Request) bool {
 func (s *NoStreamOptions) Learn(req *http.Request) {
 	if s != nil {
 		s.m.Store(serverOf(req), struct{}{})
+		s.some.Store(true)
 	}
 }
 
