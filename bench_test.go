@@ -164,26 +164,56 @@ func BenchmarkDecodePaced(b *testing.B) {
 // chunk and its ratio (see BenchmarkDecodePaired).
 func decodePaired(b *testing.B, newTransport func(body string) http.RoundTripper) {
 	const n = 1024
-	body := sseStream(n)
-	params := chat("gpt-4.1", n)
-	oc := openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
-		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: newTransport(body)}))
+	oc, params := pairedClient(n, newTransport)
 	c := tokenpace.NewClient(oc)
-	bare := func() error {
-		s := oc.Chat.Completions.NewStreaming(context.Background(), params)
-		for s.Next() {
-			_ = s.Current()
-		}
-		return s.Err()
-	}
-	tp := func() error {
+	pairedCPU(b, n, "tokenpace", bareRead(oc, params, false), func() error {
 		s := c.NewStreaming(context.Background(), params)
 		for s.Next() {
 			_ = s.Current()
 		}
 		s.Close()
 		return s.Err()
+	})
+}
+
+// BenchmarkAccumulatorPaired is BenchmarkDecodePaired with bare openai-go
+// feeding openai-go's ChatCompletionAccumulator in the place of tokenpace:
+// the share of bare CPU that the accumulator every tokenpace Stream keeps
+// (for Accumulated and Text) costs by itself.
+func BenchmarkAccumulatorPaired(b *testing.B) {
+	const n = 1024
+	oc, params := pairedClient(n, func(body string) http.RoundTripper { return bodyTransport{body} })
+	pairedCPU(b, n, "acc", bareRead(oc, params, false), bareRead(oc, params, true))
+}
+
+// pairedClient returns an openai-go client whose transport newTransport
+// gives for a stream of n chunks, and the params that ask for it.
+func pairedClient(n int, newTransport func(body string) http.RoundTripper) (openai.Client, openai.ChatCompletionNewParams) {
+	oc := openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
+		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: newTransport(sseStream(n))}))
+	return oc, chat("gpt-4.1", n)
+}
+
+// bareRead returns a read of a stream through bare openai-go, feeding a
+// ChatCompletionAccumulator when acc is set.
+func bareRead(oc openai.Client, params openai.ChatCompletionNewParams, acc bool) func() error {
+	return func() error {
+		s := oc.Chat.Completions.NewStreaming(context.Background(), params)
+		var a openai.ChatCompletionAccumulator
+		for s.Next() {
+			if acc {
+				a.AddChunk(s.Current())
+			}
+		}
+		return s.Err()
 	}
+}
+
+// pairedCPU alternates the reads bare and other of streams of n chunks,
+// the order swapped every iteration, and reports each one's CPU per chunk
+// (the process's), other's ratio to bare over the whole run and the median
+// of the per-iteration ratios.
+func pairedCPU(b *testing.B, n int, name string, bare, other func() error) {
 	timed := func(read func() error) time.Duration {
 		cpu0 := cpuTime()
 		if err := read(); err != nil {
@@ -191,26 +221,26 @@ func decodePaired(b *testing.B, newTransport func(body string) http.RoundTripper
 		}
 		return cpuTime() - cpu0
 	}
-	var bareCPU, tpCPU time.Duration
+	var bareCPU, otherCPU time.Duration
 	var ratios []float64
 	for i := 0; b.Loop(); i++ {
-		var db, dt time.Duration
+		var db, do time.Duration
 		if i%2 == 0 {
-			db, dt = timed(bare), timed(tp)
+			db, do = timed(bare), timed(other)
 		} else {
-			dt, db = timed(tp), timed(bare)
+			do, db = timed(other), timed(bare)
 		}
 		bareCPU += db
-		tpCPU += dt
+		otherCPU += do
 		if db > 0 {
-			ratios = append(ratios, float64(dt)/float64(db))
+			ratios = append(ratios, float64(do)/float64(db))
 		}
 	}
 	chunks := float64(b.N * n)
 	b.ReportMetric(float64(bareCPU.Nanoseconds())/chunks, "bare-cpu-ns/chunk")
-	b.ReportMetric(float64(tpCPU.Nanoseconds())/chunks, "tokenpace-cpu-ns/chunk")
+	b.ReportMetric(float64(otherCPU.Nanoseconds())/chunks, name+"-cpu-ns/chunk")
 	if bareCPU > 0 {
-		b.ReportMetric(float64(tpCPU)/float64(bareCPU), "ratio")
+		b.ReportMetric(float64(otherCPU)/float64(bareCPU), "ratio")
 	}
 	if len(ratios) > 0 {
 		slices.Sort(ratios)
