@@ -52,6 +52,9 @@ type conformanceExpect struct {
 	ToolCalls     []struct{ Name, Arguments string } `json:"tool_calls"`
 	Error         string                             // the StreamError kind, e.g. "error event"
 	ErrorMessage  string                             `json:"error_message"`
+	// TTFTMS, when set, is when the first output-bearing chunk arrived,
+	// in ms from the request: the TTFT the caller must see.
+	TTFTMS float64 `json:"ttft_ms"`
 	// Audio is the accumulated message's audio, of an answer spoken as
 	// audio.
 	Audio struct {
@@ -315,6 +318,9 @@ func checkConformance(t *testing.T, who string, fx conformance, got read) {
 	}
 	if got.param.Audio.ID != a.ID {
 		t.Errorf("%s: the accumulated message's param refers to audio %q, want %q", who, got.param.Audio.ID, a.ID)
+	}
+	if e.TTFTMS > 0 && tm.TTFT() != ms(e.TTFTMS) {
+		t.Errorf("%s: TTFT %v, want %v, the first output's arrival", who, tm.TTFT(), ms(e.TTFTMS))
 	}
 	if e.Text != "" || len(e.ToolCalls) > 0 || a.Transcript != "" {
 		if tm.TTFT() <= 0 || tm.TTFT() > tm.E2E() {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/tidwall/gjson"
 )
 
 // chat is a chat completion's request; added: the client added
@@ -178,8 +179,8 @@ func wholeChunk(res *openai.ChatCompletion) (*openai.ChatCompletionChunk, error)
 }
 
 // outputBearing reports whether a delta carries generated output: content,
-// reasoning, a tool call, a refusal or audio. Role-only and empty deltas
-// do not.
+// reasoning (a reasoning field, or reasoning_details with text), a tool
+// call, a refusal or audio. Role-only and empty deltas do not.
 func outputBearing(d *openai.ChatCompletionChunkChoiceDelta) bool {
 	if d.Content != "" || d.Refusal != "" || len(d.ToolCalls) > 0 || audioOutput(d) {
 		return true
@@ -195,7 +196,24 @@ func outputBearing(d *openai.ChatCompletionChunkChoiceDelta) bool {
 			}
 		}
 	}
+	if f, ok := d.JSON.ExtraFields[reasoningDetails]; ok {
+		return detailsText(f.Raw())
+	}
 	return false
+}
+
+// detailsText reports whether raw, a delta's reasoning_details, holds
+// reasoning text or a summary of it: output, as a reasoning field's is.
+// OpenRouter streams summaries there only, and MiniMax its reasoning when
+// asked to keep it apart (reasoning_split); an encrypted item alone is
+// not output the caller can see.
+func detailsText(raw string) bool {
+	found := false
+	gjson.Parse(raw).ForEach(func(_, item gjson.Result) bool {
+		found = item.Get("text").String() != "" || item.Get("summary").String() != ""
+		return !found
+	})
+	return found
 }
 
 // reasoningFields are the delta fields in which OpenAI-compatible servers
