@@ -118,3 +118,38 @@ func TestStreamAnsweredWithJSONError(t *testing.T) {
 		}
 	})
 }
+
+// A whole chat answer that is an image alone (OpenRouter's image models)
+// or audio alone is an answer: a Router keeps it, and does not ask its
+// next route again.
+func TestWholeImageOrAudioAnswer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		body := map[string]string{
+			"image": `{"id":"i","object":"chat.completion","created":1,"model":"image","choices":[{"index":0,"message":{"role":"assistant","content":"","images":[{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]},"finish_reason":"stop"}]}`,
+			"audio": `{"id":"a","object":"chat.completion","created":1,"model":"audio","choices":[{"index":0,"message":{"role":"assistant","content":null,"audio":{"id":"audio_1","data":"AAAA","expires_at":1760003600,"transcript":"Hi."}},"finish_reason":"stop"}]}`,
+		}
+		url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			for model, resp := range body {
+				if strings.Contains(string(b), `"model":"`+model+`"`) {
+					_, _ = io.WriteString(w, resp)
+					return
+				}
+			}
+			_, _ = io.WriteString(w, `{"id":"s","object":"chat.completion","created":1,"model":"second","choices":[{"index":0,"message":{"role":"assistant","content":"second"},"finish_reason":"stop"}]}`)
+		}))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		for model := range body {
+			r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, route(model), route("second"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tm *tokenpace.Timing
+			res, err := r.New(context.Background(), chat(model, 8), tokenpace.WithTimingInto(&tm))
+			if want := model[:1]; err != nil || res.ID != want || len(tm.Attempts) != 1 {
+				t.Errorf("%s: Router.New() = %v, %d attempts; want the first route's answer", model, err, len(tm.Attempts))
+			}
+		}
+	})
+}

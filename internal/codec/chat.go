@@ -8,6 +8,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/tidwall/gjson"
 )
 
@@ -168,6 +169,11 @@ func wholeChunk(res *openai.ChatCompletion) (*openai.ChatCompletionChunk, error)
 		d := &c.Choices[i].Delta
 		d.Role = string(m.Role)
 		d.Content, d.Refusal = m.Content, m.Refusal
+		a := m.Audio
+		d.Audio = openai.ChatCompletionChunkChoiceDeltaAudio{ID: a.ID, Data: a.Data, Transcript: a.Transcript, ExpiresAt: a.ExpiresAt}
+		if f, ok := m.JSON.ExtraFields[imagesField]; ok {
+			d.JSON.ExtraFields = map[string]respjson.Field{imagesField: f}
+		}
 		for j, tc := range m.ToolCalls {
 			d.ToolCalls = append(d.ToolCalls, openai.ChatCompletionChunkChoiceDeltaToolCall{
 				Index: int64(j), ID: tc.ID, Type: "function",
@@ -180,7 +186,7 @@ func wholeChunk(res *openai.ChatCompletion) (*openai.ChatCompletionChunk, error)
 
 // outputBearing reports whether a delta carries generated output: content,
 // reasoning (a reasoning field, or reasoning_details with text), a tool
-// call, a refusal or audio. Role-only and empty deltas do not.
+// call, a refusal, audio or images. Role-only and empty deltas do not.
 func outputBearing(d *openai.ChatCompletionChunkChoiceDelta) bool {
 	if d.Content != "" || d.Refusal != "" || len(d.ToolCalls) > 0 || audioOutput(d) {
 		return true
@@ -196,11 +202,21 @@ func outputBearing(d *openai.ChatCompletionChunkChoiceDelta) bool {
 			}
 		}
 	}
-	if f, ok := d.JSON.ExtraFields[reasoningDetails]; ok {
-		return detailsText(f.Raw())
+	if f, ok := d.JSON.ExtraFields[reasoningDetails]; ok && detailsText(f.Raw()) {
+		return true
+	}
+	if f, ok := d.JSON.ExtraFields[imagesField]; ok {
+		return strings.HasPrefix(f.Raw(), "[{")
 	}
 	return false
 }
+
+// imagesField is the field of a delta (and of a whole response's message)
+// in which OpenRouter gives the images a model generates (modalities
+// ["image","text"]): an array of image_url parts, data URLs of base64 PNG
+// (openrouter.ai/docs/features/multimodal/image-generation). An answer
+// may be an image alone.
+const imagesField = "images"
 
 // detailsText reports whether raw, a delta's reasoning_details, holds
 // reasoning text or a summary of it: output, as a reasoning field's is.
