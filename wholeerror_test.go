@@ -26,9 +26,14 @@ var openRouterLate = http.HandlerFunc(func(w http.ResponseWriter, r *http.Reques
 
 // wholeAnswer answers a non-streaming chat request with text.
 func wholeAnswer(text string) http.HandlerFunc {
+	return jsonAnswer(`{"id":"c","object":"chat.completion","created":1,"model":"second","choices":[{"index":0,"message":{"role":"assistant","content":"` + text + `"},"finish_reason":"stop"}]}`)
+}
+
+// jsonAnswer answers every request with body, a JSON object.
+func jsonAnswer(body string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"id":"c","object":"chat.completion","created":1,"model":"second","choices":[{"index":0,"message":{"role":"assistant","content":"`+text+`"},"finish_reason":"stop"}]}`)
+		_, _ = io.WriteString(w, body)
 	}
 }
 
@@ -71,19 +76,10 @@ func TestWholeErrorWithStatus200(t *testing.T) {
 // generated image) is an answer, not an empty one.
 func TestWholeResponseFailedOrImage(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		body := map[string]string{
-			"failed": `{"id":"r1","object":"response","status":"failed","model":"m","output":[],"error":{"code":"server_error","message":"The model failed."}}`,
-			"image":  `{"id":"r2","object":"response","status":"completed","model":"m","output":[{"type":"image_generation_call","id":"ig","status":"completed","result":"AAAA"}],"usage":{"input_tokens":5,"output_tokens":9,"total_tokens":14}}`,
-			"second": `{"id":"r3","object":"response","status":"completed","model":"second","output":[{"type":"message","id":"m","role":"assistant","content":[{"type":"output_text","text":"` + strings.TrimSpace(extra) + `","annotations":[]}]}]}`,
-		}
-		url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			b, _ := io.ReadAll(r.Body)
-			w.Header().Set("Content-Type", "application/json")
-			for model, resp := range body {
-				if strings.Contains(string(b), `"model":"`+model+`"`) {
-					_, _ = io.WriteString(w, resp)
-				}
-			}
+		url, hc := serve(t, byModel(map[string]http.Handler{
+			"failed": jsonAnswer(`{"id":"r1","object":"response","status":"failed","model":"m","output":[],"error":{"code":"server_error","message":"The model failed."}}`),
+			"image":  jsonAnswer(`{"id":"r2","object":"response","status":"completed","model":"m","output":[{"type":"image_generation_call","id":"ig","status":"completed","result":"AAAA"}],"usage":{"input_tokens":5,"output_tokens":9,"total_tokens":14}}`),
+			"second": jsonAnswer(`{"id":"r3","object":"response","status":"completed","model":"second","output":[{"type":"message","id":"m","role":"assistant","content":[{"type":"output_text","text":"` + strings.TrimSpace(extra) + `","annotations":[]}]}]}`),
 		}))
 		c := tokenpace.NewClient(openaiClient(url, hc))
 		_, err := c.NewResponse(context.Background(), responses.ResponseNewParams{Model: "failed", Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("x")}})
@@ -124,23 +120,13 @@ func TestStreamAnsweredWithJSONError(t *testing.T) {
 // next route again.
 func TestWholeImageOrAudioAnswer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		body := map[string]string{
-			"image": `{"id":"i","object":"chat.completion","created":1,"model":"image","choices":[{"index":0,"message":{"role":"assistant","content":"","images":[{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]},"finish_reason":"stop"}]}`,
-			"audio": `{"id":"a","object":"chat.completion","created":1,"model":"audio","choices":[{"index":0,"message":{"role":"assistant","content":null,"audio":{"id":"audio_1","data":"AAAA","expires_at":1760003600,"transcript":"Hi."}},"finish_reason":"stop"}]}`,
-		}
-		url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			b, _ := io.ReadAll(r.Body)
-			w.Header().Set("Content-Type", "application/json")
-			for model, resp := range body {
-				if strings.Contains(string(b), `"model":"`+model+`"`) {
-					_, _ = io.WriteString(w, resp)
-					return
-				}
-			}
-			_, _ = io.WriteString(w, `{"id":"s","object":"chat.completion","created":1,"model":"second","choices":[{"index":0,"message":{"role":"assistant","content":"second"},"finish_reason":"stop"}]}`)
+		url, hc := serve(t, byModel(map[string]http.Handler{
+			"image":  jsonAnswer(`{"id":"i","object":"chat.completion","created":1,"model":"image","choices":[{"index":0,"message":{"role":"assistant","content":"","images":[{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]},"finish_reason":"stop"}]}`),
+			"audio":  jsonAnswer(`{"id":"a","object":"chat.completion","created":1,"model":"audio","choices":[{"index":0,"message":{"role":"assistant","content":null,"audio":{"id":"audio_1","data":"AAAA","expires_at":1760003600,"transcript":"Hi."}},"finish_reason":"stop"}]}`),
+			"second": wholeAnswer("second"),
 		}))
 		c := tokenpace.NewClient(openaiClient(url, hc))
-		for model := range body {
+		for _, model := range []string{"image", "audio"} {
 			r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, route(model), route("second"))
 			if err != nil {
 				t.Fatal(err)
