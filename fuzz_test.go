@@ -82,6 +82,17 @@ func FuzzStream(f *testing.F) {
 		"data: {\"type\":\"response.output_text.done\",\"item_id\":\"n\",\"text\":\"Hello\"}\n\n"+
 		"data: {\"type\":\"response.function_call_arguments.done\",\"arguments\":\"{}\"}\n\n"+
 		"data: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"usage\":{\"output_tokens\":5}}}\n\n", 13)
+	// Audio and images as output, errors outside the data, blank
+	// keep-alive events, an object delta, other tools' deltas.
+	f.Add("data: {\"choices\":[{\"index\":0,\"delta\":{\"audio\":{\"id\":\"a\",\"transcript\":\"Hi\"}}}]}\n\n"+
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"audio\":{\"data\":\"AAAA\"},\"images\":[{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:,\"}}]}}]}\n\n"+
+		"data:\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"audio\":{\"expires_at\":1}}}]}\n\ndata: [DONE]\n\n", 9)
+	f.Add("error: {\"code\":400,\"message\":\"too long\"}\n\ndata: [DONE]\n\n", 5)
+	f.Add("{\"error\":{\"message\":\"bare\"}}", 4)
+	f.Add("data: {\"type\":\"response.reasoning.delta\",\"delta\":{\"content\":\"We\"}}\n\n"+
+		"data: {\"type\":\"response.custom_tool_call_input.delta\",\"item_id\":\"c\",\"delta\":\"ls\"}\n\n"+
+		"data: {\"type\":\"response.image_generation_call.partial_image\",\"item_id\":\"i\",\"partial_image_b64\":\"AA\"}\n\n"+
+		"data: {\"type\":\"response.output_item.done\",\"item\":{\"type\":\"computer_call\",\"id\":\"u\"}}\n\n", 17)
 	f.Fuzz(func(t *testing.T, body string, step int) {
 		if step <= 0 || step > 1<<16 {
 			step = 1 << 16
