@@ -186,7 +186,7 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 	}
 	a.x.maxLine = spec.cfg.maxLineBytes
 	a.x.closing, a.x.extras = spec.cfg.closing, spec.cfg.extras
-	a.x.noUsage, a.x.usageAdded = spec.cfg.noUsage, codec.AddedUsage(spec.req)
+	a.x.declined, a.x.usageAdded = spec.cfg.refused, codec.AddedUsage(spec.req)
 	// The attempt's context takes the caller's values and cancellation but
 	// is not registered with the caller's context: a clean end then
 	// neither leaks it into a long-lived parent nor cancels the request,
@@ -355,7 +355,7 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	if err != nil {
 		return true, at, a.refused(err)
 	}
-	if ev.ToolCall || ev.Details {
+	if ev.ToolCall || ev.Details || ev.Reasoning {
 		a.x.note(&ev)
 	}
 	if err := a.deliver(arrived{Event: ev, at: at, size: size}); err != nil {

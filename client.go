@@ -35,7 +35,8 @@ import (
 // without it, and later requests to that server and API version go
 // without it; their streams report no usage, and Timing counts their
 // output deltas instead. A request whose parameters set the field is sent
-// as it is.
+// as it is. So is a field the client gives back to a server (a tool
+// call's thought signature, a turn's reasoning) that the server refuses.
 //
 // A Client is safe for concurrent use. Most callers make one with NewClient
 // and keep it.

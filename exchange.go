@@ -52,14 +52,16 @@ type exchange struct {
 	// nil keeps none. host is the server of the latest request.
 	extras *wire.CallExtras
 	host   string
-	// noUsage is the client's set of servers that refuse stream_options;
+	// declined is the client's set of fields servers refused;
 	// usageAdded: the client added stream_options to this call's request,
-	// which may then go without it (see wire.NoStreamOptions).
-	noUsage    *wire.NoStreamOptions
+	// which may then go without it (see wire.RefusedFields).
+	declined   *wire.RefusedFields
 	usageAdded bool
-	// details accumulates a stream's reasoning_details, kept with its
-	// first tool call's id, firstCall, once the stream has ended.
+	// details and reasoning accumulate a stream's reasoning_details and
+	// reasoning_content, kept with its first tool call's id, firstCall,
+	// once the stream has ended.
 	details   codec.Details
+	reasoning codec.Reasoning
 	firstCall string
 	// cut says why an error body was cut short (see wire.BoundErrorBody);
 	// empty when none was.
@@ -77,20 +79,21 @@ type exchange struct {
 // wire.MaxStaleRetries times; each try is an HTTPAttempt of its own. See
 // wire.ClosingServers.
 //
-// A request to which the client added stream_options, refused for it,
-// is sent again at once without it, as an HTTPAttempt of its own, and the
-// server is remembered: see wire.NoStreamOptions.
+// A request refused for a field the client added to it (stream_options,
+// or what it gave back to the server: see wire.CallExtras) is sent again
+// at once without that field, as an HTTPAttempt of its own, and the
+// server is remembered: see wire.RefusedFields.
 func (x *exchange) middleware() option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		stripped := false
+		refusals := 0
 		for stale := 0; ; {
-			res, err, again := x.send(req, next)
+			res, err, again, added := x.send(req, next)
 			switch {
 			case again && stale < wire.MaxStaleRetries:
 				stale++
-			case !again && !stripped && x.usageAdded && wire.RefusedStreamOptions(res):
-				stripped = true
-				x.noUsage.Learn(req)
+			case !again && refusals < maxRefusals && wire.RefusedField(res, added) != "":
+				refusals++
+				x.declined.Learn(req, wire.RefusedField(res, added))
 			default:
 				return res, err
 			}
@@ -110,10 +113,15 @@ func (x *exchange) middleware() option.Middleware {
 	}
 }
 
+// maxRefusals bounds how many times one request is sent again without a
+// field its server refused: one per field the client may add.
+const maxRefusals = 4
+
 // send sends req through next as HTTP request of its own, and reports
 // whether it failed on a reused connection before any response byte came
-// back, so that it is safe to send again.
-func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *http.Response, err error, stale bool) {
+// back, so that it is safe to send again, and the fields the client
+// added to it.
+func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *http.Response, err error, stale bool, added []string) {
 	x.mu.Lock()
 	now := time.Now()
 	if x.t.Sent.IsZero() {
@@ -126,17 +134,23 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	x.host = server
 	x.mu.Unlock()
 
+	refuses := func(field string) bool { return x.declined.Refuses(req, field) }
 	if x.extras.Holds(server) {
 		req = rewrite(req, func(body []byte) []byte {
-			out, _ := x.extras.Restore(server, body)
+			out, given := x.extras.Restore(server, body, refuses)
+			added = append(added, given...)
 			return out
 		})
 	}
-	if x.usageAdded && x.noUsage.Refuses(req) {
+	switch {
+	case !x.usageAdded:
+	case refuses(wire.StreamOptions):
 		req = rewrite(req, func(body []byte) []byte {
 			out, _ := wire.WithoutStreamOptions(body)
 			return out
 		})
+	default:
+		added = append(added, wire.StreamOptions)
 	}
 	tr := x.clientTrace(i)
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &tr.hooks))
@@ -173,7 +187,7 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	if res != nil && res.Body != nil {
 		x.bound(res) // it reads an error body: without x.mu, which httptrace hooks take
 	}
-	return res, err, stale
+	return res, err, stale, added
 }
 
 // maxRewriteBody bounds the request body rewrite reads: a larger request
@@ -183,7 +197,7 @@ const maxRewriteBody = 32 << 20
 // rewrite returns req with its body rewritten by f: the extra content a
 // server sent with tool calls given back to them (see wire.CallExtras),
 // stream_options taken out for a server that refuses it (see
-// wire.NoStreamOptions). It returns req itself when its body cannot be
+// wire.RefusedFields). It returns req itself when its body cannot be
 // read again, else a copy whose body is f's.
 func rewrite(req *http.Request, f func(body []byte) []byte) *http.Request {
 	if req.GetBody == nil || req.ContentLength > maxRewriteBody {
@@ -212,14 +226,17 @@ func rewrite(req *http.Request, f func(body []byte) []byte) *http.Request {
 
 // note notes what of ev, a chat event, the server wants back with the
 // calls it made (see wire.CallExtras): the extra content of its tool
-// calls, kept at once, and its reasoning details, accumulated until the
-// stream ends (see keepDetails).
+// calls, kept at once, and its reasoning details and reasoning content,
+// accumulated until the stream ends (see keepDetails).
 func (x *exchange) note(ev *codec.Event) {
 	if x.extras == nil {
 		return
 	}
 	if ev.Details {
 		x.details.Add(ev)
+	}
+	if ev.Reasoning {
+		x.reasoning.Add(ev)
 	}
 	if !ev.ToolCall {
 		return
@@ -230,17 +247,20 @@ func (x *exchange) note(ev *codec.Event) {
 	server := x.server()
 	codec.CallExtras(ev,
 		func(id, raw string) { x.extras.Keep(server, id, wire.ExtraContent, raw) },
-		func(id, raw string) { x.extras.Keep(server, id, wire.ReasoningDetails, raw) })
+		func(id, field, raw string) { x.extras.Keep(server, id, field, raw) })
 }
 
-// keepDetails keeps the reasoning details of a stream that ended, with
-// its first tool call, if it made one.
+// keepDetails keeps the reasoning details and reasoning content of a
+// stream that ended, with its first tool call, if it made one.
 func (x *exchange) keepDetails() {
 	if x.extras == nil || x.firstCall == "" {
 		return
 	}
 	if raw := x.details.JSON(); raw != "" {
 		x.extras.Keep(x.server(), x.firstCall, wire.ReasoningDetails, raw)
+	}
+	if raw := x.reasoning.JSON(); raw != "" {
+		x.extras.Keep(x.server(), x.firstCall, wire.ReasoningContent, raw)
 	}
 }
 

@@ -27,9 +27,10 @@ type config struct {
 	// extras is shared likewise: the extra content of tool calls its
 	// servers sent, given back to them (Gemini 3's thought signatures).
 	extras *wire.CallExtras
-	// noUsage is shared likewise: the servers found to refuse
-	// stream_options.
-	noUsage *wire.NoStreamOptions
+	// refused is shared likewise: the fields servers were found to
+	// refuse when the client added them (stream_options, what it gives
+	// back).
+	refused *wire.RefusedFields
 }
 
 // defaultMaxLineBytes is the longest event-stream line, and the largest
@@ -42,7 +43,7 @@ const defaultMaxLineBytes = 32 << 20
 
 func newConfig(opts []Option) config {
 	c := config{maxLineBytes: defaultMaxLineBytes, closing: new(wire.ClosingServers), extras: new(wire.CallExtras),
-		noUsage: new(wire.NoStreamOptions)}
+		refused: new(wire.RefusedFields)}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(&c)

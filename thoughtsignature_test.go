@@ -23,8 +23,8 @@ import (
 const geminiSignature = "CpwBAdHtim9Xk3sQ"
 
 // agentTurn is what the emulators read of a request: the calls of its
-// assistant messages, with what Gemini (extra_content) and OpenRouter
-// (reasoning_details) want back.
+// assistant messages, with what Gemini (extra_content), OpenRouter
+// (reasoning_details) and DeepSeek (reasoning_content) want back.
 type agentTurn struct {
 	Stream   bool `json:"stream"`
 	Messages []struct {
@@ -35,6 +35,7 @@ type agentTurn struct {
 		Details []struct {
 			Type, Text, Data, ID string
 		} `json:"reasoning_details"`
+		Reasoning *string `json:"reasoning_content"`
 	} `json:"messages"`
 }
 

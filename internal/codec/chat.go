@@ -131,6 +131,9 @@ func chunkEvent(c *openai.ChatCompletionChunk, orig any) Event {
 		if _, ok := d.JSON.ExtraFields[reasoningDetails]; ok {
 			ev.Details = true
 		}
+		if _, ok := d.JSON.ExtraFields[reasoningContent]; ok && c.Choices[i].Index == 0 {
+			ev.Reasoning = true
+		}
 	}
 	return ev
 }

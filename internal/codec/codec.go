@@ -125,6 +125,9 @@ type Event struct {
 	// Details: the event carries reasoning_details (OpenRouter; see
 	// Details).
 	Details bool
+	// Reasoning: the event's first choice carries a reasoning_content
+	// piece (see Reasoning).
+	Reasoning bool
 }
 
 // Fields of a tool call's turn that a server may want back on the next

@@ -8,12 +8,13 @@ import (
 
 // CallExtras calls extra with the id and the extra_content JSON of each
 // tool call of ev, a chat event streamed or a whole chat completion, that
-// carries one; and, for a whole completion, details with the first call's
-// id and the message's reasoning_details, if it has both (a stream's come
-// in pieces: see Details). A call whose extra content comes in a later
-// delta than its id is not seen; Gemini sends each call whole in one
-// delta.
-func CallExtras(ev *Event, extra, details func(id, raw string)) {
+// carries one; and, for a whole completion, message with the first call's
+// id and each of the message's reasoning_details and reasoning_content
+// (see MessageFields) that it has, if it made a call (a stream's come in
+// pieces: see Details and Reasoning). A call whose extra content comes in
+// a later delta than its id is not seen; Gemini sends each call whole in
+// one delta.
+func CallExtras(ev *Event, extra func(id, raw string), message func(id, field, raw string)) {
 	switch o := ev.Orig.(type) {
 	case *openai.ChatCompletionChunk:
 		for i := range o.Choices {
@@ -34,12 +35,22 @@ func CallExtras(ev *Event, extra, details func(id, raw string)) {
 					extra(tc.ID, string(v.Extra))
 				}
 			}
-			if f, ok := m.JSON.ExtraFields[reasoningDetails]; ok && len(m.ToolCalls) > 0 && m.ToolCalls[0].ID != "" {
-				details(m.ToolCalls[0].ID, f.Raw())
+			if len(m.ToolCalls) == 0 || m.ToolCalls[0].ID == "" {
+				continue
+			}
+			for _, field := range MessageFields {
+				if f, ok := m.JSON.ExtraFields[field]; ok {
+					message(m.ToolCalls[0].ID, field, f.Raw())
+				}
 			}
 		}
 	}
 }
+
+// MessageFields are the fields of an assistant message that made tool
+// calls that a server may want back on it: OpenRouter's
+// reasoning_details, DeepSeek's reasoning_content.
+var MessageFields = [...]string{reasoningDetails, reasoningContent}
 
 // FirstCallID returns the id of the first tool call of ev's first choice
 // that has one, or "".

@@ -27,12 +27,17 @@ import (
 // message's reasoning_details, which it streams in fragments, and refuses
 // a tool call's next turn without them ("Gemini models require OpenRouter
 // reasoning details to be preserved in each request";
-// openrouter.ai/docs/guides/best-practices/reasoning-tokens). CallExtras
-// keeps each call's extra_content and its message's reasoning_details, by
-// server and call id, and Restore writes them back into a later request
-// to that server whose assistant message names the call without them. A
-// request to any other server is left as it is: another vendor may
-// refuse a field it does not know.
+// openrouter.ai/docs/guides/best-practices/reasoning-tokens). DeepSeek's
+// thinking mode wants the reasoning_content of a message that made tool
+// calls back on it, and refuses the next request without it: 400 "Missing
+// `reasoning_content` field in the assistant message"
+// (api-docs.deepseek.com/guides/thinking_mode#tool-calls). CallExtras
+// keeps each call's extra_content and its message's reasoning_details and
+// reasoning_content, by server and call id, and Restore writes them back
+// into a later request to that server whose assistant message names the
+// call without them. A request to any other server is left as it is:
+// another vendor may refuse a field it does not know; and one the server
+// itself refuses is sent again without it (see RefusedFields).
 
 // Bounds of what CallExtras keeps: a server sends what it likes, and the
 // oldest entries make room for new ones.
@@ -57,15 +62,20 @@ type CallExtras struct {
 
 type callKey struct{ server, id, field string }
 
-// Fields CallExtras keeps: extra_content on a tool call (Gemini), and
-// reasoning_details on the assistant message that made the call
-// (OpenRouter), kept under the message's first call.
+// Fields CallExtras keeps: extra_content on a tool call (Gemini); and,
+// kept under the message's first call, reasoning_details (OpenRouter) and
+// reasoning_content (DeepSeek) on the assistant message that made the
+// call.
 const (
 	ExtraContent     = "extra_content"
 	ReasoningDetails = "reasoning_details"
+	ReasoningContent = "reasoning_content"
 )
 
-// Keep keeps raw, the JSON of field (ExtraContent or ReasoningDetails)
+// messageFields are the fields CallExtras keeps on a message.
+var messageFields = [...]string{ReasoningDetails, ReasoningContent}
+
+// Keep keeps raw, the JSON of field (ExtraContent or a message's field)
 // of call id as server sent it. An empty id, an empty or null raw, or one
 // over maxExtraBytes is not kept.
 func (c *CallExtras) Keep(server, id, field, raw string) {
@@ -122,34 +132,41 @@ func (c *CallExtras) Holds(server string) bool {
 // Restore returns body, a chat request to server, with what was kept
 // given back to each assistant message that names a kept call of
 // server's: the call's extra_content, and the message's
-// reasoning_details, each where the message has none of its own. It
-// reports whether it changed anything. What it gives is written into the
-// body as the first member of the call or message object; every other
-// byte of the body stays as it was. A body it cannot read as a chat
-// request is returned as it is.
-func (c *CallExtras) Restore(server string, body []byte) ([]byte, bool) {
+// reasoning_details and reasoning_content, each where the message has
+// none of its own and skip does not name the field. It returns the
+// fields it gave, each once. What it gives is written into the body as
+// the first member of the call or message object; every other byte of
+// the body stays as it was. A body it cannot read as a chat request is
+// returned as it is.
+func (c *CallExtras) Restore(server string, body []byte, skip func(field string) bool) ([]byte, []string) {
 	if !c.Holds(server) || !bytes.Contains(body, []byte(`"tool_calls"`)) {
-		return body, false
+		return body, nil
 	}
 	msgs := gjson.GetBytes(body, "messages")
 	if !msgs.IsArray() || msgs.Index <= 0 {
-		return body, false
+		return body, nil
 	}
 	var ins []insertion
 	c.mu.Lock()
 	msgs.ForEach(func(_, m gjson.Result) bool {
-		ins = c.restoreMessage(server, m, ins)
+		ins = c.restoreMessage(server, m, skip, ins)
 		return true
 	})
 	c.mu.Unlock()
 	if len(ins) == 0 {
-		return body, false
+		return body, nil
+	}
+	var fields []string
+	for _, in := range ins {
+		if !slices.Contains(fields, in.field) {
+			fields = append(fields, in.field)
+		}
 	}
 	slices.SortFunc(ins, func(a, b insertion) int { return a.at - b.at })
 	n := len(body)
 	for _, in := range ins {
 		if in.at <= 0 || in.at > len(body) || body[in.at-1] != '{' {
-			return body, false // the offsets do not point where they should: leave it
+			return body, nil // the offsets do not point where they should: leave it
 		}
 		n += len(in.text)
 	}
@@ -159,38 +176,43 @@ func (c *CallExtras) Restore(server string, body []byte) ([]byte, bool) {
 		out = append(append(out, body[prev:in.at]...), in.text...)
 		prev = in.at
 	}
-	return append(out, body[prev:]...), true
+	return append(out, body[prev:]...), fields
 }
 
-// insertion is text to write into a body at offset at.
+// insertion is text to write into a body at offset at: a member named
+// field.
 type insertion struct {
-	at   int
-	text string
+	at          int
+	text, field string
 }
 
 // restoreMessage appends to ins what to give message m (gjson gives its
 // offset in the body, and its calls', as Index): the kept extra_content
-// of each of its calls that has none, and the reasoning_details kept
-// under one of its calls if it has none. c.mu is held.
-func (c *CallExtras) restoreMessage(server string, m gjson.Result, ins []insertion) []insertion {
+// of each of its calls that has none, and each message field kept under
+// one of its calls that it has none of; none that skip names. c.mu is
+// held.
+func (c *CallExtras) restoreMessage(server string, m gjson.Result, skip func(string) bool, ins []insertion) []insertion {
 	calls := m.Get("tool_calls")
 	if !m.IsObject() || !calls.IsArray() {
 		return ins
 	}
-	details := ""
-	wantDetails := !m.Get(ReasoningDetails).Exists()
+	var give [len(messageFields)]string
 	calls.ForEach(func(_, call gjson.Result) bool {
 		id := call.Get("id").String()
-		if raw, ok := c.m[callKey{server, id, ExtraContent}]; ok && call.IsObject() && !call.Get(ExtraContent).Exists() {
+		if raw, ok := c.m[callKey{server, id, ExtraContent}]; ok && call.IsObject() && !call.Get(ExtraContent).Exists() && !skip(ExtraContent) {
 			ins = append(ins, member(call.Index, call.Raw, ExtraContent, raw))
 		}
-		if raw, ok := c.m[callKey{server, id, ReasoningDetails}]; ok && wantDetails && details == "" {
-			details = raw
+		for i, field := range messageFields {
+			if raw, ok := c.m[callKey{server, id, field}]; ok && give[i] == "" {
+				give[i] = raw
+			}
 		}
 		return true
 	})
-	if details != "" {
-		ins = append(ins, member(m.Index, m.Raw, ReasoningDetails, details))
+	for i, field := range messageFields {
+		if give[i] != "" && !m.Get(field).Exists() && !skip(field) {
+			ins = append(ins, member(m.Index, m.Raw, field, give[i]))
+		}
 	}
 	return ins
 }
@@ -202,5 +224,5 @@ func member(at int, obj, name, raw string) insertion {
 	if strings.TrimSpace(obj[1:len(obj)-1]) != "" {
 		text += ","
 	}
-	return insertion{at: at + 1, text: text}
+	return insertion{at: at + 1, text: text, field: name}
 }

@@ -48,7 +48,8 @@ func TestCallExtrasRestore(t *testing.T) {
 	c.Keep("gemini:443", "call_3", ExtraContent, "null")
 	c.Keep("gemini:443", "", ExtraContent, sig)
 
-	out, changed := c.Restore("gemini:443", []byte(request("call_1", "call_2", "call_3")))
+	out, fields := c.Restore("gemini:443", []byte(request("call_1", "call_2", "call_3")), keepAll)
+	changed := len(fields) > 0
 	if got := extrasOf(t, out); !changed || got[0] != sig || got[1] != "" || got[2] != "" {
 		t.Errorf("Restore: changed %v, extras %q, want the signature on call_1 only", changed, got)
 	}
@@ -64,7 +65,7 @@ func TestCallExtrasRestore(t *testing.T) {
 		{"its own extra content, empty", "gemini:443", strings.Replace(request("call_1"), `"type":"function"}`, `"type":"function","extra_content":{}}`, 1)},
 		{"its own extra content", "gemini:443", strings.Replace(request("call_1"), `"type":"function"}`, `"type":"function","extra_content":{"mine":1}}`, 1)},
 	} {
-		if out, changed := c.Restore(tc.server, []byte(tc.body)); changed || string(out) != tc.body {
+		if out, fields := c.Restore(tc.server, []byte(tc.body), keepAll); len(fields) > 0 || string(out) != tc.body {
 			t.Errorf("%s: Restore changed the request to %s", tc.name, out)
 		}
 	}
@@ -122,7 +123,8 @@ func TestCallExtrasRestoreDetails(t *testing.T) {
 	var c CallExtras
 	c.Keep("openrouter.ai:443", "call_1", ReasoningDetails, details)
 
-	out, changed := c.Restore("openrouter.ai:443", []byte(request("call_1", "call_2")))
+	out, fields := c.Restore("openrouter.ai:443", []byte(request("call_1", "call_2")), keepAll)
+	changed := len(fields) > 0
 	var r struct {
 		Messages []map[string]json.RawMessage `json:"messages"`
 	}
@@ -140,8 +142,33 @@ func TestCallExtrasRestoreDetails(t *testing.T) {
 	}
 
 	own := strings.Replace(request("call_1"), `{"role":"assistant",`, `{"role":"assistant","reasoning_details":[],`, 1)
-	if out, changed := c.Restore("openrouter.ai:443", []byte(own)); changed || string(out) != own {
+	if out, fields := c.Restore("openrouter.ai:443", []byte(own), keepAll); len(fields) > 0 || string(out) != own {
 		t.Errorf("Restore replaced the caller's own reasoning_details: %s", out)
+	}
+}
+
+// TestCallExtrasRestoreReasoning checks that the reasoning content and
+// details kept under a message's call both go back on the assistant
+// message that names the call, and that a field the server refused is
+// not given.
+func TestCallExtrasRestoreReasoning(t *testing.T) {
+	const reasoning, details = `"The user wants the weather."`, `[{"type":"reasoning.text","text":"t"}]`
+	var c CallExtras
+	c.Keep("api.deepseek.com:443", "call_1", ReasoningContent, reasoning)
+	c.Keep("api.deepseek.com:443", "call_1", ReasoningDetails, details)
+	out, fields := c.Restore("api.deepseek.com:443", []byte(request("call_1")), keepAll)
+	var r struct {
+		Messages []map[string]json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil || len(fields) != 2 {
+		t.Fatalf("Restore gave %v: %v", fields, err)
+	}
+	if got := string(r.Messages[1][ReasoningContent]); got != reasoning || string(r.Messages[1][ReasoningDetails]) != details {
+		t.Errorf("assistant message: reasoning_content %s, reasoning_details %s; want %s and %s", got, r.Messages[1][ReasoningDetails], reasoning, details)
+	}
+	out, fields = c.Restore("api.deepseek.com:443", []byte(request("call_1")), func(f string) bool { return f == ReasoningContent })
+	if strings.Contains(string(out), ReasoningContent) || len(fields) != 1 || fields[0] != ReasoningDetails {
+		t.Errorf("with reasoning_content refused: gave %v: %s", fields, out)
 	}
 }
 
@@ -157,8 +184,11 @@ func BenchmarkCallExtrasRestore(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
-				c.Restore("gemini:443", body)
+				c.Restore("gemini:443", body, keepAll)
 			}
 		})
 	}
 }
+
+// keepAll skips no field.
+func keepAll(string) bool { return false }

@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// TestRefusedStreamOptions: a 400 or 422 whose body names stream_options
-// refuses it, whatever the server's wording; any other answer does not,
-// and the body stays readable.
-func TestRefusedStreamOptions(t *testing.T) {
+// TestRefusedField: a 400 or 422 whose body names a field the client
+// added refuses it, whatever the server's wording; any other answer does
+// not, and the body stays readable.
+func TestRefusedField(t *testing.T) {
 	for _, tc := range []struct {
 		status int
 		body   string
@@ -24,7 +24,7 @@ func TestRefusedStreamOptions(t *testing.T) {
 		{200, `data: {"stream_options":1}`, false},
 	} {
 		res := &http.Response{StatusCode: tc.status, Body: io.NopCloser(strings.NewReader(tc.body))}
-		if got := RefusedStreamOptions(res); got != tc.want {
+		if got := RefusedField(res, []string{ReasoningContent, StreamOptions}) == StreamOptions; got != tc.want {
 			t.Errorf("%d %s: refused %v, want %v", tc.status, tc.body, got, tc.want)
 		}
 		if b, _ := io.ReadAll(res.Body); string(b) != tc.body {

@@ -1,0 +1,69 @@
+package codec
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// reasoningContent is the message field in which DeepSeek, Moonshot and
+// llama.cpp stream a thinking model's reasoning, and in which DeepSeek's
+// thinking mode wants it back on an assistant message that made tool
+// calls: without it, the next request is refused, 400 "Missing
+// `reasoning_content` field in the assistant message"
+// (api-docs.deepseek.com/guides/thinking_mode#tool-calls). Given back
+// only under this name: servers that stream a "reasoning" field (Groq,
+// Ollama, OpenRouter) neither need it back nor all accept it.
+const reasoningContent = "reasoning_content"
+
+// Reasoning accumulates the reasoning_content of a streamed chat answer's
+// first choice, up to maxDetailsBytes. The zero value is ready to use.
+type Reasoning struct {
+	text strings.Builder
+	over bool
+}
+
+// Add adds the reasoning_content piece of ev's first choice, if any.
+func (r *Reasoning) Add(ev *Event) {
+	c, ok := ev.Orig.(*openai.ChatCompletionChunk)
+	if !ok || r.over {
+		return
+	}
+	for i := range c.Choices {
+		if c.Choices[i].Index != 0 {
+			continue
+		}
+		s := reasoningPiece(&c.Choices[i].Delta)
+		if r.text.Len()+len(s) > maxDetailsBytes {
+			r.over = true
+			r.text.Reset()
+			return
+		}
+		r.text.WriteString(s)
+	}
+}
+
+// JSON returns the accumulated reasoning as a JSON string, or "" when the
+// answer had none or more than maxDetailsBytes.
+func (r *Reasoning) JSON() string {
+	if r.over || r.text.Len() == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(r.text.String())
+	return string(b)
+}
+
+// reasoningPiece returns the reasoning_content piece of a delta, "" when
+// it has none.
+func reasoningPiece(d *openai.ChatCompletionChunkChoiceDelta) string {
+	f, ok := d.JSON.ExtraFields[reasoningContent]
+	if !ok {
+		return ""
+	}
+	var s string
+	if json.Unmarshal([]byte(f.Raw()), &s) != nil {
+		return ""
+	}
+	return s
+}

@@ -1,0 +1,114 @@
+package tokenpace_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// deepseekReasoning is the reasoning the DeepSeek emulator streams before
+// its calls, in pieces.
+var deepseekReasoning = []string{"The user wants", " the weather in two", " cities: call the tool twice."}
+
+// deepseekServer answers as DeepSeek's thinking mode does
+// (api-docs.deepseek.com/guides/thinking_mode#tool-calls): a first turn
+// reasons (reasoning_content) and calls get_weather twice; a later request
+// whose assistant message made calls without giving back that reasoning
+// is refused with 400, and one that gives it back is answered with text.
+// When strict, it also refuses any request whose assistant message holds
+// reasoning_content, as a server whose schema forbids unknown fields
+// would: the client must then send the request again without it.
+func deepseekServer(t *testing.T, strict bool) *httptest.Server {
+	reasoning := ""
+	for _, p := range deepseekReasoning {
+		reasoning += p
+	}
+	return emulator(t, func(w http.ResponseWriter, r *http.Request, turn agentTurn) {
+		answered := false
+		for i, m := range turn.Messages {
+			if len(m.ToolCalls) == 0 {
+				continue
+			}
+			answered = true
+			refusal := ""
+			switch {
+			case strict && m.Reasoning != nil:
+				refusal = fmt.Sprintf("Additional properties are not allowed ('reasoning_content' was unexpected) - 'messages.%d'", i)
+			case !strict && (m.Reasoning == nil || *m.Reasoning != reasoning):
+				refusal = fmt.Sprintf("Missing `reasoning_content` field in the assistant message at message index %d. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls", i)
+			}
+			if refusal != "" {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				fmt.Fprintf(w, `{"error":{"message":%q,"type":"invalid_request_error","param":null,"code":"invalid_request_error"}}`, refusal)
+				return
+			}
+		}
+		const calls = `"tool_calls":[{"index":0,"id":"call_00_a","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}},{"index":1,"id":"call_01_b","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Berlin\"}"}}]`
+		if !turn.Stream {
+			msg := fmt.Sprintf(`"content":"","reasoning_content":%q,%s`, reasoning, calls)
+			if answered {
+				msg = `"content":"Sunny in Paris, rain in Berlin.","reasoning_content":"Both sunny and rainy."`
+			}
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"id":"ds-1","object":"chat.completion","created":1775000000,"model":"deepseek-v4-flash","choices":[{"index":0,"message":{"role":"assistant",%s},"finish_reason":"stop"}]}`, msg)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := func(delta, finish string) {
+			fmt.Fprintf(w, "data: {\"id\":\"ds-1\",\"object\":\"chat.completion.chunk\",\"created\":1775000000,\"model\":\"deepseek-v4-flash\",\"choices\":[{\"index\":0,\"delta\":{%s},\"finish_reason\":%s}]}\n\n", delta, finish)
+		}
+		chunk(`"role":"assistant","content":null,"reasoning_content":""`, "null")
+		if answered {
+			chunk(`"content":null,"reasoning_content":"Both known."`, "null")
+			chunk(`"content":"Sunny in Paris, rain in Berlin."`, `"stop"`)
+		} else {
+			for _, p := range deepseekReasoning {
+				chunk(fmt.Sprintf(`"content":null,"reasoning_content":%q`, p), "null")
+			}
+			chunk(calls, `"tool_calls"`)
+		}
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	})
+}
+
+// TestReasoningContentGivenBack checks the tool agent's conversation on
+// DeepSeek's thinking mode, over loopback HTTP: the assistant turn built
+// with openai-go's ToParam, which drops reasoning_content, gets it back
+// from the client, and the second request is answered; through openai-go
+// alone it is refused with 400. A server that refuses the field is sent
+// the request again without it.
+func TestReasoningContentGivenBack(t *testing.T) {
+	ts := deepseekServer(t, false)
+	client := func(ts *httptest.Server) *tokenpace.Client {
+		return tokenpace.NewClient(openaiClient(ts.URL, ts.Client()))
+	}
+	const answer = "Sunny in Paris, rain in Berlin."
+	t.Run("streamed", func(t *testing.T) { streamedTurns(t, client(ts).NewStreaming, 2, answer) })
+	t.Run("whole", func(t *testing.T) { wholeTurns(t, client(ts), answer) })
+	t.Run("openai-go alone", func(t *testing.T) { refusedAlone(t, ts) })
+
+	strict := deepseekServer(t, true)
+	t.Run("a server that refuses it", func(t *testing.T) {
+		c := client(strict)
+		// The first conversation's second turn is refused for the field,
+		// and sent again without it; the next one's goes without it at
+		// once.
+		for _, want := range [][]int{{400, 200}, {200}} {
+			s := c.NewStreaming(context.Background(), weatherTurns(nil))
+			drain(t, s, 0)
+			msg := s.Accumulated().Choices[0].Message
+			s2 := c.NewStreaming(context.Background(), weatherTurns(&msg))
+			drain(t, s2, 0)
+			if got := statuses(s2.Timing()); s2.Err() != nil || s2.Text() != answer || !slices.Equal(got, want) {
+				t.Errorf("second turn: %q, Err %v, HTTP statuses %v; want %q after %v", s2.Text(), s2.Err(), got, answer, want)
+			}
+		}
+	})
+}
