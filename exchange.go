@@ -87,7 +87,7 @@ func (x *exchange) middleware() option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		refusals := 0
 		for stale := 0; ; {
-			res, err, again, added := x.send(req, next)
+			res, again, added, err := x.send(req, next)
 			switch {
 			case again && stale < wire.MaxStaleRetries:
 				stale++
@@ -121,7 +121,7 @@ const maxRefusals = 4
 // whether it failed on a reused connection before any response byte came
 // back, so that it is safe to send again, and the fields the client
 // added to it.
-func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *http.Response, err error, stale bool, added []string) {
+func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *http.Response, stale bool, added []string, err error) {
 	x.mu.Lock()
 	now := time.Now()
 	if x.t.Sent.IsZero() {
@@ -187,7 +187,7 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	if res != nil && res.Body != nil {
 		x.bound(res) // it reads an error body: without x.mu, which httptrace hooks take
 	}
-	return res, err, stale, added
+	return res, stale, added, err
 }
 
 // maxRewriteBody bounds the request body rewrite reads: a larger request
