@@ -355,7 +355,7 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	if err != nil {
 		return true, at, a.refused(err)
 	}
-	if ev.ToolCall || ev.Details || ev.Reasoning {
+	if ev.ToolCall || ev.Details || ev.Reasoning || a.x.turn {
 		a.x.note(&ev)
 	}
 	if err := a.deliver(arrived{Event: ev, at: at, size: size}); err != nil {

@@ -63,6 +63,9 @@ type exchange struct {
 	details   codec.Details
 	reasoning codec.Reasoning
 	firstCall string
+	// turn: the stream carries reasoning, so that every chunk is noted
+	// from then on: its content names a turn that makes no call.
+	turn bool
 	// cut says why an error body was cut short (see wire.BoundErrorBody);
 	// empty when none was.
 	cut string
@@ -235,10 +238,11 @@ func (x *exchange) note(ev *codec.Event) {
 	if ev.Details {
 		x.details.Add(ev)
 	}
-	if ev.Reasoning {
+	if ev.Reasoning || ev.Details || x.turn {
+		x.turn = true // its content names a turn that makes no call
 		x.reasoning.Add(ev)
 	}
-	if !ev.ToolCall {
+	if !ev.ToolCall && !codec.Whole(ev) {
 		return
 	}
 	if x.firstCall == "" {
@@ -247,20 +251,25 @@ func (x *exchange) note(ev *codec.Event) {
 	server := x.server()
 	codec.CallExtras(ev,
 		func(id, raw string) { x.extras.Keep(server, id, wire.ExtraContent, raw) },
-		func(id, field, raw string) { x.extras.Keep(server, id, field, raw) })
+		func(call, content, field, raw string) { x.extras.Keep(server, wire.TurnKey(call, content), field, raw) })
 }
 
 // keepDetails keeps the reasoning details and reasoning content of a
-// stream that ended, with its first tool call, if it made one.
+// stream that ended, with its first tool call, or, when it made none,
+// under its content (see wire.TurnKey).
 func (x *exchange) keepDetails() {
-	if x.extras == nil || x.firstCall == "" {
+	if x.extras == nil || !x.turn {
+		return
+	}
+	key := wire.TurnKey(x.firstCall, x.reasoning.Content())
+	if key == "" {
 		return
 	}
 	if raw := x.details.JSON(); raw != "" {
-		x.extras.Keep(x.server(), x.firstCall, wire.ReasoningDetails, raw)
+		x.extras.Keep(x.server(), key, wire.ReasoningDetails, raw)
 	}
 	if raw := x.reasoning.JSON(); raw != "" {
-		x.extras.Keep(x.server(), x.firstCall, wire.ReasoningContent, raw)
+		x.extras.Keep(x.server(), key, wire.ReasoningContent, raw)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/openai/openai-go/v3"
+
 	"github.com/tokenpace/tokenpace"
 )
 
@@ -111,4 +113,68 @@ func TestReasoningContentGivenBack(t *testing.T) {
 			}
 		}
 	})
+}
+
+// deepseekV4Server answers as DeepSeek V4's thinking mode does: every
+// answer reasons first (reasoning_content) and then says "Hello!"; a
+// request whose assistant message, with or without tool calls, lacks the
+// reasoning of its turn is refused with 400.
+func deepseekV4Server(t *testing.T) *httptest.Server {
+	const reasoning = "A greeting: answer in kind."
+	return emulator(t, func(w http.ResponseWriter, r *http.Request, turn agentTurn) {
+		for _, m := range turn.Messages {
+			if m.Role == "assistant" && (m.Reasoning == nil || *m.Reasoning != reasoning) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = io.WriteString(w, `{"error":{"message":"The `+"`reasoning_content`"+` in the thinking mode must be passed back to the API.","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}`)
+				return
+			}
+		}
+		if !turn.Stream {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"id":"ds-2","object":"chat.completion","created":1775000000,"model":"deepseek-v4-flash","choices":[{"index":0,"message":{"role":"assistant","content":"Hello!","reasoning_content":%q},"finish_reason":"stop"}]}`, reasoning)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, delta := range []string{fmt.Sprintf(`"role":"assistant","content":null,"reasoning_content":%q`, reasoning[:11]),
+			fmt.Sprintf(`"content":null,"reasoning_content":%q`, reasoning[11:]), `"content":"Hello"`, `"content":"!"`} {
+			fmt.Fprintf(w, "data: {\"id\":\"ds-2\",\"object\":\"chat.completion.chunk\",\"created\":1775000000,\"model\":\"deepseek-v4-flash\",\"choices\":[{\"index\":0,\"delta\":{%s},\"finish_reason\":null}]}\n\n", delta)
+		}
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	})
+}
+
+// TestReasoningContentOfEveryTurn: DeepSeek V4's thinking mode wants the
+// reasoning of every turn back, not only of a turn that made calls. A
+// conversation of two user turns, the assistant's first answer turned
+// into a request with ToParam, gets its second answer, streamed or not.
+func TestReasoningContentOfEveryTurn(t *testing.T) {
+	ts := deepseekV4Server(t)
+	for _, stream := range []bool{true, false} {
+		c := tokenpace.NewClient(openaiClient(ts.URL, ts.Client()))
+		p := openai.ChatCompletionNewParams{Model: "deepseek-v4-flash", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Hi")}}
+		answer := func() (*openai.ChatCompletionMessage, error) {
+			if !stream {
+				res, err := c.New(context.Background(), p)
+				if err != nil {
+					return nil, err
+				}
+				return &res.Choices[0].Message, nil
+			}
+			s := c.NewStreaming(context.Background(), p)
+			drain(t, s, 0)
+			if err := s.Err(); err != nil {
+				return nil, err
+			}
+			return &s.Accumulated().Choices[0].Message, nil
+		}
+		msg, err := answer()
+		if err != nil || msg.Content != "Hello!" {
+			t.Fatalf("stream %v, first turn: %v", stream, err)
+		}
+		p.Messages = append(p.Messages, msg.ToParam(), openai.UserMessage("And you?"))
+		if msg, err = answer(); err != nil || msg.Content != "Hello!" {
+			t.Errorf("stream %v, second turn: %v, want an answer", stream, err)
+		}
+	}
 }

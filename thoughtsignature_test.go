@@ -28,6 +28,7 @@ const geminiSignature = "CpwBAdHtim9Xk3sQ"
 type agentTurn struct {
 	Stream   bool `json:"stream"`
 	Messages []struct {
+		Role      string `json:"role"`
 		ToolCalls []struct {
 			ID    string          `json:"id"`
 			Extra json.RawMessage `json:"extra_content"`

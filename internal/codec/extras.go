@@ -4,17 +4,18 @@ import (
 	"encoding/json"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
 )
 
 // CallExtras calls extra with the id and the extra_content JSON of each
 // tool call of ev, a chat event streamed or a whole chat completion, that
-// carries one; and, for a whole completion, message with the first call's
-// id and each of the message's reasoning_details and reasoning_content
-// (see MessageFields) that it has, if it made a call (a stream's come in
-// pieces: see Details and Reasoning). A call whose extra content comes in
-// a later delta than its id is not seen; Gemini sends each call whole in
-// one delta.
-func CallExtras(ev *Event, extra func(id, raw string), message func(id, field, raw string)) {
+// carries one; and, for a whole completion, message with the message's
+// first call id ("" when it made none), its content and each of its
+// reasoning_details and reasoning_content (see MessageFields) that it has
+// (a stream's come in pieces: see Details and Reasoning). A call whose
+// extra content comes in a later delta than its id is not seen; Gemini
+// sends each call whole in one delta.
+func CallExtras(ev *Event, extra func(id, raw string), message func(call, content, field, raw string)) {
 	switch o := ev.Orig.(type) {
 	case *openai.ChatCompletionChunk:
 		for i := range o.Choices {
@@ -35,12 +36,13 @@ func CallExtras(ev *Event, extra func(id, raw string), message func(id, field, r
 					extra(tc.ID, string(v.Extra))
 				}
 			}
-			if len(m.ToolCalls) == 0 || m.ToolCalls[0].ID == "" {
-				continue
+			call := ""
+			if len(m.ToolCalls) > 0 {
+				call = m.ToolCalls[0].ID
 			}
 			for _, field := range MessageFields {
 				if f, ok := m.JSON.ExtraFields[field]; ok {
-					message(m.ToolCalls[0].ID, field, f.Raw())
+					message(call, m.Content, field, f.Raw())
 				}
 			}
 		}
@@ -51,6 +53,15 @@ func CallExtras(ev *Event, extra func(id, raw string), message func(id, field, r
 // calls that a server may want back on it: OpenRouter's
 // reasoning_details, DeepSeek's reasoning_content.
 var MessageFields = [...]string{reasoningDetails, reasoningContent}
+
+// Whole reports whether ev is a whole response (a non-streaming call's).
+func Whole(ev *Event) bool {
+	switch ev.Orig.(type) {
+	case *openai.ChatCompletion, *openai.Completion, *responses.Response:
+		return true
+	}
+	return false
+}
 
 // FirstCallID returns the id of the first tool call of ev's first choice
 // that has one, or "".

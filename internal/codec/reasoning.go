@@ -18,13 +18,16 @@ import (
 const reasoningContent = "reasoning_content"
 
 // Reasoning accumulates the reasoning_content of a streamed chat answer's
-// first choice, up to maxDetailsBytes. The zero value is ready to use.
+// first choice, and its content, which names a turn without tool calls
+// (see Content), up to maxDetailsBytes each. The zero value is ready to
+// use.
 type Reasoning struct {
-	text strings.Builder
-	over bool
+	text, content strings.Builder
+	over          bool
 }
 
-// Add adds the reasoning_content piece of ev's first choice, if any.
+// Add adds the reasoning_content and content pieces of ev's first choice,
+// if any.
 func (r *Reasoning) Add(ev *Event) {
 	c, ok := ev.Orig.(*openai.ChatCompletionChunk)
 	if !ok || r.over {
@@ -34,15 +37,21 @@ func (r *Reasoning) Add(ev *Event) {
 		if c.Choices[i].Index != 0 {
 			continue
 		}
-		s := reasoningPiece(&c.Choices[i].Delta)
-		if r.text.Len()+len(s) > maxDetailsBytes {
+		d := &c.Choices[i].Delta
+		s := reasoningPiece(d)
+		if r.text.Len()+len(s) > maxDetailsBytes || r.content.Len()+len(d.Content) > maxDetailsBytes {
 			r.over = true
 			r.text.Reset()
+			r.content.Reset()
 			return
 		}
 		r.text.WriteString(s)
+		r.content.WriteString(d.Content)
 	}
 }
+
+// Content returns the content added, "" past maxDetailsBytes.
+func (r *Reasoning) Content() string { return r.content.String() }
 
 // JSON returns the accumulated reasoning as a JSON string, or "" when the
 // answer had none or more than maxDetailsBytes.

@@ -3,7 +3,9 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"hash/maphash"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -31,9 +33,11 @@ import (
 // thinking mode wants the reasoning_content of a message that made tool
 // calls back on it, and refuses the next request without it: 400 "Missing
 // `reasoning_content` field in the assistant message"
-// (api-docs.deepseek.com/guides/thinking_mode#tool-calls). CallExtras
-// keeps each call's extra_content and its message's reasoning_details and
-// reasoning_content, by server and call id, and Restore writes them back
+// (api-docs.deepseek.com/guides/thinking_mode#tool-calls), and V4 that of
+// every turn ("The `reasoning_content` in the thinking mode must be passed
+// back to the API"). CallExtras keeps each call's extra_content and its
+// message's reasoning_details and reasoning_content, by server and call
+// id (a turn without calls by its content: see TurnKey), and Restore writes them back
 // into a later request to that server whose assistant message names the
 // call without them. A request to any other server is left as it is:
 // another vendor may refuse a field it does not know; and one the server
@@ -74,6 +78,23 @@ const (
 
 // messageFields are the fields CallExtras keeps on a message.
 var messageFields = [...]string{ReasoningDetails, ReasoningContent}
+
+// contentSeed seeds TurnKey's hash: the keys live as long as the process.
+var contentSeed = maphash.MakeSeed()
+
+// TurnKey returns the id under which CallExtras keeps what an assistant
+// turn's message carried: its first tool call's id, or, for a turn that
+// made no call, a key of its content (DeepSeek V4's thinking mode wants
+// the reasoning_content of every turn back); "" for a turn with neither.
+func TurnKey(call, content string) string {
+	switch {
+	case call != "":
+		return call
+	case content == "":
+		return ""
+	}
+	return "content:" + strconv.FormatUint(maphash.String(contentSeed, content), 36)
+}
 
 // Keep keeps raw, the JSON of field (ExtraContent or a message's field)
 // of call id as server sent it. An empty id, an empty or null raw, or one
@@ -139,7 +160,7 @@ func (c *CallExtras) Holds(server string) bool {
 // the body stays as it was. A body it cannot read as a chat request is
 // returned as it is.
 func (c *CallExtras) Restore(server string, body []byte, skip func(field string) bool) ([]byte, []string) {
-	if !c.Holds(server) || !bytes.Contains(body, []byte(`"tool_calls"`)) {
+	if !c.Holds(server) || !bytes.Contains(body, []byte(`"assistant"`)) {
 		return body, nil
 	}
 	msgs := gjson.GetBytes(body, "messages")
@@ -189,14 +210,22 @@ type insertion struct {
 // restoreMessage appends to ins what to give message m (gjson gives its
 // offset in the body, and its calls', as Index): the kept extra_content
 // of each of its calls that has none, and each message field kept under
-// one of its calls that it has none of; none that skip names. c.mu is
-// held.
+// one of its calls, or under its content for an assistant message that
+// made none (see TurnKey), that it has none of; none that skip names.
+// c.mu is held.
 func (c *CallExtras) restoreMessage(server string, m gjson.Result, skip func(string) bool, ins []insertion) []insertion {
-	calls := m.Get("tool_calls")
-	if !m.IsObject() || !calls.IsArray() {
+	if !m.IsObject() || m.Get("role").String() != "assistant" {
 		return ins
 	}
 	var give [len(messageFields)]string
+	calls := m.Get("tool_calls")
+	if !calls.IsArray() || len(calls.Array()) == 0 {
+		key := TurnKey("", m.Get("content").String())
+		for i, field := range messageFields {
+			give[i] = c.m[callKey{server, key, field}]
+		}
+		return giveMessage(m, give, skip, ins)
+	}
 	calls.ForEach(func(_, call gjson.Result) bool {
 		id := call.Get("id").String()
 		if raw, ok := c.m[callKey{server, id, ExtraContent}]; ok && call.IsObject() && !call.Get(ExtraContent).Exists() && !skip(ExtraContent) {
@@ -209,6 +238,12 @@ func (c *CallExtras) restoreMessage(server string, m gjson.Result, skip func(str
 		}
 		return true
 	})
+	return giveMessage(m, give, skip, ins)
+}
+
+// giveMessage appends to ins the message fields give holds (by the index
+// of messageFields) that message m has none of and skip does not name.
+func giveMessage(m gjson.Result, give [len(messageFields)]string, skip func(string) bool, ins []insertion) []insertion {
 	for i, field := range messageFields {
 		if give[i] != "" && !m.Get(field).Exists() && !skip(field) {
 			ins = append(ins, member(m.Index, m.Raw, field, give[i]))

@@ -172,6 +172,34 @@ func TestCallExtrasRestoreReasoning(t *testing.T) {
 	}
 }
 
+// TestCallExtrasRestoreTurn checks that what a turn without tool calls
+// carried goes back on the assistant message of the same content, and on
+// no other.
+func TestCallExtrasRestoreTurn(t *testing.T) {
+	const reasoning = `"Greet back."`
+	var c CallExtras
+	c.Keep("api.deepseek.com:443", TurnKey("", "Hello <there>!"), ReasoningContent, reasoning)
+	body := `{"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello \u003cthere\u003e!"},{"role":"user","content":"And?"},{"role":"assistant","content":"Other."}],"model":"deepseek-v4-flash"}`
+	out, fields := c.Restore("api.deepseek.com:443", []byte(body), keepAll)
+	var r struct {
+		Messages []map[string]json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil || len(fields) != 1 {
+		t.Fatalf("Restore gave %v: %v", fields, err)
+	}
+	if got := string(r.Messages[1][ReasoningContent]); got != reasoning {
+		t.Errorf("the turn's message: reasoning_content %s, want %s", got, reasoning)
+	}
+	for _, i := range []int{0, 2, 3} {
+		if r.Messages[i][ReasoningContent] != nil {
+			t.Errorf("message %d was given reasoning_content: %s", i, out)
+		}
+	}
+	if TurnKey("", "") != "" || TurnKey("call_1", "x") != "call_1" {
+		t.Errorf("TurnKey: %q for nothing, %q for a call", TurnKey("", ""), TurnKey("call_1", "x"))
+	}
+}
+
 // BenchmarkCallExtrasRestore measures a request to a server with kept
 // calls: one whose conversation names a kept call (rewritten), and one
 // that names none (read, left as it is).
