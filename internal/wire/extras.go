@@ -219,7 +219,7 @@ func (c *CallExtras) restoreMessage(server string, m gjson.Result, skip func(str
 	}
 	var give [len(messageFields)]string
 	calls := m.Get("tool_calls")
-	if !calls.IsArray() || len(calls.Array()) == 0 {
+	if !calls.IsArray() || strings.TrimSpace(calls.Raw[1:len(calls.Raw)-1]) == "" {
 		key := TurnKey("", m.Get("content").String())
 		for i, field := range messageFields {
 			give[i] = c.m[callKey{server, key, field}]
