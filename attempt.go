@@ -98,8 +98,8 @@ type attempt struct {
 	counted int       // output tokens reported to the output event
 	names   []reached // milestones reached by the current chunk
 	// terminal: the answer is complete (every choice sent its finish
-	// reason, or a Responses stream its final event), so its end is
-	// clean, [DONE] or not.
+	// reason, or its audio's expiry: see codec.Ends; or a Responses
+	// stream its final event), so its end is clean, [DONE] or not.
 	terminal        bool
 	finishedChoices codec.Finished // the choices that sent their finish reason
 
@@ -385,7 +385,7 @@ func (a *attempt) deliver(ar arrived) error {
 		if ch.Index == 0 {
 			content = ch.Delta.Content
 		}
-		if ch.FinishReason != "" && a.finishedChoices.Add(ch.Index, a.spec.req.Choices()) {
+		if codec.Ends(ch) && a.finishedChoices.Add(ch.Index, a.spec.req.Choices()) {
 			a.terminal = true
 		}
 	}

@@ -19,7 +19,8 @@ import (
 // each word's transcript piece (the first with the audio's id) and a
 // piece of its audio data, a word every 20 ms, and last the expiry alone
 // and [DONE], without a finish reason. When cut > 0, the stream ends
-// after cut words, without [DONE].
+// after cut words, without [DONE]; when cut < 0, after the expiry,
+// without [DONE], as a relay that drops it sends the answer.
 func audioStream(id string, words []string, cut int) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -43,7 +44,9 @@ func audioStream(id string, words []string, cut int) http.HandlerFunc {
 			send(fmt.Sprintf(`{"audio":{"data":%q}}`, audioData(word)))
 		}
 		send(`{"audio":{"expires_at":1760003600}}`)
-		_, _ = w.Write([]byte("data: [DONE]\n\n"))
+		if cut == 0 {
+			_, _ = w.Write([]byte("data: [DONE]\n\n"))
+		}
 	}
 }
 
@@ -60,9 +63,17 @@ func audioData(word string) string {
 // for an empty one, or for one that never started, and answered from its
 // next route instead.
 func TestAudioAnswer(t *testing.T) {
+	t.Run("with [DONE]", func(t *testing.T) { audioAnswer(t, 0) })
+	// The expiry alone ends the answer, as OpenAI sends it: a stream that
+	// ends there is complete.
+	t.Run("without [DONE]", func(t *testing.T) { audioAnswer(t, -1) })
+}
+
+// audioAnswer is TestAudioAnswer on an audioStream cut at cut.
+func audioAnswer(t *testing.T, cut int) {
 	synctest.Test(t, func(t *testing.T) {
 		words := []string{"Hello", "there", "friend"}
-		url, hc := serve(t, byModel(map[string]http.Handler{"voice": audioStream("audio_1", words, 0), "second": secondRoute}))
+		url, hc := serve(t, byModel(map[string]http.Handler{"voice": audioStream("audio_1", words, cut), "second": secondRoute}))
 		r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)),
 			tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 150 * time.Millisecond, Gap: 50 * time.Millisecond}},
 			route("voice"), route("second"))

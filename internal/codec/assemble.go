@@ -88,7 +88,7 @@ func (w *chatWhole) add(ev *Event) error {
 		return &Error{Detail: "a chunk the accumulator refused"}
 	}
 	for _, ch := range ev.Chunk.Choices {
-		if ch.FinishReason != "" && w.finished.Add(ch.Index, w.n) {
+		if Ends(&ch) && w.finished.Add(ch.Index, w.n) {
 			w.all = true
 		}
 		for _, k := range reasoningFields {

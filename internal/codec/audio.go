@@ -22,6 +22,15 @@ func audioOutput(d *openai.ChatCompletionChunkChoiceDelta) bool {
 	return d.Audio.Data != "" || d.Audio.Transcript != ""
 }
 
+// Ends reports whether ch ends its choice's answer: it gives its finish
+// reason, or, for an answer spoken as audio, the audio's expiry alone,
+// the last piece OpenAI sends of it, with no finish reason after
+// (openai/openai-node#1991).
+func Ends(ch *openai.ChatCompletionChunkChoice) bool {
+	a := &ch.Delta.Audio
+	return ch.FinishReason != "" || (a.ExpiresAt != 0 && a.Data == "" && a.Transcript == "")
+}
+
 // audioParts gathers the audio pieces of one choice.
 type audioParts struct {
 	id               string
