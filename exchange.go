@@ -91,12 +91,16 @@ func (x *exchange) middleware() option.Middleware {
 		refusals := 0
 		for stale := 0; ; {
 			res, again, added, err := x.send(req, next)
+			refused := ""
+			if !again && refusals < maxRefusals {
+				refused = wire.RefusedField(res, added)
+			}
 			switch {
 			case again && stale < wire.MaxStaleRetries:
 				stale++
-			case !again && refusals < maxRefusals && wire.RefusedField(res, added) != "":
+			case refused != "":
 				refusals++
-				x.declined.Learn(req, wire.RefusedField(res, added))
+				x.declined.Learn(req, refused)
 			default:
 				return res, err
 			}
