@@ -20,7 +20,18 @@ import (
 //     whole name again with each delta (NousResearch/hermes-agent#8259,
 //     open-webui/open-webui#22177): appended, read_fileread_file.
 //
-// So a delta that names a function under an id other than its call's
+//   - Bedrock's Claude, relayed (LiteLLM), numbers a turn's first call 1
+//     when text came before it (BerriAI/litellm#5025); LibreChat's agents
+//     API, until PR #14416, sent a call's id and name under one index and
+//     its arguments under another (danny-avila/LibreChat#13987): the
+//     accumulator holds an empty call at each index never used, or a
+//     call split in two, id and arguments apart.
+//
+// So calls take the accumulator's indexes in the order they start,
+// whatever index the server gives them: a server index seen for the
+// first time starts the next call, unless its delta has neither id nor
+// name, for a call cannot start without them: it carries on the last
+// call. A delta that names a function under an id other than its call's
 // starts a new call, after the last; later deltas of its index go there
 // too, and a delta with an id a call already has goes to that call
 // (SGLang repeats each call's id on its every delta). A delta whose id
@@ -36,7 +47,7 @@ type ToolSlots map[int64]*choiceTools
 // choiceTools is one choice's calls.
 type choiceTools struct {
 	calls []toolSlot       // by the accumulator's index
-	moved map[int64]int64  // a server index whose deltas go to another call
+	slot  map[int64]int64  // the call each server index's deltas go to
 	byID  map[string]int64 // the call of each id, its first
 }
 
@@ -88,27 +99,30 @@ func (t *ToolSlots) Rewrite(c *openai.ChatCompletionChunk) (*openai.ChatCompleti
 // place returns delta d as the accumulator must get it and records it;
 // false when it would start a call past MaxToolCalls.
 func (ct *choiceTools) place(d openai.ChatCompletionChunkChoiceDeltaToolCall) (openai.ChatCompletionChunkChoiceDeltaToolCall, bool) {
-	in := d.Index
 	if d.Index == -1 {
 		d.Index = 0 // as openai-go reads a lone call's index
 	}
-	if k, ok := ct.byID[d.ID]; ok && d.ID != "" {
+	in := d.Index
+	if ct.slot == nil {
+		ct.slot = map[int64]int64{}
+	}
+	k, seen := ct.slot[in]
+	byID, known := ct.byID[d.ID]
+	switch {
+	case known && d.ID != "":
+		d.Index = byID
+	case !seen && d.ID == "" && d.Function.Name == "" && len(ct.calls) > 0:
+		// An index never opened carries on the last call; it is not
+		// recorded, so that indexes without a call take no memory.
+		d.Index = int64(len(ct.calls)) - 1
+	case !seen:
+		d.Index = int64(len(ct.calls))
+		ct.slot[in] = d.Index
+	default:
 		d.Index = k
-	} else {
-		if k, ok := ct.moved[in]; ok {
-			d.Index = k
-		}
-		if d.Index < int64(len(ct.calls)) {
-			if s := ct.calls[d.Index]; d.ID != "" && s.id != "" && d.ID != s.id && d.Function.Name != "" {
-				if len(ct.calls) >= MaxToolCalls {
-					return d, false
-				}
-				d.Index = int64(len(ct.calls))
-				if ct.moved == nil {
-					ct.moved = map[int64]int64{}
-				}
-				ct.moved[in] = d.Index
-			}
+		if s := ct.calls[k]; d.ID != "" && s.id != "" && d.ID != s.id && d.Function.Name != "" {
+			d.Index = int64(len(ct.calls))
+			ct.slot[in] = d.Index
 		}
 	}
 	if d.Index < 0 || d.Index >= MaxToolCalls {

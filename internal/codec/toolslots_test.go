@@ -69,6 +69,15 @@ func TestToolSlots(t *testing.T) {
 			`[{"index":0,"delta":{"tool_calls":[{"index":-1,"id":"a","function":{"name":"f","arguments":"{"}}]}}]`,
 			`[{"index":0,"delta":{"tool_calls":[{"index":-1,"function":{"name":"f","arguments":"}"}}]}}]`,
 		}, []call{{"a", "f", "{}"}}},
+		{"Bedrock relayed: the first call at index 1", []string{
+			`[{"index":0,"delta":{"content":"Let me look.","tool_calls":[{"index":1,"id":"tooluse_a","type":"function","function":{"name":"sql","arguments":""}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"{\"q\":1}"}}]}}]`,
+		}, []call{{"tooluse_a", "sql", `{"q":1}`}}},
+		{"LibreChat agents: the id under one index, the arguments under another", []string{
+			`[{"index":0,"delta":{"tool_calls":[{"index":2,"id":"call_x","type":"function","function":{"name":"get_time","arguments":""}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"{\"tz\":"}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"\"Madrid\"}"}}]}}]`,
+		}, []call{{"call_x", "get_time", `{"tz":"Madrid"}`}}},
 		{"a choice of its own for each", []string{
 			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"x"}}]}},{"index":1,"delta":{"tool_calls":[{"index":0,"id":"b","function":{"name":"f","arguments":"y"}}]}}]`,
 		}, []call{{"a", "f", "x"}}},
