@@ -10,12 +10,14 @@ import (
 // holds, so that each tool-call delta goes in as the server meant it.
 // The accumulator appends every delta's name and arguments to the call at
 // the delta's index, which documented server habits break:
+//
 //   - Ollama gives every tool call of a turn index 0, and Gemini none
 //     (which reads as 0), each whole and with an id of its own
 //     (ollama/ollama#15457, THU-MAIC/OpenMAIC#1556), as vLLM and SGLang
 //     start each parallel call at index 0 with an id of its own
 //     (InternLM/lmdeploy#3412): appended, two calls become one named
 //     write_filewrite_file, its arguments two JSON objects.
+//
 //   - MiniMax on NVIDIA NIM, and OpenAI's GPT-5 models, send a call's
 //     whole name again with each delta (NousResearch/hermes-agent#8259,
 //     open-webui/open-webui#22177): appended, read_fileread_file.
