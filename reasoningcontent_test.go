@@ -2,6 +2,7 @@ package tokenpace_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3"
 
 	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/internal/servertest"
 )
 
 // deepseekReasoning is the reasoning the DeepSeek emulator streams before
@@ -176,5 +178,42 @@ func TestReasoningContentOfEveryTurn(t *testing.T) {
 		if msg, err = answer(); err != nil || msg.Content != "Hello!" {
 			t.Errorf("stream %v, second turn: %v, want an answer", stream, err)
 		}
+	}
+}
+
+// TestReasoningContentServerThatCloses: llama.cpp's server streams a
+// thinking model's reasoning_content and closes every connection after a
+// stream. The second turn, which meets the close and is sent again, still
+// carries the first turn's reasoning back, in the request sent again too.
+func TestReasoningContentServerThatCloses(t *testing.T) {
+	base := "http://" + servertest.Closing(t, func(req *http.Request) (string, string) {
+		var turn agentTurn
+		_ = json.NewDecoder(req.Body).Decode(&turn)
+		content := "Hello!"
+		for _, m := range turn.Messages {
+			if m.Role == "assistant" {
+				content = "lost"
+				if m.Reasoning != nil && *m.Reasoning == "Greet back." {
+					content = "kept"
+				}
+			}
+		}
+		chunk := func(delta string) string {
+			return `data: {"id":"l","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{` + delta + `},"finish_reason":null}]}` + "\n\n"
+		}
+		return "text/event-stream", chunk(`"reasoning_content":"Greet back."`) + chunk(fmt.Sprintf(`"content":%q`, content)) + "data: [DONE]\n\n"
+	})
+	c := tokenpace.NewClient(openaiClient(base, http.DefaultClient))
+	p := openai.ChatCompletionNewParams{Model: "m", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Hi")}}
+	s := c.NewStreaming(context.Background(), p)
+	drain(t, s, 0)
+	p.Messages = append(p.Messages, s.Accumulated().Choices[0].Message.ToParam(), openai.UserMessage("And?"))
+	s2 := c.NewStreaming(context.Background(), p)
+	drain(t, s2, 0)
+	if err := s2.Err(); err != nil || s2.Text() != "kept" {
+		t.Fatalf("second turn: Text() = %q, Err() = %v, want the reasoning kept", s2.Text(), err)
+	}
+	if tm := s2.Timing(); len(tm.HTTP) < 2 {
+		t.Errorf("second turn: %d HTTP requests, want the close met and the request sent again", len(tm.HTTP))
 	}
 }
