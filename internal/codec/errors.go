@@ -75,11 +75,7 @@ func wholeError(raw string, empty bool) *ServerError {
 	if !empty {
 		return nil
 	}
-	f := gjson.Get(raw, "error")
-	if f.Type != gjson.JSON && f.Type != gjson.String {
-		return nil
-	}
-	return &ServerError{Raw: f.Raw}
+	return rawError(nil, gjson.Get(raw, "error").Raw, "")
 }
 
 // LineError returns the error of a stream's error line (see
@@ -89,7 +85,7 @@ func LineError(el *sse.ErrorLine) error {
 	raw := string(el.Data)
 	switch {
 	case !el.Field:
-		raw = gjson.Get(raw, "error").Raw
+		return serverError(rawError(el.Data, gjson.Get(raw, "error").Raw, ""))
 	case !gjson.Valid(raw):
 		return serverError(&ServerError{Message: raw})
 	}

@@ -70,9 +70,5 @@ func reasoningPiece(d *openai.ChatCompletionChunkChoiceDelta) string {
 	if !ok {
 		return ""
 	}
-	var s string
-	if json.Unmarshal([]byte(f.Raw()), &s) != nil {
-		return ""
-	}
-	return s
+	return stringOf(json.RawMessage(f.Raw()))
 }
