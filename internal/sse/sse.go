@@ -47,8 +47,10 @@ type Reader struct {
 	max      int    // the largest event's data
 	data     []byte // the current event's data, reused between events
 	has      bool   // the current event has a data field
+	named    bool   // the current event is named "error" (ErrorEvent)
 	consumed int64  // bytes of the body split into lines so far (Consumed)
 	broken   bool   // the last line ended with a line break
+	cr       bool   // the last line ended with a CR: a LF next is its own
 	sniff    bool   // the first line must be a field of the format (Sniff)
 }
 
@@ -73,35 +75,80 @@ func NewReader(r io.Reader, maxLine int) *Reader {
 	return sr
 }
 
-// lines is bufio.ScanLines, counting the bytes it consumes and noting
-// whether the last line ended with a line break.
+// lines splits the body into lines as the event-stream format does: a
+// line ends with CRLF, LF or CR alone (which no server we know sends, but
+// the format allows), and a byte order mark before the first is dropped.
+// A CR that ends what has arrived ends its line at once, so that an event
+// is not held until more bytes come; a LF that then follows is skipped.
+// Skipped bytes go with the line after them: a split function that
+// advances without a token makes the Scanner read more before it splits
+// what it holds. It counts the bytes it consumes and notes whether the
+// last line ended with a line break.
 func (r *Reader) lines(data []byte, atEOF bool) (advance int, token []byte, err error) {
-	advance, token, err = bufio.ScanLines(data, atEOF)
-	r.consumed += int64(advance)
-	if advance > 0 {
-		r.broken = data[advance-1] == '\n'
+	skip := 0
+	switch {
+	case r.consumed == 0 && len(data) < len(bom) && !atEOF && bytes.HasPrefix(bom, data):
+		return 0, nil, nil // the start of a byte order mark, maybe
+	case r.consumed == 0 && bytes.HasPrefix(data, bom):
+		skip = len(bom)
+	case r.cr && len(data) > 0 && data[0] == '\n':
+		skip = 1
 	}
-	return advance, token, err
+	line := data[skip:]
+	end, next := lineEnd(line)
+	switch {
+	case end < 0 && atEOF && len(line) > 0:
+		end, next = len(line), len(line)
+	case end < 0:
+		return 0, nil, nil
+	}
+	r.consumed += int64(skip + next)
+	r.broken = next > end
+	r.cr = next == end+1 && line[end] == '\r'
+	return skip + next, line[:end], nil
+}
+
+// bom is UTF-8's byte order mark, which the format allows before the
+// first line.
+var bom = []byte("\xef\xbb\xbf")
+
+// lineEnd returns where data's first line ends and where the next one
+// starts; -1, -1 when no line break has arrived.
+func lineEnd(data []byte) (end, next int) {
+	lf := bytes.IndexByte(data, '\n')
+	within := data
+	if lf >= 0 {
+		within = data[:lf]
+	}
+	switch cr := bytes.IndexByte(within, '\r'); {
+	case cr >= 0 && cr == lf-1:
+		return cr, lf + 1 // CRLF
+	case cr >= 0:
+		return cr, cr + 1 // CR alone, or last of what has arrived
+	case lf >= 0:
+		return lf, lf + 1
+	}
+	return -1, -1
 }
 
 // Next returns the data of the next event, valid until the following call.
-// Multi-line data is joined with newlines; comments, event names, ids and
-// retry fields are skipped, and so are events whose data is blank (see
-// blank). At the end of the body it returns io.EOF, or the
+// Multi-line data is joined with newlines; comments, ids and retry fields
+// are skipped, and so are events whose data is blank (see blank). An
+// event's name is skipped too, but for "error" (see ErrorEvent). At the end of the body it returns io.EOF, or the
 // read error (bufio.ErrTooLong for an over-long line, ErrEventTooLong for
 // an event whose data over all its lines is longer). A last event whose
 // lines are whole but that no blank line follows ("data: [DONE]\n" and
 // the end, as some servers send) is dispatched: the format would drop it,
 // but its data arrived whole; a last line cut short is not.
 func (r *Reader) Next() ([]byte, error) {
-	r.data, r.has = r.data[:0], false
+	r.data, r.has, r.named = r.data[:0], false, false
 	for r.sc.Scan() {
 		line := r.sc.Bytes()
 		if len(line) == 0 {
 			if r.has && !blank(r.data) {
 				return r.data, nil
 			}
-			r.data, r.has = r.data[:0], false
+			r.data, r.has, r.named = r.data[:0], false, false
 			continue
 		}
 		if el := errorLine(line); el != nil {
@@ -114,11 +161,14 @@ func (r *Reader) Next() ([]byte, error) {
 			}
 			r.sniff = false
 		}
-		if string(name) != "data" {
-			continue
-		}
 		if len(value) > 0 && value[0] == ' ' {
 			value = value[1:]
+		}
+		if string(name) == "event" {
+			r.named = string(value) == "error"
+		}
+		if string(name) != "data" {
+			continue
 		}
 		if len(r.data)+1+len(value) > r.max {
 			return nil, ErrEventTooLong
@@ -141,6 +191,15 @@ func (r *Reader) Next() ([]byte, error) {
 	}
 	return nil, io.EOF
 }
+
+// ErrorEvent reports whether the event Next returned last was named
+// "error" ("event: error"): a failure the server reports, whatever its
+// data holds. OpenAI's Responses streams name their error events so, with
+// the error in the data; FMS Guardrails Orchestrator's chat endpoint sends
+// a bare {"code":…,"details":…} under that name
+// (foundation-model-stack/fms-guardrails-orchestrator#410), which decodes
+// as an empty chunk.
+func (r *Reader) ErrorEvent() bool { return r.named }
 
 // blank reports whether an event's data is empty or white space only: a
 // keep-alive some relays send ("data:" and a blank line), which the

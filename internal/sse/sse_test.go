@@ -2,6 +2,7 @@ package sse
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -47,4 +48,109 @@ func TestErrorLine(t *testing.T) {
 			t.Errorf("%q: ended with %v, want the error line %q (field %v)", tc.body, err, tc.error, tc.field)
 		}
 	}
+}
+
+// TestLineEndings: lines end with LF, CRLF or CR alone, whatever reads
+// the bytes come in; a byte order mark before the first line is dropped;
+// an event ending in a CR is dispatched without waiting for more bytes.
+func TestLineEndings(t *testing.T) {
+	const want = `{"a":1}|{"b":2}|[DONE]`
+	for _, tc := range []struct {
+		name   string
+		pieces []string // what each read returns
+	}{
+		{"LF", []string{"data: {\"a\":1}\n\ndata: {\"b\":2}\n\ndata: [DONE]\n\n"}},
+		{"CRLF", []string{"data: {\"a\":1}\r\n\r\ndata: {\"b\":2}\r\n\r\ndata: [DONE]\r\n\r\n"}},
+		{"CR", []string{"data: {\"a\":1}\r\rdata: {\"b\":2}\r\rdata: [DONE]\r\r"}},
+		{"CRLF split after CR", []string{"data: {\"a\":1}\r", "\n\r", "\ndata: {\"b\":2}\r\n\r", "\ndata: [DONE]\r\n\r\n"}},
+		{"mixed", []string{"data: {\"a\":1}\r\n\ndata: {\"b\":2}\r\n\rdata: [DONE]\n\r\n"}},
+		{"BOM", []string{"\xef\xbb\xbfdata: {\"a\":1}\n\ndata: {\"b\":2}\n\ndata: [DONE]\n\n"}},
+		{"BOM split", []string{"\xef", "\xbb", "\xbfdata: {\"a\":1}\n\ndata: {\"b\":2}\n\ndata: [DONE]\n\n"}},
+		{"multi-line data, CR", []string{"data: {\"a\":\rdata: 1}\r\rdata: {\"b\":2}\r\rdata: [DONE]\r"}},
+	} {
+		r := NewReader(&pieces{tc.pieces}, 1<<10)
+		var got []string
+		for {
+			data, err := r.Next()
+			if err != nil {
+				if err != io.EOF {
+					t.Errorf("%s: ended with %v, want io.EOF", tc.name, err)
+				}
+				break
+			}
+			got = append(got, strings.ReplaceAll(string(data), "\n", ""))
+		}
+		if g := strings.Join(got, "|"); g != want {
+			t.Errorf("%s: events %q, want %q", tc.name, g, want)
+		}
+	}
+}
+
+// TestDispatchesAtOnce: an event is returned as soon as the read that
+// completes it: when its blank line ends in a CR, the last byte that has
+// arrived; when the read starts with the LF of a CRLF split between reads,
+// or with a byte order mark. Its arrival time is that of its own bytes.
+func TestDispatchesAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		pieces []string
+		reads  int // the pieces read when the first event is returned
+	}{
+		{"CR", []string{"data: x\r\r", "\ndata: y\r\n\r\n"}, 1},
+		{"LF of a split CRLF", []string{"data: x\r", "\n\r", "\ndata: y\r\n\r\n"}, 2},
+		{"BOM", []string{"\xef\xbb\xbfdata: x\n\n", "data: y\n\n"}, 1},
+		{"BOM alone", []string{"\xef\xbb\xbf", "data: x\n\n", "data: y\n\n"}, 2},
+	} {
+		p := &pieces{tc.pieces}
+		r := NewReader(p, 1<<10)
+		data, err := r.Next()
+		if err != nil || string(data) != "x" {
+			t.Errorf("%s: Next() = %q, %v, want \"x\"", tc.name, data, err)
+			continue
+		}
+		if reads := len(tc.pieces) - len(p.rest); reads != tc.reads {
+			t.Errorf("%s: the first event came after %d reads, want %d", tc.name, reads, tc.reads)
+		}
+		if data, err = r.Next(); err != nil || string(data) != "y" {
+			t.Errorf("%s: then Next() = %q, %v, want \"y\"", tc.name, data, err)
+		}
+	}
+}
+
+// TestErrorEvent: an event named "error" says so, whatever its data; the
+// name holds for its event only.
+func TestErrorEvent(t *testing.T) {
+	body := "event: error\ndata: {\"code\":422,\"details\":\"no\"}\n\n" +
+		"data: a\n\n" +
+		"event: error\n\n" + // no data: nothing dispatched, the name dropped
+		"data: b\n\n" +
+		"event: message\ndata: c\n\n" +
+		"event:error\r\ndata: upstream timed out\r\n\r\n"
+	r := NewReader(strings.NewReader(body), 1<<10)
+	var got []string
+	for {
+		data, err := r.Next()
+		if err != nil {
+			break
+		}
+		got = append(got, fmt.Sprintf("%s:%v", data, r.ErrorEvent()))
+	}
+	want := `{"code":422,"details":"no"}:true|a:false|b:false|c:false|upstream timed out:true`
+	if g := strings.Join(got, "|"); g != want {
+		t.Errorf("events %q, want %q", g, want)
+	}
+}
+
+// pieces returns its pieces one per read.
+type pieces struct{ rest []string }
+
+func (p *pieces) Read(b []byte) (int, error) {
+	if len(p.rest) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(b, p.rest[0])
+	if p.rest[0] = p.rest[0][n:]; p.rest[0] == "" {
+		p.rest = p.rest[1:]
+	}
+	return n, nil
 }
