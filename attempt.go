@@ -352,6 +352,9 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		return true, at, a.refused(err)
 	}
 	ev, err := a.dec.Decode(data)
+	if a.sr.ErrorEvent() {
+		err = codec.NamedError(data, err)
+	}
 	if err != nil {
 		return true, at, a.refused(err)
 	}

@@ -50,6 +50,9 @@ func Assemble(req Request, body io.Reader, maxLine int) ([]byte, error) {
 			return nil, err
 		}
 		ev, err := dec.Decode(data)
+		if sr.ErrorEvent() {
+			err = NamedError(data, err)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -2,7 +2,9 @@ package codec
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/tidwall/gjson"
@@ -90,6 +92,33 @@ func LineError(el *sse.ErrorLine) error {
 		return serverError(&ServerError{Message: raw})
 	}
 	return serverError(&ServerError{Raw: raw})
+}
+
+// NamedError returns the error of an event the server named "error" (see
+// sse.Reader.ErrorEvent), whose data decoded to err: err itself when it is
+// already the server's error (a chat server's "error" member, a Responses
+// error event) or a bound's; else the data's message ("message", "detail"
+// or "details"), and its code, or the data itself when it is no JSON.
+func NamedError(data []byte, err error) error {
+	var ce *Error
+	if errors.As(err, &ce) && (ce.Server != nil || ce.TooLarge) {
+		return err
+	}
+	raw := string(data)
+	if !gjson.Valid(raw) {
+		return serverError(&ServerError{Message: strings.TrimSpace(raw)})
+	}
+	e := &ServerError{Code: gjson.Get(raw, "code").String()}
+	for _, key := range [...]string{"message", "detail", "details"} {
+		if m := gjson.Get(raw, key); m.Exists() && m.Type != gjson.Null {
+			e.Message = m.String()
+			break
+		}
+	}
+	if e.Message == "" {
+		e.Message = raw
+	}
+	return serverError(e)
 }
 
 // rawError returns the error an event of a chat or completions stream
