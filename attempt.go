@@ -520,15 +520,19 @@ func (a *attempt) outputEnd(at time.Time) error {
 	a.x.keepDetails()
 	a.names = a.names[:0]
 	a.ms.End(at, a.reach)
-	if len(a.names) == 0 {
-		return nil
+	var err error
+	if len(a.names) > 0 {
+		a.mu.Lock()
+		for _, n := range a.names {
+			reachedAt(&a.t, n.name, n.at)
+		}
+		a.mu.Unlock()
+		err = a.events(false, false, at, 0)
 	}
-	a.mu.Lock()
-	for _, n := range a.names {
-		reachedAt(&a.t, n.name, n.at)
+	if r := a.t.FinishReason; err == nil && codec.FailedFinish(r) {
+		err = a.failure(KindTruncated, finishDetail(r), nil)
 	}
-	a.mu.Unlock()
-	return a.events(false, false, at, 0)
+	return err
 }
 
 // flush wakes the consumer if it waits and chunks are queued. The reader
@@ -778,6 +782,11 @@ func (a *attempt) callWhole(opts []option.RequestOption) {
 	}
 	if refused != nil {
 		a.end(a.failure(a.x.wholeRefusal(refused)), at)
+		return
+	}
+	if c := ev.Chunk; len(c.Choices) > 0 && codec.FailedFinish(c.Choices[0].FinishReason) {
+		// An answer its server stopped: the next route's, if any.
+		a.end(a.failure(KindTruncated, finishDetail(c.Choices[0].FinishReason), nil), at)
 		return
 	}
 	a.x.note(&ev)

@@ -42,6 +42,9 @@ type conformanceMeta struct {
 // conformanceExpect is what the caller must get from a fixture.
 type conformanceExpect struct {
 	Text, Reasoning, Finish string
+	// AccFinish is the finish reason of Accumulated()'s first choice,
+	// when it is not Finish, the server's.
+	AccFinish string `json:"accumulated_finish"`
 	// DeltasText is what the stream's own text deltas hold, where a
 	// server sends some of the text in another event; empty: Text.
 	DeltasText    string                             `json:"deltas_text"`
@@ -94,6 +97,7 @@ func loadConformance(t *testing.T) map[string]conformance {
 type read struct {
 	text, reasoning string
 	acc             string // Accumulated(), or Text()
+	accFinish       string // Accumulated()'s finish reason, of a chat stream
 	toolCalls       []openai.ChatCompletionMessageToolCallUnion
 	accUsage        *openai.CompletionUsage                    // Accumulated().Usage, of a chat or completions stream
 	audio           openai.ChatCompletionAudio                 // Accumulated()'s, of a chat stream
@@ -125,6 +129,7 @@ func readChat(s *tokenpace.Stream[openai.ChatCompletionChunk]) read {
 	if acc := s.Accumulated(); len(acc.Choices) > 0 {
 		m := acc.Choices[0].Message
 		r.acc, r.toolCalls, r.audio, r.param = m.Content, m.ToolCalls, m.Audio, m.ToAssistantMessageParam()
+		r.accFinish = acc.Choices[0].FinishReason
 	}
 	r.accUsage = &s.Accumulated().Usage
 	return r
@@ -249,7 +254,7 @@ func TestConformance(t *testing.T) {
 				if fx.Expect.Error != "" {
 					want.Expect.Text += extra
 					want.Expect.DeltasText = ""
-					want.Expect.Error, want.Expect.Finish = "", "stop"
+					want.Expect.Error, want.Expect.Finish, want.Expect.AccFinish = "", "stop", ""
 					want.Expect.PromptTokens, want.Expect.OutputTokens, want.Expect.UsageReported = 0, 0, nil
 				}
 				checkConformance(t, "Router", want, routed)
@@ -286,6 +291,9 @@ func checkConformance(t *testing.T, who string, fx conformance, got read) {
 	tm := got.tm
 	if e.Finish != "" && tm.FinishReason != e.Finish {
 		t.Errorf("%s: FinishReason %q, want %q", who, tm.FinishReason, e.Finish)
+	}
+	if f := cmp.Or(e.AccFinish, e.Finish); f != "" && got.accFinish != "" && got.accFinish != f {
+		t.Errorf("%s: Accumulated()'s finish reason %q, want %q", who, got.accFinish, f)
 	}
 	usage := e.PromptTokens > 0
 	if e.UsageReported != nil {

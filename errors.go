@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 
 	"github.com/openai/openai-go/v3"
 
@@ -41,8 +42,11 @@ const (
 	// or a JSON error body instead of the stream), or in the place of a
 	// whole answer; Unwrap reaches it as an *openai.Error.
 	KindErrorEvent
-	// KindTruncated: the body ended without the closing [DONE] event; or,
-	// for a Router call, the continuation or restart meant to carry on a
+	// KindTruncated: the body ended without the closing [DONE] event; or
+	// the answer ended with a finish reason by which the server says it
+	// stopped the answer itself (Detail `finish_reason "abort"`: vLLM and
+	// SGLang on an engine abort, "error", DeepSeek's
+	// "insufficient_system_resource"), [DONE] or not; or, for a Router call, the continuation or restart meant to carry on a
 	// broken output ended cleanly without any (Detail "continuation ended
 	// without output", "restart ended without output"), so the output the
 	// caller holds is still incomplete.
@@ -131,6 +135,11 @@ func (e *StreamError) Error() string {
 
 // Unwrap returns the cause.
 func (e *StreamError) Unwrap() error { return e.Err }
+
+// finishDetail is the Detail of the KindTruncated error of an answer
+// whose server said by its finish reason that it stopped the answer
+// itself (see codec.FailedFinish).
+func finishDetail(reason string) string { return "finish_reason " + strconv.Quote(reason) }
 
 // Internal causes with which a call stops an attempt.
 var (

@@ -60,7 +60,9 @@ func timingDst(opts []option.RequestOption) ([]option.RequestOption, **Timing) {
 // 2xx answer holds in the place of the answer (an "error" member without
 // choices, as OpenRouter sends once a model has started; a failed
 // response) as an *openai.Error, or a KindRequest one that wraps
-// openai-go's error (an *openai.Error for an error status).
+// openai-go's error (an *openai.Error for an error status). An answer
+// whose server said it stopped it itself (codec.FailedFinish) is
+// returned with a KindTruncated one.
 func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts []option.RequestOption) (*R, error) {
 	opts, dst := timingDst(opts)
 	t := &Timing{Target: c.cfg.name, Model: req.Model(), API: API(req.API()), Start: time.Now()}
@@ -97,6 +99,9 @@ func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts [
 			t.FinishReason = ev.Chunk.Choices[0].FinishReason
 		}
 		t.setUsage(ev.Usage, ev.HasUsage)
+		if codec.FailedFinish(t.FinishReason) {
+			err = &StreamError{Kind: KindTruncated, Target: c.cfg.name, Detail: finishDetail(t.FinishReason)}
+		}
 	}
 	t.Err = err
 	if h := c.cfg.hooksFor(ctx); h.Done != nil {
@@ -108,9 +113,9 @@ func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts [
 	if dst != nil {
 		*dst = t
 	}
-	if err != nil {
+	res, _ := ev.Orig.(*R)
+	if err != nil && !isKind(err, KindTruncated) {
 		return nil, err
 	}
-	res, _ := ev.Orig.(*R)
-	return res, nil
+	return res, err
 }

@@ -16,6 +16,9 @@ import (
 // OpenRouter sends when a model fails after it has started) is that
 // error, a KindErrorEvent *StreamError that wraps it as an
 // *openai.Error, where openai-go returns a completion without choices.
+// An answer whose finish reason says the server stopped it itself
+// ("abort", "error", "insufficient_system_resource") comes with a
+// KindTruncated *StreamError: the completion holds what it had written.
 func (c *Client) New(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*openai.ChatCompletion, error) {
 	return fetchWhole[openai.ChatCompletion](ctx, c, codec.Chat(params, false), opts)
 }

@@ -139,3 +139,34 @@ func TestWholeImageOrAudioAnswer(t *testing.T) {
 		}
 	})
 }
+
+// A whole answer whose finish reason says the server stopped it itself
+// (vLLM's "abort") comes with a KindTruncated error and the text it had;
+// a Router goes on to its next route.
+func TestWholeAbortedAnswer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		aborted := jsonAnswer(`{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Hello! How"},"finish_reason":"abort"}]}`)
+		url, hc := serve(t, byModel(map[string]http.Handler{"aborted": aborted, "second": wholeAnswer("Hi.")}))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		var tm *tokenpace.Timing
+		res, err := c.New(context.Background(), chat("aborted", 8), tokenpace.WithTimingInto(&tm))
+		if se := checkKind(t, err, tokenpace.KindTruncated); se != nil && se.Detail != `finish_reason "abort"` {
+			t.Errorf("New() error detail %q, want %q", se.Detail, `finish_reason "abort"`)
+		}
+		if res == nil || res.Choices[0].Message.Content != "Hello! How" {
+			t.Errorf("New() = %v, want the answer's text kept beside the error", res)
+		}
+		if tm == nil || tm.Err != err || tm.FinishReason != "abort" {
+			t.Errorf("Timing = %+v, want the error and the finish reason", tm)
+		}
+
+		r, rerr := tokenpace.NewRouter(c, tokenpace.Policy{}, route("aborted"), route("second"))
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		res, err = r.New(context.Background(), chat("aborted", 8))
+		if err != nil || res.Choices[0].Message.Content != "Hi." {
+			t.Errorf("Router.New() = %v, %v; want the second route's answer", res, err)
+		}
+	})
+}

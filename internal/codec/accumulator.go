@@ -52,9 +52,12 @@ func (a *Accumulator) Add(ev *Event) bool {
 }
 
 // Completion returns the accumulated completion, each message with the
-// audio its deltas streamed, if any.
+// audio its deltas streamed, if any, and each choice that streamed tool
+// calls finished for "tool_calls" even when its server said "stop" (see
+// toolCallsFinish).
 func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 	a.audio.setOn(&a.Acc.ChatCompletion)
+	toolCallsFinish(&a.Acc.ChatCompletion)
 	return &a.Acc
 }
 

@@ -1,0 +1,40 @@
+package codec
+
+import "github.com/openai/openai-go/v3"
+
+// Finish reasons beyond OpenAI's (stop, length, tool_calls,
+// content_filter) by which a server says that it stopped an answer
+// itself, before the answer's end, and then ends the stream as if the
+// answer were whole ([DONE] and all):
+//   - "abort": vLLM V1 when the engine aborts a request (shutdown, sleep,
+//     scale-down: vllm-project/vllm#57082), SGLang on a graceful abort
+//     (sgl-project/sglang#22535);
+//   - "error": Together (togethercomputer/together-python#153), Mistral's
+//     streamed choices, OpenRouter after an upstream failure;
+//   - "insufficient_system_resource": DeepSeek, "interrupted due to
+//     insufficient resource" (api-docs.deepseek.com).
+//
+// OpenAI's own SDKs pass them on as finished answers.
+
+// FailedFinish reports whether reason, a choice's finish reason, says the
+// server stopped the answer by a failure of its own.
+func FailedFinish(reason string) bool {
+	switch reason {
+	case "abort", "error", "insufficient_system_resource":
+		return true
+	}
+	return false
+}
+
+// toolCallsFinish gives the finish reason "tool_calls" to every choice of
+// c whose message holds tool calls but whose server said "stop": Gemini's
+// OpenAI endpoint does so when it streams calls (googleapis/python-genai#2868),
+// as Ollama did (ollama/ollama#7963), and an agent loop that waits for
+// "tool_calls" would take the turn for its last.
+func toolCallsFinish(c *openai.ChatCompletion) {
+	for i := range c.Choices {
+		if ch := &c.Choices[i]; ch.FinishReason == "stop" && len(ch.Message.ToolCalls) > 0 {
+			ch.FinishReason = "tool_calls"
+		}
+	}
+}
