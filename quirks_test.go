@@ -166,7 +166,7 @@ func TestHostileChunks(t *testing.T) {
 		data string // the data of the second event
 		want tokenpace.ErrorKind
 	}{
-		{"choice index beyond n", `{"id":"c","choices":[{"index":200,"delta":{"content":"x"}}]}`, tokenpace.KindMalformed},
+		{"choice index beyond n", `{"id":"c","choices":[{"index":0,"delta":{}},{"index":200,"delta":{"content":"x"}}]}`, tokenpace.KindTooLarge},
 		{"choices beyond n", `{"id":"c","choices":[{"index":0,"delta":{"content":"x"}},{"index":1,"delta":{"content":"y"}}]}`, tokenpace.KindTooLarge},
 		{"empty choices", `{"id":"c","choices":[{"index":0,"delta":{"content":"x"}},` + empties("", 200_000) + `]}`, tokenpace.KindTooLarge},
 		{"empty tool calls", `{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[` + empties("", 200_000) + `]}}]}`, tokenpace.KindTooLarge},
@@ -391,6 +391,38 @@ func TestErrorAsString(t *testing.T) {
 		var ae *openai.Error
 		if !errors.As(s.Err(), &ae) || ae.StatusCode != 404 || !strings.Contains(ae.Message, "not found, try pulling it first") {
 			t.Errorf("Err() = %v, want an *openai.Error of status 404 with the server's message", s.Err())
+		}
+	})
+}
+
+// Gemini's OpenAI endpoint sends its errors as an array holding one error
+// object: the caller still gets the status, the message and the code, in
+// a streaming call and a whole one, which openai-go alone loses.
+func TestErrorAsArray(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const body = `[{
+  "error": {
+    "code": 400,
+    "message": "Function calling with a response mime type: 'application/json' is unsupported",
+    "status": "INVALID_ARGUMENT"
+  }
+}
+]`
+		url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, body)
+		}))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		s := c.NewStreaming(context.Background(), chat("gemini-2.5-flash", 10))
+		readAll(t, s)
+		_, werr := c.New(context.Background(), chat("gemini-2.5-flash", 10))
+		for _, err := range []error{s.Err(), werr} {
+			checkKind(t, err, tokenpace.KindRequest)
+			var ae *openai.Error
+			if !errors.As(err, &ae) || ae.StatusCode != 400 || !strings.HasPrefix(ae.Message, "Function calling with a response mime type") || ae.Code != "400" {
+				t.Errorf("Err() = %v, want an *openai.Error of status 400 with the server's message and code", err)
+			}
 		}
 	})
 }

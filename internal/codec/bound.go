@@ -82,12 +82,19 @@ func jsonObjects(data []byte) int {
 }
 
 // checkChoices refuses a chunk whose choices run beyond the request's n
-// (n), or whose deltas carry more tool calls than MaxToolCalls: what no
-// real server sends, and what would be lost or grow without bound
-// downstream (openai-go's accumulator drops choice indexes past 127).
+// (n), or whose deltas carry more tool calls than MaxToolCalls: what would
+// be lost or grow without bound downstream (openai-go's accumulator drops
+// choice indexes past 127). When one choice was asked for, a chunk's only
+// choice is that one whatever its index: Foundry Local until 0.7.117
+// (microsoft/foundry-local#263) and TGI 1.4.0 to 1.4.3
+// (huggingface/text-generation-inference#1648) number each chunk's
+// choice one more than the last's; its index is set to 0.
 func checkChoices(c *openai.ChatCompletionChunk, n int) error {
 	if len(c.Choices) > n {
 		return &Error{TooLarge: true, Detail: fmt.Sprintf("%d choices in one chunk, the request asked for %d", len(c.Choices), n)}
+	}
+	if n == 1 && len(c.Choices) == 1 {
+		c.Choices[0].Index = 0
 	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
