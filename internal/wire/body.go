@@ -39,10 +39,18 @@ var ErrBodyTooLarge = fmt.Errorf("tokenpace: response body longer than %d bytes"
 // holds an error object with its first KiB, and cut says why. So does a
 // body whose "error" is not an object (Ollama's is a string) or not JSON,
 // which openai-go would not decode, losing the status (cut is then
-// empty).
+// empty). A body that is an array whose first item holds the error
+// object, as Gemini's OpenAI endpoint sends its errors
+// ([{"error":{"code":400,"message":…,"status":"INVALID_ARGUMENT"}}]:
+// cyberchitta/openai_ex#126, Simpleyyt/ai-manus#101), is that item, whose
+// message openai-go would otherwise lose.
 func BoundErrorBody(res *http.Response) (cut string) {
 	head, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+1))
 	_ = res.Body.Close()
+	if first := gjson.GetBytes(head, "0"); err == nil && len(head) <= maxErrorBody &&
+		first.IsObject() && gjson.Get(first.Raw, "error").IsObject() && bytes.HasPrefix(bytes.TrimSpace(head), []byte("[")) {
+		head = []byte(first.Raw)
+	}
 	switch {
 	case err != nil:
 		cut = fmt.Sprintf("error body of status %d unreadable", res.StatusCode)
@@ -50,7 +58,7 @@ func BoundErrorBody(res *http.Response) (cut string) {
 		cut = fmt.Sprintf("error body of status %d over %d bytes", res.StatusCode, maxErrorBody)
 	default:
 		if raw := gjson.GetBytes(head, "error").Raw; raw == "" || raw == "null" || raw[0] == '{' && gjson.Valid(raw) {
-			res.Body = io.NopCloser(bytes.NewReader(head))
+			res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(head)), int64(len(head))
 			return ""
 		}
 	}
