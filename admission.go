@@ -222,7 +222,7 @@ func (c *call) send(tr *try) {
 		opts = append(slices.Clip(opts), option.WithMaxRetries(0))
 	}
 	spec := attemptSpec{client: client, name: rt.Name, req: c.req.For(c.model(rt), cont), opts: opts, cfg: &c.r.c.cfg,
-		start: tr.start, whole: c.whole, unbounded: c.set.buffered}
+		start: tr.start, whole: c.whole, unbounded: c.set.buffered, cont: cont}
 	// The watchdog is set before the attempt starts, so that its events
 	// read tr.w without a lock; a breach waits for c.mu, held until tr.a
 	// is set.

@@ -54,6 +54,8 @@ type attemptSpec struct {
 	// unbounded lifts the bound on unread chunks, for a consumer that
 	// takes nothing before the end (a buffered Router call).
 	unbounded bool
+	// cont is what a continuation carries on; nil for any other attempt.
+	cont *codec.Continuation
 }
 
 // api returns the API the spec calls.
@@ -187,6 +189,7 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 	a.x.maxLine = spec.cfg.maxLineBytes
 	a.x.closing, a.x.extras = spec.cfg.closing, spec.cfg.extras
 	a.x.declined, a.x.usageAdded = spec.cfg.refused, codec.AddedUsage(spec.req)
+	a.x.prefix = spec.cont
 	// The attempt's context takes the caller's values and cancellation but
 	// is not registered with the caller's context: a clean end then
 	// neither leaks it into a long-lived parent nor cancels the request,
@@ -296,6 +299,9 @@ func (a *attempt) step() bool {
 		return true
 	}
 	a.clean = err == nil
+	if err != nil && a.delivered() > 0 {
+		a.x.keepDetails() // for a continuation (see keepDetails)
+	}
 	a.end(err, at)
 	return false
 }
@@ -742,6 +748,32 @@ func (a *attempt) requestFailure(err error) error {
 func (a *attempt) readFailure(err error) error {
 	kind, detail, err := readKind(err)
 	return a.failure(kind, detail, err)
+}
+
+// reasoning returns the reasoning_content of the first choice of the
+// chunks that wait for the consumer, as content their content.
+func (a *attempt) reasoning() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p, _ := a.q.waiting()
+	var b strings.Builder
+	appendReasoning(&b, p)
+	return b.String()
+}
+
+// appendReasoning appends the reasoning_content of the first choice of
+// chunks to b.
+func appendReasoning(b *strings.Builder, chunks []arrived) {
+	for i := range chunks {
+		if !chunks[i].Reasoning {
+			continue
+		}
+		for j := range chunks[i].Chunk.Choices {
+			if ch := &chunks[i].Chunk.Choices[j]; ch.Index == 0 {
+				b.WriteString(codec.ReasoningPiece(&ch.Delta))
+			}
+		}
+	}
 }
 
 // appendContent appends the content of the first choice of chunks to b.

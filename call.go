@@ -25,6 +25,7 @@ type chain struct {
 	// restart.
 	restartBatch bool
 	text         strings.Builder // the chain's content the caller has taken
+	reasoning    strings.Builder // and its reasoning_content
 	id           string          // the completion id the caller sees
 	// stitch makes the events of a response's tries one response, when
 	// the call may continue or restart (see responsecontinue.go).
@@ -245,14 +246,27 @@ func (c *call) signal() {
 // so far, since its last restart: what the caller took and what waits for
 // it. c.mu is held.
 func (c *call) chainText() string {
+	return c.chain(&c.out.text, (*attempt).content)
+}
+
+// chainReasoning returns the reasoning_content of the first choice the
+// chain has produced so far, as chainText its content. c.mu is held.
+func (c *call) chainReasoning() string {
+	return c.chain(&c.out.reasoning, (*attempt).reasoning)
+}
+
+// chain returns taken, what the caller took of the chain since its last
+// restart, followed by what waits for it of each try, as of reads. c.mu
+// is held.
+func (c *call) chain(taken *strings.Builder, of func(*attempt) string) string {
 	var b strings.Builder
 	from := c.out.kept
 	if c.out.at >= c.out.kept {
 		from = c.out.at
-		b.WriteString(c.out.text.String())
+		b.WriteString(taken.String())
 	}
 	for _, tr := range c.out.tries[from:] {
-		b.WriteString(tr.a.content())
+		b.WriteString(of(tr.a))
 	}
 	return b.String()
 }
@@ -342,6 +356,7 @@ func (c *call) take(buf []arrived) ([]arrived, error) {
 func (c *call) dropRestarted() {
 	if c.out.kept > 0 && c.out.at == c.out.kept {
 		c.out.text.Reset()
+		c.out.reasoning.Reset()
 	}
 }
 
@@ -369,6 +384,7 @@ func (c *call) handOver(p []arrived) []arrived {
 		}
 	} else if c.set.keepText {
 		appendContent(&c.out.text, p)
+		appendReasoning(&c.out.reasoning, p)
 	}
 	c.out.restartBatch = tr.kind == AttemptRestart && !tr.told
 	tr.told = true

@@ -6,11 +6,11 @@ import "github.com/tokenpace/tokenpace/internal/codec"
 const defaultContinuePrompt = "Continue exactly where your previous message stops. Do not repeat any of it."
 
 // continuation returns what a try that continues the call's output so
-// far carries on from: the output, its tokens (taken off the max tokens)
-// and the continue prompt; each API's request says how it is sent (see
-// codec.Request.For). c.mu is held.
+// far carries on from: the output, its tokens (taken off the max tokens),
+// its reasoning and the continue prompt; each API's request says how it
+// is sent (see codec.Request.For). c.mu is held.
 func (c *call) continuation() *codec.Continuation {
-	return &codec.Continuation{Text: c.chainText(), Delivered: c.deliveredTokens(), Prompt: c.continuePrompt()}
+	return &codec.Continuation{Text: c.chainText(), Reasoning: c.chainReasoning(), Delivered: c.deliveredTokens(), Prompt: c.continuePrompt()}
 }
 
 // canContinue reports whether a continuation can carry on the call's

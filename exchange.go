@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -66,6 +67,10 @@ type exchange struct {
 	// turn: the stream carries reasoning, so that every chunk is noted
 	// from then on: its content names a turn that makes no call.
 	turn bool
+	// prefix is what a continuation carries on: the output and the
+	// reasoning of its chain before it, which come before its own in the
+	// turn the caller holds.
+	prefix *codec.Continuation
 	// cut says why an error body was cut short (see wire.BoundErrorBody);
 	// empty when none was.
 	cut string
@@ -260,21 +265,41 @@ func (x *exchange) note(ev *codec.Event) {
 
 // keepDetails keeps the reasoning details and reasoning content of a
 // stream that ended, with its first tool call, or, when it made none,
-// under its content (see wire.TurnKey).
+// under its content (see wire.TurnKey): after a continuation's prefix,
+// the turn's content and reasoning so far. A stream that broke keeps
+// them too, for the continuation, whose assistant message is that
+// content, and which a server that wants the reasoning of every turn
+// back (DeepSeek V4) refuses without it.
 func (x *exchange) keepDetails() {
-	if x.extras == nil || !x.turn {
+	reasoning := x.chainReasoning()
+	if x.extras == nil || !x.turn && reasoning == "" {
 		return
 	}
-	key := wire.TurnKey(x.firstCall, x.reasoning.Content())
+	content := x.reasoning.Content()
+	if x.prefix != nil {
+		content = x.prefix.Text + content
+	}
+	key := wire.TurnKey(x.firstCall, content)
 	if key == "" {
 		return
 	}
 	if raw := x.details.JSON(); raw != "" {
 		x.extras.Keep(x.server(), key, wire.ReasoningDetails, raw)
 	}
-	if raw := x.reasoning.JSON(); raw != "" {
-		x.extras.Keep(x.server(), key, wire.ReasoningContent, raw)
+	if reasoning != "" {
+		raw, _ := json.Marshal(reasoning)
+		x.extras.Keep(x.server(), key, wire.ReasoningContent, string(raw))
 	}
+}
+
+// chainReasoning returns the reasoning_content of the turn so far: the
+// prefix's, then the stream's own.
+func (x *exchange) chainReasoning() string {
+	r := x.reasoning.Text()
+	if x.prefix != nil {
+		r = x.prefix.Reasoning + r
+	}
+	return r
 }
 
 // server returns the server of the latest request.

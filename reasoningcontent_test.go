@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
@@ -120,12 +121,14 @@ func TestReasoningContentGivenBack(t *testing.T) {
 // deepseekV4Server answers as DeepSeek V4's thinking mode does: every
 // answer reasons first (reasoning_content) and then says "Hello!"; a
 // request whose assistant message, with or without tool calls, lacks the
-// reasoning of its turn is refused with 400.
+// reasoning of its turn (or, for a continued turn, does not start with
+// it) is refused with 400. A stream of the model
+// "deepseek-v4-flaky" breaks after its reasoning and "Hel".
 func deepseekV4Server(t *testing.T) *httptest.Server {
 	const reasoning = "A greeting: answer in kind."
 	return emulator(t, func(w http.ResponseWriter, r *http.Request, turn agentTurn) {
 		for _, m := range turn.Messages {
-			if m.Role == "assistant" && (m.Reasoning == nil || *m.Reasoning != reasoning) {
+			if m.Role == "assistant" && (m.Reasoning == nil || !strings.HasPrefix(*m.Reasoning, reasoning)) {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusBadRequest)
 				_, _ = io.WriteString(w, `{"error":{"message":"The `+"`reasoning_content`"+` in the thinking mode must be passed back to the API.","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}`)
@@ -138,11 +141,17 @@ func deepseekV4Server(t *testing.T) *httptest.Server {
 			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
-		for _, delta := range []string{fmt.Sprintf(`"role":"assistant","content":null,"reasoning_content":%q`, reasoning[:11]),
-			fmt.Sprintf(`"content":null,"reasoning_content":%q`, reasoning[11:]), `"content":"Hello"`, `"content":"!"`} {
+		deltas := []string{fmt.Sprintf(`"role":"assistant","content":null,"reasoning_content":%q`, reasoning[:11]),
+			fmt.Sprintf(`"content":null,"reasoning_content":%q`, reasoning[11:]), `"content":"Hello"`, `"content":"!"`}
+		if turn.Model == "deepseek-v4-flaky" {
+			deltas[2], deltas = `"content":"Hel"`, deltas[:3]
+		}
+		for _, delta := range deltas {
 			fmt.Fprintf(w, "data: {\"id\":\"ds-2\",\"object\":\"chat.completion.chunk\",\"created\":1775000000,\"model\":\"deepseek-v4-flash\",\"choices\":[{\"index\":0,\"delta\":{%s},\"finish_reason\":null}]}\n\n", delta)
 		}
-		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+		if turn.Model != "deepseek-v4-flaky" {
+			_, _ = io.WriteString(w, "data: [DONE]\n\n")
+		}
 	})
 }
 
@@ -178,6 +187,38 @@ func TestReasoningContentOfEveryTurn(t *testing.T) {
 		if msg, err = answer(); err != nil || msg.Content != "Hello!" {
 			t.Errorf("stream %v, second turn: %v, want an answer", stream, err)
 		}
+	}
+}
+
+// TestReasoningContentOfAContinuation: a Router continues an answer that
+// broke on DeepSeek V4's thinking mode; the continuation's assistant
+// message, the output so far, carries the reasoning of its turn back, or
+// the server refuses it.
+func TestReasoningContentOfAContinuation(t *testing.T) {
+	ts := deepseekV4Server(t)
+	c := tokenpace.NewClient(openaiClient(ts.URL, ts.Client()))
+	r, err := tokenpace.NewRouter(c, tokenpace.Policy{Continue: true},
+		tokenpace.Route{Name: "flaky", Model: "deepseek-v4-flaky"}, tokenpace.Route{Name: "steady", Model: "deepseek-v4-flash"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := openai.ChatCompletionNewParams{Model: "deepseek-v4-flash", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Hi")}}
+	s := r.NewStreaming(context.Background(), p)
+	drain(t, s, 0)
+	tm := s.Timing()
+	if s.Err() != nil || s.Text() != "HelHello!" || !slices.Equal(outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeFailed, tokenpace.OutcomeWon}) {
+		t.Errorf("Text() = %q, Err() = %v, attempts %v; want \"HelHello!\" continued on the second route", s.Text(), s.Err(), outcomes(tm))
+	}
+	if got := statuses(tm); !slices.Equal(got, []int{200, 200}) {
+		t.Errorf("HTTP statuses %v, want [200 200]: the continuation answered at once", got)
+	}
+	// The next turn gives the continued answer back, with the reasoning
+	// of its whole turn.
+	p.Messages = append(p.Messages, s.Accumulated().Choices[0].Message.ToParam(), openai.UserMessage("And you?"))
+	s2 := c.NewStreaming(context.Background(), p)
+	drain(t, s2, 0)
+	if s2.Err() != nil || s2.Text() != "Hello!" {
+		t.Errorf("next turn: %q, Err() = %v; want \"Hello!\"", s2.Text(), s2.Err())
 	}
 }
 

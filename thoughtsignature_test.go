@@ -26,7 +26,8 @@ const geminiSignature = "CpwBAdHtim9Xk3sQ"
 // assistant messages, with what Gemini (extra_content), OpenRouter
 // (reasoning_details) and DeepSeek (reasoning_content) want back.
 type agentTurn struct {
-	Stream   bool `json:"stream"`
+	Model    string `json:"model"`
+	Stream   bool   `json:"stream"`
 	Messages []struct {
 		Role      string `json:"role"`
 		ToolCalls []struct {

@@ -92,6 +92,9 @@ type Continuation struct {
 	Text      string // the output the caller has received
 	Delivered int64  // its tokens: taken off the request's max tokens
 	Prompt    string // the user message after it (chat and Responses)
+	// Reasoning is the reasoning_content of the output, which a chat
+	// server may want back with it (see Reasoning).
+	Reasoning string
 }
 
 // Event is one decoded event, or a whole non-streaming response, with its

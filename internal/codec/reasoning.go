@@ -38,7 +38,7 @@ func (r *Reasoning) Add(ev *Event) {
 			continue
 		}
 		d := &c.Choices[i].Delta
-		s := reasoningPiece(d)
+		s := ReasoningPiece(d)
 		if r.text.Len()+len(s) > maxDetailsBytes || r.content.Len()+len(d.Content) > maxDetailsBytes {
 			r.over = true
 			r.text.Reset()
@@ -53,19 +53,12 @@ func (r *Reasoning) Add(ev *Event) {
 // Content returns the content added, "" past maxDetailsBytes.
 func (r *Reasoning) Content() string { return r.content.String() }
 
-// JSON returns the accumulated reasoning as a JSON string, or "" when the
-// answer had none or more than maxDetailsBytes.
-func (r *Reasoning) JSON() string {
-	if r.over || r.text.Len() == 0 {
-		return ""
-	}
-	b, _ := json.Marshal(r.text.String())
-	return string(b)
-}
+// Text returns the accumulated reasoning, "" past maxDetailsBytes.
+func (r *Reasoning) Text() string { return r.text.String() }
 
-// reasoningPiece returns the reasoning_content piece of a delta, "" when
+// ReasoningPiece returns the reasoning_content piece of a delta, "" when
 // it has none.
-func reasoningPiece(d *openai.ChatCompletionChunkChoiceDelta) string {
+func ReasoningPiece(d *openai.ChatCompletionChunkChoiceDelta) string {
 	f, ok := d.JSON.ExtraFields[reasoningContent]
 	if !ok {
 		return ""
