@@ -315,8 +315,24 @@ func checkConformance(t *testing.T, who string, fx conformance, got read) {
 		t.Errorf("%s: %d tool calls, want %d", who, len(got.toolCalls), len(e.ToolCalls))
 	}
 	for i := range min(len(got.toolCalls), len(e.ToolCalls)) {
-		if f := got.toolCalls[i].Function; f.Name != e.ToolCalls[i].Name || f.Arguments != e.ToolCalls[i].Arguments {
-			t.Errorf("%s: tool call %d = %s(%s), want %s(%s)", who, i, f.Name, f.Arguments, e.ToolCalls[i].Name, e.ToolCalls[i].Arguments)
+		name, args := got.toolCalls[i].Function.Name, got.toolCalls[i].Function.Arguments
+		if got.toolCalls[i].Type == "custom" {
+			name, args = got.toolCalls[i].Custom.Name, got.toolCalls[i].Custom.Input
+		}
+		if name != e.ToolCalls[i].Name || args != e.ToolCalls[i].Arguments {
+			t.Errorf("%s: tool call %d = %s(%s), want %s(%s)", who, i, name, args, e.ToolCalls[i].Name, e.ToolCalls[i].Arguments)
+		}
+	}
+	// The next request's assistant message, built by openai-go's ToParam
+	// from the accumulated one, holds every call as it was made.
+	for i, p := range got.param.ToolCalls {
+		if i >= len(got.toolCalls) {
+			break
+		}
+		tc := got.toolCalls[i]
+		if f, c := p.OfFunction, p.OfCustom; (f == nil || f.ID != tc.ID || f.Function.Name != tc.Function.Name || f.Function.Arguments != tc.Function.Arguments) &&
+			(c == nil || c.ID != tc.ID || c.Custom.Name != tc.Custom.Name || c.Custom.Input != tc.Custom.Input) {
+			t.Errorf("%s: the accumulated message's param holds tool call %d as %+v, want %s (%s)", who, i, p, tc.ID, tc.Type)
 		}
 	}
 	a := e.Audio

@@ -403,3 +403,20 @@ func TestNewResponseCutAtLimit(t *testing.T) {
 		})
 	}
 }
+
+// A whole answer whose tool calls come without a type (Mistral's models
+// on Azure AI Foundry) still gives them back in the next request:
+// openai-go's ToParam would send each as null.
+func TestWholeToolCallWithoutType(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		url, hc := serve(t, jsonAnswer(`{"id":"c","object":"chat.completion","created":1,"model":"mistral-large-2411","choices":[{"index":0,"message":{"role":"assistant","content":"","tool_calls":[{"id":"Xk9QwA1bC","function":{"name":"get_weather","arguments":"{\"city\": \"Paris\"}"}}]},"finish_reason":"tool_calls"}]}`))
+		res, err := tokenpace.NewClient(openaiClient(url, hc)).New(context.Background(), chat("mistral-large-2411", 8))
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := res.Choices[0].Message.ToParam().OfAssistant.ToolCalls
+		if len(calls) != 1 || calls[0].OfFunction == nil || calls[0].OfFunction.Function.Name != "get_weather" || calls[0].OfFunction.ID != "Xk9QwA1bC" {
+			t.Errorf("ToParam() tool calls = %+v, want get_weather's call", calls)
+		}
+	})
+}

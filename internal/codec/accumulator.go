@@ -15,10 +15,11 @@ import "github.com/openai/openai-go/v3"
 type Accumulator struct {
 	// Acc is the accumulated completion, but for its audio (see
 	// Completion).
-	Acc   openai.ChatCompletionAccumulator
-	id    string
-	tools ToolSlots
-	audio audioChoices
+	Acc    openai.ChatCompletionAccumulator
+	id     string
+	tools  ToolSlots
+	audio  audioChoices
+	custom customCalls
 }
 
 // Add adds ev's chunk, leaving the chunk itself as it is. It reports
@@ -45,6 +46,9 @@ func (a *Accumulator) Add(ev *Event) bool {
 	if ev.Audio || a.audio != nil {
 		a.audio = a.audio.add(c)
 	}
+	if ev.ToolCall {
+		a.custom.add(add)
+	}
 	if ev.HasUsage && ev.Usage.Trusted() {
 		a.Acc.Usage = lastUsage(c, ev.Usage)
 	}
@@ -52,18 +56,23 @@ func (a *Accumulator) Add(ev *Event) bool {
 }
 
 // Completion returns the accumulated completion, each message with the
-// audio its deltas streamed, if any, and each choice that streamed tool
-// calls finished for "tool_calls" even when its server said "stop" (see
-// toolCallsFinish).
+// audio its deltas streamed, if any, its tool calls typed ("function"
+// when the server gave no type, "custom" with the name and input of a
+// custom tool's call: see functionTypes), and each choice that streamed
+// tool calls finished for "tool_calls" even when its server said "stop"
+// (see toolCallsFinish).
 func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
-	a.audio.setOn(&a.Acc.ChatCompletion)
-	toolCallsFinish(&a.Acc.ChatCompletion)
+	c := &a.Acc.ChatCompletion
+	a.audio.setOn(c)
+	a.custom.setOn(c)
+	functionTypes(c)
+	toolCallsFinish(c)
 	return &a.Acc
 }
 
 // Reset starts the accumulation over, at a restarted output.
 func (a *Accumulator) Reset() {
-	a.Acc, a.tools, a.audio = openai.ChatCompletionAccumulator{}, nil, nil
+	a.Acc, a.tools, a.audio, a.custom = openai.ChatCompletionAccumulator{}, nil, nil, nil
 }
 
 // lastUsage is the usage of the accumulated completion once chunk c

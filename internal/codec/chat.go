@@ -146,6 +146,7 @@ func (r chat) Fetch(ctx context.Context, client *openai.Client, opts []option.Re
 	if se := wholeError(res.RawJSON(), len(res.Choices) == 0); se != nil {
 		return Event{}, serverError(se), nil
 	}
+	functionTypes(res)
 	for i := range res.Choices {
 		messageParts(&res.Choices[i].Message)
 	}
