@@ -219,7 +219,7 @@ func (s *respStitch) rewritten(ev *responses.ResponseStreamEventUnion) (*respons
 		if s.mergedItem(ev.Item.ID) {
 			e.setRaw("item", s.wholeMessage(ev.Item.RawJSON()))
 		}
-	case codec.RespCompleted, codec.RespIncomplete, "response.failed":
+	case codec.RespCompleted, codec.RespIncomplete, codec.RespDone, "response.failed":
 		s.rewriteResponse(&e, &ev.Response)
 	}
 	out := new(responses.ResponseStreamEventUnion)

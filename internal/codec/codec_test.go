@@ -78,6 +78,12 @@ func TestDecode(t *testing.T) {
 		{name: "response error nested (OpenAI, Azure)", req: Response(responses.ResponseNewParams{}),
 			data:   `{"type":"error","sequence_number":2,"error":{"type":"too_many_requests","code":"too_many_requests","message":"Too Many Requests","param":null}}`,
 			server: "Too Many Requests"},
+		{name: "response completed, its response failed", req: Response(responses.ResponseNewParams{}),
+			data: `{"type":"response.completed","response":{"status":"failed","error":{"code":"server_error","message":"died"}}}`, server: "died"},
+		{name: "response done (Codex relays)", req: Response(responses.ResponseNewParams{}),
+			data: `{"type":"response.done","response":{"status":"completed","usage":{"input_tokens":2,"output_tokens":4}}}`, final: true},
+		{name: "response error frame (LiteLLM)", req: Response(responses.ResponseNewParams{}),
+			data: `{"error":{"message":"upstream failed","type":null,"code":"500"}}`, server: "upstream failed"},
 		{name: "response failed", req: Response(responses.ResponseNewParams{}),
 			data: `{"type":"response.failed","response":{"error":{"code":"server_error","message":"died"}}}`, server: "died"},
 	}

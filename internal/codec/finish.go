@@ -12,7 +12,10 @@ import "github.com/openai/openai-go/v3"
 //   - "error": Together (togethercomputer/together-python#153), Mistral's
 //     streamed choices, OpenRouter after an upstream failure;
 //   - "insufficient_system_resource": DeepSeek, "interrupted due to
-//     insufficient resource" (api-docs.deepseek.com).
+//     insufficient resource" (api-docs.deepseek.com);
+//   - "cancelled": a Responses answer whose status is cancelled, as vLLM
+//     sends it in response.completed when its engine aborted the
+//     request (see finishOf).
 //
 // OpenAI's own SDKs pass them on as finished answers.
 
@@ -20,7 +23,7 @@ import "github.com/openai/openai-go/v3"
 // server stopped the answer by a failure of its own.
 func FailedFinish(reason string) bool {
 	switch reason {
-	case "abort", "error", "insufficient_system_resource":
+	case "abort", "error", "insufficient_system_resource", "cancelled":
 		return true
 	}
 	return false

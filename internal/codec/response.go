@@ -41,6 +41,10 @@ const (
 	RespIncomplete   = "response.incomplete"
 	respFailed       = "response.failed"
 	respError        = "error"
+	// The final event of ChatGPT's Codex backend, which relays pass on
+	// (decolua/9router#2142, Wei-Shaw/sub2api#6473): the response, as
+	// response.completed holds it.
+	RespDone = "response.done"
 )
 
 // response is a response's request (the Responses API).
@@ -122,6 +126,14 @@ func (r response) Decode(data []byte) (Event, error) {
 	if err := json.Unmarshal(data, ev); err != nil {
 		return Event{}, malformed(err)
 	}
+	if ev.Type == "" {
+		// An error relayed as a chat server sends it: LiteLLM's proxy
+		// on /v1/responses (zed-industries/zed#63825), [DONE] after it
+		// or not.
+		if s := rawError(data, gjson.GetBytes(data, "error").Raw, ""); s != nil {
+			return Event{}, serverError(s)
+		}
+	}
 	deltaText(ev)
 	var d openai.ChatCompletionChunkChoiceDelta
 	switch ev.Type {
@@ -147,7 +159,10 @@ func (r response) Decode(data []byte) (Event, error) {
 	if responseOutput(ev) {
 		out.Outputs = 1
 	}
-	if ev.Type == RespCompleted || ev.Type == RespIncomplete {
+	if ev.Type == RespCompleted || ev.Type == RespIncomplete || ev.Type == RespDone {
+		if res := &ev.Response; res.Status == responses.ResponseStatusFailed {
+			return Event{}, serverError(&ServerError{Code: string(res.Error.Code), Message: res.Error.Message})
+		}
 		out.Final = true
 		out.End = responseEnd(ev)
 		out.End.Reason = r.cut(out.End.Reason, out.End.HasUsage, out.End.Output)
@@ -259,18 +274,40 @@ func (r response) cut(reason string, hasUsage bool, output int64) string {
 }
 
 // responseEnd returns what the final event of a response says: its
-// finish reason ("stop" once completed, the reason it is incomplete
-// otherwise, e.g. "max_output_tokens") and its usage.
+// finish reason (see finishOf) and its usage.
 func responseEnd(ev *responses.ResponseStreamEventUnion) *End {
-	e := &End{Reason: "stop"}
+	status := ev.Response.Status
 	if ev.Type == RespIncomplete {
-		e.Reason = ev.Response.IncompleteDetails.Reason
+		status = responses.ResponseStatusIncomplete
 	}
+	e := &End{Reason: finishOf(status, ev.Response.IncompleteDetails.Reason)}
 	if u := ev.Response.Usage; ev.Response.JSON.Usage.Valid() {
 		e.HasUsage = true
 		e.Input, e.CachedInput, e.Output = u.InputTokens, u.InputTokensDetails.CachedTokens, u.OutputTokens
 	}
 	return e
+}
+
+// finishOf returns the finish reason of a response of status status, by
+// the response's own word, not by the event that carries it: vLLM ends
+// every stream with response.completed, the response in it incomplete
+// when cut or "cancelled" when its engine aborted it
+// (vllm/entrypoints/openai/responses/serving.py; vllm-project/agentic-api#273).
+// A completed response (or one without a status) stopped: "stop". An
+// incomplete one gives its reason, "max_output_tokens" when it gives
+// none. A cancelled one is "cancelled", which FailedFinish says the
+// server stopped.
+func finishOf(status responses.ResponseStatus, incomplete string) string {
+	switch status {
+	case responses.ResponseStatusIncomplete:
+		if incomplete == "" {
+			return "max_output_tokens"
+		}
+		return incomplete
+	case responses.ResponseStatusCancelled:
+		return "cancelled"
+	}
+	return "stop"
 }
 
 func (r response) Fetch(ctx context.Context, client *openai.Client, opts []option.RequestOption) (Event, error, error) {
@@ -326,11 +363,7 @@ func wholeResponseChunk(res *responses.Response) (*openai.ChatCompletionChunk, e
 			})
 		}
 	}
-	reason := "stop"
-	if res.Status == responses.ResponseStatusIncomplete {
-		reason = res.IncompleteDetails.Reason
-	}
-	c.Choices = []openai.ChatCompletionChunkChoice{{Delta: d, FinishReason: reason}}
+	c.Choices = []openai.ChatCompletionChunkChoice{{Delta: d, FinishReason: finishOf(res.Status, res.IncompleteDetails.Reason)}}
 	// The usage field is the response's (valid when it has one), its
 	// counts those of the Responses API.
 	u := res.Usage
