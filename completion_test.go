@@ -99,3 +99,17 @@ func TestCompletionStreamingErrorEvent(t *testing.T) {
 		}
 	})
 }
+
+// Codestral's fill-in-the-middle endpoint answers a whole completions
+// request in the shape of a chat completion: its message's content is
+// the completion's text.
+func TestWholeCompletionChatShaped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		url, hc := serve(t, jsonAnswer(`{"id":"8c1f","object":"chat.completion","created":1,"model":"codestral-2508","choices":[{"index":0,"message":{"role":"assistant","content":"(a, b):\n    c = a + b"},"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":11,"total_tokens":20}}`))
+		res, err := tokenpace.NewClient(openaiClient(url, hc)).NewCompletion(context.Background(),
+			openai.CompletionNewParams{Model: "codestral-2508", Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String("def add")}, Suffix: openai.String("\n    return c")})
+		if err != nil || res.Choices[0].Text != "(a, b):\n    c = a + b" {
+			t.Errorf("NewCompletion() = %+v, %v; want the message's content as the text", res, err)
+		}
+	})
+}

@@ -91,6 +91,7 @@ func (r completion) Decode(data []byte) (Event, error) {
 	}
 	for i := range comp.Choices {
 		comp.Choices[i].FinishReason = finishReason(comp.Choices[i].FinishReason)
+		chatShapedText(&comp.Choices[i])
 	}
 	ev := completionEvent(comp)
 	if err := checkChoices(ev.Chunk, r.Choices()); err != nil {
@@ -106,6 +107,9 @@ func (r completion) Fetch(ctx context.Context, client *openai.Client, opts []opt
 	}
 	if se := wholeError(res.RawJSON(), len(res.Choices) == 0); se != nil {
 		return Event{}, serverError(se), nil
+	}
+	for i := range res.Choices {
+		chatShapedText(&res.Choices[i])
 	}
 	return completionEvent(res), nil, nil
 }

@@ -75,6 +75,32 @@ func setParts(raw string, content *string, extra *map[string]respjson.Field) {
 	}
 }
 
+// chatShapedText sets the text of a completions choice that has none
+// from the chat message or delta it holds instead: Mistral's and
+// Codestral's fill-in-the-middle endpoint (/v1/fim/completions), which
+// callers reach through the completions API, answers in the shape of a
+// chat completion, "message" or, streamed, "delta" with its content
+// (Mistral's OpenAPI FimCompletionResponse): openai-go reads no text.
+func chatShapedText(ch *openai.CompletionChoice) {
+	if ch.JSON.Text.Valid() {
+		return
+	}
+	for _, key := range [...]string{"delta", "message"} {
+		f, ok := ch.JSON.ExtraFields[key]
+		if !ok {
+			continue
+		}
+		var m struct{ Content json.RawMessage }
+		if json.Unmarshal([]byte(f.Raw()), &m) != nil {
+			continue
+		}
+		var extra map[string]respjson.Field
+		ch.Text = stringOf(m.Content)
+		setParts(string(m.Content), &ch.Text, &extra)
+		return
+	}
+}
+
 // stringOf returns the string raw holds, or "" when it holds none.
 func stringOf(raw json.RawMessage) string {
 	var s string
