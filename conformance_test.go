@@ -13,6 +13,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
+	"github.com/tidwall/gjson"
 
 	"github.com/tokenpace/tokenpace"
 )
@@ -98,6 +99,9 @@ type read struct {
 	text, reasoning string
 	acc             string // Accumulated(), or Text()
 	accFinish       string // Accumulated()'s finish reason, of a chat stream
+	accReasoning    string // Accumulated()'s reasoning, of a chat stream
+	images          int    // the images the chunks carried, of a chat stream
+	accImages       int    // and Accumulated()'s
 	toolCalls       []openai.ChatCompletionMessageToolCallUnion
 	accUsage        *openai.CompletionUsage                    // Accumulated().Usage, of a chat or completions stream
 	audio           openai.ChatCompletionAudio                 // Accumulated()'s, of a chat stream
@@ -116,6 +120,9 @@ func readChat(s *tokenpace.Stream[openai.ChatCompletionChunk]) read {
 				continue
 			}
 			text.WriteString(ch.Delta.Content)
+			if f, ok := ch.Delta.JSON.ExtraFields["images"]; ok {
+				r.images += len(gjson.Parse(f.Raw()).Array())
+			}
 			for _, k := range []string{"reasoning_content", "reasoning"} {
 				var v string
 				if f, ok := ch.Delta.JSON.ExtraFields[k]; ok && json.Unmarshal([]byte(f.Raw()), &v) == nil {
@@ -130,6 +137,12 @@ func readChat(s *tokenpace.Stream[openai.ChatCompletionChunk]) read {
 		m := acc.Choices[0].Message
 		r.acc, r.toolCalls, r.audio, r.param = m.Content, m.ToolCalls, m.Audio, m.ToAssistantMessageParam()
 		r.accFinish = acc.Choices[0].FinishReason
+		r.accImages = len(gjson.Parse(m.JSON.ExtraFields["images"].Raw()).Array())
+		for _, k := range []string{"reasoning_content", "reasoning"} {
+			if f, ok := m.JSON.ExtraFields[k]; ok && r.accReasoning == "" {
+				_ = json.Unmarshal([]byte(f.Raw()), &r.accReasoning)
+			}
+		}
 	}
 	r.accUsage = &s.Accumulated().Usage
 	return r
@@ -275,6 +288,12 @@ func checkConformance(t *testing.T, who string, fx conformance, got read) {
 	}
 	if got.reasoning != e.Reasoning {
 		t.Errorf("%s: reasoning %q, want %q", who, got.reasoning, e.Reasoning)
+	}
+	if got.param.Role != "" && got.accReasoning != e.Reasoning {
+		t.Errorf("%s: Accumulated()'s reasoning %q, want %q", who, got.accReasoning, e.Reasoning)
+	}
+	if got.accImages != got.images {
+		t.Errorf("%s: Accumulated() holds %d images, want the %d the chunks carried", who, got.accImages, got.images)
 	}
 	switch {
 	case e.Error == "" && got.err != nil:

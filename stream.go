@@ -203,7 +203,15 @@ func (s *Stream[E]) Timing() *Timing { return s.src.timing() }
 // ["text","audio"]) has its message's Audio as the server streamed it:
 // its id, the base64 data and the transcript of every piece, one after
 // the other, and its expiry; so the message's ToParam refers to the
-// audio in the next turn, as a whole response's does.
+// audio in the next turn, as a whole response's does. A message's
+// reasoning (reasoning_content or reasoning, as the server streamed it)
+// and generated images (OpenRouter's images) are in its
+// JSON.ExtraFields, as a whole response's are. Its tool calls are typed
+// ("function" when the server streamed no type; a custom tool's call
+// with its name and input), so that ToParam gives each back, and a
+// choice that made calls finished for "tool_calls" even when its server
+// said "stop" (Gemini's OpenAI endpoint; Timing.FinishReason keeps the
+// server's word).
 func (s *Stream[E]) Accumulated() *openai.ChatCompletionAccumulator { return s.acc.Completion() }
 
 // Text returns the text of the first choice of every event Next has

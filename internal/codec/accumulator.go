@@ -20,6 +20,7 @@ type Accumulator struct {
 	tools  ToolSlots
 	audio  audioChoices
 	custom customCalls
+	extras messageExtras
 }
 
 // Add adds ev's chunk, leaving the chunk itself as it is. It reports
@@ -49,6 +50,7 @@ func (a *Accumulator) Add(ev *Event) bool {
 	if ev.ToolCall {
 		a.custom.add(add)
 	}
+	a.extras.add(c)
 	if ev.HasUsage && ev.Usage.Trusted() {
 		a.Acc.Usage = lastUsage(c, ev.Usage)
 	}
@@ -56,7 +58,8 @@ func (a *Accumulator) Add(ev *Event) bool {
 }
 
 // Completion returns the accumulated completion, each message with the
-// audio its deltas streamed, if any, its tool calls typed ("function"
+// audio its deltas streamed, if any, its reasoning and images in its
+// JSON.ExtraFields (see messageExtras), its tool calls typed ("function"
 // when the server gave no type, "custom" with the name and input of a
 // custom tool's call: see functionTypes), and each choice that streamed
 // tool calls finished for "tool_calls" even when its server said "stop"
@@ -65,6 +68,7 @@ func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 	c := &a.Acc.ChatCompletion
 	a.audio.setOn(c)
 	a.custom.setOn(c)
+	a.extras.setOn(c)
 	functionTypes(c)
 	toolCallsFinish(c)
 	return &a.Acc
@@ -72,7 +76,7 @@ func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 
 // Reset starts the accumulation over, at a restarted output.
 func (a *Accumulator) Reset() {
-	a.Acc, a.tools, a.audio, a.custom = openai.ChatCompletionAccumulator{}, nil, nil, nil
+	a.Acc, a.tools, a.audio, a.custom, a.extras = openai.ChatCompletionAccumulator{}, nil, nil, nil, nil
 }
 
 // lastUsage is the usage of the accumulated completion once chunk c

@@ -77,11 +77,10 @@ type wholeBuilder interface {
 
 // chatWhole gathers a chat completion.
 type chatWhole struct {
-	acc       Accumulator
-	reasoning map[int64]*strings.Builder
-	n         int  // the choices asked for
-	all       bool // every one of them finished
-	finished  Finished
+	acc      Accumulator
+	n        int  // the choices asked for
+	all      bool // every one of them finished
+	finished Finished
 }
 
 func (r chat) whole() wholeBuilder { return &chatWhole{n: r.Choices()} }
@@ -94,19 +93,6 @@ func (w *chatWhole) add(ev *Event) error {
 		if Ends(&ch) && w.finished.Add(ch.Index, w.n) {
 			w.all = true
 		}
-		for _, k := range reasoningFields {
-			var s string
-			if f, ok := ch.Delta.JSON.ExtraFields[k]; !ok || json.Unmarshal([]byte(f.Raw()), &s) != nil || s == "" {
-				continue
-			}
-			if w.reasoning == nil {
-				w.reasoning = map[int64]*strings.Builder{}
-			}
-			if w.reasoning[ch.Index] == nil {
-				w.reasoning[ch.Index] = new(strings.Builder)
-			}
-			w.reasoning[ch.Index].WriteString(s)
-		}
 	}
 	return nil
 }
@@ -118,16 +104,16 @@ func (w *chatWhole) json() ([]byte, error) {
 	out := wholeChat{wholeHead: wholeHead{ID: cc.ID, Object: "chat.completion", Created: cc.Created, Model: cc.Model, Usage: usageJSON(cc.Usage)},
 		Choices: []wholeChatChoice{}}
 	for i, ch := range cc.Choices {
-		m := wholeMessage{Role: "assistant", Content: ch.Message.Content, Refusal: ch.Message.Refusal}
-		if r := w.reasoning[int64(i)]; r != nil {
-			m.ReasoningContent = r.String()
-		}
+		m := wholeMessage{Role: "assistant", Content: ch.Message.Content, Refusal: ch.Message.Refusal,
+			ReasoningContent: reasoningOf(&ch.Message), Images: json.RawMessage(ch.Message.JSON.ExtraFields[imagesField].Raw())}
 		if a := ch.Message.Audio; a.ID != "" || a.Data != "" || a.Transcript != "" {
 			m.Audio = &wholeAudio{ID: a.ID, Data: a.Data, Transcript: a.Transcript, ExpiresAt: a.ExpiresAt}
 		}
 		for _, tc := range ch.Message.ToolCalls {
-			t := wholeToolCall{ID: tc.ID, Type: "function"}
-			t.Function.Name, t.Function.Arguments = tc.Function.Name, tc.Function.Arguments
+			t := wholeToolCall{ID: tc.ID, Type: tc.Type, Function: &wholeFunc{tc.Function.Name, tc.Function.Arguments}}
+			if tc.Type == "custom" {
+				t.Function, t.Custom = nil, &wholeInput{tc.Custom.Name, tc.Custom.Input}
+			}
 			m.ToolCalls = append(m.ToolCalls, t)
 		}
 		out.Choices = append(out.Choices, wholeChatChoice{Index: int64(i), Message: m, FinishReason: ch.FinishReason})
@@ -248,6 +234,7 @@ type (
 		Content          string          `json:"content"`
 		Refusal          string          `json:"refusal,omitempty"`
 		ReasoningContent string          `json:"reasoning_content,omitempty"`
+		Images           json.RawMessage `json:"images,omitempty"`
 		ToolCalls        []wholeToolCall `json:"tool_calls,omitempty"`
 		Audio            *wholeAudio     `json:"audio,omitempty"`
 	}
@@ -258,12 +245,18 @@ type (
 		ExpiresAt  int64  `json:"expires_at"`
 	}
 	wholeToolCall struct {
-		ID       string `json:"id"`
-		Type     string `json:"type"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
+		ID       string      `json:"id"`
+		Type     string      `json:"type"`
+		Function *wholeFunc  `json:"function,omitempty"`
+		Custom   *wholeInput `json:"custom,omitempty"`
+	}
+	wholeFunc struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+	wholeInput struct {
+		Name  string `json:"name"`
+		Input string `json:"input"`
 	}
 	wholeCompletion struct {
 		wholeHead

@@ -1,0 +1,102 @@
+package codec
+
+import (
+	"encoding/json"
+	"maps"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/respjson"
+	"github.com/tidwall/gjson"
+)
+
+// messageExtras gathers, per choice index, what openai-go's accumulator
+// drops of a streamed message and a whole one holds: its reasoning, in
+// the field the server streamed it in (reasoningFields), and the images
+// an image model generated (imagesField). The zero value is ready to use.
+type messageExtras map[int64]*extraParts
+
+// extraParts is one choice's reasoning, per field, and images, each an
+// image_url part's JSON.
+type extraParts struct {
+	reasoning [len(reasoningFields)]strings.Builder
+	images    []string
+}
+
+// add gathers the reasoning and images of c's deltas.
+func (m *messageExtras) add(c *openai.ChatCompletionChunk) {
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		extra := ch.Delta.JSON.ExtraFields
+		if len(extra) == 0 {
+			continue
+		}
+		for k, name := range reasoningFields {
+			if f, ok := extra[name]; ok {
+				if s := stringOf(json.RawMessage(f.Raw())); s != "" {
+					m.of(ch.Index).reasoning[k].WriteString(s)
+				}
+			}
+		}
+		if f, ok := extra[imagesField]; ok {
+			gjson.Parse(f.Raw()).ForEach(func(_, image gjson.Result) bool {
+				if image.IsObject() {
+					p := m.of(ch.Index)
+					p.images = append(p.images, image.Raw)
+				}
+				return true
+			})
+		}
+	}
+}
+
+// of returns the parts of choice i, new ones the first time.
+func (m *messageExtras) of(i int64) *extraParts {
+	if *m == nil {
+		*m = messageExtras{}
+	}
+	p := (*m)[i]
+	if p == nil {
+		p = new(extraParts)
+		(*m)[i] = p
+	}
+	return p
+}
+
+// setOn sets, on each message of c whose choice streamed some, its
+// reasoning and images as fields of the message's JSON.ExtraFields, as a
+// whole response's message holds them.
+func (m messageExtras) setOn(c *openai.ChatCompletion) {
+	for i := range c.Choices {
+		p := m[c.Choices[i].Index]
+		if p == nil {
+			continue
+		}
+		msg := &c.Choices[i].Message
+		extra := maps.Clone(msg.JSON.ExtraFields)
+		if extra == nil {
+			extra = map[string]respjson.Field{}
+		}
+		for k, name := range reasoningFields {
+			if p.reasoning[k].Len() > 0 {
+				raw, _ := json.Marshal(p.reasoning[k].String())
+				extra[name] = respjson.NewField(string(raw))
+			}
+		}
+		if len(p.images) > 0 {
+			extra[imagesField] = respjson.NewField("[" + strings.Join(p.images, ",") + "]")
+		}
+		msg.JSON.ExtraFields = extra
+	}
+}
+
+// reasoningOf returns the reasoning of msg, in the first of
+// reasoningFields that holds some.
+func reasoningOf(msg *openai.ChatCompletionMessage) string {
+	for _, name := range reasoningFields {
+		if s := stringOf(json.RawMessage(msg.JSON.ExtraFields[name].Raw())); s != "" {
+			return s
+		}
+	}
+	return ""
+}
