@@ -656,14 +656,15 @@ func (a *attempt) cut(cause error) {
 	a.cancel(cause)
 }
 
-// content returns the content of the first choice of the chunks that wait
-// for the consumer, as far as a cut lets them through.
-func (a *attempt) content() string {
+// unread returns what add, appendContent or appendReasoning, takes of
+// the chunks that wait for the consumer, as far as a cut lets them
+// through.
+func (a *attempt) unread(add func(*strings.Builder, []arrived)) string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	p, _ := a.q.waiting()
 	var b strings.Builder
-	appendContent(&b, p)
+	add(&b, p)
 	return b.String()
 }
 
@@ -748,17 +749,6 @@ func (a *attempt) requestFailure(err error) error {
 func (a *attempt) readFailure(err error) error {
 	kind, detail, err := readKind(err)
 	return a.failure(kind, detail, err)
-}
-
-// reasoning returns the reasoning_content of the first choice of the
-// chunks that wait for the consumer, as content their content.
-func (a *attempt) reasoning() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	p, _ := a.q.waiting()
-	var b strings.Builder
-	appendReasoning(&b, p)
-	return b.String()
 }
 
 // appendReasoning appends the reasoning_content of the first choice of

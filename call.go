@@ -246,19 +246,19 @@ func (c *call) signal() {
 // so far, since its last restart: what the caller took and what waits for
 // it. c.mu is held.
 func (c *call) chainText() string {
-	return c.chain(&c.out.text, (*attempt).content)
+	return c.chain(&c.out.text, appendContent)
 }
 
 // chainReasoning returns the reasoning_content of the first choice the
 // chain has produced so far, as chainText its content. c.mu is held.
 func (c *call) chainReasoning() string {
-	return c.chain(&c.out.reasoning, (*attempt).reasoning)
+	return c.chain(&c.out.reasoning, appendReasoning)
 }
 
 // chain returns taken, what the caller took of the chain since its last
-// restart, followed by what waits for it of each try, as of reads. c.mu
-// is held.
-func (c *call) chain(taken *strings.Builder, of func(*attempt) string) string {
+// restart, followed by what add takes of the chunks of each try that wait
+// for it. c.mu is held.
+func (c *call) chain(taken *strings.Builder, add func(*strings.Builder, []arrived)) string {
 	var b strings.Builder
 	from := c.out.kept
 	if c.out.at >= c.out.kept {
@@ -266,7 +266,7 @@ func (c *call) chain(taken *strings.Builder, of func(*attempt) string) string {
 		b.WriteString(taken.String())
 	}
 	for _, tr := range c.out.tries[from:] {
-		b.WriteString(of(tr.a))
+		b.WriteString(tr.a.unread(add))
 	}
 	return b.String()
 }

@@ -255,7 +255,7 @@ func (c *call) validate(tr *try) {
 	}
 	text := c.chainText()
 	if c.set.buffered {
-		text = tr.a.content()
+		text = tr.a.unread(appendContent)
 	}
 	var err error
 	what := "Validator"
