@@ -93,6 +93,13 @@ func FuzzStream(f *testing.F) {
 		"data: {\"type\":\"response.custom_tool_call_input.delta\",\"item_id\":\"c\",\"delta\":\"ls\"}\n\n"+
 		"data: {\"type\":\"response.image_generation_call.partial_image\",\"item_id\":\"i\",\"partial_image_b64\":\"AA\"}\n\n"+
 		"data: {\"type\":\"response.output_item.done\",\"item\":{\"type\":\"computer_call\",\"id\":\"u\"}}\n\n", 17)
+	// Line endings the format allows, a named error event, finish
+	// reasons by which a server stops, custom and untyped tool calls,
+	// the status of a final Responses event, a bare error frame.
+	f.Add("\xef\xbb\xbfdata: {\"choices\":[{\"index\":3,\"delta\":{\"content\":\"a\",\"reasoning\":\"r\"}}]}\r\rdata: [DONE]\r\n\r", 3)
+	f.Add("event: error\ndata: {\"code\":422,\"details\":\"no\"}\n\nevent:error\rdata: text\r\r", 5)
+	f.Add("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"type\":\"custom\",\"custom\":{\"name\":\"x\",\"input\":\"p\"}},{\"index\":1,\"id\":\"d\",\"function\":{\"name\":\"f\"}}]},\"finish_reason\":\"abort\"}]}\n\ndata: [DONE]\n\n", 7)
+	f.Add("data: {\"type\":\"response.done\",\"response\":{\"status\":\"cancelled\"}}\n\ndata: {\"error\":{\"message\":\"m\"}}\n\n", 9)
 	f.Fuzz(func(t *testing.T, body string, step int) {
 		if step <= 0 || step > 1<<16 {
 			step = 1 << 16
