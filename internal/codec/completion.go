@@ -89,6 +89,9 @@ func (r completion) Decode(data []byte) (Event, error) {
 	if s := rawError(data, comp.JSON.ExtraFields["error"].Raw(), comp.JSON.Object.Raw()); s != nil {
 		return Event{}, serverError(s)
 	}
+	if s := codeError(comp.JSON.ExtraFields, len(comp.Choices)); s != nil {
+		return Event{}, serverError(s)
+	}
 	for i := range comp.Choices {
 		comp.Choices[i].FinishReason = finishReason(comp.Choices[i].FinishReason)
 		chatShapedText(&comp.Choices[i])

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/tidwall/gjson"
 
 	"github.com/tokenpace/tokenpace/internal/sse"
@@ -119,6 +120,26 @@ func NamedError(data []byte, err error) error {
 		e.Message = raw
 	}
 	return serverError(e)
+}
+
+// codeError returns the error of an event without choices whose extra
+// fields hold a non-zero "error_code", and its message in "text":
+// FastChat's OpenAI API server sends a worker's failure so, mid-stream,
+// and then [DONE] (lm-sys/FastChat fastchat/serve/openai_api_server.py);
+// nil for any other event.
+func codeError(extra map[string]respjson.Field, choices int) *ServerError {
+	if choices > 0 {
+		return nil
+	}
+	f, ok := extra["error_code"]
+	if !ok {
+		return nil
+	}
+	code := gjson.Parse(f.Raw())
+	if code.Type != gjson.Number || code.Int() == 0 {
+		return nil
+	}
+	return &ServerError{Code: code.Raw, Message: stringOf(json.RawMessage(extra["text"].Raw()))}
 }
 
 // rawError returns the error an event of a chat or completions stream

@@ -13,6 +13,9 @@ import "github.com/openai/openai-go/v3"
 //     streamed choices, OpenRouter after an upstream failure;
 //   - "insufficient_system_resource": DeepSeek, "interrupted due to
 //     insufficient resource" (api-docs.deepseek.com);
+//   - "network_error" (also spelled "network-error" by relays): Zhipu's
+//     GLM API after a failure mid-answer (docs.z.ai chat-completion;
+//     BerriAI/litellm#22673);
 //   - "cancelled": a Responses answer whose status is cancelled, as vLLM
 //     sends it in response.completed when its engine aborted the
 //     request (see finishOf).
@@ -23,7 +26,7 @@ import "github.com/openai/openai-go/v3"
 // server stopped the answer by a failure of its own.
 func FailedFinish(reason string) bool {
 	switch reason {
-	case "abort", "error", "insufficient_system_resource", "cancelled":
+	case "abort", "error", "insufficient_system_resource", "network_error", "network-error", "cancelled":
 		return true
 	}
 	return false

@@ -36,7 +36,10 @@ import (
 // call. A delta that names a function under an id other than its call's
 // starts a new call, after the last; later deltas of its index go there
 // too, and a delta with an id a call already has goes to that call
-// (SGLang repeats each call's id on its every delta). A delta whose id
+// (SGLang repeats each call's id on its every delta), unless it names a
+// function at an index never seen: LocalAI 2 and 3 give every call of a
+// turn the request's id (sigoden/aichat#580), so that only their indexes
+// tell parallel calls apart. A delta whose id
 // changes without a name stays in its call (Poolside changes the id
 // after the first delta: poolsideai/pool#9), and a name equal to its
 // call's is not appended again (a name that truly arrives in fragments,
@@ -111,7 +114,7 @@ func (ct *choiceTools) place(d openai.ChatCompletionChunkChoiceDeltaToolCall) (o
 	k, seen := ct.slot[in]
 	byID, known := ct.byID[d.ID]
 	switch {
-	case known && d.ID != "":
+	case known && d.ID != "" && (seen || d.Function.Name == ""):
 		d.Index = byID
 	case !seen && d.ID == "" && d.Function.Name == "" && len(ct.calls) > 0:
 		// An index never opened carries on the last call; it is not
