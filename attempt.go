@@ -190,6 +190,9 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 	a.x.closing, a.x.extras = spec.cfg.closing, spec.cfg.extras
 	a.x.declined, a.x.usageAdded = spec.cfg.refused, codec.AddedUsage(spec.req)
 	a.x.prefix = spec.cont
+	// A continuation of a turn with reasoning notes its content even if
+	// it reasons none itself: the turn's content names its reasoning.
+	a.x.turn = spec.cont != nil && spec.cont.Reasoning != ""
 	// The attempt's context takes the caller's values and cancellation but
 	// is not registered with the caller's context: a clean end then
 	// neither leaks it into a long-lived parent nor cancels the request,

@@ -123,7 +123,8 @@ func TestReasoningContentGivenBack(t *testing.T) {
 // request whose assistant message, with or without tool calls, lacks the
 // reasoning of its turn (or, for a continued turn, does not start with
 // it) is refused with 400. A stream of the model
-// "deepseek-v4-flaky" breaks after its reasoning and "Hel".
+// "deepseek-v4-flaky" breaks after its reasoning and "Hel"; the model
+// "deepseek-v4-plain" answers without reasoning.
 func deepseekV4Server(t *testing.T) *httptest.Server {
 	const reasoning = "A greeting: answer in kind."
 	return emulator(t, func(w http.ResponseWriter, r *http.Request, turn agentTurn) {
@@ -143,8 +144,11 @@ func deepseekV4Server(t *testing.T) *httptest.Server {
 		w.Header().Set("Content-Type", "text/event-stream")
 		deltas := []string{fmt.Sprintf(`"role":"assistant","content":null,"reasoning_content":%q`, reasoning[:11]),
 			fmt.Sprintf(`"content":null,"reasoning_content":%q`, reasoning[11:]), `"content":"Hello"`, `"content":"!"`}
-		if turn.Model == "deepseek-v4-flaky" {
+		switch turn.Model {
+		case "deepseek-v4-flaky":
 			deltas[2], deltas = `"content":"Hel"`, deltas[:3]
+		case "deepseek-v4-plain": // answers without reasoning
+			deltas = deltas[2:]
 		}
 		for _, delta := range deltas {
 			fmt.Fprintf(w, "data: {\"id\":\"ds-2\",\"object\":\"chat.completion.chunk\",\"created\":1775000000,\"model\":\"deepseek-v4-flash\",\"choices\":[{\"index\":0,\"delta\":{%s},\"finish_reason\":null}]}\n\n", delta)
@@ -195,10 +199,18 @@ func TestReasoningContentOfEveryTurn(t *testing.T) {
 // message, the output so far, carries the reasoning of its turn back, or
 // the server refuses it.
 func TestReasoningContentOfAContinuation(t *testing.T) {
+	for _, next := range []string{"deepseek-v4-flash", "deepseek-v4-plain"} {
+		t.Run(next, func(t *testing.T) { continuedOnDeepSeek(t, next) })
+	}
+}
+
+// continuedOnDeepSeek continues on the model next an answer that broke on
+// DeepSeek V4, and then asks the next turn.
+func continuedOnDeepSeek(t *testing.T, next string) {
 	ts := deepseekV4Server(t)
 	c := tokenpace.NewClient(openaiClient(ts.URL, ts.Client()))
 	r, err := tokenpace.NewRouter(c, tokenpace.Policy{Continue: true},
-		tokenpace.Route{Name: "flaky", Model: "deepseek-v4-flaky"}, tokenpace.Route{Name: "steady", Model: "deepseek-v4-flash"})
+		tokenpace.Route{Name: "flaky", Model: "deepseek-v4-flaky"}, tokenpace.Route{Name: "steady", Model: next})
 	if err != nil {
 		t.Fatal(err)
 	}
