@@ -1,5 +1,7 @@
 package simulate
 
+import "fmt"
+
 // ErrorBand is how far the latency model's predictions for a class of
 // deployments fell from published measurements it was not fitted on: the
 // absolute relative error of each measurement under parameters refitted
@@ -51,12 +53,34 @@ const minBandRows = 4
 // how far the class is from the model.
 const minBandSources = 2
 
+// archRows is the number of single measurements in the fit on a device of
+// each Arch (index: Arch). An architecture with none gets its efficiency
+// from its prior alone.
+var archRows = [6]int{25, 56, 25, 0, 15, 6}
+
+// unseenArchBands are the error bands of a deployment on an architecture
+// none of the fitted measurements is on (index: figure kind): the error
+// of each measurement under parameters refitted without every measurement
+// of its device's architecture (leave-one-architecture-out
+// cross-validation), so that its class efficiencies come from the priors
+// as an unmeasured architecture's do.
+var unseenArchBands = [2]ErrorBand{{"first token", 55, 10, 0.142, 0.425}, {"decode", 72, 15, 0.091, 0.298}}
+
 // ErrorBands returns the cross-validated error bands of d's class for the
 // first token (TTFT) and for decode (TPOT, TPS, E2E). A class with fewer
 // than a few published measurements of a figure, or all from one source,
-// reports the band of all classes for it.
+// reports the band of all classes for it. On an architecture with no
+// published measurement in the fit (Arch; AMD Instinct today) the bands
+// are those of an architecture left out, and say so.
 func ErrorBands(d Deployment) (firstToken, decode ErrorBand) {
-	rc := runtimeClass(d.withIdentity().Runtime)
+	d = d.withIdentity()
+	if arch := min(max(int(d.GPU.Arch), 0), len(archRows)-1); archRows[arch] == 0 {
+		first, dec := unseenArchBands[bandFirstToken], unseenArchBands[bandDecode]
+		first.Class = unmeasured(first.Class, d.GPU.Arch)
+		dec.Class = unmeasured(dec.Class, d.GPU.Arch)
+		return first, dec
+	}
+	rc := runtimeClass(d.Runtime)
 	return bandOf(&errorBands, rc, bandFirstToken), bandOf(&errorBands, rc, bandDecode)
 }
 
@@ -67,4 +91,11 @@ func bandOf(bands *[4][2]ErrorBand, rc, kind int) ErrorBand {
 		return b
 	}
 	return bands[3][kind]
+}
+
+// unmeasured names the band of figure on an architecture no fitted
+// measurement is on, e.g. "decode, no cdna device measured: architectures
+// left out in turn".
+func unmeasured(figure string, a Arch) string {
+	return fmt.Sprintf("%s, no %s device measured: architectures left out in turn", figure, a)
 }

@@ -23,3 +23,22 @@ func TestBandOfFallsBackToAllClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorBandsOfAnUnmeasuredArchitecture checks that a deployment on an
+// architecture no fitted measurement is on (the MI300X's CDNA) gets the
+// leave-one-architecture-out bands and is told so, and that one on a
+// measured architecture gets its runtime class's.
+func TestErrorBandsOfAnUnmeasuredArchitecture(t *testing.T) {
+	mi300x, _ := LookupGPU("mi300x")
+	a100, _ := LookupGPU("a100-80gb")
+	first, decode := ErrorBands(Deployment{GPU: mi300x})
+	if first.Median != unseenArchBands[bandFirstToken].Median || decode.P90 != unseenArchBands[bandDecode].P90 {
+		t.Errorf("mi300x bands = %+v, %+v; want the leave-one-architecture-out bands %+v", first, decode, unseenArchBands)
+	}
+	if want := "decode, no cdna device measured: architectures left out in turn"; decode.Class != want {
+		t.Errorf("mi300x decode band class = %q, want %q", decode.Class, want)
+	}
+	if _, decode := ErrorBands(Deployment{GPU: a100}); decode != errorBands[0][bandDecode] {
+		t.Errorf("a100 decode band = %+v, want the vllm class's %+v", decode, errorBands[0][bandDecode])
+	}
+}

@@ -360,6 +360,8 @@ func TestFidelity(t *testing.T) {
 	full, minimal := flagsPath(t, samples, true), flagsPath(t, samples, false)
 	dev := crossValidate(t, rows, samples, device, samples, full, minimal)
 	byDevice, flagsCV, minimalCV := dev[0], dev[1], dev[2]
+	arch := func(r fidelityRow) string { g, _ := LookupGPU(r.GPU); return g.Arch.String() }
+	byArch := crossValidate(t, rows, samples, arch, samples)[0]
 
 	var table strings.Builder
 	fmt.Fprintf(&table, "\n%-92s %-13s %10s %9s %9s %9s %9s %9s\n", "measurement", "metric", "measured", "in-sample", "LOSO-CV", "LODO-CV", "LOEO-CV", "flags-min")
@@ -404,7 +406,7 @@ func TestFidelity(t *testing.T) {
 		name string
 		errs []float64
 	}{
-		{"leave-one-source-out", cv}, {"leave-one-device-out", byDevice}, {"leave-one-engine-out", byEngine},
+		{"leave-one-source-out", cv}, {"leave-one-device-out", byDevice}, {"leave-one-architecture-out", byArch}, {"leave-one-engine-out", byEngine},
 		{"leave-one-device-out, GPU from every datasheet flag", flagsCV},
 		{"leave-one-device-out, GPU from bandwidth, tflops, fp8, memory and memory class flags", minimalCV},
 		{"in-sample", in},
@@ -417,6 +419,7 @@ func TestFidelity(t *testing.T) {
 	}
 	t.Log(table.String())
 	checkErrorBands(t, rows, samples, cv)
+	checkUnseenArchBands(t, rows, samples, byArch)
 	if s := summarize(curves(cv)); s.median > loadCurveMedianAim {
 		t.Errorf("load-curve points, leave-one-source-out: %v, want median at most %.0f%%", s, 100*loadCurveMedianAim)
 	}
@@ -455,6 +458,41 @@ const (
 	heldFirstTokenMedianAim = 0.16
 	heldDecodeMedianAim     = 0.13
 )
+
+// checkUnseenArchBands recomputes errorband.go's count of fitted rows per
+// architecture and the bands of an unmeasured architecture from the
+// leave-one-architecture-out errors, and fails when they differ.
+func checkUnseenArchBands(t *testing.T, rows []fidelityRow, samples []classSample, byArch []float64) {
+	t.Helper()
+	var count [len(archRows)]int
+	var errs [2][]float64
+	var sources [2][]string
+	for i, s := range samples {
+		if rows[i].Curve != "" {
+			continue
+		}
+		count[s.d.GPU.Arch]++
+		kind := bandKind(s.obs.Metric)
+		errs[kind] = append(errs[kind], byArch[i])
+		if !slices.Contains(sources[kind], rows[i].group()) {
+			sources[kind] = append(sources[kind], rows[i].group())
+		}
+	}
+	if count != archRows {
+		t.Errorf("errorband.go's archRows is stale: the fitted rows per architecture are %#v", count)
+	}
+	var got [2]ErrorBand
+	stale := false
+	for kind := range got {
+		s := summarize(errs[kind])
+		got[kind] = ErrorBand{unseenArchBands[kind].Class, len(errs[kind]), len(sources[kind]), math.Round(1000*s.median) / 1000, math.Round(1000*s.p90) / 1000}
+		w := unseenArchBands[kind]
+		stale = stale || got[kind].Rows != w.Rows || got[kind].Sources != w.Sources || math.Abs(got[kind].Median-w.Median) > 0.005 || math.Abs(got[kind].P90-w.P90) > 0.005
+	}
+	if stale {
+		t.Errorf("errorband.go's unseenArchBands is stale; leave-one-architecture-out gives %#v", got)
+	}
+}
 
 // checkErrorBands recomputes the per-class error bands from the
 // cross-validated errors and fails when errorband.go's differ.
