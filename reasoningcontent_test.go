@@ -204,6 +204,38 @@ func TestReasoningContentOfAContinuation(t *testing.T) {
 	}
 }
 
+// TestReasoningContentOfTwoContinuations: an answer that breaks twice on
+// DeepSeek V4's thinking mode is continued twice; each continuation's
+// assistant message starts with the reasoning of its turn, and the next
+// turn, which gives the whole answer back, is accepted.
+func TestReasoningContentOfTwoContinuations(t *testing.T) {
+	ts := deepseekV4Server(t)
+	c := tokenpace.NewClient(openaiClient(ts.URL, ts.Client()))
+	r, err := tokenpace.NewRouter(c, tokenpace.Policy{Continue: true},
+		tokenpace.Route{Name: "flaky", Model: "deepseek-v4-flaky"}, tokenpace.Route{Name: "flaky again", Model: "deepseek-v4-flaky"},
+		tokenpace.Route{Name: "steady", Model: "deepseek-v4-flash"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := openai.ChatCompletionNewParams{Model: "deepseek-v4-flash", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Hi")}}
+	s := r.NewStreaming(context.Background(), p)
+	drain(t, s, 0)
+	tm := s.Timing()
+	want := []tokenpace.Outcome{tokenpace.OutcomeFailed, tokenpace.OutcomeFailed, tokenpace.OutcomeWon}
+	if s.Err() != nil || s.Text() != "HelHelHello!" || !slices.Equal(outcomes(tm), want) {
+		t.Fatalf("Text() = %q, Err() = %v, attempts %v; want \"HelHelHello!\" continued twice", s.Text(), s.Err(), outcomes(tm))
+	}
+	if got := statuses(tm); !slices.Equal(got, []int{200, 200, 200}) {
+		t.Errorf("HTTP statuses %v, want [200 200 200]: each continuation answered at once", got)
+	}
+	p.Messages = append(p.Messages, s.Accumulated().Choices[0].Message.ToParam(), openai.UserMessage("And you?"))
+	s2 := c.NewStreaming(context.Background(), p)
+	drain(t, s2, 0)
+	if s2.Err() != nil || s2.Text() != "Hello!" {
+		t.Errorf("next turn: %q, Err() = %v; want \"Hello!\"", s2.Text(), s2.Err())
+	}
+}
+
 // continuedOnDeepSeek continues on the model next an answer that broke on
 // DeepSeek V4, and then asks the next turn.
 func continuedOnDeepSeek(t *testing.T, next string) {
