@@ -197,23 +197,28 @@ func TestReasoningContentOfEveryTurn(t *testing.T) {
 // TestReasoningContentOfAContinuation: a Router continues an answer that
 // broke on DeepSeek V4's thinking mode; the continuation's assistant
 // message, the output so far, carries the reasoning of its turn back, or
-// the server refuses it.
+// the server refuses it. An answer that breaks twice is continued twice,
+// each continuation's message starting with its turn's reasoning.
 func TestReasoningContentOfAContinuation(t *testing.T) {
 	for _, next := range []string{"deepseek-v4-flash", "deepseek-v4-plain"} {
-		t.Run(next, func(t *testing.T) { continuedOnDeepSeek(t, next) })
+		t.Run(next, func(t *testing.T) { continuedOnDeepSeek(t, "HelHello!", "deepseek-v4-flaky", next) })
 	}
+	t.Run("twice", func(t *testing.T) {
+		continuedOnDeepSeek(t, "HelHelHello!", "deepseek-v4-flaky", "deepseek-v4-flaky", "deepseek-v4-flash")
+	})
 }
 
-// TestReasoningContentOfTwoContinuations: an answer that breaks twice on
-// DeepSeek V4's thinking mode is continued twice; each continuation's
-// assistant message starts with the reasoning of its turn, and the next
-// turn, which gives the whole answer back, is accepted.
-func TestReasoningContentOfTwoContinuations(t *testing.T) {
+// continuedOnDeepSeek sends an answer through a Router over routes of the
+// models given, the first ones breaking on DeepSeek V4 and continued on
+// the next, wants text in all, and then asks the next turn.
+func continuedOnDeepSeek(t *testing.T, text string, models ...string) {
 	ts := deepseekV4Server(t)
 	c := tokenpace.NewClient(openaiClient(ts.URL, ts.Client()))
-	r, err := tokenpace.NewRouter(c, tokenpace.Policy{Continue: true},
-		tokenpace.Route{Name: "flaky", Model: "deepseek-v4-flaky"}, tokenpace.Route{Name: "flaky again", Model: "deepseek-v4-flaky"},
-		tokenpace.Route{Name: "steady", Model: "deepseek-v4-flash"})
+	routes := make([]tokenpace.Route, len(models))
+	for i, m := range models {
+		routes[i] = tokenpace.Route{Name: fmt.Sprintf("%d %s", i, m), Model: m}
+	}
+	r, err := tokenpace.NewRouter(c, tokenpace.Policy{Continue: true}, routes...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,40 +226,16 @@ func TestReasoningContentOfTwoContinuations(t *testing.T) {
 	s := r.NewStreaming(context.Background(), p)
 	drain(t, s, 0)
 	tm := s.Timing()
-	want := []tokenpace.Outcome{tokenpace.OutcomeFailed, tokenpace.OutcomeFailed, tokenpace.OutcomeWon}
-	if s.Err() != nil || s.Text() != "HelHelHello!" || !slices.Equal(outcomes(tm), want) {
-		t.Fatalf("Text() = %q, Err() = %v, attempts %v; want \"HelHelHello!\" continued twice", s.Text(), s.Err(), outcomes(tm))
+	want, ok := make([]tokenpace.Outcome, len(models)), make([]int, len(models))
+	for i := range want {
+		want[i], ok[i] = tokenpace.OutcomeFailed, 200
 	}
-	if got := statuses(tm); !slices.Equal(got, []int{200, 200, 200}) {
-		t.Errorf("HTTP statuses %v, want [200 200 200]: each continuation answered at once", got)
+	want[len(want)-1] = tokenpace.OutcomeWon
+	if s.Err() != nil || s.Text() != text || !slices.Equal(outcomes(tm), want) {
+		t.Errorf("Text() = %q, Err() = %v, attempts %v; want %q, attempts %v", s.Text(), s.Err(), outcomes(tm), text, want)
 	}
-	p.Messages = append(p.Messages, s.Accumulated().Choices[0].Message.ToParam(), openai.UserMessage("And you?"))
-	s2 := c.NewStreaming(context.Background(), p)
-	drain(t, s2, 0)
-	if s2.Err() != nil || s2.Text() != "Hello!" {
-		t.Errorf("next turn: %q, Err() = %v; want \"Hello!\"", s2.Text(), s2.Err())
-	}
-}
-
-// continuedOnDeepSeek continues on the model next an answer that broke on
-// DeepSeek V4, and then asks the next turn.
-func continuedOnDeepSeek(t *testing.T, next string) {
-	ts := deepseekV4Server(t)
-	c := tokenpace.NewClient(openaiClient(ts.URL, ts.Client()))
-	r, err := tokenpace.NewRouter(c, tokenpace.Policy{Continue: true},
-		tokenpace.Route{Name: "flaky", Model: "deepseek-v4-flaky"}, tokenpace.Route{Name: "steady", Model: next})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := openai.ChatCompletionNewParams{Model: "deepseek-v4-flash", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Hi")}}
-	s := r.NewStreaming(context.Background(), p)
-	drain(t, s, 0)
-	tm := s.Timing()
-	if s.Err() != nil || s.Text() != "HelHello!" || !slices.Equal(outcomes(tm), []tokenpace.Outcome{tokenpace.OutcomeFailed, tokenpace.OutcomeWon}) {
-		t.Errorf("Text() = %q, Err() = %v, attempts %v; want \"HelHello!\" continued on the second route", s.Text(), s.Err(), outcomes(tm))
-	}
-	if got := statuses(tm); !slices.Equal(got, []int{200, 200}) {
-		t.Errorf("HTTP statuses %v, want [200 200]: the continuation answered at once", got)
+	if got := statuses(tm); !slices.Equal(got, ok) {
+		t.Errorf("HTTP statuses %v, want %v: every continuation answered at once", got, ok)
 	}
 	// The next turn gives the continued answer back, with the reasoning
 	// of its whole turn.
