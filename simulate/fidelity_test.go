@@ -467,18 +467,13 @@ const (
 func checkUnseenArchBands(t *testing.T, rows []fidelityRow, samples []classSample, byArch []float64) {
 	t.Helper()
 	var count [len(archRows)]int
-	var errs [2][]float64
-	var sources [2][]string
+	var tallies [2]bandTally
 	for i, s := range samples {
 		if rows[i].Curve != "" {
 			continue
 		}
 		count[s.d.GPU.Arch]++
-		kind := bandKind(s.obs.Metric)
-		errs[kind] = append(errs[kind], byArch[i])
-		if !slices.Contains(sources[kind], rows[i].group()) {
-			sources[kind] = append(sources[kind], rows[i].group())
-		}
+		tallies[bandKind(s.obs.Metric)].add(byArch[i], rows[i].group())
 	}
 	if count != archRows {
 		t.Errorf("errorband.go's archRows is stale: the fitted rows per architecture are %#v", count)
@@ -486,10 +481,8 @@ func checkUnseenArchBands(t *testing.T, rows []fidelityRow, samples []classSampl
 	var got [2]ErrorBand
 	stale := false
 	for kind := range got {
-		s := summarize(errs[kind])
-		got[kind] = ErrorBand{unseenArchBands[kind].Class, len(errs[kind]), len(sources[kind]), math.Round(1000*s.median) / 1000, math.Round(1000*s.p90) / 1000}
-		w := unseenArchBands[kind]
-		stale = stale || got[kind].Rows != w.Rows || got[kind].Sources != w.Sources || math.Abs(got[kind].Median-w.Median) > 0.005 || math.Abs(got[kind].P90-w.P90) > 0.005
+		got[kind] = tallies[kind].band(unseenArchBands[kind].Class)
+		stale = stale || bandDiffers(got[kind], unseenArchBands[kind])
 	}
 	if stale {
 		t.Errorf("errorband.go's unseenArchBands is stale; leave-one-architecture-out gives %#v", got)
@@ -500,34 +493,23 @@ func checkUnseenArchBands(t *testing.T, rows []fidelityRow, samples []classSampl
 // cross-validated errors and fails when errorband.go's differ.
 func checkErrorBands(t *testing.T, rows []fidelityRow, samples []classSample, cv []float64) {
 	t.Helper()
-	var errs [4][2][]float64
-	var sources [4][2][]string
+	var tallies [4][2]bandTally
 	for i, s := range samples {
 		if rows[i].Curve != "" {
 			continue
 		}
 		rc, kind := runtimeClass(s.d.withIdentity().Runtime), bandKind(s.obs.Metric)
 		for _, c := range []int{rc, 3} {
-			errs[c][kind] = append(errs[c][kind], cv[i])
-			if !slices.Contains(sources[c][kind], rows[i].group()) {
-				sources[c][kind] = append(sources[c][kind], rows[i].group())
-			}
+			tallies[c][kind].add(cv[i], rows[i].group())
 		}
 	}
 	var lit strings.Builder
 	stale := false
-	for rc := range errs {
+	for rc := range tallies {
 		lit.WriteString("\t{")
-		for kind := range errs[rc] {
-			want := errorBands[rc][kind]
-			got := ErrorBand{Class: want.Class, Rows: len(errs[rc][kind]), Sources: len(sources[rc][kind])}
-			if got.Rows > 0 {
-				s := summarize(errs[rc][kind])
-				got.Median, got.P90 = math.Round(1000*s.median)/1000, math.Round(1000*s.p90)/1000
-			}
-			if got.Rows != want.Rows || got.Sources != want.Sources || math.Abs(got.Median-want.Median) > 0.005 || math.Abs(got.P90-want.P90) > 0.005 {
-				stale = true
-			}
+		for kind := range tallies[rc] {
+			got := tallies[rc][kind].band(errorBands[rc][kind].Class)
+			stale = stale || bandDiffers(got, errorBands[rc][kind])
 			if kind > 0 {
 				lit.WriteString(", ")
 			}
@@ -538,4 +520,35 @@ func checkErrorBands(t *testing.T, rows []fidelityRow, samples []classSample, cv
 	if stale {
 		t.Errorf("errorband.go is stale; the cross-validated bands are:\n%s", lit.String())
 	}
+}
+
+// bandTally gathers the cross-validated errors of a band's rows and the
+// sources they come from.
+type bandTally struct {
+	errs    []float64
+	sources []string
+}
+
+func (b *bandTally) add(err float64, source string) {
+	b.errs = append(b.errs, err)
+	if !slices.Contains(b.sources, source) {
+		b.sources = append(b.sources, source)
+	}
+}
+
+// band is the tally's error band of class, rounded as errorband.go holds
+// it.
+func (b bandTally) band(class string) ErrorBand {
+	got := ErrorBand{Class: class, Rows: len(b.errs), Sources: len(b.sources)}
+	if got.Rows > 0 {
+		s := summarize(b.errs)
+		got.Median, got.P90 = math.Round(1000*s.median)/1000, math.Round(1000*s.p90)/1000
+	}
+	return got
+}
+
+// bandDiffers reports whether band got, recomputed, is not the band want
+// that errorband.go holds.
+func bandDiffers(got, want ErrorBand) bool {
+	return got.Rows != want.Rows || got.Sources != want.Sources || math.Abs(got.Median-want.Median) > 0.005 || math.Abs(got.P90-want.P90) > 0.005
 }
