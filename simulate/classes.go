@@ -15,6 +15,15 @@ type classParams struct {
 	// device-to-device copy reaches in vendor bandwidth tests), unified
 	// 0.80, CPU DRAM 0.60 (STREAM triad on desktop parts).
 	Bandwidth [4]float64
+	// CDNABandwidth is the share of Bandwidth that serving engines reach
+	// on AMD Instinct (CDNA) beside an NVIDIA device of the same memory
+	// class. It measures their software more than the memory: the MI300X's
+	// HBM streams at 79-82 % of its datasheet in microbenchmarks, but the
+	// decode steps of vLLM 0.6.6 on ROCm 6.3 (8 × MI300X, TP8) and of
+	// llama.cpp's HIP build take about twice what that rate predicts, and
+	// later vLLM builds on ROCm are faster again. Prior 1 (no difference
+	// assumed).
+	CDNABandwidth float64
 	// Tensor is the achievable share of the dense tensor rate in prefill
 	// matrix multiplications by Arch. Priors: Hopper 0.45, Ampere 0.65, Ada
 	// 0.55, CDNA 0.40, Apple 0.60, CPU 0.50 (cuBLAS/rocBLAS/MPS large-GEMM
@@ -56,6 +65,14 @@ type classParams struct {
 	// same ALUs that multiply. Prior 0.125: 4 FLOPs per weight per 32-row
 	// tile.
 	MetalTileDequant float64
+	// LlamaCppCDNATensor is the share of Tensor that llama.cpp's prompt
+	// matrix multiplications reach on AMD Instinct (CDNA3): there it never
+	// hands a large batch to the vendor GEMM but runs its own quantized
+	// kernels (MMQ), since rocBLAS performs poorly on CDNA3 as of ROCm 7.0
+	// (ggml-cuda's ggml_cuda_should_use_mmq says so and returns true for
+	// every CDNA3 batch). Prior 1 (no difference assumed); one source
+	// measures it.
+	LlamaCppCDNATensor float64
 	// Dequant is the vector FLOPs per weight a weight-only format costs to
 	// unpack (shift, mask, convert, scale). Prior 4.
 	Dequant float64
@@ -118,6 +135,7 @@ type classParams struct {
 // priorParams are the priors the fit starts from and pulls toward.
 var priorParams = classParams{
 	Bandwidth:           [4]float64{0.80, 0.85, 0.80, 0.60},
+	CDNABandwidth:       1,
 	Tensor:              [6]float64{0.45, 0.65, 0.55, 0.40, 0.60, 0.50},
 	FP8:                 0.8,
 	Attention:           0.6,
@@ -126,6 +144,7 @@ var priorParams = classParams{
 	WeightOnlyTensor:    [3]float64{0.6, 1, 1},
 	TileDequant:         0.25,
 	MetalTileDequant:    0.125,
+	LlamaCppCDNATensor:  1,
 	Fixed:               [3]float64{0.5e-3, 1e-3, 2e-3},
 	PerLayer:            [3]float64{5e-6, 30e-6, 100e-6},
 	Ridge:               3,
@@ -140,22 +159,24 @@ var priorParams = classParams{
 // rows marked holdout are never fitted) from priorParams (go test -run TestFidelity
 // -fit-classes -v), rounded.
 var defaultParams = classParams{
-	Bandwidth:           [4]float64{0.806, 0.987, 0.806, 0.628},
-	Tensor:              [6]float64{0.603, 0.714, 0.656, 0.40, 0.613, 0.738},
-	FP8:                 0.917,
-	Attention:           0.385,
-	WeightOnlyBandwidth: 0.858,
-	WeightOnlyTensor:    [3]float64{0.598, 1, 1},
-	TileDequant:         0.707,
-	MetalTileDequant:    0.145,
-	Dequant:             2.70,
-	Fixed:               [3]float64{0.924e-3, 2.08e-3, 5.52e-3},
-	PerLayer:            [3]float64{12.3e-6, 40.5e-6, 106e-6},
-	PrefillPerLayer:     68.2e-6,
-	Ridge:               3.40,
+	Bandwidth:           [4]float64{0.835, 1, 0.808, 0.62},
+	CDNABandwidth:       0.562,
+	Tensor:              [6]float64{0.612, 0.716, 0.658, 0.297, 0.613, 0.74},
+	FP8:                 0.916,
+	Attention:           0.382,
+	WeightOnlyBandwidth: 0.875,
+	WeightOnlyTensor:    [3]float64{0.597, 1, 1},
+	TileDequant:         0.706,
+	MetalTileDequant:    0.144,
+	LlamaCppCDNATensor:  0.491,
+	Dequant:             2.7,
+	Fixed:               [3]float64{925e-6, 2.15e-3, 5.68e-3},
+	PerLayer:            [3]float64{20.4e-6, 45.7e-6, 108e-6},
+	PrefillPerLayer:     62.7e-6,
+	Ridge:               3.4,
 	PrefillRidge:        1.5,
-	Hop:                 [3][2]float64{{19.5e-6, 31.4e-6}, {10e-6, 30e-6}, {104e-6, 58.4e-6}},
-	AllReduceShare:      [2]float64{0.569, 0.466},
+	Hop:                 [3][2]float64{{20.2e-6, 31.5e-6}, {10e-6, 30e-6}, {104e-6, 56.9e-6}},
+	AllReduceShare:      [2]float64{0.531, 0.466},
 }
 
 // runtimeClass indexes Fixed and PerLayer.
@@ -175,10 +196,16 @@ func (p classParams) efficiency(d Deployment) Efficiency {
 	mem := min(max(int(g.Memory), 0), len(p.Bandwidth)-1)
 	arch := min(max(int(g.Arch), 0), len(p.Tensor)-1)
 	e := Efficiency{MBU: p.Bandwidth[mem], MFU: p.Tensor[arch], Attention: p.Attention, Ridge: p.Ridge, PrefillRidge: p.PrefillRidge}
+	if g.Arch == ArchCDNA {
+		e.MBU *= p.CDNABandwidth
+	}
 	if d.Precision.Compute != ComputeFP16 && g.TFLOPS(d.Precision.Compute) > g.FP16TFLOPS {
 		e.MFU *= p.FP8
 	}
 	rc := runtimeClass(d.Runtime)
+	if rc == 1 && g.Arch == ArchCDNA {
+		e.MFU *= p.LlamaCppCDNATensor
+	}
 	e.StepOverhead = seconds(p.Fixed[rc] + p.PerLayer[rc]*float64(d.Model.Layers))
 	link := 1
 	if g.NVLink() {
@@ -224,7 +251,7 @@ type param struct {
 func (p *classParams) params() []param {
 	share := func(v *float64) param { return param{v, 0.05, 1} }
 	time := func(v *float64) param { return param{v, 1e-7, 0.05} }
-	v := []param{share(&p.FP8), share(&p.Attention), {&p.Dequant, 0.1, 100}, share(&p.WeightOnlyBandwidth), share(&p.WeightOnlyTensor[0]), {&p.TileDequant, 0.01, 10}, {&p.MetalTileDequant, 0.001, 10}}
+	v := []param{share(&p.CDNABandwidth), share(&p.FP8), share(&p.Attention), {&p.Dequant, 0.1, 100}, share(&p.WeightOnlyBandwidth), share(&p.WeightOnlyTensor[0]), {&p.TileDequant, 0.01, 10}, {&p.MetalTileDequant, 0.001, 10}, share(&p.LlamaCppCDNATensor)}
 	for i := range p.Bandwidth {
 		v = append(v, share(&p.Bandwidth[i]))
 	}

@@ -50,7 +50,7 @@ func ExampleRun() {
 		fmt.Printf("request %d: cached %d, TTFT %v, %d tokens\n", r.ID, r.CachedTokens, r.TTFT.Round(time.Millisecond), r.OutputTokens)
 	}
 	// Output:
-	// request 1: cached 0, TTFT 91ms, 100 tokens
+	// request 1: cached 0, TTFT 90ms, 100 tokens
 	// request 2: cached 2992, TTFT 13ms, 100 tokens
 }
 
@@ -70,8 +70,8 @@ func ExampleEngine() {
 		})
 	}
 	// Output:
-	// 17.9ms: request 1 +1 token(s) first=true done=false queue=0s
-	// 24.8ms: request 1 +1 token(s) first=false done=false queue=0s
-	// 31.7ms: request 1 +1 token(s) first=false done=true queue=0s
-	// 49.6ms: request 2 +1 token(s) first=true done=true queue=31.7ms
+	// 17.7ms: request 1 +1 token(s) first=true done=false queue=0s
+	// 24.7ms: request 1 +1 token(s) first=false done=false queue=0s
+	// 31.6ms: request 1 +1 token(s) first=false done=true queue=0s
+	// 49.3ms: request 2 +1 token(s) first=true done=true queue=31.6ms
 }

@@ -38,10 +38,10 @@ func bandKind(m Metric) int {
 // errorBands are indexed by runtime class (runtimeClass, then 3 for all
 // classes together) and figure kind.
 var errorBands = [4][2]ErrorBand{
-	{{"vllm first token", 30, 2, 0.073, 0.187}, {"vllm decode", 35, 9, 0.104, 0.243}},
-	{{"llama.cpp first token", 13, 5, 0.126, 0.217}, {"llama.cpp decode", 22, 4, 0.104, 0.328}},
-	{{"eager first token", 12, 3, 0.336, 0.416}, {"eager decode", 15, 2, 0.146, 0.387}},
-	{{"all first token", 55, 10, 0.126, 0.363}, {"all decode", 72, 15, 0.108, 0.331}},
+	{{"vllm first token", 30, 2, 0.068, 0.203}, {"vllm decode", 47, 10, 0.101, 0.227}},
+	{{"llama.cpp first token", 14, 6, 0.127, 0.346}, {"llama.cpp decode", 23, 5, 0.115, 0.306}},
+	{{"eager first token", 12, 3, 0.336, 0.414}, {"eager decode", 15, 2, 0.127, 0.368}},
+	{{"all first token", 56, 11, 0.111, 0.373}, {"all decode", 85, 17, 0.113, 0.295}},
 }
 
 // minBandRows is the fewest measurements a class band needs; a smaller
@@ -56,7 +56,7 @@ const minBandSources = 2
 // archRows is the number of single measurements in the fit on a device of
 // each Arch (index: Arch). An architecture with none gets its efficiency
 // from its prior alone.
-var archRows = [6]int{25, 56, 25, 0, 15, 6}
+var archRows = [6]int{25, 56, 25, 14, 15, 6}
 
 // unseenArchBands are the error bands of a deployment on an architecture
 // none of the fitted measurements is on (index: figure kind): the error
@@ -64,14 +64,15 @@ var archRows = [6]int{25, 56, 25, 0, 15, 6}
 // of its device's architecture (leave-one-architecture-out
 // cross-validation), so that its class efficiencies come from the priors
 // as an unmeasured architecture's do.
-var unseenArchBands = [2]ErrorBand{{"first token", 55, 10, 0.142, 0.425}, {"decode", 72, 15, 0.091, 0.298}}
+var unseenArchBands = [2]ErrorBand{{"first token", 56, 11, 0.142, 0.483}, {"decode", 85, 17, 0.109, 0.341}}
 
 // ErrorBands returns the cross-validated error bands of d's class for the
 // first token (TTFT) and for decode (TPOT, TPS, E2E). A class with fewer
 // than a few published measurements of a figure, or all from one source,
 // reports the band of all classes for it. On an architecture with no
-// published measurement in the fit (Arch; AMD Instinct today) the bands
-// are those of an architecture left out, and say so.
+// published measurement in the fit (archRows; every Arch of the catalog
+// has some today) the bands are those of an architecture left out, and
+// say so.
 func ErrorBands(d Deployment) (firstToken, decode ErrorBand) {
 	d = d.withIdentity()
 	if arch := min(max(int(d.GPU.Arch), 0), len(archRows)-1); archRows[arch] == 0 {

@@ -55,6 +55,11 @@ type fidelityRow struct {
 	// (defaultParams) and every cross-validation fold. Held-out rows test
 	// the model as a user meets it, on measurements it never saw.
 	Holdout bool `json:"holdout"`
+	// FittedKin, on a held-out row, names a fitted source that shares the
+	// row's method and authors (an earlier edition of one vendor's
+	// benchmark): the row is then no independent test of the model, and
+	// the held-out summaries are reported without such rows too.
+	FittedKin string `json:"fitted_kin"`
 }
 
 // group is the row's source, the unit left out in cross-validation: the
@@ -267,6 +272,16 @@ func heldOut(t *testing.T, held []fidelityRow) string {
 		fmt.Fprintf(&b, "%-92s %-13s %10.2f %+8.1f%%\n", r.Name, r.Metric, r.Measured, 100*errs[i])
 	}
 	fmt.Fprintf(&b, "held out (sources: %d):\n%s", len(distinct(held, fidelityRow.group)), summaries(held, errs))
+	var apart []fidelityRow
+	var apartErrs []float64
+	for i, r := range held {
+		if r.FittedKin == "" {
+			apart, apartErrs = append(apart, r), append(apartErrs, errs[i])
+		}
+	}
+	if len(apart) < len(held) {
+		fmt.Fprintf(&b, "held out, without the %d rows of a fitted source's method (fitted_kin):\n%s", len(held)-len(apart), summaries(apart, apartErrs))
+	}
 	var first, decode []float64
 	for i, r := range held {
 		if bandKind(Metric(r.Metric)) == bandFirstToken {
@@ -438,27 +453,27 @@ func TestFidelity(t *testing.T) {
 // little above where the model stands, so that a regression fails. The
 // aim is a median of 10 % and 90 % within 30 % on single measurements,
 // first token and decode each, and 20 % on load-curve points. Where the
-// model stands (leave-one-source-out, 127 single rows from 21 sources,
+// model stands (leave-one-source-out, 141 single rows from 23 sources,
 // every fold at the shipped Ridge and PrefillRidge): single rows 11.2 %
-// and 87 % within 30 %; first-token rows 12.6 % and 84 % (the two AutoAWQ
-// sources disagree by 40-60 % with each other); decode rows 10.8 % and
-// 89 % (10.2 % and 89 % on the 63 rows before TGI 1.0.3's nine, an eager
-// engine on eight A100s slower than on eight A10Gs); load curves 16.7 %.
-// On the rows held out of every fit, under the shipped parameters: first
-// token 14.8 %, decode 11.9 % (11.5 % before llama.cpp of December 2025
-// on an RTX 4090 joined: its steps cost a third of what the fitted
-// llama.cpp rows of 2023-24 say).
+// and 87 % within 30 %; first-token rows 11.1 % and 82 % (the two AutoAWQ
+// sources disagree by 40-60 % with each other, and llama.cpp's prefill on
+// MI300X, the one row of its kind, is +89 % without its source); decode
+// rows 11.3 % and 89 % (TGI 1.0.3 on eight A100s is slower than on eight
+// A10Gs); load curves 15.4 %. On the rows held out of every fit, under
+// the shipped parameters: first token 13.9 % and 67 % within 30 %, decode
+// 10.1 % and 82 % (before the MI300X rows joined the fit, with CDNA at its
+// priors: 14.8 % / 75 % and 11.9 % / 73 %).
 const (
 	fidelityMedianAim     = 0.12
 	fidelityWithin30Aim   = 0.85
 	loadCurveMedianAim    = 0.18
 	decodeMedianAim       = 0.115
 	decodeWithin30Aim     = 0.88
-	firstTokenMedianAim   = 0.14
-	firstTokenWithin30Aim = 0.83
+	firstTokenMedianAim   = 0.125
+	firstTokenWithin30Aim = 0.80
 
-	heldFirstTokenMedianAim = 0.16
-	heldDecodeMedianAim     = 0.13
+	heldFirstTokenMedianAim = 0.15
+	heldDecodeMedianAim     = 0.115
 )
 
 // checkUnseenArchBands recomputes errorband.go's count of fitted rows per

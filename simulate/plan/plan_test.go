@@ -144,7 +144,7 @@ func costOf(c plan.Candidate) float64 { return c.Cost() }
 // worst of them; judged on one draw at the offered rate, a cheaper
 // deployment at the edge of capacity can pass.
 func TestPlanPickHoldsOnEveryDraw(t *testing.T) {
-	w := simulate.Workload{Rate: 40, Requests: 800, Prompt: simulate.TokenDist{Mean: 1000}, Output: simulate.TokenDist{Mean: 60}, Seed: 1}
+	w := simulate.Workload{Rate: 26, Requests: 800, Prompt: simulate.TokenDist{Mean: 1000}, Output: simulate.TokenDist{Mean: 60}, Seed: 1}
 	var draws [][]simulate.Arrival
 	for i := range 3 {
 		d := w
