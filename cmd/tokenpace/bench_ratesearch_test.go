@@ -100,6 +100,7 @@ func searchServed(t *testing.T, args []string, start float64, n, prompt, output 
 // at or above it, and the cheaper deployment plan saw miss has one below
 // the rate plan judged it at (the rate plus its headroom).
 func TestPlanAndRateSearchAgree(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("serves thousands of streams")
 	}
