@@ -138,6 +138,17 @@ func BenchmarkDecode(b *testing.B) {
 	})
 }
 
+// BenchmarkDecodePacedApart is BenchmarkDecode with the events paced as in
+// BenchmarkDecodePaced, bare and tokenpace as sub-benchmarks of their own,
+// so that each can be profiled alone and the profiles compared
+// (go tool pprof -diff_base).
+func BenchmarkDecodePacedApart(b *testing.B) {
+	benchStreams(b, []int{1024}, func(b *testing.B, body string) openai.Client {
+		return openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
+			option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: pacedTransport{body, 200 * time.Microsecond}}))
+	})
+}
+
 // BenchmarkDecodePaired is BenchmarkDecode with bare openai-go and
 // tokenpace alternating, one 1,024-chunk stream each per iteration (the
 // order swapped every iteration), so that both see the same load: on a
