@@ -66,12 +66,12 @@ type classParams struct {
 	// tile.
 	MetalTileDequant float64
 	// LlamaCppCDNATensor is the share of Tensor that llama.cpp's prompt
-	// matrix multiplications reach on AMD Instinct (CDNA3): there it never
-	// hands a large batch to the vendor GEMM but runs its own quantized
-	// kernels (MMQ), since rocBLAS performs poorly on CDNA3 as of ROCm 7.0
-	// (ggml-cuda's ggml_cuda_should_use_mmq says so and returns true for
-	// every CDNA3 batch). Prior 1 (no difference assumed); one source
-	// measures it.
+	// matrix multiplications reach on AMD Instinct (CDNA3): there its own
+	// quantized kernels (MMQ, on the matrix cores since llama.cpp PR 14624
+	// of July 2025) take the batches that go to the vendor GEMM on NVIDIA,
+	// and ggml-cuda's ggml_cuda_should_use_mmq says why: rocBLAS "performs
+	// very poorly on CDNA3" as of ROCm 7.0. Prior 1 (no difference
+	// assumed); one source measures it.
 	LlamaCppCDNATensor float64
 	// Dequant is the vector FLOPs per weight a weight-only format costs to
 	// unpack (shift, mask, convert, scale). Prior 4.
