@@ -28,7 +28,8 @@ func TestBandOfFallsBackToAllClasses(t *testing.T) {
 // architecture no fitted measurement is on gets the
 // leave-one-architecture-out bands and is told so, and that one on a
 // measured architecture gets its runtime class's. Every architecture of
-// the catalog is measured today, so the test takes CDNA's rows away.
+// the catalog is measured today, so the test takes CDNA's rows away (and
+// so must not run in parallel with others).
 func TestErrorBandsOfAnUnmeasuredArchitecture(t *testing.T) {
 	mi300x, _ := LookupGPU("mi300x")
 	a100, _ := LookupGPU("a100-80gb")
