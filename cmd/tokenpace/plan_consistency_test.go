@@ -76,11 +76,10 @@ func serveAndBench(t *testing.T, args []string, rate float64, n, prompt, output 
 }
 
 // skipUnderRace skips t under the race detector: the plan consistency
-// tests spend minutes there (69, 53 and 36 s on 2 cores, against 10–15 s
-// without) in the simulator's arithmetic on virtual time, through client,
-// load generator and simulator code that the other tests run under the
-// detector. .ci/run runs them apart without it:
-// go test -run 'TestPlanPickMeetsTheSLOWhenServed|TestPlanBatchPickFinishesByTheDeadline|TestPlanAndRateSearchAgree' ./cmd/tokenpace
+// tests spend minutes there (69, 53 and 36 s on 2 cores; the three take
+// 24 s without it) in the simulator's arithmetic on virtual time, through
+// client, load generator and simulator code that the other tests run
+// under the detector. .ci/run runs them apart, without it.
 func skipUnderRace(t *testing.T) {
 	t.Helper()
 	if raceEnabled {
