@@ -114,6 +114,30 @@ func TestCustomModelBorrowsNearestShape(t *testing.T) {
 	if err != nil || m.KVBytesPerToken(16) != 2*10*2*64*2 {
 		t.Errorf("CustomModel(7, shape) KV bytes per token = %v, %v; want %v", m.KVBytesPerToken(16), err, 2*10*2*64*2)
 	}
+	// A vocabulary is never borrowed; given, the untied input embedding is
+	// looked up, not streamed nor multiplied.
+	bare, _ := simulate.CustomModel(1.1, simulate.ModelShape{Hidden: 2048})
+	untied, err := simulate.CustomModel(1.1, simulate.ModelShape{Hidden: 2048, Vocab: 32000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tied, _ := simulate.CustomModel(1.1, simulate.ModelShape{Hidden: 2048, Vocab: 32000, TiedEmbeddings: true})
+	embed := 32000.0 * 2048
+	for _, c := range []struct {
+		name      string
+		m         simulate.Model
+		wantFLOPs float64
+	}{{"no vocab", bare, 2 * 1.1e9}, {"untied vocab", untied, 2 * (1.1e9 - embed)}, {"tied vocab", tied, 2 * 1.1e9}} {
+		if got := c.m.FLOPsPerToken(); math.Abs(got-c.wantFLOPs) > 1 {
+			t.Errorf("CustomModel(1.1, %s) FLOPs per token = %.6g, want %.6g", c.name, got, c.wantFLOPs)
+		}
+		if got, want := c.m.StreamedBytes(simulate.BF16, 1), c.wantFLOPs; math.Abs(got-want) > 1 {
+			t.Errorf("CustomModel(1.1, %s) bf16 bytes streamed = %.6g, want %.6g", c.name, got, want)
+		}
+	}
+	if _, err := simulate.CustomModel(1.1, simulate.ModelShape{Vocab: -1}); !errors.Is(err, simulate.ErrInvalid) {
+		t.Errorf("CustomModel(1.1, Vocab -1) = %v, want ErrInvalid", err)
+	}
 	if _, err := simulate.CustomModel(-1, simulate.ModelShape{}); !errors.Is(err, simulate.ErrInvalid) {
 		t.Errorf("CustomModel(-1) = %v, want ErrInvalid", err)
 	}

@@ -169,6 +169,16 @@ type ModelShape struct {
 	Hidden  int // model dimension; zero: from the nearest catalog model
 	KVHeads int // key/value heads; zero: from the nearest catalog model
 	HeadDim int // head dimension; zero: from the nearest catalog model
+	// Vocab is the vocabulary size. Zero means not given (never borrowed,
+	// as a tokenizer is the model's own): every parameter is then streamed
+	// and multiplies every token, logits for every prompt token included.
+	// Given, the untied input embedding is looked up rather than streamed,
+	// and a prompt computes logits for its last token only.
+	Vocab int
+	// TiedEmbeddings: the input embedding is the output projection's
+	// matrix, streamed for the logits (Llama 3.2 1B and 3B, Qwen2.5 up
+	// to 3B, Gemma).
+	TiedEmbeddings bool
 }
 
 // CustomModel is a dense model of paramsB billion parameters. Its
@@ -179,7 +189,7 @@ func CustomModel(paramsB float64, s ModelShape) (Model, error) {
 	if !(paramsB > 0) || math.IsInf(paramsB, 1) {
 		return Model{}, &InvalidError{Field: "model parameters (billions)", Value: paramsB, Reason: "must be positive and finite"}
 	}
-	if s.Layers < 0 || s.Hidden < 0 || s.KVHeads < 0 || s.HeadDim < 0 {
+	if s.Layers < 0 || s.Hidden < 0 || s.KVHeads < 0 || s.HeadDim < 0 || s.Vocab < 0 {
 		return Model{}, &InvalidError{Field: "model shape", Value: s, Reason: "must not be negative"}
 	}
 	var near Model
@@ -198,7 +208,10 @@ func CustomModel(paramsB float64, s ModelShape) (Model, error) {
 		Hidden:  orShape(s.Hidden, near.Hidden),
 		KVHeads: orShape(s.KVHeads, near.kvHeads()),
 		HeadDim: orShape(s.HeadDim, near.headDim()),
+		Vocab:   s.Vocab,
 		Source:  "user-supplied figures; unset shape from " + near.Name,
+
+		TiedEmbeddings: s.TiedEmbeddings,
 	}
 	m.Heads = max(1, m.Hidden/m.HeadDim)
 	m.KVHeads = min(m.KVHeads, m.Heads)

@@ -24,6 +24,8 @@ type deploymentFlags struct {
 	paramsB   float64
 	bits      float64
 	layers    int
+	vocab     int
+	tied      bool
 	kvHeads   int
 	headDim   int
 	hidden    int
@@ -68,6 +70,8 @@ func addDeploymentFlags(fs *flag.FlagSet) *deploymentFlags {
 	fs.IntVar(&f.kvHeads, "kv-heads", 0, "custom model: key/value heads (default: nearest catalog model)")
 	fs.IntVar(&f.headDim, "head-dim", 0, "custom model: head dimension (default: nearest catalog model)")
 	fs.IntVar(&f.hidden, "hidden", 0, "custom model: hidden size (default: nearest catalog model)")
+	fs.IntVar(&f.vocab, "vocab", 0, "custom model: vocabulary size; with it the input embedding is looked up rather than streamed, and a prompt computes logits for its last token only (default: not given, every parameter streamed and multiplied for every token)")
+	fs.BoolVar(&f.tied, "tied-embeddings", false, "custom model: the input embedding is the output projection's matrix (Llama 3.2 1B/3B, small Qwen2.5, Gemma)")
 	fs.StringVar(&f.gpu, "gpu", "", "catalog GPU name (default h100-sxm), e.g. rtx-4090, a100-80gb, l40s, mi300x, m2-ultra")
 	fs.Float64Var(&f.bandwidthGBs, "bandwidth-gbs", 0, "custom GPU: memory bandwidth in GB/s per GPU (instead of --gpu)")
 	fs.Float64Var(&f.tflops, "tflops", 0, "custom GPU: dense TFLOPS per GPU at the weights' precision")
@@ -145,7 +149,7 @@ func (f *deploymentFlags) checkHardware(set map[string]bool) error {
 			return fmt.Errorf("--%s and --%s exclude each other", c[0], c[1])
 		}
 	}
-	for _, name := range []string{"layers", "kv-heads", "head-dim", "hidden"} {
+	for _, name := range []string{"layers", "kv-heads", "head-dim", "hidden", "vocab", "tied-embeddings"} {
 		if set[name] && !set["params-b"] {
 			return fmt.Errorf("--%s describes a custom model: use it with --params-b", name)
 		}
@@ -154,7 +158,7 @@ func (f *deploymentFlags) checkHardware(set map[string]bool) error {
 		name string
 		v    float64
 	}{{"params-b", f.paramsB}, {"bits", f.bits}, {"bandwidth-gbs", f.bandwidthGBs}, {"tflops", f.tflops}, {"memory-gb", f.memoryGB}, {"mbu", f.mbu}, {"mfu", f.mfu}, {"all-reduce-share", f.allReduceShare},
-		{"layers", float64(f.layers)}, {"kv-heads", float64(f.kvHeads)}, {"head-dim", float64(f.headDim)}, {"hidden", float64(f.hidden)}, {"gpus", float64(f.gpus)}} {
+		{"layers", float64(f.layers)}, {"kv-heads", float64(f.kvHeads)}, {"head-dim", float64(f.headDim)}, {"hidden", float64(f.hidden)}, {"vocab", float64(f.vocab)}, {"gpus", float64(f.gpus)}} {
 		if v.v < 0 || (set[v.name] && v.v == 0) {
 			return fmt.Errorf("--%s must be positive, got %v", v.name, v.v)
 		}
@@ -167,7 +171,8 @@ func (f *deploymentFlags) checkHardware(set map[string]bool) error {
 func (f *deploymentFlags) modelAndPrecision(set map[string]bool) (m simulate.Model, p simulate.Precision, err error) {
 	switch {
 	case set["params-b"]:
-		m, err = simulate.CustomModel(f.paramsB, simulate.ModelShape{Layers: f.layers, Hidden: f.hidden, KVHeads: f.kvHeads, HeadDim: f.headDim})
+		m, err = simulate.CustomModel(f.paramsB, simulate.ModelShape{Layers: f.layers, Hidden: f.hidden, KVHeads: f.kvHeads, HeadDim: f.headDim,
+			Vocab: f.vocab, TiedEmbeddings: f.tied})
 	case f.model != "":
 		m, err = simulate.LookupModel(f.model)
 	default:

@@ -314,3 +314,47 @@ func TestPredictAllReduceShare(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictModelFromFlags checks that a catalog model described by its
+// config's figures is the catalog model: with --vocab (and
+// --tied-embeddings where the model ties them) the two predictions agree
+// within 2 %, and without it the embedding is streamed and multiplied
+// for every prompt token, which a prefill-bound prompt shows.
+func TestPredictModelFromFlags(t *testing.T) {
+	ttft := func(args ...string) float64 {
+		t.Helper()
+		code, out, stderr := predict(t, append([]string{"--json", "--gpu", "h100-sxm", "--prompt-tokens", "4096", "--output-tokens", "2"}, args...)...)
+		if code != 0 {
+			t.Fatalf("predict %v: exit %d, stderr %q", args, code, stderr)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m["ttft_ms"].(float64)
+	}
+	for _, c := range []struct {
+		model string
+		shape []string
+	}{
+		{"llama-3.1-8b", []string{"--params-b", "8.030", "--layers", "32", "--hidden", "4096", "--kv-heads", "8", "--head-dim", "128", "--vocab", "128256"}},
+		{"llama-3.2-1b", []string{"--params-b", "1.236", "--layers", "16", "--hidden", "2048", "--kv-heads", "8", "--head-dim", "64", "--vocab", "128256", "--tied-embeddings"}},
+	} {
+		catalog, flags := ttft("--model", c.model), ttft(c.shape...)
+		if flags < 0.98*catalog || flags > 1.02*catalog {
+			t.Errorf("%s TTFT from its config's flags = %.2f ms, want the catalog's %.2f ms within 2%%", c.model, flags, catalog)
+		}
+	}
+	withVocab := ttft("--params-b", "8.030", "--layers", "32", "--hidden", "4096", "--kv-heads", "8", "--head-dim", "128", "--vocab", "128256")
+	without := ttft("--params-b", "8.030", "--layers", "32", "--hidden", "4096", "--kv-heads", "8", "--head-dim", "128")
+	if !(without > 1.1*withVocab) {
+		t.Errorf("8B TTFT without --vocab = %.2f ms, want over 1.1 × %.2f ms (embedding and every prompt token's logits counted)", without, withVocab)
+	}
+	code, out, _ := predict(t, "--params-b", "8")
+	if code != 0 || !strings.Contains(out, "vocab = not given") {
+		t.Errorf("predict --params-b 8 (exit %d) does not say the vocabulary was not given:\n%s", code, out)
+	}
+	if code, _, stderr := predict(t, "--vocab", "32000"); code == 0 || !strings.Contains(stderr, "with --params-b") {
+		t.Errorf("predict --vocab 32000: exit %d, stderr %q; want a refusal naming --params-b", code, stderr)
+	}
+}

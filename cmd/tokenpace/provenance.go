@@ -26,6 +26,9 @@ func (f *deploymentFlags) provenance(d simulate.Deployment) (given, defaulted []
 	if !set["bandwidth-gbs"] {
 		defaulted = append(defaulted, fmt.Sprintf("hardware = catalog %s: %s", d.GPU.Name, d.GPU.Source))
 	}
+	if set["params-b"] && !set["vocab"] {
+		defaulted = append(defaulted, "vocab = not given: the embedding counts as streamed weights and every prompt token computes logits (--vocab)")
+	}
 	for _, a := range f.assumptions {
 		defaulted = append(defaulted, a.String())
 	}

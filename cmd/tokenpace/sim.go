@@ -142,7 +142,7 @@ func (f *simFlags) scheduler() (simulate.Scheduler, string, error) {
 	if clusterFlagsSet(set) {
 		return nil, "", errors.New("--replicas and --routing serve a hardware model; they exclude the fixed timing of --ttft and --itl")
 	}
-	for _, name := range []string{"model", "precision", "params-b", "bits", "layers", "kv-heads", "head-dim", "hidden",
+	for _, name := range []string{"model", "precision", "params-b", "bits", "layers", "kv-heads", "head-dim", "hidden", "vocab", "tied-embeddings",
 		"gpu", "bandwidth-gbs", "tflops", "memory-gb", "gpus", "mbu", "mfu"} {
 		if set[name] {
 			return nil, "", fmt.Errorf("--%s describes hardware; it excludes the fixed timing of --ttft and --itl", name)
