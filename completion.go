@@ -15,6 +15,11 @@ import (
 // completion: a token is an event whose choices carry text, TTFT runs to
 // the first one, and the token counts come from the usage of the final
 // event. Unless params set stream_options.include_usage, it is turned on.
+//
+// llama.cpp's server answers a suffix (or echo) on /v1/completions by
+// dropping it; the call then fails with a KindRequest error naming the
+// field rather than return a completion made without it (see the
+// README's "Real servers, hostile servers, and the caller's own code").
 func (c *Client) NewCompletionStreaming(ctx context.Context, params openai.CompletionNewParams, opts ...option.RequestOption) *Stream[openai.Completion] {
 	return clientStream[openai.Completion](ctx, c, codec.Completion(params, true), opts)
 }

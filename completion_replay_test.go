@@ -23,6 +23,9 @@ func TestReplayRecordedCompletions(t *testing.T) {
 	}{
 		// Usage rides on the finish event.
 		{file: "llamacpp-110m-completions-stream.jsonl", usage: true, prompt: 5, output: 20},
+		// A build of August 2026: the headers come at once, before the
+		// prefill, and the usage names the cached prompt tokens.
+		{file: "llamacpp-2026-completions-stream.jsonl", usage: true, prompt: 7, output: 12},
 		// No usage event: the output is counted from the text events.
 		{file: "llmdsim-completions-stream.jsonl", output: 10},
 	}

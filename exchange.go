@@ -74,6 +74,9 @@ type exchange struct {
 	// cut says why an error body was cut short (see wire.BoundErrorBody);
 	// empty when none was.
 	cut string
+	// dropped is the field of the request that its server answered
+	// without (see wire.DroppedField); the client refused the answer.
+	dropped string
 }
 
 // middleware returns the openai-go middleware that records every HTTP
@@ -87,12 +90,24 @@ type exchange struct {
 // wire.MaxStaleRetries times; each try is an HTTPAttempt of its own. See
 // wire.ClosingServers.
 //
+// A completions request whose suffix or echo llama.cpp's server answers
+// without, as it has since November 2025, gets the answer that server
+// gave before: 400, the field named (see wire.DroppedField), so that no
+// completion made without it reaches the caller.
+//
 // A request refused for a field the client added to it (stream_options,
 // or what it gave back to the server: see wire.CallExtras) is sent again
 // at once without that field, as an HTTPAttempt of its own, and the
 // server is remembered: see wire.RefusedFields.
 func (x *exchange) middleware() option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		dropped := "" // a field llama.cpp's server would drop (wire.DroppedField)
+		if wire.IsCompletions(req) {
+			req = rewrite(req, func(body []byte) []byte {
+				dropped = wire.DroppedField(body)
+				return body
+			})
+		}
 		refusals := 0
 		for stale := 0; ; {
 			res, again, added, err := x.send(req, next)
@@ -106,6 +121,11 @@ func (x *exchange) middleware() option.Middleware {
 			case refused != "":
 				refusals++
 				x.declined.Learn(req, refused)
+			case dropped != "" && err == nil && res != nil && res.StatusCode < 300 && wire.DropsField(res):
+				x.mu.Lock()
+				x.dropped = dropped
+				x.mu.Unlock()
+				return wire.RefuseDropped(res, dropped), nil
 			default:
 				return res, err
 			}
@@ -535,9 +555,11 @@ func (x *exchange) failure(ctx context.Context, target string, err error) error 
 		return cerr
 	}
 	x.mu.Lock()
-	cut := x.cut
+	cut, dropped := x.cut, x.dropped
 	x.mu.Unlock()
 	switch {
+	case dropped != "":
+		return &StreamError{Kind: KindRequest, Target: target, Detail: "llama.cpp's server ignores " + dropped + " on /v1/completions", Err: err}
 	case cut != "":
 		return &StreamError{Kind: KindTooLarge, Target: target, Detail: cut, Err: err}
 	case errors.Is(err, wire.ErrBodyTooLarge):

@@ -1,0 +1,89 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// Fields a server ignores.
+//
+// llama.cpp's server, since its HTTP layer was split out of server.cpp
+// (ggml-org/llama.cpp#17216, 17 November 2025), hands the body of a
+// /v1/completions request to its engine without the OpenAI parameter
+// check it ran before (oaicompat_completion_params_parse), which answered
+// an error for a suffix ("Unsupported param: suffix") or an echo ("Only no
+// echo is supported"). It now answers 200 and drops them: a
+// fill-in-the-middle request gets a completion of its prompt alone, as if
+// the code after the cursor were not there, and an echo request gets its
+// answer without its prompt. Its /infill endpoint does fill-in-the-middle.
+// The client answers such a request as the server did before: 400, with
+// the field named, so that no wrong answer reaches the caller and a Router
+// falls back.
+
+// DroppedField returns the field of body, a completions request, that
+// llama.cpp's server drops without saying so: "suffix" for a non-empty
+// suffix, "echo" for echo true; "" if none.
+func DroppedField(body []byte) string {
+	if !bytes.Contains(body, []byte(`"suffix"`)) && !bytes.Contains(body, []byte(`"echo"`)) {
+		return "" // most requests: no decoding
+	}
+	var r struct {
+		Suffix string `json:"suffix"`
+		Echo   bool   `json:"echo"`
+	}
+	if json.Unmarshal(body, &r) != nil {
+		return ""
+	}
+	switch {
+	case r.Suffix != "":
+		return "suffix"
+	case r.Echo:
+		return "echo"
+	}
+	return ""
+}
+
+// IsCompletions reports whether req calls the completions API (not chat
+// completions), whose body DroppedField reads.
+func IsCompletions(req *http.Request) bool {
+	p := strings.TrimSuffix(req.URL.Path, "/")
+	return strings.HasSuffix(p, "/completions") && !strings.HasSuffix(p, "/chat/completions")
+}
+
+// DropsField reports whether res comes from a server that drops the
+// fields DroppedField names: llama.cpp's (Server: llama.cpp).
+func DropsField(res *http.Response) bool {
+	return res != nil && strings.HasPrefix(strings.ToLower(res.Header.Get("Server")), "llama.cpp")
+}
+
+// RefuseDropped closes res, a 2xx answer to a request whose field its
+// server dropped, and returns the answer the server gave before it
+// dropped the field: 400, an OpenAI error body naming it, and no retry
+// (x-should-retry: false).
+func RefuseDropped(res *http.Response, field string) *http.Response {
+	if res.Body != nil {
+		_ = res.Body.Close()
+	}
+	msg := "llama.cpp's server ignores " + field + " on /v1/completions"
+	if field == "suffix" {
+		msg += ": fill-in-the-middle is its /infill endpoint"
+	}
+	body, _ := json.Marshal(map[string]any{"error": map[string]any{
+		"message": msg, "type": "invalid_request_error", "param": field, "code": "unsupported_param",
+	}})
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Should-Retry", "false")
+	if s := res.Header.Get("Server"); s != "" {
+		h.Set("Server", s)
+	}
+	return &http.Response{
+		Status: "400 Bad Request", StatusCode: http.StatusBadRequest,
+		Proto: res.Proto, ProtoMajor: res.ProtoMajor, ProtoMinor: res.ProtoMinor,
+		Header: h, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)),
+		Request: res.Request,
+	}
+}
