@@ -2,7 +2,9 @@ package tokenpace_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -56,4 +58,56 @@ func TestResponseFirstOutput(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestReplayLlamaCppResponses replays llama.cpp's /v1/responses stream (a
+// build of August 2026, recorded from a live server): headers at once,
+// before the prefill; events with neither sequence numbers nor output
+// indexes; the first delta in the read that brings the first four events.
+// Every delta is a token stamped with the arrival of its read, and the
+// usage is the server's.
+func TestReplayLlamaCppResponses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := loadRecording(t, "llamacpp-2026-responses-stream.jsonl")
+		url, hc := serve(t, replay(rec))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		s := c.NewResponseStreaming(context.Background(), respond("m", 16))
+		_, text, _ := readResponse(s, time.Now())
+		if err := s.Err(); err != nil {
+			t.Fatalf("Err() = %v, want nil", err)
+		}
+		var want string
+		var at []time.Duration
+		for _, rd := range rec.Reads {
+			for _, line := range strings.Split(rd.Data, "\n") {
+				data, ok := strings.CutPrefix(line, "data: ")
+				if !ok {
+					continue
+				}
+				var ev struct{ Type, Delta string }
+				if err := json.Unmarshal([]byte(data), &ev); err != nil {
+					t.Fatal(err)
+				}
+				if ev.Type == "response.output_text.delta" {
+					want += ev.Delta
+					at = append(at, ms(rd.TMS))
+				}
+			}
+		}
+		tm := s.Timing()
+		if text != want || len(tm.Chunks) != len(at) || len(at) != 16 {
+			t.Fatalf("text %q in %d chunks, want %q in %d (16)", text, len(tm.Chunks), want, len(at))
+		}
+		for i, a := range tm.Chunks {
+			if got := a.Sub(tm.Sent); got != at[i] {
+				t.Errorf("Chunks[%d] at %v, want %v", i, got, at[i])
+			}
+		}
+		if tm.TTFB() != ms(rec.HeadersMS) || tm.TTFT() != at[0] {
+			t.Errorf("TTFB, TTFT = %v, %v, want %v, %v", tm.TTFB(), tm.TTFT(), ms(rec.HeadersMS), at[0])
+		}
+		if !tm.UsageReported || tm.PromptTokens != 31 || tm.OutputTokens != 16 {
+			t.Errorf("usage = %v, %d prompt, %d output; want true, 31, 16", tm.UsageReported, tm.PromptTokens, tm.OutputTokens)
+		}
+	})
 }
