@@ -3,6 +3,7 @@ package tokenpace_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -166,4 +167,40 @@ func recordedText(t *testing.T, rec recording) string {
 		}
 	}
 	return b.String()
+}
+
+// TestReplayLlamaCppParseError replays a stream that llama.cpp's server
+// (a build of August 2026) ends with an error event after the whole
+// answer: its chat parser could not read the model's output in the
+// template's format ("does not match the expected peg-native format",
+// ggml-org/llama.cpp#26381, #27733), and no finish reason nor [DONE]
+// follows. The caller keeps every delta it received, stamped as it
+// arrived, and gets the server's error as a KindErrorEvent.
+func TestReplayLlamaCppParseError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := loadRecording(t, "llamacpp-2026-chat-stream-parse-error.jsonl")
+		url, hc := serve(t, replay(rec))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		s := c.NewStreaming(context.Background(), chat("m", 48))
+		n := 0 // events that carry content
+		for s.Next() {
+			if ch := s.Current().Choices; len(ch) > 0 && ch[0].Delta.Content != "" {
+				n++
+			}
+		}
+		var se *tokenpace.StreamError
+		var ae *openai.Error
+		if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindErrorEvent || !errors.As(s.Err(), &ae) || !strings.Contains(ae.Message, "peg-native") {
+			t.Fatalf("Err() = %v, want a KindErrorEvent with the server's message", s.Err())
+		}
+		want := recordedText(t, rec)
+		tm := s.Timing()
+		if s.Text() != want || want == "" || len(tm.Chunks) != n {
+			t.Errorf("Text() = %q after %d content events (%d chunks), want the %q received", s.Text(), n, len(tm.Chunks), want)
+		}
+		if tm.TTFT() != ms(rec.Reads[0].TMS) || tm.E2E() != ms(rec.Reads[len(rec.Reads)-1].TMS) || tm.UsageReported || tm.OutputTokens != n {
+			t.Errorf("TTFT %v, E2E %v, usage %v, output %d; want %v, %v, false, %d", tm.TTFT(), tm.E2E(), tm.UsageReported, tm.OutputTokens,
+				ms(rec.Reads[0].TMS), ms(rec.Reads[len(rec.Reads)-1].TMS), n)
+		}
+	})
 }
