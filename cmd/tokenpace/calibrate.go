@@ -157,6 +157,7 @@ type calibrateFlags struct {
 	hw                       *deploymentFlags
 	from                     stringsFlag
 	outPath, baseURL, keyEnv string
+	served                   string
 	timeout                  time.Duration
 }
 
@@ -171,6 +172,7 @@ func newCalibrateFlags(stderr io.Writer) *calibrateFlags {
 	fs.StringVar(&f.baseURL, "base-url", "", "endpoint to calibrate by running designed loads against it, e.g. http://localhost:8000/v1 (instead of --from)")
 	fs.StringVar(&f.keyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the endpoint's API key (--base-url)")
 	fs.DurationVar(&f.timeout, "timeout", 5*time.Minute, "longest one request of a designed run may take (--base-url)")
+	fs.StringVar(&f.served, "served-model", "", "model name the designed runs request from --base-url (default: --model; with --params-b, the first model the server lists)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tokenpace calibrate --base-url URL --model M [hardware flags] [--out deploy.json]\n\n"+
 			"   or: tokenpace calibrate --model M --gpu G [hardware flags] --from run1.json --from run2.json --out deploy.json\n\n"+
@@ -225,7 +227,15 @@ func (f *calibrateFlags) observations(d simulate.Deployment, stderr io.Writer) (
 		return nil, nil, 2, err
 	}
 	defer ep.close()
-	model := cmp.Or(f.hw.model, d.Model.Name)
+	model := cmp.Or(f.served, f.hw.model)
+	if model == "" && ep.firstModel != nil {
+		// A custom model: ask the server what it serves.
+		if model, err = ep.firstModel(context.Background()); err != nil {
+			return nil, nil, 1, fmt.Errorf("%s: %w; name the model with --served-model", f.baseURL, err)
+		}
+		fmt.Fprintf(stderr, "requesting model %q, the first the server lists (--served-model to change)\n", model)
+	}
+	model = cmp.Or(model, d.Model.Name)
 	if obs, check, err = runDesigned(context.Background(), ep, model, d, f.timeout, stderr); err != nil {
 		return nil, nil, 1, err
 	}

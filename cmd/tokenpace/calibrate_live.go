@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +27,9 @@ import (
 type calibrateEndpoint struct {
 	client *tokenpace.Client
 	close  func()
+	// firstModel returns the first model the server lists; nil when the
+	// endpoint cannot say.
+	firstModel func(context.Context) (string, error)
 }
 
 // dialCalibrate connects to the endpoint at baseURL with the API key in
@@ -45,7 +51,18 @@ var dialCalibrate = func(baseURL, keyEnv string) (*calibrateEndpoint, error) {
 		key = "none" // local servers take any key; openai-go wants one
 	}
 	oc := openai.NewClient(option.WithBaseURL(baseURL), option.WithHTTPClient(hc), option.WithAPIKey(key), option.WithMaxRetries(0))
-	return &calibrateEndpoint{client: tokenpace.NewClient(oc), close: hc.CloseIdleConnections}, nil
+	return &calibrateEndpoint{client: tokenpace.NewClient(oc), close: hc.CloseIdleConnections, firstModel: func(ctx context.Context) (string, error) {
+		ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		page, err := oc.Models.List(ctx)
+		switch {
+		case err != nil:
+			return "", fmt.Errorf("listing its models: %w", err)
+		case len(page.Data) == 0:
+			return "", errors.New("it lists no model")
+		}
+		return page.Data[0].ID, nil
+	}}, nil
 }
 
 // calibrationPrompts returns the parameters of request i of a run: a
@@ -104,7 +121,7 @@ func measure(ctx context.Context, ep *calibrateEndpoint, model string, s simulat
 	res := lg.run(ctx)
 	snap := res.snap
 	if snap.Completed == 0 {
-		return nil, fmt.Errorf("no request of the run completed (%d failed)", snap.Failed)
+		return nil, fmt.Errorf("no request of the run completed (%d failed: %s)", snap.Failed, errorCounts(snap.Errors))
 	}
 	out := int(snap.OutputTokens / snap.Completed)
 	if out < s.OutputTokens/2 {
@@ -117,6 +134,15 @@ func measure(ctx context.Context, ep *calibrateEndpoint, model string, s simulat
 		obs = append(obs, simulate.Observation{Scenario: s, Metric: simulate.MetricTPOT, Value: msf(snap.TPOT.Mean)})
 	}
 	return obs, nil
+}
+
+// errorCounts lists failures by error type, e.g. "404 ×3", in order.
+func errorCounts(errs map[string]int64) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(errs)) {
+		parts = append(parts, fmt.Sprintf("%s ×%d", k, errs[k]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // runDesigned measures the runs DesignCalibration picks for d, showing

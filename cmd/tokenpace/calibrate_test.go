@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -250,5 +252,50 @@ func TestCalibrateRunsItsOwnLoads(t *testing.T) {
 			}
 		}
 		t.Log(stdout)
+	})
+}
+
+// TestCalibrateCustomModelAsksTheServer checks that a calibration of a
+// model described by flags requests the model the server serves: the
+// first it lists, or --served-model; the simulator refuses any other name
+// (404), as vLLM does.
+func TestCalibrateCustomModelAsksTheServer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		x, err := simulate.Deployment{MBU: 0.55, MFU: 0.3, StepOverhead: 3 * time.Millisecond}.Resolved()
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := simulate.NewEngine(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim, err := simulate.ServeInMemory(simulate.WithModel("served-8b", e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sim.Close()
+		dial := dialCalibrate
+		defer func() { dialCalibrate = dial }()
+		listed := 0
+		dialCalibrate = func(string, string) (*calibrateEndpoint, error) {
+			oc := openai.NewClient(option.WithBaseURL(sim.BaseURL()), option.WithHTTPClient(sim.Client()), option.WithAPIKey("simulator"), option.WithMaxRetries(0))
+			return &calibrateEndpoint{client: tokenpace.NewClient(oc), close: func() {}, firstModel: func(ctx context.Context) (string, error) {
+				listed++
+				page, err := oc.Models.List(ctx)
+				if err != nil || len(page.Data) == 0 {
+					return "", fmt.Errorf("no model listed: %v", err)
+				}
+				return page.Data[0].ID, nil
+			}}, nil
+		}
+		shape := []string{"--params-b", "8.030", "--layers", "32", "--hidden", "4096", "--kv-heads", "8", "--head-dim", "128", "--vocab", "128256", "--gpu", "h100-sxm"}
+		code, _, stderr := calibrate(t, append([]string{"--base-url", "http://in-memory/v1"}, shape...)...)
+		if code != 0 || listed != 1 || !strings.Contains(stderr, `requesting model "served-8b"`) {
+			t.Errorf("calibrate of a custom model: exit %d, %d listings; want 0, 1 and the listed model named:\n%s", code, listed, stderr)
+		}
+		code, _, stderr = calibrate(t, append([]string{"--base-url", "http://in-memory/v1", "--served-model", "other"}, shape...)...)
+		if code == 0 || listed != 1 || !strings.Contains(stderr, "404") {
+			t.Errorf("calibrate --served-model other: exit %d, %d listings; want a failure naming the server's 404 and no listing:\n%s", code, listed, stderr)
+		}
 	})
 }
