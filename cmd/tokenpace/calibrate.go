@@ -280,11 +280,19 @@ func (f *calibrateFlags) print(w io.Writer, c plan.Calibration, n int, check []s
 		fmt.Fprintf(w, "  all-reduce     %s per all-reduce (class default; its latency is part of the step overhead)\n", fmtMs(fd.AllReduce))
 	}
 	fmt.Fprintf(w, "  conditioning   %.2g\n", c.Conditioning)
+	// A fit that misses its own runs says nothing finer about other
+	// loads than its misses.
+	worst := c.Worst()
+	spread := max(c.Spread, worst)
 	if len(c.Confounded) > 0 {
 		fmt.Fprintf(w, "  confounded     %s: these runs do not tell them apart; predictions at other loads could differ by %.0f%%\n",
-			strings.Join(c.Confounded, ", "), 100*c.Spread)
+			strings.Join(c.Confounded, ", "), 100*spread)
 	} else {
-		fmt.Fprintf(w, "  confounded     none; predictions at other loads within ±%.1f%% across the bands\n", 100*c.Spread)
+		fmt.Fprintf(w, "  confounded     none; predictions at other loads within ±%.1f%% across the bands\n", 100*spread)
+	}
+	if worst > plan.Misfit {
+		fmt.Fprintf(w, "  misfit         the fit misses its own runs by up to %.0f%%: the endpoint does not behave as the model does\n"+
+			"                 (a cache, a queue or a batch it runs otherwise); predictions from it are not to be trusted\n", 100*worst)
 	}
 	fmt.Fprintln(w, "\nresiduals:")
 	for _, r := range c.Residuals {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/tokenpace/tokenpace"
 	"github.com/tokenpace/tokenpace/simulate"
+	"github.com/tokenpace/tokenpace/simulate/plan"
 )
 
 func calibrate(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -71,8 +73,8 @@ func TestCalibrateRoundTrip(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("calibrate exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "residuals:") || !strings.Contains(stdout, "MBU") {
-		t.Errorf("calibrate output lacks the fit and its residuals:\n%s", stdout)
+	if !strings.Contains(stdout, "residuals:") || !strings.Contains(stdout, "MBU") || strings.Contains(stdout, "misfit") {
+		t.Errorf("calibrate output lacks the fit and its residuals, or says a fit to the model's own runs misses:\n%s", stdout)
 	}
 	code, out, stderr := predict(t, "--json", "--deployment", deploy, "--prompt-tokens", "1024", "--concurrency", "4", "--requests", "12", "--output-tokens", "64")
 	if code != 0 {
@@ -298,4 +300,68 @@ func TestCalibrateCustomModelAsksTheServer(t *testing.T) {
 			t.Errorf("calibrate --served-model other: exit %d, %d listings; want a failure naming the server's 404 and no listing:\n%s", code, listed, stderr)
 		}
 	})
+}
+
+// TestCalibrateSaysWhenTheModelMisses calibrates against an endpoint
+// that does not behave as the model does: its prefix cache is off (as a
+// server whose slots keep caches of their own, llama.cpp's, misses a
+// prefix another slot holds), so the run of streams that share a cached
+// prefix prefills them all. No deployment of the model fits the runs:
+// calibrate says so, and what to check, instead of asking for more runs,
+// and writes no deployment file.
+func TestCalibrateSaysWhenTheModelMisses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		x, err := simulate.Deployment{MBU: 0.55, MFU: 0.3, StepOverhead: 3 * time.Millisecond, DisablePrefixCaching: true}.Resolved()
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := simulate.NewEngine(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim, err := simulate.ServeInMemory(simulate.WithModel(x.Model.Name, e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sim.Close()
+		dial := dialCalibrate
+		defer func() { dialCalibrate = dial }()
+		dialCalibrate = func(string, string) (*calibrateEndpoint, error) {
+			oc := openai.NewClient(option.WithBaseURL(sim.BaseURL()), option.WithHTTPClient(sim.Client()), option.WithAPIKey("simulator"), option.WithMaxRetries(0))
+			return &calibrateEndpoint{client: tokenpace.NewClient(oc), close: func() {}}, nil
+		}
+		out := filepath.Join(t.TempDir(), "deploy.json")
+		code, _, stderr := calibrate(t, "--base-url", "http://in-memory/v1", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--out", out)
+		if code == 0 || !strings.Contains(stderr, "the runs do not follow the model") || !strings.Contains(stderr, "prefix cache") {
+			t.Errorf("calibrate against an endpoint without a prefix cache: exit %d; want a refusal that says the runs do not follow the model and names the prefix cache:\n%s", code, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("calibrate wrote %s from a fit that misses its runs", out)
+		}
+	})
+}
+
+// TestCalibratePrintsItsMisses checks that a fit that misses one of its
+// own runs by more than plan.Misfit says so, and says no less of other
+// loads than that miss, whatever its bands alone would say.
+func TestCalibratePrintsItsMisses(t *testing.T) {
+	d, err := simulate.Deployment{}.Resolved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := simulate.Observation{Scenario: simulate.Scenario{PromptTokens: 960, OutputTokens: 64, Concurrency: 4}, Metric: simulate.MetricTTFT, Value: 100}
+	for _, c := range []struct {
+		miss   float64
+		misfit bool
+		says   string
+	}{{0.05, false, "within ±5.0%"}, {-0.35, true, "within ±35.0%"}} {
+		fit := plan.Calibration{Deployment: d, Spread: 0.02, Residuals: []plan.Residual{{Observation: obs, Predicted: 100 * (1 + c.miss), Error: c.miss}}}
+		var out bytes.Buffer
+		if err := newCalibrateFlags(io.Discard).print(&out, fit, 1, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(out.String(), "misfit"); got != c.misfit || !strings.Contains(out.String(), c.says) {
+			t.Errorf("fit missing its run by %+.0f%%: misfit line %v, want %v, and %q:\n%s", 100*c.miss, got, c.misfit, c.says, out.String())
+		}
+	}
 }

@@ -91,6 +91,33 @@ func (b ConstantBand) String() string {
 // figure (a benchmark's mean over a few requests).
 const calibrationNoise = 0.01
 
+// Misfit is the relative miss of a fit on one of its own runs past which
+// the endpoint is taken not to behave as the model does: beyond a noisy
+// server's run-to-run spread.
+const Misfit = 0.2
+
+// Worst returns the largest relative miss of the fit on its own runs.
+func (c Calibration) Worst() float64 {
+	var w float64
+	for _, r := range c.Residuals {
+		w = max(w, math.Abs(r.Error))
+	}
+	return w
+}
+
+// worstMiss returns the largest relative miss of d's figures on obs, and
+// the observation missed most.
+func worstMiss(obs []simulate.Observation, d simulate.Deployment, figure func(simulate.Observation, simulate.Deployment) float64) (float64, simulate.Observation) {
+	var w float64
+	var at simulate.Observation
+	for _, o := range obs {
+		if e := math.Abs(figure(o, d)-o.Value) / o.Value; e > w {
+			w, at = e, o
+		}
+	}
+	return w, at
+}
+
 // calibrateConditioning is the conditioning below which a fit is refused as
 // ill-posed: a direction of the constants that moves the predictions
 // by less than 1/1000 of the best-determined one.
@@ -176,6 +203,13 @@ func Calibrate(d simulate.Deployment, obs []simulate.Observation) (Calibration, 
 	}
 	x = best
 	cond, weak := conditioning(x, residuals(exact))
+	if worst, at := worstMiss(obs, with(x), exact); cond < calibrateConditioning && worst > Misfit {
+		// The constants ran to their bounds chasing runs that no
+		// deployment of this shape gives: more runs would not help.
+		return Calibration{}, &CalibrationError{Reason: fmt.Sprintf("the runs do not follow the model: its best fit misses them by up to %.0f%% (%s at %d prompt tokens, %d concurrent): "+
+			"the endpoint caches, queues or batches otherwise than the deployment says (check its prefix cache, --max-running and --kv-tokens)",
+			100*worst, at.Metric, at.Scenario.PromptTokens, at.Scenario.Concurrency)}
+	}
 	if cond < calibrateConditioning {
 		var which []string
 		for i, w := range weak {
