@@ -129,11 +129,27 @@ func measure(ctx context.Context, ep *calibrateEndpoint, model string, s simulat
 	}
 	s.OutputTokens = out
 	s.Requests = n
+	s.CachedTokens = servedCache(s, snap)
 	obs := []simulate.Observation{{Scenario: s, Metric: simulate.MetricTTFT, Value: msf(snap.TTFT.Mean)}}
 	if out > 1 && snap.TPOT.Count > 0 {
 		obs = append(obs, simulate.Observation{Scenario: s, Metric: simulate.MetricTPOT, Value: msf(snap.TPOT.Mean)})
 	}
 	return obs, nil
+}
+
+// servedCache returns the prompt tokens per request of s that the
+// server's cache served in the run snap sums up, when the server says so
+// (its usage counts cached tokens): the run is what it did, not what the
+// design assumed (a server whose slots keep caches of their own,
+// llama.cpp's, serves a prefix only to the slot that holds it). A server
+// that counts none leaves the design's figure: it may cache without
+// saying (vLLM without --enable-prompt-tokens-details).
+func servedCache(s simulate.Scenario, snap metrics.Snapshot) int {
+	if snap.CachedTokens <= 0 || snap.InputTokens <= 0 {
+		return s.CachedTokens
+	}
+	share := float64(snap.CachedTokens) / float64(snap.InputTokens)
+	return max(min(int(share*float64(s.PromptTokens)+0.5), s.PromptTokens-1), 0)
 }
 
 // errorCounts lists failures by error type, e.g. "404 ×3", in order.

@@ -20,6 +20,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/metrics"
 	"github.com/tokenpace/tokenpace/simulate"
 	"github.com/tokenpace/tokenpace/simulate/plan"
 )
@@ -362,6 +363,29 @@ func TestCalibratePrintsItsMisses(t *testing.T) {
 		}
 		if got := strings.Contains(out.String(), "misfit"); got != c.misfit || !strings.Contains(out.String(), c.says) {
 			t.Errorf("fit missing its run by %+.0f%%: misfit line %v, want %v, and %q:\n%s", 100*c.miss, got, c.misfit, c.says, out.String())
+		}
+	}
+}
+
+// TestServedCache checks that a calibration run is fitted with the cache
+// hits the server reported, not those its design assumed, when the
+// server reports any.
+func TestServedCache(t *testing.T) {
+	s := simulate.Scenario{PromptTokens: 960, CachedTokens: 896}
+	for _, c := range []struct {
+		input, cached int64
+		want          int
+	}{
+		{0, 0, 896},       // no usage: the design's
+		{7680, 0, 896},    // no cached count: the design's (it may cache unsaid)
+		{7680, 3584, 448}, // half the slots held the prefix
+		{7680, 7680, 959}, // all of it: at most the prompt but one token
+		{1000, 10, 10},    // a template's few tokens on prompts designed apart
+		{7680, 7168, 896}, // as designed
+	} {
+		got := servedCache(s, metrics.Snapshot{InputTokens: c.input, CachedTokens: c.cached})
+		if got != c.want {
+			t.Errorf("servedCache(%d of %d input tokens cached) = %d, want %d", c.cached, c.input, got, c.want)
 		}
 	}
 }
