@@ -67,8 +67,9 @@ var dialCalibrate = func(baseURL, keyEnv string) (*calibrateEndpoint, error) {
 
 // calibrationPrompts returns the parameters of request i of a run: a
 // prompt of s.PromptTokens tokens whose first s.CachedTokens are the same
-// system message in every request of every run (what a server's prefix
-// cache holds), the rest a user message of its own, set by seed and i.
+// system message in every request of every run of one calibration (set
+// by seed's bits from 40 up: what a server's prefix cache holds), the
+// rest a user message of its own, set by seed and i.
 func calibrationPrompts(model string, s simulate.Scenario, seed uint64) func(i int) openai.ChatCompletionNewParams {
 	words := func(rng *rand.Rand, n int) string {
 		var b strings.Builder
@@ -82,7 +83,8 @@ func calibrationPrompts(model string, s simulate.Scenario, seed uint64) func(i i
 	// Each message costs four tokens of framing, the reply three.
 	prefix := ""
 	if s.CachedTokens > 0 {
-		prefix = words(rand.New(rand.NewPCG(0, 1<<62)), s.CachedTokens-4)
+		// The same for every run of a calibration (seed's high bits).
+		prefix = words(rand.New(rand.NewPCG(seed&^(1<<40-1), 1<<62)), s.CachedTokens-4)
 	}
 	rest := s.PromptTokens - promptOverhead
 	if prefix != "" {
@@ -170,11 +172,16 @@ func runDesigned(ctx context.Context, ep *calibrateEndpoint, model string, d sim
 		return nil, nil, err
 	}
 	all := append(append([]plan.CalibrationRun(nil), fitRuns...), checkRuns...)
+	// Prompts of their own at every calibration: a server keeps what it
+	// served before in its prompt cache (llama.cpp's in host memory, vLLM's
+	// and SGLang's in GPU memory), and a second calibration that sent the
+	// first one's prompts again would measure cache hits, not prefills.
+	nonce := rand.Uint64() &^ (1<<40 - 1)
 	for i, r := range all {
 		s := r.Scenario
 		fmt.Fprintf(progress, "run %d/%d: %d clients × %d requests, %d-token prompts (%d shared), %d output tokens — %s\n",
 			i+1, len(all), s.Concurrency, max(s.Requests, s.Concurrency), s.PromptTokens, s.CachedTokens, s.OutputTokens, r.Purpose)
-		obs, err := measure(ctx, ep, model, s, timeout, uint64(i+1))
+		obs, err := measure(ctx, ep, model, s, timeout, nonce+uint64(i+1))
 		if err != nil {
 			return nil, nil, fmt.Errorf("run %d (%s): %w", i+1, r.Purpose, err)
 		}

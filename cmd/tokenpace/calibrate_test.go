@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -388,4 +390,66 @@ func TestServedCache(t *testing.T) {
 			t.Errorf("servedCache(%d of %d input tokens cached) = %d, want %d", c.cached, c.input, got, c.want)
 		}
 	}
+}
+
+// TestCalibrateSendsFreshPrompts checks that two calibrations of one
+// endpoint send prompts of their own: a server keeps what it served in
+// its prompt cache (llama.cpp's host-memory cache kept a first
+// calibration's prompts, and a second one measured cache hits for its
+// prefills), so no prompt of the second may repeat one of the first.
+func TestCalibrateSendsFreshPrompts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		x, err := simulate.Deployment{MBU: 0.55, MFU: 0.3, StepOverhead: 3 * time.Millisecond}.Resolved()
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := simulate.NewEngine(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim, err := simulate.ServeInMemory(simulate.WithModel(x.Model.Name, e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sim.Close()
+		dial := dialCalibrate
+		defer func() { dialCalibrate = dial }()
+		var mu sync.Mutex
+		var sent []map[string]bool
+		dialCalibrate = func(string, string) (*calibrateEndpoint, error) {
+			seen := map[string]bool{}
+			sent = append(sent, seen)
+			tap := option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+				body, _ := io.ReadAll(req.Body)
+				req.Body = io.NopCloser(bytes.NewReader(body))
+				var p struct {
+					Messages []struct{ Role, Content string }
+				}
+				if json.Unmarshal(body, &p) == nil && len(p.Messages) > 0 {
+					if last := p.Messages[len(p.Messages)-1]; last.Role == "user" {
+						mu.Lock()
+						seen[last.Content] = true
+						mu.Unlock()
+					}
+				}
+				return next(req)
+			})
+			oc := openai.NewClient(option.WithBaseURL(sim.BaseURL()), option.WithHTTPClient(sim.Client()), option.WithAPIKey("simulator"), option.WithMaxRetries(0), tap)
+			return &calibrateEndpoint{client: tokenpace.NewClient(oc), close: func() {}}, nil
+		}
+		for range 2 {
+			if code, _, stderr := calibrate(t, "--base-url", "http://in-memory/v1", "--model", "llama-3.1-8b", "--gpu", "h100-sxm"); code != 0 {
+				t.Fatalf("calibrate exit %d: %s", code, stderr)
+			}
+		}
+		repeated := 0
+		for m := range sent[1] {
+			if sent[0][m] {
+				repeated++
+			}
+		}
+		if len(sent[0]) < 10 || repeated > 0 {
+			t.Errorf("second calibration repeated %d of the first's %d prompts, want none", repeated, len(sent[0]))
+		}
+	})
 }
