@@ -39,7 +39,8 @@ type loadGen struct {
 	warmup      int
 	timeout     time.Duration
 	seed        uint64
-	keep        bool // keep every Timing, for the plot
+	promptSeed  uint64 // of the prompts (see benchFlags.promptSeed)
+	keep        bool   // keep every Timing, for the plot
 	progress    progress
 	// trace is the replayed trace (nil for synthetic load) and load
 	// describes the load for the report ("" for the plain ones).

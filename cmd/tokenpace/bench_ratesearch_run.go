@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/openai/openai-go/v3"
+
 	"github.com/tokenpace/tokenpace/metrics"
 )
 
@@ -64,6 +66,12 @@ func (base *loadGen) step(ctx context.Context, rate float64, n int, seed uint64,
 		g.warmup = 0
 	}
 	g.recorder = metrics.NewRecorder(metrics.WithSLO(g.slo))
+	if g.trace == nil && !g.sess.on() {
+		// Prompts of the step's own: the steps before it left theirs in
+		// the server's prompt cache.
+		params, from := base.params, int(seed-base.seed)<<20 // a million requests a step apart
+		g.params = func(i int) openai.ChatCompletionNewParams { return params(from + i) }
+	}
 	res := g.run(ctx)
 	bar.finish()
 	res.rate = rate

@@ -80,7 +80,7 @@ func (g *loadGen) session(ctx context.Context, s int, record func(int, *tokenpac
 			}
 		}
 		i := s*g.sess.turns + turn
-		msgs = append(msgs, openai.UserMessage(randomWords(rand.New(rand.NewPCG(g.seed, uint64(i))), g.prompt-promptOverhead)))
+		msgs = append(msgs, openai.UserMessage(randomWords(rand.New(rand.NewPCG(g.promptSeed, uint64(i))), g.prompt-promptOverhead)))
 		t, reply := g.stream(ctx, openai.ChatCompletionNewParams{
 			Model: g.model, Messages: msgs, MaxTokens: openai.Int(int64(g.maxTokens)),
 		})

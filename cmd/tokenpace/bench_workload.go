@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/tokenpace/tokenpace/metrics"
 	"github.com/tokenpace/tokenpace/simulate"
@@ -41,12 +42,25 @@ func (f *benchFlags) newLoad() (*loadGen, error) {
 // recorder judging the flags' SLO.
 func (g *loadGen) target(t *benchTarget, f *benchFlags) {
 	g.client = t.client
-	g.params = newPromptMaker(t.model, f.prompt, f.maxTokens, f.seed)
+	g.promptSeed = f.promptSeed()
+	g.params = newPromptMaker(t.model, f.prompt, f.maxTokens, g.promptSeed)
 	if g.trace != nil {
-		g.params = newTracePrompts(t.model, g.trace, f.seed).params
+		g.params = newTracePrompts(t.model, g.trace, g.promptSeed).params
 	}
 	g.model, g.maxTokens, g.prompt = t.model, f.maxTokens, f.prompt
 	g.slo = metrics.SLO{TTFT: f.sloTTFT, TPOT: f.sloTPOT}
 	g.recorder = metrics.NewRecorder(metrics.WithSLO(g.slo))
 	g.keep = f.plot != "" || f.export != "" || f.report != ""
+}
+
+// promptSeed returns the seed of the prompts: --seed's, or, against a
+// server of --base-url without --seed, one of this run's own. A server
+// keeps what it served in its prompt cache (llama.cpp's in host memory,
+// vLLM's and SGLang's automatic prefix caches), and a second run that sent
+// the first one's prompts again would measure cache hits, not prefills.
+func (f *benchFlags) promptSeed() uint64 {
+	if f.baseURL == "" || f.hw.set()["seed"] {
+		return f.seed
+	}
+	return rand.Uint64()
 }
