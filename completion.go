@@ -16,10 +16,10 @@ import (
 // the first one, and the token counts come from the usage of the final
 // event. Unless params set stream_options.include_usage, it is turned on.
 //
-// llama.cpp's server answers a suffix (or echo) on /v1/completions by
-// dropping it; the call then fails with a KindRequest error naming the
-// field rather than return a completion made without it (see the
-// README's "Real servers, hostile servers, and the caller's own code").
+// llama.cpp's server drops a suffix on /v1/completions: a
+// fill-in-the-middle call to it goes to its /infill endpoint instead, and
+// reaches the caller as a completion (see the README's "Real servers,
+// hostile servers, and the caller's own code").
 func (c *Client) NewCompletionStreaming(ctx context.Context, params openai.CompletionNewParams, opts ...option.RequestOption) *Stream[openai.Completion] {
 	return clientStream[openai.Completion](ctx, c, codec.Completion(params, true), opts)
 }

@@ -2,10 +2,12 @@ package tokenpace_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -15,90 +17,135 @@ import (
 	"github.com/tokenpace/tokenpace"
 )
 
-// TestLlamaCppDroppedSuffix replays what llama.cpp's server (a build of
-// August 2026) answers to a fill-in-the-middle request on
-// /v1/completions: 200 and a completion of the prompt alone, its suffix
-// dropped. The caller gets no text but a KindRequest error that names the
-// field, as that server answered before it dropped it, at once and sent
-// once; a server that keeps the suffix answers as usual, and a Router
-// falls back to one.
-func TestLlamaCppDroppedSuffix(t *testing.T) {
+// TestLlamaCppFillInTheMiddle replays what llama.cpp's server (a build of
+// August 2026, recorded live) answers to fill-in-the-middle: on
+// /v1/completions, 200 and a completion of the prompt alone, its suffix
+// dropped; on /infill, the right answer in llama.cpp's own format. The
+// caller gets /infill's answer as a completion, stream or not, with its
+// finish reason and usage; later calls go to /infill at once. An echo,
+// which no endpoint of that server does, is refused with the field
+// named; a model without fill-in-the-middle tokens (501 from /infill)
+// fails, and a Router falls back to a route that keeps the suffix.
+func TestLlamaCppFillInTheMiddle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		stream := loadRecording(t, "llamacpp-2026-completions-suffix-stream.jsonl")
-		whole := loadRecording(t, "llamacpp-2026-completions-suffix-nostream.jsonl")
-		keeps := stream // a server that does fill-in-the-middle: no llama.cpp header
-		keeps.Headers = map[string]string{"content-type": stream.Headers["content-type"]}
-		var sent int
+		dropped := loadRecording(t, "llamacpp-2026-completions-suffix-stream.jsonl")
+		droppedWhole := loadRecording(t, "llamacpp-2026-completions-suffix-nostream.jsonl")
+		infill := loadRecording(t, "llamacpp-2026-infill-stream.jsonl")
+		infillWhole := loadRecording(t, "llamacpp-2026-infill-nostream.jsonl")
+		noFIM := recording{Status: http.StatusNotImplemented, HeadersMS: 1, Headers: map[string]string{"content-type": "application/json", "server": "llama.cpp"},
+			Reads: []recordedRead{{TMS: 1, Data: `{"error":{"code":501,"message":"Infill is not supported by this model: prefix token is missing. suffix token is missing. middle token is missing. ","type":"not_supported_error"}}`}}}
+		keeps := dropped // a server that does fill-in-the-middle itself
+		keeps.Headers = map[string]string{"content-type": dropped.Headers["content-type"]}
+		var mu sync.Mutex
+		paths := map[string]int{}
 		url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			sent++
 			body, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			paths[r.URL.Path]++
+			mu.Unlock()
+			stream := strings.Contains(string(body), `"stream":true`)
 			switch {
 			case strings.HasPrefix(r.URL.Path, "/keeps/"):
 				replay(keeps)(w, r)
-			case strings.Contains(string(body), `"stream":true`):
-				replay(stream)(w, r)
+			case r.URL.Path == "/nofim/infill":
+				replay(noFIM)(w, r)
+			case strings.HasSuffix(r.URL.Path, "/infill") && stream:
+				replay(infill)(w, r)
+			case strings.HasSuffix(r.URL.Path, "/infill"):
+				replay(infillWhole)(w, r)
+			case stream:
+				replay(dropped)(w, r)
 			default:
-				replay(whole)(w, r)
+				replay(droppedWhole)(w, r)
 			}
 		}))
+		count := func(path string) int {
+			mu.Lock()
+			defer mu.Unlock()
+			return paths[path]
+		}
 		c := tokenpace.NewClient(openaiClient(url, hc), tokenpace.WithName("llama"))
 		ctx := context.Background()
-		refused := func(what string, err error, field string) {
-			t.Helper()
-			var se *tokenpace.StreamError
-			var ae *openai.Error
-			switch {
-			case !errors.As(err, &se) || se.Kind != tokenpace.KindRequest || !strings.Contains(se.Detail, field):
-				t.Errorf("%s: err = %v, want a KindRequest StreamError naming %s", what, err, field)
-			case !errors.As(err, &ae) || ae.StatusCode != http.StatusBadRequest || !strings.Contains(ae.Message, field):
-				t.Errorf("%s: err = %v, want an *openai.Error 400 naming %s", what, err, field)
-			}
-		}
+		want, wantEvents := infillContent(t, infill)
 
 		s := c.NewCompletionStreaming(ctx, fim("m", "def f(x):\n", "\n    return x\n"))
 		text, _ := readCompletion(s, s.Timing().Start)
-		refused("fill-in-the-middle stream", s.Err(), "suffix")
-		if tm := s.Timing(); text != "" || s.Text() != "" || len(tm.Chunks) != 0 || len(tm.HTTP) != 1 || sent != 1 {
-			t.Errorf("fill-in-the-middle stream: text %q, %d chunks, %d HTTP tries, %d requests; want none, 0, 1, 1", text, len(tm.Chunks), len(tm.HTTP), sent)
+		tm := s.Timing()
+		if s.Err() != nil || text != want || s.Text() != want {
+			t.Fatalf("fill-in-the-middle stream: text %q, err %v; want /infill's %q", text, s.Err(), want)
 		}
-		if err := s.Err(); err == nil || !strings.Contains(err.Error(), "ignores suffix") {
-			t.Errorf("error %v does not say the server ignores suffix", err)
+		if len(tm.Chunks) != wantEvents || tm.FinishReason != "length" || !tm.UsageReported || tm.PromptTokens != 13 || tm.OutputTokens != 8 {
+			t.Errorf("fill-in-the-middle stream: %d chunks, finish %q, usage %v %d/%d; want %d, length, 13 prompt and 8 output tokens",
+				len(tm.Chunks), tm.FinishReason, tm.UsageReported, tm.PromptTokens, tm.OutputTokens, wantEvents)
 		}
-
-		var tm *tokenpace.Timing
-		_, err := c.NewCompletion(ctx, fim("m", "def f(x):\n", "\n    return x\n"), tokenpace.WithTimingInto(&tm))
-		refused("fill-in-the-middle, not streamed", err, "suffix")
-		if tm == nil || tm.Err == nil {
-			t.Errorf("fill-in-the-middle, not streamed: Timing %v, want one with the error", tm)
+		if len(tm.HTTP) != 2 || count("/v1/completions") != 1 || count("/infill") != 1 {
+			t.Errorf("fill-in-the-middle stream: %d HTTP tries, %v; want 2: /v1/completions, then /infill", len(tm.HTTP), paths)
 		}
 
+		// The server is known now: straight to /infill.
+		s = c.NewCompletionStreaming(ctx, fim("m", "def f(x):\n", "\n    return x\n"))
+		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != want || len(s.Timing().HTTP) != 1 || count("/v1/completions") != 1 {
+			t.Errorf("second fill-in-the-middle stream: text %q, err %v, %d HTTP tries, %v; want /infill's text at once", text, s.Err(), len(s.Timing().HTTP), paths)
+		}
+		r, err := c.NewCompletion(ctx, fim("m", "def f(x):\n", "\n    return x\n"))
+		if err != nil || len(r.Choices) != 1 || r.Choices[0].Text != want || r.Choices[0].FinishReason != "length" || r.Usage.PromptTokens != 13 || r.Usage.CompletionTokens != 8 {
+			t.Errorf("fill-in-the-middle, not streamed: %+v, %v; want /infill's %q, length, 13 + 8 tokens", r, err, want)
+		}
+
+		// Echo: no endpoint of the server does it.
 		echo := fim("m", "def f(x):\n", "")
 		echo.Echo = openai.Bool(true)
 		s = c.NewCompletionStreaming(ctx, echo)
-		readCompletion(s, s.Timing().Start)
-		refused("echo", s.Err(), "echo")
-
-		// Without a suffix, the same answer is the caller's.
-		s = c.NewCompletionStreaming(ctx, fim("m", "def f(x):\n", ""))
-		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != recordedCompletionText(t, stream) {
-			t.Errorf("plain completion: text %q, err %v; want %q, nil", text, s.Err(), recordedCompletionText(t, stream))
+		text, _ = readCompletion(s, s.Timing().Start)
+		var se *tokenpace.StreamError
+		var ae *openai.Error
+		if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || !strings.Contains(se.Detail, "echo") ||
+			!errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusBadRequest || text != "" {
+			t.Errorf("echo: text %q, err %v; want none and a KindRequest 400 naming echo", text, s.Err())
 		}
 
-		r, err := tokenpace.NewRouter(c, tokenpace.Policy{},
-			tokenpace.Route{Name: "llama"},
+		// A model without fill-in-the-middle tokens: a Router falls back.
+		rt, err := tokenpace.NewRouter(c, tokenpace.Policy{},
+			tokenpace.Route{Name: "nofim", Options: []option.RequestOption{option.WithBaseURL("http://replay.invalid/nofim/v1/")}},
 			tokenpace.Route{Name: "keeps", Options: []option.RequestOption{option.WithBaseURL("http://replay.invalid/keeps/v1/")}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		s = r.NewCompletionStreaming(ctx, fim("m", "def f(x):\n", "\n    return x\n"))
+		s = rt.NewCompletionStreaming(ctx, fim("m", "def f(x):\n", "\n    return x\n"))
 		text, _ = readCompletion(s, s.Timing().Start)
 		if s.Err() != nil || text != recordedCompletionText(t, keeps) {
 			t.Errorf("Router: text %q, err %v; want the suffix-keeping route's %q", text, s.Err(), recordedCompletionText(t, keeps))
 		}
-		if a := s.Timing().Attempts; len(a) != 2 || a[0].Outcome != tokenpace.OutcomeFailed || a[1].Target != "keeps" || a[1].Outcome != tokenpace.OutcomeWon {
-			t.Errorf("Router attempts = %+v, want llama failed, keeps won", a)
+		a := s.Timing().Attempts
+		if len(a) != 2 || a[0].Outcome != tokenpace.OutcomeFailed || !errors.As(a[0].Err, &ae) || ae.StatusCode != http.StatusNotImplemented || a[1].Outcome != tokenpace.OutcomeWon {
+			t.Errorf("Router attempts = %+v, want nofim failed with 501, keeps won", a)
 		}
 	})
+}
+
+// infillContent returns the text of a recorded /infill stream and how
+// many of its events carry text.
+func infillContent(t *testing.T, rec recording) (string, int) {
+	t.Helper()
+	var b strings.Builder
+	n := 0
+	for _, rd := range rec.Reads {
+		for _, line := range strings.Split(rd.Data, "\n") {
+			data, ok := strings.CutPrefix(line, "data: ")
+			if !ok {
+				continue
+			}
+			var ev struct{ Content string }
+			if err := json.Unmarshal([]byte(data), &ev); err != nil {
+				t.Fatal(err)
+			}
+			if ev.Content != "" {
+				b.WriteString(ev.Content)
+				n++
+			}
+		}
+	}
+	return b.String(), n
 }
 
 // recordedCompletionText is the text of a recorded completions stream.

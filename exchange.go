@@ -77,6 +77,9 @@ type exchange struct {
 	// dropped is the field of the request that its server answered
 	// without (see wire.DroppedField); the client refused the answer.
 	dropped string
+	// infill is the client's set of servers that do fill-in-the-middle
+	// at /infill only; nil learns none.
+	infill *wire.InfillServers
 }
 
 // middleware returns the openai-go middleware that records every HTTP
@@ -90,10 +93,13 @@ type exchange struct {
 // wire.MaxStaleRetries times; each try is an HTTPAttempt of its own. See
 // wire.ClosingServers.
 //
-// A completions request whose suffix or echo llama.cpp's server answers
-// without, as it has since November 2025, gets the answer that server
-// gave before: 400, the field named (see wire.DroppedField), so that no
-// completion made without it reaches the caller.
+// A completions request whose suffix llama.cpp's server answers without,
+// as it has since November 2025, is sent again to that server's /infill,
+// and later ones straight there; the answer reaches the caller as a
+// completion (see wire.ToInfill and wire.FromInfill). One whose echo it
+// answers without gets the answer that server gave before: 400, the field
+// named (see wire.DroppedField), so that no completion made without it
+// reaches the caller.
 //
 // A request refused for a field the client added to it (stream_options,
 // or what it gave back to the server: see wire.CallExtras) is sent again
@@ -101,16 +107,28 @@ type exchange struct {
 // server is remembered: see wire.RefusedFields.
 func (x *exchange) middleware() option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		dropped := "" // a field llama.cpp's server would drop (wire.DroppedField)
+		dropped := ""    // a field llama.cpp's server would drop (wire.DroppedField)
+		var asked []byte // the completions request, as the caller made it
 		if wire.IsCompletions(req) {
 			req = rewrite(req, func(body []byte) []byte {
-				dropped = wire.DroppedField(body)
+				dropped, asked = wire.DroppedField(body), body
 				return body
 			})
+		}
+		infill := false // req is the request sent to /infill instead
+		model := ""
+		if dropped == "suffix" {
+			model = wire.RequestModel(asked)
+			if x.infill.Has(req.URL.Host) {
+				req, infill = toInfill(req, asked)
+			}
 		}
 		refusals := 0
 		for stale := 0; ; {
 			res, again, added, err := x.send(req, next)
+			if infill && err == nil {
+				res = wire.FromInfill(res, model, x.maxLine)
+			}
 			refused := ""
 			if !again && refusals < maxRefusals {
 				refused = wire.RefusedField(res, added)
@@ -121,7 +139,15 @@ func (x *exchange) middleware() option.Middleware {
 			case refused != "":
 				refusals++
 				x.declined.Learn(req, refused)
-			case dropped != "" && err == nil && res != nil && res.StatusCode < 300 && wire.DropsField(res):
+			case dropped != "" && !infill && err == nil && res != nil && res.StatusCode < 300 && wire.DropsField(res):
+				if r, ok := toInfill(req, asked); ok {
+					// Fill-in-the-middle is this server's /infill: there
+					// at once, and from now on.
+					x.infill.Learn(req.URL.Host)
+					_ = res.Body.Close()
+					req, infill = r, true
+					continue
+				}
 				x.mu.Lock()
 				x.dropped = dropped
 				x.mu.Unlock()
@@ -143,6 +169,19 @@ func (x *exchange) middleware() option.Middleware {
 			req.Body = body
 		}
 	}
+}
+
+// toInfill returns req as the request to llama.cpp's /infill that does
+// what asked, its completions body, asks (see wire.ToInfill), and whether
+// it could be made; req itself when it could not.
+func toInfill(req *http.Request, asked []byte) (*http.Request, bool) {
+	if asked == nil {
+		return req, false
+	}
+	if r, ok := wire.ToInfill(req, asked); ok {
+		return r, true
+	}
+	return req, false
 }
 
 // maxRefusals bounds how many times one request is sent again without a

@@ -31,6 +31,9 @@ type config struct {
 	// refuse when the client added them (stream_options, what it gives
 	// back).
 	refused *wire.RefusedFields
+	// infill is shared likewise: the servers that do fill-in-the-middle
+	// at /infill only (llama.cpp's).
+	infill *wire.InfillServers
 }
 
 // defaultMaxLineBytes is the longest event-stream line, and the largest
@@ -43,7 +46,7 @@ const defaultMaxLineBytes = 32 << 20
 
 func newConfig(opts []Option) config {
 	c := config{maxLineBytes: defaultMaxLineBytes, closing: new(wire.ClosingServers), extras: new(wire.CallExtras),
-		refused: new(wire.RefusedFields)}
+		refused: new(wire.RefusedFields), infill: new(wire.InfillServers)}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(&c)

@@ -18,10 +18,11 @@ import (
 // echo is supported"). It now answers 200 and drops them: a
 // fill-in-the-middle request gets a completion of its prompt alone, as if
 // the code after the cursor were not there, and an echo request gets its
-// answer without its prompt. Its /infill endpoint does fill-in-the-middle.
-// The client answers such a request as the server did before: 400, with
-// the field named, so that no wrong answer reaches the caller and a Router
-// falls back.
+// answer without its prompt. Its /infill endpoint does fill-in-the-middle:
+// the client sends a suffix there (see ToInfill). An echo, which no
+// endpoint of that server does, it answers as the server did before: 400,
+// with the field named, so that no wrong answer reaches the caller and a
+// Router falls back.
 
 // DroppedField returns the field of body, a completions request, that
 // llama.cpp's server drops without saying so: "suffix" for a non-empty

@@ -1,0 +1,263 @@
+package wire
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Fill-in-the-middle on llama.cpp's server.
+//
+// llama.cpp's server drops the suffix of a /v1/completions request (see
+// DroppedField); it does fill-in-the-middle at /infill, with the text
+// before the cursor as input_prefix and the text after it as
+// input_suffix, framed with the model's own fill-in-the-middle tokens, and
+// answers in its own format: events {"content", "stop", "stop_type",
+// "tokens_predicted", "tokens_evaluated", "timings"} with no [DONE], or
+// one such object for a request that does not stream. The client sends a
+// fill-in-the-middle request that such a server answered without its
+// suffix again to /infill, and later ones to that server straight there,
+// and gives the caller the answer as a completion: the same text, a
+// finish reason and a usage.
+
+// InfillServers is the set of servers ("host:port") that do
+// fill-in-the-middle at /infill only. Its methods are safe for concurrent
+// use; the nil set holds none and learns nothing.
+type InfillServers struct{ m sync.Map }
+
+// Has reports whether server does fill-in-the-middle at /infill only.
+func (s *InfillServers) Has(server string) bool {
+	if s == nil {
+		return false
+	}
+	_, ok := s.m.Load(server)
+	return ok
+}
+
+// Learn notes that server does fill-in-the-middle at /infill only.
+func (s *InfillServers) Learn(server string) {
+	if s != nil {
+		s.m.Store(server, struct{}{})
+	}
+}
+
+// infillDropped are the completions fields /infill has no use for, or
+// that the client gives the answer by itself (the usage).
+var infillDropped = []string{"prompt", "suffix", "max_tokens", "stream_options", "echo", "best_of", "n", "logprobs", "user"}
+
+// ToInfill returns req, a completions request whose body is body, as a
+// request to llama.cpp's /infill, and false when it cannot be one: a
+// prompt that is not one string, more than one choice, or an echo.
+func ToInfill(req *http.Request, body []byte) (*http.Request, bool) {
+	var in map[string]json.RawMessage
+	if json.Unmarshal(body, &in) != nil {
+		return nil, false
+	}
+	var prompt, suffix string
+	var echo bool
+	n := 1
+	if json.Unmarshal(in["prompt"], &prompt) != nil || json.Unmarshal(in["suffix"], &suffix) != nil {
+		return nil, false
+	}
+	if raw, ok := in["n"]; ok && string(raw) != "null" && (json.Unmarshal(raw, &n) != nil || n != 1) {
+		return nil, false
+	}
+	if raw, ok := in["echo"]; ok && json.Unmarshal(raw, &echo) == nil && echo {
+		return nil, false
+	}
+	out := make(map[string]json.RawMessage, len(in)+2)
+	for k, v := range in {
+		out[k] = v
+	}
+	if v, ok := in["max_tokens"]; ok && string(v) != "null" {
+		out["n_predict"] = v
+	}
+	for _, k := range infillDropped {
+		delete(out, k)
+	}
+	out["input_prefix"], _ = json.Marshal(prompt)
+	out["input_suffix"], _ = json.Marshal(suffix)
+	out["prompt"] = json.RawMessage(`""`)
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, false
+	}
+	r := req.Clone(req.Context())
+	p := strings.TrimSuffix(strings.TrimSuffix(req.URL.Path, "/"), "/completions")
+	r.URL.Path = strings.TrimSuffix(p, "/v1") + "/infill"
+	r.URL.RawPath = ""
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	return r, true
+}
+
+// infillEvent is one event of /infill, or its whole answer.
+type infillEvent struct {
+	Content   *string `json:"content"`
+	Stop      bool    `json:"stop"`
+	StopType  string  `json:"stop_type"`
+	Model     string  `json:"model"`
+	Predicted int64   `json:"tokens_predicted"`
+	Evaluated int64   `json:"tokens_evaluated"`
+	Timings   struct {
+		CacheN int64 `json:"cache_n"`
+	} `json:"timings"`
+	Error json.RawMessage `json:"error"`
+}
+
+// completion returns the completion, or completion chunk, that says what
+// ev says, with the model and id given.
+func (ev infillEvent) completion(id, model string, created int64, whole bool) []byte {
+	type choice struct {
+		Index        int     `json:"index"`
+		Text         string  `json:"text"`
+		FinishReason *string `json:"finish_reason"`
+		Logprobs     any     `json:"logprobs"`
+	}
+	type usage struct {
+		Prompt  int64 `json:"prompt_tokens"`
+		Output  int64 `json:"completion_tokens"`
+		Total   int64 `json:"total_tokens"`
+		Details struct {
+			Cached int64 `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
+	}
+	c := struct {
+		ID      string   `json:"id"`
+		Object  string   `json:"object"`
+		Created int64    `json:"created"`
+		Model   string   `json:"model"`
+		Choices []choice `json:"choices"`
+		Usage   *usage   `json:"usage,omitempty"`
+	}{ID: id, Object: "text_completion", Created: created, Model: model}
+	ch := choice{}
+	if ev.Content != nil {
+		ch.Text = *ev.Content
+	}
+	if ev.Stop || whole {
+		reason := "stop"
+		if ev.StopType == "limit" {
+			reason = "length"
+		}
+		ch.FinishReason = &reason
+		u := &usage{Prompt: ev.Evaluated, Output: ev.Predicted, Total: ev.Evaluated + ev.Predicted}
+		u.Details.Cached = min(max(ev.Timings.CacheN, 0), ev.Evaluated)
+		c.Usage = u
+	}
+	c.Choices = []choice{ch}
+	b, _ := json.Marshal(c)
+	return b
+}
+
+// FromInfill returns res, llama.cpp's answer to an /infill request made
+// for a completions request of model, as the completions answer: an event
+// stream's events as completion chunks ending with [DONE], a whole
+// answer's JSON as a completion. An error status, or an answer that is
+// neither, is returned as it is. maxLine bounds an event's line.
+func FromInfill(res *http.Response, model string, maxLine int) *http.Response {
+	if res == nil || res.StatusCode >= 300 || res.Body == nil {
+		return res
+	}
+	id := "cmpl-infill-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	created := time.Now().Unix()
+	ct := res.Header.Get("Content-Type")
+	if strings.HasPrefix(ct, "text/event-stream") {
+		if maxLine <= 0 {
+			maxLine = bufio.MaxScanTokenSize
+		}
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(nil, maxLine)
+		res.Body = &infillStream{sc: sc, body: res.Body, id: id, model: model, created: created}
+		res.ContentLength = -1
+		res.Header.Del("Content-Length")
+		return res
+	}
+	b, err := io.ReadAll(res.Body)
+	_ = res.Body.Close()
+	var ev infillEvent
+	if err == nil && json.Unmarshal(b, &ev) == nil && ev.Content != nil {
+		b = ev.completion(id, modelOr(ev.Model, model), created, true)
+	}
+	res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+	res.Header.Set("Content-Length", strconv.Itoa(len(b)))
+	return res
+}
+
+func modelOr(m, def string) string {
+	if m != "" {
+		return m
+	}
+	return def
+}
+
+// infillStream reads /infill's events and gives them as completion
+// chunks, each as soon as its line has arrived.
+type infillStream struct {
+	sc          *bufio.Scanner
+	body        io.Closer
+	out         bytes.Buffer
+	id, model   string
+	created     int64
+	done, ended bool
+}
+
+func (s *infillStream) Read(p []byte) (int, error) {
+	for s.out.Len() == 0 {
+		if s.done {
+			return 0, io.EOF
+		}
+		if !s.sc.Scan() {
+			if err := s.sc.Err(); err != nil {
+				return 0, err
+			}
+			// The stream ended before its last event: without [DONE],
+			// the caller sees it cut short.
+			s.done = true
+			continue
+		}
+		s.line(s.sc.Bytes())
+	}
+	return s.out.Read(p)
+}
+
+// line translates one line of the event stream.
+func (s *infillStream) line(l []byte) {
+	data, ok := bytes.CutPrefix(l, []byte("data:"))
+	if !ok || s.ended {
+		return // blank lines, comments and other fields; the frame is remade
+	}
+	data = bytes.TrimSpace(data)
+	var ev infillEvent
+	if json.Unmarshal(data, &ev) != nil || len(ev.Error) > 0 || (ev.Content == nil && !ev.Stop) {
+		// Not an event of /infill (an error event, or what the client
+		// cannot read): as the server sent it.
+		s.out.WriteString("data: ")
+		s.out.Write(data)
+		s.out.WriteString("\n\n")
+		return
+	}
+	s.out.WriteString("data: ")
+	s.out.Write(ev.completion(s.id, modelOr(ev.Model, s.model), s.created, false))
+	s.out.WriteString("\n\n")
+	if ev.Stop {
+		s.out.WriteString("data: [DONE]\n\n")
+		s.ended, s.done = true, true
+	}
+}
+
+func (s *infillStream) Close() error { return s.body.Close() }
+
+// RequestModel returns the model a request body names, "" if none.
+func RequestModel(body []byte) string {
+	var r struct {
+		Model string `json:"model"`
+	}
+	_ = json.Unmarshal(body, &r)
+	return r.Model
+}
