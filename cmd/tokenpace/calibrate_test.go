@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -207,25 +208,7 @@ func TestCalibrateBoundsTheSimulatedRun(t *testing.T) {
 // loads within 5 %.
 func TestCalibrateRunsItsOwnLoads(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		x, err := simulate.Deployment{MBU: 0.55, MFU: 0.3, StepOverhead: 3 * time.Millisecond}.Resolved()
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := simulate.NewEngine(x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sim, err := simulate.ServeInMemory(simulate.WithModel(x.Model.Name, e))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer sim.Close()
-		dial := dialCalibrate
-		defer func() { dialCalibrate = dial }()
-		dialCalibrate = func(string, string) (*calibrateEndpoint, error) {
-			oc := openai.NewClient(option.WithBaseURL(sim.BaseURL()), option.WithHTTPClient(sim.Client()), option.WithAPIKey("simulator"), option.WithMaxRetries(0))
-			return &calibrateEndpoint{client: tokenpace.NewClient(oc), close: func() {}}, nil
-		}
+		serveCalibration(t, simulate.Deployment{}, "", false)
 		out := filepath.Join(t.TempDir(), "deploy.json")
 		code, stdout, stderr := calibrate(t, "--base-url", "http://in-memory/v1", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--out", out)
 		if code != 0 {
@@ -266,41 +249,15 @@ func TestCalibrateRunsItsOwnLoads(t *testing.T) {
 // (404), as vLLM does.
 func TestCalibrateCustomModelAsksTheServer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		x, err := simulate.Deployment{MBU: 0.55, MFU: 0.3, StepOverhead: 3 * time.Millisecond}.Resolved()
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := simulate.NewEngine(x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sim, err := simulate.ServeInMemory(simulate.WithModel("served-8b", e))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer sim.Close()
-		dial := dialCalibrate
-		defer func() { dialCalibrate = dial }()
-		listed := 0
-		dialCalibrate = func(string, string) (*calibrateEndpoint, error) {
-			oc := openai.NewClient(option.WithBaseURL(sim.BaseURL()), option.WithHTTPClient(sim.Client()), option.WithAPIKey("simulator"), option.WithMaxRetries(0))
-			return &calibrateEndpoint{client: tokenpace.NewClient(oc), close: func() {}, firstModel: func(ctx context.Context) (string, error) {
-				listed++
-				page, err := oc.Models.List(ctx)
-				if err != nil || len(page.Data) == 0 {
-					return "", fmt.Errorf("no model listed: %v", err)
-				}
-				return page.Data[0].ID, nil
-			}}, nil
-		}
+		listed := serveCalibration(t, simulate.Deployment{}, "served-8b", true)
 		shape := []string{"--params-b", "8.030", "--layers", "32", "--hidden", "4096", "--kv-heads", "8", "--head-dim", "128", "--vocab", "128256", "--gpu", "h100-sxm"}
 		code, _, stderr := calibrate(t, append([]string{"--base-url", "http://in-memory/v1"}, shape...)...)
-		if code != 0 || listed != 1 || !strings.Contains(stderr, `requesting model "served-8b"`) {
-			t.Errorf("calibrate of a custom model: exit %d, %d listings; want 0, 1 and the listed model named:\n%s", code, listed, stderr)
+		if code != 0 || *listed != 1 || !strings.Contains(stderr, `requesting model "served-8b"`) {
+			t.Errorf("calibrate of a custom model: exit %d, %d listings; want 0, 1 and the listed model named:\n%s", code, *listed, stderr)
 		}
 		code, _, stderr = calibrate(t, append([]string{"--base-url", "http://in-memory/v1", "--served-model", "other"}, shape...)...)
-		if code == 0 || listed != 1 || !strings.Contains(stderr, "404") {
-			t.Errorf("calibrate --served-model other: exit %d, %d listings; want a failure naming the server's 404 and no listing:\n%s", code, listed, stderr)
+		if code == 0 || *listed != 1 || !strings.Contains(stderr, "404") {
+			t.Errorf("calibrate --served-model other: exit %d, %d listings; want a failure naming the server's 404 and no listing:\n%s", code, *listed, stderr)
 		}
 	})
 }
@@ -314,25 +271,7 @@ func TestCalibrateCustomModelAsksTheServer(t *testing.T) {
 // and writes no deployment file.
 func TestCalibrateSaysWhenTheModelMisses(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		x, err := simulate.Deployment{MBU: 0.55, MFU: 0.3, StepOverhead: 3 * time.Millisecond, DisablePrefixCaching: true}.Resolved()
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := simulate.NewEngine(x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sim, err := simulate.ServeInMemory(simulate.WithModel(x.Model.Name, e))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer sim.Close()
-		dial := dialCalibrate
-		defer func() { dialCalibrate = dial }()
-		dialCalibrate = func(string, string) (*calibrateEndpoint, error) {
-			oc := openai.NewClient(option.WithBaseURL(sim.BaseURL()), option.WithHTTPClient(sim.Client()), option.WithAPIKey("simulator"), option.WithMaxRetries(0))
-			return &calibrateEndpoint{client: tokenpace.NewClient(oc), close: func() {}}, nil
-		}
+		serveCalibration(t, simulate.Deployment{DisablePrefixCaching: true}, "", false)
 		out := filepath.Join(t.TempDir(), "deploy.json")
 		code, _, stderr := calibrate(t, "--base-url", "http://in-memory/v1", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--out", out)
 		if code == 0 || !strings.Contains(stderr, "the runs do not follow the model") || !strings.Contains(stderr, "prefix cache") {
@@ -399,45 +338,30 @@ func TestServedCache(t *testing.T) {
 // prefills), so no prompt of the second may repeat one of the first.
 func TestCalibrateSendsFreshPrompts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		x, err := simulate.Deployment{MBU: 0.55, MFU: 0.3, StepOverhead: 3 * time.Millisecond}.Resolved()
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := simulate.NewEngine(x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sim, err := simulate.ServeInMemory(simulate.WithModel(x.Model.Name, e))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer sim.Close()
-		dial := dialCalibrate
-		defer func() { dialCalibrate = dial }()
 		var mu sync.Mutex
 		var sent []map[string]bool
-		dialCalibrate = func(string, string) (*calibrateEndpoint, error) {
-			seen := map[string]bool{}
-			sent = append(sent, seen)
-			tap := option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-				body, _ := io.ReadAll(req.Body)
-				req.Body = io.NopCloser(bytes.NewReader(body))
-				var p struct {
-					Messages []struct{ Role, Content string }
+		var seen map[string]bool
+		tap := option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			body, _ := io.ReadAll(req.Body)
+			req.Body = io.NopCloser(bytes.NewReader(body))
+			var p struct {
+				Messages []struct{ Role, Content string }
+			}
+			if json.Unmarshal(body, &p) == nil && len(p.Messages) > 0 {
+				if last := p.Messages[len(p.Messages)-1]; last.Role == "user" {
+					mu.Lock()
+					seen[last.Content] = true
+					mu.Unlock()
 				}
-				if json.Unmarshal(body, &p) == nil && len(p.Messages) > 0 {
-					if last := p.Messages[len(p.Messages)-1]; last.Role == "user" {
-						mu.Lock()
-						seen[last.Content] = true
-						mu.Unlock()
-					}
-				}
-				return next(req)
-			})
-			oc := openai.NewClient(option.WithBaseURL(sim.BaseURL()), option.WithHTTPClient(sim.Client()), option.WithAPIKey("simulator"), option.WithMaxRetries(0), tap)
-			return &calibrateEndpoint{client: tokenpace.NewClient(oc), close: func() {}}, nil
-		}
+			}
+			return next(req)
+		})
+		serveCalibration(t, simulate.Deployment{}, "", false, tap)
 		for range 2 {
+			mu.Lock()
+			seen = map[string]bool{}
+			sent = append(sent, seen)
+			mu.Unlock()
 			if code, _, stderr := calibrate(t, "--base-url", "http://in-memory/v1", "--model", "llama-3.1-8b", "--gpu", "h100-sxm"); code != 0 {
 				t.Fatalf("calibrate exit %d: %s", code, stderr)
 			}
@@ -452,4 +376,49 @@ func TestCalibrateSendsFreshPrompts(t *testing.T) {
 			t.Errorf("second calibration repeated %d of the first's %d prompts, want none", repeated, len(sent[0]))
 		}
 	})
+}
+
+// serveCalibration serves x (whose zero MBU, MFU and step overhead are
+// taken as 0.55, 0.3 and 3 ms) in memory as model name, and points
+// calibrate's --base-url at it for the rest of the test, its client taking
+// opts; listed counts the calls of the endpoint's model list, nil when
+// the endpoint cannot list. Call it inside a synctest bubble.
+func serveCalibration(t *testing.T, x simulate.Deployment, name string, list bool, opts ...option.RequestOption) (listed *int) {
+	t.Helper()
+	x.MBU, x.MFU = cmp.Or(x.MBU, 0.55), cmp.Or(x.MFU, 0.3)
+	x.StepOverhead = cmp.Or(x.StepOverhead, 3*time.Millisecond)
+	x, err := x.Resolved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := simulate.NewEngine(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := simulate.ServeInMemory(simulate.WithModel(cmp.Or(name, x.Model.Name), e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dial := dialCalibrate
+	t.Cleanup(func() {
+		dialCalibrate = dial
+		sim.Close()
+	})
+	listed = new(int)
+	dialCalibrate = func(string, string) (*calibrateEndpoint, error) {
+		oc := openai.NewClient(append([]option.RequestOption{option.WithBaseURL(sim.BaseURL()), option.WithHTTPClient(sim.Client()), option.WithAPIKey("simulator"), option.WithMaxRetries(0)}, opts...)...)
+		ep := &calibrateEndpoint{client: tokenpace.NewClient(oc), close: func() {}}
+		if list {
+			ep.firstModel = func(ctx context.Context) (string, error) {
+				*listed++
+				page, err := oc.Models.List(ctx)
+				if err != nil || len(page.Data) == 0 {
+					return "", fmt.Errorf("no model listed: %v", err)
+				}
+				return page.Data[0].ID, nil
+			}
+		}
+		return ep, nil
+	}
+	return listed
 }

@@ -14,6 +14,20 @@ func predict(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
+// predictFigure returns the figure key of predict --json args.
+func predictFigure(t *testing.T, key string, args ...string) float64 {
+	t.Helper()
+	code, out, stderr := predict(t, append([]string{"--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("predict %v: exit %d, stderr %q", args, code, stderr)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m[key].(float64)
+}
+
 func TestPredictJSONContract(t *testing.T) {
 	code, out, stderr := predict(t, "--json", "--model", "llama-3.1-8b", "--gpu", "h100", "--prompt-tokens", "2000", "--output-tokens", "100", "--concurrency", "4")
 	if code != 0 {
@@ -263,15 +277,7 @@ func TestPredictGivenAndDefaulted(t *testing.T) {
 
 	ttft := func(args ...string) float64 {
 		t.Helper()
-		code, out, stderr := predict(t, append([]string{"--json", "--model", "llama-3.1-70b", "--gpus", "4", "--prompt-tokens", "2048"}, args...)...)
-		if code != 0 {
-			t.Fatalf("predict %v: exit %d, stderr %q", args, code, stderr)
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(out), &m); err != nil {
-			t.Fatal(err)
-		}
-		return m["ttft_ms"].(float64)
+		return predictFigure(t, "ttft_ms", append([]string{"--model", "llama-3.1-70b", "--gpus", "4", "--prompt-tokens", "2048"}, args...)...)
 	}
 	catalog := ttft("--gpu", "h100-sxm")
 	flags := ttft("--bandwidth-gbs", "3350", "--tflops", "989", "--fp8-tflops", "1979", "--int8-tops", "1979", "--memory-gb", "80",
@@ -323,15 +329,7 @@ func TestPredictAllReduceShare(t *testing.T) {
 func TestPredictModelFromFlags(t *testing.T) {
 	ttft := func(args ...string) float64 {
 		t.Helper()
-		code, out, stderr := predict(t, append([]string{"--json", "--gpu", "h100-sxm", "--prompt-tokens", "4096", "--output-tokens", "2"}, args...)...)
-		if code != 0 {
-			t.Fatalf("predict %v: exit %d, stderr %q", args, code, stderr)
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(out), &m); err != nil {
-			t.Fatal(err)
-		}
-		return m["ttft_ms"].(float64)
+		return predictFigure(t, "ttft_ms", append([]string{"--gpu", "h100-sxm", "--prompt-tokens", "4096", "--output-tokens", "2"}, args...)...)
 	}
 	for _, c := range []struct {
 		model string
