@@ -24,6 +24,10 @@
 //	go run ./examples/autocomplete
 //	go run ./examples/autocomplete --type-ahead
 //	go run ./examples/autocomplete --base-url http://localhost:8000/v1 --models MODEL1,MODEL2
+//
+// Against llama.cpp's llama-server, whose /v1/completions drops the
+// suffix, the client sends fill-in-the-middle to its /infill endpoint; the
+// model needs fill-in-the-middle tokens (a code model).
 package main
 
 import (
