@@ -87,6 +87,11 @@ func TestLlamaCppFillInTheMiddle(t *testing.T) {
 		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != want || len(s.Timing().HTTP) != 1 || count("/v1/completions") != 1 {
 			t.Errorf("second fill-in-the-middle stream: text %q, err %v, %d HTTP tries, %v; want /infill's text at once", text, s.Err(), len(s.Timing().HTTP), paths)
 		}
+		// What is learnt is the model's too: a gateway may serve others.
+		s = c.NewCompletionStreaming(ctx, fim("other", "def f(x):\n", "\n    return x\n"))
+		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != want || len(s.Timing().HTTP) != 2 || count("/v1/completions") != 2 {
+			t.Errorf("fill-in-the-middle of another model: text %q, err %v, %d HTTP tries, %v; want /infill's text after a try of /v1/completions", text, s.Err(), len(s.Timing().HTTP), paths)
+		}
 		r, err := c.NewCompletion(ctx, fim("m", "def f(x):\n", "\n    return x\n"))
 		if err != nil || len(r.Choices) != 1 || r.Choices[0].Text != want || r.Choices[0].FinishReason != "length" || r.Usage.PromptTokens != 13 || r.Usage.CompletionTokens != 8 {
 			t.Errorf("fill-in-the-middle, not streamed: %+v, %v; want /infill's %q, length, 13 + 8 tokens", r, err, want)

@@ -116,10 +116,13 @@ func (x *exchange) middleware() option.Middleware {
 			})
 		}
 		infill := false // req is the request sent to /infill instead
-		model := ""
+		model, served := "", ""
 		if dropped == "suffix" {
+			// A gateway may serve llama.cpp's models beside others: what
+			// is learnt is the server's and the model's.
 			model = wire.RequestModel(asked)
-			if x.infill.Has(req.URL.Host) {
+			served = req.URL.Host + " " + model
+			if x.infill.Has(served) {
 				req, infill = toInfill(req, asked)
 			}
 		}
@@ -143,7 +146,7 @@ func (x *exchange) middleware() option.Middleware {
 				if r, ok := toInfill(req, asked); ok {
 					// Fill-in-the-middle is this server's /infill: there
 					// at once, and from now on.
-					x.infill.Learn(req.URL.Host)
+					x.infill.Learn(served)
 					_ = res.Body.Close()
 					req, infill = r, true
 					continue

@@ -26,9 +26,11 @@ import (
 // and gives the caller the answer as a completion: the same text, a
 // finish reason and a usage.
 
-// InfillServers is the set of servers ("host:port") that do
-// fill-in-the-middle at /infill only. Its methods are safe for concurrent
-// use; the nil set holds none and learns nothing.
+// InfillServers is the set of servers that do fill-in-the-middle at
+// /infill only, each named by the caller (the client names a server's
+// "host:port" and the model asked of it, as a gateway may serve llama.cpp's
+// models beside others). Its methods are safe for concurrent use; the nil
+// set holds none and learns nothing.
 type InfillServers struct{ m sync.Map }
 
 // Has reports whether server does fill-in-the-middle at /infill only.
