@@ -17,6 +17,18 @@ func (c *call) continuation() *codec.Continuation {
 // output: not for a completion whose prompt is not one string.
 func (c *call) canContinue() bool { return c.req.CanContinue() }
 
+// reachedMax reports whether the chain has delivered the request's
+// max_tokens (or max_completion_tokens) already, in output-bearing chunks,
+// each at least one token: its output is as long as asked, and a
+// continuation would make it longer. c.mu is held.
+func (c *call) reachedMax() bool {
+	max := c.params.MaxCompletionTokens
+	if c.params.MaxTokens.Valid() {
+		max = c.params.MaxTokens
+	}
+	return max.Valid() && c.deliveredTokens() >= max.Value
+}
+
 // deliveredTokens returns the output-bearing chunks the chain delivered
 // since its last restart: the tokens a continuation takes off max_tokens.
 // c.mu is held.

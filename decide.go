@@ -73,7 +73,7 @@ type situation struct {
 	buffered    bool // the try won and its output waits for validation
 	invalid     bool // a validator rejected the try's output
 	failFast    bool // Policy.FailFast or CallPolicy.FailFast
-	cont        bool // Policy.Continue, and the call's output can be carried on
+	cont        bool // Policy.Continue, and the call's output can be carried on (it is shorter than asked)
 	restartOnly bool // the output the caller keeps carries a tool call or audio
 	canceled    bool // the caller's context ended
 	live        int  // other tries that run or wait in admission

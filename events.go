@@ -165,7 +165,7 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 		invalid:     tr.validErr != nil,
 		failFast:    c.set.failFast,
 		panicked:    isPanic(err),
-		cont:        c.r.pol.Continue && c.canContinue(),
+		cont:        c.r.pol.Continue && c.canContinue() && !c.reachedMax(),
 		restartOnly: c.keptRestartOnly(),
 		canceled:    c.ctx.Err() != nil,
 		live:        c.live(),

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace"
 )
@@ -201,6 +203,48 @@ func TestReplayLlamaCppParseError(t *testing.T) {
 		if tm.TTFT() != ms(rec.Reads[0].TMS) || tm.E2E() != ms(rec.Reads[len(rec.Reads)-1].TMS) || tm.UsageReported || tm.OutputTokens != n {
 			t.Errorf("TTFT %v, E2E %v, usage %v, output %d; want %v, %v, false, %d", tm.TTFT(), tm.E2E(), tm.UsageReported, tm.OutputTokens,
 				ms(rec.Reads[0].TMS), ms(rec.Reads[len(rec.Reads)-1].TMS), n)
+		}
+	})
+}
+
+// TestRouterDoesNotContinuePastMaxTokens replays the stream that
+// llama.cpp's server ends with an error event after its whole answer (9
+// content chunks) through a Router with Continue: asked for 9 tokens, the
+// answer is as long as asked, so no continuation makes it longer; the
+// call ends with the server's error and the text it sent. Asked for more,
+// it is carried on by the next route.
+func TestRouterDoesNotContinuePastMaxTokens(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		broken := loadRecording(t, "llamacpp-2026-chat-stream-parse-error.jsonl")
+		next := loadRecording(t, "llamacpp-110m-chat-stream.jsonl")
+		url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/next/") {
+				replay(next)(w, r)
+				return
+			}
+			replay(broken)(w, r)
+		}))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		r, err := tokenpace.NewRouter(c, tokenpace.Policy{Continue: true},
+			tokenpace.Route{Name: "llama"}, tokenpace.Route{Name: "next", Options: []option.RequestOption{option.WithBaseURL("http://replay.invalid/next/v1/")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent := recordedText(t, broken)
+		for _, tt := range []struct {
+			maxTokens int
+			attempts  int
+			wantErr   bool
+		}{{9, 1, true}, {100, 2, false}} {
+			s := r.NewStreaming(context.Background(), chat("m", tt.maxTokens))
+			for s.Next() {
+			}
+			var se *tokenpace.StreamError
+			gotErr := errors.As(s.Err(), &se) && se.Kind == tokenpace.KindErrorEvent
+			a := s.Timing().Attempts
+			if gotErr != tt.wantErr || len(a) != tt.attempts || !strings.HasPrefix(s.Text(), sent) || (tt.wantErr && s.Text() != sent) {
+				t.Errorf("max_tokens %d: err %v, %d attempts, text %q; want error %v, %d attempts, text from %q", tt.maxTokens, s.Err(), len(a), s.Text(), tt.wantErr, tt.attempts, sent)
+			}
 		}
 	})
 }

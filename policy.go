@@ -43,7 +43,9 @@ type Policy struct {
 	// continuation carries text only): the next route answers from the
 	// start and Stream.Restarted tells the caller (see Router). Continue
 	// never applies to a completion whose prompt is not one string, nor
-	// to Router.New.
+	// to Router.New, nor once the caller has received as many output
+	// chunks as max_tokens: the output is as long as asked, and the call
+	// ends with the error.
 	Continue bool
 	// ContinuePrompt is the user message that follows the assistant prefix
 	// of a continuation; "" means "Continue exactly where your previous
