@@ -225,7 +225,7 @@ func registerBenchFlags(fs *flag.FlagSet) *benchFlags {
 	fs.DurationVar(&f.sloTPOT, "slo-tpot", 0, "goodput: longest acceptable time per output token (0: no objective)")
 	fs.IntVar(&f.warmup, "warmup", 0, "requests sent before measuring, not counted")
 	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "per-request timeout")
-	fs.Uint64Var(&f.seed, "seed", 1, "seed of the prompts and of the Poisson arrivals; against --base-url without it, the prompts are drawn afresh each run, so that no prompt cache serves them")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the prompts and of the Poisson arrivals; against --base-url without it, the prompts are drawn afresh each run, so that no prompt cache serves them (the JSON report's prompt_seed, given here, sends them again)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of the table")
 	fs.StringVar(&f.plot, "plot", "", "write a latency plot (TTFT CDF, ITL histogram, throughput over time) to this .png or .svg file")
 	fs.StringVar(&f.export, "export", "", "write every measured request (timestamps, figures, tokens, error, server) to this file, one JSON object a line")

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -44,15 +45,24 @@ func TestBenchSendsFreshPrompts(t *testing.T) {
 		proxy.ServeHTTP(w, r)
 	}))
 	defer srv.Close()
+	var seed uint64 // the last run's prompt_seed
 	run := func(args ...string) map[string]bool {
 		t.Helper()
 		mu.Lock()
 		runs = append(runs, map[string]bool{})
 		mu.Unlock()
-		args = append([]string{"--base-url", srv.URL + "/v1", "--model", "sim", "--requests", "6", "--concurrency", "2", "--max-tokens", "2"}, args...)
-		if code, _, stderr := bench(t, t.Context(), args...); code != 0 {
+		args = append([]string{"--json", "--base-url", srv.URL + "/v1", "--model", "sim", "--requests", "6", "--concurrency", "2", "--max-tokens", "2"}, args...)
+		code, stdout, stderr := bench(t, t.Context(), args...)
+		if code != 0 {
 			t.Fatalf("bench %v: exit %d: %s", args, code, stderr)
 		}
+		var rep struct {
+			PromptSeed uint64 `json:"prompt_seed"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			t.Fatal(err)
+		}
+		seed = rep.PromptSeed
 		return runs[len(runs)-1]
 	}
 	shared := func(a, b map[string]bool) int {
@@ -64,9 +74,14 @@ func TestBenchSendsFreshPrompts(t *testing.T) {
 		}
 		return n
 	}
-	first, second := run(), run()
+	first := run()
+	firstSeed := seed
+	second := run()
 	if len(first) != 6 || shared(first, second) != 0 {
 		t.Errorf("two runs without --seed: %d prompts, %d of them sent again; want 6 and none", len(first), shared(first, second))
+	}
+	if again := run("--seed", strconv.FormatUint(firstSeed, 10)); shared(first, again) != 6 {
+		t.Errorf("a run with --seed the first run's prompt_seed (%d) shares %d of its 6 prompts, want all", firstSeed, shared(first, again))
 	}
 	seeded, again := run("--seed", "7"), run("--seed", "7")
 	if shared(seeded, again) != 6 {

@@ -27,10 +27,12 @@ type benchReport struct {
 	// pred is the embedded simulator's offline prediction for a closed
 	// loop's load; nil otherwise.
 	pred *simulate.Prediction
+	// promptSeed is the seed the prompts were drawn with.
+	promptSeed uint64
 }
 
 func newBenchReport(f *benchFlags, t *benchTarget, g *loadGen, res *loadResult) *benchReport {
-	r := &benchReport{f: f, what: t.what, mdl: t.model, snap: res.snap, res: res, load: g.load}
+	r := &benchReport{f: f, what: t.what, mdl: t.model, snap: res.snap, res: res, load: g.load, promptSeed: g.promptSeed}
 	if t.deployment != nil && f.rate == 0 && g.load == "" {
 		p, err := simulate.Predict(*t.deployment, simulate.Scenario{
 			PromptTokens: f.prompt, OutputTokens: f.maxTokens, Concurrency: min(f.concurrency, f.requests),
@@ -59,11 +61,14 @@ type benchRun struct {
 	Rate         float64 `json:"rate"`
 	PromptTokens int     `json:"prompt_tokens"`
 	MaxTokens    int     `json:"max_tokens"`
-	Warmup       int     `json:"warmup"`
-	SLOTTFTMs    float64 `json:"slo_ttft_ms"`
-	SLOTPOTMs    float64 `json:"slo_tpot_ms"`
-	Late         int     `json:"late_requests"`
-	MaxLateMs    float64 `json:"max_lateness_ms"`
+	// PromptSeed is the seed the prompts were drawn with: --seed with it
+	// sends them again.
+	PromptSeed uint64  `json:"prompt_seed"`
+	Warmup     int     `json:"warmup"`
+	SLOTTFTMs  float64 `json:"slo_ttft_ms"`
+	SLOTPOTMs  float64 `json:"slo_tpot_ms"`
+	Late       int     `json:"late_requests"`
+	MaxLateMs  float64 `json:"max_lateness_ms"`
 	// Lateness is the client's own delay in sending requests on
 	// schedule (an open loop only): p50, p99 and max in ms. The latency
 	// figures do not include it.
@@ -107,7 +112,7 @@ func (r *benchReport) jsonObject() (map[string]any, error) {
 	obj := map[string]any{}
 	for _, v := range []any{snap, benchRun{
 		Endpoint: r.what, Model: r.mdl, Planned: r.f.requests, Concurrency: r.f.concurrency, Rate: r.f.rate,
-		PromptTokens: r.f.prompt, MaxTokens: r.f.maxTokens, Warmup: r.f.warmup,
+		PromptTokens: r.f.prompt, MaxTokens: r.f.maxTokens, PromptSeed: r.promptSeed, Warmup: r.f.warmup,
 		SLOTTFTMs: msf(r.f.sloTTFT), SLOTPOTMs: msf(r.f.sloTPOT),
 		Late: r.res.late, MaxLateMs: msf(r.res.maxLate), Lateness: r.latenessMs(), Warnings: r.warnings(),
 		Interrupted: r.res.interrupted, Abandoned: r.res.abandoned, Load: r.load, Turns: r.turns(), RateSearch: r.search,

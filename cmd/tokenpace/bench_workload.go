@@ -62,5 +62,5 @@ func (f *benchFlags) promptSeed() uint64 {
 	if f.baseURL == "" || f.hw.set()["seed"] {
 		return f.seed
 	}
-	return rand.Uint64()
+	return rand.Uint64() >> 11 // exact as a JSON number (prompt_seed)
 }
