@@ -123,7 +123,7 @@ func (x *exchange) middleware() option.Middleware {
 			model = wire.RequestModel(asked)
 			served = req.URL.Host + " " + model
 			if x.infill.Has(served) {
-				req, infill = toInfill(req, asked)
+				req, infill = wire.ToInfill(req, asked)
 			}
 		}
 		refusals := 0
@@ -143,7 +143,7 @@ func (x *exchange) middleware() option.Middleware {
 				refusals++
 				x.declined.Learn(req, refused)
 			case dropped != "" && !infill && err == nil && res != nil && res.StatusCode < 300 && wire.DropsField(res):
-				if r, ok := toInfill(req, asked); ok {
+				if r, ok := wire.ToInfill(req, asked); ok {
 					// Fill-in-the-middle is this server's /infill: there
 					// at once, and from now on.
 					x.infill.Learn(served)
@@ -172,19 +172,6 @@ func (x *exchange) middleware() option.Middleware {
 			req.Body = body
 		}
 	}
-}
-
-// toInfill returns req as the request to llama.cpp's /infill that does
-// what asked, its completions body, asks (see wire.ToInfill), and whether
-// it could be made; req itself when it could not.
-func toInfill(req *http.Request, asked []byte) (*http.Request, bool) {
-	if asked == nil {
-		return req, false
-	}
-	if r, ok := wire.ToInfill(req, asked); ok {
-		return r, true
-	}
-	return req, false
 }
 
 // maxRefusals bounds how many times one request is sent again without a

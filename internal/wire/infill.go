@@ -3,6 +3,7 @@ package wire
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -54,24 +55,24 @@ func (s *InfillServers) Learn(server string) {
 var infillDropped = []string{"prompt", "suffix", "max_tokens", "stream_options", "echo", "best_of", "n", "logprobs", "user"}
 
 // ToInfill returns req, a completions request whose body is body, as a
-// request to llama.cpp's /infill, and false when it cannot be one: a
-// prompt that is not one string, more than one choice, or an echo.
+// request to llama.cpp's /infill; req itself and false when it cannot be
+// one: a prompt that is not one string, more than one choice, or an echo.
 func ToInfill(req *http.Request, body []byte) (*http.Request, bool) {
 	var in map[string]json.RawMessage
 	if json.Unmarshal(body, &in) != nil {
-		return nil, false
+		return req, false
 	}
 	var prompt, suffix string
 	var echo bool
 	n := 1
 	if json.Unmarshal(in["prompt"], &prompt) != nil || json.Unmarshal(in["suffix"], &suffix) != nil {
-		return nil, false
+		return req, false
 	}
 	if raw, ok := in["n"]; ok && string(raw) != "null" && (json.Unmarshal(raw, &n) != nil || n != 1) {
-		return nil, false
+		return req, false
 	}
 	if raw, ok := in["echo"]; ok && json.Unmarshal(raw, &echo) == nil && echo {
-		return nil, false
+		return req, false
 	}
 	out := make(map[string]json.RawMessage, len(in)+2)
 	for k, v := range in {
@@ -88,7 +89,7 @@ func ToInfill(req *http.Request, body []byte) (*http.Request, bool) {
 	out["prompt"] = json.RawMessage(`""`)
 	b, err := json.Marshal(out)
 	if err != nil {
-		return nil, false
+		return req, false
 	}
 	r := req.Clone(req.Context())
 	p := strings.TrimSuffix(strings.TrimSuffix(req.URL.Path, "/"), "/completions")
@@ -184,29 +185,22 @@ func FromInfill(res *http.Response, model string, maxLine int) *http.Response {
 	_ = res.Body.Close()
 	var ev infillEvent
 	if err == nil && json.Unmarshal(b, &ev) == nil && ev.Content != nil {
-		b = ev.completion(id, modelOr(ev.Model, model), created, true)
+		b = ev.completion(id, cmp.Or(ev.Model, model), created, true)
 	}
 	res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
 	res.Header.Set("Content-Length", strconv.Itoa(len(b)))
 	return res
 }
 
-func modelOr(m, def string) string {
-	if m != "" {
-		return m
-	}
-	return def
-}
-
 // infillStream reads /infill's events and gives them as completion
 // chunks, each as soon as its line has arrived.
 type infillStream struct {
-	sc          *bufio.Scanner
-	body        io.Closer
-	out         bytes.Buffer
-	id, model   string
-	created     int64
-	done, ended bool
+	sc        *bufio.Scanner
+	body      io.Closer
+	out       bytes.Buffer
+	id, model string
+	created   int64
+	done      bool
 }
 
 func (s *infillStream) Read(p []byte) (int, error) {
@@ -231,7 +225,7 @@ func (s *infillStream) Read(p []byte) (int, error) {
 // line translates one line of the event stream.
 func (s *infillStream) line(l []byte) {
 	data, ok := bytes.CutPrefix(l, []byte("data:"))
-	if !ok || s.ended {
+	if !ok {
 		return // blank lines, comments and other fields; the frame is remade
 	}
 	data = bytes.TrimSpace(data)
@@ -245,11 +239,11 @@ func (s *infillStream) line(l []byte) {
 		return
 	}
 	s.out.WriteString("data: ")
-	s.out.Write(ev.completion(s.id, modelOr(ev.Model, s.model), s.created, false))
+	s.out.Write(ev.completion(s.id, cmp.Or(ev.Model, s.model), s.created, false))
 	s.out.WriteString("\n\n")
 	if ev.Stop {
 		s.out.WriteString("data: [DONE]\n\n")
-		s.ended, s.done = true, true
+		s.done = true
 	}
 }
 
