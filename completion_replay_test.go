@@ -2,7 +2,6 @@ package tokenpace_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -71,23 +70,13 @@ func recordedCompletion(t *testing.T, rec recording) (string, []time.Duration) {
 	t.Helper()
 	var b strings.Builder
 	var at []time.Duration
-	for _, rd := range rec.Reads {
-		for _, line := range strings.Split(rd.Data, "\n") {
-			data, ok := strings.CutPrefix(line, "data: ")
-			if !ok || data == "[DONE]" {
-				continue
-			}
-			var c struct {
-				Choices []struct{ Text string } `json:"choices"`
-			}
-			if err := json.Unmarshal([]byte(data), &c); err != nil {
-				t.Fatalf("recording: %v", err)
-			}
-			if len(c.Choices) > 0 && c.Choices[0].Text != "" {
-				b.WriteString(c.Choices[0].Text)
-				at = append(at, ms(rd.TMS))
-			}
+	eachRecordedEvent(t, rec, func(c struct {
+		Choices []struct{ Text string } `json:"choices"`
+	}, rd recordedRead) {
+		if len(c.Choices) > 0 && c.Choices[0].Text != "" {
+			b.WriteString(c.Choices[0].Text)
+			at = append(at, ms(rd.TMS))
 		}
-	}
+	})
 	return b.String(), at
 }

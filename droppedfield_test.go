@@ -2,7 +2,6 @@ package tokenpace_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -134,22 +133,12 @@ func infillContent(t *testing.T, rec recording) (string, int) {
 	t.Helper()
 	var b strings.Builder
 	n := 0
-	for _, rd := range rec.Reads {
-		for _, line := range strings.Split(rd.Data, "\n") {
-			data, ok := strings.CutPrefix(line, "data: ")
-			if !ok {
-				continue
-			}
-			var ev struct{ Content string }
-			if err := json.Unmarshal([]byte(data), &ev); err != nil {
-				t.Fatal(err)
-			}
-			if ev.Content != "" {
-				b.WriteString(ev.Content)
-				n++
-			}
+	eachRecordedEvent(t, rec, func(ev struct{ Content string }, _ recordedRead) {
+		if ev.Content != "" {
+			b.WriteString(ev.Content)
+			n++
 		}
-	}
+	})
 	return b.String(), n
 }
 

@@ -2,7 +2,6 @@ package tokenpace_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -149,25 +148,15 @@ func TestReplayNonStreaming(t *testing.T) {
 func recordedText(t *testing.T, rec recording) string {
 	t.Helper()
 	var b strings.Builder
-	for _, rd := range rec.Reads {
-		for _, line := range strings.Split(rd.Data, "\n") {
-			data, ok := strings.CutPrefix(line, "data: ")
-			if !ok || data == "[DONE]" {
-				continue
-			}
-			var c struct {
-				Choices []struct {
-					Delta struct{ Content string } `json:"delta"`
-				} `json:"choices"`
-			}
-			if err := json.Unmarshal([]byte(data), &c); err != nil {
-				t.Fatalf("recording: %v", err)
-			}
-			for _, ch := range c.Choices {
-				b.WriteString(ch.Delta.Content)
-			}
+	eachRecordedEvent(t, rec, func(c struct {
+		Choices []struct {
+			Delta struct{ Content string } `json:"delta"`
+		} `json:"choices"`
+	}, _ recordedRead) {
+		for _, ch := range c.Choices {
+			b.WriteString(ch.Delta.Content)
 		}
-	}
+	})
 	return b.String()
 }
 

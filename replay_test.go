@@ -138,3 +138,22 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 		return false
 	}
 }
+
+// eachRecordedEvent decodes the data of every event of rec but [DONE] as a
+// T, in order, and calls f with it and the read it arrived in.
+func eachRecordedEvent[T any](t *testing.T, rec recording, f func(ev T, rd recordedRead)) {
+	t.Helper()
+	for _, rd := range rec.Reads {
+		for _, line := range strings.Split(rd.Data, "\n") {
+			data, ok := strings.CutPrefix(line, "data: ")
+			if !ok || data == "[DONE]" {
+				continue
+			}
+			var ev T
+			if err := json.Unmarshal([]byte(data), &ev); err != nil {
+				t.Fatalf("recording: %v", err)
+			}
+			f(ev, rd)
+		}
+	}
+}

@@ -2,9 +2,7 @@ package tokenpace_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -78,22 +76,12 @@ func TestReplayLlamaCppResponses(t *testing.T) {
 		}
 		var want string
 		var at []time.Duration
-		for _, rd := range rec.Reads {
-			for _, line := range strings.Split(rd.Data, "\n") {
-				data, ok := strings.CutPrefix(line, "data: ")
-				if !ok {
-					continue
-				}
-				var ev struct{ Type, Delta string }
-				if err := json.Unmarshal([]byte(data), &ev); err != nil {
-					t.Fatal(err)
-				}
-				if ev.Type == "response.output_text.delta" {
-					want += ev.Delta
-					at = append(at, ms(rd.TMS))
-				}
+		eachRecordedEvent(t, rec, func(ev struct{ Type, Delta string }, rd recordedRead) {
+			if ev.Type == "response.output_text.delta" {
+				want += ev.Delta
+				at = append(at, ms(rd.TMS))
 			}
-		}
+		})
 		tm := s.Timing()
 		if text != want || len(tm.Chunks) != len(at) || len(at) != 16 {
 			t.Fatalf("text %q in %d chunks, want %q in %d (16)", text, len(tm.Chunks), want, len(at))
