@@ -98,21 +98,28 @@ const Misfit = 0.2
 
 // Worst returns the largest relative miss of the fit on its own runs.
 func (c Calibration) Worst() float64 {
-	var w float64
-	for _, r := range c.Residuals {
-		w = max(w, math.Abs(r.Error))
-	}
+	w, _ := worstMiss(c.Residuals)
 	return w
 }
 
-// worstMiss returns the largest relative miss of d's figures on obs, and
-// the observation missed most.
-func worstMiss(obs []simulate.Observation, d simulate.Deployment, figure func(simulate.Observation, simulate.Deployment) float64) (float64, simulate.Observation) {
+// residualsOf returns d's figures on obs beside the measured ones.
+func residualsOf(obs []simulate.Observation, d simulate.Deployment, figure func(simulate.Observation, simulate.Deployment) float64) []Residual {
+	rs := make([]Residual, 0, len(obs))
+	for _, o := range obs {
+		p := figure(o, d)
+		rs = append(rs, Residual{Observation: o, Predicted: p, Error: (p - o.Value) / o.Value})
+	}
+	return rs
+}
+
+// worstMiss returns the largest relative miss among rs, and the observation
+// missed most.
+func worstMiss(rs []Residual) (float64, simulate.Observation) {
 	var w float64
 	var at simulate.Observation
-	for _, o := range obs {
-		if e := math.Abs(figure(o, d)-o.Value) / o.Value; e > w {
-			w, at = e, o
+	for _, r := range rs {
+		if e := math.Abs(r.Error); e > w {
+			w, at = e, r.Observation
 		}
 	}
 	return w, at
@@ -203,12 +210,13 @@ func Calibrate(d simulate.Deployment, obs []simulate.Observation) (Calibration, 
 	}
 	x = best
 	cond, weak := conditioning(x, residuals(exact))
-	if worst, at := worstMiss(obs, with(x), exact); cond < calibrateConditioning && worst > Misfit {
+	fitted := residualsOf(obs, with(x), exact)
+	if miss, at := worstMiss(fitted); cond < calibrateConditioning && miss > Misfit {
 		// The constants ran to their bounds chasing runs that no
 		// deployment of this shape gives: more runs would not help.
 		return Calibration{}, &CalibrationError{Reason: fmt.Sprintf("the runs do not follow the model: its best fit misses them by up to %.0f%% (%s at %d prompt tokens, %d concurrent): "+
 			"the endpoint caches, queues or batches otherwise than the deployment says (check its prefix cache, --max-running and --kv-tokens)",
-			100*worst, at.Metric, at.Scenario.PromptTokens, at.Scenario.Concurrency)}
+			100*miss, at.Metric, at.Scenario.PromptTokens, at.Scenario.Concurrency)}
 	}
 	if cond < calibrateConditioning {
 		var which []string
@@ -222,10 +230,7 @@ func Calibrate(d simulate.Deployment, obs []simulate.Observation) (Calibration, 
 	}
 	out := Calibration{Deployment: with(x), Fitted: names, Conditioning: cond}
 	out.Bands, out.Confounded, out.Spread = bands(x, lo, hi, names, residuals(exact), func(x []float64) simulate.Deployment { return with(x) }, exact)
-	for _, o := range obs {
-		p := exact(o, out.Deployment)
-		out.Residuals = append(out.Residuals, Residual{Observation: o, Predicted: p, Error: (p - o.Value) / o.Value})
-	}
+	out.Residuals = fitted
 	return out, nil
 }
 
