@@ -2,6 +2,7 @@ package tokenpace
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -110,7 +111,8 @@ type StreamError struct {
 	// Target names the target that failed; empty for a plain call.
 	Target string
 	// Detail is a short, data-free description (a content type, an event
-	// number); empty when Kind says it all.
+	// number, the name a server gave its error, such as
+	// exceed_context_size_error); empty when Kind says it all.
 	Detail string
 	// Err is the cause; nil for KindTruncated and KindContentType.
 	Err error
@@ -163,9 +165,9 @@ func refusal(err error, res *http.Response) (ErrorKind, string, error) {
 		if err := ce.Server.Fill(apiErr); err != nil {
 			return KindMalformed, "", err
 		}
-		detail := apiErr.Type // a chat or completions server's error type
+		detail := errorName(apiErr.Type) // a chat or completions server's error type
 		if ce.Server.Raw == "" {
-			detail = ce.Server.Code // a Responses error event's code
+			detail = errorName(ce.Server.Code) // a Responses error event's code
 		}
 		return KindErrorEvent, detail, apiErr
 	case ce.TooLarge:
@@ -176,6 +178,35 @@ func refusal(err error, res *http.Response) (ErrorKind, string, error) {
 		return KindMalformed, "", ce.Err
 	}
 	return KindMalformed, ce.Detail, nil
+}
+
+// statusDetail is the Detail of a request that failed with err: the name
+// the server gave its error, if err is an error status with one
+// (exceed_context_size_error, model_not_found…), else "".
+func statusDetail(err error) string {
+	var apiErr *openai.Error
+	if !errors.As(err, &apiErr) {
+		return ""
+	}
+	return cmp.Or(errorName(apiErr.Code), errorName(apiErr.Type))
+}
+
+// errorName returns s, a server's error code or type, if it reads as the
+// name of an error: 1 to 64 lower-case letters and underscores, as
+// OpenAI's and the open servers' names are (invalid_request_error,
+// context_length_exceeded). Anything else, such as a number, free text,
+// or what could be a key echoed back, gives "": a StreamError's message
+// holds no data of the server's.
+func errorName(s string) string {
+	if len(s) == 0 || len(s) > 64 {
+		return ""
+	}
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && r != '_' {
+			return ""
+		}
+	}
+	return s
 }
 
 // readKind classifies an error of an event-stream reader: the end of the

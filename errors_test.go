@@ -215,3 +215,68 @@ func TestCancelBeforeHeaders(t *testing.T) {
 		}
 	})
 }
+
+// TestErrorNamesTheServersError checks that a failed request's error says
+// which error the server gave by its name, as llama.cpp's 400 for a prompt
+// over its context does, so that a caller who prints it knows why, while
+// the server's text, and anything in the name's place that is not a name
+// (a number, free text, what could be a key), stays out of the message.
+func TestErrorNamesTheServersError(t *testing.T) {
+	const key = "sk-proj-Ab12Cd34"
+	status := func(body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, body)
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		handler http.HandlerFunc
+		kind    tokenpace.ErrorKind
+		detail  string
+	}{
+		// llama.cpp's answer to a 3,802-token prompt on a 2,048-token slot
+		// (recorded from llama-server, August 2026): a number for code.
+		{"llama.cpp context", status(`{"error":{"code":400,"message":"request (3802 tokens) exceeds the available context size (2048 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":3802,"n_ctx":2048}}`),
+			tokenpace.KindRequest, "exceed_context_size_error"},
+		{"OpenAI's code before its type", status(`{"error":{"message":"This model's maximum context length is 8192 tokens","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`),
+			tokenpace.KindRequest, "context_length_exceeded"},
+		{"a key for a code", status(`{"error":{"message":"bad key","type":"`+key+`","code":"`+key+`"}}`),
+			tokenpace.KindRequest, ""},
+		{"free text for a type", status(`{"error":{"message":"m","type":"the prompt was: tell me a secret"}}`),
+			tokenpace.KindRequest, ""},
+		{"an error event", script("text/event-stream", `data: {"error":{"code":500,"message":"The model produced output that does not match the expected peg-native format","type":"server_error"}}`+"\n\n"),
+			tokenpace.KindErrorEvent, "server_error"},
+		{"an error event with a key", script("text/event-stream", `data: {"error":{"message":"m","type":"`+key+`"}}`+"\n\n"),
+			tokenpace.KindErrorEvent, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				url, hc := serve(t, tc.handler)
+				c := tokenpace.NewClient(openaiClient(url, hc))
+				s := c.NewStreaming(context.Background(), chat("m", 10))
+				drain(t, s, 0)
+				var se *tokenpace.StreamError
+				if !errors.As(s.Err(), &se) || se.Kind != tc.kind || se.Detail != tc.detail {
+					t.Fatalf("Err() = %#v, want a StreamError of %v with Detail %q", s.Err(), tc.kind, tc.detail)
+				}
+				msg := s.Err().Error()
+				if tc.detail != "" && !strings.Contains(msg, tc.detail) {
+					t.Errorf("Err().Error() = %q, does not name %s", msg, tc.detail)
+				}
+				for _, secret := range []string{key, "exceeds", "secret", "maximum context"} {
+					if strings.Contains(msg, secret) {
+						t.Errorf("Err().Error() = %q, holds %q", msg, secret)
+					}
+				}
+				if tc.kind == tokenpace.KindRequest {
+					_, err := c.New(context.Background(), chat("m", 10))
+					if !errors.As(err, &se) || se.Detail != tc.detail {
+						t.Errorf("New: %v, want Detail %q", err, tc.detail)
+					}
+				}
+			})
+		})
+	}
+}

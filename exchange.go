@@ -594,7 +594,7 @@ func (x *exchange) failure(ctx context.Context, target string, err error) error 
 	case errors.Is(err, wire.ErrBodyTooLarge):
 		return &StreamError{Kind: KindTooLarge, Target: target, Detail: "response body", Err: err}
 	}
-	return &StreamError{Kind: KindRequest, Target: target, Err: err}
+	return &StreamError{Kind: KindRequest, Target: target, Detail: statusDetail(err), Err: err}
 }
 
 // setUsage records the token counts a server reported, if it did.

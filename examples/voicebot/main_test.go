@@ -226,3 +226,49 @@ func TestVoicebotGate(t *testing.T) {
 	}
 	t.Logf("voice bot, time to the first spoken sentence:\n%s", b.String())
 }
+
+// TestVoicebotGoesOnAfterAFailedTurn checks that a turn that no model can
+// answer (here the long notes, over a context of 2,048 tokens, which both
+// models refuse with 400 as vLLM does) is reported in its line with the
+// server's name for the error, and that the conversation goes on without
+// it: the next turns are answered by the large model, and run reports
+// the failure at the end.
+func TestVoicebotGoesOnAfterAFailedTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := config{
+			large: "llama-3.1-70b", small: "llama-3.2-3b",
+			ttftBudget: 180 * time.Millisecond, hedgeAfter: 120 * time.Millisecond, tts: 120 * time.Millisecond,
+			maxTokens: 48, turns: script,
+		}
+		var opts []simulate.Option
+		for _, name := range []string{cfg.large, cfg.small} {
+			m, err := simulate.LookupModel(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.Context = 2048
+			e, err := simulate.NewEngine(simulate.Deployment{GPUs: 2, Model: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts = append(opts, simulate.WithModel(name, e))
+		}
+		ts := simulate.StartInMemory(t, opts...)
+		var out bytes.Buffer
+		turns, err := run(t.Context(), &out, endpoint.Endpoint{BaseURL: ts.URL, HTTP: ts.Client, APIKey: "x"}, cfg)
+		if err == nil || err.Error() != "1 of 5 turns failed" {
+			t.Fatalf("run: %v, want 1 of 5 turns failed\n%s", err, out.String())
+		}
+		if len(turns) != 4 {
+			t.Fatalf("run returned %d turns, want the 4 answered\n%s", len(turns), out.String())
+		}
+		for i, tr := range turns {
+			if tr.target != "large" || tr.reply == "" {
+				t.Errorf("answered turn %d: %q answered %q, want large with a reply", i+1, tr.target, tr.reply)
+			}
+		}
+		if !strings.Contains(out.String(), "3    failed: ") || !strings.Contains(out.String(), "invalid_request_error: OpenAI API error: 400") {
+			t.Errorf("output does not report turn 3's failure by the server's name for it:\n%s", out.String())
+		}
+	})
+}
