@@ -242,7 +242,7 @@ func TestErrorNamesTheServersError(t *testing.T) {
 			tokenpace.KindRequest, "exceed_context_size_error"},
 		{"OpenAI's code before its type", status(`{"error":{"message":"This model's maximum context length is 8192 tokens","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`),
 			tokenpace.KindRequest, "context_length_exceeded"},
-		{"a key for a code", status(`{"error":{"message":"bad key","type":"`+key+`","code":"`+key+`"}}`),
+		{"a key for a code", status(`{"error":{"message":"bad key","type":"` + key + `","code":"` + key + `"}}`),
 			tokenpace.KindRequest, ""},
 		{"free text for a type", status(`{"error":{"message":"m","type":"the prompt was: tell me a secret"}}`),
 			tokenpace.KindRequest, ""},
