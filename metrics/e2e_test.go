@@ -314,3 +314,35 @@ func TestOTelSimulatorScenario(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+// TestRecorderCountsErrorEvents checks that a stream that a server ends
+// with an error event (llama.cpp's parse error, say), which comes with
+// status 200, is counted under error_event, not as an HTTP status 200,
+// while an error status keeps its code.
+func TestRecorderCountsErrorEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := metrics.NewRecorder(metrics.WithoutDetection())
+		script := func(i uint64) simulate.Fault {
+			if i == 0 {
+				return simulate.Fault{Kind: simulate.FaultErrorEvent, After: 2}
+			}
+			return simulate.Fault{Kind: simulate.FaultServerError}
+		}
+		c, _ := simClient(t, rec.Hooks(), simulate.WithFaults(simulate.Faults{Script: script}),
+			simulate.WithModel("m", &simulate.Fixed{TTFT: 100 * time.Millisecond, ITL: 20 * time.Millisecond}))
+		for range 2 {
+			s := c.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+				Model:     "m",
+				Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")},
+				MaxTokens: openai.Int(8),
+			})
+			for s.Next() {
+			}
+			_ = s.Close()
+		}
+		got := rec.Snapshot().Errors
+		if got["error_event"] != 1 || got["500"] != 1 || got["200"] != 0 {
+			t.Errorf("Snapshot().Errors = %v, want error_event 1 and 500 1", got)
+		}
+	})
+}

@@ -15,7 +15,8 @@ import (
 
 // ErrorType classifies err for the error.type attribute and the Recorder's
 // error counts, with low cardinality and no message text: an HTTP status
-// code for API errors ("429", "503"); tokenpace's own endings
+// code for API errors ("429", "503"; an error event in a stream is
+// "error_event", not its stream's "200"); tokenpace's own endings
 // ("budget_exceeded", "circuit_open", "admission", "superseded",
 // "invalid_output", "stream_closed", and for a *tokenpace.StreamError its
 // kind: "stream_reset", "stream_truncated", "malformed_event",
@@ -37,7 +38,9 @@ func classify(err error) string {
 	var netErr net.Error
 	var streamErr *tokenpace.StreamError
 	switch {
-	case errors.As(err, &apiErr) && apiErr.StatusCode > 0:
+	case errors.As(err, &apiErr) && apiErr.StatusCode >= 300:
+		// An error status; an error event comes in a 200 stream, and is
+		// an error_event below.
 		return strconv.Itoa(apiErr.StatusCode)
 	case errors.Is(err, tokenpace.ErrBudgetExceeded):
 		return "budget_exceeded"

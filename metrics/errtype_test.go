@@ -26,6 +26,7 @@ func TestErrorType(t *testing.T) {
 		{&openai.Error{StatusCode: 429}, "429"},
 		{&tokenpace.StreamError{Kind: tokenpace.KindRequest, Err: &openai.Error{StatusCode: 503}}, "503"},
 		{&tokenpace.StreamError{Kind: tokenpace.KindReset, Err: io.ErrUnexpectedEOF}, "stream_reset"},
+		{&tokenpace.StreamError{Kind: tokenpace.KindErrorEvent, Err: &openai.Error{StatusCode: 200, Type: "server_error"}}, "error_event"},
 		{&tokenpace.StreamError{Kind: tokenpace.KindTruncated}, "stream_truncated"},
 		{&tokenpace.BudgetError{Phase: tokenpace.PhaseTTFT}, "budget_exceeded"},
 		{&tokenpace.StreamError{Kind: tokenpace.KindSkipped, Target: "a", Err: tokenpace.ErrCircuitOpen}, "circuit_open"},

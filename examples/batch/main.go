@@ -23,12 +23,15 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -181,6 +184,9 @@ func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) (*r
 	t := res.total
 	fmt.Fprintf(w, "\n%d documents in %.1f s: %.1f docs/s, %.0f output tokens/s aggregate (%d failed)\n",
 		t.Requests, res.wall.Seconds(), float64(t.Completed)/res.wall.Seconds(), float64(t.OutputTokens)/res.wall.Seconds(), t.Failed)
+	if t.Failed > 0 {
+		fmt.Fprintf(w, "failed by error: %s\n", counts(t.Errors))
+	}
 	fmt.Fprintf(w, "goodput: %.1f docs/s (%d of %d done within %v)\n",
 		float64(t.Good)/res.wall.Seconds(), t.Good, t.Requests, cfg.deadline)
 	q := metrics.DistOf(res.queue)
@@ -243,6 +249,17 @@ func document(seed uint64, i, tokens int) string {
 		b.WriteString(words[rng.IntN(len(words))])
 	}
 	return b.String()
+}
+
+// counts lists m's counts, largest first: "error_event 4, 502 2".
+func counts(m map[string]int64) string {
+	keys := slices.Collect(maps.Keys(m))
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(cmp.Compare(m[b], m[a]), cmp.Compare(a, b)) })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }

@@ -96,3 +96,38 @@ func TestBatchRateLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchSaysWhyDocumentsFailed checks that failed documents are
+// counted by their error: a stream the server ends with an error event
+// (llama.cpp's parse error) apart from an error status.
+func TestBatchSaysWhyDocumentsFailed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := config{model: "llama-3.1-8b", docs: 12, stages: []int{4}, perStage: 3,
+			docTokens: 64, maxTokens: 32, deadline: 2 * time.Second, seed: 1}
+		opts, err := simOptions(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		faults := simulate.Faults{Script: func(i uint64) simulate.Fault {
+			switch i {
+			case 1, 5, 9:
+				return simulate.Fault{Kind: simulate.FaultErrorEvent, After: 3}
+			case 2:
+				return simulate.Fault{Kind: simulate.FaultUnavailable}
+			}
+			return simulate.Fault{}
+		}}
+		ts := simulate.StartInMemory(t, append(opts, simulate.WithFaults(faults))...)
+		var out bytes.Buffer
+		res, err := run(t.Context(), &out, endpoint.Endpoint{BaseURL: ts.URL, HTTP: ts.Client, APIKey: "x"}, cfg)
+		if err != nil {
+			t.Fatalf("run: %v\n%s", err, out.String())
+		}
+		if res.total.Failed != 4 {
+			t.Errorf("failed = %d, want 4\n%s", res.total.Failed, out.String())
+		}
+		if !strings.Contains(out.String(), "failed by error: error_event 3, 503 1\n") {
+			t.Errorf("output does not count the failures by error:\n%s", out.String())
+		}
+	})
+}
