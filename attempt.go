@@ -188,7 +188,7 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 	}
 	a.x.maxLine = spec.cfg.maxLineBytes
 	a.x.closing, a.x.extras, a.x.infill = spec.cfg.closing, spec.cfg.extras, spec.cfg.infill
-	a.x.declined, a.x.usageAdded = spec.cfg.refused, codec.AddedUsage(spec.req)
+	a.x.declined, a.x.usageAdded, a.x.maxAdded = spec.cfg.refused, codec.AddedUsage(spec.req), codec.AddedMaxTokens(spec.req)
 	a.x.prefix = spec.cont
 	// A continuation of a turn with reasoning notes its content even if
 	// it reasons none itself: the turn's content names its reasoning.

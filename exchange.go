@@ -58,6 +58,9 @@ type exchange struct {
 	// which may then go without it (see wire.RefusedFields).
 	declined   *wire.RefusedFields
 	usageAdded bool
+	// maxAdded: the client added max_tokens beside the caller's
+	// max_completion_tokens (see codec.AddedMaxTokens).
+	maxAdded bool
 	// details and reasoning accumulate a stream's reasoning_details and
 	// reasoning_content, kept with its first tool call's id, firstCall,
 	// once the stream has ended.
@@ -206,12 +209,16 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	switch {
 	case !x.usageAdded:
 	case refuses(wire.StreamOptions):
-		req = rewrite(req, func(body []byte) []byte {
-			out, _ := wire.WithoutStreamOptions(body)
-			return out
-		})
+		req = without(req, wire.StreamOptions)
 	default:
 		added = append(added, wire.StreamOptions)
+	}
+	switch {
+	case !x.maxAdded:
+	case refuses(wire.MaxTokens) || wire.TakesMaxCompletionTokens(server):
+		req = without(req, wire.MaxTokens)
+	default:
+		added = append(added, wire.MaxTokens)
 	}
 	tr := x.clientTrace(i)
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &tr.hooks))
@@ -283,6 +290,14 @@ func rewrite(req *http.Request, f func(body []byte) []byte) *http.Request {
 	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(out)), int64(len(out))
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(out)), nil }
 	return req
+}
+
+// without returns req without field, one the client added to its body.
+func without(req *http.Request, field string) *http.Request {
+	return rewrite(req, func(body []byte) []byte {
+		out, _ := wire.Without(body, field)
+		return out
+	})
 }
 
 // note notes what of ev, a chat event, the server wants back with the

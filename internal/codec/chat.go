@@ -13,20 +13,34 @@ import (
 )
 
 // chat is a chat completion's request; added: the client added
-// stream_options to it (see AddedUsage).
+// stream_options to it (see AddedUsage); maxAdded: it sends the caller's
+// max_completion_tokens as max_tokens too (see AddedMaxTokens).
 type chat struct {
-	p     openai.ChatCompletionNewParams
-	added bool
+	p        openai.ChatCompletionNewParams
+	added    bool
+	maxAdded bool
 }
 
 // Chat returns the request of a chat completion. A streaming one asks for
-// the usage chunk unless p says otherwise.
+// the usage chunk unless p says otherwise. One whose limit is
+// max_completion_tokens alone sends it as max_tokens too (see
+// AddedMaxTokens).
 func Chat(p openai.ChatCompletionNewParams, stream bool) Request {
 	added := stream && !p.StreamOptions.IncludeUsage.Valid()
 	if added {
 		p.StreamOptions.IncludeUsage = openai.Bool(true)
 	}
-	return chat{p, added}
+	return chat{p, added, p.MaxCompletionTokens.Valid() && !p.MaxTokens.Valid()}
+}
+
+// sent returns the params the request sends: the caller's, with
+// max_tokens beside max_completion_tokens when the client adds it.
+func (r chat) sent() openai.ChatCompletionNewParams {
+	p := r.p
+	if r.maxAdded {
+		p.MaxTokens = p.MaxCompletionTokens
+	}
+	return p
 }
 
 func (chat) API() API                               { return APIChat }
@@ -52,11 +66,11 @@ func (r chat) For(model string, cont *Continuation) Request {
 			p.MaxCompletionTokens = openai.Int(max(1, p.MaxCompletionTokens.Value-cont.Delivered))
 		}
 	}
-	return chat{p, r.added}
+	return chat{p, r.added, r.maxAdded}
 }
 
 func (r chat) Stream(ctx context.Context, client *openai.Client, opts []option.RequestOption) Closer {
-	return client.Chat.Completions.NewStreaming(ctx, r.p, opts...)
+	return client.Chat.Completions.NewStreaming(ctx, r.sent(), opts...)
 }
 
 func (r chat) Decode(data []byte) (Event, error) {
@@ -142,7 +156,7 @@ func chunkEvent(c *openai.ChatCompletionChunk, orig any) Event {
 }
 
 func (r chat) Fetch(ctx context.Context, client *openai.Client, opts []option.RequestOption) (Event, error, error) {
-	res, err := client.Chat.Completions.New(ctx, r.p, opts...)
+	res, err := client.Chat.Completions.New(ctx, r.sent(), opts...)
 	if err != nil {
 		return Event{}, nil, err
 	}

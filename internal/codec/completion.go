@@ -26,6 +26,20 @@ func Completion(p openai.CompletionNewParams, stream bool) Request {
 	return completion{p, added}
 }
 
+// AddedMaxTokens reports whether r, a chat completion whose caller set
+// max_completion_tokens alone, sends it as max_tokens too. Servers that
+// know only max_tokens ignore max_completion_tokens and answer without a
+// limit: Ollama (ollama/ollama#7125, open in August 2026, where
+// max_completion_tokens 10 gave 422 tokens, and 10,011 in an
+// application), llama-cpp-python (abetlen/llama-cpp-python#1907), LM
+// Studio. OpenAI's newer models refuse max_tokens (400, "Unsupported
+// parameter: 'max_tokens' … Use 'max_completion_tokens' instead."): such
+// a request is sent again without it (see wire.RefusedFields).
+func AddedMaxTokens(r Request) bool {
+	c, ok := r.(chat)
+	return ok && c.maxAdded
+}
+
 // AddedUsage reports whether r asks for usage (stream_options) only
 // because the client added it: the caller's request did not say. Such a
 // request may be sent without it to a server that refuses the field.

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
 
@@ -30,6 +32,25 @@ import (
 
 // StreamOptions is the request field that asks a stream for its usage.
 const StreamOptions = "stream_options"
+
+// MaxTokens is the request field the client adds beside a chat request's
+// max_completion_tokens, for servers that know only max_tokens (see
+// codec.AddedMaxTokens). OpenAI's newer models refuse it; so may a server
+// whose schema forbids a field it does not know.
+const MaxTokens = "max_tokens"
+
+// TakesMaxCompletionTokens reports whether host, a server's host and
+// port, is one of OpenAI's, which read max_completion_tokens for every
+// model and refuse max_tokens for their newer ones: requests to it go
+// without the max_tokens the client would add, saving the refusal's round
+// trip.
+func TakesMaxCompletionTokens(host string) bool {
+	h := strings.ToLower(host)
+	if i := strings.LastIndexByte(h, ':'); i >= 0 && !strings.Contains(h[i:], "]") {
+		h = h[:i]
+	}
+	return h == "api.openai.com" || strings.HasSuffix(h, ".openai.azure.com") || strings.HasSuffix(h, ".cognitiveservices.azure.com")
+}
 
 // RefusedFields is the set of fields servers refused, each server named
 // by its host and port and the API version its requests name (Azure's
@@ -80,17 +101,41 @@ func RefusedField(res *http.Response, fields []string) string {
 		return ""
 	}
 	for _, f := range fields {
-		if bytes.Contains(body, []byte(f)) {
+		if refuses(body, f) {
 			return f
 		}
 	}
 	return ""
 }
 
-// WithoutStreamOptions returns body, a request's JSON, without its
-// stream_options member, and whether it had one.
-func WithoutStreamOptions(body []byte) ([]byte, bool) {
-	out, err := sjson.DeleteBytes(body, StreamOptions)
+// refuses reports whether body, an error answer, refuses field: it names
+// it, and for max_tokens, which servers also name when its value is too
+// large ("'max_tokens' or 'max_completion_tokens' is too large", vLLM),
+// as its error's param or with words of a refusal.
+func refuses(body []byte, field string) bool {
+	if !bytes.Contains(body, []byte(field)) {
+		return false
+	}
+	if field != MaxTokens {
+		return true
+	}
+	if gjson.GetBytes(body, "error.param").String() == MaxTokens {
+		return true
+	}
+	lower := bytes.ToLower(body)
+	for _, w := range []string{"unsupported", "unknown", "unrecognized", "not supported", "extra", "not permitted", "not allowed"} {
+		if bytes.Contains(lower, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Without returns body, a request's JSON, without its member field (a
+// top-level name such as stream_options or max_tokens), and whether it
+// had one.
+func Without(body []byte, field string) ([]byte, bool) {
+	out, err := sjson.DeleteBytes(body, field)
 	if err != nil || len(out) == len(body) {
 		return body, false
 	}

@@ -33,15 +33,50 @@ func TestRefusedField(t *testing.T) {
 	}
 }
 
-// TestWithoutStreamOptions takes the member out and leaves the rest as it
+// TestWithout takes the member out and leaves the rest as it
 // was.
-func TestWithoutStreamOptions(t *testing.T) {
+func TestWithout(t *testing.T) {
 	in := `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"stream_options"}]}`
-	out, ok := WithoutStreamOptions([]byte(in))
+	out, ok := Without([]byte(in), StreamOptions)
 	if want := `{"model":"m","stream":true,"messages":[{"role":"user","content":"stream_options"}]}`; !ok || string(out) != want {
-		t.Errorf("WithoutStreamOptions = %s, %v; want %s, true", out, ok, want)
+		t.Errorf("Without = %s, %v; want %s, true", out, ok, want)
 	}
-	if out, ok := WithoutStreamOptions(out); ok || string(out) != `{"model":"m","stream":true,"messages":[{"role":"user","content":"stream_options"}]}` {
+	if out, ok := Without(out, StreamOptions); ok || string(out) != `{"model":"m","stream":true,"messages":[{"role":"user","content":"stream_options"}]}` {
 		t.Errorf("a body without the member: %s, %v; want it unchanged, false", out, ok)
+	}
+}
+
+// TestRefusedMaxTokens: max_tokens is refused when an error names it as
+// its param or with a refusal's words, not when it names it for its value.
+func TestRefusedMaxTokens(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want bool
+	}{
+		{`{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","type":"invalid_request_error","param":"max_tokens","code":"unsupported_parameter"}}`, true},
+		{`{"detail":[{"type":"extra_forbidden","loc":["body","max_tokens"],"msg":"Extra inputs are not permitted"}]}`, true},
+		{`{"error":{"message":"Unrecognized request argument supplied: max_tokens"}}`, true},
+		{`{"object":"error","message":"'max_tokens' or 'max_completion_tokens' is too large: 5000. This model's maximum context length is 4096 tokens and your request has 12 input tokens (5000 > 4096 - 12).","type":"BadRequestError","param":null,"code":400}`, false},
+		{`{"error":{"message":"max_tokens must be at least 1, got 0."}}`, false},
+		{`{"error":{"message":"Unsupported parameter: 'logit_bias'","param":"logit_bias"}}`, false},
+	} {
+		res := &http.Response{StatusCode: 400, Body: io.NopCloser(strings.NewReader(tc.body))}
+		if got := RefusedField(res, []string{StreamOptions, MaxTokens}) == MaxTokens; got != tc.want {
+			t.Errorf("%s: refused %v, want %v", tc.body, got, tc.want)
+		}
+	}
+}
+
+// TestTakesMaxCompletionTokens: OpenAI's and Azure OpenAI's hosts, with
+// or without a port; no other.
+func TestTakesMaxCompletionTokens(t *testing.T) {
+	for host, want := range map[string]bool{
+		"api.openai.com": true, "API.OpenAI.com:443": true, "my-res.openai.azure.com": true,
+		"my-res.cognitiveservices.azure.com": true, "localhost:11434": false, "openai.com.example.org": false,
+		"[::1]:8000": false, "api.openai.com.evil.test": false,
+	} {
+		if got := TakesMaxCompletionTokens(host); got != want {
+			t.Errorf("TakesMaxCompletionTokens(%q) = %v, want %v", host, got, want)
+		}
 	}
 }
