@@ -751,6 +751,9 @@ func (a *attempt) requestFailure(err error) error {
 // readFailure classifies an error of the event-stream reader.
 func (a *attempt) readFailure(err error) error {
 	kind, detail, err := readKind(err)
+	if kind == KindTruncated && a.body.bytes == 0 {
+		detail = "empty body"
+	}
 	return a.failure(kind, detail, err)
 }
 
@@ -812,6 +815,11 @@ func (a *attempt) callWhole(opts []option.RequestOption) {
 	if c := ev.Chunk; len(c.Choices) > 0 && codec.FailedFinish(c.Choices[0].FinishReason) {
 		// An answer its server stopped: the next route's, if any.
 		a.end(a.failure(KindTruncated, finishDetail(c.Choices[0].FinishReason), nil), at)
+		return
+	}
+	if codec.Unfinished(ev) {
+		// An answer its server stopped without saying so (Ollama).
+		a.end(a.failure(KindTruncated, "no finish_reason", nil), at)
 		return
 	}
 	a.x.note(&ev)

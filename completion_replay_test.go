@@ -25,6 +25,11 @@ func TestReplayRecordedCompletions(t *testing.T) {
 		// A build of August 2026: the headers come at once, before the
 		// prefill, and the usage names the cached prompt tokens.
 		{file: "llamacpp-2026-completions-stream.jsonl", usage: true, prompt: 7, output: 12},
+		// Ollama (August 2026), fill-in-the-middle: a usage of zeros with
+		// every event, the server's own in one of its own at the end; the
+		// first prefill of a 1,304-token prompt on a CPU, 14 s to the
+		// headers.
+		{file: "ollama-2026-completions-suffix-stream.jsonl", usage: true, prompt: 1304, output: 16},
 		// No usage event: the output is counted from the text events.
 		{file: "llmdsim-completions-stream.jsonl", output: 10},
 	}

@@ -55,12 +55,13 @@ func TestBadStreams(t *testing.T) {
 		opts    []tokenpace.Option
 		kind    tokenpace.ErrorKind
 		partial string // accumulated content when the error came
+		detail  string // the StreamError's Detail, if given
 	}{
 		{name: "reset mid-stream", fault: "reset;after=3", kind: tokenpace.KindReset, partial: "3 tokens here"},
 		{name: "malformed event", fault: "malformed;after=2", kind: tokenpace.KindMalformed, partial: "3 tokens"},
 		{name: "error status", fault: "500", kind: tokenpace.KindRequest},
 		{name: "no [DONE]", handler: script(sse, contentEvent("Hel"), contentEvent("lo")), kind: tokenpace.KindTruncated, partial: "Hello"},
-		{name: "empty body", handler: script(sse), kind: tokenpace.KindTruncated},
+		{name: "empty body", handler: script(sse), kind: tokenpace.KindTruncated, detail: "empty body"},
 		// KoboldCpp before 1.86 (PowerShell/AIShell#350) sent the string
 		// "null" as every chunk's finish reason: it is none, and a stream
 		// cut after such chunks is cut short.
@@ -70,7 +71,12 @@ func TestBadStreams(t *testing.T) {
 		// No Content-Type: read as an event stream, as openai-go reads it.
 		{name: "no content type", handler: script("", contentEvent("a")), kind: tokenpace.KindTruncated, partial: "a"},
 		{name: "an HTML page labelled text/plain", handler: script("text/plain", "<html><body>Gateway login</body></html>"), kind: tokenpace.KindContentType},
-		{name: "an empty body labelled text/plain", handler: script("text/plain"), kind: tokenpace.KindContentType},
+		// An answer that ends before its first byte is cut short, whatever
+		// its label: Ollama answers some of several concurrent requests
+		// with 200, application/x-ndjson and no byte (seen live, August
+		// 2026); it is no other format.
+		{name: "an empty body labelled text/plain", handler: script("text/plain"), kind: tokenpace.KindTruncated, detail: "empty body"},
+		{name: "an empty body labelled application/x-ndjson (Ollama)", handler: script("application/x-ndjson"), kind: tokenpace.KindTruncated, detail: "empty body"},
 		{name: "line too long", handler: script(sse, contentEvent("ok"), contentEvent(strings.Repeat("x", 70<<10))),
 			opts: []tokenpace.Option{tokenpace.WithMaxLineBytes(64 << 10)}, kind: tokenpace.KindTooLarge, partial: "ok"},
 		{name: "event too long", handler: script(sse, contentEvent("ok"), strings.Repeat("data: "+strings.Repeat("x", 1<<10)+"\n", 100)+"\n"),
@@ -100,6 +106,9 @@ func TestBadStreams(t *testing.T) {
 				s := c.NewStreaming(context.Background(), chat("m", 10), ropts...)
 				drain(t, s, 0)
 				se := checkKind(t, s.Err(), tt.kind)
+				if tt.detail != "" && se.Detail != tt.detail {
+					t.Errorf("Detail = %q, want %q", se.Detail, tt.detail)
+				}
 				if strings.Contains(se.Error(), "sk-test-secret") {
 					t.Errorf("error %q holds the API key", se.Error())
 				}

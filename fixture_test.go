@@ -30,6 +30,10 @@ func TestReplayRecordedServers(t *testing.T) {
 		{file: "llmdsim-chat-stream.jsonl", prompt: 10, output: 20, finish: "length", firstContentRead: 1, chunks: 20},
 		// No role-only chunk; usage rides on the finish chunk.
 		{file: "llamacpp-110m-chat-stream.jsonl", prompt: 282, output: 40, finish: "length", firstContentRead: 0, chunks: 40},
+		// Ollama (August 2026): the headers only with the first chunk,
+		// after the prefill; the role with the first content; finish,
+		// usage and [DONE] in one read.
+		{file: "ollama-2026-chat-stream.jsonl", prompt: 77, output: 32, finish: "length", firstContentRead: 0, chunks: 32},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -161,6 +161,12 @@ func TestMaxTokensRefused(t *testing.T) {
 			if requests.Load() != 3 {
 				t.Errorf("server saw %d requests, want 3", requests.Load())
 			}
+			// The same, whole, on a client that has learnt nothing yet.
+			var tm *tokenpace.Timing
+			res, err := tokenpace.NewClient(openaiClient(url, hc)).New(context.Background(), params, tokenpace.WithTimingInto(&tm))
+			if err != nil || res.Choices[0].Message.Content != strings.Repeat("tok ", asked) || len(tm.HTTP) != 2 {
+				t.Errorf("New: %v, %v, %d HTTP requests; want the answer after 2", res, err, len(tm.HTTP))
+			}
 		})
 	})
 	t.Run("too large", func(t *testing.T) {
@@ -191,21 +197,29 @@ func TestMaxTokensNotSentToOpenAI(t *testing.T) {
 	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		b, _ := io.ReadAll(r.Body)
 		bodies = append(bodies, r.URL.Host+" "+string(b))
+		if !strings.Contains(string(b), `"stream":true`) {
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Request: r,
+				Body: io.NopCloser(strings.NewReader(`{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`))}, nil
+		}
 		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Request: r,
 			Body: io.NopCloser(strings.NewReader(`data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n"))}, nil
 	})
 	for _, base := range []string{"https://api.openai.com/v1/", "https://my-resource.openai.azure.com/openai/v1/", "http://localhost:11434/v1/"} {
 		oc := openai.NewClient(option.WithBaseURL(base), option.WithAPIKey("sk-test-secret"), option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: rt}))
-		s := tokenpace.NewClient(oc).NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+		p := openai.ChatCompletionNewParams{
 			Model:               "m",
 			Messages:            []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")},
 			MaxCompletionTokens: openai.Int(5),
-		})
+		}
+		s := tokenpace.NewClient(oc).NewStreaming(context.Background(), p)
 		for s.Next() {
 		}
 		_ = s.Close()
+		if _, err := tokenpace.NewClient(oc).New(context.Background(), p); err != nil {
+			t.Errorf("New: %v", err)
+		}
 	}
-	want := []bool{false, false, true}
+	want := []bool{false, false, false, false, true, true}
 	if len(bodies) != len(want) {
 		t.Fatalf("%d requests, want %d", len(bodies), len(want))
 	}

@@ -66,7 +66,8 @@ func timingDst(opts []option.RequestOption) ([]option.RequestOption, **Timing) {
 func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts []option.RequestOption) (*R, error) {
 	opts, dst := timingDst(opts)
 	t := &Timing{Target: c.cfg.name, Model: req.Model(), API: API(req.API()), Start: time.Now()}
-	x := exchange{whole: req, maxLine: c.cfg.maxLineBytes, closing: c.cfg.closing, extras: c.cfg.extras, declined: c.cfg.refused, infill: c.cfg.infill}
+	x := exchange{whole: req, maxLine: c.cfg.maxLineBytes, closing: c.cfg.closing, extras: c.cfg.extras, declined: c.cfg.refused, infill: c.cfg.infill,
+		maxAdded: codec.AddedMaxTokens(req)}
 	var ev codec.Event
 	var refused, err error
 	what := "middleware"
@@ -99,8 +100,11 @@ func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts [
 			t.FinishReason = ev.Chunk.Choices[0].FinishReason
 		}
 		t.setUsage(ev.Usage, ev.HasUsage)
-		if codec.FailedFinish(t.FinishReason) {
+		switch {
+		case codec.FailedFinish(t.FinishReason):
 			err = &StreamError{Kind: KindTruncated, Target: c.cfg.name, Detail: finishDetail(t.FinishReason)}
+		case codec.Unfinished(ev):
+			err = &StreamError{Kind: KindTruncated, Target: c.cfg.name, Detail: "no finish_reason"}
 		}
 	}
 	t.Err = err

@@ -44,3 +44,24 @@ func toolCallsFinish(c *openai.ChatCompletion) {
 		}
 	}
 }
+
+// Unfinished reports whether ev, a whole answer, never finished: no choice
+// has a finish reason and the server counted no output token. Ollama
+// answers so when it stops an answer itself, on a token repeated over 30
+// times (llm/llama_server.go of August 2026, logged at debug level only):
+// status 200, the text so far, finish_reason null and usage all zero,
+// where bare openai-go returns the cut text as a whole answer. A server
+// that leaves out the finish reason of a finished answer still counts its
+// tokens.
+func Unfinished(ev Event) bool {
+	c := ev.Chunk
+	if c == nil || len(c.Choices) == 0 || (ev.HasUsage && ev.Usage.Output > 0) {
+		return false
+	}
+	for _, ch := range c.Choices {
+		if ch.FinishReason != "" {
+			return false
+		}
+	}
+	return true
+}

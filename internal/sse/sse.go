@@ -61,8 +61,10 @@ type Reader struct {
 // containers/ramalama#2837; LitServe: Lightning-AI/LitServe#359), which
 // openai-go reads all the same. Next then returns ErrNotEventStream for a
 // body whose first line is no field (data, event, id, retry) nor comment,
-// as a JSON object or an HTML page is not, and for a body that ends
-// before any line.
+// as a JSON object or an HTML page is not. A body that ends before any
+// line is io.EOF, as an event stream's: an answer that ended before it
+// began, whatever it was labelled (Ollama, under concurrent requests,
+// answers some with status 200, application/x-ndjson and no byte).
 func (r *Reader) Sniff() { r.sniff = true }
 
 // NewReader returns a Reader of r whose lines, and events' data, are at
@@ -181,9 +183,6 @@ func (r *Reader) Next() ([]byte, error) {
 	}
 	if err := r.sc.Err(); err != nil {
 		return nil, err
-	}
-	if r.sniff {
-		return nil, ErrNotEventStream
 	}
 	if r.has && r.broken && !blank(r.data) {
 		r.has = false
