@@ -312,6 +312,7 @@ func newCall(ctx context.Context, r *Router, req codec.Request, opts []option.Re
 		start:  time.Now(),
 		set:    r.settingsFor(ctx),
 		prompt: -1,
+		bytes:  -1,
 		wake:   make(chan struct{}, 1),
 		done:   make(chan struct{}),
 	}

@@ -200,11 +200,12 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 	a.ctx, a.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
 	a.unhook = context.AfterFunc(ctx, func() { a.cancel(context.Cause(ctx)) })
 	a.t = Timing{
-		Target: spec.name,
-		Model:  spec.req.Model(),
-		Stream: !spec.whole,
-		API:    spec.api(),
-		Start:  spec.start,
+		Target:      spec.name,
+		Model:       spec.req.Model(),
+		Stream:      !spec.whole,
+		API:         spec.api(),
+		Start:       spec.start,
+		PromptBytes: spec.req.PromptBytes(),
 	}
 	return a
 }

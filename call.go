@@ -72,6 +72,7 @@ type call struct {
 
 	set    callSettings
 	prompt int // estimated prompt tokens; -1 until needed
+	bytes  int // the prompt's bytes of text (Timing.PromptBytes); -1 until needed
 
 	mu      sync.Mutex
 	state   callState

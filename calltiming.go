@@ -13,7 +13,10 @@ import "time"
 // figures. The Timing is final once the call finished and every try ended.
 // c.mu is held.
 func (c *call) build() *Timing {
-	t := &Timing{Model: c.params.Model, Stream: !c.whole, API: c.api(), Start: c.start, Sent: c.sent()}
+	if c.bytes < 0 {
+		c.bytes = c.req.PromptBytes()
+	}
+	t := &Timing{Model: c.params.Model, Stream: !c.whole, API: c.api(), Start: c.start, Sent: c.sent(), PromptBytes: c.bytes}
 	if len(c.breaches) > 0 {
 		t.Breaches = append([]BudgetError(nil), c.breaches...)
 	}

@@ -86,6 +86,12 @@ type Timing struct {
 	PromptTokens, CachedTokens, OutputTokens int
 	// UsageReported says the token counts came from the server.
 	UsageReported bool
+	// PromptBytes is the length in bytes of the prompt's text as sent: the
+	// messages' text, or the completion's prompt; zero when the prompt
+	// holds other parts (images, audio, files), whose tokens its bytes do
+	// not tell. Beside PromptTokens it shows a prompt the server cut to
+	// fit its context (see metrics.KindPromptCut).
+	PromptBytes int
 	// FinishReason is the finish_reason of the first choice, if any came.
 	FinishReason string
 

@@ -65,7 +65,7 @@ func timingDst(opts []option.RequestOption) ([]option.RequestOption, **Timing) {
 // returned with a KindTruncated one.
 func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts []option.RequestOption) (*R, error) {
 	opts, dst := timingDst(opts)
-	t := &Timing{Target: c.cfg.name, Model: req.Model(), API: API(req.API()), Start: time.Now()}
+	t := &Timing{Target: c.cfg.name, Model: req.Model(), API: API(req.API()), Start: time.Now(), PromptBytes: req.PromptBytes()}
 	x := exchange{whole: req, maxLine: c.cfg.maxLineBytes, closing: c.cfg.closing, extras: c.cfg.extras, declined: c.cfg.refused, infill: c.cfg.infill,
 		maxAdded: codec.AddedMaxTokens(req)}
 	var ev codec.Event

@@ -29,6 +29,13 @@ const (
 	// recent baseline, the mark of a server that ran out of KV-cache
 	// memory and offloads or preempts.
 	KindTPSCollapse Kind = "tps_collapse"
+	// KindPromptCut: the server counted far fewer prompt tokens than the
+	// prompt's text holds (over PromptBytesPerToken bytes of text a token,
+	// where text runs 3 to 5): it cut the prompt to fit its context and
+	// answered from what was left, with status 200. Ollama does so for a
+	// prompt over its context length, keeping the prompt's end
+	// (ollama/ollama#4967), and logs it at warning level only.
+	KindPromptCut Kind = "prompt_cut"
 )
 
 // Detection is one pathology found in one request.
@@ -40,13 +47,14 @@ type Detection struct {
 	// At is when the pathology became evident: the first token for a
 	// burst, the response headers (the end of the attempt, within a
 	// Router call) for a response that is not an event stream, the end of
-	// the stream for KindTPSCollapse.
+	// the stream for KindTPSCollapse and KindPromptCut.
 	At time.Time
 	// Observed and Baseline are decode rates in tokens per second for
 	// KindTPSCollapse (this stream, the target's recent median). For
 	// a burst, Observed is the span of the burst and Baseline the time to
 	// first token, both in seconds; both are 0 for a response that is not
-	// an event stream.
+	// an event stream. For KindPromptCut, Observed is the prompt's bytes
+	// of text a prompt token and Baseline the threshold.
 	Observed, Baseline float64
 	// Message says what was seen, with figures; Hint what to do about it.
 	Message, Hint string
@@ -61,6 +69,11 @@ const BufferingHint = "a proxy between client and server buffers the stream: " +
 const CollapseHint = "the server decodes far below its usual rate, typically because its " +
 	"KV cache is full and it offloads or preempts: lower concurrency or " +
 	"max_tokens, or add capacity"
+
+// PromptCutHint is the Hint of a KindPromptCut detection.
+const PromptCutHint = "the server cut the prompt to fit its context and answered from the rest: " +
+	"raise its context length (Ollama: OLLAMA_CONTEXT_LENGTH, or num_ctx in the model's Modelfile) " +
+	"or send a shorter prompt"
 
 // DetectorConfig holds the thresholds of a Detector. Every field's zero value
 // selects the default stated for it.
@@ -88,6 +101,14 @@ type DetectorConfig struct {
 	// MinTokens is the fewest output tokens a stream needs for its decode
 	// rate to count; zero means 8.
 	MinTokens int
+
+	// PromptMinBytes is the fewest bytes of prompt text a request needs
+	// to be judged for a cut prompt; zero means 4096.
+	PromptMinBytes int
+	// PromptBytesPerToken flags a prompt whose text has more bytes for
+	// each prompt token the server counted; zero means 10 (text runs 3 to
+	// 5, so a prompt cut to under about 40 % of itself).
+	PromptBytesPerToken float64
 }
 
 func (c DetectorConfig) withDefaults() DetectorConfig {
@@ -100,6 +121,10 @@ func (c DetectorConfig) withDefaults() DetectorConfig {
 	def(&c.BaselineSize, 32)
 	def(&c.BaselineMin, 8)
 	def(&c.MinTokens, 8)
+	def(&c.PromptMinBytes, 4096)
+	if c.PromptBytesPerToken <= 0 {
+		c.PromptBytesPerToken = 10
+	}
 	if c.BurstGap <= 0 {
 		c.BurstGap = 2 * time.Millisecond
 	}
@@ -114,8 +139,8 @@ func (c DetectorConfig) withDefaults() DetectorConfig {
 }
 
 // A Detector recognises latency pathologies in finished requests: a
-// buffering proxy, and a collapse of the decode rate below the recent
-// baseline of the same target and model. It learns the baseline from the
+// buffering proxy, a collapse of the decode rate below the recent
+// baseline of the same target and model, and a prompt the server cut. It learns the baseline from the
 // requests it observes. A Detector is safe for concurrent use; its memory is
 // bounded by BaselineSize per target and model.
 //
@@ -143,6 +168,9 @@ func NewDetector(cfg DetectorConfig) *Detector {
 func (d *Detector) Observe(dst []Detection, t *tokenpace.Timing) []Detection {
 	if d == nil || t == nil {
 		return dst
+	}
+	if det, ok := d.promptCut(t); ok {
+		dst = append(dst, det)
 	}
 	buffered := false
 	if det, ok := d.buffering(t); ok {
@@ -177,6 +205,26 @@ func (d *Detector) Observe(dst []Detection, t *tokenpace.Timing) []Detection {
 		})
 	}
 	return dst
+}
+
+// promptCut reports whether the server counted so few prompt tokens for
+// t's prompt text that it must have cut it. Cached tokens make no
+// judgement: some servers leave them out of the prompt's count.
+func (d *Detector) promptCut(t *tokenpace.Timing) (Detection, bool) {
+	if !t.UsageReported || t.PromptTokens <= 0 || t.CachedTokens > 0 || t.PromptBytes < d.cfg.PromptMinBytes {
+		return Detection{}, false
+	}
+	per := float64(t.PromptBytes) / float64(t.PromptTokens)
+	if per <= d.cfg.PromptBytesPerToken {
+		return Detection{}, false
+	}
+	return Detection{
+		Kind: KindPromptCut, Target: t.Target, Model: t.Model, At: t.End,
+		Observed: per, Baseline: d.cfg.PromptBytesPerToken,
+		Message: fmt.Sprintf("the server counted %d prompt tokens for %d bytes of prompt text, %.1f bytes a token (text runs 3 to 5): it answered from part of the prompt",
+			t.PromptTokens, t.PromptBytes, per),
+		Hint: PromptCutHint,
+	}, true
 }
 
 // buffering reports whether t's chunks arrived as one burst at the end, or

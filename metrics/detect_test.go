@@ -150,3 +150,38 @@ func TestDetectorNotEventStreamAttempt(t *testing.T) {
 		t.Errorf("Observe(fallback after text/html) = %+v, want one buffering_proxy for a at %v naming text/html", ds, failedAt)
 	}
 }
+
+// TestDetectorPromptCut: a prompt whose text has far more bytes than the
+// server counted tokens (Ollama cut a 9,009-token prompt to 2,051, live)
+// is flagged; a prompt counted whole, a short one, one with cached tokens
+// or parts other than text, or one without the server's usage is not.
+func TestDetectorPromptCut(t *testing.T) {
+	d := NewDetector(DetectorConfig{})
+	usage := func(bytes, prompt, cached int, reported bool) *tokenpace.Timing {
+		tm := stream(t, "a", "m", epoch, 0, 100*time.Millisecond, 20*time.Millisecond, 8)
+		tm.PromptBytes, tm.PromptTokens, tm.CachedTokens, tm.UsageReported = bytes, prompt, cached, reported
+		return tm
+	}
+	for _, tc := range []struct {
+		name string
+		tm   *tokenpace.Timing
+		want bool
+	}{
+		{"cut from 9,009 tokens to 2,051 (live Ollama)", usage(32_000, 2051, 0, true), true},
+		{"English text counted whole", usage(32_000, 7800, 0, true), false},
+		{"Chinese text counted whole", usage(32_000, 11_000, 0, true), false},
+		{"short prompt", usage(3000, 100, 0, true), false},
+		{"cached tokens", usage(32_000, 2051, 1000, true), false},
+		{"no usage", usage(32_000, 0, 0, false), false},
+		{"an image among the parts", usage(0, 900, 0, true), false},
+	} {
+		got := d.Observe(nil, tc.tm)
+		found := len(got) > 0 && got[0].Kind == KindPromptCut
+		if found != tc.want {
+			t.Errorf("%s: detections %+v, want prompt_cut %v", tc.name, got, tc.want)
+		}
+		if found && (!strings.Contains(got[0].Message, "2051 prompt tokens for 32000 bytes") || got[0].Hint != PromptCutHint) {
+			t.Errorf("%s: Message %q, Hint %q", tc.name, got[0].Message, got[0].Hint)
+		}
+	}
+}

@@ -3,6 +3,9 @@ package metrics_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -345,4 +348,38 @@ func TestRecorderCountsErrorEvents(t *testing.T) {
 			t.Errorf("Snapshot().Errors = %v, want error_event 1 and 500 1", got)
 		}
 	})
+}
+
+// TestRecorderFlagsACutPrompt checks, end to end over loopback, that a
+// long prompt a server answered from a part of (Ollama's usage after it
+// cut a 9,009-token prompt to its 2,051-token context) is flagged as
+// prompt_cut, and the same prompt counted whole is not.
+func TestRecorderFlagsACutPrompt(t *testing.T) {
+	prompt := strings.Repeat("We walked from Alfama down to the river, ate grilled sardines. ", 500)
+	for _, tc := range []struct {
+		counted int
+		want    int64
+	}{{2051, 1}, {8500, 0}} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"tiny\",\"system_fingerprint\":\"fp_ollama\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Sardines.\"},\"finish_reason\":\"stop\"}]}\n\n"+
+				"data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"tiny\",\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":1,\"total_tokens\":%d}}\n\ndata: [DONE]\n\n", tc.counted, tc.counted+1)
+		}))
+		rec := metrics.NewRecorder()
+		oc := openai.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("sk-test-secret"), option.WithMaxRetries(0))
+		s := tokenpace.NewClient(oc, tokenpace.WithHooks(rec.Hooks())).NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+			Model:    "tiny",
+			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(prompt)},
+		})
+		for s.Next() {
+		}
+		_ = s.Close()
+		srv.Close()
+		if err := s.Err(); err != nil {
+			t.Fatalf("Err() = %v", err)
+		}
+		if got := rec.Snapshot().Detections[string(metrics.KindPromptCut)]; got != tc.want {
+			t.Errorf("%d prompt tokens counted for %d bytes: prompt_cut detections %d, want %d", tc.counted, len(prompt), got, tc.want)
+		}
+	}
 }

@@ -48,6 +48,7 @@ func (r chat) View() openai.ChatCompletionNewParams { return r.p }
 func (chat) CanContinue() bool                      { return true }
 func (r chat) Choices() int                         { return choices(r.p.N.Or(1)) }
 func (chat) MaxObjects() int                        { return maxChunkObjects }
+func (r chat) PromptBytes() int                     { return textBytes(r.p.Messages) }
 
 func (r chat) Model() string { return r.p.Model }
 
@@ -256,3 +257,30 @@ func detailsText(raw string) bool {
 // reasoningFields are the delta fields in which OpenAI-compatible servers
 // (vLLM, DeepSeek, OpenRouter, llama.cpp) stream reasoning text.
 var reasoningFields = [...]string{"reasoning_content", "reasoning"}
+
+// textBytes returns the bytes of messages' text, or 0 if a message holds
+// other parts than text.
+func textBytes(messages []openai.ChatCompletionMessageParamUnion) int {
+	n := 0
+	for _, m := range messages {
+		switch c := m.GetContent().AsAny().(type) {
+		case *string:
+			n += len(*c)
+		case nil:
+		case *[]openai.ChatCompletionContentPartTextParam:
+			for _, p := range *c {
+				n += len(p.Text)
+			}
+		case *[]openai.ChatCompletionContentPartUnionParam:
+			for _, p := range *c {
+				if p.OfText == nil {
+					return 0
+				}
+				n += len(p.OfText.Text)
+			}
+		default:
+			return 0
+		}
+	}
+	return n
+}

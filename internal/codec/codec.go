@@ -53,6 +53,11 @@ type Request interface {
 	Choices() int
 	// MaxObjects returns how many JSON objects one event may hold.
 	MaxObjects() int
+	// PromptBytes returns the bytes of the prompt's text: the messages'
+	// text, the completion's prompt and suffix, the Responses input
+	// string; 0 when the prompt holds anything but text (images, files,
+	// token ids), whose tokens its bytes do not tell.
+	PromptBytes() int
 	// Stream makes the streaming request through openai-go.
 	Stream(ctx context.Context, client *openai.Client, opts []option.RequestOption) Closer
 	// Fetch makes the non-streaming request and returns the whole

@@ -53,8 +53,14 @@ func AddedUsage(r Request) bool {
 	return false
 }
 
-func (completion) API() API            { return APICompletions }
-func (completion) MaxObjects() int     { return maxChunkObjects }
+func (completion) API() API        { return APICompletions }
+func (completion) MaxObjects() int { return maxChunkObjects }
+func (r completion) PromptBytes() int {
+	if s := r.p.Prompt.OfString; s.Valid() {
+		return len(s.Value) + len(r.p.Suffix.Value)
+	}
+	return 0
+}
 func (r completion) Choices() int      { return choices(r.p.N.Or(1)) }
 func (r completion) CanContinue() bool { return r.p.Prompt.OfString.Valid() }
 

@@ -88,6 +88,13 @@ func (r response) View() openai.ChatCompletionNewParams {
 
 func (r response) Model() string { return r.p.Model }
 
+func (r response) PromptBytes() int {
+	if s := r.p.Input.OfString; s.Valid() {
+		return len(s.Value) + len(r.p.Instructions.Value)
+	}
+	return 0
+}
+
 // For returns the request for model; a continuation sends the input (a
 // string input as one user message), the output text so far as an
 // assistant message and the continue prompt as a user message, with
