@@ -126,8 +126,9 @@ func TestMaxCompletionTokensOnServersThatIgnoreIt(t *testing.T) {
 // max_tokens, as OpenAI's newer models do, gets the request again without
 // it at once, and the next request without it from the start; the caller
 // sees one answer within its limit. An error that names max_tokens for
-// another reason (vLLM's limit over the context) is the caller's, with no
-// second request.
+// another reason (vLLM's limit over the context) reaches the caller as
+// the server gives it to the caller's own request, after one more
+// request, and the server is sent no max_tokens from then on.
 func TestMaxTokensRefused(t *testing.T) {
 	const asked = 6
 	params := openai.ChatCompletionNewParams{
@@ -182,8 +183,8 @@ func TestMaxTokensRefused(t *testing.T) {
 			if !errors.As(s.Err(), &apiErr) || apiErr.StatusCode != 400 {
 				t.Fatalf("Err() = %v, want the server's 400", s.Err())
 			}
-			if requests.Load() != 1 {
-				t.Errorf("server saw %d requests, want 1: the error is not a refusal of a field the client added", requests.Load())
+			if requests.Load() != 2 || strings.Contains(last.Load().(string), `"max_tokens"`) {
+				t.Errorf("server saw %d requests, the last %s; want 2, the last as the caller wrote it", requests.Load(), last.Load())
 			}
 		})
 	})

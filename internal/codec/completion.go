@@ -33,8 +33,9 @@ func Completion(p openai.CompletionNewParams, stream bool) Request {
 // max_completion_tokens 10 gave 422 tokens, and 10,011 in an
 // application), llama-cpp-python (abetlen/llama-cpp-python#1907), LM
 // Studio. OpenAI's newer models refuse max_tokens (400, "Unsupported
-// parameter: 'max_tokens' … Use 'max_completion_tokens' instead."): such
-// a request is sent again without it (see wire.RefusedFields).
+// parameter: 'max_tokens' … Use 'max_completion_tokens' instead."), and
+// some servers both fields together: such a request is sent again without
+// it (see wire.RefusedFields).
 func AddedMaxTokens(r Request) bool {
 	c, ok := r.(chat)
 	return ok && c.maxAdded

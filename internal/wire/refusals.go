@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
 
@@ -109,26 +108,14 @@ func RefusedField(res *http.Response, fields []string) string {
 }
 
 // refuses reports whether body, an error answer, refuses field: it names
-// it, and for max_tokens, which servers also name when its value is too
-// large ("'max_tokens' or 'max_completion_tokens' is too large", vLLM),
-// as its error's param or with words of a refusal.
+// it. Servers word the refusal of max_tokens in many ways ("Unsupported
+// parameter", "cannot be set at the same time" as max_completion_tokens:
+// OpenAI, Volcengine, gateways relaying them), and name it also when its
+// value is too large (vLLM): any error that names a field the client
+// added is taken for its refusal, since a request sent again without it
+// gets the answer the caller's own request gets, the same error included.
 func refuses(body []byte, field string) bool {
-	if !bytes.Contains(body, []byte(field)) {
-		return false
-	}
-	if field != MaxTokens {
-		return true
-	}
-	if gjson.GetBytes(body, "error.param").String() == MaxTokens {
-		return true
-	}
-	lower := bytes.ToLower(body)
-	for _, w := range []string{"unsupported", "unknown", "unrecognized", "not supported", "extra", "not permitted", "not allowed"} {
-		if bytes.Contains(lower, []byte(w)) {
-			return true
-		}
-	}
-	return false
+	return bytes.Contains(body, []byte(field))
 }
 
 // Without returns body, a request's JSON, without its member field (a

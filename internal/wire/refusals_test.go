@@ -46,18 +46,19 @@ func TestWithout(t *testing.T) {
 	}
 }
 
-// TestRefusedMaxTokens: max_tokens is refused when an error names it as
-// its param or with a refusal's words, not when it names it for its value.
+// TestRefusedMaxTokens: max_tokens is refused by any error that names it,
+// whatever the wording, a value too large included (the request is then
+// sent again without it and gets the caller's own answer).
 func TestRefusedMaxTokens(t *testing.T) {
 	for _, tc := range []struct {
 		body string
 		want bool
 	}{
 		{`{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","type":"invalid_request_error","param":"max_tokens","code":"unsupported_parameter"}}`, true},
+		{`{"error":{"message":"Setting 'max_tokens' and 'max_completion_tokens' at the same time is not supported.","type":"invalid_request_error","code":"invalid_parameter_combination","param":"max_tokens"}}`, true},
+		{`{"error":{"code":"InvalidParameter","message":"The parameter max_tokens specified in the request are not valid: max_tokens and max_completion_tokens cannot be set at the same time.","param":"max_tokens","type":"BadRequest"}}`, true},
 		{`{"detail":[{"type":"extra_forbidden","loc":["body","max_tokens"],"msg":"Extra inputs are not permitted"}]}`, true},
-		{`{"error":{"message":"Unrecognized request argument supplied: max_tokens"}}`, true},
-		{`{"object":"error","message":"'max_tokens' or 'max_completion_tokens' is too large: 5000. This model's maximum context length is 4096 tokens and your request has 12 input tokens (5000 > 4096 - 12).","type":"BadRequestError","param":null,"code":400}`, false},
-		{`{"error":{"message":"max_tokens must be at least 1, got 0."}}`, false},
+		{`{"object":"error","message":"'max_tokens' or 'max_completion_tokens' is too large: 5000. This model's maximum context length is 4096 tokens and your request has 12 input tokens (5000 > 4096 - 12).","type":"BadRequestError","param":null,"code":400}`, true},
 		{`{"error":{"message":"Unsupported parameter: 'logit_bias'","param":"logit_bias"}}`, false},
 	} {
 		res := &http.Response{StatusCode: 400, Body: io.NopCloser(strings.NewReader(tc.body))}
