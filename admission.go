@@ -2,7 +2,6 @@ package tokenpace
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/tokenpace/tokenpace/internal/codec"
 
@@ -321,18 +320,9 @@ func newCall(ctx context.Context, r *Router, req codec.Request, opts []option.Re
 }
 
 // estimateTokens estimates the prompt tokens of messages at four bytes of
-// text a token, the usual rule for English with BPE tokenizers.
+// text a token, the usual rule for English with BPE tokenizers (content
+// that is not text counts by its JSON).
 func estimateTokens(messages []openai.ChatCompletionMessageParamUnion) int {
-	n := 0
-	for _, m := range messages {
-		switch c := m.GetContent().AsAny().(type) {
-		case *string:
-			n += len(*c)
-		case nil:
-		default:
-			b, _ := json.Marshal(c)
-			n += len(b)
-		}
-	}
+	n, _ := codec.MessageBytes(messages)
 	return (n + 3) / 4
 }

@@ -48,7 +48,12 @@ func (r chat) View() openai.ChatCompletionNewParams { return r.p }
 func (chat) CanContinue() bool                      { return true }
 func (r chat) Choices() int                         { return choices(r.p.N.Or(1)) }
 func (chat) MaxObjects() int                        { return maxChunkObjects }
-func (r chat) PromptBytes() int                     { return textBytes(r.p.Messages) }
+func (r chat) PromptBytes() int {
+	if n, text := MessageBytes(r.p.Messages); text {
+		return n
+	}
+	return 0
+}
 
 func (r chat) Model() string { return r.p.Model }
 
@@ -258,10 +263,11 @@ func detailsText(raw string) bool {
 // (vLLM, DeepSeek, OpenRouter, llama.cpp) stream reasoning text.
 var reasoningFields = [...]string{"reasoning_content", "reasoning"}
 
-// textBytes returns the bytes of messages' text, or 0 if a message holds
-// other parts than text.
-func textBytes(messages []openai.ChatCompletionMessageParamUnion) int {
-	n := 0
+// MessageBytes returns the bytes of messages' content: their text, and
+// the JSON of content that is not text (images, audio, files); text
+// reports whether all of it was text.
+func MessageBytes(messages []openai.ChatCompletionMessageParamUnion) (n int, text bool) {
+	text = true
 	for _, m := range messages {
 		switch c := m.GetContent().AsAny().(type) {
 		case *string:
@@ -273,14 +279,17 @@ func textBytes(messages []openai.ChatCompletionMessageParamUnion) int {
 			}
 		case *[]openai.ChatCompletionContentPartUnionParam:
 			for _, p := range *c {
-				if p.OfText == nil {
-					return 0
+				if p.OfText != nil {
+					n += len(p.OfText.Text)
+					continue
 				}
-				n += len(p.OfText.Text)
+				b, _ := json.Marshal(p)
+				n, text = n+len(b), false
 			}
 		default:
-			return 0
+			b, _ := json.Marshal(c)
+			n, text = n+len(b), false
 		}
 	}
-	return n
+	return n, text
 }
