@@ -813,14 +813,9 @@ func (a *attempt) callWhole(opts []option.RequestOption) {
 		a.end(a.failure(a.x.wholeRefusal(refused)), at)
 		return
 	}
-	if c := ev.Chunk; len(c.Choices) > 0 && codec.FailedFinish(c.Choices[0].FinishReason) {
+	if detail := wholeCut(ev); detail != "" {
 		// An answer its server stopped: the next route's, if any.
-		a.end(a.failure(KindTruncated, finishDetail(c.Choices[0].FinishReason), nil), at)
-		return
-	}
-	if codec.Unfinished(ev) {
-		// An answer its server stopped without saying so (Ollama).
-		a.end(a.failure(KindTruncated, "no finish_reason", nil), at)
+		a.end(a.failure(KindTruncated, detail, nil), at)
 		return
 	}
 	a.x.note(&ev)

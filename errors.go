@@ -143,6 +143,20 @@ func (e *StreamError) Unwrap() error { return e.Err }
 // itself (see codec.FailedFinish).
 func finishDetail(reason string) string { return "finish_reason " + strconv.Quote(reason) }
 
+// wholeCut returns the Detail of the KindTruncated error of ev, a whole
+// answer its server stopped: by a failed finish reason (see
+// codec.FailedFinish), or without a word (see codec.Unfinished); "" for
+// an answer.
+func wholeCut(ev codec.Event) string {
+	switch c := ev.Chunk; {
+	case c != nil && len(c.Choices) > 0 && codec.FailedFinish(c.Choices[0].FinishReason):
+		return finishDetail(c.Choices[0].FinishReason)
+	case codec.Unfinished(ev):
+		return "no finish_reason"
+	}
+	return ""
+}
+
 // Internal causes with which a call stops an attempt.
 var (
 	errHedgeLost = errors.New("tokenpace: another hedged request produced a token first")

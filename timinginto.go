@@ -100,11 +100,8 @@ func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts [
 			t.FinishReason = ev.Chunk.Choices[0].FinishReason
 		}
 		t.setUsage(ev.Usage, ev.HasUsage)
-		switch {
-		case codec.FailedFinish(t.FinishReason):
-			err = &StreamError{Kind: KindTruncated, Target: c.cfg.name, Detail: finishDetail(t.FinishReason)}
-		case codec.Unfinished(ev):
-			err = &StreamError{Kind: KindTruncated, Target: c.cfg.name, Detail: "no finish_reason"}
+		if detail := wholeCut(ev); detail != "" {
+			err = &StreamError{Kind: KindTruncated, Target: c.cfg.name, Detail: detail}
 		}
 	}
 	t.Err = err
