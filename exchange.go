@@ -206,19 +206,28 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 			return out
 		})
 	}
+	var drop []string // fields the client added that this server goes without
 	switch {
 	case !x.usageAdded:
 	case refuses(wire.StreamOptions):
-		req = without(req, wire.StreamOptions)
+		drop = append(drop, wire.StreamOptions)
 	default:
 		added = append(added, wire.StreamOptions)
 	}
 	switch {
 	case !x.maxAdded:
 	case refuses(wire.MaxTokens) || wire.TakesMaxCompletionTokens(server):
-		req = without(req, wire.MaxTokens)
+		drop = append(drop, wire.MaxTokens)
 	default:
 		added = append(added, wire.MaxTokens)
+	}
+	if len(drop) > 0 {
+		req = rewrite(req, func(body []byte) []byte {
+			for _, f := range drop {
+				body, _ = wire.Without(body, f)
+			}
+			return body
+		})
 	}
 	tr := x.clientTrace(i)
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &tr.hooks))
@@ -290,14 +299,6 @@ func rewrite(req *http.Request, f func(body []byte) []byte) *http.Request {
 	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(out)), int64(len(out))
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(out)), nil }
 	return req
-}
-
-// without returns req without field, one the client added to its body.
-func without(req *http.Request, field string) *http.Request {
-	return rewrite(req, func(body []byte) []byte {
-		out, _ := wire.Without(body, field)
-		return out
-	})
 }
 
 // note notes what of ev, a chat event, the server wants back with the
