@@ -30,10 +30,11 @@ type Budget struct {
 	// Gap bounds the silence between two output-bearing chunks, the stall
 	// detector; zero means no limit.
 	Gap time.Duration
-	// Total bounds the call from its first request to the end of its
-	// stream: for a Router call, across every attempt, fallbacks and
-	// continuations included; zero means no limit.
-	Total time.Duration
+	// E2E bounds the call end to end, from its first request to the end
+	// of its stream: for a Router call, across every attempt, fallbacks
+	// and continuations included; zero means no limit. (metrics.SLO.E2E
+	// and plan.SLO.E2EP99 name the same span.)
+	E2E time.Duration
 	// MinTPS is the lowest decode rate allowed, in output tokens per second
 	// after the first chunk, checked once Warmup tokens have arrived, both
 	// as each chunk arrives and while the next one is late; zero means no
@@ -48,7 +49,7 @@ type Budget struct {
 
 // isZero reports whether b sets no limit.
 func (b Budget) isZero() bool {
-	return b.TTFT == 0 && b.Gap == 0 && b.Total == 0 && b.MinTPS == 0
+	return b.TTFT == 0 && b.Gap == 0 && b.E2E == 0 && b.MinTPS == 0
 }
 
 // merge returns b with every zero field taken from base.
@@ -59,8 +60,8 @@ func (b Budget) merge(base Budget) Budget {
 	if b.Gap == 0 {
 		b.Gap = base.Gap
 	}
-	if b.Total == 0 {
-		b.Total = base.Total
+	if b.E2E == 0 {
+		b.E2E = base.E2E
 	}
 	if b.MinTPS == 0 {
 		b.MinTPS = base.MinTPS
@@ -73,7 +74,7 @@ func (b Budget) merge(base Budget) Budget {
 
 // validate reports a negative or non-finite limit.
 func (b Budget) validate() error {
-	if b.TTFT < 0 || b.Gap < 0 || b.Total < 0 || b.Warmup < 0 || b.MinTPS < 0 || b.MinTPS != b.MinTPS || b.MinTPS > 1e9 {
+	if b.TTFT < 0 || b.Gap < 0 || b.E2E < 0 || b.Warmup < 0 || b.MinTPS < 0 || b.MinTPS != b.MinTPS || b.MinTPS > 1e9 {
 		return fmt.Errorf("tokenpace: invalid budget %+v: limits must be positive or zero", b)
 	}
 	return nil
@@ -84,10 +85,10 @@ type Phase string
 
 // Budget phases.
 const (
-	PhaseTTFT  Phase = "ttft"
-	PhaseGap   Phase = "gap"
-	PhaseTotal Phase = "total"
-	PhaseTPS   Phase = "tps"
+	PhaseTTFT Phase = "ttft"
+	PhaseGap  Phase = "gap"
+	PhaseE2E  Phase = "e2e"
+	PhaseTPS  Phase = "tps"
 )
 
 // BudgetError reports that an attempt exceeded its budget: the error that
@@ -146,7 +147,7 @@ type watchdog struct {
 	warmup    int
 	tpot      time.Duration // 1/MinTPS, 0 when unset
 	start     time.Time
-	firstSend time.Time // when the call's first request left: Total counts from here
+	firstSend time.Time // when the call's first request left: E2E counts from here
 	breach    func(BudgetError)
 	// sched reads the scheduler latency histogram and schedStart is its
 	// reading when the attempt was sent; nil sched reads nothing.
@@ -200,8 +201,8 @@ func (w *watchdog) deadline() (time.Time, Phase) {
 			dl, ph = t, p
 		}
 	}
-	if w.b.Total > 0 {
-		consider(w.firstSend.Add(w.b.Total), PhaseTotal)
+	if w.b.E2E > 0 {
+		consider(w.firstSend.Add(w.b.E2E), PhaseE2E)
 	}
 	if w.n == 0 {
 		if w.b.TTFT > 0 {
@@ -297,8 +298,8 @@ func (w *watchdog) fireAt(now time.Time) {
 		b.Late = late
 	}
 	switch ph {
-	case PhaseTotal:
-		b.Limit, b.Observed = w.b.Total, now.Sub(w.firstSend)
+	case PhaseE2E:
+		b.Limit, b.Observed = w.b.E2E, now.Sub(w.firstSend)
 	case PhaseTTFT:
 		b.Limit, b.Observed = w.b.TTFT, now.Sub(w.start)
 	case PhaseGap:

@@ -47,10 +47,10 @@ func TestFailFast(t *testing.T) {
 			tokens: 20, elapsed: 100*time.Millisecond + 19*20*time.Millisecond + 200*time.Millisecond,
 		},
 		{
-			name:   "total",
+			name:   "e2e",
 			sched:  &simulate.Fixed{TTFT: 200 * time.Millisecond, ITL: 20 * time.Millisecond},
-			budget: tokenpace.Budget{Total: 510 * time.Millisecond},
-			want:   tokenpace.BudgetError{Target: "m", Phase: tokenpace.PhaseTotal, Limit: 510 * time.Millisecond, Observed: 510 * time.Millisecond},
+			budget: tokenpace.Budget{E2E: 510 * time.Millisecond},
+			want:   tokenpace.BudgetError{Target: "m", Phase: tokenpace.PhaseE2E, Limit: 510 * time.Millisecond, Observed: 510 * time.Millisecond},
 			tokens: 16, elapsed: 510 * time.Millisecond,
 		},
 		{
@@ -141,22 +141,22 @@ func TestNewRouterErrors(t *testing.T) {
 	}
 }
 
-// TestTotalPerCall: Budget.Total bounds the whole call, not each attempt:
+// TestE2EPerCall: Budget.E2E bounds the whole call, not each attempt:
 // the primary breaches its TTFT budget at 100 ms, the fallback streams
 // slowly, and the call ends at 300 ms after its first request, not 300 ms
 // after the fallback's.
-func TestTotalPerCall(t *testing.T) {
+func TestE2EPerCall(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		big := route("big")
 		big.Budget = tokenpace.Budget{TTFT: 100 * msec}
-		r := router(t, tokenpace.Policy{Budget: tokenpace.Budget{Total: 300 * msec}}, []simulate.Option{
+		r := router(t, tokenpace.Policy{Budget: tokenpace.Budget{E2E: 300 * msec}}, []simulate.Option{
 			simulate.WithModel("big", &simulate.Fixed{TTFT: 2 * time.Second}),
 			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 50 * msec}),
 			replyByModel(10),
 		}, big, route("small"))
 		s := r.NewStreaming(context.Background(), chat("big", 10))
 		readAll(t, s)
-		checkBudgetError(t, s.Err(), tokenpace.BudgetError{Target: "small", Phase: tokenpace.PhaseTotal, Limit: 300 * msec, Observed: 300 * msec})
+		checkBudgetError(t, s.Err(), tokenpace.BudgetError{Target: "small", Phase: tokenpace.PhaseE2E, Limit: 300 * msec, Observed: 300 * msec})
 		tm := s.Timing()
 		if got, want := tm.End.Sub(tm.Start), 300*msec; got != want {
 			t.Errorf("End - Start = %v, want %v", got, want)

@@ -88,7 +88,7 @@ type call struct {
 	failedFast error
 	final      *Timing
 	breaches   []BudgetError
-	firstSend  time.Time // when the first try was sent: Budget.Total counts from here
+	firstSend  time.Time // when the first try was sent: Budget.E2E counts from here
 	// empty is the last try that ended cleanly without an output token:
 	// the caller's answer if no other try gives one.
 	empty   *try

@@ -29,8 +29,9 @@
 //     whatever the caller does between chunks.
 //   - Timing: the raw timestamps of one request and the figures derived
 //     from them (below); every Stream, hook and metric uses it.
-//   - Budget: limits on TTFT, the gap between tokens, the call's total time
-//     and the decode rate (MinTPS), watched as chunks arrive.
+//   - Budget: limits on TTFT, the gap between tokens, the call's end-to-end
+//     time (E2E, as metrics.SLO names it) and the decode rate (MinTPS),
+//     watched as chunks arrive.
 //   - Router: an ordered list of Routes (an endpoint and model with its budget, rate
 //     Limit, Breaker and Validator) under a Policy: fallback, hedging,
 //     continuation, retries it owns, and admission that skips a route whose

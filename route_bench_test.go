@@ -70,7 +70,7 @@ func BenchmarkRouting(b *testing.B) {
 				b.Fatal(err)
 			}
 			full, err := tokenpace.NewRouter(client, tokenpace.Policy{
-				Budget: tokenpace.Budget{TTFT: time.Minute, Gap: time.Minute, Total: time.Hour, MinTPS: 0.001},
+				Budget: tokenpace.Budget{TTFT: time.Minute, Gap: time.Minute, E2E: time.Hour, MinTPS: 0.001},
 				Hedge:  tokenpace.Hedge{After: time.Minute},
 			}, route("a"), route("b"))
 			if err != nil {
@@ -134,7 +134,7 @@ func BenchmarkRoutingAllocs(b *testing.B) {
 		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: cannedTransport{cannedStream(8)}}))
 	client := tokenpace.NewClient(oc)
 	full, err := tokenpace.NewRouter(client, tokenpace.Policy{
-		Budget: tokenpace.Budget{TTFT: time.Minute, Gap: time.Minute, Total: time.Hour, MinTPS: 0.001},
+		Budget: tokenpace.Budget{TTFT: time.Minute, Gap: time.Minute, E2E: time.Hour, MinTPS: 0.001},
 		Hedge:  tokenpace.Hedge{After: time.Minute},
 	}, route("a"), route("b"))
 	if err != nil {

@@ -45,7 +45,7 @@ func (c *Client) NewResponse(ctx context.Context, params responses.ResponseNewPa
 // budgets read differently than for a stream: Budget.TTFT bounds the time
 // to the whole response, per route, and a route that misses it is left
 // for the next one, as a stream without a first token is; Gap and MinTPS
-// never apply; Budget.Total bounds the call. Fallback, hedging (the first
+// never apply; Budget.E2E bounds the call. Fallback, hedging (the first
 // whole response wins), breakers and limits apply as to a stream;
 // Policy.Continue never applies, since no output reaches the caller
 // before the end. A failed call returns the same errors as NewStreaming's

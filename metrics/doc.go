@@ -40,7 +40,7 @@
 //	tokenpace.client.time_to_milestone      histogram  s             target, model, tokenpace.milestone; Sent to the milestone
 //	tokenpace.client.token.cached           histogram  {token}       target, model; prompt tokens served by the prompt cache
 //	tokenpace.client.requests               counter    {request}     target, model, tokenpace.request.good (SLO.Good: goodput), error.type
-//	tokenpace.client.budget.breaches        counter    {breach}      target, model (the breaching attempt's), tokenpace.budget.phase (ttft, gap, total, tps), tokenpace.client.starved (the client was starved: BudgetError.Late)
+//	tokenpace.client.budget.breaches        counter    {breach}      target, model (the breaching attempt's), tokenpace.budget.phase (ttft, gap, e2e, tps), tokenpace.client.starved (the client was starved: BudgetError.Late)
 //	tokenpace.client.attempts               counter    {attempt}     target, model, tokenpace.attempt.kind (first, fallback, hedge, continuation, restart, retry),
 //	                                                                 tokenpace.attempt.outcome (won, breached, failed, hedge_lost,
 //	                                                                 skipped, invalid, superseded, canceled); calls with >1 attempt
