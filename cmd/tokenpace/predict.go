@@ -42,6 +42,10 @@ type predictJSON struct {
 	// "first_token" applies to ttft_ms and prefill_ms, "decode" to
 	// decode_step_ms, itl_ms, tpot_ms, tps, aggregate_tps and e2e_ms.
 	ErrorBand map[string]errorBandJSON `json:"error_band"`
+	// HeldOutBand is the model's error on published measurements that no
+	// fit saw, mostly of other engine builds than the fitted ones: how far
+	// off a prediction may be when the server's build differs.
+	HeldOutBand map[string]errorBandJSON `json:"held_out_band"`
 	// Given lists the hardware and efficiency flags the user set; Defaulted
 	// the figures that took a default, each with where it comes from.
 	Given     []string `json:"given"`
@@ -156,6 +160,7 @@ func (f *predictFlags) check() error {
 // printJSON prints prediction p as one JSON object.
 func (f *predictFlags) printJSON(w io.Writer, p simulate.Prediction) error {
 	first, decode := simulate.ErrorBands(p.Deployment)
+	heldFirst, heldDecode := simulate.HeldOutBands()
 	given, defaulted := f.hw.provenance(p.Deployment)
 	d := p.Deployment
 	out := predictJSON{
@@ -166,9 +171,10 @@ func (f *predictFlags) printJSON(w io.Writer, p simulate.Prediction) error {
 		TPS: p.TPS, AggregateTPS: p.AggregateTPS, E2EMs: msf(p.E2E), Bound: string(p.Bound),
 		MBU: d.MBU, MFU: d.MFU, WeightsGB: d.Model.WeightBytes(d.Precision) / 1e9,
 		KVBytesPerToken: d.Model.KVBytesPerToken(d.KVBits), KVCapacity: d.KVCapacityTokens,
-		Arithmetic: p.Arithmetic,
-		ErrorBand:  map[string]errorBandJSON{"first_token": bandJSON(first), "decode": bandJSON(decode)},
-		Given:      given, Defaulted: defaulted,
+		Arithmetic:  p.Arithmetic,
+		ErrorBand:   map[string]errorBandJSON{"first_token": bandJSON(first), "decode": bandJSON(decode)},
+		HeldOutBand: map[string]errorBandJSON{"first_token": bandJSON(heldFirst), "decode": bandJSON(heldDecode)},
+		Given:       given, Defaulted: defaulted,
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -204,6 +210,9 @@ func (f *predictFlags) printText(w io.Writer, p simulate.Prediction) {
 		}
 		fmt.Fprintf(w, "  %-14s %-34s %s\n", r.name, r.v, r.band)
 	}
+	hf, hd := simulate.HeldOutBands()
+	fmt.Fprintf(w, "  on measurements no fit saw (other engine builds): first token ±%.0f%% median, ±%.0f%% p90 (%d from %d sources); decode ±%.0f%%, ±%.0f%% (%d from %d)\n",
+		100*hf.Median, 100*hf.P90, hf.Rows, hf.Sources, 100*hd.Median, 100*hd.P90, hd.Rows, hd.Sources)
 	for _, part := range []struct {
 		head  string
 		lines []string

@@ -184,6 +184,12 @@ func TestPredictStatesItsErrorBand(t *testing.T) {
 				Median float64 `json:"median_abs_error"`
 				P90    float64 `json:"p90_abs_error"`
 			} `json:"error_band"`
+			HeldOut map[string]struct {
+				Class  string  `json:"class"`
+				Rows   int     `json:"published_measurements"`
+				Median float64 `json:"median_abs_error"`
+				P90    float64 `json:"p90_abs_error"`
+			} `json:"held_out_band"`
 		}
 		if err := json.Unmarshal([]byte(out), &m); err != nil {
 			t.Fatal(err)
@@ -192,6 +198,9 @@ func TestPredictStatesItsErrorBand(t *testing.T) {
 			b := m.ErrorBand[kind]
 			if b.Class != want || b.Rows < 4 || !(b.Median > 0 && b.Median <= b.P90 && b.P90 < 5) {
 				t.Errorf("predict %q error_band.%s = %+v, want class %q with 0 < median ≤ p90 < 500%%", tc.args, kind, b, want)
+			}
+			if h := m.HeldOut[kind]; !strings.Contains(h.Class, "held out") || h.Rows < 4 || !(h.Median > 0 && h.Median <= h.P90) {
+				t.Errorf("predict %q held_out_band.%s = %+v, want the held-out rows' band", tc.args, kind, h)
 			}
 		}
 		code, text, _ := predict(t, tc.args...)
@@ -203,6 +212,9 @@ func TestPredictStatesItsErrorBand(t *testing.T) {
 			if len(f) > 0 && (f[0] == "TTFT" || f[0] == "TPOT") && !strings.Contains(line, "p90") {
 				t.Errorf("predict %q line %q has no error band beside it", tc.args, line)
 			}
+		}
+		if !strings.Contains(text, "on measurements no fit saw") {
+			t.Errorf("predict %q text does not state the held-out band:\n%s", tc.args, text)
 		}
 		if !strings.Contains(text, tc.decode) {
 			t.Errorf("predict %q text does not name the class %q:\n%s", tc.args, tc.decode, text)
