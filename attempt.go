@@ -355,6 +355,9 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	}
 	at = a.body.last
 	if bytes.HasPrefix(data, doneData) {
+		if a.cutBeforeDone() {
+			return true, at, a.failure(KindTruncated, "no finish_reason", nil)
+		}
 		return true, at, a.outputEnd(at)
 	}
 	size, err := codec.Cost(a.spec.req, data)
@@ -375,6 +378,23 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		return true, at, err
 	}
 	return false, at, nil
+}
+
+// cutBeforeDone reports whether an answer that ends with [DONE] was cut
+// short before it: output came, yet no choice sent its finish reason, no
+// final event came, and no usage counted an output token. A relay writes
+// [DONE] so when its upstream breaks mid-answer: one-api (the
+// songquanpeng/one-api relay and its forks) logs "error reading stream:
+// unexpected EOF" and ends the stream as it ends a finished one, and bare
+// openai-go returns the cut text with a nil error (seen live, through
+// one-api of 2025 in front of llama-server). A server that leaves out the
+// finish reason of a finished answer still counts its tokens in the usage
+// chunk that a stream asks for.
+func (a *attempt) cutBeforeDone() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.deltas > 0 && !a.terminal && a.finishedChoices == (codec.Finished{}) &&
+		!(a.t.UsageReported && a.t.OutputTokens > 0)
 }
 
 // refused is the error of an event the codec refused: an error the server

@@ -44,7 +44,10 @@ const (
 	// whole answer; Unwrap reaches it as an *openai.Error.
 	KindErrorEvent
 	// KindTruncated: the body ended without the closing [DONE] event; or
-	// the answer ended with a finish reason by which the server says it
+	// [DONE] came after output but before any finish reason, with no
+	// usage counting an output token (Detail "no finish_reason": a relay
+	// such as one-api writes [DONE] when its upstream breaks mid-answer);
+	// or the answer ended with a finish reason by which the server says it
 	// stopped the answer itself (Detail `finish_reason "abort"`: vLLM and
 	// SGLang on an engine abort, "error", DeepSeek's
 	// "insufficient_system_resource"), [DONE] or not; or, for a Router call, the continuation or restart meant to carry on a

@@ -19,6 +19,10 @@ import (
 
 const chunkFmt = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":%q},"finish_reason":null}]}` + "\n\n"
 
+// stopDone ends a chat stream as servers end a finished answer: a chunk
+// with the finish reason, then [DONE].
+const stopDone = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" + "data: [DONE]\n\n"
+
 func contentEvent(s string) string {
 	return strings.Replace(chunkFmt, "%q", `"`+s+`"`, 1)
 }

@@ -105,7 +105,7 @@ func burstRecording() (recording, []time.Duration) {
 	}
 	rec.Reads = append(rec.Reads,
 		recordedRead{TMS: float64(burstAt) / float64(time.Millisecond), Data: burst.String()},
-		recordedRead{TMS: 9, Data: "data: [DONE]\n\n"})
+		recordedRead{TMS: 9, Data: stopDone})
 	return rec, arrivals
 }
 
@@ -148,7 +148,7 @@ func TestHandOffHandBackFromBuffer(t *testing.T) {
 	rec.Reads = append(rec.Reads,
 		recordedRead{TMS: float64(T) / float64(time.Millisecond), Data: event(6) + event(7) + event(8) + event(9)},
 		recordedRead{TMS: float64(T+24*time.Microsecond) / float64(time.Millisecond), Data: event(10)},
-		recordedRead{TMS: 8, Data: "data: [DONE]\n\n"})
+		recordedRead{TMS: 8, Data: stopDone})
 	arrivals = append(arrivals, T, T, T, T, T+24*time.Microsecond)
 	pauses := map[string]time.Duration{"w6 ": 60 * time.Microsecond, "w7 ": 5 * time.Microsecond, "w8 ": 60 * time.Microsecond}
 	stampCheck{rec: rec, arrivals: arrivals, bound: 50 * time.Microsecond,

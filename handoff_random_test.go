@@ -40,7 +40,7 @@ func randomStream(r *rand.Rand, n int, big bool) (recording, []time.Duration) {
 		rec.Reads = append(rec.Reads, recordedRead{TMS: float64(at) / float64(time.Millisecond), Data: b.String()})
 		at += gaps[r.IntN(len(gaps))] * time.Microsecond
 	}
-	rec.Reads = append(rec.Reads, recordedRead{TMS: float64(at+time.Millisecond) / float64(time.Millisecond), Data: "data: [DONE]\n\n"})
+	rec.Reads = append(rec.Reads, recordedRead{TMS: float64(at+time.Millisecond) / float64(time.Millisecond), Data: stopDone})
 	return rec, arrivals
 }
 

@@ -13,8 +13,8 @@ import (
 )
 
 // handOffRecording is a stream whose chunk k (k = 0 the role chunk) is
-// written at at[k] after the request, one write each, then [DONE] 1 ms
-// after the last.
+// written at at[k] after the request, one write each, then the finish
+// chunk and [DONE] 1 ms after the last.
 func handOffRecording(at []time.Duration) recording {
 	rec := recording{Status: 200, HeadersMS: 1, Headers: map[string]string{"Content-Type": "text/event-stream"}}
 	const head = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[`
@@ -29,7 +29,7 @@ func handOffRecording(at []time.Duration) recording {
 		})
 	}
 	last := at[len(at)-1] + time.Millisecond
-	rec.Reads = append(rec.Reads, recordedRead{TMS: float64(last) / float64(time.Millisecond), Data: "data: [DONE]\n\n"})
+	rec.Reads = append(rec.Reads, recordedRead{TMS: float64(last) / float64(time.Millisecond), Data: stopDone})
 	return rec
 }
 
@@ -101,8 +101,8 @@ func TestHandOffStamps(t *testing.T) {
 				if tm != rec.done[0] || tm.End.IsZero() {
 					t.Errorf("Timing() when Next returned false is not the final Timing given to Done")
 				}
-				if k != len(at) || len(tm.Chunks) != len(at)-1 {
-					t.Fatalf("chunks read = %d, output chunks = %d; want %d, %d", k, len(tm.Chunks), len(at), len(at)-1)
+				if k != len(at)+1 || len(tm.Chunks) != len(at)-1 { // the role chunk, the output, the finish chunk
+					t.Fatalf("chunks read = %d, output chunks = %d; want %d, %d", k, len(tm.Chunks), len(at)+1, len(at)-1)
 				}
 				if got, want := tm.FirstChunk.Sub(tm.Sent), at[0]; got != want {
 					t.Errorf("first chunk at %v, want %v", got, want)

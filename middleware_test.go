@@ -36,12 +36,12 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 
 func (b *pacedBody) Close() error { return nil }
 
-// twoChunks is an event stream of two content chunks and [DONE], in three
-// parts.
+// twoChunks is an event stream of two content chunks, then the finish
+// chunk and [DONE], in three parts.
 var twoChunks = []string{
 	`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hi"}}]}` + "\n\n",
 	`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" there"}}]}` + "\n\n",
-	"data: [DONE]\n\n",
+	stopDone,
 }
 
 // A middleware of the caller's that answers without sending the request

@@ -154,7 +154,7 @@ func deepseekV4Server(t *testing.T) *httptest.Server {
 			fmt.Fprintf(w, "data: {\"id\":\"ds-2\",\"object\":\"chat.completion.chunk\",\"created\":1775000000,\"model\":\"deepseek-v4-flash\",\"choices\":[{\"index\":0,\"delta\":{%s},\"finish_reason\":null}]}\n\n", delta)
 		}
 		if turn.Model != "deepseek-v4-flaky" {
-			_, _ = io.WriteString(w, "data: [DONE]\n\n")
+			_, _ = io.WriteString(w, "data: {\"id\":\"ds-2\",\"object\":\"chat.completion.chunk\",\"created\":1775000000,\"model\":\"deepseek-v4-flash\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
 		}
 	})
 }
@@ -267,7 +267,7 @@ func TestReasoningContentServerThatCloses(t *testing.T) {
 		chunk := func(delta string) string {
 			return `data: {"id":"l","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{` + delta + `},"finish_reason":null}]}` + "\n\n"
 		}
-		return "text/event-stream", chunk(`"reasoning_content":"Greet back."`) + chunk(fmt.Sprintf(`"content":%q`, content)) + "data: [DONE]\n\n"
+		return "text/event-stream", chunk(`"reasoning_content":"Greet back."`) + chunk(fmt.Sprintf(`"content":%q`, content)) + stopDone
 	})
 	c := tokenpace.NewClient(openaiClient(base, http.DefaultClient))
 	p := openai.ChatCompletionNewParams{Model: "m", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Hi")}}

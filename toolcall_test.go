@@ -423,7 +423,7 @@ func TestContinuationAfterRestartDropsOldText(t *testing.T) {
 			default:
 				cont = body
 				send(`{"content":"more"}`)
-				_, _ = w.Write([]byte("data: [DONE]\n\n"))
+				_, _ = w.Write([]byte(head + `{},"finish_reason":"stop"}]}` + "\n\n" + "data: [DONE]\n\n"))
 				return
 			}
 			<-r.Context().Done() // stall
