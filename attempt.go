@@ -381,20 +381,21 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 }
 
 // cutBeforeDone reports whether an answer that ends with [DONE] was cut
-// short before it: output came, yet no choice sent its finish reason, no
-// final event came, and no usage counted an output token. A relay writes
-// [DONE] so when its upstream breaks mid-answer: one-api (the
-// songquanpeng/one-api relay and its forks) logs "error reading stream:
-// unexpected EOF" and ends the stream as it ends a finished one, and bare
-// openai-go returns the cut text with a nil error (seen live, through
-// one-api of 2025 in front of llama-server). A server that leaves out the
-// finish reason of a finished answer still counts its tokens in the usage
-// chunk that a stream asks for.
+// short before it: no choice sent its finish reason, no final event came,
+// and no usage counted an output token. A relay writes [DONE] so when its
+// upstream breaks: one-api (the songquanpeng/one-api relay and its forks)
+// logs "error reading stream: unexpected EOF" and ends the stream as it
+// ends a finished one, and it drops an upstream's error event (a chunk
+// without choices or usage) before its [DONE], so an answer that failed
+// before its first token reads as an empty one. Bare openai-go returns
+// the cut text, or none, with a nil error (seen live, through one-api of
+// 2025 in front of llama-server). Every server sends a finish reason with
+// a finished answer, an empty one too, and one that leaves it out still
+// counts the tokens in the usage chunk that a stream asks for.
 func (a *attempt) cutBeforeDone() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.deltas > 0 && !a.terminal && a.finishedChoices == (codec.Finished{}) &&
-		!(a.t.UsageReported && a.t.OutputTokens > 0)
+	return !a.terminal && a.finishedChoices == (codec.Finished{}) && !(a.t.UsageReported && a.t.OutputTokens > 0)
 }
 
 // refused is the error of an event the codec refused: an error the server

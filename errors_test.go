@@ -71,6 +71,12 @@ func TestBadStreams(t *testing.T) {
 		// cut after such chunks is cut short.
 		{name: `no [DONE] after finish reasons "null"`, handler: script(sse, chunk("k", "Hel", "null", ""), chunk("k", "lo", "null", "")),
 			kind: tokenpace.KindTruncated, partial: "Hello"},
+		// one-api drops an upstream's error event (no choices, no usage)
+		// and ends with [DONE]; cut mid-answer, it ends with [DONE] too.
+		{name: "[DONE] alone (a relay that dropped the upstream's error)", handler: script(sse, "data: [DONE]\n\n"),
+			kind: tokenpace.KindTruncated, detail: "no finish_reason"},
+		{name: "[DONE] before any finish reason (a relay's cut)", handler: script(sse, contentEvent("Hel"), contentEvent("lo"), "data: [DONE]\n\n"),
+			kind: tokenpace.KindTruncated, partial: "Hello", detail: "no finish_reason"},
 		{name: "wrong content type", handler: script("application/json", `{"id":"x"}`), kind: tokenpace.KindContentType},
 		// No Content-Type: read as an event stream, as openai-go reads it.
 		{name: "no content type", handler: script("", contentEvent("a")), kind: tokenpace.KindTruncated, partial: "a"},
