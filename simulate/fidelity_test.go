@@ -314,15 +314,19 @@ func checkHeldOutBands(t *testing.T, rows []fidelityRow, errs []float64) {
 	for i, r := range rows {
 		tallies[bandKind(Metric(r.Metric))].add(errs[i], r.group())
 	}
-	var got [2]ErrorBand
-	stale := false
-	for kind := range got {
-		got[kind] = tallies[kind].band(heldOutBands[kind].Class)
-		stale = stale || bandDiffers(got[kind], heldOutBands[kind])
-	}
-	if stale {
+	if got, stale := staleBands(tallies, heldOutBands); stale {
 		t.Errorf("errorband.go's heldOutBands is stale; the held-out rows give %#v", got)
 	}
+}
+
+// staleBands returns the bands of tallies, named as want's, and whether
+// they differ from want.
+func staleBands(tallies [2]bandTally, want [2]ErrorBand) (got [2]ErrorBand, stale bool) {
+	for kind := range got {
+		got[kind] = tallies[kind].band(want[kind].Class)
+		stale = stale || bandDiffers(got[kind], want[kind])
+	}
+	return got, stale
 }
 
 // bySource is the held-out rows' error source by source: how many rows,
@@ -547,13 +551,7 @@ func checkUnseenArchBands(t *testing.T, rows []fidelityRow, samples []classSampl
 	if count != archRows {
 		t.Errorf("errorband.go's archRows is stale: the fitted rows per architecture are %#v", count)
 	}
-	var got [2]ErrorBand
-	stale := false
-	for kind := range got {
-		got[kind] = tallies[kind].band(unseenArchBands[kind].Class)
-		stale = stale || bandDiffers(got[kind], unseenArchBands[kind])
-	}
-	if stale {
+	if got, stale := staleBands(tallies, unseenArchBands); stale {
 		t.Errorf("errorband.go's unseenArchBands is stale; leave-one-architecture-out gives %#v", got)
 	}
 }
