@@ -58,5 +58,6 @@ func (c *Client) NewStreaming(ctx context.Context, params openai.ChatCompletionN
 // Accumulated starts over. Otherwise it ends with its error, and its tool
 // calls may be incomplete. See Stream.Restarted.
 func (r *Router) NewStreaming(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) *Stream[openai.ChatCompletionChunk] {
-	return newStream[openai.ChatCompletionChunk](r.begin(ctx, codec.Chat(params, true), opts, false))
+	req := codec.Chat(params, true)
+	return newStream[openai.ChatCompletionChunk](r.begin(ctx, req, opts, false), req)
 }

@@ -37,5 +37,6 @@ func (c *Client) NewCompletionStreaming(ctx context.Context, params openai.Compl
 // prompt (several prompts, token ids) Policy.Continue is ignored for the
 // call, which then restarts on the next route as without it.
 func (r *Router) NewCompletionStreaming(ctx context.Context, params openai.CompletionNewParams, opts ...option.RequestOption) *Stream[openai.Completion] {
-	return newStream[openai.Completion](r.begin(ctx, codec.Completion(params, true), opts, false))
+	req := codec.Completion(params, true)
+	return newStream[openai.Completion](r.begin(ctx, req, opts, false), req)
 }

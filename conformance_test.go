@@ -34,6 +34,7 @@ type conformanceMeta struct {
 		Path string
 		Body struct {
 			Model           string
+			MaxTokens       int64 `json:"max_tokens"`
 			MaxOutputTokens int64 `json:"max_output_tokens"`
 		}
 	}
@@ -242,10 +243,11 @@ func TestConformance(t *testing.T) {
 						}
 						return readCompletionStream(c.NewCompletionStreaming(context.Background(), p))
 					}
+					p := chat(fx.Request.Body.Model, int(cmp.Or(fx.Request.Body.MaxTokens, 64)))
 					if router {
-						return readChat(r.NewStreaming(context.Background(), chat(fx.Request.Body.Model, 64)))
+						return readChat(r.NewStreaming(context.Background(), p))
 					}
-					return readChat(c.NewStreaming(context.Background(), chat(fx.Request.Body.Model, 64)))
+					return readChat(c.NewStreaming(context.Background(), p))
 				}
 
 				before := allocated()

@@ -50,5 +50,5 @@ func (c *Client) NewResponseStreaming(ctx context.Context, params responses.Resp
 // responses.ResponseAccumulator accepts them (Reset it where Restarted
 // reports true).
 func (r *Router) NewResponseStreaming(ctx context.Context, params responses.ResponseNewParams, opts ...option.RequestOption) *Stream[responses.ResponseStreamEventUnion] {
-	return newStream[responses.ResponseStreamEventUnion](r.begin(ctx, codec.Response(params), opts, r.pol.Continue))
+	return newStream[responses.ResponseStreamEventUnion](r.begin(ctx, codec.Response(params), opts, r.pol.Continue), nil)
 }

@@ -113,7 +113,31 @@ type Stream[E any] struct {
 	closed sync.Once
 }
 
-func newStream[E any](src source) *Stream[E] { return &Stream[E]{src: src} }
+// newStream is the stream of src, a call of req (nil when the stream
+// does not run one request from its start, as a type-ahead view).
+func newStream[E any](src source, req codec.Request) *Stream[E] {
+	s := &Stream[E]{src: src}
+	s.acc.Limit = outputLimit(req)
+	return s
+}
+
+// outputLimit returns the output tokens req allows a chat or completions
+// answer (its max_completion_tokens, else its max_tokens), for the finish
+// reason of an answer that used them all; 0 for none, and for a
+// Responses request, whose own finish reason says so.
+func outputLimit(req codec.Request) int64 {
+	if req == nil || req.API() == codec.APIResponses {
+		return 0
+	}
+	v := req.View()
+	switch {
+	case v.MaxCompletionTokens.Valid():
+		return v.MaxCompletionTokens.Value
+	case v.MaxTokens.Valid():
+		return v.MaxTokens.Value
+	}
+	return 0
+}
 
 // Next advances to the next event, waiting for it to arrive, and reports
 // whether there is one. It returns false at the end of the stream, after an
@@ -276,5 +300,5 @@ func (s *Stream[E]) noteRestart() {
 // in Next (see handoff.go).
 func clientStream[E any](ctx context.Context, c *Client, req codec.Request, opts []option.RequestOption) *Stream[E] {
 	spec := attemptSpec{client: &c.oc, name: c.cfg.name, req: req, opts: opts, cfg: &c.cfg, start: time.Now()}
-	return newStream[E](attemptSource{callAttempt(ctx, spec, hookEvents(ctx, c.cfg.hooksFor(ctx)))})
+	return newStream[E](attemptSource{callAttempt(ctx, spec, hookEvents(ctx, c.cfg.hooksFor(ctx)))}, req)
 }

@@ -56,7 +56,7 @@ func (l *Latest) NewCompletionStreaming(ctx context.Context, key string, params 
 			old.ta.last = v
 			l.mu.Unlock()
 			prev.supersede()
-			return newStream[openai.Completion](v)
+			return newStream[openai.Completion](v, nil)
 		}
 	}
 	if old != nil {
@@ -94,7 +94,7 @@ func (l *Latest) NewCompletionStreaming(ctx context.Context, key string, params 
 	if perr == nil {
 		go sh.pump()
 	}
-	return newStream[openai.Completion](v)
+	return newStream[openai.Completion](v, nil)
 }
 
 // supersede cancels what e holds: a request of Begin's, or a type-ahead

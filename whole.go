@@ -76,7 +76,7 @@ func runWhole[R any](ctx context.Context, r *Router, req codec.Request, opts []o
 	c := newCall(ctx, r, req, opts)
 	c.whole = true
 	c.begin()
-	s := newStream[R](c)
+	s := newStream[R](c, nil)
 	var res any
 	for s.Next() {
 		res = s.current()

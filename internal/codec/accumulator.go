@@ -15,12 +15,16 @@ import "github.com/openai/openai-go/v3"
 type Accumulator struct {
 	// Acc is the accumulated completion, but for its audio (see
 	// Completion).
-	Acc    openai.ChatCompletionAccumulator
-	id     string
-	tools  ToolSlots
-	audio  audioChoices
-	custom customCalls
-	extras messageExtras
+	Acc openai.ChatCompletionAccumulator
+	// Limit is the output tokens the request allowed (its max tokens);
+	// zero for none. See lengthFinish.
+	Limit   int64
+	outputs int64 // output-bearing deltas, each at least a token
+	id      string
+	tools   ToolSlots
+	audio   audioChoices
+	custom  customCalls
+	extras  messageExtras
 }
 
 // Add adds ev's chunk, leaving the chunk itself as it is. It reports
@@ -44,6 +48,7 @@ func (a *Accumulator) Add(ev *Event) bool {
 	if !a.Acc.AddChunk(*add) {
 		return false
 	}
+	a.outputs += int64(ev.Outputs)
 	if ev.Audio || a.audio != nil {
 		a.audio = a.audio.add(c)
 	}
@@ -63,7 +68,8 @@ func (a *Accumulator) Add(ev *Event) bool {
 // when the server gave no type, "custom" with the name and input of a
 // custom tool's call: see functionTypes), and each choice that streamed
 // tool calls finished for "tool_calls" even when its server said "stop"
-// (see toolCallsFinish).
+// (see toolCallsFinish), and one that used every token allowed finished
+// for "length" (see lengthFinish).
 func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 	c := &a.Acc.ChatCompletion
 	a.audio.setOn(c)
@@ -71,12 +77,13 @@ func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 	a.extras.setOn(c)
 	functionTypes(c)
 	toolCallsFinish(c)
+	lengthFinish(c, a.Limit, a.outputs)
 	return &a.Acc
 }
 
 // Reset starts the accumulation over, at a restarted output.
 func (a *Accumulator) Reset() {
-	a.Acc, a.tools, a.audio, a.custom, a.extras = openai.ChatCompletionAccumulator{}, nil, nil, nil, nil
+	a.Acc, a.tools, a.audio, a.custom, a.extras, a.outputs = openai.ChatCompletionAccumulator{}, nil, nil, nil, nil, 0
 }
 
 // lastUsage is the usage of the accumulated completion once chunk c

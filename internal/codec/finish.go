@@ -45,6 +45,22 @@ func toolCallsFinish(c *openai.ChatCompletion) {
 	}
 }
 
+// lengthFinish gives the finish reason "length" to the one choice of c
+// when its server said "stop" though the answer streamed at least limit
+// output-bearing deltas, limit being the output tokens the request
+// allowed: the answer ran into its limit, and a caller that checks for
+// "length" to ask for the rest would take the cut answer for a whole one.
+// one-api's Ollama channel (relay/adaptor/ollama: every answer that is
+// done is "stop") answers so, as did Ollama's own OpenAI endpoint before
+// it read done_reason. Deltas, not the usage, are counted: a delta holds
+// at least one token, where some servers count the end-of-sequence token
+// in their usage (a natural stop one token short of the limit).
+func lengthFinish(c *openai.ChatCompletion, limit, deltas int64) {
+	if limit > 0 && deltas >= limit && len(c.Choices) == 1 && c.Choices[0].FinishReason == "stop" {
+		c.Choices[0].FinishReason = "length"
+	}
+}
+
 // Unfinished reports whether ev, a whole answer, never finished: no choice
 // has a finish reason and the server counted no output token. Ollama
 // answers so when it stops an answer itself, on a token repeated over 30

@@ -1,0 +1,55 @@
+package tokenpace_test
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// TestLengthFinish: an answer that streamed as many output deltas as the
+// request allowed tokens ran into its limit, and Accumulated() says
+// "length" though its server said "stop" (one-api's Ollama channel; see
+// the conformance fixture oneapi-ollama-length-as-stop.jsonl); Timing
+// keeps what the server sent. A natural stop is kept: one token short of
+// the limit with the end-of-sequence token counted in the usage, as
+// vLLM counts it, or with no limit asked.
+func TestLengthFinish(t *testing.T) {
+	const stop = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n"
+	const usage3 = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":3,"total_tokens":8}}` + "\n\n"
+	for _, tt := range []struct {
+		name   string
+		max    int // 0: none asked
+		events []string
+		want   string
+	}{
+		{"every allowed token, then stop", 3, []string{contentEvent("a"), contentEvent("b"), contentEvent("c"), stop, "data: [DONE]\n\n"}, "length"},
+		{"a natural stop a token short, the end-of-sequence token in the usage", 3,
+			[]string{contentEvent("a"), contentEvent("b"), stop, usage3, "data: [DONE]\n\n"}, "stop"},
+		{"no limit asked", 0, []string{contentEvent("a"), contentEvent("b"), contentEvent("c"), stop, "data: [DONE]\n\n"}, "stop"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				url, hc := serve(t, script("text/event-stream", tt.events...))
+				p := chat("m", tt.max)
+				if tt.max == 0 {
+					p.MaxTokens = openai.ChatCompletionNewParams{}.MaxTokens // unset
+				}
+				s := tokenpace.NewClient(openaiClient(url, hc)).NewStreaming(context.Background(), p)
+				drain(t, s, 0)
+				if err := s.Err(); err != nil {
+					t.Fatal(err)
+				}
+				if got := s.Accumulated().Choices[0].FinishReason; got != tt.want {
+					t.Errorf("Accumulated() finish reason %q, want %q", got, tt.want)
+				}
+				if got := s.Timing().FinishReason; got != "stop" {
+					t.Errorf("Timing().FinishReason %q, want the server's \"stop\"", got)
+				}
+			})
+		})
+	}
+}
