@@ -234,8 +234,11 @@ func (s *Stream[E]) Timing() *Timing { return s.src.timing() }
 // ("function" when the server streamed no type; a custom tool's call
 // with its name and input), so that ToParam gives each back, and a
 // choice that made calls finished for "tool_calls" even when its server
-// said "stop" (Gemini's OpenAI endpoint; Timing.FinishReason keeps the
-// server's word).
+// said "stop" (Gemini's OpenAI endpoint), and the one choice of a chat or
+// completions answer that streamed as many output deltas as the request
+// allowed tokens finished for "length" though its server said "stop"
+// (one-api's Ollama channel); Timing.FinishReason keeps the server's
+// word.
 func (s *Stream[E]) Accumulated() *openai.ChatCompletionAccumulator { return s.acc.Completion() }
 
 // Text returns the text of the first choice of every event Next has
