@@ -16,7 +16,8 @@ import (
 // the conformance fixture oneapi-ollama-length-as-stop.jsonl); Timing
 // keeps what the server sent. A natural stop is kept: one token short of
 // the limit with the end-of-sequence token counted in the usage, as
-// vLLM counts it, or with no limit asked.
+// vLLM counts it; a usage under the limit, however many deltas came (a
+// relay that splits tokens); or no limit asked.
 func TestLengthFinish(t *testing.T) {
 	const stop = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n"
 	const usage3 = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":3,"total_tokens":8}}` + "\n\n"
@@ -30,6 +31,8 @@ func TestLengthFinish(t *testing.T) {
 		{"a natural stop a token short, the end-of-sequence token in the usage", 3,
 			[]string{contentEvent("a"), contentEvent("b"), stop, usage3, "data: [DONE]\n\n"}, "stop"},
 		{"no limit asked", 0, []string{contentEvent("a"), contentEvent("b"), contentEvent("c"), stop, "data: [DONE]\n\n"}, "stop"},
+		{"a token split into deltas, the usage under the limit", 4,
+			[]string{contentEvent("a"), contentEvent("b"), contentEvent("c"), contentEvent("d"), stop, usage3, "data: [DONE]\n\n"}, "stop"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

@@ -52,13 +52,19 @@ func toolCallsFinish(c *openai.ChatCompletion) {
 // "length" to ask for the rest would take the cut answer for a whole one.
 // one-api's Ollama channel (relay/adaptor/ollama: every answer that is
 // done is "stop") answers so, as did Ollama's own OpenAI endpoint before
-// it read done_reason. Deltas, not the usage, are counted: a delta holds
-// at least one token, where some servers count the end-of-sequence token
-// in their usage (a natural stop one token short of the limit).
+// it read done_reason. Deltas are counted, for a delta holds at least one
+// token, where some servers count the end-of-sequence token in their usage
+// (a natural stop one token short of the limit would read as cut); but a
+// usage under the limit says the answer did not reach it, whatever the
+// deltas (a relay that splits tokens into smaller deltas).
 func lengthFinish(c *openai.ChatCompletion, limit, deltas int64) {
-	if limit > 0 && deltas >= limit && len(c.Choices) == 1 && c.Choices[0].FinishReason == "stop" {
-		c.Choices[0].FinishReason = "length"
+	if limit <= 0 || deltas < limit || len(c.Choices) != 1 || c.Choices[0].FinishReason != "stop" {
+		return
 	}
+	if used := c.Usage.CompletionTokens; used > 0 && used < limit {
+		return
+	}
+	c.Choices[0].FinishReason = "length"
 }
 
 // Unfinished reports whether ev, a whole answer, never finished: no choice
