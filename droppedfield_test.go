@@ -148,3 +148,83 @@ func recordedCompletionText(t *testing.T, rec recording) string {
 	text, _ := recordedCompletion(t, rec)
 	return text
 }
+
+// TestRelayedLlamaCppFillInTheMiddle: llama.cpp's server behind a relay
+// that passes on none of its headers (one-api) or sets a Server of its
+// own (nginx) drops a suffix as it does direct; its system_fingerprint,
+// on every chunk, tells it. The caller gets /infill's answer where the
+// relay routes /infill, and where it does not (404, as one-api answers)
+// the refusal that names the suffix, with no text made without it. A
+// server with another fingerprint is read as before, its first token
+// stamped when it arrived though the client read it ahead.
+func TestRelayedLlamaCppFillInTheMiddle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dropped := loadRecording(t, "llamacpp-2026-completions-suffix-stream.jsonl")
+		dropped.Headers = map[string]string{"content-type": "text/event-stream"} // the relay's own headers
+		infill := loadRecording(t, "llamacpp-2026-infill-stream.jsonl")
+		infill.Headers = map[string]string{"content-type": "text/event-stream", "server": "nginx"}
+		other := dropped // a server of its own that keeps the suffix
+		other.Reads = nil
+		for _, r := range dropped.Reads {
+			r.Data = strings.ReplaceAll(r.Data, `"system_fingerprint":"b0-unknown"`, `"system_fingerprint":"fp_other"`)
+			other.Reads = append(other.Reads, r)
+		}
+		notFound := recording{Status: http.StatusNotFound, HeadersMS: 1, Headers: map[string]string{"content-type": "application/json"},
+			Reads: []recordedRead{{TMS: 1, Data: `{"error":{"message":"Invalid URL (POST /infill)","type":"invalid_request_error","param":"","code":""}}`}}}
+		url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			switch r.URL.Path {
+			case "/oneapi/v1/completions", "/nginx/v1/completions", "/webui/v1/completions":
+				replay(dropped)(w, r)
+			case "/oneapi/infill":
+				replay(notFound)(w, r)
+			case "/webui-whole/v1/completions":
+				whole := loadRecording(t, "llamacpp-2026-completions-suffix-nostream.jsonl")
+				replay(whole)(w, r)
+			case "/webui/infill", "/webui-whole/infill": // one-api serves its web page for a path it does not route
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				_, _ = io.WriteString(w, "<!doctype html><title>One API</title>")
+			case "/nginx/infill":
+				replay(infill)(w, r)
+			case "/other/v1/completions":
+				replay(other)(w, r)
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+		ctx := context.Background()
+		_ = url // http://replay.invalid/v1/: each case has a path of its own
+		client := func(base string) *tokenpace.Client {
+			return tokenpace.NewClient(openaiClient("http://replay.invalid/"+base+"/v1/", hc))
+		}
+
+		for _, relay := range []string{"oneapi", "webui"} {
+			s := client(relay).NewCompletionStreaming(ctx, fim("m", "def f(x):\n", "\n    return x\n"))
+			text, _ := readCompletion(s, s.Timing().Start)
+			var se *tokenpace.StreamError
+			if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || !strings.Contains(s.Err().Error(), "suffix") || text != "" {
+				t.Errorf("behind %s: text %q, err %v; want no text and a KindRequest refusal naming the suffix", relay, text, s.Err())
+			}
+		}
+
+		// Not streamed: one-api passes llama.cpp's headers on.
+		if _, err := client("webui-whole").NewCompletion(ctx, fim("m", "def f(x):\n", "\n    return x\n")); err == nil || !strings.Contains(err.Error(), "suffix") {
+			t.Errorf("behind one-api, not streamed: err %v; want the refusal naming the suffix", err)
+		}
+
+		want, _ := infillContent(t, infill)
+		s := client("nginx").NewCompletionStreaming(ctx, fim("m", "def f(x):\n", "\n    return x\n"))
+		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != want {
+			t.Errorf("behind nginx: text %q, err %v; want /infill's %q", text, s.Err(), want)
+		}
+
+		s = client("other").NewCompletionStreaming(ctx, fim("m", "def f(x):\n", "\n    return x\n"))
+		text, at := readCompletion(s, s.Timing().Start)
+		if s.Err() != nil || text != recordedCompletionText(t, other) || len(s.Timing().HTTP) != 1 {
+			t.Errorf("another server: text %q, err %v, %d HTTP tries; want its own answer at once", text, s.Err(), len(s.Timing().HTTP))
+		}
+		if first := ms(other.Reads[0].TMS); len(at) == 0 || s.Timing().TTFT() != first {
+			t.Errorf("another server: TTFT %v, want the first chunk's arrival %v", s.Timing().TTFT(), first)
+		}
+	})
+}

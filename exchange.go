@@ -145,7 +145,8 @@ func (x *exchange) middleware() option.Middleware {
 			case refused != "":
 				refusals++
 				x.declined.Learn(req, refused)
-			case dropped != "" && !infill && err == nil && res != nil && res.StatusCode < 300 && wire.DropsField(res):
+			case dropped != "" && !infill && err == nil && res != nil && res.StatusCode < 300 &&
+				(wire.DropsField(res) || dropped == "suffix" && x.relayedLlamaCpp(res)):
 				if r, ok := wire.ToInfill(req, asked); ok {
 					// Fill-in-the-middle is this server's /infill: there
 					// at once, and from now on.
@@ -154,10 +155,12 @@ func (x *exchange) middleware() option.Middleware {
 					req, infill = r, true
 					continue
 				}
-				x.mu.Lock()
-				x.dropped = dropped
-				x.mu.Unlock()
-				return wire.RefuseDropped(res, dropped), nil
+				return x.refuseDropped(res, dropped), nil
+			case infill && err == nil && wire.NoInfill(res):
+				// A relay in front of llama.cpp's server that routes no
+				// /infill (one-api): the suffix cannot be served there.
+				x.infill.Forget(served)
+				return x.refuseDropped(res, "suffix"), nil
 			default:
 				return res, err
 			}
@@ -175,6 +178,34 @@ func (x *exchange) middleware() option.Middleware {
 			req.Body = body
 		}
 	}
+}
+
+// relayedLlamaCpp reports whether res, whose headers do not name
+// llama.cpp's server, comes from it all the same (see wire.LlamaCppAnswer).
+// It reads the start of the body ahead, stamped as it arrives; the
+// caller's reads then take those bytes first.
+func (x *exchange) relayedLlamaCpp(res *http.Response) bool {
+	x.mu.Lock()
+	b := x.body
+	x.mu.Unlock()
+	if b == nil || res.Body != io.ReadCloser(b) {
+		// A body decompressed or bounded for a whole answer, which the
+		// attempt stamps as it reads it.
+		b = &arrivalBody{ReadCloser: res.Body}
+		res.Body = b
+	}
+	return wire.LlamaCppAnswer(b.peek(wire.PeekBytes, wire.PeekDone))
+}
+
+// refuseDropped notes that the server dropped field and returns the
+// answer that refuses it (see wire.RefuseDropped), which stands for the
+// server's from then on.
+func (x *exchange) refuseDropped(res *http.Response, field string) *http.Response {
+	out := wire.RefuseDropped(res, field)
+	x.mu.Lock()
+	x.dropped, x.res = field, out
+	x.mu.Unlock()
+	return out
 }
 
 // maxRefusals bounds how many times one request is sent again without a
@@ -647,16 +678,34 @@ type arrivalBody struct {
 	reads  int     // reads that returned data
 	bytes  int64   // bytes they returned
 	before flusher // told before each read; may be nil
+	// ahead holds bytes read ahead of the caller (see peek), stamped when
+	// they arrived; aheadErr is the error that ended that reading.
+	ahead    []byte
+	aheadErr error
 }
 
 // flusher is told before each read of a response body, which may block.
 type flusher interface{ flush() }
 
-// Read reads from the wrapped body and stamps reads that returned data.
+// Read reads from the wrapped body and stamps reads that returned data;
+// bytes read ahead come first, with the stamp of their arrival.
 func (b *arrivalBody) Read(p []byte) (int, error) {
+	if len(b.ahead) > 0 {
+		n := copy(p, b.ahead)
+		b.ahead = b.ahead[n:]
+		return n, nil
+	}
+	if err := b.aheadErr; err != nil {
+		return 0, err
+	}
 	if b.before != nil {
 		b.before.flush()
 	}
+	return b.read(p)
+}
+
+// read reads from the wrapped body and stamps a read that returned data.
+func (b *arrivalBody) read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if n > 0 {
 		b.last = time.Now()
@@ -664,6 +713,22 @@ func (b *arrivalBody) Read(p []byte) (int, error) {
 		b.bytes += int64(n)
 	}
 	return n, err
+}
+
+// peek reads ahead until done says the bytes read suffice, max bytes, or
+// an error, and returns the bytes; Read gives them afterwards, then the
+// error. It is called before anyone reads the body.
+func (b *arrivalBody) peek(max int, done func([]byte) bool) []byte {
+	buf := make([]byte, 4<<10)
+	for len(b.ahead) < max && !done(b.ahead) {
+		n, err := b.read(buf[:min(len(buf), max-len(b.ahead))])
+		b.ahead = append(b.ahead, buf[:n]...)
+		if err != nil {
+			b.aheadErr = err
+			break
+		}
+	}
+	return b.ahead
 }
 
 // serverOf returns the host and port of u, the port implied by its scheme

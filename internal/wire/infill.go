@@ -43,6 +43,32 @@ func (s *InfillServers) Has(server string) bool {
 	return ok
 }
 
+// NoInfill reports whether res, the answer to an /infill request, says
+// the server routes no /infill: 404 or 405 (one-api's API), or a 2xx that
+// is neither JSON nor an event stream (one-api's web page, which it
+// serves for any path it does not route). Any other answer is /infill's,
+// an error status included.
+func NoInfill(res *http.Response) bool {
+	if res == nil {
+		return false
+	}
+	switch ct := res.Header.Get("Content-Type"); {
+	case res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusMethodNotAllowed:
+		return true
+	case res.StatusCode < 300:
+		return !strings.HasPrefix(ct, "text/event-stream") && !strings.HasPrefix(ct, "application/json")
+	}
+	return false
+}
+
+// Forget notes that server does not answer at /infill after all (a relay
+// in front of llama.cpp's server that routes no other path).
+func (s *InfillServers) Forget(server string) {
+	if s != nil {
+		s.m.Delete(server)
+	}
+}
+
 // Learn notes that server does fill-in-the-middle at /infill only.
 func (s *InfillServers) Learn(server string) {
 	if s != nil {
