@@ -99,7 +99,10 @@ type exchange struct {
 // A completions request whose suffix llama.cpp's server answers without,
 // as it has since November 2025, is sent again to that server's /infill,
 // and later ones straight there; the answer reaches the caller as a
-// completion (see wire.ToInfill and wire.FromInfill). One whose echo it
+// completion (see wire.ToInfill and wire.FromInfill); behind a relay that
+// hides its headers the server is told by its answer's fingerprint (see
+// wire.LlamaCppAnswer), and where the relay routes no /infill (see
+// wire.NoInfill) the suffix is refused by name. One whose echo it
 // answers without gets the answer that server gave before: 400, the field
 // named (see wire.DroppedField), so that no completion made without it
 // reaches the caller.
