@@ -103,6 +103,7 @@ type attempt struct {
 	// reason, or its audio's expiry: see codec.Ends; or a Responses
 	// stream its final event), so its end is clean, [DONE] or not.
 	terminal        bool
+	suffixCheck     bool           // the first event is to say whether a suffix was dropped (see exchange.suffixIgnored)
 	finishedChoices codec.Finished // the choices that sent their finish reason
 
 	done chan struct{} // closed once the attempt has ended and its body is closed
@@ -288,6 +289,7 @@ func (a *attempt) openBody() {
 		a.body = &arrivalBody{ReadCloser: a.res.Body, before: a}
 		a.rd = a.body
 	}
+	a.suffixCheck = a.x.suffixPending()
 	a.sr = sse.NewReader(a.rd, a.spec.cfg.maxLineBytes)
 	if a.sniffed != "" {
 		a.sr.Sniff()
@@ -354,6 +356,12 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		return true, time.Now(), a.readFailure(err)
 	}
 	at = a.body.last
+	if a.suffixCheck {
+		a.suffixCheck = false
+		if a.x.suffixIgnored(data) {
+			return true, at, a.requestFailure(errSuffixIgnored)
+		}
+	}
 	if bytes.HasPrefix(data, doneData) {
 		if a.cutBeforeDone() {
 			return true, at, a.failure(KindTruncated, "no finish_reason", nil)

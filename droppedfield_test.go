@@ -150,13 +150,15 @@ func recordedCompletionText(t *testing.T, rec recording) string {
 }
 
 // TestRelayedLlamaCppFillInTheMiddle: llama.cpp's server behind a relay
-// that passes on none of its headers (one-api) or sets a Server of its
-// own (nginx) drops a suffix as it does direct; its system_fingerprint,
-// on every chunk, tells it. The caller gets /infill's answer where the
-// relay routes /infill, and where it does not (404, as one-api answers)
-// the refusal that names the suffix, with no text made without it. A
+// that passes on none of its headers (one-api's streams) or sets a Server
+// of its own (nginx) drops a suffix as it does direct; its
+// system_fingerprint, on every chunk, tells it. A stream is refused by
+// name at its first event, before any text, and the server is learnt: the
+// next request goes to /infill, whose answer the caller gets where the
+// relay routes it, and the refusal where it does not (404, or one-api's
+// web page). A whole answer is read ahead and goes to /infill at once. A
 // server with another fingerprint is read as before, its first token
-// stamped when it arrived though the client read it ahead.
+// stamped when it arrived.
 func TestRelayedLlamaCppFillInTheMiddle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dropped := loadRecording(t, "llamacpp-2026-completions-suffix-stream.jsonl")
@@ -198,12 +200,21 @@ func TestRelayedLlamaCppFillInTheMiddle(t *testing.T) {
 			return tokenpace.NewClient(openaiClient("http://replay.invalid/"+base+"/v1/", hc))
 		}
 
-		for _, relay := range []string{"oneapi", "webui"} {
-			s := client(relay).NewCompletionStreaming(ctx, fim("m", "def f(x):\n", "\n    return x\n"))
+		refused := func(what string, s *tokenpace.Stream[openai.Completion]) {
+			t.Helper()
 			text, _ := readCompletion(s, s.Timing().Start)
 			var se *tokenpace.StreamError
 			if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || !strings.Contains(s.Err().Error(), "suffix") || text != "" {
-				t.Errorf("behind %s: text %q, err %v; want no text and a KindRequest refusal naming the suffix", relay, text, s.Err())
+				t.Errorf("%s: text %q, err %v; want no text and a KindRequest refusal naming the suffix", what, text, s.Err())
+			}
+		}
+		for _, relay := range []string{"oneapi", "webui"} {
+			c := client(relay)
+			refused("behind "+relay, c.NewCompletionStreaming(ctx, fim("m", "def f(x):\n", "\n    return x\n")))
+			s := c.NewCompletionStreaming(ctx, fim("m", "def f(x):\n", "\n    return x\n"))
+			refused("behind "+relay+", again", s)
+			if h := s.Timing().HTTP; len(h) != 1 || h[0].Status == 0 {
+				t.Errorf("behind %s, again: %d HTTP tries; want 1, to /infill", relay, len(h))
 			}
 		}
 
@@ -213,9 +224,11 @@ func TestRelayedLlamaCppFillInTheMiddle(t *testing.T) {
 		}
 
 		want, _ := infillContent(t, infill)
-		s := client("nginx").NewCompletionStreaming(ctx, fim("m", "def f(x):\n", "\n    return x\n"))
+		nginx := client("nginx")
+		refused("behind nginx", nginx.NewCompletionStreaming(ctx, fim("m", "def f(x):\n", "\n    return x\n")))
+		s := nginx.NewCompletionStreaming(ctx, fim("m", "def f(x):\n", "\n    return x\n"))
 		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != want {
-			t.Errorf("behind nginx: text %q, err %v; want /infill's %q", text, s.Err(), want)
+			t.Errorf("behind nginx, again: text %q, err %v; want /infill's %q", text, s.Err(), want)
 		}
 
 		s = client("other").NewCompletionStreaming(ctx, fim("m", "def f(x):\n", "\n    return x\n"))

@@ -80,6 +80,10 @@ type exchange struct {
 	// dropped is the field of the request that its server answered
 	// without (see wire.DroppedField); the client refused the answer.
 	dropped string
+	// suffixAt is the server (host and model) of a stream sent in answer
+	// to a completions request with a suffix, whose first event is yet to
+	// say whether llama.cpp's server made it (see suffixIgnored).
+	suffixAt string
 	// infill is the client's set of servers that do fill-in-the-middle
 	// at /infill only; nil learns none.
 	infill *wire.InfillServers
@@ -165,6 +169,12 @@ func (x *exchange) middleware() option.Middleware {
 				x.infill.Forget(served)
 				return x.refuseDropped(res, "suffix"), nil
 			default:
+				if dropped == "suffix" && !infill && err == nil && res != nil && res.StatusCode < 300 {
+					// A stream: its first event tells (see suffixIgnored).
+					x.mu.Lock()
+					x.suffixAt = served
+					x.mu.Unlock()
+				}
 				return res, err
 			}
 			if req.GetBody == nil || req.Context().Err() != nil {
@@ -183,11 +193,16 @@ func (x *exchange) middleware() option.Middleware {
 	}
 }
 
-// relayedLlamaCpp reports whether res, whose headers do not name
-// llama.cpp's server, comes from it all the same (see wire.LlamaCppAnswer).
-// It reads the start of the body ahead, stamped as it arrives; the
-// caller's reads then take those bytes first.
+// relayedLlamaCpp reports whether res, a whole answer (not a stream)
+// whose headers do not name llama.cpp's server, comes from it all the
+// same (see wire.LlamaCppAnswer). It reads the answer ahead, up to
+// wire.PeekBytes; the caller's reads then take those bytes first. A
+// stream is not read ahead, which would hold the call until its first
+// event: its first event is checked as it is read (see suffixIgnored).
 func (x *exchange) relayedLlamaCpp(res *http.Response) bool {
+	if isEventStream(res.Header.Get("Content-Type")) {
+		return false
+	}
 	x.mu.Lock()
 	b := x.body
 	x.mu.Unlock()
@@ -198,6 +213,39 @@ func (x *exchange) relayedLlamaCpp(res *http.Response) bool {
 		res.Body = b
 	}
 	return wire.LlamaCppAnswer(b.peek(wire.PeekBytes, wire.PeekDone))
+}
+
+// errSuffixIgnored is the cause of the refusal of a stream that
+// llama.cpp's server made without its request's suffix.
+var errSuffixIgnored = errors.New("the answer was made without the request's suffix")
+
+// suffixPending reports whether the first event of the stream is to say
+// whether its suffix was dropped (see suffixIgnored).
+func (x *exchange) suffixPending() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.suffixAt != ""
+}
+
+// suffixIgnored reports whether data, the first event of a stream sent in
+// answer to a completions request with a suffix by a server whose headers
+// do not name llama.cpp's, was made by that server all the same (see
+// wire.LlamaCppAnswer): the suffix was dropped. The server is then learnt
+// as one whose fill-in-the-middle is /infill, for the next request (see
+// the middleware), and this one is refused by name (see failure).
+func (x *exchange) suffixIgnored(data []byte) bool {
+	x.mu.Lock()
+	served := x.suffixAt
+	x.suffixAt = ""
+	x.mu.Unlock()
+	if served == "" || !wire.LlamaCppAnswer(data) {
+		return false
+	}
+	x.infill.Learn(served)
+	x.mu.Lock()
+	x.dropped = "suffix"
+	x.mu.Unlock()
+	return true
 }
 
 // refuseDropped notes that the server dropped field and returns the
