@@ -212,7 +212,7 @@ func (x *exchange) relayedLlamaCpp(res *http.Response) bool {
 		b = &arrivalBody{ReadCloser: res.Body}
 		res.Body = b
 	}
-	return wire.LlamaCppAnswer(b.peek(wire.PeekBytes, wire.PeekDone))
+	return wire.LlamaCppAnswer(b.peek(wire.PeekBytes))
 }
 
 // errSuffixIgnored is the cause of the refusal of a stream that
@@ -766,12 +766,12 @@ func (b *arrivalBody) read(p []byte) (int, error) {
 	return n, err
 }
 
-// peek reads ahead until done says the bytes read suffice, max bytes, or
-// an error, and returns the bytes; Read gives them afterwards, then the
-// error. It is called before anyone reads the body.
-func (b *arrivalBody) peek(max int, done func([]byte) bool) []byte {
+// peek reads ahead max bytes, or to an error (the end of the body), and
+// returns the bytes; Read gives them afterwards, then the error. It is
+// called before anyone reads the body.
+func (b *arrivalBody) peek(max int) []byte {
 	buf := make([]byte, 4<<10)
-	for len(b.ahead) < max && !done(b.ahead) {
+	for len(b.ahead) < max {
 		n, err := b.read(buf[:min(len(buf), max-len(b.ahead))])
 		b.ahead = append(b.ahead, buf[:n]...)
 		if err != nil {

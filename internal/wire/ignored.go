@@ -67,26 +67,18 @@ func DropsField(res *http.Response) bool {
 // headers (one-api streams under headers of its own) or a reverse proxy
 // that sets its own Server (nginx does by default). llama.cpp's
 // system_fingerprint ("b" + its build number + "-" + its commit) is on
-// every chunk and answer it sends. The client reads that far ahead for a
-// completions request with a suffix only (see PeekDone), whose answer
-// would otherwise reach the caller made without it.
+// every chunk and answer it sends. The client looks for it in the first
+// event of a stream, or the first PeekBytes of a whole answer, sent in
+// answer to a completions request with a suffix, which would otherwise
+// reach the caller made without it.
 func LlamaCppAnswer(start []byte) bool { return llamaCppFingerprint.Match(start) }
 
 // llamaCppFingerprint matches llama.cpp's system_fingerprint.
 var llamaCppFingerprint = regexp.MustCompile(`"system_fingerprint"\s*:\s*"b[0-9]+-`)
 
-// PeekBytes bounds how far ahead of the caller the client reads an answer
-// for LlamaCppAnswer.
+// PeekBytes bounds how far ahead of the caller the client reads a whole
+// answer for LlamaCppAnswer.
 const PeekBytes = 64 << 10
-
-// PeekDone reports whether start holds enough of an answer for
-// LlamaCppAnswer: the first event of a stream that has data, whole (a
-// comment or keep-alive before it is not enough). A whole answer is read
-// to its end or PeekBytes.
-func PeekDone(start []byte) bool {
-	i := bytes.Index(start, []byte("data:"))
-	return i >= 0 && (bytes.Contains(start[i:], []byte("\n\n")) || bytes.Contains(start[i:], []byte("\r\n\r\n")))
-}
 
 // RefuseDropped closes res, a 2xx answer to a request whose field its
 // server dropped, and returns the answer the server gave before it
