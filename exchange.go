@@ -169,7 +169,8 @@ func (x *exchange) middleware() option.Middleware {
 				x.infill.Forget(served)
 				return x.refuseDropped(res, "suffix"), nil
 			default:
-				if dropped == "suffix" && !infill && err == nil && res != nil && res.StatusCode < 300 {
+				if dropped == "suffix" && !infill && err == nil && res != nil && res.StatusCode < 300 &&
+					isEventStream(res.Header.Get("Content-Type")) {
 					// A stream: its first event tells (see suffixIgnored).
 					x.mu.Lock()
 					x.suffixAt = served
@@ -203,17 +204,27 @@ func (x *exchange) relayedLlamaCpp(res *http.Response) bool {
 	if isEventStream(res.Header.Get("Content-Type")) {
 		return false
 	}
-	x.mu.Lock()
-	b := x.body
-	x.mu.Unlock()
-	if b == nil || res.Body != io.ReadCloser(b) {
-		// A body decompressed or bounded for a whole answer, which the
-		// attempt stamps as it reads it.
-		b = &arrivalBody{ReadCloser: res.Body}
-		res.Body = b
+	// The reads go through the body's own stamps (arrivalBody, under the
+	// bound of a whole answer), so the answer's arrival stays exact.
+	start, err := io.ReadAll(io.LimitReader(res.Body, wire.PeekBytes))
+	rest := io.Reader(res.Body)
+	if err != nil {
+		rest = errReader{err}
 	}
-	return wire.LlamaCppAnswer(b.peek(wire.PeekBytes))
+	res.Body = readAhead{io.MultiReader(bytes.NewReader(start), rest), res.Body}
+	return wire.LlamaCppAnswer(start)
 }
+
+// readAhead is a body whose first bytes were read ahead.
+type readAhead struct {
+	io.Reader
+	io.Closer
+}
+
+// errReader returns its error, the one that ended a read ahead.
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
 // errSuffixIgnored is the cause of the refusal of a stream that
 // llama.cpp's server made without its request's suffix.
@@ -729,34 +740,16 @@ type arrivalBody struct {
 	reads  int     // reads that returned data
 	bytes  int64   // bytes they returned
 	before flusher // told before each read; may be nil
-	// ahead holds bytes read ahead of the caller (see peek), stamped when
-	// they arrived; aheadErr is the error that ended that reading.
-	ahead    []byte
-	aheadErr error
 }
 
 // flusher is told before each read of a response body, which may block.
 type flusher interface{ flush() }
 
-// Read reads from the wrapped body and stamps reads that returned data;
-// bytes read ahead come first, with the stamp of their arrival.
+// Read reads from the wrapped body and stamps reads that returned data.
 func (b *arrivalBody) Read(p []byte) (int, error) {
-	if len(b.ahead) > 0 {
-		n := copy(p, b.ahead)
-		b.ahead = b.ahead[n:]
-		return n, nil
-	}
-	if err := b.aheadErr; err != nil {
-		return 0, err
-	}
 	if b.before != nil {
 		b.before.flush()
 	}
-	return b.read(p)
-}
-
-// read reads from the wrapped body and stamps a read that returned data.
-func (b *arrivalBody) read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if n > 0 {
 		b.last = time.Now()
@@ -764,22 +757,6 @@ func (b *arrivalBody) read(p []byte) (int, error) {
 		b.bytes += int64(n)
 	}
 	return n, err
-}
-
-// peek reads ahead max bytes, or to an error (the end of the body), and
-// returns the bytes; Read gives them afterwards, then the error. It is
-// called before anyone reads the body.
-func (b *arrivalBody) peek(max int) []byte {
-	buf := make([]byte, 4<<10)
-	for len(b.ahead) < max {
-		n, err := b.read(buf[:min(len(buf), max-len(b.ahead))])
-		b.ahead = append(b.ahead, buf[:n]...)
-		if err != nil {
-			b.aheadErr = err
-			break
-		}
-	}
-	return b.ahead
 }
 
 // serverOf returns the host and port of u, the port implied by its scheme
