@@ -17,6 +17,7 @@ import (
 	"github.com/tokenpace/tokenpace/internal/codec"
 	"github.com/tokenpace/tokenpace/internal/milestone"
 	"github.com/tokenpace/tokenpace/internal/sse"
+	"github.com/tokenpace/tokenpace/internal/wire"
 )
 
 // maxUnreadBytes bounds what the chunks an attempt holds for its consumer
@@ -353,6 +354,9 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		return true, a.body.last, a.refused(codec.LineError(el))
 	}
 	if err != nil {
+		if errors.Is(err, wire.ErrInfillIgnored) {
+			return true, time.Now(), a.requestFailure(err)
+		}
 		return true, time.Now(), a.readFailure(err)
 	}
 	at = a.body.last

@@ -8,6 +8,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/sony/gobreaker/v2"
+
+	"github.com/tokenpace/tokenpace/internal/wire"
 )
 
 // ErrCircuitOpen is the cause of a route skipped because its circuit
@@ -147,7 +149,8 @@ var errNotSent = errors.New("tokenpace: request not sent")
 func excludedFromBreaker(err error) bool {
 	if isPanic(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, ErrStreamClosed) || errors.Is(err, errNotSent) || errors.Is(err, errHedgeLost) ||
-		errors.Is(err, errCallEnded) || errors.Is(err, errClientLate) {
+		errors.Is(err, errCallEnded) || errors.Is(err, errClientLate) ||
+		errors.Is(err, errSuffixIgnored) || errors.Is(err, wire.ErrInfillIgnored) {
 		return true
 	}
 	var ae *openai.Error

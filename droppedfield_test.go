@@ -12,6 +12,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/sony/gobreaker/v2"
 
 	"github.com/tokenpace/tokenpace"
 )
@@ -238,6 +239,122 @@ func TestRelayedLlamaCppFillInTheMiddle(t *testing.T) {
 		}
 		if first := ms(other.Reads[0].TMS); len(at) == 0 || s.Timing().TTFT() != first {
 			t.Errorf("another server: TTFT %v, want the first chunk's arrival %v", s.Timing().TTFT(), first)
+		}
+	})
+}
+
+// TestLlamaCppRefusedSuffix replays what ik_llama.cpp (a build of August
+// 2026, recorded live) answers to fill-in-the-middle, as llama.cpp's
+// server did before November 2025: 500, "Unsupported param: suffix", on
+// /v1/completions, and 500, "Only no echo is supported", for an echo. A
+// server whose /infill works (llama.cpp's own) gives the caller /infill's
+// answer after one refusal, not three (openai-go sends a 500 again twice);
+// ik_llama.cpp's /infill completes its empty prompt and ignores the
+// prefix and suffix, and that answer is refused by name, streamed or
+// not. Neither refusal counts against a Router's breaker: the server is
+// well, and its chat answers must still be asked for.
+func TestLlamaCppRefusedSuffix(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		refusedSuffix := loadRecording(t, "ikllama-2026-completions-suffix-refused.jsonl")
+		refusedEcho := loadRecording(t, "ikllama-2026-completions-echo-refused.jsonl")
+		ignored := loadRecording(t, "ikllama-2026-infill-stream-ignored.jsonl")
+		ignoredWhole := loadRecording(t, "ikllama-2026-infill-nostream-ignored.jsonl")
+		infill := loadRecording(t, "llamacpp-2026-infill-stream.jsonl")
+		dropped := loadRecording(t, "llamacpp-2026-completions-suffix-stream.jsonl")
+		keeps := dropped // a server that does fill-in-the-middle itself
+		keeps.Headers = map[string]string{"content-type": dropped.Headers["content-type"]}
+		keeps.Reads = nil
+		for _, r := range dropped.Reads {
+			r.Data = strings.ReplaceAll(r.Data, `"system_fingerprint":"b0-unknown"`, `"system_fingerprint":"fp_other"`)
+			keeps.Reads = append(keeps.Reads, r)
+		}
+		var mu sync.Mutex
+		paths := map[string]int{}
+		_, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			paths[r.URL.Path]++
+			mu.Unlock()
+			stream := strings.Contains(string(body), `"stream":true`)
+			switch {
+			case strings.HasPrefix(r.URL.Path, "/keeps/"):
+				replay(keeps)(w, r)
+			case r.URL.Path == "/llamacpp/infill":
+				replay(infill)(w, r)
+			case strings.HasSuffix(r.URL.Path, "/infill") && stream:
+				replay(ignored)(w, r)
+			case strings.HasSuffix(r.URL.Path, "/infill"):
+				replay(ignoredWhole)(w, r)
+			case strings.Contains(string(body), `"echo":true`):
+				replay(refusedEcho)(w, r)
+			default:
+				replay(refusedSuffix)(w, r)
+			}
+		}))
+		count := func(path string) int {
+			mu.Lock()
+			defer mu.Unlock()
+			return paths[path]
+		}
+		client := func(base string) *tokenpace.Client {
+			return tokenpace.NewClient(openai.NewClient(option.WithBaseURL("http://"+base+".invalid/"+base+"/v1/"), option.WithHTTPClient(hc),
+				option.WithAPIKey("sk-test-secret"), option.WithMaxRetries(2))) // openai-go's default
+		}
+		ctx := context.Background()
+		req := fim("tiny-fim", "def f(x):\n", "\n    return x\n")
+
+		// llama.cpp before November 2025: /infill answers.
+		want, _ := infillContent(t, infill)
+		c := client("llamacpp")
+		s := c.NewCompletionStreaming(ctx, req)
+		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != want || len(s.Timing().HTTP) != 2 || count("/llamacpp/v1/completions") != 1 {
+			t.Errorf("refused suffix, working /infill: text %q, err %v, %d HTTP tries, %v; want /infill's %q after one refusal", text, s.Err(), len(s.Timing().HTTP), paths, want)
+		}
+		s = c.NewCompletionStreaming(ctx, req)
+		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != want || len(s.Timing().HTTP) != 1 || count("/llamacpp/v1/completions") != 1 {
+			t.Errorf("refused suffix, again: text %q, err %v, %d HTTP tries; want /infill's text at once", text, s.Err(), len(s.Timing().HTTP))
+		}
+
+		// ik_llama.cpp: its /infill ignores the prefix and suffix.
+		c = client("ik")
+		s = c.NewCompletionStreaming(ctx, req)
+		text, _ := readCompletion(s, s.Timing().Start)
+		var se *tokenpace.StreamError
+		if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || se.Detail != "infill_input_ignored" || !strings.Contains(s.Err().Error(), "input_prefix") || text != "" ||
+			len(s.Timing().HTTP) != 2 || count("/ik/v1/completions") != 1 || count("/ik/infill") != 1 {
+			t.Errorf("ik_llama.cpp stream: text %q, err %v, %d HTTP tries, %v; want a KindRequest refusal naming /infill's input after 2 tries", text, s.Err(), len(s.Timing().HTTP), paths)
+		}
+		_, err := c.NewCompletion(ctx, req)
+		var ae *openai.Error
+		if !errors.As(err, &ae) || ae.StatusCode != http.StatusBadRequest || ae.Code != "infill_input_ignored" || count("/ik/infill") != 2 {
+			t.Errorf("ik_llama.cpp, not streamed: err %v, %v; want a 400 infill_input_ignored from /infill at once", err, paths)
+		}
+		echo := fim("tiny-fim", "def f(x):\n", "")
+		echo.Echo = openai.Bool(true)
+		before := count("/ik/v1/completions")
+		s = c.NewCompletionStreaming(ctx, echo)
+		text, _ = readCompletion(s, s.Timing().Start)
+		if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusBadRequest ||
+			ae.Message != "Only no echo is supported" || text != "" || count("/ik/v1/completions") != before+1 {
+			t.Errorf("echo: text %q, err %v, %d requests; want the server's refusal as a KindRequest 400, sent once", text, s.Err(), count("/ik/v1/completions")-before)
+		}
+
+		// A Router falls back on each refusal, and the breaker stays closed.
+		rt, err := tokenpace.NewRouter(client("ik"), tokenpace.Policy{},
+			tokenpace.Route{Name: "ik"},
+			tokenpace.Route{Name: "keeps", Options: []option.RequestOption{option.WithBaseURL("http://keeps.invalid/keeps/v1/")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 12 { // more than the 5 failures that open a breaker
+			s := rt.NewCompletionStreaming(ctx, req)
+			text, _ := readCompletion(s, s.Timing().Start)
+			if s.Err() != nil || text != recordedCompletionText(t, keeps) || len(s.Timing().Attempts) != 2 {
+				t.Fatalf("Router call %d: text %q, err %v, %d attempts; want the suffix-keeping route's answer after ik's refusal", i, text, s.Err(), len(s.Timing().Attempts))
+			}
+		}
+		if st, ok := rt.BreakerState("ik"); !ok || st != gobreaker.StateClosed {
+			t.Errorf("ik's breaker %v after refusals, want closed", st)
 		}
 	})
 }

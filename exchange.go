@@ -101,7 +101,9 @@ type exchange struct {
 // wire.ClosingServers.
 //
 // A completions request whose suffix llama.cpp's server answers without,
-// as it has since November 2025, is sent again to that server's /infill,
+// as it has since November 2025, or refuses with 500, as it did before
+// and its forks still do (see wire.LlamaCppRefused), is sent again to
+// that server's /infill,
 // and later ones straight there; the answer reaches the caller as a
 // completion (see wire.ToInfill and wire.FromInfill); behind a relay that
 // hides its headers the server is told by its answer's fingerprint (see
@@ -109,7 +111,8 @@ type exchange struct {
 // wire.NoInfill) the suffix is refused by name. One whose echo it
 // answers without gets the answer that server gave before: 400, the field
 // named (see wire.DroppedField), so that no completion made without it
-// reaches the caller.
+// reaches the caller; one whose echo it refuses with 500 gets that
+// answer as a 400, not sent again (see wire.AsRequestError).
 //
 // A request refused for a field the client added to it (stream_options,
 // or what it gave back to the server: see wire.CallExtras) is sent again
@@ -163,6 +166,16 @@ func (x *exchange) middleware() option.Middleware {
 					continue
 				}
 				return x.refuseDropped(res, dropped), nil
+			case dropped != "" && !infill && err == nil && wire.LlamaCppRefused(res, dropped):
+				// llama.cpp's server before November 2025, or one still
+				// built on its code, refuses the field with 500.
+				if r, ok := wire.ToInfill(req, asked); ok && dropped == "suffix" {
+					x.infill.Learn(served)
+					_ = res.Body.Close()
+					req, infill = r, true
+					continue
+				}
+				return wire.AsRequestError(res), nil
 			case infill && err == nil && wire.NoInfill(res):
 				// A relay in front of llama.cpp's server that routes no
 				// /infill (one-api): the suffix cannot be served there.
@@ -698,6 +711,9 @@ func (x *exchange) failure(ctx context.Context, target string, err error) error 
 	switch {
 	case dropped != "":
 		return &StreamError{Kind: KindRequest, Target: target, Detail: "llama.cpp's server ignores " + dropped + " on /v1/completions", Err: err}
+	case errors.Is(err, wire.ErrInfillIgnored):
+		// As a whole answer's refusal names it (see wire.FromInfill).
+		return &StreamError{Kind: KindRequest, Target: target, Detail: "infill_input_ignored", Err: err}
 	case cut != "":
 		return &StreamError{Kind: KindTooLarge, Target: target, Detail: cut, Err: err}
 	case errors.Is(err, wire.ErrBodyTooLarge):

@@ -55,6 +55,53 @@ func IsCompletions(req *http.Request) bool {
 	return strings.HasSuffix(p, "/completions") && !strings.HasSuffix(p, "/chat/completions")
 }
 
+// Fields a server refuses under a server error's status.
+//
+// llama.cpp's server before #17216, and the servers still built on that
+// code (ik_llama.cpp, whose Server header is "ik_llama.cpp"; Docker Model
+// Runner's llama.cpp engine, docker/model-runner#403), refuse a suffix on
+// /v1/completions with 500, "Unsupported param: suffix", and an echo with
+// 500, "Only no echo is supported": a request error under a server
+// error's status, which openai-go sends again twice and a breaker counts
+// against a server that is well. The client sends a suffix so refused to
+// the server's /infill (see ToInfill), and answers an echo so refused as
+// what it is: 400, with no retry (see AsRequestError).
+
+// LlamaCppRefused reports whether res, an error answer to a completions
+// request, is a llama.cpp server's refusal of field ("suffix" or "echo";
+// see DroppedField). It reads the body, bounded already
+// (BoundErrorBody), and puts it back.
+func LlamaCppRefused(res *http.Response, field string) bool {
+	var says string
+	switch field {
+	case "suffix":
+		says = "Unsupported param: suffix"
+	case "echo":
+		says = "Only no echo is supported"
+	}
+	if says == "" || res == nil || res.Body == nil || res.StatusCode < 400 {
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+errorHead))
+	_ = res.Body.Close()
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	return err == nil && bytes.Contains(body, []byte(says))
+}
+
+// AsRequestError makes res, an error answer under a server error's status
+// to a request that server cannot serve, say what it is: 400 Bad Request,
+// not to be sent again (X-Should-Retry: false), its body kept. It returns
+// res.
+func AsRequestError(res *http.Response) *http.Response {
+	res.StatusCode, res.Status = http.StatusBadRequest, "400 Bad Request"
+	res.Header = res.Header.Clone()
+	if res.Header == nil {
+		res.Header = http.Header{}
+	}
+	res.Header.Set("X-Should-Retry", "false")
+	return res
+}
+
 // DropsField reports whether res comes from a server that drops the
 // fields DroppedField names: llama.cpp's (Server: llama.cpp).
 func DropsField(res *http.Response) bool {

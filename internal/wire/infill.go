@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -126,14 +127,30 @@ func ToInfill(req *http.Request, body []byte) (*http.Request, bool) {
 	return r, true
 }
 
+// ErrInfillIgnored is why an /infill answer is refused that evaluated no
+// prompt token and made no text: the server took neither input_prefix
+// nor input_suffix. ik_llama.cpp's /infill (August 2026) does so: it
+// completes the request's prompt, empty, as a plain completion, and its
+// stream then stays open after its last event.
+var ErrInfillIgnored = errors.New("the server's /infill ignored input_prefix and input_suffix: it evaluated no prompt token")
+
+// ignoredInput reports whether ev, the last event or the whole answer of
+// /infill, says the server took none of the request's input (see
+// ErrInfillIgnored): a fill-in-the-middle prompt holds at least the
+// model's own fill-in-the-middle tokens.
+func (ev infillEvent) ignoredInput() bool {
+	return ev.Stop && ev.Evaluated != nil && *ev.Evaluated == 0 && ev.Predicted == 0 && (ev.Content == nil || *ev.Content == "")
+}
+
 // infillEvent is one event of /infill, or its whole answer.
 type infillEvent struct {
 	Content   *string `json:"content"`
 	Stop      bool    `json:"stop"`
 	StopType  string  `json:"stop_type"`
+	Limit     bool    `json:"stopped_limit"` // builds before stop_type, and ik_llama.cpp
 	Model     string  `json:"model"`
 	Predicted int64   `json:"tokens_predicted"`
-	Evaluated int64   `json:"tokens_evaluated"`
+	Evaluated *int64  `json:"tokens_evaluated"`
 	Timings   struct {
 		CacheN int64 `json:"cache_n"`
 	} `json:"timings"`
@@ -171,12 +188,16 @@ func (ev infillEvent) completion(id, model string, created int64, whole bool) []
 	}
 	if ev.Stop || whole {
 		reason := "stop"
-		if ev.StopType == "limit" {
+		if ev.StopType == "limit" || ev.Limit {
 			reason = "length"
 		}
 		ch.FinishReason = &reason
-		u := &usage{Prompt: ev.Evaluated, Output: ev.Predicted, Total: ev.Evaluated + ev.Predicted}
-		u.Details.Cached = min(max(ev.Timings.CacheN, 0), ev.Evaluated)
+		evaluated := int64(0)
+		if ev.Evaluated != nil {
+			evaluated = *ev.Evaluated
+		}
+		u := &usage{Prompt: evaluated, Output: ev.Predicted, Total: evaluated + ev.Predicted}
+		u.Details.Cached = min(max(ev.Timings.CacheN, 0), evaluated)
 		c.Usage = u
 	}
 	c.Choices = []choice{ch}
@@ -210,7 +231,14 @@ func FromInfill(res *http.Response, model string, maxLine int) *http.Response {
 	b, err := io.ReadAll(res.Body)
 	_ = res.Body.Close()
 	var ev infillEvent
-	if err == nil && json.Unmarshal(b, &ev) == nil && ev.Content != nil {
+	switch {
+	case err != nil || json.Unmarshal(b, &ev) != nil || ev.Content == nil:
+	case ev.ignoredInput():
+		b, _ = json.Marshal(map[string]any{"error": map[string]any{
+			"message": ErrInfillIgnored.Error(), "type": "invalid_request_error", "param": "suffix", "code": "infill_input_ignored",
+		}})
+		AsRequestError(res)
+	default:
 		b = ev.completion(id, cmp.Or(ev.Model, model), created, true)
 	}
 	res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
@@ -227,10 +255,15 @@ type infillStream struct {
 	id, model string
 	created   int64
 	done      bool
+	events    int   // events read
+	err       error // ErrInfillIgnored, once its last event said so
 }
 
 func (s *infillStream) Read(p []byte) (int, error) {
 	for s.out.Len() == 0 {
+		if s.err != nil {
+			return 0, s.err
+		}
 		if s.done {
 			return 0, io.EOF
 		}
@@ -262,6 +295,10 @@ func (s *infillStream) line(l []byte) {
 		s.out.WriteString("data: ")
 		s.out.Write(data)
 		s.out.WriteString("\n\n")
+		return
+	}
+	if s.events++; s.events == 1 && ev.ignoredInput() {
+		s.err = ErrInfillIgnored
 		return
 	}
 	s.out.WriteString("data: ")

@@ -88,3 +88,61 @@ func TestFromInfill(t *testing.T) {
 		t.Errorf("FromInfill of a 501 changed its body: %s", b)
 	}
 }
+
+// TestFromInfillOlderFields: builds before stop_type (and ik_llama.cpp)
+// say a cut at the token limit with stopped_limit; an answer that
+// evaluated no prompt token and made nothing (ik_llama.cpp's /infill,
+// which ignores input_prefix and input_suffix) is refused, streamed or
+// not.
+func TestFromInfillOlderFields(t *testing.T) {
+	res := func(ct, body string) *http.Response {
+		return FromInfill(&http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {ct}}, Body: io.NopCloser(strings.NewReader(body))}, "m", 1<<10)
+	}
+	b, err := io.ReadAll(res("text/event-stream", "data: {\"content\":\"a\",\"stop\":false,\"tokens_evaluated\":13}\n\n"+
+		"data: {\"content\":\"\",\"stop\":true,\"stopped_limit\":true,\"tokens_predicted\":1,\"tokens_evaluated\":13}\n\n").Body)
+	if err != nil || !strings.Contains(string(b), `"finish_reason":"length"`) {
+		t.Errorf("stopped_limit: %q, %v; want finish length", b, err)
+	}
+	ignored := `{"content":"","stop":true,"tokens_predicted":0,"tokens_evaluated":0,"stopped_eos":false,"stopped_limit":false}`
+	if b, err := io.ReadAll(res("text/event-stream", "data: "+ignored+"\n\n").Body); err != ErrInfillIgnored || len(b) != 0 {
+		t.Errorf("ignored input, streamed: %q, %v; want nothing and ErrInfillIgnored", b, err)
+	}
+	r := res("application/json", ignored)
+	b, _ = io.ReadAll(r.Body)
+	if r.StatusCode != http.StatusBadRequest || r.Header.Get("X-Should-Retry") != "false" || !strings.Contains(string(b), `"code":"infill_input_ignored"`) {
+		t.Errorf("ignored input, not streamed: %d %q; want a 400 infill_input_ignored, not sent again", r.StatusCode, b)
+	}
+	// An empty answer of a prompt evaluated is an answer.
+	if b, err := io.ReadAll(res("text/event-stream", "data: {\"content\":\"\",\"stop\":true,\"tokens_predicted\":0,\"tokens_evaluated\":9}\n\n").Body); err != nil || !strings.Contains(string(b), "[DONE]") {
+		t.Errorf("empty answer: %q, %v; want it and [DONE]", b, err)
+	}
+}
+
+// TestLlamaCppRefused: llama.cpp's refusals under 500 are told by their
+// message, their body kept for the caller.
+func TestLlamaCppRefused(t *testing.T) {
+	for _, tt := range []struct {
+		status      int
+		body, field string
+		want        bool
+	}{
+		{500, `{"error":{"code":500,"message":"Unsupported param: suffix","type":"server_error"}}`, "suffix", true},
+		{500, `{"error":{"code":500,"message":"Only no echo is supported","type":"server_error"}}`, "echo", true},
+		{500, `{"error":{"code":500,"message":"Only no echo is supported","type":"server_error"}}`, "suffix", false},
+		{500, `{"error":{"message":"out of memory"}}`, "suffix", false},
+		{200, `Unsupported param: suffix`, "suffix", false},
+		{500, `{"error":{"message":"Unsupported param: suffix"}}`, "best_of", false},
+	} {
+		res := &http.Response{StatusCode: tt.status, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(tt.body))}
+		if got := LlamaCppRefused(res, tt.field); got != tt.want {
+			t.Errorf("LlamaCppRefused(%d %s, %s) = %v, want %v", tt.status, tt.body, tt.field, got, tt.want)
+		}
+		if b, _ := io.ReadAll(res.Body); string(b) != tt.body {
+			t.Errorf("body after LlamaCppRefused = %q, want it kept", b)
+		}
+	}
+	res := AsRequestError(&http.Response{StatusCode: 500, Header: http.Header{"Server": {"ik_llama.cpp"}}})
+	if res.StatusCode != 400 || res.Header.Get("X-Should-Retry") != "false" || res.Header.Get("Server") != "ik_llama.cpp" {
+		t.Errorf("AsRequestError = %d %v", res.StatusCode, res.Header)
+	}
+}
