@@ -112,7 +112,9 @@ type exchange struct {
 // answers without gets the answer that server gave before: 400, the field
 // named (see wire.DroppedField), so that no completion made without it
 // reaches the caller; one whose echo it refuses with 500 gets that
-// answer as a 400, not sent again (see wire.AsRequestError).
+// answer as a 400, not sent again (see wire.AsRequestError), as does any
+// request error that server answers with 500 (see
+// wire.LlamaCppRequestError).
 //
 // A request refused for a field the client added to it (stream_options,
 // or what it gave back to the server: see wire.CallExtras) is sent again
@@ -181,6 +183,8 @@ func (x *exchange) middleware() option.Middleware {
 				// /infill (one-api): the suffix cannot be served there.
 				x.infill.Forget(served)
 				return x.refuseDropped(res, "suffix"), nil
+			case err == nil && wire.LlamaCppRequestError(res):
+				return wire.AsRequestError(res), nil
 			default:
 				if dropped == "suffix" && !infill && err == nil && res != nil && res.StatusCode < 300 &&
 					isEventStream(res.Header.Get("Content-Type")) {

@@ -102,6 +102,86 @@ func AsRequestError(res *http.Response) *http.Response {
 	return res
 }
 
+// Request errors under a server error's status.
+//
+// llama.cpp's server answers 400 only for a request its handlers reject
+// with std::invalid_argument; what its OpenAI parameter parsing rejects
+// with std::runtime_error reaches its exception handler and is answered
+// 500 "server_error": in the build of August 2026, an image for a model
+// without its projector ("image input is not supported"), tools without
+// --jinja, json_schema beside a grammar; ik_llama.cpp answers so for more
+// (n above 1, messages of the wrong shape, previous_response_id). Sent
+// again, such a request gets the same answer; counted by a breaker, a few
+// of them open it on a server that is well. The client tells them by
+// their message (llamaCppRequestErrors, from the servers' sources) and
+// answers them as what they are (see AsRequestError).
+
+// llamaCppRequestErrors are the messages of the request errors llama.cpp's
+// server and ik_llama.cpp answer with 500: tools/server/server-common.cpp
+// (ggml-org/llama.cpp, August 2026) and examples/server/server-common.cpp,
+// server-chat.cpp (ik_llama.cpp@8337e4cd).
+var llamaCppRequestErrors = []string{
+	"Only one completion choice is allowed",
+	"Only no echo is supported",
+	"Unsupported param: ",
+	"param requires --jinja flag", // tools, tool_choice
+	"Cannot use both json_schema and grammar",
+	"Cannot use custom grammar constraints with tools",
+	"Cannot have 2 or more assistant messages at the end of the list",
+	"input is not supported - hint:", // an image, audio or video without the model's projector
+	"Multimodal data provided, but model does not support multimodal requests",
+	`"prompt" is required`,
+	`"prompt" must not be empty`,
+	`"prompt" elements must be`,
+	"'messages' is required",
+	"Expected 'messages' to be an array",
+	"Expected 'content' to be a string or an array",
+	"All non-assistant messages must contain 'content'",
+	"Assistant message must contain either 'content' or 'tool_calls'",
+	"Assistant response prefill is incompatible with enable_thinking",
+	"logprobs is not supported with tools + stream",
+	"top_logprobs requires logprobs",
+	"unsupported content[].type",
+	"does not support 'previous_response_id'",
+	"'input' is required",
+	"'input' must be a string or array of objects",
+	"'tools' must be an array of objects",
+	"Invalid uri",
+	"uri must be base64 encoded",
+	"Invalid base64 value",
+	"Invalid image_url.url",
+	"image_url.url must be base64 encoded",
+	"input_audio.format must be either",
+}
+
+// LlamaCppRequestError reports whether res is a request error that
+// llama.cpp's server or ik_llama.cpp (by its Server header) answered with
+// 500 (see llamaCppRequestErrors). It reads the body, bounded already
+// (BoundErrorBody), and puts it back.
+func LlamaCppRequestError(res *http.Response) bool {
+	if res == nil || res.Body == nil || res.StatusCode != http.StatusInternalServerError {
+		return false
+	}
+	if s := strings.ToLower(res.Header.Get("Server")); !strings.HasPrefix(s, "llama.cpp") && !strings.HasPrefix(s, "ik_llama.cpp") {
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+errorHead))
+	_ = res.Body.Close()
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	var e struct {
+		Error struct{ Message, Type string }
+	}
+	if err != nil || json.Unmarshal(body, &e) != nil || e.Error.Type != "server_error" {
+		return false
+	}
+	for _, m := range llamaCppRequestErrors {
+		if strings.Contains(e.Error.Message, m) {
+			return true
+		}
+	}
+	return false
+}
+
 // DropsField reports whether res comes from a server that drops the
 // fields DroppedField names: llama.cpp's (Server: llama.cpp).
 func DropsField(res *http.Response) bool {

@@ -146,3 +146,34 @@ func TestLlamaCppRefused(t *testing.T) {
 		t.Errorf("AsRequestError = %d %v", res.StatusCode, res.Header)
 	}
 }
+
+// TestLlamaCppRequestError: a request error answered with 500 by
+// llama.cpp's server or ik_llama.cpp is told by its message; another
+// server's 500, or another message, is not.
+func TestLlamaCppRequestError(t *testing.T) {
+	const image = `{"error":{"code":500,"message":"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"server_error"}}`
+	for _, tt := range []struct {
+		server string
+		status int
+		body   string
+		want   bool
+	}{
+		{"llama.cpp", 500, image, true},
+		{"ik_llama.cpp", 500, `{"error":{"code":500,"message":"Only one completion choice is allowed","type":"server_error"}}`, true},
+		{"ik_llama.cpp", 500, `{"error":{"code":500,"message":"ik_llama.cpp does not support 'previous_response_id'.","type":"server_error"}}`, true},
+		{"llama.cpp", 500, `{"error":{"code":500,"message":"llama_decode failed","type":"server_error"}}`, false},
+		{"uvicorn", 500, image, false},
+		{"", 500, image, false},
+		{"llama.cpp", 503, image, false},
+		{"llama.cpp", 500, `{"error":{"code":500,"message":"Only one completion choice is allowed","type":"unavailable_error"}}`, false},
+		{"llama.cpp", 500, `not json: Only one completion choice is allowed`, false},
+	} {
+		res := &http.Response{StatusCode: tt.status, Header: http.Header{"Server": {tt.server}}, Body: io.NopCloser(strings.NewReader(tt.body))}
+		if got := LlamaCppRequestError(res); got != tt.want {
+			t.Errorf("LlamaCppRequestError(%s %d %s) = %v, want %v", tt.server, tt.status, tt.body, got, tt.want)
+		}
+		if b, _ := io.ReadAll(res.Body); string(b) != tt.body {
+			t.Errorf("body after LlamaCppRequestError = %q, want it kept", b)
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package tokenpace_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/sony/gobreaker/v2"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// TestLlamaCppRequestErrorUnder500 replays request errors that llama.cpp's
+// server (an image for a model without its projector, August 2026) and
+// ik_llama.cpp (n = 2, August 2026) answer with 500 "server_error", both
+// recorded live. The caller gets the server's message as a KindRequest
+// 400 after one request, not three (openai-go sends a 500 again twice); a
+// Router falls back, and the breaker of the server, which is well, stays
+// closed. A 500 that is the server's failure is still sent again and
+// still counted.
+func TestLlamaCppRequestErrorUnder500(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		image := loadRecording(t, "llamacpp-2026-chat-image-refused.jsonl")
+		n2 := loadRecording(t, "ikllama-2026-chat-n2-refused.jsonl")
+		failed := n2 // the same server failing: a message of no request error
+		failed.Reads = []recordedRead{{TMS: 3, Data: `{"error":{"code":500,"message":"llama_decode failed","type":"server_error"}}`}}
+		answer := loadRecording(t, "llamacpp-110m-chat-stream.jsonl")
+		var mu sync.Mutex
+		paths := map[string]int{}
+		_, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			mu.Lock()
+			paths[r.URL.Path]++
+			mu.Unlock()
+			switch {
+			case strings.HasPrefix(r.URL.Path, "/image/"):
+				replay(image)(w, r)
+			case strings.HasPrefix(r.URL.Path, "/n2/"):
+				replay(n2)(w, r)
+			case strings.HasPrefix(r.URL.Path, "/failed/"):
+				replay(failed)(w, r)
+			default:
+				replay(answer)(w, r)
+			}
+		}))
+		count := func(path string) int {
+			mu.Lock()
+			defer mu.Unlock()
+			return paths[path]
+		}
+		base := func(name string) option.RequestOption {
+			return option.WithBaseURL("http://" + name + ".invalid/" + name + "/v1/")
+		}
+		client := func(name string) *tokenpace.Client {
+			return tokenpace.NewClient(openai.NewClient(base(name), option.WithHTTPClient(hc),
+				option.WithAPIKey("sk-test-secret"), option.WithMaxRetries(2))) // openai-go's default
+		}
+		ctx := context.Background()
+		want := recordedChatText(t, answer)
+
+		for _, tt := range []struct{ name, message string }{
+			{"image", "image input is not supported"},
+			{"n2", "Only one completion choice is allowed"},
+		} {
+			s := client(tt.name).NewStreaming(ctx, chat("m", 4))
+			text := readAll(t, s)
+			var se *tokenpace.StreamError
+			var ae *openai.Error
+			if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusBadRequest ||
+				!strings.Contains(ae.Message, tt.message) || text != "" || count("/"+tt.name+"/v1/chat/completions") != 1 {
+				t.Errorf("%s: text %q, err %v, %d requests; want the server's %q as a KindRequest 400, sent once",
+					tt.name, text, s.Err(), count("/"+tt.name+"/v1/chat/completions"), tt.message)
+			}
+
+			rt, err := tokenpace.NewRouter(client(tt.name), tokenpace.Policy{},
+				tokenpace.Route{Name: tt.name}, tokenpace.Route{Name: "ok", Options: []option.RequestOption{base("ok")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 12 { // more than the 5 failures that open a breaker
+				s := rt.NewStreaming(ctx, chat("m", 4))
+				if text := readAll(t, s); s.Err() != nil || text != want || len(s.Timing().Attempts) != 2 {
+					t.Fatalf("%s, Router call %d: text %q, err %v, %d attempts; want the next route's answer after the refusal", tt.name, i, text, s.Err(), len(s.Timing().Attempts))
+				}
+			}
+			if st, ok := rt.BreakerState(tt.name); !ok || st != gobreaker.StateClosed {
+				t.Errorf("%s: breaker %v after 12 request errors, want closed", tt.name, st)
+			}
+		}
+
+		// The server's own failure: sent again, and counted.
+		s := client("failed").NewStreaming(ctx, chat("m", 4))
+		var ae *openai.Error
+		if readAll(t, s); !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusInternalServerError || count("/failed/v1/chat/completions") != 3 {
+			t.Errorf("server failure: err %v, %d requests; want its 500 after 3", s.Err(), count("/failed/v1/chat/completions"))
+		}
+		rt, err := tokenpace.NewRouter(client("failed"), tokenpace.Policy{},
+			tokenpace.Route{Name: "failed"}, tokenpace.Route{Name: "ok", Options: []option.RequestOption{base("ok")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 12 {
+			readAll(t, rt.NewStreaming(ctx, chat("m", 4)))
+		}
+		if st, ok := rt.BreakerState("failed"); !ok || st == gobreaker.StateClosed {
+			t.Errorf("server failure: breaker %v after 12 failures, want open", st)
+		}
+	})
+}
+
+// recordedChatText is the text of a recorded chat stream's first choice.
+func recordedChatText(t *testing.T, rec recording) string {
+	t.Helper()
+	var b strings.Builder
+	eachRecordedEvent(t, rec, func(c struct {
+		Choices []struct {
+			Delta struct{ Content string }
+		}
+	}, _ recordedRead) {
+		if len(c.Choices) > 0 {
+			b.WriteString(c.Choices[0].Delta.Content)
+		}
+	})
+	return b.String()
+}
