@@ -123,6 +123,8 @@ type stats struct {
 	// shown holds the time from keystroke to first token of every shown
 	// suggestion.
 	shown []time.Duration
+	// firstErr is the error of the first failed request, nil if none.
+	firstErr error
 }
 
 // run types cfg.text once per model, prints one line per model to w and
@@ -147,6 +149,11 @@ func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) ([]
 	for _, s := range all {
 		fmt.Fprintf(w, "%-16s %10d %8d %8d %5d %11d %7d %9s %9s %9s\n", s.model, s.keystrokes, s.requests, s.inTime, s.late, s.superseded, s.failed,
 			ms(quantile(s.shown, 0.5)), ms(quantile(s.shown, 0.9)), ms(quantile(s.shown, 0.99)))
+	}
+	for _, s := range all {
+		if s.firstErr != nil {
+			fmt.Fprintf(w, "\n%s: the first failed request ended with: %v\n", s.model, s.firstErr)
+		}
 	}
 	return all, nil
 }
@@ -200,6 +207,9 @@ func typeText(ctx context.Context, client *tokenpace.Client, model string, cfg c
 				st.superseded++
 			case ctx.Err() == nil:
 				st.failed++
+				if st.firstErr == nil {
+					st.firstErr = err
+				}
 			}
 		})
 	}

@@ -134,3 +134,25 @@ func TestAutocompleteTypeAhead(t *testing.T) {
 		}
 	}
 }
+
+// TestAutocompleteSaysWhyItFailed: a model whose every request fails
+// (here one the server does not serve) is counted failed, and the output
+// says what the first failure was, so that a server that cannot do
+// fill-in-the-middle is seen for what it is.
+func TestAutocompleteSaysWhyItFailed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := simulate.StartInMemory(t, simulate.WithModel("fast", &simulate.Fixed{TTFT: 100 * time.Millisecond, ITL: 5 * time.Millisecond}))
+		cfg := config{models: []string{"fast", "missing"}, deadline: 150 * time.Millisecond, cps: 5, maxTokens: 8, text: "return nil"}
+		var out bytes.Buffer
+		got, err := run(t.Context(), &out, endpoint.Endpoint{BaseURL: ts.URL, HTTP: ts.Client, APIKey: "x"}, cfg)
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+		if got[0].failed != 0 || got[1].failed != 10 || got[1].firstErr == nil {
+			t.Fatalf("failed %d and %d (first error %v); want 0 and 10", got[0].failed, got[1].failed, got[1].firstErr)
+		}
+		if want := "missing: the first failed request ended with: " + got[1].firstErr.Error(); !strings.Contains(out.String(), want) || strings.Contains(out.String(), "fast: the first") {
+			t.Errorf("output lacks %q for the failing model alone:\n%s", want, out.String())
+		}
+	})
+}
