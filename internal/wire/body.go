@@ -34,6 +34,15 @@ const (
 // than 32 MiB (see LimitBody).
 var ErrBodyTooLarge = fmt.Errorf("tokenpace: response body longer than %d bytes", maxWholeBody)
 
+// ErrorBody reads the error body of res, bounded already (BoundErrorBody),
+// and puts it back for the next reader.
+func ErrorBody(res *http.Response) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+errorHead))
+	_ = res.Body.Close()
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	return body, err
+}
+
 // BoundErrorBody reads the error body of res, up to maxErrorBody, and
 // puts it back for openai-go to read. A longer body is cut: res then
 // holds an error object with its first KiB, and cut says why. So does a

@@ -82,9 +82,7 @@ func LlamaCppRefused(res *http.Response, field string) bool {
 	if says == "" || res == nil || res.Body == nil || res.StatusCode < 400 {
 		return false
 	}
-	body, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+errorHead))
-	_ = res.Body.Close()
-	res.Body = io.NopCloser(bytes.NewReader(body))
+	body, err := ErrorBody(res)
 	return err == nil && bytes.Contains(body, []byte(says))
 }
 
@@ -165,9 +163,7 @@ func LlamaCppRequestError(res *http.Response) bool {
 	if s := strings.ToLower(res.Header.Get("Server")); !strings.HasPrefix(s, "llama.cpp") && !strings.HasPrefix(s, "ik_llama.cpp") {
 		return false
 	}
-	body, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+errorHead))
-	_ = res.Body.Close()
-	res.Body = io.NopCloser(bytes.NewReader(body))
+	body, err := ErrorBody(res)
 	var e struct {
 		Error struct{ Message, Type string }
 	}

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"bytes"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -93,9 +92,7 @@ func RefusedField(res *http.Response, fields []string) string {
 	if len(fields) == 0 || res == nil || res.Body == nil || (res.StatusCode != http.StatusBadRequest && res.StatusCode != http.StatusUnprocessableEntity) {
 		return ""
 	}
-	body, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+errorHead))
-	_ = res.Body.Close()
-	res.Body = io.NopCloser(bytes.NewReader(body))
+	body, err := ErrorBody(res)
 	if err != nil {
 		return ""
 	}
