@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -36,13 +35,7 @@ func TestLlamaCppFillInTheMiddle(t *testing.T) {
 			Reads: []recordedRead{{TMS: 1, Data: `{"error":{"code":501,"message":"Infill is not supported by this model: prefix token is missing. suffix token is missing. middle token is missing. ","type":"not_supported_error"}}`}}}
 		keeps := dropped // a server that does fill-in-the-middle itself
 		keeps.Headers = map[string]string{"content-type": dropped.Headers["content-type"]}
-		var mu sync.Mutex
-		paths := map[string]int{}
-		url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, _ := io.ReadAll(r.Body)
-			mu.Lock()
-			paths[r.URL.Path]++
-			mu.Unlock()
+		url, hc, counts := serveCounting(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
 			stream := strings.Contains(string(body), `"stream":true`)
 			switch {
 			case strings.HasPrefix(r.URL.Path, "/keeps/"):
@@ -58,12 +51,7 @@ func TestLlamaCppFillInTheMiddle(t *testing.T) {
 			default:
 				replay(droppedWhole)(w, r)
 			}
-		}))
-		count := func(path string) int {
-			mu.Lock()
-			defer mu.Unlock()
-			return paths[path]
-		}
+		})
 		c := tokenpace.NewClient(openaiClient(url, hc), tokenpace.WithName("llama"))
 		ctx := context.Background()
 		want, wantEvents := infillContent(t, infill)
@@ -78,19 +66,19 @@ func TestLlamaCppFillInTheMiddle(t *testing.T) {
 			t.Errorf("fill-in-the-middle stream: %d chunks, finish %q, usage %v %d/%d; want %d, length, 13 prompt and 8 output tokens",
 				len(tm.Chunks), tm.FinishReason, tm.UsageReported, tm.PromptTokens, tm.OutputTokens, wantEvents)
 		}
-		if len(tm.HTTP) != 2 || count("/v1/completions") != 1 || count("/infill") != 1 {
-			t.Errorf("fill-in-the-middle stream: %d HTTP tries, %v; want 2: /v1/completions, then /infill", len(tm.HTTP), paths)
+		if len(tm.HTTP) != 2 || counts.of("/v1/completions") != 1 || counts.of("/infill") != 1 {
+			t.Errorf("fill-in-the-middle stream: %d HTTP tries, %v; want 2: /v1/completions, then /infill", len(tm.HTTP), counts)
 		}
 
 		// The server is known now: straight to /infill.
 		s = c.NewCompletionStreaming(ctx, fim("m", "def f(x):\n", "\n    return x\n"))
-		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != want || len(s.Timing().HTTP) != 1 || count("/v1/completions") != 1 {
-			t.Errorf("second fill-in-the-middle stream: text %q, err %v, %d HTTP tries, %v; want /infill's text at once", text, s.Err(), len(s.Timing().HTTP), paths)
+		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != want || len(s.Timing().HTTP) != 1 || counts.of("/v1/completions") != 1 {
+			t.Errorf("second fill-in-the-middle stream: text %q, err %v, %d HTTP tries, %v; want /infill's text at once", text, s.Err(), len(s.Timing().HTTP), counts)
 		}
 		// What is learnt is the model's too: a gateway may serve others.
 		s = c.NewCompletionStreaming(ctx, fim("other", "def f(x):\n", "\n    return x\n"))
-		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != want || len(s.Timing().HTTP) != 2 || count("/v1/completions") != 2 {
-			t.Errorf("fill-in-the-middle of another model: text %q, err %v, %d HTTP tries, %v; want /infill's text after a try of /v1/completions", text, s.Err(), len(s.Timing().HTTP), paths)
+		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != want || len(s.Timing().HTTP) != 2 || counts.of("/v1/completions") != 2 {
+			t.Errorf("fill-in-the-middle of another model: text %q, err %v, %d HTTP tries, %v; want /infill's text after a try of /v1/completions", text, s.Err(), len(s.Timing().HTTP), counts)
 		}
 		r, err := c.NewCompletion(ctx, fim("m", "def f(x):\n", "\n    return x\n"))
 		if err != nil || len(r.Choices) != 1 || r.Choices[0].Text != want || r.Choices[0].FinishReason != "length" || r.Usage.PromptTokens != 13 || r.Usage.CompletionTokens != 8 {
@@ -268,13 +256,7 @@ func TestLlamaCppRefusedSuffix(t *testing.T) {
 			r.Data = strings.ReplaceAll(r.Data, `"system_fingerprint":"b0-unknown"`, `"system_fingerprint":"fp_other"`)
 			keeps.Reads = append(keeps.Reads, r)
 		}
-		var mu sync.Mutex
-		paths := map[string]int{}
-		_, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, _ := io.ReadAll(r.Body)
-			mu.Lock()
-			paths[r.URL.Path]++
-			mu.Unlock()
+		_, hc, counts := serveCounting(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
 			stream := strings.Contains(string(body), `"stream":true`)
 			switch {
 			case strings.HasPrefix(r.URL.Path, "/keeps/"):
@@ -290,12 +272,7 @@ func TestLlamaCppRefusedSuffix(t *testing.T) {
 			default:
 				replay(refusedSuffix)(w, r)
 			}
-		}))
-		count := func(path string) int {
-			mu.Lock()
-			defer mu.Unlock()
-			return paths[path]
-		}
+		})
 		client := func(base string) *tokenpace.Client {
 			return tokenpace.NewClient(openai.NewClient(option.WithBaseURL("http://"+base+".invalid/"+base+"/v1/"), option.WithHTTPClient(hc),
 				option.WithAPIKey("sk-test-secret"), option.WithMaxRetries(2))) // openai-go's default
@@ -307,11 +284,11 @@ func TestLlamaCppRefusedSuffix(t *testing.T) {
 		want, _ := infillContent(t, infill)
 		c := client("llamacpp")
 		s := c.NewCompletionStreaming(ctx, req)
-		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != want || len(s.Timing().HTTP) != 2 || count("/llamacpp/v1/completions") != 1 {
-			t.Errorf("refused suffix, working /infill: text %q, err %v, %d HTTP tries, %v; want /infill's %q after one refusal", text, s.Err(), len(s.Timing().HTTP), paths, want)
+		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != want || len(s.Timing().HTTP) != 2 || counts.of("/llamacpp/v1/completions") != 1 {
+			t.Errorf("refused suffix, working /infill: text %q, err %v, %d HTTP tries, %v; want /infill's %q after one refusal", text, s.Err(), len(s.Timing().HTTP), counts, want)
 		}
 		s = c.NewCompletionStreaming(ctx, req)
-		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != want || len(s.Timing().HTTP) != 1 || count("/llamacpp/v1/completions") != 1 {
+		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != want || len(s.Timing().HTTP) != 1 || counts.of("/llamacpp/v1/completions") != 1 {
 			t.Errorf("refused suffix, again: text %q, err %v, %d HTTP tries; want /infill's text at once", text, s.Err(), len(s.Timing().HTTP))
 		}
 
@@ -321,22 +298,22 @@ func TestLlamaCppRefusedSuffix(t *testing.T) {
 		text, _ := readCompletion(s, s.Timing().Start)
 		var se *tokenpace.StreamError
 		if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || se.Detail != "infill_input_ignored" || !strings.Contains(s.Err().Error(), "input_prefix") || text != "" ||
-			len(s.Timing().HTTP) != 2 || count("/ik/v1/completions") != 1 || count("/ik/infill") != 1 {
-			t.Errorf("ik_llama.cpp stream: text %q, err %v, %d HTTP tries, %v; want a KindRequest refusal naming /infill's input after 2 tries", text, s.Err(), len(s.Timing().HTTP), paths)
+			len(s.Timing().HTTP) != 2 || counts.of("/ik/v1/completions") != 1 || counts.of("/ik/infill") != 1 {
+			t.Errorf("ik_llama.cpp stream: text %q, err %v, %d HTTP tries, %v; want a KindRequest refusal naming /infill's input after 2 tries", text, s.Err(), len(s.Timing().HTTP), counts)
 		}
 		_, err := c.NewCompletion(ctx, req)
 		var ae *openai.Error
-		if !errors.As(err, &ae) || ae.StatusCode != http.StatusBadRequest || ae.Code != "infill_input_ignored" || count("/ik/infill") != 2 {
-			t.Errorf("ik_llama.cpp, not streamed: err %v, %v; want a 400 infill_input_ignored from /infill at once", err, paths)
+		if !errors.As(err, &ae) || ae.StatusCode != http.StatusBadRequest || ae.Code != "infill_input_ignored" || counts.of("/ik/infill") != 2 {
+			t.Errorf("ik_llama.cpp, not streamed: err %v, %v; want a 400 infill_input_ignored from /infill at once", err, counts)
 		}
 		echo := fim("tiny-fim", "def f(x):\n", "")
 		echo.Echo = openai.Bool(true)
-		before := count("/ik/v1/completions")
+		before := counts.of("/ik/v1/completions")
 		s = c.NewCompletionStreaming(ctx, echo)
 		text, _ = readCompletion(s, s.Timing().Start)
 		if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusBadRequest ||
-			ae.Message != "Only no echo is supported" || text != "" || count("/ik/v1/completions") != before+1 {
-			t.Errorf("echo: text %q, err %v, %d requests; want the server's refusal as a KindRequest 400, sent once", text, s.Err(), count("/ik/v1/completions")-before)
+			ae.Message != "Only no echo is supported" || text != "" || counts.of("/ik/v1/completions") != before+1 {
+			t.Errorf("echo: text %q, err %v, %d requests; want the server's refusal as a KindRequest 400, sent once", text, s.Err(), counts.of("/ik/v1/completions")-before)
 		}
 
 		// A Router falls back on each refusal, and the breaker stays closed.

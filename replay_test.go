@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"os"
@@ -156,4 +158,38 @@ func eachRecordedEvent[T any](t *testing.T, rec recording, f func(ev T, rd recor
 			f(ev, rd)
 		}
 	}
+}
+
+// requestCounts counts the requests a server received, path by path.
+type requestCounts struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// of returns how many requests to path the server received.
+func (c *requestCounts) of(path string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[path]
+}
+
+func (c *requestCounts) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return fmt.Sprint(c.n)
+}
+
+// serveCounting is serve with h given each request's body read, and the
+// requests counted path by path.
+func serveCounting(t *testing.T, h func(w http.ResponseWriter, r *http.Request, body []byte)) (string, *http.Client, *requestCounts) {
+	t.Helper()
+	counts := &requestCounts{n: map[string]int{}}
+	url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		counts.mu.Lock()
+		counts.n[r.URL.Path]++
+		counts.mu.Unlock()
+		h(w, r, body)
+	}))
+	return url, hc, counts
 }

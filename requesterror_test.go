@@ -3,10 +3,8 @@ package tokenpace_test
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -32,13 +30,7 @@ func TestLlamaCppRequestErrorUnder500(t *testing.T) {
 		failed := n2 // the same server failing: a message of no request error
 		failed.Reads = []recordedRead{{TMS: 3, Data: `{"error":{"code":500,"message":"llama_decode failed","type":"server_error"}}`}}
 		answer := loadRecording(t, "llamacpp-110m-chat-stream.jsonl")
-		var mu sync.Mutex
-		paths := map[string]int{}
-		_, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			_, _ = io.Copy(io.Discard, r.Body)
-			mu.Lock()
-			paths[r.URL.Path]++
-			mu.Unlock()
+		_, hc, counts := serveCounting(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
 			switch {
 			case strings.HasPrefix(r.URL.Path, "/image/"):
 				replay(image)(w, r)
@@ -49,12 +41,7 @@ func TestLlamaCppRequestErrorUnder500(t *testing.T) {
 			default:
 				replay(answer)(w, r)
 			}
-		}))
-		count := func(path string) int {
-			mu.Lock()
-			defer mu.Unlock()
-			return paths[path]
-		}
+		})
 		base := func(name string) option.RequestOption {
 			return option.WithBaseURL("http://" + name + ".invalid/" + name + "/v1/")
 		}
@@ -63,7 +50,7 @@ func TestLlamaCppRequestErrorUnder500(t *testing.T) {
 				option.WithAPIKey("sk-test-secret"), option.WithMaxRetries(2))) // openai-go's default
 		}
 		ctx := context.Background()
-		want := recordedChatText(t, answer)
+		want := recordedText(t, answer)
 
 		for _, tt := range []struct{ name, message string }{
 			{"image", "image input is not supported"},
@@ -74,9 +61,9 @@ func TestLlamaCppRequestErrorUnder500(t *testing.T) {
 			var se *tokenpace.StreamError
 			var ae *openai.Error
 			if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusBadRequest ||
-				!strings.Contains(ae.Message, tt.message) || text != "" || count("/"+tt.name+"/v1/chat/completions") != 1 {
+				!strings.Contains(ae.Message, tt.message) || text != "" || counts.of("/"+tt.name+"/v1/chat/completions") != 1 {
 				t.Errorf("%s: text %q, err %v, %d requests; want the server's %q as a KindRequest 400, sent once",
-					tt.name, text, s.Err(), count("/"+tt.name+"/v1/chat/completions"), tt.message)
+					tt.name, text, s.Err(), counts.of("/"+tt.name+"/v1/chat/completions"), tt.message)
 			}
 
 			rt, err := tokenpace.NewRouter(client(tt.name), tokenpace.Policy{},
@@ -98,8 +85,8 @@ func TestLlamaCppRequestErrorUnder500(t *testing.T) {
 		// The server's own failure: sent again, and counted.
 		s := client("failed").NewStreaming(ctx, chat("m", 4))
 		var ae *openai.Error
-		if readAll(t, s); !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusInternalServerError || count("/failed/v1/chat/completions") != 3 {
-			t.Errorf("server failure: err %v, %d requests; want its 500 after 3", s.Err(), count("/failed/v1/chat/completions"))
+		if readAll(t, s); !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusInternalServerError || counts.of("/failed/v1/chat/completions") != 3 {
+			t.Errorf("server failure: err %v, %d requests; want its 500 after 3", s.Err(), counts.of("/failed/v1/chat/completions"))
 		}
 		rt, err := tokenpace.NewRouter(client("failed"), tokenpace.Policy{},
 			tokenpace.Route{Name: "failed"}, tokenpace.Route{Name: "ok", Options: []option.RequestOption{base("ok")}})
@@ -113,20 +100,4 @@ func TestLlamaCppRequestErrorUnder500(t *testing.T) {
 			t.Errorf("server failure: breaker %v after 12 failures, want open", st)
 		}
 	})
-}
-
-// recordedChatText is the text of a recorded chat stream's first choice.
-func recordedChatText(t *testing.T, rec recording) string {
-	t.Helper()
-	var b strings.Builder
-	eachRecordedEvent(t, rec, func(c struct {
-		Choices []struct {
-			Delta struct{ Content string }
-		}
-	}, _ recordedRead) {
-		if len(c.Choices) > 0 {
-			b.WriteString(c.Choices[0].Delta.Content)
-		}
-	})
-	return b.String()
 }
