@@ -141,7 +141,7 @@ func TestParseRuntime(t *testing.T) {
 	}{
 		{"vllm", simulate.RuntimeVLLM}, {"SGLang", simulate.RuntimeVLLM}, {"trtllm", simulate.RuntimeVLLM}, {"trt-llm", simulate.RuntimeVLLM},
 		{"tensorrt-llm", simulate.RuntimeVLLM}, {"mlc", simulate.RuntimeVLLM}, {" TGI3 ", simulate.RuntimeVLLM},
-		{"llama.cpp", simulate.RuntimeLlamaCpp}, {"llamacpp", simulate.RuntimeLlamaCpp}, {"ollama", simulate.RuntimeLlamaCpp},
+		{"llama.cpp", simulate.RuntimeLlamaCpp}, {"llamacpp", simulate.RuntimeLlamaCpp}, {"ollama", simulate.RuntimeLlamaCpp}, {"ik_llama.cpp", simulate.RuntimeLlamaCpp},
 		{"tgi", simulate.RuntimeEager}, {"transformers", simulate.RuntimeEager}, {"auto", simulate.RuntimeAuto},
 	} {
 		if got, err := simulate.ParseRuntime(c.name); err != nil || got != c.want {

@@ -19,6 +19,7 @@ var runtimeNames = map[string]Runtime{
 	"llama.cpp": RuntimeLlamaCpp, "llamacpp": RuntimeLlamaCpp, "llama-cpp": RuntimeLlamaCpp,
 	"ollama": RuntimeLlamaCpp, "lm-studio": RuntimeLlamaCpp, "lmstudio": RuntimeLlamaCpp,
 	"llamafile": RuntimeLlamaCpp, "koboldcpp": RuntimeLlamaCpp,
+	"ik_llama.cpp": RuntimeLlamaCpp, "ik-llama.cpp": RuntimeLlamaCpp, "ik_llama": RuntimeLlamaCpp,
 
 	"eager": RuntimeEager, "tgi": RuntimeEager, "text-generation-inference": RuntimeEager,
 	"transformers": RuntimeEager, "hf": RuntimeEager, "huggingface": RuntimeEager,
