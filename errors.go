@@ -243,3 +243,7 @@ func readKind(err error) (ErrorKind, string, error) {
 		return KindReset, "", err
 	}
 }
+
+// errSuffixIgnored is the cause of the refusal of a stream that
+// llama.cpp's server made without its request's suffix.
+var errSuffixIgnored = errors.New("the answer was made without the request's suffix")

@@ -243,10 +243,6 @@ type errReader struct{ err error }
 
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
-// errSuffixIgnored is the cause of the refusal of a stream that
-// llama.cpp's server made without its request's suffix.
-var errSuffixIgnored = errors.New("the answer was made without the request's suffix")
-
 // suffixPending reports whether the first event of the stream is to say
 // whether its suffix was dropped (see suffixIgnored).
 func (x *exchange) suffixPending() bool {
