@@ -67,6 +67,13 @@ func IsCompletions(req *http.Request) bool {
 // the server's /infill (see ToInfill), and answers an echo so refused as
 // what it is: 400, with no retry (see AsRequestError).
 
+// The messages of llama.cpp's refusals of a field under 500: the
+// parameter named after unsupportedParam, and an echo.
+const (
+	unsupportedParam = "Unsupported param: "
+	onlyNoEcho       = "Only no echo is supported"
+)
+
 // LlamaCppRefused reports whether res, an error answer to a completions
 // request, is a llama.cpp server's refusal of field ("suffix" or "echo";
 // see DroppedField). It reads the body, bounded already
@@ -75,9 +82,9 @@ func LlamaCppRefused(res *http.Response, field string) bool {
 	var says string
 	switch field {
 	case "suffix":
-		says = "Unsupported param: suffix"
+		says = unsupportedParam + field
 	case "echo":
-		says = "Only no echo is supported"
+		says = onlyNoEcho
 	}
 	if says == "" || res == nil || res.Body == nil || res.StatusCode < 400 {
 		return false
@@ -120,8 +127,8 @@ func AsRequestError(res *http.Response) *http.Response {
 // server-chat.cpp (ik_llama.cpp@8337e4cd).
 var llamaCppRequestErrors = []string{
 	"Only one completion choice is allowed",
-	"Only no echo is supported",
-	"Unsupported param: ",
+	onlyNoEcho,
+	unsupportedParam,
 	"param requires --jinja flag", // tools, tool_choice
 	"Cannot use both json_schema and grammar",
 	"Cannot use custom grammar constraints with tools",
