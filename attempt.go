@@ -104,8 +104,9 @@ type attempt struct {
 	// reason, or its audio's expiry: see codec.Ends; or a Responses
 	// stream its final event), so its end is clean, [DONE] or not.
 	terminal        bool
-	suffixCheck     bool           // the first event is to say whether a suffix was dropped (see exchange.suffixIgnored)
-	finishedChoices codec.Finished // the choices that sent their finish reason
+	suffixCheck     bool              // the first event is to say whether a suffix was dropped (see exchange.suffixIgnored)
+	loading         wire.LoadingNotes // a proxy's notes while it loads the model, skipped
+	finishedChoices codec.Finished    // the choices that sent their finish reason
 
 	done chan struct{} // closed once the attempt has ended and its body is closed
 	wake chan struct{} // the consumer waits on it; capacity 1
@@ -291,6 +292,10 @@ func (a *attempt) openBody() {
 		a.rd = a.body
 	}
 	a.suffixCheck = a.x.suffixPending()
+	a.loading = wire.LoadingNotes{}
+	if a.spec.req.API() != codec.APIChat {
+		a.loading = wire.NoLoadingNotes()
+	}
 	a.sr = sse.NewReader(a.rd, a.spec.cfg.maxLineBytes)
 	if a.sniffed != "" {
 		a.sr.Sniff()
@@ -339,7 +344,9 @@ func (a *attempt) closeBody(body io.Reader, clean bool) {
 // the stream it reports end, with when and how the stream ended (err nil
 // after a clean end). A stream that ends after its answer was complete (a
 // finish reason for every choice, or a Responses stream's final event)
-// ended cleanly, [DONE] or not: some servers never send it.
+// ended cleanly, [DONE] or not: some servers never send it. A proxy's
+// notes while it loads the model (see wire.LoadingNotes) are read and
+// dropped: nothing is delivered for them.
 func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	data, err := a.sr.Next()
 	if err == io.EOF && a.terminal {
@@ -365,6 +372,10 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		if a.x.suffixIgnored(data) {
 			return true, at, a.requestFailure(errSuffixIgnored)
 		}
+	}
+	if a.loading.Skip(data) {
+		// Not the answer's: neither its first token nor a gap in it.
+		return false, at, nil
 	}
 	if bytes.HasPrefix(data, doneData) {
 		if a.cutBeforeDone() {
