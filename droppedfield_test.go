@@ -154,10 +154,10 @@ func TestRelayedLlamaCppFillInTheMiddle(t *testing.T) {
 		dropped.Headers = map[string]string{"content-type": "text/event-stream"} // the relay's own headers
 		infill := loadRecording(t, "llamacpp-2026-infill-stream.jsonl")
 		infill.Headers = map[string]string{"content-type": "text/event-stream", "server": "nginx"}
-		other := dropped // a server of its own that keeps the suffix
+		other := dropped // a server of its own that keeps the suffix: its own fingerprint and ids
 		other.Reads = nil
 		for _, r := range dropped.Reads {
-			r.Data = strings.ReplaceAll(r.Data, `"system_fingerprint":"b0-unknown"`, `"system_fingerprint":"fp_other"`)
+			r.Data = strings.NewReplacer(`"system_fingerprint":"b0-unknown"`, `"system_fingerprint":"fp_other"`, `"id":"chatcmpl-`, `"id":"cmpl-`).Replace(r.Data)
 			other.Reads = append(other.Reads, r)
 		}
 		notFound := recording{Status: http.StatusNotFound, HeadersMS: 1, Headers: map[string]string{"content-type": "application/json"},
@@ -172,7 +172,9 @@ func TestRelayedLlamaCppFillInTheMiddle(t *testing.T) {
 			case "/webui-whole/v1/completions":
 				whole := loadRecording(t, "llamacpp-2026-completions-suffix-nostream.jsonl")
 				replay(whole)(w, r)
-			case "/webui/infill", "/webui-whole/infill": // one-api serves its web page for a path it does not route
+			case "/onehub-whole/v1/completions":
+				replay(loadRecording(t, "onehub-2026-completions-suffix-nostream.jsonl"))(w, r)
+			case "/webui/infill", "/webui-whole/infill", "/onehub-whole/infill": // one-api and one-hub serve their web page for a path they do not route
 				w.Header().Set("Content-Type", "text/html; charset=utf-8")
 				_, _ = io.WriteString(w, "<!doctype html><title>One API</title>")
 			case "/nginx/infill":
@@ -210,6 +212,13 @@ func TestRelayedLlamaCppFillInTheMiddle(t *testing.T) {
 		// Not streamed: one-api passes llama.cpp's headers on.
 		if _, err := client("webui-whole").NewCompletion(ctx, fim("m", "def f(x):\n", "\n    return x\n")); err == nil || !strings.Contains(err.Error(), "suffix") {
 			t.Errorf("behind one-api, not streamed: err %v; want the refusal naming the suffix", err)
+		}
+
+		// Not streamed, behind one-hub (recorded live, 2026): it rebuilds the
+		// answer from its own types, without llama.cpp's headers and
+		// system_fingerprint; llama.cpp's completion id is left.
+		if _, err := client("onehub-whole").NewCompletion(ctx, fim("m", "def f(x):\n", "\n    return x\n")); err == nil || !strings.Contains(err.Error(), "suffix") {
+			t.Errorf("behind one-hub, not streamed: err %v; want the refusal naming the suffix", err)
 		}
 
 		want, _ := infillContent(t, infill)
@@ -253,7 +262,7 @@ func TestLlamaCppRefusedSuffix(t *testing.T) {
 		keeps.Headers = map[string]string{"content-type": dropped.Headers["content-type"]}
 		keeps.Reads = nil
 		for _, r := range dropped.Reads {
-			r.Data = strings.ReplaceAll(r.Data, `"system_fingerprint":"b0-unknown"`, `"system_fingerprint":"fp_other"`)
+			r.Data = strings.NewReplacer(`"system_fingerprint":"b0-unknown"`, `"system_fingerprint":"fp_other"`, `"id":"chatcmpl-`, `"id":"cmpl-`).Replace(r.Data)
 			keeps.Reads = append(keeps.Reads, r)
 		}
 		_, hc, counts := serveCounting(t, func(w http.ResponseWriter, r *http.Request, body []byte) {

@@ -27,7 +27,7 @@ func TestLlamaSwapLoadingBudget(t *testing.T) {
 			"tiny": replay(loading.recording),
 			"small": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				time.Sleep(fallbackFirst)
-				sseBody(chunk("s", "from the loaded model", "stop", "") + "data: [DONE]\n\n").ServeHTTP(w, r)
+				sseBody(chunk("s", "from the loaded model", "stop", "")+"data: [DONE]\n\n").ServeHTTP(w, r)
 			}),
 		}))
 		tiny := route("tiny")

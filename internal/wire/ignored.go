@@ -200,11 +200,24 @@ func DropsField(res *http.Response) bool {
 // every chunk and answer it sends. The client looks for it in the first
 // event of a stream, or the first PeekBytes of a whole answer, sent in
 // answer to a completions request with a suffix, which would otherwise
-// reach the caller made without it.
-func LlamaCppAnswer(start []byte) bool { return llamaCppFingerprint.Match(start) }
+// reach the caller made without it. A relay that rebuilds a whole answer
+// from its own types drops the fingerprint (one-hub, seen live in 2026);
+// llama.cpp's completion id then tells the server: "chatcmpl-" and 32
+// letters and digits on a text_completion, where other servers give a
+// text completion "cmpl-" and an id (OpenAI, vLLM, Ollama,
+// llama-cpp-python) or a bare UUID (SGLang).
+func LlamaCppAnswer(start []byte) bool {
+	return llamaCppFingerprint.Match(start) || llamaCppCompletionID.Match(start) && textCompletion.Match(start)
+}
 
-// llamaCppFingerprint matches llama.cpp's system_fingerprint.
-var llamaCppFingerprint = regexp.MustCompile(`"system_fingerprint"\s*:\s*"b[0-9]+-`)
+var (
+	// llamaCppFingerprint matches llama.cpp's system_fingerprint.
+	llamaCppFingerprint = regexp.MustCompile(`"system_fingerprint"\s*:\s*"b[0-9]+-`)
+	// llamaCppCompletionID matches the id llama.cpp's server gives every
+	// answer (gen_chatcmplid), a text completion's too.
+	llamaCppCompletionID = regexp.MustCompile(`"id"\s*:\s*"chatcmpl-[0-9A-Za-z]{32}"`)
+	textCompletion       = regexp.MustCompile(`"object"\s*:\s*"text_completion"`)
+)
 
 // PeekBytes bounds how far ahead of the caller the client reads a whole
 // answer for LlamaCppAnswer.

@@ -45,3 +45,21 @@ func TestDropsField(t *testing.T) {
 		t.Error("DropsField(nil) = true, want false")
 	}
 }
+
+func TestLlamaCppAnswer(t *testing.T) {
+	const id = `"id":"chatcmpl-3gmggEL0AWEfuhqfa1ZLixsrZMxJcPYx"`
+	for start, want := range map[string]bool{
+		`{"choices":[],"system_fingerprint":"b0-unknown","object":"text_completion",` + id + `}`:   true, // llama.cpp's own
+		`{"choices":[],"system_fingerprint":"b7422-0a271d82b","object":"text_completion"}`:         true,
+		`{` + id + `,"object":"text_completion","created":1,"model":"m","choices":[{"text":"x"}]}`: true,  // rebuilt by one-hub
+		`{"id":"cmpl-5c8f0b2e9d1a4f6b8c3e2a1d0f9e8b7a","object":"text_completion"}`:                false, // vLLM, OpenAI
+		`{"id":"5c8f0b2e9d1a4f6b8c3e2a1d0f9e8b7a","object":"text_completion"}`:                     false, // SGLang
+		`{` + id + `,"object":"chat.completion"}`:                                                  false, // a chat answer
+		`{"id":"chatcmpl-short","object":"text_completion"}`:                                       false,
+		`{"system_fingerprint":"fp_44added55e","object":"text_completion"}`:                        false,
+	} {
+		if got := LlamaCppAnswer([]byte(start)); got != want {
+			t.Errorf("LlamaCppAnswer(%s) = %v, want %v", start, got, want)
+		}
+	}
+}
