@@ -82,7 +82,7 @@ func (r chat) Stream(ctx context.Context, client *openai.Client, opts []option.R
 func (r chat) Decode(data []byte) (Event, error) {
 	c := new(openai.ChatCompletionChunk)
 	if err := json.Unmarshal(data, c); err != nil {
-		return Event{}, malformed(err)
+		return Event{}, malformed(data, err)
 	}
 	if s := rawError(data, c.JSON.ExtraFields["error"].Raw(), c.JSON.Object.Raw()); s != nil {
 		return Event{}, serverError(s)

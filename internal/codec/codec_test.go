@@ -192,3 +192,37 @@ func TestFor(t *testing.T) {
 		t.Errorf("response For = %d input items, max_output_tokens %d; want 3, 7", n, resp.p.MaxOutputTokens.Value)
 	}
 }
+
+func TestPlainTextData(t *testing.T) {
+	for data, want := range map[string]string{
+		"unexpected EOF":                        "unexpected EOF",
+		" http2: response body closed ":         "http2: response body closed",
+		"ошибка: context canceled":              "ошибка: context canceled",
+		`{"choices":[{"delta":{"content":"x"`:   "", // JSON cut short
+		`["a"`:                                  "",
+		"42":                                    "",
+		"true":                                  "",
+		"":                                      "",
+		"line one\nline two":                    "",
+		"\xff\xfe":                              "",
+		strings.Repeat("x", maxPlainText+1):     "",
+		`"a string"`:                            "",
+		"<html><body>Bad Gateway</body></html>": "",
+	} {
+		for _, r := range []Request{Chat(openai.ChatCompletionNewParams{}, true), Completion(openai.CompletionNewParams{}, true)} {
+			_, err := r.Decode([]byte(data))
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("%q: %v, want an *Error", data, err)
+			}
+			if got := ""; ce.Server != nil {
+				got = ce.Server.Message
+				if got != want {
+					t.Errorf("%s %q: the server's message %q, want %q", r.API(), data, got, want)
+				}
+			} else if want != "" {
+				t.Errorf("%s %q: %v, want the server's message %q", r.API(), data, err, want)
+			}
+		}
+	}
+}

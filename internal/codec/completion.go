@@ -105,7 +105,7 @@ func (r completion) Stream(ctx context.Context, client *openai.Client, opts []op
 func (r completion) Decode(data []byte) (Event, error) {
 	comp := new(openai.Completion)
 	if err := json.Unmarshal(data, comp); err != nil {
-		return Event{}, malformed(err)
+		return Event{}, malformed(data, err)
 	}
 	if s := rawError(data, comp.JSON.ExtraFields["error"].Raw(), comp.JSON.Object.Raw()); s != nil {
 		return Event{}, serverError(s)

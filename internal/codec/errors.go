@@ -1,10 +1,13 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/respjson"
@@ -62,8 +65,32 @@ func (s *ServerError) Fill(into *openai.Error) error {
 	return into.UnmarshalJSON([]byte(s.Raw))
 }
 
-// malformed is the error of an event that does not decode.
-func malformed(err error) error { return &Error{Detail: "malformed event", Err: err} }
+// malformed is the error of an event whose data, data, does not decode:
+// the server's error when data is a line of text, not JSON (one-hub writes
+// the error that ended its upstream's stream as an event's data, "data:
+// unexpected EOF", and ends the body); else a malformed event.
+func malformed(data []byte, err error) error {
+	if msg, ok := plainText(data); ok {
+		return serverError(&ServerError{Message: msg})
+	}
+	return &Error{Detail: "malformed event", Err: err}
+}
+
+// maxPlainText bounds the data that plainText reads as a message.
+const maxPlainText = 1 << 10
+
+// plainText returns data as a message when it is a line of text that
+// begins with a letter, not JSON.
+func plainText(data []byte) (string, bool) {
+	t := bytes.TrimSpace(data)
+	if len(t) == 0 || len(t) > maxPlainText || !utf8.Valid(t) || bytes.ContainsAny(t, "\r\n") {
+		return "", false
+	}
+	if r, _ := utf8.DecodeRune(t); !unicode.IsLetter(r) || json.Valid(t) {
+		return "", false // JSON cut short, a number, true, null
+	}
+	return string(t), true
+}
 
 // serverError is the error of an event that carries an error.
 func serverError(s *ServerError) error { return &Error{Server: s, Detail: "error event"} }

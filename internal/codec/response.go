@@ -131,7 +131,7 @@ func (r response) Stream(ctx context.Context, client *openai.Client, opts []opti
 func (r response) Decode(data []byte) (Event, error) {
 	ev := new(responses.ResponseStreamEventUnion)
 	if err := json.Unmarshal(data, ev); err != nil {
-		return Event{}, malformed(err)
+		return Event{}, malformed(data, err)
 	}
 	if ev.Type == "" {
 		// An error relayed as a chat server sends it: LiteLLM's proxy
