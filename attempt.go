@@ -404,21 +404,23 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 }
 
 // cutBeforeDone reports whether an answer that ends with [DONE] was cut
-// short before it: no choice sent its finish reason, no final event came,
-// and no usage counted an output token. A relay writes [DONE] so when its
-// upstream breaks: one-api (the songquanpeng/one-api relay and its forks)
-// logs "error reading stream: unexpected EOF" and ends the stream as it
-// ends a finished one, and it drops an upstream's error event (a chunk
-// without choices or usage) before its [DONE], so an answer that failed
-// before its first token reads as an empty one. Bare openai-go returns
-// the cut text, or none, with a nil error (seen live, through one-api of
-// 2025 in front of llama-server). Every server sends a finish reason with
-// a finished answer, an empty one too, and one that leaves it out still
-// counts the tokens in the usage chunk that a stream asks for.
+// short before it: no choice sent its finish reason and no final event
+// came. A relay writes [DONE] so when its upstream breaks: one-api (the
+// songquanpeng/one-api relay and its forks) logs "error reading stream:
+// unexpected EOF" and ends the stream as it ends a finished one, and it
+// drops an upstream's error event (a chunk without choices or usage)
+// before its [DONE], so an answer that failed before its first token
+// reads as an empty one; new-api (QuantumNous/new-api, a one-api fork)
+// writes before it a usage chunk of its own, the output tokens counted
+// from the text it relayed, when its upstream sent none, as a cut one
+// does not. Bare openai-go returns the cut text, or none, with a nil
+// error (seen live, through both relays in front of llama-server). Every
+// server sends a finish reason with a finished answer, an empty one too:
+// a usage chunk says nothing of whether the answer was finished.
 func (a *attempt) cutBeforeDone() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return !a.terminal && a.finishedChoices == (codec.Finished{}) && !(a.t.UsageReported && a.t.OutputTokens > 0)
+	return !a.terminal && a.finishedChoices == (codec.Finished{})
 }
 
 // refused is the error of an event the codec refused: an error the server

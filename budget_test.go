@@ -187,7 +187,7 @@ func TestMinTPSCountsTokens(t *testing.T) {
 					}
 					events = append(events, e+"}\n\n")
 				}
-				events = append(events, "data: [DONE]\n\n")
+				events = append(events, chunk("c1", "", "stop", ""), "data: [DONE]\n\n")
 				url, hc := serve(t, script("text/event-stream", events...))
 				r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)),
 					tokenpace.Policy{Budget: tokenpace.Budget{MinTPS: 200}}, route("m"))

@@ -44,9 +44,10 @@ const (
 	// whole answer; Unwrap reaches it as an *openai.Error.
 	KindErrorEvent
 	// KindTruncated: the body ended without the closing [DONE] event; or
-	// [DONE] came after output but before any finish reason, with no
-	// usage counting an output token (Detail "no finish_reason": a relay
-	// such as one-api writes [DONE] when its upstream breaks mid-answer);
+	// [DONE] came before any finish reason, whatever usage came (Detail
+	// "no finish_reason": relays such as one-api and new-api write [DONE]
+	// when their upstream breaks mid-answer, new-api after a usage of its
+	// own);
 	// or the answer ended with a finish reason by which the server says it
 	// stopped the answer itself (Detail `finish_reason "abort"`: vLLM and
 	// SGLang on an engine abort, "error", DeepSeek's
