@@ -26,10 +26,12 @@ func (u Usage) Trusted() bool {
 }
 
 // hasCounts reports whether a usage object holds a token count: "usage":
-// {} is none (one built from another API's usage holds its counts).
+// {} is none, and so is one whose counts are all zero, which no prompt
+// gives: a server that does not count sends it (LocalAI with a backend
+// that reports no usage, such as its cloud-proxy, after an answer of
+// many tokens; Ollama in every completions chunk before the last).
 func hasCounts(u *openai.CompletionUsage) bool {
-	return u.JSON.PromptTokens.Valid() || u.JSON.CompletionTokens.Valid() || u.JSON.TotalTokens.Valid() ||
-		u.PromptTokens != 0 || u.CompletionTokens != 0 || u.TotalTokens != 0
+	return u.PromptTokens != 0 || u.CompletionTokens != 0 || u.TotalTokens != 0
 }
 
 // usageOf returns the counts of u, as the chat and completions APIs send
