@@ -344,3 +344,49 @@ func TestLlamaCppRefusedSuffix(t *testing.T) {
 		}
 	})
 }
+
+// TestLocalAIFillInTheMiddle: LocalAI's completions endpoint has no
+// suffix, whatever its backend, and answers a fill-in-the-middle request
+// with a completion of its prompt alone, under no header that names it
+// (recorded live, 2026, streamed and not). The caller gets a KindRequest
+// refusal naming LocalAI and the suffix, after one request each time
+// (LocalAI has no /infill to go to), and no text made without the
+// suffix. A completion without a suffix is LocalAI's answer, as before.
+func TestLocalAIFillInTheMiddle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		stream := loadRecording(t, "localai-2026-completions-suffix-stream.jsonl")
+		whole := loadRecording(t, "localai-2026-completions-suffix-nostream.jsonl")
+		url, hc, counts := serveCounting(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+			if strings.Contains(string(body), `"stream":true`) {
+				replay(stream)(w, r)
+				return
+			}
+			replay(whole)(w, r)
+		})
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		ctx := context.Background()
+		req := fim("tiny", "def add(a, b):\n", "\n    return c\n")
+		for i := range 2 {
+			s := c.NewCompletionStreaming(ctx, req)
+			text, _ := readCompletion(s, s.Timing().Start)
+			var se *tokenpace.StreamError
+			if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || !strings.Contains(se.Detail, "LocalAI ignores suffix") || text != "" || len(s.Timing().HTTP) != 1 {
+				t.Errorf("stream %d: text %q, err %v, %d HTTP tries; want a KindRequest refusal naming LocalAI and the suffix after one request", i, text, s.Err(), len(s.Timing().HTTP))
+			}
+			_, err := c.NewCompletion(ctx, req)
+			if !errors.As(err, &se) || se.Kind != tokenpace.KindRequest || !strings.Contains(err.Error(), "LocalAI ignores suffix") {
+				t.Errorf("whole %d: err %v; want a KindRequest refusal naming LocalAI and the suffix", i, err)
+			}
+		}
+		if n := counts.of("/v1/completions"); n != 4 || counts.of("/infill") != 0 {
+			t.Errorf("requests %v; want 4 to /v1/completions and none to /infill", counts)
+		}
+
+		plain := req
+		plain.Suffix = openai.String("")
+		s := c.NewCompletionStreaming(ctx, plain)
+		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != recordedCompletionText(t, stream) {
+			t.Errorf("no suffix: text %q, err %v; want LocalAI's answer", text, s.Err())
+		}
+	})
+}

@@ -77,12 +77,14 @@ type exchange struct {
 	// cut says why an error body was cut short (see wire.BoundErrorBody);
 	// empty when none was.
 	cut string
-	// dropped is the field of the request that its server answered
-	// without (see wire.DroppedField); the client refused the answer.
-	dropped string
+	// dropped is the field of the request that its server, dropper
+	// (wire.LlamaCpp or wire.LocalAI), answered without (see
+	// wire.DroppedField); the client refused the answer.
+	dropped, dropper string
 	// suffixAt is the server (host and model) of a stream sent in answer
 	// to a completions request with a suffix, whose first event is yet to
-	// say whether llama.cpp's server made it (see suffixIgnored).
+	// say whether a server that drops the suffix made it (see
+	// suffixIgnored).
 	suffixAt string
 	// infill is the client's set of servers that do fill-in-the-middle
 	// at /infill only; nil learns none.
@@ -108,7 +110,9 @@ type exchange struct {
 // completion (see wire.ToInfill and wire.FromInfill); behind a relay that
 // hides its headers the server is told by its answer's fingerprint (see
 // wire.LlamaCppAnswer), and where the relay routes no /infill (see
-// wire.NoInfill) the suffix is refused by name. One whose echo it
+// wire.NoInfill) the suffix is refused by name. So is a suffix LocalAI
+// answered without, told by its answer's shape (see wire.LocalAIAnswer):
+// it does fill-in-the-middle nowhere. One whose echo it
 // answers without gets the answer that server gave before: 400, the field
 // named (see wire.DroppedField), so that no completion made without it
 // reaches the caller; one whose echo it refuses with 500 gets that
@@ -158,8 +162,12 @@ func (x *exchange) middleware() option.Middleware {
 				refusals++
 				x.declined.Learn(req, refused)
 			case dropped != "" && !infill && err == nil && res != nil && res.StatusCode < 300 &&
-				(wire.DropsField(res) || dropped == "suffix" && x.relayedLlamaCpp(res)):
-				if r, ok := wire.ToInfill(req, asked); ok {
+				(wire.DropsField(res) || dropped == "suffix" && x.suffixDropper(res) != ""):
+				by := wire.LlamaCpp
+				if !wire.DropsField(res) {
+					by = x.suffixDropper(res)
+				}
+				if r, ok := wire.ToInfill(req, asked); ok && by == wire.LlamaCpp {
 					// Fill-in-the-middle is this server's /infill: there
 					// at once, and from now on.
 					x.infill.Learn(served)
@@ -167,7 +175,7 @@ func (x *exchange) middleware() option.Middleware {
 					req, infill = r, true
 					continue
 				}
-				return x.refuseDropped(res, dropped), nil
+				return x.refuseDropped(res, by, dropped), nil
 			case dropped != "" && !infill && err == nil && wire.LlamaCppRefused(res, dropped):
 				// llama.cpp's server before November 2025, or one still
 				// built on its code, refuses the field with 500.
@@ -182,7 +190,7 @@ func (x *exchange) middleware() option.Middleware {
 				// A relay in front of llama.cpp's server that routes no
 				// /infill (one-api): the suffix cannot be served there.
 				x.infill.Forget(served)
-				return x.refuseDropped(res, "suffix"), nil
+				return x.refuseDropped(res, wire.LlamaCpp, "suffix"), nil
 			case err == nil && wire.LlamaCppRequestError(res):
 				return wire.AsRequestError(res), nil
 			default:
@@ -211,15 +219,19 @@ func (x *exchange) middleware() option.Middleware {
 	}
 }
 
-// relayedLlamaCpp reports whether res, a whole answer (not a stream)
-// whose headers do not name llama.cpp's server, comes from it all the
-// same (see wire.LlamaCppAnswer). It reads the answer ahead, up to
-// wire.PeekBytes; the caller's reads then take those bytes first. A
-// stream is not read ahead, which would hold the call until its first
-// event: its first event is checked as it is read (see suffixIgnored).
-func (x *exchange) relayedLlamaCpp(res *http.Response) bool {
+// suffixDropper returns which server that drops a suffix made res, a
+// whole answer (not a stream) whose headers do not name llama.cpp's
+// server (see wire.SuffixDropper); "" for another. It reads the answer
+// ahead, up to wire.PeekBytes, once; the caller's reads then take those
+// bytes first. A stream is not read ahead, which would hold the call
+// until its first event: its first event is checked as it is read (see
+// suffixIgnored).
+func (x *exchange) suffixDropper(res *http.Response) string {
+	if ra, ok := res.Body.(readAhead); ok {
+		return wire.SuffixDropper(ra.start)
+	}
 	if isEventStream(res.Header.Get("Content-Type")) {
-		return false
+		return ""
 	}
 	// The reads go through the body's own stamps (arrivalBody, under the
 	// bound of a whole answer), so the answer's arrival stays exact.
@@ -228,14 +240,15 @@ func (x *exchange) relayedLlamaCpp(res *http.Response) bool {
 	if err != nil {
 		rest = errReader{err}
 	}
-	res.Body = readAhead{io.MultiReader(bytes.NewReader(start), rest), res.Body}
-	return wire.LlamaCppAnswer(start)
+	res.Body = readAhead{io.MultiReader(bytes.NewReader(start), rest), res.Body, start}
+	return wire.SuffixDropper(start)
 }
 
-// readAhead is a body whose first bytes were read ahead.
+// readAhead is a body whose first bytes, start, were read ahead.
 type readAhead struct {
 	io.Reader
 	io.Closer
+	start []byte
 }
 
 // errReader returns its error, the one that ended a read ahead.
@@ -262,12 +275,18 @@ func (x *exchange) suffixIgnored(data []byte) bool {
 	served := x.suffixAt
 	x.suffixAt = ""
 	x.mu.Unlock()
-	if served == "" || !wire.LlamaCppAnswer(data) {
+	by := ""
+	if served != "" {
+		by = wire.SuffixDropper(data)
+	}
+	if by == "" {
 		return false
 	}
-	x.infill.Learn(served)
+	if by == wire.LlamaCpp {
+		x.infill.Learn(served)
+	}
 	x.mu.Lock()
-	x.dropped = "suffix"
+	x.dropped, x.dropper = "suffix", by
 	x.mu.Unlock()
 	return true
 }
@@ -275,10 +294,10 @@ func (x *exchange) suffixIgnored(data []byte) bool {
 // refuseDropped notes that the server dropped field and returns the
 // answer that refuses it (see wire.RefuseDropped), which stands for the
 // server's from then on.
-func (x *exchange) refuseDropped(res *http.Response, field string) *http.Response {
-	out := wire.RefuseDropped(res, field)
+func (x *exchange) refuseDropped(res *http.Response, by, field string) *http.Response {
+	out := wire.RefuseDropped(res, by, field)
 	x.mu.Lock()
-	x.dropped, x.res = field, out
+	x.dropped, x.dropper, x.res = field, by, out
 	x.mu.Unlock()
 	return out
 }
@@ -706,11 +725,11 @@ func (x *exchange) failure(ctx context.Context, target string, err error) error 
 		return cerr
 	}
 	x.mu.Lock()
-	cut, dropped := x.cut, x.dropped
+	cut, dropped, by := x.cut, x.dropped, x.dropper
 	x.mu.Unlock()
 	switch {
 	case dropped != "":
-		return &StreamError{Kind: KindRequest, Target: target, Detail: "llama.cpp's server ignores " + dropped + " on /v1/completions", Err: err}
+		return &StreamError{Kind: KindRequest, Target: target, Detail: wire.DroppedDetail(by, dropped), Err: err}
 	case errors.Is(err, wire.ErrInfillIgnored):
 		// As a whole answer's refusal names it (see wire.FromInfill).
 		return &StreamError{Kind: KindRequest, Target: target, Detail: "infill_input_ignored", Err: err}

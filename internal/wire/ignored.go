@@ -219,20 +219,55 @@ var (
 	textCompletion       = regexp.MustCompile(`"object"\s*:\s*"text_completion"`)
 )
 
+// LocalAIAnswer reports whether start, the start of a 2xx answer to a
+// completions request, comes from LocalAI (mudler/LocalAI). Its
+// completions endpoint has no suffix, whatever the backend (its request
+// type has no such field): a fill-in-the-middle request gets a
+// completion of its prompt alone, without a word (seen live, 2026). It
+// sends no header of its own that names it; its answers, a stream's
+// events too, are Go's encoding of its response type, which begins
+// {"created":N,"object":"text_completion","id":"<UUID>" (the same since
+// 2023).
+func LocalAIAnswer(start []byte) bool { return localAICompletion.Match(start) }
+
+var localAICompletion = regexp.MustCompile(`^\s*\{"created":[0-9]+,"object":"text_completion","id":"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"`)
+
+// The servers that drop a completions request's suffix without a word,
+// as the refusals name them.
+const (
+	LlamaCpp = "llama.cpp's server"
+	LocalAI  = "LocalAI"
+)
+
+// SuffixDropper returns which server made start, the start of a 2xx
+// answer to a completions request with a suffix whose headers do not
+// name llama.cpp's server, if it is one that dropped the suffix:
+// LlamaCpp (see LlamaCppAnswer) or LocalAI (see LocalAIAnswer); "" for
+// any other.
+func SuffixDropper(start []byte) string {
+	switch {
+	case LlamaCppAnswer(start):
+		return LlamaCpp
+	case LocalAIAnswer(start):
+		return LocalAI
+	}
+	return ""
+}
+
 // PeekBytes bounds how far ahead of the caller the client reads a whole
-// answer for LlamaCppAnswer.
+// answer for SuffixDropper.
 const PeekBytes = 64 << 10
 
 // RefuseDropped closes res, a 2xx answer to a request whose field its
-// server dropped, and returns the answer the server gave before it
-// dropped the field: 400, an OpenAI error body naming it, and no retry
-// (x-should-retry: false).
-func RefuseDropped(res *http.Response, field string) *http.Response {
+// server dropped, server (LlamaCpp or LocalAI), and returns the answer
+// llama.cpp's server gave before it dropped the field: 400, an OpenAI
+// error body naming it, and no retry (x-should-retry: false).
+func RefuseDropped(res *http.Response, server, field string) *http.Response {
 	if res.Body != nil {
 		_ = res.Body.Close()
 	}
-	msg := "llama.cpp's server ignores " + field + " on /v1/completions"
-	if field == "suffix" {
+	msg := DroppedDetail(server, field)
+	if field == "suffix" && server == LlamaCpp {
 		msg += ": fill-in-the-middle is its /infill endpoint"
 	}
 	body, _ := json.Marshal(map[string]any{"error": map[string]any{
@@ -250,4 +285,9 @@ func RefuseDropped(res *http.Response, field string) *http.Response {
 		Header: h, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)),
 		Request: res.Request,
 	}
+}
+
+// DroppedDetail says that server drops field on /v1/completions.
+func DroppedDetail(server, field string) string {
+	return server + " ignores " + field + " on /v1/completions"
 }
