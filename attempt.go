@@ -106,6 +106,7 @@ type attempt struct {
 	terminal        bool
 	suffixCheck     bool              // the first event is to say whether a suffix was dropped (see exchange.suffixIgnored)
 	loading         wire.LoadingNotes // a proxy's notes while it loads the model, skipped
+	choicesCheck    bool              // the first event is to say whether LocalAI glues the choices together (see errChoicesGlued)
 	finishedChoices codec.Finished    // the choices that sent their finish reason
 
 	done chan struct{} // closed once the attempt has ended and its body is closed
@@ -296,6 +297,7 @@ func (a *attempt) openBody() {
 	if a.spec.req.API() != codec.APIChat {
 		a.loading = wire.NoLoadingNotes()
 	}
+	a.choicesCheck = a.spec.req.Choices() > 1
 	a.sr = sse.NewReader(a.rd, a.spec.cfg.maxLineBytes)
 	if a.sniffed != "" {
 		a.sr.Sniff()
@@ -376,6 +378,12 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	if a.loading.Skip(data) {
 		// Not the answer's: neither its first token nor a gap in it.
 		return false, at, nil
+	}
+	if a.choicesCheck {
+		a.choicesCheck = false
+		if wire.LocalAIAnswer(data) {
+			return true, at, a.failure(KindRequest, "choices_glued", errChoicesGlued)
+		}
 	}
 	if bytes.HasPrefix(data, doneData) {
 		if a.cutBeforeDone() {

@@ -246,5 +246,11 @@ func readKind(err error) (ErrorKind, string, error) {
 }
 
 // errSuffixIgnored is the cause of the refusal of a stream that
-// llama.cpp's server made without its request's suffix.
+// llama.cpp's server or LocalAI made without its request's suffix.
 var errSuffixIgnored = errors.New("the answer was made without the request's suffix")
+
+// errChoicesGlued is the cause of the refusal of a stream that LocalAI
+// sends in answer to a request for more than one choice: it streams the
+// choices one after the other, all as choice 0, so that the first
+// choice's text would be every choice's run together (seen live, 2026).
+var errChoicesGlued = errors.New("LocalAI streams the choices of a request with n above 1 one after the other, as one choice: ask for them without streaming")

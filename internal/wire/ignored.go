@@ -220,17 +220,18 @@ var (
 )
 
 // LocalAIAnswer reports whether start, the start of a 2xx answer to a
-// completions request, comes from LocalAI (mudler/LocalAI). Its
-// completions endpoint has no suffix, whatever the backend (its request
-// type has no such field): a fill-in-the-middle request gets a
-// completion of its prompt alone, without a word (seen live, 2026). It
-// sends no header of its own that names it; its answers, a stream's
-// events too, are Go's encoding of its response type, which begins
-// {"created":N,"object":"text_completion","id":"<UUID>" (the same since
-// 2023).
-func LocalAIAnswer(start []byte) bool { return localAICompletion.Match(start) }
+// chat or completions request or of one of its stream's events, comes
+// from LocalAI (mudler/LocalAI). It sends no header of its own that names
+// it; its answers and events are Go's encoding of its response type,
+// which begins {"created":N,"object":"text_completion","id":"<UUID>"
+// (the same since 2023; "chat.completion" or "chat.completion.chunk" for
+// chat). Its completions endpoint has no suffix, whatever the backend
+// (its request type has no such field): a fill-in-the-middle request
+// gets a completion of its prompt alone, without a word (seen live,
+// 2026).
+func LocalAIAnswer(start []byte) bool { return localAIAnswer.Match(start) }
 
-var localAICompletion = regexp.MustCompile(`^\s*\{"created":[0-9]+,"object":"text_completion","id":"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"`)
+var localAIAnswer = regexp.MustCompile(`^\s*\{"created":[0-9]+,"object":"(text_completion|chat\.completion|chat\.completion\.chunk)","id":"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"`)
 
 // The servers that drop a completions request's suffix without a word,
 // as the refusals name them.

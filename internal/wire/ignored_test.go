@@ -67,7 +67,8 @@ func TestLlamaCppAnswer(t *testing.T) {
 func TestLocalAIAnswer(t *testing.T) {
 	for start, want := range map[string]bool{
 		`{"created":1796512474,"object":"text_completion","id":"6ab1c088-fd33-462c-b72f-5ed251e390c8","model":"tiny","choices":[]}`: true,
-		`{"created":1796512474,"object":"chat.completion.chunk","id":"6ab1c088-fd33-462c-b72f-5ed251e390c8"}`:                       false, // a chat answer
+		`{"created":1796512474,"object":"chat.completion.chunk","id":"6ab1c088-fd33-462c-b72f-5ed251e390c8"}`:                       true, // a chat stream's event
+		`{"created":1796512474,"object":"embedding","id":"6ab1c088-fd33-462c-b72f-5ed251e390c8"}`:                                   false,
 		`{"id":"6ab1c088-fd33-462c-b72f-5ed251e390c8","object":"text_completion","created":1796512474}`:                             false, // another order: another server
 		`{"created":1796512474,"object":"text_completion","id":"cmpl-6ab1c088fd33462cb72f5ed251e390c8"}`:                            false,
 		`{"choices":[],"created":1796512474,"object":"text_completion","id":"6ab1c088-fd33-462c-b72f-5ed251e390c8"}`:                false,
