@@ -300,21 +300,29 @@ func responseEnd(ev *responses.ResponseStreamEventUnion) *End {
 // every stream with response.completed, the response in it incomplete
 // when cut or "cancelled" when its engine aborted it
 // (vllm/entrypoints/openai/responses/serving.py; vllm-project/agentic-api#273).
-// A completed response (or one without a status) stopped: "stop". An
-// incomplete one gives its reason, "max_output_tokens" when it gives
-// none. A cancelled one is "cancelled", which FailedFinish says the
-// server stopped.
+// A completed response (or one without a status) stopped: "stop",
+// unless it gives a reason why it is incomplete all the same (Docker
+// Model Runner's /v1/responses calls a response cut at max_output_tokens
+// completed, with incomplete_details {"reason":"max_tokens"}: seen live,
+// 2026). An incomplete one gives its reason, "max_output_tokens" when it
+// gives none or calls it "max_tokens" or "length". A cancelled one is
+// "cancelled", which FailedFinish says the server stopped.
 func finishOf(status responses.ResponseStatus, incomplete string) string {
 	switch status {
 	case responses.ResponseStatusIncomplete:
 		if incomplete == "" {
 			return "max_output_tokens"
 		}
-		return incomplete
 	case responses.ResponseStatusCancelled:
 		return "cancelled"
 	}
-	return "stop"
+	switch incomplete {
+	case "":
+		return "stop"
+	case "max_tokens", "length":
+		return "max_output_tokens"
+	}
+	return incomplete
 }
 
 func (r response) Fetch(ctx context.Context, client *openai.Client, opts []option.RequestOption) (Event, error, error) {

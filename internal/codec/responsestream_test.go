@@ -127,3 +127,26 @@ func TestResponseObjectDelta(t *testing.T) {
 		}
 	}
 }
+
+// TestFinishOf checks the finish reason a Responses answer's status and
+// incomplete_details give.
+func TestFinishOf(t *testing.T) {
+	for _, tt := range []struct {
+		status     responses.ResponseStatus
+		incomplete string
+		want       string
+	}{
+		{responses.ResponseStatusCompleted, "", "stop"},
+		{"", "", "stop"},
+		{responses.ResponseStatusIncomplete, "", "max_output_tokens"},
+		{responses.ResponseStatusIncomplete, "max_output_tokens", "max_output_tokens"},
+		{responses.ResponseStatusIncomplete, "content_filter", "content_filter"},
+		{responses.ResponseStatusCompleted, "max_tokens", "max_output_tokens"}, // Docker Model Runner
+		{responses.ResponseStatusCompleted, "content_filter", "content_filter"},
+		{responses.ResponseStatusCancelled, "", "cancelled"},
+	} {
+		if got := finishOf(tt.status, tt.incomplete); got != tt.want {
+			t.Errorf("finishOf(%q, %q) = %q, want %q", tt.status, tt.incomplete, got, tt.want)
+		}
+	}
+}
