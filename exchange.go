@@ -161,12 +161,8 @@ func (x *exchange) middleware() option.Middleware {
 			case refused != "":
 				refusals++
 				x.declined.Learn(req, refused)
-			case dropped != "" && !infill && err == nil && res != nil && res.StatusCode < 300 &&
-				(wire.DropsField(res) || dropped == "suffix" && x.suffixDropper(res) != ""):
-				by := wire.LlamaCpp
-				if !wire.DropsField(res) {
-					by = x.suffixDropper(res)
-				}
+			case dropped != "" && !infill && err == nil && res != nil && res.StatusCode < 300 && x.dropperOf(res, dropped) != "":
+				by := x.dropperOf(res, dropped)
 				if r, ok := wire.ToInfill(req, asked); ok && by == wire.LlamaCpp {
 					// Fill-in-the-middle is this server's /infill: there
 					// at once, and from now on.
@@ -217,6 +213,20 @@ func (x *exchange) middleware() option.Middleware {
 			req.Body = body
 		}
 	}
+}
+
+// dropperOf returns which server made res, a 2xx answer to a request
+// with field, if it is one that drops that field: wire.LlamaCpp, told by
+// its headers (see wire.DropsField), or for a suffix by the answer
+// itself (see suffixDropper); "" for another.
+func (x *exchange) dropperOf(res *http.Response, field string) string {
+	switch {
+	case wire.DropsField(res):
+		return wire.LlamaCpp
+	case field == "suffix":
+		return x.suffixDropper(res)
+	}
+	return ""
 }
 
 // suffixDropper returns which server that drops a suffix made res, a
