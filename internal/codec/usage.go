@@ -29,7 +29,8 @@ func (u Usage) Trusted() bool {
 // {} is none, and so is one whose counts are all zero, which no prompt
 // gives: a server that does not count sends it (LocalAI with a backend
 // that reports no usage, such as its cloud-proxy, after an answer of
-// many tokens; Ollama in every completions chunk before the last).
+// many tokens; Ollama in every completions chunk before the last;
+// simple-one-api in the response.completed it makes of a chat stream).
 func hasCounts(u *openai.CompletionUsage) bool {
 	return u.PromptTokens != 0 || u.CompletionTokens != 0 || u.TotalTokens != 0
 }
