@@ -386,8 +386,8 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		}
 	}
 	if bytes.HasPrefix(data, doneData) {
-		if a.cutBeforeDone() {
-			return true, at, a.failure(KindTruncated, "no finish_reason", nil)
+		if detail := a.cutBeforeDone(); detail != "" {
+			return true, at, a.failure(KindTruncated, detail, nil)
 		}
 		return true, at, a.outputEnd(at)
 	}
@@ -424,11 +424,21 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 // does not. Bare openai-go returns the cut text, or none, with a nil
 // error (seen live, through both relays in front of llama-server). Every
 // server sends a finish reason with a finished answer, an empty one too:
-// a usage chunk says nothing of whether the answer was finished.
-func (a *attempt) cutBeforeDone() bool {
+// a usage chunk says nothing of whether the answer was finished. So is
+// an answer of several choices where some choice never sent one: a relay
+// that asks its upstream for one choice (Laisky's one-api, which makes a
+// chat answer of the Responses API) answers n = 2 with one. It returns
+// the Detail of the KindTruncated error, "" for a finished answer.
+func (a *attempt) cutBeforeDone() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return !a.terminal && a.finishedChoices == (codec.Finished{})
+	switch {
+	case a.terminal:
+		return ""
+	case a.finishedChoices == (codec.Finished{}):
+		return "no finish_reason"
+	}
+	return choicesDetail(a.finishedChoices.Count(), a.spec.req.Choices())
 }
 
 // refused is the error of an event the codec refused: an error the server
@@ -867,7 +877,7 @@ func (a *attempt) callWhole(opts []option.RequestOption) {
 		a.end(a.failure(a.x.wholeRefusal(refused)), at)
 		return
 	}
-	if detail := wholeCut(ev); detail != "" {
+	if detail := wholeCut(ev, a.spec.req.Choices()); detail != "" {
 		// An answer its server stopped: the next route's, if any.
 		a.end(a.failure(KindTruncated, detail, nil), at)
 		return

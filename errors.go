@@ -47,7 +47,9 @@ const (
 	// [DONE] came before any finish reason, whatever usage came (Detail
 	// "no finish_reason": relays such as one-api and new-api write [DONE]
 	// when their upstream breaks mid-answer, new-api after a usage of its
-	// own);
+	// own), or before every choice asked had finished, or a whole answer
+	// came with fewer choices than asked (Detail "1 of 2 choices
+	// finished");
 	// or the answer ended with a finish reason by which the server says it
 	// stopped the answer itself (Detail `finish_reason "abort"`: vLLM and
 	// SGLang on an engine abort, "error", DeepSeek's
@@ -148,17 +150,26 @@ func (e *StreamError) Unwrap() error { return e.Err }
 func finishDetail(reason string) string { return "finish_reason " + strconv.Quote(reason) }
 
 // wholeCut returns the Detail of the KindTruncated error of ev, a whole
-// answer its server stopped: by a failed finish reason (see
-// codec.FailedFinish), or without a word (see codec.Unfinished); "" for
-// an answer.
-func wholeCut(ev codec.Event) string {
+// answer to a request for asked choices that its server stopped: by a
+// failed finish reason (see codec.FailedFinish), or without a word (see
+// codec.Unfinished), or with fewer choices than asked (see
+// cutBeforeDone); "" for an answer.
+func wholeCut(ev codec.Event, asked int) string {
 	switch c := ev.Chunk; {
 	case c != nil && len(c.Choices) > 0 && codec.FailedFinish(c.Choices[0].FinishReason):
 		return finishDetail(c.Choices[0].FinishReason)
 	case codec.Unfinished(ev):
 		return "no finish_reason"
+	case c != nil && len(c.Choices) < asked:
+		return choicesDetail(len(c.Choices), asked)
 	}
 	return ""
+}
+
+// choicesDetail is the Detail of the KindTruncated error of an answer of
+// which only finished of asked choices came whole.
+func choicesDetail(finished, asked int) string {
+	return fmt.Sprintf("%d of %d choices finished", finished, asked)
 }
 
 // Internal causes with which a call stops an attempt.

@@ -100,7 +100,7 @@ func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts [
 			t.FinishReason = ev.Chunk.Choices[0].FinishReason
 		}
 		t.setUsage(ev.Usage, ev.HasUsage)
-		if detail := wholeCut(ev); detail != "" {
+		if detail := wholeCut(ev, req.Choices()); detail != "" {
 			err = &StreamError{Kind: KindTruncated, Target: c.cfg.name, Detail: detail}
 		}
 	}

@@ -121,11 +121,14 @@ func choices(n int64) int { return int(min(max(n, 1), MaxChoices)) }
 // Finished is empty.
 type Finished [MaxChoices / 64]uint64
 
+// Count returns how many choices sent their finish reason.
+func (s *Finished) Count() int { return bits.OnesCount64(s[0]) + bits.OnesCount64(s[1]) }
+
 // Add notes that choice i sent its finish reason, and reports whether
 // every choice of want (a request's Choices) has.
 func (s *Finished) Add(i int64, want int) bool {
 	if i >= 0 && i < MaxChoices {
 		s[i/64] |= 1 << (i % 64)
 	}
-	return bits.OnesCount64(s[0])+bits.OnesCount64(s[1]) >= want
+	return s.Count() >= want
 }

@@ -1,0 +1,63 @@
+package tokenpace_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// TestFewerChoicesThanAsked: Laisky's fork of one-api asks its upstream's
+// Responses API for one answer and makes a chat answer of it, so that a
+// request with n = 2 gets one choice (recorded live, 2026): whole, with
+// nothing to say so, and streamed, without [DONE]. A relay that writes
+// [DONE] all the same (one-api does, after any stream) ended such a
+// stream cleanly. Each now comes with a KindTruncated error that counts
+// the choices, the choice that came kept.
+func TestFewerChoicesThanAsked(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		whole := loadRecording(t, "laiskyoneapi-2026-chat-n2-nostream.jsonl")
+		stream := loadRecording(t, "laiskyoneapi-2026-chat-n2-stream.jsonl")
+		done := stream // the same stream, [DONE] after it
+		done.Reads = append(append([]recordedRead(nil), stream.Reads...), recordedRead{TMS: stream.Reads[len(stream.Reads)-1].TMS, Data: "data: [DONE]\n\n"})
+		url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case strings.HasPrefix(r.Header.Get("X-Case"), "done"):
+				replay(done)(w, r)
+			case r.Header.Get("X-Case") == "stream":
+				replay(stream)(w, r)
+			default:
+				replay(whole)(w, r)
+			}
+		}))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		req := chat("tiny", 6)
+		req.N = openai.Int(2)
+		want := "1 of 2 choices finished"
+
+		res, err := c.New(context.Background(), req)
+		var se *tokenpace.StreamError
+		if !errors.As(err, &se) || se.Kind != tokenpace.KindTruncated || se.Detail != want || res == nil || len(res.Choices) != 1 || res.Choices[0].Message.Content == "" {
+			t.Errorf("whole: err %v, completion %v; want a KindTruncated %q error with the one choice kept", err, res, want)
+		}
+		for _, tc := range []struct{ name, detail string }{{"stream", "no [DONE] event"}, {"done", want}} {
+			s := c.NewStreaming(context.Background(), req, option.WithHeader("X-Case", tc.name))
+			got := readChat(s)
+			if !errors.As(got.err, &se) || se.Kind != tokenpace.KindTruncated || se.Detail != tc.detail || got.text == "" {
+				t.Errorf("%s: text %q, err %v; want the choice's text and a KindTruncated %q error", tc.name, got.text, got.err, tc.detail)
+			}
+		}
+
+		req.N = openai.Int(1) // one choice asked, one answered
+		if _, err := c.New(context.Background(), req); err != nil {
+			t.Errorf("n = 1: err %v, want nil", err)
+		}
+	})
+}
