@@ -154,12 +154,7 @@ func TestRelayedLlamaCppFillInTheMiddle(t *testing.T) {
 		dropped.Headers = map[string]string{"content-type": "text/event-stream"} // the relay's own headers
 		infill := loadRecording(t, "llamacpp-2026-infill-stream.jsonl")
 		infill.Headers = map[string]string{"content-type": "text/event-stream", "server": "nginx"}
-		other := dropped // a server of its own that keeps the suffix: its own fingerprint and ids
-		other.Reads = nil
-		for _, r := range dropped.Reads {
-			r.Data = strings.NewReplacer(`"system_fingerprint":"b0-unknown"`, `"system_fingerprint":"fp_other"`, `"id":"chatcmpl-`, `"id":"cmpl-`).Replace(r.Data)
-			other.Reads = append(other.Reads, r)
-		}
+		other := anotherServer(dropped) // a server of its own that keeps the suffix
 		notFound := recording{Status: http.StatusNotFound, HeadersMS: 1, Headers: map[string]string{"content-type": "application/json"},
 			Reads: []recordedRead{{TMS: 1, Data: `{"error":{"message":"Invalid URL (POST /infill)","type":"invalid_request_error","param":"","code":""}}`}}}
 		url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -258,13 +253,8 @@ func TestLlamaCppRefusedSuffix(t *testing.T) {
 		ignoredWhole := loadRecording(t, "ikllama-2026-infill-nostream-ignored.jsonl")
 		infill := loadRecording(t, "llamacpp-2026-infill-stream.jsonl")
 		dropped := loadRecording(t, "llamacpp-2026-completions-suffix-stream.jsonl")
-		keeps := dropped // a server that does fill-in-the-middle itself
+		keeps := anotherServer(dropped) // a server that does fill-in-the-middle itself
 		keeps.Headers = map[string]string{"content-type": dropped.Headers["content-type"]}
-		keeps.Reads = nil
-		for _, r := range dropped.Reads {
-			r.Data = strings.NewReplacer(`"system_fingerprint":"b0-unknown"`, `"system_fingerprint":"fp_other"`, `"id":"chatcmpl-`, `"id":"cmpl-`).Replace(r.Data)
-			keeps.Reads = append(keeps.Reads, r)
-		}
 		_, hc, counts := serveCounting(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
 			stream := strings.Contains(string(body), `"stream":true`)
 			switch {
@@ -389,4 +379,18 @@ func TestLocalAIFillInTheMiddle(t *testing.T) {
 			t.Errorf("no suffix: text %q, err %v; want LocalAI's answer", text, s.Err())
 		}
 	})
+}
+
+// anotherServer returns rec, a recording of llama.cpp's server, as
+// another server would have sent it: its own system_fingerprint and
+// completion ids, so that nothing in it tells llama.cpp's.
+func anotherServer(rec recording) recording {
+	r := strings.NewReplacer(`"system_fingerprint":"b0-unknown"`, `"system_fingerprint":"fp_other"`, `"id":"chatcmpl-`, `"id":"cmpl-`)
+	out := rec
+	out.Reads = make([]recordedRead, len(rec.Reads))
+	for i, rd := range rec.Reads {
+		rd.Data = r.Replace(rd.Data)
+		out.Reads[i] = rd
+	}
+	return out
 }
