@@ -288,8 +288,7 @@ func responseEnd(ev *responses.ResponseStreamEventUnion) *End {
 		status = responses.ResponseStatusIncomplete
 	}
 	e := &End{Reason: finishOf(status, ev.Response.IncompleteDetails.Reason)}
-	// A usage whose counts are all zero is none (see hasCounts).
-	if u := ev.Response.Usage; ev.Response.JSON.Usage.Valid() && (u.InputTokens != 0 || u.OutputTokens != 0 || u.TotalTokens != 0) {
+	if u := ev.Response.Usage; ev.Response.JSON.Usage.Valid() && counted(u.InputTokens, u.OutputTokens, u.TotalTokens) {
 		e.HasUsage = true
 		e.Input, e.CachedInput, e.Output = u.InputTokens, u.InputTokensDetails.CachedTokens, u.OutputTokens
 	}

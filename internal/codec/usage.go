@@ -32,8 +32,12 @@ func (u Usage) Trusted() bool {
 // many tokens; Ollama in every completions chunk before the last;
 // simple-one-api in the response.completed it makes of a chat stream).
 func hasCounts(u *openai.CompletionUsage) bool {
-	return u.PromptTokens != 0 || u.CompletionTokens != 0 || u.TotalTokens != 0
+	return counted(u.PromptTokens, u.CompletionTokens, u.TotalTokens)
 }
+
+// counted reports whether a usage's prompt (or input), output and total
+// counts hold a count: not all zero (see hasCounts).
+func counted(prompt, output, total int64) bool { return prompt != 0 || output != 0 || total != 0 }
 
 // usageOf returns the counts of u, as the chat and completions APIs send
 // them. The prompt tokens served from the cache are
