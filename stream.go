@@ -117,26 +117,8 @@ type Stream[E any] struct {
 // does not run one request from its start, as a type-ahead view).
 func newStream[E any](src source, req codec.Request) *Stream[E] {
 	s := &Stream[E]{src: src}
-	s.acc.Limit = outputLimit(req)
+	s.acc.Limit = codec.OutputLimit(req)
 	return s
-}
-
-// outputLimit returns the output tokens req allows a chat or completions
-// answer (its max_completion_tokens, else its max_tokens), for the finish
-// reason of an answer that used them all; 0 for none, and for a
-// Responses request, whose own finish reason says so.
-func outputLimit(req codec.Request) int64 {
-	if req == nil || req.API() == codec.APIResponses {
-		return 0
-	}
-	v := req.View()
-	switch {
-	case v.MaxCompletionTokens.Valid():
-		return v.MaxCompletionTokens.Value
-	case v.MaxTokens.Valid():
-		return v.MaxTokens.Value
-	}
-	return 0
 }
 
 // Next advances to the next event, waiting for it to arrive, and reports

@@ -173,6 +173,7 @@ func (r chat) Fetch(ctx context.Context, client *openai.Client, opts []option.Re
 	for i := range res.Choices {
 		messageParts(&res.Choices[i].Message)
 	}
+	llamaCppWholeLength(res, OutputLimit(r))
 	c, err := wholeChunk(res)
 	if err != nil {
 		return Event{}, err, nil

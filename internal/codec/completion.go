@@ -103,6 +103,12 @@ func (r completion) Stream(ctx context.Context, client *openai.Client, opts []op
 }
 
 func (r completion) Decode(data []byte) (Event, error) {
+	if ev, ok := ParseLlamaCpp(data); ok {
+		// llama.cpp's server of 2024 at /v1/completions (see
+		// LlamaCppEvent): the chunk its event says, its own id and
+		// creation time left out, as it has none.
+		data = ev.Completion("", r.Model(), 0, false)
+	}
 	comp := new(openai.Completion)
 	if err := json.Unmarshal(data, comp); err != nil {
 		return Event{}, malformed(data, err)
@@ -128,6 +134,14 @@ func (r completion) Fetch(ctx context.Context, client *openai.Client, opts []opt
 	res, err := client.Completions.New(ctx, r.p, opts...)
 	if err != nil {
 		return Event{}, nil, err
+	}
+	if ev, ok := ParseLlamaCpp([]byte(res.RawJSON())); ok && len(res.Choices) == 0 {
+		// llama.cpp's server of 2024 (see LlamaCppEvent): the completion
+		// its answer says.
+		res = new(openai.Completion)
+		if err := json.Unmarshal(ev.Completion("", r.Model(), 0, true), res); err != nil {
+			return Event{}, err, nil
+		}
 	}
 	if se := wholeError(res.RawJSON(), len(res.Choices) == 0); se != nil {
 		return Event{}, serverError(se), nil

@@ -45,6 +45,24 @@ func toolCallsFinish(c *openai.ChatCompletion) {
 	}
 }
 
+// OutputLimit returns the output tokens req allows a chat or completions
+// answer (its max_completion_tokens, else its max_tokens), for the finish
+// reason of an answer that used them all; 0 for none, and for a
+// Responses request, whose own finish reason says so.
+func OutputLimit(req Request) int64 {
+	if req == nil || req.API() == APIResponses {
+		return 0
+	}
+	v := req.View()
+	switch {
+	case v.MaxCompletionTokens.Valid():
+		return v.MaxCompletionTokens.Value
+	case v.MaxTokens.Valid():
+		return v.MaxTokens.Value
+	}
+	return 0
+}
+
 // lengthFinish gives the finish reason "length" to the one choice of c
 // when its server said "stop" though the answer streamed at least limit
 // output-bearing deltas, limit being the output tokens the request

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tokenpace/tokenpace/internal/codec"
 )
 
 // Fill-in-the-middle on llama.cpp's server.
@@ -134,77 +136,6 @@ func ToInfill(req *http.Request, body []byte) (*http.Request, bool) {
 // stream then stays open after its last event.
 var ErrInfillIgnored = errors.New("the server's /infill ignored input_prefix and input_suffix: it evaluated no prompt token")
 
-// ignoredInput reports whether ev, the last event or the whole answer of
-// /infill, says the server took none of the request's input (see
-// ErrInfillIgnored): a fill-in-the-middle prompt holds at least the
-// model's own fill-in-the-middle tokens.
-func (ev infillEvent) ignoredInput() bool {
-	return ev.Stop && ev.Evaluated != nil && *ev.Evaluated == 0 && ev.Predicted == 0 && (ev.Content == nil || *ev.Content == "")
-}
-
-// infillEvent is one event of /infill, or its whole answer.
-type infillEvent struct {
-	Content   *string `json:"content"`
-	Stop      bool    `json:"stop"`
-	StopType  string  `json:"stop_type"`
-	Limit     bool    `json:"stopped_limit"` // builds before stop_type, and ik_llama.cpp
-	Model     string  `json:"model"`
-	Predicted int64   `json:"tokens_predicted"`
-	Evaluated *int64  `json:"tokens_evaluated"`
-	Timings   struct {
-		CacheN int64 `json:"cache_n"`
-	} `json:"timings"`
-	Error json.RawMessage `json:"error"`
-}
-
-// completion returns the completion, or completion chunk, that says what
-// ev says, with the model and id given.
-func (ev infillEvent) completion(id, model string, created int64, whole bool) []byte {
-	type choice struct {
-		Index        int     `json:"index"`
-		Text         string  `json:"text"`
-		FinishReason *string `json:"finish_reason"`
-		Logprobs     any     `json:"logprobs"`
-	}
-	type usage struct {
-		Prompt  int64 `json:"prompt_tokens"`
-		Output  int64 `json:"completion_tokens"`
-		Total   int64 `json:"total_tokens"`
-		Details struct {
-			Cached int64 `json:"cached_tokens"`
-		} `json:"prompt_tokens_details"`
-	}
-	c := struct {
-		ID      string   `json:"id"`
-		Object  string   `json:"object"`
-		Created int64    `json:"created"`
-		Model   string   `json:"model"`
-		Choices []choice `json:"choices"`
-		Usage   *usage   `json:"usage,omitempty"`
-	}{ID: id, Object: "text_completion", Created: created, Model: model}
-	ch := choice{}
-	if ev.Content != nil {
-		ch.Text = *ev.Content
-	}
-	if ev.Stop || whole {
-		reason := "stop"
-		if ev.StopType == "limit" || ev.Limit {
-			reason = "length"
-		}
-		ch.FinishReason = &reason
-		evaluated := int64(0)
-		if ev.Evaluated != nil {
-			evaluated = *ev.Evaluated
-		}
-		u := &usage{Prompt: evaluated, Output: ev.Predicted, Total: evaluated + ev.Predicted}
-		u.Details.Cached = min(max(ev.Timings.CacheN, 0), evaluated)
-		c.Usage = u
-	}
-	c.Choices = []choice{ch}
-	b, _ := json.Marshal(c)
-	return b
-}
-
 // FromInfill returns res, llama.cpp's answer to an /infill request made
 // for a completions request of model, as the completions answer: an event
 // stream's events as completion chunks ending with [DONE], a whole
@@ -230,16 +161,16 @@ func FromInfill(res *http.Response, model string, maxLine int) *http.Response {
 	}
 	b, err := io.ReadAll(res.Body)
 	_ = res.Body.Close()
-	var ev infillEvent
+	var ev codec.LlamaCppEvent
 	switch {
 	case err != nil || json.Unmarshal(b, &ev) != nil || ev.Content == nil:
-	case ev.ignoredInput():
+	case ev.IgnoredInput():
 		b, _ = json.Marshal(map[string]any{"error": map[string]any{
 			"message": ErrInfillIgnored.Error(), "type": "invalid_request_error", "param": "suffix", "code": "infill_input_ignored",
 		}})
 		AsRequestError(res)
 	default:
-		b = ev.completion(id, cmp.Or(ev.Model, model), created, true)
+		b = ev.Completion(id, cmp.Or(ev.Model, model), created, true)
 	}
 	res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
 	res.Header.Set("Content-Length", strconv.Itoa(len(b)))
@@ -288,7 +219,7 @@ func (s *infillStream) line(l []byte) {
 		return // blank lines, comments and other fields; the frame is remade
 	}
 	data = bytes.TrimSpace(data)
-	var ev infillEvent
+	var ev codec.LlamaCppEvent
 	if json.Unmarshal(data, &ev) != nil || len(ev.Error) > 0 || (ev.Content == nil && !ev.Stop) {
 		// Not an event of /infill (an error event, or what the client
 		// cannot read): as the server sent it.
@@ -297,12 +228,12 @@ func (s *infillStream) line(l []byte) {
 		s.out.WriteString("\n\n")
 		return
 	}
-	if s.events++; s.events == 1 && ev.ignoredInput() {
+	if s.events++; s.events == 1 && ev.IgnoredInput() {
 		s.err = ErrInfillIgnored
 		return
 	}
 	s.out.WriteString("data: ")
-	s.out.Write(ev.completion(s.id, cmp.Or(ev.Model, s.model), s.created, false))
+	s.out.Write(ev.Completion(s.id, cmp.Or(ev.Model, s.model), s.created, false))
 	s.out.WriteString("\n\n")
 	if ev.Stop {
 		s.out.WriteString("data: [DONE]\n\n")
