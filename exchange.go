@@ -161,6 +161,11 @@ func (x *exchange) middleware() option.Middleware {
 			case refused != "":
 				refusals++
 				x.declined.Learn(req, refused)
+			case !again && refusals < maxRefusals && !x.declined.Refuses(req, wire.BareTools) && wire.RefusesBareTools(res):
+				// A tool without a description or parameters, which the
+				// server needs: sent again with them (see wire.BareTools).
+				refusals++
+				x.declined.Learn(req, wire.BareTools)
 			case dropped != "" && !infill && err == nil && res != nil && res.StatusCode < 300 && x.dropperOf(res, dropped) != "":
 				by := x.dropperOf(res, dropped)
 				if r, ok := wire.ToInfill(req, asked); ok && by == wire.LlamaCpp {
@@ -313,7 +318,8 @@ func (x *exchange) refuseDropped(res *http.Response, by, field string) *http.Res
 }
 
 // maxRefusals bounds how many times one request is sent again without a
-// field its server refused: one per field the client may add.
+// field its server refused, or with its tools filled in (see
+// wire.BareTools): one per field the client may add or fill.
 const maxRefusals = 4
 
 // send sends req through next as HTTP request of its own, and reports
@@ -356,10 +362,14 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	default:
 		added = append(added, wire.MaxTokens)
 	}
-	if len(drop) > 0 {
+	fill := refuses(wire.BareTools) // the server needs every tool's description and parameters
+	if len(drop) > 0 || fill {
 		req = rewrite(req, func(body []byte) []byte {
 			for _, f := range drop {
 				body, _ = wire.Without(body, f)
+			}
+			if fill {
+				body = wire.FillTools(body)
 			}
 			return body
 		})
