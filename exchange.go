@@ -123,7 +123,9 @@ type exchange struct {
 // A request refused for a field the client added to it (stream_options,
 // or what it gave back to the server: see wire.CallExtras) is sent again
 // at once without that field, as an HTTPAttempt of its own, and the
-// server is remembered: see wire.RefusedFields.
+// server is remembered: see wire.RefusedFields. So is one refused for a
+// function tool without a description or parameters, sent again with
+// them filled in (see wire.BareTools).
 func (x *exchange) middleware() option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		dropped := ""    // a field llama.cpp's server would drop (wire.DroppedField)
