@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -163,6 +164,11 @@ func (x *exchange) middleware() option.Middleware {
 			case refused != "":
 				refusals++
 				x.declined.Learn(req, refused)
+			case !again && refusals < maxRefusals && !x.declined.Refuses(req, wire.StreamedTools) && wire.RefusesStreamedTools(res):
+				// A stream with tools, which the server answers whole
+				// only: sent again whole (see wire.StreamedTools).
+				refusals++
+				x.declined.Learn(req, wire.StreamedTools)
 			case !again && refusals < maxRefusals && !x.declined.Refuses(req, wire.BareTools) && wire.RefusesBareTools(res):
 				// A tool without a description or parameters, which the
 				// server needs: sent again with them (see wire.BareTools).
@@ -364,8 +370,10 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	default:
 		added = append(added, wire.MaxTokens)
 	}
-	fill := refuses(wire.BareTools) // the server needs every tool's description and parameters
-	if len(drop) > 0 || fill {
+	fill := refuses(wire.BareTools)         // the server needs every tool's description and parameters
+	unstream := refuses(wire.StreamedTools) // the server answers a request with tools whole only
+	whole := false                          // the request went whole for a stream (see wire.Unstreamed)
+	if len(drop) > 0 || fill || unstream {
 		req = rewrite(req, func(body []byte) []byte {
 			for _, f := range drop {
 				body, _ = wire.Without(body, f)
@@ -373,8 +381,14 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 			if fill {
 				body = wire.FillTools(body)
 			}
+			if unstream {
+				body, whole = wire.Unstreamed(body)
+			}
 			return body
 		})
+	}
+	if whole {
+		added = slices.DeleteFunc(added, func(f string) bool { return f == wire.StreamOptions })
 	}
 	tr := x.clientTrace(i)
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &tr.hooks))
@@ -410,6 +424,9 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	}
 	if res != nil && res.Body != nil {
 		x.bound(res) // it reads an error body: without x.mu, which httptrace hooks take
+	}
+	if whole {
+		res = wire.AsStream(res)
 	}
 	return res, stale, added, err
 }

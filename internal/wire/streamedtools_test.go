@@ -1,0 +1,65 @@
+package wire
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestUnstreamed: only a streamed request with tools goes whole, without
+// stream_options.
+func TestUnstreamed(t *testing.T) {
+	for _, tt := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{`{"stream":true,"stream_options":{"include_usage":true},"tools":[{"type":"function","function":{"name":"a"}}]}`,
+			`{"stream":false,"tools":[{"type":"function","function":{"name":"a"}}]}`, true},
+		{`{"stream":true,"tools":[]}`, `{"stream":true,"tools":[]}`, false},
+		{`{"stream":false,"tools":[{"type":"function","function":{"name":"a"}}]}`, `{"stream":false,"tools":[{"type":"function","function":{"name":"a"}}]}`, false},
+		{`{"stream":true}`, `{"stream":true}`, false},
+	} {
+		got, ok := Unstreamed([]byte(tt.in))
+		if string(got) != tt.want || ok != tt.ok {
+			t.Errorf("Unstreamed(%s) = %s, %v; want %s, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestAsStream: a whole chat answer becomes one chunk, each message its
+// choice's delta, each tool call indexed, the usage kept, then [DONE];
+// an error object is passed on as an event; an error status is left as
+// it is.
+func TestAsStream(t *testing.T) {
+	for _, tt := range []struct {
+		status     int
+		body, want string
+	}{
+		{200, `{"choices":[{"finish_reason":"tool_calls","index":0,"message":{"role":"assistant","content":null,
+"tool_calls":[{"type":"function","function":{"name":"a","arguments":"{}"},"id":"x"},{"type":"function","function":{"name":"b","arguments":"{}"},"id":"y"}]}}],
+"created":1,"model":"m","object":"chat.completion","usage":{"completion_tokens":5,"prompt_tokens":3,"total_tokens":8},"id":"c"}`,
+			`data: {"choices":[{"finish_reason":"tool_calls","index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"type":"function","function":{"name":"a","arguments":"{}"},"id":"x","index":0},{"type":"function","function":{"name":"b","arguments":"{}"},"id":"y","index":1}]}}],"created":1,"model":"m","object":"chat.completion.chunk","usage":{"completion_tokens":5,"prompt_tokens":3,"total_tokens":8},"id":"c"}` + "\n\ndata: [DONE]\n\n"},
+		{200, `{"error":{"code":500,"message":"boom"}}`, "data: {\"error\":{\"code\":500,\"message\":\"boom\"}}\n\ndata: [DONE]\n\n"},
+		{500, `{"error":{"code":500,"message":"boom"}}`, `{"error":{"code":500,"message":"boom"}}`},
+	} {
+		res := AsStream(&http.Response{StatusCode: tt.status, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(tt.body))})
+		b, err := io.ReadAll(res.Body)
+		if err != nil || string(b) != tt.want {
+			t.Errorf("%d %s:\n got %s (%v)\nwant %s", tt.status, tt.body, b, err, tt.want)
+		}
+		if ct := res.Header.Get("Content-Type"); (tt.status < 300) != (ct == "text/event-stream") {
+			t.Errorf("%d: Content-Type %q", tt.status, ct)
+		}
+	}
+}
+
+// TestAsStreamBound: a whole answer over the bound of one fails as a
+// whole answer does, with ErrBodyTooLarge, instead of taking memory.
+func TestAsStreamBound(t *testing.T) {
+	res := AsStream(&http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(io.LimitReader(zeros{}, maxWholeBody+10))})
+	if _, err := io.ReadAll(res.Body); !errors.Is(err, ErrBodyTooLarge) {
+		t.Errorf("err %v, want ErrBodyTooLarge", err)
+	}
+}
