@@ -144,8 +144,9 @@ var errNotSent = errors.New("tokenpace: request not sent")
 
 // excludedFromBreaker reports errors that say nothing of the target's
 // health: the caller gave up, the request was never sent or lost a hedge,
-// or the server rejected the request itself (4xx other than 408 and 429),
-// or a function of the caller's panicked.
+// or the server rejected the request itself (4xx other than 408 and 429,
+// and 501: it does not do what was asked), or a function of the caller's
+// panicked.
 func excludedFromBreaker(err error) bool {
 	if isPanic(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, ErrStreamClosed) || errors.Is(err, errNotSent) || errors.Is(err, errHedgeLost) ||
@@ -156,7 +157,7 @@ func excludedFromBreaker(err error) bool {
 	var ae *openai.Error
 	if errors.As(err, &ae) {
 		s := ae.StatusCode
-		return s >= 400 && s < 500 && s != http.StatusRequestTimeout && s != http.StatusTooManyRequests
+		return s >= 400 && s < 500 && s != http.StatusRequestTimeout && s != http.StatusTooManyRequests || s == http.StatusNotImplemented
 	}
 	return false
 }

@@ -425,6 +425,7 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	if res != nil && res.Body != nil {
 		x.bound(res) // it reads an error body: without x.mu, which httptrace hooks take
 	}
+	res = wire.NotImplemented(res)
 	if whole {
 		res = wire.AsStream(res)
 	}

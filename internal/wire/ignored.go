@@ -107,6 +107,24 @@ func AsRequestError(res *http.Response) *http.Response {
 	return res
 }
 
+// NotImplemented returns res marked not to be sent again when its status
+// is 501 Not Implemented: the server does not do what the request asks,
+// and would answer it the same again. llama.cpp's server answers so to
+// fill-in-the-middle for a model without its tokens ("Infill is not
+// supported by this model: prefix token is missing", "not_supported_error");
+// openai-go sends every 5xx again, twice by default, each with its
+// back-off.
+func NotImplemented(res *http.Response) *http.Response {
+	if res != nil && res.StatusCode == http.StatusNotImplemented {
+		res.Header = res.Header.Clone()
+		if res.Header == nil {
+			res.Header = http.Header{}
+		}
+		res.Header.Set("X-Should-Retry", "false")
+	}
+	return res
+}
+
 // Request errors under a server error's status.
 //
 // llama.cpp's server answers 400 only for a request its handlers reject
