@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -62,4 +64,33 @@ func TestAsStreamBound(t *testing.T) {
 	if _, err := io.ReadAll(res.Body); !errors.Is(err, ErrBodyTooLarge) {
 		t.Errorf("err %v, want ErrBodyTooLarge", err)
 	}
+}
+
+// FuzzAsStream feeds whole chat answers of any bytes to the stream made
+// of them: it never panics, stays within a bound of what it read, and is
+// one data event then [DONE]; the event is JSON whenever the answer was.
+func FuzzAsStream(f *testing.F) {
+	f.Add([]byte(`{"choices":[{"finish_reason":"tool_calls","index":0,"message":{"role":"assistant","tool_calls":[{"type":"function","function":{"name":"a","arguments":"{}"},"id":"x"}]}}],"object":"chat.completion"}`))
+	f.Add([]byte(`{"object":"chat.completion","choices":[{},{"message":null},{"message":{"tool_calls":{}}}]}`))
+	f.Add([]byte("{\"object\":\"chat.completion\",\n\"choices\":[]}"))
+	f.Add([]byte(`{"error":{"message":"x"}}`))
+	f.Add([]byte("not json\n\nat all"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		res := AsStream(&http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body))})
+		out, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out) > 4*len(body)+1<<10 {
+			t.Fatalf("%d bytes out of %d in", len(out), len(body))
+		}
+		data, ok := strings.CutPrefix(string(out), "data: ")
+		data, done := strings.CutSuffix(data, "\n\ndata: [DONE]\n\n")
+		if !ok || !done || strings.Contains(data, "\n") {
+			t.Fatalf("not one data event and [DONE]: %q", out)
+		}
+		if json.Valid(body) && !json.Valid([]byte(data)) {
+			t.Fatalf("JSON %q made %q", body, data)
+		}
+	})
 }
