@@ -126,7 +126,9 @@ type exchange struct {
 // at once without that field, as an HTTPAttempt of its own, and the
 // server is remembered: see wire.RefusedFields. So is one refused for a
 // function tool without a description or parameters, sent again with
-// them filled in (see wire.BareTools).
+// them filled in (see wire.BareTools), and a stream refused for its tools,
+// sent again whole and its answer given as a stream (see
+// wire.StreamedTools). A 501 is not sent again (see wire.NotImplemented).
 func (x *exchange) middleware() option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		dropped := ""    // a field llama.cpp's server would drop (wire.DroppedField)
