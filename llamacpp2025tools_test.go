@@ -2,6 +2,7 @@ package tokenpace_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"sync"
@@ -140,6 +141,36 @@ func TestStreamedTools(t *testing.T) {
 		}
 		if want := []bool{true, false, false, false}; len(streamed) != len(want) || !streamed[0] || streamed[1] || streamed[2] || streamed[3] {
 			t.Errorf("requests streamed %v, want %v", streamed, want)
+		}
+	})
+}
+
+// TestStreamedToolsCancelled: a caller that gives up while the whole
+// answer is on its way (this build took 120 s for it) gets its context's
+// error when it gives up, not when the answer ends.
+func TestStreamedToolsCancelled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		refused := loadRecording(t, "llamacpp-2025-03-tools-stream-refused.jsonl")
+		whole := loadRecording(t, "llamacpp-2025-03-tools-whole.jsonl")
+		url, hc, _ := bodyServer(t, func(b []byte) recording {
+			if gjson.GetBytes(b, "stream").Bool() {
+				return refused
+			}
+			return whole
+		})
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		p := chat("tiny", 8)
+		p.Tools = []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(openai.FunctionDefinitionParam{Name: "now", Description: openai.String("the time"),
+			Parameters: openai.FunctionParameters{"type": "object"}})}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		start := time.Now()
+		s := c.NewStreaming(ctx, p)
+		for s.Next() {
+		}
+		_ = s.Close()
+		if waited := time.Since(start); !errors.Is(s.Err(), context.DeadlineExceeded) || waited > 11*time.Second {
+			t.Errorf("err %v after %v; want the context's deadline at 10 s", s.Err(), waited)
 		}
 	})
 }
