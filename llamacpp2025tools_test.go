@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -116,6 +117,9 @@ func TestStreamedTools(t *testing.T) {
 		if s.Err() != nil || events != 1 || len(acc.Choices) != 1 || acc.Choices[0].FinishReason != "tool_calls" ||
 			len(acc.Choices[0].Message.ToolCalls) != 1 || acc.Choices[0].Message.ToolCalls[0].Function.Name != "get_weather" {
 			t.Fatalf("err %v, %d events, %+v; want one event with the call to get_weather", s.Err(), events, acc.Choices)
+		}
+		if ct := tm.Streaming.ContentType; !strings.HasPrefix(ct, "application/json") {
+			t.Errorf("Timing().Streaming.ContentType %q, want the server's application/json: it did not stream", ct)
 		}
 		if !tm.UsageReported || tm.OutputTokens != 290 || len(tm.HTTP) != 3 {
 			t.Errorf("usage (%v, %d), %d HTTP attempts; want (true, 290), 3", tm.UsageReported, tm.OutputTokens, len(tm.HTTP))
