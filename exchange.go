@@ -156,9 +156,12 @@ func (x *exchange) middleware() option.Middleware {
 			if infill && err == nil {
 				res = wire.FromInfill(res, model, x.maxLine)
 			}
-			refused := ""
+			refused, tools := "", "" // a field the client added, the tools' shape, refused by res
 			if !again && refusals < maxRefusals {
 				refused = wire.RefusedField(res, added)
+				if refused == "" {
+					tools = wire.RefusedTools(res)
+				}
 			}
 			switch {
 			case again && stale < wire.MaxStaleRetries:
@@ -166,16 +169,12 @@ func (x *exchange) middleware() option.Middleware {
 			case refused != "":
 				refusals++
 				x.declined.Learn(req, refused)
-			case !again && refusals < maxRefusals && !x.declined.Refuses(req, wire.StreamedTools) && wire.RefusesStreamedTools(res):
-				// A stream with tools, which the server answers whole
-				// only: sent again whole (see wire.StreamedTools).
+			case tools != "" && refusals < maxRefusals && !x.declined.Refuses(req, tools):
+				// A request refused for its tools' shape: sent again as
+				// the server takes it, whole or with every tool's
+				// description and parameters (see wire.RefusedTools).
 				refusals++
-				x.declined.Learn(req, wire.StreamedTools)
-			case !again && refusals < maxRefusals && !x.declined.Refuses(req, wire.BareTools) && wire.RefusesBareTools(res):
-				// A tool without a description or parameters, which the
-				// server needs: sent again with them (see wire.BareTools).
-				refusals++
-				x.declined.Learn(req, wire.BareTools)
+				x.declined.Learn(req, tools)
 			case dropped != "" && !infill && err == nil && res != nil && res.StatusCode < 300 && x.dropperOf(res, dropped) != "":
 				by := x.dropperOf(res, dropped)
 				if r, ok := wire.ToInfill(req, asked); ok && by == wire.LlamaCpp {

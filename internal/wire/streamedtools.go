@@ -30,17 +30,6 @@ import (
 // Unstreamed).
 const StreamedTools = "stream with tools"
 
-// RefusesStreamedTools reports whether res refuses its request for
-// streaming with tools. It reads the body, bounded already
-// (BoundErrorBody), and puts it back.
-func RefusesStreamedTools(res *http.Response) bool {
-	if res == nil || res.Body == nil || res.StatusCode < 400 {
-		return false
-	}
-	body, err := ErrorBody(res)
-	return err == nil && bytes.Contains(body, []byte("Cannot use tools with stream"))
-}
-
 // Unstreamed returns body, a chat request's JSON, as the request for its
 // whole answer (stream false, no stream_options), and whether it was a
 // streamed one with tools; body itself when it was not.

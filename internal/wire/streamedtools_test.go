@@ -94,3 +94,22 @@ func FuzzAsStream(f *testing.F) {
 		}
 	})
 }
+
+// TestRefusedStreamedTools: llama.cpp's refusal of a stream with tools
+// is told by its message; a refusal of a tool's shape is not that.
+func TestRefusedStreamedTools(t *testing.T) {
+	for _, tt := range []struct {
+		status int
+		body   string
+		want   bool
+	}{
+		{500, `{"error":{"code":500,"message":"Cannot use tools with stream","type":"server_error"}}`, true},
+		{200, `{"error":{"code":500,"message":"Cannot use tools with stream","type":"server_error"}}`, false},
+		{500, `{"error":{"code":500,"message":"Failed to parse tools: key 'description' not found"}}`, false},
+	} {
+		res := &http.Response{StatusCode: tt.status, Body: io.NopCloser(strings.NewReader(tt.body))}
+		if got := RefusedTools(res) == StreamedTools; got != tt.want {
+			t.Errorf("%d %s: %v, want %v", tt.status, tt.body, got, tt.want)
+		}
+	}
+}

@@ -34,17 +34,27 @@ const BareTools = "tools without description or parameters"
 // noParameters is the parameters of a function without any.
 const noParameters = `{"type":"object","properties":{}}`
 
-// RefusesBareTools reports whether res refuses its request for a
-// function tool without a description or parameters (llama.cpp's "key
-// 'description' not found", or 'parameters'). It reads the body, bounded
-// already (BoundErrorBody), and puts it back.
-func RefusesBareTools(res *http.Response) bool {
+// RefusedTools returns what res refuses of its request's tools, by the
+// server's message, whatever the status (a relay may answer its
+// upstream's 500 as 400): BareTools for a function tool without a
+// description or parameters (llama.cpp's "key 'description' not found",
+// or 'parameters'), StreamedTools for a stream with tools ("Cannot use
+// tools with stream"); "" for neither. It reads the body, bounded already
+// (BoundErrorBody), and puts it back.
+func RefusedTools(res *http.Response) string {
 	if res == nil || res.Body == nil || res.StatusCode < 400 {
-		return false
+		return ""
 	}
 	body, err := ErrorBody(res)
-	return err == nil && bytes.Contains(body, []byte("Failed to parse tools")) &&
-		(bytes.Contains(body, []byte(`key 'description' not found`)) || bytes.Contains(body, []byte(`key 'parameters' not found`)))
+	switch {
+	case err != nil:
+	case bytes.Contains(body, []byte("Cannot use tools with stream")):
+		return StreamedTools
+	case bytes.Contains(body, []byte("Failed to parse tools")) &&
+		(bytes.Contains(body, []byte(`key 'description' not found`)) || bytes.Contains(body, []byte(`key 'parameters' not found`))):
+		return BareTools
+	}
+	return ""
 }
 
 // FillTools returns body, a chat request's JSON, with every function

@@ -26,11 +26,12 @@ func TestFillTools(t *testing.T) {
 	}
 }
 
-// TestRefusesBareTools: llama.cpp's refusal of a tool without a
-// description or parameters is told by its message, whatever the
-// status; another error, or the same words in a 2xx, is not.
-func TestRefusesBareTools(t *testing.T) {
+// TestRefusedTools: llama.cpp's refusal of a tool without a description
+// or parameters, and of a stream with tools, is told by its message,
+// whatever the status; another error, or the same words in a 2xx, is not.
+func TestRefusedTools(t *testing.T) {
 	const desc = `{"error":{"code":500,"message":"Failed to parse tools: [json.exception.out_of_range.403] key 'description' not found; tools = []","type":"server_error"}}`
+	const stream = `{"error":{"code":500,"message":"Cannot use tools with stream","type":"server_error"}}`
 	const params = `{"code":500,"message":"Failed to parse tools: [json.exception.out_of_range.403] key 'parameters' not found; tools = []"}`
 	for _, tt := range []struct {
 		status int
@@ -42,9 +43,10 @@ func TestRefusesBareTools(t *testing.T) {
 		{400, desc, true}, // a relay that answers its upstream's 500 as 400
 		{500, `{"error":{"code":500,"message":"Failed to parse tools: [json.exception.type_error.302] type must be string","type":"server_error"}}`, false},
 		{200, desc, false},
+		{500, stream, false},
 	} {
 		res := &http.Response{StatusCode: tt.status, Body: io.NopCloser(strings.NewReader(tt.body))}
-		if got := RefusesBareTools(res); got != tt.want {
+		if got := RefusedTools(res) == BareTools; got != tt.want {
 			t.Errorf("%d %s: %v, want %v", tt.status, tt.body, got, tt.want)
 		}
 		if b, _ := io.ReadAll(res.Body); string(b) != tt.body && tt.status >= 400 {
