@@ -166,6 +166,9 @@ func (r chat) Fetch(ctx context.Context, client *openai.Client, opts []option.Re
 	if err != nil {
 		return Event{}, nil, err
 	}
+	if res == nil {
+		return Event{}, errNull, nil
+	}
 	if se := wholeError(res.RawJSON(), len(res.Choices) == 0); se != nil {
 		return Event{}, serverError(se), nil
 	}
@@ -174,6 +177,7 @@ func (r chat) Fetch(ctx context.Context, client *openai.Client, opts []option.Re
 		messageParts(&res.Choices[i].Message)
 	}
 	llamaCppWholeLength(res, OutputLimit(r))
+	dropPlaceholder(res.ID, &res.Usage, &res.JSON.Usage)
 	c, err := wholeChunk(res)
 	if err != nil {
 		return Event{}, err, nil

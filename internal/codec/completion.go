@@ -135,6 +135,9 @@ func (r completion) Fetch(ctx context.Context, client *openai.Client, opts []opt
 	if err != nil {
 		return Event{}, nil, err
 	}
+	if res == nil {
+		return Event{}, errNull, nil
+	}
 	if ev, ok := ParseLlamaCpp([]byte(res.RawJSON())); ok && len(res.Choices) == 0 {
 		// llama.cpp's server of 2024 (see LlamaCppEvent): the completion
 		// its answer says.
@@ -149,12 +152,15 @@ func (r completion) Fetch(ctx context.Context, client *openai.Client, opts []opt
 	for i := range res.Choices {
 		chatShapedText(&res.Choices[i])
 	}
-	return completionEvent(res), nil, nil
+	ev := completionEvent(res)
+	dropPlaceholder(res.ID, &res.Usage, &res.JSON.Usage)
+	return ev, nil, nil
 }
 
 // completionEvent returns a completions event with its chat view: its id
 // and model, and per choice its index, finish reason and text as the
-// delta's content. The usage is the event's own.
+// delta's content. The usage is the event's own, but for KoboldCpp's
+// placeholder (see placeholderUsage).
 func completionEvent(comp *openai.Completion) Event {
 	c := &openai.ChatCompletionChunk{ID: comp.ID, Model: comp.Model, Created: comp.Created}
 	if len(comp.Choices) > 0 {
@@ -169,6 +175,8 @@ func completionEvent(comp *openai.Completion) Event {
 		}
 	}
 	ev := chunkEvent(c, comp)
-	ev.Usage, ev.HasUsage = usageIn(&comp.Usage, comp.JSON.Usage.Valid(), comp.JSON.ExtraFields)
+	if !placeholderUsage(comp.ID, &comp.Usage) {
+		ev.Usage, ev.HasUsage = usageIn(&comp.Usage, comp.JSON.Usage.Valid(), comp.JSON.ExtraFields)
+	}
 	return ev
 }

@@ -182,3 +182,9 @@ func rawError(data []byte, errField, object string) *ServerError {
 	}
 	return &ServerError{Raw: errField}
 }
+
+// errNull refuses a whole response whose body is JSON null, which
+// openai-go decodes into no response and no error: KoboldCpp answers a
+// request it failed on so, with status 200 (a completions prompt given as
+// an array, max_tokens null: koboldcpp.py's generate returns None).
+var errNull = &Error{Detail: "the response is null"}

@@ -330,6 +330,9 @@ func (r response) Fetch(ctx context.Context, client *openai.Client, opts []optio
 	if err != nil {
 		return Event{}, nil, err
 	}
+	if res == nil {
+		return Event{}, errNull, nil
+	}
 	if res.Status == responses.ResponseStatusFailed {
 		return Event{}, serverError(&ServerError{Code: string(res.Error.Code), Message: res.Error.Message}), nil
 	}

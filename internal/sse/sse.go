@@ -141,7 +141,10 @@ func lineEnd(data []byte) (end, next int) {
 // an event whose data over all its lines is longer). A last event whose
 // lines are whole but that no blank line follows ("data: [DONE]\n" and
 // the end, as some servers send) is dispatched: the format would drop it,
-// but its data arrived whole; a last line cut short is not.
+// but its data arrived whole; a last line cut short is not, but for
+// "data: [DONE]" itself, which KoboldCpp ends its streams with and no line
+// break (koboldcpp.py's send_oai_sse_event), and which no cut can make of
+// another line.
 func (r *Reader) Next() ([]byte, error) {
 	r.data, r.has, r.named = r.data[:0], false, false
 	for r.sc.Scan() {
@@ -184,7 +187,7 @@ func (r *Reader) Next() ([]byte, error) {
 	if err := r.sc.Err(); err != nil {
 		return nil, err
 	}
-	if r.has && r.broken && !blank(r.data) {
+	if r.has && (r.broken || string(r.data) == "[DONE]") && !blank(r.data) {
 		r.has = false
 		return r.data, nil
 	}

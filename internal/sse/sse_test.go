@@ -154,3 +154,37 @@ func (p *pieces) Read(b []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// TestLastEvent: at the end of the body, a last event that no blank line
+// follows is dispatched when its lines arrived whole, and not when its
+// last line was cut short, which could be any line's start; but
+// "data: [DONE]" without its line break (KoboldCpp's end) is, since no
+// cut of another line gives it.
+func TestLastEvent(t *testing.T) {
+	for _, tc := range []struct {
+		body, want string
+	}{
+		{"data: {\"a\":1}\n\ndata: [DONE]\n", `{"a":1}|[DONE]`},
+		{"data: {\"a\":1}\n\ndata: [DONE]", `{"a":1}|[DONE]`},
+		{"data: {\"a\":1}\n\ndata: {\"b\":2}\n", `{"a":1}|{"b":2}`},
+		{"data: {\"a\":1}\n\ndata: {\"b\":", `{"a":1}`},
+		{"data: {\"a\":1}\n\ndata: [DON", `{"a":1}`},
+		{"data: {\"a\":1}\n\ndata: x\ndata: [DONE]", `{"a":1}`},
+	} {
+		r := NewReader(strings.NewReader(tc.body), 1<<10)
+		var got []string
+		for {
+			data, err := r.Next()
+			if err != nil {
+				if err != io.EOF {
+					t.Errorf("%q: ended with %v, want io.EOF", tc.body, err)
+				}
+				break
+			}
+			got = append(got, string(data))
+		}
+		if g := strings.Join(got, "|"); g != tc.want {
+			t.Errorf("%q: events %q, want %q", tc.body, g, tc.want)
+		}
+	}
+}

@@ -1,0 +1,152 @@
+package tokenpace_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// KoboldCpp 1.76 (October 2024), recorded live serving a random-weight
+// model of TinyLlama's tokenizer family: testdata/koboldcpp-176-*.
+
+// TestKoboldCppPlaceholderUsage: KoboldCpp's builds of 2024 wrote the same
+// usage, 100 prompt and 100 completion tokens, into every whole answer,
+// under the ids "chatcmpl-A1" and "cmpl-A1" (recorded: a 40-token answer to
+// a 12-token prompt; a 12-token one). Timing took it as counted: TPOT,
+// TPS and the prompt's size came from made-up numbers. The caller now gets
+// no usage, in Timing and in its response, and the answer as sent.
+func TestKoboldCppPlaceholderUsage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		url, hc := serve(t, byModel(map[string]http.Handler{
+			"chat": replay(loadRecording(t, "koboldcpp-176-chat-nostream.jsonl")),
+			"comp": replay(loadRecording(t, "koboldcpp-176-completions-nostream.jsonl")),
+		}))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+
+		var tm *tokenpace.Timing
+		res, err := c.New(context.Background(), openai.ChatCompletionNewParams{Model: "chat", MaxTokens: openai.Int(40),
+			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Tell me a long story about a dog.")}},
+			tokenpace.WithTimingInto(&tm))
+		if err != nil || len(res.Choices) != 1 || res.Choices[0].FinishReason != "length" ||
+			res.Choices[0].Message.Content != "\ton sa ca wha mucParisolitt abou muc tabe ci haFr cap E\x1d sto ha\tfrolittlonu/old EZ\x1d\t\x1d4" {
+			t.Fatalf("chat: %+v, %v; want the answer as sent", res, err)
+		}
+		if res.Usage.PromptTokens != 0 || res.Usage.CompletionTokens != 0 || res.JSON.Usage.Valid() {
+			t.Errorf("chat: the response's usage %+v, want none", res.Usage)
+		}
+		if tm.UsageReported || tm.PromptTokens != 0 || tm.OutputTokens == 100 {
+			t.Errorf("chat: Timing's usage (%v, %d, %d), want not reported, no 100", tm.UsageReported, tm.PromptTokens, tm.OutputTokens)
+		}
+
+		comp, err := c.NewCompletion(context.Background(), openai.CompletionNewParams{Model: "comp", MaxTokens: openai.Int(12),
+			Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String("The capital of France is")}},
+			tokenpace.WithTimingInto(&tm))
+		if err != nil || len(comp.Choices) != 1 || comp.Choices[0].Text != "Ntake,N? get E\x1d`Xafter wha" || comp.Choices[0].FinishReason != "length" {
+			t.Fatalf("completion: %+v, %v; want the answer as sent", comp, err)
+		}
+		if comp.Usage.PromptTokens != 0 || comp.Usage.TotalTokens != 0 || tm.UsageReported || tm.PromptTokens != 0 {
+			t.Errorf("completion: usage %+v, Timing (%v, %d); want none", comp.Usage, tm.UsageReported, tm.PromptTokens)
+		}
+	})
+}
+
+// TestKoboldCppRealUsageKept: a count that is not the placeholder, or the
+// placeholder's numbers under another id, is the server's word.
+func TestKoboldCppRealUsageKept(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		counted := loadRecording(t, "koboldcpp-176-chat-nostream.jsonl")
+		counted.Reads[0].Data = replaceOnce(t, counted.Reads[0].Data, `"prompt_tokens": 100, "completion_tokens": 100, "total_tokens": 200`,
+			`"prompt_tokens": 23, "completion_tokens": 40, "total_tokens": 63`)
+		other := loadRecording(t, "koboldcpp-176-chat-nostream.jsonl")
+		other.Reads[0].Data = replaceOnce(t, other.Reads[0].Data, `"chatcmpl-A1"`, `"chatcmpl-7f3a"`)
+		url, hc := serve(t, byModel(map[string]http.Handler{"counted": replay(counted), "other": replay(other)}))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		for model, want := range map[string][2]int{"counted": {23, 40}, "other": {100, 100}} {
+			var tm *tokenpace.Timing
+			res, err := c.New(context.Background(), openai.ChatCompletionNewParams{Model: model, MaxTokens: openai.Int(100),
+				Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Tell me a long story about a dog.")}},
+				tokenpace.WithTimingInto(&tm))
+			if err != nil || res.Usage.PromptTokens != int64(want[0]) || !tm.UsageReported || tm.PromptTokens != want[0] || tm.OutputTokens != want[1] {
+				t.Errorf("%s: usage %+v, Timing (%v, %d, %d), %v; want %v reported", model, res.Usage, tm.UsageReported, tm.PromptTokens, tm.OutputTokens, err, want)
+			}
+		}
+	})
+}
+
+// TestKoboldCppNullResponse: KoboldCpp answers a whole request it failed
+// on (a completions prompt given as an array, recorded) with status 200
+// and the body null, which openai-go decodes into a nil response and a nil
+// error. tokenpace read the response then and panicked, reporting its own
+// panic as the caller's middleware's. The caller now gets a
+// KindMalformed error, for completions, chat and Responses alike.
+func TestKoboldCppNullResponse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		null := replay(loadRecording(t, "koboldcpp-176-completions-null.jsonl"))
+		url, hc := serve(t, null)
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		ctx := context.Background()
+		for api, call := range map[string]func() (any, error){
+			"completions": func() (any, error) {
+				return c.NewCompletion(ctx, openai.CompletionNewParams{Model: "tiny", MaxTokens: openai.Int(12),
+					Prompt: openai.CompletionNewParamsPromptUnion{OfArrayOfStrings: []string{"a", "b"}}})
+			},
+			"chat": func() (any, error) {
+				return c.New(ctx, openai.ChatCompletionNewParams{Model: "tiny",
+					Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")}})
+			},
+			"responses": func() (any, error) {
+				return c.NewResponse(ctx, responses.ResponseNewParams{Model: "tiny",
+					Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("hi")}})
+			},
+		} {
+			res, err := call()
+			var se *tokenpace.StreamError
+			if !errors.As(err, &se) || se.Kind != tokenpace.KindMalformed {
+				t.Errorf("%s: %v, %v; want a KindMalformed error", api, res, err)
+			}
+		}
+	})
+}
+
+// TestKoboldCppStreamEnd: KoboldCpp ends its streams with "data: [DONE]"
+// and no line break, which the event-stream format would drop. It ignores
+// n: asked for two choices, it streams one (recorded). The caller was told
+// the stream had no [DONE]; it is now told that one of its two choices
+// finished, with the text of the one kept.
+func TestKoboldCppStreamEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		url, hc := serve(t, replay(loadRecording(t, "koboldcpp-176-chat-n2-stream.jsonl")))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		s := c.NewStreaming(context.Background(), openai.ChatCompletionNewParams{Model: "tiny", MaxTokens: openai.Int(40), N: openai.Int(2),
+			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Tell me a long story about a dog.")}},
+			option.WithMaxRetries(0))
+		for s.Next() {
+		}
+		_ = s.Close()
+		var se *tokenpace.StreamError
+		if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindTruncated || se.Detail != "1 of 2 choices finished" {
+			t.Errorf("err %v, want KindTruncated \"1 of 2 choices finished\"", s.Err())
+		}
+		if want := " on work] we=well/on must would here4 } water bee ha ta % intkno=N nFr\tZwell capit stover nlitt two 3"; s.Text() != want {
+			t.Errorf("text %q, want %q", s.Text(), want)
+		}
+	})
+}
+
+// replaceOnce returns s with its one old replaced by new.
+func replaceOnce(t *testing.T, s, old, new string) string {
+	t.Helper()
+	if strings.Count(s, old) != 1 {
+		t.Fatalf("%q is not once in the recording", old)
+	}
+	return strings.Replace(s, old, new, 1)
+}
