@@ -74,6 +74,9 @@ type loadResult struct {
 	// abandoned counts the requests cut off then, which are not in snap.
 	interrupted bool
 	abandoned   int
+	// uncounted counts the completed requests whose server reported no
+	// usage: their output tokens are their chunks (see Timing).
+	uncounted int
 	// timings holds every recorded Timing when keep was set, and rows
 	// describes each of them (see --export).
 	timings []*tokenpace.Timing
@@ -117,6 +120,9 @@ func (g *loadGen) run(ctx context.Context) *loadResult {
 		}
 		g.recorder.Record(context.Background(), &c)
 		mu.Lock()
+		if c.Err == nil && !c.UsageReported && c.OutputChunks > 0 {
+			res.uncounted++
+		}
 		if g.sess.on() && c.Err == nil && len(c.Chunks) > 0 {
 			later := min(i%g.sess.turns, 1)
 			res.turnTTFT[later] = append(res.turnTTFT[later], c.TTFT())

@@ -225,9 +225,19 @@ const (
 	lateLoud  = 10 * time.Millisecond
 )
 
-// warnings says what in the run the figures do not show: the client, not
-// the server, held requests back.
+// warnings says what in the run the figures do not show: token counts
+// that are chunk counts, and the client, not the server, holding requests
+// back.
 func (r *benchReport) warnings() []string {
+	w := []string{}
+	if n := r.res.uncounted; n > 0 {
+		w = append(w, fmt.Sprintf("the server reported no token usage for %d of %d completed requests: their output tokens are the chunks counted, fewer than the tokens when a chunk carries several (KoboldCpp, and proxies that buffer, send them so), and tokens/s and TPOT are figured from that count", n, r.snap.Completed))
+	}
+	return append(w, r.lateWarnings()...)
+}
+
+// lateWarnings says when the client, not the server, held requests back.
+func (r *benchReport) lateWarnings() []string {
 	loud := 0
 	for _, d := range r.res.lateness {
 		if d > lateLoud {
