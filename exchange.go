@@ -79,7 +79,7 @@ type exchange struct {
 	// empty when none was.
 	cut string
 	// dropped is the field of the request that its server, dropper
-	// (wire.LlamaCpp or wire.LocalAI), answered without (see
+	// (wire.LlamaCpp, wire.LocalAI or wire.KoboldCpp), answered without (see
 	// wire.DroppedField); the client refused the answer.
 	dropped, dropper string
 	// suffixAt is the server (host and model) of a stream sent in answer
@@ -112,9 +112,12 @@ type exchange struct {
 // hides its headers the server is told by its answer's fingerprint (see
 // wire.LlamaCppAnswer), and where the relay routes no /infill (see
 // wire.NoInfill) the suffix is refused by name. So is a suffix LocalAI
-// answered without, told by its answer's shape (see wire.LocalAIAnswer):
-// it does fill-in-the-middle nowhere. One whose echo it
-// answers without gets the answer that server gave before: 400, the field
+// answered without, told by its answer's shape (see wire.LocalAIAnswer),
+// or KoboldCpp, told by its Server header or its answer's shape (see
+// wire.FieldDropper, wire.KoboldCppAnswer): neither does
+// fill-in-the-middle anywhere. A request whose echo llama.cpp's server or
+// KoboldCpp answers without gets the answer llama.cpp's server gave
+// before: 400, the field
 // named (see wire.DroppedField), so that no completion made without it
 // reaches the caller; one whose echo it refuses with 500 gets that
 // answer as a 400, not sent again (see wire.AsRequestError), as does any
@@ -230,14 +233,15 @@ func (x *exchange) middleware() option.Middleware {
 }
 
 // dropperOf returns which server made res, a 2xx answer to a request
-// with field, if it is one that drops that field: wire.LlamaCpp, told by
-// its headers (see wire.DropsField), or for a suffix by the answer
+// with field, if it is one that drops that field: wire.LlamaCpp or
+// wire.KoboldCpp, told by its headers (see wire.FieldDropper), or for a
+// suffix by the answer
 // itself (see suffixDropper); "" for another.
 func (x *exchange) dropperOf(res *http.Response, field string) string {
-	switch {
-	case wire.DropsField(res):
-		return wire.LlamaCpp
-	case field == "suffix":
+	if by := wire.FieldDropper(res); by != "" {
+		return by
+	}
+	if field == "suffix" {
 		return x.suffixDropper(res)
 	}
 	return ""

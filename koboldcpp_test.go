@@ -150,3 +150,67 @@ func replaceOnce(t *testing.T, s, old, new string) string {
 	}
 	return strings.Replace(s, old, new, 1)
 }
+
+// TestKoboldCppFillInTheMiddle: KoboldCpp reads no suffix (and no echo):
+// a fill-in-the-middle request got a completion of its prompt alone, as
+// if no code followed the cursor, with a nil error (recorded, streamed
+// and not). The caller now gets a KindRequest refusal naming KoboldCpp
+// and the field, after one request, and no text made without it: told by
+// the Server header, or behind a relay that drops it by the answer's own
+// shape.
+func TestKoboldCppFillInTheMiddle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		stream := loadRecording(t, "koboldcpp-176-completions-suffix-stream.jsonl")
+		whole := loadRecording(t, "koboldcpp-176-completions-suffix-nostream.jsonl")
+		for _, relayed := range []bool{false, true} {
+			s, w := stream, whole
+			if relayed {
+				s.Headers, w.Headers = withoutServer(s.Headers), withoutServer(w.Headers)
+			}
+			url, hc, counts := serveCounting(t, func(rw http.ResponseWriter, r *http.Request, body []byte) {
+				if strings.Contains(string(body), `"stream":true`) {
+					replay(s)(rw, r)
+					return
+				}
+				replay(w)(rw, r)
+			})
+			c := tokenpace.NewClient(openaiClient(url, hc))
+			ctx := context.Background()
+			req := fim("tiny", "func add(a, b int) int {\n\treturn ", "\n}\n")
+			st := c.NewCompletionStreaming(ctx, req)
+			text, _ := readCompletion(st, st.Timing().Start)
+			var se *tokenpace.StreamError
+			if !errors.As(st.Err(), &se) || se.Kind != tokenpace.KindRequest || !strings.Contains(se.Detail, "KoboldCpp ignores suffix") || text != "" {
+				t.Errorf("relayed %v: stream: text %q, err %v; want a KindRequest refusal naming KoboldCpp and the suffix", relayed, text, st.Err())
+			}
+			_, err := c.NewCompletion(ctx, req)
+			if !errors.As(err, &se) || se.Kind != tokenpace.KindRequest || !strings.Contains(err.Error(), "KoboldCpp ignores suffix") {
+				t.Errorf("relayed %v: whole: err %v; want a KindRequest refusal naming KoboldCpp and the suffix", relayed, err)
+			}
+			if n := counts.of("/v1/completions"); n != 2 || counts.of("/infill") != 0 {
+				t.Errorf("relayed %v: requests %v; want 2 to /v1/completions, none sent again, none to /infill", relayed, counts)
+			}
+			if relayed {
+				continue
+			}
+			echo := req
+			echo.Suffix, echo.Echo = openai.String(""), openai.Bool(true)
+			_, err = c.NewCompletion(ctx, echo)
+			if !errors.As(err, &se) || se.Kind != tokenpace.KindRequest || !strings.Contains(err.Error(), "KoboldCpp ignores echo") {
+				t.Errorf("echo: err %v; want a KindRequest refusal naming KoboldCpp and echo", err)
+			}
+		}
+	})
+}
+
+// withoutServer returns h without its Server header, as a relay passes
+// an answer on.
+func withoutServer(h map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range h {
+		if !strings.EqualFold(k, "Server") {
+			out[k] = v
+		}
+	}
+	return out
+}

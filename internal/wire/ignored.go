@@ -203,14 +203,28 @@ func LlamaCppRequestError(res *http.Response) bool {
 	return false
 }
 
-// DropsField reports whether res comes from a server that drops the
-// fields DroppedField names: llama.cpp's (Server: llama.cpp).
-func DropsField(res *http.Response) bool {
-	return res != nil && strings.HasPrefix(strings.ToLower(res.Header.Get("Server")), "llama.cpp")
+// FieldDropper returns which server that drops the fields DroppedField
+// names made res, as its Server header says: LlamaCpp ("llama.cpp") or
+// KoboldCpp ("ConcedoLlamaForKoboldServer"); "" for another. KoboldCpp
+// (LostRuins/koboldcpp) has never read a suffix or an echo: its
+// /v1/completions answers a fill-in-the-middle request with a completion
+// of its prompt alone (seen live with 1.76; its request handling of 2025
+// reads neither), and it does fill-in-the-middle nowhere.
+func FieldDropper(res *http.Response) string {
+	if res == nil {
+		return ""
+	}
+	switch s := strings.ToLower(res.Header.Get("Server")); {
+	case strings.HasPrefix(s, "llama.cpp"):
+		return LlamaCpp
+	case strings.HasPrefix(s, "concedollamaforkoboldserver"):
+		return KoboldCpp
+	}
+	return ""
 }
 
 // LlamaCppAnswer reports whether start, the start of a 2xx answer whose
-// headers do not name llama.cpp's server (see DropsField), shows that
+// headers do not name llama.cpp's server (see FieldDropper), shows that
 // server made it all the same: behind a relay that passes on none of its
 // headers (one-api streams under headers of its own) or a reverse proxy
 // that sets its own Server (nginx does by default). llama.cpp's
@@ -251,24 +265,38 @@ func LocalAIAnswer(start []byte) bool { return localAIAnswer.Match(start) }
 
 var localAIAnswer = regexp.MustCompile(`^\s*\{"created":[0-9]+,"object":"(text_completion|chat\.completion|chat\.completion\.chunk)","id":"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"`)
 
+// KoboldCppAnswer reports whether start, the start of a 2xx answer to a
+// completions request or of one of its stream's events, comes from
+// KoboldCpp by its shape, behind a relay that passes on none of its
+// headers: Python's encoding of its answer, which begins {"id": "cmpl-A1",
+// "object": "text_completion" whole, {"id": "koboldcpp", ... in a stream
+// (its ids until LostRuins/koboldcpp#2015, March 2026; later ones are
+// told by their Server header only).
+func KoboldCppAnswer(start []byte) bool { return koboldCppAnswer.Match(start) }
+
+var koboldCppAnswer = regexp.MustCompile(`^\s*\{"id": "(koboldcpp|cmpl-A1)", "object": "text_completion"`)
+
 // The servers that drop a completions request's suffix without a word,
 // as the refusals name them.
 const (
-	LlamaCpp = "llama.cpp's server"
-	LocalAI  = "LocalAI"
+	LlamaCpp  = "llama.cpp's server"
+	LocalAI   = "LocalAI"
+	KoboldCpp = "KoboldCpp"
 )
 
 // SuffixDropper returns which server made start, the start of a 2xx
 // answer to a completions request with a suffix whose headers do not
-// name llama.cpp's server, if it is one that dropped the suffix:
-// LlamaCpp (see LlamaCppAnswer) or LocalAI (see LocalAIAnswer); "" for
-// any other.
+// name it, if it is one that dropped the suffix: LlamaCpp (see
+// LlamaCppAnswer), LocalAI (see LocalAIAnswer) or KoboldCpp (see
+// KoboldCppAnswer); "" for any other.
 func SuffixDropper(start []byte) string {
 	switch {
 	case LlamaCppAnswer(start):
 		return LlamaCpp
 	case LocalAIAnswer(start):
 		return LocalAI
+	case KoboldCppAnswer(start):
+		return KoboldCpp
 	}
 	return ""
 }
@@ -278,7 +306,7 @@ func SuffixDropper(start []byte) string {
 const PeekBytes = 64 << 10
 
 // RefuseDropped closes res, a 2xx answer to a request whose field its
-// server dropped, server (LlamaCpp or LocalAI), and returns the answer
+// server dropped, server (LlamaCpp, LocalAI or KoboldCpp), and returns the answer
 // llama.cpp's server gave before it dropped the field: 400, an OpenAI
 // error body naming it, and no retry (x-should-retry: false).
 func RefuseDropped(res *http.Response, server, field string) *http.Response {

@@ -34,15 +34,36 @@ func TestIsCompletions(t *testing.T) {
 	}
 }
 
-func TestDropsField(t *testing.T) {
-	for server, want := range map[string]bool{"llama.cpp": true, "llama.cpp/b6652": true, "uvicorn": false, "": false} {
+func TestFieldDropper(t *testing.T) {
+	for server, want := range map[string]string{
+		"llama.cpp": LlamaCpp, "llama.cpp/b6652": LlamaCpp,
+		"ConcedoLlamaForKoboldServer": KoboldCpp, "ConcedoLlamaForKoboldServer ": KoboldCpp, // its 503s add a space
+		"uvicorn": "", "": "",
+	} {
 		res := &http.Response{Header: http.Header{"Server": {server}}}
-		if got := DropsField(res); got != want {
-			t.Errorf("DropsField(Server: %q) = %v, want %v", server, got, want)
+		if got := FieldDropper(res); got != want {
+			t.Errorf("FieldDropper(Server: %q) = %q, want %q", server, got, want)
 		}
 	}
-	if DropsField(nil) {
-		t.Error("DropsField(nil) = true, want false")
+	if got := FieldDropper(nil); got != "" {
+		t.Errorf("FieldDropper(nil) = %q, want none", got)
+	}
+}
+
+func TestKoboldCppAnswer(t *testing.T) {
+	for start, want := range map[string]bool{
+		`{"id": "koboldcpp", "object": "text_completion", "created": 1796526987, "model": "koboldcpp/tiny"`: true, // a stream's event
+		`{"id": "cmpl-A1", "object": "text_completion", "created": 1796526987, "model": "koboldcpp/tiny"`:   true, // whole
+		`{"id": "chatcmpl-A1", "object": "chat.completion", "created": 1796526987`:                          false,
+		`{"id":"cmpl-A1","object":"text_completion"}`:                                                       false, // not Python's spacing
+		`{"id": "cmpl-5c8f0b2e9d1a", "object": "text_completion"}`:                                          false,
+	} {
+		if got := KoboldCppAnswer([]byte(start)); got != want {
+			t.Errorf("KoboldCppAnswer(%s) = %v, want %v", start, got, want)
+		}
+		if got := SuffixDropper([]byte(start)) == KoboldCpp; got != want {
+			t.Errorf("SuffixDropper(%s) = KoboldCpp %v, want %v", start, got, want)
+		}
 	}
 }
 
