@@ -108,6 +108,7 @@ type attempt struct {
 	loading         wire.LoadingNotes // a proxy's notes while it loads the model, skipped
 	choicesCheck    bool              // the first event is to say whether LocalAI glues the choices together (see errChoicesGlued)
 	finishedChoices codec.Finished    // the choices that sent their finish reason
+	otherChoice     bool              // a choice other than the first came (see nIgnored)
 
 	done chan struct{} // closed once the attempt has ended and its body is closed
 	wake chan struct{} // the consumer waits on it; capacity 1
@@ -366,6 +367,9 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		if errors.Is(err, wire.ErrInfillIgnored) {
 			return true, time.Now(), a.requestFailure(err)
 		}
+		if err == io.EOF && a.nIgnored() {
+			return true, a.body.last, a.failure(KindRequest, nIgnoredDetail, errNIgnored)
+		}
 		return true, time.Now(), a.readFailure(err)
 	}
 	at = a.body.last
@@ -386,6 +390,9 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		}
 	}
 	if bytes.HasPrefix(data, doneData) {
+		if a.nIgnored() {
+			return true, at, a.failure(KindRequest, nIgnoredDetail, errNIgnored)
+		}
 		if detail := a.cutBeforeDone(); detail != "" {
 			return true, at, a.failure(KindTruncated, detail, nil)
 		}
@@ -441,6 +448,15 @@ func (a *attempt) cutBeforeDone() string {
 	return choicesDetail(a.finishedChoices.Count(), a.spec.req.Choices())
 }
 
+// nIgnored reports whether the stream, at its end, answered a request
+// for several choices with its first alone, whole: a server that ignores
+// n (see errNIgnored).
+func (a *attempt) nIgnored() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return oneChoiceOfMany(a.spec.req.Choices(), !a.otherChoice, a.finishedChoices.Count() == 1)
+}
+
 // refused is the error of an event the codec refused: an error the server
 // sent (KindErrorEvent, wrapping an *openai.Error with the response's
 // status), an event over a bound (KindTooLarge) or a malformed one.
@@ -461,6 +477,8 @@ func (a *attempt) deliver(ar arrived) error {
 		ch := &c.Choices[i]
 		if ch.Index == 0 {
 			content = ch.Delta.Content
+		} else {
+			a.otherChoice = true
 		}
 		if codec.Ends(ch) && a.finishedChoices.Add(ch.Index, a.spec.req.Choices()) {
 			a.terminal = true
@@ -877,9 +895,10 @@ func (a *attempt) callWhole(opts []option.RequestOption) {
 		a.end(a.failure(a.x.wholeRefusal(refused)), at)
 		return
 	}
-	if detail := wholeCut(ev, a.spec.req.Choices()); detail != "" {
-		// An answer its server stopped: the next route's, if any.
-		a.end(a.failure(KindTruncated, detail, nil), at)
+	if cut := wholeCut(ev, a.spec.req.Choices(), ""); cut != nil {
+		// An answer its server stopped, or one that ignored n: the next
+		// route's, if any.
+		a.end(a.failure(cut.Kind, cut.Detail, cut.Err), at)
 		return
 	}
 	a.x.note(&ev)

@@ -20,19 +20,29 @@ import (
 // request with n = 2 gets one choice (recorded live, 2026): whole, with
 // nothing to say so, and streamed, without [DONE]. A relay that writes
 // [DONE] all the same (one-api does, after any stream) ended such a
-// stream cleanly. Each now comes with a KindTruncated error that counts
-// the choices, the choice that came kept.
+// stream cleanly. Each came with a KindTruncated error, which a breaker
+// counted against a server that is well; each now comes with a
+// KindRequest one, "n_ignored", that no breaker counts, the choice that
+// came kept. A stream in which the second choice began and never
+// finished was cut: KindTruncated, as before.
 func TestFewerChoicesThanAsked(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		whole := loadRecording(t, "laiskyoneapi-2026-chat-n2-nostream.jsonl")
 		stream := loadRecording(t, "laiskyoneapi-2026-chat-n2-stream.jsonl")
+		last := stream.Reads[len(stream.Reads)-1].TMS
 		done := stream // the same stream, [DONE] after it
-		done.Reads = append(append([]recordedRead(nil), stream.Reads...), recordedRead{TMS: stream.Reads[len(stream.Reads)-1].TMS, Data: "data: [DONE]\n\n"})
+		done.Reads = append(append([]recordedRead(nil), stream.Reads...), recordedRead{TMS: last, Data: "data: [DONE]\n\n"})
+		cut := stream // the second choice begun, never finished, then [DONE]
+		cut.Reads = append(append([]recordedRead(nil), stream.Reads[:1]...),
+			recordedRead{TMS: stream.Reads[0].TMS, Data: `data: {"id":"","object":"chat.completion.chunk","created":0,"model":"","choices":[{"index":1,"delta":{"role":"assistant","content":"b"}}]}` + "\n\n"})
+		cut.Reads = append(append(cut.Reads, stream.Reads[1:]...), recordedRead{TMS: last, Data: "data: [DONE]\n\n"})
 		url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			switch {
-			case strings.HasPrefix(r.Header.Get("X-Case"), "done"):
+			switch r.Header.Get("X-Case") {
+			case "done":
 				replay(done)(w, r)
-			case r.Header.Get("X-Case") == "stream":
+			case "cut":
+				replay(cut)(w, r)
+			case "stream":
 				replay(stream)(w, r)
 			default:
 				replay(whole)(w, r)
@@ -41,19 +51,40 @@ func TestFewerChoicesThanAsked(t *testing.T) {
 		c := tokenpace.NewClient(openaiClient(url, hc))
 		req := chat("tiny", 6)
 		req.N = openai.Int(2)
-		want := "1 of 2 choices finished"
 
 		res, err := c.New(context.Background(), req)
 		var se *tokenpace.StreamError
-		if !errors.As(err, &se) || se.Kind != tokenpace.KindTruncated || se.Detail != want || res == nil || len(res.Choices) != 1 || res.Choices[0].Message.Content == "" {
-			t.Errorf("whole: err %v, completion %v; want a KindTruncated %q error with the one choice kept", err, res, want)
+		if !errors.As(err, &se) || se.Kind != tokenpace.KindRequest || se.Detail != "n_ignored" || res == nil || len(res.Choices) != 1 || res.Choices[0].Message.Content == "" {
+			t.Errorf("whole: err %v, completion %v; want a KindRequest \"n_ignored\" error with the one choice kept", err, res)
 		}
-		for _, tc := range []struct{ name, detail string }{{"stream", "no [DONE] event"}, {"done", want}} {
+		for _, tc := range []struct {
+			name   string
+			kind   tokenpace.ErrorKind
+			detail string
+		}{
+			{"stream", tokenpace.KindRequest, "n_ignored"},
+			{"done", tokenpace.KindRequest, "n_ignored"},
+			{"cut", tokenpace.KindTruncated, "1 of 2 choices finished"},
+		} {
 			s := c.NewStreaming(context.Background(), req, option.WithHeader("X-Case", tc.name))
 			got := readChat(s)
-			if !errors.As(got.err, &se) || se.Kind != tokenpace.KindTruncated || se.Detail != tc.detail || got.text == "" {
-				t.Errorf("%s: text %q, err %v; want the choice's text and a KindTruncated %q error", tc.name, got.text, got.err, tc.detail)
+			if !errors.As(got.err, &se) || se.Kind != tc.kind || se.Detail != tc.detail || got.text == "" {
+				t.Errorf("%s: text %q, err %v; want the choice's text and a %v %q error", tc.name, got.text, got.err, tc.kind, tc.detail)
 			}
+		}
+
+		r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, route("tiny"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 6 {
+			s := r.NewStreaming(context.Background(), req, option.WithHeader("X-Case", "done"))
+			if got := readChat(s); !errors.As(got.err, &se) || se.Detail != "n_ignored" || got.text == "" {
+				t.Fatalf("Router: text %q, err %v; want the choice's text and n_ignored", got.text, got.err)
+			}
+		}
+		if st, ok := r.BreakerState("tiny"); !ok || st != gobreaker.StateClosed {
+			t.Errorf("breaker after answers that ignored n: %v; want closed: they say nothing of the server's health", st)
 		}
 
 		req.N = openai.Int(1) // one choice asked, one answered

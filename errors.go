@@ -149,22 +149,45 @@ func (e *StreamError) Unwrap() error { return e.Err }
 // itself (see codec.FailedFinish).
 func finishDetail(reason string) string { return "finish_reason " + strconv.Quote(reason) }
 
-// wholeCut returns the Detail of the KindTruncated error of ev, a whole
-// answer to a request for asked choices that its server stopped: by a
-// failed finish reason (see codec.FailedFinish), or without a word (see
-// codec.Unfinished), or with fewer choices than asked (see
-// cutBeforeDone); "" for an answer.
-func wholeCut(ev codec.Event, asked int) string {
-	switch c := ev.Chunk; {
+// wholeCut returns the error of ev, a whole answer to a request for
+// asked choices that its server stopped: by a failed finish reason (see
+// codec.FailedFinish), or without a word (see codec.Unfinished), or with
+// fewer choices than asked (see cutBeforeDone), KindTruncated; with its
+// first choice alone, a server that ignores n (see errNIgnored),
+// KindRequest; nil for an answer.
+func wholeCut(ev codec.Event, asked int, target string) *StreamError {
+	c := ev.Chunk
+	switch {
 	case c != nil && len(c.Choices) > 0 && codec.FailedFinish(c.Choices[0].FinishReason):
-		return finishDetail(c.Choices[0].FinishReason)
+		return &StreamError{Kind: KindTruncated, Target: target, Detail: finishDetail(c.Choices[0].FinishReason)}
 	case codec.Unfinished(ev):
-		return "no finish_reason"
+		return &StreamError{Kind: KindTruncated, Target: target, Detail: "no finish_reason"}
+	case c != nil && len(c.Choices) == 1 && c.Choices[0].Index == 0 && oneChoiceOfMany(asked, true, true):
+		return &StreamError{Kind: KindRequest, Target: target, Detail: nIgnoredDetail, Err: errNIgnored}
 	case c != nil && len(c.Choices) < asked:
-		return choicesDetail(len(c.Choices), asked)
+		return &StreamError{Kind: KindTruncated, Target: target, Detail: choicesDetail(len(c.Choices), asked)}
 	}
-	return ""
+	return nil
 }
+
+// oneChoiceOfMany reports whether an answer to a request for asked
+// choices, whose first choice alone came (only) and finished (finished),
+// is a server's that ignores n (see errNIgnored).
+func oneChoiceOfMany(asked int, only, finished bool) bool {
+	return asked > 1 && only && finished
+}
+
+// errNIgnored is the cause of the KindRequest error of an answer to a
+// request for several choices (n above 1) that holds the first alone,
+// finished: its server ignores n. KoboldCpp, Ollama (0.12.6 among others),
+// AxonHub and Laisky's fork of one-api (which asks its upstream's
+// Responses API for one answer) do, with nothing to say so (all seen
+// live). The choice that came is kept; the error is the request's, not
+// the server's health, and counts against no breaker.
+var errNIgnored = errors.New("the server answered the first choice alone: it ignores n")
+
+// nIgnoredDetail is the Detail of errNIgnored's error.
+const nIgnoredDetail = "n_ignored"
 
 // choicesDetail is the Detail of the KindTruncated error of an answer of
 // which only finished of asked choices came whole.

@@ -120,8 +120,8 @@ func TestKoboldCppNullResponse(t *testing.T) {
 // TestKoboldCppStreamEnd: KoboldCpp ends its streams with "data: [DONE]"
 // and no line break, which the event-stream format would drop. It ignores
 // n: asked for two choices, it streams one (recorded). The caller was told
-// the stream had no [DONE]; it is now told that one of its two choices
-// finished, with the text of the one kept.
+// the stream had no [DONE], a truncation; it is now told that the server
+// ignored n, with the text of the one choice kept.
 func TestKoboldCppStreamEnd(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		url, hc := serve(t, replay(loadRecording(t, "koboldcpp-176-chat-n2-stream.jsonl")))
@@ -133,8 +133,8 @@ func TestKoboldCppStreamEnd(t *testing.T) {
 		}
 		_ = s.Close()
 		var se *tokenpace.StreamError
-		if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindTruncated || se.Detail != "1 of 2 choices finished" {
-			t.Errorf("err %v, want KindTruncated \"1 of 2 choices finished\"", s.Err())
+		if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || se.Detail != "n_ignored" {
+			t.Errorf("err %v, want KindRequest \"n_ignored\"", s.Err())
 		}
 		if want := " on work] we=well/on must would here4 } water bee ha ta % intkno=N nFr\tZwell capit stover nlitt two 3"; s.Text() != want {
 			t.Errorf("text %q, want %q", s.Text(), want)

@@ -2,6 +2,7 @@ package tokenpace
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -62,7 +63,8 @@ func timingDst(opts []option.RequestOption) ([]option.RequestOption, **Timing) {
 // response) as an *openai.Error, or a KindRequest one that wraps
 // openai-go's error (an *openai.Error for an error status). An answer
 // whose server said it stopped it itself (codec.FailedFinish) is
-// returned with a KindTruncated one.
+// returned with a KindTruncated one, and one that holds the first of
+// several choices asked alone with a KindRequest one (see errNIgnored).
 func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts []option.RequestOption) (*R, error) {
 	opts, dst := timingDst(opts)
 	t := &Timing{Target: c.cfg.name, Model: req.Model(), API: API(req.API()), Start: time.Now(), PromptBytes: req.PromptBytes()}
@@ -100,8 +102,8 @@ func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts [
 			t.FinishReason = ev.Chunk.Choices[0].FinishReason
 		}
 		t.setUsage(ev.Usage, ev.HasUsage)
-		if detail := wholeCut(ev, req.Choices()); detail != "" {
-			err = &StreamError{Kind: KindTruncated, Target: c.cfg.name, Detail: detail}
+		if cut := wholeCut(ev, req.Choices(), c.cfg.name); cut != nil {
+			err = cut
 		}
 	}
 	t.Err = err
@@ -115,7 +117,7 @@ func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts [
 		*dst = t
 	}
 	res, _ := ev.Orig.(*R)
-	if err != nil && !isKind(err, KindTruncated) {
+	if err != nil && !isKind(err, KindTruncated) && !errors.Is(err, errNIgnored) {
 		return nil, err
 	}
 	return res, err
