@@ -79,8 +79,9 @@ type exchange struct {
 	// empty when none was.
 	cut string
 	// dropped is the field of the request that its server, dropper
-	// (wire.LlamaCpp, wire.LocalAI or wire.KoboldCpp), answered without (see
-	// wire.DroppedField); the client refused the answer.
+	// (wire.LlamaCpp, wire.LocalAI, wire.KoboldCpp or wire.CLIProxyAPI),
+	// answered without (see wire.DroppedField); the client refused the
+	// answer.
 	dropped, dropper string
 	// suffixAt is the server (host and model) of a stream sent in answer
 	// to a completions request with a suffix, whose first event is yet to
@@ -114,9 +115,10 @@ type exchange struct {
 // wire.NoInfill) the suffix is refused by name. So is a suffix LocalAI
 // answered without, told by its answer's shape (see wire.LocalAIAnswer),
 // or KoboldCpp, told by its Server header or its answer's shape (see
-// wire.FieldDropper, wire.KoboldCppAnswer): neither does
-// fill-in-the-middle anywhere. A request whose echo llama.cpp's server or
-// KoboldCpp answers without gets the answer llama.cpp's server gave
+// wire.FieldDropper, wire.KoboldCppAnswer), or CLIProxyAPI, which answers
+// completions from its upstream's chat API: none does fill-in-the-middle
+// anywhere. A request whose echo llama.cpp's server, KoboldCpp or
+// CLIProxyAPI answers without gets the answer llama.cpp's server gave
 // before: 400, the field
 // named (see wire.DroppedField), so that no completion made without it
 // reaches the caller; one whose echo it refuses with 500 gets that
@@ -233,8 +235,9 @@ func (x *exchange) middleware() option.Middleware {
 }
 
 // dropperOf returns which server made res, a 2xx answer to a request
-// with field, if it is one that drops that field: wire.LlamaCpp or
-// wire.KoboldCpp, told by its headers (see wire.FieldDropper), or for a
+// with field, if it is one that drops that field: wire.LlamaCpp,
+// wire.KoboldCpp or wire.CLIProxyAPI, told by its headers (see
+// wire.FieldDropper), or for a
 // suffix by the answer
 // itself (see suffixDropper); "" for another.
 func (x *exchange) dropperOf(res *http.Response, field string) string {

@@ -204,12 +204,20 @@ func LlamaCppRequestError(res *http.Response) bool {
 }
 
 // FieldDropper returns which server that drops the fields DroppedField
-// names made res, as its Server header says: LlamaCpp ("llama.cpp") or
-// KoboldCpp ("ConcedoLlamaForKoboldServer"); "" for another. KoboldCpp
-// (LostRuins/koboldcpp) has never read a suffix or an echo: its
+// names made res, as its headers say: LlamaCpp (Server: llama.cpp),
+// KoboldCpp (Server: ConcedoLlamaForKoboldServer) or CLIProxyAPI (an
+// X-Cpa-Trace-Id header); "" for another.
+//
+// KoboldCpp (LostRuins/koboldcpp) has never read a suffix or an echo: its
 // /v1/completions answers a fill-in-the-middle request with a completion
 // of its prompt alone (seen live with 1.76; its request handling of 2025
-// reads neither), and it does fill-in-the-middle nowhere.
+// reads neither), and it does fill-in-the-middle nowhere. CLIProxyAPI
+// (router-for-me/CLIProxyAPI) answers /v1/completions by asking its
+// upstream's chat API with the prompt as a user message
+// (convertCompletionsRequestToChatCompletions, since its completions
+// endpoint came in August 2025), which has no suffix and no echo (seen
+// live with its build of August 2026, which names itself by
+// X-Cpa-Trace-Id since July 2026).
 func FieldDropper(res *http.Response) string {
 	if res == nil {
 		return ""
@@ -219,6 +227,8 @@ func FieldDropper(res *http.Response) string {
 		return LlamaCpp
 	case strings.HasPrefix(s, "concedollamaforkoboldserver"):
 		return KoboldCpp
+	case res.Header.Get("X-Cpa-Trace-Id") != "":
+		return CLIProxyAPI
 	}
 	return ""
 }
@@ -279,9 +289,10 @@ var koboldCppAnswer = regexp.MustCompile(`^\s*\{"id": "(koboldcpp|cmpl-A1)", "ob
 // The servers that drop a completions request's suffix without a word,
 // as the refusals name them.
 const (
-	LlamaCpp  = "llama.cpp's server"
-	LocalAI   = "LocalAI"
-	KoboldCpp = "KoboldCpp"
+	LlamaCpp    = "llama.cpp's server"
+	LocalAI     = "LocalAI"
+	KoboldCpp   = "KoboldCpp"
+	CLIProxyAPI = "CLIProxyAPI"
 )
 
 // SuffixDropper returns which server made start, the start of a 2xx
@@ -306,9 +317,10 @@ func SuffixDropper(start []byte) string {
 const PeekBytes = 64 << 10
 
 // RefuseDropped closes res, a 2xx answer to a request whose field its
-// server dropped, server (LlamaCpp, LocalAI or KoboldCpp), and returns the answer
-// llama.cpp's server gave before it dropped the field: 400, an OpenAI
-// error body naming it, and no retry (x-should-retry: false).
+// server dropped, server (LlamaCpp, LocalAI, KoboldCpp or CLIProxyAPI),
+// and returns the answer llama.cpp's server gave before it dropped the
+// field: 400, an OpenAI error body naming it, and no retry
+// (x-should-retry: false).
 func RefuseDropped(res *http.Response, server, field string) *http.Response {
 	if res.Body != nil {
 		_ = res.Body.Close()

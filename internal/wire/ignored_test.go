@@ -45,6 +45,10 @@ func TestFieldDropper(t *testing.T) {
 			t.Errorf("FieldDropper(Server: %q) = %q, want %q", server, got, want)
 		}
 	}
+	res := &http.Response{Header: http.Header{"X-Cpa-Trace-Id": {"20261206032502-4bf9e6387c924b23-afd84083"}}}
+	if got := FieldDropper(res); got != CLIProxyAPI {
+		t.Errorf("FieldDropper(X-Cpa-Trace-Id) = %q, want %q", got, CLIProxyAPI)
+	}
 	if got := FieldDropper(nil); got != "" {
 		t.Errorf("FieldDropper(nil) = %q, want none", got)
 	}
