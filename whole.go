@@ -19,6 +19,9 @@ import (
 // An answer whose finish reason says the server stopped it itself
 // ("abort", "error", "insufficient_system_resource") comes with a
 // KindTruncated *StreamError: the completion holds what it had written.
+// A choice whose message holds tool calls finishes for "tool_calls", as
+// in a stream's Accumulated(), where its server said "stop" (Gemini,
+// KoboldCpp); Timing.FinishReason keeps the server's word.
 func (c *Client) New(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*openai.ChatCompletion, error) {
 	return fetchWhole[openai.ChatCompletion](ctx, c, codec.Chat(params, false), opts)
 }

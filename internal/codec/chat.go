@@ -173,6 +173,7 @@ func (r chat) Fetch(ctx context.Context, client *openai.Client, opts []option.Re
 		return Event{}, serverError(se), nil
 	}
 	functionTypes(res)
+	toolCallsFinish(res)
 	for i := range res.Choices {
 		messageParts(&res.Choices[i].Message)
 	}

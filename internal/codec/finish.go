@@ -35,8 +35,11 @@ func FailedFinish(reason string) bool {
 // toolCallsFinish gives the finish reason "tool_calls" to every choice of
 // c whose message holds tool calls but whose server said "stop": Gemini's
 // OpenAI endpoint does so when it streams calls (googleapis/python-genai#2868),
-// as Ollama did (ollama/ollama#7963), and an agent loop that waits for
-// "tool_calls" would take the turn for its last.
+// and did in whole answers too (microsoft/autogen#4878), as Ollama did
+// (ollama/ollama#7963) and KoboldCpp does (koboldcpp.py: "stop" or
+// "length", never "tool_calls", before 2025), and an agent loop that
+// waits for "tool_calls" would take the turn for its last. It applies to
+// a stream's accumulated completion and to a whole answer alike.
 func toolCallsFinish(c *openai.ChatCompletion) {
 	for i := range c.Choices {
 		if ch := &c.Choices[i]; ch.FinishReason == "stop" && len(ch.Message.ToolCalls) > 0 {
