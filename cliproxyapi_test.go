@@ -2,13 +2,8 @@ package tokenpace_test
 
 import (
 	"context"
-	"errors"
-	"net/http"
-	"strings"
 	"testing"
 	"testing/synctest"
-
-	"github.com/tokenpace/tokenpace"
 )
 
 // TestCLIProxyAPIFillInTheMiddle: CLIProxyAPI answers /v1/completions by
@@ -24,32 +19,17 @@ func TestCLIProxyAPIFillInTheMiddle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		stream := loadRecording(t, "cliproxyapi-2026-completions-suffix-stream.jsonl")
 		whole := loadRecording(t, "cliproxyapi-2026-completions-suffix-nostream.jsonl")
-		url, hc, counts := serveCounting(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
-			if strings.Contains(string(body), `"stream":true`) {
-				replay(stream)(w, r)
-				return
-			}
-			replay(whole)(w, r)
-		})
-		c := tokenpace.NewClient(openaiClient(url, hc))
+		c, counts := serveFIM(t, stream, whole)
 		ctx := context.Background()
 		req := fim("tiny", "func add(a, b int) int {\n\treturn ", "\n}\n")
-		s := c.NewCompletionStreaming(ctx, req)
-		text, _ := readCompletion(s, s.Timing().Start)
-		var se *tokenpace.StreamError
-		if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || !strings.Contains(se.Detail, "CLIProxyAPI ignores suffix") || text != "" {
-			t.Errorf("stream: text %q, err %v; want a KindRequest refusal naming CLIProxyAPI and the suffix", text, s.Err())
-		}
-		if _, err := c.NewCompletion(ctx, req); !errors.As(err, &se) || se.Kind != tokenpace.KindRequest || !strings.Contains(err.Error(), "CLIProxyAPI ignores suffix") {
-			t.Errorf("whole: err %v; want a KindRequest refusal naming CLIProxyAPI and the suffix", err)
-		}
+		checkRefusedByName(t, c, req, "CLIProxyAPI ignores suffix", "CLIProxyAPI")
 		if n := counts.of("/v1/completions"); n != 2 || counts.of("/infill") != 0 {
 			t.Errorf("requests %v; want 2 to /v1/completions, none sent again, none to /infill", counts)
 		}
 
 		plain := req
 		plain.Suffix.Value = ""
-		s = c.NewCompletionStreaming(ctx, plain)
+		s := c.NewCompletionStreaming(ctx, plain)
 		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != recordedCompletionText(t, stream) {
 			t.Errorf("no suffix: text %q, err %v; want the answer as sent", text, s.Err())
 		}

@@ -3,6 +3,7 @@ package tokenpace_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -346,27 +347,11 @@ func TestLocalAIFillInTheMiddle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		stream := loadRecording(t, "localai-2026-completions-suffix-stream.jsonl")
 		whole := loadRecording(t, "localai-2026-completions-suffix-nostream.jsonl")
-		url, hc, counts := serveCounting(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
-			if strings.Contains(string(body), `"stream":true`) {
-				replay(stream)(w, r)
-				return
-			}
-			replay(whole)(w, r)
-		})
-		c := tokenpace.NewClient(openaiClient(url, hc))
+		c, counts := serveFIM(t, stream, whole)
 		ctx := context.Background()
 		req := fim("tiny", "def add(a, b):\n", "\n    return c\n")
 		for i := range 2 {
-			s := c.NewCompletionStreaming(ctx, req)
-			text, _ := readCompletion(s, s.Timing().Start)
-			var se *tokenpace.StreamError
-			if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || !strings.Contains(se.Detail, "LocalAI ignores suffix") || text != "" || len(s.Timing().HTTP) != 1 {
-				t.Errorf("stream %d: text %q, err %v, %d HTTP tries; want a KindRequest refusal naming LocalAI and the suffix after one request", i, text, s.Err(), len(s.Timing().HTTP))
-			}
-			_, err := c.NewCompletion(ctx, req)
-			if !errors.As(err, &se) || se.Kind != tokenpace.KindRequest || !strings.Contains(err.Error(), "LocalAI ignores suffix") {
-				t.Errorf("whole %d: err %v; want a KindRequest refusal naming LocalAI and the suffix", i, err)
-			}
+			checkRefusedByName(t, c, req, "LocalAI ignores suffix", fmt.Sprintf("request %d", i))
 		}
 		if n := counts.of("/v1/completions"); n != 4 || counts.of("/infill") != 0 {
 			t.Errorf("requests %v; want 4 to /v1/completions and none to /infill", counts)
@@ -393,4 +378,35 @@ func anotherServer(rec recording) recording {
 		out.Reads[i] = rd
 	}
 	return out
+}
+
+// serveFIM serves stream to a streamed request and whole to any other,
+// counting the requests by path.
+func serveFIM(t *testing.T, stream, whole recording) (*tokenpace.Client, *requestCounts) {
+	t.Helper()
+	url, hc, counts := serveCounting(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		if strings.Contains(string(body), `"stream":true`) {
+			replay(stream)(w, r)
+			return
+		}
+		replay(whole)(w, r)
+	})
+	return tokenpace.NewClient(openaiClient(url, hc)), counts
+}
+
+// checkRefusedByName checks that req, streamed and not, gets a KindRequest
+// refusal whose message holds name ("LocalAI ignores suffix"), and the
+// stream no text, after one HTTP request.
+func checkRefusedByName(t *testing.T, c *tokenpace.Client, req openai.CompletionNewParams, name, what string) {
+	t.Helper()
+	ctx := context.Background()
+	s := c.NewCompletionStreaming(ctx, req)
+	text, _ := readCompletion(s, s.Timing().Start)
+	var se *tokenpace.StreamError
+	if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || !strings.Contains(se.Detail, name) || text != "" || len(s.Timing().HTTP) != 1 {
+		t.Errorf("%s: stream: text %q, err %v, %d HTTP tries; want no text and a KindRequest refusal %q after one", what, text, s.Err(), len(s.Timing().HTTP), name)
+	}
+	if _, err := c.NewCompletion(ctx, req); !errors.As(err, &se) || se.Kind != tokenpace.KindRequest || !strings.Contains(err.Error(), name) {
+		t.Errorf("%s: whole: err %v; want a KindRequest refusal %q", what, err, name)
+	}
 }

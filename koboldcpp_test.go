@@ -3,6 +3,7 @@ package tokenpace_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -167,26 +168,10 @@ func TestKoboldCppFillInTheMiddle(t *testing.T) {
 			if relayed {
 				s.Headers, w.Headers = withoutServer(s.Headers), withoutServer(w.Headers)
 			}
-			url, hc, counts := serveCounting(t, func(rw http.ResponseWriter, r *http.Request, body []byte) {
-				if strings.Contains(string(body), `"stream":true`) {
-					replay(s)(rw, r)
-					return
-				}
-				replay(w)(rw, r)
-			})
-			c := tokenpace.NewClient(openaiClient(url, hc))
+			c, counts := serveFIM(t, s, w)
 			ctx := context.Background()
 			req := fim("tiny", "func add(a, b int) int {\n\treturn ", "\n}\n")
-			st := c.NewCompletionStreaming(ctx, req)
-			text, _ := readCompletion(st, st.Timing().Start)
-			var se *tokenpace.StreamError
-			if !errors.As(st.Err(), &se) || se.Kind != tokenpace.KindRequest || !strings.Contains(se.Detail, "KoboldCpp ignores suffix") || text != "" {
-				t.Errorf("relayed %v: stream: text %q, err %v; want a KindRequest refusal naming KoboldCpp and the suffix", relayed, text, st.Err())
-			}
-			_, err := c.NewCompletion(ctx, req)
-			if !errors.As(err, &se) || se.Kind != tokenpace.KindRequest || !strings.Contains(err.Error(), "KoboldCpp ignores suffix") {
-				t.Errorf("relayed %v: whole: err %v; want a KindRequest refusal naming KoboldCpp and the suffix", relayed, err)
-			}
+			checkRefusedByName(t, c, req, "KoboldCpp ignores suffix", fmt.Sprintf("relayed %v", relayed))
 			if n := counts.of("/v1/completions"); n != 2 || counts.of("/infill") != 0 {
 				t.Errorf("relayed %v: requests %v; want 2 to /v1/completions, none sent again, none to /infill", relayed, counts)
 			}
@@ -195,7 +180,8 @@ func TestKoboldCppFillInTheMiddle(t *testing.T) {
 			}
 			echo := req
 			echo.Suffix, echo.Echo = openai.String(""), openai.Bool(true)
-			_, err = c.NewCompletion(ctx, echo)
+			_, err := c.NewCompletion(ctx, echo)
+			var se *tokenpace.StreamError
 			if !errors.As(err, &se) || se.Kind != tokenpace.KindRequest || !strings.Contains(err.Error(), "KoboldCpp ignores echo") {
 				t.Errorf("echo: err %v; want a KindRequest refusal naming KoboldCpp and echo", err)
 			}

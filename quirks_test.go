@@ -376,21 +376,43 @@ func TestChunkStampsBounded(t *testing.T) {
 	}
 }
 
-// Ollama's error object is a string: the caller still gets the status and
-// the message in an *openai.Error.
+// Error bodies in shapes of their own, which openai-go alone does not
+// decode (an error that is a string: Ollama, LM Studio; a "detail":
+// FastAPI, KoboldCpp, seen live with 1.76 busy): the caller gets the
+// status and the server's message alone in an *openai.Error (before: the
+// body as the message, "not valid JSON", or no message), and the error's
+// name, where it gives one, as the Detail.
 func TestErrorAsString(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = io.WriteString(w, `{"error":"model \"llama9\" not found, try pulling it first"}`)
-		}))
-		s := tokenpace.NewClient(openaiClient(url, hc)).NewStreaming(context.Background(), chat("llama9", 10))
-		readAll(t, s)
-		checkKind(t, s.Err(), tokenpace.KindRequest)
-		var ae *openai.Error
-		if !errors.As(s.Err(), &ae) || ae.StatusCode != 404 || !strings.Contains(ae.Message, "not found, try pulling it first") {
-			t.Errorf("Err() = %v, want an *openai.Error of status 404 with the server's message", s.Err())
+		bodies := map[string]struct {
+			status     int
+			body       string
+			msg, their string
+		}{
+			"llama9":    {http.StatusNotFound, `{"error":"model \"llama9\" not found, try pulling it first"}`, `model "llama9" not found, try pulling it first`, ""},
+			"lmstudio":  {http.StatusBadRequest, `{"error":"No models loaded. Please load a model in the developer page or use the 'lms load' command."}`, "No models loaded. Please load a model in the developer page or use the 'lms load' command.", ""},
+			"koboldcpp": {http.StatusServiceUnavailable, `{"detail": {"msg": "Server is busy; please try again later.", "type": "service_unavailable"}}`, "Server is busy; please try again later.", "service_unavailable"},
+			"fastapi":   {http.StatusNotFound, `{"detail":"Not Found"}`, "Not Found", ""},
+		}
+		handlers := map[string]http.Handler{}
+		for model, b := range bodies {
+			handlers[model] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(b.status)
+				_, _ = io.WriteString(w, b.body)
+			})
+		}
+		url, hc := serve(t, byModel(handlers))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		for model, b := range bodies {
+			s := c.NewStreaming(context.Background(), chat(model, 10), option.WithMaxRetries(0))
+			readAll(t, s)
+			checkKind(t, s.Err(), tokenpace.KindRequest)
+			var ae *openai.Error
+			var se *tokenpace.StreamError
+			if !errors.As(s.Err(), &ae) || ae.StatusCode != b.status || ae.Message != b.msg || !errors.As(s.Err(), &se) || se.Detail != b.their {
+				t.Errorf("%s: Err() = %v, want an *openai.Error of status %d with the message %q and the Detail %q", model, s.Err(), b.status, b.msg, b.their)
+			}
 		}
 	})
 }

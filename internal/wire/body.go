@@ -46,9 +46,10 @@ func ErrorBody(res *http.Response) ([]byte, error) {
 // BoundErrorBody reads the error body of res, up to maxErrorBody, and
 // puts it back for openai-go to read. A longer body is cut: res then
 // holds an error object with its first KiB, and cut says why. So does a
-// body whose "error" is not an object (Ollama's is a string) or not JSON,
-// which openai-go would not decode, losing the status (cut is then
-// empty). A body that is an array whose first item holds the error
+// body that is not JSON, or whose "error" is neither an object nor a
+// string, which openai-go would not decode, losing the status (cut is
+// then empty). A body that says its error in a shape of its own (see
+// errorOfOwnShape) becomes an error object of its message and name. A body that is an array whose first item holds the error
 // object, as Gemini's OpenAI endpoint sends its errors
 // ([{"error":{"code":400,"message":…,"status":"INVALID_ARGUMENT"}}]:
 // cyberchitta/openai_ex#126, Simpleyyt/ai-manus#101), is that item, whose
@@ -66,6 +67,12 @@ func BoundErrorBody(res *http.Response) (cut string) {
 	case len(head) > maxErrorBody:
 		cut = fmt.Sprintf("error body of status %d over %d bytes", res.StatusCode, maxErrorBody)
 	default:
+		if msg, name, ok := errorOfOwnShape(head); ok {
+			body := errorObject(msg, name)
+			res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+			res.Header.Set("Content-Type", "application/json")
+			return ""
+		}
 		if raw := gjson.GetBytes(head, "error").Raw; raw == "" || raw == "null" || raw[0] == '{' && gjson.Valid(raw) {
 			res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(head)), int64(len(head))
 			return ""
@@ -79,14 +86,46 @@ func BoundErrorBody(res *http.Response) (cut string) {
 	if note == "" {
 		note = "error body not valid JSON"
 	}
-	msg, _ := json.Marshal(map[string]any{"error": map[string]string{
-		"message": string(head) + " … (" + note + ")",
-		"type":    "invalid_error_body",
-	}})
-	res.Body = io.NopCloser(bytes.NewReader(msg))
-	res.ContentLength = int64(len(msg))
+	body := errorObject(string(head)+" … ("+note+")", "invalid_error_body")
+	res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	res.Header.Set("Content-Type", "application/json")
 	return cut
+}
+
+// errorOfOwnShape returns the message and the name of an error body, head,
+// whole and JSON, that says its error in a shape of its own, which
+// openai-go would not decode (it reads the "error" object): an "error"
+// that is a string, as Ollama, LM Studio and llama-swap send ({"error":
+// "model \"x\" not found"}); or no "error" but a "detail", as Python
+// servers built on FastAPI send it, a string ({"detail": "Not Found"}) or
+// KoboldCpp's object ({"detail": {"msg": "Server is busy; please try
+// again later.", "type": "service_unavailable"}}). ok is false for any
+// other body.
+func errorOfOwnShape(head []byte) (msg, name string, ok bool) {
+	if !gjson.ValidBytes(head) {
+		return "", "", false
+	}
+	if e := gjson.GetBytes(head, "error"); e.Exists() {
+		return e.Str, "", e.Type == gjson.String
+	}
+	switch d := gjson.GetBytes(head, "detail"); {
+	case d.Type == gjson.String:
+		return d.Str, "", true
+	case d.IsObject() && d.Get("msg").Type == gjson.String:
+		return d.Get("msg").Str, d.Get("type").Str, true
+	}
+	return "", "", false
+}
+
+// errorObject returns an OpenAI error body holding message and, if not
+// empty, the type name.
+func errorObject(message, name string) []byte {
+	e := map[string]string{"message": message}
+	if name != "" {
+		e["type"] = name
+	}
+	b, _ := json.Marshal(map[string]any{"error": e})
+	return b
 }
 
 // LimitBody returns body, failing with ErrBodyTooLarge once it has given

@@ -19,8 +19,11 @@ func response(status int, header http.Header, body []byte) *http.Response {
 }
 
 // TestBoundErrorBody: a JSON error object, or text, passes whole; a body
-// over the bound, or one whose "error" openai-go would not decode
-// (Ollama's string), becomes an error object holding its first KiB.
+// over the bound, or one whose "error" openai-go would not decode (a
+// number), becomes an error object holding its first KiB; one that says
+// its error in a shape of its own (Ollama's and LM Studio's string,
+// FastAPI's and KoboldCpp's "detail") becomes an error object of its
+// message and name.
 func TestBoundErrorBody(t *testing.T) {
 	tests := []struct {
 		name, body string
@@ -28,7 +31,7 @@ func TestBoundErrorBody(t *testing.T) {
 		whole      bool
 	}{
 		{"error object", `{"error":{"message":"bad model","type":"invalid_request_error"}}`, "", true},
-		{"Ollama's string error", `{"error":"model not found"}`, "", false},
+		{"a number", `{"error":500}`, "", false},
 		{"text, which openai-go keeps as the message", "upstream timed out", "", true},
 		{"over the bound", `{"error":{"message":"` + strings.Repeat("x", maxErrorBody) + `"}}`, "error body of status 500 over 65536 bytes", false},
 	}
@@ -105,5 +108,27 @@ func TestClosingServers(t *testing.T) {
 	none.Learn("b:2", time.Millisecond)
 	if none.Closes("b:2") {
 		t.Error("the nil set learnt a server")
+	}
+}
+
+// TestErrorsOfOwnShape: an error said in a shape of its own reaches
+// openai-go as an error object of its message and name, which it decodes
+// (before: the body as the message, "not valid JSON", or no message at
+// all).
+func TestErrorsOfOwnShape(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"error":"model \"llama9\" not found, try pulling it first"}`:                                           `{"error":{"message":"model \"llama9\" not found, try pulling it first"}}`,
+		`{"error":"No models loaded. Please load a model in the developer page or use the 'lms load' command."}`: `{"error":{"message":"No models loaded. Please load a model in the developer page or use the 'lms load' command."}}`,
+		`{"detail": {"msg": "Server is busy; please try again later.", "type": "service_unavailable"}}`:          `{"error":{"message":"Server is busy; please try again later.","type":"service_unavailable"}}`,
+		`{"detail":"Not Found"}`: `{"error":{"message":"Not Found"}}`,
+		`{"detail":[{"type":"missing","loc":["body","messages"],"msg":"Field required"}]}`: `{"detail":[{"type":"missing","loc":["body","messages"],"msg":"Field required"}]}`,
+	} {
+		res := response(503, nil, []byte(body))
+		if cut := BoundErrorBody(res); cut != "" {
+			t.Errorf("%s: cut %q", body, cut)
+		}
+		if got, _ := io.ReadAll(res.Body); string(got) != want {
+			t.Errorf("%s: became %s, want %s", body, got, want)
+		}
 	}
 }
