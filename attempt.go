@@ -284,8 +284,13 @@ func (a *attempt) outermost(req *http.Request, next option.MiddlewareNext) (*htt
 	return res, err
 }
 
-// openBody prepares the reading of the event stream.
+// openBody prepares the reading of the event stream. A response without
+// a body, which a middleware of the caller's may return (a transport
+// never does), has an empty one.
 func (a *attempt) openBody() {
+	if a.res.Body == nil {
+		a.res.Body = http.NoBody
+	}
 	a.rd = a.res.Body
 	if a.body == nil || a.res.Body != io.ReadCloser(a.body) {
 		// A middleware answered, or replaced the body: stamp the body the

@@ -2,6 +2,7 @@ package tokenpace_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"testing"
@@ -125,6 +126,40 @@ func TestMiddlewareAnswersWithResponseInto(t *testing.T) {
 		s.Close()
 		if text != "hi there" || s.Err() != nil || mine == nil {
 			t.Errorf("text %q, Err() = %v, caller's response %v; want \"hi there\", nil, the stub's", text, s.Err(), mine)
+		}
+	})
+}
+
+// A middleware of the caller's that answers with a response without a
+// body (no transport does): the stream read it, on a goroutine no guard
+// covers, and the process crashed. The caller now gets a KindTruncated
+// error for an empty body, from a Client and through a Router alike, and
+// Close returns; a whole call gets an error, not a crash (openai-go reads
+// the missing body inside the guard of the caller's middleware).
+func TestMiddlewareAnswersWithoutBody(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		stub := option.WithMiddleware(func(req *http.Request, _ option.MiddlewareNext) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Request: req}, nil
+		})
+		oc := openai.NewClient(option.WithBaseURL("http://unused.invalid/v1"), option.WithAPIKey("k"), option.WithMaxRetries(0))
+		c := tokenpace.NewClient(oc)
+		r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Name: "only", Model: "m"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, s := range map[string]*tokenpace.Stream[openai.ChatCompletionChunk]{
+			"client": c.NewStreaming(context.Background(), chat("m", 10), stub),
+			"router": r.NewStreaming(context.Background(), chat("m", 10), stub),
+		} {
+			text := readAll(t, s)
+			_ = s.Close()
+			var se *tokenpace.StreamError
+			if text != "" || !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindTruncated || se.Detail != "empty body" {
+				t.Errorf("%s: text %q, Err() = %v; want no text and a KindTruncated \"empty body\" error", name, text, s.Err())
+			}
+		}
+		if _, err := c.New(context.Background(), chat("m", 10), stub); !errors.As(err, new(*tokenpace.StreamError)) {
+			t.Errorf("whole: err %v, want a *StreamError", err)
 		}
 	})
 }
