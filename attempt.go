@@ -238,13 +238,13 @@ func (a *attempt) request() bool {
 	what := "middleware"
 	if perr := guard(a.spec.name, &what, func() { a.stream = a.spec.req.Stream(a.ctx, a.spec.client, opts) }); perr != nil {
 		if a.stream != nil {
-			_ = a.stream.Close()
+			a.closeStream()
 		}
 		a.end(perr, time.Now())
 		return false
 	}
 	if err := a.stream.Err(); err != nil {
-		_ = a.stream.Close()
+		a.closeStream()
 		a.end(a.requestFailure(err), time.Now())
 		return false
 	}
@@ -255,7 +255,7 @@ func (a *attempt) request() bool {
 	}
 	switch {
 	case a.res == nil && got == nil:
-		_ = a.stream.Close()
+		a.closeStream()
 		a.end(a.failure(KindRequest, "a middleware answered without a response", nil), time.Now())
 		return false
 	case a.res == nil:
@@ -340,11 +340,20 @@ func (a *attempt) closeBody(body io.Reader, clean bool) {
 	if clean {
 		timer := time.AfterFunc(drainWait, func() {
 			a.cancel(ErrStreamClosed) // the request's context, for a body whose Close does not end a Read
-			_ = a.stream.Close()
+			a.closeStream()
 		})
 		_, _ = io.Copy(io.Discard, io.LimitReader(body, drainBytes))
 		timer.Stop()
 	}
+	a.closeStream()
+}
+
+// closeStream closes openai-go's stream, and with it the response body,
+// which a middleware of the caller's may have given: a panic in its
+// Close, on a goroutine the caller cannot guard, is dropped, as its
+// error is.
+func (a *attempt) closeStream() {
+	defer func() { _ = recover() }()
 	_ = a.stream.Close()
 }
 

@@ -263,9 +263,13 @@ func errorName(s string) string {
 
 // readKind classifies an error of an event-stream reader: the end of the
 // body before [DONE] is KindTruncated, a line or event or body over its
-// bound KindTooLarge, any other KindReset.
+// bound KindTooLarge, a panic in the Read of a body a middleware of the
+// caller's gave KindPanic, any other KindReset.
 func readKind(err error) (ErrorKind, string, error) {
+	var pe *panicError
 	switch {
+	case errors.As(err, &pe):
+		return KindPanic, "response body", err
 	case err == io.EOF:
 		return KindTruncated, "no [DONE] event", nil
 	case errors.Is(err, sse.ErrEventTooLong):

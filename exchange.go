@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"sync"
@@ -833,13 +834,37 @@ func (b *arrivalBody) Read(p []byte) (int, error) {
 	if b.before != nil {
 		b.before.flush()
 	}
-	n, err := b.ReadCloser.Read(p)
+	n, err := b.read(p)
 	if n > 0 {
 		b.last = time.Now()
 		b.reads++
 		b.bytes += int64(n)
 	}
 	return n, err
+}
+
+// read reads from the wrapped body. A middleware of the caller's may have
+// given it, and a stream reads it on goroutines the caller cannot guard:
+// a panic in its Read is the read's error (see readKind), as a panic in a
+// hook is the call's.
+func (b *arrivalBody) read(p []byte) (n int, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			n, err = 0, &panicError{value: v, stack: debug.Stack()}
+		}
+	}()
+	return b.ReadCloser.Read(p)
+}
+
+// Close closes the wrapped body; a panic in its Close, a middleware's
+// body's, is its error.
+func (b *arrivalBody) Close() (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &panicError{value: v, stack: debug.Stack()}
+		}
+	}()
+	return b.ReadCloser.Close()
 }
 
 // serverOf returns the host and port of u, the port implied by its scheme

@@ -163,3 +163,46 @@ func TestMiddlewareAnswersWithoutBody(t *testing.T) {
 		}
 	})
 }
+
+// panickyBody gives its parts, then panics in Read; its Close panics too.
+type panickyBody struct{ pacedBody }
+
+func (b *panickyBody) Read(p []byte) (int, error) {
+	if b.i >= len(b.parts) {
+		panic("the caller's body broke")
+	}
+	return b.pacedBody.Read(p)
+}
+
+func (b *panickyBody) Close() error { panic("the caller's body broke on Close") }
+
+// A middleware of the caller's whose body panics in Read and in Close: the
+// stream read it on goroutines no guard covered, and the process
+// crashed. The caller now gets a KindPanic error naming the response
+// body, with the text read before it, from a Client and through a Router,
+// and Close returns.
+func TestMiddlewareBodyPanics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		stub := option.WithMiddleware(func(req *http.Request, _ option.MiddlewareNext) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
+				Body: &panickyBody{pacedBody{parts: twoChunks[:2], gap: 10 * time.Millisecond}}, Request: req}, nil
+		})
+		oc := openai.NewClient(option.WithBaseURL("http://unused.invalid/v1"), option.WithAPIKey("k"), option.WithMaxRetries(0))
+		c := tokenpace.NewClient(oc)
+		r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Name: "only", Model: "m"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, s := range map[string]*tokenpace.Stream[openai.ChatCompletionChunk]{
+			"client": c.NewStreaming(context.Background(), chat("m", 10), stub),
+			"router": r.NewStreaming(context.Background(), chat("m", 10), stub),
+		} {
+			text := readAll(t, s)
+			_ = s.Close()
+			var se *tokenpace.StreamError
+			if text != "hi there" || !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindPanic || se.Detail != "response body" {
+				t.Errorf("%s: text %q, Err() = %v; want \"hi there\" and a KindPanic \"response body\" error", name, text, s.Err())
+			}
+		}
+	})
+}
