@@ -261,6 +261,15 @@ func errorName(s string) string {
 	return s
 }
 
+// panicError is a recovered panic: its value, and the stack of the
+// goroutine it happened on.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (e *panicError) Error() string { return fmt.Sprintf("panic: %v\n\n%s", e.value, e.stack) }
+
 // readKind classifies an error of an event-stream reader: the end of the
 // body before [DONE] is KindTruncated, a line or event or body over its
 // bound KindTooLarge, a panic in the Read of a body a middleware of the

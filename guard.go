@@ -1,7 +1,6 @@
 package tokenpace
 
 import (
-	"fmt"
 	"runtime/debug"
 )
 
@@ -14,15 +13,6 @@ import (
 // with a KindPanic *StreamError (its output so far kept, Close never
 // hangs) and the program goes on. The Done hook runs once the call has
 // ended; a panic there becomes the call's error if it had none.
-
-// panicError is a recovered panic: its value, and the stack of the
-// goroutine it happened on.
-type panicError struct {
-	value any
-	stack []byte
-}
-
-func (e *panicError) Error() string { return fmt.Sprintf("panic: %v\n\n%s", e.value, e.stack) }
 
 // guard runs f, which calls a function of the caller's, and returns a
 // KindPanic *StreamError of target if it panicked; *what names the
