@@ -2,6 +2,7 @@ package tokenpace
 
 import (
 	"context"
+	"errors"
 
 	"github.com/tokenpace/tokenpace/internal/codec"
 
@@ -89,7 +90,11 @@ func (c *call) admit(tr *try, now time.Time, wait time.Duration) error {
 	rt := tr.rt
 	if rt.br != nil {
 		done, err := rt.br.Allow()
-		if err != nil {
+		var pe *panicError
+		switch {
+		case errors.As(err, &pe):
+			return &StreamError{Kind: KindPanic, Target: rt.Name, Detail: "breaker", Err: err}
+		case err != nil:
 			rt.ramp.refused()
 			return &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrCircuitOpen}
 		}
@@ -107,9 +112,12 @@ func (c *call) admit(tr *try, now time.Time, wait time.Duration) error {
 		} else if c.params.MaxCompletionTokens.Valid() {
 			tokens += int(c.params.MaxCompletionTokens.Value)
 		}
-		res, d, ok := rt.reserve(now, tokens)
+		res, d, ok, perr := rt.reserve(now, tokens)
 		if !ok {
 			c.notSent(tr)
+			if perr != nil {
+				return &StreamError{Kind: KindPanic, Target: rt.Name, Detail: "limiter", Err: perr}
+			}
 			return &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrAdmission}
 		}
 		tr.res, delay = res, d

@@ -158,14 +158,20 @@ func (r reservation) settle(now time.Time, used int) {
 func (rt *route) limited() bool { return rt.lim != nil || rt.Limiter != nil || rt.server != nil }
 
 // reserve reserves capacity on rt's Limiter, or else its Limit, as
-// limiter.reserve does.
-func (rt *route) reserve(now time.Time, tokens int) (res reservation, delay time.Duration, ok bool) {
+// limiter.reserve does. err is a panic of the Limiter's (see
+// reserveGuarded), when ok is false for it.
+func (rt *route) reserve(now time.Time, tokens int) (res reservation, delay time.Duration, ok bool, err error) {
 	if rt.Limiter == nil {
-		return rt.lim.reserve(now, tokens)
+		res, delay, ok = rt.lim.reserve(now, tokens)
+		return res, delay, ok, nil
 	}
-	d, cancel, err := rt.Limiter.Reserve(now, tokens)
+	d, cancel, err := reserveGuarded(rt.Limiter, now, tokens)
 	if err != nil {
-		return reservation{}, 0, false
+		var pe *panicError
+		if errors.As(err, &pe) {
+			return reservation{}, 0, false, err
+		}
+		return reservation{}, 0, false, nil
 	}
-	return reservation{shared: cancel}, max(d, 0), true
+	return reservation{shared: cancel}, max(d, 0), true, nil
 }

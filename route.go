@@ -33,11 +33,13 @@ type Route struct {
 	// Breaker, if set, is the route's circuit breaker instead of one made
 	// from Policy.Breaker, which then does not apply to this route: for
 	// instance a breaker shared by replicas (package fleet). Nil means
-	// the route's own breaker.
+	// the route's own breaker. A panic in its Allow skips the route (the
+	// attempt's error is KindPanic); one in its done or State is dropped.
 	Breaker Breaker
 	// Limiter, if set, is the route's rate limit instead of Limit: for
 	// instance a limit shared by replicas (package fleet). Nil means
-	// Limit.
+	// Limit. A panic in its Reserve skips the route, as a Breaker's in
+	// Allow does; one in the cancel it gives is dropped.
 	Limiter Limiter
 }
 

@@ -57,8 +57,10 @@ func NewRouter(c *Client, p Policy, routes ...Route) (*Router, error) {
 		x := &route{
 			Route:  rt,
 			budget: rt.Budget.merge(p.Budget),
-			br:     rt.Breaker,
 			lim:    newLimiter(rt.Limit),
+		}
+		if rt.Breaker != nil {
+			x.br = guardedBreaker{rt.Breaker}
 		}
 		if rt.Limit.FollowServer {
 			x.server = &serverLimits{}
