@@ -38,7 +38,8 @@ type BreakerSettings struct {
 	// means 5.
 	Failures uint32
 	// ReadyToTrip, if set, decides instead of Failures whether the counts
-	// after a failure open the breaker; nil means use Failures.
+	// after a failure open the breaker; nil means use Failures. A panic
+	// in it counts as false.
 	ReadyToTrip func(gobreaker.Counts) bool
 	// Timeout is how long the breaker stays open before it lets probes
 	// through (half-open); zero means 30 s.
@@ -53,7 +54,8 @@ type BreakerSettings struct {
 	// OnStateChange is called when the breaker of target changes state,
 	// with gobreaker's state names ("closed", "half-open", "open"); it
 	// has the signature of metrics.OTel.BreakerStateChanged. Nil means no
-	// call. It runs synchronously and must not block.
+	// call. It runs synchronously and must not block; a panic in it is
+	// dropped.
 	OnStateChange func(target, from, to string)
 	// Ramp, when positive, brings a route whose breaker closes again
 	// (after being open and half-open) back gradually: over Ramp, the
@@ -115,14 +117,24 @@ func (s BreakerSettings) withDefaults() BreakerSettings {
 // the request was never sent or lost a hedge, the server rejected the
 // request itself: 4xx other than 408 and 429; a function of the caller's
 // panicked), and OnStateChange, if set, called with gobreaker's state
-// names. It suits a Breaker of one's own that should decide as a Router's
+// names; a panic in ReadyToTrip or OnStateChange is false, or dropped. It
+// suits a Breaker of one's own that should decide as a Router's
 // own does. Disabled is not looked at.
 func (s BreakerSettings) Gobreaker(name string) gobreaker.Settings {
 	d := s.withDefaults()
-	trip := d.ReadyToTrip
-	if trip == nil {
-		failures := d.Failures
-		trip = func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= failures }
+	failures := d.Failures
+	trip := func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= failures }
+	if user := d.ReadyToTrip; user != nil {
+		// The caller's, which gobreaker runs under its lock, on a
+		// call's goroutines: a panic is false.
+		trip = func(c gobreaker.Counts) (open bool) {
+			defer func() {
+				if recover() != nil {
+					open = false
+				}
+			}()
+			return user(c)
+		}
 	}
 	st := gobreaker.Settings{
 		Name:        name,
@@ -133,7 +145,10 @@ func (s BreakerSettings) Gobreaker(name string) gobreaker.Settings {
 		IsExcluded:  excludedFromBreaker,
 	}
 	if f := d.OnStateChange; f != nil {
-		st.OnStateChange = func(name string, from, to gobreaker.State) { f(name, from.String(), to.String()) }
+		st.OnStateChange = func(name string, from, to gobreaker.State) {
+			defer func() { _ = recover() }()
+			f(name, from.String(), to.String())
+		}
 	}
 	return st
 }

@@ -96,3 +96,27 @@ func TestCallersBreakerAndLimiterPanic(t *testing.T) {
 		})
 	}
 }
+
+// TestBreakerSettingsCallbacksPanic: gobreaker runs BreakerSettings'
+// ReadyToTrip and OnStateChange, the caller's, under its lock on a call's
+// goroutines: a panic in ReadyToTrip counts as false, one in
+// OnStateChange is dropped, and the breaker works on.
+func TestBreakerSettingsCallbacksPanic(t *testing.T) {
+	st := tokenpace.BreakerSettings{
+		ReadyToTrip:   func(gobreaker.Counts) bool { panic("the caller's ReadyToTrip broke") },
+		OnStateChange: func(string, string, string) { panic("the caller's OnStateChange broke") },
+	}.Gobreaker("first")
+	if st.ReadyToTrip(gobreaker.Counts{ConsecutiveFailures: 9}) {
+		t.Error("a panicking ReadyToTrip opened the breaker")
+	}
+	st.ReadyToTrip = func(gobreaker.Counts) bool { return true }
+	b := gobreaker.NewTwoStepCircuitBreaker[struct{}](st)
+	done, err := b.Allow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done(errors.New("failed")) // opens it: OnStateChange panics
+	if b.State() != gobreaker.StateOpen {
+		t.Errorf("state %v after a failure that trips it, want open", b.State())
+	}
+}
