@@ -177,3 +177,31 @@ func excludedFromBreaker(err error) bool {
 	}
 	return false
 }
+
+// guardedBreaker is a Breaker of the caller's (Route.Breaker), which a
+// call asks with its own lock held, on goroutines the caller cannot
+// guard: a panic in Allow is its error (the route is skipped, and the
+// try's error is KindPanic), one in its done or State is dropped (State
+// then says closed).
+type guardedBreaker struct{ Breaker }
+
+func (b guardedBreaker) Allow() (done func(error), err error) {
+	defer recoverInto(&err)
+	done, err = b.Breaker.Allow()
+	if inner := done; inner != nil {
+		done = func(err error) {
+			defer func() { _ = recover() }()
+			inner(err)
+		}
+	}
+	return done, err
+}
+
+func (b guardedBreaker) State() (s gobreaker.State) {
+	defer func() {
+		if recover() != nil {
+			s = gobreaker.StateClosed
+		}
+	}()
+	return b.Breaker.State()
+}

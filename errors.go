@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 
 	"github.com/openai/openai-go/v3"
@@ -269,6 +270,14 @@ type panicError struct {
 }
 
 func (e *panicError) Error() string { return fmt.Sprintf("panic: %v\n\n%s", e.value, e.stack) }
+
+// recoverInto, deferred, makes a panic in the function that deferred it
+// that function's error.
+func recoverInto(err *error) {
+	if v := recover(); v != nil {
+		*err = &panicError{value: v, stack: debug.Stack()}
+	}
+}
 
 // readKind classifies an error of an event-stream reader: the end of the
 // body before [DONE] is KindTruncated, a line or event or body over its

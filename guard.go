@@ -2,9 +2,6 @@ package tokenpace
 
 import (
 	"runtime/debug"
-	"time"
-
-	"github.com/sony/gobreaker/v2"
 )
 
 // What a panic in the caller's code does.
@@ -39,55 +36,4 @@ func isPanic(err error) bool { return isKind(err, KindPanic) }
 func isKind(err error, k ErrorKind) bool {
 	se, ok := err.(*StreamError)
 	return ok && se.Kind == k
-}
-
-// recoverInto, deferred, makes a panic in the function that deferred it
-// that function's error.
-func recoverInto(err *error) {
-	if v := recover(); v != nil {
-		*err = &panicError{value: v, stack: debug.Stack()}
-	}
-}
-
-// guardedBreaker is a Breaker of the caller's (Route.Breaker), which a
-// call asks with its own lock held, on goroutines the caller cannot
-// guard: a panic in Allow is its error (the route is skipped, and the
-// try's error is KindPanic), one in its done or State is dropped (State
-// then says closed).
-type guardedBreaker struct{ Breaker }
-
-func (b guardedBreaker) Allow() (done func(error), err error) {
-	defer recoverInto(&err)
-	done, err = b.Breaker.Allow()
-	if inner := done; inner != nil {
-		done = func(err error) {
-			defer func() { _ = recover() }()
-			inner(err)
-		}
-	}
-	return done, err
-}
-
-func (b guardedBreaker) State() (s gobreaker.State) {
-	defer func() {
-		if recover() != nil {
-			s = gobreaker.StateClosed
-		}
-	}()
-	return b.Breaker.State()
-}
-
-// reserveGuarded asks l, a Limiter of the caller's (Route.Limiter), to
-// reserve, as guardedBreaker asks a breaker: a panic in Reserve is its
-// error, one in its cancel is dropped.
-func reserveGuarded(l Limiter, now time.Time, tokens int) (d time.Duration, cancel func(time.Time), err error) {
-	defer recoverInto(&err)
-	d, cancel, err = l.Reserve(now, tokens)
-	if inner := cancel; inner != nil {
-		cancel = func(now time.Time) {
-			defer func() { _ = recover() }()
-			inner(now)
-		}
-	}
-	return d, cancel, err
 }

@@ -175,3 +175,18 @@ func (rt *route) reserve(now time.Time, tokens int) (res reservation, delay time
 	}
 	return reservation{shared: cancel}, max(d, 0), true, nil
 }
+
+// reserveGuarded asks l, a Limiter of the caller's (Route.Limiter), to
+// reserve, as guardedBreaker asks a breaker: a panic in Reserve is its
+// error, one in its cancel is dropped.
+func reserveGuarded(l Limiter, now time.Time, tokens int) (d time.Duration, cancel func(time.Time), err error) {
+	defer recoverInto(&err)
+	d, cancel, err = l.Reserve(now, tokens)
+	if inner := cancel; inner != nil {
+		cancel = func(now time.Time) {
+			defer func() { _ = recover() }()
+			inner(now)
+		}
+	}
+	return d, cancel, err
+}
