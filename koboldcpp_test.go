@@ -60,6 +60,26 @@ func TestKoboldCppPlaceholderUsage(t *testing.T) {
 	})
 }
 
+// TestKoboldCppPlaceholderUsageRelayed: CLIProxyAPI in front of KoboldCpp
+// 1.76 makes a response of its chat answer, the placeholder usage and id
+// with it (recorded live): no usage there either, in Timing and in the
+// response.
+func TestKoboldCppPlaceholderUsageRelayed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		url, hc := serve(t, replay(loadRecording(t, "cliproxyapi-koboldcpp-responses-nostream.jsonl")))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		var tm *tokenpace.Timing
+		res, err := c.NewResponse(context.Background(), responses.ResponseNewParams{Model: "kobold", MaxOutputTokens: openai.Int(30),
+			Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Tell me a long story about a dog.")}}, tokenpace.WithTimingInto(&tm))
+		if err != nil || res.OutputText() != "1 no caN ca hello on`astwohas=la/=\tFrN weI helversuZ" {
+			t.Fatalf("%v, %v; want the answer as sent", res, err)
+		}
+		if res.Usage.InputTokens != 0 || res.Usage.OutputTokens != 0 || res.JSON.Usage.Valid() || tm.UsageReported || tm.PromptTokens != 0 {
+			t.Errorf("usage %+v, Timing (%v, %d); want none", res.Usage, tm.UsageReported, tm.PromptTokens)
+		}
+	})
+}
+
 // TestKoboldCppRealUsageKept: a count that is not the placeholder, or the
 // placeholder's numbers under another id, is the server's word.
 func TestKoboldCppRealUsageKept(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/tidwall/gjson"
 )
@@ -340,6 +341,11 @@ func (r response) Fetch(ctx context.Context, client *openai.Client, opts []optio
 		return Event{}, serverError(se), nil
 	}
 	c, err := wholeResponseChunk(res)
+	if u := &res.Usage; placeholderUsage(res.ID, &openai.CompletionUsage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.TotalTokens}) {
+		// KoboldCpp's placeholder, relayed as a response (CLIProxyAPI makes
+		// one of its chat answer): no usage, as in a chat answer.
+		res.Usage, res.JSON.Usage = responses.ResponseUsage{}, respjson.Field{}
+	}
 	if err != nil {
 		return Event{}, err, nil
 	}
