@@ -54,16 +54,8 @@ func TestMiddlewareAnswers(t *testing.T) {
 			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
 				Body: &pacedBody{parts: twoChunks, gap: 10 * time.Millisecond}, Request: req}, nil
 		})
-		oc := openai.NewClient(option.WithBaseURL("http://unused.invalid/v1"), option.WithAPIKey("k"), option.WithMaxRetries(0))
-		c := tokenpace.NewClient(oc)
-		r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Name: "only", Model: "m"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for name, s := range map[string]*tokenpace.Stream[openai.ChatCompletionChunk]{
-			"client": c.NewStreaming(context.Background(), chat("m", 10), stub),
-			"router": r.NewStreaming(context.Background(), chat("m", 10), stub),
-		} {
+		_, streams := answeredBy(t, stub)
+		for name, s := range streams {
 			text := readAll(t, s)
 			s.Close()
 			tm := s.Timing()
@@ -141,16 +133,8 @@ func TestMiddlewareAnswersWithoutBody(t *testing.T) {
 		stub := option.WithMiddleware(func(req *http.Request, _ option.MiddlewareNext) (*http.Response, error) {
 			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Request: req}, nil
 		})
-		oc := openai.NewClient(option.WithBaseURL("http://unused.invalid/v1"), option.WithAPIKey("k"), option.WithMaxRetries(0))
-		c := tokenpace.NewClient(oc)
-		r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Name: "only", Model: "m"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for name, s := range map[string]*tokenpace.Stream[openai.ChatCompletionChunk]{
-			"client": c.NewStreaming(context.Background(), chat("m", 10), stub),
-			"router": r.NewStreaming(context.Background(), chat("m", 10), stub),
-		} {
+		c, streams := answeredBy(t, stub)
+		for name, s := range streams {
 			text := readAll(t, s)
 			_ = s.Close()
 			var se *tokenpace.StreamError
@@ -187,16 +171,8 @@ func TestMiddlewareBodyPanics(t *testing.T) {
 			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
 				Body: &panickyBody{pacedBody{parts: twoChunks[:2], gap: 10 * time.Millisecond}}, Request: req}, nil
 		})
-		oc := openai.NewClient(option.WithBaseURL("http://unused.invalid/v1"), option.WithAPIKey("k"), option.WithMaxRetries(0))
-		c := tokenpace.NewClient(oc)
-		r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Name: "only", Model: "m"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for name, s := range map[string]*tokenpace.Stream[openai.ChatCompletionChunk]{
-			"client": c.NewStreaming(context.Background(), chat("m", 10), stub),
-			"router": r.NewStreaming(context.Background(), chat("m", 10), stub),
-		} {
+		_, streams := answeredBy(t, stub)
+		for name, s := range streams {
 			text := readAll(t, s)
 			_ = s.Close()
 			var se *tokenpace.StreamError
@@ -205,4 +181,21 @@ func TestMiddlewareBodyPanics(t *testing.T) {
 			}
 		}
 	})
+}
+
+// answeredBy returns a Client whose requests no server answers (stub, a
+// middleware of the caller's, does), and a stream of it and one through a
+// Router of one route, each started with stub.
+func answeredBy(t *testing.T, stub option.RequestOption) (*tokenpace.Client, map[string]*tokenpace.Stream[openai.ChatCompletionChunk]) {
+	t.Helper()
+	oc := openai.NewClient(option.WithBaseURL("http://unused.invalid/v1"), option.WithAPIKey("k"), option.WithMaxRetries(0))
+	c := tokenpace.NewClient(oc)
+	r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Name: "only", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, map[string]*tokenpace.Stream[openai.ChatCompletionChunk]{
+		"client": c.NewStreaming(context.Background(), chat("m", 10), stub),
+		"router": r.NewStreaming(context.Background(), chat("m", 10), stub),
+	}
 }
