@@ -115,6 +115,9 @@ type result struct {
 	// queue holds every document's client-side wait before its request
 	// went out: the rate limiter's, and the client's own scheduling.
 	queue []time.Duration
+	// uncounted counts the documents whose server reported no usage:
+	// their output tokens are the chunks counted.
+	uncounted int
 }
 
 // run processes cfg.docs documents, stage by stage, prints the throughput
@@ -129,6 +132,9 @@ func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) (*r
 		tokenpace.WithHooks(tokenpace.Hooks{Done: func(_ context.Context, t *tokenpace.Timing) {
 			queueMu.Lock()
 			res.queue = append(res.queue, t.Queue())
+			if t.Err == nil && !t.UsageReported && t.OutputChunks > 0 {
+				res.uncounted++
+			}
 			queueMu.Unlock()
 		}}))
 	router, err := tokenpace.NewRouter(client, tokenpace.Policy{},
@@ -186,6 +192,10 @@ func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) (*r
 		t.Requests, res.wall.Seconds(), float64(t.Completed)/res.wall.Seconds(), float64(t.OutputTokens)/res.wall.Seconds(), t.Failed)
 	if t.Failed > 0 {
 		fmt.Fprintf(w, "failed by error: %s\n", counts(t.Errors))
+	}
+	if res.uncounted > 0 {
+		fmt.Fprintf(w, "note: the server reported no token usage for %d of %d documents: their output tokens are the chunks counted, fewer than the tokens when a chunk carries several\n",
+			res.uncounted, t.Completed)
 	}
 	fmt.Fprintf(w, "goodput: %.1f docs/s (%d of %d done within %v)\n",
 		float64(t.Good)/res.wall.Seconds(), t.Good, t.Requests, cfg.deadline)

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -61,6 +64,9 @@ func TestBatchThroughputGrowsWithConcurrency(t *testing.T) {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("output lacks %q:\n%s", want, out.String())
 			}
+		}
+		if strings.Contains(out.String(), "no token usage") {
+			t.Errorf("a note that tokens are chunks, from a server that reports usage:\n%s", out.String())
 		}
 	})
 }
@@ -130,4 +136,26 @@ func TestBatchSaysWhyDocumentsFailed(t *testing.T) {
 			t.Errorf("output does not count the failures by error:\n%s", out.String())
 		}
 	})
+}
+
+// TestBatchSaysTokensAreChunks: against a server that reports no usage and
+// sends several tokens a chunk (as KoboldCpp does), the tokens/s figures
+// are chunk counts, and the run says so; against the simulator, which
+// reports usage, it says nothing of the kind.
+func TestBatchSaysTokensAreChunks(t *testing.T) {
+	stream := `data: {"id":"koboldcpp","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"finish_reason":"null","delta":{"role":"assistant","content":"several tokens"}}]}` + "\n\n" +
+		`data: {"id":"koboldcpp","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"finish_reason":"length","delta":{"role":"assistant","content":" in two chunks"}}]}` + "\n\ndata: [DONE]"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, stream)
+	}))
+	defer srv.Close()
+	cfg := config{model: "m", docs: 4, stages: []int{2}, perStage: 2, docTokens: 16, maxTokens: 8, deadline: 2 * time.Second, seed: 1}
+	var out bytes.Buffer
+	if _, err := run(t.Context(), &out, endpoint.Endpoint{BaseURL: srv.URL + "/v1", HTTP: srv.Client(), APIKey: "x"}, cfg); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "no token usage for 4 of 4 documents") {
+		t.Errorf("no word that the tokens are chunks:\n%s", out.String())
+	}
 }
