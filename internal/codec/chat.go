@@ -183,6 +183,7 @@ func (r chat) Fetch(ctx context.Context, client *openai.Client, opts []option.Re
 	if err != nil {
 		return Event{}, err, nil
 	}
+	dropPlaceholder(c.ID, &c.Usage, &c.JSON.Usage) // the chunk is read anew from the raw answer
 	return chunkEvent(c, res), nil, nil
 }
 

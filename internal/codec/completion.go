@@ -152,15 +152,13 @@ func (r completion) Fetch(ctx context.Context, client *openai.Client, opts []opt
 	for i := range res.Choices {
 		chatShapedText(&res.Choices[i])
 	}
-	ev := completionEvent(res)
 	dropPlaceholder(res.ID, &res.Usage, &res.JSON.Usage)
-	return ev, nil, nil
+	return completionEvent(res), nil, nil
 }
 
 // completionEvent returns a completions event with its chat view: its id
 // and model, and per choice its index, finish reason and text as the
-// delta's content. The usage is the event's own, but for KoboldCpp's
-// placeholder (see placeholderUsage).
+// delta's content. The usage is the event's own.
 func completionEvent(comp *openai.Completion) Event {
 	c := &openai.ChatCompletionChunk{ID: comp.ID, Model: comp.Model, Created: comp.Created}
 	if len(comp.Choices) > 0 {
@@ -175,8 +173,6 @@ func completionEvent(comp *openai.Completion) Event {
 		}
 	}
 	ev := chunkEvent(c, comp)
-	if !placeholderUsage(comp.ID, &comp.Usage) {
-		ev.Usage, ev.HasUsage = usageIn(&comp.Usage, comp.JSON.Usage.Valid(), comp.JSON.ExtraFields)
-	}
+	ev.Usage, ev.HasUsage = usageIn(&comp.Usage, comp.JSON.Usage.Valid(), comp.JSON.ExtraFields)
 	return ev
 }

@@ -24,7 +24,8 @@ import (
 var koboldCppIDs = [...]string{"chatcmpl-A1", "cmpl-A1"}
 
 // placeholderUsage reports whether u, the usage of the whole answer id,
-// is KoboldCpp's placeholder: no count.
+// is KoboldCpp's placeholder: no count. Only whole answers are checked
+// (see Fetch): KoboldCpp's streams carry no usage.
 func placeholderUsage(id string, u *openai.CompletionUsage) bool {
 	if u.PromptTokens != 100 || u.CompletionTokens != 100 || u.TotalTokens != 200 {
 		return false

@@ -341,13 +341,13 @@ func (r response) Fetch(ctx context.Context, client *openai.Client, opts []optio
 		return Event{}, serverError(se), nil
 	}
 	c, err := wholeResponseChunk(res)
-	if u := &res.Usage; placeholderUsage(res.ID, &openai.CompletionUsage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.TotalTokens}) {
-		// KoboldCpp's placeholder, relayed as a response (CLIProxyAPI makes
-		// one of its chat answer): no usage, as in a chat answer.
-		res.Usage, res.JSON.Usage = responses.ResponseUsage{}, respjson.Field{}
-	}
 	if err != nil {
 		return Event{}, err, nil
+	}
+	if placeholderUsage(res.ID, &c.Usage) {
+		// KoboldCpp's placeholder, relayed as a response (CLIProxyAPI makes
+		// one of its chat answer): no usage, as in a chat answer.
+		c.Usage, res.Usage, res.JSON.Usage = openai.CompletionUsage{}, responses.ResponseUsage{}, respjson.Field{}
 	}
 	ch := &c.Choices[0]
 	ch.FinishReason = r.cut(ch.FinishReason, res.JSON.Usage.Valid(), res.Usage.OutputTokens)

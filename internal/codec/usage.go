@@ -65,12 +65,8 @@ func usageOf(u openai.CompletionUsage) Usage {
 
 // chunkUsage returns the usage a chat chunk reports, and whether it
 // reports one: its usage object (see usageIn), else the one a choice
-// carries (Moonshot sends the usage in the finish chunk's choice); none
-// when it is KoboldCpp's placeholder (see placeholderUsage).
+// carries (Moonshot sends the usage in the finish chunk's choice).
 func chunkUsage(c *openai.ChatCompletionChunk) (Usage, bool) {
-	if placeholderUsage(c.ID, &c.Usage) {
-		return Usage{}, false
-	}
 	if u, ok := usageIn(&c.Usage, c.JSON.Usage.Valid(), c.JSON.ExtraFields); ok {
 		return u, true
 	}
