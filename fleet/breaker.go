@@ -69,10 +69,10 @@ type Breaker struct {
 
 	args      []any // interval and timeout, in microseconds
 	maxReq    int64
-	threshold int64                       // consecutive failures that trip; 0 when trip decides
-	trip      func(gobreaker.Counts) bool // when ReadyToTrip is set
-	onChange  func(name, from, to string) // nil for none
-	excluded  func(error) bool            // outcomes counted neither way
+	threshold int64                                       // consecutive failures that trip; 0 when trip decides
+	trip      func(gobreaker.Counts) bool                 // when ReadyToTrip is set; a panic is false
+	onChange  func(name string, from, to gobreaker.State) // nil for none; a panic is dropped
+	excluded  func(error) bool                            // outcomes counted neither way
 	local     *localBreaker
 	queue     batcher[outcomes]
 
@@ -122,13 +122,17 @@ func NewBreaker(rdb redis.UniversalClient, name string, s tokenpace.BreakerSetti
 		gate:     &redisGate{backoff: cfg.backoff},
 		args:     []any{d.Interval.Microseconds(), d.Timeout.Microseconds()},
 		maxReq:   int64(d.MaxRequests),
-		trip:     s.ReadyToTrip,
-		onChange: s.OnStateChange,
+		onChange: d.OnStateChange,
 		local:    newLocalBreaker(d),
 		excluded: d.IsExcluded,
 	}
 	if s.ReadyToTrip == nil {
 		b.threshold = int64(cmp.Or(s.Failures, defaultFailures))
+	} else {
+		// The caller's, run on the batcher's and the refill's
+		// goroutines, where a panic would end the program: d's
+		// recovers, as a Router's own breaker does.
+		b.trip = d.ReadyToTrip
 	}
 	b.queue = batcher[outcomes]{send: b.record, report: b.cfg.report}
 	return b, nil
@@ -247,7 +251,7 @@ func (b *Breaker) update(s sharedState, at time.Time) {
 	b.mu.Unlock()
 	if b.onChange != nil {
 		for i := 1; i < len(s.visited); i++ {
-			b.onChange(b.name, s.visited[i-1].String(), s.visited[i].String())
+			b.onChange(b.name, s.visited[i-1], s.visited[i])
 		}
 	}
 }

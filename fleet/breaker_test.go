@@ -251,6 +251,32 @@ func TestBreakerReadyToTrip(t *testing.T) {
 	checkStates(t, bs, gobreaker.StateOpen)
 }
 
+// TestBreakerCallbacksPanic: the caller's ReadyToTrip and OnStateChange run
+// on the Breaker's own goroutines (the batcher's, the lease refill's), where
+// a panic would end the program; as with a Router's own breaker, a panic in
+// ReadyToTrip counts as false and one in OnStateChange is dropped, and the
+// state moves as it would without them.
+func TestBreakerCallbacksPanic(t *testing.T) {
+	srv := startRedis(t)
+	trips := breakers(t, srv, 1, tokenpace.BreakerSettings{
+		ReadyToTrip: func(gobreaker.Counts) bool { panic("the caller's bug") },
+	})
+	changes := breakers(t, srv, 1, tokenpace.BreakerSettings{
+		Failures:      1,
+		OnStateChange: func(string, string, string) { panic("the caller's bug") },
+	}, fleet.WithPrefix("other:"))
+	for _, b := range []*fleet.Breaker{trips[0], changes[0]} {
+		if err := call(b, errBoom); err != nil {
+			t.Fatalf("Allow() = %v, want nil", err)
+		}
+	}
+	checkStates(t, trips, gobreaker.StateClosed)
+	checkStates(t, changes, gobreaker.StateOpen)
+	if err := call(changes[0], nil); !errors.Is(err, gobreaker.ErrOpenState) {
+		t.Errorf("Allow() after the trip = %v, want gobreaker.ErrOpenState", err)
+	}
+}
+
 func TestBreakerOutcomesAfterClose(t *testing.T) {
 	srv := startRedis(t)
 	var closed atomic.Int64
