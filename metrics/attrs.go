@@ -24,7 +24,7 @@ type setsKey struct {
 type attrSets struct {
 	op            attribute.Set // GenAI attributes with error.type
 	chunk         attribute.Set // GenAI attributes without error.type
-	input, output attribute.Set // op with gen_ai.token.type
+	input, output attribute.Set // chunk with gen_ai.token.type (the conventions give token usage no error.type)
 	own           attribute.Set // tokenpace.target, gen_ai.request.model
 	good, bad     attribute.Set // own with tokenpace.request.good and error.type
 
@@ -89,8 +89,8 @@ func (o *OTel) buildSets(k setsKey) *attrSets {
 	s := &attrSets{
 		op:     attribute.NewSet(op...),
 		chunk:  attribute.NewSet(chunk...),
-		input:  with(op, semconv.GenAITokenTypeKey.String(string(genaiconv.TokenTypeInput))),
-		output: with(op, semconv.GenAITokenTypeKey.String(string(genaiconv.TokenTypeOutput))),
+		input:  with(chunk, semconv.GenAITokenTypeKey.String(string(genaiconv.TokenTypeInput))),
+		output: with(chunk, semconv.GenAITokenTypeKey.String(string(genaiconv.TokenTypeOutput))),
 		own:    attribute.NewSet(own...),
 		good:   with(own, attrGood.Bool(true)),
 		bad:    with(bad, attrGood.Bool(false)),

@@ -19,13 +19,14 @@
 //	gen_ai.client.operation.duration               s        per call, Start to End (admission, retries and fallbacks included)
 //	gen_ai.client.operation.time_to_first_chunk    s        per streaming call with a token: Sent to first output chunk (a Router call's: the caller's)
 //	gen_ai.client.operation.time_per_output_chunk  s        per gap between consecutive output chunks
-//	gen_ai.client.token.usage                      {token}  input (when the server reported usage) and output, by gen_ai.token.type
+//	gen_ai.client.token.usage                      {token}  input (when the server reported usage) and output (without usage: output chunks, one token each on most servers, as the conventions ask of a server that streams its tokens one by one), by gen_ai.token.type
 //
 // with gen_ai.operation.name ("chat" for chat completions and the Responses
 // API, "text_completion" for the completions API), gen_ai.provider.name (WithProviderName),
 // gen_ai.request.model, gen_ai.response.model, server.address and server.port
 // (from tokenpace.Timing.ServerAddress and ServerPort; WithServer overrides
-// them), error.type on failed calls (not on the chunk metrics), and
+// them), error.type on the duration of failed calls (the conventions define it
+// on no other of them), and
 // tokenpace.target. WithInferenceNames adds the same histograms under the
 // newer names gen_ai.client.inference.duration,
 // gen_ai.client.inference.time_to_first_chunk and

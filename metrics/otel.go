@@ -22,9 +22,13 @@ const ScopeName = "github.com/tokenpace/tokenpace/metrics"
 // Version is the instrumentation scope version.
 const Version = "0.1.0"
 
-// Bucket boundaries advised by the GenAI semantic conventions: durations
-// for gen_ai.client.operation.duration and the time to first chunk, per
-// token for the time per output chunk, tokens for gen_ai.client.token.usage.
+// Bucket boundaries advised by the GenAI semantic conventions (v1.41.0,
+// docs/gen-ai/gen-ai-metrics.md): durations for
+// gen_ai.client.operation.duration, the time to first chunk and the time per
+// output chunk (a gap between chunks may last seconds: a reasoning pause, a
+// tool call), tokens for gen_ai.client.token.usage; per token, the advice for
+// gen_ai.server.time_per_output_token, for tokenpace's own time per output
+// token.
 var (
 	durationBuckets = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}
 	perTokenBuckets = []float64{0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5}
@@ -131,12 +135,12 @@ func newOTel(cfg config, det *Detector) (*OTel, error) {
 	check(err)
 	o.ttfc, err = genaiconv.NewClientOperationTimeToFirstChunk(m, metric.WithExplicitBucketBoundaries(durationBuckets...))
 	check(err)
-	o.tpoc, err = genaiconv.NewClientOperationTimePerOutputChunk(m, metric.WithExplicitBucketBoundaries(perTokenBuckets...))
+	o.tpoc, err = genaiconv.NewClientOperationTimePerOutputChunk(m, metric.WithExplicitBucketBoundaries(durationBuckets...))
 	check(err)
 	if cfg.inferenceNames {
 		o.infDuration = in.hist(inferenceDuration, o.duration.Unit(), inferenceDescription, durationBuckets)
 		o.infTTFC = in.hist(inferenceFirstChunk, o.ttfc.Unit(), o.ttfc.Description(), durationBuckets)
-		o.infTPOC = in.hist(inferencePerChunk, o.tpoc.Unit(), o.tpoc.Description(), perTokenBuckets)
+		o.infTPOC = in.hist(inferencePerChunk, o.tpoc.Unit(), o.tpoc.Description(), durationBuckets)
 	}
 
 	o.tpot = in.hist("tokenpace.client.time_per_output_token", "s",

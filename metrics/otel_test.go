@@ -99,6 +99,15 @@ func attrsOf(s attribute.Set) map[string]string {
 	return m
 }
 
+// The bucket boundaries the GenAI semantic conventions advise (v1.41.0,
+// docs/gen-ai/gen-ai-metrics.md): for the client's duration, time to first
+// chunk and time per output chunk; and for the server's time per output
+// token, which tokenpace's own per-token histogram follows.
+var (
+	specDurations = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}
+	specPerToken  = []float64{0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5}
+)
+
 func TestOTelGenAIMetrics(t *testing.T) {
 	rig := newRig(t)
 	// 200ms queue, 300ms TTFT, 5 tokens 20ms apart.
@@ -118,11 +127,11 @@ func TestOTelGenAIMetrics(t *testing.T) {
 		sum     float64
 		buckets []float64
 	}{
-		{"gen_ai.client.operation.duration", 1, 0.581, durationBuckets}, // 200 + 300 + 4·20 + 1 ms
-		{"gen_ai.client.operation.time_to_first_chunk", 1, 0.3, durationBuckets},
-		{"gen_ai.client.operation.time_per_output_chunk", 4, 0.08, perTokenBuckets},
-		{"tokenpace.client.time_per_output_token", 1, 0.02, perTokenBuckets},
-		{"tokenpace.client.queue.duration", 1, 0.2, durationBuckets},
+		{"gen_ai.client.operation.duration", 1, 0.581, specDurations}, // 200 + 300 + 4·20 + 1 ms
+		{"gen_ai.client.operation.time_to_first_chunk", 1, 0.3, specDurations},
+		{"gen_ai.client.operation.time_per_output_chunk", 4, 0.08, specDurations},
+		{"tokenpace.client.time_per_output_token", 1, 0.02, specPerToken},
+		{"tokenpace.client.queue.duration", 1, 0.2, specDurations},
 	}
 	for _, tt := range tests {
 		dps := hist(t, ms, tt.name, "s")
@@ -193,6 +202,13 @@ func TestOTelErrorAndPolicyMetrics(t *testing.T) {
 	if got := attrsOf(dur[0].Attributes)["error.type"]; got != "429" {
 		t.Errorf("duration error.type = %q, want 429", got)
 	}
+	// The conventions define error.type on the duration only: not on token
+	// usage (nor on the per-chunk times, recorded with no error).
+	for _, dp := range ms["gen_ai.client.token.usage"].Data.(metricdata.Histogram[int64]).DataPoints {
+		if got, ok := attrsOf(dp.Attributes)["error.type"]; ok {
+			t.Errorf("token usage has error.type %q", got)
+		}
+	}
 	counts := func(name string, key attribute.Key) map[string]int64 {
 		m := map[string]int64{}
 		for _, dp := range ms[name].Data.(metricdata.Sum[int64]).DataPoints {
@@ -248,8 +264,8 @@ func TestOTelInferenceNames(t *testing.T) {
 			}
 			if tt.newName {
 				dps := hist(t, ms, "gen_ai.client.inference.time_per_output_chunk", "s")
-				if dps[0].Count != 2 || !slices.Equal(dps[0].Bounds, perTokenBuckets) {
-					t.Errorf("inference time_per_output_chunk = %+v, want 2 samples in per-token buckets", dps[0])
+				if dps[0].Count != 2 || !slices.Equal(dps[0].Bounds, specDurations) {
+					t.Errorf("inference time_per_output_chunk = %+v, want 2 samples in the duration buckets", dps[0])
 				}
 			}
 		})
