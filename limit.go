@@ -62,6 +62,16 @@ func (l Limit) validate() error {
 // Limiter is a route's rate limit, such as one shared by several
 // processes (see Route.Limiter). Implementations must be safe for
 // concurrent use.
+//
+// A Limiter that also has the method
+//
+//	Settle(now time.Time, reserved, used int)
+//
+// is told, when a request it admitted ends with the usage its server
+// reported, the tokens Reserve was given for it (the estimate) and those
+// it really used (prompt plus output), so that a tokens-per-minute limit
+// counts what was used, as a Route's own Limit does; package fleet's
+// Limiter has it. A panic in Settle is dropped.
 type Limiter interface {
 	// Reserve reserves capacity at now for one request of tokens tokens
 	// (prompt estimate plus max_tokens) and returns how long the request
@@ -70,6 +80,12 @@ type Limiter interface {
 	// the request can never be admitted: the route is skipped
 	// (ErrAdmission).
 	Reserve(now time.Time, tokens int) (delay time.Duration, cancel func(now time.Time), err error)
+}
+
+// limitSettler is a Limiter that is told the tokens a request used (see
+// Limiter).
+type limitSettler interface {
+	Settle(now time.Time, reserved, used int)
 }
 
 // limiter enforces a Limit. A nil *limiter admits everything at once.
@@ -101,6 +117,8 @@ type reservation struct {
 	tpmLim    *rate.Limiter   // the TPM limiter, for settle
 	tpmTokens int             // the tokens tpm reserved
 	shared    func(time.Time) // a Limiter's cancel; nil for none
+	settler   limitSettler    // a Limiter that is told the tokens used; nil for none
+	reserved  int             // the tokens the Limiter reserved
 	server    serverTicket    // the server's count (Limit.FollowServer); zero for none
 }
 
@@ -146,6 +164,12 @@ func (r reservation) cancel(now time.Time) {
 // reservation gives tokens back in x/time/rate (up to the burst), which
 // TestTPMSettles checks.
 func (r reservation) settle(now time.Time, used int) {
+	if r.settler != nil && used > 0 {
+		func() {
+			defer func() { _ = recover() }()
+			r.settler.Settle(now, r.reserved, used)
+		}()
+	}
 	if r.tpmLim == nil || !r.tpm.OK() || used <= 0 {
 		return
 	}
@@ -173,7 +197,11 @@ func (rt *route) reserve(now time.Time, tokens int) (res reservation, delay time
 		}
 		return reservation{}, 0, false, nil
 	}
-	return reservation{shared: cancel}, max(d, 0), true, nil
+	res = reservation{shared: cancel}
+	if s, ok := rt.Limiter.(limitSettler); ok {
+		res.settler, res.reserved = s, tokens
+	}
+	return res, max(d, 0), true, nil
 }
 
 // reserveGuarded asks l, a Limiter of the caller's (Route.Limiter), to

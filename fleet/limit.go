@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -236,6 +237,35 @@ func (l *Limiter) exchange(costs, extra []int64) (wait time.Duration, leased boo
 	return r.wait, r.leased, at, nil
 }
 
+// Settle corrects the tokens-per-minute count of a request admitted for
+// reserved tokens (the estimate Reserve was given) by the tokens it used
+// (prompt plus output, as its server reported them): the difference is
+// charged to the shared limit, or given back, with the next batch of
+// cancellations (a charge at most the limit's burst, as
+// golang.org/x/time/rate's; a batch nets charges and refunds). While Redis
+// is down it is charged to the local stand-in. A Router calls it when a
+// request it admitted ends with usage (see tokenpace.Limiter), so that
+// the fleet's limit counts what requests used, not their estimates: a
+// request sent without max_tokens is reserved for its prompt alone.
+func (l *Limiter) Settle(now time.Time, reserved, used int) {
+	i := slices.IndexFunc(l.buckets, func(b bucket) bool { return b.tokens })
+	if i < 0 || used <= 0 {
+		return
+	}
+	b := l.buckets[i]
+	d := min(used-b.cost(reserved), int(b.burst))
+	if d == 0 {
+		return
+	}
+	if !l.gate.up() {
+		l.local.tpm.ReserveN(now, d) // a negative n gives tokens back
+		return
+	}
+	units := make([]int64, len(l.buckets))
+	units[i] = -int64(d) // giveBack gives back; a charge is a negative refund
+	l.giveBack(units)
+}
+
 // refill leases extra units in the background (a reservation of nothing
 // but the lease) and settles the lease's round trip; it returns the
 // report of its error, if any, for the lease to call once its goroutine
@@ -281,11 +311,16 @@ func (l *Limiter) refund(costs []int64, report func(error)) {
 		report(errors.New("fleet: cancel reservation: Redis is down; the capacity comes back with time"))
 		return
 	}
-	argv := make([]any, 0, 1+4*len(l.buckets))
+	argv := make([]any, 0, 2+4*len(l.buckets))
 	argv = append(argv, len(l.buckets))
 	for i, b := range l.buckets {
 		argv = append(argv, b.field, b.intervalArg, b.burstArg, costs[i])
 	}
+	own := 1
+	if l.cfg.breaker != nil {
+		own = 0
+	}
+	argv = append(argv, own)
 	ctx, stop := context.WithTimeout(context.Background(), l.cfg.timeout)
 	defer stop()
 	err := refund.Run(ctx, l.rdb, l.keys, argv...).Err()

@@ -132,3 +132,25 @@ func TestLimiterCountsAddUp(t *testing.T) {
 		t.Fatalf("Reserve(100) with the minute used up = %v, want a wait", d)
 	}
 }
+
+func TestLimiterSettle(t *testing.T) {
+	srv := startRedis(t)
+	rs := replicas(t, srv, 2, tokenpace.Limit{TPM: 1000})
+	a, b := rs[0], rs[1]
+	// Reserved for 10 tokens, the request used 700: the fleet has 300
+	// left, so b's 400 waits for 100 (6 s at 1000/min).
+	reserve(t, a, 10)
+	a.Settle(time.Now(), 10, 700)
+	a.Flush()
+	d, _ := reserve(t, b, 400)
+	if d < 5*time.Second || d > 6*time.Second {
+		t.Fatalf("b.Reserve(400) after a used 700 = %v, want about 6s", d)
+	}
+	// Reserved for 400, used 100: 300 come back, and 200 fit at once
+	// (they would wait 18 s without).
+	b.Settle(time.Now(), 400, 100)
+	b.Flush()
+	if d, _ := reserve(t, a, 200); d > time.Second {
+		t.Fatalf("a.Reserve(200) after b gave back 300 = %v, want at most 1s", d)
+	}
+}

@@ -123,7 +123,11 @@ func parseReserve(v []int64, at time.Time) (reserveReply, error) {
 }
 
 // refund gives cost units back on every bucket (the ARGV of reserve,
-// without the breaker's and the extra).
+// without the breaker's and the extra, then 1 when the hash is the
+// limit's own, 0 when it is a breaker's), or charges them when negative
+// (Limiter.Settle): a charge starts from now when the bucket's TAT is
+// past, as a reservation does, and moves the expiry of a hash of the
+// limit's own (a breaker's does not expire) past the TAT.
 var refund = redis.NewScript(`
 local t = redis.call('TIME')
 local now = t[1] * 1000000 + t[2]
@@ -131,13 +135,22 @@ local nb = tonumber(ARGV[1])
 local want = {}
 for i = 1, nb do want[i] = ARGV[4*i-2] end
 local v = redis.call('HMGET', KEYS[1], unpack(want))
-local kv = {}
+local kv, last = {}, now
 for i = 1, nb do
-  local tat = tonumber(v[i])
-  if tat then
+  local tat, c, iv = tonumber(v[i]), tonumber(ARGV[4*i+1]), tonumber(ARGV[4*i-1])
+  local new = nil
+  if c < 0 then new = math.max(tat or now, now) - c * iv
+  elseif c > 0 and tat then new = math.max(tat - c * iv, now) end
+  if new then
     kv[#kv + 1] = ARGV[4*i-2]
-    kv[#kv + 1] = math.max(tat - tonumber(ARGV[4*i+1]) * tonumber(ARGV[4*i-1]), now)
+    kv[#kv + 1] = new
+    if new > last then last = new end
   end
 end
-if #kv > 0 then redis.call('HSET', KEYS[1], unpack(kv)) end
+if #kv == 0 then return 0 end
+local ttl = redis.call('PTTL', KEYS[1])
+redis.call('HSET', KEYS[1], unpack(kv))
+if ARGV[4*nb+2] == '1' and (ttl < 0 or now / 1000 + ttl < last / 1000) then
+  redis.call('PEXPIREAT', KEYS[1], math.ceil(last / 1000) + 1)
+end
 return 0`)

@@ -3,10 +3,11 @@ package fleet_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"net"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
+
+	"github.com/tokenpace/tokenpace/fleet"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -135,7 +138,8 @@ func (s *redisServer) client(t testing.TB, hooks ...redis.Hook) *redis.Client {
 // connection's handshake is not counted) and the connections it dials.
 type roundTrips struct {
 	cmds, dials atomic.Int64
-	// reserves counts the scripts run on a limit's buckets.
+	// reserves counts the reservations run on a limit's buckets (not
+	// the refunds and charges that follow them).
 	reserves atomic.Int64
 }
 
@@ -146,13 +150,28 @@ func (h *roundTrips) DialHook(next redis.DialHook) redis.DialHook {
 	}
 }
 
+// isReserve reports whether args run the reservation script, by its
+// hash (EVALSHA) or its source (EVAL).
+func isReserve(args []any) bool {
+	if len(args) < 2 {
+		return false
+	}
+	hash := fleet.ReserveScript.Hash()
+	switch a := args[1].(type) {
+	case string:
+		sum := sha1.Sum([]byte(a))
+		return a == hash || hex.EncodeToString(sum[:]) == hash
+	}
+	return false
+}
+
 func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		switch cmd.Name() {
 		case "hello", "client": // a new connection's handshake
 		default:
 			h.cmds.Add(1)
-			if slices.ContainsFunc(cmd.Args(), func(a any) bool { return a == "rps" || a == "tpm" }) {
+			if isReserve(cmd.Args()) {
 				h.reserves.Add(1)
 			}
 		}

@@ -198,3 +198,39 @@ func TestRoutersDecideLocallyWithoutRedis(t *testing.T) {
 		t.Fatalf("BreakerState(a) with Redis down after a failure = %v, %v, want open, true", s, ok)
 	}
 }
+
+// TestRoutersShareTPMByUsage: a request sent without max_tokens is
+// reserved for its prompt's estimate alone; what counts against the
+// fleet's tokens per minute is what the server says it used, as with a
+// Route's own Limit. Two replicas' answers of 900 tokens use up a TPM of
+// 1000, and the next call skips the route rather than waiting for it
+// past its TTFT budget; before Settle, the fleet counted a few tokens a
+// call and admitted it.
+func TestRoutersShareTPMByUsage(t *testing.T) {
+	srv := startRedis(t)
+	ts := simulate.StartLoopback(t, simulate.WithModel("m", &simulate.Fixed{}), simulate.WithMaxTokens(900))
+	be := &backend{ts: ts}
+	lims := replicas(t, srv, 2, tokenpace.Limit{TPM: 1000})
+	pol := tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 10 * time.Second}}
+	r1, r2 := be.replica(t, pol, nil, lims[0]), be.replica(t, pol, nil, lims[1])
+	call := func(r *tokenpace.Router) *tokenpace.Timing {
+		t.Helper()
+		s := r.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
+			Model:    "m",
+			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Tell me about latency.")},
+		})
+		for s.Next() {
+		}
+		if err := s.Err(); err != nil {
+			t.Fatalf("call: Err() = %v, want nil", err)
+		}
+		return s.Timing()
+	}
+	if tm := call(r1); !tm.UsageReported || tm.OutputTokens != 900 {
+		t.Fatalf("first call: usage reported %v, %d output tokens, want 900 reported", tm.UsageReported, tm.OutputTokens)
+	}
+	lims[0].Flush()
+	checkAttempts(t, call(r2), "a:won")
+	lims[1].Flush()
+	checkAttempts(t, call(r1), "a:skipped", "b:won")
+}
