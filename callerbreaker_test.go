@@ -35,14 +35,20 @@ func (b panickingBreaker) State() gobreaker.State {
 }
 
 // panickingLimiter is a Limiter of the caller's that panics in Reserve,
-// or in the cancel it gives.
-type panickingLimiter struct{ inCancel bool }
+// in the cancel it gives, or in Settle.
+type panickingLimiter struct{ inCancel, inSettle bool }
 
 func (l panickingLimiter) Reserve(time.Time, int) (time.Duration, func(time.Time), error) {
-	if !l.inCancel {
+	if !l.inCancel && !l.inSettle {
 		panic("the caller's limiter broke")
 	}
 	return 0, func(time.Time) { panic("the caller's limiter broke in cancel") }, nil
+}
+
+func (l panickingLimiter) Settle(time.Time, int, int) {
+	if l.inSettle {
+		panic("the caller's limiter broke in Settle")
+	}
 }
 
 // TestCallersBreakerAndLimiterPanic: a Router asks a route's Breaker and
@@ -52,7 +58,7 @@ func (l panickingLimiter) Reserve(time.Time, int) (time.Duration, func(time.Time
 // program crashed. A panic in Allow or Reserve now skips the route, its
 // attempt's error KindPanic naming the breaker or the limiter, and the
 // next route answers; one in done, State or a reservation's cancel is
-// dropped.
+// dropped, as is one in a Limiter's Settle.
 func TestCallersBreakerAndLimiterPanic(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -64,6 +70,7 @@ func TestCallersBreakerAndLimiterPanic(t *testing.T) {
 		{"State", tokenpace.Route{Breaker: panickingBreaker{"state"}}, ""},
 		{"Reserve", tokenpace.Route{Limiter: panickingLimiter{}}, "limiter"},
 		{"cancel", tokenpace.Route{Limiter: panickingLimiter{inCancel: true}}, ""},
+		{"Settle", tokenpace.Route{Limiter: panickingLimiter{inSettle: true}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
