@@ -429,6 +429,13 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	if err := a.deliver(arrived{Event: ev, at: at, size: size}); err != nil {
 		return true, at, err
 	}
+	if ev.Final {
+		// A Responses stream's final event is its last (the API sends no
+		// [DONE]): the answer ends there, whatever the body does after
+		// it (a keep-alive, a proxy slow to close), and no budget runs
+		// on past it.
+		return true, at, a.outputEnd(at)
+	}
 	return false, at, nil
 }
 
@@ -462,6 +469,15 @@ func (a *attempt) cutBeforeDone() string {
 	return choicesDetail(a.finishedChoices.Count(), a.spec.req.Choices())
 }
 
+// answered reports whether the attempt's answer is complete (see
+// terminal): what remains of its body is its end ([DONE], a usage chunk),
+// no more output.
+func (a *attempt) answered() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.terminal
+}
+
 // nIgnored reports whether the stream, at its end, answered a request
 // for several choices with its first alone, whole: a server that ignores
 // n (see errNIgnored).
@@ -487,6 +503,7 @@ func (a *attempt) refused(err error) error {
 func (a *attempt) deliver(ar arrived) error {
 	c, at, deltas := ar.Chunk, ar.at, ar.Outputs
 	var content string
+	terminal := ar.Final
 	for i := range c.Choices {
 		ch := &c.Choices[i]
 		if ch.Index == 0 {
@@ -495,11 +512,13 @@ func (a *attempt) deliver(ar arrived) error {
 			a.otherChoice = true
 		}
 		if codec.Ends(ch) && a.finishedChoices.Add(ch.Index, a.spec.req.Choices()) {
-			a.terminal = true
+			terminal = true
 		}
 	}
-	if ar.Final {
+	if terminal && !a.terminal {
+		a.mu.Lock() // answered reads it
 		a.terminal = true
+		a.mu.Unlock()
 	}
 	a.names = a.names[:0]
 	var perr error
@@ -575,6 +594,9 @@ func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
 	}
 	if t.ResponseModel == "" {
 		t.ResponseModel = c.Model
+	}
+	if t.ResponseID == "" {
+		t.ResponseID = ar.ID()
 	}
 	if deltas > 0 {
 		first = t.OutputChunks == 0
@@ -777,7 +799,7 @@ func (a *attempt) delivered() int {
 }
 
 // restartOnly reports whether a chunk that reaches the consumer carries a
-// tool call or audio.
+// tool call, audio or a refusal.
 func (a *attempt) restartOnly() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()

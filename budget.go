@@ -28,7 +28,10 @@ type Budget struct {
 	// it (ErrAdmission).
 	TTFT time.Duration
 	// Gap bounds the silence between two output-bearing chunks, the stall
-	// detector; zero means no limit.
+	// detector; zero means no limit. No limit runs on once the answer is
+	// complete (every choice sent its finish reason, or a Responses
+	// stream its final event): a server slow to send [DONE] or to close
+	// the body breaches nothing.
 	Gap time.Duration
 	// E2E bounds the call end to end, from its first request to the end
 	// of its stream: for a Router call, across every attempt, fallbacks

@@ -46,7 +46,7 @@ func (c *call) build() *Timing {
 	t.UsageReported = usage
 	if lead != nil {
 		if len(c.out.tries) == 0 {
-			t.Target, t.Model, t.ResponseModel = lead.Target, lead.Model, lead.ResponseModel
+			t.Target, t.Model, t.ResponseModel, t.ResponseID = lead.Target, lead.Model, lead.ResponseModel, lead.ResponseID
 			t.ServerAddress, t.ServerPort, t.Streaming = lead.ServerAddress, lead.ServerPort, lead.Streaming
 		}
 		t.WroteRequest, t.Headers, t.FirstChunk, t.Conn = lead.WroteRequest, lead.Headers, lead.FirstChunk, lead.Conn
@@ -81,7 +81,7 @@ func (c *call) addDelivered(t *Timing, tr *try, tt *Timing) (usage bool) {
 	} else {
 		t.OutputTokens += n
 	}
-	t.Target, t.Model, t.ResponseModel = tt.Target, tt.Model, tt.ResponseModel
+	t.Target, t.Model, t.ResponseModel, t.ResponseID = tt.Target, tt.Model, tt.ResponseModel, tt.ResponseID
 	t.ServerAddress, t.ServerPort, t.Streaming = tt.ServerAddress, tt.ServerPort, tt.Streaming
 	t.FinishReason, t.PromptTokens, t.CachedTokens = tt.FinishReason, tt.PromptTokens, tt.CachedTokens
 	for k, v := range tt.Milestones {
@@ -97,7 +97,7 @@ func (c *call) attempt(tr *try, tt *Timing) Attempt {
 	at := Attempt{
 		Target: tr.rt.Name, Model: c.model(tr.rt), Kind: tr.kind, Start: tr.start, Sent: tt.Sent, End: tt.End,
 		Outcome: tr.outcome, Err: tt.Err, Affinity: c.affine(tr), Admission: tr.admission,
-		Committed: tr.probation.committed,
+		Committed: tr.probation.committed, ResponseID: tt.ResponseID,
 	}
 	if len(tt.Chunks) > 0 {
 		at.FirstToken = tt.Chunks[0]

@@ -1,7 +1,10 @@
 package tokenpace
 
 import (
+	"slices"
 	"time"
+
+	"github.com/openai/openai-go/v3"
 
 	"github.com/tokenpace/tokenpace/internal/codec"
 )
@@ -31,16 +34,26 @@ type chunkQueue struct {
 	// ones) reach the consumer.
 	isCut           bool
 	limit, outLimit int
-	// noCont: a chunk that reaches the consumer carries a tool call or
-	// audio, output no continuation can carry on (see toolcall.go).
+	// noCont: a chunk that reaches the consumer carries a tool call,
+	// audio or a refusal, output no continuation can carry on (see
+	// toolcall.go).
 	noCont bool
+}
+
+// refusing reports whether ar carries a piece of a refusal: a continuation
+// carries text on, and a refusal is no text (its assistant prefix would be
+// empty, and the continued answer an answer).
+func refusing(ar arrived) bool {
+	return ar.Chunk != nil && slices.ContainsFunc(ar.Chunk.Choices, func(ch openai.ChatCompletionChunkChoice) bool {
+		return ch.Delta.Refusal != ""
+	})
 }
 
 // push queues ar, which counts size against max (no bound when max is
 // 0), and reports whether the queue is now full: the reader then waits
 // on room before it reads on.
 func (q *chunkQueue) push(ar arrived, size, max int) (full bool) {
-	if !q.isCut && (ar.ToolCall || ar.Audio) {
+	if !q.isCut && (ar.ToolCall || ar.Audio || refusing(ar)) {
 		q.noCont = true
 	}
 	q.pending = append(q.pending, ar)
@@ -110,5 +123,5 @@ func (q *chunkQueue) delivered(outputs int) int {
 }
 
 // restartOnly reports whether a chunk that reaches the consumer carries a
-// tool call or audio.
+// tool call, audio or a refusal.
 func (q *chunkQueue) restartOnly() bool { return q.noCont }

@@ -70,10 +70,19 @@ func (c *call) onMilestone(tr *try, name string, at time.Time) {
 }
 
 // onBreach handles tr exceeding its budget: the try is stopped, then the
-// call falls back, continues on the next route, or ends with the error.
+// call falls back, continues on the next route, or ends with the error;
+// unless tr's answer is complete, which breaches nothing.
 func (c *call) onBreach(tr *try, b BudgetError) {
 	c.mu.Lock()
 	if !tr.live() || c.state != callRunning {
+		c.mu.Unlock()
+		return
+	}
+	if tr.a != nil && tr.a.answered() {
+		// The answer is complete (every choice finished): a server slow
+		// to send [DONE] or close the body breaches nothing, and
+		// continuing the answer would add to a finished one.
+		tr.w.stop()
 		c.mu.Unlock()
 		return
 	}

@@ -39,8 +39,8 @@ type Policy struct {
 	// breaks after it has produced tokens on the next route, with the
 	// output so far as an assistant prefix; the caller's stream goes on
 	// seamlessly. False (the zero value) ends the call with the error.
-	// A stream that handed the caller a tool call is restarted instead (a
-	// continuation carries text only): the next route answers from the
+	// A stream that handed the caller a tool call, audio or a refusal is
+	// restarted instead (a continuation carries text only): the next route answers from the
 	// start and Stream.Restarted tells the caller (see Router). Continue
 	// never applies to a completion whose prompt is not one string, nor
 	// to Router.New, nor once the caller has received as many output

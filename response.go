@@ -29,7 +29,9 @@ func (c *Client) NewResponseStreaming(ctx context.Context, params responses.Resp
 // A continuation sends the input (a string input as one user message),
 // then the output text the caller has received as an assistant message
 // and Policy.ContinuePrompt as a user message, with max_output_tokens
-// reduced by the tokens delivered. A stream that breaks after it handed
+// reduced by the tokens delivered, to no less than 16: the least OpenAI's
+// API accepts (it answers less with a 400), so the output may run up to 15
+// tokens past the request's max_output_tokens. A stream that breaks after it handed
 // the caller a function call is restarted instead, as NewStreaming's is:
 // Stream.Restarted tells the caller.
 //
@@ -48,7 +50,15 @@ func (c *Client) NewResponseStreaming(ctx context.Context, params responses.Resp
 // The events passed on are rewritten in their raw JSON, so RawJSON, AsAny
 // and the As methods agree with their fields; openai-go's
 // responses.ResponseAccumulator accepts them (Reset it where Restarted
-// reports true).
+// reports true). The response the server stored with the end of the
+// output is the last attempt's, though: Timing.ResponseID names it, the
+// id to give as previous_response_id for the next turn (the first
+// response holds the output only up to where it broke, and no call a
+// restart made).
+//
+// A response ends at its final event (response.completed,
+// response.incomplete): budgets do not run on while the server keeps the
+// body open after it.
 func (r *Router) NewResponseStreaming(ctx context.Context, params responses.ResponseNewParams, opts ...option.RequestOption) *Stream[responses.ResponseStreamEventUnion] {
 	return newStream[responses.ResponseStreamEventUnion](r.begin(ctx, codec.Response(params), opts, r.pol.Continue), nil)
 }

@@ -201,21 +201,21 @@ func TestRouterResponseContinuation(t *testing.T) {
 			simulate.WithModel("small", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}),
 			simulate.WithReply(func(ri simulate.ReplyInfo) (string, bool) {
 				if ri.Model == "big" {
-					return words(1, 40), true
+					return words(1, 60), true
 				}
-				return words(21, 40), true
+				return words(21, 60), true
 			}),
 		}, big, small)
-		s := r.NewResponseStreaming(context.Background(), respond("big", 30))
+		s := r.NewResponseStreaming(context.Background(), respond("big", 40))
 		_, text, _ := readResponse(s, time.Now())
 		if err := s.Err(); err != nil {
 			t.Fatalf("Err() = %v, want nil", err)
 		}
-		if want := words(1, 30); text != want {
-			t.Errorf("text = %q, want %q (max_output_tokens 30 over both routes)", text, want)
+		if want := words(1, 40); text != want {
+			t.Errorf("text = %q, want %q (max_output_tokens 40 over both routes)", text, want)
 		}
 		for _, want := range []string{`"role":"user"`, `"content":"Tell me about latency."`, `"role":"assistant"`,
-			`"content":"` + words(1, 20) + `"`, `"max_output_tokens":10`, "Continue exactly where"} {
+			`"content":"` + words(1, 20) + `"`, `"max_output_tokens":20`, "Continue exactly where"} {
 			if !strings.Contains(string(body), want) {
 				t.Errorf("continuation request lacks %s:\n%s", want, body)
 			}
@@ -224,8 +224,8 @@ func TestRouterResponseContinuation(t *testing.T) {
 		if got, want := kinds(tm), []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptContinuation}; !slices.Equal(got, want) {
 			t.Errorf("kinds = %v, want %v", got, want)
 		}
-		if len(tm.Chunks) != 30 || tm.OutputTokens != 30 {
-			t.Errorf("chunks, output tokens = %d, %d, want 30, 30", len(tm.Chunks), tm.OutputTokens)
+		if len(tm.Chunks) != 40 || tm.OutputTokens != 40 {
+			t.Errorf("chunks, output tokens = %d, %d, want 40, 40", len(tm.Chunks), tm.OutputTokens)
 		}
 	})
 }

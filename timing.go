@@ -22,6 +22,15 @@ type Timing struct {
 	// Model is the requested model; ResponseModel the one the server said
 	// answered.
 	Model, ResponseModel string
+	// ResponseID is the id the server gave its answer, from the first
+	// event that has one: the chat completion's or the completion's id,
+	// or the Responses response's. For a Router call it is that of the
+	// answer the caller's output ends with: after a restart or a
+	// continuation, the last attempt's, whose response the server stored
+	// with the rest of the output, though the events the caller read keep
+	// the first response's id (see Router.NewResponseStreaming): the one
+	// to give as previous_response_id.
+	ResponseID string
 	// Stream is true for a streaming call.
 	Stream bool
 	// API is the OpenAI API the call used; the zero value is APIChat.
@@ -311,6 +320,9 @@ type Attempt struct {
 	// (Policy.Probation), was released to the caller: the probation's
 	// cost is Committed − FirstToken. Zero when it was not held.
 	Committed time.Time
+	// ResponseID is the id the server gave the attempt's answer (see
+	// Timing.ResponseID); "" when none came.
+	ResponseID string
 }
 
 // TTFT is the attempt's own time to first token: from its Sent to its

@@ -97,7 +97,7 @@ func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts [
 		err = &StreamError{Kind: kind, Target: c.cfg.name, Detail: detail, Err: rerr}
 	default:
 		x.note(&ev)
-		t.ResponseModel = ev.Chunk.Model
+		t.ResponseModel, t.ResponseID = ev.Chunk.Model, ev.ID()
 		if len(ev.Chunk.Choices) > 0 {
 			t.FinishReason = ev.Chunk.Choices[0].FinishReason
 		}

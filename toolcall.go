@@ -11,7 +11,9 @@ package tokenpace
 // last restart, handed the caller a tool-call delta (a chat tool-call or
 // function-call delta, a Responses tool-call item or a delta of one) or
 // audio (a chat delta's audio, a Responses audio or transcript delta) is
-// never continued. When such a
+// never continued; nor is one that handed it a refusal, which is no text
+// to carry on (the continued answer would be an answer, the refusal
+// lost). When such a
 // stream stalls, falls under MinTPS or breaks and Policy.Continue is set,
 // the call restarts: the next route is sent the original request (no
 // prefix, the full max_tokens) as an AttemptRestart, and its output

@@ -59,7 +59,23 @@ func (a *Accumulator) Add(ev *Event) bool {
 	if ev.HasUsage && ev.Usage.Trusted() {
 		a.Acc.Usage = lastUsage(c, ev.Usage)
 	}
+	if e := ev.End; e != nil {
+		a.end(e)
+	}
 	return true
+}
+
+// end sets what a Responses stream's final event says of the whole
+// answer, which its chat view does not carry: the finish reason, and the
+// usage, as Timing has them.
+func (a *Accumulator) end(e *End) {
+	if len(a.Acc.Choices) > 0 && e.Reason != "" {
+		a.Acc.Choices[0].FinishReason = e.Reason
+	}
+	if e.HasUsage {
+		a.Acc.Usage = openai.CompletionUsage{PromptTokens: e.Input, CompletionTokens: e.Output, TotalTokens: e.Input + e.Output}
+		a.Acc.Usage.PromptTokensDetails.CachedTokens = min(e.CachedInput, e.Input)
+	}
 }
 
 // Completion returns the accumulated completion, each message with the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
 )
 
 // API names an API as tokenpace's Timing does: "" for chat completions,
@@ -136,6 +137,30 @@ type Event struct {
 	// Reasoning: the event's first choice carries a reasoning_content
 	// piece (see Reasoning).
 	Reasoning bool
+	// Pending: a whole Responses response that has not finished, a
+	// background one queued or under way: the answer is the response to
+	// poll, neither empty nor cut.
+	Pending bool
+}
+
+// ID returns the id the server gave the answer, as the event carries it:
+// its chat view's, or, for the Responses API, its response's; "" for an
+// event that carries none.
+func (e *Event) ID() string {
+	if e.Chunk != nil && e.Chunk.ID != "" {
+		return e.Chunk.ID
+	}
+	switch o := e.Orig.(type) {
+	case *openai.Completion:
+		return o.ID
+	case *openai.ChatCompletion:
+		return o.ID
+	case *responses.ResponseStreamEventUnion:
+		return o.Response.ID
+	case *responses.Response:
+		return o.ID
+	}
+	return ""
 }
 
 // Fields of a tool call's turn that a server may want back on the next

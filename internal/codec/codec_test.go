@@ -187,9 +187,15 @@ func TestFor(t *testing.T) {
 		t.Errorf("Completion without a string prompt: CanContinue() = true, want false")
 	}
 	resp := Response(responses.ResponseNewParams{Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("q")},
+		MaxOutputTokens: openai.Int(30)}).For("b", cont).(response)
+	if n := len(resp.p.Input.OfInputItemList); n != 3 || resp.p.MaxOutputTokens.Value != 27 {
+		t.Errorf("response For = %d input items, max_output_tokens %d; want 3, 27", n, resp.p.MaxOutputTokens.Value)
+	}
+	// The Responses API takes no max_output_tokens under 16.
+	near := Response(responses.ResponseNewParams{Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("q")},
 		MaxOutputTokens: openai.Int(10)}).For("b", cont).(response)
-	if n := len(resp.p.Input.OfInputItemList); n != 3 || resp.p.MaxOutputTokens.Value != 7 {
-		t.Errorf("response For = %d input items, max_output_tokens %d; want 3, 7", n, resp.p.MaxOutputTokens.Value)
+	if got := near.p.MaxOutputTokens.Value; got != 16 {
+		t.Errorf("response For with 7 tokens left: max_output_tokens %d, want 16", got)
 	}
 }
 

@@ -95,10 +95,11 @@ func lengthFinish(c *openai.ChatCompletion, limit, deltas int64) {
 // status 200, the text so far, finish_reason null and usage all zero,
 // where bare openai-go returns the cut text as a whole answer. A server
 // that leaves out the finish reason of a finished answer still counts its
-// tokens.
+// tokens. A background response still pending is not finished but not
+// cut either.
 func Unfinished(ev Event) bool {
 	c := ev.Chunk
-	if c == nil || len(c.Choices) == 0 || (ev.HasUsage && ev.Usage.Output > 0) {
+	if c == nil || len(c.Choices) == 0 || ev.Pending || (ev.HasUsage && ev.Usage.Output > 0) {
 		return false
 	}
 	for _, ch := range c.Choices {

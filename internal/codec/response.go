@@ -99,7 +99,8 @@ func (r response) PromptBytes() int {
 // For returns the request for model; a continuation sends the input (a
 // string input as one user message), the output text so far as an
 // assistant message and the continue prompt as a user message, with
-// max_output_tokens reduced by the tokens delivered.
+// max_output_tokens reduced by the tokens delivered (to no less than
+// minOutputTokens).
 func (r response) For(model string, cont *Continuation) Request {
 	p := r.p
 	p.Model = model
@@ -115,11 +116,19 @@ func (r response) For(model string, cont *Continuation) Request {
 			responses.ResponseInputItemParamOfMessage(cont.Prompt, responses.EasyInputMessageRoleUser))
 		p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: items}
 		if p.MaxOutputTokens.Valid() {
-			p.MaxOutputTokens = openai.Int(max(1, p.MaxOutputTokens.Value-cont.Delivered))
+			p.MaxOutputTokens = openai.Int(max(minOutputTokens, p.MaxOutputTokens.Value-cont.Delivered))
 		}
 	}
 	return response{p}
 }
+
+// minOutputTokens is the least max_output_tokens the Responses API
+// accepts: OpenAI's and Azure's answer less with a 400
+// (integer_below_min_value, "Expected a value >= 16"), and gateways such as
+// Bifrost raise it to 16. A continuation asks for at least that many, so
+// that the answer may run up to 15 tokens past the request's own
+// max_output_tokens rather than fail.
+const minOutputTokens = 16
 
 func (r response) Stream(ctx context.Context, client *openai.Client, opts []option.RequestOption) Closer {
 	return client.Responses.NewStreaming(ctx, r.p, opts...)
@@ -309,6 +318,9 @@ func responseEnd(ev *responses.ResponseStreamEventUnion) *End {
 // gives none or calls it "max_tokens" or "length". A cancelled one is
 // "cancelled", which FailedFinish says the server stopped.
 func finishOf(status responses.ResponseStatus, incomplete string) string {
+	if pending(status) {
+		return "" // not finished yet
+	}
 	switch status {
 	case responses.ResponseStatusIncomplete:
 		if incomplete == "" {
@@ -352,6 +364,12 @@ func (r response) Fetch(ctx context.Context, client *openai.Client, opts []optio
 	ch := &c.Choices[0]
 	ch.FinishReason = r.cut(ch.FinishReason, res.JSON.Usage.Valid(), res.Usage.OutputTokens)
 	ev := chunkEvent(c, res)
+	if pending(res.Status) {
+		// A background response (background: true), queued or under way:
+		// the answer is the response to poll, not an empty one that
+		// another route should be asked for (and billed) again.
+		ev.Outputs, ev.Pending = max(ev.Outputs, 1), true
+	}
 	for _, item := range res.Output {
 		if item.Type != "function_call" && callItem(item.Type) {
 			// A call the chat view cannot hold (a custom tool's, a
@@ -360,6 +378,12 @@ func (r response) Fetch(ctx context.Context, client *openai.Client, opts []optio
 		}
 	}
 	return ev, nil, nil
+}
+
+// pending reports whether a response of status status has not finished:
+// a background response, queued or under way.
+func pending(status responses.ResponseStatus) bool {
+	return status == responses.ResponseStatusQueued || status == responses.ResponseStatusInProgress
 }
 
 // wholeResponseChunk returns the chat view of a whole Responses response:
