@@ -870,6 +870,9 @@ func (a *attempt) requestFailure(err error) error {
 // readFailure classifies an error of the event-stream reader.
 func (a *attempt) readFailure(err error) error {
 	kind, detail, err := readKind(err)
+	if detail == noDone && a.spec.req.API() == codec.APIResponses {
+		detail = "no final event" // the Responses API sends no [DONE]
+	}
 	if kind == KindTruncated && a.body.bytes == 0 {
 		detail = "empty body"
 	}

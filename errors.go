@@ -44,7 +44,9 @@ const (
 	// or a JSON error body instead of the stream), or in the place of a
 	// whole answer; Unwrap reaches it as an *openai.Error.
 	KindErrorEvent
-	// KindTruncated: the body ended without the closing [DONE] event; or
+	// KindTruncated: the body ended without the closing [DONE] event
+	// (Detail "no [DONE] event"; for a Responses stream, without its
+	// final event, "no final event"); or
 	// [DONE] came before any finish reason, whatever usage came (Detail
 	// "no finish_reason": relays such as one-api and new-api write [DONE]
 	// when their upstream breaks mid-answer, new-api after a usage of its
@@ -279,6 +281,11 @@ func recoverInto(err *error) {
 	}
 }
 
+// noDone is the Detail of a KindTruncated error for a body that ended
+// before [DONE]; for a Responses stream, "no final event" (it ends at
+// response.completed or response.incomplete).
+const noDone = "no [DONE] event"
+
 // readKind classifies an error of an event-stream reader: the end of the
 // body before [DONE] is KindTruncated, a line or event or body over its
 // bound KindTooLarge, a panic in the Read of a body a middleware of the
@@ -289,7 +296,7 @@ func readKind(err error) (ErrorKind, string, error) {
 	case errors.As(err, &pe):
 		return KindPanic, "response body", err
 	case err == io.EOF:
-		return KindTruncated, "no [DONE] event", nil
+		return KindTruncated, noDone, nil
 	case errors.Is(err, sse.ErrEventTooLong):
 		return KindTooLarge, "event", err
 	case errors.Is(err, bufio.ErrTooLong):
