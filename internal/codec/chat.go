@@ -24,8 +24,12 @@ type chat struct {
 // Chat returns the request of a chat completion. A streaming one asks for
 // the usage chunk unless p says otherwise. One whose limit is
 // max_completion_tokens alone sends it as max_tokens too (see
-// AddedMaxTokens).
+// AddedMaxTokens). A stop sequence given as a string is sent as a list of
+// one (see stopList).
 func Chat(p openai.ChatCompletionNewParams, stream bool) Request {
+	if s := p.Stop.OfString; s.Valid() {
+		p.Stop = openai.ChatCompletionNewParamsStopUnion{OfStringArray: stopList(s.Value)}
+	}
 	added := stream && !p.StreamOptions.IncludeUsage.Valid()
 	if added {
 		p.StreamOptions.IncludeUsage = openai.Bool(true)

@@ -17,14 +17,26 @@ type completion struct {
 }
 
 // Completion returns the request of a completion. A streaming one asks
-// for the usage event unless p says otherwise.
+// for the usage event unless p says otherwise. A stop sequence given as a
+// string is sent as a list of one (see stopList).
 func Completion(p openai.CompletionNewParams, stream bool) Request {
+	if s := p.Stop.OfString; s.Valid() {
+		p.Stop = openai.CompletionNewParamsStopUnion{OfStringArray: stopList(s.Value)}
+	}
 	added := stream && !p.StreamOptions.IncludeUsage.Valid()
 	if added {
 		p.StreamOptions.IncludeUsage = openai.Bool(true)
 	}
 	return completion{p, added}
 }
+
+// stopList returns stop, a stop sequence given as a string, as the list of
+// one that a request sends in its place. The API takes either, but some
+// servers take the list alone: TGI's chat completions (its stop is a
+// Vec<String>: a string fails to decode, 422) and Bifrost (400 "invalid
+// request format: Mismatch type []string with value string", seen live,
+// v1.4.19), where bare openai-go's request fails.
+func stopList(stop string) []string { return []string{stop} }
 
 // AddedMaxTokens reports whether r, a chat completion whose caller set
 // max_completion_tokens alone, sends it as max_tokens too. Servers that
