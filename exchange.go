@@ -125,7 +125,9 @@ type exchange struct {
 // reaches the caller; one whose echo it refuses with 500 gets that
 // answer as a 400, not sent again (see wire.AsRequestError), as does any
 // request error that server answers with 500 (see
-// wire.LlamaCppRequestError).
+// wire.LlamaCppRequestError). Bifrost's 400 for a request it could not
+// send to its provider is the gateway error it is: 502 (see
+// wire.BifrostUpstreamFailure).
 //
 // A request refused for a field the client added to it (stream_options,
 // or what it gave back to the server: see wire.CallExtras) is sent again
@@ -209,6 +211,8 @@ func (x *exchange) middleware() option.Middleware {
 				return x.refuseDropped(res, wire.LlamaCpp, "suffix"), nil
 			case err == nil && wire.LlamaCppRequestError(res):
 				return wire.AsRequestError(res), nil
+			case err == nil && wire.BifrostUpstreamFailure(res):
+				return wire.AsGatewayError(res), nil
 			default:
 				if dropped == "suffix" && !infill && err == nil && res != nil && res.StatusCode < 300 &&
 					isEventStream(res.Header.Get("Content-Type")) {

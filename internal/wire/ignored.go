@@ -107,6 +107,41 @@ func AsRequestError(res *http.Response) *http.Response {
 	return res
 }
 
+// AsGatewayError makes res, a gateway's answer under a request error's
+// status to a request it could not send upstream, say what it is: 502 Bad
+// Gateway, which openai-go sends again and a breaker counts. It returns
+// res, its body kept.
+func AsGatewayError(res *http.Response) *http.Response {
+	res.StatusCode, res.Status = http.StatusBadGateway, "502 Bad Gateway"
+	return res
+}
+
+// bifrostDoRequest is the message of Bifrost's error for a request it
+// could not send to its provider: schemas.ErrProviderDoRequest
+// (maximhq/bifrost core/schemas/provider.go), the connection refused,
+// reset or closed before any byte of an answer.
+const bifrostDoRequest = "failed to execute HTTP request to provider API"
+
+// BifrostUpstreamFailure reports whether res is Bifrost's answer to a
+// request it could not send to its provider, which a call that does not
+// stream gets with 400, the status of a request error, and is_bifrost_error
+// false (seen live, v1.4.19: "the server closed connection before returning
+// the first response byte"; a stream gets 500). Sent again, such a request
+// is answered once the provider is back; it says nothing against the
+// request. It reads the body, bounded already (BoundErrorBody), and puts it
+// back.
+func BifrostUpstreamFailure(res *http.Response) bool {
+	if res == nil || res.Body == nil || res.StatusCode != http.StatusBadRequest {
+		return false
+	}
+	body, err := ErrorBody(res)
+	var e struct {
+		Bifrost *bool `json:"is_bifrost_error"`
+		Error   struct{ Message string }
+	}
+	return err == nil && json.Unmarshal(body, &e) == nil && e.Bifrost != nil && e.Error.Message == bifrostDoRequest
+}
+
 // NotImplemented returns res marked not to be sent again when its status
 // is 501 Not Implemented: the server does not do what the request asks,
 // and would answer it the same again. llama.cpp's server answers so to

@@ -132,3 +132,29 @@ func TestErrorsOfOwnShape(t *testing.T) {
 		}
 	}
 }
+
+func TestBifrostUpstreamFailure(t *testing.T) {
+	const closed = `{"is_bifrost_error":false,"error":{"error":"the server closed connection before returning the first response byte. Make sure the server returns 'Connection: close' response header before closing the connection","message":"failed to execute HTTP request to provider API"},"extra_fields":{"provider":"openai","model_requested":"tiny","request_type":"chat_completion"}}`
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   string
+		want   bool
+	}{
+		{"upstream closed (recorded live)", 400, closed, true},
+		{"a request error of Bifrost's", 400, `{"is_bifrost_error":false,"status_code":400,"error":{"message":"invalid request format: Mismatch type []string with value string"}}`, false},
+		{"the same message from another server", 400, `{"error":{"message":"failed to execute HTTP request to provider API"}}`, false},
+		{"a stream's upstream failure, already 500", 500, closed, false},
+	} {
+		res := response(tc.status, nil, []byte(tc.body))
+		if got := BifrostUpstreamFailure(res); got != tc.want {
+			t.Errorf("%s: BifrostUpstreamFailure = %v, want %v", tc.name, got, tc.want)
+		}
+		if body, _ := ErrorBody(res); string(body) != tc.body {
+			t.Errorf("%s: body after = %q, want it put back", tc.name, body)
+		}
+	}
+	if res := AsGatewayError(response(400, nil, []byte(closed))); res.StatusCode != 502 {
+		t.Errorf("AsGatewayError status = %d, want 502", res.StatusCode)
+	}
+}
