@@ -598,6 +598,9 @@ func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
 	if t.ResponseID == "" {
 		t.ResponseID = ar.ID()
 	}
+	if !t.reasoningShown && deltas > 0 {
+		t.reasoningShown = codec.ShowsReasoning(&ar.Event)
+	}
 	if deltas > 0 {
 		first = t.OutputChunks == 0
 		t.addChunk(at)
@@ -612,7 +615,7 @@ func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
 	if e := ar.End; e != nil {
 		t.FinishReason = e.Reason
 		if e.HasUsage {
-			t.trustUsage(e.Input, e.CachedInput, e.Output)
+			t.trustUsage(e.Input, e.CachedInput, e.Output, e.Reasoning)
 		}
 	}
 	for _, n := range a.names {

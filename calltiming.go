@@ -78,9 +78,11 @@ func (c *call) addDelivered(t *Timing, tr *try, tt *Timing) (usage bool) {
 	usage = tr.cause == nil && tt.UsageReported
 	if usage {
 		t.OutputTokens += tt.OutputTokens
+		t.ReasoningTokens += tt.ReasoningTokens
 	} else {
 		t.OutputTokens += n
 	}
+	t.reasoningShown = t.reasoningShown || tt.reasoningShown
 	t.Target, t.Model, t.ResponseModel, t.ResponseID = tt.Target, tt.Model, tt.ResponseModel, tt.ResponseID
 	t.ServerAddress, t.ServerPort, t.Streaming = tt.ServerAddress, tt.ServerPort, tt.Streaming
 	t.FinishReason, t.PromptTokens, t.CachedTokens = tt.FinishReason, tt.PromptTokens, tt.CachedTokens

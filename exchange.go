@@ -799,14 +799,14 @@ func (t *Timing) setUsage(u codec.Usage, valid bool) {
 	if !valid {
 		return
 	}
-	t.trustUsage(u.Prompt, u.Cached, u.Output)
+	t.trustUsage(u.Prompt, u.Cached, u.Output, u.Reasoning)
 }
 
 // trustUsage records the token counts a server reported, unless one is
 // negative or absurd (then the usage is not trusted: UsageReported stays
 // as it was and OutputTokens is counted from the deltas). Cached tokens
-// are at most the prompt's.
-func (t *Timing) trustUsage(prompt, cached, output int64) {
+// are at most the prompt's, reasoning ones at most the output's.
+func (t *Timing) trustUsage(prompt, cached, output, reasoning int64) {
 	if !(codec.Usage{Prompt: prompt, Cached: cached, Output: output}).Trusted() {
 		return
 	}
@@ -814,6 +814,7 @@ func (t *Timing) trustUsage(prompt, cached, output int64) {
 	t.PromptTokens = int(prompt)
 	t.CachedTokens = int(min(max(cached, 0), prompt))
 	t.OutputTokens = int(output)
+	t.ReasoningTokens = int(min(max(reasoning, 0), output))
 }
 
 // arrivalBody wraps a response body and notes when each read that returned

@@ -93,6 +93,12 @@ type Timing struct {
 	// when the server sent one (UsageReported), else OutputTokens counts
 	// output-bearing deltas and the others are zero.
 	PromptTokens, CachedTokens, OutputTokens int
+	// ReasoningTokens is how many of OutputTokens the server says went to
+	// reasoning (reasoning_tokens in its usage); zero when it said none.
+	// Reasoning a server did not stream (OpenAI's reasoning models: no
+	// text, or a summary of it) was spent before the first token: TPOT
+	// and TPS leave it out.
+	ReasoningTokens int
 	// UsageReported says the token counts came from the server.
 	UsageReported bool
 	// PromptBytes is the length in bytes of the prompt's text as sent: the
@@ -117,6 +123,10 @@ type Timing struct {
 	// laterGap is the longest gap between output-bearing chunks past
 	// the first maxChunkStamps.
 	laterGap time.Duration
+	// reasoningShown: the stream showed its reasoning text itself (see
+	// codec.ShowsReasoning), so its reasoning tokens came after the first
+	// token.
+	reasoningShown bool
 }
 
 // maxChunkStamps is how many chunk arrivals a Timing keeps in Chunks.
@@ -229,9 +239,14 @@ func (t *Timing) MaxGap() time.Duration {
 
 // TPOT is the time per output token after the first:
 // (E2E − TTFT) / (OutputTokens − 1), with the end taken at the last token.
-// It is 0 with fewer than two output tokens.
+// It is 0 with fewer than two output tokens. Reasoning tokens that the
+// stream did not show (see ReasoningTokens) are not counted: they were
+// spent before its first token, in its TTFT.
 func (t *Timing) TPOT() time.Duration {
 	n := t.OutputTokens
+	if !t.reasoningShown {
+		n -= t.ReasoningTokens
+	}
 	if n < 2 || len(t.Chunks) == 0 {
 		return 0
 	}

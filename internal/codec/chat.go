@@ -9,6 +9,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/respjson"
+	"github.com/openai/openai-go/v3/responses"
 	"github.com/tidwall/gjson"
 )
 
@@ -268,6 +269,34 @@ func detailsText(raw string) bool {
 		return !found
 	})
 	return found
+}
+
+// ShowsReasoning reports whether ev streams reasoning text itself, as
+// open models' servers do (a chat delta's reasoning field, a Responses
+// reasoning_text delta): its tokens are then seen as they come. A summary
+// of the reasoning (a Responses reasoning summary, reasoning_details) does
+// not show it: the reasoning tokens the usage counts were spent before.
+func ShowsReasoning(ev *Event) bool {
+	if o, ok := ev.Orig.(*responses.ResponseStreamEventUnion); ok {
+		return o.Type == respReasoningDelta || o.Type == respOldReasoning
+	}
+	if ev.Chunk == nil {
+		return false
+	}
+	for i := range ev.Chunk.Choices {
+		extra := ev.Chunk.Choices[i].Delta.JSON.ExtraFields
+		if len(extra) == 0 {
+			continue
+		}
+		for _, k := range reasoningFields {
+			if f, ok := extra[k]; ok {
+				if raw := f.Raw(); raw != "" && raw != "null" && raw != `""` {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // reasoningFields are the delta fields in which OpenAI-compatible servers

@@ -176,4 +176,5 @@ type End struct {
 	// Usage, when HasUsage, as the Responses API counts it.
 	HasUsage                   bool
 	Input, CachedInput, Output int64
+	Reasoning                  int64 // of Output, the reasoning tokens
 }

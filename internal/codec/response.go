@@ -301,6 +301,7 @@ func responseEnd(ev *responses.ResponseStreamEventUnion) *End {
 	if u := ev.Response.Usage; ev.Response.JSON.Usage.Valid() && counted(u.InputTokens, u.OutputTokens, u.TotalTokens) {
 		e.HasUsage = true
 		e.Input, e.CachedInput, e.Output = u.InputTokens, u.InputTokensDetails.CachedTokens, u.OutputTokens
+		e.Reasoning = min(max(u.OutputTokensDetails.ReasoningTokens, 0), max(u.OutputTokens, 0))
 	}
 	return e
 }

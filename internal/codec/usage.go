@@ -13,6 +13,9 @@ import (
 // small.
 type Usage struct {
 	Prompt, Cached, Output int64
+	// Reasoning is how many of the Output tokens the server says went to
+	// reasoning (completion_tokens_details.reasoning_tokens).
+	Reasoning int64
 }
 
 // MaxUsageTokens bounds a token count a server reports: no context comes
@@ -56,11 +59,11 @@ func usageOf(u openai.CompletionUsage) Usage {
 		}
 		cached = extraCount(u.JSON.ExtraFields, k)
 	}
-	output := u.CompletionTokens
-	if r := u.CompletionTokensDetails.ReasoningTokens; r > 0 && u.TotalTokens == u.PromptTokens+u.CompletionTokens+r {
+	output, r := u.CompletionTokens, u.CompletionTokensDetails.ReasoningTokens
+	if r > 0 && u.TotalTokens == u.PromptTokens+u.CompletionTokens+r {
 		output += r
 	}
-	return Usage{Prompt: u.PromptTokens, Cached: cached, Output: output}
+	return Usage{Prompt: u.PromptTokens, Cached: cached, Output: output, Reasoning: min(max(r, 0), max(output, 0))}
 }
 
 // chunkUsage returns the usage a chat chunk reports, and whether it
