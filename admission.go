@@ -1,6 +1,7 @@
 package tokenpace
 
 import (
+	"cmp"
 	"context"
 	"errors"
 
@@ -74,6 +75,18 @@ func (c *call) tryRoute(rt *route, kind AttemptKind, wait time.Duration) bool {
 	now := time.Now()
 	tr := &try{rt: rt, kind: kind, start: now}
 	c.tries = append(c.tries, tr)
+	if c.spent(rt, now) {
+		// The call's E2E budget has run out: a request now would be cut
+		// at once, and counted against a route that was never given a
+		// chance. The call ends with what spent it.
+		err := &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrAdmission}
+		if c.lastErr == nil {
+			c.lastErr = err
+		}
+		tr.state, tr.outcome = tryEnded, OutcomeSkipped
+		tr.t = &Timing{Target: rt.Name, Model: c.model(rt), Start: now, End: now, Err: err}
+		return false
+	}
 	if err := c.admit(tr, now, wait); err != nil {
 		c.lastErr = err
 		tr.state, tr.outcome = tryEnded, OutcomeSkipped
@@ -81,6 +94,13 @@ func (c *call) tryRoute(rt *route, kind AttemptKind, wait time.Duration) bool {
 		return false
 	}
 	return true
+}
+
+// spent reports whether the call's E2E budget, as rt's merged budget
+// gives it, ran out by now. c.mu is held.
+func (c *call) spent(rt *route, now time.Time) bool {
+	e2e := c.budgetFor(rt).E2E
+	return e2e > 0 && !c.firstSend.IsZero() && !now.Before(c.firstSend.Add(e2e))
 }
 
 // admit asks rt's breaker and limiter to let tr through, and sends it at
@@ -238,6 +258,10 @@ func (c *call) send(tr *try) {
 		c.firstSend = now
 	}
 	if b := c.budgetFor(rt); !b.isZero() {
+		if p := c.r.pol.Probation.Tokens; p > 0 && b.MinTPS > 0 {
+			// Check MinTPS by the commit at the latest (Probation.Tokens).
+			b.Warmup = min(cmp.Or(b.Warmup, defaultWarmup), p)
+		}
 		tr.w = newWatchdog(b, now, c.firstSend, func(b BudgetError) { c.onBreach(tr, b) })
 	}
 	tr.state = tryRunning

@@ -31,12 +31,17 @@ type Budget struct {
 	// detector; zero means no limit. No limit runs on once the answer is
 	// complete (every choice sent its finish reason, or a Responses
 	// stream its final event): a server slow to send [DONE] or to close
-	// the body breaches nothing.
+	// the body breaches nothing. Gap does not bound the wait for the
+	// first token of a continuation or a restart, which prefills a longer
+	// prompt: TTFT does.
 	Gap time.Duration
 	// E2E bounds the call end to end, from its first request to the end
 	// of its stream: for a Router call, across every attempt, fallbacks
-	// and continuations included; zero means no limit. (metrics.SLO.E2E
-	// and plan.SLO.E2EP99 name the same span.)
+	// and continuations included; zero means no limit. Once it is spent,
+	// the routes left are skipped (ErrAdmission), not sent a request that
+	// would be cut at once and counted against them: the call ends with
+	// the breach that spent it. (metrics.SLO.E2E and plan.SLO.E2EP99 name
+	// the same span.)
 	E2E time.Duration
 	// MinTPS is the lowest decode rate allowed, in output tokens per second
 	// after the first chunk, checked once Warmup tokens have arrived, both

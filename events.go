@@ -175,7 +175,7 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 		failFast:    c.set.failFast,
 		panicked:    isPanic(err),
 		cont:        c.r.pol.Continue && c.canContinue() && !c.reachedMax(),
-		restartOnly: c.keptRestartOnly(),
+		restartOnly: c.keptRestartOnly() || c.req.Choices() > 1, // a continuation carries one choice's text
 		canceled:    c.ctx.Err() != nil,
 		live:        c.live(),
 		delivered:   len(c.out.tries) > 0,
@@ -232,6 +232,13 @@ func (c *call) act(tr *try, p plan, retryWait time.Duration) {
 			c.finish(nil)
 			return
 		}
+		if d != decideFallback && err != nil {
+			// The caller holds output that broke: what ended it is its
+			// error, not why no route could carry it on (a breaker open,
+			// admission).
+			c.finish(err)
+			return
+		}
 		c.finish(c.lastErr)
 	case decideRetry:
 		c.won, c.lastErr = nil, err
@@ -263,7 +270,9 @@ func (c *call) validate(tr *try) {
 		return
 	}
 	text := c.chainText()
-	if c.set.buffered {
+	if c.set.buffered || !tr.chained {
+		// Held back (RetryInvalid, or on probation when it ended): its
+		// text is what it read, none of it the caller's yet.
 		text = tr.a.unread(appendContent)
 	}
 	var err error

@@ -43,12 +43,15 @@ func (c *call) rearmHedge() {
 	}
 }
 
-// onHedge starts a hedged try if no try has produced a token yet.
+// onHedge starts a hedged try if no try has produced a token yet, and
+// no try has breached under FailFast: then no other route is tried (a
+// hedge already running may still answer).
 func (c *call) onHedge() {
 	c.mu.Lock()
-	if !shouldHedge(c.state == callRunning, c.won != nil, c.ctx.Err() != nil, time.Now(), c.hedge.due) {
-		// Ended, answered, or re-armed (rearmHedge) while this run of
-		// the timer waited for the lock: the re-armed run comes later.
+	if c.failedFast != nil || !shouldHedge(c.state == callRunning, c.won != nil, c.ctx.Err() != nil, time.Now(), c.hedge.due) {
+		// Ended, answered, failed fast, or re-armed (rearmHedge) while
+		// this run of the timer waited for the lock: the re-armed run
+		// comes later.
 		c.mu.Unlock()
 		return
 	}

@@ -39,10 +39,12 @@ type Policy struct {
 	// breaks after it has produced tokens on the next route, with the
 	// output so far as an assistant prefix; the caller's stream goes on
 	// seamlessly. False (the zero value) ends the call with the error.
-	// A stream that handed the caller a tool call, audio or a refusal is
-	// restarted instead (a continuation carries text only): the next route answers from the
-	// start and Stream.Restarted tells the caller (see Router). Continue
-	// never applies to a completion whose prompt is not one string, nor
+	// A stream that handed the caller a tool call, audio or a refusal, or
+	// that answers several choices (n > 1), is restarted instead (a
+	// continuation carries one choice's text only): the next route
+	// answers from the start and Stream.Restarted tells the caller (see
+	// Router). When no route can carry the output on, the call ends with
+	// the error that broke it. Continue never applies to a completion whose prompt is not one string, nor
 	// to Router.New, nor once the caller has received as many output
 	// chunks as max_tokens: the output is as long as asked, and the call
 	// ends with the error.
@@ -199,7 +201,9 @@ type Probation struct {
 	Sentence bool
 	// Tokens commits the stream once it has delivered this many output
 	// tokens; pair it with a Budget.MinTPS to require that they come fast
-	// enough. Zero means no such condition.
+	// enough: MinTPS is then checked from this many tokens on when
+	// Budget.Warmup is more, so that a stream too slow is caught before
+	// it is released. Zero means no such condition.
 	Tokens int
 	// For commits the stream once it has run this long after its first
 	// token without a breach; it bounds the wait when the other
