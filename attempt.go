@@ -114,6 +114,7 @@ type attempt struct {
 	wake chan struct{} // the consumer waits on it; capacity 1
 
 	mu      sync.Mutex
+	open    codec.Closer // the stream once its response came, for stop
 	t       Timing
 	q       chunkQueue // the chunks the consumer has not taken
 	final   bool       // t is final (its end event may still run)
@@ -249,6 +250,9 @@ func (a *attempt) request() bool {
 		return false
 	}
 	a.res, a.body = a.x.response()
+	a.mu.Lock()
+	a.open = a.stream // for stop, on another goroutine
+	a.mu.Unlock()
 	got := a.answer
 	if got == nil {
 		got = a.outer
@@ -823,6 +827,17 @@ func (a *attempt) stop(cause error) {
 		a.cancel(cause)
 	}
 	a.mu.Lock()
+	if open := a.open; !draining && !a.final && open != nil && !(a.r.holder == roleCaller && a.r.away) {
+		// A read may be under way on a body that does not end with the
+		// context (a middleware's, a custom transport's): close it, as
+		// openai-go's Close does, so that the read ends.
+		a.mu.Unlock()
+		func() {
+			defer func() { _ = recover() }() // a middleware's body
+			_ = open.Close()
+		}()
+		a.mu.Lock()
+	}
 	if a.r.holder == roleCaller && a.r.away {
 		// Nobody reads: end the attempt here.
 		a.r.holder = roleNone

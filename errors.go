@@ -3,6 +3,7 @@ package tokenpace
 import (
 	"bufio"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/tokenpace/tokenpace/internal/codec"
 	"github.com/tokenpace/tokenpace/internal/sse"
@@ -146,6 +148,32 @@ func (e *StreamError) Error() string {
 
 // Unwrap returns the cause.
 func (e *StreamError) Unwrap() error { return e.Err }
+
+// As lets errors.As find, in the error of a stream that an error event
+// ended (KindErrorEvent), the *ssestream.StreamError openai-go's own
+// stream ends with there, so that code written for openai-go's Err works
+// on: its Message is openai-go's ("received error while streaming: " and
+// the server's error object), its Event holds that object under "error".
+func (e *StreamError) As(target any) bool {
+	t, ok := target.(**ssestream.StreamError)
+	if !ok || e.Kind != KindErrorEvent {
+		return false
+	}
+	var apiErr *openai.Error
+	if !errors.As(e.Err, &apiErr) {
+		return false
+	}
+	raw := apiErr.RawJSON()
+	if raw == "" {
+		b, _ := json.Marshal(map[string]string{"code": apiErr.Code, "message": apiErr.Message, "type": apiErr.Type})
+		raw = string(b)
+	}
+	*t = &ssestream.StreamError{
+		Message: "received error while streaming: " + raw,
+		Event:   ssestream.Event{Data: []byte(`{"error":` + raw + `}`)},
+	}
+	return true
+}
 
 // finishDetail is the Detail of the KindTruncated error of an answer
 // whose server said by its finish reason that it stopped the answer

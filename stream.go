@@ -125,7 +125,7 @@ func newStream[E any](src source, req codec.Request) *Stream[E] {
 // whether there is one. It returns false at the end of the stream, after an
 // error (see Err) or after Close.
 func (s *Stream[E]) Next() bool {
-	if s.ended.Load() {
+	if s.ended.Load() || s.src == nil { // the zero Stream, as openai-go's, has nothing
 		return false
 	}
 	if s.pos+1 < len(s.batch) {
@@ -183,7 +183,9 @@ func (s *Stream[E]) Err() error { return s.err }
 // called more than once and from any goroutine.
 func (s *Stream[E]) Close() error {
 	s.closed.Do(func() {
-		s.src.close()
+		if s.src != nil {
+			s.src.close()
+		}
 	})
 	s.ended.Store(true)
 	return nil
@@ -192,7 +194,12 @@ func (s *Stream[E]) Close() error {
 // Timing returns the stream's Timing: a snapshot while the response is
 // still arriving, the final Timing (shared with the hooks; do not modify it)
 // once it has ended.
-func (s *Stream[E]) Timing() *Timing { return s.src.timing() }
+func (s *Stream[E]) Timing() *Timing {
+	if s.src == nil {
+		return new(Timing) // the zero Stream's
+	}
+	return s.src.timing()
+}
 
 // Accumulated returns the completion accumulated from every event Next
 // has returned so far, which remains available after the stream has

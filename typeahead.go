@@ -59,38 +59,37 @@ func (l *Latest) NewCompletionStreaming(ctx context.Context, key string, params 
 			return newStream[openai.Completion](v, nil)
 		}
 	}
-	if old != nil {
-		delete(l.inflight, key)
+	// The completion outlives the request that starts it, to be reused:
+	// it ends at its end or when a request under key replaces it. It
+	// holds the key from now on, so that a newer request supersedes it
+	// while start waits for the response headers.
+	sctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	sh := &sharedCompletion{changed: make(chan struct{}), cancel: cancel, starting: true}
+	v := sh.view(ctx, now, 0, false)
+	e := &latestEntry{cancel: sh.stop, ta: &typeAhead{params: params, sh: sh, last: v}}
+	if l.inflight == nil {
+		l.inflight = make(map[string]*latestEntry)
 	}
+	l.inflight[key] = e
 	l.mu.Unlock()
 	if old != nil {
 		old.supersede()
 	}
-	// The completion outlives the request that starts it, to be reused:
-	// it ends at its end or when a request under key replaces it.
-	sctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	sh := &sharedCompletion{changed: make(chan struct{}), cancel: cancel}
+	var u *Stream[openai.Completion]
 	what := "Latest.NewCompletionStreaming's start"
-	perr := guard("", &what, func() { sh.u = start(sctx, params, opts...) })
-	if perr == nil && sh.u == nil {
+	perr := guard("", &what, func() { u = start(sctx, params, opts...) })
+	if perr == nil && u == nil {
 		perr = errors.New("tokenpace: Latest.NewCompletionStreaming: start returned no stream")
 	}
+	sh.mu.Lock()
+	sh.u, sh.starting = u, false
 	if perr != nil {
 		cancel(perr)
 		sh.ended, sh.err = true, perr
+		close(sh.changed)
+		sh.changed = make(chan struct{})
 	}
-	v := sh.view(ctx, now, 0, false)
-	e := &latestEntry{cancel: sh.stop, ta: &typeAhead{params: params, sh: sh, last: v}}
-	l.mu.Lock()
-	if l.inflight == nil {
-		l.inflight = make(map[string]*latestEntry)
-	}
-	displaced := l.inflight[key] // a request under key begun meanwhile
-	l.inflight[key] = e
-	l.mu.Unlock()
-	if displaced != nil {
-		displaced.supersede()
-	}
+	sh.mu.Unlock()
 	if perr == nil {
 		go sh.pump()
 	}
@@ -127,8 +126,9 @@ func (ta *typeAhead) reusable(params openai.CompletionNewParams) (skip int, ok b
 	}
 	ta.sh.mu.Lock()
 	text, ended, failed := ta.sh.text.String(), ta.sh.ended, ta.sh.ended && ta.sh.err != nil
+	starting := ta.sh.starting
 	ta.sh.mu.Unlock()
-	if failed || !strings.HasPrefix(text, typed) || (ended && len(typed) == len(text)) {
+	if starting || failed || !strings.HasPrefix(text, typed) || (ended && len(typed) == len(text)) {
 		// Diverged, or nothing is left of a finished suggestion.
 		return 0, false
 	}
@@ -148,15 +148,16 @@ func sameBesidesPrompt(a, b openai.CompletionNewParams) bool {
 // own (pump) into a log of its events, which the streams handed out
 // (views) read at their own pace.
 type sharedCompletion struct {
-	u      *Stream[openai.Completion]
 	cancel context.CancelCauseFunc
 
-	mu      sync.Mutex
-	events  []arrived
-	text    strings.Builder // the first choice's text so far
-	ended   bool
-	err     error
-	changed chan struct{} // closed and replaced at each change
+	mu       sync.Mutex
+	u        *Stream[openai.Completion] // nil while starting
+	starting bool                       // start has not returned yet
+	events   []arrived
+	text     strings.Builder // the first choice's text so far
+	ended    bool
+	err      error
+	changed  chan struct{} // closed and replaced at each change
 }
 
 // pump reads the completion to its end.
@@ -311,8 +312,11 @@ func hasOutput(c *openai.ChatCompletionChunk) bool {
 // timing implements source: the request's Timing, from the completion's.
 func (v *typeAheadView) timing() *Timing {
 	var u Timing
-	if v.sh.u != nil {
-		u = *v.sh.u.Timing()
+	v.sh.mu.Lock()
+	su := v.sh.u
+	v.sh.mu.Unlock()
+	if su != nil {
+		u = *su.Timing()
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
