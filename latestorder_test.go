@@ -14,7 +14,24 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/simulate"
 )
+
+// completionStart is how Latest.NewCompletionStreaming starts a request.
+type completionStart = func(context.Context, openai.CompletionNewParams, ...option.RequestOption) *tokenpace.Stream[openai.Completion]
+
+// beginSlow starts, on a goroutine of its own, a completion under key "k"
+// whose response headers come 300 ms late, and returns where its stream
+// will come, 50 ms later, when the tests' newer request begins.
+func beginSlow(latest *tokenpace.Latest, start completionStart) <-chan *tokenpace.Stream[openai.Completion] {
+	older := make(chan *tokenpace.Stream[openai.Completion], 1)
+	slow := option.WithHeader(simulate.FaultHeader, "slow-headers;for=300ms")
+	go func() {
+		older <- latest.NewCompletionStreaming(context.Background(), "k", fim("m", "a", ""), start, slow)
+	}()
+	time.Sleep(50 * msec)
+	return older
+}
 
 // TestLatestTypeAheadSlowStartLatestWins: a completion whose response
 // headers come late (a server that sends them with its first token, or a
@@ -26,15 +43,9 @@ func TestLatestTypeAheadSlowStartLatestWins(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		client, _ := typeAheadClient(t)
 		var latest tokenpace.Latest
-		ctx := context.Background()
-		slow := option.WithHeader("X-Tokenpace-Fault", "slow-headers;for=300ms")
-		older := make(chan *tokenpace.Stream[openai.Completion])
-		go func() {
-			older <- latest.NewCompletionStreaming(ctx, "k", fim("m", "a", ""), client.NewCompletionStreaming, slow)
-		}()
-		time.Sleep(50 * msec)
+		older := beginSlow(&latest, client.NewCompletionStreaming)
 		// The user typed "x": a diverging prompt, a request of its own.
-		newer := latest.NewCompletionStreaming(ctx, "k", fim("m", "ax", ""), client.NewCompletionStreaming)
+		newer := latest.NewCompletionStreaming(context.Background(), "k", fim("m", "ax", ""), client.NewCompletionStreaming)
 		s1 := <-older
 		text := readRest(newer)
 		if err := newer.Err(); err != nil {
@@ -53,14 +64,8 @@ func TestLatestTypeAheadSlowStartThenBegin(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		client, _ := typeAheadClient(t)
 		var latest tokenpace.Latest
-		ctx := context.Background()
-		slow := option.WithHeader("X-Tokenpace-Fault", "slow-headers;for=300ms")
-		older := make(chan *tokenpace.Stream[openai.Completion])
-		go func() {
-			older <- latest.NewCompletionStreaming(ctx, "k", fim("m", "a", ""), client.NewCompletionStreaming, slow)
-		}()
-		time.Sleep(50 * msec)
-		bctx, done := latest.Begin(ctx, "k")
+		older := beginSlow(&latest, client.NewCompletionStreaming)
+		bctx, done := latest.Begin(context.Background(), "k")
 		defer done()
 		s1 := <-older
 		readRest(s1)
@@ -77,19 +82,17 @@ func TestLatestTypeAheadInFlightDuringStart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		client, _ := typeAheadClient(t)
 		var latest tokenpace.Latest
-		ctx := context.Background()
-		slow := option.WithHeader("X-Tokenpace-Fault", "slow-headers;for=300ms")
 		ctxs := make(chan context.Context, 2)
 		start := func(c context.Context, p openai.CompletionNewParams, o ...option.RequestOption) *tokenpace.Stream[openai.Completion] {
 			ctxs <- c
 			return client.NewCompletionStreaming(c, p, o...)
 		}
-		older := make(chan *tokenpace.Stream[openai.Completion])
-		go func() { older <- latest.NewCompletionStreaming(ctx, "k", fim("m", "a", ""), start, slow) }()
+		older := beginSlow(&latest, start)
 		firstCtx := <-ctxs
-		time.Sleep(50 * msec)
 		newer := make(chan *tokenpace.Stream[openai.Completion])
-		go func() { newer <- latest.NewCompletionStreaming(ctx, "k", fim("m", "ab", ""), start, slow) }()
+		go func() {
+			newer <- latest.NewCompletionStreaming(context.Background(), "k", fim("m", "ab", ""), start, option.WithHeader(simulate.FaultHeader, "slow-headers;for=300ms"))
+		}()
 		time.Sleep(50 * msec)
 		if firstCtx.Err() == nil {
 			t.Errorf("100 ms in, with a newer request under the key, the older request still runs (two in flight)")
