@@ -168,7 +168,7 @@ func (c *call) fits(rt *route, delay time.Duration) bool {
 	if b.TTFT <= 0 || c.next == len(c.r.routes) {
 		return true
 	}
-	pred, _ := rt.pred.Predict(c.promptTokens()) // 0 without data
+	pred, _ := c.ttftModel(rt).Predict(c.promptTokens()) // 0 without data
 	return delay+pred <= b.TTFT
 }
 
@@ -187,7 +187,7 @@ func (c *call) retryDelay(tr *try, t *Timing) (time.Duration, bool) {
 	if wait <= 0 {
 		return 0, false
 	}
-	pred, _ := tr.rt.pred.Predict(c.promptTokens())
+	pred, _ := c.ttftModel(tr.rt).Predict(c.promptTokens())
 	return wait, time.Since(c.firstSend)+wait+pred <= b.TTFT
 }
 

@@ -1,6 +1,10 @@
 package tokenpace
 
-import "time"
+import (
+	"time"
+
+	"github.com/tokenpace/tokenpace/internal/codec"
+)
 
 // onFirst handles tr's first output token: the first try to produce one
 // wins the call and the others are cancelled; a continuation joins the
@@ -136,7 +140,7 @@ func (c *call) endTry(tr *try, t *Timing) {
 		if !t.UsageReported {
 			p = c.promptTokens()
 		}
-		tr.rt.pred.Observe(p, ttft)
+		c.ttftModel(tr.rt).Observe(p, ttft)
 	}
 	if c.state != callRunning {
 		return
@@ -175,7 +179,7 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 		failFast:    c.set.failFast,
 		panicked:    isPanic(err),
 		cont:        c.r.pol.Continue && c.canContinue() && !c.reachedMax(),
-		restartOnly: c.keptRestartOnly() || c.req.Choices() > 1, // a continuation carries one choice's text
+		restartOnly: c.keptRestartOnly() || codec.RestartsOnly(c.req),
 		canceled:    c.ctx.Err() != nil,
 		live:        c.live(),
 		delivered:   len(c.out.tries) > 0,

@@ -22,7 +22,7 @@ func (c *call) hedgeDelay() time.Duration {
 		if need == 0 {
 			need = defaultHedgeSamples
 		}
-		if p, n := c.tries[len(c.tries)-1].rt.pred.Percentile(h.Percentile); n >= need {
+		if p, n := c.ttftModel(c.tries[len(c.tries)-1].rt).Percentile(h.Percentile); n >= need {
 			d = p
 		}
 	}

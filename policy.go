@@ -40,8 +40,10 @@ type Policy struct {
 	// output so far as an assistant prefix; the caller's stream goes on
 	// seamlessly. False (the zero value) ends the call with the error.
 	// A stream that handed the caller a tool call, audio or a refusal, or
-	// that answers several choices (n > 1), is restarted instead (a
-	// continuation carries one choice's text only): the next route
+	// that answers several choices (n > 1, or a completion of several
+	// prompts), or a completion that echoes its prompt, is restarted
+	// instead (a continuation carries one choice's text only, after the
+	// prompt): the next route
 	// answers from the start and Stream.Restarted tells the caller (see
 	// Router). When no route can carry the output on, the call ends with
 	// the error that broke it. Continue never applies to a completion whose prompt is not one string, nor
@@ -126,7 +128,8 @@ type Hedge struct {
 	// Percentile, if in (0, 1], sets the delay to that quantile of the
 	// TTFTs observed recently at the first route (0.95 for p95) once it
 	// has MinSamples of them; until then After applies. Zero means After
-	// only.
+	// only. A non-streaming call (Router.New…) reads the times to whole
+	// answers of such calls instead, learnt apart.
 	Percentile float64
 	// MinSamples is how many TTFTs the percentile needs; zero means 20.
 	MinSamples int

@@ -43,13 +43,26 @@ type Route struct {
 	Limiter Limiter
 }
 
+// ttftModel returns what rt learnt of the calls like c: the time to the
+// first token of streaming calls, to the whole answer of the others.
+func (c *call) ttftModel(rt *route) *ttft.Model {
+	if c.whole {
+		return &rt.whole
+	}
+	return &rt.pred
+}
+
 // route is a Route with its runtime state.
 type route struct {
 	Route
 	budget Budget // merged with the Policy's
 	br     Breaker
 	lim    *limiter
-	pred   ttft.Model
+	pred   ttft.Model // streaming calls' time to first token
+	// whole is the time to the whole answer of non-streaming calls
+	// (Router.New…), which admission and hedging read for them: apart
+	// from pred, which it would skew.
+	whole ttft.Model
 	// server follows the rate limits its server reports
 	// (Limit.FollowServer); nil when it does not.
 	server *serverLimits

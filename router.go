@@ -90,8 +90,9 @@ func (r *Router) BreakerState(target string) (gobreaker.State, bool) {
 }
 
 // PredictTTFT returns the TTFT the Router expects of target for a request
-// with promptTokens uncached prompt tokens, from the requests it has seen
-// there (a least-squares line of TTFT against prompt tokens that favours
+// with promptTokens uncached prompt tokens, from the streaming requests it
+// has seen there (non-streaming ones are learnt apart: the time to their
+// whole answer would skew it) (a least-squares line of TTFT against prompt tokens that favours
 // recent requests), and false when target is unknown or has no data yet.
 func (r *Router) PredictTTFT(target string, promptTokens int) (time.Duration, bool) {
 	rt := r.route(target)

@@ -76,6 +76,19 @@ type Request interface {
 	whole() wholeBuilder
 }
 
+// RestartsOnly reports whether no continuation can carry r's output on:
+// an answer of several choices (a continuation carries one choice's
+// text), or a completion that echoes its prompt (its output begins with
+// the prompt, which a continuation would put in the prompt twice). A
+// Router restarts such a call instead.
+func RestartsOnly(r Request) bool {
+	if r.Choices() > 1 {
+		return true
+	}
+	c, ok := r.(completion)
+	return ok && c.p.Echo.Value
+}
+
 // Decoder decodes the events of one stream in order (see Request.Decode).
 type Decoder interface {
 	Decode(data []byte) (Event, error)

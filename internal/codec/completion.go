@@ -74,7 +74,14 @@ func (r completion) PromptBytes() int {
 	}
 	return 0
 }
-func (r completion) Choices() int      { return choices(r.p.N.Or(1)) }
+
+// Choices counts n choices for each prompt: a prompt given as several
+// strings, or several token arrays, is answered choice by choice, the
+// choices of the second prompt after the first's (index = prompt × n + j).
+func (r completion) Choices() int {
+	prompts := max(len(r.p.Prompt.OfArrayOfStrings), len(r.p.Prompt.OfArrayOfTokenArrays), 1)
+	return choices(int64(prompts) * max(r.p.N.Or(1), 1))
+}
 func (r completion) CanContinue() bool { return r.p.Prompt.OfString.Valid() }
 
 // View returns its model, max_tokens, and its prompt and suffix as one
