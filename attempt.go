@@ -109,6 +109,10 @@ type attempt struct {
 	choicesCheck    bool              // the first event is to say whether LocalAI glues the choices together (see errChoicesGlued)
 	finishedChoices codec.Finished    // the choices that sent their finish reason
 	otherChoice     bool              // a choice other than the first came (see nIgnored)
+	// cutWhole is a whole answer its server cut (see wholeCut), as its
+	// API sent it: the caller's, with the error, when no route answers.
+	// Read by the end event, on the attempt's goroutine.
+	cutWhole any
 
 	done chan struct{} // closed once the attempt has ended and its body is closed
 	wake chan struct{} // the consumer waits on it; capacity 1
@@ -954,7 +958,8 @@ func (a *attempt) callWhole(opts []option.RequestOption) {
 	}
 	if cut := wholeCut(ev, a.spec.req.Choices(), ""); cut != nil {
 		// An answer its server stopped, or one that ignored n: the next
-		// route's, if any.
+		// route's, if any; kept, for a call that ends with its error.
+		a.cutWhole = ev.Orig
 		a.end(a.failure(cut.Kind, cut.Detail, cut.Err), at)
 		return
 	}

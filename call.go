@@ -66,9 +66,12 @@ type call struct {
 	// params is the request's chat view, through which policies see it.
 	params openai.ChatCompletionNewParams
 	whole  bool // a non-streaming call (Router.New and the like)
-	opts   []option.RequestOption
-	hooks  Hooks
-	start  time.Time
+	// cutWhole is the last whole answer a server cut (see
+	// attempt.cutWhole), for runWhole. Guarded by mu.
+	cutWhole any
+	opts     []option.RequestOption
+	hooks    Hooks
+	start    time.Time
 
 	set    callSettings
 	prompt int // estimated prompt tokens; -1 until needed

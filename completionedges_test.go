@@ -7,6 +7,7 @@ package tokenpace_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -243,6 +244,36 @@ func TestWholeCallHedgedAtStreamTTFT(t *testing.T) {
 		}
 		if len(tm.Attempts) != 1 {
 			t.Errorf("whole call made %d attempts (%v), want 1: the primary was on time for a whole answer", len(tm.Attempts), kinds(tm))
+		}
+	})
+}
+
+// TestRouterWholeCutKeepsText: a whole answer its server stopped itself
+// (finish_reason "abort") comes from Client.NewCompletion with its error,
+// the text kept; Router.NewCompletion, with no route left, returned nil
+// and the error. It now returns the same answer.
+func TestRouterWholeCutKeepsText(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		url, hc, _ := serveCounting(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"id":"c1","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":" partial answer","finish_reason":"abort","logprobs":null}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`)
+		})
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		p := openai.CompletionNewParams{Model: "m", Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String("P")}}
+		cres, cerr := c.NewCompletion(context.Background(), p)
+		r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, route("a"), route("b"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rres, rerr := r.NewCompletion(context.Background(), p)
+		for who, res := range map[string]*openai.Completion{"Client": cres, "Router": rres} {
+			if res == nil || res.Choices[0].Text != " partial answer" {
+				t.Errorf("%s: %v; want the cut answer", who, res)
+			}
+		}
+		var cse, rse *tokenpace.StreamError
+		if !errors.As(cerr, &cse) || !errors.As(rerr, &rse) || cse.Kind != tokenpace.KindTruncated || rse.Kind != tokenpace.KindTruncated {
+			t.Errorf("errors: Client %v, Router %v; want KindTruncated from both", cerr, rerr)
 		}
 	})
 }

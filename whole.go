@@ -2,6 +2,7 @@ package tokenpace
 
 import (
 	"context"
+	"errors"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -90,6 +91,14 @@ func runWhole[R any](ctx context.Context, r *Router, req codec.Request, opts []o
 		*dst = t
 	}
 	if err := s.Err(); err != nil {
+		c.mu.Lock()
+		cut, _ := c.cutWhole.(*R)
+		c.mu.Unlock()
+		if se := (*StreamError)(nil); res == nil && cut != nil && errors.As(err, &se) && (se.Kind == KindTruncated || errors.Is(err, errNIgnored)) {
+			// A whole answer its server cut, and no route answered: the
+			// text is the caller's, with the error, as Client.New gives it.
+			return cut, err
+		}
 		return nil, err
 	}
 	whole, ok := res.(*R)
