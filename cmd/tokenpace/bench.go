@@ -154,10 +154,16 @@ func (f *benchFlags) writeFiles(rep *benchReport, stdout, stderr io.Writer) int 
 		say("%d requests written to %s", len(res.rows), f.export)
 	}
 	if f.plot != "" && len(res.timings) > 0 {
-		if err := writePlot(f.plot, res); err != nil {
+		switch err := writePlot(f.plot, res); {
+		case errors.Is(err, errNothingToPlot):
+			// Not the plot's failure: the run's, which the exit code
+			// says once the other files are written.
+			fmt.Fprintf(stderr, "tokenpace bench: plot not written: %v\n", err)
+		case err != nil:
 			return benchFail(stderr, 1, "plot: %v", err)
+		default:
+			say("plot written to %s", f.plot)
 		}
-		say("plot written to %s", f.plot)
 	}
 	if f.report != "" {
 		if err := writeHTMLFile(f.report, rep.page()); err != nil {

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"errors"
 	"slices"
 	"time"
 
@@ -13,13 +13,16 @@ import (
 	"github.com/tokenpace/tokenpace"
 )
 
+// errNothingToPlot is writePlot's error when no request produced a token.
+var errNothingToPlot = errors.New("no request produced a token: nothing to plot")
+
 // writePlot draws three panels from the recorded timings, the TTFT
 // cumulative distribution, the ITL histogram and the output throughput over
 // time, and writes them to path as PNG or SVG, after its extension.
 func writePlot(path string, res *loadResult) error {
 	ttft, itl, tput := plotData(res.timings)
 	if len(ttft) == 0 {
-		return fmt.Errorf("no request produced a token: nothing to plot")
+		return errNothingToPlot
 	}
 
 	cdf := plot.New()

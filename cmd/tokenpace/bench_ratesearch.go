@@ -37,8 +37,8 @@ func (s *searchFlags) register(fs *flag.FlagSet) {
 func (s searchFlags) check(f *benchFlags) error {
 	switch {
 	case !s.on:
-		if f.set["step-requests"] || f.set["step-duration"] || f.set["rate-precision"] || f.set["max-steps"] {
-			return errors.New("--step-requests, --step-duration, --rate-precision and --max-steps need --find-max-rate")
+		if f.set["step-requests"] || f.set["step-duration"] || f.set["rate-precision"] || f.set["max-steps"] || f.set["slo-attainment"] {
+			return errors.New("--step-requests, --step-duration, --rate-precision, --max-steps and --slo-attainment need --find-max-rate")
 		}
 		return nil
 	case f.sloTTFT == 0 && f.sloTPOT == 0:

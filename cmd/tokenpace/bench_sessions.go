@@ -37,14 +37,20 @@ func (s sessionFlags) on() bool { return s.sessions > 0 }
 // check reports a session flag out of range or clashing with another.
 func (s sessionFlags) check(f *benchFlags) error {
 	switch {
+	case s.sessions < 0:
+		return fmt.Errorf("--sessions must be positive, got %d", s.sessions)
 	case !s.on() && (f.set["turns"] || f.set["think"]):
 		return errors.New("--turns and --think need --sessions")
 	case !s.on():
 		return nil
-	case s.sessions < 0 || s.turns < 1 || s.think < 0:
-		return fmt.Errorf("--sessions, --turns must be positive and --think not negative, got %d, %d, %v", s.sessions, s.turns, s.think)
-	case s.sessions*s.turns > 10_000_000:
+	case s.turns < 1 || s.think < 0:
+		return fmt.Errorf("--turns must be positive and --think not negative, got %d, %v", s.turns, s.think)
+	case s.sessions > 10_000_000/s.turns: // as a product, it could wrap
 		return fmt.Errorf("--sessions %d × --turns %d: at most 10,000,000 requests", s.sessions, s.turns)
+	case s.sessions > 100_000: // a goroutine and a connection each
+		return fmt.Errorf("--sessions %d: at most 100,000 at once", s.sessions)
+	case f.set["find-max-rate"]:
+		return errors.New("--sessions sets the load: it excludes --find-max-rate, which searches a request rate")
 	case f.set["rate"] || f.set["requests"] || f.set["concurrency"]:
 		return errors.New("--sessions sets the load (sessions × turns requests, one in flight per session): it excludes --rate, --requests and --concurrency")
 	}

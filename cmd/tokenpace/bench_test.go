@@ -353,6 +353,10 @@ func TestBenchRejectsBadFlags(t *testing.T) {
 		{"not a URL", []string{"--base-url", "localhost:8000"}, "http://"},
 		{"unknown gpu", []string{"--gpu", "no-such-gpu"}, "no-such-gpu"},
 		{"stray argument", []string{"extra"}, "unexpected"},
+		{"sessions × turns past any memory (the product wrapped to 0: out of memory)", []string{"--sessions", "4611686018427387904", "--turns", "4"}, "--sessions"},
+		{"negative sessions (ignored: a plain run)", []string{"--sessions", "-1"}, "--sessions"},
+		{"sessions with a rate search (ignored)", []string{"--sessions", "2", "--find-max-rate", "--slo-ttft", "150ms"}, "--find-max-rate"},
+		{"an attainment without a rate search (ignored)", []string{"--slo-attainment", "2"}, "--find-max-rate"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -471,5 +475,29 @@ func TestBenchAPIKeyFromTheNamedVariable(t *testing.T) {
 	code, _, stderr = bench(t, t.Context(), "--base-url", srv.URL+"/v1", "--api-key-env", "TOKENPACE_TEST_UNSET")
 	if code != 2 || !strings.Contains(stderr, "TOKENPACE_TEST_UNSET is empty") {
 		t.Errorf("with an unset variable: exit %d, stderr %q; want 2 and a message naming the variable", code, stderr)
+	}
+}
+
+// TestBenchWritesTheReportWhenNothingCompleted: against a server that
+// answers every request with an error, --plot has nothing to draw. That
+// stopped bench before the HTML report was written, with "plot: no
+// request produced a token" as the only reason given; the report is now
+// written, and the exit says that no request completed.
+func TestBenchWritesTheReportWhenNothingCompleted(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"error":{"message":"no","type":"invalid_request_error"}}`))
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	report, svg := filepath.Join(dir, "report.html"), filepath.Join(dir, "plot.svg")
+	code, _, stderr := bench(t, t.Context(), "--base-url", srv.URL+"/v1", "--model", "m", "--requests", "3",
+		"--report", report, "--plot", svg)
+	if code != 1 || !strings.Contains(stderr, "no request completed") {
+		t.Errorf("exit %d, stderr %q; want 1 and \"no request completed\"", code, stderr)
+	}
+	if _, err := os.Stat(report); err != nil {
+		t.Errorf("report: %v, want it written", err)
 	}
 }
