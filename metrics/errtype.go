@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"syscall"
 
 	"github.com/openai/openai-go/v3"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
@@ -22,7 +23,10 @@ import (
 // kind: "stream_reset", "stream_truncated", "malformed_event",
 // "content_type", "error_event", "too_large"); "canceled" and
 // "timeout" for context endings, "unexpected_eof" for a body cut short,
-// "timeout" for network timeouts; otherwise the value of an ErrorType()
+// "timeout" for network timeouts; a request whose connection failed
+// "connection_closed" (closed before an answer), "connection_reset",
+// "connection_refused" or "network", and any other failed request of
+// tokenpace's "request"; otherwise the value of an ErrorType()
 // string method anywhere in the chain, else the error's Go type name.
 func ErrorType(err error) string {
 	if err == nil {
@@ -36,6 +40,7 @@ func ErrorType(err error) string {
 func classify(err error) string {
 	var apiErr *openai.Error
 	var netErr net.Error
+	var opErr *net.OpError
 	var streamErr *tokenpace.StreamError
 	switch {
 	case errors.As(err, &apiErr) && apiErr.StatusCode >= 300:
@@ -64,6 +69,18 @@ func classify(err error) string {
 		return "unexpected_eof"
 	case errors.As(err, &netErr) && netErr.Timeout():
 		return "timeout"
+	case errors.Is(err, io.EOF):
+		// A request whose connection the server closed before answering.
+		return "connection_closed"
+	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE):
+		return "connection_reset"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection_refused"
+	case errors.As(err, &opErr):
+		return "network"
+	case errors.As(err, &streamErr):
+		// A request that failed otherwise: the kind, not a Go type name.
+		return "request"
 	}
 	return semconv.ErrorType(err).Value.AsString()
 }

@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
+	"os"
+	"syscall"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
@@ -36,6 +40,13 @@ func TestErrorType(t *testing.T) {
 		{context.Canceled, "canceled"},
 		{fmt.Errorf("read: %w", context.DeadlineExceeded), "timeout"},
 		{io.ErrUnexpectedEOF, "unexpected_eof"},
+		// A request whose connection failed: its kind, not "*tokenpace.StreamError".
+		{&tokenpace.StreamError{Kind: tokenpace.KindRequest, Err: &url.Error{Op: "Post", URL: "http://h/v1", Err: io.EOF}}, "connection_closed"},
+		{&tokenpace.StreamError{Kind: tokenpace.KindRequest, Err: &url.Error{Op: "Post", URL: "http://h/v1",
+			Err: &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}}}, "connection_reset"},
+		{&tokenpace.StreamError{Kind: tokenpace.KindRequest, Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}, "connection_refused"},
+		{&tokenpace.StreamError{Kind: tokenpace.KindRequest, Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("no route")}}, "network"},
+		{&tokenpace.StreamError{Kind: tokenpace.KindRequest, Err: errors.New("something else")}, "request"},
 		{fmt.Errorf("wrapped: %w", typedErr{}), "custom"},
 		{errors.New("sk-secret-key in a message"), "*errors.errorString"},
 	}
