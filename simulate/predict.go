@@ -103,6 +103,13 @@ func Predict(d Deployment, s Scenario) (Prediction, error) {
 			return Prediction{}, &InvalidError{Field: c.name, Value: c.v, Reason: "must be positive (cached tokens: in [0, prompt tokens))"}
 		}
 	}
+	if ctx := d.Model.Context; ctx > 0 && s.PromptTokens > ctx {
+		// A server answers such a request 400 (see generation.go): no
+		// figure to predict. (A prompt that fills the context, and the
+		// token after it, is what published prefill measurements run.)
+		return Prediction{}, &InvalidError{Field: "prompt tokens", Value: s.PromptTokens,
+			Reason: fmt.Sprintf("over %s's context of %d tokens", d.Model.Name, ctx)}
+	}
 	total := max(s.Requests, s.Concurrency)
 	if work := float64(total) * float64(s.OutputTokens); work > maxPredictTokens {
 		return Prediction{}, &InvalidError{Field: "scenario", Value: fmt.Sprintf("%d × %d output tokens", total, s.OutputTokens),

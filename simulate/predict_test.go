@@ -26,6 +26,21 @@ func TestPredictAgreesWithEngine(t *testing.T) {
 	}
 }
 
+// TestPredictRefusesAPromptOverTheContext: a prompt longer than the
+// model's context is answered 400 by every server; predict gave figures
+// for it (and, for 99,999,999,999 tokens, durations that wrapped).
+func TestPredictRefusesAPromptOverTheContext(t *testing.T) {
+	for _, n := range []int{131_073, 99_999_999_999} {
+		if _, err := simulate.Predict(simulate.Deployment{}, simulate.Scenario{PromptTokens: n, OutputTokens: 1}); !errors.Is(err, simulate.ErrInvalid) {
+			t.Errorf("Predict(%d prompt tokens) error = %v, want ErrInvalid", n, err)
+		}
+	}
+	// A prompt that fills the context, as published prefill measurements run.
+	if _, err := simulate.Predict(simulate.Deployment{}, simulate.Scenario{PromptTokens: 131_072, OutputTokens: 1}); err != nil {
+		t.Errorf("Predict(131,072 prompt tokens) error = %v, want figures", err)
+	}
+}
+
 func TestPredictCachedPromptCutsTTFT(t *testing.T) {
 	cold, err := simulate.Predict(simulate.Deployment{}, simulate.Scenario{PromptTokens: 4000, OutputTokens: 10})
 	if err != nil {

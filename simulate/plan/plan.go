@@ -213,6 +213,7 @@ func (r *Result) CheapestRejected() *Candidate {
 type shape struct {
 	minUncached int   // fewest prompt tokens a prefix cache cannot serve
 	minOutput   int   // fewest output tokens
+	maxPrompt   int   // most prompt tokens
 	tpot        bool  // some request has two or more output tokens
 	outTokens   int64 // all output tokens
 	uncached    int64 // all prompt tokens a prefix cache cannot serve
@@ -231,7 +232,7 @@ func shapeOf(w []simulate.Arrival) shape {
 			s.prefixes = true
 			un = max(p-r.PrefixTokens, 1)
 		}
-		s.minUncached, s.minOutput = min(s.minUncached, un), min(s.minOutput, o)
+		s.minUncached, s.minOutput, s.maxPrompt = min(s.minUncached, un), min(s.minOutput, o), max(s.maxPrompt, p)
 		s.tpot = s.tpot || o >= 2
 		s.outTokens += int64(o)
 		s.uncached += int64(un)
@@ -349,6 +350,11 @@ func Search(in Input) (*Result, error) {
 	}
 	in.judged = in.loads()
 	sh := shapeOf(in.judged[0])
+	if ctx, m := in.Template.Model.Context, in.Template.Model; ctx > 0 && sh.maxPrompt > ctx {
+		// Every server answers such a request 400: no deployment serves it.
+		return nil, &simulate.InvalidError{Field: "prompt tokens", Value: sh.maxPrompt,
+			Reason: fmt.Sprintf("over %s's context of %d tokens", m.Name, ctx)}
+	}
 	res := &Result{}
 	var live []*family
 	for _, g := range sp.GPUs {

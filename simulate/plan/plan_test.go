@@ -205,6 +205,11 @@ func TestPlanErrors(t *testing.T) {
 		{"negative headroom", plan.Input{Workload: load, SLO: plan.SLO{TTFTP99: time.Second}, Headroom: -0.1}},
 		{"NaN headroom", plan.Input{Workload: load, SLO: plan.SLO{TTFTP99: time.Second}, Headroom: math.NaN()}},
 		{"empty sample", plan.Input{Workload: load, SLO: plan.SLO{TTFTP99: time.Second}, Samples: [][]simulate.Arrival{nil}}},
+		// A server answers every request of the load 400: no pick serves it
+		// (a search recommended 55 GPUs for it).
+		{"prompts over the context", plan.Input{Template: simulate.Deployment{Model: model(t, "llama-3.1-8b")},
+			Workload: arrivals(t, simulate.Workload{Rate: 1, Requests: 10, Prompt: simulate.TokenDist{Mean: 200_000}, Output: simulate.TokenDist{Mean: 10}}),
+			SLO:      plan.SLO{TTFTP99: 100 * time.Second}}},
 	} {
 		if _, err := plan.Search(tc.in); !errors.Is(err, simulate.ErrInvalid) {
 			t.Errorf("Search(%s) error = %v, want ErrInvalid", tc.name, err)
