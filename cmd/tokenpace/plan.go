@@ -246,6 +246,13 @@ func (f *planFlags) checkNumbers(set map[string]bool) error {
 	if !(f.goodput > 0 && f.goodput <= 1) {
 		return fmt.Errorf("--goodput must be in (0, 1], got %v", f.goodput)
 	}
+	if !(f.burstiness >= 0) { // NaN too: it ran as Poisson
+		return fmt.Errorf("--burstiness must not be negative, got %v", f.burstiness)
+	}
+	if set["prefix-tokens"] && set["prompt-tokens"] && f.prefixTokens >= f.prompt {
+		// Clamped, every request would be a whole cache hit.
+		return fmt.Errorf("--prefix-tokens %d must be under --prompt-tokens %d", f.prefixTokens, f.prompt)
+	}
 	return nil
 }
 

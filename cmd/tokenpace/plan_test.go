@@ -148,6 +148,9 @@ func TestPlanBadFlags(t *testing.T) {
 		{"--rate", "10", "--slo-ttft-p99", "1s", "--mbu", "1.5"},
 		{"--rate", "10", "--slo-ttft-p99", "1s", "--requests", "999999999"},
 		{"--rate", "10", "--slo-ttft-p99", "1s", "--headroom", "-0.1"},
+		{"--rate", "10", "--slo-ttft-p99", "1s", "--burstiness", "-1"},                                 // ran as Poisson
+		{"--rate", "10", "--slo-ttft-p99", "1s", "--burstiness", "NaN"},                                // ran as Poisson
+		{"--rate", "10", "--slo-ttft-p99", "1s", "--prefix-tokens", "2000", "--prompt-tokens", "1000"}, // every request a whole cache hit
 		{"--rate", "10", "--slo-ttft-p99", "1s", "--headroom", "NaN"},
 		{"--rate", "10", "--slo-ttft-p99", "1s", "--samples", "0"},
 		{"--rate", "10", "--slo-ttft-p99", "1s", "--samples", "21"},
