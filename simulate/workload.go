@@ -161,7 +161,14 @@ func ReadTrace(r io.Reader) ([]Arrival, error) {
 		if first {
 			first = false
 			if _, err := strconv.ParseFloat(strings.TrimSpace(rec[0]), 64); err != nil {
-				continue // a header
+				// A header, if it names the columns: a line of anything
+				// else is an error, not skipped in silence.
+				if !traceHeader(rec) {
+					l, _ := cr.FieldPos(0)
+					return nil, &InvalidError{Field: fmt.Sprintf("trace line %d", l), Value: strings.Join(rec, ","),
+						Reason: "neither a request nor the header arrival_s,prompt_tokens,output_tokens[,prefix_id]"}
+				}
+				continue
 			}
 		}
 		a, err := parseTraceRecord(rec, len(out)+1)
@@ -175,6 +182,21 @@ func ReadTrace(r io.Reader) ([]Arrival, error) {
 		return nil, &InvalidError{Field: "trace", Value: 0, Reason: "holds no request"}
 	}
 	return out, nil
+}
+
+// traceHeader reports whether rec is a trace's header: the columns'
+// names, in order.
+func traceHeader(rec []string) bool {
+	names := []string{"arrival_s", "prompt_tokens", "output_tokens", "prefix_id"}
+	if len(rec) < 3 || len(rec) > len(names) {
+		return false
+	}
+	for i, f := range rec {
+		if !strings.EqualFold(strings.TrimSpace(f), names[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func parseTraceRecord(rec []string, id int) (Arrival, error) {

@@ -79,6 +79,7 @@ func TestReadTrace(t *testing.T) {
 	for _, bad := range []string{
 		"", "arrival_s,prompt_tokens,output_tokens\n", "0,100\n", "0,100,10,a,b\n", "-1,100,10\n", "x,100,10\n0,1,1\n0,y,1\n",
 		"0,0,10\n", "0,10,99999999999\n", "NaN,10,10\n", "0,\"10,10\n",
+		"garbage line\n1,2,3\n", "foo,bar,baz\n0,10,3\n", // not a header: they were skipped in silence
 	} {
 		if _, err := simulate.ReadTrace(strings.NewReader(bad)); !errors.Is(err, simulate.ErrInvalid) {
 			t.Errorf("ReadTrace(%q) error = %v, want ErrInvalid", bad, err)
