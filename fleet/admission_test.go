@@ -65,7 +65,9 @@ func TestAdmissionOneRoundTrip(t *testing.T) {
 }
 
 // A Router's call through a Route with both costs one round trip to admit
-// and one, off its path and shared with other calls, to record.
+// and, off its path and shared with other calls, one to record its
+// outcome and one to count the tokens it used (Limiter.Settle): calls one
+// after another, as here, share none.
 func TestRouterAdmissionRoundTrips(t *testing.T) {
 	srv := startRedis(t)
 	be := newBackend(t)
@@ -83,8 +85,8 @@ func TestRouterAdmissionRoundTrips(t *testing.T) {
 	// The outcome of the call before may be recorded meanwhile: at most
 	// one batch more than calls.
 	cmds, reserves = rt.cmds.Load()-cmds, rt.reserves.Load()-reserves
-	if reserves != calls || cmds > 2*calls+1 {
-		t.Fatalf("Redis commands of %d calls = %d, %d of them reservations, want at most %d, %d", calls, cmds, reserves, 2*calls+1, calls)
+	if reserves != calls || cmds > 3*calls+1 {
+		t.Fatalf("Redis commands of %d calls = %d, %d of them reservations, want at most %d, %d", calls, cmds, reserves, 3*calls+1, calls)
 	}
 }
 
