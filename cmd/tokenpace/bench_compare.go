@@ -85,6 +85,12 @@ func runCompare(f *benchFlags, stdout, stderr io.Writer) int {
 			return benchFail(stderr, 1, "--compare: %v", err)
 		}
 		runs[i] = r
+		if r.run.Interrupted {
+			// Its figures cover the part of the run measured before it
+			// was stopped: not what the other run's cover.
+			fmt.Fprintf(stderr, "tokenpace bench: WARNING: %c (%s) was interrupted: its figures cover %v of its %d planned requests\n",
+				'A'+i, r.name, r.snap.Requests, r.run.Planned)
+		}
 	}
 	rows := compareRows(runs[0], runs[1])
 	if f.asJSON {
@@ -110,7 +116,11 @@ func runCompare(f *benchFlags, stdout, stderr io.Writer) int {
 // writeCompareText writes the runs' settings and figures side by side.
 func writeCompareText(w io.Writer, runs [2]*savedRun, rows []compareRow) {
 	for i, r := range runs {
-		fmt.Fprintf(w, "%c  %s: %s, model %s, %s\n", 'A'+i, r.name, r.run.Endpoint, r.run.Model, savedLoad(r))
+		note := ""
+		if r.run.Interrupted {
+			note = " (interrupted)"
+		}
+		fmt.Fprintf(w, "%c  %s%s: %s, model %s, %s\n", 'A'+i, r.name, note, r.run.Endpoint, r.run.Model, savedLoad(r))
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -134,6 +134,19 @@ func TestBenchCompare(t *testing.T) {
 	if code, _, stderr := bench(t, t.Context(), "--compare", html, files[0]); code != 1 || !strings.Contains(stderr, "not a bench --json report") {
 		t.Errorf("bench --compare of an HTML file = exit %d, stderr %q; want 1 and why", code, stderr)
 	}
+	// A run stopped early: its figures cover part of it, which the
+	// comparison printed as if the run were whole.
+	raw, err := os.ReadFile(files[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.json")
+	if err := os.WriteFile(cut, []byte(strings.Replace(string(raw), `"interrupted": false`, `"interrupted": true`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := bench(t, t.Context(), "--compare", files[0], cut); code != 0 || !strings.Contains(stderr, "B (cut.json) was interrupted") || !strings.Contains(out, "cut.json (interrupted)") {
+		t.Errorf("bench --compare with an interrupted run = exit %d, stdout %q, stderr %q; want it said", code, out, stderr)
+	}
 }
 
 // jsonEqual compares two decoded JSON values.
