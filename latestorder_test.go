@@ -101,3 +101,28 @@ func TestLatestTypeAheadInFlightDuringStart(t *testing.T) {
 		readRest(<-newer)
 	})
 }
+
+// TestLatestContextDoneBefore: a request whose context is done before the
+// call sends nothing, as openai-go sends nothing: Latest sent it (and ran
+// it to its end, in the background, to be reused), and the completion
+// already in flight under the key is kept.
+func TestLatestContextDoneBefore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client, sent := typeAheadClient(t)
+		var latest tokenpace.Latest
+		first := latest.NewCompletionStreaming(context.Background(), "k", fim("m", "a", ""), client.NewCompletionStreaming)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		s := latest.NewCompletionStreaming(ctx, "k", fim("m", "ab", ""), client.NewCompletionStreaming)
+		if text := readRest(s); text != "" || !errors.Is(s.Err(), context.Canceled) {
+			t.Errorf("done context: text %q, Err() = %v; want none, context.Canceled", text, s.Err())
+		}
+		if text := readRest(first); text == "" || first.Err() != nil {
+			t.Errorf("the completion in flight: text %q, Err() = %v; want its answer", text, first.Err())
+		}
+		synctest.Wait()
+		if n := sent.Load(); n != 1 {
+			t.Errorf("requests sent = %d, want 1 (the first)", n)
+		}
+	})
+}

@@ -47,6 +47,13 @@ func (l *Latest) NewCompletionStreaming(ctx context.Context, key string, params 
 	start func(context.Context, openai.CompletionNewParams, ...option.RequestOption) *Stream[openai.Completion],
 	opts ...option.RequestOption) *Stream[openai.Completion] {
 	now := time.Now()
+	if ctx.Err() != nil {
+		// Nothing is sent for a context already done, as openai-go sends
+		// nothing; a completion in flight under key stays, replaced by
+		// no newer request.
+		sh := &sharedCompletion{changed: make(chan struct{}), cancel: func(error) {}, ended: true, err: ctxErr(ctx)}
+		return newStream[openai.Completion](sh.view(ctx, now, 0, false), nil)
+	}
 	l.mu.Lock()
 	old := l.inflight[key]
 	if old != nil && old.ta != nil {
