@@ -1,10 +1,7 @@
 package tokenpace
 
 import (
-	"slices"
 	"time"
-
-	"github.com/openai/openai-go/v3"
 
 	"github.com/tokenpace/tokenpace/internal/codec"
 )
@@ -40,20 +37,11 @@ type chunkQueue struct {
 	noCont bool
 }
 
-// refusing reports whether ar carries a piece of a refusal: a continuation
-// carries text on, and a refusal is no text (its assistant prefix would be
-// empty, and the continued answer an answer).
-func refusing(ar arrived) bool {
-	return ar.Chunk != nil && slices.ContainsFunc(ar.Chunk.Choices, func(ch openai.ChatCompletionChunkChoice) bool {
-		return ch.Delta.Refusal != ""
-	})
-}
-
 // push queues ar, which counts size against max (no bound when max is
 // 0), and reports whether the queue is now full: the reader then waits
 // on room before it reads on.
 func (q *chunkQueue) push(ar arrived, size, max int) (full bool) {
-	if !q.isCut && (ar.ToolCall || ar.Audio || refusing(ar)) {
+	if !q.isCut && (ar.ToolCall || ar.Audio || ar.Refusal) {
 		q.noCont = true
 	}
 	q.pending = append(q.pending, ar)

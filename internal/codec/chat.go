@@ -152,6 +152,9 @@ func chunkEvent(c *openai.ChatCompletionChunk, orig any) Event {
 		if d.JSON.Audio.Valid() {
 			ev.Audio = true
 		}
+		if d.Refusal != "" {
+			ev.Refusal = true
+		}
 		//lint:ignore SA1019 servers still stream legacy function calls
 		if len(d.ToolCalls) > 0 || d.FunctionCall.Name != "" || d.FunctionCall.Arguments != "" {
 			ev.ToolCall = true

@@ -139,6 +139,9 @@ type Event struct {
 	End   *End
 	// ToolCall: the event carries a tool or function call.
 	ToolCall bool
+	// Refusal: the event carries a piece of a refusal, which, like a
+	// tool call, no text continuation can carry on.
+	Refusal bool
 	// Audio: the event carries audio (a chat delta's audio field: a
 	// piece of the audio or of its transcript, or its id or expiry; a
 	// Responses audio event): output that, like a tool call, no text

@@ -232,3 +232,24 @@ func TestPlainTextData(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusalEvents: a chat delta's refusal and a Responses refusal delta
+// mark their events as refusals, which no continuation carries on; text
+// does not.
+func TestRefusalEvents(t *testing.T) {
+	for _, tc := range []struct {
+		req  Request
+		data string
+		want bool
+	}{
+		{Chat(openai.ChatCompletionNewParams{}, true), `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"refusal":"I can"}}]}`, true},
+		{Chat(openai.ChatCompletionNewParams{}, true), `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"I can"}}]}`, false},
+		{Response(responses.ResponseNewParams{}), `{"type":"response.refusal.delta","sequence_number":3,"item_id":"m","output_index":0,"content_index":0,"delta":"I can"}`, true},
+		{Response(responses.ResponseNewParams{}), `{"type":"response.output_text.delta","sequence_number":3,"item_id":"m","output_index":0,"content_index":0,"delta":"I can"}`, false},
+	} {
+		ev, err := tc.req.Decode([]byte(tc.data))
+		if err != nil || ev.Refusal != tc.want {
+			t.Errorf("Decode(%s): Refusal %v, error %v; want %v", tc.data, ev.Refusal, err, tc.want)
+		}
+	}
+}

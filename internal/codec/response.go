@@ -172,6 +172,7 @@ func (r response) Decode(data []byte) (Event, error) {
 		Orig:     ev,
 		ToolCall: responseCall(ev),
 		Audio:    ev.Type == respAudioDelta || ev.Type == respAudioText,
+		Refusal:  ev.Type == respRefusalDelta,
 	}
 	if responseOutput(ev) {
 		out.Outputs = 1
