@@ -84,7 +84,7 @@ type attempt struct {
 	x      exchange    // the HTTP requests
 
 	// Owned by the goroutine that calls, then by the holder of the reader
-	// role (see handoff.go).
+	// role (see handoff.go); stream is written under mu, for stop.
 	stream  codec.Closer
 	res     *http.Response
 	answer  *http.Response // the response openai-go got (WithResponseInto)
@@ -118,7 +118,6 @@ type attempt struct {
 	wake chan struct{} // the consumer waits on it; capacity 1
 
 	mu      sync.Mutex
-	open    codec.Closer // the stream once its response came, for stop
 	t       Timing
 	q       chunkQueue // the chunks the consumer has not taken
 	final   bool       // t is final (its end event may still run)
@@ -241,7 +240,12 @@ func (a *attempt) request() bool {
 		return false
 	}
 	what := "middleware"
-	if perr := guard(a.spec.name, &what, func() { a.stream = a.spec.req.Stream(a.ctx, a.spec.client, opts) }); perr != nil {
+	var stream codec.Closer
+	perr := guard(a.spec.name, &what, func() { stream = a.spec.req.Stream(a.ctx, a.spec.client, opts) })
+	a.mu.Lock() // stop, on another goroutine, may close it
+	a.stream = stream
+	a.mu.Unlock()
+	if perr != nil {
 		if a.stream != nil {
 			a.closeStream()
 		}
@@ -254,9 +258,6 @@ func (a *attempt) request() bool {
 		return false
 	}
 	a.res, a.body = a.x.response()
-	a.mu.Lock()
-	a.open = a.stream // for stop, on another goroutine
-	a.mu.Unlock()
 	got := a.answer
 	if got == nil {
 		got = a.outer
@@ -831,7 +832,7 @@ func (a *attempt) stop(cause error) {
 		a.cancel(cause)
 	}
 	a.mu.Lock()
-	if open := a.open; !draining && !a.final && open != nil && !(a.r.holder == roleCaller && a.r.away) {
+	if open := a.stream; !draining && !a.final && open != nil && !(a.r.holder == roleCaller && a.r.away) {
 		// A read may be under way on a body that does not end with the
 		// context (a middleware's, a custom transport's): close it, as
 		// openai-go's Close does, so that the read ends.
