@@ -34,14 +34,22 @@ import (
 // it. A completion stays reusable after its end, its text kept, until a
 // request under key (Begin's too) replaces it.
 //
-// The returned stream's Timing is the new request's: Start is when
-// NewCompletionStreaming was called; for a reused completion Sent is Start
-// too (no request was sent), the first chunk is stamped no earlier than
-// Start (so TTFT is zero when the rest had already arrived), Target,
-// Model, HTTP and the usage are those of the completion reused, whose
-// request the Hooks of start's Client see once, as usual; the reusing
-// streams are not reported to them. Close the stream, as any stream, when
-// done with it. A start that panics or returns nil gives a stream that
+// The returned stream's Timing is the new request's, as its caller
+// waited for it: Start is when NewCompletionStreaming was called; for a
+// reused completion Sent is Start too (no request was sent), the first
+// chunk is stamped no earlier than Start (so TTFT is zero when the rest
+// had already arrived); Chunks are those the stream handed over, stamped
+// when they arrived, and End is when the completion's end arrived, or
+// when the stream was superseded, closed or its ctx ended, however late
+// its caller reads. Target, Model and HTTP are those of the completion
+// reused; the usage too when the stream handed over the whole completion
+// from its request to its end, else OutputTokens counts the output it
+// handed over (the server's count covers text this caller did not wait
+// for) and UsageReported is false. The Timing is final once the stream
+// has ended, though the completion runs on. The Hooks of start's Client
+// see the completion's request once, as usual; the reusing streams are
+// not reported to them. Close the stream, as any stream, when done with
+// it. A start that panics or returns nil gives a stream that
 // ends at once with that error.
 func (l *Latest) NewCompletionStreaming(ctx context.Context, key string, params openai.CompletionNewParams,
 	start func(context.Context, openai.CompletionNewParams, ...option.RequestOption) *Stream[openai.Completion],
@@ -200,10 +208,13 @@ func (sh *sharedCompletion) stop(cause error) { sh.cancel(cause) }
 
 // view returns a stream of the completion for a request made at now under
 // ctx, that skips the first skip bytes of its text; reused says the
-// request was not sent.
+// request was not sent. The stream ends when ctx does, at that moment,
+// whenever its caller comes back to read it.
 func (sh *sharedCompletion) view(ctx context.Context, now time.Time, skip int, reused bool) *typeAheadView {
 	vctx, cancel := context.WithCancelCause(ctx)
-	return &typeAheadView{sh: sh, ctx: vctx, cancel: cancel, start: now, skip: skip, reused: reused}
+	v := &typeAheadView{sh: sh, ctx: vctx, cancel: cancel, start: now, skip: skip, reused: reused}
+	context.AfterFunc(vctx, func() { v.end(ctxErr(vctx), false) })
+	return v
 }
 
 // typeAheadView is the source of a stream handed out by
@@ -219,9 +230,12 @@ type typeAheadView struct {
 	mu     sync.Mutex
 	pos    int // next event to read
 	stamps []time.Time
-	end    time.Time
+	deltas int // output-bearing choice deltas handed over
+	endAt  time.Time
+	atEnd  bool // v ended with the completion, read to its end
 	err    error
 	done   bool
+	final  *Timing // v's Timing once it ended
 }
 
 // supersede ends v with ErrSuperseded, unless it has ended already.
@@ -239,9 +253,9 @@ func (v *typeAheadView) take(buf []arrived) ([]arrived, error) {
 			return nil, v.err
 		}
 		if v.ctx.Err() != nil {
-			v.finish(ctxErr(v.ctx))
 			v.mu.Unlock()
-			return nil, v.err
+			v.end(ctxErr(v.ctx), false)
+			continue
 		}
 		out := buf[:0]
 		for ; v.pos < len(events); v.pos++ {
@@ -249,24 +263,23 @@ func (v *typeAheadView) take(buf []arrived) ([]arrived, error) {
 			if !ok {
 				continue
 			}
-			if ar.Chunk != nil && hasOutput(ar.Chunk) {
+			if n := outputs(ar.Chunk); n > 0 {
 				if ar.at.Before(v.start) {
 					ar.at = v.start
 				}
 				v.stamps = append(v.stamps, ar.at)
+				v.deltas += n
 			}
 			out = append(out, ar)
 		}
+		v.mu.Unlock()
 		if len(out) > 0 {
-			v.mu.Unlock()
 			return out, nil
 		}
 		if ended {
-			v.finish(err)
-			v.mu.Unlock()
-			return nil, v.err
+			v.end(err, true)
+			continue
 		}
-		v.mu.Unlock()
 		select {
 		case <-changed:
 		case <-v.ctx.Done():
@@ -274,11 +287,21 @@ func (v *typeAheadView) take(buf []arrived) ([]arrived, error) {
 	}
 }
 
-// finish records v's end with err. v.mu is held.
-func (v *typeAheadView) finish(err error) {
-	if !v.done {
-		v.done, v.err, v.end = true, err, time.Now()
+// end records v's end with err, now, or, with atEnd, at the end of the
+// completion, which v read to its end; and makes v's Timing final, as it
+// is then, though the completion runs on. The first end counts.
+func (v *typeAheadView) end(err error, atEnd bool) {
+	v.mu.Lock()
+	if v.done {
+		v.mu.Unlock()
+		return
 	}
+	v.done, v.err, v.endAt, v.atEnd = true, err, time.Now(), atEnd
+	v.mu.Unlock()
+	t := v.build()
+	v.mu.Lock()
+	v.final = t
+	v.mu.Unlock()
 }
 
 // trim returns ar without the first bytes of text v still skips, and false
@@ -306,24 +329,46 @@ func (v *typeAheadView) trim(ar arrived) (arrived, bool) {
 	return ar, comp.Choices[0].Text != "" || comp.Choices[0].FinishReason != "" || len(comp.Choices) > 1
 }
 
-// hasOutput reports whether a completion's chat view carries text.
-func hasOutput(c *openai.ChatCompletionChunk) bool {
-	for _, ch := range c.Choices {
-		if ch.Delta.Content != "" {
-			return true
+// outputs returns how many choices of a completion's chat view carry
+// text.
+func outputs(c *openai.ChatCompletionChunk) int {
+	n := 0
+	if c != nil {
+		for _, ch := range c.Choices {
+			if ch.Delta.Content != "" {
+				n++
+			}
 		}
 	}
-	return false
+	return n
 }
 
-// timing implements source: the request's Timing, from the completion's.
+// timing implements source: the request's Timing, from the completion's;
+// final once v ended.
 func (v *typeAheadView) timing() *Timing {
+	v.mu.Lock()
+	t := v.final
+	v.mu.Unlock()
+	if t != nil {
+		return t
+	}
+	return v.build()
+}
+
+// build returns the request's Timing, from the completion's as it is now.
+// Its chunks are those v handed over, stamped when they arrived, but no
+// earlier than the request; its end, when v ended, or the completion's
+// end that v read. Its token counts are the server's only when v handed
+// over the whole completion, from its request to its end; else OutputTokens
+// counts the output v handed over, so that TPOT is that of the tokens the
+// caller waited for.
+func (v *typeAheadView) build() *Timing {
 	var u Timing
 	v.sh.mu.Lock()
 	su := v.sh.u
 	v.sh.mu.Unlock()
 	if su != nil {
-		u = *su.Timing()
+		u = *su.Timing().clone()
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -337,16 +382,25 @@ func (v *typeAheadView) timing() *Timing {
 	for _, at := range v.stamps {
 		t.addChunk(at)
 	}
+	if v.reused || !v.atEnd {
+		t.UsageReported = false
+		t.PromptTokens, t.CachedTokens, t.ReasoningTokens = 0, 0, 0
+		t.OutputTokens = v.deltas
+	}
 	t.Milestones = nil
-	t.End, t.Err = v.end, v.err
+	t.End, t.Err = v.endAt, v.err
+	if v.atEnd && !u.End.IsZero() {
+		t.End = u.End
+		if t.End.Before(v.start) {
+			t.End = v.start
+		}
+	}
 	return &t
 }
 
 // close implements source: the stream stops; the completion goes on, to
 // be reused.
 func (v *typeAheadView) close() {
-	v.mu.Lock()
-	v.finish(ErrStreamClosed)
-	v.mu.Unlock()
+	v.end(ErrStreamClosed, false)
 	v.cancel(ErrStreamClosed)
 }
