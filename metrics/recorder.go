@@ -45,8 +45,9 @@ func (s SLO) Met(t *tokenpace.Timing) bool {
 func (s SLO) Good(t *tokenpace.Timing) bool { return t.Err == nil && s.Met(t) }
 
 // A Recorder keeps latency and throughput statistics of finished requests in
-// process, per target and model, with no backend: TTFT, ITL, TPOT and E2E
-// percentiles from HDR histograms (bounded memory, see RelativeError),
+// process, per target and model, with no backend: TTFT, ITL, TPOT (of
+// streaming calls) and E2E percentiles from HDR histograms (bounded
+// memory, see RelativeError),
 // request and output-token throughput overall and over a sliding window,
 // goodput, error kinds, budget breaches, detections and a fit of TTFT
 // against prompt length. It is what `tokenpace bench` prints. A request
@@ -213,7 +214,11 @@ func (a *acc) add(t *tokenpace.Timing, slo SLO) {
 		a.goodTokens += int64(t.OutputTokens)
 	}
 
-	if len(t.Chunks) > 0 {
+	// A non-streaming call shows no token before its whole answer: a
+	// Router's has that answer as one chunk, whose TTFT is its E2E and
+	// whose TPOT reads 0. Its tokens count at its end.
+	streamed := t.Stream && len(t.Chunks) > 0
+	if streamed {
 		ttft := t.TTFT()
 		a.ttft.record(ttft)
 		for i := 1; i < len(t.Chunks); i++ {
@@ -240,12 +245,12 @@ func (a *acc) add(t *tokenpace.Timing, slo SLO) {
 		}
 	}
 	if t.Err == nil {
-		if t.OutputTokens >= 2 && len(t.Chunks) > 0 {
+		if t.OutputTokens >= 2 && streamed {
 			a.tpot.record(t.TPOT())
 		}
 		a.e2e.record(t.E2E())
 		tokens := 0.0
-		if len(t.Chunks) == 0 {
+		if !streamed {
 			tokens = float64(t.OutputTokens) // a non-streaming call delivers at its end
 		}
 		a.win.add(t.End, 1, tokens)
