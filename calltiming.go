@@ -87,6 +87,9 @@ func (c *call) addDelivered(t *Timing, tr *try, tt *Timing) (usage bool) {
 	t.ServerAddress, t.ServerPort, t.Streaming = tt.ServerAddress, tt.ServerPort, tt.Streaming
 	t.FinishReason, t.PromptTokens, t.CachedTokens = tt.FinishReason, tt.PromptTokens, tt.CachedTokens
 	for k, v := range tt.Milestones {
+		// Reached while held on probation, it reached the caller with
+		// the held output.
+		v = tr.deliveredAt(v)
 		if _, ok := t.Milestones[k]; !ok && (tr.cause == nil || (n > 0 && !v.After(t.LastChunk))) {
 			reachedAt(t, k, v)
 		}

@@ -66,7 +66,12 @@ func (c *call) onMilestone(tr *try, name string, at time.Time) {
 	}
 	c.mu.Lock()
 	in := tr.chained && tr.cause == nil
+	if !in && tr.cause == nil && tr.probation.held.Load() {
+		// Reported when the held output reaches the caller (heldHooks).
+		tr.probation.reached = append(tr.probation.reached, reached{name, at})
+	}
 	sent := c.sent()
+	at = tr.deliveredAt(at)
 	c.mu.Unlock()
 	if in {
 		f(c.ctx, milestoneInfo(tr.rt.Name, c.model(tr.rt), name, sent, at))

@@ -192,9 +192,11 @@ type Affinity struct {
 //
 // The caller's TTFT is then the time to the first token it received: the
 // held tokens are stamped, in the call's Timing, no earlier than the
-// commit, and Hooks.FirstToken is called at the commit (not for a stream
-// that ends while held, as with RetryInvalid). The cost of the probation
-// is Attempt.Committed − Attempt.FirstToken.
+// commit, and so are the milestones they reached (Timing.Milestones);
+// Hooks.FirstToken is called at the commit, and Hooks.Milestone then for
+// the milestones reached while held, at the commit too (neither for a
+// stream that ends while held, as with RetryInvalid). The cost of the
+// probation is Attempt.Committed − Attempt.FirstToken.
 //
 // The zero value holds nothing.
 type Probation struct {

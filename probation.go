@@ -17,6 +17,9 @@ type probationState struct {
 	// committed is when the held output was released to the caller; zero
 	// if it was never held.
 	committed time.Time
+	// reached holds the milestones reached while held, reported to the
+	// Milestone hook at the commit (see heldHooks); under the call's lock.
+	reached []reached
 }
 
 // holdFirst reports whether tr, which has just won the call with its first
@@ -71,18 +74,38 @@ func (c *call) commitHeld(tr *try, at time.Time) {
 	}
 	c.release(tr, at)
 	c.chainUp(tr)
-	sent := c.sent()
+	hooks := c.heldHooks(tr, at)
 	c.mu.Unlock()
-	f := c.hooks.FirstToken
-	if f == nil {
-		return
-	}
-	what := "FirstToken hook"
-	if perr := guard(tr.rt.Name, &what, func() { f(c.ctx, firstTokenInfo(tr.rt.Name, c.model(tr.rt), sent, at)) }); perr != nil {
+	if perr := hooks(); perr != nil {
 		c.mu.Lock()
 		c.stop(tr, perr, OutcomeFailed)
 		c.finish(perr)
 		c.unlockAndReport()
+	}
+}
+
+// heldHooks returns what reports tr's output, held on probation and
+// committed at at, to the hooks: its first token, then the milestones it
+// reached while held, all at at, when the caller received them. It
+// returns the KindPanic error of a hook that panicked. c.mu is held.
+func (c *call) heldHooks(tr *try, at time.Time) func() error {
+	sent := c.sent()
+	names := tr.probation.reached
+	tr.probation.reached = nil
+	first, milestone := c.hooks.FirstToken, c.hooks.Milestone
+	return func() error {
+		what := "FirstToken hook"
+		return guard(tr.rt.Name, &what, func() {
+			if first != nil {
+				first(c.ctx, firstTokenInfo(tr.rt.Name, c.model(tr.rt), sent, at))
+			}
+			what = "Milestone hook"
+			for _, n := range names {
+				if milestone != nil {
+					milestone(c.ctx, milestoneInfo(tr.rt.Name, c.model(tr.rt), n.name, sent, at))
+				}
+			}
+		})
 	}
 }
 
@@ -106,9 +129,11 @@ func (c *call) endProbation(tr *try, clean bool, at time.Time) {
 	}
 	if clean {
 		c.release(tr, at)
+		tr.probation.reached = nil // its hooks are not called (see Probation)
 		return
 	}
 	tr.probation.held.Store(false)
+	tr.probation.reached = nil
 	if tr.probation.timer != nil {
 		tr.probation.timer.Stop()
 	}
