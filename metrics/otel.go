@@ -264,7 +264,7 @@ func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, s *attrSe
 	if t.UsageReported || t.OutputTokens > 0 {
 		o.tokens.Inst().Record(ctx, int64(t.OutputTokens), s.outputOpt...)
 	}
-	if t.Err == nil && t.Stream && t.OutputTokens >= 2 && len(t.Chunks) > 0 {
+	if t.Err == nil && hasTPOT(t) {
 		o.tpot.Record(ctx, t.TPOT().Seconds(), s.ownOpt...)
 	}
 	if !t.Sent.IsZero() && !t.Start.IsZero() {

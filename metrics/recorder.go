@@ -245,7 +245,7 @@ func (a *acc) add(t *tokenpace.Timing, slo SLO) {
 		}
 	}
 	if t.Err == nil {
-		if t.OutputTokens >= 2 && streamed {
+		if hasTPOT(t) {
 			a.tpot.record(t.TPOT())
 		}
 		a.e2e.record(t.E2E())
@@ -255,6 +255,15 @@ func (a *acc) add(t *tokenpace.Timing, slo SLO) {
 		}
 		a.win.add(t.End, 1, tokens)
 	}
+}
+
+// hasTPOT reports whether t has a time per output token to record: a
+// streamed answer of two output tokens or more, not counting reasoning the
+// stream never showed (OpenAI's reasoning models: 40 hidden reasoning
+// tokens before a single visible one make no figure, and Timing.TPOT is
+// then 0).
+func hasTPOT(t *tokenpace.Timing) bool {
+	return t.Stream && len(t.Chunks) > 0 && t.OutputTokens >= 2 && (t.ReasoningTokens == 0 || t.TPOT() > 0)
 }
 
 // serverTTFT is the TTFT of the server that answered, which the prompt fit
