@@ -74,7 +74,7 @@ type situation struct {
 	invalid     bool // a validator rejected the try's output
 	failFast    bool // Policy.FailFast or CallPolicy.FailFast
 	cont        bool // Policy.Continue, and the call's output can be carried on (it is shorter than asked)
-	restartOnly bool // the output the caller keeps carries a tool call, audio or a refusal
+	restartOnly bool // the output the caller keeps carries a tool call, audio or a refusal, or the request is one no continuation can carry on
 	canceled    bool // the caller's context ended
 	live        int  // other tries that run or wait in admission
 	delivered   bool // some output has reached the caller

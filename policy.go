@@ -41,9 +41,11 @@ type Policy struct {
 	// seamlessly. False (the zero value) ends the call with the error.
 	// A stream that handed the caller a tool call, audio or a refusal, or
 	// that answers several choices (n > 1, or a completion of several
-	// prompts), or a completion that echoes its prompt, is restarted
-	// instead (a continuation carries one choice's text only, after the
-	// prompt): the next route
+	// prompts), or a completion that echoes its prompt, or a structured
+	// answer (response_format, or a Responses text.format, of type
+	// json_schema or json_object, which the next route would begin anew),
+	// is restarted instead (a continuation carries one choice's text
+	// only, after the prompt): the next route
 	// answers from the start and Stream.Restarted tells the caller (see
 	// Router). When no route can carry the output on, the call ends with
 	// the error that broke it. Continue never applies to a completion whose prompt is not one string, nor

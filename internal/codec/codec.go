@@ -78,11 +78,12 @@ type Request interface {
 
 // RestartsOnly reports whether no continuation can carry r's output on:
 // an answer of several choices (a continuation carries one choice's
-// text), or a completion that echoes its prompt (its output begins with
-// the prompt, which a continuation would put in the prompt twice). A
-// Router restarts such a call instead.
+// text), a completion that echoes its prompt (its output begins with
+// the prompt, which a continuation would put in the prompt twice), or a
+// structured answer (see Structured). A Router restarts such a call
+// instead.
 func RestartsOnly(r Request) bool {
-	if r.Choices() > 1 {
+	if r.Choices() > 1 || Structured(r) {
 		return true
 	}
 	c, ok := r.(completion)
