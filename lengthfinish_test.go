@@ -30,6 +30,11 @@ func TestLengthFinish(t *testing.T) {
 		{"every allowed token, then stop", 3, []string{contentEvent("a"), contentEvent("b"), contentEvent("c"), stop, "data: [DONE]\n\n"}, "length"},
 		{"a natural stop a token short, the end-of-sequence token in the usage", 3,
 			[]string{contentEvent("a"), contentEvent("b"), stop, usage3, "data: [DONE]\n\n"}, "stop"},
+		{"a tool call cut at the limit, then stop", 3, []string{
+			`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":""}}]},"finish_reason":null}]}` + "\n\n",
+			`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"ci"}}]},"finish_reason":null}]}` + "\n\n",
+			`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"ty\":"}}]},"finish_reason":null}]}` + "\n\n",
+			stop, "data: [DONE]\n\n"}, "length"},
 		{"no limit asked", 0, []string{contentEvent("a"), contentEvent("b"), contentEvent("c"), stop, "data: [DONE]\n\n"}, "stop"},
 		{"a token split into deltas, the usage under the limit", 4,
 			[]string{contentEvent("a"), contentEvent("b"), contentEvent("c"), contentEvent("d"), stop, usage3, "data: [DONE]\n\n"}, "stop"},

@@ -82,18 +82,20 @@ func (a *Accumulator) end(e *End) {
 // audio its deltas streamed, if any, its reasoning and images in its
 // JSON.ExtraFields (see messageExtras), its tool calls typed ("function"
 // when the server gave no type, "custom" with the name and input of a
-// custom tool's call: see functionTypes), and each choice that streamed
-// tool calls finished for "tool_calls" even when its server said "stop"
-// (see toolCallsFinish), and one that used every token allowed finished
-// for "length" (see lengthFinish).
+// custom tool's call: see functionTypes), its one choice that used every
+// token allowed finished for "length" (see lengthFinish), and each other
+// choice that streamed tool calls finished for "tool_calls" even when its
+// server said "stop" (see toolCallsFinish). The length comes first: a
+// call cut at the limit has its arguments cut short, which "tool_calls"
+// would have the caller run.
 func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 	c := &a.Acc.ChatCompletion
 	a.audio.setOn(c)
 	a.custom.setOn(c)
 	a.extras.setOn(c)
 	functionTypes(c)
-	toolCallsFinish(c)
 	lengthFinish(c, a.Limit, a.outputs)
+	toolCallsFinish(c)
 	return &a.Acc
 }
 
