@@ -25,6 +25,12 @@ type Accumulator struct {
 	audio   audioChoices
 	custom  customCalls
 	extras  messageExtras
+	// finish is each choice's finish reason as the server gave it (as
+	// openai-go's accumulator holds it), by choice index: Completion
+	// derives its own from it anew each time it is called, so that a
+	// reason it derived before a later chunk (the usage that says an
+	// answer did not reach its limit) is not kept.
+	finish []string
 }
 
 // Add adds ev's chunk, leaving the chunk itself as it is. It reports
@@ -62,7 +68,26 @@ func (a *Accumulator) Add(ev *Event) bool {
 	if e := ev.End; e != nil {
 		a.end(e)
 	}
+	a.noteFinish(add, ev.End != nil)
 	return true
+}
+
+// noteFinish records the finish reason, as the server gave it, of each
+// choice of chunk c, just accumulated, and of the first when a Responses
+// stream ended.
+func (a *Accumulator) noteFinish(c *openai.ChatCompletionChunk, ended bool) {
+	ch := a.Acc.Choices
+	if len(a.finish) < len(ch) {
+		a.finish = append(a.finish, make([]string, len(ch)-len(a.finish))...)
+	}
+	for _, cc := range c.Choices {
+		if i := int(cc.Index); i >= 0 && i < len(ch) {
+			a.finish[i] = ch[i].FinishReason
+		}
+	}
+	if ended && len(ch) > 0 {
+		a.finish[0] = ch[0].FinishReason
+	}
 }
 
 // end sets what a Responses stream's final event says of the whole
@@ -90,6 +115,9 @@ func (a *Accumulator) end(e *End) {
 // would have the caller run.
 func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 	c := &a.Acc.ChatCompletion
+	for i := range min(len(c.Choices), len(a.finish)) {
+		c.Choices[i].FinishReason = a.finish[i]
+	}
 	a.audio.setOn(c)
 	a.custom.setOn(c)
 	a.extras.setOn(c)
@@ -101,7 +129,7 @@ func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 
 // Reset starts the accumulation over, at a restarted output.
 func (a *Accumulator) Reset() {
-	a.Acc, a.tools, a.audio, a.custom, a.extras, a.outputs = openai.ChatCompletionAccumulator{}, nil, nil, nil, nil, 0
+	a.Acc, a.tools, a.audio, a.custom, a.extras, a.outputs, a.finish = openai.ChatCompletionAccumulator{}, nil, nil, nil, nil, 0, nil
 }
 
 // lastUsage is the usage of the accumulated completion once chunk c
