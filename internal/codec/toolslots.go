@@ -33,7 +33,9 @@ import (
 // whatever index the server gives them: a server index seen for the
 // first time starts the next call, unless its delta has neither id nor
 // name, for a call cannot start without them: it carries on the last
-// call. A delta that names a function under an id other than its call's
+// call, as does such a delta without an index (servers that give a
+// call's index with its first delta only; openai-go reads a missing
+// index as 0, and the arguments of a second call went to the first). A delta that names a function under an id other than its call's
 // starts a new call, after the last; later deltas of its index go there
 // too, and a delta with an id a call already has goes to that call
 // (SGLang repeats each call's id on its every delta), unless it names a
@@ -106,6 +108,12 @@ func (t *ToolSlots) Rewrite(c *openai.ChatCompletionChunk) (*openai.ChatCompleti
 func (ct *choiceTools) place(d openai.ChatCompletionChunkChoiceDeltaToolCall) (openai.ChatCompletionChunkChoiceDeltaToolCall, bool) {
 	if d.Index == -1 {
 		d.Index = 0 // as openai-go reads a lone call's index
+	}
+	if d.RawJSON() != "" && !d.JSON.Index.Valid() && d.ID == "" && d.Function.Name == "" && len(ct.calls) > 0 {
+		// Sent without an index, an id or a name, a delta carries on
+		// the call the stream is in: the last one started.
+		d.Index = int64(len(ct.calls)) - 1
+		return d, true
 	}
 	in := d.Index
 	if ct.slot == nil {

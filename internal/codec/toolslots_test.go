@@ -28,6 +28,13 @@ func TestToolSlots(t *testing.T) {
 			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{"}},{"index":1,"id":"b","function":{"name":"g","arguments":"["}}]}}]`,
 			`[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"]"}},{"index":0,"function":{"arguments":"}"}}]}}]`,
 		}, []call{{"a", "f", "{}"}, {"b", "g", "[]"}}},
+		{"the index in a call's first delta only, parallel calls", []string{
+			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"f","arguments":""}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":"{\"x\":1}"}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"b","type":"function","function":{"name":"g","arguments":""}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":"{\"y\":"}}]}}]`,
+			`[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":"2}"}}]}}]`,
+		}, []call{{"a", "f", `{"x":1}`}, {"b", "g", `{"y":2}`}}},
 		{"Ollama: every call at index 0", []string{
 			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"write_file","arguments":"{\"path\":\"a\"}"}}]}}]`,
 			`[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"b","function":{"name":"write_file","arguments":"{\"path\":\"b\"}"}}]}}]`,
