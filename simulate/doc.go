@@ -53,9 +53,10 @@
 // # Server
 //
 // Server is an http.Handler speaking the OpenAI API: POST
-// /v1/chat/completions, /v1/completions (with a suffix: fill-in-the-middle)
-// and /v1/responses (streaming or not), GET /v1/models, /health and a
-// Prometheus-style /metrics of the engine's state.
+// /v1/chat/completions, /v1/completions (with a suffix: fill-in-the-middle;
+// with echo, the prompt at the start of the text) and /v1/responses
+// (streaming or not), GET /v1/models, /health and a Prometheus-style
+// /metrics of the engine's state.
 // Streams are Server-Sent Events with Content-Type text/event-stream,
 // Cache-Control no-cache and X-Accel-Buffering no, one flush per chunk, a
 // finish chunk with finish_reason "stop" or "length", a usage chunk (choices

@@ -36,6 +36,7 @@ type generation struct {
 	includeUsage bool
 	api          api
 	suffix       string   // legacy completions: the FIM suffix
+	echo         string   // legacy completions: the prompt echoed before the reply
 	tools        []string // names of the tools the request offers
 }
 

@@ -36,7 +36,8 @@ func (s *Server) chatGeneration(req *chatRequest) (generation, *apiError) {
 }
 
 // completions serves POST /v1/completions: a prompt, and for
-// fill-in-the-middle a suffix, whose tokens count as prompt tokens.
+// fill-in-the-middle a suffix, whose tokens count as prompt tokens. With
+// echo, the reply starts with the prompt.
 func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	serveRequest(s, w, r, s.completionGeneration)
 }
@@ -50,6 +51,12 @@ func (s *Server) completionGeneration(req *completionRequest) (generation, *apiE
 	}
 	if e == nil {
 		g.stop, e = parseStop(req.Stop)
+	}
+	if e == nil && req.Echo {
+		if ids > 0 {
+			e = badRequest("echo", "echo of a prompt of token ids is not supported by the simulator: it has no tokenizer to give their text back")
+		}
+		g.echo = g.lastMessage
 	}
 	if e != nil {
 		return g, e

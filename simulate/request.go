@@ -68,6 +68,7 @@ type completionRequest struct {
 	commonRequest
 	Prompt promptField `json:"prompt"`
 	Suffix *string     `json:"suffix"`
+	Echo   bool        `json:"echo"`
 }
 
 // promptField is a completions prompt read by parsePrompt as it is decoded,

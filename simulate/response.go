@@ -21,6 +21,7 @@ type responder struct {
 	id       uint64     // the request's id in it
 	finished bool       // the reply is complete, or its slot freed
 	text     *replyText // the whole reply, unless it is tool calls
+	echo     string     // text sent before the reply's first token (echo)
 	calls    *toolReply // the whole reply of tool calls, or nil
 	n        int        // tokens of the reply
 	finish   string     // its finish_reason
@@ -117,10 +118,12 @@ func (r *responder) chunk() {
 			r.buf = r.f.toolCalls(r.buf, calls)
 		}
 	case r.stream:
-		r.buf = r.f.token(r.buf, r.text.take(r.pending))
+		r.buf = r.f.token(r.buf, r.echo+r.text.take(r.pending))
 	default:
+		r.whole.WriteString(r.echo)
 		r.whole.WriteString(r.text.take(r.pending))
 	}
+	r.echo = ""
 	r.pending = 0
 }
 
@@ -223,6 +226,7 @@ func (s *Server) schedule(index uint64, g *generation, out *output, plan faultPl
 		out:      out,
 		plan:     plan,
 		text:     text,
+		echo:     g.echo,
 		calls:    calls,
 		n:        n,
 		finish:   finish,
