@@ -321,7 +321,7 @@ func TestErrorEventFault(t *testing.T) {
 			t.Errorf("responses stream: %d deltas, last event %s, error %v, want 2 deltas and an error event", deltas, last.RawJSON(), s.Err())
 		}
 		// Not streaming, the failure is the response: a 500.
-		_, err := c.Chat.Completions.New(context.Background(), chatParams("m", 10), fault)
+		_, err := c.Chat.Completions.New(context.Background(), wholeChatParams("m", 10), fault)
 		var apiErr *openai.Error
 		if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusInternalServerError {
 			t.Errorf("non-streaming with error-event: error %v, want a 500", err)

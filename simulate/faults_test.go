@@ -259,14 +259,14 @@ func TestMidStreamFaultNonStreaming(t *testing.T) {
 		ts := simulate.StartInMemory(t, simulate.WithModel("m", &simulate.Fixed{TTFT: ms(100), ITL: ms(10)}))
 		c := newClient(ts)
 		start := time.Now()
-		_, err := c.Chat.Completions.New(context.Background(), chatParams("m", 3), option.WithHeader(simulate.FaultHeader, "stall;for=1s;after=1"))
+		_, err := c.Chat.Completions.New(context.Background(), wholeChatParams("m", 3), option.WithHeader(simulate.FaultHeader, "stall;for=1s;after=1"))
 		if err != nil {
 			t.Fatalf("New: %v", err)
 		}
 		if got, want := time.Since(start), ms(1110); got != want {
 			t.Errorf("stalled response took %v, want %v", got, want)
 		}
-		if _, err := c.Chat.Completions.New(context.Background(), chatParams("m", 3), option.WithHeader(simulate.FaultHeader, "malformed")); err == nil {
+		if _, err := c.Chat.Completions.New(context.Background(), wholeChatParams("m", 3), option.WithHeader(simulate.FaultHeader, "malformed")); err == nil {
 			t.Errorf("malformed response: error = nil, want a decoding error")
 		}
 	})

@@ -13,6 +13,11 @@ func (s *Server) newGeneration(c *commonRequest, maxTokens *int, param string) (
 	if e == nil {
 		e = c.check()
 	}
+	if e == nil && c.StreamOptions != nil && !c.Stream {
+		// As OpenAI and vLLM answer: the options of a stream are no
+		// option of a whole response.
+		e = badRequest("stream_options", "The 'stream_options' parameter is only allowed when 'stream' is enabled.")
+	}
 	return generation{
 		model:        m,
 		maxTokens:    want,

@@ -44,7 +44,7 @@ func TestLoopbackWithOpenAIGo(t *testing.T) {
 	if m, err := c.Models.Get(context.Background(), "big"); err != nil || m.ID != "big" {
 		t.Errorf("Models.Get(big) = %v, %v, want big", m, err)
 	}
-	_, err = c.Chat.Completions.New(context.Background(), chatParams("nope", 1))
+	_, err = c.Chat.Completions.New(context.Background(), wholeChatParams("nope", 1))
 	var apiErr *openai.Error
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 404 {
 		t.Errorf("unknown model error = %v, want a 404 *openai.Error", err)

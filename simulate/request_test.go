@@ -49,6 +49,8 @@ func TestBadRequests(t *testing.T) {
 		{"responses bad content", "/v1/responses", `{"model":"m","input":[{"role":"user","content":5}]}`, 400, "input"},
 		{"responses max_output_tokens 0", "/v1/responses", `{"model":"m","max_output_tokens":0,"input":"hi"}`, 400, "max_output_tokens"},
 		{"responses unknown model", "/v1/responses", `{"model":"x","input":"hi"}`, 404, "model"},
+		{"stream_options without stream", "/v1/chat/completions", `{"model":"m","stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`, 400, "stream_options"},
+		{"completions stream_options without stream", "/v1/completions", `{"model":"m","stream":false,"stream_options":{"include_usage":true},"prompt":"a"}`, 400, "stream_options"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

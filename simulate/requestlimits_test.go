@@ -21,7 +21,7 @@ func TestContextLengthRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ts := simulate.StartInMemory(t, simulate.WithModel("m", serveEngine(t, simulate.Deployment{})))
 		c := newClient(ts)
-		huge := chatParams("m", 16)
+		huge := wholeChatParams("m", 16)
 		huge.Messages = []openai.ChatCompletionMessageParamUnion{openai.UserMessage(strings.Repeat("word ", 800_000))} // ~4 MB
 		var wg sync.WaitGroup
 		var hugeErr error
@@ -57,7 +57,7 @@ func TestContextLengthWithOutput(t *testing.T) {
 		}
 		ts := simulate.StartInMemory(t, simulate.WithModel("m", serveEngine(t, simulate.Deployment{Model: m})))
 		c := newClient(ts)
-		p := chatParams("m", 4000)
+		p := wholeChatParams("m", 4000)
 		p.Messages = []openai.ChatCompletionMessageParamUnion{openai.UserMessage(strings.Repeat("abcd", 1000))} // ~1000 tokens
 		_, err = c.Chat.Completions.New(context.Background(), p)
 		var ae *openai.Error

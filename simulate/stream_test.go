@@ -72,6 +72,14 @@ func chatParams(model string, maxTokens int64) openai.ChatCompletionNewParams {
 	}
 }
 
+// wholeChatParams is chatParams for a request that does not stream: without
+// stream_options, which a server refuses there.
+func wholeChatParams(model string, maxTokens int64) openai.ChatCompletionNewParams {
+	p := chatParams(model, maxTokens)
+	p.StreamOptions = openai.ChatCompletionStreamOptionsParam{}
+	return p
+}
+
 func TestStreamTimingIsScheduleplusRTT(t *testing.T) {
 	tests := []struct {
 		name      string
