@@ -75,7 +75,9 @@
 // response.function_call_arguments.delta and .done).
 // Bad requests get OpenAI-style JSON errors:
 // 400 (invalid JSON, no model, max_tokens out of range, n other than 1,
-// more than MaxStop stop sequences, stream_options without stream), 404 (unknown model or path), 405 (wrong
+// more than MaxStop stop sequences, stream_options without stream, a chat
+// message without a known role or, but from the assistant, without
+// content), 404 (unknown model or path), 405 (wrong
 // method), 408 (body not received in time), 413 (body too large).
 //
 // Generated text is deterministic: words with spaces, full stops every few

@@ -21,6 +21,9 @@ func (s *Server) chatGeneration(req *chatRequest) (generation, *apiError) {
 		e = badRequest("messages", "messages must hold at least one message")
 	}
 	if e == nil {
+		e = checkMessages(req.Messages)
+	}
+	if e == nil {
 		g.stop, e = parseStop(req.Stop)
 	}
 	if e != nil {

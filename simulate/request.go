@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 )
@@ -171,16 +172,53 @@ type streamOptions struct {
 type chatMessage struct {
 	Role string
 	text string
+	// content reports that the message had content (neither missing nor
+	// null).
+	content bool
 }
 
 func (m *chatMessage) UnmarshalJSON(b []byte) error {
 	var raw struct {
-		Role    string         `json:"role"`
-		Content messageContent `json:"content"`
+		Role    string          `json:"role"`
+		Content *messageContent `json:"content"`
 	}
 	err := json.Unmarshal(b, &raw)
-	m.Role, m.text = raw.Role, string(raw.Content)
+	m.Role = raw.Role
+	if raw.Content != nil {
+		m.text, m.content = string(*raw.Content), true
+	}
 	return err
+}
+
+// chatRoles are the roles OpenAI accepts in a chat message, in the order
+// its error message lists them.
+var chatRoles = []string{"system", "assistant", "user", "function", "tool", "developer"}
+
+// checkMessages answers 400, as OpenAI does, for a chat message without a
+// role, with a role it does not know, or without content where its role
+// needs some (every role but assistant, whose reply may be tool calls
+// alone).
+func checkMessages(msgs []chatMessage) *apiError {
+	for i, m := range msgs {
+		param := fmt.Sprintf("messages[%d].role", i)
+		switch {
+		case m.Role == "":
+			return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: param, code: "missing_required_parameter",
+				message: fmt.Sprintf("Missing required parameter: '%s'.", param)}
+		case !slices.Contains(chatRoles, m.Role):
+			quoted := make([]string, len(chatRoles))
+			for j, r := range chatRoles {
+				quoted[j] = "'" + r + "'"
+			}
+			return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: param, code: "invalid_value",
+				message: fmt.Sprintf("Invalid value: '%s'. Supported values are: %s, and %s.", m.Role, strings.Join(quoted[:len(quoted)-1], ", "), quoted[len(quoted)-1])}
+		case !m.content && m.Role != "assistant":
+			param = fmt.Sprintf("messages[%d].content", i)
+			return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: param, code: "missing_required_parameter",
+				message: fmt.Sprintf("Missing required parameter: '%s'.", param)}
+		}
+	}
+	return nil
 }
 
 // messageContent is a message's content read straight into its text (see

@@ -51,6 +51,10 @@ func TestBadRequests(t *testing.T) {
 		{"responses unknown model", "/v1/responses", `{"model":"x","input":"hi"}`, 404, "model"},
 		{"stream_options without stream", "/v1/chat/completions", `{"model":"m","stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`, 400, "stream_options"},
 		{"completions stream_options without stream", "/v1/completions", `{"model":"m","stream":false,"stream_options":{"include_usage":true},"prompt":"a"}`, 400, "stream_options"},
+		{"message without role", "/v1/chat/completions", `{"model":"m","messages":[{"content":"hi"}]}`, 400, "messages[0].role"},
+		{"message with an unknown role", "/v1/chat/completions", `{"model":"m","messages":[{"role":"system","content":"be brief"},{"role":"human","content":"hi"}]}`, 400, "messages[1].role"},
+		{"user message without content", "/v1/chat/completions", `{"model":"m","messages":[{"role":"user"}]}`, 400, "messages[0].content"},
+		{"user message with null content", "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":null}]}`, 400, "messages[0].content"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
