@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -279,9 +280,66 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *apiE
 		rc.SetReadDeadline(time.Time{})
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return badRequest("", "invalid JSON body: "+err.Error())
+		return decodeError(err)
 	}
 	return nil
+}
+
+// decodeError is the 400 of a body that did not decode. A value of the
+// wrong type is named as OpenAI names it ("Invalid type for 'max_tokens':
+// expected an integer, but got a string instead.", with the parameter and
+// code invalid_type), never by the simulator's Go types.
+func decodeError(err error) *apiError {
+	te, ok := errors.AsType[*json.UnmarshalTypeError](err)
+	if !ok || te.Field == "" {
+		return badRequest("", "invalid JSON body: "+err.Error())
+	}
+	// The path holds the Go names of the embedded structs the
+	// parameters are promoted from; the API knows none of them.
+	var path []string
+	for _, name := range strings.Split(te.Field, ".") {
+		if name != "commonRequest" && name != "sampling" {
+			path = append(path, name)
+		}
+	}
+	param := strings.Join(path, ".")
+	got, _, _ := strings.Cut(te.Value, " ") // "number 1.5": a number
+	e := badRequest(param, fmt.Sprintf("Invalid type for '%s': expected %s, but got %s instead.", param, jsonKind(te.Type), article(got)))
+	e.code = "invalid_type"
+	return e
+}
+
+// jsonKind names the JSON values a field of type t takes.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
+}
+
+// article puts "a" or "an" before a JSON value's kind, as encoding/json
+// names it ("string", "number", "bool", "array", "object").
+func article(kind string) string {
+	switch kind {
+	case "bool":
+		return "a boolean"
+	case "array", "object":
+		return "an " + kind
+	}
+	return "a " + kind
 }
 
 // bodyBlock is the size of the blocks readBody reads into.

@@ -49,6 +49,11 @@ func TestBadRequests(t *testing.T) {
 		{"responses bad content", "/v1/responses", `{"model":"m","input":[{"role":"user","content":5}]}`, 400, "input"},
 		{"responses max_output_tokens 0", "/v1/responses", `{"model":"m","max_output_tokens":0,"input":"hi"}`, 400, "max_output_tokens"},
 		{"responses unknown model", "/v1/responses", `{"model":"x","input":"hi"}`, 404, "model"},
+		{"max_tokens a string", "/v1/chat/completions", `{"model":"m","max_tokens":"5","messages":[{"role":"user","content":"hi"}]}`, 400, "max_tokens"},
+		{"temperature a string", "/v1/chat/completions", `{"model":"m","temperature":"hot","messages":[{"role":"user","content":"hi"}]}`, 400, "temperature"},
+		{"stream a string", "/v1/completions", `{"model":"m","stream":"yes","prompt":"a"}`, 400, "stream"},
+		{"messages a string", "/v1/chat/completions", `{"model":"m","messages":"hi"}`, 400, "messages"},
+		{"responses max_output_tokens a fraction", "/v1/responses", `{"model":"m","max_output_tokens":1.5,"input":"hi"}`, 400, "max_output_tokens"},
 		{"stream_options without stream", "/v1/chat/completions", `{"model":"m","stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`, 400, "stream_options"},
 		{"completions stream_options without stream", "/v1/completions", `{"model":"m","stream":false,"stream_options":{"include_usage":true},"prompt":"a"}`, 400, "stream_options"},
 		{"message without role", "/v1/chat/completions", `{"model":"m","messages":[{"content":"hi"}]}`, 400, "messages[0].role"},
@@ -87,6 +92,9 @@ func checkErrorBody(t *testing.T, body, param string) {
 	}
 	if e.Error.Message == "" || e.Error.Type == "" {
 		t.Errorf("error body %s lacks message or type", body)
+	}
+	if strings.Contains(e.Error.Message, "Go struct") || strings.Contains(e.Error.Message, "simulate.") {
+		t.Errorf("error message %q names the simulator's Go types, want the API's parameter", e.Error.Message)
 	}
 	got := ""
 	if e.Error.Param != nil {
