@@ -23,7 +23,7 @@ func (s *Server) modelEntry(name string) modelEntry {
 func (s *Server) getModel(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("model")
 	if _, ok := s.models[name]; !ok {
-		writeError(w, &apiError{status: http.StatusNotFound, message: fmt.Sprintf("the model `%s` does not exist", name), param: "model", code: "model_not_found"})
+		writeError(w, modelNotFound(name))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 )
@@ -20,6 +21,14 @@ func (e *apiError) Error() string { return "simulate: " + e.message }
 
 func badRequest(param, message string) *apiError {
 	return &apiError{status: http.StatusBadRequest, message: message, typ: "invalid_request_error", param: param}
+}
+
+// modelNotFound is the answer to a request for a model the server does not
+// serve, as OpenAI gives it: 404, of type invalid_request_error, with code
+// model_not_found.
+func modelNotFound(name string) *apiError {
+	return &apiError{status: http.StatusNotFound, typ: "invalid_request_error", param: "model", code: "model_not_found",
+		message: fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", name)}
 }
 
 func errorType(status int) string {

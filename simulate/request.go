@@ -470,7 +470,7 @@ func (s *Server) checkCommon(modelName string, maxTokens *int, maxParam string, 
 	}
 	m, ok := s.models[modelName]
 	if !ok {
-		return nil, 0, &apiError{status: http.StatusNotFound, message: fmt.Sprintf("the model `%s` does not exist", modelName), param: "model", code: "model_not_found"}
+		return nil, 0, modelNotFound(modelName)
 	}
 	if n != nil && *n != 1 {
 		return nil, 0, badRequest("n", "n other than 1 is not supported by the simulator")
