@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -63,10 +64,14 @@ func Open(baseURL string, sim func() ([]simulate.Option, error)) (ep Endpoint, c
 }
 
 // Engines returns simulator options that serve each of models, by its
-// catalog name, on a deployment like d (d.Model is set for each).
+// catalog name, on a deployment like d (d.Model is set for each). A name
+// given twice (an example's two roles played by one model) is served once.
 func Engines(d simulate.Deployment, models ...string) ([]simulate.Option, error) {
 	opts := make([]simulate.Option, 0, len(models))
-	for _, name := range models {
+	for i, name := range models {
+		if slices.Contains(models[:i], name) {
+			continue
+		}
 		m, err := simulate.LookupModel(name)
 		if err != nil {
 			return nil, err

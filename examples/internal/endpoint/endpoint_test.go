@@ -36,6 +36,25 @@ func TestOpenServesTheSimulator(t *testing.T) {
 	})
 }
 
+// A model named twice (the same model as an example's large and small,
+// say, which a real endpoint serves as well) is served once.
+func TestOpenServesAModelNamedTwiceOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ep, closeEP, err := Open("", func() ([]simulate.Option, error) {
+			return Engines(simulate.Deployment{}, "llama-3.2-1b", "llama-3.2-1b")
+		})
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		defer closeEP()
+		c := ep.Client()
+		models, err := c.Models.List(t.Context())
+		if err != nil || len(models.Data) != 1 || models.Data[0].ID != "llama-3.2-1b" {
+			t.Errorf("models = %v, %v, want llama-3.2-1b once", models, err)
+		}
+	})
+}
+
 func TestOpenRealEndpoint(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-test")
 	ep, closeEP, err := Open("https://example.invalid/v1/", func() ([]simulate.Option, error) {
