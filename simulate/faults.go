@@ -89,7 +89,9 @@ const (
 type FaultInfo struct {
 	Kind FaultKind
 	Name string
-	Doc  string // what it does, in one line
+	// Doc says what befalls the requests it strikes, in one line that
+	// follows "share of requests" ("answered 500", "whose stream ...").
+	Doc string
 	// Rate returns the field of fs that holds its rate.
 	Rate func(fs *Faults) *float64
 }
@@ -101,15 +103,15 @@ var faultTable = []FaultInfo{
 	{FaultRateLimit, "429", "answered 429 with Retry-After", func(fs *Faults) *float64 { return &fs.RateLimit }},
 	{FaultServerError, "500", "answered 500", func(fs *Faults) *float64 { return &fs.ServerError }},
 	{FaultUnavailable, "503", "answered 503", func(fs *Faults) *float64 { return &fs.Unavailable }},
-	{FaultReset, "reset", "streams whose connection resets mid-stream", func(fs *Faults) *float64 { return &fs.Reset }},
-	{FaultStall, "stall", "streams that stall mid-stream for --fault-for", func(fs *Faults) *float64 { return &fs.Stall }},
-	{FaultMalformed, "malformed", "streams that get a malformed event", func(fs *Faults) *float64 { return &fs.Malformed }},
-	{FaultSlowHeaders, "slow-headers", "responses whose headers come --fault-for late", func(fs *Faults) *float64 { return &fs.SlowHeaders }},
-	{FaultResetBeforeHeaders, "reset-before-headers", "requests whose connection drops before any response", func(fs *Faults) *float64 { return &fs.ResetBeforeHeaders }},
-	{FaultWrongContentType, "wrong-content-type", "requests answered 200 with an HTML page", func(fs *Faults) *float64 { return &fs.WrongContentType }},
-	{FaultTruncated, "truncated", "streams that end cleanly mid-stream, without finish or [DONE]", func(fs *Faults) *float64 { return &fs.Truncated }},
-	{FaultOversized, "oversized", "streams that get an oversized event (--fault-size bytes)", func(fs *Faults) *float64 { return &fs.Oversized }},
-	{FaultErrorEvent, "error-event", "streams that end with an error event (non-streaming: a 500)", func(fs *Faults) *float64 { return &fs.ErrorEvent }},
+	{FaultReset, "reset", "whose stream's connection resets mid-stream", func(fs *Faults) *float64 { return &fs.Reset }},
+	{FaultStall, "stall", "whose stream stalls mid-stream for --fault-for", func(fs *Faults) *float64 { return &fs.Stall }},
+	{FaultMalformed, "malformed", "whose stream gets a malformed event", func(fs *Faults) *float64 { return &fs.Malformed }},
+	{FaultSlowHeaders, "slow-headers", "whose response headers come --fault-for late", func(fs *Faults) *float64 { return &fs.SlowHeaders }},
+	{FaultResetBeforeHeaders, "reset-before-headers", "whose connection drops before any response", func(fs *Faults) *float64 { return &fs.ResetBeforeHeaders }},
+	{FaultWrongContentType, "wrong-content-type", "answered 200 with an HTML page", func(fs *Faults) *float64 { return &fs.WrongContentType }},
+	{FaultTruncated, "truncated", "whose stream ends cleanly mid-stream, without finish or [DONE]", func(fs *Faults) *float64 { return &fs.Truncated }},
+	{FaultOversized, "oversized", "whose stream gets an oversized event (--fault-size bytes)", func(fs *Faults) *float64 { return &fs.Oversized }},
+	{FaultErrorEvent, "error-event", "whose stream ends with an error event (non-streaming: a 500)", func(fs *Faults) *float64 { return &fs.ErrorEvent }},
 }
 
 // FaultTable returns every fault the server can inject but NoFault, one

@@ -12,6 +12,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace/simulate"
 )
 
 // newSimClient returns an openai-go client of base without retries, whose
@@ -134,5 +136,19 @@ func TestSimFaultFlags(t *testing.T) {
 	cancel()
 	if got := <-code; got != 0 {
 		t.Errorf("runSim exit = %d, want 0", got)
+	}
+}
+
+// Each --fault-NAME flag's usage reads as one phrase: "share of requests"
+// followed by what befalls them, never by a second noun ("share of
+// requests streams that ...").
+func TestSimFaultFlagUsage(t *testing.T) {
+	f := newSimFlags(io.Discard)
+	for _, row := range simulate.FaultTable() {
+		usage := f.fs.Lookup("fault-" + row.Name).Usage
+		rest, _ := strings.CutPrefix(usage, "share of requests ")
+		if !strings.HasPrefix(rest, "answered ") && !strings.HasPrefix(rest, "whose ") {
+			t.Errorf("--fault-%s usage = %q, want \"share of requests answered …\" or \"… whose …\"", row.Name, usage)
+		}
 	}
 }
