@@ -10,7 +10,9 @@ import "time"
 // Headers, FirstChunk and the connection are those of the first try whose
 // output the caller received (else of the last try sent), the response
 // data those of the try that answered last. Attempts keep each try's own
-// figures. The Timing is final once the call finished and every try ended.
+// figures. A whole call's caller saw no token before the whole answer:
+// its Timing is that of Client.New for the same answer (see wholeTiming).
+// The Timing is final once the call finished and every try ended.
 // c.mu is held.
 func (c *call) build() *Timing {
 	if c.bytes < 0 {
@@ -51,6 +53,9 @@ func (c *call) build() *Timing {
 		}
 		t.WroteRequest, t.Headers, t.FirstChunk, t.Conn = lead.WroteRequest, lead.Headers, lead.FirstChunk, lead.Conn
 	}
+	if c.whole {
+		wholeTiming(t)
+	}
 	if final {
 		t.Err = c.err
 	} else {
@@ -76,10 +81,14 @@ func (c *call) addDelivered(t *Timing, tr *try, tt *Timing) (usage bool) {
 		t.laterGap = max(t.laterGap, tt.laterGap)
 	}
 	usage = tr.cause == nil && tt.UsageReported
-	if usage {
+	switch {
+	case usage:
 		t.OutputTokens += tt.OutputTokens
 		t.ReasoningTokens += tt.ReasoningTokens
-	} else {
+	case !c.whole:
+		// A whole answer without usage has no count of its own: its one
+		// chunk is the answer, not a token (a background response still
+		// queued has none), and Client.New says 0.
 		t.OutputTokens += n
 	}
 	t.reasoningShown = t.reasoningShown || tt.reasoningShown
@@ -104,16 +113,35 @@ func (c *call) attempt(tr *try, tt *Timing) Attempt {
 		Outcome: tr.outcome, Err: tt.Err, Affinity: c.affine(tr), Admission: tr.admission,
 		Committed: tr.probation.committed, ResponseID: tt.ResponseID,
 	}
-	if len(tt.Chunks) > 0 {
+	if len(tt.Chunks) > 0 && !c.whole {
 		at.FirstToken = tt.Chunks[0]
 	}
 	if tr.validErr != nil {
 		at.Err = tr.validErr
 	}
-	if tr.chained {
+	switch {
+	case tr.chained && c.whole:
+		// The whole answer, as the call's Timing counts it.
+		if tr.cause == nil && tt.UsageReported {
+			at.Tokens = tt.OutputTokens
+		}
+	case tr.chained:
 		at.Tokens = tr.a.delivered()
 	}
 	return at
+}
+
+// wholeTiming makes t, a whole call's Timing built from its tries, what
+// Client.New gives for the same answer: its caller saw no token before
+// the whole answer, so t has no first token (TTFT, UserTTFT and TPOT 0;
+// a TTFT objective does not apply to it, an E2E one does), no chunks and
+// no milestones. Its tries' own Timings keep the whole answer's arrival
+// as their one chunk, which the Router's policies read (the TTFT budget
+// and the route's model of the time to a whole answer).
+func wholeTiming(t *Timing) {
+	t.Chunks, t.OutputChunks, t.laterGap = nil, 0, 0
+	t.FirstChunk, t.LastChunk = time.Time{}, time.Time{}
+	t.Milestones = nil
 }
 
 // timing returns tr's Timing: final once it ended, else a snapshot.

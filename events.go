@@ -43,7 +43,9 @@ func (c *call) onFirst(tr *try, at time.Time) {
 	}
 	sent := c.sent()
 	c.mu.Unlock()
-	if f := c.hooks.FirstToken; f != nil && report {
+	if f := c.hooks.FirstToken; f != nil && report && !c.whole {
+		// A whole call's caller sees no token before the whole answer,
+		// as Client.New's does not: no FirstToken hook for it.
 		f(c.ctx, firstTokenInfo(tr.rt.Name, c.model(tr.rt), sent, at))
 	}
 }
@@ -61,7 +63,7 @@ func (c *call) onOutput(tr *try, at time.Time, tokens int) {
 func (c *call) onMilestone(tr *try, name string, at time.Time) {
 	c.probationMilestone(tr, name, at)
 	f := c.hooks.Milestone
-	if f == nil {
+	if f == nil || c.whole {
 		return
 	}
 	c.mu.Lock()

@@ -21,7 +21,9 @@ import (
 // a goroutine the caller cannot guard, nor leaves Next or Close waiting. A
 // panic in Done makes that the request's error if it had none.
 type Hooks struct {
-	// FirstToken is called when the first output-bearing chunk arrives.
+	// FirstToken is called when the first output-bearing chunk arrives;
+	// never for a non-streaming call (New and the like), which shows no
+	// token before its whole answer.
 	FirstToken func(ctx context.Context, info FirstTokenInfo)
 	// Milestone is called when a milestone (first sentence, first line, a
 	// user-defined predicate) is first reached. A sentence is known to have

@@ -198,7 +198,9 @@ type Affinity struct {
 // Hooks.FirstToken is called at the commit, and Hooks.Milestone then for
 // the milestones reached while held, at the commit too (neither for a
 // stream that ends while held, as with RetryInvalid). The cost of the
-// probation is Attempt.Committed − Attempt.FirstToken.
+// probation is Attempt.Committed − Attempt.FirstToken. A non-streaming
+// call (Router.New and the like) is never held: its answer reaches the
+// caller whole, at its end, anyway.
 //
 // The zero value holds nothing.
 type Probation struct {

@@ -23,11 +23,12 @@ type probationState struct {
 }
 
 // holdFirst reports whether tr, which has just won the call with its first
-// token at at, is held on probation, and starts the probation if so. c.mu
-// is held.
+// token at at, is held on probation, and starts the probation if so. A
+// whole call's answer is never held: it reaches the caller whole, at its
+// end, whatever probation would do. c.mu is held.
 func (c *call) holdFirst(tr *try, at time.Time) bool {
 	p := c.r.pol.Probation
-	if !p.enabled() || c.set.buffered || c.next >= len(c.r.routes) {
+	if !p.enabled() || c.set.buffered || c.whole || c.next >= len(c.r.routes) {
 		return false
 	}
 	tr.probation.held.Store(true)

@@ -64,7 +64,9 @@ type Timing struct {
 	// 65,536 of them: an output of more chunks keeps its memory
 	// bounded, and OutputChunks, LastChunk and MaxGap still cover it all.
 	// Chunks[0] is the first token. For a Router call, only the chunks the
-	// caller received.
+	// caller received. None for a non-streaming call (New, NewCompletion,
+	// NewResponse, of a Client or a Router), which shows no token before
+	// its whole answer: its TTFT is 0 and its E2E the whole answer's time.
 	Chunks []time.Time
 	// OutputChunks counts the output-bearing chunks, len(Chunks) unless
 	// there were more than 65,536.
@@ -313,9 +315,12 @@ type Attempt struct {
 	Kind AttemptKind
 	// Start is when the attempt began (or was skipped); Sent when its
 	// first request left (zero if it never did); FirstToken and End as for
-	// Timing, on the attempt's own clock.
+	// Timing, on the attempt's own clock: FirstToken is zero for a
+	// non-streaming call, which shows no token before its whole answer.
 	Start, Sent, FirstToken, End time.Time
-	// Tokens is how many output tokens the attempt delivered to the caller.
+	// Tokens is how many output tokens the attempt delivered to the
+	// caller; for a non-streaming call, those of the whole answer it
+	// delivered, by the server's usage (0 without one).
 	Tokens int
 	// Outcome says how the attempt ended.
 	Outcome Outcome

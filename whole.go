@@ -42,8 +42,14 @@ func (c *Client) NewResponse(ctx context.Context, params responses.ResponseNewPa
 // New makes a non-streaming chat completion, as
 // client.Chat.Completions.New does, under the Router's policies, and
 // returns the response of the route that answered. WithTimingInto gives
-// the caller's Timing (Attempts, Breaches filled in; no chunks but the
-// whole response's, which arrived with its last byte).
+// the caller's Timing, with Attempts and Breaches filled in, and
+// otherwise the figures Client.New gives for the same answer: no token
+// showed before the whole response, so it has no chunks, no first token
+// (TTFT 0, in each Attempt too) and no milestones, its E2E ends with the
+// whole response's last byte, and its output tokens are the server's
+// usage (0 without one, as for a background response still queued). No
+// FirstToken or Milestone hook is called, and Policy.Probation holds
+// nothing back.
 //
 // No token is visible before the whole response has arrived, so the
 // budgets read differently than for a stream: Budget.TTFT bounds the time

@@ -27,7 +27,10 @@ type SLO struct {
 	E2E time.Duration
 }
 
-// Met reports whether t met every objective of s.
+// Met reports whether t met every objective of s. A non-streaming call
+// (New, NewCompletion, NewResponse, of a Client or a Router alike) shows
+// no token before its whole answer: its Timing has no TTFT, TPOT or gap,
+// so only the E2E objective applies to it.
 func (s SLO) Met(t *tokenpace.Timing) bool {
 	over := func(limit, v time.Duration) bool { return limit > 0 && v > limit }
 	return !over(s.TTFT, t.TTFT()) && !over(s.TPOT, t.TPOT()) &&
@@ -214,9 +217,9 @@ func (a *acc) add(t *tokenpace.Timing, slo SLO) {
 		a.goodTokens += int64(t.OutputTokens)
 	}
 
-	// A non-streaming call shows no token before its whole answer: a
-	// Router's has that answer as one chunk, whose TTFT is its E2E and
-	// whose TPOT reads 0. Its tokens count at its end.
+	// A non-streaming call shows no token before its whole answer: its
+	// Timing has no chunks, whether a Client or a Router made it, and
+	// its tokens count at its end.
 	streamed := t.Stream && len(t.Chunks) > 0
 	if streamed {
 		ttft := t.TTFT()

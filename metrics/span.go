@@ -47,8 +47,8 @@ func (o *OTel) recordSpan(ctx context.Context, t *tokenpace.Timing, s *attrSets,
 	attrs := make([]attribute.KeyValue, 0, 10)
 	attrs = append(attrs, semconv.GenAIRequestStream(t.Stream), attrChunks.Int(max(t.OutputChunks, len(t.Chunks))))
 	if t.Stream && len(t.Chunks) > 0 {
-		// A non-streaming call (a Router's has its whole answer as one
-		// chunk) has no first chunk, as the metrics have it.
+		// A non-streaming call has no first chunk (its Timing no chunks,
+		// whether a Client or a Router made it), as the metrics have it.
 		attrs = append(attrs, semconv.GenAIResponseTimeToFirstChunk(t.TTFT().Seconds()))
 	}
 	if t.UsageReported {

@@ -16,9 +16,11 @@ import (
 // TestRecorderWholeCalls: a non-streaming call shows its caller no token
 // before the whole answer, 100 ms + 11 × 20 ms after it was sent, whether
 // a Client or a Router made it: the Recorder counts its E2E, and no TTFT,
-// ITL or TPOT (a Router's whole call has its answer as one chunk, whose
-// TPOT would read 0).
+// ITL, TPOT or milestone, and the call is good under an SLO whose TTFT
+// objective is shorter than the whole answer's wait (there is no first
+// token to hold to it) and whose E2E objective it meets, through either.
 func TestRecorderWholeCalls(t *testing.T) {
+	slo := metrics.SLO{TTFT: 200 * time.Millisecond, E2E: time.Second}
 	const n = 12
 	params := openai.ChatCompletionNewParams{
 		Model:     "m",
@@ -28,7 +30,7 @@ func TestRecorderWholeCalls(t *testing.T) {
 	for _, via := range []string{"client", "router"} {
 		t.Run(via, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				rec := metrics.NewRecorder()
+				rec := metrics.NewRecorder(metrics.WithSLO(slo))
 				c, _ := simClient(t, rec.Hooks(), simulate.WithModel("m", &simulate.Fixed{TTFT: 100 * time.Millisecond, ITL: 20 * time.Millisecond}))
 				var tm *tokenpace.Timing
 				var err error
@@ -57,6 +59,13 @@ func TestRecorderWholeCalls(t *testing.T) {
 				}
 				if s.OutputTokens != n {
 					t.Errorf("OutputTokens = %d, want %d", s.OutputTokens, n)
+				}
+				if tm.TTFT() != 0 || !slo.Met(tm) || !slo.Good(tm) || s.Good != 1 {
+					t.Errorf("TTFT() = %v, SLO met %v, good %v, %d good in the Recorder; want 0, true, true, 1",
+						tm.TTFT(), slo.Met(tm), slo.Good(tm), s.Good)
+				}
+				if len(tm.Milestones) != 0 || len(s.Milestones) != 0 {
+					t.Errorf("milestones %v, %d in the Recorder; want none: no text showed before the end", tm.Milestones, len(s.Milestones))
 				}
 			})
 		})
