@@ -199,6 +199,12 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 		won:         c.won != nil,
 		winner:      tr == c.won,
 	}
+	if s.cont && s.delivered && !s.restartOnly && h != happenedClean {
+		// Only where the caller's output may be carried on: the requests'
+		// bodies are read again for a constraint their parameters do
+		// not show (option.WithJSONSet, a middleware's).
+		s.restartOnly = c.keptConstrained()
+	}
 	c.act(tr, planFor(h, s, err, c.failedFast), e.retryWait)
 }
 

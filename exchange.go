@@ -92,6 +92,9 @@ type exchange struct {
 	// infill is the client's set of servers that do fill-in-the-middle
 	// at /infill only; nil learns none.
 	infill *wire.InfillServers
+	// sentBody gives the body of the last request sent again, as it
+	// went (see constrained); nil before one was sent, or when it cannot.
+	sentBody func() (io.ReadCloser, error)
 }
 
 // middleware returns the openai-go middleware that records every HTTP
@@ -237,6 +240,29 @@ func (x *exchange) middleware() option.Middleware {
 			req.Body = body
 		}
 	}
+}
+
+// constrained reports whether the last request sent asked the server to
+// constrain its answer's form in its body (see codec.Constrained): a
+// member set with option.WithJSONSet or by a middleware, which the typed
+// parameters do not show. It reads the body again, which it does only
+// when asked (a Router deciding how to carry a broken answer on), and
+// reports false for a body it cannot read again or longer than
+// maxRewriteBody.
+func (x *exchange) constrained() bool {
+	x.mu.Lock()
+	get := x.sentBody
+	x.mu.Unlock()
+	if get == nil {
+		return false
+	}
+	rc, err := get()
+	if err != nil {
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(rc, maxRewriteBody+1))
+	rc.Close()
+	return err == nil && len(body) <= maxRewriteBody && codec.Constrained(body)
 }
 
 // dropperOf returns which server made res, a 2xx answer to a request
@@ -411,6 +437,7 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	res, err = next(req)
 
 	x.mu.Lock()
+	x.sentBody = req.GetBody
 	h := &x.t.HTTP[i]
 	h.Err = err
 	if res != nil {

@@ -43,8 +43,12 @@ type Policy struct {
 	// that answers several choices (n > 1, or a completion of several
 	// prompts), or a completion that echoes its prompt, or a structured
 	// answer (response_format, or a Responses text.format, of type
-	// json_schema or json_object, which the next route would begin anew),
-	// is restarted instead (a continuation carries one choice's text
+	// json_schema or json_object, which the next route would begin anew;
+	// or a constraint set in the request beside the typed parameters,
+	// with param.SetExtraFields, option.WithJSONSet or a middleware:
+	// vLLM's guided_json, guided_regex, guided_grammar, guided_choice and
+	// structured_outputs, llama.cpp's json_schema and grammar; one the
+	// server applies on its own cannot be seen), is restarted instead (a continuation carries one choice's text
 	// only, after the prompt): the next route
 	// answers from the start and Stream.Restarted tells the caller (see
 	// Router). When no route can carry the output on, the call ends with

@@ -49,6 +49,20 @@ func (c *call) keptRestartOnly() bool {
 	return false
 }
 
+// keptConstrained reports whether a request whose output the caller
+// keeps, since the chain's last restart, asked in its body for a
+// constrained answer (see exchange.constrained): a continuation would
+// begin the constrained form anew. It reads those requests' bodies
+// again. c.mu is held.
+func (c *call) keptConstrained() bool {
+	for _, tr := range c.out.tries[c.out.kept:] {
+		if tr.a.x.constrained() {
+			return true
+		}
+	}
+	return false
+}
+
 // restarted implements restarter: whether the batch the last take
 // returned is the first of a restart. Only the caller's goroutine calls
 // take and restarted.

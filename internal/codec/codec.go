@@ -81,7 +81,8 @@ type Request interface {
 // text), a completion that echoes its prompt (its output begins with
 // the prompt, which a continuation would put in the prompt twice), or a
 // structured answer (see Structured). A Router restarts such a call
-// instead.
+// instead; it also reads the bodies it sent for a constraint that r's
+// parameters do not show (see Constrained).
 func RestartsOnly(r Request) bool {
 	if r.Choices() > 1 || Structured(r) {
 		return true

@@ -1,0 +1,55 @@
+package codec
+
+import (
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+)
+
+func TestConstrained(t *testing.T) {
+	tests := []struct {
+		body string
+		want bool
+	}{
+		{`{"model":"m","guided_json":{"type":"object"}}`, true},
+		{`{"model":"m","guided_regex":"\\d+"}`, true},
+		{`{"model":"m","guided_grammar":"root ::= \"a\""}`, true},
+		{`{"model":"m","guided_choice":["a","b"]}`, true},
+		{`{"model":"m","structured_outputs":{"json":{}}}`, true},
+		{`{"model":"m","structured_outputs":{"choice":["a"]}}`, true},
+		{`{"model":"m","structured_outputs":{"json_object":true}}`, true},
+		{`{"model":"m","structured_outputs":{"json_object":false}}`, false},
+		{`{"model":"m","structured_outputs":{"disable_any_whitespace":true}}`, false},
+		{`{"model":"m","json_schema":{}}`, true},
+		{`{"model":"m","grammar":"root ::= \"a\""}`, true},
+		{`{"model":"m","grammar":""}`, false},
+		{`{"model":"m","guided_json":null}`, false},
+		{`{"model":"m","response_format":{"type":"json_object"}}`, true},
+		{`{"model":"m","response_format":{"type":"text"}}`, false},
+		{`{"model":"m","text":{"format":{"type":"json_schema","name":"p","schema":{}}}}`, true},
+		{`{"model":"m","text":{"format":{"type":"text"}}}`, false},
+		{`{"model":"m","top_k":40,"messages":[{"role":"user","content":"{\"grammar\":\"x\"}"}]}`, false},
+		{`not json`, false},
+	}
+	for _, tt := range tests {
+		if got := Constrained([]byte(tt.body)); got != tt.want {
+			t.Errorf("Constrained(%s) = %v, want %v", tt.body, got, tt.want)
+		}
+	}
+}
+
+func TestStructuredExtraFields(t *testing.T) {
+	p := openai.ChatCompletionNewParams{Model: "m"}
+	if Structured(Chat(p, true)) {
+		t.Errorf("Structured(chat without extras) = true, want false")
+	}
+	p.SetExtraFields(map[string]any{"guided_choice": []string{"yes", "no"}})
+	if !Structured(Chat(p, true)) {
+		t.Errorf("Structured(chat with guided_choice) = false, want true")
+	}
+	c := openai.CompletionNewParams{Model: "m"}
+	c.SetExtraFields(map[string]any{"grammar": `root ::= "a"`})
+	if !Structured(Completion(c, true)) {
+		t.Errorf("Structured(completion with grammar) = false, want true")
+	}
+}
