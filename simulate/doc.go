@@ -73,8 +73,18 @@
 // as OpenAI streams them on chat (tool_calls deltas, finish_reason
 // "tool_calls") and on the Responses API (function_call items,
 // response.function_call_arguments.delta and .done).
+// Log-probabilities come as OpenAI gives them when asked (chat logprobs
+// and top_logprobs, legacy completions logprobs, Responses top_logprobs
+// or include "message.output_text.logprobs"): an entry per token of each
+// chunk (chat choices[].logprobs.content; legacy tokens, token_logprobs,
+// top_logprobs and text_offset; the logprobs of Responses output_text
+// events and parts). The simulator has no model to score tokens: the
+// values are drawn, the same for the same seed, each token the most
+// likely at its position and its alternatives other words of the
+// vocabulary; tool calls carry none.
 // Bad requests get OpenAI-style JSON errors:
 // 400 (invalid JSON, no model, max_tokens out of range, n other than 1,
+// top_logprobs without logprobs or above 20, legacy logprobs above 5,
 // more than MaxStop stop sequences, stream_options without stream, a chat
 // message without a known role or, but from the assistant, without
 // content), 404 (unknown model or path), 405 (wrong

@@ -64,14 +64,16 @@ func appendString(b []byte, s string) []byte {
 type format interface {
 	// role appends the role-only event (nothing for text completions).
 	role(b []byte) []byte
-	// token appends an event carrying text.
-	token(b []byte, text string) []byte
+	// token appends an event carrying text and, unless lps is nil, the
+	// log-probabilities of its tokens.
+	token(b []byte, text string, lps []tokenLogprob) []byte
 	// finish appends the event carrying the finish reason.
 	finish(b []byte, reason string) []byte
 	// usage appends the usage event (choices: []).
 	usage(b []byte, u usage) []byte
-	// whole appends a non-streaming response.
-	whole(b []byte, text, reason string, u usage) []byte
+	// whole appends a non-streaming response, with the log-probabilities
+	// of its tokens unless lps is nil.
+	whole(b []byte, text, reason string, u usage, lps []tokenLogprob) []byte
 	// toolCalls appends an event carrying pieces of tool calls.
 	toolCalls(b []byte, calls []callDelta) []byte
 	// wholeCalls appends a non-streaming response whose reply is tool
@@ -112,10 +114,16 @@ type heads struct {
 }
 
 // endChunk appends the end of a streamed chunk after its choice's content:
-// logprobs, the finish reason (null while reason is empty), and
-// "usage":null when include_usage was asked.
+// logprobs (null), then as closeChunk.
 func (h *heads) endChunk(b []byte, reason string) []byte {
-	b = append(b, `,"logprobs":null,"finish_reason":`...)
+	return h.closeChunk(append(b, `,"logprobs":null`...), reason)
+}
+
+// closeChunk appends the end of a streamed chunk after its choice's
+// logprobs: the finish reason (null while reason is empty), and
+// "usage":null when include_usage was asked.
+func (h *heads) closeChunk(b []byte, reason string) []byte {
+	b = append(b, `,"finish_reason":`...)
 	if reason == "" {
 		b = append(b, `null`...)
 	} else {
@@ -137,9 +145,15 @@ func (h *heads) usage(b []byte, u usage) []byte {
 }
 
 // endWhole appends the end of a whole response after its choice's content:
-// logprobs, the finish reason and the usage.
+// logprobs (null), then as closeWhole.
 func endWhole(b []byte, reason string, u usage) []byte {
-	b = append(b, `,"logprobs":null,"finish_reason":`...)
+	return closeWhole(append(b, `,"logprobs":null`...), reason, u)
+}
+
+// closeWhole appends the end of a whole response after its choice's
+// logprobs: the finish reason and the usage.
+func closeWhole(b []byte, reason string, u usage) []byte {
+	b = append(b, `,"finish_reason":`...)
 	b = appendString(b, reason)
 	b = append(b, `}],"usage":`...)
 	b = u.append(b)
@@ -167,12 +181,23 @@ func (f *chatFormat) role(b []byte) []byte {
 	return f.endChunk(b, "")
 }
 
-func (f *chatFormat) token(b []byte, text string) []byte {
+func (f *chatFormat) token(b []byte, text string, lps []tokenLogprob) []byte {
 	b = append(b, eventStart...)
 	b = append(b, f.chunkHead...)
 	b = append(b, `"content":`...)
 	b = appendString(b, text)
-	return f.endChunk(append(b, '}'), "")
+	if lps == nil {
+		return f.endChunk(append(b, '}'), "")
+	}
+	return f.closeChunk(appendChatLogprobs(append(b, '}'), lps), "")
+}
+
+// appendChatLogprobs appends a chat choice's logprobs: the entries of its
+// content's tokens, no refusal.
+func appendChatLogprobs(b []byte, lps []tokenLogprob) []byte {
+	b = append(b, `,"logprobs":{"content":`...)
+	b = appendEntries(b, lps, withBytes)
+	return append(b, `,"refusal":null}`...)
 }
 
 func (f *chatFormat) finish(b []byte, reason string) []byte {
@@ -237,40 +262,56 @@ func dataErrorEvent(b []byte, e *apiError) []byte {
 	return append(b, eventEnd...)
 }
 
-func (f *chatFormat) whole(b []byte, text, reason string, u usage) []byte {
+func (f *chatFormat) whole(b []byte, text, reason string, u usage, lps []tokenLogprob) []byte {
 	b = append(b, f.wholeHead...)
 	b = append(b, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
 	b = appendString(b, text)
 	b = append(b, `,"refusal":null}`...)
-	return endWhole(b, reason, u)
+	if lps == nil {
+		return endWhole(b, reason, u)
+	}
+	return closeWhole(appendChatLogprobs(b, lps), reason, u)
 }
 
 // textFormat formats /v1/completions responses. Its chunkHead ends with
-// `"choices":[{"index":0,"text":`.
-type textFormat struct{ heads }
+// `"choices":[{"index":0,"text":`. It counts the text_offset of the
+// tokens it sends log-probabilities of, so one is made per response.
+type textFormat struct {
+	heads
+	offset int // characters before the next token: the prompt's, and the text's so far
+}
 
-func newTextFormat(id string, created int64, model string, includeUsage bool) *textFormat {
+// newTextFormat returns the format of a completion whose text follows
+// offset characters (the prompt's when it is not echoed).
+func newTextFormat(id string, created int64, model string, includeUsage bool, offset int) *textFormat {
 	h := head(id, "text_completion", created, model)
-	return &textFormat{heads{
+	return &textFormat{heads: heads{
 		chunkHead: append(append([]byte(nil), h...), `,"choices":[{"index":0,"text":`...),
 		usageHead: append(append([]byte(nil), h...), `,"choices":[]`...),
 		wholeHead: h,
 		usageNull: includeUsage,
-	}}
+	}, offset: offset}
 }
 
-func (f *textFormat) event(b []byte, text, reason string) []byte {
+func (f *textFormat) event(b []byte, text, reason string, lps []tokenLogprob) []byte {
 	b = append(b, eventStart...)
 	b = append(b, f.chunkHead...)
 	b = appendString(b, text)
-	return f.endChunk(b, reason)
+	if lps == nil {
+		return f.endChunk(b, reason)
+	}
+	b = append(b, `,"logprobs":`...)
+	b, f.offset = appendLegacyLogprobs(b, lps, f.offset)
+	return f.closeChunk(b, reason)
 }
 
 func (f *textFormat) role(b []byte) []byte { return b }
 
-func (f *textFormat) token(b []byte, text string) []byte { return f.event(b, text, "") }
+func (f *textFormat) token(b []byte, text string, lps []tokenLogprob) []byte {
+	return f.event(b, text, "", lps)
+}
 
-func (f *textFormat) finish(b []byte, reason string) []byte { return f.event(b, "", reason) }
+func (f *textFormat) finish(b []byte, reason string) []byte { return f.event(b, "", reason, nil) }
 
 // toolCalls appends nothing: legacy completions make no tool calls.
 func (f *textFormat) toolCalls(b []byte, _ []callDelta) []byte { return b }
@@ -278,16 +319,21 @@ func (f *textFormat) toolCalls(b []byte, _ []callDelta) []byte { return b }
 // wholeCalls appends an empty completion: legacy completions make no tool
 // calls.
 func (f *textFormat) wholeCalls(b []byte, _ []callDelta, reason string, u usage) []byte {
-	return f.whole(b, "", reason, u)
+	return f.whole(b, "", reason, u, nil)
 }
 
 func (f *textFormat) done(b []byte) []byte { return append(b, doneEvent...) }
 
 func (f *textFormat) errorEvent(b []byte, e *apiError) []byte { return dataErrorEvent(b, e) }
 
-func (f *textFormat) whole(b []byte, text, reason string, u usage) []byte {
+func (f *textFormat) whole(b []byte, text, reason string, u usage, lps []tokenLogprob) []byte {
 	b = append(b, f.wholeHead...)
 	b = append(b, `,"choices":[{"index":0,"text":`...)
 	b = appendString(b, text)
-	return endWhole(b, reason, u)
+	if lps == nil {
+		return endWhole(b, reason, u)
+	}
+	b = append(b, `,"logprobs":`...)
+	b, f.offset = appendLegacyLogprobs(b, lps, f.offset)
+	return closeWhole(b, reason, u)
 }

@@ -56,21 +56,25 @@ func TestFormatBytes(t *testing.T) {
 	)
 	u := usage{prompt: 3, completion: 2, cached: 1}
 	cf, cu := newChatFormat("c-1", 42, "m", false), newChatFormat("c-1", 42, "m", true)
-	tf, tu := newTextFormat("c-1", 42, "m", false), newTextFormat("c-1", 42, "m", true)
+	tf, tu := newTextFormat("c-1", 42, "m", false, 0), newTextFormat("c-1", 42, "m", true, 0)
+	lps := []tokenLogprob{{token: "é", logprob: -0.25, top: []altLogprob{{"é", -0.25}, {"e", -1.5}}}}
+	lt := newTextFormat("c-1", 42, "m", false, 3)
 	tests := []struct {
 		name      string
 		got, want []byte
 	}{
 		{"chat role", cf.role(nil), []byte("data: " + chat + `"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}` + "\n\n")},
-		{"chat token", cu.token(nil, "a\"b"), []byte("data: " + chat + `"choices":[{"index":0,"delta":{"content":"a\"b"},"logprobs":null,"finish_reason":null}],"usage":null}` + "\n\n")},
+		{"chat token", cu.token(nil, "a\"b", nil), []byte("data: " + chat + `"choices":[{"index":0,"delta":{"content":"a\"b"},"logprobs":null,"finish_reason":null}],"usage":null}` + "\n\n")},
 		{"chat finish", cf.finish(nil, "stop"), []byte("data: " + chat + `"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}` + "\n\n")},
 		{"chat usage", cu.usage(nil, u), []byte("data: " + chat + `"choices":[],` + use + "}\n\n")},
-		{"chat whole", cf.whole(nil, "Hi.", "length", u), []byte(`{"id":"c-1","object":"chat.completion","created":42,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Hi.","refusal":null},"logprobs":null,"finish_reason":"length"}],` + use + "}\n")},
+		{"chat whole", cf.whole(nil, "Hi.", "length", u, nil), []byte(`{"id":"c-1","object":"chat.completion","created":42,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Hi.","refusal":null},"logprobs":null,"finish_reason":"length"}],` + use + "}\n")},
+		{"chat token logprobs", cf.token(nil, "é", lps), []byte("data: " + chat + `"choices":[{"index":0,"delta":{"content":"é"},"logprobs":{"content":[{"token":"é","logprob":-0.25,"bytes":[195,169],"top_logprobs":[{"token":"é","logprob":-0.25,"bytes":[195,169]},{"token":"e","logprob":-1.5,"bytes":[101]}]}],"refusal":null},"finish_reason":null}]}` + "\n\n")},
 		{"text role", tf.role(nil), nil},
-		{"text token", tu.token(nil, "a"), []byte("data: " + text + `"choices":[{"index":0,"text":"a","logprobs":null,"finish_reason":null}],"usage":null}` + "\n\n")},
+		{"text token logprobs", lt.token(nil, "é", lps), []byte("data: " + text + `"choices":[{"index":0,"text":"é","logprobs":{"tokens":["é"],"token_logprobs":[-0.25],"top_logprobs":[{"é":-0.25,"e":-1.5}],"text_offset":[3]},"finish_reason":null}]}` + "\n\n")},
+		{"text token", tu.token(nil, "a", nil), []byte("data: " + text + `"choices":[{"index":0,"text":"a","logprobs":null,"finish_reason":null}],"usage":null}` + "\n\n")},
 		{"text finish", tf.finish(nil, "stop"), []byte("data: " + text + `"choices":[{"index":0,"text":"","logprobs":null,"finish_reason":"stop"}]}` + "\n\n")},
 		{"text usage", tu.usage(nil, u), []byte("data: " + text + `"choices":[],` + use + "}\n\n")},
-		{"text whole", tf.whole(nil, "Hi.", "stop", u), []byte(text + `"choices":[{"index":0,"text":"Hi.","logprobs":null,"finish_reason":"stop"}],` + use + "}\n")},
+		{"text whole", tf.whole(nil, "Hi.", "stop", u, nil), []byte(text + `"choices":[{"index":0,"text":"Hi.","logprobs":null,"finish_reason":"stop"}],` + use + "}\n")},
 	}
 	for _, tt := range tests {
 		if !bytes.Equal(tt.got, tt.want) {

@@ -27,6 +27,7 @@ type responsesFormat struct {
 	open      bool            // the last item is not done yet
 	reason    string          // the finish reason, once finished
 	items     [][]byte        // the output items done, as JSON
+	lps       []tokenLogprob  // the message's log-probabilities so far, if asked
 }
 
 func newResponsesFormat(id uint64, created int64, model string) *responsesFormat {
@@ -91,23 +92,27 @@ func (f *responsesFormat) response(b []byte, status string, u *usage) []byte {
 	return append(b, `,"user":null,"metadata":{}}`...)
 }
 
-// messageItem appends the message output item holding text.
-func (f *responsesFormat) messageItem(b []byte, status string, content bool, text string) []byte {
+// messageItem appends the message output item holding text, with the
+// log-probabilities of its tokens (lps, none if nil).
+func (f *responsesFormat) messageItem(b []byte, status string, content bool, text string, lps []tokenLogprob) []byte {
 	b = append(b, `{"id":`...)
 	b = appendString(b, f.msgID)
 	b = append(b, `,"type":"message","status":`...)
 	b = appendString(b, status)
 	b = append(b, `,"role":"assistant","content":[`...)
 	if content {
-		b = textPart(b, text)
+		b = textPart(b, text, lps)
 	}
 	return append(b, "]}"...)
 }
 
-func textPart(b []byte, text string) []byte {
+// textPart appends an output_text content part holding text, with the
+// log-probabilities of its tokens (lps, bytes included; none if nil).
+func textPart(b []byte, text string, lps []tokenLogprob) []byte {
 	b = append(b, `{"type":"output_text","text":`...)
 	b = appendString(b, text)
-	return append(b, `,"annotations":[],"logprobs":[]}`...)
+	b = append(b, `,"annotations":[],"logprobs":`...)
+	return append(appendEntries(b, lps, withBytes), '}')
 }
 
 // callItem appends the function_call output item of c.
@@ -143,21 +148,23 @@ func (f *responsesFormat) role(b []byte) []byte {
 	return b
 }
 
-func (f *responsesFormat) token(b []byte, text string) []byte {
+func (f *responsesFormat) token(b []byte, text string, lps []tokenLogprob) []byte {
 	if !f.started {
 		f.started, f.open = true, true
 		b = f.event(b, "response.output_item.added")
 		b = append(b, `,"output_index":0,"item":`...)
-		b = endEvent(f.messageItem(b, "in_progress", false, ""))
+		b = endEvent(f.messageItem(b, "in_progress", false, "", nil))
 		b = f.event(b, "response.content_part.added")
 		b = append(itemRef(b, f.msgID, 0), `,"content_index":0,"part":`...)
-		b = endEvent(textPart(b, ""))
+		b = endEvent(textPart(b, "", nil))
 	}
 	f.text.WriteString(text)
+	f.lps = append(f.lps, lps...)
 	b = f.event(b, "response.output_text.delta")
 	b = append(itemRef(b, f.msgID, 0), `,"content_index":0,"delta":`...)
 	b = appendString(b, text)
-	return endEvent(append(b, `,"logprobs":[]`...))
+	b = append(b, `,"logprobs":`...)
+	return endEvent(appendEntries(b, lps, withoutBytes))
 }
 
 func (f *responsesFormat) toolCalls(b []byte, calls []callDelta) []byte {
@@ -195,11 +202,12 @@ func (f *responsesFormat) closeItem(b []byte) []byte {
 		text := f.text.String()
 		b = f.event(b, "response.output_text.done")
 		b = append(itemRef(b, f.msgID, i), `,"content_index":0,"text":`...)
-		b = endEvent(append(appendString(b, text), `,"logprobs":[]`...))
+		b = append(appendString(b, text), `,"logprobs":`...)
+		b = endEvent(appendEntries(b, f.lps, withoutBytes))
 		b = f.event(b, "response.content_part.done")
 		b = append(itemRef(b, f.msgID, i), `,"content_index":0,"part":`...)
-		b = endEvent(textPart(b, text))
-		f.items = append(f.items, f.messageItem(nil, "completed", true, text))
+		b = endEvent(textPart(b, text, f.lps))
+		f.items = append(f.items, f.messageItem(nil, "completed", true, text, f.lps))
 	} else {
 		c := f.calls[len(f.calls)-1]
 		b = f.event(b, "response.function_call_arguments.done")
@@ -250,9 +258,9 @@ func (f *responsesFormat) errorEvent(b []byte, e *apiError) []byte {
 // done appends nothing: a Responses stream ends with response.completed.
 func (f *responsesFormat) done(b []byte) []byte { return b }
 
-func (f *responsesFormat) whole(b []byte, text, reason string, u usage) []byte {
+func (f *responsesFormat) whole(b []byte, text, reason string, u usage, lps []tokenLogprob) []byte {
 	f.reason = reason
-	f.items = [][]byte{f.messageItem(nil, "completed", true, text)}
+	f.items = [][]byte{f.messageItem(nil, "completed", true, text, lps)}
 	return append(f.response(b, f.status(), &u), '\n')
 }
 

@@ -43,6 +43,7 @@ type generation struct {
 	suffix       string   // legacy completions: the FIM suffix
 	echo         string   // legacy completions: the prompt echoed before the reply
 	tools        []string // names of the tools the request offers
+	logprobs     logprobAsk
 }
 
 // api is the endpoint a generation came through.
@@ -79,11 +80,7 @@ func (s *Server) toolCalls(index, id uint64, g *generation) (*toolReply, string)
 
 // text decides the reply of request index and its finish reason.
 func (s *Server) text(index uint64, g *generation) (*replyText, string) {
-	word := g.prompt.hash
-	if g.seed != nil {
-		word = uint64(*g.seed)
-	}
-	rng := rand.New(rand.NewPCG(s.cfg.seed, word))
+	rng := rand.New(rand.NewPCG(s.cfg.seed, g.seedStream()))
 	n, finish := g.maxTokens, "length"
 	if f := s.cfg.outputTokens; f != nil {
 		if d := max(f(rng), 1); d < n {
@@ -113,6 +110,15 @@ func (s *Server) text(index uint64, g *generation) (*replyText, string) {
 		tokens = []string{""}
 	}
 	return heldText(tokens), finish
+}
+
+// seedStream is the request's own part of the seed of its random draws: its
+// seed if it set one, else its prompt's hash.
+func (g *generation) seedStream() uint64 {
+	if g.seed != nil {
+		return uint64(*g.seed)
+	}
+	return g.prompt.hash
 }
 
 // fitContext refuses a generation whose prompt and output limit exceed the

@@ -26,6 +26,9 @@ func (s *Server) chatGeneration(req *chatRequest) (generation, *apiError) {
 	if e == nil {
 		g.stop, e = parseStop(req.Stop)
 	}
+	if e == nil {
+		g.logprobs, e = chatLogprobs(req.Logprobs, req.TopLogprobs)
+	}
 	if e != nil {
 		return g, e
 	}
@@ -54,6 +57,9 @@ func (s *Server) completionGeneration(req *completionRequest) (generation, *apiE
 	}
 	if e == nil {
 		g.stop, e = parseStop(req.Stop)
+	}
+	if e == nil {
+		g.logprobs, e = legacyLogprobs(req.Logprobs)
 	}
 	if e == nil && req.Echo {
 		if ids > 0 {
@@ -86,6 +92,9 @@ func (s *Server) responseGeneration(req *responsesRequest) (generation, *apiErro
 	var msgs []chatMessage
 	if e == nil {
 		msgs, e = parseInput(req.Input)
+	}
+	if e == nil {
+		g.logprobs, e = responsesLogprobs(req.TopLogprobs, req.Include)
 	}
 	if e != nil {
 		return g, e

@@ -57,6 +57,8 @@ type chatRequest struct {
 	commonRequest
 	Messages            []chatMessage `json:"messages"`
 	MaxCompletionTokens *int          `json:"max_completion_tokens"`
+	Logprobs            *bool         `json:"logprobs"`
+	TopLogprobs         *int          `json:"top_logprobs"`
 	Tools               []struct {
 		Function struct {
 			Name string `json:"name"`
@@ -68,9 +70,10 @@ type chatRequest struct {
 // simulator reads.
 type completionRequest struct {
 	commonRequest
-	Prompt promptField `json:"prompt"`
-	Suffix *string     `json:"suffix"`
-	Echo   bool        `json:"echo"`
+	Prompt   promptField `json:"prompt"`
+	Suffix   *string     `json:"suffix"`
+	Echo     bool        `json:"echo"`
+	Logprobs *int        `json:"logprobs"`
 }
 
 // promptField is a completions prompt read by parsePrompt as it is decoded,
@@ -106,6 +109,8 @@ type responsesRequest struct {
 	MaxOutputTokens *int            `json:"max_output_tokens"`
 	Instructions    string          `json:"instructions"`
 	Input           json.RawMessage `json:"input"`
+	TopLogprobs     *int            `json:"top_logprobs"`
+	Include         []string        `json:"include"`
 	Tools           []struct {
 		Name string `json:"name"`
 	} `json:"tools"`

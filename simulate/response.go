@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // responder turns a request's emissions into its response: chunks of
@@ -30,6 +31,11 @@ type responder struct {
 	usageOn  bool  // stream_options.include_usage
 	per      int   // tokens per chunk
 	roleSent bool
+
+	lp     *logprober     // draws the tokens' log-probabilities; nil unless asked
+	lps    []tokenLogprob // the entries of the chunk being made
+	allLps []tokenLogprob // every entry, for a non-streaming response
+	toks   []string       // the tokens of the chunk being made
 
 	pos     int             // tokens emitted so far
 	pending int             // tokens emitted but not yet sent
@@ -77,7 +83,7 @@ func (r *responder) handle(e Emission, at time.Time) (done, ok bool) {
 		if r.calls != nil {
 			body = r.f.wholeCalls(nil, r.calls.sent(), r.finish, r.usage)
 		} else {
-			body = r.f.whole(nil, r.whole.String(), r.finish, r.usage)
+			body = r.f.whole(nil, r.whole.String(), r.finish, r.usage, r.allLps)
 		}
 		body = r.plan.wholeBody(body)
 		return true, r.out.whole(at, body)
@@ -117,14 +123,43 @@ func (r *responder) chunk() {
 		if r.stream {
 			r.buf = r.f.toolCalls(r.buf, calls)
 		}
+	case r.lp != nil:
+		text := r.takeScored()
+		if r.stream {
+			r.buf = r.f.token(r.buf, text, r.lps)
+		} else {
+			r.whole.WriteString(text)
+			r.allLps = append(r.allLps, r.lps...)
+		}
 	case r.stream:
-		r.buf = r.f.token(r.buf, r.echo+r.text.take(r.pending))
+		r.buf = r.f.token(r.buf, r.echo+r.text.take(r.pending), nil)
 	default:
 		r.whole.WriteString(r.echo)
 		r.whole.WriteString(r.text.take(r.pending))
 	}
 	r.echo = ""
 	r.pending = 0
+}
+
+// takeScored takes the pending tokens, after the echoed prompt if it is
+// still due, and returns their text; r.lps holds their log-probability
+// entries (the echoed prompt's first token has none, as OpenAI gives it).
+func (r *responder) takeScored() string {
+	r.lps, r.toks = r.lps[:0], r.toks[:0]
+	if r.echo != "" {
+		for i, tok := range splitTokens(r.echo) {
+			if i == 0 {
+				r.lps = append(r.lps, tokenLogprob{token: tok, none: true})
+			} else {
+				r.lps = append(r.lps, r.lp.entry(tok))
+			}
+		}
+	}
+	r.toks = r.text.takeTokens(r.toks, r.pending)
+	for _, tok := range r.toks {
+		r.lps = append(r.lps, r.lp.entry(tok))
+	}
+	return r.echo + strings.Join(r.toks, "")
 }
 
 // sendDirect implements directSender for a streaming response without
@@ -239,11 +274,19 @@ func (s *Server) schedule(index uint64, g *generation, out *output, plan faultPl
 		id:       id,
 	}
 	rs.cancel = func() { rs.finished = true; d.cancel(id) }
+	if g.logprobs.on && text != nil {
+		rs.lp = newLogprober(g.logprobs, s.cfg.seed, g.seedStream())
+		rs.lps, rs.allLps = []tokenLogprob{}, []tokenLogprob{}
+	}
 	switch g.api {
 	case apiChat:
 		rs.f = newChatFormat("chatcmpl-"+strconv.FormatUint(id, 10), s.cfg.created, g.model.name, g.includeUsage)
 	case apiText:
-		rs.f = newTextFormat("cmpl-"+strconv.FormatUint(id, 10), s.cfg.created, g.model.name, g.includeUsage)
+		offset := 0
+		if g.echo == "" {
+			offset = utf8.RuneCountInString(g.lastMessage)
+		}
+		rs.f = newTextFormat("cmpl-"+strconv.FormatUint(id, 10), s.cfg.created, g.model.name, g.includeUsage, offset)
 	default:
 		rs.f = newResponsesFormat(id, s.cfg.created, g.model.name)
 	}

@@ -286,3 +286,18 @@ func (t *replyText) take(k int) string {
 	t.pos += k
 	return s
 }
+
+// takeTokens appends the next k tokens to dst, one string each (fewer at
+// the end), and returns it.
+func (t *replyText) takeTokens(dst []string, k int) []string {
+	k = min(k, t.n-t.pos)
+	for range max(k, 0) {
+		if t.gen != nil {
+			dst = append(dst, t.gen.next())
+		} else {
+			dst = append(dst, t.tokens[t.pos])
+		}
+		t.pos++
+	}
+	return dst
+}
