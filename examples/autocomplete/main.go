@@ -83,7 +83,11 @@ func main() {
 	flag.BoolVar(&cfg.typeAhead, "type-ahead", false, "reuse the suggestion in flight when the typist types what it starts with")
 	flag.Float64Var(&cfg.accept, "accept", 0.5, "simulator only: share of suggestions that are what the typist types next")
 	flag.Parse()
-	cfg.models = strings.Split(*models, ",")
+	var err error
+	if cfg.models, err = parseModels(*models); err != nil {
+		fmt.Fprintln(os.Stderr, "autocomplete:", err)
+		os.Exit(2)
+	}
 	if cfg.cps <= 0 || cfg.jitter < 0 || cfg.jitter >= 1 || cfg.maxTokens < 1 || cfg.accept < 0 || cfg.accept > 1 {
 		fmt.Fprintln(os.Stderr, "autocomplete: want --cps > 0, --jitter in [0, 1), --max-tokens ≥ 1 and --accept in [0, 1]")
 		os.Exit(2)
@@ -93,6 +97,19 @@ func main() {
 		_, err := run(ctx, os.Stdout, ep, cfg)
 		return err
 	})
+}
+
+// parseModels reads --models: names separated by commas, spaces around
+// them trimmed ("a, b" is a and b); an empty name is an error.
+func parseModels(s string) ([]string, error) {
+	names := strings.Split(s, ",")
+	for i, n := range names {
+		names[i] = strings.TrimSpace(n)
+		if names[i] == "" {
+			return nil, fmt.Errorf("--models %q: model %d of %d has no name; want names separated by commas", s, i+1, len(names))
+		}
+	}
+	return names, nil
 }
 
 // fileContext is the top of the file being edited: the start of every

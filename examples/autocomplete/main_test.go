@@ -156,3 +156,33 @@ func TestAutocompleteSaysWhyItFailed(t *testing.T) {
 		}
 	})
 }
+
+// --models takes names around commas with spaces trimmed, and refuses an
+// empty one.
+func TestParseModels(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string // nil: an error
+	}{
+		{"a,b", []string{"a", "b"}},
+		{"a, b", []string{"a", "b"}},
+		{" llama-3.2-1b ,\tllama-3.1-8b ", []string{"llama-3.2-1b", "llama-3.1-8b"}},
+		{"a", []string{"a"}},
+		{"", nil},
+		{" ", nil},
+		{"a,,b", nil},
+		{"a, ", nil},
+	}
+	for _, tt := range tests {
+		got, err := parseModels(tt.in)
+		if tt.want == nil {
+			if err == nil {
+				t.Errorf("parseModels(%q) = %q, want an error", tt.in, got)
+			}
+			continue
+		}
+		if err != nil || strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("parseModels(%q) = %q, %v, want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
