@@ -69,7 +69,14 @@
 // response.in_progress, response.output_item.added,
 // response.content_part.added, response.output_text.delta, the matching
 // .done events, response.completed or response.incomplete with the usage),
-// each with its sequence_number. WithToolCalls scripts tool calls, streamed
+// each with its sequence_number. The Response object, in those events and
+// as a whole response, echoes the request's settings as OpenAI does
+// (instructions, max_output_tokens, temperature, top_p, background,
+// previous_response_id, metadata, tools, tool_choice, text, reasoning,
+// parallel_tool_calls, store, top_logprobs, truncation, user), and
+// otherwise ignores them: nothing is stored, so GET /v1/responses/{id}
+// is not served, a previous_response_id adds nothing to the input, and a
+// background request is answered in its own response, never queued. WithToolCalls scripts tool calls, streamed
 // as OpenAI streams them on chat (tool_calls deltas, finish_reason
 // "tool_calls") and on the Responses API (function_call items,
 // response.function_call_arguments.delta and .done).

@@ -1,6 +1,8 @@
 package simulate
 
 import (
+	"bytes"
+	"encoding/json"
 	"strconv"
 	"strings"
 )
@@ -28,11 +30,102 @@ type responsesFormat struct {
 	reason    string          // the finish reason, once finished
 	items     [][]byte        // the output items done, as JSON
 	lps       []tokenLogprob  // the message's log-probabilities so far, if asked
+	settings  []byte          // the request's settings, from responseSettings
 }
 
-func newResponsesFormat(id uint64, created int64, model string) *responsesFormat {
+func newResponsesFormat(id uint64, created int64, model string, settings []byte) *responsesFormat {
 	n := strconv.FormatUint(id, 10)
-	return &responsesFormat{id: "resp_" + n, msgID: "msg_" + n, created: created, model: model}
+	if settings == nil {
+		settings = responseSettings(&responsesRequest{})
+	}
+	return &responsesFormat{id: "resp_" + n, msgID: "msg_" + n, created: created, model: model, settings: settings}
+}
+
+// responseSettings returns the fields of a Response object that report
+// req's settings, as OpenAI echoes them, each with OpenAI's default when
+// req did not set it: background, instructions, max_output_tokens,
+// metadata, parallel_tool_calls, previous_response_id, reasoning, store,
+// temperature, text, tool_choice, tools, top_logprobs, top_p, truncation
+// and user. Objects the request set (metadata, reasoning, text,
+// tool_choice, tools) come back as sent, on one line.
+func responseSettings(req *responsesRequest) []byte {
+	b := append([]byte(nil), `"background":`...)
+	b = strconv.AppendBool(b, req.Background != nil && *req.Background)
+	b = append(b, `,"instructions":`...)
+	if req.Instructions != "" {
+		b = appendString(b, req.Instructions)
+	} else {
+		b = append(b, `null`...)
+	}
+	b = append(b, `,"max_output_tokens":`...)
+	if req.MaxOutputTokens != nil {
+		b = strconv.AppendInt(b, int64(*req.MaxOutputTokens), 10)
+	} else {
+		b = append(b, `null`...)
+	}
+	b = append(b, `,"metadata":`...)
+	b = appendRaw(b, req.Metadata, `{}`)
+	b = append(b, `,"parallel_tool_calls":`...)
+	b = strconv.AppendBool(b, req.ParallelToolCalls == nil || *req.ParallelToolCalls)
+	b = append(b, `,"previous_response_id":`...)
+	if req.PreviousResponseID != nil {
+		b = appendString(b, *req.PreviousResponseID)
+	} else {
+		b = append(b, `null`...)
+	}
+	b = append(b, `,"reasoning":`...)
+	b = appendRaw(b, req.Reasoning, `{"effort":null,"summary":null}`)
+	b = append(b, `,"store":`...)
+	b = strconv.AppendBool(b, req.Store != nil && *req.Store)
+	b = append(b, `,"temperature":`...)
+	b = appendSetting(b, req.Temperature)
+	b = append(b, `,"text":`...)
+	b = appendRaw(b, req.Text, `{"format":{"type":"text"}}`)
+	b = append(b, `,"tool_choice":`...)
+	b = appendRaw(b, req.ToolChoice, `"auto"`)
+	b = append(b, `,"tools":`...)
+	b = appendRaw(b, req.Tools.raw, `[]`)
+	b = append(b, `,"top_logprobs":`...)
+	if req.TopLogprobs != nil {
+		b = strconv.AppendInt(b, int64(*req.TopLogprobs), 10)
+	} else {
+		b = append(b, '0')
+	}
+	b = append(b, `,"top_p":`...)
+	b = appendSetting(b, req.TopP)
+	b = append(b, `,"truncation":`...)
+	if req.Truncation != nil {
+		b = appendString(b, *req.Truncation)
+	} else {
+		b = append(b, `"disabled"`...)
+	}
+	b = append(b, `,"user":`...)
+	if req.User != nil {
+		return appendString(b, *req.User)
+	}
+	return append(b, `null`...)
+}
+
+// appendRaw appends raw, valid JSON a request sent, on one line, or def
+// if it sent none (or null).
+func appendRaw(b []byte, raw json.RawMessage, def string) []byte {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return append(b, def...)
+	}
+	var out bytes.Buffer
+	if json.Compact(&out, raw) != nil {
+		return append(b, def...)
+	}
+	return append(b, out.Bytes()...)
+}
+
+// appendSetting appends a sampling setting's value, 1.0 if not set.
+func appendSetting(b []byte, v *float64) []byte {
+	if v == nil {
+		return append(b, `1.0`...)
+	}
+	return strconv.AppendFloat(b, *v, 'f', -1, 64)
 }
 
 // event appends the opening of an event of type typ, through its
@@ -60,13 +153,13 @@ func (f *responsesFormat) response(b []byte, status string, u *usage) []byte {
 	b = strconv.AppendInt(b, f.created, 10)
 	b = append(b, `,"status":`...)
 	b = appendString(b, status)
-	b = append(b, `,"background":false,"error":null,"incomplete_details":`...)
+	b = append(b, `,"error":null,"incomplete_details":`...)
 	if status == "incomplete" {
 		b = append(b, `{"reason":"max_output_tokens"}`...)
 	} else {
 		b = append(b, `null`...)
 	}
-	b = append(b, `,"instructions":null,"max_output_tokens":null,"model":`...)
+	b = append(b, `,"model":`...)
 	b = appendString(b, f.model)
 	b = append(b, `,"output":[`...)
 	for i, it := range f.items {
@@ -75,7 +168,9 @@ func (f *responsesFormat) response(b []byte, status string, u *usage) []byte {
 		}
 		b = append(b, it...)
 	}
-	b = append(b, `],"parallel_tool_calls":true,"previous_response_id":null,"reasoning":{"effort":null,"summary":null},"store":false,"temperature":1.0,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[],"top_p":1.0,"truncation":"disabled","usage":`...)
+	b = append(b, "],"...)
+	b = append(b, f.settings...)
+	b = append(b, `,"usage":`...)
 	if u == nil {
 		b = append(b, `null`...)
 	} else {
@@ -89,7 +184,7 @@ func (f *responsesFormat) response(b []byte, status string, u *usage) []byte {
 		b = strconv.AppendInt(b, int64(u.prompt+u.completion), 10)
 		b = append(b, '}')
 	}
-	return append(b, `,"user":null,"metadata":{}}`...)
+	return append(b, '}')
 }
 
 // messageItem appends the message output item holding text, with the

@@ -44,6 +44,9 @@ type generation struct {
 	echo         string   // legacy completions: the prompt echoed before the reply
 	tools        []string // names of the tools the request offers
 	logprobs     logprobAsk
+	// responseSettings is what a Response object reports of the
+	// request's settings (Responses API only).
+	responseSettings []byte
 }
 
 // api is the endpoint a generation came through.

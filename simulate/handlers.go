@@ -105,9 +105,8 @@ func (s *Server) responseGeneration(req *responsesRequest) (generation, *apiErro
 	g.prompt = chatPrompt(msgs)
 	g.lastMessage = msgs[len(msgs)-1].text
 	g.api = apiResponses
-	for _, t := range req.Tools {
-		g.tools = append(g.tools, t.Name)
-	}
+	g.tools = req.Tools.names
+	g.responseSettings = responseSettings(req)
 	return g, nil
 }
 

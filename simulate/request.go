@@ -111,9 +111,42 @@ type responsesRequest struct {
 	Input           json.RawMessage `json:"input"`
 	TopLogprobs     *int            `json:"top_logprobs"`
 	Include         []string        `json:"include"`
-	Tools           []struct {
+	Tools           responseTools   `json:"tools"`
+
+	// Settings the Response object echoes and the simulator otherwise
+	// ignores (see responseSettings).
+	Background         *bool           `json:"background"`
+	PreviousResponseID *string         `json:"previous_response_id"`
+	Metadata           json.RawMessage `json:"metadata"`
+	ToolChoice         json.RawMessage `json:"tool_choice"`
+	Text               json.RawMessage `json:"text"`
+	Reasoning          json.RawMessage `json:"reasoning"`
+	ParallelToolCalls  *bool           `json:"parallel_tool_calls"`
+	Store              *bool           `json:"store"`
+	Truncation         *string         `json:"truncation"`
+	User               *string         `json:"user"`
+}
+
+// responseTools is a Responses request's tools: their names, and the
+// JSON the Response object echoes.
+type responseTools struct {
+	names []string
+	raw   json.RawMessage
+}
+
+func (t *responseTools) UnmarshalJSON(b []byte) error {
+	var tools []struct {
 		Name string `json:"name"`
-	} `json:"tools"`
+	}
+	if err := json.Unmarshal(b, &tools); err != nil {
+		return err
+	}
+	t.names = t.names[:0]
+	for _, tool := range tools {
+		t.names = append(t.names, tool.Name)
+	}
+	t.raw = b
+	return nil
 }
 
 // parseInput reads a Responses "input": a string (one user message) or an

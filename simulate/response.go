@@ -288,7 +288,7 @@ func (s *Server) schedule(index uint64, g *generation, out *output, plan faultPl
 		}
 		rs.f = newTextFormat("cmpl-"+strconv.FormatUint(id, 10), s.cfg.created, g.model.name, g.includeUsage, offset)
 	default:
-		rs.f = newResponsesFormat(id, s.cfg.created, g.model.name)
+		rs.f = newResponsesFormat(id, s.cfg.created, g.model.name, g.responseSettings)
 	}
 	return rs, sink, true
 }
