@@ -97,17 +97,24 @@ func chatEntries(lps []openai.ChatCompletionTokenLogprob) []lpEntry {
 	return out
 }
 
+// accentedClient returns a client of a simulated model "m" that answers
+// accented, two tokens a chunk, its first 100 ms after the request and
+// one every 10 ms after it.
+func accentedClient(t *testing.T) openai.Client {
+	t.Helper()
+	return newClient(simulate.StartInMemory(t,
+		simulate.WithModel("m", &simulate.Fixed{TTFT: ms(100), ITL: ms(10)}),
+		simulate.WithReply(func(simulate.ReplyInfo) (string, bool) { return accented, true }),
+		simulate.WithChunkTokens(2)))
+}
+
 // A chat stream asked for logprobs carries, in every chunk of text, one
 // entry per token of that chunk (two a chunk here), in openai-go's
 // ChatCompletionTokenLogprob shape; the same request gets the same
 // values again, and the whole response lists every token.
 func TestChatLogprobs(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ts := simulate.StartInMemory(t,
-			simulate.WithModel("m", &simulate.Fixed{TTFT: ms(100), ITL: ms(10)}),
-			simulate.WithReply(func(simulate.ReplyInfo) (string, bool) { return accented, true }),
-			simulate.WithChunkTokens(2))
-		c := newClient(ts)
+		c := accentedClient(t)
 		params := openai.ChatCompletionNewParams{
 			Model:       "m",
 			Messages:    []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Say something.")},
@@ -256,11 +263,7 @@ func less(a, b lpAlt, first string) bool {
 // openai-go's CompletionChoiceLogprobs reads them.
 func TestCompletionsLogprobs(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ts := simulate.StartInMemory(t,
-			simulate.WithModel("m", &simulate.Fixed{TTFT: ms(100), ITL: ms(10)}),
-			simulate.WithReply(func(simulate.ReplyInfo) (string, bool) { return accented, true }),
-			simulate.WithChunkTokens(2))
-		c := newClient(ts)
+		c := accentedClient(t)
 		const prompt = "Café? "
 		params := openai.CompletionNewParams{
 			Model:    "m",
@@ -311,11 +314,7 @@ func TestCompletionsLogprobs(t *testing.T) {
 // alternatives each lists.
 func TestResponsesLogprobs(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ts := simulate.StartInMemory(t,
-			simulate.WithModel("m", &simulate.Fixed{TTFT: ms(100), ITL: ms(10)}),
-			simulate.WithReply(func(simulate.ReplyInfo) (string, bool) { return accented, true }),
-			simulate.WithChunkTokens(2))
-		c := newClient(ts)
+		c := accentedClient(t)
 		params := responses.ResponseNewParams{
 			Model:       "m",
 			Input:       responses.ResponseNewParamsInputUnion{OfString: openai.String("Say something.")},
