@@ -234,10 +234,7 @@ func (s *Stream[E]) Accumulated() *openai.ChatCompletionAccumulator { return s.a
 // returned so far (a response's output text; since the last restart); it
 // remains available after the stream has ended, cleanly or not.
 func (s *Stream[E]) Text() string {
-	if ch := s.acc.Acc.Choices; len(ch) > 0 {
-		return ch[0].Message.Content
-	}
-	return ""
+	return s.acc.Text()
 }
 
 // attemptSource is the source of a plain call: one attempt.

@@ -1,6 +1,10 @@
 package codec
 
-import "github.com/openai/openai-go/v3"
+import (
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+)
 
 // Accumulator accumulates the chat views of a stream's events into
 // openai-go's ChatCompletionAccumulator as the server meant them: under
@@ -31,6 +35,15 @@ type Accumulator struct {
 	// reason it derived before a later chunk (the usage that says an
 	// answer did not reach its limit) is not kept.
 	finish []string
+	// text is the first choice's text of a run of plain text chunks (see
+	// plainText) not yet added to Acc, and last the latest of them; nil
+	// when there is none. openai-go's accumulator makes a dozen passes of
+	// bounds and bookkeeping over every chunk it adds, 5 to 8 % of a
+	// stream's CPU (see BENCHMARKS.md): a run is added as one chunk, with
+	// the same result, when the accumulation is read or a chunk of another
+	// kind comes.
+	text strings.Builder
+	last *openai.ChatCompletionChunk
 }
 
 // Add adds ev's chunk, leaving the chunk itself as it is. It reports
@@ -51,7 +64,11 @@ func (a *Accumulator) Add(ev *Event) bool {
 		}
 		add.ID, add.Usage = a.id, openai.CompletionUsage{}
 	}
-	if !a.Acc.AddChunk(*add) {
+	plain := a.plainText(ev, add)
+	if plain {
+		a.text.WriteString(add.Choices[0].Delta.Content)
+		a.last = add
+	} else if !a.flush() || !a.Acc.AddChunk(*add) {
 		return false
 	}
 	a.outputs += int64(ev.Outputs)
@@ -68,8 +85,57 @@ func (a *Accumulator) Add(ev *Event) bool {
 	if e := ev.End; e != nil {
 		a.end(e)
 	}
-	a.noteFinish(add, ev.End != nil)
+	if !plain {
+		a.noteFinish(add, ev.End != nil)
+	}
 	return true
+}
+
+// plainText reports whether c, the chat view of ev, adds nothing to the
+// accumulation but text to a first choice the accumulation has already:
+// no role, refusal, tool call, logprobs, finish reason or end, other
+// choice, audio or output of a custom tool.
+func (a *Accumulator) plainText(ev *Event, c *openai.ChatCompletionChunk) bool {
+	if ev.End != nil || ev.Audio || ev.ToolCall || len(c.Choices) != 1 || len(a.Acc.Choices) == 0 {
+		return false
+	}
+	ch := &c.Choices[0]
+	d := &ch.Delta
+	return ch.Index == 0 && d.Content != "" && d.Role == "" && d.Refusal == "" && len(d.ToolCalls) == 0 &&
+		d.FunctionCall.Name == "" && d.FunctionCall.Arguments == "" && ch.FinishReason == "" &&
+		len(ch.Logprobs.Content) == 0 && len(ch.Logprobs.Refusal) == 0
+}
+
+// flush adds the pending run of plain text to Acc as one chunk, with the
+// metadata of the run's last chunk, which openai-go's accumulator would
+// have kept (it takes the model, creation time, fingerprint and service
+// tier of every chunk it adds). It reports false when the accumulator
+// refused the chunk.
+func (a *Accumulator) flush() bool {
+	last := a.last
+	if last == nil {
+		return true
+	}
+	c := openai.ChatCompletionChunk{
+		ID: a.id, Model: last.Model, Created: last.Created, Object: last.Object,
+		ServiceTier: last.ServiceTier, SystemFingerprint: last.SystemFingerprint,
+		Choices: []openai.ChatCompletionChunkChoice{{Delta: openai.ChatCompletionChunkChoiceDelta{Content: a.text.String()}}},
+	}
+	a.text, a.last = strings.Builder{}, nil
+	if !a.Acc.AddChunk(c) {
+		return false
+	}
+	a.noteFinish(&c, false)
+	return true
+}
+
+// Text returns the first choice's accumulated text.
+func (a *Accumulator) Text() string {
+	a.flush()
+	if ch := a.Acc.Choices; len(ch) > 0 {
+		return ch[0].Message.Content
+	}
+	return ""
 }
 
 // noteFinish records the finish reason, as the server gave it, of each
@@ -114,6 +180,7 @@ func (a *Accumulator) end(e *End) {
 // call cut at the limit has its arguments cut short, which "tool_calls"
 // would have the caller run.
 func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
+	a.flush()
 	c := &a.Acc.ChatCompletion
 	for i := range min(len(c.Choices), len(a.finish)) {
 		c.Choices[i].FinishReason = a.finish[i]
@@ -130,6 +197,7 @@ func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 // Reset starts the accumulation over, at a restarted output.
 func (a *Accumulator) Reset() {
 	a.Acc, a.tools, a.audio, a.custom, a.extras, a.outputs, a.finish = openai.ChatCompletionAccumulator{}, nil, nil, nil, nil, 0, nil
+	a.text, a.last = strings.Builder{}, nil
 }
 
 // lastUsage is the usage of the accumulated completion once chunk c
