@@ -3,7 +3,8 @@
 // refill (OpenAI's x-ratelimit-* headers, which Azure OpenAI, Groq,
 // Together and gateways in front of vLLM send too), and the wait it asks
 // for (retry-after-ms, Retry-After). Values that do not parse, or that no
-// server would mean (a negative count, a reset over a day), are ignored.
+// server would mean (a negative count, a reset or a wait over a day), are
+// ignored.
 package ratelimit
 
 import (
@@ -53,7 +54,7 @@ func parseRemaining(v string) (int, bool) {
 	return int(min(n, 1<<31-1)), true
 }
 
-// maxReset bounds a reset a server may announce: a day.
+// maxReset bounds a reset or a wait a server may announce: a day.
 const maxReset = 24 * time.Hour
 
 // parseReset parses a reset time: a Go-style duration as OpenAI sends it
@@ -79,26 +80,32 @@ func parseReset(v string) time.Duration {
 }
 
 // RetryAfter returns the wait a response's headers ask for, as openai-go
-// reads them: retry-after-ms, else Retry-After in seconds or as a date
-// (against now); zero when they ask for none.
+// reads them: retry-after-ms (Azure OpenAI's, in milliseconds), else
+// Retry-After in seconds or as an HTTP date (against now); zero when they
+// ask for none. A wait over a day is ignored, as a reset over a day is:
+// no provider documents one (OpenAI, Azure OpenAI, Groq and Anthropic ask
+// for seconds to minutes), and a route held that long on a misread or
+// misconfigured header would be lost to its callers.
 func RetryAfter(h http.Header, now time.Time) time.Duration {
 	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 && ms < 1e12 {
+		if ms, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && ms > 0 && ms <= float64(maxReset.Milliseconds()) {
 			return time.Duration(ms * float64(time.Millisecond))
 		}
 	}
-	v := h.Get("Retry-After")
+	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 && s < 1e9 {
+		if s > 0 && s <= maxReset.Seconds() {
 			return time.Duration(s * float64(time.Second))
 		}
 		return 0
 	}
-	if at, err := http.ParseTime(v); err == nil && at.After(now) {
-		return at.Sub(now)
+	if at, err := http.ParseTime(v); err == nil {
+		if d := at.Sub(now); d > 0 && d <= maxReset {
+			return d
+		}
 	}
 	return 0
 }

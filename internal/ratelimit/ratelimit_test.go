@@ -43,3 +43,41 @@ func TestParseServerReport(t *testing.T) {
 		t.Errorf("Parse(bad remaining, retry-after-ms) = %+v, want %+v", got, want)
 	}
 }
+
+// TestRetryAfter: the waits providers ask for, as they document them, and
+// values no server would mean.
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2026, 12, 4, 6, 0, 0, 0, time.UTC)
+	date := func(d time.Duration) string { return now.Add(d).Format(http.TimeFormat) }
+	tests := []struct {
+		name    string
+		headers map[string]string
+		want    time.Duration
+	}{
+		{"none", nil, 0},
+		{"seconds (OpenAI, Groq, Anthropic, LiteLLM)", map[string]string{"Retry-After": "20"}, 20 * time.Second},
+		{"fractional seconds", map[string]string{"Retry-After": "1.5"}, 1500 * time.Millisecond},
+		{"Azure OpenAI's retry-after-ms first", map[string]string{"retry-after-ms": "59000", "Retry-After": "59"}, 59 * time.Second},
+		{"retry-after-ms zero: Retry-After", map[string]string{"retry-after-ms": "0", "Retry-After": "2"}, 2 * time.Second},
+		{"HTTP date (nginx, Cloudflare)", map[string]string{"Retry-After": date(90 * time.Second)}, 90 * time.Second},
+		{"RFC 850 date", map[string]string{"Retry-After": now.Add(30 * time.Second).Format(time.RFC850)}, 30 * time.Second},
+		{"date in the past", map[string]string{"Retry-After": date(-time.Minute)}, 0},
+		{"a day", map[string]string{"Retry-After": "86400"}, 24 * time.Hour},
+		{"negative", map[string]string{"Retry-After": "-5"}, 0},
+		{"garbage", map[string]string{"Retry-After": "soon"}, 0},
+		{"NaN", map[string]string{"Retry-After": "NaN", "retry-after-ms": "NaN"}, 0},
+		{"over a day: seconds", map[string]string{"Retry-After": "31536000"}, 0},
+		{"over a day: milliseconds", map[string]string{"retry-after-ms": "31536000000"}, 0},
+		{"over a day: date", map[string]string{"Retry-After": date(365 * 24 * time.Hour)}, 0},
+		{"far date", map[string]string{"Retry-After": "Fri, 31 Dec 9999 23:59:59 GMT"}, 0},
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		for k, v := range tt.headers {
+			h.Set(k, v)
+		}
+		if got := RetryAfter(h, now); got != tt.want {
+			t.Errorf("%s: RetryAfter(%v) = %v, want %v", tt.name, tt.headers, got, tt.want)
+		}
+	}
+}

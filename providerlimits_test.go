@@ -1,0 +1,139 @@
+package tokenpace_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/tokenpace/tokenpace"
+	"github.com/tokenpace/tokenpace/simulate"
+)
+
+// providerAnswer is what a provider's server answers to one request: a
+// status other than 200 is answered with body alone (no model runs), a
+// 200 by the simulator; headers are set on either.
+type providerAnswer struct {
+	status  int
+	headers map[string]string
+	body    string
+}
+
+// providerRoute returns a route named name (FollowServer) to its own
+// in-memory simulator, whose i-th response (from 0) is answer(i, now) as
+// a provider would send it.
+func providerRoute(t *testing.T, name string, answer func(i int, now time.Time) providerAnswer) tokenpace.Route {
+	t.Helper()
+	ts := simulate.StartInMemory(t, simulate.WithModel("m", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}), replyWords(3))
+	next := ts.Client.Transport
+	var mu sync.Mutex
+	n := 0
+	hc := &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		mu.Lock()
+		i := n
+		n++
+		mu.Unlock()
+		a := answer(i, time.Now())
+		var res *http.Response
+		if a.status != 0 && a.status != http.StatusOK {
+			res = &http.Response{StatusCode: a.status, Status: http.StatusText(a.status), Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+				Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(a.body)), Request: req}
+		} else {
+			var err error
+			if res, err = next.RoundTrip(req); err != nil {
+				return nil, err
+			}
+		}
+		for k, v := range a.headers {
+			res.Header.Set(k, v)
+		}
+		return res, nil
+	})}
+	oc := openaiClient(ts.URL, hc)
+	return tokenpace.Route{Name: name, Client: &oc, Model: "m", Limit: tokenpace.Limit{FollowServer: true}}
+}
+
+// tooMany is a 429 as OpenAI words it, with headers.
+func tooMany(headers map[string]string) providerAnswer {
+	return providerAnswer{status: http.StatusTooManyRequests, headers: headers,
+		body: `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`}
+}
+
+// targetsAt makes a call of r at each offset from start and returns the
+// route that answered each.
+func targetsAt(t *testing.T, r *tokenpace.Router, start time.Time, at ...time.Duration) []string {
+	t.Helper()
+	var got []string
+	for _, d := range at {
+		time.Sleep(d - time.Since(start))
+		got = append(got, callOK(t, r, chat("m", 3)).Target)
+	}
+	return got
+}
+
+// TestFollowServerHugeRetryAfter: a 429 whose Retry-After asks for a
+// year (in seconds, milliseconds or as a date) is not believed: the
+// route is tried again by the next call, instead of being skipped for a
+// year, and a call on its only route is answered instead of waiting for
+// its context to end.
+func TestFollowServerHugeRetryAfter(t *testing.T) {
+	const year = 365 * 24 * time.Hour
+	for _, tt := range []struct {
+		name    string
+		headers func(now time.Time) map[string]string
+	}{
+		{"seconds", func(time.Time) map[string]string { return map[string]string{"Retry-After": "31536000"} }},
+		{"milliseconds", func(time.Time) map[string]string { return map[string]string{"retry-after-ms": "31536000000"} }},
+		{"date", func(now time.Time) map[string]string {
+			return map[string]string{"Retry-After": now.Add(year).UTC().Format(http.TimeFormat)}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				answer := func(i int, now time.Time) providerAnswer {
+					if i == 0 {
+						return tooMany(tt.headers(now))
+					}
+					return providerAnswer{}
+				}
+				r, err := tokenpace.NewRouter(tokenpace.NewClient(openai.NewClient()),
+					tokenpace.Policy{Budget: tokenpace.Budget{TTFT: time.Second}},
+					providerRoute(t, "primary", answer), simRoute(t, "backup"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				start := time.Now()
+				got := targetsAt(t, r, start, 0, time.Second)
+				if want := []string{"backup", "primary"}; !slices.Equal(got, want) || time.Since(start) > 2*time.Second {
+					t.Errorf("targets = %v after %v, want %v within 2s (the year not believed)", got, time.Since(start), want)
+				}
+
+				only, err := tokenpace.NewRouter(tokenpace.NewClient(openai.NewClient()), tokenpace.Policy{},
+					providerRoute(t, "only", answer))
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+				defer cancel()
+				s := only.NewStreaming(ctx, chat("m", 3))
+				readAll(t, s)
+				if s.Err() == nil {
+					t.Fatal("first call on the only route: nil error, want its 429")
+				}
+				start = time.Now()
+				s = only.NewStreaming(ctx, chat("m", 3))
+				readAll(t, s)
+				if err := s.Err(); err != nil || time.Since(start) > time.Second {
+					t.Errorf("second call on the only route: %v after %v, want an answer at once", err, time.Since(start))
+				}
+			})
+		})
+	}
+}
