@@ -28,7 +28,7 @@ type providerAnswer struct {
 
 // providerRoute returns a route named name (FollowServer) to its own
 // in-memory simulator, whose i-th response (from 0) is answer(i, now) as
-// a provider would send it.
+// a provider would send it; answer is called under a lock.
 func providerRoute(t *testing.T, name string, answer func(i int, now time.Time) providerAnswer) tokenpace.Route {
 	t.Helper()
 	ts := simulate.StartInMemory(t, simulate.WithModel("m", &simulate.Fixed{TTFT: 50 * msec, ITL: 10 * msec}), replyWords(3))
@@ -37,10 +37,9 @@ func providerRoute(t *testing.T, name string, answer func(i int, now time.Time) 
 	n := 0
 	hc := &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		mu.Lock()
-		i := n
+		a := answer(n, time.Now())
 		n++
 		mu.Unlock()
-		a := answer(i, time.Now())
 		var res *http.Response
 		if a.status != 0 && a.status != http.StatusOK {
 			res = &http.Response{StatusCode: a.status, Status: http.StatusText(a.status), Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
@@ -132,6 +131,46 @@ func TestFollowServerHugeRetryAfter(t *testing.T) {
 				readAll(t, s)
 				if err := s.Err(); err != nil || time.Since(start) > time.Second {
 					t.Errorf("second call on the only route: %v after %v, want an answer at once", err, time.Since(start))
+				}
+			})
+		})
+	}
+}
+
+// TestFollowServerRetryAfterDateSkew: a server answering 429 for 30 s
+// with Retry-After as an HTTP date (nginx's limit_req, Cloudflare), its
+// clock 10 minutes off the client's. The wait is read against the
+// response's Date: the route is skipped for those 30 s, without a second
+// 429, and taken again after them, whichever way the clocks differ.
+func TestFollowServerRetryAfterDateSkew(t *testing.T) {
+	for _, skew := range []time.Duration{10 * time.Minute, -10 * time.Minute} {
+		t.Run(skew.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var until time.Time // on the server's clock
+				var limited []int   // the requests answered 429
+				answer := func(i int, now time.Time) providerAnswer {
+					server := now.Add(skew)
+					if until.IsZero() {
+						until = server.Add(30 * time.Second)
+					}
+					if server.Before(until) {
+						limited = append(limited, i)
+						return tooMany(map[string]string{"Date": server.UTC().Format(http.TimeFormat), "Retry-After": until.UTC().Format(http.TimeFormat)})
+					}
+					return providerAnswer{}
+				}
+				r, err := tokenpace.NewRouter(tokenpace.NewClient(openai.NewClient()),
+					tokenpace.Policy{Budget: tokenpace.Budget{TTFT: time.Second}},
+					providerRoute(t, "primary", answer), simRoute(t, "backup"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := targetsAt(t, r, time.Now(), 0, time.Second, 31*time.Second)
+				if want := []string{"backup", "backup", "primary"}; !slices.Equal(got, want) {
+					t.Errorf("targets = %v, want %v", got, want)
+				}
+				if want := []int{0}; !slices.Equal(limited, want) {
+					t.Errorf("requests answered 429 = %v, want %v (skipped while limited)", limited, want)
 				}
 			})
 		})

@@ -81,8 +81,12 @@ func parseReset(v string) time.Duration {
 
 // RetryAfter returns the wait a response's headers ask for, as openai-go
 // reads them: retry-after-ms (Azure OpenAI's, in milliseconds), else
-// Retry-After in seconds or as an HTTP date (against now); zero when they
-// ask for none. A wait over a day is ignored, as a reset over a day is:
+// Retry-After in seconds or as an HTTP date; zero when they ask for none.
+// A date is a time on the server's clock, so it is read against the
+// response's Date header, the same clock's time when it answered (RFC
+// 9110), and against now only without one: a client whose clock is
+// ahead of the server's would read the wait as none, one whose clock is
+// behind as the wait plus the difference. A wait over a day is ignored, as a reset over a day is:
 // no provider documents one (OpenAI, Azure OpenAI, Groq and Anthropic ask
 // for seconds to minutes), and a route held that long on a misread or
 // misconfigured header would be lost to its callers.
@@ -103,9 +107,18 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 		return 0
 	}
 	if at, err := http.ParseTime(v); err == nil {
-		if d := at.Sub(now); d > 0 && d <= maxReset {
+		if d := at.Sub(serverNow(h, now)); d > 0 && d <= maxReset {
 			return d
 		}
 	}
 	return 0
+}
+
+// serverNow returns the time on the server's clock when it sent the
+// response of h: its Date header, else now.
+func serverNow(h http.Header, now time.Time) time.Time {
+	if t, err := http.ParseTime(h.Get("Date")); err == nil {
+		return t
+	}
+	return now
 }
