@@ -36,8 +36,13 @@ type Limit struct {
 	// its own rate limits in every response's headers
 	// (x-ratelimit-remaining-requests and -tokens,
 	// x-ratelimit-reset-requests and -tokens as "1s", "6m0s", "20ms" or
-	// seconds, Retry-After in seconds or as a date, retry-after-ms; a
-	// reset or wait over a day is not believed and ignored): once
+	// seconds, as OpenAI, Azure OpenAI, Groq and LiteLLM send them;
+	// Cerebras's -requests-day, -requests-minute and -tokens-minute;
+	// Anthropic's anthropic-ratelimit-requests and -tokens, reset at an
+	// RFC 3339 time; x-ratelimit-remaining and -reset, as OpenRouter, in
+	// Unix milliseconds, and Together, in seconds, send them; Retry-After
+	// in seconds or as a date, retry-after-ms; a reset or wait over a day
+	// is not believed and ignored): once
 	// the server says it has no requests or tokens left until a reset, or
 	// asks for a wait, a request waits until then, on top of RPS and TPM
 	// (never above them), so that admission skips the route (within a

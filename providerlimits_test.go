@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -171,6 +172,66 @@ func TestFollowServerRetryAfterDateSkew(t *testing.T) {
 				}
 				if want := []int{0}; !slices.Equal(limited, want) {
 					t.Errorf("requests answered 429 = %v, want %v (skipped while limited)", limited, want)
+				}
+			})
+		})
+	}
+}
+
+// TestFollowServerProviderHeaders: a server whose window admits one
+// request for 8 s and says so in its own provider's headers, answering
+// 429 (without Retry-After) to any other request before the reset. A
+// route following it skips it until the reset, without a 429, and takes
+// it again after.
+func TestFollowServerProviderHeaders(t *testing.T) {
+	const window = 8 * time.Second
+	for _, tt := range []struct {
+		name    string
+		headers func(reset time.Time) map[string]string
+	}{
+		{"OpenAI", func(reset time.Time) map[string]string {
+			return map[string]string{"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": time.Until(reset).String()}
+		}},
+		{"OpenRouter", func(reset time.Time) map[string]string {
+			return map[string]string{"X-RateLimit-Limit": "1", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": strconv.FormatInt(reset.UnixMilli(), 10)}
+		}},
+		{"Together", func(reset time.Time) map[string]string {
+			return map[string]string{"x-ratelimit-remaining": "0", "x-ratelimit-reset": strconv.FormatFloat(time.Until(reset).Seconds(), 'f', -1, 64)}
+		}},
+		{"Cerebras", func(reset time.Time) map[string]string {
+			return map[string]string{"x-ratelimit-remaining-requests-day": "0", "x-ratelimit-reset-requests-day": strconv.FormatFloat(time.Until(reset).Seconds(), 'f', -1, 64)}
+		}},
+		{"Anthropic", func(reset time.Time) map[string]string {
+			return map[string]string{"anthropic-ratelimit-requests-remaining": "0", "anthropic-ratelimit-requests-reset": reset.UTC().Format(time.RFC3339)}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var reset time.Time
+				var limited []int
+				answer := func(i int, now time.Time) providerAnswer {
+					switch {
+					case reset.IsZero():
+						reset = now.Add(window)
+						return providerAnswer{headers: tt.headers(reset)}
+					case now.Before(reset):
+						limited = append(limited, i)
+						return tooMany(tt.headers(reset))
+					}
+					return providerAnswer{}
+				}
+				r, err := tokenpace.NewRouter(tokenpace.NewClient(openai.NewClient()),
+					tokenpace.Policy{Budget: tokenpace.Budget{TTFT: time.Second}},
+					providerRoute(t, "primary", answer), simRoute(t, "backup"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := targetsAt(t, r, time.Now(), 0, time.Second, window+time.Second)
+				if want := []string{"primary", "backup", "primary"}; !slices.Equal(got, want) {
+					t.Errorf("targets = %v, want %v", got, want)
+				}
+				if len(limited) > 0 {
+					t.Errorf("requests answered 429 = %v, want none (skipped until the reset)", limited)
 				}
 			})
 		})

@@ -1,10 +1,12 @@
 // Package ratelimit reads what a server's response headers say of its
 // rate limits: the requests and tokens left in its windows and when they
-// refill (OpenAI's x-ratelimit-* headers, which Azure OpenAI, Groq,
-// Together and gateways in front of vLLM send too), and the wait it asks
-// for (retry-after-ms, Retry-After). Values that do not parse, or that no
-// server would mean (a negative count, a reset or a wait over a day), are
-// ignored.
+// refill, and the wait it asks for (retry-after-ms, Retry-After). It
+// reads OpenAI's x-ratelimit-* headers, which Azure OpenAI, Groq, LiteLLM
+// and gateways in front of vLLM send too, Cerebras's per-minute and
+// per-day ones, Anthropic's anthropic-ratelimit-* and the unsuffixed
+// x-ratelimit-remaining and -reset of OpenRouter and Together. Values
+// that do not parse, or that no server would mean (a negative count, a
+// reset or a wait over a day, a reset in the past), are ignored.
 package ratelimit
 
 import (
@@ -14,12 +16,11 @@ import (
 	"time"
 )
 
-// Report is what one response's headers say of the server's rate limits,
-// as OpenAI, Azure OpenAI, Groq, Together and vLLM behind gateways send
-// them.
+// Report is what one response's headers say of the server's rate limits.
 type Report struct {
-	// HasRequests, HasTokens: the x-ratelimit-remaining-requests or
-	// -tokens header was present and valid.
+	// HasRequests, HasTokens: a header of the requests or tokens left
+	// (x-ratelimit-remaining-requests or -tokens, or another provider's
+	// own, see Parse) was present and valid.
 	HasRequests, HasTokens bool
 	// Requests, Tokens: the requests and tokens left until the resets.
 	Requests, Tokens int
@@ -30,16 +31,58 @@ type Report struct {
 	RetryAfter time.Duration
 }
 
+// window names the headers of one of a server's limits: what is left,
+// and when it refills.
+type window struct{ remaining, reset string }
+
+// requestWindows and tokenWindows are the headers providers report their
+// request and token limits in. When several are present the most
+// restrictive applies (see pick).
+var (
+	requestWindows = []window{
+		// OpenAI, Azure OpenAI, Groq, LiteLLM: a duration ("6m0s", "2m59.56s").
+		{"X-Ratelimit-Remaining-Requests", "X-Ratelimit-Reset-Requests"},
+		// Cerebras: seconds ("33011.382867").
+		{"X-Ratelimit-Remaining-Requests-Minute", "X-Ratelimit-Reset-Requests-Minute"},
+		{"X-Ratelimit-Remaining-Requests-Day", "X-Ratelimit-Reset-Requests-Day"},
+		// Anthropic: an RFC 3339 time.
+		{"Anthropic-Ratelimit-Requests-Remaining", "Anthropic-Ratelimit-Requests-Reset"},
+		// OpenRouter: Unix time in milliseconds; Together: seconds.
+		{"X-Ratelimit-Remaining", "X-Ratelimit-Reset"},
+	}
+	tokenWindows = []window{
+		{"X-Ratelimit-Remaining-Tokens", "X-Ratelimit-Reset-Tokens"},
+		{"X-Ratelimit-Remaining-Tokens-Minute", "X-Ratelimit-Reset-Tokens-Minute"},
+		{"Anthropic-Ratelimit-Tokens-Remaining", "Anthropic-Ratelimit-Tokens-Reset"},
+	}
+)
+
 // Parse reads the rate-limit headers of a response that arrived at now.
 // Unparsable values are ignored.
 func Parse(h http.Header, now time.Time) Report {
 	var r Report
-	r.Requests, r.HasRequests = parseRemaining(h.Get("X-Ratelimit-Remaining-Requests"))
-	r.Tokens, r.HasTokens = parseRemaining(h.Get("X-Ratelimit-Remaining-Tokens"))
-	r.RequestsReset = parseReset(h.Get("X-Ratelimit-Reset-Requests"))
-	r.TokensReset = parseReset(h.Get("X-Ratelimit-Reset-Tokens"))
+	at := serverNow(h, now)
+	r.Requests, r.RequestsReset, r.HasRequests = pick(h, requestWindows, at)
+	r.Tokens, r.TokensReset, r.HasTokens = pick(h, tokenWindows, at)
 	r.RetryAfter = RetryAfter(h, now)
 	return r
+}
+
+// pick returns what h says is left of the most restrictive of windows
+// (the least left, then the latest reset), and when it refills, read
+// against the server's time at.
+func pick(h http.Header, windows []window, at time.Time) (left int, reset time.Duration, ok bool) {
+	for _, w := range windows {
+		n, valid := parseRemaining(h.Get(w.remaining))
+		if !valid {
+			continue
+		}
+		d := parseReset(h.Get(w.reset), at)
+		if !ok || n < left || (n == left && d > reset) {
+			left, reset, ok = n, d, true
+		}
+	}
+	return left, reset, ok
 }
 
 // parseRemaining parses a count of remaining requests or tokens.
@@ -57,23 +100,43 @@ func parseRemaining(v string) (int, bool) {
 // maxReset bounds a reset or a wait a server may announce: a day.
 const maxReset = 24 * time.Hour
 
-// parseReset parses a reset time: a Go-style duration as OpenAI sends it
-// ("1s", "6m0s", "20ms", "1m30.5s") or a number of seconds ("0.5"); zero
-// when v is empty, invalid, negative or over a day.
-func parseReset(v string) time.Duration {
+// epochMillis: a number of this size or more is Unix time in
+// milliseconds, not seconds (1e11 s is in the year 5138, 1e11 ms in
+// 1973).
+const epochMillis = 1e11
+
+// parseReset parses when a window refills, against the server's time at:
+// a Go-style duration as OpenAI and Groq send it ("1s", "6m0s", "20ms",
+// "2m59.56s"); a number, which up to a day is seconds from now (Cerebras,
+// Together, "0.5"), above it Unix time, in milliseconds from 1e11 on
+// (OpenRouter's "1741305600000"), else in seconds; or a time, RFC 3339
+// (Anthropic's "2026-12-04T06:00:30Z") or an HTTP date. Zero when v is
+// empty or invalid, or the reset is past or over a day away.
+func parseReset(v string, at time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0
 	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		s, ferr := strconv.ParseFloat(v, 64)
-		if ferr != nil || !(s >= 0 && s <= maxReset.Seconds()) {
+	var d time.Duration
+	if dd, err := time.ParseDuration(v); err == nil {
+		d = dd
+	} else if s, err := strconv.ParseFloat(v, 64); err == nil {
+		switch {
+		case !(s >= 0) || s > 1e15: // NaN, negative, or past any epoch in milliseconds
 			return 0
+		case s <= maxReset.Seconds():
+			d = time.Duration(s * float64(time.Second))
+		case s >= epochMillis:
+			d = time.UnixMilli(int64(s)).Sub(at)
+		default:
+			d = time.Unix(int64(s), 0).Sub(at)
 		}
-		d = time.Duration(s * float64(time.Second))
+	} else if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		d = t.Sub(at)
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(at)
 	}
-	if d < 0 || d > maxReset {
+	if d <= 0 || d > maxReset {
 		return 0
 	}
 	return d
@@ -115,7 +178,8 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 }
 
 // serverNow returns the time on the server's clock when it sent the
-// response of h: its Date header, else now.
+// response of h: its Date header, else now. Date has whole seconds, so a
+// time read against it may seem up to a second further away than it is.
 func serverNow(h http.Header, now time.Time) time.Time {
 	if t, err := http.ParseTime(h.Get("Date")); err == nil {
 		return t

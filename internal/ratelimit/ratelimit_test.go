@@ -2,21 +2,40 @@ package ratelimit
 
 import (
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 )
 
 func TestParseReset(t *testing.T) {
+	now := time.Date(2026, 12, 4, 6, 0, 0, 0, time.UTC)
 	tests := []struct {
 		in   string
 		want time.Duration
 	}{
+		// OpenAI and Groq: durations.
 		{"1s", time.Second}, {"6m0s", 6 * time.Minute}, {"20ms", 20 * time.Millisecond}, {"1m30.5s", 90500 * time.Millisecond},
-		{"0.5", 500 * time.Millisecond}, {"12", 12 * time.Second}, {" 2s ", 2 * time.Second},
-		{"", 0}, {"-1s", 0}, {"-3", 0}, {"soon", 0}, {"48h", 0}, {"1e12", 0}, {"NaN", 0},
+		{"1h2m3.5s", time.Hour + 2*time.Minute + 3500*time.Millisecond}, {"7.66s", 7660 * time.Millisecond}, {"2m59.56s", 179560 * time.Millisecond},
+		// Cerebras and Together: seconds.
+		{"0.5", 500 * time.Millisecond}, {"12", 12 * time.Second}, {" 2s ", 2 * time.Second}, {"33011.382867", 33011382867 * time.Microsecond},
+		// OpenRouter: Unix milliseconds; others Unix seconds.
+		{strconv.FormatInt(now.Add(90*time.Second).UnixMilli(), 10), 90 * time.Second},
+		{strconv.FormatInt(now.Add(6*time.Hour).Unix(), 10), 6 * time.Hour},
+		// Anthropic: RFC 3339; an HTTP date.
+		{now.Add(30 * time.Second).Format(time.RFC3339), 30 * time.Second},
+		{now.Add(1500 * time.Millisecond).In(time.FixedZone("", -5*3600)).Format(time.RFC3339Nano), 1500 * time.Millisecond},
+		{now.Add(time.Minute).Format(http.TimeFormat), time.Minute},
+		// Past, over a day, garbage.
+		{strconv.FormatInt(now.Add(-time.Second).UnixMilli(), 10), 0},
+		{strconv.FormatInt(now.Add(48*time.Hour).UnixMilli(), 10), 0},
+		{strconv.FormatInt(now.Add(-time.Hour).Unix(), 10), 0},
+		{now.Add(-time.Second).Format(time.RFC3339), 0},
+		{now.Add(25 * time.Hour).Format(time.RFC3339), 0},
+		{"600000", 0}, // milliseconds from now, which no provider sends: over a day as seconds, in 1970 as a time
+		{"", 0}, {"0s", 0}, {"-1s", 0}, {"-3", 0}, {"soon", 0}, {"48h", 0}, {"1e12", 0}, {"1e300", 0}, {"NaN", 0}, {"Inf", 0},
 	}
 	for _, tt := range tests {
-		if got := parseReset(tt.in); got != tt.want {
+		if got := parseReset(tt.in, now); got != tt.want {
 			t.Errorf("parseReset(%q) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
@@ -82,6 +101,65 @@ func TestRetryAfter(t *testing.T) {
 		}
 		if got := RetryAfter(h, now); got != tt.want {
 			t.Errorf("%s: RetryAfter(%v) = %v, want %v", tt.name, tt.headers, got, tt.want)
+		}
+	}
+}
+
+// TestParseProviders: each provider's headers, as it documents them, give
+// the windows they say.
+func TestParseProviders(t *testing.T) {
+	now := time.Date(2026, 12, 4, 6, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name    string
+		headers map[string]string
+		want    Report
+	}{
+		{"OpenAI", map[string]string{
+			"x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "59", "x-ratelimit-reset-requests": "1s",
+			"x-ratelimit-limit-tokens": "150000", "x-ratelimit-remaining-tokens": "149984", "x-ratelimit-reset-tokens": "6m0s",
+		}, Report{HasRequests: true, Requests: 59, RequestsReset: time.Second, HasTokens: true, Tokens: 149984, TokensReset: 6 * time.Minute}},
+		{"Azure OpenAI: no resets", map[string]string{
+			"x-ratelimit-remaining-requests": "0", "x-ratelimit-remaining-tokens": "0", "retry-after-ms": "4000", "retry-after": "4",
+		}, Report{HasRequests: true, HasTokens: true, RetryAfter: 4 * time.Second}},
+		{"Groq", map[string]string{
+			"x-ratelimit-remaining-requests": "14370", "x-ratelimit-reset-requests": "2m59.56s",
+			"x-ratelimit-remaining-tokens": "5997", "x-ratelimit-reset-tokens": "7.66s",
+		}, Report{HasRequests: true, Requests: 14370, RequestsReset: 179560 * time.Millisecond, HasTokens: true, Tokens: 5997, TokensReset: 7660 * time.Millisecond}},
+		{"Cerebras: the day's requests run out", map[string]string{
+			"x-ratelimit-remaining-requests-day": "0", "x-ratelimit-reset-requests-day": "33011.5",
+			"x-ratelimit-remaining-tokens-minute": "59000", "x-ratelimit-reset-tokens-minute": "11.25",
+		}, Report{HasRequests: true, RequestsReset: 33011500 * time.Millisecond, HasTokens: true, Tokens: 59000, TokensReset: 11250 * time.Millisecond}},
+		{"Cerebras: the minute is tighter than the day", map[string]string{
+			"x-ratelimit-remaining-requests-day": "9500", "x-ratelimit-reset-requests-day": "33011.5",
+			"x-ratelimit-remaining-requests-minute": "3", "x-ratelimit-reset-requests-minute": "45.5",
+		}, Report{HasRequests: true, Requests: 3, RequestsReset: 45500 * time.Millisecond}},
+		{"Anthropic", map[string]string{
+			"anthropic-ratelimit-requests-remaining": "0", "anthropic-ratelimit-requests-reset": "2026-12-04T06:00:12Z",
+			"anthropic-ratelimit-tokens-remaining": "8000", "anthropic-ratelimit-tokens-reset": "2026-12-04T06:00:40.5Z",
+			"retry-after": "12",
+		}, Report{HasRequests: true, RequestsReset: 12 * time.Second, HasTokens: true, Tokens: 8000, TokensReset: 40500 * time.Millisecond, RetryAfter: 12 * time.Second}},
+		{"OpenRouter", map[string]string{
+			"X-RateLimit-Limit": "20", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": strconv.FormatInt(now.Add(8*time.Second).UnixMilli(), 10),
+		}, Report{HasRequests: true, RequestsReset: 8 * time.Second}},
+		{"OpenRouter, read against the server's Date", map[string]string{
+			"Date":                  now.Add(-time.Hour).Format(http.TimeFormat),
+			"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": strconv.FormatInt(now.Add(-time.Hour+8*time.Second).UnixMilli(), 10),
+		}, Report{HasRequests: true, RequestsReset: 8 * time.Second}},
+		{"Together", map[string]string{
+			"x-ratelimit-remaining": "0", "x-ratelimit-reset": "1",
+		}, Report{HasRequests: true, RequestsReset: time.Second}},
+		{"a reset in the past", map[string]string{
+			"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": strconv.FormatInt(now.Add(-time.Minute).UnixMilli(), 10),
+		}, Report{HasRequests: true}},
+		{"none (vLLM, llama.cpp, Ollama, DeepSeek)", map[string]string{"Content-Type": "text/event-stream"}, Report{}},
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		for k, v := range tt.headers {
+			h.Set(k, v)
+		}
+		if got := Parse(h, now); got != tt.want {
+			t.Errorf("%s: Parse = %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
 }
