@@ -41,8 +41,10 @@ type Limit struct {
 	// Anthropic's anthropic-ratelimit-requests and -tokens, reset at an
 	// RFC 3339 time; x-ratelimit-remaining and -reset, as OpenRouter, in
 	// Unix milliseconds, and Together, in seconds, send them; Retry-After
-	// in seconds or as a date, retry-after-ms; a reset or wait over a day
-	// is not believed and ignored): once
+	// in seconds or as a date, retry-after-ms, or else, on a 429, the
+	// wait its body asks for, Gemini's retryDelay or OpenAI's "Please try
+	// again in 20s"; a reset or wait over a day is not believed and
+	// ignored): once
 	// the server says it has no requests or tokens left until a reset, or
 	// asks for a wait, a request waits until then, on top of RPS and TPM
 	// (never above them), so that admission skips the route (within a

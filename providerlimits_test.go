@@ -237,3 +237,52 @@ func TestFollowServerProviderHeaders(t *testing.T) {
 		})
 	}
 }
+
+// TestFollowServerBodyRetryAfter: a server answering 429 for 8 s, saying
+// how long only in its body (Gemini's retryDelay, OpenAI's words). A
+// route following it is skipped for those 8 s without another 429, the
+// caller still reads the 429's error, and the route is taken after.
+func TestFollowServerBodyRetryAfter(t *testing.T) {
+	for _, tt := range []struct{ name, body string }{
+		{"Gemini", `[{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"8s"}]}}]`},
+		{"OpenAI", `{"error":{"message":"Rate limit reached for gpt-4o-mini in organization org-x on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 8s. Visit https://platform.openai.com/account/rate-limits to learn more.","type":"requests","param":null,"code":"rate_limit_exceeded"}}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var until time.Time
+				var limited []int
+				answer := func(i int, now time.Time) providerAnswer {
+					if until.IsZero() {
+						until = now.Add(8 * time.Second)
+					}
+					if now.Before(until) {
+						limited = append(limited, i)
+						return providerAnswer{status: http.StatusTooManyRequests, body: tt.body}
+					}
+					return providerAnswer{}
+				}
+				r, err := tokenpace.NewRouter(tokenpace.NewClient(openai.NewClient()),
+					tokenpace.Policy{Budget: tokenpace.Budget{TTFT: time.Second}},
+					providerRoute(t, "primary", answer), simRoute(t, "backup"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				tm := callOK(t, r, chat("m", 3))
+				// The 429 reaches the caller, its body whole (openai-go
+				// keeps an object's, not Gemini's array).
+				var ae *openai.Error
+				if !errorsAs(tm.Attempts[0].Err, &ae) || ae.StatusCode != http.StatusTooManyRequests ||
+					strings.HasPrefix(tt.body, "{") && !strings.Contains(string(ae.DumpResponse(true)), tt.body) {
+					t.Errorf("first attempt's error = %v, want the 429 with its body", tm.Attempts[0].Err)
+				}
+				got := targetsAt(t, r, time.Now(), time.Second, 9*time.Second)
+				if want := []string{"backup", "primary"}; !slices.Equal(got, want) {
+					t.Errorf("targets = %v, want %v", got, want)
+				}
+				if want := []int{0}; !slices.Equal(limited, want) {
+					t.Errorf("requests answered 429 = %v, want %v", limited, want)
+				}
+			})
+		})
+	}
+}

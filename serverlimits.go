@@ -1,6 +1,8 @@
 package tokenpace
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -122,13 +124,45 @@ func later(a, b time.Time) time.Time {
 }
 
 // middleware returns the request middleware that reports the rate-limit
-// headers of every response to t's request.
+// headers of every response to t's request, and the wait a 429's body
+// asks for when its headers ask for none (see retryAfterBody).
 func (t serverTicket) middleware() option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		res, err := next(req)
 		if res != nil {
-			t.report(time.Now(), ratelimit.Parse(res.Header, time.Now()))
+			now := time.Now()
+			r := ratelimit.Parse(res.Header, now)
+			if r.RetryAfter == 0 && res.StatusCode == http.StatusTooManyRequests {
+				r.RetryAfter = retryAfterBody(res)
+			}
+			t.report(now, r)
 		}
 		return res, err
 	}
+}
+
+// maxHintBody bounds how much of a 429's body is read for the wait it
+// asks for.
+const maxHintBody = 16 << 10
+
+// retryAfterBody returns the wait res's error body asks for (Gemini's
+// retryDelay, OpenAI's "Please try again in 20s"), reading at most
+// maxHintBody bytes of it and leaving the body whole for its reader.
+func retryAfterBody(res *http.Response) time.Duration {
+	if res.Body == nil || res.Body == http.NoBody {
+		return 0
+	}
+	b, err := io.ReadAll(io.LimitReader(res.Body, maxHintBody))
+	rest := io.Reader(res.Body)
+	if err != nil {
+		rest = errReader{err}
+	}
+	res.Body = readCloser{io.MultiReader(bytes.NewReader(b), rest), res.Body}
+	return ratelimit.BodyRetryAfter(b)
+}
+
+// readCloser reads from Reader and closes Closer.
+type readCloser struct {
+	io.Reader
+	io.Closer
 }

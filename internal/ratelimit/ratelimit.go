@@ -11,6 +11,7 @@ package ratelimit
 
 import (
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -185,4 +186,27 @@ func serverNow(h http.Header, now time.Time) time.Time {
 		return t
 	}
 	return now
+}
+
+// Error bodies that say how long to wait, when no header does: Gemini's
+// RetryInfo detail ("retryDelay": "41s", a protobuf Duration in JSON, as
+// its OpenAI-compatible endpoint sends it too), and OpenAI's and Groq's
+// message ("Please try again in 20s.", "in 6ms", "in 1m23.5s").
+var (
+	retryDelayRE = regexp.MustCompile(`"retryDelay"\s*:\s*"([0-9]+(?:\.[0-9]+)?s)"`)
+	tryAgainRE   = regexp.MustCompile(`(?i)try again in ((?:[0-9]+(?:\.[0-9]+)?(?:h|ms|m|s))+)`)
+)
+
+// BodyRetryAfter returns the wait an error body asks for in words or in
+// Gemini's error details (see retryDelayRE); zero when it asks for none,
+// or for more than a day.
+func BodyRetryAfter(body []byte) time.Duration {
+	for _, re := range []*regexp.Regexp{retryDelayRE, tryAgainRE} {
+		if m := re.FindSubmatch(body); m != nil {
+			if d, err := time.ParseDuration(string(m[1])); err == nil && d > 0 && d <= maxReset {
+				return d
+			}
+		}
+	}
+	return 0
 }

@@ -163,3 +163,25 @@ func TestParseProviders(t *testing.T) {
 		}
 	}
 }
+
+func TestBodyRetryAfter(t *testing.T) {
+	tests := []struct {
+		body string
+		want time.Duration
+	}{
+		{`{"error":{"message":"Rate limit reached for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Used 29000, Requested 2000. Please try again in 2s. Visit https://platform.openai.com/account/rate-limits to learn more.","type":"tokens","code":"rate_limit_exceeded"}}`, 2 * time.Second},
+		{`{"error":{"message":"Please try again in 6ms.","code":"rate_limit_exceeded"}}`, 6 * time.Millisecond},
+		{`{"error":{"message":"Rate limit reached for model llama-3.3-70b-versatile on tokens per day (TPD): Limit 100000, Used 99000. Please try again in 1m23.5s.","type":"tokens","code":"rate_limit_exceeded"}}`, 83500 * time.Millisecond},
+		{`[{"error":{"code":429,"message":"You exceeded your current quota.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure"},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"41s"}]}}]`, 41 * time.Second},
+		{`{"error":{"details":[{"retryDelay": "0.5s"}]}}`, 500 * time.Millisecond},
+		{`{"error":{"message":"Please try again in 48h."}}`, 0},
+		{`{"error":{"message":"Please try again later."}}`, 0},
+		{`{"error":{"message":"Rate limit exceeded"}}`, 0},
+		{``, 0},
+	}
+	for _, tt := range tests {
+		if got := BodyRetryAfter([]byte(tt.body)); got != tt.want {
+			t.Errorf("BodyRetryAfter(%s) = %v, want %v", tt.body, got, tt.want)
+		}
+	}
+}
