@@ -289,34 +289,13 @@ func (x *exchange) dropperOf(res *http.Response, field string) string {
 // until its first event: its first event is checked as it is read (see
 // suffixIgnored).
 func (x *exchange) suffixDropper(res *http.Response) string {
-	if ra, ok := res.Body.(readAhead); ok {
-		return wire.SuffixDropper(ra.start)
-	}
-	if isEventStream(res.Header.Get("Content-Type")) {
+	if _, ok := res.Body.(wire.Ahead); !ok && isEventStream(res.Header.Get("Content-Type")) {
 		return ""
 	}
 	// The reads go through the body's own stamps (arrivalBody, under the
 	// bound of a whole answer), so the answer's arrival stays exact.
-	start, err := io.ReadAll(io.LimitReader(res.Body, wire.PeekBytes))
-	rest := io.Reader(res.Body)
-	if err != nil {
-		rest = errReader{err}
-	}
-	res.Body = readAhead{io.MultiReader(bytes.NewReader(start), rest), res.Body, start}
-	return wire.SuffixDropper(start)
+	return wire.SuffixDropper(wire.ReadAhead(res, wire.PeekBytes))
 }
-
-// readAhead is a body whose first bytes, start, were read ahead.
-type readAhead struct {
-	io.Reader
-	io.Closer
-	start []byte
-}
-
-// errReader returns its error, the one that ended a read ahead.
-type errReader struct{ err error }
-
-func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
 // suffixPending reports whether the first event of the stream is to say
 // whether its suffix was dropped (see suffixIgnored).

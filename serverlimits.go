@@ -1,8 +1,6 @@
 package tokenpace
 
 import (
-	"bytes"
-	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -10,6 +8,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace/internal/ratelimit"
+	"github.com/tokenpace/tokenpace/internal/wire"
 )
 
 // Values of Attempt.Admission.
@@ -149,20 +148,5 @@ const maxHintBody = 16 << 10
 // retryDelay, OpenAI's "Please try again in 20s"), reading at most
 // maxHintBody bytes of it and leaving the body whole for its reader.
 func retryAfterBody(res *http.Response) time.Duration {
-	if res.Body == nil || res.Body == http.NoBody {
-		return 0
-	}
-	b, err := io.ReadAll(io.LimitReader(res.Body, maxHintBody))
-	rest := io.Reader(res.Body)
-	if err != nil {
-		rest = errReader{err}
-	}
-	res.Body = readCloser{io.MultiReader(bytes.NewReader(b), rest), res.Body}
-	return ratelimit.BodyRetryAfter(b)
-}
-
-// readCloser reads from Reader and closes Closer.
-type readCloser struct {
-	io.Reader
-	io.Closer
+	return ratelimit.BodyRetryAfter(wire.ReadAhead(res, maxHintBody))
 }

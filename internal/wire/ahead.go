@@ -1,0 +1,41 @@
+package wire
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+)
+
+// Ahead is a response body whose first bytes, Start, were read ahead:
+// its reads take them first, then the rest of the body.
+type Ahead struct {
+	io.Reader
+	io.Closer
+	Start []byte
+}
+
+// ReadAhead reads up to n bytes of res's body ahead and puts them back:
+// the body's reads then take them first, then the rest, or the error
+// that ended the read ahead. It returns the bytes read; of a body read
+// ahead already, the bytes read then, without reading again. A response
+// without a body gives none.
+func ReadAhead(res *http.Response, n int64) []byte {
+	if a, ok := res.Body.(Ahead); ok {
+		return a.Start
+	}
+	if res.Body == nil || res.Body == http.NoBody {
+		return nil
+	}
+	start, err := io.ReadAll(io.LimitReader(res.Body, n))
+	rest := io.Reader(res.Body)
+	if err != nil {
+		rest = errReader{err}
+	}
+	res.Body = Ahead{io.MultiReader(bytes.NewReader(start), rest), res.Body, start}
+	return start
+}
+
+// errReader returns its error, the one that ended a read ahead.
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
