@@ -34,7 +34,7 @@ func (c *call) begin() {
 		c.finish(err)
 	} else if !c.launch(AttemptFirst) {
 		c.finish(c.lastErr)
-	} else if h := c.r.pol.Hedge; h.enabled() && c.next < len(c.r.routes) {
+	} else if h := c.r.pol.Hedge; h.enabled() && c.next < c.routeCount() {
 		c.armHedge()
 	}
 	c.unlockAndReport()
@@ -52,7 +52,7 @@ func (c *call) promptTokens() int {
 // the routes it skips, and reports whether one started (or waits in
 // admission). c.mu is held.
 func (c *call) launch(kind AttemptKind) bool {
-	for c.next < len(c.r.routes) {
+	for c.next < c.routeCount() {
 		if c.state != callRunning || c.ctx.Err() != nil {
 			return false
 		}
@@ -165,7 +165,7 @@ func (c *call) admit(tr *try, now time.Time, wait time.Duration) error {
 // than fail), it does. c.mu is held.
 func (c *call) fits(rt *route, delay time.Duration) bool {
 	b := c.budgetFor(rt)
-	if b.TTFT <= 0 || c.next == len(c.r.routes) {
+	if b.TTFT <= 0 || c.next == c.routeCount() {
 		return true
 	}
 	pred, _ := c.ttftModel(rt).Predict(c.promptTokens()) // 0 without data
@@ -242,7 +242,7 @@ func (c *call) send(tr *try) {
 		opts = append(slices.Clip(opts), rt.Options...)
 	}
 	opts = c.followServer(tr, opts)
-	if c.next < len(c.r.routes) {
+	if c.next < c.routeCount() {
 		// There is somewhere to fall back to: the Router, not openai-go,
 		// decides whether to retry (see retryDelay).
 		tr.ownRetries = true
@@ -281,7 +281,7 @@ func (c *call) budgetFor(rt *route) Budget { return c.set.budget.merge(rt.budget
 // does. c.mu is held.
 func (c *call) rampAdmits(tr *try, now time.Time) bool {
 	period := c.r.pol.Breaker.Ramp
-	if period <= 0 || c.next == len(c.r.routes) {
+	if period <= 0 || c.next == c.routeCount() {
 		return true
 	}
 	if tr.rt.ramp.admitAt(now, tr.rt.br.State(), period) {
@@ -347,7 +347,7 @@ func newCall(ctx context.Context, r *Router, req codec.Request, opts []option.Re
 		wake:   make(chan struct{}, 1),
 		done:   make(chan struct{}),
 	}
-	c.aff = r.affinityFor(ctx, c.params.Messages)
+	c.aff = r.affinityFor(ctx, req, c.params.Messages)
 	return c
 }
 

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/openai/openai-go/v3"
+
+	"github.com/tokenpace/tokenpace/internal/codec"
 )
 
 // defaultAffinitySessions is Affinity.Sessions when it is zero.
@@ -144,16 +146,40 @@ type callAffinity struct {
 	order []*route // the call's route order; nil means the Router's
 }
 
-// affinityFor returns the session of a call under ctx with the given
-// messages and the route order it gives.
-func (r *Router) affinityFor(ctx context.Context, messages []openai.ChatCompletionMessageParamUnion) callAffinity {
+// affinityFor returns the session of a call of req under ctx with the
+// given messages and the route order it gives: for a request that refers
+// to a server's stored state, only the route that holds it (see
+// storedRoute).
+func (r *Router) affinityFor(ctx context.Context, req codec.Request, messages []openai.ChatCompletionMessageParamUnion) callAffinity {
 	cp, _ := ctx.Value(callPolicyKey{}).(CallPolicy)
-	key := affinityKey(cp.Session, r.pol.Affinity.PrefixTokens, messages)
-	if key == "" {
-		return callAffinity{}
+	var aff callAffinity
+	if key := affinityKey(cp.Session, r.pol.Affinity.PrefixTokens, messages); key != "" {
+		pref := r.affinity.lookup(key)
+		aff = callAffinity{key: key, pref: pref, order: affinityOrder(r.routes, pref)}
 	}
-	pref := r.affinity.lookup(key)
-	return callAffinity{key: key, pref: pref, order: affinityOrder(r.routes, pref)}
+	if previous, ok := codec.Stored(req); ok {
+		aff.order = []*route{r.storedRoute(previous, aff)}
+	}
+	return aff
+}
+
+// storedRoute returns the one route a request that refers to a server's
+// stored state (a previous_response_id, a conversation) may go to: the
+// route that answered with response previous, when the Router made it;
+// else the first route of the call's order (its session's route, if
+// any). Another route's server does not hold that state: it answers 404,
+// or, if it does not chain responses, an answer made without the
+// conversation's history.
+func (r *Router) storedRoute(previous string, aff callAffinity) *route {
+	if previous != "" {
+		if rt := r.stored.lookup(previous); rt != nil {
+			return rt
+		}
+	}
+	if aff.order != nil {
+		return aff.order[0]
+	}
+	return r.routes[0]
 }
 
 // routeAt returns the call's i-th route: in its session's order, if any,
@@ -163,6 +189,14 @@ func (c *call) routeAt(i int) *route {
 		return c.aff.order[i]
 	}
 	return c.r.routes[i]
+}
+
+// routeCount returns how many routes the call may go to.
+func (c *call) routeCount() int {
+	if c.aff.order != nil {
+		return len(c.aff.order)
+	}
+	return len(c.r.routes)
 }
 
 // affine reports whether tr was sent to its route because that route
@@ -175,8 +209,15 @@ func (c *call) affine(tr *try) bool {
 // noteAffinity records, once the call has ended, which route answered its
 // session: the one that delivered the end of its output. A call that
 // failed makes the session forget its route; one the caller cancelled or
-// closed changes nothing. c.mu is held.
+// closed changes nothing. It records too which route made each response
+// the call's tries were given an id for, which the next turn may name as
+// its previous_response_id. c.mu is held.
 func (c *call) noteAffinity() {
+	for _, tr := range c.tries {
+		if tr.t != nil && tr.t.ResponseID != "" && c.api() == APIResponses {
+			c.r.stored.remember(tr.t.ResponseID, tr.rt)
+		}
+	}
 	if c.aff.key == "" {
 		return
 	}

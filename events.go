@@ -194,7 +194,7 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 		canceled:    c.ctx.Err() != nil,
 		live:        c.live(),
 		delivered:   len(c.out.tries) > 0,
-		routesLeft:  c.next < len(c.r.routes),
+		routesLeft:  c.next < c.routeCount(),
 		retryFits:   e.retryFits,
 		failedFast:  c.failedFast != nil,
 		won:         c.won != nil,

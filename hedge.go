@@ -34,7 +34,7 @@ func (c *call) hedgeDelay() time.Duration {
 // first token, with the delay of its route, not for the failed ones'.
 // c.mu is held.
 func (c *call) rearmHedge() {
-	if c.hedge.timer == nil || c.won != nil || c.hedge.n >= max(c.r.pol.Hedge.Max, 1) || c.next >= len(c.r.routes) {
+	if c.hedge.timer == nil || c.won != nil || c.hedge.n >= max(c.r.pol.Hedge.Max, 1) || c.next >= c.routeCount() {
 		return
 	}
 	if d := c.hedgeDelay(); d > 0 {
@@ -57,7 +57,7 @@ func (c *call) onHedge() {
 	}
 	limit := max(c.r.pol.Hedge.Max, 1)
 	c.hedge.n++
-	if c.launch(AttemptHedge) && c.hedge.n < limit && c.next < len(c.r.routes) {
+	if c.launch(AttemptHedge) && c.hedge.n < limit && c.next < c.routeCount() {
 		d := c.hedgeDelay()
 		c.hedge.due = time.Now().Add(d)
 		c.hedge.timer.Reset(d)

@@ -163,6 +163,11 @@ const defaultHedgeSamples = 20
 // route makes the session forget its route; one the caller cancels
 // changes nothing.
 //
+// A Responses call that refers to a server's stored state (a
+// previous_response_id, a conversation) goes to the route that made that
+// response, when the Router made it, else to its session's route or the
+// Router's first, and to no other route: none of them holds that state.
+//
 // The zero value gives no call a session of its own: only calls that name
 // one (CallPolicy.Session) have affinity, and without them the Router
 // keeps its order for every call.
@@ -173,8 +178,9 @@ type Affinity struct {
 	// leading context share a route. Zero means only calls that name a
 	// session have affinity.
 	PrefixTokens int
-	// Sessions is how many sessions the Router remembers; the least
-	// recently used is forgotten first. Zero means 4096.
+	// Sessions is how many sessions the Router remembers, and how many
+	// response ids with the route that made each; the least recently
+	// used is forgotten first. Zero means 4096.
 	Sessions int
 }
 

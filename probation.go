@@ -28,7 +28,7 @@ type probationState struct {
 // end, whatever probation would do. c.mu is held.
 func (c *call) holdFirst(tr *try, at time.Time) bool {
 	p := c.r.pol.Probation
-	if !p.enabled() || c.set.buffered || c.whole || c.next >= len(c.r.routes) {
+	if !p.enabled() || c.set.buffered || c.whole || c.next >= c.routeCount() {
 		return false
 	}
 	tr.probation.held.Store(true)

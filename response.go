@@ -56,6 +56,12 @@ func (c *Client) NewResponseStreaming(ctx context.Context, params responses.Resp
 // response holds the output only up to where it broke, and no call a
 // restart made).
 //
+// A request that refers to a server's stored state (PreviousResponseID,
+// Conversation) is sent to one route only: the one that made the
+// previous response, when the Router made it, else the call's first (see
+// Affinity). No fallback, hedge, continuation or restart sends it to a
+// route whose server does not hold that state.
+//
 // A response ends at its final event (response.completed,
 // response.incomplete): budgets do not run on while the server keeps the
 // body open after it.

@@ -24,6 +24,9 @@ type Router struct {
 	byName map[string]*route
 	// affinity remembers each session's route (Policy.Affinity).
 	affinity *affinityTable
+	// stored remembers the route that made each response a call was
+	// given (see storedRoute), up to Affinity.Sessions of them.
+	stored *affinityTable
 }
 
 // NewRouter returns a Router that sends c's requests along routes in
@@ -43,7 +46,7 @@ func NewRouter(c *Client, p Policy, routes ...Route) (*Router, error) {
 	if p.Hedge.After < 0 || p.Hedge.Percentile < 0 || p.Hedge.Percentile > 1 || p.Hedge.MinSamples < 0 || p.Hedge.Max < 0 {
 		return nil, fmt.Errorf("tokenpace: invalid hedge %+v", p.Hedge)
 	}
-	r := &Router{c: c, pol: p, byName: make(map[string]*route, len(routes)), affinity: newAffinityTable(p.Affinity)}
+	r := &Router{c: c, pol: p, byName: make(map[string]*route, len(routes)), affinity: newAffinityTable(p.Affinity), stored: newAffinityTable(p.Affinity)}
 	for _, rt := range routes {
 		if _, dup := r.byName[rt.Name]; dup {
 			return nil, fmt.Errorf("tokenpace: route %q given twice", rt.Name)

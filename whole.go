@@ -73,7 +73,9 @@ func (r *Router) NewCompletion(ctx context.Context, params openai.CompletionNewP
 
 // NewResponse makes a non-streaming response, as client.Responses.New
 // does, under the Router's policies, as New makes a chat completion
-// (Budget.TTFT bounds the whole response).
+// (Budget.TTFT bounds the whole response). A request that refers to a
+// server's stored state goes to one route only, as NewResponseStreaming's
+// does.
 func (r *Router) NewResponse(ctx context.Context, params responses.ResponseNewParams, opts ...option.RequestOption) (*responses.Response, error) {
 	return runWhole[responses.Response](ctx, r, codec.Response(params), opts)
 }

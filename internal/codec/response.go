@@ -423,3 +423,16 @@ func wholeResponseChunk(res *responses.Response) (*openai.ChatCompletionChunk, e
 	}
 	return c, nil
 }
+
+// Stored reports whether r refers to state a server stored: a Responses
+// request with a previous_response_id or a conversation, which only the
+// server that holds them can answer with their history. previous is the
+// previous_response_id, "" when r names none.
+func Stored(r Request) (previous string, ok bool) {
+	p, isResp := r.(response)
+	if !isResp {
+		return "", false
+	}
+	conv := p.p.Conversation.OfString.Valid() || p.p.Conversation.OfConversationObject != nil
+	return p.p.PreviousResponseID.Value, p.p.PreviousResponseID.Value != "" || conv
+}
