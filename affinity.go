@@ -148,8 +148,8 @@ type callAffinity struct {
 
 // affinityFor returns the session of a call of req under ctx with the
 // given messages and the route order it gives: for a request that refers
-// to a server's stored state, only the route that holds it (see
-// storedRoute).
+// to a server's stored state, only the routes whose server holds it (see
+// storedRoute and sharingStore).
 func (r *Router) affinityFor(ctx context.Context, req codec.Request, messages []openai.ChatCompletionMessageParamUnion) callAffinity {
 	cp, _ := ctx.Value(callPolicyKey{}).(CallPolicy)
 	var aff callAffinity
@@ -158,12 +158,30 @@ func (r *Router) affinityFor(ctx context.Context, req codec.Request, messages []
 		aff = callAffinity{key: key, pref: pref, order: affinityOrder(r.routes, pref)}
 	}
 	if previous, ok := codec.Stored(req); ok {
-		aff.order = []*route{r.storedRoute(previous, aff)}
+		aff.order = r.sharingStore(r.storedRoute(previous, aff))
 	}
 	return aff
 }
 
-// storedRoute returns the one route a request that refers to a server's
+// sharingStore returns the routes whose server holds what rt's stores:
+// rt, then, in the Router's order, every other route that asks the same
+// openai.Client (the Router's Client's, when Route.Client is nil) with no
+// Options of its own, which could name another base URL or key: two
+// models of one account, say, whose responses one store keeps.
+func (r *Router) sharingStore(rt *route) []*route {
+	order := []*route{rt}
+	if len(rt.Options) > 0 {
+		return order
+	}
+	for _, o := range r.routes {
+		if o != rt && o.Client == rt.Client && len(o.Options) == 0 {
+			order = append(order, o)
+		}
+	}
+	return order
+}
+
+// storedRoute returns the route a request that refers to a server's
 // stored state (a previous_response_id, a conversation) may go to: the
 // route that answered with response previous, when the Router made it;
 // else the first route of the call's order (its session's route, if

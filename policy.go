@@ -166,7 +166,11 @@ const defaultHedgeSamples = 20
 // A Responses call that refers to a server's stored state (a
 // previous_response_id, a conversation) goes to the route that made that
 // response, when the Router made it, else to its session's route or the
-// Router's first, and to no other route: none of them holds that state.
+// Router's first; and then only to the routes that ask the same server
+// and account: the same openai.Client (Route.Client, the Router's
+// Client's when nil), with no Route.Options of their own, which could
+// name another base URL or key (two models of one account, say). No
+// other route holds that state.
 //
 // The zero value gives no call a session of its own: only calls that name
 // one (CallPolicy.Session) have affinity, and without them the Router

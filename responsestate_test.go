@@ -194,3 +194,52 @@ func TestRouterDoesNotHedgeTurnElsewhere(t *testing.T) {
 		}
 	})
 }
+
+// failingModel answers 503 to every request for model, and passes the
+// others to next.
+type failingModel struct {
+	model string
+	next  http.RoundTripper
+}
+
+func (f failingModel) RoundTrip(r *http.Request) (*http.Response, error) {
+	b, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(strings.NewReader(string(b)))
+	var req struct {
+		Model string `json:"model"`
+	}
+	_ = json.Unmarshal(b, &req)
+	if req.Model == f.model {
+		return &http.Response{StatusCode: http.StatusServiceUnavailable, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: io.NopCloser(strings.NewReader(`{"error":{"message":"unavailable","type":"server_error"}}`)), Request: r}, nil
+	}
+	return f.next.RoundTrip(r)
+}
+
+// Two routes that ask one account's server, through the Router's own
+// client, for two models, share its store: a turn whose response the
+// first made falls back to the second, which answers with the history
+// ("turn 2"), as two models of one OpenAI project do.
+func TestRouterFallsBackWithinOneStore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &statefulServer{name: "s"}
+		tr := &failingModel{next: s}
+		c := tokenpace.NewClient(openaiClient("http://s.test/v1", &http.Client{Transport: tr}))
+		r, err := tokenpace.NewRouter(c, tokenpace.Policy{},
+			tokenpace.Route{Name: "big", Model: "big"}, tokenpace.Route{Name: "small", Model: "small"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		first, err := r.NewResponse(ctx, turn(""))
+		if err != nil {
+			t.Fatalf("turn 1: %v", err)
+		}
+		tr.model = "big"
+		var tm *tokenpace.Timing
+		second, err := r.NewResponse(ctx, turn(first.ID), tokenpace.WithTimingInto(&tm))
+		if err != nil || second.OutputText() != "turn 2" || tm.Target != "small" {
+			t.Fatalf("turn 2: %v, %q from %q; want nil, \"turn 2\" from small (big's server holds the history for both)", err, second.OutputText(), tm.Target)
+		}
+	})
+}
