@@ -45,12 +45,21 @@ type Limit struct {
 	// wait its body asks for, Gemini's retryDelay or OpenAI's "Please try
 	// again in 20s"; a reset or wait over a day is not believed and
 	// ignored): once
-	// the server says it has no requests or tokens left until a reset, or
-	// asks for a wait, a request waits until then, on top of RPS and TPM
+	// the server says it has too few requests or tokens left for a
+	// request, or asks for a wait, the request waits until then, on top
+	// of RPS and TPM
 	// (never above them), so that admission skips the route (within a
 	// TTFT budget, as for RPS and TPM) before the server answers 429
 	// rather than after. Requests admitted since the response that
-	// reported are counted against what it said remains. False (the zero
+	// reported are counted against what it said remains. Where the server
+	// also says the limit's size (x-ratelimit-limit-requests and -tokens,
+	// Anthropic's -limit headers), its limit is read as refilling
+	// continuously, as OpenAI and Anthropic document theirs (the reset is
+	// when it is full again): a request waits until what it needs has
+	// refilled, at the pace from what remains to the size over the reset
+	// (30,000 tokens a minute with 5,000 left and 50 s to the reset: a
+	// request of 10,000 tokens waits 10 s), never past the reset; without
+	// the size, until the reset. False (the zero
 	// value) ignores the headers; the Router then waits only when a
 	// failed response's Retry-After still fits the TTFT budget (see
 	// Router.NewStreaming).

@@ -1,6 +1,7 @@
 package tokenpace
 
 import (
+	"math"
 	"net/http"
 	"sync"
 	"time"
@@ -22,23 +23,37 @@ const (
 )
 
 // serverWindow is one of a server's limits (requests or tokens) as it last
-// reported it: remaining until reset, and how much the route admitted
-// since that report that the server had not counted yet.
+// reported it at at: remaining until reset, the size it refills to (zero
+// when not known), and how much the route admitted since that report that
+// the server had not counted yet.
 type serverWindow struct {
 	known     bool
 	remaining int
-	reset     time.Time
+	limit     int
+	at, reset time.Time
 	spent     int
 }
 
 // delay returns how long a request needing need units must wait at now
 // for the window to admit it: zero while it has room or is not known or
-// has reset, else until its reset.
+// has reset. Else, when the size it refills to is known, until enough has
+// refilled, read as a steady refill from remaining to limit between the
+// report and the reset (OpenAI's and Anthropic's limits refill
+// continuously, their reset being when they are full again); never past
+// the reset. Without the size, until the reset.
 func (w serverWindow) delay(now time.Time, need int) time.Duration {
 	if !w.known || !now.Before(w.reset) || w.spent+need <= w.remaining {
 		return 0
 	}
-	return w.reset.Sub(now)
+	if w.limit <= w.remaining {
+		return w.reset.Sub(now)
+	}
+	span := float64(w.reset.Sub(w.at))
+	fits := w.at.Add(time.Duration(math.Ceil(span * float64(w.spent+need-w.remaining) / float64(w.limit-w.remaining))))
+	if !fits.Before(w.reset) {
+		return w.reset.Sub(now)
+	}
+	return max(fits.Sub(now), 0)
 }
 
 // serverLimits follows what a route's server says of its rate limits
@@ -107,10 +122,12 @@ func (t serverTicket) report(now time.Time, r ratelimit.Report) {
 	}
 	s.applied = t.reqs
 	if r.HasRequests {
-		s.req = serverWindow{known: r.RequestsReset > 0, remaining: r.Requests, reset: now.Add(r.RequestsReset), spent: int(s.reqs - t.reqs)}
+		s.req = serverWindow{known: r.RequestsReset > 0, remaining: r.Requests, limit: r.RequestsLimit,
+			at: now, reset: now.Add(r.RequestsReset), spent: int(s.reqs - t.reqs)}
 	}
 	if r.HasTokens {
-		s.tok = serverWindow{known: r.TokensReset > 0, remaining: r.Tokens, reset: now.Add(r.TokensReset), spent: int(s.toks - t.toks)}
+		s.tok = serverWindow{known: r.TokensReset > 0, remaining: r.Tokens, limit: r.TokensLimit,
+			at: now, reset: now.Add(r.TokensReset), spent: int(s.toks - t.toks)}
 	}
 }
 

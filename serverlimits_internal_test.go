@@ -64,6 +64,48 @@ func TestServerLimitsTokens(t *testing.T) {
 	}
 }
 
+// TestServerLimitsRefill: a window whose size is known refills steadily
+// from what was left to its size until its reset: with 30,000 tokens of
+// which 5,000 are left and 50 s to the reset (500 a second), 10,000
+// tokens wait 10 s from the report, and 10,000 more, with the first
+// counted, 30 s; a request that only fits once the window is full waits
+// for the reset, no later. Without the size, a request waits for the
+// reset.
+func TestServerLimitsRefill(t *testing.T) {
+	now := time.Date(2026, 12, 4, 6, 0, 0, 0, time.UTC)
+	report := func(limit int) *serverLimits {
+		var s serverLimits
+		_, tk := s.reserveAt(now, 25000)
+		tk.report(now, ratelimit.Report{HasTokens: true, Tokens: 5000, TokensReset: 50 * time.Second, TokensLimit: limit})
+		return &s
+	}
+	s := report(30000)
+	tests := []struct {
+		at     time.Duration
+		tokens int
+		keep   bool
+		want   time.Duration
+	}{
+		{0, 5000, false, 0},
+		{2 * time.Second, 10000, true, 8 * time.Second},
+		{3 * time.Second, 10000, true, 27 * time.Second},
+		{4 * time.Second, 10000, false, 46 * time.Second}, // 35,000 refilled: past the reset
+		{49 * time.Second, 100000, false, time.Second},
+	}
+	for _, tt := range tests {
+		got, tk := s.reserveAt(now.Add(tt.at), tt.tokens)
+		if got != tt.want {
+			t.Errorf("delay of %d tokens at %v = %v, want %v", tt.tokens, tt.at, got, tt.want)
+		}
+		if !tt.keep {
+			tk.cancel()
+		}
+	}
+	if got, _ := report(0).reserveAt(now, 10000); got != 50*time.Second {
+		t.Errorf("delay of 10,000 tokens without the size = %v, want 50s", got)
+	}
+}
+
 func TestRampShare(t *testing.T) {
 	tests := []struct {
 		elapsed, period time.Duration

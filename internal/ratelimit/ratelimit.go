@@ -7,6 +7,14 @@
 // x-ratelimit-remaining and -reset of OpenRouter and Together. Values
 // that do not parse, or that no server would mean (a negative count, a
 // reset or a wait over a day, a reset in the past), are ignored.
+//
+// OpenAI's and Anthropic's limits refill continuously: their reset is the
+// time until the limit is back to its initial state (OpenAI) or fully
+// replenished (Anthropic), and their limit headers
+// (x-ratelimit-limit-requests and -tokens,
+// anthropic-ratelimit-requests-limit and -tokens-limit) give the size it
+// refills to; Report carries that size, from which the time until a
+// smaller amount is back can be estimated (see Report.RequestsLimit).
 package ratelimit
 
 import (
@@ -28,13 +36,22 @@ type Report struct {
 	// RequestsReset, TokensReset: how long until the windows refill
 	// (x-ratelimit-reset-requests, -tokens); zero when not said.
 	RequestsReset, TokensReset time.Duration
+	// RequestsLimit, TokensLimit: the size a window refills to, when its
+	// server documents it as refilling continuously, from Requests or
+	// Tokens to this size over the reset (OpenAI's
+	// x-ratelimit-limit-requests and -tokens, which Azure OpenAI, Groq
+	// and LiteLLM send too, and Anthropic's -limit headers); zero when
+	// not said, or for a window that may refill all at once at its reset
+	// (Cerebras, OpenRouter, Together).
+	RequestsLimit, TokensLimit int
 	// RetryAfter: the wait asked for (retry-after-ms, Retry-After).
 	RetryAfter time.Duration
 }
 
 // window names the headers of one of a server's limits: what is left,
-// and when it refills.
-type window struct{ remaining, reset string }
+// when it refills, and the size it refills to continuously ("" for a
+// window not documented to refill continuously).
+type window struct{ remaining, reset, limit string }
 
 // requestWindows and tokenWindows are the headers providers report their
 // request and token limits in. When several are present the most
@@ -42,19 +59,19 @@ type window struct{ remaining, reset string }
 var (
 	requestWindows = []window{
 		// OpenAI, Azure OpenAI, Groq, LiteLLM: a duration ("6m0s", "2m59.56s").
-		{"X-Ratelimit-Remaining-Requests", "X-Ratelimit-Reset-Requests"},
+		{"X-Ratelimit-Remaining-Requests", "X-Ratelimit-Reset-Requests", "X-Ratelimit-Limit-Requests"},
 		// Cerebras: seconds ("33011.382867").
-		{"X-Ratelimit-Remaining-Requests-Minute", "X-Ratelimit-Reset-Requests-Minute"},
-		{"X-Ratelimit-Remaining-Requests-Day", "X-Ratelimit-Reset-Requests-Day"},
+		{"X-Ratelimit-Remaining-Requests-Minute", "X-Ratelimit-Reset-Requests-Minute", ""},
+		{"X-Ratelimit-Remaining-Requests-Day", "X-Ratelimit-Reset-Requests-Day", ""},
 		// Anthropic: an RFC 3339 time.
-		{"Anthropic-Ratelimit-Requests-Remaining", "Anthropic-Ratelimit-Requests-Reset"},
+		{"Anthropic-Ratelimit-Requests-Remaining", "Anthropic-Ratelimit-Requests-Reset", "Anthropic-Ratelimit-Requests-Limit"},
 		// OpenRouter: Unix time in milliseconds; Together: seconds.
-		{"X-Ratelimit-Remaining", "X-Ratelimit-Reset"},
+		{"X-Ratelimit-Remaining", "X-Ratelimit-Reset", ""},
 	}
 	tokenWindows = []window{
-		{"X-Ratelimit-Remaining-Tokens", "X-Ratelimit-Reset-Tokens"},
-		{"X-Ratelimit-Remaining-Tokens-Minute", "X-Ratelimit-Reset-Tokens-Minute"},
-		{"Anthropic-Ratelimit-Tokens-Remaining", "Anthropic-Ratelimit-Tokens-Reset"},
+		{"X-Ratelimit-Remaining-Tokens", "X-Ratelimit-Reset-Tokens", "X-Ratelimit-Limit-Tokens"},
+		{"X-Ratelimit-Remaining-Tokens-Minute", "X-Ratelimit-Reset-Tokens-Minute", ""},
+		{"Anthropic-Ratelimit-Tokens-Remaining", "Anthropic-Ratelimit-Tokens-Reset", "Anthropic-Ratelimit-Tokens-Limit"},
 	}
 )
 
@@ -63,16 +80,17 @@ var (
 func Parse(h http.Header, now time.Time) Report {
 	var r Report
 	at := serverNow(h, now)
-	r.Requests, r.RequestsReset, r.HasRequests = pick(h, requestWindows, at)
-	r.Tokens, r.TokensReset, r.HasTokens = pick(h, tokenWindows, at)
+	r.Requests, r.RequestsReset, r.RequestsLimit, r.HasRequests = pick(h, requestWindows, at)
+	r.Tokens, r.TokensReset, r.TokensLimit, r.HasTokens = pick(h, tokenWindows, at)
 	r.RetryAfter = RetryAfter(h, now)
 	return r
 }
 
 // pick returns what h says is left of the most restrictive of windows
-// (the least left, then the latest reset), and when it refills, read
-// against the server's time at.
-func pick(h http.Header, windows []window, at time.Time) (left int, reset time.Duration, ok bool) {
+// (the least left, then the latest reset), when it refills, read against
+// the server's time at, and the size it refills to (zero if not said or
+// not above what is left).
+func pick(h http.Header, windows []window, at time.Time) (left int, reset time.Duration, limit int, ok bool) {
 	for _, w := range windows {
 		n, valid := parseRemaining(h.Get(w.remaining))
 		if !valid {
@@ -80,13 +98,18 @@ func pick(h http.Header, windows []window, at time.Time) (left int, reset time.D
 		}
 		d := parseReset(h.Get(w.reset), at)
 		if !ok || n < left || (n == left && d > reset) {
-			left, reset, ok = n, d, true
+			left, reset, limit, ok = n, d, 0, true
+			if w.limit != "" {
+				if l, valid := parseRemaining(h.Get(w.limit)); valid && l > n {
+					limit = l
+				}
+			}
 		}
 	}
-	return left, reset, ok
+	return left, reset, limit, ok
 }
 
-// parseRemaining parses a count of remaining requests or tokens.
+// parseRemaining parses a count of requests or tokens.
 func parseRemaining(v string) (int, bool) {
 	if v == "" {
 		return 0, false

@@ -117,14 +117,23 @@ func TestParseProviders(t *testing.T) {
 		{"OpenAI", map[string]string{
 			"x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "59", "x-ratelimit-reset-requests": "1s",
 			"x-ratelimit-limit-tokens": "150000", "x-ratelimit-remaining-tokens": "149984", "x-ratelimit-reset-tokens": "6m0s",
-		}, Report{HasRequests: true, Requests: 59, RequestsReset: time.Second, HasTokens: true, Tokens: 149984, TokensReset: 6 * time.Minute}},
+		}, Report{HasRequests: true, Requests: 59, RequestsReset: time.Second, RequestsLimit: 60,
+			HasTokens: true, Tokens: 149984, TokensReset: 6 * time.Minute, TokensLimit: 150000}},
+		{"OpenAI: a limit not above what is left is no size to refill to", map[string]string{
+			"x-ratelimit-limit-requests": "59", "x-ratelimit-remaining-requests": "59", "x-ratelimit-reset-requests": "1s",
+			"x-ratelimit-limit-tokens": "lots", "x-ratelimit-remaining-tokens": "5", "x-ratelimit-reset-tokens": "1s",
+		}, Report{HasRequests: true, Requests: 59, RequestsReset: time.Second, HasTokens: true, Tokens: 5, TokensReset: time.Second}},
 		{"Azure OpenAI: no resets", map[string]string{
 			"x-ratelimit-remaining-requests": "0", "x-ratelimit-remaining-tokens": "0", "retry-after-ms": "4000", "retry-after": "4",
 		}, Report{HasRequests: true, HasTokens: true, RetryAfter: 4 * time.Second}},
 		{"Groq", map[string]string{
-			"x-ratelimit-remaining-requests": "14370", "x-ratelimit-reset-requests": "2m59.56s",
-			"x-ratelimit-remaining-tokens": "5997", "x-ratelimit-reset-tokens": "7.66s",
-		}, Report{HasRequests: true, Requests: 14370, RequestsReset: 179560 * time.Millisecond, HasTokens: true, Tokens: 5997, TokensReset: 7660 * time.Millisecond}},
+			"x-ratelimit-limit-requests": "14400", "x-ratelimit-remaining-requests": "14370", "x-ratelimit-reset-requests": "2m59.56s",
+			"x-ratelimit-limit-tokens": "18000", "x-ratelimit-remaining-tokens": "17997", "x-ratelimit-reset-tokens": "10ms",
+		}, Report{HasRequests: true, Requests: 14370, RequestsReset: 179560 * time.Millisecond, RequestsLimit: 14400,
+			HasTokens: true, Tokens: 17997, TokensReset: 10 * time.Millisecond, TokensLimit: 18000}},
+		{"Cerebras: no size, the limit may refill all at once", map[string]string{
+			"x-ratelimit-limit-tokens-minute": "60000", "x-ratelimit-remaining-tokens-minute": "59000", "x-ratelimit-reset-tokens-minute": "11.25",
+		}, Report{HasTokens: true, Tokens: 59000, TokensReset: 11250 * time.Millisecond}},
 		{"Cerebras: the day's requests run out", map[string]string{
 			"x-ratelimit-remaining-requests-day": "0", "x-ratelimit-reset-requests-day": "33011.5",
 			"x-ratelimit-remaining-tokens-minute": "59000", "x-ratelimit-reset-tokens-minute": "11.25",
@@ -134,10 +143,11 @@ func TestParseProviders(t *testing.T) {
 			"x-ratelimit-remaining-requests-minute": "3", "x-ratelimit-reset-requests-minute": "45.5",
 		}, Report{HasRequests: true, Requests: 3, RequestsReset: 45500 * time.Millisecond}},
 		{"Anthropic", map[string]string{
-			"anthropic-ratelimit-requests-remaining": "0", "anthropic-ratelimit-requests-reset": "2026-12-04T06:00:12Z",
-			"anthropic-ratelimit-tokens-remaining": "8000", "anthropic-ratelimit-tokens-reset": "2026-12-04T06:00:40.5Z",
+			"anthropic-ratelimit-requests-limit": "50", "anthropic-ratelimit-requests-remaining": "0", "anthropic-ratelimit-requests-reset": "2026-12-04T06:00:12Z",
+			"anthropic-ratelimit-tokens-limit": "80000", "anthropic-ratelimit-tokens-remaining": "8000", "anthropic-ratelimit-tokens-reset": "2026-12-04T06:00:40.5Z",
 			"retry-after": "12",
-		}, Report{HasRequests: true, RequestsReset: 12 * time.Second, HasTokens: true, Tokens: 8000, TokensReset: 40500 * time.Millisecond, RetryAfter: 12 * time.Second}},
+		}, Report{HasRequests: true, RequestsReset: 12 * time.Second, RequestsLimit: 50,
+			HasTokens: true, Tokens: 8000, TokensReset: 40500 * time.Millisecond, TokensLimit: 80000, RetryAfter: 12 * time.Second}},
 		{"OpenRouter", map[string]string{
 			"X-RateLimit-Limit": "20", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": strconv.FormatInt(now.Add(8*time.Second).UnixMilli(), 10),
 		}, Report{HasRequests: true, RequestsReset: 8 * time.Second}},
