@@ -167,3 +167,73 @@ func TestBreakerRamp(t *testing.T) {
 		}
 	})
 }
+
+// TestFollowServerWaitsForRefill: the server's limit is 30,000 tokens a
+// minute, refilled continuously as OpenAI's is; a first call uses 25,000
+// of them, and the server reports 5,000 left and 50 s until full. On its
+// only route, a call of 10,000 tokens waits about 10 s, until 5,000 more
+// have refilled, not the 50 s until full; and it is not answered 429.
+// (The server counts the prompt's 13 tokens where the client estimates 6:
+// the 20 ms the headers take to reach the client more than make up the
+// 14 ms those 7 tokens take to refill.)
+func TestFollowServerWaitsForRefill(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		only := simRoute(t, "only", simulate.WithRTT(40*msec), simulate.WithRateLimit(simulate.RateLimit{Tokens: 30000}))
+		only.Limit = tokenpace.Limit{FollowServer: true}
+		r, err := tokenpace.NewRouter(tokenpace.NewClient(openai.NewClient()), tokenpace.Policy{}, only)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		callOK(t, r, chat("m", 25000-13)) // 25,000 tokens as the server counts them
+		// Its headers reached the client at 40 ms; 5,000 tokens refill in 10 s.
+		want := start.Add(40*msec + 10*time.Second).Sub(time.Now())
+		tm := callOK(t, r, chat("m", 10000-6)) // 10,000 tokens as the client estimates them
+		if got := tm.Queue(); got != want {
+			t.Errorf("Queue() = %v, want %v (until 10,000 tokens have refilled, not the 50 s until full)", got, want)
+		}
+		if got, want := statuses(tm), []int{200}; !slices.Equal(got, want) || tm.Attempts[0].Admission != "server_limit" {
+			t.Errorf("statuses %v admission %q, want %v server_limit", got, tm.Attempts[0].Admission, want)
+		}
+	})
+}
+
+// TestFollowServerSkipsUntilRefill: the primary's server admits a request
+// a second, up to 2 at once, refilled continuously. Two calls leave it
+// 0.2 of a request; the third is skipped (a request refills in 0.8 s,
+// over the 200 ms TTFT budget), but the fourth, at 1.2 s, finds the
+// request refilled and is sent to the primary at once, not skipped until
+// the server is full again at 2 s; and no call is answered 429.
+func TestFollowServerSkipsUntilRefill(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		primary := simRoute(t, "primary", simulate.WithRTT(40*msec),
+			simulate.WithRateLimit(simulate.RateLimit{Requests: 2, Window: 2 * time.Second}))
+		primary.Limit = tokenpace.Limit{FollowServer: true}
+		r, err := tokenpace.NewRouter(tokenpace.NewClient(openai.NewClient()),
+			tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 200 * msec}}, primary, simRoute(t, "backup"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		var targets []string
+		var got429 int
+		var queue time.Duration
+		for _, at := range []time.Duration{0, 200 * msec, 500 * msec, 1200 * msec} {
+			time.Sleep(at - time.Since(start))
+			tm := callOK(t, r, chat("m", 3))
+			targets = append(targets, tm.Target)
+			for _, s := range statuses(tm) {
+				if s == 429 {
+					got429++
+				}
+			}
+			queue = max(queue, tm.Queue())
+		}
+		if want := []string{"primary", "primary", "backup", "primary"}; !slices.Equal(targets, want) {
+			t.Errorf("targets = %v, want %v", targets, want)
+		}
+		if got429 != 0 || queue != 0 {
+			t.Errorf("429s = %d, longest Queue() = %v, want 0, 0", got429, queue)
+		}
+	})
+}

@@ -76,7 +76,7 @@ type Server struct {
 	names  []string
 	next   atomic.Uint64 // requests seen, for ids and fault draws
 	late   lateness      // how late the server writes
-	limits rateWindows   // the state of WithRateLimit
+	limits rateBuckets   // the state of WithRateLimit
 	direct directCounts  // the drivers' direct writes
 	mux    *http.ServeMux
 	close  sync.Once
@@ -323,7 +323,7 @@ func NewServer(opts ...Option) (*Server, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, models: make(map[string]*model), limits: rateWindows{l: cfg.rateLimit}}
+	s := &Server{cfg: cfg, models: make(map[string]*model), limits: rateBuckets{l: cfg.rateLimit}}
 	s.closing, s.closed = context.WithCancel(context.Background())
 	for _, m := range cfg.models {
 		if m.name == "" {
