@@ -92,21 +92,61 @@ func Parse(h http.Header, now time.Time) Report {
 // not above what is left).
 func pick(h http.Header, windows []window, at time.Time) (left int, reset time.Duration, limit int, ok bool) {
 	for _, w := range windows {
-		n, valid := parseRemaining(h.Get(w.remaining))
+		n, valid := leastCount(h, w.remaining)
 		if !valid {
 			continue
 		}
-		d := parseReset(h.Get(w.reset), at)
+		d := latestReset(h, w.reset, at)
 		if !ok || n < left || (n == left && d > reset) {
 			left, reset, limit, ok = n, d, 0, true
 			if w.limit != "" {
-				if l, valid := parseRemaining(h.Get(w.limit)); valid && l > n {
+				if l, valid := leastCount(h, w.limit); valid && l > n {
 					limit = l
 				}
 			}
 		}
 	}
 	return left, reset, limit, ok
+}
+
+// fields returns the values of header name in h, each list that a proxy
+// joined with commas split into its items (RFC 9110 allows either form);
+// a value that is one HTTP date, which holds a comma, stays whole.
+func fields(h http.Header, name string) []string {
+	var out []string
+	for _, v := range h.Values(name) {
+		if _, err := http.ParseTime(strings.TrimSpace(v)); err == nil {
+			out = append(out, v)
+			continue
+		}
+		for f := range strings.SplitSeq(v, ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// leastCount returns the least valid count of header name in h (the most
+// restrictive, when a proxy joined several).
+func leastCount(h http.Header, name string) (n int, ok bool) {
+	for _, f := range fields(h, name) {
+		if c, valid := parseRemaining(f); valid && (!ok || c < n) {
+			n, ok = c, true
+		}
+	}
+	return n, ok
+}
+
+// latestReset returns the latest valid reset of header name in h, read
+// against at (see parseReset).
+func latestReset(h http.Header, name string, at time.Time) time.Duration {
+	var d time.Duration
+	for _, f := range fields(h, name) {
+		d = max(d, parseReset(f, at))
+	}
+	return d
 }
 
 // parseRemaining parses a count of requests or tokens.
@@ -173,20 +213,32 @@ func parseReset(v string, at time.Time) time.Duration {
 // response's Date header, the same clock's time when it answered (RFC
 // 9110), and against now only without one: a client whose clock is
 // ahead of the server's would read the wait as none, one whose clock is
-// behind as the wait plus the difference. A wait over a day is ignored, as a reset over a day is:
+// behind as the wait plus the difference. Of several values (repeated,
+// or joined with commas by a proxy) the longest wait applies. A wait over
+// a day is ignored, as a reset over a day is:
 // no provider documents one (OpenAI, Azure OpenAI, Groq and Anthropic ask
 // for seconds to minutes), and a route held that long on a misread or
 // misconfigured header would be lost to its callers.
 func RetryAfter(h http.Header, now time.Time) time.Duration {
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && ms > 0 && ms <= float64(maxReset.Milliseconds()) {
-			return time.Duration(ms * float64(time.Millisecond))
+	var ms time.Duration
+	for _, f := range fields(h, "Retry-After-Ms") {
+		if v, err := strconv.ParseFloat(f, 64); err == nil && v > 0 && v <= float64(maxReset.Milliseconds()) {
+			ms = max(ms, time.Duration(v*float64(time.Millisecond)))
 		}
 	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
+	if ms > 0 {
+		return ms
 	}
+	var d time.Duration
+	for _, f := range fields(h, "Retry-After") {
+		d = max(d, retryAfter(strings.TrimSpace(f), h, now))
+	}
+	return d
+}
+
+// retryAfter parses one Retry-After value, seconds or an HTTP date; zero
+// when it asks for no wait or one over a day.
+func retryAfter(v string, h http.Header, now time.Time) time.Duration {
 	if s, err := strconv.ParseFloat(v, 64); err == nil {
 		if s > 0 && s <= maxReset.Seconds() {
 			return time.Duration(s * float64(time.Second))

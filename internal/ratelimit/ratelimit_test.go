@@ -195,3 +195,37 @@ func TestBodyRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestParseJoined: a header that a proxy repeated or joined with commas
+// counts by its most restrictive value: the least left and the smallest
+// size, the latest reset, the longest wait; an HTTP date keeps its comma.
+func TestParseJoined(t *testing.T) {
+	now := time.Date(2026, 12, 4, 6, 0, 0, 0, time.UTC)
+	h := http.Header{}
+	h.Set("x-ratelimit-limit-tokens", "30000, 90000")
+	h.Set("x-ratelimit-remaining-tokens", "80000,5000")
+	h.Set("x-ratelimit-reset-tokens", "2s, 50s, soon")
+	h.Add("x-ratelimit-remaining-requests", "9")
+	h.Add("x-ratelimit-remaining-requests", "2")
+	h.Set("x-ratelimit-reset-requests", "1s")
+	h.Set("Retry-After", "3, 20")
+	want := Report{HasRequests: true, Requests: 2, RequestsReset: time.Second,
+		HasTokens: true, Tokens: 5000, TokensReset: 50 * time.Second, TokensLimit: 30000, RetryAfter: 20 * time.Second}
+	if got := Parse(h, now); got != want {
+		t.Errorf("Parse(joined) = %+v, want %+v", got, want)
+	}
+	for _, tt := range []struct {
+		name, value string
+		want        time.Duration
+	}{
+		{"Retry-After-Ms", "250, 4000", 4 * time.Second},
+		{"Retry-After", now.Add(time.Minute).Format(http.TimeFormat), time.Minute},
+		{"Retry-After", "-1, 7", 7 * time.Second},
+	} {
+		h := http.Header{}
+		h.Set(tt.name, tt.value)
+		if got := RetryAfter(h, now); got != tt.want {
+			t.Errorf("RetryAfter(%s: %s) = %v, want %v", tt.name, tt.value, got, tt.want)
+		}
+	}
+}
