@@ -103,12 +103,7 @@ func TestFollowServerHugeRetryAfter(t *testing.T) {
 					}
 					return providerAnswer{}
 				}
-				r, err := tokenpace.NewRouter(tokenpace.NewClient(openai.NewClient()),
-					tokenpace.Policy{Budget: tokenpace.Budget{TTFT: time.Second}},
-					providerRoute(t, "primary", answer), simRoute(t, "backup"))
-				if err != nil {
-					t.Fatal(err)
-				}
+				r := primaryAndBackup(t, answer)
 				start := time.Now()
 				got := targetsAt(t, r, start, 0, time.Second)
 				if want := []string{"backup", "primary"}; !slices.Equal(got, want) || time.Since(start) > 2*time.Second {
@@ -160,12 +155,7 @@ func TestFollowServerRetryAfterDateSkew(t *testing.T) {
 					}
 					return providerAnswer{}
 				}
-				r, err := tokenpace.NewRouter(tokenpace.NewClient(openai.NewClient()),
-					tokenpace.Policy{Budget: tokenpace.Budget{TTFT: time.Second}},
-					providerRoute(t, "primary", answer), simRoute(t, "backup"))
-				if err != nil {
-					t.Fatal(err)
-				}
+				r := primaryAndBackup(t, answer)
 				got := targetsAt(t, r, time.Now(), 0, time.Second, 31*time.Second)
 				if want := []string{"backup", "backup", "primary"}; !slices.Equal(got, want) {
 					t.Errorf("targets = %v, want %v", got, want)
@@ -220,12 +210,7 @@ func TestFollowServerProviderHeaders(t *testing.T) {
 					}
 					return providerAnswer{}
 				}
-				r, err := tokenpace.NewRouter(tokenpace.NewClient(openai.NewClient()),
-					tokenpace.Policy{Budget: tokenpace.Budget{TTFT: time.Second}},
-					providerRoute(t, "primary", answer), simRoute(t, "backup"))
-				if err != nil {
-					t.Fatal(err)
-				}
+				r := primaryAndBackup(t, answer)
 				got := targetsAt(t, r, time.Now(), 0, time.Second, window+time.Second)
 				if want := []string{"primary", "backup", "primary"}; !slices.Equal(got, want) {
 					t.Errorf("targets = %v, want %v", got, want)
@@ -261,12 +246,7 @@ func TestFollowServerBodyRetryAfter(t *testing.T) {
 					}
 					return providerAnswer{}
 				}
-				r, err := tokenpace.NewRouter(tokenpace.NewClient(openai.NewClient()),
-					tokenpace.Policy{Budget: tokenpace.Budget{TTFT: time.Second}},
-					providerRoute(t, "primary", answer), simRoute(t, "backup"))
-				if err != nil {
-					t.Fatal(err)
-				}
+				r := primaryAndBackup(t, answer)
 				tm := callOK(t, r, chat("m", 3))
 				// The 429 reaches the caller, its body whole (openai-go
 				// keeps an object's, not Gemini's array).
@@ -285,4 +265,18 @@ func TestFollowServerBodyRetryAfter(t *testing.T) {
 			})
 		})
 	}
+}
+
+// primaryAndBackup returns a Router with a TTFT budget of 1 s over a
+// provider that answers as answer says ("primary") and a simulated
+// backup ("backup").
+func primaryAndBackup(t *testing.T, answer func(i int, now time.Time) providerAnswer) *tokenpace.Router {
+	t.Helper()
+	r, err := tokenpace.NewRouter(tokenpace.NewClient(openai.NewClient()),
+		tokenpace.Policy{Budget: tokenpace.Budget{TTFT: time.Second}},
+		providerRoute(t, "primary", answer), simRoute(t, "backup"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
