@@ -146,7 +146,7 @@ func TestEndWhileWaitingInAdmission(t *testing.T) {
 				// The own limiter's next token comes at 1 s: with the
 				// ended call's reservation refunded, the next call waits
 				// until then, not until 2 s.
-				want := t0.Add(time.Second).Sub(time.Now())
+				want := time.Until(t0.Add(time.Second))
 				if q := callOK(t, ro, chat("own", 3)).Queue(); q != want {
 					t.Errorf("next call: Queue() = %v, want %v (the reservation refunded)", q, want)
 				}

@@ -187,7 +187,7 @@ func TestFollowServerWaitsForRefill(t *testing.T) {
 		start := time.Now()
 		callOK(t, r, chat("m", 25000-13)) // 25,000 tokens as the server counts them
 		// Its headers reached the client at 40 ms; 5,000 tokens refill in 10 s.
-		want := start.Add(40*msec + 10*time.Second).Sub(time.Now())
+		want := time.Until(start.Add(40*msec + 10*time.Second))
 		tm := callOK(t, r, chat("m", 10000-6)) // 10,000 tokens as the client estimates them
 		if got := tm.Queue(); got != want {
 			t.Errorf("Queue() = %v, want %v (until 10,000 tokens have refilled, not the 50 s until full)", got, want)

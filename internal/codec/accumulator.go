@@ -101,9 +101,9 @@ func (a *Accumulator) plainText(ev *Event, c *openai.ChatCompletionChunk) bool {
 	}
 	ch := &c.Choices[0]
 	d := &ch.Delta
+	// A legacy function call is ev.ToolCall too.
 	return ch.Index == 0 && d.Content != "" && d.Role == "" && d.Refusal == "" && len(d.ToolCalls) == 0 &&
-		d.FunctionCall.Name == "" && d.FunctionCall.Arguments == "" && ch.FinishReason == "" &&
-		len(ch.Logprobs.Content) == 0 && len(ch.Logprobs.Refusal) == 0
+		ch.FinishReason == "" && len(ch.Logprobs.Content) == 0 && len(ch.Logprobs.Refusal) == 0
 }
 
 // flush adds the pending run of plain text to Acc as one chunk, with the
@@ -117,10 +117,11 @@ func (a *Accumulator) flush() bool {
 		return true
 	}
 	c := openai.ChatCompletionChunk{
-		ID: a.id, Model: last.Model, Created: last.Created, Object: last.Object,
-		ServiceTier: last.ServiceTier, SystemFingerprint: last.SystemFingerprint,
+		ID: a.id, Model: last.Model, Created: last.Created, Object: last.Object, ServiceTier: last.ServiceTier,
 		Choices: []openai.ChatCompletionChunkChoice{{Delta: openai.ChatCompletionChunkChoiceDelta{Content: a.text.String()}}},
 	}
+	//lint:ignore SA1019 servers still send it, and openai-go's accumulator keeps it
+	c.SystemFingerprint = last.SystemFingerprint
 	a.text, a.last = strings.Builder{}, nil
 	if !a.Acc.AddChunk(c) {
 		return false
