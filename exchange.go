@@ -437,7 +437,17 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	x.t.Conn = h.Conn
 	stale = err != nil && res == nil && h.Conn.Reused && !tr.responded
 	idle := tr.idle
+	hint := res != nil && res.StatusCode == http.StatusTooManyRequests && h.RetryAfter == 0
 	x.mu.Unlock()
+	if hint {
+		// A 429 that says how long to wait only in its body (Gemini's
+		// retryDelay, OpenAI's "Please try again in 20s"): read ahead,
+		// through the body's stamps, and left whole for its reader.
+		wait := ratelimit.BodyRetryAfter(wire.ReadAhead(res, maxHintBody))
+		x.mu.Lock()
+		x.t.HTTP[i].RetryAfter = wait
+		x.mu.Unlock()
+	}
 	if stale {
 		x.closing.Learn(server, idle)
 	}

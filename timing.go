@@ -172,7 +172,9 @@ type HTTPAttempt struct {
 	// Status is the response's status code; 0 without a response.
 	Status int
 	// RetryAfter is the wait an error response asked for (Retry-After or
-	// retry-after-ms); zero when it asked for none.
+	// retry-after-ms, or, of a 429 that names it in its body only,
+	// Gemini's retryDelay or OpenAI's "Please try again in 20s"); zero
+	// when it asked for none.
 	RetryAfter time.Duration
 	// Conn is the connection breakdown of this request.
 	Conn ConnInfo
