@@ -93,7 +93,7 @@ func (a *Accumulator) Add(ev *Event) bool {
 
 // plainText reports whether c, the chat view of ev, adds nothing to the
 // accumulation but text to a first choice the accumulation has already:
-// no role, refusal, tool call, logprobs, finish reason or end, other
+// no other role, no refusal, tool call, logprobs, finish reason or end, other
 // choice, audio or output of a custom tool.
 func (a *Accumulator) plainText(ev *Event, c *openai.ChatCompletionChunk) bool {
 	if ev.End != nil || ev.Audio || ev.ToolCall || len(c.Choices) != 1 || len(a.Acc.Choices) == 0 {
@@ -101,8 +101,10 @@ func (a *Accumulator) plainText(ev *Event, c *openai.ChatCompletionChunk) bool {
 	}
 	ch := &c.Choices[0]
 	d := &ch.Delta
-	// A legacy function call is ev.ToolCall too.
-	return ch.Index == 0 && d.Content != "" && d.Role == "" && d.Refusal == "" && len(d.ToolCalls) == 0 &&
+	// A legacy function call is ev.ToolCall too. The role may come again
+	// with every delta (Ollama's, KoboldCpp's), the same.
+	role := d.Role == "" || string(d.Role) == string(a.Acc.Choices[0].Message.Role)
+	return ch.Index == 0 && d.Content != "" && role && d.Refusal == "" && len(d.ToolCalls) == 0 &&
 		ch.FinishReason == "" && len(ch.Logprobs.Content) == 0 && len(ch.Logprobs.Refusal) == 0
 }
 
