@@ -847,6 +847,16 @@ type arrivalBody struct {
 	before flusher // told before each read; may be nil
 }
 
+// Started passes on the bytes the body it stamps was read ahead, if it
+// was (see wire.ReadAhead): a 429's body read for the wait it names is
+// not read again for it.
+func (b *arrivalBody) Started() []byte {
+	if a, ok := b.ReadCloser.(wire.Started); ok {
+		return a.Started()
+	}
+	return nil
+}
+
 // flusher is told before each read of a response body, which may block.
 type flusher interface{ flush() }
 
