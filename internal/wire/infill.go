@@ -219,6 +219,13 @@ func (s *infillStream) line(l []byte) {
 		return // blank lines, comments and other fields; the frame is remade
 	}
 	data = bytes.TrimSpace(data)
+	if string(data) == "[DONE]" {
+		// The server's own end (a proxy's, say): the stream ends there,
+		// whatever follows.
+		s.out.WriteString("data: [DONE]\n\n")
+		s.done = true
+		return
+	}
 	var ev codec.LlamaCppEvent
 	if json.Unmarshal(data, &ev) != nil || len(ev.Error) > 0 || (ev.Content == nil && !ev.Stop) {
 		// Not an event of /infill (an error event, or what the client
