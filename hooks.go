@@ -68,15 +68,15 @@ func milestoneInfo(target, model, name string, sent, at time.Time) MilestoneInfo
 func composeHooks(hooks ...Hooks) Hooks {
 	var h Hooks
 	for _, x := range hooks {
-		h.FirstToken = then(h.FirstToken, x.FirstToken)
-		h.Milestone = then(h.Milestone, x.Milestone)
-		h.Done = then(h.Done, x.Done)
+		h.FirstToken = chainHook(h.FirstToken, x.FirstToken)
+		h.Milestone = chainHook(h.Milestone, x.Milestone)
+		h.Done = chainHook(h.Done, x.Done)
 	}
 	return h
 }
 
-// then returns a hook that calls first, then next; either may be nil.
-func then[I any](first, next func(context.Context, I)) func(context.Context, I) {
+// chainHook returns a hook that calls first, then next; either may be nil.
+func chainHook[I any](first, next func(context.Context, I)) func(context.Context, I) {
 	switch {
 	case first == nil:
 		return next
