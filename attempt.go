@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -117,12 +118,16 @@ type attempt struct {
 	done chan struct{} // closed once the attempt has ended and its body is closed
 	wake chan struct{} // the consumer waits on it; capacity 1
 
-	mu      sync.Mutex
-	t       Timing
-	q       chunkQueue // the chunks the consumer has not taken
-	final   bool       // t is final (its end event may still run)
-	ended   bool       // t is final and the end event has run
-	waiting bool       // the consumer waits on wake
+	mu       sync.Mutex
+	t        Timing
+	q        chunkQueue // the chunks the consumer has not taken
+	final    bool       // t is final (its end event may still run)
+	ended    bool       // t is final and the end event has run
+	waiting  bool       // the consumer waits on wake
+	released bool       // done is closed
+	// gone: the attempt was ended while its reader was held up by the
+	// caller's code (see abandon); the reader delivers nothing more.
+	gone atomic.Bool
 
 	r handoff // the reader role (handoff.go)
 }
@@ -171,6 +176,11 @@ func callAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attem
 func (a *attempt) release() {
 	a.unhook()
 	a.mu.Lock()
+	if a.released { // abandoned, and released then
+		a.mu.Unlock()
+		return
+	}
+	a.released = true
 	if a.r.absent != nil {
 		a.r.absent.Stop()
 	}
@@ -245,6 +255,13 @@ func (a *attempt) request() bool {
 	a.mu.Lock() // stop, on another goroutine, may close it
 	a.stream = stream
 	a.mu.Unlock()
+	if a.gone.Load() {
+		// Ended while a middleware of the caller's held the request up.
+		if stream != nil {
+			a.closeStream()
+		}
+		return false
+	}
 	if perr != nil {
 		if a.stream != nil {
 			a.closeStream()
@@ -510,6 +527,9 @@ func (a *attempt) refused(err error) error {
 // the KindPanic error of a function of the caller's that panicked (a
 // milestone predicate, a hook); the chunk is queued all the same.
 func (a *attempt) deliver(ar arrived) error {
+	if a.gone.Load() {
+		return errAbandoned
+	}
 	c, at, deltas := ar.Chunk, ar.at, ar.Outputs
 	var content string
 	terminal := ar.Final
@@ -709,6 +729,10 @@ func (a *attempt) signal() bool {
 // role calls it, once.
 func (a *attempt) end(err error, at time.Time) {
 	a.mu.Lock()
+	if a.final { // abandoned, and ended then
+		a.mu.Unlock()
+		return
+	}
 	t := &a.t
 	a.x.fill(t, true)
 	t.End = at
@@ -851,7 +875,7 @@ func (a *attempt) stop(cause error) {
 	} else {
 		a.mu.Unlock()
 	}
-	<-a.done
+	a.awaitEnd()
 }
 
 // timing returns the final Timing once the attempt has ended, else a

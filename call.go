@@ -410,5 +410,5 @@ func (c *call) close() {
 	c.mu.Lock()
 	c.finishCause(ErrStreamClosed, ErrStreamClosed)
 	c.unlockAndReport()
-	<-c.done
+	c.awaitEnd()
 }

@@ -179,8 +179,13 @@ func (s *Stream[E]) Err() error { return s.err }
 // the connection. After the end of the stream it lets the rest of the body
 // (the HTTP framing after [DONE]) be read, for at most 100 ms, so that the
 // connection is reused. The stream's Timing is final when Close returns; a stream
-// closed before its end records ErrStreamClosed in Timing.Err. Close may be
-// called more than once and from any goroutine.
+// closed before its end records ErrStreamClosed in Timing.Err. Code of the
+// caller's that holds the response up and ignores both the context and the
+// body's Close (a middleware that does not return, a body whose Read blocks
+// on, a hook that blocks) keeps Close waiting 100 ms at most: the stream then
+// ends without it, its Done hook runs, and the goroutine held up exits once
+// that code returns, with no further event. Close may be called more than
+// once and from any goroutine.
 func (s *Stream[E]) Close() error {
 	s.closed.Do(func() {
 		if s.src != nil {
