@@ -73,10 +73,16 @@
 // as a whole response, echoes the request's settings as OpenAI does
 // (instructions, max_output_tokens, temperature, top_p, background,
 // previous_response_id, metadata, tools, tool_choice, text, reasoning,
-// parallel_tool_calls, store, top_logprobs, truncation, user), and
-// otherwise ignores them: nothing is stored, so GET /v1/responses/{id}
-// is not served, a previous_response_id adds nothing to the input, and a
-// background request is answered in its own response, never queued. WithToolCalls scripts tool calls, streamed
+// parallel_tool_calls, store, top_logprobs, truncation, user). A
+// response is stored unless its request set store to false (the latest
+// 4,096 of a Server): a later request that names it in
+// previous_response_id carries its conversation on, the earlier prompt
+// and reply counted as prompt tokens before the new input and reused from
+// the prefix cache of the replica that kept them; an id the Server does
+// not hold is refused as OpenAI refuses it (400, code
+// previous_response_not_found). Only that much is kept: GET
+// /v1/responses/{id} is not served, and a background request is answered
+// in its own response, never queued. WithToolCalls scripts tool calls, streamed
 // as OpenAI streams them on chat (tool_calls deltas, finish_reason
 // "tool_calls") and on the Responses API (function_call items,
 // response.function_call_arguments.delta and .done).

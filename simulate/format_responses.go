@@ -34,12 +34,14 @@ type responsesFormat struct {
 }
 
 func newResponsesFormat(id uint64, created int64, model string, settings []byte) *responsesFormat {
-	n := strconv.FormatUint(id, 10)
 	if settings == nil {
 		settings = responseSettings(&responsesRequest{})
 	}
-	return &responsesFormat{id: "resp_" + n, msgID: "msg_" + n, created: created, model: model, settings: settings}
+	return &responsesFormat{id: responseID(id), msgID: "msg_" + strconv.FormatUint(id, 10), created: created, model: model, settings: settings}
 }
+
+// responseID is the id of the response to request id.
+func responseID(id uint64) string { return "resp_" + strconv.FormatUint(id, 10) }
 
 // responseSettings returns the fields of a Response object that report
 // req's settings, as OpenAI echoes them, each with OpenAI's default when

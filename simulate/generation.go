@@ -47,6 +47,9 @@ type generation struct {
 	// responseSettings is what a Response object reports of the
 	// request's settings (Responses API only).
 	responseSettings []byte
+	// store: the response is kept for a later turn to name (Responses
+	// API only; its store, true unless set false).
+	store bool
 }
 
 // api is the endpoint a generation came through.

@@ -103,6 +103,14 @@ func (s *Server) responseGeneration(req *responsesRequest) (generation, *apiErro
 		msgs = append([]chatMessage{{Role: "system", text: req.Instructions}}, msgs...)
 	}
 	g.prompt = chatPrompt(msgs)
+	if id := req.PreviousResponseID; id != nil {
+		prev, ok := s.stored.get(*id)
+		if !ok {
+			return g, previousNotFound(*id)
+		}
+		g.prompt = chainPrompt(prev, msgs)
+	}
+	g.store = req.Store == nil || *req.Store
 	g.lastMessage = msgs[len(msgs)-1].text
 	g.api = apiResponses
 	g.tools = req.Tools.names

@@ -289,6 +289,9 @@ func (s *Server) schedule(index uint64, g *generation, out *output, plan faultPl
 		rs.f = newTextFormat("cmpl-"+strconv.FormatUint(id, 10), s.cfg.created, g.model.name, g.includeUsage, offset)
 	default:
 		rs.f = newResponsesFormat(id, s.cfg.created, g.model.name, g.responseSettings)
+		if g.store {
+			s.stored.put(responseID(id), storedTurn{hash: g.prompt.hash, key: g.prompt.nextKey, tokens: g.prompt.tokens + n})
+		}
 	}
 	return rs, sink, true
 }

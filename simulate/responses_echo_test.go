@@ -11,7 +11,7 @@ import (
 )
 
 // echoParams is a Responses request setting what a Response object
-// echoes.
+// echoes; it carries on resp_1, the answer to a server's first request.
 func echoParams() responses.ResponseNewParams {
 	return responses.ResponseNewParams{
 		Model:              "m",
@@ -21,7 +21,7 @@ func echoParams() responses.ResponseNewParams {
 		Temperature:        openai.Float(0.25),
 		TopP:               openai.Float(0.5),
 		Background:         openai.Bool(true),
-		PreviousResponseID: openai.String("resp_earlier"),
+		PreviousResponseID: openai.String("resp_1"),
 		Metadata:           shared.Metadata{"ticket": "T-1"},
 		ParallelToolCalls:  openai.Bool(false),
 		Store:              openai.Bool(true),
@@ -48,7 +48,7 @@ func checkEcho(t *testing.T, what string, r responses.Response) {
 		{"temperature", r.Temperature, 0.25},
 		{"top_p", r.TopP, 0.5},
 		{"background", r.Background, true},
-		{"previous_response_id", r.PreviousResponseID, "resp_earlier"},
+		{"previous_response_id", r.PreviousResponseID, "resp_1"},
 		{"metadata.ticket", r.Metadata["ticket"], "T-1"},
 		{"parallel_tool_calls", r.ParallelToolCalls, false},
 		{"store", r.JSON.ExtraFields["store"].Raw(), "true"},
@@ -75,6 +75,11 @@ func TestResponsesEchoRequest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ts := scripted(t)
 		c := newClient(ts)
+		if _, err := c.Responses.New(context.Background(), responses.ResponseNewParams{
+			Model: "m", Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Hi.")},
+		}); err != nil {
+			t.Fatalf("the first turn: %v", err)
+		}
 		s := c.Responses.NewStreaming(context.Background(), echoParams())
 		defer s.Close()
 		seen := 0

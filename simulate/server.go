@@ -77,6 +77,7 @@ type Server struct {
 	next   atomic.Uint64 // requests seen, for ids and fault draws
 	late   lateness      // how late the server writes
 	limits rateBuckets   // the state of WithRateLimit
+	stored responseStore // the Responses API's stored responses
 	direct directCounts  // the drivers' direct writes
 	mux    *http.ServeMux
 	close  sync.Once
