@@ -3,7 +3,6 @@ package simulate
 import (
 	"encoding/binary"
 	"hash/fnv"
-	"strconv"
 	"sync"
 )
 
@@ -69,15 +68,9 @@ func chainPrompt(prev storedTurn, msgs []chatMessage) promptInfo {
 	h := fnv.New64a()
 	h.Write(binary.LittleEndian.AppendUint64(nil, prev.hash))
 	for _, m := range msgs {
-		h.Write([]byte(m.Role))
-		h.Write([]byte{0})
-		h.Write([]byte(m.text))
-		h.Write([]byte{0})
-		p.tokens += messageTokens(m.text)
+		p.add(h, m)
 	}
-	p.tokens += tokensPerPrompt
-	p.hash = h.Sum64()
-	p.nextKey = "turn:" + strconv.FormatUint(p.hash, 16)
+	p.seal(h)
 	return p
 }
 

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"hash"
 	"hash/fnv"
 	"math/rand/v2"
 	"strconv"
@@ -219,16 +220,27 @@ func chatPrompt(msgs []chatMessage) promptInfo {
 			}
 			p.prefixTokens = p.tokens
 		}
-		h.Write([]byte(m.Role))
-		h.Write([]byte{0})
-		h.Write([]byte(m.text))
-		h.Write([]byte{0})
-		p.tokens += messageTokens(m.text)
+		p.add(h, m)
 	}
+	p.seal(h)
+	return p
+}
+
+// add adds m to p, a conversation's prompt hashed into h.
+func (p *promptInfo) add(h hash.Hash64, m chatMessage) {
+	h.Write([]byte(m.Role))
+	h.Write([]byte{0})
+	h.Write([]byte(m.text))
+	h.Write([]byte{0})
+	p.tokens += messageTokens(m.text)
+}
+
+// seal ends p, a conversation's prompt hashed into h: the prompt's own
+// tokens, its hash and the key of its turn for the next one.
+func (p *promptInfo) seal(h hash.Hash64) {
 	p.tokens += tokensPerPrompt
 	p.hash = h.Sum64()
 	p.nextKey = "turn:" + strconv.FormatUint(p.hash, 16)
-	return p
 }
 
 // textPrompt estimates a legacy completions prompt; it has no prefix key.
