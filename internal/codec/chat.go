@@ -95,6 +95,9 @@ func (r chat) Decode(data []byte) (Event, error) {
 	if s := codeError(c.JSON.ExtraFields, len(c.Choices)); s != nil {
 		return Event{}, serverError(s)
 	}
+	if s := groqError(c.JSON.ExtraFields); s != nil {
+		return Event{}, serverError(s)
+	}
 	for i := range c.Choices {
 		c.Choices[i].FinishReason = finishReason(c.Choices[i].FinishReason)
 		if !oneToolCall(&c.Choices[i].Delta) {

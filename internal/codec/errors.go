@@ -169,6 +169,25 @@ func codeError(extra map[string]respjson.Field, choices int) *ServerError {
 	return &ServerError{Code: code.Raw, Message: stringOf(json.RawMessage(extra["text"].Raw()))}
 }
 
+// groqError returns the error of a chunk whose x_groq extension holds
+// one: Groq stops a stream early (over capacity, say) with the reason only
+// in x_groq.error of its last chunk, which carries a finish reason and is
+// followed by [DONE] as a finished answer's is (groq/groq-python
+// types/chat/chat_completion_chunk.py: "An error string indicating why a
+// stream was stopped early"); nil for any other chunk. Groq sends x_groq
+// on a stream's first and last chunks only, and no other server sends it.
+func groqError(extra map[string]respjson.Field) *ServerError {
+	f, ok := extra["x_groq"]
+	if !ok {
+		return nil
+	}
+	e := gjson.Get(f.Raw(), "error")
+	if !e.Exists() || e.Type == gjson.Null || (e.Type == gjson.String && e.Str == "") {
+		return nil
+	}
+	return &ServerError{Raw: e.Raw}
+}
+
 // rawError returns the error an event of a chat or completions stream
 // carries, raw: its "error" field, or the whole event when its object is
 // "error" (as some servers send a failure mid-stream); nil when it has
