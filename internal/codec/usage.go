@@ -5,6 +5,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/respjson"
+	"github.com/tidwall/gjson"
 )
 
 // Usage is the token counts an event reports: of the prompt, of its
@@ -68,15 +69,21 @@ func usageOf(u openai.CompletionUsage) Usage {
 
 // chunkUsage returns the usage a chat chunk reports, and whether it
 // reports one: its usage object (see usageIn), else the one a choice
-// carries (Moonshot sends the usage in the finish chunk's choice).
+// carries (Moonshot sends the usage in the finish chunk's choice), else
+// the one in its x_groq extension (Groq sends the usage of a stream
+// there, in its last chunk, and at the top level only when include_usage
+// was asked for: groq/groq-python types/chat/chat_completion_chunk.py).
 func chunkUsage(c *openai.ChatCompletionChunk) (Usage, bool) {
 	if u, ok := usageIn(&c.Usage, c.JSON.Usage.Valid(), c.JSON.ExtraFields); ok {
 		return u, true
 	}
 	for i := range c.Choices {
-		if u, ok := choiceUsage(c.Choices[i].JSON.ExtraFields["usage"]); ok {
+		if u, ok := choiceUsage(c.Choices[i].JSON.ExtraFields["usage"].Raw()); ok {
 			return u, true
 		}
+	}
+	if f, ok := c.JSON.ExtraFields["x_groq"]; ok {
+		return choiceUsage(gjson.Get(f.Raw(), "usage").Raw)
 	}
 	return Usage{}, false
 }
@@ -96,10 +103,11 @@ func usageIn(u *openai.CompletionUsage, present bool, extra map[string]respjson.
 	return out, true
 }
 
-// choiceUsage decodes a usage object that rides on a choice; ok is false
-// when there is none, or it holds no token count.
-func choiceUsage(f respjson.Field) (Usage, bool) {
-	raw := f.Raw() // an extra field is never Valid: respjson marks it unexpected
+// choiceUsage decodes raw, a usage object that rides beside a chunk's own
+// (on a choice, in an extension; an extra field is never Valid: respjson
+// marks it unexpected); ok is false when there is none, or it holds no
+// token count.
+func choiceUsage(raw string) (Usage, bool) {
 	if raw == "" || raw == "null" {
 		return Usage{}, false
 	}
