@@ -392,7 +392,7 @@ func (a *attempt) closeStream() {
 // dropped: nothing is delivered for them.
 func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	data, err := a.sr.Next()
-	if err == io.EOF && a.terminal {
+	if err == io.EOF && (a.terminal || a.itemsDone()) {
 		at := a.body.last
 		return true, at, a.outputEnd(at)
 	}
@@ -487,12 +487,20 @@ func (a *attempt) cutBeforeDone() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	switch {
-	case a.terminal:
+	case a.terminal || a.itemsDone():
 		return ""
 	case a.finishedChoices == (codec.Finished{}):
 		return "no finish_reason"
 	}
 	return choicesDetail(a.finishedChoices.Count(), a.spec.req.Choices())
+}
+
+// itemsDone reports whether a Responses stream that ends without its
+// final event answered whole all the same: every output item it added
+// was done, completed (see codec.ResponseStream.ItemsDone).
+func (a *attempt) itemsDone() bool {
+	rs, ok := a.dec.(*codec.ResponseStream)
+	return ok && rs.ItemsDone()
 }
 
 // answered reports whether the attempt's answer is complete (see

@@ -8,9 +8,10 @@ import (
 
 // Response done events that ResponseStream reads.
 const (
-	respTextDone = "response.output_text.done"
-	respArgsDone = "response.function_call_arguments.done"
-	respItemDone = "response.output_item.done"
+	respTextDone  = "response.output_text.done"
+	respArgsDone  = "response.function_call_arguments.done"
+	respItemAdded = "response.output_item.added"
+	respItemDone  = "response.output_item.done"
 )
 
 // maxStreamedItems bounds the output items a ResponseStream keeps: past
@@ -40,6 +41,16 @@ type ResponseStream struct {
 	items map[partKey]*streamedItem
 	all   streamedItem // the text of every item's deltas, in order
 	seed  maphash.Seed
+	life  itemLife
+}
+
+// itemLife follows the output items of a Responses stream from their
+// output_item.added to their output_item.done (see ItemsDone). The zero
+// value has seen no item.
+type itemLife struct {
+	open     int  // items added and not yet done
+	answered bool // an item other than reasoning was done, completed
+	broken   bool // an item done that was not added, or not completed
 }
 
 // partKey names what a ResponseStream keeps apart: a content part of an
@@ -91,12 +102,42 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 		if s.markArgs(ev.ItemID) {
 			out.ToolCall, out.Outputs = true, 1
 		}
+	case respItemAdded:
+		s.life.open++
 	case respItemDone:
+		s.life.done(ev.Item.Type, ev.Item.Status)
 		if callItem(ev.Item.Type) && s.markArgs(ev.Item.ID, ev.Item.CallID) {
 			out.ToolCall, out.Outputs = true, 1
 		}
 	}
 	return out, nil
+}
+
+// done records the output_item.done of an item of type typ whose status is
+// status: "completed", or none for reasoning (OpenAI's reasoning items
+// carry no status in the stream).
+func (l *itemLife) done(typ, status string) {
+	if l.open == 0 || (status != "completed" && (status != "" || typ != "reasoning")) {
+		l.broken = true
+		return
+	}
+	l.open--
+	if typ != "reasoning" {
+		l.answered = true
+	}
+}
+
+// ItemsDone reports whether every output item the stream added so far was
+// done, completed, and one of them was more than reasoning: what a
+// stream that ends there without its final event (response.completed)
+// answered is whole. OpenRouter's /responses closes some streams so,
+// after the last output_item.done (moeru-ai/airi#2593, #2589). A stream
+// cut inside an item, after reasoning alone, or with an item done
+// otherwise than completed is not whole; neither is one whose items are
+// done without being added (llama.cpp's), which ends with its final event.
+func (s *ResponseStream) ItemsDone() bool {
+	l := &s.life
+	return l.answered && l.open == 0 && !l.broken
 }
 
 // item returns what the part of key streamed so far, nil past
