@@ -98,6 +98,11 @@ func (r chat) Decode(data []byte) (Event, error) {
 	if s := groqError(c.JSON.ExtraFields); s != nil {
 		return Event{}, serverError(s)
 	}
+	if f, ok := c.JSON.ExtraFields["base_resp"]; ok {
+		if s := baseRespError(f.Raw()); s != nil {
+			return Event{}, serverError(s)
+		}
+	}
 	for i := range c.Choices {
 		c.Choices[i].FinishReason = finishReason(c.Choices[i].FinishReason)
 		if !oneToolCall(&c.Choices[i].Delta) {
@@ -182,6 +187,11 @@ func (r chat) Fetch(ctx context.Context, client *openai.Client, opts []option.Re
 	}
 	if se := wholeError(res.RawJSON(), len(res.Choices) == 0); se != nil {
 		return Event{}, serverError(se), nil
+	}
+	if f, ok := res.JSON.ExtraFields["base_resp"]; ok {
+		if se := baseRespError(f.Raw()); se != nil {
+			return Event{}, serverError(se), nil
+		}
 	}
 	functionTypes(res)
 	toolCallsFinish(res)

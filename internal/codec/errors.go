@@ -188,6 +188,21 @@ func groqError(extra map[string]respjson.Field) *ServerError {
 	return &ServerError{Raw: e.Raw}
 }
 
+// baseRespError returns the error in raw, an answer's base_resp, when its
+// status_code is not 0: MiniMax answers a request it failed (over its rate
+// limit, 1002; a balance spent, 1008; a bad key, 1004) with status 200, no
+// choices, a usage of zeros and the failure only there, streamed or not
+// (CherryHQ/cherry-studio#11287: "choices: null + zeroed usage" beside
+// "base_resp{status_code,status_msg}"); its answers that succeed carry
+// status_code 0. nil for any other.
+func baseRespError(raw string) *ServerError {
+	code := gjson.Get(raw, "status_code")
+	if code.Type != gjson.Number || code.Int() == 0 {
+		return nil
+	}
+	return &ServerError{Code: code.Raw, Message: gjson.Get(raw, "status_msg").String()}
+}
+
 // rawError returns the error an event of a chat or completions stream
 // carries, raw: its "error" field, or the whole event when its object is
 // "error" (as some servers send a failure mid-stream); nil when it has
