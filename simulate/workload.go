@@ -134,10 +134,12 @@ const maxTraceBytes = 256 << 20
 // "arrival_s,prompt_tokens,output_tokens[,prefix_id]": arrival in seconds
 // since the start, token counts, and an optional shared-prefix name whose
 // requests share their first half of the prompt (a system prompt). A
-// header line whose first field is not a number is skipped; so are blank
-// lines and lines starting with '#'. Requests get IDs 1..n in file order.
-// A malformed line yields an *InvalidError naming the line; more than
-// 256 MiB of input is refused.
+// first line that names those columns, in that order and in any case, is
+// the header and is skipped; any other line whose first field is not a
+// number is malformed, not skipped. Blank lines and lines starting with
+// '#' are skipped. Requests get IDs 1..n in file order. A malformed line
+// yields an *InvalidError naming the line; more than 256 MiB of input is
+// refused.
 func ReadTrace(r io.Reader) ([]Arrival, error) {
 	lr := &io.LimitedReader{R: r, N: maxTraceBytes + 1}
 	cr := csv.NewReader(lr)

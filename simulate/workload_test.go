@@ -87,6 +87,34 @@ func TestReadTrace(t *testing.T) {
 	}
 }
 
+// TestReadTraceHeader checks which first lines ReadTrace skips as the
+// header: the columns' names, in order and in any case, after comments
+// and blank lines too; a line of other names is malformed.
+func TestReadTraceHeader(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int // arrivals; -1 for ErrInvalid
+	}{
+		{"arrival_s,prompt_tokens,output_tokens\n0,10,3\n", 1},
+		{"ARRIVAL_S, Prompt_Tokens, Output_Tokens, Prefix_ID\n0,10,3,a\n1,10,3,a\n", 2},
+		{"# exported trace\n\narrival_s,prompt_tokens,output_tokens\n0,10,3\n", 1},
+		{"time,prompt,output\n0,10,3\n", -1},
+		{"arrival_s,output_tokens,prompt_tokens\n0,10,3\n", -1},
+	}
+	for _, tt := range tests {
+		a, err := simulate.ReadTrace(strings.NewReader(tt.in))
+		got := len(a)
+		if errors.Is(err, simulate.ErrInvalid) {
+			got = -1
+		} else if err != nil {
+			t.Fatalf("ReadTrace(%q) error = %v", tt.in, err)
+		}
+		if got != tt.want {
+			t.Errorf("ReadTrace(%q) = %d arrivals (-1: ErrInvalid; err %v), want %d", tt.in, got, err, tt.want)
+		}
+	}
+}
+
 func TestGammaArrivalsHaveTheRateAndBurstiness(t *testing.T) {
 	for _, cv := range []float64{0.5, 1, 3} {
 		a, err := simulate.Workload{Rate: 10, Process: simulate.GammaProcess, Burstiness: cv, Requests: 50000, Seed: 7}.Arrivals()
