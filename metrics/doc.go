@@ -59,7 +59,7 @@
 // ("429"); tokenpace's own endings ("budget_exceeded", "circuit_open",
 // "admission", "superseded", "invalid_output", "stream_closed", and the
 // kind of a StreamError: "stream_reset", "stream_truncated",
-// "malformed_event", "content_type", "error_event", "too_large");
+// "malformed_event", "content_type", "error_event", "too_large", "panic");
 // "canceled", "timeout", "unexpected_eof"; else the result of an
 // ErrorType() string method in the error chain, else the Go type of the
 // error.

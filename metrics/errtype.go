@@ -21,7 +21,8 @@ import (
 // ("budget_exceeded", "circuit_open", "admission", "superseded",
 // "invalid_output", "stream_closed", and for a *tokenpace.StreamError its
 // kind: "stream_reset", "stream_truncated", "malformed_event",
-// "content_type", "error_event", "too_large"); "canceled" and
+// "content_type", "error_event", "too_large", and "panic" when a function
+// of the caller's panicked); "canceled" and
 // "timeout" for context endings, "unexpected_eof" for a body cut short,
 // "timeout" for network timeouts; a request whose connection failed
 // "connection_closed" (closed before an answer), "connection_reset",

@@ -32,6 +32,11 @@ func TestErrorType(t *testing.T) {
 		{&tokenpace.StreamError{Kind: tokenpace.KindReset, Err: io.ErrUnexpectedEOF}, "stream_reset"},
 		{&tokenpace.StreamError{Kind: tokenpace.KindErrorEvent, Err: &openai.Error{StatusCode: 200, Type: "server_error"}}, "error_event"},
 		{&tokenpace.StreamError{Kind: tokenpace.KindTruncated}, "stream_truncated"},
+		{&tokenpace.StreamError{Kind: tokenpace.KindContentType, Detail: "text/html"}, "content_type"},
+		{&tokenpace.StreamError{Kind: tokenpace.KindMalformed, Err: errors.New("bad json")}, "malformed_event"},
+		{&tokenpace.StreamError{Kind: tokenpace.KindTooLarge, Detail: "line"}, "too_large"},
+		// A hook or validator of the caller's panicked: its kind, not the panic value's type.
+		{&tokenpace.StreamError{Kind: tokenpace.KindPanic, Detail: "Hooks.Done", Err: errors.New("boom")}, "panic"},
 		{&tokenpace.BudgetError{Phase: tokenpace.PhaseTTFT}, "budget_exceeded"},
 		{&tokenpace.StreamError{Kind: tokenpace.KindSkipped, Target: "a", Err: tokenpace.ErrCircuitOpen}, "circuit_open"},
 		{fmt.Errorf("x: %w", tokenpace.ErrSuperseded), "superseded"},
