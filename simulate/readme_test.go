@@ -77,3 +77,44 @@ func TestREADMEPredictFigures(t *testing.T) {
 		t.Fatal("README: no row of the predict table found")
 	}
 }
+
+// TestREADMEPredictArithmetic checks the figures the README's CLI section
+// quotes from `tokenpace predict --model llama-3.1-70b --bits 4
+// --bandwidth-gbs 1000 --tflops 165 --memory-gb 48 --mbu 1 --prompt-tokens
+// 4000` against Predict for the same deployment and prompt.
+func TestREADMEPredictArithmetic(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := simulate.LookupModel("llama-3.1-70b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _, err := simulate.GPUSpec{BandwidthGBs: 1000, TFLOPS: 165, MemoryGB: 48}.GPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prec, err := simulate.CustomPrecision(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := simulate.Predict(simulate.Deployment{Model: m, GPU: g, Precision: prec, MBU: 1}, simulate.Scenario{PromptTokens: 4000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	// The README wraps its lines: compare with single spaces.
+	text := strings.Join(strings.Fields(string(readme)), " ")
+	for _, want := range []string{
+		strconv.FormatFloat(p.DecodeStep.WeightBytes/1e9, 'f', 1, 64) + " GB of weights read per token",
+		strconv.FormatFloat(p.DecodeStep.KVBytes/1e9, 'f', 2, 64) + " GB of KV cache for the prompt",
+		"reads them in " + strconv.FormatFloat(ms(p.DecodeStep.Memory), 'f', 1, 64) + " ms per token",
+		strconv.FormatFloat(ms(p.DecodeStep.Time), 'f', 1, 64) + " ms a step (" + strconv.FormatFloat(p.TPS, 'f', 1, 64) + " TPS)",
+		"costs " + strconv.FormatFloat(p.Prefill.Seconds(), 'f', 1, 64) + " s of prefill",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("README's predict example lacks %q, what Predict gives", want)
+		}
+	}
+}
