@@ -118,3 +118,34 @@ func TestREADMEPredictArithmetic(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMECustomGPUDefaults checks the defaults the README says `predict
+// --model llama-3.1-70b --gpus 4 --bandwidth-gbs 3350 --tflops 989
+// --fp8-tflops 1979 --memory-gb 80 --precision fp8` lists against those
+// GPUSpec and DefaultsFor take for that deployment.
+func TestREADMECustomGPUDefaults(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := simulate.LookupModel("llama-3.1-70b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _, err := simulate.GPUSpec{BandwidthGBs: 3350, TFLOPS: 989, FP8TFLOPS: 1979, MemoryGB: 80}.GPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eff := simulate.DefaultsFor(simulate.Deployment{Model: m, GPU: g, GPUs: 4, Precision: simulate.FP8})
+	text := strings.Join(strings.Fields(string(readme)), " ")
+	for _, want := range []string{
+		"`vector-tflops = " + strconv.FormatFloat(g.VectorTFLOPS, 'f', 1, 64) + "`",
+		"`interconnect = " + strconv.FormatFloat(g.PeerLinkGBs, 'f', -1, 64) + " GB/s (nvlink-class)`",
+		"`mbu = " + strconv.FormatFloat(eff.MBU, 'f', 3, 64) + "`",
+		"`all-reduce-share = " + strconv.FormatFloat(eff.AllReduceShare, 'f', 3, 64) + "`",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("README's custom-GPU example lacks %s, the default predict takes", want)
+		}
+	}
+}
