@@ -66,8 +66,11 @@
 //
 // # Spans
 //
-// Each call yields a client span "chat {model}" from Timing.Start to
-// Timing.End, a child of the span in the call's context, with the GenAI
+// Each call yields a client span named "{gen_ai.operation.name} {model}"
+// ("chat gpt-4.1" for chat completions and the Responses API,
+// "text_completion qwen2.5-coder" for the completions API), from
+// Timing.Start to Timing.End, a child of the span in the call's context,
+// with the GenAI
 // attributes above plus gen_ai.request.stream,
 // gen_ai.response.time_to_first_chunk, gen_ai.usage.input_tokens,
 // gen_ai.usage.output_tokens, gen_ai.usage.cache_read.input_tokens and
