@@ -116,7 +116,8 @@ func TestIncludeUsage(t *testing.T) {
 }
 
 // TestRetriesVisible checks that openai-go's retries each appear in
-// Timing.HTTP, and that UserTTFT counts from the call, the wait included.
+// Timing.HTTP, and that TTFT and UserTTFT count from the call's first
+// request, the Retry-After wait included.
 func TestRetriesVisible(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ts := simulate.StartInMemory(t,
@@ -147,6 +148,12 @@ func TestRetriesVisible(t *testing.T) {
 		}
 		if got, want := tm.UserTTFT(), 2*time.Second+100*time.Millisecond; got != want {
 			t.Errorf("UserTTFT() = %v, want %v", got, want)
+		}
+		if got, want := tm.TTFT(), 2*time.Second+100*time.Millisecond; got != want {
+			t.Errorf("TTFT() = %v, want %v (from the first request: the retry's wait included)", got, want)
+		}
+		if got, want := tm.UserTTFT()-tm.TTFT(), tm.Queue(); got != want {
+			t.Errorf("UserTTFT() - TTFT() = %v, want Queue() %v", got, want)
 		}
 		if got, want := tm.Chunks[0].Sub(tm.HTTP[1].Start), 100*time.Millisecond; got != want {
 			t.Errorf("TTFT of the answering request = %v, want %v", got, want)

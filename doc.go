@@ -69,9 +69,12 @@
 // (tokens − 1) with the server's own token count, TPS its inverse. A chunk
 // may carry several tokens: ITL is per chunk, TPOT per token.
 //
-// E2E runs from the request being sent to the end of the stream; UserTTFT
-// counts from the call, so it includes the queue and openai-go's retries,
-// each of which Timing.HTTP records. Milestones (MilestoneFirstSentence,
+// E2E runs from the request being sent to the end of the stream. TTFT and
+// E2E count from the call's first HTTP request: openai-go's retries, and
+// the waits a Retry-After asked for, are inside them (Timing.HTTP records
+// each request; the answering one's own time to first token is Chunks[0]
+// less the last HTTP attempt's Start). UserTTFT counts from the call, so it
+// adds the client-side queue. Milestones (MilestoneFirstSentence,
 // MilestoneFirstLine, WithMilestone) mark when the user can act before the
 // end.
 //

@@ -46,8 +46,10 @@ type Timing struct {
 	// Start is when the caller made the call.
 	Start time.Time
 	// Sent is when the request left for the server after client-side
-	// admission (limiter wait); TTFT and E2E count from here. For a Router
-	// call it is when the call's first request left.
+	// admission (limiter wait); TTFT and E2E count from here. It is the
+	// first HTTP request's start, so openai-go's retries and their waits
+	// count in TTFT and E2E (see HTTP). For a Router call it is when the
+	// call's first request left.
 	Sent time.Time
 	// WroteRequest is when the request was fully written to the connection
 	// (httptrace), of the last HTTP attempt.
@@ -198,7 +200,8 @@ func (t *Timing) TTFT() time.Duration {
 }
 
 // UserTTFT is the time to first token as the caller lived it: from Start,
-// so it includes admission, retries and any fallback.
+// so it is TTFT plus the client-side admission (Queue). Retries and
+// fallbacks are in both.
 func (t *Timing) UserTTFT() time.Duration {
 	if len(t.Chunks) == 0 {
 		return 0
