@@ -44,8 +44,13 @@ func (s *Server) listModels(w http.ResponseWriter, _ *http.Request) {
 	json.NewEncoder(w).Encode(body)
 }
 
-// health serves GET /health.
+// health serves GET /health: 200 while the server serves, 503 once Close
+// has stopped its drivers (completions then get 503 too).
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
+	if s.closing.Err() != nil {
+		writeError(w, &apiError{status: http.StatusServiceUnavailable, message: "server is shutting down"})
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write([]byte(`{"status":"ok"}` + "\n"))
 }

@@ -148,6 +148,36 @@ func get(t *testing.T, ts *simulate.TestServer, path string) (int, string) {
 	return res.StatusCode, string(b)
 }
 
+// TestHealthAfterClose checks that /health says the server serves only
+// while it does: once Close has stopped the drivers, completions get 503,
+// and so does /health, so that a load balancer or a readiness probe stops
+// sending requests to it.
+func TestHealthAfterClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := simulate.StartInMemory(t, simulate.WithModel("m", &simulate.Fixed{TTFT: ms(10), ITL: ms(10)}))
+		chat := `{"model":"m","max_tokens":2,"messages":[{"role":"user","content":"hi"}]}`
+		if code, body := get(t, ts, "/health"); code != http.StatusOK {
+			t.Errorf("serving: GET /health = %d %s, want 200", code, body)
+		}
+		ts.Server.Close()
+		if x := post(t, ts, "/v1/chat/completions", chat, nil); x.status != http.StatusServiceUnavailable {
+			t.Fatalf("closed: POST /v1/chat/completions = %d %s, want 503", x.status, x.body)
+		}
+		code, body := get(t, ts, "/health")
+		if code != http.StatusServiceUnavailable {
+			t.Errorf("closed: GET /health = %d %s, want 503", code, body)
+		}
+		var e struct {
+			Error struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(body), &e); err != nil || e.Error.Message == "" {
+			t.Errorf("closed: GET /health body = %s, want an OpenAI-style JSON error (%v)", body, err)
+		}
+	})
+}
+
 func TestModelsHealthMetrics(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ts := simulate.StartInMemory(t,

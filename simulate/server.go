@@ -53,7 +53,7 @@ const (
 //	POST /v1/responses          the Responses API, streaming and not
 //	GET  /v1/models             the served models
 //	GET  /v1/models/{model}     one of them
-//	GET  /health                200 while serving
+//	GET  /health                200 while serving, 503 once closed
 //	GET  /metrics               engine state, Prometheus text format
 //
 // Each model has its own Scheduler, owned by one goroutine (the online
@@ -434,7 +434,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 
 // Close stops the drivers; requests still running end without further
 // tokens, at once, even those whose writes wait for a client that does not
-// read. It returns nil; later calls do nothing. To stop an http.Server
+// read; later completion requests, and GET /health, get 503. It returns
+// nil; later calls do nothing. To stop an http.Server
 // that serves s (http.Server.Shutdown, httptest.Server.Close wait for
 // running requests), close s first.
 func (s *Server) Close() error {
