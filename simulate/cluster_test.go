@@ -171,3 +171,40 @@ func TestAffinityMemoryIsBounded(t *testing.T) {
 		t.Errorf("prefixes remembered after 300,000 distinct ones = %d, want at most %d", n, 2<<16)
 	}
 }
+
+// TestPrefixAffinityBalanceThresholds checks when PrefixAffinity gives up
+// a prefix's replica for the least-loaded one: when it holds more than
+// AffinityAbsSlack requests above the least-loaded replica's and more than
+// AffinityRelSlack times its load, as SGLang's cache-aware router decides.
+func TestPrefixAffinityBalanceThresholds(t *testing.T) {
+	c := newCluster(t, 2, simulate.PrefixAffinity)
+	add := func(id uint64, prefix string) {
+		c.Add(0, &simulate.Request{ID: id, PromptTokens: 64, PrefixKey: prefix, PrefixTokens: 32, OutputTokens: 100})
+	}
+	id := uint64(0)
+	steps := []struct {
+		n      int    // requests of prefix "p" added
+		prefix string // their prefix
+		want   []int  // Outstanding after them
+	}{
+		// Replica 0 serves "p" first and keeps it up to 64 requests above
+		// replica 1's 0; the 66th goes to the least-loaded replica 1.
+		{65, "p", []int{65, 0}},
+		{1, "p", []int{65, 1}},
+		// 65 against 1: 64 above it, not more: "p" stays.
+		{1, "p", []int{66, 1}},
+		// 66 against 1: 65 above it and over 1.5 times: replica 1.
+		{1, "p", []int{66, 2}},
+		// A request without a prefix goes to the least-loaded replica.
+		{1, "", []int{66, 3}},
+	}
+	for _, s := range steps {
+		for range s.n {
+			id++
+			add(id, s.prefix)
+		}
+		if got := c.Outstanding(); fmt.Sprint(got) != fmt.Sprint(s.want) {
+			t.Fatalf("after request %d (prefix %q): Outstanding() = %v, want %v", id, s.prefix, got, s.want)
+		}
+	}
+}

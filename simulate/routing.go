@@ -16,11 +16,12 @@ const (
 	LeastOutstanding
 	// PrefixAffinity sends requests that share a Request.PrefixKey to the
 	// replica that served the prefix first, so its prefix cache serves
-	// them, unless that replica is overloaded: more than AffinityAbsSlack
-	// requests and AffinityRelSlack times more than the least-loaded one,
-	// when the request goes to the least-loaded replica instead (the
-	// balance thresholds of SGLang's cache-aware router). A new prefix, or
-	// none, goes to the least-loaded replica.
+	// them, unless that replica is overloaded: it holds (queued or
+	// running) more than AffinityAbsSlack requests beyond the least-loaded
+	// replica's, and more than AffinityRelSlack times as many; the request
+	// then goes to the least-loaded replica instead (the balance
+	// thresholds of SGLang's cache-aware router). A new prefix, or none,
+	// goes to the least-loaded replica.
 	PrefixAffinity
 )
 
