@@ -29,8 +29,9 @@ type Fit struct {
 // fit says more about noise than about prefill.
 const minFitSpread = 256
 
-// Meaningful reports whether f rests on prompts of lengths spread widely
-// enough (at least 256 tokens apart) to tell prefill cost from noise.
+// Meaningful reports whether f rests on enough requests (three or more:
+// two fit any line) of prompt lengths spread widely enough (at least 256
+// tokens apart) to tell prefill cost from noise.
 func (f Fit) Meaningful() bool {
 	return f.N >= 3 && f.MaxTokens-f.MinTokens >= minFitSpread
 }
