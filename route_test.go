@@ -365,3 +365,29 @@ func TestCloseMidStream(t *testing.T) {
 		}
 	})
 }
+
+// TestContinuedCallTokenCounts checks a continued call's token counts:
+// OutputTokens counts the whole output the caller read, the broken
+// attempt's by its deltas, so UsageReported is false; PromptTokens is the
+// last request's, as its server reported it.
+func TestContinuedCallTokenCounts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := stallingRouter(t, 5, simulate.Fixed{TTFT: 20 * msec, ITL: 5 * msec}, simulate.Fixed{TTFT: 20 * msec, ITL: 5 * msec}, replyWords(8))
+		s := r.NewStreaming(context.Background(), chat("big", 8))
+		readAll(t, s)
+		if err := s.Err(); err != nil {
+			t.Fatalf("Err() = %v, want nil", err)
+		}
+		tm := s.Timing()
+		if got := kinds(tm); !slices.Equal(got, []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptContinuation}) {
+			t.Fatalf("kinds = %v, want first, continuation", got)
+		}
+		if tm.OutputTokens != 8 || tm.UsageReported {
+			t.Errorf("OutputTokens, UsageReported = %d, %v, want 8, false (5 counted by the client, 3 by the server)", tm.OutputTokens, tm.UsageReported)
+		}
+		last := s.Accumulated().Usage // the continuation's usage chunk
+		if tm.PromptTokens == 0 || int64(tm.PromptTokens) != last.PromptTokens {
+			t.Errorf("PromptTokens = %d, want the continuation's reported %d", tm.PromptTokens, last.PromptTokens)
+		}
+	})
+}

@@ -95,7 +95,14 @@ type Timing struct {
 
 	// PromptTokens, CachedTokens and OutputTokens come from the usage chunk
 	// when the server sent one (UsageReported), else OutputTokens counts
-	// output-bearing deltas and the others are zero.
+	// output-bearing deltas and the others are zero. A Router call's
+	// PromptTokens and CachedTokens are those its last request's server
+	// reported (a continuation's prompt holds the output so far), and its
+	// OutputTokens count the whole output the caller read: an attempt's
+	// usage for each attempt that reported one, else its deltas, so
+	// UsageReported is false when an attempt the caller read from (one
+	// that broke before its usage, say) counted by deltas, though
+	// PromptTokens may still be the server's.
 	PromptTokens, CachedTokens, OutputTokens int
 	// ReasoningTokens is how many of OutputTokens the server says went to
 	// reasoning (reasoning_tokens in its usage); zero when it said none.
@@ -103,7 +110,8 @@ type Timing struct {
 	// text, or a summary of it) was spent before the first token: TPOT
 	// and TPS leave it out.
 	ReasoningTokens int
-	// UsageReported says the token counts came from the server.
+	// UsageReported says the token counts came from the server: for a
+	// Router call, OutputTokens from every attempt the caller read.
 	UsageReported bool
 	// PromptBytes is the length in bytes of the prompt's text as sent: the
 	// messages' text, or the completion's prompt; zero when the prompt
