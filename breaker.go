@@ -32,7 +32,9 @@ const (
 // skips its route at once, recorded as an Attempt with OutcomeSkipped.
 // The zero value is a breaker with the defaults below.
 type BreakerSettings struct {
-	// Disabled turns the breakers off; the zero value false keeps them.
+	// Disabled turns off the breakers the Router makes from these
+	// settings; a route's own Route.Breaker, to which they do not apply,
+	// stays on. The zero value false keeps them.
 	Disabled bool
 	// Failures is how many consecutive failures open the breaker; zero
 	// means 5.

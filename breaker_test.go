@@ -165,3 +165,45 @@ func TestBreakerSettingsGobreaker(t *testing.T) {
 		t.Errorf("tokenpace.BreakerSettings{}.Gobreaker() = timeout %v, max requests %d; want 30s, 1, tripping at 5 failures", got.Timeout, got.MaxRequests)
 	}
 }
+
+// TestBreakerDisabledKeepsRouteBreakers checks what BreakerSettings.Disabled
+// turns off: the breakers a Router makes from the settings, not a breaker
+// a route brings (Route.Breaker), which Policy.Breaker does not apply to.
+// BreakerState reports a route's breaker whenever it has one.
+func TestBreakerDisabledKeepsRouteBreakers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := simClient(t, []simulate.Option{simulate.WithModel("m", &simulate.Fixed{TTFT: 10 * msec, ITL: 10 * msec}),
+			simulate.WithModel("n", &simulate.Fixed{TTFT: 10 * msec, ITL: 10 * msec})})
+		open := gobreaker.NewTwoStepCircuitBreaker[struct{}](tokenpace.BreakerSettings{Failures: 1}.Gobreaker("m"))
+		done, err := open.Allow()
+		if err != nil {
+			t.Fatal(err)
+		}
+		done(errors.New("server down"))
+		own := route("m")
+		own.Breaker = open
+		r, err := tokenpace.NewRouter(c, tokenpace.Policy{Breaker: tokenpace.BreakerSettings{Disabled: true}}, own, route("n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tests := []struct {
+			target string
+			state  gobreaker.State
+			ok     bool
+		}{
+			{"m", gobreaker.StateOpen, true}, // the route's own breaker
+			{"n", 0, false},                  // no breaker made: disabled
+			{"x", 0, false},                  // unknown
+		}
+		for _, tt := range tests {
+			if st, ok := r.BreakerState(tt.target); st != tt.state || ok != tt.ok {
+				t.Errorf("BreakerState(%q) = %v, %v, want %v, %v", tt.target, st, ok, tt.state, tt.ok)
+			}
+		}
+		s := r.NewStreaming(context.Background(), chat("m", 2))
+		readAll(t, s)
+		if got, want := outcomes(s.Timing()), []tokenpace.Outcome{tokenpace.OutcomeSkipped, tokenpace.OutcomeWon}; !slices.Equal(got, want) {
+			t.Errorf("outcomes = %v, want %v (m's own breaker is open)", got, want)
+		}
+	})
+}

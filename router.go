@@ -83,7 +83,9 @@ func NewRouter(c *Client, p Policy, routes ...Route) (*Router, error) {
 func (r *Router) route(target string) *route { return r.byName[target] }
 
 // BreakerState returns the state of target's circuit breaker, and false
-// when target is unknown or breakers are disabled.
+// when target is unknown or has none: breakers are disabled
+// (BreakerSettings.Disabled) and the route brings no Route.Breaker of its
+// own.
 func (r *Router) BreakerState(target string) (gobreaker.State, bool) {
 	rt := r.route(target)
 	if rt == nil || rt.br == nil {
