@@ -65,9 +65,11 @@
 // ITL is the gap between consecutive output-bearing chunks (Timing.ITL,
 // Timing.MaxGap; metrics.DistOf for its percentiles); decode is
 // memory-bound, so a 70B model at 4 bits on 1000 GB/s takes at least
-// 35 ms a token. TPOT is (E2E − TTFT) /
-// (tokens − 1) with the server's own token count, TPS its inverse. A chunk
-// may carry several tokens: ITL is per chunk, TPOT per token.
+// 35 ms a token. TPOT is (E2E − TTFT) / (tokens − 1) with the end taken
+// at the last token (the wait for the usage chunk, [DONE] or the body's
+// end after it is no decoding) and the server's own token count, TPS its
+// inverse. A chunk may carry several tokens: ITL is per chunk, TPOT per
+// token.
 //
 // E2E runs from the request being sent to the end of the stream. TTFT and
 // E2E count from the call's first HTTP request: openai-go's retries, and
