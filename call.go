@@ -386,13 +386,35 @@ func (c *call) handOver(p []arrived) []arrived {
 		if p = c.handResponse(tr, p); len(p) == 0 {
 			return p
 		}
-	} else if c.set.keepText {
-		appendContent(&c.out.text, p)
-		appendReasoning(&c.out.reasoning, p)
+	} else {
+		if c.set.keepText {
+			appendContent(&c.out.text, p)
+			appendReasoning(&c.out.reasoning, p)
+		}
+		if c.out.at > c.out.kept {
+			c.countEarlier(p)
+		}
 	}
 	c.out.restartBatch = tr.kind == AttemptRestart && !tr.told
 	tr.told = true
 	return p
+}
+
+// countEarlier adds to the usage a chunk of p reports the output of the
+// tries before the one the caller reads, since its last restart: a
+// continuation's server counts only its own, and the caller's answer,
+// like its Timing, holds both. c.mu is held.
+func (c *call) countEarlier(p []arrived) {
+	earlier := int64(-1)
+	for i := range p {
+		if !p[i].HasUsage {
+			continue
+		}
+		if earlier < 0 {
+			earlier = c.deliveredBefore()
+		}
+		p[i].AddOutput(earlier)
+	}
 }
 
 // timing implements source.

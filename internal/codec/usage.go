@@ -142,3 +142,29 @@ func extraCount(extra map[string]respjson.Field, k string) int64 {
 	}
 	return n
 }
+
+// AddOutput adds n output tokens to the usage e reports, when it reports
+// one: those a continuation's server did not count, the output of the
+// tries before it that the caller received. Its counts, its chat view's
+// usage and, for a completion, the completion's own (Current's) say the
+// whole answer's output then, their totals to match.
+func (e *Event) AddOutput(n int64) {
+	if !e.HasUsage || n <= 0 {
+		return
+	}
+	e.Usage.Output += n
+	add := func(u *openai.CompletionUsage, valid bool) {
+		if valid {
+			u.CompletionTokens += n
+			if u.TotalTokens > 0 {
+				u.TotalTokens += n
+			}
+		}
+	}
+	if e.Chunk != nil {
+		add(&e.Chunk.Usage, e.Chunk.JSON.Usage.Valid())
+	}
+	if c, ok := e.Orig.(*openai.Completion); ok {
+		add(&c.Usage, c.JSON.Usage.Valid())
+	}
+}
