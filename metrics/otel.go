@@ -257,7 +257,9 @@ func (o *OTel) recordMetrics(ctx context.Context, t *tokenpace.Timing, s *attrSe
 	if t.Stream && len(t.Chunks) > 0 {
 		o.recordChunks(ctx, t, s)
 	}
-	if t.UsageReported {
+	if t.UsageReported || t.PromptTokens > 0 {
+		// A continued call's prompt tokens are its continuation's
+		// server's, though its output tokens are counted in part.
 		o.tokens.Inst().Record(ctx, int64(t.PromptTokens), s.inputOpt...)
 		o.cached.Record(ctx, int64(t.CachedTokens), s.ownOpt...)
 	}

@@ -51,7 +51,7 @@ func (o *OTel) recordSpan(ctx context.Context, t *tokenpace.Timing, s *attrSets,
 		// whether a Client or a Router made it), as the metrics have it.
 		attrs = append(attrs, semconv.GenAIResponseTimeToFirstChunk(t.TTFT().Seconds()))
 	}
-	if t.UsageReported {
+	if t.UsageReported || t.PromptTokens > 0 {
 		attrs = append(attrs, semconv.GenAIUsageInputTokens(t.PromptTokens),
 			semconv.GenAIUsageCacheReadInputTokens(t.CachedTokens))
 	}
