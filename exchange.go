@@ -570,7 +570,8 @@ func (x *exchange) server() string {
 
 // bound decodes a body the server compressed though the transport did not
 // ask it to, and bounds what openai-go reads of it: an error body, or a
-// non-streaming response (see package wire).
+// non-streaming response, its bytes and its JSON objects (see package
+// wire and codec.WholeObjects).
 func (x *exchange) bound(res *http.Response) {
 	wire.Decompress(res)
 	switch {
@@ -583,6 +584,8 @@ func (x *exchange) bound(res *http.Response) {
 		res.Body = wire.LimitBody(res.Body)
 		if res.StatusCode < 300 && isEventStream(res.Header.Get("Content-Type")) {
 			x.assemble(res)
+		} else {
+			res.Body = wire.LimitObjects(res.Body, codec.WholeObjects(x.whole))
 		}
 	}
 }

@@ -62,6 +62,42 @@ func Cost(r Request, data []byte) (int, error) {
 	return chunkCost + len(data) + n*objectCost, nil
 }
 
+// WholeObjects returns how many JSON objects the whole (non-streaming)
+// response of r may hold: maxResponseObjects, and, when r asks for log
+// probabilities, room for them over each choice's whole output (see
+// response.MaxObjects). A whole response is decoded at once, and each of
+// its objects, an empty one too, becomes a choice, an output item or a
+// token of kilobytes.
+func WholeObjects(r Request) int {
+	switch r := r.(type) {
+	case response:
+		return r.MaxObjects()
+	case chat:
+		p := r.p
+		if !p.Logprobs.Value && !p.TopLogprobs.Valid() {
+			return maxResponseObjects
+		}
+		tokens := p.MaxCompletionTokens.Or(p.MaxTokens.Or(maxOutputTokens))
+		return maxResponseObjects + r.Choices()*logprobObjects(tokens, p.TopLogprobs.Or(0))
+	case completion:
+		if !r.p.Logprobs.Valid() {
+			return maxResponseObjects
+		}
+		// The alternatives of a token are one object (top_logprobs).
+		return maxResponseObjects + r.Choices()*logprobObjects(r.p.MaxTokens.Or(maxOutputTokens), 0)
+	}
+	return maxResponseObjects
+}
+
+// logprobObjects returns the objects the log probabilities of an output
+// of tokens hold, top alternatives of each: one per token, and one per
+// alternative; tokens at most maxOutputTokens, top at most
+// maxTopLogprobs.
+func logprobObjects(tokens, top int64) int {
+	tokens = min(max(tokens, 0), maxOutputTokens)
+	return int(tokens * (1 + min(max(top, 0), maxTopLogprobs)))
+}
+
 // jsonObjects counts the objects of a JSON text: its '{' outside strings.
 func jsonObjects(data []byte) int {
 	n := 0

@@ -65,8 +65,7 @@ func (response) CanContinue() bool { return true }
 func (r response) MaxObjects() int {
 	n := maxResponseObjects
 	if r.p.TopLogprobs.Valid() || slices.Contains(r.p.Include, responses.ResponseIncludableMessageOutputTextLogprobs) {
-		tokens := min(r.p.MaxOutputTokens.Or(maxOutputTokens), maxOutputTokens)
-		n += int(max(tokens, 0) * (1 + min(max(r.p.TopLogprobs.Or(0), 0), maxTopLogprobs)))
+		n += logprobObjects(r.p.MaxOutputTokens.Or(maxOutputTokens), r.p.TopLogprobs.Or(0))
 	}
 	return n
 }

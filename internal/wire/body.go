@@ -157,6 +157,61 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// ObjectsError is the read error of a non-streaming response that holds
+// more JSON objects than its request's may (see LimitObjects). It is an
+// ErrBodyTooLarge (errors.Is).
+type ObjectsError struct{ Limit int }
+
+func (e *ObjectsError) Error() string {
+	return fmt.Sprintf("tokenpace: response body of more than %d JSON objects", e.Limit)
+}
+
+// Is reports whether target is ErrBodyTooLarge.
+func (e *ObjectsError) Is(target error) bool { return target == ErrBodyTooLarge }
+
+// LimitObjects returns body, a non-streaming JSON response, failing with
+// an *ObjectsError once it has given more than limit JSON objects (its
+// '{' outside strings). openai-go decodes the whole response at once, and
+// each object becomes a choice, an output item or a token of kilobytes:
+// 600 KB of empty objects take half a GiB decoded. The count is kept as
+// the body is read, with no copy of it.
+func LimitObjects(body io.ReadCloser, limit int) io.ReadCloser {
+	return &objectsBody{ReadCloser: body, limit: limit}
+}
+
+// objectsBody is a JSON body that fails once it has given more than limit
+// objects.
+type objectsBody struct {
+	io.ReadCloser
+	limit, n int
+	in, esc  bool // inside a string; after its backslash
+	err      error
+}
+
+func (b *objectsBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	n, err := b.ReadCloser.Read(p)
+	for _, c := range p[:n] {
+		switch {
+		case b.esc:
+			b.esc = false
+		case b.in && c == '\\':
+			b.esc = true
+		case c == '"':
+			b.in = !b.in
+		case !b.in && c == '{':
+			b.n++
+		}
+	}
+	if b.n > b.limit {
+		b.err = &ObjectsError{Limit: b.limit}
+		return 0, b.err
+	}
+	return n, err
+}
+
 // gunzipBody decodes a body the server compressed though the transport
 // did not ask it to (a client that asked for identity, or set its own
 // Accept-Encoding): Go's transport then leaves it as it came. It starts
