@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"strconv"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -90,7 +89,9 @@ func (s *wholeStream) Close() error { return s.body.Close() }
 
 // asChunkEvents returns b, a whole chat completion, as the event stream
 // of one chunk that holds it, then [DONE]; b as one event when it is not
-// a chat completion (an error object), for the decoder to tell.
+// a chat completion (an error object), for the decoder to tell. Each
+// choice and tool call is rewritten apart and the chunk set once, so that
+// its time and memory stay in proportion to b whatever it holds.
 func asChunkEvents(b []byte) []byte {
 	chunk := b
 	set := func(b []byte, err error) {
@@ -99,21 +100,16 @@ func asChunkEvents(b []byte) []byte {
 		}
 	}
 	if c := gjson.ParseBytes(b); c.Get("object").String() == "chat.completion" && c.Get("choices").IsArray() {
-		set(sjson.SetBytes(chunk, "object", "chat.completion.chunk"))
+		choices := make([]byte, 0, len(c.Get("choices").Raw)+64)
+		choices = append(choices, '[')
 		for i, ch := range c.Get("choices").Array() {
-			at := "choices." + strconv.Itoa(i)
-			delta := []byte(ch.Get("message").Raw)
-			if len(delta) == 0 {
-				delta = []byte("{}")
+			if i > 0 {
+				choices = append(choices, ',')
 			}
-			for j := range ch.Get("message.tool_calls").Array() {
-				if d, err := sjson.SetBytes(delta, "tool_calls."+strconv.Itoa(j)+".index", j); err == nil {
-					delta = d
-				}
-			}
-			set(sjson.SetRawBytes(chunk, at+".delta", delta))
-			set(sjson.DeleteBytes(chunk, at+".message"))
+			choices = append(choices, chunkChoice(ch)...)
 		}
+		set(sjson.SetRawBytes(chunk, "choices", append(choices, ']')))
+		set(sjson.SetBytes(chunk, "object", "chat.completion.chunk"))
 	}
 	var line bytes.Buffer
 	if json.Compact(&line, chunk) != nil {
@@ -124,4 +120,39 @@ func asChunkEvents(b []byte) []byte {
 	out = append(out, "data: "...)
 	out = append(out, line.Bytes()...)
 	return append(out, "\n\ndata: [DONE]\n\n"...)
+}
+
+// chunkChoice returns ch, a choice of a whole chat completion, as a
+// chunk's: its message as its delta, each tool call with its index; ch
+// as it is when it is not an object.
+func chunkChoice(ch gjson.Result) []byte {
+	out := []byte(ch.Raw)
+	delta := []byte(ch.Get("message").Raw)
+	if len(delta) == 0 {
+		delta = []byte("{}")
+	}
+	if calls := ch.Get("message.tool_calls"); calls.IsArray() {
+		indexed := make([]byte, 0, len(calls.Raw)+16)
+		indexed = append(indexed, '[')
+		for j, tc := range calls.Array() {
+			if j > 0 {
+				indexed = append(indexed, ',')
+			}
+			if d, err := sjson.SetBytes([]byte(tc.Raw), "index", j); err == nil {
+				indexed = append(indexed, d...)
+			} else {
+				indexed = append(indexed, tc.Raw...)
+			}
+		}
+		if d, err := sjson.SetRawBytes(delta, "tool_calls", append(indexed, ']')); err == nil {
+			delta = d
+		}
+	}
+	if d, err := sjson.SetRawBytes(out, "delta", delta); err == nil {
+		out = d
+	}
+	if d, err := sjson.DeleteBytes(out, "message"); err == nil {
+		out = d
+	}
+	return out
 }

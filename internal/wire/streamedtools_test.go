@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -63,6 +64,35 @@ func TestAsStreamBound(t *testing.T) {
 	res := AsStream(&http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(io.LimitReader(zeros{}, maxWholeBody+10))})
 	if _, err := io.ReadAll(res.Body); !errors.Is(err, ErrBodyTooLarge) {
 		t.Errorf("err %v, want ErrBodyTooLarge", err)
+	}
+}
+
+// TestAsStreamAllocs: a whole answer of many choices, or of a message of
+// many tool calls, is made an event in time and memory in proportion to
+// it. Each choice and each tool call was set in a copy of the whole
+// chunk: 4,000 empty choices (12 KB) allocated 466 MB, 4,000 tool calls
+// 1.75 GB (16,000 choices took 22 s of CPU, which no deadline of the
+// caller's cut short, and a 32 MiB answer hours); now 2.8 and 8.4 MB.
+func TestAsStreamAllocs(t *testing.T) {
+	calls := strings.Repeat(`{"type":"function","function":{"name":"a","arguments":"{}"}},`, 4000)
+	for _, tt := range []struct {
+		name, body string
+	}{
+		{"4000 choices", `{"object":"chat.completion","choices":[` + strings.Repeat(`{},`, 4000) + `{}]}`},
+		{"4000 tool calls", `{"object":"chat.completion","choices":[{"index":0,"message":{"tool_calls":[` + calls + `{}]}}]}`},
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		res := AsStream(&http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(tt.body))})
+		out, err := io.ReadAll(res.Body)
+		runtime.ReadMemStats(&after)
+		if err != nil || !bytes.HasPrefix(out, []byte(`data: {"object":"chat.completion.chunk"`)) {
+			t.Errorf("AsStream(%s) = %.80s (%v), want one chunk", tt.name, out, err)
+		}
+		// 4 KiB for each choice or call, and 16 bytes for each of the body's.
+		if got, want := after.TotalAlloc-before.TotalAlloc, uint64(4000*4<<10+16*len(tt.body)); got > want {
+			t.Errorf("AsStream(%s) allocated %d bytes, want at most %d", tt.name, got, want)
+		}
 	}
 }
 
