@@ -585,7 +585,7 @@ func (x *exchange) bound(res *http.Response) {
 		if res.StatusCode < 300 && isEventStream(res.Header.Get("Content-Type")) {
 			x.assemble(res)
 		} else {
-			res.Body = wire.LimitObjects(res.Body, codec.WholeObjects(x.whole))
+			res.Body = wire.LimitObjects(res.Body, codec.WholeObjects(x.whole), codec.MaxItems)
 		}
 	}
 }

@@ -33,6 +33,17 @@ const (
 	// gives of each (top_logprobs).
 	maxOutputTokens = 128 << 10
 	maxTopLogprobs  = 20
+	// MaxItems bounds the output items and tools of one Responses event
+	// (its objects at eventItemDepth), and the choices, output items and
+	// tools of a whole response (see wire.LimitObjects): openai-go
+	// decodes each, an empty one too, into some 4 KB (a Responses output
+	// item or tool; a whole chat choice some 2 KB), where an object deeper
+	// in takes a few hundred bytes. No response holds that many.
+	MaxItems = 1 << 12
+	// eventItemDepth is the depth of a Responses event's output items and
+	// tools: {"response": {"output": [{…}]}}, the event's own object at
+	// 0. Log probabilities are at another depth.
+	eventItemDepth = 3
 	// MaxToolCalls bounds the tool calls of one choice's delta, and their
 	// index.
 	MaxToolCalls = 128
@@ -45,18 +56,24 @@ const (
 	objectCost = 64
 )
 
-// Cost checks data, one event of r, against the bound on JSON objects
+// Cost checks data, one event of r, against the bounds on JSON objects
 // before it is decoded, and returns what the decoded event counts for in
 // a bound on memory: chunkCost, its bytes, and objectCost per object.
 func Cost(r Request, data []byte) (int, error) {
 	limit := r.MaxObjects()
 	// Braces inside strings count too: an upper bound, exact when the
-	// event holds no text with braces. Only an event over the limit is
-	// scanned for its objects.
+	// event holds no text with braces. Only an event over MaxItems is
+	// scanned for its objects: no chat or completions event, and only
+	// the largest Responses ones.
 	n := bytes.Count(data, []byte{'{'})
-	if n > limit {
-		if n = jsonObjects(data); n > limit {
+	if n > min(limit, MaxItems) {
+		var items int
+		n, items = jsonObjects(data, eventItemDepth)
+		switch {
+		case n > limit:
 			return 0, &Error{TooLarge: true, Detail: fmt.Sprintf("event of %d JSON objects, over %d", n, limit)}
+		case items > MaxItems:
+			return 0, &Error{TooLarge: true, Detail: fmt.Sprintf("event of %d output items or tools, over %d", items, MaxItems)}
 		}
 	}
 	return chunkCost + len(data) + n*objectCost, nil
@@ -98,10 +115,11 @@ func logprobObjects(tokens, top int64) int {
 	return int(tokens * (1 + min(max(top, 0), maxTopLogprobs)))
 }
 
-// jsonObjects counts the objects of a JSON text: its '{' outside strings.
-func jsonObjects(data []byte) int {
-	n := 0
+// jsonObjects counts the objects of a JSON text, its '{' outside
+// strings, and those of them at depth (the text's own object at 0).
+func jsonObjects(data []byte, depth int) (n, at int) {
 	in, esc := false, false
+	d := 0 // the objects and arrays open
 	for _, b := range data {
 		switch {
 		case esc:
@@ -110,11 +128,20 @@ func jsonObjects(data []byte) int {
 			esc = true
 		case b == '"':
 			in = !in
-		case !in && b == '{':
+		case in:
+		case b == '{':
 			n++
+			if d == depth {
+				at++
+			}
+			d++
+		case b == '[':
+			d++
+		case b == '}' || b == ']':
+			d--
 		}
 	}
-	return n
+	return n, at
 }
 
 // checkChoices refuses a chunk whose choices run beyond the request's n

@@ -158,34 +158,48 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 }
 
 // ObjectsError is the read error of a non-streaming response that holds
-// more JSON objects than its request's may (see LimitObjects). It is an
-// ErrBodyTooLarge (errors.Is).
-type ObjectsError struct{ Limit int }
+// more JSON objects, or more items, than its request's may (see
+// LimitObjects). It is an ErrBodyTooLarge (errors.Is).
+type ObjectsError struct {
+	Limit int
+	Items bool // the bound on items, not on all objects
+}
 
 func (e *ObjectsError) Error() string {
+	if e.Items {
+		return fmt.Sprintf("tokenpace: response body of more than %d choices, output items or tools", e.Limit)
+	}
 	return fmt.Sprintf("tokenpace: response body of more than %d JSON objects", e.Limit)
 }
 
 // Is reports whether target is ErrBodyTooLarge.
 func (e *ObjectsError) Is(target error) bool { return target == ErrBodyTooLarge }
 
+// itemDepth is the depth of a whole response's choices, output items and
+// tools: {"choices": [{…}]}, the response's own object at 0.
+const itemDepth = 2
+
 // LimitObjects returns body, a non-streaming JSON response, failing with
 // an *ObjectsError once it has given more than limit JSON objects (its
-// '{' outside strings). openai-go decodes the whole response at once, and
-// each object becomes a choice, an output item or a token of kilobytes:
-// 600 KB of empty objects take half a GiB decoded. The count is kept as
-// the body is read, with no copy of it.
-func LimitObjects(body io.ReadCloser, limit int) io.ReadCloser {
-	return &objectsBody{ReadCloser: body, limit: limit}
+// '{' outside strings), or more than items at the depth of its choices,
+// output items and tools. openai-go decodes the whole response at once,
+// and each object becomes a choice, an output item or a token: 600 KB of
+// empty output items take 800 MiB decoded, some 4 KB each, where an
+// object deeper in takes a few hundred bytes. The count is kept as the
+// body is read, with no copy of it.
+func LimitObjects(body io.ReadCloser, limit, items int) io.ReadCloser {
+	return &objectsBody{ReadCloser: body, limit: limit, maxItems: items}
 }
 
-// objectsBody is a JSON body that fails once it has given more than limit
-// objects.
+// objectsBody is a JSON body that fails once it has given more than
+// limit objects, or maxItems at itemDepth.
 type objectsBody struct {
 	io.ReadCloser
-	limit, n int
-	in, esc  bool // inside a string; after its backslash
-	err      error
+	limit, maxItems int
+	n, items        int  // the objects so far, and those at itemDepth
+	depth           int  // the objects and arrays open
+	in, esc         bool // inside a string; after its backslash
+	err             error
 }
 
 func (b *objectsBody) Read(p []byte) (int, error) {
@@ -201,15 +215,28 @@ func (b *objectsBody) Read(p []byte) (int, error) {
 			b.esc = true
 		case c == '"':
 			b.in = !b.in
-		case !b.in && c == '{':
+		case b.in:
+		case c == '{':
 			b.n++
+			if b.depth == itemDepth {
+				b.items++
+			}
+			b.depth++
+		case c == '[':
+			b.depth++
+		case c == '}' || c == ']':
+			b.depth--
 		}
 	}
-	if b.n > b.limit {
+	switch {
+	case b.n > b.limit:
 		b.err = &ObjectsError{Limit: b.limit}
-		return 0, b.err
+	case b.items > b.maxItems:
+		b.err = &ObjectsError{Limit: b.maxItems, Items: true}
+	default:
+		return n, err
 	}
-	return n, err
+	return 0, b.err
 }
 
 // gunzipBody decodes a body the server compressed though the transport
