@@ -262,7 +262,7 @@ func (c *call) send(tr *try) {
 			// Check MinTPS by the commit at the latest (Probation.Tokens).
 			b.Warmup = min(cmp.Or(b.Warmup, defaultWarmup), p)
 		}
-		tr.w = newWatchdog(b, now, c.firstSend, func(b BudgetError) { c.onBreach(tr, b) })
+		tr.w = newWatchdog(b, now, c.firstSend, func(b BudgetError, waited bool) { c.onBreach(tr, b, waited) })
 	}
 	tr.state = tryRunning
 	tr.a = startAttempt(c.ctx, spec, attemptEvents{

@@ -387,12 +387,13 @@ func (a *attempt) closeStream() {
 // the stream it reports end, with when and how the stream ended (err nil
 // after a clean end). A stream that ends after its answer was complete (a
 // finish reason for every choice, or a Responses stream's final event)
-// ended cleanly, [DONE] or not: some servers never send it. A proxy's
+// ended cleanly, [DONE] or not: some servers never send it; so does one
+// whose wait for its end a budget cut (see endAnswer). A proxy's
 // notes while it loads the model (see wire.LoadingNotes) are read and
 // dropped: nothing is delivered for them.
 func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	data, err := a.sr.Next()
-	if err == io.EOF && (a.terminal || a.itemsDone()) {
+	if err == io.EOF && (a.terminal || a.itemsDone()) || err != nil && a.terminal && context.Cause(a.ctx) == errAnswerEnded {
 		at := a.body.last
 		return true, at, a.outputEnd(at)
 	}
@@ -822,6 +823,32 @@ func (a *attempt) cut(cause error) {
 	a.cancel(cause)
 }
 
+// errAnswerEnded is the cause that ends the read of a body whose answer
+// is complete when a budget's deadline passes (see endAnswer).
+var errAnswerEnded = errors.New("the answer was complete; the wait for the end of its body ran past a budget")
+
+// endAnswer ends the attempt, whose answer is complete (every choice
+// finished, or a Responses stream's final event came), when a budget's
+// deadline passes before its body ends: a server that sends [DONE] late,
+// or trickles comments for ever instead, breaches nothing but holds the
+// caller no longer. The read under way ends, and the attempt ends
+// cleanly, as at the body's end, with the output it delivered.
+func (a *attempt) endAnswer() {
+	a.cancel(errAnswerEnded)
+	a.mu.Lock()
+	open := a.stream
+	if a.final || open == nil || (a.r.holder == roleCaller && a.r.away) {
+		// Ended already, or nobody reads: the next read ends at once.
+		a.mu.Unlock()
+		return
+	}
+	a.mu.Unlock()
+	// A read may be under way on a body that does not end with the
+	// context, as in stop.
+	defer func() { _ = recover() }() // a middleware's body
+	_ = open.Close()
+}
+
 // unread returns what add, appendContent or appendReasoning, takes of
 // the chunks that wait for the consumer, as far as a cut lets them
 // through.
@@ -906,7 +933,7 @@ func (a *attempt) failure(kind ErrorKind, detail string, err error) error {
 	if perr := ctxErr(a.parent); perr != nil {
 		return perr
 	}
-	if a.ctx.Err() != nil {
+	if a.ctx.Err() != nil && context.Cause(a.ctx) != errAnswerEnded {
 		return context.Cause(a.ctx)
 	}
 	return &StreamError{Kind: kind, Target: a.spec.name, Detail: detail, Err: err}

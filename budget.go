@@ -28,10 +28,12 @@ type Budget struct {
 	// it (ErrAdmission).
 	TTFT time.Duration
 	// Gap bounds the silence between two output-bearing chunks, the stall
-	// detector; zero means no limit. No limit runs on once the answer is
-	// complete (every choice sent its finish reason, or a Responses
+	// detector; zero means no limit. No limit is breached once the answer
+	// is complete (every choice sent its finish reason, or a Responses
 	// stream its final event): a server slow to send [DONE] or to close
-	// the body breaches nothing. Gap does not bound the wait for the
+	// the body breaches nothing, but the stream ends, cleanly, at the
+	// deadline (of Gap, E2E or MinTPS) that passes first, without what
+	// the server had yet to send. Gap does not bound the wait for the
 	// first token of a continuation or a restart, which prefills a longer
 	// prompt: TTFT does.
 	Gap time.Duration
@@ -148,15 +150,16 @@ func (e *BudgetError) Unwrap() error { return ErrBudgetExceeded }
 // new one apply, so most chunks cost a lock and a few comparisons and never
 // touch the timer: when the timer fires early it re-arms itself.
 //
-// breach runs at most once, on the timer's goroutine or on the reader's; it
-// must not block.
+// breach runs at most once, on the timer's goroutine (waited: a deadline
+// passed while nothing arrived) or on the reader's (a chunk came too
+// late); it must not block.
 type watchdog struct {
 	b         Budget
 	warmup    int
 	tpot      time.Duration // 1/MinTPS, 0 when unset
 	start     time.Time
 	firstSend time.Time // when the call's first request left: E2E counts from here
-	breach    func(BudgetError)
+	breach    func(b BudgetError, waited bool)
 	// sched reads the scheduler latency histogram and schedStart is its
 	// reading when the attempt was sent; nil sched reads nothing.
 	sched      func() schedReading
@@ -175,7 +178,7 @@ type watchdog struct {
 // newWatchdog starts enforcing b on an attempt sent at start, within a
 // call whose first request left at call. It returns nil when b sets no
 // limit.
-func newWatchdog(b Budget, start, firstSend time.Time, breach func(BudgetError)) *watchdog {
+func newWatchdog(b Budget, start, firstSend time.Time, breach func(b BudgetError, waited bool)) *watchdog {
 	if b.isZero() {
 		return nil
 	}
@@ -250,7 +253,7 @@ func (w *watchdog) token(at time.Time, k int) {
 			w.stopped = true
 			w.stopTimer()
 			w.mu.Unlock()
-			w.report(BudgetError{Phase: PhaseTPS, Limit: w.tpot, Observed: tpot})
+			w.report(BudgetError{Phase: PhaseTPS, Limit: w.tpot, Observed: tpot}, false)
 			return
 		}
 	}
@@ -322,21 +325,21 @@ func (w *watchdog) fireAt(now time.Time) {
 		}
 	}
 	w.mu.Unlock()
-	w.report(b)
+	w.report(b, true)
 }
 
 // report marks b as measured while the client was starved if a goroutine
 // of the process waited for a CPU longer than it may since the attempt
 // was sent, then reports it. The scheduler is read here, once per breach,
 // not as chunks arrive.
-func (w *watchdog) report(b BudgetError) {
+func (w *watchdog) report(b BudgetError, waited bool) {
 	if w.sched != nil {
 		waited := w.sched().waitedSince(w.schedStart)
 		if b.Phase == PhaseTPS || waited >= b.Limit/10 {
 			b.Late = max(b.Late, waited)
 		}
 	}
-	w.breach(b)
+	w.breach(b, waited)
 }
 
 // sampleSched is what a new watchdog reads the scheduler latency

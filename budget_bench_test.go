@@ -12,7 +12,7 @@ import (
 //	go test -run '^$' -bench 'WatchdogToken|CallOutput' -benchmem .
 func BenchmarkWatchdogToken(b *testing.B) {
 	now := time.Now()
-	w := newWatchdog(Budget{TTFT: time.Hour, Gap: time.Hour, E2E: 24 * time.Hour, MinTPS: 0.001}, now, now, func(BudgetError) {})
+	w := newWatchdog(Budget{TTFT: time.Hour, Gap: time.Hour, E2E: 24 * time.Hour, MinTPS: 0.001}, now, now, func(BudgetError, bool) {})
 	defer w.stop()
 	at := now
 	b.ReportAllocs()
@@ -28,7 +28,7 @@ func BenchmarkCallOutput(b *testing.B) {
 	now := time.Now()
 	c := &call{wake: make(chan struct{}, 1)}
 	tr := &try{chained: true}
-	tr.w = newWatchdog(Budget{TTFT: time.Hour, Gap: time.Hour, E2E: 24 * time.Hour, MinTPS: 0.001}, now, now, func(BudgetError) {})
+	tr.w = newWatchdog(Budget{TTFT: time.Hour, Gap: time.Hour, E2E: 24 * time.Hour, MinTPS: 0.001}, now, now, func(BudgetError, bool) {})
 	defer tr.w.stop()
 	at := now
 	b.ReportAllocs()

@@ -82,8 +82,9 @@ func (c *call) onMilestone(tr *try, name string, at time.Time) {
 
 // onBreach handles tr exceeding its budget: the try is stopped, then the
 // call falls back, continues on the next route, or ends with the error;
-// unless tr's answer is complete, which breaches nothing.
-func (c *call) onBreach(tr *try, b BudgetError) {
+// unless tr's answer is complete, which breaches nothing: a deadline that
+// passed while the body had yet to end (waited) ends the try cleanly.
+func (c *call) onBreach(tr *try, b BudgetError, waited bool) {
 	c.mu.Lock()
 	if !tr.live() || c.state != callRunning {
 		c.mu.Unlock()
@@ -92,9 +93,13 @@ func (c *call) onBreach(tr *try, b BudgetError) {
 	if tr.a != nil && tr.a.answered() {
 		// The answer is complete (every choice finished): a server slow
 		// to send [DONE] or close the body breaches nothing, and
-		// continuing the answer would add to a finished one.
+		// continuing the answer would add to a finished one; but the
+		// caller waits no longer for the body's end.
 		tr.w.stop()
 		c.mu.Unlock()
+		if waited {
+			tr.a.endAnswer()
+		}
 		return
 	}
 	b.Target = tr.rt.Name

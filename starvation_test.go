@@ -59,7 +59,7 @@ func TestSchedWaitMarksBreach(t *testing.T) {
 			defer func() { sampleSched = old }()
 			start := time.Now()
 			var got []BudgetError
-			w := newWatchdog(tt.b, start, start, func(b BudgetError) { got = append(got, b) })
+			w := newWatchdog(tt.b, start, start, func(b BudgetError, _ bool) { got = append(got, b) })
 			w.stopTimer()
 			if tt.b.MinTPS > 0 {
 				// 1 token per second where 100 are the floor.
@@ -129,7 +129,7 @@ func TestWatchdogLate(t *testing.T) {
 	for _, tt := range tests {
 		start := time.Now()
 		var got BudgetError
-		w := newWatchdog(Budget{TTFT: 100 * time.Millisecond}, start, start, func(b BudgetError) { got = b })
+		w := newWatchdog(Budget{TTFT: 100 * time.Millisecond}, start, start, func(b BudgetError, _ bool) { got = b })
 		w.stopTimer()
 		w.fireAt(start.Add(tt.after))
 		if got.Phase != PhaseTTFT || got.Late != tt.wantLate || got.Observed != tt.after {
@@ -159,7 +159,7 @@ func TestStarvedBreachSparesBreaker(t *testing.T) {
 				tr := c.tries[0]
 				c.mu.Unlock()
 				// The watchdog of a starved client fires late.
-				c.onBreach(tr, BudgetError{Phase: PhaseTTFT, Limit: 100 * time.Millisecond, Observed: 200 * time.Millisecond, Late: tt.late})
+				c.onBreach(tr, BudgetError{Phase: PhaseTTFT, Limit: 100 * time.Millisecond, Observed: 200 * time.Millisecond, Late: tt.late}, true)
 				for s.Next() {
 				}
 				if err := s.Err(); err != nil {
