@@ -140,7 +140,9 @@ var ErrInfillIgnored = errors.New("the server's /infill ignored input_prefix and
 // for a completions request of model, as the completions answer: an event
 // stream's events as completion chunks ending with [DONE], a whole
 // answer's JSON as a completion. An error status, or an answer that is
-// neither, is returned as it is. maxLine bounds an event's line.
+// neither, is returned as it is. maxLine bounds an event's line; a whole
+// answer is bounded as any is (see LimitBody), and one that cannot be
+// read whole fails every read with the error.
 func FromInfill(res *http.Response, model string, maxLine int) *http.Response {
 	if res == nil || res.StatusCode >= 300 || res.Body == nil {
 		return res
@@ -159,11 +161,17 @@ func FromInfill(res *http.Response, model string, maxLine int) *http.Response {
 		res.Header.Del("Content-Length")
 		return res
 	}
-	b, err := io.ReadAll(res.Body)
+	// Read as a whole answer is, whether a stream was asked for or not.
+	b, err := io.ReadAll(LimitBody(res.Body))
 	_ = res.Body.Close()
+	if err != nil {
+		res.Body, res.ContentLength = io.NopCloser(failedRead{err}), -1
+		res.Header.Del("Content-Length")
+		return res
+	}
 	var ev codec.LlamaCppEvent
 	switch {
-	case err != nil || json.Unmarshal(b, &ev) != nil || ev.Content == nil:
+	case json.Unmarshal(b, &ev) != nil || ev.Content == nil:
 	case ev.IgnoredInput():
 		b, _ = json.Marshal(map[string]any{"error": map[string]any{
 			"message": ErrInfillIgnored.Error(), "type": "invalid_request_error", "param": "suffix", "code": "infill_input_ignored",
@@ -176,6 +184,11 @@ func FromInfill(res *http.Response, model string, maxLine int) *http.Response {
 	res.Header.Set("Content-Length", strconv.Itoa(len(b)))
 	return res
 }
+
+// failedRead is a body whose every read fails with err.
+type failedRead struct{ err error }
+
+func (b failedRead) Read([]byte) (int, error) { return 0, b.err }
 
 // infillStream reads /infill's events and gives them as completion
 // chunks, each as soon as its line has arrived.

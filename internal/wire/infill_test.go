@@ -3,9 +3,11 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -87,6 +89,38 @@ func TestFromInfill(t *testing.T) {
 	if b, _ := io.ReadAll(FromInfill(failed, "m", 1<<10).Body); string(b) != `{"error":{}}` {
 		t.Errorf("FromInfill of a 501 changed its body: %s", b)
 	}
+}
+
+// TestFromInfillBound: /infill's answer to a stream that came whole, as
+// JSON, was read whole however long: 96 MiB of text allocated 620 MiB
+// (a stream's caller saw 448 MiB of heap at the peak before its line
+// bound refused the answer). It is read as a whole answer is, to 32 MiB,
+// and fails with ErrBodyTooLarge past it (74 MiB at the peak).
+func TestFromInfillBound(t *testing.T) {
+	body := io.MultiReader(strings.NewReader(`{"index":0,"stop":true,"content":"`), io.LimitReader(xs{}, 96<<20), strings.NewReader(`"}`))
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res := FromInfill(&http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(body)}, "m", 1<<10)
+	_, err := io.Copy(io.Discard, res.Body)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrBodyTooLarge) {
+		t.Errorf("FromInfill(96 MiB answer) read error = %v, want ErrBodyTooLarge", err)
+	}
+	// Some 80 MiB (150 under -race) for 32 MiB read.
+	if got := (after.TotalAlloc - before.TotalAlloc) >> 20; got > 256 {
+		t.Errorf("FromInfill(96 MiB answer) allocated %d MiB, want at most 256", got)
+	}
+}
+
+// xs reads as endless "x".
+type xs struct{}
+
+func (xs) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
 }
 
 // TestFromInfillOlderFields: builds before stop_type (and ik_llama.cpp)
