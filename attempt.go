@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"runtime"
@@ -23,7 +24,9 @@ import (
 
 // maxUnreadBytes bounds what the chunks an attempt holds for its consumer
 // take decoded (see bound): past it, the reader stops reading the body
-// until the consumer takes some (see Stream).
+// until the consumer takes some (see Stream). A Router's try reaches it
+// before its first token only with events that carry no output: its
+// caller takes none of them yet, so the try fails (KindTooLarge) instead.
 const maxUnreadBytes = 4 << 20
 
 // attemptEvents are the live events of an attempt. They run on the
@@ -582,6 +585,11 @@ func (a *attempt) deliver(ar arrived) error {
 		runtime.Gosched()
 	}
 	if full && !a.inlined && perr == nil {
+		if a.deltas == 0 && !a.r.inline {
+			// A Router's caller takes nothing of a try before its first
+			// token: no room would be made.
+			return a.failure(KindTooLarge, fmt.Sprintf("events before the first token over %d bytes", maxUnreadBytes), nil)
+		}
 		// Read on once the consumer has taken some, or the attempt was
 		// stopped. (A caller reading in take has taken everything.)
 		select {
