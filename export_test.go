@@ -17,3 +17,6 @@ func TTFTPercentile(r *Router, target string, q float64) (time.Duration, bool) {
 	d, n := rt.pred.Percentile(q)
 	return d, n > 0
 }
+
+// RaceEnabled: the race detector is on (see race_on_test.go).
+const RaceEnabled = raceEnabled

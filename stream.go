@@ -99,7 +99,11 @@ type source interface {
 // the caller takes chunks, nothing is lost and the order is kept, but the
 // chunks that wait in the connection meanwhile are stamped when the reader
 // gets to them, later than their bytes arrived, and a Gap or MinTPS budget
-// counts that wait. As with openai-go, a caller that stops
+// counts that wait. The output a Stream keeps for Accumulated, Text and a
+// continuation (text, refusals, reasoning, tool calls, audio) is bounded
+// at 64 MiB, far beyond any answer a model may give: a server that streams
+// on past it, ignoring the request's max tokens, ends the stream with a
+// KindTooLarge error, the output before it kept. As with openai-go, a caller that stops
 // before the end must Close the stream to release the connection. Next,
 // Current, Err and Accumulated must be called from one goroutine; Close and
 // Timing may be called from any.
@@ -144,6 +148,9 @@ func (s *Stream[E]) Next() bool {
 	s.noteRestart()
 	if !s.acc.Add(&s.batch[s.pos].Event) {
 		s.err = &StreamError{Kind: KindMalformed, Detail: "a chunk the accumulator refused"}
+		if s.acc.Over() {
+			s.err = &StreamError{Kind: KindTooLarge, Detail: "output over 64 MiB"}
+		}
 		s.Close()
 		return false
 	}

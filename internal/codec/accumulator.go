@@ -44,12 +44,55 @@ type Accumulator struct {
 	// kind comes.
 	text strings.Builder
 	last *openai.ChatCompletionChunk
+	// held is the output accumulated, in bytes as the server sent it
+	// (see heldBy); over: held passed MaxOutputBytes.
+	held int64
+	over bool
+}
+
+// MaxOutputBytes bounds the output an accumulation holds: its text,
+// refusals, reasoning, tool calls, audio and log-probabilities, as the
+// server sent them. No answer a model may give comes near it (a million
+// tokens of text is some 4 MiB, ten minutes of audio some 20 MiB); a
+// server that ignores its request's max tokens and streams on is refused
+// there (see Over), not held for ever.
+const MaxOutputBytes = 64 << 20
+
+// Over reports whether Add refused a chunk because the output would pass
+// MaxOutputBytes.
+func (a *Accumulator) Over() bool { return a.over }
+
+// heldBy returns what c adds to an accumulation, in bytes as the server
+// sent it: each choice's text, refusal, tool calls, log-probabilities
+// (a token's entry some 100 bytes with its own), audio and extra fields
+// (reasoning).
+func heldBy(c *openai.ChatCompletionChunk) int64 {
+	var n int
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		d := &ch.Delta
+		n += len(d.Content) + len(d.Refusal) + len(d.JSON.Audio.Raw())
+		for j := range d.ToolCalls {
+			tc := &d.ToolCalls[j]
+			n += len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments)
+		}
+		for _, f := range d.JSON.ExtraFields {
+			n += len(f.Raw())
+		}
+		n += 100 * (len(ch.Logprobs.Content) + len(ch.Logprobs.Refusal))
+	}
+	return int64(n)
 }
 
 // Add adds ev's chunk, leaving the chunk itself as it is. It reports
-// false when openai-go's accumulator refused the chunk.
+// false when openai-go's accumulator refused the chunk, or when the
+// output would pass MaxOutputBytes (see Over).
 func (a *Accumulator) Add(ev *Event) bool {
 	c := ev.Chunk
+	if a.held += heldBy(c); a.held > MaxOutputBytes {
+		a.over = true
+		return false
+	}
 	if a.id == "" {
 		a.id = c.ID
 	}
@@ -200,7 +243,7 @@ func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 // Reset starts the accumulation over, at a restarted output.
 func (a *Accumulator) Reset() {
 	a.Acc, a.tools, a.audio, a.custom, a.extras, a.outputs, a.finish = openai.ChatCompletionAccumulator{}, nil, nil, nil, nil, 0, nil
-	a.text, a.last = strings.Builder{}, nil
+	a.text, a.last, a.held, a.over = strings.Builder{}, nil, 0, false
 }
 
 // lastUsage is the usage of the accumulated completion once chunk c
