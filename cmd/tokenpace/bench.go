@@ -259,6 +259,10 @@ func (f *benchFlags) check() error {
 	switch {
 	case f.rate < 0 || math.IsNaN(f.rate) || math.IsInf(f.rate, 0):
 		return fmt.Errorf("--rate must be a finite number, not negative, got %v", f.rate)
+	case f.rate != 0 && (f.rate < minRate || f.rate > maxRate):
+		return fmt.Errorf("--rate %g: want requests per second in [%g, %g], or 0 for a closed loop", f.rate, minRate, maxRate)
+	case f.rate != 0 && float64(f.requests)/f.rate > maxArrivalSpan.Seconds():
+		return fmt.Errorf("--rate %g with --requests %d: the arrivals would span %.3g s, want at most %g s", f.rate, f.requests, float64(f.requests)/f.rate, maxArrivalSpan.Seconds())
 	case f.burstiness != 0 && (f.rate == 0 || !(f.burstiness > 0 && f.burstiness <= 100)):
 		return fmt.Errorf("--burstiness needs --rate and a coefficient of variation in (0, 100], got %v", f.burstiness)
 	case f.rate == 0 && f.concurrency == 0 && f.traceFile == "" && !f.sess.on() && !f.search.on:
@@ -280,6 +284,15 @@ func (f *benchFlags) check() error {
 	}
 	return f.checkFiles()
 }
+
+// The request rates an open loop can schedule: a gap between arrivals
+// must be a duration the clock can wait (a rate of 1e-300 made it overflow
+// to a negative one), and the whole run a span a trace may have too.
+const (
+	minRate        = 1e-6
+	maxRate        = 1e6
+	maxArrivalSpan = 1e9 * time.Second
+)
 
 // checkFiles checks the output file flags.
 func (f *benchFlags) checkFiles() error {

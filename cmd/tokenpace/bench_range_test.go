@@ -1,0 +1,43 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"testing/synctest"
+)
+
+// Values a flag's type takes but no run can: refused with one line that
+// names the flag and what it takes, before anything is sent. Each of these
+// was accepted and gave a figure that was not measured, or took the
+// process down.
+func TestBenchRejectsOutOfRangeLoads(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want []string // in stderr
+	}{
+		// A gap of 1e300 s overflowed to a negative duration: the
+		// requests went out at once and were reported 2562047 hours late.
+		{"rate too low to schedule", []string{"--rate", "1e-300", "--requests", "2"}, []string{"--rate 1e-300", "1e-06"}},
+		{"rate too high to schedule", []string{"--rate", "1e308", "--requests", "2"}, []string{"--rate 1e+308", "1e+06"}},
+		{"gamma arrivals past any run", []string{"--rate", "1e-6", "--burstiness", "2", "--requests", "100000"}, []string{"--rate", "--requests 100000"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				code, stdout, stderr := bench(t, t.Context(), tt.args...)
+				if code != 2 {
+					t.Errorf("bench %q exit = %d, want 2 (stdout %q)", tt.args, code, stdout)
+				}
+				for _, w := range tt.want {
+					if !strings.Contains(stderr, w) {
+						t.Errorf("bench %q stderr = %q, want it to mention %q", tt.args, stderr, w)
+					}
+				}
+				if strings.Count(stderr, "\n") != 1 {
+					t.Errorf("bench %q stderr = %q, want one line", tt.args, stderr)
+				}
+			})
+		})
+	}
+}
