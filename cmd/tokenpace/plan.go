@@ -308,8 +308,14 @@ func (f *planFlags) load(set map[string]bool, in *plan.Input) (desc string, draw
 		if !(f.rate > 0) || math.IsInf(f.rate, 0) {
 			return "", nil, errors.New("--rate must be a positive number of requests per second (or give --workload or --batch-requests)")
 		}
+		if f.rate < minRate || f.rate > maxRate {
+			return "", nil, fmt.Errorf("--rate %g: want requests per second in [%g, %g]", f.rate, minRate, maxRate)
+		}
 		if f.requests == 0 {
 			w.Requests = min(max(int(f.rate*60), 500), 5000)
+		}
+		if span := float64(w.Requests) / f.rate; span > maxArrivalSpan.Seconds() {
+			return "", nil, fmt.Errorf("--rate %g with --requests %d: the arrivals would span %.3g s, want at most %g s", f.rate, w.Requests, span, maxArrivalSpan.Seconds())
 		}
 		process := "Poisson"
 		if f.constant {

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// A rate whose arrivals no clock can schedule is refused, not planned
+// for: at 1e308 req/s every gap rounded to 0 and 22 GPUs "met the SLO" at
+// $0.000 per 1M output tokens; at 1e-300, or at 1e-6 for 100,000
+// requests, the arrival times overflowed and a single L4 "missed" with a
+// TTFT p99 of 8384984952704 ms.
+func TestPlanRejectsRatesItCannotSchedule(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--rate", "1e308"}, "[1e-06, 1e+06]"},
+		{[]string{"--rate", "1e-300"}, "[1e-06, 1e+06]"},
+		{[]string{"--rate", "1e7"}, "[1e-06, 1e+06]"},
+		{[]string{"--rate", "1e-7"}, "[1e-06, 1e+06]"},
+		{[]string{"--rate", "1e-6", "--requests", "100000"}, "--requests 100000"},
+	} {
+		args := append(append([]string{"--model", "llama-3.1-8b", "--slo-ttft-p99", "500ms"}, smallSearch...), tc.args...)
+		code, stdout, stderr := planCmd(t, args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, "--rate") || !strings.Contains(stderr, tc.want) {
+			t.Errorf("plan %q = exit %d, stdout %q, stderr %q; want 2 and %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+}
