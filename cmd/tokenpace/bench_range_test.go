@@ -41,3 +41,27 @@ func TestBenchRejectsOutOfRangeLoads(t *testing.T) {
 		})
 	}
 }
+
+// A --speedup that stretches a trace's arrivals past what a run can span
+// is refused, in bench and in plan: 1e-300 overflowed them, and bench
+// described the trace as lasting -2562047h47m16.854775808s and its
+// requests as sent 2562047 hours late.
+func TestTraceSpeedupPastAnyRun(t *testing.T) {
+	azure := traceSample("azure_conv_sample.csv")
+	for _, speedup := range []string{"1e-300", "1e-9"} {
+		t.Run("plan "+speedup, func(t *testing.T) {
+			code, stdout, stderr := planCmd(t, "--model", "llama-3.1-8b", "--slo-ttft-p99", "500ms", "--workload", azure, "--speedup", speedup)
+			if code != 2 || stdout != "" || !strings.Contains(stderr, "--speedup 1e-") || !strings.Contains(stderr, "at most") {
+				t.Errorf("plan --workload %s --speedup %s = exit %d, stdout %q, stderr %q; want 2 naming --speedup", azure, speedup, code, stdout, stderr)
+			}
+		})
+		t.Run("bench "+speedup, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				code, stdout, stderr := bench(t, t.Context(), "--trace", azure, "--speedup", speedup)
+				if code != 2 || stdout != "" || !strings.Contains(stderr, "--speedup 1e-") || !strings.Contains(stderr, "at most") {
+					t.Errorf("bench --trace %s --speedup %s = exit %d, stdout %q, stderr %q; want 2 naming --speedup", azure, speedup, code, stdout, stderr)
+				}
+			})
+		})
+	}
+}
