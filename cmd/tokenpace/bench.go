@@ -257,6 +257,8 @@ func (f *benchFlags) check() error {
 		}
 	}
 	switch {
+	case f.prompt > maxPromptTokens:
+		return fmt.Errorf("--prompt-tokens %d: want at most %d, the longest prompt a trace may hold (each prompt is built in memory)", f.prompt, maxPromptTokens)
 	case f.rate < 0 || math.IsNaN(f.rate) || math.IsInf(f.rate, 0):
 		return fmt.Errorf("--rate must be a finite number, not negative, got %v", f.rate)
 	case f.rate != 0 && (f.rate < minRate || f.rate > maxRate):
@@ -293,6 +295,10 @@ const (
 	maxRate        = 1e6
 	maxArrivalSpan = 1e9 * time.Second
 )
+
+// maxPromptTokens bounds --prompt-tokens as the trace readers bound a
+// traced prompt: 1<<24 tokens, 64 MiB of text to build and send.
+const maxPromptTokens = 1 << 24
 
 // checkFiles checks the output file flags.
 func (f *benchFlags) checkFiles() error {

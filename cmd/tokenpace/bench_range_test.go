@@ -20,6 +20,9 @@ func TestBenchRejectsOutOfRangeLoads(t *testing.T) {
 		// requests went out at once and were reported 2562047 hours late.
 		{"rate too low to schedule", []string{"--rate", "1e-300", "--requests", "2"}, []string{"--rate 1e-300", "1e-06"}},
 		{"rate too high to schedule", []string{"--rate", "1e308", "--requests", "2"}, []string{"--rate 1e+308", "1e+06"}},
+		// Each prompt is built in memory before it is sent: 1e9 tokens
+		// took the process down (killed, out of memory).
+		{"prompt past any context", []string{"--prompt-tokens", "20000000", "--requests", "1", "--concurrency", "1"}, []string{"--prompt-tokens 20000000", "16777216"}},
 		{"gamma arrivals past any run", []string{"--rate", "1e-6", "--burstiness", "2", "--requests", "100000"}, []string{"--rate", "--requests 100000"}},
 	}
 	for _, tt := range tests {
