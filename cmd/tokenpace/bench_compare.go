@@ -2,10 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -26,13 +30,93 @@ func readSavedRun(path string) (*savedRun, error) {
 		return nil, err
 	}
 	s := &savedRun{name: filepath.Base(path)}
+	var figs savedFigures
+	if err := json.Unmarshal(b, &figs); err != nil {
+		return nil, fmt.Errorf("%s: not a bench --json report: %s", path, jsonErrorText(err))
+	}
+	if err := figs.check(); err != nil {
+		return nil, fmt.Errorf("%s: not a figure bench measures: %v", path, err)
+	}
 	if err := json.Unmarshal(b, &s.snap); err != nil {
-		return nil, fmt.Errorf("%s: not a bench --json report: %v", path, err)
+		return nil, fmt.Errorf("%s: not a bench --json report: %s", path, jsonErrorText(err))
 	}
 	if err := json.Unmarshal(b, &s.run); err != nil || s.run.Endpoint == "" {
 		return nil, fmt.Errorf("%s: not a bench --json report (it has no endpoint)", path)
 	}
 	return s, nil
+}
+
+// savedFigures are the figures of a bench --json report that --compare
+// prints, as written: counts, rates and latencies in ms.
+type savedFigures struct {
+	Requests          float64            `json:"requests"`
+	Completed         float64            `json:"completed"`
+	Failed            float64            `json:"failed"`
+	Good              float64            `json:"good"`
+	RequestThroughput float64            `json:"request_throughput"`
+	OutputThroughput  float64            `json:"output_throughput"`
+	Goodput           float64            `json:"goodput"`
+	TTFT              map[string]float64 `json:"ttft_ms"`
+	TPOT              map[string]float64 `json:"tpot_ms"`
+	ITL               map[string]float64 `json:"itl_ms"`
+	E2E               map[string]float64 `json:"e2e_ms"`
+}
+
+// maxSavedMs is the longest latency a report can hold: 1e9 s, past which
+// a duration in ms no longer reads back as one.
+const maxSavedMs = 1e12
+
+// check reports the first figure no run measures: a count or rate below
+// zero, a latency below zero or past maxSavedMs.
+func (f savedFigures) check() error {
+	for _, v := range []struct {
+		name string
+		v    float64
+	}{{"requests", f.Requests}, {"completed", f.Completed}, {"failed", f.Failed}, {"good", f.Good},
+		{"request_throughput", f.RequestThroughput}, {"output_throughput", f.OutputThroughput}, {"goodput", f.Goodput}} {
+		if v.v < 0 {
+			return fmt.Errorf("%s is %v, want at least 0", v.name, v.v)
+		}
+	}
+	for _, d := range []struct {
+		name string
+		m    map[string]float64
+	}{{"ttft_ms", f.TTFT}, {"tpot_ms", f.TPOT}, {"itl_ms", f.ITL}, {"e2e_ms", f.E2E}} {
+		for _, k := range slices.Sorted(maps.Keys(d.m)) {
+			if v := d.m[k]; !(v >= 0 && v <= maxSavedMs) {
+				return fmt.Errorf("%s.%s is %v, want 0 to %g ms", d.name, k, v, maxSavedMs)
+			}
+		}
+	}
+	return nil
+}
+
+// jsonErrorText says what in a JSON document is not what a report holds,
+// in the document's terms rather than Go's types.
+func jsonErrorText(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field == "" {
+			return fmt.Sprintf("it is a JSON %s, want an object", te.Value)
+		}
+		return fmt.Sprintf("%s is a JSON %s, want a %s", te.Field, te.Value, jsonKind(te.Type))
+	}
+	return err.Error()
+}
+
+// jsonKind names the JSON kind that decodes into t.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Map, reflect.Struct:
+		return "object"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	}
+	return "number"
 }
 
 // compareRow is one figure of two runs.

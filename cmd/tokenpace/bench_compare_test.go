@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+)
+
+// A report that holds what no run measures (a negative count, a latency
+// below zero or past a Duration) is refused by --compare, naming the file
+// and the figure: -5 ms was compared as "-1381.9%", and 1e308 ms as
+// -9223372036854.78 ms. A report of another shape is refused without Go's
+// type names.
+func TestBenchCompareRejectsImpossibleFigures(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	synctest.Test(t, func(t *testing.T) {
+		code, stdout, stderr := bench(t, t.Context(), "--json", "--model", "llama-3.2-1b", "--requests", "4", "--concurrency", "2", "--prompt-tokens", "64", "--max-tokens", "8")
+		if code != 0 {
+			t.Fatalf("bench exit %d: %s", code, stderr)
+		}
+		if err := os.WriteFile(good, []byte(stdout), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	})
+	raw, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(name string, change func(m map[string]any)) string {
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		change(m)
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	dist := func(m map[string]any, name string) map[string]any { return m[name].(map[string]any) }
+	write := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, tc := range []struct {
+		path string
+		want []string
+	}{
+		{edit("negative.json", func(m map[string]any) { m["completed"] = -3 }), []string{"negative.json", "completed", "-3"}},
+		{edit("below.json", func(m map[string]any) { dist(m, "ttft_ms")["p50"] = -5 }), []string{"below.json", "ttft_ms.p50", "-5"}},
+		{edit("past.json", func(m map[string]any) { dist(m, "e2e_ms")["p99"] = 1e308 }), []string{"past.json", "e2e_ms.p99", "1e+308"}},
+		{edit("rate.json", func(m map[string]any) { m["request_throughput"] = -1 }), []string{"rate.json", "request_throughput"}},
+		{write("array.json", "[]"), []string{"array.json", "not a bench --json report"}},
+		{write("text.json", `{"endpoint": "x", "ttft_ms": {"p50": "fast"}}`), []string{"text.json", "ttft_ms is a JSON string, want a number"}},
+	} {
+		t.Run(filepath.Base(tc.path), func(t *testing.T) {
+			code, stdout, stderr := bench(t, t.Context(), "--compare", tc.path, good)
+			if code != 1 || stdout != "" || strings.Contains(stderr, "struct") || strings.Contains(stderr, "Go value") {
+				t.Errorf("bench --compare %s good.json = exit %d, stdout %q, stderr %q; want 1, nothing printed, no Go type names", filepath.Base(tc.path), code, stdout, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("bench --compare %s good.json stderr = %q, want it to mention %q", filepath.Base(tc.path), stderr, w)
+				}
+			}
+		})
+	}
+}
