@@ -48,6 +48,10 @@ type benchRunJSON struct {
 	OutputTokens float64            `json:"output_tokens"`
 	TTFT         map[string]float64 `json:"ttft_ms"`
 	TPOT         map[string]float64 `json:"tpot_ms"`
+	// Load describes a replayed trace or sessions, whose prompts are
+	// not prompt_tokens; RateSearch marks a rate search's report.
+	Load       string          `json:"load"`
+	RateSearch json.RawMessage `json:"rate_search"`
 }
 
 // maxCalibrateTokens bounds the output tokens of one simulated run.
@@ -69,11 +73,15 @@ func observationsFrom(path string) ([]simulate.Observation, error) {
 	}
 	var r benchRunJSON
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("--from %s: not a tokenpace bench --json report: %w", path, err)
+		return nil, fmt.Errorf("--from %s: not a tokenpace bench --json report: %s", path, jsonErrorText(err))
 	}
 	switch {
 	case r.PromptTokens <= 0 || r.Planned <= 0:
 		return nil, fmt.Errorf("--from %s: not a tokenpace bench --json report (no prompt_tokens or planned_requests)", path)
+	case r.Load != "":
+		return nil, fmt.Errorf("--from %s: a run of %s; calibrate reads closed-loop runs of --prompt-tokens prompts, not a replayed trace or sessions", path, r.Load)
+	case len(r.RateSearch) > 0 && string(r.RateSearch) != "null":
+		return nil, fmt.Errorf("--from %s: a rate search (--find-max-rate); calibrate reads closed-loop runs, whose load is their concurrency", path)
 	case r.Rate > 0:
 		return nil, fmt.Errorf("--from %s: an open-loop (--rate) run; calibrate reads closed-loop runs, whose load is their concurrency", path)
 	case r.Completed <= 0:
