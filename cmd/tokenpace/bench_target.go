@@ -31,6 +31,9 @@ type benchTarget struct {
 	what string
 	// key is the API key sent, to keep it out of messages; "" if none.
 	key string
+	// queryValues are the values of the base URL's query, which may hold
+	// a key (?key=), kept out of messages as the key is.
+	queryValues []string
 	// deployment is the embedded simulator's, nil for a base URL.
 	deployment *simulate.Deployment
 	close      func()
@@ -81,8 +84,7 @@ func newBenchTarget(f *benchFlags) (*benchTarget, error) {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("--base-url %q: want an http:// or https:// URL such as http://localhost:8000/v1", f.baseURL)
 		}
-		u.User = nil
-		t.what = u.String()
+		t.what, t.queryValues = printableURL(f.baseURL)
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = max(f.concurrency, 64)
 		hc := &http.Client{Transport: tr}
@@ -160,6 +162,7 @@ func (t *benchTarget) serverMessage(e *openai.Error) string {
 	if t.key != "" {
 		msg = strings.ReplaceAll(msg, t.key, "[API key]")
 	}
+	msg = hideAll(msg, t.queryValues)
 	if len(msg) > 200 {
 		msg = strings.ToValidUTF8(msg[:200], "") + "…"
 	}
@@ -174,4 +177,48 @@ func rootCause(err error) error {
 		}
 		err = u
 	}
+}
+
+// hideQueryValues replaces the values of u's query with "[hidden]", so
+// that u can be printed: some endpoints take their key in the query
+// (?key=). It returns the values it hid, the empty ones aside.
+func hideQueryValues(u *url.URL) []string {
+	if u.RawQuery == "" {
+		return nil
+	}
+	var hidden, parts []string
+	for _, p := range strings.Split(u.RawQuery, "&") {
+		name, value, _ := strings.Cut(p, "=")
+		if v, err := url.QueryUnescape(value); err == nil && v != "" {
+			hidden = append(hidden, v)
+		}
+		if value != "" {
+			hidden = append(hidden, value)
+			p = name + "=[hidden]"
+		}
+		parts = append(parts, p)
+	}
+	u.RawQuery = strings.Join(parts, "&")
+	return hidden
+}
+
+// printableURL returns raw without its user info and with its query's
+// values hidden (see hideQueryValues), and the values it hid; raw itself
+// when it does not parse.
+func printableURL(raw string) (string, []string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw, nil
+	}
+	u.User = nil
+	hidden := hideQueryValues(u)
+	return u.String(), hidden
+}
+
+// hideAll replaces each of secrets in s with "[hidden]".
+func hideAll(s string, secrets []string) string {
+	for _, v := range secrets {
+		s = strings.ReplaceAll(s, v, "[hidden]")
+	}
+	return s
 }

@@ -235,11 +235,12 @@ func (f *calibrateFlags) observations(d simulate.Deployment, stderr io.Writer) (
 		return nil, nil, 2, err
 	}
 	defer ep.close()
+	shown, hidden := printableURL(f.baseURL)
 	model := cmp.Or(f.served, f.hw.model)
 	if model == "" && ep.firstModel != nil {
 		// A custom model: ask the server what it serves.
 		if model, err = ep.firstModel(context.Background()); err != nil {
-			return nil, nil, 1, fmt.Errorf("%s: %w; name the model with --served-model", f.baseURL, err)
+			return nil, nil, 1, fmt.Errorf("%s: %s; name the model with --served-model", shown, hideAll(err.Error(), hidden))
 		}
 		fmt.Fprintf(stderr, "requesting model %q, the first the server lists (--served-model to change)\n", model)
 	}
@@ -250,7 +251,7 @@ func (f *calibrateFlags) observations(d simulate.Deployment, stderr io.Writer) (
 	fitRuns, _, _ := plan.DesignCalibration(d)
 	f.from = nil
 	for _, r := range fitRuns {
-		f.from = append(f.from, f.baseURL+": "+r.Purpose)
+		f.from = append(f.from, shown+": "+r.Purpose)
 	}
 	return obs, check, 0, nil
 }
