@@ -122,7 +122,10 @@ type stringsFlag []string
 func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
 func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
 
-func runCalibrate(args []string, stdout, stderr io.Writer) int {
+// runCalibrate fits a deployment to bench reports (--from) or to runs it
+// designs and sends (--base-url) until ctx ends, and returns the exit
+// code: 130 when ctx ended first, with no deployment file written.
+func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f := newCalibrateFlags(stderr)
 	if code, ok := parseFlags(f.fs, args, stderr); !ok {
 		return code
@@ -138,7 +141,11 @@ func runCalibrate(args []string, stdout, stderr io.Writer) int {
 	}
 	// Fit from the class defaults, not from an earlier fit.
 	d.MBU, d.MFU, d.StepOverhead = 0, 0, 0
-	obs, check, code, err := f.observations(d, stderr)
+	obs, check, code, err := f.observations(ctx, d, stderr)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "tokenpace calibrate: interrupted; no deployment file written")
+		return 130
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
 		return code
@@ -219,7 +226,7 @@ func (f *calibrateFlags) check() error {
 // observations returns the figures to fit d to, and those held out to
 // check the fit: from the designed runs against --base-url, or from the
 // --from reports. On an error, code is the exit code.
-func (f *calibrateFlags) observations(d simulate.Deployment, stderr io.Writer) (obs, check []simulate.Observation, code int, err error) {
+func (f *calibrateFlags) observations(ctx context.Context, d simulate.Deployment, stderr io.Writer) (obs, check []simulate.Observation, code int, err error) {
 	if f.baseURL == "" {
 		for _, path := range f.from {
 			o, err := observationsFrom(path)
@@ -239,13 +246,13 @@ func (f *calibrateFlags) observations(d simulate.Deployment, stderr io.Writer) (
 	model := cmp.Or(f.served, f.hw.model)
 	if model == "" && ep.firstModel != nil {
 		// A custom model: ask the server what it serves.
-		if model, err = ep.firstModel(context.Background()); err != nil {
+		if model, err = ep.firstModel(ctx); err != nil {
 			return nil, nil, 1, fmt.Errorf("%s: %s; name the model with --served-model", shown, hideAll(err.Error(), hidden))
 		}
 		fmt.Fprintf(stderr, "requesting model %q, the first the server lists (--served-model to change)\n", model)
 	}
 	model = cmp.Or(model, d.Model.Name)
-	if obs, check, err = runDesigned(context.Background(), ep, model, d, f.timeout, stderr); err != nil {
+	if obs, check, err = runDesigned(ctx, ep, model, d, f.timeout, stderr); err != nil {
 		return nil, nil, 1, err
 	}
 	fitRuns, _, _ := plan.DesignCalibration(d)

@@ -31,7 +31,7 @@ import (
 func calibrate(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = runCalibrate(args, &out, &errb)
+	code = runCalibrate(t.Context(), args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 

@@ -69,7 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "plan":
 		return runPlan(args[1:], stdout, stderr)
 	case "calibrate":
-		return runCalibrate(args[1:], stdout, stderr)
+		return runCalibrate(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
