@@ -33,3 +33,16 @@ func TestCalibrateStopsWhenInterrupted(t *testing.T) {
 		}
 	})
 }
+
+// Ctrl-C (or SIGTERM) stops plan: the command line catches both signals
+// for every command, and plan did not look, so a search of minutes could
+// be stopped only by killing the process.
+func TestPlanStopsWhenInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, append([]string{"plan", "--model", "llama-3.1-8b", "--rate", "5", "--slo-ttft-p99", "500ms"}, smallSearch...), &stdout, &stderr)
+	if code != 130 || stdout.Len() != 0 || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("plan interrupted = exit %d, stdout %q, stderr %q; want 130, no pick, and saying it was interrupted", code, stdout.String(), stderr.String())
+	}
+}

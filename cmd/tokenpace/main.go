@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "predict":
 		return runPredict(args[1:], stdout, stderr)
 	case "plan":
-		return runPlan(args[1:], stdout, stderr)
+		return runPlan(ctx, args[1:], stdout, stderr)
 	case "calibrate":
 		return runCalibrate(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -86,8 +87,10 @@ func (p *priceFlags) String() string     { return strings.Join(*p, ",") }
 func (p *priceFlags) Set(v string) error { *p = append(*p, v); return nil }
 
 // runPlan searches for the cheapest deployment that meets the SLO and
-// prints the ranked candidates (text, or JSON with --json).
-func runPlan(args []string, stdout, stderr io.Writer) int {
+// prints the ranked candidates (text, or JSON with --json). It returns
+// 130, printing no pick, when ctx ends first; the search, which cannot be
+// stopped, is left to end with the process.
+func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f := &planFlags{}
 	fs := f.declare(stderr)
 	if code, ok := parseFlags(fs, args, stderr); !ok {
@@ -105,7 +108,11 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	start := time.Now()
-	res, err := plan.Search(in)
+	res, err := searchUntil(ctx, in)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "tokenpace plan: interrupted; no deployment picked")
+		return 130
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "tokenpace plan: %v\n", err)
 		return 2
@@ -130,6 +137,28 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		return 3
 	}
 	return 0
+}
+
+// searchUntil runs plan.Search on in, unless ctx ends first.
+func searchUntil(ctx context.Context, in plan.Input) (*plan.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	type result struct {
+		res *plan.Result
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := plan.Search(in)
+		done <- result{res, err}
+	}()
+	select {
+	case r := <-done:
+		return r.res, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // declare declares the flags of tokenpace plan into f, on a new flag set

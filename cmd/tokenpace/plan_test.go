@@ -49,7 +49,7 @@ type planCand struct {
 func planCmd(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := runPlan(args, &out, &errb)
+	code := runPlan(t.Context(), args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
