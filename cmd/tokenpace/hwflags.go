@@ -248,10 +248,13 @@ func (f *deploymentFlags) gpuFromFlags(set map[string]bool) (simulate.GPU, error
 	for _, v := range []struct {
 		name string
 		v    float64
-	}{{"fp8-tflops", f.fp8TFLOPS}, {"int8-tops", f.int8TOPS}, {"vector-tflops", f.vectorTFLOPS}, {"host-link-gbs", f.hostLinkGBs}, {"interconnect-latency", float64(f.interconnectLatency)}} {
+	}{{"fp8-tflops", f.fp8TFLOPS}, {"int8-tops", f.int8TOPS}, {"vector-tflops", f.vectorTFLOPS}, {"host-link-gbs", f.hostLinkGBs}} {
 		if v.v < 0 || (set[v.name] && v.v == 0) {
 			return simulate.GPU{}, fmt.Errorf("--%s must be positive, got %v", v.name, v.v)
 		}
+	}
+	if f.interconnectLatency < 0 || (set["interconnect-latency"] && f.interconnectLatency == 0) {
+		return simulate.GPU{}, fmt.Errorf("--interconnect-latency must be positive, got %v", f.interconnectLatency)
 	}
 	custom := set["bandwidth-gbs"] || set["tflops"] || set["memory-gb"]
 	var spec simulate.GPUSpec

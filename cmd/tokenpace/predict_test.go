@@ -115,6 +115,9 @@ func TestPredictRejectsBadInput(t *testing.T) {
 		{[]string{"--max-running", "0"}, "must be positive"},
 		{[]string{"--draft-tokens", "4", "--draft-acceptance", "1"}, "acceptance"},
 		{[]string{"--step-overhead", "-1ms"}, "negative"},
+		// Said in nanoseconds as a float: "got -1e+09".
+		{[]string{"--interconnect-latency", "-1s"}, "--interconnect-latency must be positive, got -1s"},
+		{[]string{"--interconnect-latency", "0s"}, "--interconnect-latency must be positive, got 0s"},
 	} {
 		code, _, stderr := predict(t, tc.args...)
 		if code == 0 || !strings.Contains(stderr, tc.want) {
