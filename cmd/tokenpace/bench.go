@@ -230,7 +230,7 @@ func registerBenchFlags(fs *flag.FlagSet) *benchFlags {
 	fs.DurationVar(&f.sloTTFT, "slo-ttft", 0, "goodput: longest acceptable time to first token (0: no objective)")
 	fs.DurationVar(&f.sloTPOT, "slo-tpot", 0, "goodput: longest acceptable time per output token (0: no objective)")
 	fs.IntVar(&f.warmup, "warmup", 0, "requests sent before measuring, not counted")
-	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "per-request timeout")
+	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "per-request timeout, at most 1h (the longest latency the figures record)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the prompts and of the Poisson arrivals; against --base-url without it, the prompts are drawn afresh each run, so that no prompt cache serves them (the JSON report's prompt_seed, given here, sends them again)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of the table")
 	fs.StringVar(&f.plot, "plot", "", "write a latency plot (TTFT CDF, ITL histogram, throughput over time) to this .png or .svg file")
@@ -271,6 +271,8 @@ func (f *benchFlags) check() error {
 		return errors.New("--concurrency 0 (no cap) needs --rate: a closed loop needs a number of clients")
 	case f.timeout <= 0:
 		return fmt.Errorf("--timeout must be positive, got %v", f.timeout)
+	case f.timeout > maxLatency:
+		return fmt.Errorf("--timeout %v: want at most %v, the longest latency the figures record", f.timeout, maxLatency)
 	case f.sloTTFT < 0 || f.sloTPOT < 0:
 		return errors.New("--slo-ttft and --slo-tpot must not be negative")
 	case f.traceFile != "" && (f.set["rate"] || f.set["requests"] || f.set["prompt-tokens"] || f.set["max-tokens"] || f.sess.on() || f.search.on):
@@ -295,6 +297,11 @@ const (
 	maxRate        = 1e6
 	maxArrivalSpan = 1e9 * time.Second
 )
+
+// maxLatency is the longest latency the figures record: metrics clamps
+// longer ones to it (see metrics.RelativeError), so a longer --timeout
+// would let a request's E2E be reported shorter than it took.
+const maxLatency = time.Hour
 
 // maxPromptTokens bounds --prompt-tokens as the trace readers bound a
 // traced prompt: 1<<24 tokens, 64 MiB of text to build and send.

@@ -23,6 +23,11 @@ func TestBenchRejectsOutOfRangeLoads(t *testing.T) {
 		// Each prompt is built in memory before it is sent: 1e9 tokens
 		// took the process down (killed, out of memory).
 		{"prompt past any context", []string{"--prompt-tokens", "20000000", "--requests", "1", "--concurrency", "1"}, []string{"--prompt-tokens 20000000", "16777216"}},
+		// The figures record latencies up to one hour: a request of
+		// 4615 s (its export said so) was reported with an E2E of
+		// 3600810 ms in a run that took 4615.32 s.
+		{"timeout past the figures", []string{"--requests", "1", "--concurrency", "1", "--bandwidth-gbs", "2", "--tflops", "10", "--memory-gb", "100",
+			"--prompt-tokens", "64", "--max-tokens", "512", "--timeout", "3h"}, []string{"--timeout 3h0m0s", "1h0m0s"}},
 		{"gamma arrivals past any run", []string{"--rate", "1e-6", "--burstiness", "2", "--requests", "100000"}, []string{"--rate", "--requests 100000"}},
 	}
 	for _, tt := range tests {

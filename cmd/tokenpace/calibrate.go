@@ -186,7 +186,7 @@ func newCalibrateFlags(stderr io.Writer) *calibrateFlags {
 	fs.StringVar(&f.outPath, "out", "", "deployment file to write (for --deployment of predict, sim and bench)")
 	fs.StringVar(&f.baseURL, "base-url", "", "endpoint to calibrate by running designed loads against it, e.g. http://localhost:8000/v1 (instead of --from)")
 	fs.StringVar(&f.keyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the endpoint's API key (--base-url)")
-	fs.DurationVar(&f.timeout, "timeout", 5*time.Minute, "longest one request of a designed run may take (--base-url)")
+	fs.DurationVar(&f.timeout, "timeout", 5*time.Minute, "longest one request of a designed run may take (--base-url), at most 1h")
 	fs.StringVar(&f.served, "served-model", "", "model name the designed runs request from --base-url (default: --model; with --params-b, the first model the server lists)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tokenpace calibrate --base-url URL --model M [hardware flags] [--out deploy.json]\n\n"+
@@ -214,6 +214,8 @@ func (f *calibrateFlags) check() error {
 		return errors.New("--out is needed")
 	case f.timeout <= 0:
 		return fmt.Errorf("--timeout must be positive, got %v", f.timeout)
+	case f.timeout > maxLatency:
+		return fmt.Errorf("--timeout %v: want at most %v, the longest latency the figures record", f.timeout, maxLatency)
 	}
 	for _, name := range []string{"mbu", "mfu", "step-overhead"} {
 		if f.hw.set()[name] {

@@ -141,6 +141,8 @@ func TestCalibrateRejects(t *testing.T) {
 		{"one load", []string{"--from", one, "--out", out}, 1, "not well-posed"},
 		{"not a report", []string{"--from", junk, "--from", one, "--out", out}, 1, "not a tokenpace bench --json report"},
 		{"missing file", []string{"--from", filepath.Join(dir, "nope.json"), "--out", out}, 1, "no such file"},
+		// Latencies past an hour are recorded as an hour.
+		{"timeout past the figures", []string{"--base-url", "http://127.0.0.1:1/v1", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--timeout", "2h", "--out", out}, 2, "--timeout 2h0m0s: want at most 1h0m0s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := calibrate(t, tc.args...)
