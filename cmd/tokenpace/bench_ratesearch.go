@@ -112,6 +112,8 @@ type rateSearch struct {
 	Target    float64    `json:"attainment_target"`
 	Steps     []rateStep `json:"steps"`
 	Verdict   string     `json:"verdict"`
+	// interrupted is set when an interruption, not the search, ended it.
+	interrupted bool
 }
 
 // minSearchRate is the lowest rate the search halves down to.
@@ -128,6 +130,7 @@ func searchRate(measure func(rate float64) (rateStep, bool), start, precision fl
 	for len(s.Steps) < maxSteps {
 		st, ok := measure(r)
 		if !ok {
+			s.interrupted = true
 			break
 		}
 		s.Steps = append(s.Steps, st)
@@ -152,20 +155,29 @@ func searchRate(measure func(rate float64) (rateStep, bool), start, precision fl
 	return s
 }
 
-// verdict says what the search found, in one line.
+// verdict says what the search found, in one line, and what ended it
+// when it did not: the step limit or an interruption.
 func (s *rateSearch) verdict() string {
+	ended := "the step limit ended the search"
+	if s.interrupted {
+		ended = fmt.Sprintf("interrupted after %d steps", len(s.Steps))
+	}
 	switch {
+	case len(s.Steps) == 0 && s.interrupted:
+		return "interrupted: no step completed"
 	case len(s.Steps) == 0:
 		return "no step completed"
+	case s.MaxRate == 0 && s.interrupted:
+		return fmt.Sprintf("no rate met the SLO, down to %.4g req/s (%s)", s.Steps[len(s.Steps)-1].Rate, ended)
 	case s.MaxRate == 0:
 		return fmt.Sprintf("no rate met the SLO, down to %.4g req/s", s.Steps[len(s.Steps)-1].Rate)
 	case s.MissRate == 0:
-		return fmt.Sprintf("every rate met the SLO, up to %.4g req/s: the step limit ended the search before a miss", s.MaxRate)
+		return fmt.Sprintf("every rate met the SLO, up to %.4g req/s: %s before a miss", s.MaxRate, ended)
 	}
 	best := s.best()
 	within := "within"
 	if s.MissRate-s.MaxRate > s.Precision*s.MaxRate {
-		within = "the step limit ended the search at"
+		within = ended + " at"
 	}
 	return fmt.Sprintf("%.4g req/s meets the SLO and %.4g misses it (%s %.0f%%); at %.4g, %.1f%% of %d requests met it (95%% confidence: %.1f–%.1f%%)",
 		s.MaxRate, s.MissRate, within, 100*(s.MissRate-s.MaxRate)/s.MaxRate, best.Rate, 100*best.Attained, best.Requests, 100*best.AttainedLow, 100*best.AttainedHigh)
