@@ -54,13 +54,16 @@ type predictionJSON struct {
 // benchRun describes the run in the JSON report; its field names are a
 // contract other tools parse.
 type benchRun struct {
-	Endpoint     string  `json:"endpoint"`
-	Model        string  `json:"model"`
-	Planned      int     `json:"planned_requests"`
-	Concurrency  int     `json:"concurrency"`
-	Rate         float64 `json:"rate"`
-	PromptTokens int     `json:"prompt_tokens"`
-	MaxTokens    int     `json:"max_tokens"`
+	Endpoint    string  `json:"endpoint"`
+	Model       string  `json:"model"`
+	Planned     int     `json:"planned_requests"`
+	Concurrency int     `json:"concurrency"`
+	Rate        float64 `json:"rate"`
+	// PromptTokens and MaxTokens are those of every request; 0 for a
+	// replayed trace, whose requests have their own. With sessions,
+	// PromptTokens is what each turn adds.
+	PromptTokens int `json:"prompt_tokens"`
+	MaxTokens    int `json:"max_tokens"`
 	// PromptSeed is the seed the prompts were drawn with: --seed with it
 	// sends them again.
 	PromptSeed uint64  `json:"prompt_seed"`
@@ -110,9 +113,16 @@ func (r *benchReport) jsonObject() (map[string]any, error) {
 	snap := r.snap
 	snap.Targets = nil // one series: the totals say it all
 	obj := map[string]any{}
+	prompt, maxTokens, conc := r.f.prompt, r.f.maxTokens, r.f.concurrency
+	switch {
+	case r.f.traceFile != "":
+		prompt, maxTokens = 0, 0 // each request's own, from the trace
+	case r.f.sess.on():
+		conc = r.f.sess.sessions // one turn in flight a conversation
+	}
 	for _, v := range []any{snap, benchRun{
-		Endpoint: r.what, Model: r.mdl, Planned: r.f.requests, Concurrency: r.f.concurrency, Rate: r.f.rate,
-		PromptTokens: r.f.prompt, MaxTokens: r.f.maxTokens, PromptSeed: r.promptSeed, Warmup: r.f.warmup,
+		Endpoint: r.what, Model: r.mdl, Planned: r.f.requests, Concurrency: conc, Rate: r.f.rate,
+		PromptTokens: prompt, MaxTokens: maxTokens, PromptSeed: r.promptSeed, Warmup: r.f.warmup,
 		SLOTTFTMs: msf(r.f.sloTTFT), SLOTPOTMs: msf(r.f.sloTPOT),
 		Late: r.res.late, MaxLateMs: msf(r.res.maxLate), Lateness: r.latenessMs(), Warnings: r.warnings(),
 		Interrupted: r.res.interrupted, Abandoned: r.res.abandoned, Load: r.load, Turns: r.turns(), RateSearch: r.search,

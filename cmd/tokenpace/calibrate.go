@@ -76,10 +76,10 @@ func observationsFrom(path string) ([]simulate.Observation, error) {
 		return nil, fmt.Errorf("--from %s: not a tokenpace bench --json report: %s", path, jsonErrorText(err))
 	}
 	switch {
+	case r.Load != "":
+		return nil, fmt.Errorf("--from %s: a run of %s; calibrate reads closed-loop runs of --prompt-tokens prompts", path, r.Load)
 	case r.PromptTokens <= 0 || r.Planned <= 0:
 		return nil, fmt.Errorf("--from %s: not a tokenpace bench --json report (no prompt_tokens or planned_requests)", path)
-	case r.Load != "":
-		return nil, fmt.Errorf("--from %s: a run of %s; calibrate reads closed-loop runs of --prompt-tokens prompts, not a replayed trace or sessions", path, r.Load)
 	case len(r.RateSearch) > 0 && string(r.RateSearch) != "null":
 		return nil, fmt.Errorf("--from %s: a rate search (--find-max-rate); calibrate reads closed-loop runs, whose load is their concurrency", path)
 	case r.Rate > 0:
