@@ -137,7 +137,7 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	d, err := f.hw.deployment()
 	if err != nil {
 		fmt.Fprintf(stderr, "tokenpace calibrate: %v\n", err)
-		return 1
+		return 2
 	}
 	// Fit from the class defaults, not from an earlier fit.
 	d.MBU, d.MFU, d.StepOverhead = 0, 0, 0

@@ -83,7 +83,7 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 	d, err := f.hw.deployment()
 	if err != nil {
 		fmt.Fprintf(stderr, "tokenpace predict: %v\n", err)
-		return 1
+		return 2
 	}
 	p, err := simulate.Predict(d, simulate.Scenario{PromptTokens: f.prompt, CachedTokens: f.cached, OutputTokens: f.output, Concurrency: f.conc, Requests: f.requests})
 	if err != nil {
