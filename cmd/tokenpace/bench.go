@@ -309,12 +309,8 @@ const maxPromptTokens = 1 << 24
 
 // checkFiles checks the output file flags.
 func (f *benchFlags) checkFiles() error {
-	if f.plot != "" {
-		switch strings.ToLower(filepath.Ext(f.plot)) {
-		case ".png", ".svg":
-		default:
-			return fmt.Errorf("--plot %q: want a .png or .svg file name", f.plot)
-		}
+	if err := checkPlotName(f.plot); err != nil {
+		return err
 	}
 	if f.report != "" && !strings.EqualFold(filepath.Ext(f.report), ".html") {
 		return fmt.Errorf("--report %q: want an .html file name", f.report)

@@ -228,6 +228,9 @@ func (f *planFlags) input(set map[string]bool) (plan.Input, string, error) {
 	if err := f.checkNumbers(set); err != nil {
 		return in, "", err
 	}
+	if err := checkPlotName(f.plot); err != nil {
+		return in, "", err
+	}
 	f.setTemplate(&in)
 	desc, draws, err := f.load(set, &in)
 	if err != nil {

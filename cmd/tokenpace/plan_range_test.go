@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -25,6 +26,19 @@ func TestPlanRejectsRatesItCannotSchedule(t *testing.T) {
 		code, stdout, stderr := planCmd(t, args...)
 		if code != 2 || stdout != "" || !strings.Contains(stderr, "--rate") || !strings.Contains(stderr, tc.want) {
 			t.Errorf("plan %q = exit %d, stdout %q, stderr %q; want 2 and %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+}
+
+// A --plot plan cannot draw is refused before the search, as bench
+// refuses one: plan searched, printed nothing, and then exited 1 with
+// "--plot: unsupported format: "gif"".
+func TestPlanRejectsAPlotItCannotDraw(t *testing.T) {
+	for _, name := range []string{"front.gif", "front", "front.pdf"} {
+		args := append([]string{"--model", "llama-3.1-8b", "--rate", "5", "--slo-ttft-p99", "500ms", "--plot", filepath.Join(t.TempDir(), name)}, smallSearch...)
+		code, stdout, stderr := planCmd(t, args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, "--plot") || !strings.Contains(stderr, ".png or .svg") {
+			t.Errorf("plan --plot %s = exit %d, stdout %q, stderr %q; want 2 before any search, and the formats it draws", name, code, stdout, stderr)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,4 +28,17 @@ func writeCanvas(path string, w, h vg.Length, paint func(draw.Canvas)) error {
 		return err
 	}
 	return f.Close()
+}
+
+// checkPlotName refuses a --plot file name whose extension names no
+// format writeCanvas is asked to draw; "" (no plot) is fine.
+func checkPlotName(path string) error {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".png", ".svg":
+		return nil
+	}
+	if path == "" {
+		return nil
+	}
+	return fmt.Errorf("--plot %q: want a .png or .svg file name", path)
 }
