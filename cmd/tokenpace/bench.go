@@ -312,6 +312,11 @@ func (f *benchFlags) checkFiles() error {
 	if err := checkPlotName(f.plot); err != nil {
 		return err
 	}
+	for _, o := range []struct{ flag, path string }{{"export", f.export}, {"plot", f.plot}, {"report", f.report}} {
+		if err := checkOutputDir(o.flag, o.path); err != nil {
+			return err
+		}
+	}
 	if f.report != "" && !strings.EqualFold(filepath.Ext(f.report), ".html") {
 		return fmt.Errorf("--report %q: want an .html file name", f.report)
 	}

@@ -217,6 +217,9 @@ func (f *calibrateFlags) check() error {
 	case f.timeout > maxLatency:
 		return fmt.Errorf("--timeout %v: want at most %v, the longest latency the figures record", f.timeout, maxLatency)
 	}
+	if err := checkOutputDir("out", f.outPath); err != nil {
+		return err
+	}
 	for _, name := range []string{"mbu", "mfu", "step-overhead"} {
 		if f.hw.set()[name] {
 			return fmt.Errorf("--%s is what calibrate fits; leave it out", name)

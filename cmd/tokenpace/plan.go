@@ -231,6 +231,9 @@ func (f *planFlags) input(set map[string]bool) (plan.Input, string, error) {
 	if err := checkPlotName(f.plot); err != nil {
 		return in, "", err
 	}
+	if err := checkOutputDir("plot", f.plot); err != nil {
+		return in, "", err
+	}
 	f.setTemplate(&in)
 	desc, draws, err := f.load(set, &in)
 	if err != nil {
