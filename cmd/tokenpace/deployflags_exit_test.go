@@ -42,3 +42,21 @@ func checkExitTwo(t *testing.T, args []string, flag string) {
 		t.Errorf("tokenpace %q = exit %d, stderr %q; want 2 naming %s", args, code, stderr.String(), flag)
 	}
 }
+
+// A load predict cannot simulate is a usage error too: --output-tokens 0
+// exited 2 and --output-tokens 1000000000 exited 1.
+func TestPredictOutOfRangeLoadExitsTwo(t *testing.T) {
+	for _, bad := range [][]string{
+		{"--output-tokens", "1000000000"},
+		{"--concurrency", "1000000000"},
+		{"--prompt-tokens", "1000000000"},
+	} {
+		t.Run(bad[0], func(t *testing.T) {
+			args := append([]string{"predict", "--model", "llama-3.2-1b"}, bad...)
+			var stdout, stderr bytes.Buffer
+			if code := run(t.Context(), args, &stdout, &stderr); code != 2 || stdout.Len() != 0 {
+				t.Errorf("tokenpace %q = exit %d, stdout %q, stderr %q; want 2 and no prediction", args, code, stdout.String(), stderr.String())
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -88,6 +89,9 @@ func runPredict(args []string, stdout, stderr io.Writer) int {
 	p, err := simulate.Predict(d, simulate.Scenario{PromptTokens: f.prompt, CachedTokens: f.cached, OutputTokens: f.output, Concurrency: f.conc, Requests: f.requests})
 	if err != nil {
 		fmt.Fprintf(stderr, "tokenpace predict: %v\n", err)
+		if _, ok := errors.AsType[*simulate.InvalidError](err); ok {
+			return 2 // a load the flags describe and no run can be
+		}
 		return 1
 	}
 	// The first token needs the request to reach the server and the token
