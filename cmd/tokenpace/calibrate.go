@@ -54,6 +54,33 @@ type benchRunJSON struct {
 	RateSearch json.RawMessage `json:"rate_search"`
 }
 
+// check reports the first figure of r that no bench run writes: a count
+// below zero, a prompt longer than bench sends, a latency below zero or
+// past what a report holds.
+func (r *benchRunJSON) check() error {
+	for _, v := range []struct {
+		name string
+		v    float64
+	}{{"concurrency", float64(r.Concurrency)}, {"planned_requests", float64(r.Planned)}, {"max_tokens", float64(r.MaxTokens)},
+		{"completed", float64(r.Completed)}, {"output_tokens", r.OutputTokens}} {
+		if !(v.v >= 0) {
+			return fmt.Errorf("%s is %v, want at least 0", v.name, v.v)
+		}
+	}
+	if r.PromptTokens > maxPromptTokens {
+		return fmt.Errorf("prompt_tokens is %d, want at most %d", r.PromptTokens, maxPromptTokens)
+	}
+	for _, d := range []struct {
+		name string
+		m    map[string]float64
+	}{{"ttft_ms", r.TTFT}, {"tpot_ms", r.TPOT}} {
+		if v, ok := d.m["mean"]; ok && !(v >= 0 && v <= maxSavedMs) {
+			return fmt.Errorf("%s.mean is %v, want 0 to %g ms", d.name, v, maxSavedMs)
+		}
+	}
+	return nil
+}
+
 // maxCalibrateTokens bounds the output tokens of one simulated run.
 const maxCalibrateTokens = 200_000
 
@@ -86,6 +113,9 @@ func observationsFrom(path string) ([]simulate.Observation, error) {
 		return nil, fmt.Errorf("--from %s: an open-loop (--rate) run; calibrate reads closed-loop runs, whose load is their concurrency", path)
 	case r.Completed <= 0:
 		return nil, fmt.Errorf("--from %s: no request completed", path)
+	}
+	if err := r.check(); err != nil {
+		return nil, fmt.Errorf("--from %s: not a figure bench measures: %v", path, err)
 	}
 	conc := r.Concurrency
 	if conc <= 0 || conc > r.Planned {
