@@ -139,6 +139,15 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// checkArrivalSpan refuses requests arriving at rate over more than
+// maxArrivalSpan.
+func checkArrivalSpan(rate float64, requests int) error {
+	if span := float64(requests) / rate; span > maxArrivalSpan.Seconds() {
+		return fmt.Errorf("the arrivals would span %.3g s, want at most %g s", span, maxArrivalSpan.Seconds())
+	}
+	return nil
+}
+
 // searchUntil runs plan.Search on in, unless ctx ends first.
 func searchUntil(ctx context.Context, in plan.Input) (*plan.Result, error) {
 	if err := ctx.Err(); err != nil {
@@ -349,8 +358,8 @@ func (f *planFlags) load(set map[string]bool, in *plan.Input) (desc string, draw
 		if f.requests == 0 {
 			w.Requests = min(max(int(f.rate*60), 500), 5000)
 		}
-		if span := float64(w.Requests) / f.rate; span > maxArrivalSpan.Seconds() {
-			return "", nil, fmt.Errorf("--rate %g with --requests %d: the arrivals would span %.3g s, want at most %g s", f.rate, w.Requests, span, maxArrivalSpan.Seconds())
+		if err := checkArrivalSpan(w.Rate, w.Requests); err != nil {
+			return "", nil, fmt.Errorf("--rate %g with --requests %d: %w", f.rate, w.Requests, err)
 		}
 		process := "Poisson"
 		if f.constant {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,6 +41,28 @@ func TestPlanRejectsAPlotItCannotDraw(t *testing.T) {
 		code, stdout, stderr := planCmd(t, args...)
 		if code != 2 || stdout != "" || !strings.Contains(stderr, "--plot") || !strings.Contains(stderr, ".png or .svg") {
 			t.Errorf("plan --plot %s = exit %d, stdout %q, stderr %q; want 2 before any search, and the formats it draws", name, code, stdout, stderr)
+		}
+	}
+}
+
+// The rate of a bench report given as --workload is held to the range
+// --rate is: a report saying 1e-300/s had every deployment miss with a
+// TTFT p99 of 8384883670070 ms; one saying 1e+308/s had one L4 meet the
+// SLO at $0.000 per 1M output tokens.
+func TestPlanRejectsAWorkloadRateItCannotSchedule(t *testing.T) {
+	for _, rate := range []float64{1e-300, 1e308} {
+		report := filepath.Join(t.TempDir(), "run.json")
+		b, err := json.Marshal(map[string]any{"endpoint": "x", "planned_requests": 4, "rate": rate, "prompt_tokens": 256, "max_tokens": 128, "completed": 4, "output_tokens": 512})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(report, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args := append([]string{"--model", "llama-3.1-8b", "--slo-ttft-p99", "500ms", "--workload", report}, smallSearch...)
+		code, stdout, stderr := planCmd(t, args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, "run.json") || !strings.Contains(stderr, "[1e-06, 1e+06]") {
+			t.Errorf("plan --workload with rate %g = exit %d, stdout %q, stderr %q; want 2 naming the file and the range", rate, code, stdout, stderr)
 		}
 	}
 }

@@ -65,6 +65,12 @@ func readWorkloadFile(path string, w simulate.Workload, tf *traceFlags) ([]simul
 		if !(w.Rate > 0) || w.Prompt.Mean < 1 || w.Output.Mean < 1 {
 			return nil, nil, "", fmt.Errorf("--workload %s: the bench report has no rate, prompt or output length to plan for", path)
 		}
+		if w.Rate < minRate || w.Rate > maxRate {
+			return nil, nil, "", fmt.Errorf("--workload %s: the bench report's rate %g: want requests per second in [%g, %g]", path, w.Rate, minRate, maxRate)
+		}
+		if err := checkArrivalSpan(w.Rate, w.Requests); err != nil {
+			return nil, nil, "", fmt.Errorf("--workload %s: %d requests at %g/s: %w", path, w.Requests, w.Rate, err)
+		}
 		a, err := w.Arrivals()
 		return a, &w, fmt.Sprintf("the shapes of bench report %s: %d requests at %.3g/s, %d prompt and %d output tokens", path, len(a), w.Rate, w.Prompt.Mean, w.Output.Mean), err
 	}
