@@ -66,3 +66,34 @@ func TestPlanRejectsAWorkloadRateItCannotSchedule(t *testing.T) {
 		}
 	}
 }
+
+// A bench report of sessions or of a replayed trace is not planned for
+// as if each request were one prompt of prompt_tokens: sessions carry the
+// conversation so far (a report of --prompt-tokens 100 planned 100-token
+// prompts), and a trace's requests have their own lengths.
+func TestPlanWorkloadRefusesReportsOfOtherLoads(t *testing.T) {
+	dir := t.TempDir()
+	for name, load := range map[string]string{
+		"sessions.json": "2 sessions at once × 3 turns, 10ms think time; each turn adds 100 prompt tokens and carries the conversation so far, max_tokens 20",
+		"trace.json":    "trace mooncake.jsonl: 11 requests (mooncake, over 30ms at 333/s)",
+	} {
+		path := filepath.Join(dir, name)
+		report := map[string]any{"endpoint": "x", "planned_requests": 6, "concurrency": 2, "rate": 0, "prompt_tokens": 100, "max_tokens": 20,
+			"completed": 6, "output_tokens": 120, "request_throughput": 3.2, "load": load}
+		if name == "sessions.json" {
+			report["turns"] = map[string]any{"first_turn_ttft_ms": map[string]float64{"count": 2}}
+		}
+		b, err := json.Marshal(report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args := append([]string{"--model", "llama-3.1-8b", "--slo-ttft-p99", "500ms", "--workload", path}, smallSearch...)
+		code, stdout, stderr := planCmd(t, args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, name) || !strings.Contains(stderr, load[:10]) {
+			t.Errorf("plan --workload %s = exit %d, stdout %q, stderr %q; want 2 naming the file and its load", name, code, stdout, stderr)
+		}
+	}
+}

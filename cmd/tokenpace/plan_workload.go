@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/tokenpace/tokenpace/simulate"
 )
@@ -23,6 +24,10 @@ type benchShapes struct {
 	InputTokens  int64   `json:"input_tokens"`
 	OutputTokens int64   `json:"output_tokens"`
 	ReqPerSecond float64 `json:"request_throughput"`
+	// Load describes a replayed trace or sessions; Turns is set for
+	// sessions, whose turns carry the conversation so far.
+	Load  string          `json:"load"`
+	Turns json.RawMessage `json:"turns"`
 }
 
 // maxWorkloadFile bounds a --workload file (a trace of about 10 million
@@ -49,6 +54,12 @@ func readWorkloadFile(path string, w simulate.Workload, tf *traceFlags) ([]simul
 		dec := json.NewDecoder(io.LimitReader(br, maxWorkloadFile))
 		if err := dec.Decode(&b); err != nil {
 			return nil, nil, "", fmt.Errorf("--workload %s: not a bench --json report: %v", path, err)
+		}
+		switch {
+		case len(b.Turns) > 0 && string(b.Turns) != "null":
+			return nil, nil, "", fmt.Errorf("--workload %s: a report of %s: its prompts grew turn by turn, and plan cannot read them from prompt_tokens", path, b.Load)
+		case strings.HasPrefix(b.Load, "trace "):
+			return nil, nil, "", fmt.Errorf("--workload %s: a report of a replayed %s: give plan the trace itself", path, b.Load)
 		}
 		w.Rate = b.Rate
 		if w.Rate == 0 {
