@@ -90,6 +90,10 @@ func newBenchTarget(f *benchFlags) (*benchTarget, error) {
 		hc := &http.Client{Transport: tr}
 		t.close = hc.CloseIdleConnections
 		opts = append(opts, option.WithBaseURL(f.baseURL), option.WithHTTPClient(hc))
+		if err := checkKeyVariable(f.apiKeyEnv); err != nil {
+			t.close()
+			return nil, err
+		}
 		if key := os.Getenv(f.apiKeyEnv); key != "" {
 			opts = append(opts, option.WithAPIKey(key))
 			t.key = key
@@ -221,4 +225,18 @@ func hideAll(s string, secrets []string) string {
 		s = strings.ReplaceAll(s, v, "[hidden]")
 	}
 	return s
+}
+
+// checkKeyVariable refuses an API key, in the environment variable name,
+// that an HTTP header cannot carry: a line break or another control
+// character, as a key pasted from a file often ends with. Without it the
+// request fails before it is sent, with a message that reads as a server
+// that cannot be reached. The key itself is never in the error.
+func checkKeyVariable(name string) error {
+	for _, b := range []byte(os.Getenv(name)) {
+		if (b < ' ' && b != '\t') || b == 0x7f {
+			return fmt.Errorf("--api-key-env: the key in %s holds a line break or another control character, which no HTTP header carries: set it without one", name)
+		}
+	}
+	return nil
 }

@@ -43,6 +43,9 @@ var dialCalibrate = func(baseURL, keyEnv string) (*calibrateEndpoint, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 128
 	hc := &http.Client{Transport: tr}
+	if err := checkKeyVariable(keyEnv); err != nil {
+		return nil, err
+	}
 	key := os.Getenv(keyEnv)
 	if key == "" {
 		if keyEnv != "OPENAI_API_KEY" {
