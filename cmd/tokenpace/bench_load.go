@@ -155,10 +155,16 @@ func (g *loadGen) run(ctx context.Context) *loadResult {
 	return res
 }
 
-// closedLoop sends n requests from g.concurrency clients (n at once when
-// the concurrency has no cap, as for the warm-up of an uncapped --rate run).
+// maxWarmupClients bounds the clients of a warm-up whose run has no cap
+// in flight (an uncapped --rate run): a client and a stream each, all of
+// --warmup at once took gigabytes and minutes to stop.
+const maxWarmupClients = 64
+
+// closedLoop sends n requests from g.concurrency clients (up to
+// maxWarmupClients when the concurrency has no cap, as for the warm-up of
+// an uncapped --rate run).
 func (g *loadGen) closedLoop(ctx context.Context, n int, record func(int, *tokenpace.Timing, time.Time, time.Time)) {
-	clients := n
+	clients := min(n, maxWarmupClients)
 	if g.concurrency > 0 {
 		clients = min(g.concurrency, n)
 	}
