@@ -53,6 +53,10 @@ type loadGen struct {
 	prompt    int
 	maxTokens int
 	slo       metrics.SLO
+	// warm makes warm-up request i: prompts of their own, which no
+	// measured request sends again (a server would serve it from its
+	// prompt cache). Nil: params.
+	warm func(i int) openai.ChatCompletionNewParams
 }
 
 // loadResult is what a run measured beyond the Recorder's figures.
@@ -92,7 +96,11 @@ func (g *loadGen) run(ctx context.Context) *loadResult {
 	res := &loadResult{}
 	var mu sync.Mutex
 	if g.warmup > 0 {
-		g.closedLoop(ctx, g.warmup, func(int, *tokenpace.Timing, time.Time, time.Time) {})
+		w := *g
+		if g.warm != nil {
+			w.params = g.warm
+		}
+		w.closedLoop(ctx, g.warmup, func(int, *tokenpace.Timing, time.Time, time.Time) {})
 	}
 	start := time.Now()
 	var last time.Time

@@ -44,6 +44,9 @@ func (g *loadGen) target(t *benchTarget, f *benchFlags) {
 	g.client = t.client
 	g.promptSeed = f.promptSeed()
 	g.params = newPromptMaker(t.model, f.prompt, f.maxTokens, g.promptSeed)
+	// The warm-up's prompts (of --prompt-tokens, for a trace too) come
+	// from a seed of their own: no measured request repeats one.
+	g.warm = newPromptMaker(t.model, f.prompt, f.maxTokens, ^g.promptSeed)
 	if g.trace != nil {
 		g.params = newTracePrompts(t.model, g.trace, g.promptSeed).params
 	}
