@@ -547,7 +547,7 @@ func (x *exchange) keepDetails() {
 	}
 	if reasoning != "" {
 		raw, _ := json.Marshal(reasoning)
-		x.extras.Keep(x.server(), key, wire.ReasoningContent, string(raw))
+		x.extras.Keep(x.server(), key, x.reasoning.Field(), string(raw))
 	}
 }
 

@@ -38,6 +38,7 @@ type agentTurn struct {
 			Type, Text, Data, ID string
 		} `json:"reasoning_details"`
 		Reasoning *string `json:"reasoning_content"`
+		Reasoned  *string `json:"reasoning"` // vLLM's name since v0.16
 	} `json:"messages"`
 }
 

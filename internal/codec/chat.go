@@ -170,8 +170,10 @@ func chunkEvent(c *openai.ChatCompletionChunk, orig any) Event {
 		if _, ok := d.JSON.ExtraFields[reasoningDetails]; ok {
 			ev.Details = true
 		}
-		if _, ok := d.JSON.ExtraFields[reasoningContent]; ok && c.Choices[i].Index == 0 {
-			ev.Reasoning = true
+		if c.Choices[i].Index == 0 && len(d.JSON.ExtraFields) > 0 {
+			if _, ok := d.JSON.ExtraFields[reasoningContent]; ok || ReasoningPiece(d) != "" {
+				ev.Reasoning = true
+			}
 		}
 	}
 	return ev

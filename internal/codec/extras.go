@@ -51,8 +51,8 @@ func CallExtras(ev *Event, extra func(id, raw string), message func(call, conten
 
 // MessageFields are the fields of an assistant message that made tool
 // calls that a server may want back on it: OpenRouter's
-// reasoning_details, DeepSeek's reasoning_content.
-var MessageFields = [...]string{reasoningDetails, reasoningContent}
+// reasoning_details, DeepSeek's reasoning_content, vLLM's reasoning.
+var MessageFields = [...]string{reasoningDetails, reasoningContent, reasoningName}
 
 // Whole reports whether ev is a whole response (a non-streaming call's).
 func Whole(ev *Event) bool {

@@ -12,10 +12,18 @@ import (
 // thinking mode wants it back on an assistant message that made tool
 // calls: without it, the next request is refused, 400 "Missing
 // `reasoning_content` field in the assistant message"
-// (api-docs.deepseek.com/guides/thinking_mode#tool-calls). Given back
-// only under this name: servers that stream a "reasoning" field (Groq,
-// Ollama, OpenRouter) neither need it back nor all accept it.
+// (api-docs.deepseek.com/guides/thinking_mode#tool-calls).
 const reasoningContent = "reasoning_content"
+
+// reasoningName is the message field in which vLLM streams a thinking
+// model's reasoning since it renamed reasoning_content (vllm-project/vllm
+// #27752; the old name removed by #33402, v0.16), and the only one its
+// chat input reads back: a model that thinks between its tool calls
+// (MiniMax-M2, Kimi K2.5, GLM) loses its earlier reasoning without it.
+// Groq, Ollama and OpenRouter stream it too; Groq refuses it back for
+// some models ("property 'reasoning' is unsupported"), and the client
+// then learns to send that server none (see wire.RefusedFields).
+const reasoningName = "reasoning"
 
 // Reasoning accumulates the reasoning_content of a streamed chat answer's
 // first choice, and its content, which names a turn without tool calls
@@ -24,6 +32,7 @@ const reasoningContent = "reasoning_content"
 type Reasoning struct {
 	text, content strings.Builder
 	over          bool
+	field         string // the field the reasoning came in
 }
 
 // Add adds the reasoning_content and content pieces of ev's first choice,
@@ -39,6 +48,9 @@ func (r *Reasoning) Add(ev *Event) {
 		}
 		d := &c.Choices[i].Delta
 		s := ReasoningPiece(d)
+		if r.field == "" && s != "" {
+			r.field = reasoningFieldOf(d)
+		}
 		if r.text.Len()+len(s) > maxDetailsBytes || r.content.Len()+len(d.Content) > maxDetailsBytes {
 			r.over = true
 			r.text.Reset()
@@ -56,12 +68,33 @@ func (r *Reasoning) Content() string { return r.content.String() }
 // Text returns the accumulated reasoning, "" past maxDetailsBytes.
 func (r *Reasoning) Text() string { return r.text.String() }
 
-// ReasoningPiece returns the reasoning_content piece of a delta, "" when
-// it has none.
+// Field returns the field the reasoning came in, reasoning_content or
+// reasoning, as the server streamed it: the one to give it back in;
+// reasoning_content when none came.
+func (r *Reasoning) Field() string {
+	if r.field == "" {
+		return reasoningContent
+	}
+	return r.field
+}
+
+// ReasoningPiece returns the reasoning piece of a delta, its
+// reasoning_content or else its reasoning (a server that streams both,
+// vLLM between the two names, sends the same text in each); "" when it
+// has none.
 func ReasoningPiece(d *openai.ChatCompletionChunkChoiceDelta) string {
-	f, ok := d.JSON.ExtraFields[reasoningContent]
+	f, ok := d.JSON.ExtraFields[reasoningFieldOf(d)]
 	if !ok {
 		return ""
 	}
 	return stringOf(json.RawMessage(f.Raw()))
+}
+
+// reasoningFieldOf returns the field a delta's reasoning piece is in:
+// reasoning_content when it has one, else reasoning.
+func reasoningFieldOf(d *openai.ChatCompletionChunkChoiceDelta) string {
+	if _, ok := d.JSON.ExtraFields[reasoningContent]; ok {
+		return reasoningContent
+	}
+	return reasoningName
 }

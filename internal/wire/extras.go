@@ -67,17 +67,19 @@ type CallExtras struct {
 type callKey struct{ server, id, field string }
 
 // Fields CallExtras keeps: extra_content on a tool call (Gemini); and,
-// kept under the message's first call, reasoning_details (OpenRouter) and
-// reasoning_content (DeepSeek) on the assistant message that made the
-// call.
+// kept under the message's first call, reasoning_details (OpenRouter),
+// reasoning_content (DeepSeek) and reasoning (vLLM since v0.16, whose
+// chat input reads that name alone) on the assistant message that made
+// the call: the reasoning in the field the server streamed it in.
 const (
 	ExtraContent     = "extra_content"
 	ReasoningDetails = "reasoning_details"
 	ReasoningContent = "reasoning_content"
+	Reasoning        = "reasoning"
 )
 
 // messageFields are the fields CallExtras keeps on a message.
-var messageFields = [...]string{ReasoningDetails, ReasoningContent}
+var messageFields = [...]string{ReasoningDetails, ReasoningContent, Reasoning}
 
 // contentSeed seeds TurnKey's hash: the keys live as long as the process.
 var contentSeed = maphash.MakeSeed()
