@@ -98,7 +98,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tokenpace sim: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "http://%s/v1\n", l.Addr())
+	fmt.Fprintf(stdout, "%s\n", baseURL(l.Addr()))
 	fmt.Fprintf(stderr, "tokenpace sim: serving model %q (%s)\n", f.name, what)
 	if len(f.toolCalls) > 0 {
 		fmt.Fprintf(stderr, "tokenpace sim: calling %s when a request offers it\n", f.toolCalls.String())
@@ -196,4 +196,15 @@ func (f *simFlags) serve(ctx context.Context, srv *simulate.Server, l net.Listen
 	hs.Close()
 	<-served
 	return nil
+}
+
+// baseURL is the base URL a client on this machine gives to reach addr, a
+// listener's address: a listener on every interface (":0", "0.0.0.0:0",
+// "[::]:0") is reached at 127.0.0.1, which every system resolves, where
+// "http://[::]:PORT" works on some only.
+func baseURL(addr net.Addr) string {
+	if a, ok := addr.(*net.TCPAddr); ok && (a.IP == nil || a.IP.IsUnspecified()) {
+		return fmt.Sprintf("http://127.0.0.1:%d/v1", a.Port)
+	}
+	return "http://" + addr.String() + "/v1"
 }

@@ -34,6 +34,9 @@ func TestSimServesUntilCancelled(t *testing.T) {
 		{"hardware model", []string{"--model", "llama-3.2-1b", "--gpu", "h100-sxm"}, "llama-3.2-1b"},
 		{"served name and faults off", []string{"--ttft", "1ms", "--served-name", "small", "--fault-for", "2s"}, "small"},
 		{"precise timer", []string{"--ttft", "2ms", "--itl", "1ms", "--precise-timer"}, "sim"},
+		// Every interface: the URL printed was http://[::]:PORT/v1, which
+		// not every system's client reaches.
+		{"every interface", []string{"--addr", ":0", "--ttft", "1ms"}, "sim"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
