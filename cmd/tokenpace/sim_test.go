@@ -96,6 +96,8 @@ func TestSimRejectsBadFlags(t *testing.T) {
 		{"zero write timeout", []string{"--ttft", "1ms", "--write-timeout", "0"}, "must be positive"},
 		{"tool call without a name", []string{"--ttft", "1ms", "--tool-call", `{"city":"Paris"}`}, "NAME=JSON"},
 		{"tool call arguments not JSON", []string{"--ttft", "1ms", "--tool-call", `get_weather={city}`}, "not valid JSON"},
+		{"tool call arguments an array", []string{"--ttft", "1ms", "--tool-call", `get_weather=[1]`}, "not a JSON object"},
+		{"tool call arguments null", []string{"--ttft", "1ms", "--tool-call", `get_weather=null`}, "not a JSON object"},
 		{"fault rates over 1 in all", []string{"--ttft", "1ms", "--fault-truncated", "0.6", "--fault-error-event", "0.6"}, "sum to"},
 	}
 	for _, tt := range tests {

@@ -30,7 +30,8 @@ func (f *toolCallsFlag) String() string {
 	return b.String()
 }
 
-// Set adds one call, NAME=JSON, whose arguments must be valid JSON.
+// Set adds one call, NAME=JSON, whose arguments must be a JSON object,
+// as a function's arguments always are.
 func (f *toolCallsFlag) Set(v string) error {
 	name, args, ok := strings.Cut(v, "=")
 	if !ok || name == "" {
@@ -38,6 +39,9 @@ func (f *toolCallsFlag) Set(v string) error {
 	}
 	if !json.Valid([]byte(args)) {
 		return fmt.Errorf("the arguments of %s are not valid JSON: %s", name, args)
+	}
+	if !strings.HasPrefix(strings.TrimSpace(args), "{") {
+		return fmt.Errorf("the arguments of %s are not a JSON object, as a function's are: %s", name, args)
 	}
 	*f = append(*f, simulate.ToolCall{Name: name, Arguments: args})
 	return nil
