@@ -23,37 +23,54 @@ const (
 // hour are clamped to one hour.
 const RelativeError = 0.001
 
-// dist is one latency distribution. Not safe for concurrent use.
+// dist is one latency distribution: its histogram, and its largest sample
+// and the sum of its samples exactly (the histogram's max is the top of
+// that sample's bucket, up to RelativeError above it, and its mean that of
+// the buckets' middles). Not safe for concurrent use.
 type dist struct {
-	h *hdrhistogram.Histogram
+	h   *hdrhistogram.Histogram
+	max time.Duration
+	sum time.Duration
 }
 
-func newDist() dist { return dist{h: hdrhistogram.New(histLowest, histHighest, histDigits)} }
+func newDist() *dist { return &dist{h: hdrhistogram.New(histLowest, histHighest, histDigits)} }
 
-func (d dist) record(v time.Duration) {
+func (d *dist) record(v time.Duration) {
 	us := min(max(v.Microseconds(), histLowest), histHighest)
 	_ = d.h.RecordValue(us) // in range by construction
+	v = min(max(v, 0), time.Hour)
+	d.max = max(d.max, v)
+	d.sum += v
 }
 
-// stats summarises the distribution.
-func (d dist) stats() Dist {
+// merge adds the samples of o.
+func (d *dist) merge(o *dist) {
+	d.h.Merge(o.h)
+	d.max = max(d.max, o.max)
+	d.sum += o.sum
+}
+
+// stats summarises the distribution. No percentile is reported above the
+// largest sample, which a bucket's top may be.
+func (d *dist) stats() Dist {
 	if d.h.TotalCount() == 0 {
 		return Dist{}
 	}
 	at := func(q float64) time.Duration {
-		return time.Duration(d.h.ValueAtQuantile(q)) * time.Microsecond
+		return min(time.Duration(d.h.ValueAtQuantile(q))*time.Microsecond, d.max)
 	}
 	return Dist{
 		Count: d.h.TotalCount(),
-		Mean:  time.Duration(d.h.Mean() * float64(time.Microsecond)),
+		Mean:  d.sum / time.Duration(d.h.TotalCount()),
 		P50:   at(50), P90: at(90), P95: at(95), P99: at(99), P999: at(99.9),
-		Max: time.Duration(d.h.Max()) * time.Microsecond,
+		Max: d.max,
 	}
 }
 
-// Dist summarises a latency distribution. Percentiles carry the
-// RelativeError of the underlying histogram. The zero Dist describes no
-// samples.
+// Dist summarises a latency distribution. The Recorder's percentiles carry
+// the RelativeError of the underlying histogram, none above Max; its Mean
+// and Max are the samples' own (samples above an hour count as an hour).
+// The zero Dist describes no samples.
 type Dist struct {
 	// Count is the number of samples.
 	Count int64

@@ -44,7 +44,7 @@ func ExampleRecorder() {
 		f.PerKToken.Round(time.Millisecond), f.Predict(100_000).Round(time.Millisecond))
 	// Output:
 	// requests 10, good 8, 48.0 tokens/s
-	// TTFT p50 350.207ms, p99 600.063ms; TPOT p50 20.015ms
+	// TTFT p50 350.207ms, p99 600ms; TPOT p50 20ms
 	// TTFT ≈ 100ms + 50ms per 1k prompt tokens; 100k tokens: 5.1s
 }
 
@@ -61,10 +61,10 @@ func ExampleSnapshot_WriteTable() {
 	// last 10s: 0.80 req/s  32.8 tok/s
 	// tokens in 2000 (cached 0)  out 164
 	//     ms  count    mean     p50     p90     p95     p99   p99.9     max
-	//   TTFT      4   200.0   200.1   200.1   200.1   200.1   200.1   200.1
+	//   TTFT      4   200.0   200.0   200.0   200.0   200.0   200.0   200.0
 	//   TPOT      4    25.0    25.0    25.0    25.0    25.0    25.0    25.0
 	//    ITL    160    25.0    25.0    25.0    25.0    25.0    25.0    25.0
-	//    E2E      4  1225.2  1225.7  1225.7  1225.7  1225.7  1225.7  1225.7
+	//    E2E      4  1225.0  1225.0  1225.0  1225.0  1225.0  1225.0  1225.0
 }
 
 func ExampleDetector() {

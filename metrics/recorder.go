@@ -85,11 +85,11 @@ type acc struct {
 	inputTokens, cachedTokens         int64
 	outputTokens, goodTokens          int64
 	first, last                       time.Time
-	ttft, tpot, itl, e2e              dist
+	ttft, tpot, itl, e2e              *dist
 	win                               window
 	fit                               regression
 	errors, breaches, detections      map[string]int64
-	milestones                        map[string]dist
+	milestones                        map[string]*dist
 }
 
 // maxMilestones bounds the milestone names a series keeps distributions
@@ -178,16 +178,16 @@ func newAcc(window time.Duration) acc {
 		ttft: newDist(), tpot: newDist(), itl: newDist(), e2e: newDist(),
 		win:    newWindow(window),
 		errors: map[string]int64{}, breaches: map[string]int64{}, detections: map[string]int64{},
-		milestones: map[string]dist{},
+		milestones: map[string]*dist{},
 	}
 }
 
 // milestone returns the distribution of name, or false past maxMilestones.
-func (a *acc) milestone(name string) (dist, bool) {
+func (a *acc) milestone(name string) (*dist, bool) {
 	d, ok := a.milestones[name]
 	if !ok {
 		if len(a.milestones) >= maxMilestones {
-			return dist{}, false
+			return nil, false
 		}
 		d = newDist()
 		a.milestones[name] = d
@@ -299,10 +299,10 @@ func (a *acc) merge(o *acc) {
 	if o.last.After(a.last) {
 		a.last = o.last
 	}
-	a.ttft.h.Merge(o.ttft.h)
-	a.tpot.h.Merge(o.tpot.h)
-	a.itl.h.Merge(o.itl.h)
-	a.e2e.h.Merge(o.e2e.h)
+	a.ttft.merge(o.ttft)
+	a.tpot.merge(o.tpot)
+	a.itl.merge(o.itl)
+	a.e2e.merge(o.e2e)
 	for _, s := range o.win.slots {
 		if s.idx != 0 {
 			a.win.addSlot(s)
@@ -311,7 +311,7 @@ func (a *acc) merge(o *acc) {
 	a.fit.merge(o.fit)
 	for name, od := range o.milestones {
 		if d, ok := a.milestone(name); ok {
-			d.h.Merge(od.h)
+			d.merge(od)
 		}
 	}
 	mergeCounts(a.errors, o.errors)
