@@ -138,8 +138,9 @@ func (f *benchFlags) finish(rep *benchReport, tgt *benchTarget, stdout, stderr i
 	return 0
 }
 
-// writeFiles writes --export, --plot and --report; it returns a non-zero
-// exit code when one fails.
+// writeFiles writes --export, --plot and --report, each whatever became
+// of the others (a run's figures are dear to make again); it returns a
+// non-zero exit code when one fails.
 func (f *benchFlags) writeFiles(rep *benchReport, stdout, stderr io.Writer) int {
 	res := rep.res
 	say := func(format string, a ...any) {
@@ -147,11 +148,13 @@ func (f *benchFlags) writeFiles(rep *benchReport, stdout, stderr io.Writer) int 
 			fmt.Fprintf(stdout, format+"\n", a...)
 		}
 	}
+	code := 0
 	if f.export != "" {
 		if err := writeExport(f.export, res.rows); err != nil {
-			return benchFail(stderr, 1, "export: %v", err)
+			code = benchFail(stderr, 1, "export: %v", err)
+		} else {
+			say("%d requests written to %s", len(res.rows), f.export)
 		}
-		say("%d requests written to %s", len(res.rows), f.export)
 	}
 	if f.plot != "" && len(res.timings) > 0 {
 		switch err := writePlot(f.plot, res); {
@@ -160,18 +163,19 @@ func (f *benchFlags) writeFiles(rep *benchReport, stdout, stderr io.Writer) int 
 			// says once the other files are written.
 			fmt.Fprintf(stderr, "tokenpace bench: plot not written: %v\n", err)
 		case err != nil:
-			return benchFail(stderr, 1, "plot: %v", err)
+			code = benchFail(stderr, 1, "plot: %v", err)
 		default:
 			say("plot written to %s", f.plot)
 		}
 	}
 	if f.report != "" {
 		if err := writeHTMLFile(f.report, rep.page()); err != nil {
-			return benchFail(stderr, 1, "report: %v", err)
+			code = benchFail(stderr, 1, "report: %v", err)
+		} else {
+			say("report written to %s", f.report)
 		}
-		say("report written to %s", f.report)
 	}
-	return 0
+	return code
 }
 
 // parseBenchFlags parses and checks args. It returns nil and the exit code

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,4 +39,25 @@ func TestOutputFilesInAMissingDirectory(t *testing.T) {
 			})
 		})
 	}
+}
+
+// An output file that fails once the run is done (here --export names a
+// directory) leaves the others to be written: a run's figures are dear to
+// make again. bench wrote neither the plot nor the report after a failed
+// export.
+func TestBenchWritesTheOtherFilesWhenOneFails(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		report, plot := filepath.Join(dir, "r.html"), filepath.Join(dir, "p.svg")
+		var stdout, stderr bytes.Buffer
+		code := run(t.Context(), []string{"bench", "--requests", "2", "--export", dir, "--plot", plot, "--report", report}, &stdout, &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), "export") {
+			t.Errorf("exit %d, stderr %q; want 1, naming the export", code, stderr.String())
+		}
+		for _, p := range []string{plot, report} {
+			if st, err := os.Stat(p); err != nil || st.Size() == 0 {
+				t.Errorf("%s: %v; want it written", filepath.Base(p), err)
+			}
+		}
+	})
 }
