@@ -8,6 +8,13 @@ import (
 // azureTime is the layout of the Azure traces' TIMESTAMP column.
 const azureTime = "2006-01-02 15:04:05.9999999"
 
+// maxAzureSpan bounds how far a request's time may be from the trace's
+// first (some 31 years), in an Azure or a BurstGPT trace: a
+// time.Duration holds 292 years, and a TIMESTAMP centuries away (a typo)
+// came out as its saturated minimum, a request before all others by 292
+// years.
+const maxAzureSpan = 1e9 * time.Second
+
 // readAzure reads an Azure LLM inference trace.
 func (t *Trace) readAzure(r io.Reader) error {
 	tab, err := newCSVTable(r, t.Name, "Azure", "TIMESTAMP", "ContextTokens", "GeneratedTokens")
@@ -26,6 +33,9 @@ func (t *Trace) readAzure(r io.Reader) error {
 		}
 		if first.IsZero() {
 			first = at
+		}
+		if d := at.Sub(first); d > maxAzureSpan || d < -maxAzureSpan {
+			return tab.errorf("TIMESTAMP %q: %.3g s from the trace's first, want within %.0g s of it", tab.field("TIMESTAMP"), d.Seconds(), maxAzureSpan.Seconds())
 		}
 		p, err := tab.tokens("ContextTokens", 1)
 		if err != nil {

@@ -19,8 +19,10 @@ func (t *Trace) readBurstGPT(r io.Reader) error {
 			return err
 		}
 		s, err := strconv.ParseFloat(tab.field("Timestamp"), 64)
-		if err != nil || !(s >= 0 && s <= 1e10) {
-			return tab.errorf("Timestamp %q: want seconds since the trace's start, a number in [0, 1e10]", tab.field("Timestamp"))
+		if err != nil || !(s >= 0 && s <= maxAzureSpan.Seconds()) {
+			// 1e10 s, taken before, is past what a time.Duration holds
+			// (9.2e9 s): such a time came out negative.
+			return tab.errorf("Timestamp %q: want seconds since the trace's start, a number in [0, 1e9]", tab.field("Timestamp"))
 		}
 		p, err := tab.tokens("Request tokens", 0)
 		if err != nil {

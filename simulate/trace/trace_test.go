@@ -47,6 +47,10 @@ func TestReadNamesTheMalformedLine(t *testing.T) {
 		{"azure short row", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.68,374\n", 2, "2 fields, want 3"},
 		{"azure header", "TIMESTAMP,Context,GeneratedTokens\n", 1, "no column \"ContextTokens\""},
 		{"burstgpt timestamp", "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\nsoon,ChatGPT,1,2,3,API log\n", 2, "Timestamp \"soon\""},
+		// A time past what a time.Duration holds came out negative (or
+		// saturated): a request before every other.
+		{"azure time centuries away", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.68,374,44\n1623-11-16 18:16:09.67,209,181\n", 3, "want within 1e+09 s"},
+		{"burstgpt timestamp past a duration", "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n0,ChatGPT,1,2,3,API log\n9.5e9,ChatGPT,1,2,3,API log\n", 3, "in [0, 1e9]"},
 		{"mooncake json", `{"timestamp": 0, "input_length": 5, "output_length": 1}` + "\n{\"timestamp\": 1,\n", 2, "want an object such as"},
 		{"mooncake missing", `{"timestamp": 0, "input_length": 5}` + "\n", 1, "missing timestamp, input_length or output_length"},
 		{"mooncake blocks", `{"timestamp": 0, "input_length": 600, "output_length": 1, "hash_ids": [1, 2, 3]}` + "\n", 1, "3 hash_ids of 512 tokens"},
