@@ -150,24 +150,7 @@ func checkArrivalSpan(rate float64, requests int) error {
 
 // searchUntil runs plan.Search on in, unless ctx ends first.
 func searchUntil(ctx context.Context, in plan.Input) (*plan.Result, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	type result struct {
-		res *plan.Result
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		res, err := plan.Search(in)
-		done <- result{res, err}
-	}()
-	select {
-	case r := <-done:
-		return r.res, r.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	return plan.SearchContext(ctx, in)
 }
 
 // declare declares the flags of tokenpace plan into f, on a new flag set

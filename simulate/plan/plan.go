@@ -2,6 +2,7 @@ package plan
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -70,6 +71,7 @@ type Input struct {
 	Headroom float64
 
 	judged [][]simulate.Arrival // the loads candidates are judged on; see loads
+	ctx    context.Context      // ends the search (SearchContext); nil for none
 }
 
 // Outcome is what became of a candidate.
@@ -343,7 +345,18 @@ type family struct {
 // finish the whole job is extrapolated along the line through the two.
 //
 // Invalid input yields an *simulate.InvalidError.
-func Search(in Input) (*Result, error) {
+//
+// Search is SearchContext with a context that never ends.
+func Search(in Input) (*Result, error) { return SearchContext(context.Background(), in) }
+
+// SearchContext is Search, ended when ctx ends: it simulates no candidate
+// once ctx is done and returns ctx's error (a search of a large space runs
+// for seconds; one candidate at most runs on after ctx ends).
+func SearchContext(ctx context.Context, in Input) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	in.ctx = ctx
 	sp, prices, err := in.defaults()
 	if err != nil {
 		return nil, err
@@ -387,6 +400,9 @@ func Search(in Input) (*Result, error) {
 	slices.SortStableFunc(live, func(a, b *family) int { return cmp.Compare(in.familyCost(a, a.lo), in.familyCost(b, b.lo)) })
 	var best *Candidate
 	for _, f := range live {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if best != nil && in.familyCost(f, f.lo) >= best.cost() {
 			res.Skipped += f.maxR - f.lo + 1
 			continue
@@ -597,6 +613,9 @@ func (in *Input) searchFamily(f *family, best *Candidate, res *Result) *Candidat
 	var met *Candidate
 	runs := 0
 	try := func(r int) bool {
+		if in.ended() {
+			return false // SearchContext returns ctx's error
+		}
 		tried++
 		c, n := in.simulate(f.cfg, r, f.d, f.price)
 		runs += n
@@ -693,6 +712,9 @@ func worst(a, b Measured) Measured {
 // a + b·ceil(N/r). It returns the fewest replicas that meet the deadline,
 // with the candidate one fewer as the one that missed.
 func (in *Input) searchBatch(f *family, best *Candidate, res *Result) *Candidate {
+	if in.ended() {
+		return nil // SearchContext returns ctx's error
+	}
 	w := in.Workload
 	half := w[:max(len(w)/2, 1)]
 	t1 := in.makespan(f, w)
@@ -763,3 +785,6 @@ func (in *Input) makespan(f *family, w []simulate.Arrival) time.Duration {
 	}
 	return Measure(simulate.Run(e, w), SLO{}).Makespan
 }
+
+// ended reports whether the search's context ended (see SearchContext).
+func (in *Input) ended() bool { return in.ctx != nil && in.ctx.Err() != nil }

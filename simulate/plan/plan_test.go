@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"context"
 	"errors"
 	"math"
 	"testing"
@@ -296,5 +297,42 @@ func BenchmarkPlanSimulateOne(b *testing.B) {
 				sc.in.Evaluate(cfg)
 			}
 		})
+	}
+}
+
+// endsAfter is a context whose Err reports context.Canceled from its nth
+// call on: a search cancelled part way, on no clock.
+type endsAfter struct {
+	context.Context
+	calls, n int
+}
+
+func (c *endsAfter) Err() error {
+	if c.calls++; c.calls >= c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// SearchContext ends with its context's error: before any candidate when
+// the context has ended, and part way through a search whose context
+// ends then, having simulated no further candidate. Search took no
+// context: a caller could not stop it (the CLI left its search running
+// on Ctrl-C until the process ended).
+func TestSearchContextEnds(t *testing.T) {
+	in := smallSpace(t)[2]
+	full, err := plan.Search(in)
+	if err != nil || full.Simulated < 4 {
+		t.Fatalf("Search: %v, %d simulated; want a search of several candidates", err, full.Simulated)
+	}
+	for _, n := range []int{1, 3} {
+		ctx := &endsAfter{Context: context.Background(), n: n}
+		res, err := plan.SearchContext(ctx, in)
+		if !errors.Is(err, context.Canceled) || res != nil {
+			t.Errorf("context ending at its Err call %d: SearchContext = %v, %v; want nil, context.Canceled", n, res, err)
+		}
+		if ctx.calls > full.Simulated+2 {
+			t.Errorf("context ending at its Err call %d: asked %d times, over the %d candidates of the whole search", n, ctx.calls, full.Simulated)
+		}
 	}
 }
