@@ -100,8 +100,10 @@ type source interface {
 // chunks that wait in the connection meanwhile are stamped when the reader
 // gets to them, later than their bytes arrived, and a Gap or MinTPS budget
 // counts that wait. The output a Stream keeps for Accumulated, Text and a
-// continuation (text, refusals, reasoning, tool calls, audio) is bounded
-// at 64 MiB, far beyond any answer a model may give: a server that streams
+// continuation (text, refusals, reasoning, tool calls, audio; a
+// response's output items given whole, which a Router that continues it
+// keeps) is bounded at 64 MiB, far beyond any answer a model may give: a
+// server that streams
 // on past it, ignoring the request's max tokens, ends the stream with a
 // KindTooLarge error, the output before it kept. As with openai-go, a caller that stops
 // before the end must Close the stream to release the connection. Next,

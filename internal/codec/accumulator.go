@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
 )
 
 // Accumulator accumulates the chat views of a stream's events into
@@ -52,7 +53,7 @@ type Accumulator struct {
 
 // MaxOutputBytes bounds the output an accumulation holds: its text,
 // refusals, reasoning, tool calls, audio and log-probabilities, as the
-// server sent them. No answer a model may give comes near it (a million
+// server sent them, and a response's output items given whole. No answer a model may give comes near it (a million
 // tokens of text is some 4 MiB, ten minutes of audio some 20 MiB); a
 // server that ignores its request's max tokens and streams on is refused
 // there (see Over), not held for ever.
@@ -61,6 +62,18 @@ const MaxOutputBytes = 64 << 20
 // Over reports whether Add refused a chunk because the output would pass
 // MaxOutputBytes.
 func (a *Accumulator) Over() bool { return a.over }
+
+// itemHeld returns the bytes of the output item a Responses event gives
+// whole (output_item.done), which a Router that continues a response
+// keeps to give the caller's final response all its items. A response
+// whose items pass MaxOutputBytes cannot end well anyway: its final event
+// repeats them all, past the bound on an event (WithMaxLineBytes).
+func itemHeld(ev *Event) int64 {
+	if e, ok := ev.Orig.(*responses.ResponseStreamEventUnion); ok && e.Type == respItemDone {
+		return int64(len(e.Item.RawJSON()))
+	}
+	return 0
+}
 
 // heldBy returns what c adds to an accumulation, in bytes as the server
 // sent it: each choice's text, refusal, tool calls, log-probabilities
@@ -89,7 +102,7 @@ func heldBy(c *openai.ChatCompletionChunk) int64 {
 // output would pass MaxOutputBytes (see Over).
 func (a *Accumulator) Add(ev *Event) bool {
 	c := ev.Chunk
-	if a.held += heldBy(c); a.held > MaxOutputBytes {
+	if a.held += heldBy(c) + itemHeld(ev); a.held > MaxOutputBytes {
 		a.over = true
 		return false
 	}

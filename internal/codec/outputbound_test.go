@@ -40,3 +40,26 @@ func TestAccumulatorOutputBound(t *testing.T) {
 		t.Errorf("one chunk of 1 MiB: Over() = %v, want false and its text whole", a.Over())
 	}
 }
+
+// A Responses stream's items given whole (output_item.done) count towards
+// the bound: a Router that continues a response keeps them, 52 MiB for
+// 5,000 items of 10 KiB, with no bound of their own.
+func TestAccumulatorOutputBoundItems(t *testing.T) {
+	item := `{"type":"response.output_item.done","output_index":0,"item":{"id":"ws_1","type":"web_search_call","status":"completed","action":{"query":"` + strings.Repeat("q", 1<<20) + `"}}}`
+	var r response
+	var a Accumulator
+	added := 0
+	for added < 100 {
+		ev, err := r.Decode([]byte(item))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !a.Add(&ev) {
+			break
+		}
+		added++
+	}
+	if added != 63 || !a.Over() {
+		t.Errorf("%d items of 1 MiB added, Over() = %v; want 63 and true", added, a.Over())
+	}
+}
