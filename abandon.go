@@ -21,12 +21,20 @@ var errAbandoned = errors.New("tokenpace: the attempt ended while the caller's c
 // awaitEnd waits until the attempt has ended and released its body, or,
 // when stuckGrace passes first, ends it itself: see abandon.
 func (a *attempt) awaitEnd() {
+	if !endsInGrace(a.done) {
+		a.abandon()
+	}
+}
+
+// endsInGrace reports whether done is closed within stuckGrace.
+func endsInGrace(done <-chan struct{}) bool {
 	timer := time.NewTimer(stuckGrace)
 	defer timer.Stop()
 	select {
-	case <-a.done:
+	case <-done:
+		return true
 	case <-timer.C:
-		a.abandon()
+		return false
 	}
 }
 
@@ -55,12 +63,8 @@ func (a *attempt) abandon() {
 // first, abandons the attempts it still waits for (see attempt.abandon):
 // their end events then run, and the call ends.
 func (c *call) awaitEnd() {
-	timer := time.NewTimer(stuckGrace)
-	defer timer.Stop()
-	select {
-	case <-c.done:
+	if endsInGrace(c.done) {
 		return
-	case <-timer.C:
 	}
 	c.mu.Lock()
 	var held []*attempt
