@@ -35,7 +35,7 @@ func LogHooks(l *slog.Logger) tokenpace.Hooks {
 			slog.Duration("ttft", t.TTFT()),
 			slog.Duration("itl_p50", itl.P50),
 			slog.Duration("itl_p99", itl.P99),
-			slog.Duration("itl_max", itl.Max),
+			slog.Duration("itl_max", t.MaxGap()), // past the stamped chunks too
 			slog.Duration("tpot", t.TPOT()),
 			slog.Duration("e2e", t.E2E()),
 			slog.Int("prompt_tokens", t.PromptTokens),

@@ -224,8 +224,16 @@ func (a *acc) add(t *tokenpace.Timing, slo SLO) {
 	if streamed {
 		ttft := t.TTFT()
 		a.ttft.record(ttft)
+		var longest time.Duration
 		for i := 1; i < len(t.Chunks); i++ {
-			a.itl.record(t.Chunks[i].Sub(t.Chunks[i-1]))
+			gap := t.Chunks[i].Sub(t.Chunks[i-1])
+			a.itl.record(gap)
+			longest = max(longest, gap)
+		}
+		if later := t.MaxGap(); later > longest {
+			// The longest gap past the stamped chunks: the others there
+			// are not known one by one, but the maximum is kept exact.
+			a.itl.record(later)
 		}
 		if t.UsageReported && t.PromptTokens > 0 {
 			a.fit.add(float64(t.PromptTokens-t.CachedTokens), serverTTFT(t).Seconds())

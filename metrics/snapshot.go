@@ -61,7 +61,9 @@ type Snapshot struct {
 	WindowOutputThroughput  float64       `json:"window_output_throughput"`
 
 	// TTFT and ITL cover every request that produced a token; TPOT and
-	// E2E cover completed requests.
+	// E2E cover completed requests. ITL holds every gap between the
+	// chunks a Timing stamps (its first 65,536); past them, only the
+	// longest gap, so that the maximum stays exact.
 	TTFT Dist `json:"ttft_ms"`
 	TPOT Dist `json:"tpot_ms"`
 	ITL  Dist `json:"itl_ms"`
