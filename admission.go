@@ -53,7 +53,7 @@ func (c *call) promptTokens() int {
 // admission). c.mu is held.
 func (c *call) launch(kind AttemptKind) bool {
 	for c.next < c.routeCount() {
-		if c.state != callRunning || c.ctx.Err() != nil {
+		if c.state != callRunning || c.ctx.Err() != nil || c.closingNow() {
 			return false
 		}
 		rt := c.routeAt(c.next)
@@ -88,9 +88,14 @@ func (c *call) tryRoute(rt *route, kind AttemptKind, wait time.Duration) bool {
 		return false
 	}
 	if err := c.admit(tr, now, wait); err != nil {
-		c.lastErr = err
 		tr.state, tr.outcome = tryEnded, OutcomeSkipped
-		tr.t = &Timing{Target: rt.Name, Model: c.model(rt), Start: now, End: now, Err: err}
+		if err == errWaitGivenUp {
+			// The caller's code held admission up past the caller's
+			// wait: the call ends as its context or Close says.
+			err, tr.outcome = c.givenUp(), OutcomeCanceled
+		}
+		c.lastErr = err
+		tr.t = &Timing{Target: rt.Name, Model: c.model(rt), Start: now, End: time.Now(), Err: err}
 		return false
 	}
 	return true
@@ -109,9 +114,11 @@ func (c *call) spent(rt *route, now time.Time) bool {
 func (c *call) admit(tr *try, now time.Time, wait time.Duration) error {
 	rt := tr.rt
 	if rt.br != nil {
-		done, err := rt.br.Allow()
+		done, err := c.allow(rt)
 		var pe *panicError
 		switch {
+		case err == errWaitGivenUp:
+			return err
 		case errors.As(err, &pe):
 			return &StreamError{Kind: KindPanic, Target: rt.Name, Detail: "breaker", Err: err}
 		case err != nil:
@@ -119,8 +126,11 @@ func (c *call) admit(tr *try, now time.Time, wait time.Duration) error {
 			return &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrCircuitOpen}
 		}
 		tr.brDone = done
-		if !c.rampAdmits(tr, now) {
+		if admits, asked := c.rampAdmits(tr, now); !admits {
 			c.notSent(tr)
+			if !asked {
+				return errWaitGivenUp
+			}
 			return &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrCircuitOpen}
 		}
 	}
@@ -132,9 +142,12 @@ func (c *call) admit(tr *try, now time.Time, wait time.Duration) error {
 		} else if c.params.MaxCompletionTokens.Valid() {
 			tokens += int(c.params.MaxCompletionTokens.Value)
 		}
-		res, d, ok, perr := rt.reserve(now, tokens)
+		res, d, ok, perr := c.reserve(rt, now, tokens)
 		if !ok {
 			c.notSent(tr)
+			if perr == errWaitGivenUp {
+				return perr
+			}
 			if perr != nil {
 				return &StreamError{Kind: KindPanic, Target: rt.Name, Detail: "limiter", Err: perr}
 			}
@@ -145,7 +158,7 @@ func (c *call) admit(tr *try, now time.Time, wait time.Duration) error {
 	}
 	delay = max(delay, wait)
 	if !c.fits(rt, delay) {
-		tr.res.cancel(now)
+		c.cancelReservation(tr.res, now)
 		c.notSent(tr)
 		return &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrAdmission}
 	}
@@ -192,12 +205,7 @@ func (c *call) retryDelay(tr *try, t *Timing) (time.Duration, bool) {
 }
 
 // notSent tells tr's breaker that the request it allowed never left.
-func (c *call) notSent(tr *try) {
-	if tr.brDone != nil {
-		tr.brDone(errNotSent)
-		tr.brDone = nil
-	}
-}
+func (c *call) notSent(tr *try) { c.tellBreaker(tr, errNotSent) }
 
 // await sends tr once its limiter delay has passed, unless the call or the
 // try was stopped meanwhile.
@@ -216,7 +224,7 @@ func (c *call) await(tr *try, delay time.Duration) {
 		return
 	}
 	now := time.Now()
-	tr.res.cancel(now)
+	c.cancelReservation(tr.res, now)
 	c.notSent(tr)
 	err := tr.cause
 	if err == nil {
@@ -278,17 +286,22 @@ func (c *call) budgetFor(rt *route) Budget { return c.set.budget.merge(rt.budget
 
 // rampAdmits reports whether tr's route, whose breaker allowed it, takes
 // the call now under BreakerSettings.Ramp; the call's last route always
-// does. c.mu is held.
-func (c *call) rampAdmits(tr *try, now time.Time) bool {
+// does. asked is false when the call stopped waiting for the state of a
+// breaker of the caller's. c.mu is held.
+func (c *call) rampAdmits(tr *try, now time.Time) (admits, asked bool) {
 	period := c.r.pol.Breaker.Ramp
 	if period <= 0 || c.next == c.routeCount() {
-		return true
+		return true, true
 	}
-	if tr.rt.ramp.admitAt(now, tr.rt.br.State(), period) {
-		return true
+	st, ok := c.breakerState(tr.rt)
+	if !ok {
+		return false, false
+	}
+	if tr.rt.ramp.admitAt(now, st, period) {
+		return true, true
 	}
 	tr.admission = admissionRamp
-	return false
+	return false, true
 }
 
 // serverDelay reserves room on tr's route's server, when its Limit
@@ -347,6 +360,7 @@ func newCall(ctx context.Context, r *Router, req codec.Request, opts []option.Re
 		wake:   make(chan struct{}, 1),
 		done:   make(chan struct{}),
 	}
+	c.closing.ch = make(chan struct{})
 	c.aff = r.affinityFor(ctx, req, c.params.Messages)
 	return c
 }

@@ -74,6 +74,11 @@ type BreakerSettings struct {
 // Breaker is a route's circuit breaker, such as one shared by several
 // processes (see Route.Breaker). A *gobreaker.TwoStepCircuitBreaker
 // satisfies it. Implementations must be safe for concurrent use.
+//
+// Its methods take no context. A Router call waits for one that blocks
+// (a store that does not answer) only as long as its caller does: until
+// the call's context ends or the caller closes the stream. The route is
+// then left, and an admission Allow gives after that is told unsent.
 type Breaker interface {
 	// Allow asks to send one request. A non-nil error skips the route
 	// (ErrCircuitOpen). Otherwise done must be called once with the

@@ -98,6 +98,10 @@ type call struct {
 	waiting bool // the caller waits on wake
 	wake    chan struct{}
 	done    chan struct{} // closed once Done has been reported
+	// closing is set when the caller closes the stream, before close
+	// takes mu: code of the caller's that the call waits for under mu
+	// is then given up (see external).
+	closing latch
 	// aff is the call's session and the route order it gives
 	// (Policy.Affinity).
 	aff callAffinity
@@ -429,6 +433,7 @@ func (c *call) timing() *Timing {
 
 // close implements source.
 func (c *call) close() {
+	c.closing.set()
 	c.mu.Lock()
 	c.finishCause(ErrStreamClosed, ErrStreamClosed)
 	c.unlockAndReport()

@@ -145,11 +145,10 @@ func (c *call) endTry(tr *try, t *Timing) {
 		if tr.validErr != nil {
 			berr = tr.validErr
 		}
-		tr.brDone(berr)
-		tr.brDone = nil
+		c.tellBreaker(tr, berr)
 	}
 	if t.UsageReported {
-		tr.res.settle(time.Now(), t.PromptTokens+t.OutputTokens)
+		c.settle(tr.res, time.Now(), t.PromptTokens+t.OutputTokens)
 	}
 	if ttft := t.TTFT(); ttft > 0 && tr.kind != AttemptContinuation {
 		p := t.PromptTokens - t.CachedTokens
@@ -301,13 +300,21 @@ func (c *call) validate(tr *try) {
 		// text is what it read, none of it the caller's yet.
 		text = tr.a.unread(appendContent)
 	}
-	var err error
-	what := "Validator"
-	if perr := guard(tr.rt.Name, &what, func() { err = v(text) }); perr != nil {
-		err = perr // a validator that panics rejects the output
+	var verr error
+	check := func() {
+		what := "Validator"
+		if perr := guard(tr.rt.Name, &what, func() { verr = v(text) }); perr != nil {
+			verr = perr // a validator that panics rejects the output
+		}
 	}
-	if err != nil {
-		tr.validErr = &StreamError{Kind: KindInvalid, Target: tr.rt.Name, Err: invalidOutput{err}}
+	if !c.external(check, nil) {
+		// The call stopped waiting for it: the output was not validated,
+		// and the call ends as its context or Close says.
+		tr.validErr, tr.outcome = c.givenUp(), OutcomeCanceled
+		return
+	}
+	if verr != nil {
+		tr.validErr = &StreamError{Kind: KindInvalid, Target: tr.rt.Name, Err: invalidOutput{verr}}
 		tr.outcome = OutcomeInvalid
 	}
 }

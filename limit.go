@@ -81,7 +81,9 @@ func (l Limit) validate() error {
 
 // Limiter is a route's rate limit, such as one shared by several
 // processes (see Route.Limiter). Implementations must be safe for
-// concurrent use.
+// concurrent use. A Router call waits for one that blocks only as long as
+// its caller does, as for a Breaker: a reservation Reserve makes after
+// that is cancelled.
 //
 // A Limiter that also has the method
 //

@@ -69,9 +69,11 @@ type Policy struct {
 	// returns an error to reject it. A rejection counts against the route
 	// like a budget breach (its circuit breaker, Timing.Err,
 	// OutcomeInvalid), so goodput counts only validated outputs; the call
-	// ends with a KindInvalid *StreamError. It runs on the goroutine that
-	// reads the response and should be quick. A Route's Validator replaces
-	// it for that route; nil means none.
+	// ends with a KindInvalid *StreamError. It should be quick: the call
+	// waits for it before it ends, as long as its caller does (until the
+	// call's context ends or the stream is closed, which then end the
+	// call). A Route's Validator replaces it for that route; nil means
+	// none.
 	Validator func(text string) error
 	// RetryInvalid retries a call whose output a validator rejected on the
 	// next route. The caller then receives each route's output only once
