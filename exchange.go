@@ -413,6 +413,7 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	if x.closing.Closes(server) {
 		req.Close = true // its connections are not worth pooling
 	}
+	req = wire.AskGzip(req) // decoded here, so that a body labelled gzip that is not reads (see wire.Decompress)
 	res, err = next(req)
 
 	x.mu.Lock()
@@ -431,6 +432,7 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 		if res.Body != nil {
 			x.body = &arrivalBody{ReadCloser: res.Body, before: x.before}
 			res.Body = x.body
+			wire.Decompress(res) // it stamps the bytes as they came, decodes them as they are read
 		}
 	}
 	x.t.WroteRequest = h.WroteRequest
@@ -568,12 +570,10 @@ func (x *exchange) server() string {
 	return x.host
 }
 
-// bound decodes a body the server compressed though the transport did not
-// ask it to, and bounds what openai-go reads of it: an error body, or a
-// non-streaming response, its bytes and its JSON objects (see package
-// wire and codec.WholeObjects).
+// bound bounds what openai-go reads of res's body, decoded already (see
+// wire.Decompress): an error body, or a non-streaming response, its bytes
+// and its JSON objects (see package wire and codec.WholeObjects).
 func (x *exchange) bound(res *http.Response) {
-	wire.Decompress(res)
 	switch {
 	case res.StatusCode >= 400:
 		cut := wire.BoundErrorBody(res)

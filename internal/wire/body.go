@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
@@ -239,41 +240,76 @@ func (b *objectsBody) Read(p []byte) (int, error) {
 	return 0, b.err
 }
 
-// gunzipBody decodes a body the server compressed though the transport
-// did not ask it to (a client that asked for identity, or set its own
-// Accept-Encoding): Go's transport then leaves it as it came. It starts
-// decoding at its first read, so that a stream's headers are not held up.
+// gunzipBody decodes a body labelled gzip that the transport left as it
+// came (see Decompress). It starts decoding at its first read, so that a
+// stream's headers are not held up, and reads a body that does not start
+// with gzip's magic bytes as it came: a relay that decoded its upstream's
+// gzip but forwards its headers labels a plain body so (see Decompress).
 type gunzipBody struct {
 	src io.ReadCloser
-	zr  *gzip.Reader
+	r   io.Reader // what reads give: the decoder, or the plain body
 	err error
 }
 
+// gzipMagic starts every gzip stream (RFC 1952).
+var gzipMagic = []byte{0x1f, 0x8b}
+
 func (b *gunzipBody) Read(p []byte) (int, error) {
-	if b.zr == nil && b.err == nil {
-		b.zr, b.err = gzip.NewReader(b.src)
-		if b.err == io.EOF {
-			b.err = io.ErrUnexpectedEOF
+	if b.r == nil && b.err == nil {
+		br := bufio.NewReader(b.src)
+		switch head, err := br.Peek(len(gzipMagic)); {
+		case len(head) == 0 && err != nil:
+			b.err = err // an empty body, whatever its label, as Go's transport reads it
+		case !bytes.Equal(head, gzipMagic):
+			b.r = br
+		default:
+			b.r, b.err = gzip.NewReader(br)
+			if b.err == io.EOF {
+				b.err = io.ErrUnexpectedEOF
+			}
 		}
 	}
 	if b.err != nil {
 		return 0, b.err
 	}
-	return b.zr.Read(p)
+	return b.r.Read(p)
 }
 
 func (b *gunzipBody) Close() error { return b.src.Close() }
 
-// Decompress makes res's body decode what the server compressed though the
-// transport did not ask it to (a client that asked for identity, or set
-// its own Accept-Encoding): Go's transport then leaves it as it came.
+// Decompress makes res's body decode what the server labelled gzip and the
+// transport left as it came: it does so for a request that asked for an
+// encoding itself, the client's Accept-Encoding (see AskGzip) or the
+// caller's own ("identity" among them, which some servers ignore). A body
+// labelled gzip that is not (Open WebUI's OpenAI proxy forwarded its
+// upstream's Content-Encoding with the body its HTTP client had decoded:
+// open-webui/open-webui#23920; aio-libs/aiohttp#4462) is read as it came,
+// where Go's transport fails on its first read ("gzip: invalid header").
+// res's headers then say the body is decoded, as the transport's do.
 func Decompress(res *http.Response) {
 	if compressed(res) {
 		res.Body = &gunzipBody{src: res.Body}
+		res.Header.Del("Content-Encoding")
+		res.Header.Del("Content-Length")
+		res.ContentLength, res.Uncompressed = -1, true
 	}
 }
 
-// compressed reports whether res's body is still gzip-encoded.
+// compressed reports whether res's body is still labelled gzip.
 func compressed(res *http.Response) bool {
 	return !res.Uncompressed && strings.EqualFold(strings.TrimSpace(res.Header.Get("Content-Encoding")), "gzip")
+}
+
+// AskGzip returns req asking for a gzip body, as Go's transport asks when
+// a request names no encoding (and then decodes the body itself, failing
+// on a body labelled gzip that is not: see Decompress); req itself when
+// it names one, or asks for a range. The body is then decoded by
+// Decompress, each read as its bytes arrive.
+func AskGzip(req *http.Request) *http.Request {
+	if req.Header.Get("Accept-Encoding") != "" || req.Header.Get("Range") != "" || req.Method == http.MethodHead {
+		return req
+	}
+	req = req.Clone(req.Context())
+	req.Header.Set("Accept-Encoding", "gzip")
+	return req
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -70,28 +71,57 @@ type zeros struct{}
 
 func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 
-// TestDecompress: a gzip body the transport left as it came is decoded; an
-// empty one is an unexpected EOF; one the transport decoded is untouched.
+// TestDecompress: a gzip body the transport left as it came is decoded,
+// its headers then saying so; one cut after its magic bytes is an
+// unexpected EOF; an empty one is empty, and a plain one labelled gzip (a
+// relay's stale header) is read as it came; one the transport decoded is
+// untouched.
 func TestDecompress(t *testing.T) {
 	var gz bytes.Buffer
 	w := gzip.NewWriter(&gz)
 	_, _ = w.Write([]byte("data: {}\n\n"))
 	_ = w.Close()
-	res := response(200, http.Header{"Content-Encoding": {"gzip"}}, gz.Bytes())
+	res := response(200, http.Header{"Content-Encoding": {"gzip"}, "Content-Length": {"30"}}, gz.Bytes())
 	Decompress(res)
 	if got, err := io.ReadAll(res.Body); err != nil || string(got) != "data: {}\n\n" {
 		t.Errorf("gzip body read %q, %v", got, err)
 	}
-	res = response(200, http.Header{"Content-Encoding": {"gzip"}}, nil)
+	if res.Header.Get("Content-Encoding") != "" || res.Header.Get("Content-Length") != "" || res.ContentLength != -1 || !res.Uncompressed {
+		t.Errorf("decoded body's headers %v, length %d, Uncompressed %v", res.Header, res.ContentLength, res.Uncompressed)
+	}
+	res = response(200, http.Header{"Content-Encoding": {"gzip"}}, gz.Bytes()[:5])
 	Decompress(res)
 	if _, err := io.ReadAll(res.Body); !errors.Is(err, io.ErrUnexpectedEOF) {
-		t.Errorf("empty gzip body: err %v, want io.ErrUnexpectedEOF", err)
+		t.Errorf("gzip body cut short: err %v, want io.ErrUnexpectedEOF", err)
+	}
+	for _, plain := range []string{"", "d", "data: {}\n\n"} {
+		res = response(200, http.Header{"Content-Encoding": {"gzip"}}, []byte(plain))
+		Decompress(res)
+		if got, err := io.ReadAll(res.Body); err != nil || string(got) != plain {
+			t.Errorf("plain body %q labelled gzip read %q, %v", plain, got, err)
+		}
 	}
 	res = response(200, http.Header{"Content-Encoding": {"gzip"}}, []byte("plain"))
 	res.Uncompressed = true
 	Decompress(res)
 	if got, _ := io.ReadAll(res.Body); string(got) != "plain" {
 		t.Errorf("a body the transport decoded read %q", got)
+	}
+}
+
+// TestAskGzip: a request that names no encoding asks for gzip, on a copy;
+// one that names its own, or asks for a range, is sent as it is.
+func TestAskGzip(t *testing.T) {
+	req := httptest.NewRequest(http.MethodPost, "http://h/v1/chat/completions", nil)
+	if got := AskGzip(req); got == req || got.Header.Get("Accept-Encoding") != "gzip" || req.Header.Get("Accept-Encoding") != "" {
+		t.Errorf("AskGzip: Accept-Encoding %q, the caller's %q; want gzip on a copy", got.Header.Get("Accept-Encoding"), req.Header.Get("Accept-Encoding"))
+	}
+	for _, h := range []string{"Accept-Encoding", "Range"} {
+		req := httptest.NewRequest(http.MethodPost, "http://h/v1/chat/completions", nil)
+		req.Header.Set(h, "identity")
+		if got := AskGzip(req); got != req || got.Header.Get("Accept-Encoding") == "gzip" {
+			t.Errorf("AskGzip of a request with %s: %v, want it as it is", h, got.Header)
+		}
 	}
 }
 
