@@ -2,8 +2,12 @@ package tokenpace_test
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -55,5 +59,68 @@ func TestServerClosesAfterEachStream(t *testing.T) {
 	}
 	if resent != 1 {
 		t.Errorf("%d requests sent again, want 1: the first that met a closed connection, after which the client pools none of the server's", resent)
+	}
+}
+
+// A request that failed on a reused connection long after it was written
+// was not refused by a dead connection: something on the way cut it while
+// the server worked on it, as a load balancer does at its idle timeout
+// (Azure's Standard Load Balancer, four minutes by default, sends a reset
+// to both ends with "TCP Reset on Idle"), or a server that crashed
+// mid-answer. It is not sent again at once: it ran minutes, and the
+// server may have done the work; the client sent it eight more times
+// over the connections it had pooled, each waiting out the same timeout,
+// and a call that failed after four minutes failed after eight or more.
+// A connection that fails as soon as the request is written is still a
+// dead one, and its request is sent again.
+func TestLateCloseNotSentAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		after time.Duration // how long the request ran before its connection closed
+		tries int           // the HTTP tries of the call
+	}{
+		{"idle timeout", 4 * time.Minute, 1},
+		{"dead connection", 0, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var mu sync.Mutex
+				requests := 0
+				url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					mu.Lock()
+					requests++
+					n := requests
+					mu.Unlock()
+					if n == 1 || n > 2 {
+						w.Header().Set("Content-Type", "text/event-stream")
+						_, _ = io.WriteString(w, chunk("c", answer, "stop", "")+"data: [DONE]\n\n")
+						return
+					}
+					time.Sleep(tc.after)
+					conn, _, err := http.NewResponseController(w).Hijack()
+					if err == nil {
+						_ = conn.Close()
+					}
+				}))
+				c := tokenpace.NewClient(openaiClient(url, hc))
+				s := c.NewStreaming(context.Background(), chat("m", 10)) // leaves its connection pooled
+				readAll(t, s)
+				time.Sleep(2 * time.Second) // idle for longer than a server that closes after each response keeps it
+				s = c.NewStreaming(context.Background(), chat("m", 10))
+				got := readAll(t, s)
+				tm := s.Timing()
+				if len(tm.HTTP) != tc.tries {
+					t.Errorf("%d HTTP tries %+v, want %d", len(tm.HTTP), tm.HTTP, tc.tries)
+				}
+				if tc.tries == 1 {
+					checkKind(t, s.Err(), tokenpace.KindRequest)
+					if d := tm.End.Sub(tm.Start); d != tc.after {
+						t.Errorf("the call failed after %v, want %v", d, tc.after)
+					}
+				} else if got != answer || s.Err() != nil {
+					t.Errorf("read %q, Err() = %v; want %q, nil", got, s.Err(), answer)
+				}
+			})
+		})
 	}
 }
