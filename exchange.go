@@ -350,8 +350,8 @@ const maxRefusals = 4
 
 // send sends req through next as HTTP request of its own, and reports
 // whether it failed on a reused connection before any response byte came
-// back, so that it is safe to send again, and the fields the client
-// added to it.
+// back, within wire.StaleWithin of its write, so that it is safe to send
+// again, and the fields the client added to it.
 func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *http.Response, stale bool, added []string, err error) {
 	x.mu.Lock()
 	now := time.Now()
@@ -437,7 +437,11 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	}
 	x.t.WroteRequest = h.WroteRequest
 	x.t.Conn = h.Conn
-	stale = err != nil && res == nil && h.Conn.Reused && !tr.responded
+	written := h.WroteRequest
+	if written.IsZero() {
+		written = h.Start
+	}
+	stale = err != nil && res == nil && h.Conn.Reused && !tr.responded && time.Since(written) < wire.StaleWithin
 	idle := tr.idle
 	hint := res != nil && res.StatusCode == http.StatusTooManyRequests && h.RetryAfter == 0
 	x.mu.Unlock()

@@ -10,9 +10,9 @@ import (
 // llama.cpp's server closes each connection once it has sent a stream,
 // though it answers HTTP/1.1 with Keep-Alive and without Connection:
 // close. The transport pools the connection; the next request written to
-// it meets the close and fails before any byte of a response came back.
-// Such a request was never processed, so tokenpace's exchange sends it
-// again at once (up to MaxStaleRetries times). And a server seen to close a connection
+// it meets the close and fails before any byte of a response came back,
+// at once (see StaleWithin). Such a request was never processed, so
+// tokenpace's exchange sends it again at once (up to MaxStaleRetries times). And a server seen to close a connection
 // that had been idle for less than closeIdle, far shorter than any
 // keep-alive timeout, is one that closes after every response: later
 // requests to it ask for Connection: close, so that the transport pools
@@ -22,6 +22,16 @@ import (
 // server's close tells that it closes after every response: a keep-alive
 // timeout that runs out as a request is written is seconds, not this.
 const closeIdle = time.Second
+
+// StaleWithin is how soon after its request was written a reused
+// connection must fail for the request to count as never processed: a
+// connection the server had closed fails at once, within a round trip.
+// One cut later was cut while the server worked on the request (a load
+// balancer's idle timeout: Azure's Standard Load Balancer resets both
+// ends after four minutes; a server that crashed mid-answer), which may
+// have done the work: it is the caller's error, for openai-go's retries
+// or a Router's policy to answer, not sent again at once.
+const StaleWithin = time.Second
 
 // MaxStaleRetries bounds how many times one request is sent again after
 // it failed on a reused connection: each try takes a dead connection out
