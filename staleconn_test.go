@@ -3,7 +3,9 @@ package tokenpace_test
 import (
 	"context"
 	"io"
+	"log"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -122,5 +124,57 @@ func TestLateCloseNotSentAgain(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// A stream an HTTP/2 server reset before its response, on a connection it
+// keeps serving, is the server's answer, not a dead connection's: RFC 9113
+// (8.7) makes only REFUSED_STREAM, and streams past a GOAWAY's last one,
+// safe to send again, which Go's transport does itself; any other reset
+// (INTERNAL_ERROR from a gateway, a server shedding load) may come after
+// the request was processed. The client sent it again at once, up to
+// eight times, whatever the caller's retries; the call now fails with
+// the reset, for openai-go's retries or a Router's policy to answer. Nor
+// is the server learnt as one that closes its connections after each
+// response, whose requests then each dialled a connection of their own.
+func TestHTTP2ResetNotSentAgain(t *testing.T) {
+	var mu sync.Mutex
+	requests := 0
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests++
+		n := requests
+		mu.Unlock()
+		if n == 2 {
+			panic(http.ErrAbortHandler) // RST_STREAM, INTERNAL_ERROR, before any response
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, chunk("c", answer, "stop", "")+"data: [DONE]\n\n")
+	}))
+	srv.EnableHTTP2 = true
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	defer srv.Close()
+	hc := srv.Client()
+	defer hc.CloseIdleConnections()
+	c := tokenpace.NewClient(openaiClient(srv.URL+"/v1/", hc))
+	s := c.NewStreaming(context.Background(), chat("m", 10))
+	if got := readAll(t, s); got != answer || s.Err() != nil {
+		t.Fatalf("read %q, Err() = %v; want %q, nil", got, s.Err(), answer)
+	}
+	s = c.NewStreaming(context.Background(), chat("m", 10))
+	readAll(t, s)
+	checkKind(t, s.Err(), tokenpace.KindRequest)
+	if tm := s.Timing(); len(tm.HTTP) != 1 || !tm.HTTP[0].Conn.Reused {
+		t.Errorf("HTTP tries %+v, want one, on the reused connection", tm.HTTP)
+	}
+	s = c.NewStreaming(context.Background(), chat("m", 10))
+	if got := readAll(t, s); got != answer || s.Err() != nil || !s.Timing().Conn.Reused {
+		t.Errorf("after the reset: read %q, Err() = %v, Conn %+v; want %q, nil, the connection reused", got, s.Err(), s.Timing().Conn, answer)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if requests != 3 {
+		t.Errorf("the server got %d requests, want 3", requests)
 	}
 }
