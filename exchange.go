@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -441,7 +442,8 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	if written.IsZero() {
 		written = h.Start
 	}
-	stale = err != nil && res == nil && h.Conn.Reused && !tr.responded && time.Since(written) < wire.StaleWithin
+	stale = err != nil && res == nil && h.Conn.Reused && !tr.responded && !tr.multiplexed &&
+		time.Since(written) < wire.StaleWithin
 	idle := tr.idle
 	hint := res != nil && res.StatusCode == http.StatusTooManyRequests && h.RetryAfter == 0
 	x.mu.Unlock()
@@ -694,6 +696,9 @@ type requestTrace struct {
 	dnsAt, connectAt, tlsAt time.Time
 	responded               bool          // a byte of the response came back
 	idle                    time.Duration // how long the connection had been idle
+	// multiplexed: the connection is HTTP/2's, whose transport sends again
+	// itself what its server refused unprocessed (see multiplexed).
+	multiplexed bool
 }
 
 // record runs f on the request's HTTPAttempt under the exchange's lock,
@@ -739,8 +744,23 @@ func (t *requestTrace) tlsDone(tls.ConnectionState, error) {
 }
 
 func (t *requestTrace) gotConn(info httptrace.GotConnInfo) {
-	reused, idle := info.Reused, info.IdleTime
-	t.record(func(t *requestTrace, h *HTTPAttempt, _ time.Time) { h.Conn.Reused, t.idle = reused, idle })
+	reused, idle, mux := info.Reused, info.IdleTime, multiplexed(info.Conn)
+	t.record(func(t *requestTrace, h *HTTPAttempt, _ time.Time) {
+		h.Conn.Reused, t.idle, t.multiplexed = reused, idle, mux
+	})
+}
+
+// multiplexed reports whether conn carries HTTP/2, negotiated over TLS. A
+// request that failed on such a connection before its response is never
+// sent again at once (see exchange.send): its server reset the stream on
+// a connection it keeps serving, and RFC 9113 (8.7) makes only a stream
+// refused (REFUSED_STREAM), or past a GOAWAY's last one, safe to send
+// again, which Go's transport does itself; after any other reset the
+// request may have been processed. Nor does the server close its
+// connections after each response (see wire.ClosingServers).
+func multiplexed(conn net.Conn) bool {
+	tc, ok := conn.(*tls.Conn)
+	return ok && tc.ConnectionState().NegotiatedProtocol == "h2"
 }
 
 func (t *requestTrace) gotFirstByte() {
