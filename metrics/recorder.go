@@ -230,10 +230,13 @@ func (a *acc) add(t *tokenpace.Timing, slo SLO) {
 			a.itl.record(gap)
 			longest = max(longest, gap)
 		}
-		if later := t.MaxGap(); later > longest {
-			// The longest gap past the stamped chunks: the others there
-			// are not known one by one, but the maximum is kept exact.
-			a.itl.record(later)
+		if t.OutputChunks > len(t.Chunks) {
+			if later := t.MaxGap(); later > longest {
+				// The longest gap past the stamped chunks: the others
+				// there are not known one by one, but the maximum is
+				// kept exact.
+				a.itl.record(later)
+			}
 		}
 		if t.UsageReported && t.PromptTokens > 0 {
 			a.fit.add(float64(t.PromptTokens-t.CachedTokens), serverTTFT(t).Seconds())
