@@ -36,6 +36,9 @@ type conformanceMeta struct {
 			Model           string
 			MaxTokens       int64 `json:"max_tokens"`
 			MaxOutputTokens int64 `json:"max_output_tokens"`
+			// Tools are the tools the request offered, by name: a chat
+			// call offers them too.
+			Tools []struct{ Function, Custom struct{ Name string } }
 		}
 	}
 	Expect conformanceExpect
@@ -244,6 +247,10 @@ func TestConformance(t *testing.T) {
 						return readCompletionStream(c.NewCompletionStreaming(context.Background(), p))
 					}
 					p := chat(fx.Request.Body.Model, int(cmp.Or(fx.Request.Body.MaxTokens, 64)))
+					for _, tool := range fx.Request.Body.Tools {
+						p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(openai.FunctionDefinitionParam{
+							Name: cmp.Or(tool.Function.Name, tool.Custom.Name)}))
+					}
 					if router {
 						return readChat(r.NewStreaming(context.Background(), p))
 					}
