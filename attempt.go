@@ -434,6 +434,13 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		}
 	}
 	if bytes.HasPrefix(data, doneData) {
+		if f, ok := a.dec.(codec.DoneFinisher); ok {
+			if ev, ok := f.AtDone(); ok {
+				if err := a.deliver(arrived{Event: ev, at: at}); err != nil {
+					return true, at, err
+				}
+			}
+		}
 		if a.nIgnored() {
 			return true, at, a.failure(KindRequest, nIgnoredDetail, errNIgnored)
 		}

@@ -96,13 +96,24 @@ type Decoder interface {
 	Decode(data []byte) (Event, error)
 }
 
+// DoneFinisher is a Decoder that may answer [DONE] with a last event of
+// its own: the finish reason its server left out (see TGIToolStream).
+type DoneFinisher interface {
+	AtDone() (ev Event, ok bool)
+}
+
 // DecoderFor returns what decodes the events of one stream of req, in
 // order: req itself when each event decodes alone (chat, completions), or
 // a decoder that keeps what the API needs of the events before (a
-// Responses stream: ResponseStream).
+// Responses stream: ResponseStream; a chat stream, whose tool call TGI
+// ends without a finish reason: TGIToolStream, whatever tools the
+// request's params hold, for a caller may set them as extra JSON).
 func DecoderFor(req Request) Decoder {
-	if r, ok := req.(response); ok {
+	switch r := req.(type) {
+	case response:
 		return &ResponseStream{response: r}
+	case chat:
+		return &TGIToolStream{chat: r}
 	}
 	return req
 }
