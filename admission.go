@@ -53,7 +53,13 @@ func (c *call) promptTokens() int {
 // admission). c.mu is held.
 func (c *call) launch(kind AttemptKind) bool {
 	for c.next < c.routeCount() {
-		if c.state != callRunning || c.ctx.Err() != nil || c.closingNow() {
+		if c.state != callRunning || c.ctx.Err() != nil {
+			return false
+		}
+		if c.closingNow() {
+			// The caller closed the stream while code of its own held
+			// the call (see external): the call ends as Close says.
+			c.lastErr = ErrStreamClosed
 			return false
 		}
 		rt := c.routeAt(c.next)

@@ -22,7 +22,8 @@ var errWaitGivenUp = errors.New("tokenpace: the call stopped waiting for the cal
 // caller closes the stream. Past that, the code goes on alone, and what
 // it then gives back is undone when it returns (a breaker's admission is
 // reported as never sent, a reservation is cancelled). The built-in
-// breakers and limiters never block, and run inline.
+// breakers and limiters never block, and run inline, unless the
+// BreakerSettings give them callbacks (ReadyToTrip, OnStateChange).
 
 // external runs f, code of the caller's, and waits until it returns, the
 // call's context ends or the stream is closed; it reports whether f
@@ -70,12 +71,9 @@ func (c *call) closingNow() bool {
 	}
 }
 
-// theirs reports whether rt's breaker is one of the caller's
-// (Route.Breaker), asked as external code.
-func (rt *route) theirs() bool {
-	_, ok := rt.br.(guardedBreaker)
-	return ok
-}
+// theirs reports whether rt's breaker runs code of the caller's, and is
+// asked as external code (see route.brCode).
+func (rt *route) theirs() bool { return rt.brCode }
 
 // allow asks rt's breaker to let a request through. It returns
 // errWaitGivenUp when the call stopped waiting for one of the caller's.

@@ -80,6 +80,7 @@ func TestCloseWhileCallersAdmissionHoldsUp(t *testing.T) {
 		breaker  string
 		limiter  string
 		validate bool
+		onChange bool  // the Router's own breaker, tripped by the first route's failure, runs an OnStateChange that blocks
 		err      error // the call's end as Timing says it
 	}{
 		{name: "Allow of a fallback", fallback: true, breaker: "allow", err: tokenpace.ErrStreamClosed},
@@ -88,6 +89,7 @@ func TestCloseWhileCallersAdmissionHoldsUp(t *testing.T) {
 		{name: "done at the end", breaker: "done"},
 		{name: "Settle at the end", limiter: "settle"},
 		{name: "Validator at the end", validate: true, err: tokenpace.ErrStreamClosed},
+		{name: "OnStateChange of a breaker the failure trips", fallback: true, onChange: true, err: tokenpace.ErrStreamClosed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -106,6 +108,10 @@ func TestCloseWhileCallersAdmissionHoldsUp(t *testing.T) {
 				}
 				if tc.validate {
 					p.Validator = func(string) error { <-release; return nil }
+				}
+				if tc.onChange {
+					p.Breaker.Failures = 1
+					p.Breaker.OnStateChange = func(string, string, string) { <-release }
 				}
 				routes := []tokenpace.Route{held}
 				if tc.fallback {

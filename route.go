@@ -57,6 +57,11 @@ type route struct {
 	Route
 	budget Budget // merged with the Policy's
 	br     Breaker
+	// brCode: br runs code of the caller's, which the call waits for as
+	// external code (see external): a Route.Breaker, or BreakerSettings'
+	// ReadyToTrip or OnStateChange, which gobreaker runs inside Allow and
+	// done.
+	brCode bool
 	lim    *limiter
 	pred   ttft.Model // streaming calls' time to first token
 	// whole is the time to the whole answer of non-streaming calls

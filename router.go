@@ -63,14 +63,14 @@ func NewRouter(c *Client, p Policy, routes ...Route) (*Router, error) {
 			lim:    newLimiter(rt.Limit),
 		}
 		if rt.Breaker != nil {
-			x.br = guardedBreaker{rt.Breaker}
+			x.br, x.brCode = guardedBreaker{rt.Breaker}, true
 		}
 		if rt.Limit.FollowServer {
 			x.server = &serverLimits{}
 		}
 		if x.br == nil {
 			if b := newBreaker(rt.Name, p.Breaker); b != nil {
-				x.br = b
+				x.br, x.brCode = b, p.Breaker.ReadyToTrip != nil || p.Breaker.OnStateChange != nil
 			}
 		}
 		r.routes = append(r.routes, x)
