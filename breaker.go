@@ -41,7 +41,8 @@ type BreakerSettings struct {
 	Failures uint32
 	// ReadyToTrip, if set, decides instead of Failures whether the counts
 	// after a failure open the breaker; nil means use Failures. A panic
-	// in it counts as false.
+	// in it counts as false, and so does an answer that takes over
+	// 100 ms (it runs with the breaker's lock held).
 	ReadyToTrip func(gobreaker.Counts) bool
 	// Timeout is how long the breaker stays open before it lets probes
 	// through (half-open); zero means 30 s.
@@ -56,8 +57,9 @@ type BreakerSettings struct {
 	// OnStateChange is called when the breaker of target changes state,
 	// with gobreaker's state names ("closed", "half-open", "open"); it
 	// has the signature of metrics.OTel.BreakerStateChanged. Nil means no
-	// call. It runs synchronously and must not block; a panic in it is
-	// dropped.
+	// call. It runs synchronously, with the breaker's lock held, and
+	// should not block: the breaker waits for it at most 100 ms, then
+	// leaves it to go on alone; a panic in it is dropped.
 	OnStateChange func(target, from, to string)
 	// Ramp, when positive, brings a route whose breaker closes again
 	// (after being open and half-open) back gradually: over Ramp, the
@@ -133,14 +135,18 @@ func (s BreakerSettings) Gobreaker(name string) gobreaker.Settings {
 	trip := func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= failures }
 	if user := d.ReadyToTrip; user != nil {
 		// The caller's, which gobreaker runs under its lock, on a
-		// call's goroutines: a panic is false.
-		trip = func(c gobreaker.Counts) (open bool) {
-			defer func() {
-				if recover() != nil {
-					open = false
-				}
-			}()
-			return user(c)
+		// call's goroutines, the call's own lock held: a panic is
+		// false, and so is an answer that does not come within
+		// stuckGrace.
+		trip = func(c gobreaker.Counts) bool {
+			var open bool
+			if !inGrace(func() {
+				defer func() { _ = recover() }()
+				open = user(c)
+			}) {
+				return false
+			}
+			return open
 		}
 	}
 	st := gobreaker.Settings{
@@ -153,11 +159,26 @@ func (s BreakerSettings) Gobreaker(name string) gobreaker.Settings {
 	}
 	if f := d.OnStateChange; f != nil {
 		st.OnStateChange = func(name string, from, to gobreaker.State) {
-			defer func() { _ = recover() }()
-			f(name, from.String(), to.String())
+			inGrace(func() {
+				defer func() { _ = recover() }()
+				f(name, from.String(), to.String())
+			})
 		}
 	}
 	return st
+}
+
+// inGrace runs f, a callback of the caller's that a breaker runs with its
+// lock, and a Router call's, held (ReadyToTrip, OnStateChange), and waits
+// for it at most stuckGrace; it reports whether f returned in time. Past
+// that, f goes on alone on its own goroutine.
+func inGrace(f func()) bool {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	return endsInGrace(done)
 }
 
 // errNotSent is reported to a breaker for a request it allowed that was

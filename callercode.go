@@ -22,8 +22,9 @@ var errWaitGivenUp = errors.New("tokenpace: the call stopped waiting for the cal
 // caller closes the stream. Past that, the code goes on alone, and what
 // it then gives back is undone when it returns (a breaker's admission is
 // reported as never sent, a reservation is cancelled). The built-in
-// breakers and limiters never block, and run inline, unless the
-// BreakerSettings give them callbacks (ReadyToTrip, OnStateChange).
+// breakers and limiters run inline: the callbacks of the caller's they
+// run (BreakerSettings' ReadyToTrip and OnStateChange) are bounded in
+// BreakerSettings.Gobreaker, where they fire, rarely.
 
 // external runs f, code of the caller's, and waits until it returns, the
 // call's context ends or the stream is closed; it reports whether f

@@ -89,7 +89,6 @@ func TestCloseWhileCallersAdmissionHoldsUp(t *testing.T) {
 		{name: "done at the end", breaker: "done"},
 		{name: "Settle at the end", limiter: "settle"},
 		{name: "Validator at the end", validate: true, err: tokenpace.ErrStreamClosed},
-		{name: "OnStateChange of a breaker the failure trips", fallback: true, onChange: true, err: tokenpace.ErrStreamClosed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -108,10 +107,6 @@ func TestCloseWhileCallersAdmissionHoldsUp(t *testing.T) {
 				}
 				if tc.validate {
 					p.Validator = func(string) error { <-release; return nil }
-				}
-				if tc.onChange {
-					p.Breaker.Failures = 1
-					p.Breaker.OnStateChange = func(string, string, string) { <-release }
 				}
 				routes := []tokenpace.Route{held}
 				if tc.fallback {
@@ -207,4 +202,57 @@ func TestNewStreamingHonoursContextWhileBreakerHoldsUp(t *testing.T) {
 			t.Errorf("the admission given after the deadline was told %d times, want once (unsent)", told.Load())
 		}
 	})
+}
+
+// TestBreakerCallbacksBounded: the Router's own breakers run
+// BreakerSettings' ReadyToTrip and OnStateChange, the caller's, with the
+// breaker's lock and the call's held. One that blocked held the call, and
+// its Close, for as long as it did: for ever in this test. The call now
+// goes on after 100 ms (a ReadyToTrip that has not answered is false):
+// the first route's 500 trips the breaker, the call falls back, and the
+// caller gets the answer 100 ms later than without the callback.
+func TestBreakerCallbacksBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(s *tokenpace.BreakerSettings, release chan struct{})
+	}{
+		{"OnStateChange", func(s *tokenpace.BreakerSettings, release chan struct{}) {
+			s.OnStateChange = func(string, string, string) { <-release }
+		}},
+		{"ReadyToTrip", func(s *tokenpace.BreakerSettings, release chan struct{}) {
+			s.ReadyToTrip = func(gobreaker.Counts) bool { <-release; return true }
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				release := make(chan struct{})
+				sopts := []simulate.Option{simulate.WithModel("m", &simulate.Fixed{TTFT: 50 * time.Millisecond, ITL: 10 * time.Millisecond}), replyWords(4)}
+				c := simClient(t, sopts)
+				failing := tokenpace.Route{Name: "failing", Model: "m", Options: []option.RequestOption{withFault("500")}}
+				call := func(s tokenpace.BreakerSettings) (*tokenpace.Timing, string) {
+					t.Helper()
+					r, err := tokenpace.NewRouter(c, tokenpace.Policy{Breaker: s}, failing, tokenpace.Route{Name: "ok", Model: "m"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					st := r.NewStreaming(context.Background(), chat("m", 4))
+					text := readAll(t, st)
+					_ = st.Close()
+					return st.Timing(), text
+				}
+				plain, _ := call(tokenpace.BreakerSettings{Failures: 1})
+				s := tokenpace.BreakerSettings{Failures: 1}
+				tc.set(&s, release)
+				held, text := call(s)
+				if held.Err != nil || text != words(1, 4) {
+					t.Errorf("Err %v, text %q; want the fallback's answer %q", held.Err, text, words(1, 4))
+				}
+				if got, want := held.E2E(), plain.E2E()+100*time.Millisecond; got != want {
+					t.Errorf("E2E %v with the callback held up, want %v: without it %v, and 100 ms", got, want, plain.E2E())
+				}
+				close(release)
+				synctest.Wait()
+			})
+		})
+	}
 }

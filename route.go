@@ -57,10 +57,8 @@ type route struct {
 	Route
 	budget Budget // merged with the Policy's
 	br     Breaker
-	// brCode: br runs code of the caller's, which the call waits for as
-	// external code (see external): a Route.Breaker, or BreakerSettings'
-	// ReadyToTrip or OnStateChange, which gobreaker runs inside Allow and
-	// done.
+	// brCode: br is the caller's (Route.Breaker), which the call waits
+	// for as external code (see external).
 	brCode bool
 	lim    *limiter
 	pred   ttft.Model // streaming calls' time to first token

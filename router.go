@@ -70,7 +70,7 @@ func NewRouter(c *Client, p Policy, routes ...Route) (*Router, error) {
 		}
 		if x.br == nil {
 			if b := newBreaker(rt.Name, p.Breaker); b != nil {
-				x.br, x.brCode = b, p.Breaker.ReadyToTrip != nil || p.Breaker.OnStateChange != nil
+				x.br = b
 			}
 		}
 		r.routes = append(r.routes, x)
