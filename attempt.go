@@ -112,6 +112,7 @@ type attempt struct {
 	loading         wire.LoadingNotes // a proxy's notes while it loads the model, skipped
 	choicesCheck    bool              // the first event is to say whether LocalAI glues the choices together (see errChoicesGlued)
 	finishedChoices codec.Finished    // the choices that sent their finish reason
+	choiceUsage     codec.ChoiceUsage // adds up a usage reported per choice
 	otherChoice     bool              // a choice other than the first came (see nIgnored)
 	// cutWhole is a whole answer its server cut (see wholeCut), as its
 	// API sent it: the caller's, with the error, when no route answers.
@@ -550,6 +551,9 @@ func (a *attempt) deliver(ar arrived) error {
 		return errAbandoned
 	}
 	c, at, deltas := ar.Chunk, ar.at, ar.Outputs
+	if ar.HasUsage {
+		ar.Usage = a.choiceUsage.Add(c, ar.Usage, a.finishedChoices.Count(), a.spec.req.Choices())
+	}
 	var content string
 	terminal := ar.Final
 	for i := range c.Choices {

@@ -261,14 +261,15 @@ func (a *Accumulator) Reset() {
 
 // lastUsage is the usage of the accumulated completion once chunk c
 // reported u, a Trusted one: u's counts (the cached ones at most the
-// prompt's; the total theirs when the server gave none), and the chunk's
-// other details kept.
+// prompt's; the total theirs when the server gave none, or when u's
+// output is not the chunk's, as for a usage added up per choice: see
+// ChoiceUsage), and the chunk's other details kept.
 func lastUsage(c *openai.ChatCompletionChunk, u Usage) openai.CompletionUsage {
 	var out openai.CompletionUsage
 	if c.JSON.Usage.Valid() {
 		out = c.Usage
 	}
-	if out.TotalTokens <= 0 {
+	if out.TotalTokens <= 0 || out.CompletionTokens != u.Output {
 		out.TotalTokens = u.Prompt + u.Output
 	}
 	out.PromptTokens, out.CompletionTokens = u.Prompt, u.Output

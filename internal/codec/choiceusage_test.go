@@ -1,0 +1,42 @@
+package codec
+
+import (
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// TestChoiceUsage: a usage chunk without choices that comes while one
+// choice of two has finished starts the adding up (llama.cpp's server);
+// one that comes once every choice has (OpenAI, vLLM), or for one choice,
+// is taken as it is.
+func TestChoiceUsage(t *testing.T) {
+	none := &openai.ChatCompletionChunk{}
+	one := &openai.ChatCompletionChunk{Choices: []openai.ChatCompletionChunkChoice{{}}}
+	for _, tc := range []struct {
+		name     string
+		chunks   []*openai.ChatCompletionChunk
+		usages   []Usage
+		finished []int
+		want     int
+		out      Usage
+	}{
+		{"one choice", []*openai.ChatCompletionChunk{none}, []Usage{{Prompt: 20, Output: 3}}, []int{1}, 1, Usage{Prompt: 20, Output: 3}},
+		{"after every choice", []*openai.ChatCompletionChunk{none}, []Usage{{Prompt: 20, Output: 5}}, []int{2}, 2, Usage{Prompt: 20, Output: 5}},
+		{"running, on chunks with choices", []*openai.ChatCompletionChunk{one, one, none}, []Usage{{Prompt: 20, Output: 1}, {Prompt: 20, Output: 4}, {Prompt: 20, Output: 5}},
+			[]int{0, 1, 2}, 2, Usage{Prompt: 20, Output: 5}},
+		{"per choice", []*openai.ChatCompletionChunk{none, none}, []Usage{{Prompt: 20, Cached: 8, Output: 3, Reasoning: 1}, {Prompt: 20, Cached: 0, Output: 2, Reasoning: 2}},
+			[]int{1, 2}, 2, Usage{Prompt: 20, Cached: 0, Output: 5, Reasoning: 3}},
+		{"per choice, three", []*openai.ChatCompletionChunk{none, none, none}, []Usage{{Prompt: 20, Output: 3}, {Prompt: 20, Output: 2}, {Prompt: 20, Output: 4}},
+			[]int{1, 2, 3}, 3, Usage{Prompt: 20, Output: 9}},
+	} {
+		var s ChoiceUsage
+		var got Usage
+		for i, c := range tc.chunks {
+			got = s.Add(c, tc.usages[i], tc.finished[i], tc.want)
+		}
+		if got != tc.out {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.out)
+		}
+	}
+}
