@@ -414,7 +414,7 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	if x.closing.Closes(server) {
 		req.Close = true // its connections are not worth pooling
 	}
-	req = wire.AskGzip(req) // decoded here, so that a body labelled gzip that is not reads (see wire.Decompress)
+	wire.AskGzip(req) // decoded here, so that a body labelled gzip that is not reads (see wire.Decompress)
 	res, err = next(req)
 
 	x.mu.Lock()

@@ -300,16 +300,15 @@ func compressed(res *http.Response) bool {
 	return !res.Uncompressed && strings.EqualFold(strings.TrimSpace(res.Header.Get("Content-Encoding")), "gzip")
 }
 
-// AskGzip returns req asking for a gzip body, as Go's transport asks when
-// a request names no encoding (and then decodes the body itself, failing
-// on a body labelled gzip that is not: see Decompress); req itself when
-// it names one, or asks for a range. The body is then decoded by
-// Decompress, each read as its bytes arrive.
-func AskGzip(req *http.Request) *http.Request {
+// AskGzip makes req ask for a gzip body, as Go's transport asks when a
+// request names no encoding (and then decodes the body itself, failing on
+// a body labelled gzip that is not: see Decompress); it leaves req as it
+// is when it names one, or asks for a range. The body is then decoded by
+// Decompress, each read as its bytes arrive. req is changed in place: it
+// must be the sender's own (openai-go makes one for each try).
+func AskGzip(req *http.Request) {
 	if req.Header.Get("Accept-Encoding") != "" || req.Header.Get("Range") != "" || req.Method == http.MethodHead {
-		return req
+		return
 	}
-	req = req.Clone(req.Context())
 	req.Header.Set("Accept-Encoding", "gzip")
-	return req
 }

@@ -109,18 +109,18 @@ func TestDecompress(t *testing.T) {
 	}
 }
 
-// TestAskGzip: a request that names no encoding asks for gzip, on a copy;
-// one that names its own, or asks for a range, is sent as it is.
+// TestAskGzip: a request that names no encoding asks for gzip; one that
+// names its own, or asks for a range, is sent as it is.
 func TestAskGzip(t *testing.T) {
 	req := httptest.NewRequest(http.MethodPost, "http://h/v1/chat/completions", nil)
-	if got := AskGzip(req); got == req || got.Header.Get("Accept-Encoding") != "gzip" || req.Header.Get("Accept-Encoding") != "" {
-		t.Errorf("AskGzip: Accept-Encoding %q, the caller's %q; want gzip on a copy", got.Header.Get("Accept-Encoding"), req.Header.Get("Accept-Encoding"))
+	if AskGzip(req); req.Header.Get("Accept-Encoding") != "gzip" {
+		t.Errorf("AskGzip: Accept-Encoding %q, want gzip", req.Header.Get("Accept-Encoding"))
 	}
 	for _, h := range []string{"Accept-Encoding", "Range"} {
 		req := httptest.NewRequest(http.MethodPost, "http://h/v1/chat/completions", nil)
 		req.Header.Set(h, "identity")
-		if got := AskGzip(req); got != req || got.Header.Get("Accept-Encoding") == "gzip" {
-			t.Errorf("AskGzip of a request with %s: %v, want it as it is", h, got.Header)
+		if AskGzip(req); req.Header.Get("Accept-Encoding") == "gzip" {
+			t.Errorf("AskGzip of a request with %s: %v, want it as it is", h, req.Header)
 		}
 	}
 }
