@@ -82,7 +82,8 @@ func Cost(r Request, data []byte) (int, error) {
 // WholeObjects returns how many JSON objects the whole (non-streaming)
 // response of r may hold: maxResponseObjects, and, when r asks for log
 // probabilities, room for them over each choice's whole output (see
-// response.MaxObjects). A whole response is decoded at once, and each of
+// response.MaxObjects), and over an echoed prompt (see
+// echoObjects). A whole response is decoded at once, and each of
 // its objects, an empty one too, becomes a choice, an output item or a
 // token of kilobytes.
 func WholeObjects(r Request) int {
@@ -100,8 +101,9 @@ func WholeObjects(r Request) int {
 		if !r.p.Logprobs.Valid() {
 			return maxResponseObjects
 		}
-		// The alternatives of a token are one object (top_logprobs).
-		return maxResponseObjects + r.Choices()*logprobObjects(r.p.MaxTokens.Or(maxOutputTokens), 0)
+		// The alternatives of a token are one object (top_logprobs); an
+		// echoed prompt's tokens have theirs too.
+		return maxResponseObjects + r.Choices()*logprobObjects(r.p.MaxTokens.Or(maxOutputTokens), 0) + r.echo
 	}
 	return maxResponseObjects
 }

@@ -10,10 +10,12 @@ import (
 
 // completion is a completion's request (the completions API,
 // fill-in-the-middle too).
-// added: the client added stream_options to it (see AddedUsage).
+// added: the client added stream_options to it (see AddedUsage); echo:
+// the objects its echoed prompts add to an event (see echoObjects).
 type completion struct {
 	p     openai.CompletionNewParams
 	added bool
+	echo  int
 }
 
 // Completion returns the request of a completion. A streaming one asks
@@ -27,7 +29,7 @@ func Completion(p openai.CompletionNewParams, stream bool) Request {
 	if added {
 		p.StreamOptions.IncludeUsage = openai.Bool(true)
 	}
-	return completion{p, added}
+	return completion{p, added, echoObjects(p)}
 }
 
 // stopList returns stop, a stop sequence given as a string, as the list of
@@ -66,8 +68,46 @@ func AddedUsage(r Request) bool {
 	return false
 }
 
-func (completion) API() API        { return APICompletions }
-func (completion) MaxObjects() int { return maxChunkObjects }
+func (completion) API() API { return APICompletions }
+
+// MaxObjects bounds a chunk's objects as a chat chunk's, and, for a
+// request that echoes its prompt with log probabilities, by the objects
+// of the echo too (see echoObjects): the first chunk holds them all.
+func (r completion) MaxObjects() int { return maxChunkObjects + r.echo }
+
+// addedPromptTokens is how many tokens a server may put in a prompt beside
+// its text's (a BOS token, a chat template's few), which an echo's log
+// probabilities count too.
+const addedPromptTokens = 16
+
+// echoObjects returns the JSON objects the echoed prompts add to an
+// answer whose request params ask for echo and logprobs: the log
+// probabilities of each prompt token, its top_logprobs one object (two,
+// counted as the chat API's alternatives are, for servers that send
+// that shape), for each choice of each prompt. vLLM and SGLang send them
+// all in the first chunk, with the first token
+// (vllm/entrypoints/openai/completion/serving.py,
+// completion_stream_generator; sglang/srt/entrypoints/openai/
+// serving_completions.py): a prompt of thousands of tokens makes a chunk
+// of thousands of objects. A prompt has at most a token per byte of its
+// text (byte fallback), or the token ids it was given as; 0 without echo
+// or logprobs.
+func echoObjects(params openai.CompletionNewParams) int {
+	if !params.Echo.Value || !params.Logprobs.Valid() {
+		return 0
+	}
+	p := params.Prompt
+	tokens := len(p.OfString.Value) + len(p.OfArrayOfTokens)
+	for _, s := range p.OfArrayOfStrings {
+		tokens += len(s)
+	}
+	for _, ids := range p.OfArrayOfTokenArrays {
+		tokens += len(ids)
+	}
+	prompts := max(len(p.OfArrayOfStrings), len(p.OfArrayOfTokenArrays), 1)
+	return 2 * int(min(max(params.N.Or(1), 1), MaxChoices)) * (tokens + prompts*addedPromptTokens)
+}
+
 func (r completion) PromptBytes() int {
 	if s := r.p.Prompt.OfString; s.Valid() {
 		return len(s.Value) + len(r.p.Suffix.Value)
@@ -114,7 +154,7 @@ func (r completion) For(model string, cont *Continuation) Request {
 			p.MaxTokens = openai.Int(max(1, p.MaxTokens.Value-cont.Delivered))
 		}
 	}
-	return completion{p, r.added}
+	return completion{p, r.added, echoObjects(p)}
 }
 
 func (r completion) Stream(ctx context.Context, client *openai.Client, opts []option.RequestOption) Closer {
