@@ -14,6 +14,7 @@ import (
 	"testing/synctest"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace"
 )
@@ -142,5 +143,66 @@ func TestVLLMEchoLogprobs(t *testing.T) {
 				})
 			})
 		}
+	}
+}
+
+// TestVLLMEchoWithoutGeneration: echo with max_tokens 0, which scores a
+// prompt (lm-evaluation-harness's loglikelihood): vLLM asks its engine
+// for one token and answers with the prompt alone, finish "length", and a
+// usage of one completion token (vllm/entrypoints/openai/completion/
+// protocol.py, echo_without_generation; serving.py, "only return the
+// prompt"). The caller gets the prompt and its log probabilities, as
+// bare openai-go does, streamed or whole.
+func TestVLLMEchoWithoutGeneration(t *testing.T) {
+	const prompt = "The capital of France is Paris"
+	lp := `{"text_offset":[0,3,11,14,21,24],"token_logprobs":[null,-7.5,-2.25,-0.5,-3.0,-0.125],"tokens":["The"," capital"," of"," France"," is"," Paris"],"top_logprobs":[null,{" capital":-7.5},{" of":-2.25},{" France":-0.5},{" is":-3.0},{" Paris":-0.125}]}`
+	for _, stream := range []bool{true, false} {
+		t.Run(fmt.Sprintf("stream %v", stream), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if !stream {
+						w.Header().Set("Content-Type", "application/json")
+						fmt.Fprintf(w, `{"id":"cmpl-s1","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":%q,"logprobs":%s,"finish_reason":"length","stop_reason":null,"prompt_logprobs":null}],"usage":{"prompt_tokens":6,"total_tokens":7,"completion_tokens":1}}`, prompt, lp)
+						return
+					}
+					w.Header().Set("Content-Type", "text/event-stream")
+					fmt.Fprintf(w, "data: {\"id\":\"cmpl-s1\",\"object\":\"text_completion\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"text\":%q,\"logprobs\":%s,\"finish_reason\":\"length\",\"stop_reason\":null}]}\n\n", prompt, lp)
+					fmt.Fprint(w, "data: {\"id\":\"cmpl-s1\",\"object\":\"text_completion\",\"created\":1,\"model\":\"m\",\"choices\":[],\"usage\":{\"prompt_tokens\":6,\"total_tokens\":7,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n")
+				}))
+				c := tokenpace.NewClient(openaiClient(url, hc))
+				r, err := tokenpace.NewRouter(c, tokenpace.Policy{Continue: true}, route("m"), tokenpace.Route{Name: "again", Model: "m"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := openai.CompletionNewParams{Model: "m", Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String(prompt)},
+					Echo: openai.Bool(true), Logprobs: openai.Int(1), MaxTokens: openai.Int(0)}
+				if !stream {
+					for who, call := range map[string]func(context.Context, openai.CompletionNewParams, ...option.RequestOption) (*openai.Completion, error){
+						"Client": c.NewCompletion, "Router": r.NewCompletion} {
+						got, err := call(context.Background(), p)
+						if err != nil || got.Choices[0].Text != prompt || len(got.Choices[0].Logprobs.TokenLogprobs) != 6 || got.Choices[0].FinishReason != "length" {
+							t.Errorf("%s: %+v, %v; want the prompt, its 6 log probabilities, finish length", who, got, err)
+						}
+					}
+					return
+				}
+				for who, s := range map[string]*tokenpace.Stream[openai.Completion]{
+					"Client": c.NewCompletionStreaming(context.Background(), p),
+					"Router": r.NewCompletionStreaming(context.Background(), p)} {
+					var lps int
+					for s.Next() {
+						for _, ch := range s.Current().Choices {
+							lps += len(ch.Logprobs.TokenLogprobs)
+						}
+					}
+					s.Close()
+					tm := s.Timing()
+					if s.Err() != nil || s.Text() != prompt || lps != 6 || tm.FinishReason != "length" || tm.PromptTokens != 6 || (who == "Router") != (len(tm.Attempts) == 1) {
+						t.Errorf("%s: %q, %d log probabilities, finish %q, %d prompt tokens, %d attempts, error %v; want the prompt, 6, length, 6, one attempt of the Router, nil",
+							who, s.Text(), lps, tm.FinishReason, tm.PromptTokens, len(tm.Attempts), s.Err())
+					}
+				}
+			})
+		})
 	}
 }
