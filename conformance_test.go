@@ -189,6 +189,18 @@ func readResponseStream(s *tokenpace.Stream[responses.ResponseStreamEventUnion])
 				r.toolCalls = append(r.toolCalls, openai.ChatCompletionMessageToolCallUnion{
 					Function: openai.ChatCompletionMessageFunctionToolCallFunction{Name: ev.Item.Name, Arguments: args}})
 			}
+		case "response.completed":
+			// A call no event streamed is in the final response alone
+			// (SGLang's gpt-oss stream).
+			if len(r.toolCalls) > 0 {
+				break
+			}
+			for _, it := range ev.Response.Output {
+				if it.Type == "function_call" {
+					r.toolCalls = append(r.toolCalls, openai.ChatCompletionMessageToolCallUnion{
+						Function: openai.ChatCompletionMessageFunctionToolCallFunction{Name: it.Name, Arguments: it.Arguments.OfString}})
+				}
+			}
 		}
 	}
 	s.Close()
