@@ -1,10 +1,11 @@
 package tokenpace_test
 
-// vLLM's /v1/completions: a refused suffix, and n choices streamed one
-// chunk each, with a running usage per choice.
+// Engines' /v1/completions: a suffix refused (vLLM, Ollama), and vLLM's n
+// choices streamed one chunk each, with a running usage per choice.
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -18,60 +19,73 @@ import (
 	"github.com/tokenpace/tokenpace"
 )
 
-// TestVLLMSuffixRefused: vLLM refuses a completions request with a
-// suffix, 400 "suffix is not currently supported", before it streams
-// (vllm/renderers/online_renderer.py, render_completion; the error as
-// {"error": {…}} since its ErrorResponse nested it). The caller gets
-// that request error at once, its message kept, sent once; a Router
-// falls back to its next route, which answers, and no breaker counts it.
-func TestVLLMSuffixRefused(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		var vllm atomic.Int32
-		url, hc := serve(t, byModel(map[string]http.Handler{
-			"vllm": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				vllm.Add(1)
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusBadRequest)
-				fmt.Fprint(w, `{"error":{"message":"suffix is not currently supported","type":"BadRequestError","param":null,"code":400}}`)
-			}),
-			"second": secondRoute,
-		}))
-		c := tokenpace.NewClient(openaiClient(url, hc))
-		p := openai.CompletionNewParams{Model: "vllm", Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String("def add(a, b):\n")},
-			Suffix: openai.String("\nprint(add(1, 2))\n"), MaxTokens: openai.Int(16)}
+// TestSuffixRefusedByEngine: engines that refuse a completions request
+// with a suffix, before they stream, with 400. vLLM: "suffix is not
+// currently supported" (vllm/renderers/online_renderer.py,
+// render_completion; the error nested as {"error": {…}}). Ollama, for a
+// model whose template has no suffix (no "insert" capability): "<model>
+// does not support insert" (ollama/ollama@fb30760 server/routes.go,
+// GenerateHandler and handleScheduleError; server/images.go,
+// CheckCapabilities; openai/openai.go, NewError). The caller gets that
+// request error at once, its message kept, sent once; a Router falls back
+// to its next route, which answers, and no breaker counts it.
+func TestSuffixRefusedByEngine(t *testing.T) {
+	for name, body := range map[string]string{
+		"vLLM":   `{"error":{"message":"suffix is not currently supported","type":"BadRequestError","param":null,"code":400}}`,
+		"Ollama": `{"error":{"message":"registry.ollama.ai/library/qwen3:0.6b does not support insert","type":"invalid_request_error","param":null,"code":null}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var refused atomic.Int32
+				url, hc := serve(t, byModel(map[string]http.Handler{
+					"engine": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						refused.Add(1)
+						w.Header().Set("Content-Type", "application/json")
+						w.WriteHeader(http.StatusBadRequest)
+						fmt.Fprint(w, body)
+					}),
+					"second": secondRoute,
+				}))
+				var e struct{ Error struct{ Message string } }
+				_ = json.Unmarshal([]byte(body), &e)
+				c := tokenpace.NewClient(openaiClient(url, hc))
+				p := openai.CompletionNewParams{Model: "engine", Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String("def add(a, b):\n")},
+					Suffix: openai.String("\nprint(add(1, 2))\n"), MaxTokens: openai.Int(16)}
 
-		s := c.NewCompletionStreaming(context.Background(), p)
-		for s.Next() {
-		}
-		s.Close()
-		var ae *openai.Error
-		if se := checkKind(t, s.Err(), tokenpace.KindRequest); se != nil && (!errors.As(s.Err(), &ae) || ae.StatusCode != 400 || ae.Message != "suffix is not currently supported") {
-			t.Errorf("Client: %v, want the server's 400 and its message", s.Err())
-		}
-		if s.Text() != "" || vllm.Load() != 1 {
-			t.Errorf("Client: %q after %d requests, want no text after 1", s.Text(), vllm.Load())
-		}
-		if _, err := c.NewCompletion(context.Background(), p); !errors.As(err, &ae) || ae.StatusCode != 400 || vllm.Load() != 2 {
-			t.Errorf("Client, whole: %v after %d requests, want the 400 after 2", err, vllm.Load())
-		}
+				s := c.NewCompletionStreaming(context.Background(), p)
+				for s.Next() {
+				}
+				s.Close()
+				var ae *openai.Error
+				if se := checkKind(t, s.Err(), tokenpace.KindRequest); se != nil && (!errors.As(s.Err(), &ae) || ae.StatusCode != 400 || ae.Message != e.Error.Message) {
+					t.Errorf("Client: %v, want the server's 400 and its message", s.Err())
+				}
+				if s.Text() != "" || refused.Load() != 1 {
+					t.Errorf("Client: %q after %d requests, want no text after 1", s.Text(), refused.Load())
+				}
+				if _, err := c.NewCompletion(context.Background(), p); !errors.As(err, &ae) || ae.StatusCode != 400 || refused.Load() != 2 {
+					t.Errorf("Client, whole: %v after %d requests, want the 400 after 2", err, refused.Load())
+				}
 
-		r, err := tokenpace.NewRouter(c, tokenpace.Policy{Continue: true}, route("vllm"), route("second"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range 6 {
-			s = r.NewCompletionStreaming(context.Background(), p)
-			for s.Next() {
-			}
-			s.Close()
-			if s.Err() != nil || s.Text() != extra {
-				t.Fatalf("Router: %q, %v; want the second route's answer", s.Text(), s.Err())
-			}
-		}
-		if st, _ := r.BreakerState("vllm"); st.String() != "closed" {
-			t.Errorf("the breaker of the route that refused a suffix is %v, want closed", st)
-		}
-	})
+				r, err := tokenpace.NewRouter(c, tokenpace.Policy{Continue: true}, route("engine"), route("second"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for range 6 {
+					s = r.NewCompletionStreaming(context.Background(), p)
+					for s.Next() {
+					}
+					s.Close()
+					if s.Err() != nil || s.Text() != extra {
+						t.Fatalf("Router: %q, %v; want the second route's answer", s.Text(), s.Err())
+					}
+				}
+				if st, _ := r.BreakerState("engine"); st.String() != "closed" {
+					t.Errorf("the breaker of the route that refused a suffix is %v, want closed", st)
+				}
+			})
+		})
+	}
 }
 
 // TestVLLMChoicesStreamed: vLLM streams n choices as chunks of one choice
