@@ -5,15 +5,6 @@ import (
 	"time"
 )
 
-// stuckGrace is how long Close waits for an attempt to end once it has
-// been stopped. A body from the transport ends its read when it is closed
-// or its request's context is cancelled, at once; code of the caller's may
-// do neither: a middleware that does not return, a body whose Read
-// ignores its Close and the context, a hook that blocks. Close then ends
-// the attempt without it (see abandon) rather than wait as long as that
-// code does.
-const stuckGrace = 100 * time.Millisecond
-
 // errAbandoned is what a held-up reader finds once its attempt was ended
 // without it: it ends its reading, and nobody sees it.
 var errAbandoned = errors.New("tokenpace: the attempt ended while the caller's code held its reader up")
@@ -23,18 +14,6 @@ var errAbandoned = errors.New("tokenpace: the attempt ended while the caller's c
 func (a *attempt) awaitEnd() {
 	if !endsInGrace(a.done) {
 		a.abandon()
-	}
-}
-
-// endsInGrace reports whether done is closed within stuckGrace.
-func endsInGrace(done <-chan struct{}) bool {
-	timer := time.NewTimer(stuckGrace)
-	defer timer.Stop()
-	select {
-	case <-done:
-		return true
-	case <-timer.C:
-		return false
 	}
 }
 

@@ -168,19 +168,6 @@ func (s BreakerSettings) Gobreaker(name string) gobreaker.Settings {
 	return st
 }
 
-// inGrace runs f, a callback of the caller's that a breaker runs with its
-// lock, and a Router call's, held (ReadyToTrip, OnStateChange), and waits
-// for it at most stuckGrace; it reports whether f returned in time. Past
-// that, f goes on alone on its own goroutine.
-func inGrace(f func()) bool {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	return endsInGrace(done)
-}
-
 // errNotSent is reported to a breaker for a request it allowed that was
 // never sent (admission skipped it, or the call ended first).
 var errNotSent = errors.New("tokenpace: request not sent")

@@ -2,9 +2,10 @@ package tokenpace
 
 import (
 	"runtime/debug"
+	"time"
 )
 
-// What a panic in the caller's code does.
+// What a panic, or a hold-up, in the caller's code does.
 //
 // A Stream runs functions of the caller's (hooks, middlewares, milestone
 // predicates, validators) on goroutines the caller cannot guard: a
@@ -36,4 +37,40 @@ func isPanic(err error) bool { return isKind(err, KindPanic) }
 func isKind(err error, k ErrorKind) bool {
 	se, ok := err.(*StreamError)
 	return ok && se.Kind == k
+}
+
+// What a hold-up in the caller's code does: the waits below bound it.
+
+// stuckGrace is how long Close waits for an attempt to end once it has
+// been stopped. A body from the transport ends its read when it is closed
+// or its request's context is cancelled, at once; code of the caller's may
+// do neither: a middleware that does not return, a body whose Read
+// ignores its Close and the context, a hook that blocks. Close then ends
+// the attempt without it (see abandon) rather than wait as long as that
+// code does.
+const stuckGrace = 100 * time.Millisecond
+
+// endsInGrace reports whether done is closed within stuckGrace.
+func endsInGrace(done <-chan struct{}) bool {
+	timer := time.NewTimer(stuckGrace)
+	defer timer.Stop()
+	select {
+	case <-done:
+		return true
+	case <-timer.C:
+		return false
+	}
+}
+
+// inGrace runs f, a callback of the caller's that a breaker runs with its
+// lock, and a Router call's, held (ReadyToTrip, OnStateChange), and waits
+// for it at most stuckGrace; it reports whether f returned in time. Past
+// that, f goes on alone on its own goroutine.
+func inGrace(f func()) bool {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	return endsInGrace(done)
 }
