@@ -72,14 +72,10 @@ func (c *call) closingNow() bool {
 	}
 }
 
-// theirs reports whether rt's breaker runs code of the caller's, and is
-// asked as external code (see route.brCode).
-func (rt *route) theirs() bool { return rt.brCode }
-
 // allow asks rt's breaker to let a request through. It returns
 // errWaitGivenUp when the call stopped waiting for one of the caller's.
 func (c *call) allow(rt *route) (done func(error), err error) {
-	if !rt.theirs() {
+	if !rt.brCode {
 		return rt.br.Allow()
 	}
 	var d func(error)
@@ -98,12 +94,12 @@ func (c *call) allow(rt *route) (done func(error), err error) {
 // breakerState returns the state of rt's breaker, and false when the call
 // stopped waiting for one of the caller's.
 func (c *call) breakerState(rt *route) (st gobreaker.State, ok bool) {
-	if !rt.theirs() {
+	if !rt.brCode {
 		return rt.br.State(), true
 	}
 	var s gobreaker.State
 	if !c.external(func() { s = rt.br.State() }, nil) {
-		return s, false
+		return gobreaker.StateClosed, false // s is the goroutine's still
 	}
 	return s, true
 }
@@ -115,7 +111,7 @@ func (c *call) tellBreaker(tr *try, err error) {
 		return
 	}
 	tr.brDone = nil
-	if !tr.rt.theirs() {
+	if !tr.rt.brCode {
 		done(err)
 		return
 	}
