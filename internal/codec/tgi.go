@@ -45,6 +45,7 @@ func (s *TGIToolStream) Decode(data []byte) (Event, error) {
 	}
 	c := ev.Chunk
 	if !s.seen {
+		//lint:ignore SA1019 TGI still sends it: its version tells its chunks
 		s.seen, s.tgi, s.model = true, tgiChunk(c.ID, c.SystemFingerprint), c.Model
 	}
 	for i := range c.Choices {
