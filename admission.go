@@ -95,13 +95,14 @@ func (c *call) tryRoute(rt *route, kind AttemptKind, wait time.Duration) bool {
 	}
 	if err := c.admit(tr, now, wait); err != nil {
 		tr.state, tr.outcome = tryEnded, OutcomeSkipped
+		end := now // a skipped route takes no time
 		if err == errWaitGivenUp {
 			// The caller's code held admission up past the caller's
 			// wait: the call ends as its context or Close says.
-			err, tr.outcome = c.givenUp(), OutcomeCanceled
+			err, tr.outcome, end = c.givenUp(), OutcomeCanceled, time.Now()
 		}
 		c.lastErr = err
-		tr.t = &Timing{Target: rt.Name, Model: c.model(rt), Start: now, End: time.Now(), Err: err}
+		tr.t = &Timing{Target: rt.Name, Model: c.model(rt), Start: now, End: end, Err: err}
 		return false
 	}
 	return true
