@@ -56,6 +56,14 @@ func (t *benchTarget) modelNote() string {
 	return fmt.Sprintf("%s does not list model %q; it lists %s%s (name one with --model)", t.what, t.model, strings.Join(list, ", "), more)
 }
 
+// names reports whether id, a model the endpoint lists, is model. Ollama
+// lists its models with their tag and serves a name without one as its
+// ":latest" (ollama/ollama docs/api.md, "Model names"): "tiny" asks for
+// the "tiny:latest" it lists.
+func names(id, model string) bool {
+	return id == model || !strings.Contains(model, ":") && id == model+":latest"
+}
+
 // newBenchTarget connects to f.baseURL, or starts the embedded simulator.
 func newBenchTarget(f *benchFlags) (*benchTarget, error) {
 	t := &benchTarget{close: func() {}}
@@ -127,7 +135,7 @@ func (t *benchTarget) probe(ctx context.Context, timeout time.Duration) error {
 		}
 		t.unlisted = nil
 		for _, m := range page.Data {
-			if m.ID == t.model {
+			if names(m.ID, t.model) {
 				t.unlisted = nil
 				break
 			}

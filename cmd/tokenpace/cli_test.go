@@ -77,3 +77,24 @@ func TestBenchWrongModelListsTheServed(t *testing.T) {
 		t.Errorf("stderr = %q, want the served models listed: %q", stderr, want)
 	}
 }
+
+// A model named without a tag is the ":latest" Ollama lists; no other
+// name matches another.
+func TestNamesOllamaLatest(t *testing.T) {
+	for _, c := range []struct {
+		id, model string
+		want      bool
+	}{
+		{"tiny:latest", "tiny", true},
+		{"tiny", "tiny", true},
+		{"tiny:latest", "tiny:latest", true},
+		{"tiny:7b", "tiny", false},
+		{"tiny:latest", "tiny:7b", false},
+		{"tinyx:latest", "tiny", false},
+		{"org/tiny", "tiny", false},
+	} {
+		if got := names(c.id, c.model); got != c.want {
+			t.Errorf("names(%q, %q) = %v, want %v", c.id, c.model, got, c.want)
+		}
+	}
+}
