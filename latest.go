@@ -40,6 +40,12 @@ func ctxErr(ctx context.Context) error {
 // typed what it was suggesting. The zero value is ready to use, without
 // reuse until NewCompletionStreaming is called; a Latest is safe for
 // concurrent use.
+//
+// A request under Begin's context, as NewCompletionStreaming, waits for
+// its response headers, as openai-go's NewStreaming does, and some servers
+// (Ollama) send them only with the first token: make each keystroke's
+// request on a goroutine of its own, so that the next keystroke is not held
+// up and supersedes it (see examples/autocomplete).
 type Latest struct {
 	mu       sync.Mutex
 	inflight map[string]*latestEntry

@@ -200,16 +200,30 @@ func typeText(ctx context.Context, client *tokenpace.Client, model string, cfg c
 		st.keystrokes++
 		pressed := time.Now()
 		params := request(model, cfg.text[:i+1], cfg.maxTokens)
-		var s *tokenpace.Stream[openai.Completion]
+		// A request waits for its response headers, which some servers
+		// (Ollama) send only with the first token: each keystroke's runs
+		// on a goroutine of its own, so that the next keystroke comes on
+		// time and supersedes it. The next waits until this one holds the
+		// key, so that a later keystroke always supersedes an earlier one.
+		holds := make(chan struct{})
+		hold := sync.OnceFunc(func() { close(holds) })
 		rctx, done := ctx, func() {}
-		if cfg.typeAhead {
-			s = latest.NewCompletionStreaming(ctx, model, params, start)
-		} else {
+		if !cfg.typeAhead {
 			rctx, done = latest.Begin(ctx, model)
-			s = start(rctx, params)
+			hold()
 		}
 		wg.Go(func() {
 			defer done()
+			var s *tokenpace.Stream[openai.Completion]
+			if cfg.typeAhead {
+				s = latest.NewCompletionStreaming(ctx, model, params, func(ctx context.Context, p openai.CompletionNewParams, opts ...option.RequestOption) *tokenpace.Stream[openai.Completion] {
+					hold() // the key is held once start is called
+					return start(ctx, p, opts...)
+				})
+				hold() // or once it returns a reused completion
+			} else {
+				s = start(rctx, params)
+			}
 			took, err := suggest(s, pressed)
 			mu.Lock()
 			defer mu.Unlock()
@@ -229,6 +243,7 @@ func typeText(ctx context.Context, client *tokenpace.Client, model string, cfg c
 				}
 			}
 		})
+		<-holds
 	}
 	wg.Wait()
 	return st, ctx.Err()
