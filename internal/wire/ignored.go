@@ -352,9 +352,9 @@ func SuffixDropper(start []byte) string {
 const PeekBytes = 64 << 10
 
 // RefuseDropped closes res, a 2xx answer to a request whose field its
-// server dropped, server (LlamaCpp, LocalAI, KoboldCpp or CLIProxyAPI),
-// and returns the answer llama.cpp's server gave before it dropped the
-// field: 400, an OpenAI error body naming it, and no retry
+// server dropped, server (LlamaCpp, LocalAI, KoboldCpp, CLIProxyAPI or
+// SGLang), and returns the answer llama.cpp's server gave before it
+// dropped the field: 400, an OpenAI error body naming it, and no retry
 // (x-should-retry: false).
 func RefuseDropped(res *http.Response, server, field string) *http.Response {
 	if res.Body != nil {
@@ -381,7 +381,12 @@ func RefuseDropped(res *http.Response, server, field string) *http.Response {
 	}
 }
 
-// DroppedDetail says that server drops field on /v1/completions.
+// DroppedDetail says that server drops field on /v1/completions, and for
+// SGLang why (see SGLangServers).
 func DroppedDetail(server, field string) string {
-	return server + " ignores " + field + " on /v1/completions"
+	d := server + " ignores " + field + " on /v1/completions"
+	if server == SGLang {
+		d += " without --completion-template"
+	}
+	return d
 }
