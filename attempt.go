@@ -210,7 +210,7 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 		a.x.whole = spec.req
 	}
 	a.x.maxLine = spec.cfg.maxLineBytes
-	a.x.closing, a.x.extras, a.x.infill = spec.cfg.closing, spec.cfg.extras, spec.cfg.infill
+	a.x.closing, a.x.extras, a.x.infill, a.x.sglang = spec.cfg.closing, spec.cfg.extras, spec.cfg.infill, spec.cfg.sglang
 	a.x.declined, a.x.usageAdded, a.x.maxAdded = spec.cfg.refused, codec.AddedUsage(spec.req), codec.AddedMaxTokens(spec.req)
 	a.x.prefix = spec.cont
 	// A continuation of a turn with reasoning notes its content even if
@@ -422,6 +422,12 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		a.suffixCheck = false
 		if a.x.suffixIgnored(data) {
 			return true, at, a.requestFailure(errSuffixIgnored)
+		}
+		if a.ctx.Err() != nil && context.Cause(a.ctx) != errAnswerEnded {
+			// The call ended while the server was asked whether it kept
+			// the suffix (see exchange.sglangDropped): the event, which
+			// may have been made without it, is not the caller's.
+			return true, at, a.failure(KindRequest, "", context.Cause(a.ctx))
 		}
 	}
 	if a.loading.Skip(data) {

@@ -93,6 +93,12 @@ type exchange struct {
 	// infill is the client's set of servers that do fill-in-the-middle
 	// at /infill only; nil learns none.
 	infill *wire.InfillServers
+	// sglang is the client's set of what SGLang servers said of their
+	// completion template; nil asks none. template asks the server of a
+	// completions request with a suffix, once its answer has SGLang's
+	// shape (see sglangDropped); nil for any other request.
+	sglang   *wire.SGLangServers
+	template func() wire.Template
 	// sentBody gives the body of the last request sent again, as it
 	// went (see constrained); nil before one was sent, or when it cannot.
 	sentBody func() (io.ReadCloser, error)
@@ -154,6 +160,10 @@ func (x *exchange) middleware() option.Middleware {
 		infill := false // req is the request sent to /infill instead
 		model, served := "", ""
 		if dropped == "suffix" {
+			asking := req
+			x.mu.Lock()
+			x.template = func() wire.Template { return x.sglang.Template(asking, next) }
+			x.mu.Unlock()
 			// A gateway may serve llama.cpp's models beside others: what
 			// is learnt is the server's and the model's.
 			model = wire.RequestModel(asked)
@@ -295,7 +305,31 @@ func (x *exchange) suffixDropper(res *http.Response) string {
 	}
 	// The reads go through the body's own stamps (arrivalBody, under the
 	// bound of a whole answer), so the answer's arrival stays exact.
-	return wire.SuffixDropper(wire.ReadAhead(res, wire.PeekBytes))
+	start := wire.ReadAhead(res, wire.PeekBytes)
+	if by := wire.SuffixDropper(start); by != "" {
+		return by
+	}
+	if x.sglangDropped(start) {
+		return wire.SGLang
+	}
+	return ""
+}
+
+// sglangDropped reports whether start, the start of an answer to a
+// completions request with a suffix or its stream's first event, is
+// SGLang's (see wire.SGLangAnswer) and its server says it has no
+// completion template, so that it dropped the suffix. Only then does it
+// ask the server, at most once a minute (see wire.SGLangServers); any
+// other answer costs nothing more, and a server that does not say is
+// taken to have used the suffix.
+func (x *exchange) sglangDropped(start []byte) bool {
+	if !wire.SGLangAnswer(start) {
+		return false
+	}
+	x.mu.Lock()
+	ask := x.template
+	x.mu.Unlock()
+	return ask != nil && ask() == wire.TemplateMissing
 }
 
 // suffixPending reports whether the first event of the stream is to say
@@ -320,6 +354,9 @@ func (x *exchange) suffixIgnored(data []byte) bool {
 	by := ""
 	if served != "" {
 		by = wire.SuffixDropper(data)
+	}
+	if by == "" && served != "" && x.sglangDropped(data) {
+		by = wire.SGLang
 	}
 	if by == "" {
 		return false

@@ -34,6 +34,9 @@ type config struct {
 	// infill is shared likewise: the servers that do fill-in-the-middle
 	// at /infill only (llama.cpp's).
 	infill *wire.InfillServers
+	// sglang is shared likewise: what SGLang servers said of their
+	// completion template.
+	sglang *wire.SGLangServers
 }
 
 // defaultMaxLineBytes is the longest event-stream line, and the largest
@@ -46,7 +49,7 @@ const defaultMaxLineBytes = 32 << 20
 
 func newConfig(opts []Option) config {
 	c := config{maxLineBytes: defaultMaxLineBytes, closing: new(wire.ClosingServers), extras: new(wire.CallExtras),
-		refused: new(wire.RefusedFields), infill: new(wire.InfillServers)}
+		refused: new(wire.RefusedFields), infill: new(wire.InfillServers), sglang: new(wire.SGLangServers)}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(&c)
