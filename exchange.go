@@ -126,11 +126,11 @@ type exchange struct {
 // wire.NoInfill) the suffix is refused by name. So is a suffix LocalAI
 // answered without, told by its answer's shape (see wire.LocalAIAnswer),
 // or KoboldCpp, told by its Server header or its answer's shape (see
-// wire.FieldDropper, wire.KoboldCppAnswer), or SGLang without a
-// completion template, told by its answer's shape and its /server_info
-// (see sglangDropped), or CLIProxyAPI, which answers
+// wire.FieldDropper, wire.KoboldCppAnswer), or CLIProxyAPI, which answers
 // completions from its upstream's chat API: none does fill-in-the-middle
-// anywhere. A request whose echo llama.cpp's server, KoboldCpp or
+// anywhere; and so is one SGLang started without a completion template
+// answered without, told by its answer's shape and its /server_info (see
+// sglangDropped). A request whose echo llama.cpp's server, KoboldCpp or
 // CLIProxyAPI answers without gets the answer llama.cpp's server gave
 // before: 400, the field
 // named (see wire.DroppedField), so that no completion made without it
