@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace"
 )
@@ -29,6 +30,8 @@ func serveSGLang(t *testing.T, completions recording, info, old http.Handler) (*
 	whole := loadRecording(t, "sglang-2026-completions-suffix-nostream.jsonl")
 	url, hc, counts := serveCounting(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
 		switch {
+		case r.URL.Path == "/keeps/v1/completions": // a server that keeps the suffix
+			replay(keepsSuffix(completions))(w, r)
 		case r.URL.Path == "/v1/completions" && strings.Contains(string(body), `"stream":true`):
 			replay(completions)(w, r)
 		case r.URL.Path == "/v1/completions":
@@ -74,6 +77,16 @@ func TestSGLangFillInTheMiddle(t *testing.T) {
 			if counts.of("/server_info") != 1 {
 				t.Errorf("requests without a suffix looked at /server_info: %v", counts)
 			}
+			// A Router falls back to a route that keeps the suffix.
+			rt, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Name: "sglang"},
+				tokenpace.Route{Name: "keeps", Options: []option.RequestOption{option.WithBaseURL("http://replay.invalid/keeps/v1/")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := rt.NewCompletionStreaming(context.Background(), req)
+			if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != recordedCompletionText(t, stream) || len(s.Timing().Attempts) != 2 {
+				t.Errorf("Router: text %q, err %v, %d attempts; want the other route's answer after SGLang's refusal", text, s.Err(), len(s.Timing().Attempts))
+			}
 			// A minute on, the server may have been started again with a
 			// template: it is looked at again.
 			time.Sleep(2 * time.Minute)
@@ -108,13 +121,7 @@ func TestSGLangFillInTheMiddle(t *testing.T) {
 
 	t.Run("another server", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			// vLLM's chunks: stop_reason where SGLang has matched_stop.
-			other := stream
-			other.Reads = make([]recordedRead, len(stream.Reads))
-			for i, rd := range stream.Reads {
-				rd.Data = strings.ReplaceAll(rd.Data, `"matched_stop"`, `"stop_reason"`)
-				other.Reads[i] = rd
-			}
+			other := keepsSuffix(stream)
 			c, counts := serveSGLang(t, other, replay(loadRecording(t, "sglang-2026-server-info.jsonl")), nil)
 			s := c.NewCompletionStreaming(context.Background(), req)
 			if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != recordedCompletionText(t, other) {
@@ -186,6 +193,18 @@ func TestSGLangFillInTheMiddle(t *testing.T) {
 			}
 		})
 	})
+}
+
+// keepsSuffix returns rec as vLLM would have sent it: stop_reason where
+// SGLang has matched_stop.
+func keepsSuffix(rec recording) recording {
+	out := rec
+	out.Reads = make([]recordedRead, len(rec.Reads))
+	for i, rd := range rec.Reads {
+		rd.Data = strings.ReplaceAll(rd.Data, `"matched_stop"`, `"stop_reason"`)
+		out.Reads[i] = rd
+	}
+	return out
 }
 
 // checkSGLangAnswers checks that req, streamed and not, gets SGLang's
