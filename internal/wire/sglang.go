@@ -24,8 +24,8 @@ import (
 // by itself from the model's name (TemplateManager.initialize_templates
 // loads one only when asked; the chat template alone is guessed). Nothing
 // in an answer says which it did. Its answers have a shape of their own
-// (see SGLangAnswer), and its /server_info (/get_server_info in its builds
-// before 2026, and still, deprecated) gives its server's arguments,
+// (see SGLangAnswer), and its /server_info (/get_server_info in its older
+// builds, and still, deprecated) gives its server's arguments,
 // completion_template among them, null when none was given. The client
 // looks there, once a minute for a server (see SGLangServers), only when
 // an answer to a request with a suffix has SGLang's shape.
