@@ -34,7 +34,14 @@ type classParams struct {
 	// Tensor. Prior 0.8.
 	FP8 float64
 	// Attention is the efficiency of attention relative to Tensor. Prior
-	// 0.6 (FlashAttention-2 reaches 50-70 % of the GEMM rate).
+	// 0.6 (FlashAttention-2 reaches 50-70 % of the GEMM rate). One share
+	// for every runtime class: a share per class (compiled engines with
+	// FlashAttention apart from AutoAWQ's eager attention) fits 0.55,
+	// 0.53 and 0.38, and brings TGI's 64k- and 128k-token prompts on
+	// MI300X nearer, but its leave-one-source-out first-token error is
+	// worse (12.3 % and 80 % within 30 %, against 11.1 % and 82 %): the
+	// compiled engines' fitted rows stop at 5,000 tokens, too short to
+	// tell the share.
 	Attention float64
 	// WeightOnlyBandwidth is the share of Bandwidth a weight-only format
 	// (int4, int8 weight-only, GGUF) reaches in decode: its kernels load
@@ -87,7 +94,15 @@ type classParams struct {
 	// PrefillPerLayer is the extra host time per layer of a step that
 	// prefills, for compiled engines: they replay CUDA graphs for decode
 	// batches only, so a prefill step launches its kernels one by one.
-	// Prior 60 µs (the eager class's per-layer time halved).
+	// Prior 60 µs (the eager class's per-layer time halved). A fixed
+	// part beside it (per prefilling step, whatever the depth) was tried
+	// and left out: it fits 0.73 ms, and the leave-one-source-out
+	// first-token error worsens from 11.1 % to 12.3 %. A first token that
+	// waits for one decode step after the prefill (as LMDeploy
+	// TurboMind's held-out 128-token rows suggest) is no class habit
+	// either: added to every compiled engine, TensorRT-LLM's 128-token
+	// rows come out 40-70 % over (leave-one-source-out first token 18.0 %
+	// and 62 % within 30 %).
 	PrefillPerLayer float64
 	// Ridge is the exponent k of the smooth roofline: a step whose memory
 	// and compute times are m and c takes (m^k + c^k)^(1/k). Near the ridge
