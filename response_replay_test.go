@@ -58,44 +58,60 @@ func TestResponseFirstOutput(t *testing.T) {
 	}
 }
 
-// TestReplayLlamaCppResponses replays llama.cpp's /v1/responses stream (a
-// build of August 2026, recorded from a live server): headers at once,
+// TestReplayServersResponses replays /v1/responses streams recorded from
+// live servers. llama.cpp (a build of August 2026): headers at once,
 // before the prefill; events with neither sequence numbers nor output
 // indexes; the first delta in the read that brings the first four events.
-// Every delta is a token stamped with the arrival of its read, and the
-// usage is the server's.
-func TestReplayLlamaCppResponses(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rec := loadRecording(t, "llamacpp-2026-responses-stream.jsonl")
-		url, hc := serve(t, replay(rec))
-		c := tokenpace.NewClient(openaiClient(url, hc))
-		s := c.NewResponseStreaming(context.Background(), respond("m", 16))
-		_, text, _ := readResponse(s, time.Now())
-		if err := s.Err(); err != nil {
-			t.Fatalf("Err() = %v, want nil", err)
-		}
-		var want string
-		var at []time.Duration
-		eachRecordedEvent(t, rec, func(ev struct{ Type, Delta string }, rd recordedRead) {
-			if ev.Type == "response.output_text.delta" {
-				want += ev.Delta
-				at = append(at, ms(rd.TMS))
-			}
+// Ollama 0.17.4: the headers with response.created and the events before
+// the first delta, after the prefill; 12 tokens in 10 deltas, the usage
+// only in response.completed, read with the last item's done event. Every
+// delta is a token stamped with the arrival of its read, and the usage is
+// the server's.
+func TestReplayServersResponses(t *testing.T) {
+	for _, tt := range []struct {
+		file                   string
+		deltas, prompt, output int
+	}{
+		{"llamacpp-2026-responses-stream.jsonl", 16, 31, 16},
+		{"ollama-2026-responses-stream.jsonl", 10, 27, 12},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				rec := loadRecording(t, tt.file)
+				url, hc := serve(t, replay(rec))
+				c := tokenpace.NewClient(openaiClient(url, hc))
+				s := c.NewResponseStreaming(context.Background(), respond("m", 16))
+				_, text, _ := readResponse(s, time.Now())
+				if err := s.Err(); err != nil {
+					t.Fatalf("Err() = %v, want nil", err)
+				}
+				var want string
+				var at []time.Duration
+				eachRecordedEvent(t, rec, func(ev struct{ Type, Delta string }, rd recordedRead) {
+					if ev.Type == "response.output_text.delta" {
+						want += ev.Delta
+						at = append(at, ms(rd.TMS))
+					}
+				})
+				tm := s.Timing()
+				if text != want || len(tm.Chunks) != len(at) || len(at) != tt.deltas {
+					t.Fatalf("text %q in %d chunks, want %q in %d (%d)", text, len(tm.Chunks), want, len(at), tt.deltas)
+				}
+				for i, a := range tm.Chunks {
+					if got := a.Sub(tm.Sent); got != at[i] {
+						t.Errorf("Chunks[%d] at %v, want %v", i, got, at[i])
+					}
+				}
+				if tm.TTFB() != ms(rec.HeadersMS) || tm.TTFT() != at[0] {
+					t.Errorf("TTFB, TTFT = %v, %v, want %v, %v", tm.TTFB(), tm.TTFT(), ms(rec.HeadersMS), at[0])
+				}
+				if !tm.UsageReported || tm.PromptTokens != tt.prompt || tm.OutputTokens != tt.output {
+					t.Errorf("usage = %v, %d prompt, %d output; want true, %d, %d", tm.UsageReported, tm.PromptTokens, tm.OutputTokens, tt.prompt, tt.output)
+				}
+				if tm.FinishReason != "stop" && tm.FinishReason != "max_output_tokens" {
+					t.Errorf("FinishReason = %q", tm.FinishReason)
+				}
+			})
 		})
-		tm := s.Timing()
-		if text != want || len(tm.Chunks) != len(at) || len(at) != 16 {
-			t.Fatalf("text %q in %d chunks, want %q in %d (16)", text, len(tm.Chunks), want, len(at))
-		}
-		for i, a := range tm.Chunks {
-			if got := a.Sub(tm.Sent); got != at[i] {
-				t.Errorf("Chunks[%d] at %v, want %v", i, got, at[i])
-			}
-		}
-		if tm.TTFB() != ms(rec.HeadersMS) || tm.TTFT() != at[0] {
-			t.Errorf("TTFB, TTFT = %v, %v, want %v, %v", tm.TTFB(), tm.TTFT(), ms(rec.HeadersMS), at[0])
-		}
-		if !tm.UsageReported || tm.PromptTokens != 31 || tm.OutputTokens != 16 {
-			t.Errorf("usage = %v, %d prompt, %d output; want true, 31, 16", tm.UsageReported, tm.PromptTokens, tm.OutputTokens)
-		}
-	})
+	}
 }
