@@ -7,12 +7,15 @@ import (
 )
 
 // TestChoiceUsage: a usage chunk without choices that comes while one
-// choice of two has finished starts the adding up (llama.cpp's server);
-// one that comes once every choice has (OpenAI, vLLM), or for one choice,
-// is taken as it is.
+// choice of two has finished starts the adding up (llama.cpp's chat), as
+// does a usage on the chunk that finishes the first of two choices
+// (llama.cpp's completions); one that comes once every choice has
+// (OpenAI, vLLM), for one choice, or after a usage on a chunk that
+// finished none (vLLM's running usage), is taken as it is.
 func TestChoiceUsage(t *testing.T) {
 	none := &openai.ChatCompletionChunk{}
 	one := &openai.ChatCompletionChunk{Choices: []openai.ChatCompletionChunkChoice{{}}}
+	ends := &openai.ChatCompletionChunk{Choices: []openai.ChatCompletionChunkChoice{{FinishReason: "stop"}}}
 	for _, tc := range []struct {
 		name     string
 		chunks   []*openai.ChatCompletionChunk
@@ -29,6 +32,11 @@ func TestChoiceUsage(t *testing.T) {
 			[]int{1, 2}, 2, Usage{Prompt: 20, Cached: 0, Output: 5, Reasoning: 3}},
 		{"per choice, three", []*openai.ChatCompletionChunk{none, none, none}, []Usage{{Prompt: 20, Output: 3}, {Prompt: 20, Output: 2}, {Prompt: 20, Output: 4}},
 			[]int{1, 2, 3}, 3, Usage{Prompt: 20, Output: 9}},
+		{"per choice, on the finish chunks", []*openai.ChatCompletionChunk{ends, ends}, []Usage{{Prompt: 7, Cached: 1, Output: 2}, {Prompt: 7, Cached: 1, Output: 4}},
+			[]int{0, 1}, 2, Usage{Prompt: 7, Cached: 1, Output: 6}},
+		{"running, the finish chunks too", []*openai.ChatCompletionChunk{one, ends, ends, none}, []Usage{{Prompt: 5, Output: 1}, {Prompt: 5, Output: 3}, {Prompt: 5, Output: 4}, {Prompt: 5, Output: 7}},
+			[]int{0, 0, 1, 2}, 2, Usage{Prompt: 5, Output: 7}},
+		{"the whole on the last finish chunk", []*openai.ChatCompletionChunk{ends}, []Usage{{Prompt: 5, Output: 7}}, []int{1}, 2, Usage{Prompt: 5, Output: 7}},
 	} {
 		var s ChoiceUsage
 		var got Usage
