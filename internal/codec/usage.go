@@ -50,8 +50,10 @@ func counted(prompt, output, total int64) bool { return prompt != 0 || output !=
 // (Moonshot) or prompt_cache_hit_tokens (DeepSeek); prompt_tokens counts
 // them in all three. The output counts the reasoning tokens, as OpenAI's
 // completion_tokens does, also from a server whose completion_tokens
-// leaves them out (xAI): its total_tokens is then the prompt's, the
-// completion's and the reasoning's.
+// leaves them out: xAI's total_tokens is then the prompt's, the
+// completion's and the reasoning's; DeepInfra's, for Gemini models, may
+// leave them out too, but its reasoning_tokens then exceed its
+// completion_tokens, which cannot hold them (vercel/ai#12214, #12242).
 func usageOf(u openai.CompletionUsage) Usage {
 	cached := u.PromptTokensDetails.CachedTokens
 	for _, k := range [...]string{"cached_tokens", "prompt_cache_hit_tokens"} {
@@ -61,7 +63,7 @@ func usageOf(u openai.CompletionUsage) Usage {
 		cached = extraCount(u.JSON.ExtraFields, k)
 	}
 	output, r := u.CompletionTokens, u.CompletionTokensDetails.ReasoningTokens
-	if r > 0 && u.TotalTokens == u.PromptTokens+u.CompletionTokens+r {
+	if r > 0 && (u.TotalTokens == u.PromptTokens+u.CompletionTokens+r || r > u.CompletionTokens) {
 		output += r
 	}
 	return Usage{Prompt: u.PromptTokens, Cached: cached, Output: output, Reasoning: min(max(r, 0), max(output, 0))}
