@@ -558,7 +558,7 @@ func (a *attempt) deliver(ar arrived) error {
 	}
 	c, at, deltas := ar.Chunk, ar.at, ar.Outputs
 	if ar.HasUsage {
-		ar.Usage = a.choiceUsage.Add(c, ar.Usage, a.finishedChoices.Count(), a.spec.req.Choices())
+		ar.Usage = a.choiceUsage.Add(c, ar.Usage, a.finishedChoices.Count(), a.spec.req.Choices(), a.spec.req.Prompts())
 	}
 	var content string
 	terminal := ar.Final

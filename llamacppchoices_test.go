@@ -105,67 +105,90 @@ func TestLlamaCppUsagePerChoice(t *testing.T) {
 }
 
 // TestLlamaCppCompletionsUsagePerChoice replays llama.cpp's /v1/completions
-// stream for n = 2 (2026 builds): each choice is a task of its own, whose
-// final result is its finish chunk, the choice with empty text beside
-// usage and timings that count that choice's output alone, whether or not
-// include_usage was asked (tools/server/server-task.cpp:
-// server_task_result_cmpl_final::to_json_oaicompat); choice 1 ends first
-// with 2 tokens, choice 0 at max_tokens with 4; then [DONE]. Bare
-// openai-go's last usage is choice 0's: 4 output tokens of 6. The caller
-// gets the answer's: 7 prompt tokens, 1 cached, 6 output tokens, in Timing
-// and Accumulated().Usage, through a Client and a Router, and no
-// continuation.
+// streams (2026 builds) of several choices, each choice a task of its own
+// whose final result is its finish chunk: the choice with empty text
+// beside usage and timings that count that task's prompt and output
+// alone, whether or not include_usage was asked
+// (tools/server/server-task.cpp: server_task_result_cmpl_final::to_json_oaicompat;
+// tools/server/server-queue.cpp: server_response_reader::post_tasks,
+// which numbers the tasks of a request's prompts in order, each prompt's
+// n - 1 children after it); then [DONE].
+//
+// For n = 2 of one prompt, choice 1 ends first with 2 tokens, choice 0 at
+// max_tokens with 4: bare openai-go's last usage is choice 0's, 4 output
+// tokens of 6; the caller gets 7 prompt tokens, 1 cached, and 6 output
+// tokens. For two prompts, prompt 1's choice (5 prompt tokens) ends first
+// with 2, prompt 0's (7, 1 cached) with 4: the caller got 7 prompt tokens,
+// the largest, as for copies of one prompt; it now gets both prompts',
+// 12, as OpenAI and vLLM count a list of prompts, 1 cached, and 6 output
+// tokens. Each in Timing and Accumulated().Usage, through a Client and a
+// Router, with no continuation.
 func TestLlamaCppCompletionsUsagePerChoice(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rec := loadRecording(t, "llamacpp-2026-completions-n2-stream.jsonl")
-		url, hc := serve(t, byModel(map[string]http.Handler{"tiny": replay(rec), "second": secondRoute}))
-		p := openai.CompletionNewParams{Model: "tiny", Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String("def f(x):\n")},
-			N: openai.Int(2), MaxTokens: openai.Int(4),
-			StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}}
+	for _, tc := range []struct {
+		file           string
+		prompt         openai.CompletionNewParamsPromptUnion
+		n              int64
+		texts          [2]string
+		tokens, cached int64 // the answer's prompt tokens, and those cached
+	}{
+		{"llamacpp-2026-completions-n2-stream.jsonl", openai.CompletionNewParamsPromptUnion{OfString: openai.String("def f(x):\n")}, 2,
+			[2]string{" return x * 2", " pass\n"}, 7, 1},
+		{"llamacpp-2026-completions-prompts2-stream.jsonl", openai.CompletionNewParamsPromptUnion{OfArrayOfStrings: []string{"def f(x):\n", "class A:\n"}}, 1,
+			[2]string{" return x * 2", " def __init__"}, 12, 1},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				rec := loadRecording(t, tc.file)
+				url, hc := serve(t, byModel(map[string]http.Handler{"tiny": replay(rec), "second": secondRoute}))
+				p := openai.CompletionNewParams{Model: "tiny", Prompt: tc.prompt, N: openai.Int(tc.n), MaxTokens: openai.Int(4),
+					StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}}
 
-		oc := openaiClient(url, hc)
-		bare := oc.Completions.NewStreaming(context.Background(), p)
-		var last openai.CompletionUsage
-		for bare.Next() {
-			if u := bare.Current().Usage; u.TotalTokens > 0 {
-				last = u
-			}
-		}
-		if bare.Err() != nil || last.CompletionTokens != 4 {
-			t.Errorf("bare openai-go: err %v, last usage %d output tokens; the fixture's premise is 4", bare.Err(), last.CompletionTokens)
-		}
-
-		c := tokenpace.NewClient(openaiClient(url, hc))
-		r, err := tokenpace.NewRouter(c, tokenpace.Policy{Continue: true}, route("tiny"), route("second"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for who, s := range map[string]*tokenpace.Stream[openai.Completion]{
-			"Client": c.NewCompletionStreaming(context.Background(), p),
-			"Router": r.NewCompletionStreaming(context.Background(), p),
-		} {
-			var got [2]strings.Builder
-			for s.Next() {
-				for _, ch := range s.Current().Choices {
-					got[ch.Index%2].WriteString(ch.Text)
+				oc := openaiClient(url, hc)
+				bare := oc.Completions.NewStreaming(context.Background(), p)
+				var last openai.CompletionUsage
+				for bare.Next() {
+					if u := bare.Current().Usage; u.TotalTokens > 0 {
+						last = u
+					}
 				}
-			}
-			s.Close()
-			tm, acc := s.Timing(), s.Accumulated()
-			if s.Err() != nil || got[0].String() != " return x * 2" || got[1].String() != " pass\n" {
-				t.Errorf("%s: choices %q and %q, err %v; want \" return x * 2\", \" pass\\n\" and nil", who, got[0].String(), got[1].String(), s.Err())
-			}
-			if !tm.UsageReported || tm.PromptTokens != 7 || tm.CachedTokens != 1 || tm.OutputTokens != 6 {
-				t.Errorf("%s: Timing's usage reported %v, %d prompt (%d cached), %d output tokens; want the answer's: 7 (1), 6",
-					who, tm.UsageReported, tm.PromptTokens, tm.CachedTokens, tm.OutputTokens)
-			}
-			if u := acc.Usage; u.PromptTokens != 7 || u.CompletionTokens != 6 || u.TotalTokens != 13 || u.PromptTokensDetails.CachedTokens != 1 {
-				t.Errorf("%s: Accumulated().Usage %d prompt (%d cached), %d output, %d total; want 7 (1), 6, 13",
-					who, u.PromptTokens, u.PromptTokensDetails.CachedTokens, u.CompletionTokens, u.TotalTokens)
-			}
-			if who == "Router" && len(tm.Attempts) != 1 {
-				t.Errorf("Router: %d attempts, want 1", len(tm.Attempts))
-			}
-		}
-	})
+				if bare.Err() != nil || last.PromptTokens != 7 || last.CompletionTokens != 4 {
+					t.Errorf("bare openai-go: err %v, last usage %d prompt, %d output tokens; the fixture's premise is 7 and 4",
+						bare.Err(), last.PromptTokens, last.CompletionTokens)
+				}
+
+				c := tokenpace.NewClient(openaiClient(url, hc))
+				r, err := tokenpace.NewRouter(c, tokenpace.Policy{Continue: true}, route("tiny"), route("second"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for who, s := range map[string]*tokenpace.Stream[openai.Completion]{
+					"Client": c.NewCompletionStreaming(context.Background(), p),
+					"Router": r.NewCompletionStreaming(context.Background(), p),
+				} {
+					var got [2]strings.Builder
+					for s.Next() {
+						for _, ch := range s.Current().Choices {
+							got[ch.Index%2].WriteString(ch.Text)
+						}
+					}
+					s.Close()
+					tm, acc := s.Timing(), s.Accumulated()
+					if s.Err() != nil || got[0].String() != tc.texts[0] || got[1].String() != tc.texts[1] {
+						t.Errorf("%s: choices %q and %q, err %v; want %q, %q and nil", who, got[0].String(), got[1].String(), s.Err(), tc.texts[0], tc.texts[1])
+					}
+					if !tm.UsageReported || int64(tm.PromptTokens) != tc.tokens || int64(tm.CachedTokens) != tc.cached || tm.OutputTokens != 6 {
+						t.Errorf("%s: Timing's usage reported %v, %d prompt (%d cached), %d output tokens; want the answer's: %d (%d), 6",
+							who, tm.UsageReported, tm.PromptTokens, tm.CachedTokens, tm.OutputTokens, tc.tokens, tc.cached)
+					}
+					if u := acc.Usage; u.PromptTokens != tc.tokens || u.CompletionTokens != 6 || u.TotalTokens != tc.tokens+6 || u.PromptTokensDetails.CachedTokens != tc.cached {
+						t.Errorf("%s: Accumulated().Usage %d prompt (%d cached), %d output, %d total; want %d (%d), 6, %d",
+							who, u.PromptTokens, u.PromptTokensDetails.CachedTokens, u.CompletionTokens, u.TotalTokens, tc.tokens, tc.cached, tc.tokens+6)
+					}
+					if who == "Router" && len(tm.Attempts) != 1 {
+						t.Errorf("Router: %d attempts, want 1", len(tm.Attempts))
+					}
+				}
+			})
+		})
+	}
 }

@@ -52,6 +52,7 @@ func (chat) API() API                               { return APIChat }
 func (r chat) View() openai.ChatCompletionNewParams { return r.p }
 func (chat) CanContinue() bool                      { return true }
 func (r chat) Choices() int                         { return choices(r.p.N.Or(1)) }
+func (chat) Prompts() int                           { return 1 }
 func (chat) MaxObjects() int                        { return maxChunkObjects }
 func (r chat) PromptBytes() int {
 	if n, text := MessageBytes(r.p.Messages); text {

@@ -3,8 +3,9 @@ package codec
 import "github.com/openai/openai-go/v3"
 
 // ChoiceUsage adds up the usage a stream of several choices reports per
-// choice. llama.cpp's server makes each choice of a request for n > 1 a
-// task of its own, whose final result counts that choice's output alone
+// choice. llama.cpp's server makes each choice of a request for n > 1, and
+// each prompt of a completion's list of prompts, a task of its own, whose
+// final result counts that task's prompt and output alone
 // (tools/server/server-task.cpp, server_task_result_cmpl_final): a chat
 // stream's writes its finish chunk and then, for include_usage, a usage
 // chunk of its own ("choices": [], to_json_oaicompat_chat_stream); a
@@ -17,20 +18,33 @@ import "github.com/openai/openai-go/v3"
 // finished and another has not, on a chunk without choices or on one
 // whose every choice finishes there, before any usage on a chunk that
 // finished none, is a choice's: from it on, the outputs of such usages
-// are added up. The prompt is one: its tokens are the largest any chunk
-// reports, its cached ones the fewest. The zero value adds nothing up
-// until such a usage comes.
+// are added up. Each prompt counts once, as OpenAI and vLLM count a list
+// of prompts: its tokens are the largest its choices report, its cached
+// ones the fewest, and the answer's are the sum over the prompts. A
+// choice belongs to prompt index / n (llama.cpp's server numbers the
+// tasks of each prompt after the last prompt's, tools/server/server-queue.cpp,
+// server_response_reader::post_tasks; OpenAI's index is prompt × n + j);
+// a usage on a chunk without choices, to the first prompt. The zero value
+// adds nothing up until such a usage comes.
 type ChoiceUsage struct {
 	on      bool
-	running bool // a usage came on a chunk that finished no choice
-	sum     Usage
+	running bool     // a usage came on a chunk that finished no choice
+	out     Usage    // the outputs added up
+	prompts []prompt // each prompt's tokens, once on
+}
+
+// prompt is what the choices of one prompt reported of it.
+type prompt struct {
+	seen           bool
+	tokens, cached int64
 }
 
 // Add returns the usage of the answer once chunk c reported u: u itself,
 // unless the stream reports its usage per choice (see ChoiceUsage).
 // finished is how many of want choices (the request's Choices) had sent
-// their finish reason before c.
-func (s *ChoiceUsage) Add(c *openai.ChatCompletionChunk, u Usage, finished, want int) Usage {
+// their finish reason before c; prompts is how many prompts they answer
+// (the request's Prompts), want / prompts choices each.
+func (s *ChoiceUsage) Add(c *openai.ChatCompletionChunk, u Usage, finished, want, prompts int) Usage {
 	ending := len(c.Choices) > 0
 	for i := range c.Choices {
 		ending = ending && Ends(&c.Choices[i])
@@ -38,7 +52,7 @@ func (s *ChoiceUsage) Add(c *openai.ChatCompletionChunk, u Usage, finished, want
 	if len(c.Choices) != 0 && !ending {
 		s.running = true
 		if s.on {
-			return s.sum
+			return s.sum()
 		}
 		return u
 	}
@@ -48,12 +62,30 @@ func (s *ChoiceUsage) Add(c *openai.ChatCompletionChunk, u Usage, finished, want
 		if s.running || finished >= want || done == 0 || done >= want {
 			return u
 		}
-		s.on, s.sum = true, u
-		return u
+		s.on, s.prompts = true, make([]prompt, max(prompts, 1))
 	}
-	s.sum.Prompt = max(s.sum.Prompt, u.Prompt)
-	s.sum.Cached = min(s.sum.Cached, u.Cached)
-	s.sum.Output += u.Output
-	s.sum.Reasoning += u.Reasoning
-	return s.sum
+	p := &s.prompts[0]
+	if len(c.Choices) > 0 {
+		per := max(want/len(s.prompts), 1)
+		p = &s.prompts[min(max(int(c.Choices[0].Index)/per, 0), len(s.prompts)-1)]
+	}
+	if !p.seen {
+		p.seen, p.tokens, p.cached = true, u.Prompt, u.Cached
+	}
+	p.tokens = max(p.tokens, u.Prompt)
+	p.cached = min(p.cached, u.Cached)
+	s.out.Output += u.Output
+	s.out.Reasoning += u.Reasoning
+	return s.sum()
+}
+
+// sum returns the answer's usage: the outputs added up, and each prompt's
+// tokens once.
+func (s *ChoiceUsage) sum() Usage {
+	u := s.out
+	for _, p := range s.prompts {
+		u.Prompt += p.tokens
+		u.Cached += p.cached
+	}
+	return u
 }

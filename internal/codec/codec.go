@@ -52,6 +52,10 @@ type Request interface {
 	// Choices returns how many choices the request asked for (its n),
 	// between 1 and MaxChoices.
 	Choices() int
+	// Prompts returns how many prompts the request holds, between 1 and
+	// Choices: a completion's list of prompts is answered prompt by
+	// prompt, Choices / Prompts choices each.
+	Prompts() int
 	// MaxObjects returns how many JSON objects one event may hold.
 	MaxObjects() int
 	// PromptBytes returns the bytes of the prompt's text: the messages'

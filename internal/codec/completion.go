@@ -119,8 +119,16 @@ func (r completion) PromptBytes() int {
 // strings, or several token arrays, is answered choice by choice, the
 // choices of the second prompt after the first's (index = prompt × n + j).
 func (r completion) Choices() int {
-	prompts := max(len(r.p.Prompt.OfArrayOfStrings), len(r.p.Prompt.OfArrayOfTokenArrays), 1)
-	return choices(int64(prompts) * max(r.p.N.Or(1), 1))
+	return choices(int64(r.prompts()) * max(r.p.N.Or(1), 1))
+}
+
+// Prompts counts the strings or token arrays of a prompt given as a list;
+// one otherwise.
+func (r completion) Prompts() int { return min(r.prompts(), r.Choices()) }
+
+// prompts counts the prompts the request holds, unbounded.
+func (r completion) prompts() int {
+	return max(len(r.p.Prompt.OfArrayOfStrings), len(r.p.Prompt.OfArrayOfTokenArrays), 1)
 }
 func (r completion) CanContinue() bool { return r.p.Prompt.OfString.Valid() }
 

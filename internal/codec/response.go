@@ -56,6 +56,7 @@ func Response(p responses.ResponseNewParams) Request { return response{p} }
 
 func (response) API() API          { return APIResponses }
 func (response) Choices() int      { return 1 }
+func (response) Prompts() int      { return 1 }
 func (response) CanContinue() bool { return true }
 
 // MaxObjects is maxResponseObjects, and, when the request asks for log
