@@ -100,8 +100,13 @@ func BoundErrorBody(res *http.Response) (cut string) {
 // "model \"x\" not found"}); or no "error" but a "detail", as Python
 // servers built on FastAPI send it, a string ({"detail": "Not Found"}) or
 // KoboldCpp's object ({"detail": {"msg": "Server is busy; please try
-// again later.", "type": "service_unavailable"}}). ok is false for any
-// other body.
+// again later.", "type": "service_unavailable"}}); or no "error" but a
+// "message" at the top level, with the error's "type" beside it, as
+// TensorRT-LLM's trtllm-serve sends its errors, and Aphrodite and vLLM
+// did before they nested them ({"object": "error", "message": …, "type":
+// "BadRequestError", "param": null, "code": 400}), or alone, as
+// mistral.rs does ({"message": "model `x` was not found"}). ok is false
+// for any other body.
 func errorOfOwnShape(head []byte) (msg, name string, ok bool) {
 	if !gjson.ValidBytes(head) {
 		return "", "", false
@@ -114,6 +119,9 @@ func errorOfOwnShape(head []byte) (msg, name string, ok bool) {
 		return d.Str, "", true
 	case d.IsObject() && d.Get("msg").Type == gjson.String:
 		return d.Get("msg").Str, d.Get("type").Str, true
+	}
+	if m := gjson.GetBytes(head, "message"); m.Type == gjson.String {
+		return m.Str, gjson.GetBytes(head, "type").Str, true
 	}
 	return "", "", false
 }

@@ -151,7 +151,10 @@ func TestErrorsOfOwnShape(t *testing.T) {
 		`{"error":"No models loaded. Please load a model in the developer page or use the 'lms load' command."}`: `{"error":{"message":"No models loaded. Please load a model in the developer page or use the 'lms load' command."}}`,
 		`{"detail": {"msg": "Server is busy; please try again later.", "type": "service_unavailable"}}`:          `{"error":{"message":"Server is busy; please try again later.","type":"service_unavailable"}}`,
 		`{"detail":"Not Found"}`: `{"error":{"message":"Not Found"}}`,
-		`{"detail":[{"type":"missing","loc":["body","messages"],"msg":"Field required"}]}`: `{"detail":[{"type":"missing","loc":["body","messages"],"msg":"Field required"}]}`,
+		`{"detail":[{"type":"missing","loc":["body","messages"],"msg":"Field required"}]}`:                                      `{"detail":[{"type":"missing","loc":["body","messages"],"msg":"Field required"}]}`,
+		`{"object":"error","message":"The model ` + "`x`" + ` does not exist.","type":"NotFoundError","param":null,"code":404}`: `{"error":{"message":"The model ` + "`x`" + ` does not exist.","type":"NotFoundError"}}`,
+		`{"message":"model ` + "`x`" + ` was not found"}`:                                                                       `{"error":{"message":"model ` + "`x`" + ` was not found"}}`,
+		`{"message":{"text":"not a message"}}`:                                                                                  `{"message":{"text":"not a message"}}`,
 	} {
 		res := response(503, nil, []byte(body))
 		if cut := BoundErrorBody(res); cut != "" {
