@@ -2,6 +2,7 @@ package codec
 
 import (
 	"hash/maphash"
+	"strings"
 
 	"github.com/openai/openai-go/v3/responses"
 )
@@ -32,6 +33,11 @@ const maxStreamedItems = 128
 //     carries the rest as the chat view's content, an output of its own.
 //     A text that does not extend it is the server's to reconcile: the
 //     caller keeps what it was streamed.
+//     A delta that then repeats that rest is not output again: TensorRT-LLM's
+//     trtllm-serve, before its streaming rework of 2026, sent the done
+//     events of the whole text before the last step's delta, which then
+//     came as the one delta of a new item (responses_utils.py,
+//     _generate_streaming_event).
 //   - A function_call_arguments.done, or an output_item.done of a tool
 //     call (see callItem) that streamed no delta, is a tool call and an
 //     output: a call the computer, shell or apply-patch tool makes
@@ -40,6 +46,7 @@ type ResponseStream struct {
 	response
 	items map[partKey]*streamedItem
 	all   streamedItem // the text of every item's deltas, in order
+	ahead string       // text a done event gave before any delta did
 	seed  maphash.Seed
 	life  itemLife
 }
@@ -80,6 +87,12 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 	ev, _ := out.Orig.(*responses.ResponseStreamEventUnion)
 	switch ev.Type {
 	case RespTextDelta:
+		if rest, ok := strings.CutPrefix(s.ahead, ev.Delta); ok && ev.Delta != "" {
+			s.ahead = rest // given already, by a done event
+			out.Chunk.Choices[0].Delta.Content, out.Outputs = "", 0
+			break
+		}
+		s.ahead = ""
 		if it := s.item(partKey{ev.ItemID, ev.ContentIndex}); it != nil {
 			it.add(ev.Delta)
 			it.deltas = true
@@ -97,6 +110,7 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 			}
 			out.Chunk.Choices[0].Delta.Content = rest
 			out.Outputs = 1
+			s.ahead = rest
 		}
 	case respArgsDone:
 		if s.markArgs(ev.ItemID) {
