@@ -111,8 +111,32 @@ func RefusedField(res *http.Response, fields []string) string {
 // value is too large (vLLM): any error that names a field the client
 // added is taken for its refusal, since a request sent again without it
 // gets the answer the caller's own request gets, the same error included.
+// An error that echoes the whole request (see echoesRequest) names every
+// field the request had: there the field must be named once more, by the
+// error itself.
 func refuses(body []byte, field string) bool {
-	return bytes.Contains(body, []byte(field))
+	n := bytes.Count(body, []byte(field))
+	return n > 1 || n == 1 && !echoesRequest(body)
+}
+
+// echoesRequest reports whether body, an error answer, holds the request
+// it answers, as a validation error's input: it names the request's model
+// and its prompt, messages or input, as keys in quotes of either kind.
+// TensorRT-LLM's trtllm-serve answers every request its schema refuses so,
+// with FastAPI's RequestValidationError as a string whose errors carry the
+// whole body as their input (tensorrt_llm/serve/openai_server.py,
+// validation_exception_handler): a completions request with a suffix,
+// refused for the suffix, names the stream_options beside it.
+func echoesRequest(body []byte) bool {
+	named := func(keys ...string) bool {
+		for _, k := range keys {
+			if bytes.Contains(body, []byte(`"`+k+`"`)) || bytes.Contains(body, []byte(`'`+k+`'`)) {
+				return true
+			}
+		}
+		return false
+	}
+	return named("model") && named("prompt", "messages", "input")
 }
 
 // Without returns body, a request's JSON, without its member field (a

@@ -68,6 +68,27 @@ func TestRefusedMaxTokens(t *testing.T) {
 	}
 }
 
+// TestRefusedInAnEcho: an error that echoes the whole request names every
+// field it had; it refuses one only where the error names it once more
+// (TensorRT-LLM's validation errors, the request as their input).
+func TestRefusedInAnEcho(t *testing.T) {
+	const echo = `'input': {'model': 'm', 'prompt': 'def add', 'suffix': 'print(add(1, 2))', 'stream': True, 'stream_options': {'include_usage': True}}`
+	for _, tc := range []struct {
+		body string
+		want bool
+	}{
+		{`{"error":"[{'type': 'value_error', 'loc': ('body',), 'msg': 'Value error, suffix is not supported', ` + echo + `}]"}`, false},
+		{`{"error":"[{'type': 'value_error', 'loc': ('body',), 'msg': 'Value error, stream_options is not supported', ` + echo + `}]"}`, true},
+		{`{"detail":[{"type":"extra_forbidden","loc":["body","stream_options"],"msg":"Extra inputs are not permitted","input":{"include_usage":true}}]}`, true},
+		{`{"error":{"message":"Unknown parameter: 'stream_options'.","type":"invalid_request_error","param":"stream_options"}}`, true},
+	} {
+		res := &http.Response{StatusCode: 400, Body: io.NopCloser(strings.NewReader(tc.body))}
+		if got := RefusedField(res, []string{StreamOptions}) == StreamOptions; got != tc.want {
+			t.Errorf("%s: refused %v, want %v", tc.body, got, tc.want)
+		}
+	}
+}
+
 // TestTakesMaxCompletionTokens: OpenAI's and Azure OpenAI's hosts, with
 // or without a port; no other.
 func TestTakesMaxCompletionTokens(t *testing.T) {
