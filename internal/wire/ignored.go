@@ -321,6 +321,23 @@ func KoboldCppAnswer(start []byte) bool { return koboldCppAnswer.Match(start) }
 
 var koboldCppAnswer = regexp.MustCompile(`^\s*\{"id": "(koboldcpp|cmpl-A1)", "object": "text_completion"`)
 
+// MistralRsAnswer reports whether start, the start of a 2xx answer to a
+// completions request or of one of its stream's events, comes from
+// mistral.rs (EricLBuehler/mistral.rs) by its shape: serde's encoding of
+// its response types, which begins {"id":"<its sequence's number>",
+// "choices":[ and carries system_fingerprint "local" (mistralrs-core's
+// SYSTEM_FINGERPRINT), under no header that names it. Its completions
+// request takes a suffix but never gives it to the model: a whole answer
+// is the completion of the prompt alone with the suffix appended
+// (mistralrs-core/src/sequence.rs, add_completion_choice_to_group), a
+// stream the completion alone (its chunks are made in
+// pipeline/sampling.rs, without it).
+func MistralRsAnswer(start []byte) bool {
+	return mistralRsAnswer.Match(start) && bytes.Contains(start, []byte(`"system_fingerprint":"local"`))
+}
+
+var mistralRsAnswer = regexp.MustCompile(`^\s*\{"id":"[0-9]+","choices":\[`)
+
 // The servers that drop a completions request's suffix without a word,
 // as the refusals name them.
 const (
@@ -328,13 +345,14 @@ const (
 	LocalAI     = "LocalAI"
 	KoboldCpp   = "KoboldCpp"
 	CLIProxyAPI = "CLIProxyAPI"
+	MistralRs   = "mistral.rs"
 )
 
 // SuffixDropper returns which server made start, the start of a 2xx
 // answer to a completions request with a suffix whose headers do not
 // name it, if it is one that dropped the suffix: LlamaCpp (see
-// LlamaCppAnswer), LocalAI (see LocalAIAnswer) or KoboldCpp (see
-// KoboldCppAnswer); "" for any other.
+// LlamaCppAnswer), LocalAI (see LocalAIAnswer), KoboldCpp (see
+// KoboldCppAnswer) or MistralRs (see MistralRsAnswer); "" for any other.
 func SuffixDropper(start []byte) string {
 	switch {
 	case LlamaCppAnswer(start):
@@ -343,6 +361,8 @@ func SuffixDropper(start []byte) string {
 		return LocalAI
 	case KoboldCppAnswer(start):
 		return KoboldCpp
+	case MistralRsAnswer(start):
+		return MistralRs
 	}
 	return ""
 }
@@ -352,9 +372,9 @@ func SuffixDropper(start []byte) string {
 const PeekBytes = 64 << 10
 
 // RefuseDropped closes res, a 2xx answer to a request whose field its
-// server dropped, server (LlamaCpp, LocalAI, KoboldCpp, CLIProxyAPI or
-// SGLang), and returns the answer llama.cpp's server gave before it
-// dropped the field: 400, an OpenAI error body naming it, and no retry
+// server dropped, server (LlamaCpp, LocalAI, KoboldCpp, CLIProxyAPI,
+// SGLang or MistralRs), and returns the answer llama.cpp's server gave
+// before it dropped the field: 400, an OpenAI error body naming it, and no retry
 // (x-should-retry: false).
 func RefuseDropped(res *http.Response, server, field string) *http.Response {
 	if res.Body != nil {

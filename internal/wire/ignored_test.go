@@ -71,6 +71,22 @@ func TestKoboldCppAnswer(t *testing.T) {
 	}
 }
 
+func TestMistralRsAnswer(t *testing.T) {
+	for start, want := range map[string]bool{
+		`{"id":"12","choices":[{"text":"c","index":0,"logprobs":null,"finish_reason":null}],"created":1767200000,"model":"tiny","system_fingerprint":"local","object":"text_completion"}`: true, // a stream's event
+		`{"id":"13","choices":[{"finish_reason":"length","index":0,"text":"c","logprobs":null}],"created":1767200001,"model":"tiny","system_fingerprint":"local"`:                         true, // whole
+		`{"id":"13","choices":[{"finish_reason":"length","index":0,"text":"c"}],"system_fingerprint":"fp_44709d6fcb"}`:                                                                    false,
+		`{"id":"cmpl-13","choices":[],"system_fingerprint":"local"}`:                                                                                                                      false,
+	} {
+		if got := MistralRsAnswer([]byte(start)); got != want {
+			t.Errorf("MistralRsAnswer(%s) = %v, want %v", start, got, want)
+		}
+		if got := SuffixDropper([]byte(start)) == MistralRs; got != want {
+			t.Errorf("SuffixDropper(%s) = MistralRs %v, want %v", start, got, want)
+		}
+	}
+}
+
 func TestLlamaCppAnswer(t *testing.T) {
 	const id = `"id":"chatcmpl-3gmggEL0AWEfuhqfa1ZLixsrZMxJcPYx"`
 	for start, want := range map[string]bool{
