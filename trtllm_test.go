@@ -87,3 +87,57 @@ func TestTensorRTLLMSuffixRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestTensorRTLLMPromptsStreamed: trtllm-serve streams a completions
+// request of several prompts as one generator per prompt, merged as their
+// chunks come (openai_server.py, openai_completion, merge_generators);
+// each prompt's ends with a usage chunk of its own, choices [], counting
+// that prompt and its output alone (postprocess_handlers.py,
+// completion_stream_post_processor), its choices numbered prompt by
+// prompt. The caller gets the usage of the whole request, the prompts'
+// tokens and the outputs added up, in whatever order the prompts end.
+func TestTensorRTLLMPromptsStreamed(t *testing.T) {
+	const m = `"object":"text_completion","created":1767200000,"model":"m"`
+	chunk := func(i int, text, finish string) string {
+		f := "null"
+		if finish != "" {
+			f = `"` + finish + `"`
+		}
+		return fmt.Sprintf(`data: {"id":"cmpl-7",%s,"choices":[{"index":%d,"text":%q,"token_ids":null,"logprobs":null,"finish_reason":%s,"stop_reason":null,"avg_decoded_tokens_per_iter":null}],"usage":null}`+"\n\n", m, i, text, f)
+	}
+	usage := func(prompt, output int) string {
+		return fmt.Sprintf(`data: {"id":"cmpl-7",%s,"choices":[],"usage":{"prompt_tokens":%d,"total_tokens":%d,"completion_tokens":%d,"prompt_tokens_details":{"cached_tokens":0}}}`+"\n\n", m, prompt, prompt+output, output)
+	}
+	const done = "data: [DONE]\n\n"
+	for _, tt := range []struct {
+		name           string
+		events         []string
+		prompt, output int
+	}{
+		{"the first prompt ends first", []string{chunk(0, " x", ""), chunk(1, " y", ""), chunk(0, " z", "stop"), usage(3, 2), chunk(1, " w", "length"), usage(4, 2), done}, 7, 4},
+		{"the second prompt ends first", []string{chunk(0, " x", ""), chunk(1, " y", "stop"), usage(4, 1), chunk(0, " z", "stop"), usage(3, 2), done}, 7, 3},
+		{"both end before either usage", []string{chunk(0, " x", "stop"), chunk(1, " y", "stop"), usage(3, 1), usage(4, 1), done}, 7, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				url, hc := serve(t, script("text/event-stream", tt.events...))
+				c := tokenpace.NewClient(openaiClient(url, hc))
+				p := openai.CompletionNewParams{Model: "m", Prompt: openai.CompletionNewParamsPromptUnion{OfArrayOfStrings: []string{"1 + 1 =", "2 + 2 ="}},
+					MaxTokens: openai.Int(2)}
+				s := c.NewCompletionStreaming(context.Background(), p)
+				for s.Next() {
+				}
+				s.Close()
+				tm, acc := s.Timing(), s.Accumulated()
+				if s.Err() != nil || len(acc.Choices) != 2 {
+					t.Fatalf("Err() = %v, %d choices; want both, complete", s.Err(), len(acc.Choices))
+				}
+				if !tm.UsageReported || tm.PromptTokens != tt.prompt || tm.OutputTokens != tt.output ||
+					acc.Usage.PromptTokens != int64(tt.prompt) || acc.Usage.CompletionTokens != int64(tt.output) {
+					t.Errorf("usage (%v, %d, %d), Accumulated() (%d, %d); want %d prompt and %d output tokens",
+						tm.UsageReported, tm.PromptTokens, tm.OutputTokens, acc.Usage.PromptTokens, acc.Usage.CompletionTokens, tt.prompt, tt.output)
+				}
+			})
+		})
+	}
+}

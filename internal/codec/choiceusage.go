@@ -24,11 +24,20 @@ import "github.com/openai/openai-go/v3"
 // choice belongs to prompt index / n (llama.cpp's server numbers the
 // tasks of each prompt after the last prompt's, tools/server/server-queue.cpp,
 // server_response_reader::post_tasks; OpenAI's index is prompt × n + j);
-// a usage on a chunk without choices, to the first prompt. The zero value
-// adds nothing up until such a usage comes.
+// a usage on a chunk without choices, to the first prompt. A completions
+// request of several prompts is streamed by TensorRT-LLM's trtllm-serve as
+// one generator per prompt, merged, each ending with a usage chunk of its
+// own, without choices, that counts its prompt and its output alone
+// (tensorrt_llm/serve/postprocess_handlers.py,
+// completion_stream_post_processor; openai_server.py, merge_generators):
+// for such a request every usage without choices that comes once a
+// choice has finished is added up, each the next prompt's, in whatever
+// order the prompts end, and vLLM's one usage for them all is taken as
+// it is. The zero value adds nothing up until such a usage comes.
 type ChoiceUsage struct {
 	on      bool
 	running bool     // a usage came on a chunk that finished no choice
+	bare    int      // usages without choices added up, for several prompts
 	out     Usage    // the outputs added up
 	prompts []prompt // each prompt's tokens, once on
 }
@@ -59,15 +68,24 @@ func (s *ChoiceUsage) Add(c *openai.ChatCompletionChunk, u Usage, finished, want
 	if !s.on {
 		// The finished choices, counting those that finish in c.
 		done := finished + len(c.Choices)
-		if s.running || finished >= want || done == 0 || done >= want {
+		// A usage without choices for a request of several prompts,
+		// once one has finished, is a prompt's (trtllm-serve's) or the
+		// whole answer's (vLLM's): either adds up.
+		perPrompt := prompts > 1 && len(c.Choices) == 0 && done > 0
+		if s.running || !perPrompt && (finished >= want || done == 0 || done >= want) {
 			return u
 		}
 		s.on, s.prompts = true, make([]prompt, max(prompts, 1))
 	}
 	p := &s.prompts[0]
-	if len(c.Choices) > 0 {
+	switch {
+	case len(c.Choices) > 0:
 		per := max(want/len(s.prompts), 1)
 		p = &s.prompts[min(max(int(c.Choices[0].Index)/per, 0), len(s.prompts)-1)]
+	case len(s.prompts) > 1:
+		// Each prompt's own usage, in the order the prompts ended.
+		p = &s.prompts[min(s.bare, len(s.prompts)-1)]
+		s.bare++
 	}
 	if !p.seen {
 		p.seen, p.tokens, p.cached = true, u.Prompt, u.Cached

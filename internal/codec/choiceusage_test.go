@@ -12,7 +12,9 @@ import (
 // (llama.cpp's completions); one that comes once every choice has
 // (OpenAI, vLLM), for one choice, or after a usage on a chunk that
 // finished none (vLLM's running usage), is taken as it is. Each prompt of
-// a list counts once, its choices at index prompt × n + j.
+// a list counts once, its choices at index prompt × n + j; each usage
+// without choices of a request of several prompts is the next prompt's
+// (TensorRT-LLM), added up.
 func TestChoiceUsage(t *testing.T) {
 	none := &openai.ChatCompletionChunk{}
 	one := &openai.ChatCompletionChunk{Choices: []openai.ChatCompletionChunkChoice{{}}}
@@ -47,6 +49,11 @@ func TestChoiceUsage(t *testing.T) {
 		{"two prompts, two choices each", []*openai.ChatCompletionChunk{endsAt(3), endsAt(0), endsAt(2), endsAt(1)},
 			[]Usage{{Prompt: 5, Output: 2}, {Prompt: 7, Cached: 4, Output: 4}, {Prompt: 5, Output: 1}, {Prompt: 7, Cached: 6, Output: 3}},
 			[]int{0, 1, 2, 3}, 4, 2, Usage{Prompt: 12, Cached: 4, Output: 10}},
+		{"per prompt, after every choice (trtllm-serve)", []*openai.ChatCompletionChunk{none, none}, []Usage{{Prompt: 3, Cached: 2, Output: 1}, {Prompt: 4, Cached: 1, Output: 1}},
+			[]int{2, 2}, 2, 2, Usage{Prompt: 7, Cached: 3, Output: 2}},
+		{"per prompt, the second after its finish", []*openai.ChatCompletionChunk{none, none}, []Usage{{Prompt: 4, Output: 1}, {Prompt: 3, Output: 2}},
+			[]int{1, 2}, 2, 2, Usage{Prompt: 7, Output: 3}},
+		{"one usage for every prompt (vLLM)", []*openai.ChatCompletionChunk{none}, []Usage{{Prompt: 7, Output: 4}}, []int{2}, 2, 2, Usage{Prompt: 7, Output: 4}},
 		{"an index past the last prompt", []*openai.ChatCompletionChunk{endsAt(0), endsAt(9)}, []Usage{{Prompt: 7, Output: 4}, {Prompt: 5, Output: 2}},
 			[]int{0, 1}, 2, 2, Usage{Prompt: 12, Output: 6}},
 	} {
