@@ -91,8 +91,6 @@ type attempt struct {
 	// role (see handoff.go); stream is written under mu, for stop.
 	stream  codec.Closer
 	res     *http.Response
-	answer  *http.Response // the response openai-go got (WithResponseInto)
-	outer   *http.Response // the response of the caller's middlewares (outermost)
 	body    *arrivalBody
 	rd      io.Reader     // the body as read: body, or what a middleware returned
 	sr      *sse.Reader   // frames rd
@@ -244,9 +242,16 @@ func (a *attempt) request() bool {
 	// sending the request (a cache, a stub), or return another response:
 	// the stream reads what openai-go got, taken with WithResponseInto
 	// (first, so that a caller's own WithResponseInto wins) or else by a
-	// middleware outside the caller's own.
+	// middleware outside the caller's own, which notes the response they
+	// return. openai-go runs both on this goroutine, before it returns.
+	var answer, outer *http.Response
+	outermost := func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		res, err := next(req)
+		outer = res
+		return res, err
+	}
 	opts := make([]option.RequestOption, 0, len(a.spec.opts)+3)
-	opts = append(opts, option.WithResponseInto(&a.answer), option.WithMiddleware(a.outermost))
+	opts = append(opts, option.WithResponseInto(&answer), option.WithMiddleware(outermost))
 	opts = append(opts, a.spec.opts...)
 	opts = append(opts, option.WithMiddleware(a.x.middleware()))
 	if a.spec.whole {
@@ -279,9 +284,9 @@ func (a *attempt) request() bool {
 		return false
 	}
 	a.res, a.body = a.x.response()
-	got := a.answer
+	got := answer
 	if got == nil {
-		got = a.outer
+		got = outer
 	}
 	switch {
 	case a.res == nil && got == nil:
@@ -304,14 +309,6 @@ func (a *attempt) request() bool {
 		a.sniffed = ct
 	}
 	return true
-}
-
-// outermost is the middleware outside the caller's own: it notes the
-// response they return.
-func (a *attempt) outermost(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	res, err := next(req)
-	a.outer = res
-	return res, err
 }
 
 // openBody prepares the reading of the event stream. A response without
