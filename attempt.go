@@ -1,7 +1,6 @@
 package tokenpace
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace/internal/codec"
-	"github.com/tokenpace/tokenpace/internal/milestone"
 	"github.com/tokenpace/tokenpace/internal/sse"
 	"github.com/tokenpace/tokenpace/internal/wire"
 )
@@ -76,8 +74,11 @@ func (s *attemptSpec) api() API { return API(s.req.API()) }
 // when it waits.
 //
 // Its consumer (a Stream, or a Router call) uses only poll, take, cut,
-// content, delivered, restartOnly, stop and timing. The chunks wait in a
-// chunkQueue; the reader role is handoff.go's.
+// content, delivered, restartOnly, stop and timing. It is made of its
+// parts, each with its own fields: the HTTP exchange (exchange.go), the
+// reading of the body and what it says of the answer (reading.go), the
+// chunks the consumer has not taken (chunkqueue.go) and the reader role
+// (handoff.go).
 type attempt struct {
 	spec   attemptSpec
 	ev     attemptEvents
@@ -90,38 +91,15 @@ type attempt struct {
 	// Owned by the goroutine that calls, then by the holder of the reader
 	// role (see handoff.go); stream is written under mu, for stop.
 	stream  codec.Closer
-	res     *http.Response
-	body    *arrivalBody
-	rd      io.Reader     // the body as read: body, or what a middleware returned
-	sr      *sse.Reader   // frames rd
-	sniffed string        // the Content-Type of a body not labelled an event stream
-	dec     codec.Decoder // decodes the body's events in order
-	clean   bool          // the stream ended cleanly
-	inlined bool          // the holder is the caller, reading in take
-	ms      *milestone.Tracker
-	deltas  int       // output-bearing choice deltas
-	counted int       // output tokens reported to the output event
-	names   []reached // milestones reached by the current chunk
-	// terminal: the answer is complete (every choice sent its finish
-	// reason, or its audio's expiry: see codec.Ends; or a Responses
-	// stream its final event), so its end is clean, [DONE] or not.
-	terminal        bool
-	suffixCheck     bool              // the first event is to say whether a suffix was dropped (see exchange.suffixIgnored)
-	loading         wire.LoadingNotes // a proxy's notes while it loads the model, skipped
-	choicesCheck    bool              // the first event is to say whether LocalAI glues the choices together (see errChoicesGlued)
-	finishedChoices codec.Finished    // the choices that sent their finish reason
-	choiceUsage     codec.ChoiceUsage // adds up a usage reported per choice
-	otherChoice     bool              // a choice other than the first came (see nIgnored)
-	// cutWhole is a whole answer its server cut (see wholeCut), as its
-	// API sent it: the caller's, with the error, when no route answers.
-	// Read by the end event, on the attempt's goroutine.
-	cutWhole any
+	rd      reading // the body and what it says of the answer (reading.go)
+	inlined bool    // the holder is the caller, reading in take
 
 	done chan struct{} // closed once the attempt has ended and its body is closed
 	wake chan struct{} // the consumer waits on it; capacity 1
 
 	mu       sync.Mutex
 	t        Timing
+	deltas   int        // output-bearing choice deltas: OutputTokens when no usage came
 	q        chunkQueue // the chunks the consumer has not taken
 	final    bool       // t is final (its end event may still run)
 	ended    bool       // t is final and the end event has run
@@ -148,7 +126,7 @@ func startAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *atte
 			a.openBody()
 			for a.step() {
 			}
-			a.closeBody(a.rd, a.clean)
+			a.closeBody(a.rd.endedClean())
 		}
 		a.release()
 	}()
@@ -198,10 +176,9 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 		spec:   spec,
 		ev:     ev,
 		parent: ctx,
-		ms:     milestone.New(spec.cfg.milestones),
+		rd:     newReading(spec.req, spec.cfg.milestones),
 		done:   make(chan struct{}),
 		wake:   make(chan struct{}, 1),
-		dec:    codec.DecoderFor(spec.req),
 	}
 	a.x.before = a
 	if spec.whole {
@@ -230,8 +207,6 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 	}
 	return a
 }
-
-var doneData = []byte("[DONE]")
 
 // request makes the HTTP request through openai-go and reports whether there
 // is an event stream to read; if not, the attempt has ended.
@@ -283,58 +258,34 @@ func (a *attempt) request() bool {
 		a.end(a.requestFailure(err), time.Now())
 		return false
 	}
-	a.res, a.body = a.x.response()
+	res, body := a.x.response()
 	got := answer
 	if got == nil {
 		got = outer
 	}
 	switch {
-	case a.res == nil && got == nil:
+	case res == nil && got == nil:
 		a.closeStream()
 		a.end(a.failure(KindRequest, "a middleware answered without a response", nil), time.Now())
 		return false
-	case a.res == nil:
+	case res == nil:
 		// A middleware answered without sending the request: its
-		// response is stamped as it is read (see openBody).
-		a.res = got
-		a.x.answered(a.res, sent, time.Now())
+		// response is stamped as it is read (see reading.open).
+		res = got
+		a.x.answered(res, sent, time.Now())
 	case got != nil:
 		// A middleware may have returned another response than the
 		// server's: its body is stamped as it is read.
-		a.res = got
+		res = got
 	}
-	if ct := a.res.Header.Get("Content-Type"); !isEventStream(ct) {
-		// Read it as openai-go would, unless it is no event stream (see
-		// sse.Reader.Sniff).
-		a.sniffed = ct
-	}
+	a.rd.respond(res, body)
 	return true
 }
 
-// openBody prepares the reading of the event stream. A response without
-// a body, which a middleware of the caller's may return (a transport
-// never does), has an empty one.
+// openBody prepares the reading of the event stream (see reading.open);
+// the attempt is told before each read of the body (see flush).
 func (a *attempt) openBody() {
-	if a.res.Body == nil {
-		a.res.Body = http.NoBody
-	}
-	a.rd = a.res.Body
-	if a.body == nil || a.res.Body != io.ReadCloser(a.body) {
-		// A middleware answered, or replaced the body: stamp the body the
-		// caller's middleware returned, as it is read.
-		a.body = &arrivalBody{ReadCloser: a.res.Body, before: a}
-		a.rd = a.body
-	}
-	a.suffixCheck = a.x.suffixPending()
-	a.loading = wire.LoadingNotes{}
-	if a.spec.req.API() != codec.APIChat {
-		a.loading = wire.NoLoadingNotes()
-	}
-	a.choicesCheck = a.spec.req.Choices() > 1
-	a.sr = sse.NewReader(a.rd, a.spec.cfg.maxLineBytes)
-	if a.sniffed != "" {
-		a.sr.Sniff()
-	}
+	a.rd.open(a, a.x.suffixPending(), a.spec.cfg.maxLineBytes)
 }
 
 // step reads and delivers the next event of the stream. At the end of the
@@ -345,7 +296,7 @@ func (a *attempt) step() bool {
 	if !end {
 		return true
 	}
-	a.clean = err == nil
+	a.rd.ended(err == nil)
 	if err != nil && a.delivered() > 0 {
 		a.x.keepDetails() // for a continuation (see keepDetails)
 	}
@@ -353,23 +304,18 @@ func (a *attempt) step() bool {
 	return false
 }
 
-// After [DONE], closeBody reads at most drainBytes for at most drainWait.
-const (
-	drainBytes = 4 << 10
-	drainWait  = 100 * time.Millisecond
-)
-
 // closeBody closes the response. After a clean end it first reads what
 // remains of the body (the end of the chunked encoding, which may arrive
-// just after [DONE]), within limits, so that the transport can reuse the
-// connection: it does not for a body closed before its end.
-func (a *attempt) closeBody(body io.Reader, clean bool) {
+// just after [DONE]), within limits (see reading.drain), so that the
+// transport can reuse the connection: it does not for a body closed
+// before its end.
+func (a *attempt) closeBody(clean bool) {
 	if clean {
 		timer := time.AfterFunc(drainWait, func() {
 			a.cancel(ErrStreamClosed) // the request's context, for a body whose Close does not end a Read
 			a.closeStream()
 		})
-		_, _ = io.Copy(io.Discard, io.LimitReader(body, drainBytes))
+		a.rd.drain()
 		timer.Stop()
 	}
 	a.closeStream()
@@ -393,30 +339,29 @@ func (a *attempt) closeStream() {
 // notes while it loads the model (see wire.LoadingNotes) are read and
 // dropped: nothing is delivered for them.
 func (a *attempt) readEvent() (end bool, at time.Time, err error) {
-	data, err := a.sr.Next()
-	if err == io.EOF && (a.terminal || a.itemsDone()) || err != nil && a.terminal && context.Cause(a.ctx) == errAnswerEnded {
-		at := a.body.last
+	data, err := a.rd.next()
+	if err == io.EOF && a.rd.answeredWhole() || err != nil && a.rd.answered() && context.Cause(a.ctx) == errAnswerEnded {
+		at := a.rd.lastRead()
 		return true, at, a.outputEnd(at)
 	}
 	if errors.Is(err, sse.ErrNotEventStream) {
-		return true, time.Now(), a.failure(KindContentType, a.sniffed, nil)
+		return true, time.Now(), a.failure(KindContentType, a.rd.contentType(), nil)
 	}
 	var el *sse.ErrorLine
 	if errors.As(err, &el) {
-		return true, a.body.last, a.refused(codec.LineError(el))
+		return true, a.rd.lastRead(), a.refused(codec.LineError(el))
 	}
 	if err != nil {
 		if errors.Is(err, wire.ErrInfillIgnored) {
 			return true, time.Now(), a.requestFailure(err)
 		}
-		if err == io.EOF && a.nIgnored() {
-			return true, a.body.last, a.failure(KindRequest, nIgnoredDetail, errNIgnored)
+		if err == io.EOF && a.rd.nIgnored() {
+			return true, a.rd.lastRead(), a.failure(KindRequest, nIgnoredDetail, errNIgnored)
 		}
 		return true, time.Now(), a.readFailure(err)
 	}
-	at = a.body.last
-	if a.suffixCheck {
-		a.suffixCheck = false
+	at = a.rd.lastRead()
+	if a.rd.suffixDue() {
 		if a.x.suffixIgnored(data) {
 			return true, at, a.requestFailure(errSuffixIgnored)
 		}
@@ -427,40 +372,28 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 			return true, at, a.failure(KindRequest, "", context.Cause(a.ctx))
 		}
 	}
-	if a.loading.Skip(data) {
+	if a.rd.loadingNote(data) {
 		// Not the answer's: neither its first token nor a gap in it.
 		return false, at, nil
 	}
-	if a.choicesCheck {
-		a.choicesCheck = false
-		if wire.LocalAIAnswer(data) {
-			return true, at, a.failure(KindRequest, "choices_glued", errChoicesGlued)
-		}
+	if a.rd.choicesGlued(data) {
+		return true, at, a.failure(KindRequest, "choices_glued", errChoicesGlued)
 	}
-	if bytes.HasPrefix(data, doneData) {
-		if f, ok := a.dec.(codec.DoneFinisher); ok {
-			if ev, ok := f.AtDone(); ok {
-				if err := a.deliver(arrived{Event: ev, at: at}); err != nil {
-					return true, at, err
-				}
+	if isDone(data) {
+		if ev, ok := a.rd.atDone(); ok {
+			if err := a.deliver(arrived{Event: ev, at: at}); err != nil {
+				return true, at, err
 			}
 		}
-		if a.nIgnored() {
+		if a.rd.nIgnored() {
 			return true, at, a.failure(KindRequest, nIgnoredDetail, errNIgnored)
 		}
-		if detail := a.cutBeforeDone(); detail != "" {
+		if detail := a.rd.cutBeforeDone(); detail != "" {
 			return true, at, a.failure(KindTruncated, detail, nil)
 		}
 		return true, at, a.outputEnd(at)
 	}
-	size, err := codec.Cost(a.spec.req, data)
-	if err != nil {
-		return true, at, a.refused(err)
-	}
-	ev, err := a.dec.Decode(data)
-	if a.sr.ErrorEvent() {
-		err = codec.NamedError(data, err)
-	}
+	ev, size, err := a.rd.decode(data)
 	if err != nil {
 		return true, at, a.refused(err)
 	}
@@ -480,67 +413,24 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	return false, at, nil
 }
 
-// cutBeforeDone reports whether an answer that ends with [DONE] was cut
-// short before it: no choice sent its finish reason and no final event
-// came. A relay writes [DONE] so when its upstream breaks: one-api (the
-// songquanpeng/one-api relay and its forks) logs "error reading stream:
-// unexpected EOF" and ends the stream as it ends a finished one, and it
-// drops an upstream's error event (a chunk without choices or usage)
-// before its [DONE], so an answer that failed before its first token
-// reads as an empty one; new-api (QuantumNous/new-api, a one-api fork)
-// writes before it a usage chunk of its own, the output tokens counted
-// from the text it relayed, when its upstream sent none, as a cut one
-// does not. Bare openai-go returns the cut text, or none, with a nil
-// error (seen live, through both relays in front of llama-server). Every
-// server sends a finish reason with a finished answer, an empty one too:
-// a usage chunk says nothing of whether the answer was finished. So is
-// an answer of several choices where some choice never sent one: a relay
-// that asks its upstream for one choice (Laisky's one-api, which makes a
-// chat answer of the Responses API) answers n = 2 with one. It returns
-// the Detail of the KindTruncated error, "" for a finished answer.
-func (a *attempt) cutBeforeDone() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	switch {
-	case a.terminal || a.itemsDone():
-		return ""
-	case a.finishedChoices == (codec.Finished{}):
-		return "no finish_reason"
-	}
-	return choicesDetail(a.finishedChoices.Count(), a.spec.req.Choices())
-}
-
-// itemsDone reports whether a Responses stream that ends without its
-// final event answered whole all the same: every output item it added
-// was done, completed (see codec.ResponseStream.ItemsDone).
-func (a *attempt) itemsDone() bool {
-	rs, ok := a.dec.(*codec.ResponseStream)
-	return ok && rs.ItemsDone()
-}
-
 // answered reports whether the attempt's answer is complete (see
-// terminal): what remains of its body is its end ([DONE], a usage chunk),
-// no more output.
+// reading.answered).
 func (a *attempt) answered() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.terminal
+	return a.rd.answered()
 }
 
-// nIgnored reports whether the stream, at its end, answered a request
-// for several choices with its first alone, whole: a server that ignores
-// n (see errNIgnored).
-func (a *attempt) nIgnored() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return oneChoiceOfMany(a.spec.req.Choices(), !a.otherChoice, a.finishedChoices.Count() == 1)
-}
+// cutWhole returns a whole answer its server cut (see wholeCut), as its
+// API sent it: the caller's, with the error, when no route answers. Read
+// by the end event, on the attempt's goroutine.
+func (a *attempt) cutWhole() any { return a.rd.cutWhole() }
 
 // refused is the error of an event the codec refused: an error the server
 // sent (KindErrorEvent, wrapping an *openai.Error with the response's
 // status), an event over a bound (KindTooLarge) or a malformed one.
 func (a *attempt) refused(err error) error {
-	kind, detail, err := refusal(err, a.res)
+	kind, detail, err := refusal(err, a.rd.response())
 	return a.failure(kind, detail, err)
 }
 
@@ -553,42 +443,16 @@ func (a *attempt) deliver(ar arrived) error {
 	if a.gone.Load() {
 		return errAbandoned
 	}
-	c, at, deltas := ar.Chunk, ar.at, ar.Outputs
-	if ar.HasUsage {
-		ar.Usage = a.choiceUsage.Add(c, ar.Usage, a.finishedChoices.Count(), a.spec.req.Choices(), a.spec.req.Prompts())
-	}
-	var content string
-	terminal := ar.Final
-	for i := range c.Choices {
-		ch := &c.Choices[i]
-		if ch.Index == 0 {
-			content = ch.Delta.Content
-		} else {
-			a.otherChoice = true
-		}
-		if codec.Ends(ch) && a.finishedChoices.Add(ch.Index, a.spec.req.Choices()) {
-			terminal = true
-		}
-	}
-	if terminal && !a.terminal {
+	at, deltas := ar.at, ar.Outputs
+	content, completes := a.rd.tally(&ar)
+	if completes {
 		a.mu.Lock() // answered reads it
-		a.terminal = true
+		a.rd.markAnswered()
 		a.mu.Unlock()
 	}
-	a.names = a.names[:0]
-	var perr error
-	if content != "" && a.ms.Pending() {
-		what := "milestone predicate"
-		perr = guard(a.spec.name, &what, func() { a.ms.Add(content, at, a.reach) })
-	}
+	perr := a.rd.reachFrom(a.spec.name, content, at)
 	first, woke, full := a.queue(ar, deltas)
-	tokens := deltas
-	if usage := ar.Usage; ar.HasUsage && deltas > 0 && usage.Output >= 0 && usage.Output <= codec.MaxUsageTokens {
-		// A server that streams usage with every chunk says how many
-		// tokens this one added.
-		tokens = max(tokens, int(usage.Output)-a.counted)
-	}
-	a.counted += tokens
+	tokens := a.rd.count(&ar, deltas)
 
 	if err := a.events(first, deltas > 0, at, tokens); perr == nil {
 		perr = err
@@ -619,7 +483,7 @@ func (a *attempt) deliver(ar arrived) error {
 // run the caller's hooks: a panic in one ends the attempt with its error.
 func (a *attempt) events(first, output bool, at time.Time, tokens int) error {
 	ev := &a.ev
-	if !(first && ev.firstToken != nil) && !(output && ev.output != nil) && (len(a.names) == 0 || ev.milestone == nil) {
+	if !(first && ev.firstToken != nil) && !(output && ev.output != nil) && (len(a.rd.reached()) == 0 || ev.milestone == nil) {
 		return nil
 	}
 	what := "FirstToken hook"
@@ -633,7 +497,7 @@ func (a *attempt) events(first, output bool, at time.Time, tokens int) error {
 		}
 		what = "Milestone hook"
 		if ev.milestone != nil {
-			for _, n := range a.names {
+			for _, n := range a.rd.reached() {
 				ev.milestone(a, n.name, n.at)
 			}
 		}
@@ -678,7 +542,7 @@ func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
 			t.trustUsage(e.Input, e.CachedInput, e.Output, e.Reasoning)
 		}
 	}
-	for _, n := range a.names {
+	for _, n := range a.rd.reached() {
 		reachedAt(t, n.name, n.at)
 	}
 	bound := maxUnreadBytes
@@ -698,23 +562,16 @@ func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
 	return first, woke, full
 }
 
-// reach notes a milestone reached by the chunk being delivered.
-func (a *attempt) reach(name string, at time.Time) {
-	a.names = append(a.names, reached{name, at})
-}
-
 // outputEnd keeps what the server wants back with the answer's calls
 // (see exchange.keepDetails) and completes the milestones that the end of
 // the output completes. It returns the KindPanic error of a Milestone hook
 // that panicked.
 func (a *attempt) outputEnd(at time.Time) error {
 	a.x.keepDetails()
-	a.names = a.names[:0]
-	a.ms.End(at, a.reach)
 	var err error
-	if len(a.names) > 0 {
+	if names := a.rd.reachEnd(at); len(names) > 0 {
 		a.mu.Lock()
-		for _, n := range a.names {
+		for _, n := range names {
 			reachedAt(&a.t, n.name, n.at)
 		}
 		a.mu.Unlock()
@@ -977,7 +834,7 @@ func (a *attempt) readFailure(err error) error {
 	if detail == noDone && a.spec.req.API() == codec.APIResponses {
 		detail = "no final event" // the Responses API sends no [DONE]
 	}
-	if kind == KindTruncated && a.body.bytes == 0 {
+	if kind == KindTruncated && a.rd.emptyBody() {
 		detail = "empty body"
 	}
 	return a.failure(kind, detail, err)
@@ -1041,7 +898,7 @@ func (a *attempt) callWhole(opts []option.RequestOption) {
 	if cut := wholeCut(ev, a.spec.req.Choices(), ""); cut != nil {
 		// An answer its server stopped, or one that ignored n: the next
 		// route's, if any; kept, for a call that ends with its error.
-		a.cutWhole = ev.Orig
+		a.rd.keepCut(ev.Orig)
 		a.end(a.failure(cut.Kind, cut.Detail, cut.Err), at)
 		return
 	}

@@ -100,8 +100,8 @@ func (a *attempt) leave(n int) {
 	if !a.r.bufferedAt.IsZero() {
 		a.r.since, a.r.bufferedAt = a.r.bufferedAt, time.Time{}
 	}
-	if a.r.holder == roleCaller && a.body.last.Before(a.r.since) {
-		a.r.since = a.body.last // bytes after the last read wait since it returned
+	if a.r.holder == roleCaller && a.rd.lastRead().Before(a.r.since) {
+		a.r.since = a.rd.lastRead() // bytes after the last read wait since it returned
 	}
 	switch {
 	case a.r.holder != roleCaller:
@@ -207,7 +207,7 @@ func (a *attempt) background() {
 func (a *attempt) readBackground() bool {
 	a.inlined = false
 	for {
-		reads := a.body.reads
+		reads := a.rd.reads()
 		if !a.step() {
 			break
 		}
@@ -227,9 +227,9 @@ func (a *attempt) readBackground() bool {
 			continue
 		}
 		a.r.holder = roleCaller
-		fromBuffer := a.body.reads == reads
+		fromBuffer := a.rd.reads() == reads
 		if !fromBuffer || a.r.readRef.IsZero() {
-			a.r.readRef = a.body.last
+			a.r.readRef = a.rd.lastRead()
 		}
 		if fromBuffer && !a.r.away {
 			a.r.bufferedAt = a.r.readRef
@@ -237,8 +237,8 @@ func (a *attempt) readBackground() bool {
 		if a.r.away {
 			if ref := a.r.readRef; fromBuffer && ref.Before(a.r.since) {
 				a.r.since = ref
-			} else if a.body.last.Before(a.r.since) {
-				a.r.since = a.body.last
+			} else if last := a.rd.lastRead(); last.Before(a.r.since) {
+				a.r.since = last
 			}
 			a.arm(max(absence-time.Since(a.r.since), 0))
 		} else {
@@ -305,18 +305,18 @@ func (a *attempt) takeInline(buf []arrived) ([]arrived, error) {
 			a.endStopped()
 		} else {
 			a.inlined = true
-			reads, start := a.body.reads, time.Now()
+			reads, start := a.rd.reads(), time.Now()
 			more := a.step()
 			switch {
-			case a.body.reads != reads:
+			case a.rd.reads() != reads:
 				// Bytes after this read wait from its time on; or, if it
 				// did not wait for its bytes, from when the caller left:
 				// they may have come with these, beyond what one read
 				// takes.
-				a.r.readRef = a.body.last
-				if a.body.last.Sub(start) < readWaited {
+				a.r.readRef = a.rd.lastRead()
+				if a.r.readRef.Sub(start) < readWaited {
 					a.r.readRef = a.r.since
-					if a.body.bytes > a.sr.Consumed() {
+					if a.rd.buffered() {
 						// It brought more than this chunk: a burst, of
 						// which more than one read takes may wait too.
 						a.r.bufferedAt = a.r.readRef
@@ -339,14 +339,14 @@ func (a *attempt) takeInline(buf []arrived) ([]arrived, error) {
 // releases it. After a clean end the rest of the body is drained on a
 // goroutine of its own, so that a caller that read the end is not held up.
 func (a *attempt) finishBody() {
-	if a.clean && a.inlined {
+	if a.rd.endedClean() && a.inlined {
 		go func() {
-			a.closeBody(a.rd, true)
+			a.closeBody(true)
 			a.release()
 		}()
 		return
 	}
-	a.closeBody(a.rd, a.clean)
+	a.closeBody(a.rd.endedClean())
 	a.release()
 }
 
@@ -354,6 +354,6 @@ func (a *attempt) finishBody() {
 // on the goroutine that found it so, and releases it.
 func (a *attempt) endStopped() {
 	a.end(a.failure(KindReset, "", nil), time.Now())
-	a.closeBody(a.rd, false)
+	a.closeBody(false)
 	a.release()
 }
