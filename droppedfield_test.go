@@ -336,67 +336,48 @@ func TestLlamaCppRefusedSuffix(t *testing.T) {
 	})
 }
 
-// TestLocalAIFillInTheMiddle: LocalAI's completions endpoint has no
+// TestServersThatDropTheSuffix: LocalAI's completions endpoint has no
 // suffix, whatever its backend, and answers a fill-in-the-middle request
 // with a completion of its prompt alone, under no header that names it
-// (recorded live, 2026, streamed and not). The caller gets a KindRequest
-// refusal naming LocalAI and the suffix, after one request each time
-// (LocalAI has no /infill to go to), and no text made without the
-// suffix. A completion without a suffix is LocalAI's answer, as before.
-func TestLocalAIFillInTheMiddle(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		stream := loadRecording(t, "localai-2026-completions-suffix-stream.jsonl")
-		whole := loadRecording(t, "localai-2026-completions-suffix-nostream.jsonl")
-		c, counts := serveFIM(t, stream, whole)
-		ctx := context.Background()
-		req := fim("tiny", "def add(a, b):\n", "\n    return c\n")
-		for i := range 2 {
-			checkRefusedByName(t, c, req, "LocalAI ignores suffix", fmt.Sprintf("request %d", i))
-		}
-		if n := counts.of("/v1/completions"); n != 4 || counts.of("/infill") != 0 {
-			t.Errorf("requests %v; want 4 to /v1/completions and none to /infill", counts)
-		}
+// (recorded live, 2026, streamed and not). mistral.rs's takes a suffix but
+// never gives it to the model: it appends it to a whole answer's text
+// (mistralrs-core/src/sequence.rs, add_completion_choice_to_group:
+// prefix, text, suffix) and drops it from a stream, whose chunks are made
+// elsewhere (pipeline/sampling.rs); its answers carry no header that
+// names it, and system_fingerprint "local". The caller gets a KindRequest
+// refusal naming the server and the suffix, after one request each time
+// (neither has an /infill to go to), and no text made without the suffix
+// (nor a whole answer that ends with the suffix as if the model had
+// written it). A completion without a suffix is the server's answer, as
+// before.
+func TestServersThatDropTheSuffix(t *testing.T) {
+	for _, tt := range []struct{ name, server, fixture string }{
+		{"LocalAI", "LocalAI", "localai"},
+		{"mistral.rs", "mistral.rs", "mistralrs"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				stream := loadRecording(t, tt.fixture+"-2026-completions-suffix-stream.jsonl")
+				whole := loadRecording(t, tt.fixture+"-2026-completions-suffix-nostream.jsonl")
+				c, counts := serveFIM(t, stream, whole)
+				ctx := context.Background()
+				req := fim("tiny", "def add(a, b):\n", "\n    return c\n")
+				for i := range 2 {
+					checkRefusedByName(t, c, req, tt.server+" ignores suffix", fmt.Sprintf("request %d", i))
+				}
+				if n := counts.of("/v1/completions"); n != 4 || counts.of("/infill") != 0 {
+					t.Errorf("requests %v; want 4 to /v1/completions and none to /infill", counts)
+				}
 
-		plain := req
-		plain.Suffix = openai.String("")
-		s := c.NewCompletionStreaming(ctx, plain)
-		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != recordedCompletionText(t, stream) {
-			t.Errorf("no suffix: text %q, err %v; want LocalAI's answer", text, s.Err())
-		}
-	})
-}
-
-// TestMistralRsFillInTheMiddle: mistral.rs's completions endpoint takes
-// a suffix but never gives it to the model: it appends it to a whole
-// answer's text (mistralrs-core/src/sequence.rs,
-// add_completion_choice_to_group: prefix, text, suffix) and drops it from
-// a stream, whose chunks are made elsewhere (pipeline/sampling.rs); its
-// answers carry no header that names it, and system_fingerprint "local".
-// The caller gets a KindRequest refusal naming mistral.rs and the suffix,
-// after one request each time, and no text made without the suffix (nor
-// a whole answer that ends with the suffix as if the model had written
-// it). A completion without a suffix is mistral.rs's answer, as before.
-func TestMistralRsFillInTheMiddle(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		stream := loadRecording(t, "mistralrs-2026-completions-suffix-stream.jsonl")
-		whole := loadRecording(t, "mistralrs-2026-completions-suffix-nostream.jsonl")
-		c, counts := serveFIM(t, stream, whole)
-		ctx := context.Background()
-		req := fim("tiny", "def add(a, b):\n", "\n    return c\n")
-		for i := range 2 {
-			checkRefusedByName(t, c, req, "mistral.rs ignores suffix", fmt.Sprintf("request %d", i))
-		}
-		if n := counts.of("/v1/completions"); n != 4 || counts.of("/infill") != 0 {
-			t.Errorf("requests %v; want 4 to /v1/completions and none to /infill", counts)
-		}
-
-		plain := req
-		plain.Suffix = openai.String("")
-		s := c.NewCompletionStreaming(ctx, plain)
-		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != recordedCompletionText(t, stream) {
-			t.Errorf("no suffix: text %q, err %v; want mistral.rs's answer", text, s.Err())
-		}
-	})
+				plain := req
+				plain.Suffix = openai.String("")
+				s := c.NewCompletionStreaming(ctx, plain)
+				if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != recordedCompletionText(t, stream) {
+					t.Errorf("no suffix: text %q, err %v; want %s's answer", text, s.Err(), tt.server)
+				}
+			})
+		})
+	}
 }
 
 // anotherServer returns rec, a recording of llama.cpp's server, as
