@@ -90,9 +90,8 @@ type attempt struct {
 
 	// Owned by the goroutine that calls, then by the holder of the reader
 	// role (see handoff.go); stream is written under mu, for stop.
-	stream  codec.Closer
-	rd      reading // the body and what it says of the answer (reading.go)
-	inlined bool    // the holder is the caller, reading in take
+	stream codec.Closer
+	rd     reading // the body and what it says of the answer (reading.go)
 
 	done chan struct{} // closed once the attempt has ended and its body is closed
 	wake chan struct{} // the consumer waits on it; capacity 1
@@ -462,7 +461,7 @@ func (a *attempt) deliver(ar arrived) error {
 		// a busy machine, until this goroutine blocks in its next read.
 		runtime.Gosched()
 	}
-	if full && !a.inlined && perr == nil {
+	if full && !a.r.inlined && perr == nil {
 		if a.deltas == 0 && !a.r.inline {
 			// A Router's caller takes nothing of a try before its first
 			// token: no room would be made.
@@ -586,7 +585,7 @@ func (a *attempt) outputEnd(at time.Time) error {
 // flush wakes the consumer if it waits and chunks are queued. The reader
 // calls it before every read of the body, which may block.
 func (a *attempt) flush() {
-	if a.inlined {
+	if a.r.inlined {
 		return // the consumer is the reader
 	}
 	a.mu.Lock()

@@ -66,7 +66,10 @@ const (
 // handoff is who holds the reader role of an attempt and what decides
 // when it changes hands. The attempt's mu guards it, but for handBack.
 type handoff struct {
-	inline   bool       // the caller may hold the role
+	inline bool // the caller may hold the role
+	// inlined: the holder is the caller, reading in take. Only the
+	// holder reads and writes it.
+	inlined  bool
 	holder   readerRole // who reads the body
 	away     bool       // the caller is outside take
 	left     time.Time  // when it last left
@@ -205,7 +208,7 @@ func (a *attempt) background() {
 // caller wants it back, and reports true then; or until the stream ends,
 // and reports false.
 func (a *attempt) readBackground() bool {
-	a.inlined = false
+	a.r.inlined = false
 	for {
 		reads := a.rd.reads()
 		if !a.step() {
@@ -304,7 +307,7 @@ func (a *attempt) takeInline(buf []arrived) ([]arrived, error) {
 			a.mu.Unlock()
 			a.endStopped()
 		} else {
-			a.inlined = true
+			a.r.inlined = true
 			reads, start := a.rd.reads(), time.Now()
 			more := a.step()
 			switch {
@@ -339,7 +342,7 @@ func (a *attempt) takeInline(buf []arrived) ([]arrived, error) {
 // releases it. After a clean end the rest of the body is drained on a
 // goroutine of its own, so that a caller that read the end is not held up.
 func (a *attempt) finishBody() {
-	if a.rd.endedClean() && a.inlined {
+	if a.rd.endedClean() && a.r.inlined {
 		go func() {
 			a.closeBody(true)
 			a.release()
