@@ -284,7 +284,7 @@ func (a *attempt) request() bool {
 // openBody prepares the reading of the event stream (see reading.open);
 // the attempt is told before each read of the body (see flush).
 func (a *attempt) openBody() {
-	a.rd.open(a, a.x.suffixPending(), a.spec.cfg.maxLineBytes)
+	a.rd.open(a, a.x.droppedPending(), a.spec.cfg.maxLineBytes)
 }
 
 // step reads and delivers the next event of the stream. At the end of the
@@ -360,9 +360,9 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		return true, time.Now(), a.readFailure(err)
 	}
 	at = a.rd.lastRead()
-	if a.rd.suffixDue() {
-		if a.x.suffixIgnored(data) {
-			return true, at, a.requestFailure(errSuffixIgnored)
+	if a.rd.droppedDue() {
+		if a.x.fieldIgnored(data) {
+			return true, at, a.requestFailure(errFieldIgnored)
 		}
 		if a.ctx.Err() != nil && context.Cause(a.ctx) != errAnswerEnded {
 			// The call ended while the server was asked whether it kept

@@ -424,3 +424,46 @@ func checkRefusedByName(t *testing.T, c *tokenpace.Client, req openai.Completion
 		t.Errorf("%s: whole: err %v; want a KindRequest refusal %q", what, err, name)
 	}
 }
+
+// TestMistralRsDropsTheEchoOfAStream: mistral.rs puts the prompt before
+// a whole answer's text when asked to echo it
+// (mistralrs-core/src/sequence.rs, add_completion_choice_to_group: prefix,
+// text, suffix), and never in a stream, whose chunks are made elsewhere
+// (pipeline/sampling.rs, add_streaming_completion_chunk_choice_to_group,
+// from the completion's bytes alone). A streamed echo request gets a
+// KindRequest refusal naming the server and the echo, after one request
+// and before any text; a whole one the server's answer, its prompt
+// first; a stream without echo the server's answer.
+func TestMistralRsDropsTheEchoOfAStream(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		stream := loadRecording(t, "mistralrs-2026-completions-echo-stream.jsonl")
+		whole := loadRecording(t, "mistralrs-2026-completions-echo-nostream.jsonl")
+		c, counts := serveFIM(t, stream, whole)
+		ctx := context.Background()
+		const prompt = "def add(a, b):\n"
+		req := fim("tiny", prompt, "")
+		req.Echo = openai.Bool(true)
+		for i := range 2 {
+			s := c.NewCompletionStreaming(ctx, req)
+			text, _ := readCompletion(s, s.Timing().Start)
+			var se *tokenpace.StreamError
+			if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || se.Detail != "mistral.rs ignores echo on /v1/completions" ||
+				text != "" || len(s.Timing().HTTP) != 1 {
+				t.Errorf("stream %d: text %q, err %v, %d HTTP tries; want no text and a KindRequest refusal naming mistral.rs and echo after one", i, text, s.Err(), len(s.Timing().HTTP))
+			}
+		}
+		r, err := c.NewCompletion(ctx, req)
+		if want := prompt + "    return a + b\n\ndef"; err != nil || len(r.Choices) != 1 || r.Choices[0].Text != want || r.Choices[0].FinishReason != "length" {
+			t.Errorf("whole: %+v, %v; want %q, length", r, err, want)
+		}
+		plain := req
+		plain.Echo = openai.Bool(false)
+		s := c.NewCompletionStreaming(ctx, plain)
+		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != recordedCompletionText(t, stream) {
+			t.Errorf("no echo: text %q, err %v; want mistral.rs's answer", text, s.Err())
+		}
+		if n := counts.of("/v1/completions"); n != 4 {
+			t.Errorf("requests %v; want 4 to /v1/completions", counts)
+		}
+	})
+}

@@ -336,9 +336,10 @@ func readKind(err error) (ErrorKind, string, error) {
 	}
 }
 
-// errSuffixIgnored is the cause of the refusal of a stream that
-// llama.cpp's server or LocalAI made without its request's suffix.
-var errSuffixIgnored = errors.New("the answer was made without the request's suffix")
+// errFieldIgnored is the cause of the refusal of a stream that its
+// server made without its request's suffix or echo (see
+// exchange.fieldIgnored).
+var errFieldIgnored = errors.New("the answer was made without the request's suffix or echo")
 
 // errChoicesGlued is the cause of the refusal of a stream that LocalAI
 // sends in answer to a request for more than one choice: it streams the

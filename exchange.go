@@ -87,8 +87,12 @@ type exchange struct {
 	// suffixAt is the server (host and model) of a stream sent in answer
 	// to a completions request with a suffix, whose first event is yet to
 	// say whether a server that drops the suffix made it (see
-	// suffixIgnored).
+	// fieldIgnored).
 	suffixAt string
+	// echoAt: the stream was sent in answer to a completions request
+	// with echo, whose first event is yet to say whether a server that
+	// drops the echo of a stream made it (see fieldIgnored).
+	echoAt bool
 	// infill is the client's set of servers that do fill-in-the-middle
 	// at /infill only; nil learns none.
 	infill *wire.InfillServers
@@ -133,7 +137,8 @@ type exchange struct {
 // CLIProxyAPI answers without gets the answer llama.cpp's server gave
 // before: 400, the field
 // named (see wire.DroppedField), so that no completion made without it
-// reaches the caller; one whose echo it refuses with 500 gets that
+// reaches the caller; so does a stream whose echo mistral.rs dropped,
+// told by its first event (see wire.StreamEchoDropper); one whose echo it refuses with 500 gets that
 // answer as a 400, not sent again (see wire.AsRequestError), as does any
 // request error that server answers with 500 (see
 // wire.LlamaCppRequestError). Bifrost's 400 for a request it could not
@@ -229,11 +234,11 @@ func (x *exchange) middleware() option.Middleware {
 			case err == nil && wire.BifrostUpstreamFailure(res):
 				return wire.AsGatewayError(res), nil
 			default:
-				if dropped == "suffix" && !infill && err == nil && res != nil && res.StatusCode < 300 &&
+				if dropped != "" && !infill && err == nil && res != nil && res.StatusCode < 300 &&
 					isEventStream(res.Header.Get("Content-Type")) {
-					// A stream: its first event tells (see suffixIgnored).
+					// A stream: its first event tells (see fieldIgnored).
 					x.mu.Lock()
-					x.suffixAt = served
+					x.suffixAt, x.echoAt = served, dropped == "echo"
 					x.mu.Unlock()
 				}
 				return res, err
@@ -299,7 +304,7 @@ func (x *exchange) dropperOf(res *http.Response, field string) string {
 // ahead, up to wire.PeekBytes, once; the caller's reads then take those
 // bytes first. A stream is not read ahead, which would hold the call
 // until its first event: its first event is checked as it is read (see
-// suffixIgnored).
+// fieldIgnored).
 func (x *exchange) suffixDropper(res *http.Response) string {
 	if _, ok := res.Body.(wire.Ahead); !ok && isEventStream(res.Header.Get("Content-Type")) {
 		return ""
@@ -333,40 +338,46 @@ func (x *exchange) sglangDropped(start []byte) bool {
 	return ask != nil && ask() == wire.TemplateMissing
 }
 
-// suffixPending reports whether the first event of the stream is to say
-// whether its suffix was dropped (see suffixIgnored).
-func (x *exchange) suffixPending() bool {
+// droppedPending reports whether the first event of the stream is to say
+// whether its suffix or its echo was dropped (see fieldIgnored).
+func (x *exchange) droppedPending() bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.suffixAt != ""
+	return x.suffixAt != "" || x.echoAt
 }
 
-// suffixIgnored reports whether data, the first event of a stream sent in
-// answer to a completions request with a suffix by a server whose headers
-// do not name llama.cpp's, was made by that server all the same (see
-// wire.LlamaCppAnswer): the suffix was dropped. The server is then learnt
-// as one whose fill-in-the-middle is /infill, for the next request (see
-// the middleware), and this one is refused by name (see failure).
-func (x *exchange) suffixIgnored(data []byte) bool {
+// fieldIgnored reports whether data, the first event of a stream sent in
+// answer to a completions request with a suffix or echo by a server whose
+// headers do not name one that drops it, was made by such a server all
+// the same: for a suffix, llama.cpp's server (see wire.LlamaCppAnswer)
+// and the others wire.SuffixDropper and sglangDropped tell; for an echo,
+// mistral.rs (see wire.StreamEchoDropper). The field was dropped. A
+// llama.cpp server is then learnt as one whose fill-in-the-middle is
+// /infill, for the next request (see the middleware), and this one is
+// refused by name (see failure).
+func (x *exchange) fieldIgnored(data []byte) bool {
 	x.mu.Lock()
-	served := x.suffixAt
-	x.suffixAt = ""
+	served, echo := x.suffixAt, x.echoAt
+	x.suffixAt, x.echoAt = "", false
 	x.mu.Unlock()
-	by := ""
-	if served != "" {
+	field, by := "suffix", ""
+	switch {
+	case echo:
+		field, by = "echo", wire.StreamEchoDropper(data)
+	case served != "":
 		by = wire.SuffixDropper(data)
-	}
-	if by == "" && served != "" && x.sglangDropped(data) {
-		by = wire.SGLang
+		if by == "" && x.sglangDropped(data) {
+			by = wire.SGLang
+		}
 	}
 	if by == "" {
 		return false
 	}
-	if by == wire.LlamaCpp {
+	if by == wire.LlamaCpp && field == "suffix" {
 		x.infill.Learn(served)
 	}
 	x.mu.Lock()
-	x.dropped, x.dropper = "suffix", by
+	x.dropped, x.dropper = field, by
 	x.mu.Unlock()
 	return true
 }

@@ -36,7 +36,7 @@ type reading struct {
 	// reason, or its audio's expiry: see codec.Ends; or a Responses
 	// stream its final event), so its end is clean, [DONE] or not.
 	terminal        bool
-	suffixCheck     bool              // the first event is to say whether a suffix was dropped (see exchange.suffixIgnored)
+	droppedCheck    bool              // the first event is to say whether a suffix or an echo was dropped (see exchange.fieldIgnored)
 	loading         wire.LoadingNotes // a proxy's notes while it loads the model, skipped
 	choicesCheck    bool              // the first event is to say whether LocalAI glues the choices together (see errChoicesGlued)
 	finishedChoices codec.Finished    // the choices that sent their finish reason
@@ -66,10 +66,10 @@ func (r *reading) respond(res *http.Response, body *arrivalBody) {
 }
 
 // open prepares the reading of the event stream, whose reads tell before
-// first; suffix: its first event is to say whether the request's suffix
-// was dropped. A response without a body, which a middleware of the
+// first; dropped: its first event is to say whether the request's suffix
+// or echo was dropped. A response without a body, which a middleware of the
 // caller's may return (a transport never does), has an empty one.
-func (r *reading) open(before flusher, suffix bool, maxLine int) {
+func (r *reading) open(before flusher, dropped bool, maxLine int) {
 	if r.res.Body == nil {
 		r.res.Body = http.NoBody
 	}
@@ -78,7 +78,7 @@ func (r *reading) open(before flusher, suffix bool, maxLine int) {
 		// caller's middleware returned, as it is read.
 		r.body = &arrivalBody{ReadCloser: r.res.Body, before: before}
 	}
-	r.suffixCheck = suffix
+	r.droppedCheck = dropped
 	r.loading = wire.LoadingNotes{}
 	if r.req.API() != codec.APIChat {
 		r.loading = wire.NoLoadingNotes()
@@ -132,13 +132,14 @@ func (r *reading) drain() {
 	_, _ = io.Copy(io.Discard, io.LimitReader(r.body, drainBytes))
 }
 
-// suffixDue reports whether the event read is the first, which is to say
-// whether the request's suffix was dropped (see exchange.suffixIgnored).
-func (r *reading) suffixDue() bool {
-	if !r.suffixCheck {
+// droppedDue reports whether the event read is the first, which is to
+// say whether the request's suffix or echo was dropped (see
+// exchange.fieldIgnored).
+func (r *reading) droppedDue() bool {
+	if !r.droppedCheck {
 		return false
 	}
-	r.suffixCheck = false
+	r.droppedCheck = false
 	return true
 }
 

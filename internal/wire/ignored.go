@@ -338,8 +338,23 @@ func MistralRsAnswer(start []byte) bool {
 
 var mistralRsAnswer = regexp.MustCompile(`^\s*\{"id":"[0-9]+","choices":\[`)
 
-// The servers that drop a completions request's suffix without a word,
-// as the refusals name them.
+// StreamEchoDropper returns which server made start, the first event of
+// a stream sent in answer to a completions request with echo whose
+// headers do not name it, if it is one that drops the echo of a stream:
+// MistralRs (see MistralRsAnswer), which puts the prompt before a whole
+// answer's text (mistralrs-core/src/sequence.rs,
+// add_completion_choice_to_group) and never in a stream, whose chunks
+// are made from the completion alone (pipeline/sampling.rs,
+// add_streaming_completion_chunk_choice_to_group); "" for any other.
+func StreamEchoDropper(start []byte) string {
+	if MistralRsAnswer(start) {
+		return MistralRs
+	}
+	return ""
+}
+
+// The servers that drop a completions request's suffix (or, mistral.rs,
+// a stream's echo) without a word, as the refusals name them.
 const (
 	LlamaCpp    = "llama.cpp's server"
 	LocalAI     = "LocalAI"

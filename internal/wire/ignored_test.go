@@ -84,6 +84,13 @@ func TestMistralRsAnswer(t *testing.T) {
 		if got := SuffixDropper([]byte(start)) == MistralRs; got != want {
 			t.Errorf("SuffixDropper(%s) = MistralRs %v, want %v", start, got, want)
 		}
+		if got := StreamEchoDropper([]byte(start)) == MistralRs; got != want {
+			t.Errorf("StreamEchoDropper(%s) = MistralRs %v, want %v", start, got, want)
+		}
+	}
+	// llama.cpp's server's chunk: its echo is told by its headers.
+	if by := StreamEchoDropper([]byte(`{"choices":[{"text":"c","index":0}],"system_fingerprint":"b7100-0a5b1c2d","object":"text_completion"}`)); by != "" {
+		t.Errorf("StreamEchoDropper(llama.cpp's chunk) = %q, want none", by)
 	}
 }
 
