@@ -36,12 +36,13 @@ type reading struct {
 	// reason, or its audio's expiry: see codec.Ends; or a Responses
 	// stream its final event), so its end is clean, [DONE] or not.
 	terminal        bool
-	droppedCheck    bool              // the first event is to say whether a suffix or an echo was dropped (see exchange.fieldIgnored)
-	loading         wire.LoadingNotes // a proxy's notes while it loads the model, skipped
-	choicesCheck    bool              // the first event is to say whether LocalAI glues the choices together (see errChoicesGlued)
-	finishedChoices codec.Finished    // the choices that sent their finish reason
-	choiceUsage     codec.ChoiceUsage // adds up a usage reported per choice
-	otherChoice     bool              // a choice other than the first came (see nIgnored)
+	droppedCheck    bool                // the first event is to say whether a suffix or an echo was dropped (see exchange.fieldIgnored)
+	loading         wire.LoadingNotes   // a proxy's notes while it loads the model, skipped
+	choicesCheck    bool                // the first event is to say whether LocalAI glues the choices together (see errChoicesGlued)
+	finishedChoices codec.Finished      // the choices that sent their finish reason
+	choiceUsage     codec.ChoiceUsage   // adds up a usage reported per choice
+	entries         codec.ChoiceEntries // counts the choices' entries, for a usage of one choice (see choicesGlued)
+	otherChoice     bool                // a choice other than the first came (see nIgnored)
 	// cut is a whole answer its server cut (see wholeCut), as its API
 	// sent it: the caller's, with the error, when no route answers.
 	cut any
@@ -83,7 +84,7 @@ func (r *reading) open(before flusher, dropped bool, maxLine int) {
 	if r.req.API() != codec.APIChat {
 		r.loading = wire.NoLoadingNotes()
 	}
-	r.choicesCheck = r.req.Choices() > 1
+	r.choicesCheck, r.entries = r.req.Choices() > 1, codec.ChoiceEntries{}
 	r.sr = sse.NewReader(r.body, maxLine)
 	if r.sniffed != "" {
 		r.sr.Sniff()
@@ -150,12 +151,17 @@ func (r *reading) loadingNote(data []byte) bool { return r.loading.Skip(data) }
 
 // choicesGlued reports whether data, the first event of an answer to a
 // request for several choices, is LocalAI's, which glues them together
-// (see errChoicesGlued).
+// (see errChoicesGlued). One of mistral.rs's, whose usage counts the
+// output of one choice, starts the count of the choices' entries (see
+// codec.ChoiceEntries).
 func (r *reading) choicesGlued(data []byte) bool {
 	if !r.choicesCheck {
 		return false
 	}
 	r.choicesCheck = false
+	if wire.MistralRsAnswer(data) {
+		r.entries.Start(r.req.Choices())
+	}
 	return wire.LocalAIAnswer(data)
 }
 
@@ -194,8 +200,10 @@ func (r *reading) decode(data []byte) (ev codec.Event, size int, err error) {
 // choice, and whether ar completes the answer (see markAnswered).
 func (r *reading) tally(ar *arrived) (content string, completes bool) {
 	c := ar.Chunk
+	r.entries.Add(c)
 	if ar.HasUsage {
 		ar.Usage = r.choiceUsage.Add(c, ar.Usage, r.finishedChoices.Count(), r.req.Choices(), r.req.Prompts())
+		ar.Usage = r.entries.Usage(c, ar.Usage)
 	}
 	terminal := ar.Final
 	for i := range c.Choices {
