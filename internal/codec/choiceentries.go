@@ -26,6 +26,9 @@ func (e *ChoiceEntries) Start(want int) {
 
 // Add counts the entries of chunk c. It does nothing while off.
 func (e *ChoiceEntries) Add(c *openai.ChatCompletionChunk) {
+	if e.counts == nil {
+		return // off: every chunk of every other server passes here
+	}
 	for i := range c.Choices {
 		if x := c.Choices[i].Index; x >= 0 && x < int64(len(e.counts)) {
 			e.counts[x]++
