@@ -13,7 +13,14 @@
 //
 // The GenAI client metrics come from the generated instruments of
 // go.opentelemetry.io/otel/semconv/v1.41.0/genaiconv, with the bucket
-// boundaries the conventions advise:
+// boundaries the conventions advise. v1.41.0 is the last semconv release
+// of the Go module that generates them: from v1.42.0 on, the GenAI
+// conventions live in a repository of their own
+// (open-telemetry/semantic-conventions-genai), which has made no release
+// yet, and the module generates none of them
+// (open-telemetry/opentelemetry-go#8465); until it makes one,
+// open-telemetry/semantic-conventions-genai#247 advises keeping those
+// generated from the core conventions.
 //
 //	name                                           unit     recorded
 //	gen_ai.client.operation.duration               s        per call, Start to End (admission, retries and fallbacks included)
