@@ -97,7 +97,9 @@ func BoundErrorBody(res *http.Response) (cut string) {
 // whole and JSON, that says its error in a shape of its own, which
 // openai-go would not decode (it reads the "error" object): an "error"
 // that is a string, as Ollama, LM Studio and llama-swap send ({"error":
-// "model \"x\" not found"}); or no "error" but a "detail", as Python
+// "model \"x\" not found"}), or, from a Databricks serving endpoint, the
+// model's own error beside such a string (see externalModelError); or no
+// "error" but a "detail", as Python
 // servers built on FastAPI send it, a string ({"detail": "Not Found"}) or
 // KoboldCpp's object ({"detail": {"msg": "Server is busy; please try
 // again later.", "type": "service_unavailable"}}); or no "error" but a
@@ -112,6 +114,11 @@ func errorOfOwnShape(head []byte) (msg, name string, ok bool) {
 		return "", "", false
 	}
 	if e := gjson.GetBytes(head, "error"); e.Exists() {
+		if e.Type == gjson.String {
+			if msg, name, ok := externalModelError(head); ok {
+				return msg, name, true
+			}
+		}
 		return e.Str, "", e.Type == gjson.String
 	}
 	switch d := gjson.GetBytes(head, "detail"); {
@@ -122,6 +129,27 @@ func errorOfOwnShape(head []byte) (msg, name string, ok bool) {
 	}
 	if m := gjson.GetBytes(head, "message"); m.Type == gjson.String {
 		return m.Str, gjson.GetBytes(head, "type").Str, true
+	}
+	return "", "", false
+}
+
+// externalModelError returns the message and the name of the model's own
+// error in the error body of a Databricks serving endpoint, whose "error"
+// is a string of Databricks' own, the same whatever went wrong ("Received
+// error from databricks-model-serving"), the model's error beside it in
+// "external_model_message": Databricks' shape, {"error_code": …,
+// "message": …} (databricks-demos/dbdemos#97; block/goose
+// crates/goose/src/providers/databricks.rs reads it), or an OpenAI error
+// object of an external OpenAI model, {"error": {"message": …, "type": …,
+// "code": …}} (Databricks' agent templates read its code). ok is false
+// for a body without one.
+func externalModelError(head []byte) (msg, name string, ok bool) {
+	ext := gjson.GetBytes(head, "external_model_message")
+	if m := ext.Get("message"); m.Type == gjson.String {
+		return m.Str, ext.Get("error_code").Str, true
+	}
+	if e := ext.Get("error"); e.IsObject() && e.Get("message").Type == gjson.String {
+		return e.Get("message").Str, e.Get("type").Str, true
 	}
 	return "", "", false
 }

@@ -155,6 +155,9 @@ func TestErrorsOfOwnShape(t *testing.T) {
 		`{"object":"error","message":"The model ` + "`x`" + ` does not exist.","type":"NotFoundError","param":null,"code":404}`: `{"error":{"message":"The model ` + "`x`" + ` does not exist.","type":"NotFoundError"}}`,
 		`{"message":"model ` + "`x`" + ` was not found"}`:                                                                       `{"error":{"message":"model ` + "`x`" + ` was not found"}}`,
 		`{"message":{"text":"not a message"}}`:                                                                                  `{"message":{"text":"not a message"}}`,
+		`{"error":"Received error from databricks-model-serving","external_model_message":{"error_code":"INVALID_PARAMETER_VALUE","message":"INVALID_PARAMETER_VALUE: Missing required embeddings parameter: 'input'"}}`: `{"error":{"message":"INVALID_PARAMETER_VALUE: Missing required embeddings parameter: 'input'","type":"INVALID_PARAMETER_VALUE"}}`,
+		`{"error":"Received error from openai","external_model_message":{"error":{"message":"The response was filtered","type":null,"code":"content_filter"}}}`:                                                          `{"error":{"message":"The response was filtered"}}`,
+		`{"error":"Received error from openai","external_model_message":{"note":"none"}}`:                                                                                                                                `{"error":{"message":"Received error from openai"}}`,
 	} {
 		res := response(503, nil, []byte(body))
 		if cut := BoundErrorBody(res); cut != "" {
