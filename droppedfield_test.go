@@ -339,7 +339,11 @@ func TestLlamaCppRefusedSuffix(t *testing.T) {
 // TestServersThatDropTheSuffix: LocalAI's completions endpoint has no
 // suffix, whatever its backend, and answers a fill-in-the-middle request
 // with a completion of its prompt alone, under no header that names it
-// (recorded live, 2026, streamed and not). mistral.rs's takes a suffix but
+// (recorded live, 2026, streamed and not). LMDeploy's api_server takes a
+// suffix and never reads it (lmdeploy/serve/openai/endpoints/completions.py,
+// protocol.py's CompletionRequest), under uvicorn's Server header; its
+// answers' id is the request's session_id, "-1" unless one was given.
+// mistral.rs's takes a suffix but
 // never gives it to the model: it appends it to a whole answer's text
 // (mistralrs-core/src/sequence.rs, add_completion_choice_to_group:
 // prefix, text, suffix) and drops it from a stream, whose chunks are made
@@ -354,6 +358,7 @@ func TestServersThatDropTheSuffix(t *testing.T) {
 	for _, tt := range []struct{ name, server, fixture string }{
 		{"LocalAI", "LocalAI", "localai"},
 		{"mistral.rs", "mistral.rs", "mistralrs"},
+		{"LMDeploy", "LMDeploy", "lmdeploy"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -464,6 +469,35 @@ func TestMistralRsDropsTheEchoOfAStream(t *testing.T) {
 		}
 		if n := counts.of("/v1/completions"); n != 4 {
 			t.Errorf("requests %v; want 4 to /v1/completions", counts)
+		}
+	})
+}
+
+// TestLMDeployDropsTheEcho: LMDeploy's api_server takes echo on
+// /v1/completions and never reads it
+// (lmdeploy/serve/openai/endpoints/completions.py, August 2026): a whole
+// answer and a stream alike hold the completion without its prompt, under
+// no header that names the server. Each request gets a KindRequest refusal
+// naming LMDeploy and the echo, after one request and before any text; a
+// stream without echo gets the server's answer.
+func TestLMDeployDropsTheEcho(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		stream := loadRecording(t, "lmdeploy-2026-completions-echo-stream.jsonl")
+		whole := loadRecording(t, "lmdeploy-2026-completions-echo-nostream.jsonl")
+		c, counts := serveFIM(t, stream, whole)
+		req := fim("tiny", "def add(a, b):\n", "")
+		req.Echo = openai.Bool(true)
+		for i := range 2 {
+			checkRefusedByName(t, c, req, "LMDeploy ignores echo", fmt.Sprintf("request %d", i))
+		}
+		plain := req
+		plain.Echo = openai.Bool(false)
+		s := c.NewCompletionStreaming(context.Background(), plain)
+		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != recordedCompletionText(t, stream) {
+			t.Errorf("no echo: text %q, err %v; want LMDeploy's answer", text, s.Err())
+		}
+		if n := counts.of("/v1/completions"); n != 5 {
+			t.Errorf("requests %v; want 5 to /v1/completions", counts)
 		}
 	})
 }

@@ -137,8 +137,11 @@ type exchange struct {
 // CLIProxyAPI answers without gets the answer llama.cpp's server gave
 // before: 400, the field
 // named (see wire.DroppedField), so that no completion made without it
-// reaches the caller; so does a stream whose echo mistral.rs dropped,
-// told by its first event (see wire.StreamEchoDropper); one whose echo it refuses with 500 gets that
+// reaches the caller; so does a stream whose echo mistral.rs or LMDeploy
+// dropped, told by its first event (see wire.StreamEchoDropper), and a
+// whole answer whose echo LMDeploy dropped (see wire.WholeEchoDropper);
+// a suffix LMDeploy dropped is refused as LocalAI's is. A request whose
+// echo llama.cpp's server refuses with 500 gets that
 // answer as a 400, not sent again (see wire.AsRequestError), as does any
 // request error that server answers with 500 (see
 // wire.LlamaCppRequestError). Bifrost's 400 for a request it could not
@@ -285,38 +288,40 @@ func (x *exchange) constrained() bool {
 // dropperOf returns which server made res, a 2xx answer to a request
 // with field, if it is one that drops that field: wire.LlamaCpp,
 // wire.KoboldCpp or wire.CLIProxyAPI, told by its headers (see
-// wire.FieldDropper), or for a
-// suffix by the answer
-// itself (see suffixDropper); "" for another.
+// wire.FieldDropper), or one told by the answer itself (see
+// answerDropper); "" for another.
 func (x *exchange) dropperOf(res *http.Response, field string) string {
 	if by := wire.FieldDropper(res); by != "" {
 		return by
 	}
-	if field == "suffix" {
-		return x.suffixDropper(res)
-	}
-	return ""
+	return x.answerDropper(res, field)
 }
 
-// suffixDropper returns which server that drops a suffix made res, a
-// whole answer (not a stream) whose headers do not name llama.cpp's
-// server (see wire.SuffixDropper); "" for another. It reads the answer
-// ahead, up to wire.PeekBytes, once; the caller's reads then take those
-// bytes first. A stream is not read ahead, which would hold the call
-// until its first event: its first event is checked as it is read (see
+// answerDropper returns which server that drops field made res, a whole
+// answer (not a stream) whose headers do not name it: for a suffix, see
+// wire.SuffixDropper and sglangDropped; for an echo, see
+// wire.WholeEchoDropper; "" for another. It reads the answer ahead, up
+// to wire.PeekBytes, once; the caller's reads then take those bytes
+// first. A stream is not read ahead, which would hold the call until its
+// first event: its first event is checked as it is read (see
 // fieldIgnored).
-func (x *exchange) suffixDropper(res *http.Response) string {
+func (x *exchange) answerDropper(res *http.Response, field string) string {
 	if _, ok := res.Body.(wire.Ahead); !ok && isEventStream(res.Header.Get("Content-Type")) {
 		return ""
 	}
 	// The reads go through the body's own stamps (arrivalBody, under the
 	// bound of a whole answer), so the answer's arrival stays exact.
 	start := wire.ReadAhead(res, wire.PeekBytes)
-	if by := wire.SuffixDropper(start); by != "" {
-		return by
-	}
-	if x.sglangDropped(start) {
-		return wire.SGLang
+	switch field {
+	case "echo":
+		return wire.WholeEchoDropper(start)
+	case "suffix":
+		if by := wire.SuffixDropper(start); by != "" {
+			return by
+		}
+		if x.sglangDropped(start) {
+			return wire.SGLang
+		}
 	}
 	return ""
 }
@@ -351,7 +356,7 @@ func (x *exchange) droppedPending() bool {
 // headers do not name one that drops it, was made by such a server all
 // the same: for a suffix, llama.cpp's server (see wire.LlamaCppAnswer)
 // and the others wire.SuffixDropper and sglangDropped tell; for an echo,
-// mistral.rs (see wire.StreamEchoDropper). The field was dropped. A
+// mistral.rs and LMDeploy (see wire.StreamEchoDropper). The field was dropped. A
 // llama.cpp server is then learnt as one whose fill-in-the-middle is
 // /infill, for the next request (see the middleware), and this one is
 // refused by name (see failure).

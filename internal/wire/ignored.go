@@ -338,6 +338,23 @@ func MistralRsAnswer(start []byte) bool {
 
 var mistralRsAnswer = regexp.MustCompile(`^\s*\{"id":"[0-9]+","choices":\[`)
 
+// LMDeployAnswer reports whether start, the start of a 2xx answer to a
+// completions request or of one of its stream's events, comes from
+// LMDeploy's api_server (InternLM/lmdeploy) by its shape, under uvicorn's
+// Server header: its text completion's id is the request's session_id
+// ("-1" unless the request gave one; a number of the server's count
+// before 0.11), then object, created and model in that order, pydantic's
+// order of CompletionStreamResponse and CompletionResponse
+// (lmdeploy/serve/openai/protocol.py), spaced by Python's json.dumps in a
+// stream and not in a whole answer (Starlette's JSONResponse). Its
+// CompletionRequest takes suffix and echo and nothing reads either
+// (lmdeploy/serve/openai/endpoints/completions.py, August 2026): a
+// fill-in-the-middle request gets a completion of its prompt alone, an
+// echo request its answer without its prompt, whole or streamed.
+func LMDeployAnswer(start []byte) bool { return lmdeployAnswer.Match(start) }
+
+var lmdeployAnswer = regexp.MustCompile(`^\s*\{"id": ?"-?[0-9]+", ?"object": ?"text_completion", ?"created": ?[0-9]+, ?"model": ?"`)
+
 // StreamEchoDropper returns which server made start, the first event of
 // a stream sent in answer to a completions request with echo whose
 // headers do not name it, if it is one that drops the echo of a stream:
@@ -345,10 +362,25 @@ var mistralRsAnswer = regexp.MustCompile(`^\s*\{"id":"[0-9]+","choices":\[`)
 // answer's text (mistralrs-core/src/sequence.rs,
 // add_completion_choice_to_group) and never in a stream, whose chunks
 // are made from the completion alone (pipeline/sampling.rs,
-// add_streaming_completion_chunk_choice_to_group); "" for any other.
+// add_streaming_completion_chunk_choice_to_group), or LMDeploy (see
+// WholeEchoDropper); "" for any other.
 func StreamEchoDropper(start []byte) string {
-	if MistralRsAnswer(start) {
+	switch {
+	case MistralRsAnswer(start):
 		return MistralRs
+	case LMDeployAnswer(start):
+		return LMDeploy
+	}
+	return ""
+}
+
+// WholeEchoDropper returns which server made start, the start of a whole
+// 2xx answer to a completions request with echo whose headers do not name
+// it, if it is one that drops the echo of a whole answer: LMDeploy (see
+// LMDeployAnswer), which reads no echo at all; "" for any other.
+func WholeEchoDropper(start []byte) string {
+	if LMDeployAnswer(start) {
+		return LMDeploy
 	}
 	return ""
 }
@@ -361,13 +393,15 @@ const (
 	KoboldCpp   = "KoboldCpp"
 	CLIProxyAPI = "CLIProxyAPI"
 	MistralRs   = "mistral.rs"
+	LMDeploy    = "LMDeploy"
 )
 
 // SuffixDropper returns which server made start, the start of a 2xx
 // answer to a completions request with a suffix whose headers do not
 // name it, if it is one that dropped the suffix: LlamaCpp (see
 // LlamaCppAnswer), LocalAI (see LocalAIAnswer), KoboldCpp (see
-// KoboldCppAnswer) or MistralRs (see MistralRsAnswer); "" for any other.
+// KoboldCppAnswer), MistralRs (see MistralRsAnswer) or LMDeploy (see
+// LMDeployAnswer); "" for any other.
 func SuffixDropper(start []byte) string {
 	switch {
 	case LlamaCppAnswer(start):
@@ -378,6 +412,8 @@ func SuffixDropper(start []byte) string {
 		return KoboldCpp
 	case MistralRsAnswer(start):
 		return MistralRs
+	case LMDeployAnswer(start):
+		return LMDeploy
 	}
 	return ""
 }
@@ -388,7 +424,7 @@ const PeekBytes = 64 << 10
 
 // RefuseDropped closes res, a 2xx answer to a request whose field its
 // server dropped, server (LlamaCpp, LocalAI, KoboldCpp, CLIProxyAPI,
-// SGLang or MistralRs), and returns the answer llama.cpp's server gave
+// SGLang, MistralRs or LMDeploy), and returns the answer llama.cpp's server gave
 // before it dropped the field: 400, an OpenAI error body naming it, and no retry
 // (x-should-retry: false).
 func RefuseDropped(res *http.Response, server, field string) *http.Response {

@@ -94,6 +94,27 @@ func TestMistralRsAnswer(t *testing.T) {
 	}
 }
 
+func TestLMDeployAnswer(t *testing.T) {
+	for start, want := range map[string]bool{
+		`{"id": "-1", "object": "text_completion", "created": 1788170400, "model": "tiny", "choices": [{"index": 0, "text": "c"}], "usage": null}`:              true,  // a stream's event
+		`{"id":"-1","object":"text_completion","created":1788170401,"model":"tiny","choices":[{"index":0,"text":"c","logprobs":null,"finish_reason":"length"}]`: true,  // whole
+		`{"id": "7", "object": "text_completion", "created": 1788170400, "model": "tiny", "choices": []}`:                                                       true,  // before 0.11
+		`{"id":"cmpl-3a9","object":"text_completion","created":1764800000,"model":"m","choices":[]}`:                                                            false, // vLLM
+		`{"id": "koboldcpp", "object": "text_completion", "created": 1, "model": "m"}`:                                                                          false,
+		`{"id":"12","choices":[{"text":"c","index":0}],"created":1767200000,"model":"tiny","system_fingerprint":"local","object":"text_completion"}`:            false, // mistral.rs
+		`{"id": "-1", "object": "chat.completion.chunk", "created": 1788170400, "model": "tiny"}`:                                                               false, // a chat chunk
+	} {
+		if got := LMDeployAnswer([]byte(start)); got != want {
+			t.Errorf("LMDeployAnswer(%s) = %v, want %v", start, got, want)
+		}
+		for name, by := range map[string]func([]byte) string{"SuffixDropper": SuffixDropper, "StreamEchoDropper": StreamEchoDropper, "WholeEchoDropper": WholeEchoDropper} {
+			if got := by([]byte(start)) == LMDeploy; got != want {
+				t.Errorf("%s(%s) = LMDeploy %v, want %v", name, start, got, want)
+			}
+		}
+	}
+}
+
 func TestLlamaCppAnswer(t *testing.T) {
 	const id = `"id":"chatcmpl-3gmggEL0AWEfuhqfa1ZLixsrZMxJcPYx"`
 	for start, want := range map[string]bool{
