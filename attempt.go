@@ -375,8 +375,8 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		// Not the answer's: neither its first token nor a gap in it.
 		return false, at, nil
 	}
-	if a.rd.choicesGlued(data) {
-		return true, at, a.failure(KindRequest, "choices_glued", errChoicesGlued)
+	if err := a.rd.choicesGlued(data); err != nil {
+		return true, at, a.failure(KindRequest, "choices_glued", err)
 	}
 	if isDone(data) {
 		if ev, ok := a.rd.atDone(); ok {

@@ -181,7 +181,7 @@ func excludedFromBreaker(err error) bool {
 	if isPanic(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, ErrStreamClosed) || errors.Is(err, errNotSent) || errors.Is(err, errHedgeLost) ||
 		errors.Is(err, errCallEnded) || errors.Is(err, errClientLate) ||
-		errors.Is(err, errFieldIgnored) || errors.Is(err, wire.ErrInfillIgnored) || errors.Is(err, errChoicesGlued) ||
+		errors.Is(err, errFieldIgnored) || errors.Is(err, wire.ErrInfillIgnored) || errors.Is(err, errChoicesGlued) || errors.Is(err, errPromptsGlued) ||
 		errors.Is(err, errNIgnored) {
 		return true
 	}

@@ -3,6 +3,7 @@ package tokenpace_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -133,6 +134,74 @@ func TestLocalAIChoicesGlued(t *testing.T) {
 		}
 		if st, ok := r.BreakerState("tiny"); !ok || st != gobreaker.StateClosed {
 			t.Errorf("breaker of the LocalAI route: %v; want closed: the refusal says nothing of its health", st)
+		}
+	})
+}
+
+// TestLMDeployPromptsGlued: LMDeploy's api_server streams a completions
+// request of several prompts prompt after prompt, every chunk as choice 0,
+// each prompt with a finish chunk of its own, then one usage chunk of
+// them all (lmdeploy/serve/openai/endpoints/completions.py,
+// completion_stream_generator: index=0 for every generator; a whole
+// answer numbers its choices). Bare openai-go, and the caller, got one
+// choice whose text ran both completions together, and the caller an
+// error that said the server ignored n, which the request never set. It
+// now gets a KindRequest refusal naming LMDeploy at the first event,
+// before any text, and a Router falls back to its next route, its
+// breaker closed. A stream of one prompt is the server's answer.
+func TestLMDeployPromptsGlued(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		glued := loadRecording(t, "lmdeploy-2026-completions-prompts2-stream.jsonl")
+		one := loadRecording(t, "lmdeploy-2026-completions-suffix-stream.jsonl")
+		url, hc := serve(t, byModel(map[string]http.Handler{"tiny": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			if strings.Contains(string(body), `"prompt":[`) {
+				replay(glued)(w, r)
+				return
+			}
+			replay(one)(w, r)
+		}), "second": sseBody(`data: {"id":"s","object":"text_completion","model":"second","choices":[{"index":0,"text":"a","finish_reason":"stop"}]}` + "\n\n" +
+			`data: {"id":"s","object":"text_completion","model":"second","choices":[{"index":1,"text":"b","finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n")}))
+		p := openai.CompletionNewParams{Model: "tiny", MaxTokens: openai.Int(4),
+			Prompt: openai.CompletionNewParamsPromptUnion{OfArrayOfStrings: []string{"def f(x):\n", "class A:\n"}}}
+
+		oc := openaiClient(url, hc)
+		bare := oc.Completions.NewStreaming(context.Background(), p)
+		var bareText strings.Builder
+		for bare.Next() {
+			for _, ch := range bare.Current().Choices {
+				if ch.Index == 0 {
+					bareText.WriteString(ch.Text)
+				}
+			}
+		}
+		if bare.Err() != nil || bareText.String() != " return x * 2 def __init__" {
+			t.Errorf("bare openai-go: choice 0 %q, err %v; the fixture's premise is both prompts' text as choice 0", bareText.String(), bare.Err())
+		}
+
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		got := readCompletionStream(c.NewCompletionStreaming(context.Background(), p))
+		var se *tokenpace.StreamError
+		if !errors.As(got.err, &se) || se.Kind != tokenpace.KindRequest || se.Detail != "choices_glued" || !strings.Contains(got.err.Error(), "LMDeploy") || got.text != "" {
+			t.Errorf("Client: text %q, err %v; want no text and a KindRequest refusal naming LMDeploy", got.text, got.err)
+		}
+
+		r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, route("tiny"), route("second"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 6 {
+			if got := readCompletionStream(r.NewCompletionStreaming(context.Background(), p)); got.err != nil || got.text != "a" {
+				t.Fatalf("Router: choice 0 %q, err %v; want the second route's answer", got.text, got.err)
+			}
+		}
+		if st, ok := r.BreakerState("tiny"); !ok || st != gobreaker.StateClosed {
+			t.Errorf("breaker of the LMDeploy route: %v; want closed: the refusal says nothing of its health", st)
+		}
+
+		p.Prompt = openai.CompletionNewParamsPromptUnion{OfString: openai.String("def add(a, b):\n")}
+		if got := readCompletionStream(c.NewCompletionStreaming(context.Background(), p)); got.err != nil || got.text != recordedCompletionText(t, one) {
+			t.Errorf("one prompt: text %q, err %v; want LMDeploy's answer", got.text, got.err)
 		}
 	})
 }

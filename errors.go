@@ -346,3 +346,12 @@ var errFieldIgnored = errors.New("the answer was made without the request's suff
 // choices one after the other, all as choice 0, so that the first
 // choice's text would be every choice's run together (seen live, 2026).
 var errChoicesGlued = errors.New("LocalAI streams the choices of a request with n above 1 one after the other, as one choice: ask for them without streaming")
+
+// errPromptsGlued is the cause of the refusal of a stream that LMDeploy's
+// api_server sends in answer to a completions request of several prompts:
+// it streams their completions one after the other, all as choice 0, each
+// with a finish chunk of its own
+// (lmdeploy/serve/openai/endpoints/completions.py,
+// completion_stream_generator), so that the first choice's text would be
+// every prompt's run together.
+var errPromptsGlued = errors.New("LMDeploy streams the completions of a list of prompts one after the other, as one choice: ask for them without streaming, or one prompt a request")

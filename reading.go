@@ -38,7 +38,7 @@ type reading struct {
 	terminal        bool
 	droppedCheck    bool                // the first event is to say whether a suffix or an echo was dropped (see exchange.fieldIgnored)
 	loading         wire.LoadingNotes   // a proxy's notes while it loads the model, skipped
-	choicesCheck    bool                // the first event is to say whether LocalAI glues the choices together (see errChoicesGlued)
+	choicesCheck    bool                // the first event is to say whether its server glues the choices together (see choicesGlued)
 	finishedChoices codec.Finished      // the choices that sent their finish reason
 	choiceUsage     codec.ChoiceUsage   // adds up a usage reported per choice
 	entries         codec.ChoiceEntries // counts the choices' entries, for a usage of one choice (see choicesGlued)
@@ -149,20 +149,27 @@ func (r *reading) droppedDue() bool {
 // token nor a gap in it.
 func (r *reading) loadingNote(data []byte) bool { return r.loading.Skip(data) }
 
-// choicesGlued reports whether data, the first event of an answer to a
-// request for several choices, is LocalAI's, which glues them together
-// (see errChoicesGlued). One of mistral.rs's, whose usage counts the
-// output of one choice, starts the count of the choices' entries (see
-// codec.ChoiceEntries).
-func (r *reading) choicesGlued(data []byte) bool {
+// choicesGlued returns why data, the first event of an answer to a
+// request for several choices, is refused: it is LocalAI's, which glues
+// the choices together (see errChoicesGlued), or LMDeploy's to a request
+// of several prompts, which glues the prompts' completions together (see
+// errPromptsGlued); nil for any other. One of mistral.rs's, whose usage
+// counts the output of one choice, starts the count of the choices'
+// entries (see codec.ChoiceEntries).
+func (r *reading) choicesGlued(data []byte) error {
 	if !r.choicesCheck {
-		return false
+		return nil
 	}
 	r.choicesCheck = false
-	if wire.MistralRsAnswer(data) {
+	switch {
+	case wire.MistralRsAnswer(data):
 		r.entries.Start(r.req.Choices())
+	case wire.LocalAIAnswer(data):
+		return errChoicesGlued
+	case r.req.Prompts() > 1 && wire.LMDeployAnswer(data):
+		return errPromptsGlued
 	}
-	return wire.LocalAIAnswer(data)
+	return nil
 }
 
 var doneData = []byte("[DONE]")
