@@ -343,6 +343,10 @@ func TestLlamaCppRefusedSuffix(t *testing.T) {
 // suffix and never reads it (lmdeploy/serve/openai/endpoints/completions.py,
 // protocol.py's CompletionRequest), under uvicorn's Server header; its
 // answers' id is the request's session_id, "-1" unless one was given.
+// text-generation-webui's API never gives the suffix to the model either:
+// it sends it as the text of a stream's last chunk and at the end of a
+// whole answer's text (modules/api/completions.py, completions_common),
+// under uvicorn's Server header.
 // mistral.rs's takes a suffix but
 // never gives it to the model: it appends it to a whole answer's text
 // (mistralrs-core/src/sequence.rs, add_completion_choice_to_group:
@@ -359,6 +363,7 @@ func TestServersThatDropTheSuffix(t *testing.T) {
 		{"LocalAI", "LocalAI", "localai"},
 		{"mistral.rs", "mistral.rs", "mistralrs"},
 		{"LMDeploy", "LMDeploy", "lmdeploy"},
+		{"text-generation-webui", "text-generation-webui", "textgen"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

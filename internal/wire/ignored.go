@@ -355,6 +355,21 @@ func LMDeployAnswer(start []byte) bool { return lmdeployAnswer.Match(start) }
 
 var lmdeployAnswer = regexp.MustCompile(`^\s*\{"id": ?"-?[0-9]+", ?"object": ?"text_completion", ?"created": ?[0-9]+, ?"model": ?"`)
 
+// TextGenWebUIAnswer reports whether start, the start of a 2xx answer to
+// a completions request or of one of its stream's events, comes from the
+// API of text-generation-webui (oobabooga/text-generation-webui,
+// modules/api, earlier extensions/openai) by its shape, under uvicorn's
+// Server header: its text completion's id is "cmpl-" and the time in
+// nanoseconds, then object, created, model and a system_fingerprint of
+// null in that order (completions_common), spaced by Python's json.dumps
+// in a stream and not in a whole answer (Starlette's JSONResponse). It
+// never gives a suffix to the model: it sends it as the text of a
+// stream's last chunk and at the end of a whole answer's text, after a
+// completion of the prompt alone.
+func TextGenWebUIAnswer(start []byte) bool { return textGenWebUIAnswer.Match(start) }
+
+var textGenWebUIAnswer = regexp.MustCompile(`^\s*\{"id": ?"cmpl-[0-9]{16,}", ?"object": ?"text_completion", ?"created": ?[0-9]+, ?"model": ?"(?:[^"\\]|\\.)*", ?"system_fingerprint": ?null`)
+
 // StreamEchoDropper returns which server made start, the first event of
 // a stream sent in answer to a completions request with echo whose
 // headers do not name it, if it is one that drops the echo of a stream:
@@ -394,14 +409,15 @@ const (
 	CLIProxyAPI = "CLIProxyAPI"
 	MistralRs   = "mistral.rs"
 	LMDeploy    = "LMDeploy"
+	TextGen     = "text-generation-webui"
 )
 
 // SuffixDropper returns which server made start, the start of a 2xx
 // answer to a completions request with a suffix whose headers do not
 // name it, if it is one that dropped the suffix: LlamaCpp (see
 // LlamaCppAnswer), LocalAI (see LocalAIAnswer), KoboldCpp (see
-// KoboldCppAnswer), MistralRs (see MistralRsAnswer) or LMDeploy (see
-// LMDeployAnswer); "" for any other.
+// KoboldCppAnswer), MistralRs (see MistralRsAnswer), LMDeploy (see
+// LMDeployAnswer) or TextGen (see TextGenWebUIAnswer); "" for any other.
 func SuffixDropper(start []byte) string {
 	switch {
 	case LlamaCppAnswer(start):
@@ -414,6 +430,8 @@ func SuffixDropper(start []byte) string {
 		return MistralRs
 	case LMDeployAnswer(start):
 		return LMDeploy
+	case TextGenWebUIAnswer(start):
+		return TextGen
 	}
 	return ""
 }
@@ -424,7 +442,7 @@ const PeekBytes = 64 << 10
 
 // RefuseDropped closes res, a 2xx answer to a request whose field its
 // server dropped, server (LlamaCpp, LocalAI, KoboldCpp, CLIProxyAPI,
-// SGLang, MistralRs or LMDeploy), and returns the answer llama.cpp's server gave
+// SGLang, MistralRs, LMDeploy or TextGen), and returns the answer llama.cpp's server gave
 // before it dropped the field: 400, an OpenAI error body naming it, and no retry
 // (x-should-retry: false).
 func RefuseDropped(res *http.Response, server, field string) *http.Response {

@@ -115,6 +115,23 @@ func TestLMDeployAnswer(t *testing.T) {
 	}
 }
 
+func TestTextGenWebUIAnswer(t *testing.T) {
+	for start, want := range map[string]bool{
+		`{"id": "cmpl-1788170400123456789", "object": "text_completion", "created": 1788170400, "model": "Qwen2.5-Coder-1.5B-Q8_0.gguf", "system_fingerprint": null, "choices": []}`: true,  // a stream's event
+		`{"id":"cmpl-1788170401234567890","object":"text_completion","created":1788170401,"model":"m","system_fingerprint":null,"choices":[]}`:                                       true,  // whole
+		`{"id":"cmpl-123","object":"text_completion","created":1,"model":"m","system_fingerprint":"fp_ollama","choices":[]}`:                                                         false, // Ollama
+		`{"id":"cmpl-3a9f0c2b8e7d4a1f9c6b5e4d3a2f1e0d","object":"text_completion","created":1,"model":"m","choices":[]}`:                                                             false, // vLLM
+		`{"id": "cmpl-1788170400123456789", "object": "chat.completion.chunk", "created": 1788170400, "model": "m", "system_fingerprint": null}`:                                     false, // a chat chunk
+	} {
+		if got := TextGenWebUIAnswer([]byte(start)); got != want {
+			t.Errorf("TextGenWebUIAnswer(%s) = %v, want %v", start, got, want)
+		}
+		if got := SuffixDropper([]byte(start)) == TextGen; got != want {
+			t.Errorf("SuffixDropper(%s) = TextGen %v, want %v", start, got, want)
+		}
+	}
+}
+
 func TestLlamaCppAnswer(t *testing.T) {
 	const id = `"id":"chatcmpl-3gmggEL0AWEfuhqfa1ZLixsrZMxJcPYx"`
 	for start, want := range map[string]bool{
