@@ -346,7 +346,10 @@ func TestLlamaCppRefusedSuffix(t *testing.T) {
 // text-generation-webui's API never gives the suffix to the model either:
 // it sends it as the text of a stream's last chunk and at the end of a
 // whole answer's text (modules/api/completions.py, completions_common),
-// under uvicorn's Server header.
+// under uvicorn's Server header. TabbyAPI takes a suffix and an echo, "Not
+// parsed. Only used for OAI compliance." (endpoints/OAI/types/common.py);
+// its stream's chunks carry a chatcmpl- id of 32 hex digits, which a
+// llama.cpp server's id would match, and it has no /infill.
 // mistral.rs's takes a suffix but
 // never gives it to the model: it appends it to a whole answer's text
 // (mistralrs-core/src/sequence.rs, add_completion_choice_to_group:
@@ -364,6 +367,7 @@ func TestServersThatDropTheSuffix(t *testing.T) {
 		{"mistral.rs", "mistral.rs", "mistralrs"},
 		{"LMDeploy", "LMDeploy", "lmdeploy"},
 		{"text-generation-webui", "text-generation-webui", "textgen"},
+		{"TabbyAPI", "TabbyAPI", "tabbyapi"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -478,31 +482,39 @@ func TestMistralRsDropsTheEchoOfAStream(t *testing.T) {
 	})
 }
 
-// TestLMDeployDropsTheEcho: LMDeploy's api_server takes echo on
-// /v1/completions and never reads it
-// (lmdeploy/serve/openai/endpoints/completions.py, August 2026): a whole
-// answer and a stream alike hold the completion without its prompt, under
-// no header that names the server. Each request gets a KindRequest refusal
-// naming LMDeploy and the echo, after one request and before any text; a
-// stream without echo gets the server's answer.
-func TestLMDeployDropsTheEcho(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		stream := loadRecording(t, "lmdeploy-2026-completions-echo-stream.jsonl")
-		whole := loadRecording(t, "lmdeploy-2026-completions-echo-nostream.jsonl")
-		c, counts := serveFIM(t, stream, whole)
-		req := fim("tiny", "def add(a, b):\n", "")
-		req.Echo = openai.Bool(true)
-		for i := range 2 {
-			checkRefusedByName(t, c, req, "LMDeploy ignores echo", fmt.Sprintf("request %d", i))
-		}
-		plain := req
-		plain.Echo = openai.Bool(false)
-		s := c.NewCompletionStreaming(context.Background(), plain)
-		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != recordedCompletionText(t, stream) {
-			t.Errorf("no echo: text %q, err %v; want LMDeploy's answer", text, s.Err())
-		}
-		if n := counts.of("/v1/completions"); n != 5 {
-			t.Errorf("requests %v; want 5 to /v1/completions", counts)
-		}
-	})
+// TestServersThatDropTheEcho: LMDeploy's api_server and TabbyAPI take
+// echo on /v1/completions and never read it
+// (lmdeploy/serve/openai/endpoints/completions.py, August 2026;
+// tabbyAPI endpoints/OAI/types/common.py, "Not parsed"): a whole answer
+// and a stream alike hold the completion without its prompt, under no
+// header that names the server. Each request gets a KindRequest refusal
+// naming the server and the echo, after one request and before any text;
+// a stream without echo gets the server's answer.
+func TestServersThatDropTheEcho(t *testing.T) {
+	for _, tt := range []struct{ server, fixture string }{
+		{"LMDeploy", "lmdeploy"},
+		{"TabbyAPI", "tabbyapi"},
+	} {
+		t.Run(tt.server, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				stream := loadRecording(t, tt.fixture+"-2026-completions-echo-stream.jsonl")
+				whole := loadRecording(t, tt.fixture+"-2026-completions-echo-nostream.jsonl")
+				c, counts := serveFIM(t, stream, whole)
+				req := fim("tiny", "def add(a, b):\n", "")
+				req.Echo = openai.Bool(true)
+				for i := range 2 {
+					checkRefusedByName(t, c, req, tt.server+" ignores echo", fmt.Sprintf("request %d", i))
+				}
+				plain := req
+				plain.Echo = openai.Bool(false)
+				s := c.NewCompletionStreaming(context.Background(), plain)
+				if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != recordedCompletionText(t, stream) {
+					t.Errorf("no echo: text %q, err %v; want %s's answer", text, s.Err(), tt.server)
+				}
+				if n := counts.of("/v1/completions"); n != 5 {
+					t.Errorf("requests %v; want 5 to /v1/completions", counts)
+				}
+			})
+		})
+	}
 }

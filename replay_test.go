@@ -147,7 +147,7 @@ func eachRecordedEvent[T any](t *testing.T, rec recording, f func(ev T, rd recor
 	t.Helper()
 	for _, rd := range rec.Reads {
 		for _, line := range strings.Split(rd.Data, "\n") {
-			data, ok := strings.CutPrefix(line, "data: ")
+			data, ok := strings.CutPrefix(strings.TrimSuffix(line, "\r"), "data: ")
 			if !ok || data == "[DONE]" {
 				continue
 			}

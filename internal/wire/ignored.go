@@ -370,6 +370,25 @@ func TextGenWebUIAnswer(start []byte) bool { return textGenWebUIAnswer.Match(sta
 
 var textGenWebUIAnswer = regexp.MustCompile(`^\s*\{"id": ?"cmpl-[0-9]{16,}", ?"object": ?"text_completion", ?"created": ?[0-9]+, ?"model": ?"(?:[^"\\]|\\.)*", ?"system_fingerprint": ?null`)
 
+// TabbyAPIAnswer reports whether start, the start of a 2xx answer to a
+// completions request or of one of its stream's events, comes from
+// TabbyAPI (theroyallab/tabbyAPI) by its shape, under uvicorn's Server
+// header: a stream's text completion chunk begins {"id":
+// "chatcmpl-<32 hex digits>", "object": "text_completion", "choices": [
+// (Python's json.dumps of _compose_serialize_stream_chunk, its model as
+// model_name), a whole answer {"id":"cmpl-<32 hex digits>","choices":[
+// {"index":N,"finish_reason": (pydantic's order of CompletionResponse and
+// CompletionRespChoice; endpoints/OAI/utils/completion.py,
+// types/completion.py). Its request takes a suffix and an echo, "Not
+// parsed. Only used for OAI compliance." (endpoints/OAI/types/common.py):
+// a fill-in-the-middle request gets a completion of its prompt alone, an
+// echo request its answer without its prompt. A stream's chatcmpl- id
+// would pass for llama.cpp's server's (see LlamaCppAnswer), which does
+// fill-in-the-middle at /infill, an endpoint TabbyAPI does not have.
+func TabbyAPIAnswer(start []byte) bool { return tabbyAPIAnswer.Match(start) }
+
+var tabbyAPIAnswer = regexp.MustCompile(`^\s*\{"id": ?"(?:chatcmpl-[0-9a-f]{32}", ?"object": ?"text_completion", ?"choices": ?\[|cmpl-[0-9a-f]{32}", ?"choices": ?\[\{"index": ?[0-9]+, ?"finish_reason":)`)
+
 // StreamEchoDropper returns which server made start, the first event of
 // a stream sent in answer to a completions request with echo whose
 // headers do not name it, if it is one that drops the echo of a stream:
@@ -377,14 +396,16 @@ var textGenWebUIAnswer = regexp.MustCompile(`^\s*\{"id": ?"cmpl-[0-9]{16,}", ?"o
 // answer's text (mistralrs-core/src/sequence.rs,
 // add_completion_choice_to_group) and never in a stream, whose chunks
 // are made from the completion alone (pipeline/sampling.rs,
-// add_streaming_completion_chunk_choice_to_group), or LMDeploy (see
-// WholeEchoDropper); "" for any other.
+// add_streaming_completion_chunk_choice_to_group), LMDeploy or TabbyAPI
+// (see WholeEchoDropper); "" for any other.
 func StreamEchoDropper(start []byte) string {
 	switch {
 	case MistralRsAnswer(start):
 		return MistralRs
 	case LMDeployAnswer(start):
 		return LMDeploy
+	case TabbyAPIAnswer(start):
+		return TabbyAPI
 	}
 	return ""
 }
@@ -392,10 +413,14 @@ func StreamEchoDropper(start []byte) string {
 // WholeEchoDropper returns which server made start, the start of a whole
 // 2xx answer to a completions request with echo whose headers do not name
 // it, if it is one that drops the echo of a whole answer: LMDeploy (see
-// LMDeployAnswer), which reads no echo at all; "" for any other.
+// LMDeployAnswer) or TabbyAPI (see TabbyAPIAnswer), which read no echo
+// at all; "" for any other.
 func WholeEchoDropper(start []byte) string {
-	if LMDeployAnswer(start) {
+	switch {
+	case LMDeployAnswer(start):
 		return LMDeploy
+	case TabbyAPIAnswer(start):
+		return TabbyAPI
 	}
 	return ""
 }
@@ -410,6 +435,7 @@ const (
 	MistralRs   = "mistral.rs"
 	LMDeploy    = "LMDeploy"
 	TextGen     = "text-generation-webui"
+	TabbyAPI    = "TabbyAPI"
 )
 
 // SuffixDropper returns which server made start, the start of a 2xx
@@ -417,9 +443,12 @@ const (
 // name it, if it is one that dropped the suffix: LlamaCpp (see
 // LlamaCppAnswer), LocalAI (see LocalAIAnswer), KoboldCpp (see
 // KoboldCppAnswer), MistralRs (see MistralRsAnswer), LMDeploy (see
-// LMDeployAnswer) or TextGen (see TextGenWebUIAnswer); "" for any other.
+// LMDeployAnswer), TextGen (see TextGenWebUIAnswer) or TabbyAPI (see
+// TabbyAPIAnswer); "" for any other.
 func SuffixDropper(start []byte) string {
 	switch {
+	case TabbyAPIAnswer(start): // before LlamaCppAnswer, which its stream's id passes
+		return TabbyAPI
 	case LlamaCppAnswer(start):
 		return LlamaCpp
 	case LocalAIAnswer(start):
@@ -442,7 +471,7 @@ const PeekBytes = 64 << 10
 
 // RefuseDropped closes res, a 2xx answer to a request whose field its
 // server dropped, server (LlamaCpp, LocalAI, KoboldCpp, CLIProxyAPI,
-// SGLang, MistralRs, LMDeploy or TextGen), and returns the answer llama.cpp's server gave
+// SGLang, MistralRs, LMDeploy, TextGen or TabbyAPI), and returns the answer llama.cpp's server gave
 // before it dropped the field: 400, an OpenAI error body naming it, and no retry
 // (x-should-retry: false).
 func RefuseDropped(res *http.Response, server, field string) *http.Response {

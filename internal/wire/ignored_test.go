@@ -132,6 +132,26 @@ func TestTextGenWebUIAnswer(t *testing.T) {
 	}
 }
 
+func TestTabbyAPIAnswer(t *testing.T) {
+	for start, want := range map[string]bool{
+		`{"id": "chatcmpl-4f1c9a0e7b2d4c6e8a1f3b5d7c9e0a2b", "object": "text_completion", "choices": [{"index": 0, "text": "c", "finish_reason": null}], "created": 1, "model_name": "m"}`: true,  // a stream's event
+		`{"id":"cmpl-4f1c9a0e7b2d4c6e8a1f3b5d7c9e0a2b","choices":[{"index":0,"finish_reason":"length","eos_reason":null,"logprobs":null,"text":"c"}]`:                                      true,  // whole
+		`{"id":"chatcmpl-3gmggEL0AWEfuhqfa1ZLixsrZMxJcPYx","object":"text_completion","created":1,"model":"m","choices":[]}`:                                                               false, // llama.cpp's, rebuilt by one-hub
+		`{"choices":[{"text":"c","index":0}],"created":1,"id":"chatcmpl-4f1c9a0e7b2d4c6e8a1f3b5d7c9e0a2b","object":"text_completion"}`:                                                     false, // llama.cpp's own order
+		`{"id":"cmpl-4f1c9a0e7b2d4c6e8a1f3b5d7c9e0a2b","object":"text_completion","created":1,"model":"m","choices":[]}`:                                                                   false, // vLLM
+		`{"id": "chatcmpl-4f1c9a0e7b2d4c6e8a1f3b5d7c9e0a2b", "object": "chat.completion.chunk", "choices": []}`:                                                                            false, // a chat chunk
+	} {
+		if got := TabbyAPIAnswer([]byte(start)); got != want {
+			t.Errorf("TabbyAPIAnswer(%s) = %v, want %v", start, got, want)
+		}
+		for name, by := range map[string]func([]byte) string{"SuffixDropper": SuffixDropper, "StreamEchoDropper": StreamEchoDropper, "WholeEchoDropper": WholeEchoDropper} {
+			if got := by([]byte(start)) == TabbyAPI; got != want {
+				t.Errorf("%s(%s) = TabbyAPI %v, want %v", name, start, got, want)
+			}
+		}
+	}
+}
+
 func TestLlamaCppAnswer(t *testing.T) {
 	const id = `"id":"chatcmpl-3gmggEL0AWEfuhqfa1ZLixsrZMxJcPYx"`
 	for start, want := range map[string]bool{
