@@ -349,7 +349,9 @@ func TestLlamaCppRefusedSuffix(t *testing.T) {
 // under uvicorn's Server header. TabbyAPI takes a suffix and an echo, "Not
 // parsed. Only used for OAI compliance." (endpoints/OAI/types/common.py);
 // its stream's chunks carry a chatcmpl- id of 32 hex digits, which a
-// llama.cpp server's id would match, and it has no /infill.
+// llama.cpp server's id would match, and it has no /infill. Nor does
+// mlx_lm.server read a suffix or an echo (mlx_lm/server.py,
+// handle_text_completions: the prompt alone).
 // mistral.rs's takes a suffix but
 // never gives it to the model: it appends it to a whole answer's text
 // (mistralrs-core/src/sequence.rs, add_completion_choice_to_group:
@@ -368,6 +370,7 @@ func TestServersThatDropTheSuffix(t *testing.T) {
 		{"LMDeploy", "LMDeploy", "lmdeploy"},
 		{"text-generation-webui", "text-generation-webui", "textgen"},
 		{"TabbyAPI", "TabbyAPI", "tabbyapi"},
+		{"mlx_lm.server", "mlx_lm.server", "mlxlm"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -482,10 +485,11 @@ func TestMistralRsDropsTheEchoOfAStream(t *testing.T) {
 	})
 }
 
-// TestServersThatDropTheEcho: LMDeploy's api_server and TabbyAPI take
-// echo on /v1/completions and never read it
+// TestServersThatDropTheEcho: LMDeploy's api_server, TabbyAPI and
+// mlx_lm.server take echo on /v1/completions and never read it
 // (lmdeploy/serve/openai/endpoints/completions.py, August 2026;
-// tabbyAPI endpoints/OAI/types/common.py, "Not parsed"): a whole answer
+// tabbyAPI endpoints/OAI/types/common.py, "Not parsed"; mlx_lm/server.py,
+// handle_text_completions): a whole answer
 // and a stream alike hold the completion without its prompt, under no
 // header that names the server. Each request gets a KindRequest refusal
 // naming the server and the echo, after one request and before any text;
@@ -494,6 +498,7 @@ func TestServersThatDropTheEcho(t *testing.T) {
 	for _, tt := range []struct{ server, fixture string }{
 		{"LMDeploy", "lmdeploy"},
 		{"TabbyAPI", "tabbyapi"},
+		{"mlx_lm.server", "mlxlm"},
 	} {
 		t.Run(tt.server, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

@@ -389,6 +389,19 @@ func TabbyAPIAnswer(start []byte) bool { return tabbyAPIAnswer.Match(start) }
 
 var tabbyAPIAnswer = regexp.MustCompile(`^\s*\{"id": ?"(?:chatcmpl-[0-9a-f]{32}", ?"object": ?"text_completion", ?"choices": ?\[|cmpl-[0-9a-f]{32}", ?"choices": ?\[\{"index": ?[0-9]+, ?"finish_reason":)`)
 
+// MLXLMAnswer reports whether start, the start of a 2xx answer to a
+// completions request or of one of its stream's events, comes from
+// mlx_lm.server (ml-explore/mlx-lm, mlx_lm/server.py) by its shape, under
+// Python's BaseHTTP Server header: {"id": "cmpl-<UUID>",
+// "system_fingerprint": "<mlx-lm's version>-..." first (generate_response,
+// written by Python's json.dumps, whole or streamed). It reads neither a
+// suffix nor an echo (handle_text_completions takes the prompt alone): a
+// fill-in-the-middle request gets a completion of its prompt alone, an
+// echo request its answer without its prompt.
+func MLXLMAnswer(start []byte) bool { return mlxLMAnswer.Match(start) }
+
+var mlxLMAnswer = regexp.MustCompile(`^\s*\{"id": ?"cmpl-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", ?"system_fingerprint": ?"`)
+
 // StreamEchoDropper returns which server made start, the first event of
 // a stream sent in answer to a completions request with echo whose
 // headers do not name it, if it is one that drops the echo of a stream:
@@ -396,8 +409,8 @@ var tabbyAPIAnswer = regexp.MustCompile(`^\s*\{"id": ?"(?:chatcmpl-[0-9a-f]{32}"
 // answer's text (mistralrs-core/src/sequence.rs,
 // add_completion_choice_to_group) and never in a stream, whose chunks
 // are made from the completion alone (pipeline/sampling.rs,
-// add_streaming_completion_chunk_choice_to_group), LMDeploy or TabbyAPI
-// (see WholeEchoDropper); "" for any other.
+// add_streaming_completion_chunk_choice_to_group), LMDeploy, TabbyAPI or
+// MLXLM (see WholeEchoDropper); "" for any other.
 func StreamEchoDropper(start []byte) string {
 	switch {
 	case MistralRsAnswer(start):
@@ -406,6 +419,8 @@ func StreamEchoDropper(start []byte) string {
 		return LMDeploy
 	case TabbyAPIAnswer(start):
 		return TabbyAPI
+	case MLXLMAnswer(start):
+		return MLXLM
 	}
 	return ""
 }
@@ -413,14 +428,16 @@ func StreamEchoDropper(start []byte) string {
 // WholeEchoDropper returns which server made start, the start of a whole
 // 2xx answer to a completions request with echo whose headers do not name
 // it, if it is one that drops the echo of a whole answer: LMDeploy (see
-// LMDeployAnswer) or TabbyAPI (see TabbyAPIAnswer), which read no echo
-// at all; "" for any other.
+// LMDeployAnswer), TabbyAPI (see TabbyAPIAnswer) or MLXLM (see
+// MLXLMAnswer), which read no echo at all; "" for any other.
 func WholeEchoDropper(start []byte) string {
 	switch {
 	case LMDeployAnswer(start):
 		return LMDeploy
 	case TabbyAPIAnswer(start):
 		return TabbyAPI
+	case MLXLMAnswer(start):
+		return MLXLM
 	}
 	return ""
 }
@@ -436,6 +453,7 @@ const (
 	LMDeploy    = "LMDeploy"
 	TextGen     = "text-generation-webui"
 	TabbyAPI    = "TabbyAPI"
+	MLXLM       = "mlx_lm.server"
 )
 
 // SuffixDropper returns which server made start, the start of a 2xx
@@ -443,8 +461,8 @@ const (
 // name it, if it is one that dropped the suffix: LlamaCpp (see
 // LlamaCppAnswer), LocalAI (see LocalAIAnswer), KoboldCpp (see
 // KoboldCppAnswer), MistralRs (see MistralRsAnswer), LMDeploy (see
-// LMDeployAnswer), TextGen (see TextGenWebUIAnswer) or TabbyAPI (see
-// TabbyAPIAnswer); "" for any other.
+// LMDeployAnswer), TextGen (see TextGenWebUIAnswer), TabbyAPI (see
+// TabbyAPIAnswer) or MLXLM (see MLXLMAnswer); "" for any other.
 func SuffixDropper(start []byte) string {
 	switch {
 	case TabbyAPIAnswer(start): // before LlamaCppAnswer, which its stream's id passes
@@ -461,6 +479,8 @@ func SuffixDropper(start []byte) string {
 		return LMDeploy
 	case TextGenWebUIAnswer(start):
 		return TextGen
+	case MLXLMAnswer(start):
+		return MLXLM
 	}
 	return ""
 }
@@ -471,7 +491,7 @@ const PeekBytes = 64 << 10
 
 // RefuseDropped closes res, a 2xx answer to a request whose field its
 // server dropped, server (LlamaCpp, LocalAI, KoboldCpp, CLIProxyAPI,
-// SGLang, MistralRs, LMDeploy, TextGen or TabbyAPI), and returns the answer llama.cpp's server gave
+// SGLang, MistralRs, LMDeploy, TextGen, TabbyAPI or MLXLM), and returns the answer llama.cpp's server gave
 // before it dropped the field: 400, an OpenAI error body naming it, and no retry
 // (x-should-retry: false).
 func RefuseDropped(res *http.Response, server, field string) *http.Response {

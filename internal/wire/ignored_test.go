@@ -152,6 +152,24 @@ func TestTabbyAPIAnswer(t *testing.T) {
 	}
 }
 
+func TestMLXLMAnswer(t *testing.T) {
+	const fp = `"system_fingerprint": "0.29.1-0.30.0-macOS-15.6.1-arm64-arm-64bit-applegpu_g15s"`
+	for start, want := range map[string]bool{
+		`{"id": "cmpl-6f1e2d3c-4b5a-4978-8a69-5b4c3d2e1f00", ` + fp + `, "object": "text_completion", "model": "m", "created": 1, "choices": []}`: true,
+		`{"id": "cmpl-6f1e2d3c-4b5a-4978-8a69-5b4c3d2e1f00", "object": "text_completion", "created": 1, "model": "m", "choices": []}`:             false, // llama-cpp-python
+		`{"id": "chatcmpl-6f1e2d3c-4b5a-4978-8a69-5b4c3d2e1f00", ` + fp + `, "object": "chat.completion.chunk"}`:                                  false, // a chat chunk
+	} {
+		if got := MLXLMAnswer([]byte(start)); got != want {
+			t.Errorf("MLXLMAnswer(%s) = %v, want %v", start, got, want)
+		}
+		for name, by := range map[string]func([]byte) string{"SuffixDropper": SuffixDropper, "StreamEchoDropper": StreamEchoDropper, "WholeEchoDropper": WholeEchoDropper} {
+			if got := by([]byte(start)) == MLXLM; got != want {
+				t.Errorf("%s(%s) = MLXLM %v, want %v", name, start, got, want)
+			}
+		}
+	}
+}
+
 func TestLlamaCppAnswer(t *testing.T) {
 	const id = `"id":"chatcmpl-3gmggEL0AWEfuhqfa1ZLixsrZMxJcPYx"`
 	for start, want := range map[string]bool{
