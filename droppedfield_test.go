@@ -351,7 +351,8 @@ func TestLlamaCppRefusedSuffix(t *testing.T) {
 // its stream's chunks carry a chatcmpl- id of 32 hex digits, which a
 // llama.cpp server's id would match, and it has no /infill. Nor does
 // mlx_lm.server read a suffix or an echo (mlx_lm/server.py,
-// handle_text_completions: the prompt alone).
+// handle_text_completions: the prompt alone), nor vllm-mlx, whose
+// CompletionRequest has neither field (vllm_mlx/api/models.py).
 // mistral.rs's takes a suffix but
 // never gives it to the model: it appends it to a whole answer's text
 // (mistralrs-core/src/sequence.rs, add_completion_choice_to_group:
@@ -371,6 +372,7 @@ func TestServersThatDropTheSuffix(t *testing.T) {
 		{"text-generation-webui", "text-generation-webui", "textgen"},
 		{"TabbyAPI", "TabbyAPI", "tabbyapi"},
 		{"mlx_lm.server", "mlx_lm.server", "mlxlm"},
+		{"vllm-mlx", "vllm-mlx", "vllmmlx"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -489,7 +491,7 @@ func TestMistralRsDropsTheEchoOfAStream(t *testing.T) {
 // mlx_lm.server take echo on /v1/completions and never read it
 // (lmdeploy/serve/openai/endpoints/completions.py, August 2026;
 // tabbyAPI endpoints/OAI/types/common.py, "Not parsed"; mlx_lm/server.py,
-// handle_text_completions): a whole answer
+// handle_text_completions; vllm-mlx, vllm_mlx/api/models.py): a whole answer
 // and a stream alike hold the completion without its prompt, under no
 // header that names the server. Each request gets a KindRequest refusal
 // naming the server and the echo, after one request and before any text;
@@ -499,6 +501,7 @@ func TestServersThatDropTheEcho(t *testing.T) {
 		{"LMDeploy", "lmdeploy"},
 		{"TabbyAPI", "tabbyapi"},
 		{"mlx_lm.server", "mlxlm"},
+		{"vllm-mlx", "vllmmlx"},
 	} {
 		t.Run(tt.server, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

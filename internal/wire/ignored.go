@@ -402,6 +402,19 @@ func MLXLMAnswer(start []byte) bool { return mlxLMAnswer.Match(start) }
 
 var mlxLMAnswer = regexp.MustCompile(`^\s*\{"id": ?"cmpl-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", ?"system_fingerprint": ?"`)
 
+// VLLMMLXAnswer reports whether start, the start of a 2xx answer to a
+// completions request or of one of its stream's events, comes from
+// vllm-mlx (waybarrios/vllm-mlx) by its shape, under uvicorn's Server
+// header: a text completion whose id is "cmpl-" and 8 hex digits, object
+// next (vllm_mlx/server.py, stream_completion, a new id for each chunk;
+// api/models.py, CompletionResponse). Its CompletionRequest has no
+// suffix and no echo, which pydantic drops: a fill-in-the-middle request
+// gets a completion of its prompt alone, an echo request its answer
+// without its prompt.
+func VLLMMLXAnswer(start []byte) bool { return vllmMLXAnswer.Match(start) }
+
+var vllmMLXAnswer = regexp.MustCompile(`^\s*\{"id": ?"cmpl-[0-9a-f]{8}", ?"object": ?"text_completion"`)
+
 // StreamEchoDropper returns which server made start, the first event of
 // a stream sent in answer to a completions request with echo whose
 // headers do not name it, if it is one that drops the echo of a stream:
@@ -409,8 +422,8 @@ var mlxLMAnswer = regexp.MustCompile(`^\s*\{"id": ?"cmpl-[0-9a-f]{8}-[0-9a-f]{4}
 // answer's text (mistralrs-core/src/sequence.rs,
 // add_completion_choice_to_group) and never in a stream, whose chunks
 // are made from the completion alone (pipeline/sampling.rs,
-// add_streaming_completion_chunk_choice_to_group), LMDeploy, TabbyAPI or
-// MLXLM (see WholeEchoDropper); "" for any other.
+// add_streaming_completion_chunk_choice_to_group), LMDeploy, TabbyAPI,
+// MLXLM or VLLMMLX (see WholeEchoDropper); "" for any other.
 func StreamEchoDropper(start []byte) string {
 	switch {
 	case MistralRsAnswer(start):
@@ -421,6 +434,8 @@ func StreamEchoDropper(start []byte) string {
 		return TabbyAPI
 	case MLXLMAnswer(start):
 		return MLXLM
+	case VLLMMLXAnswer(start):
+		return VLLMMLX
 	}
 	return ""
 }
@@ -428,8 +443,9 @@ func StreamEchoDropper(start []byte) string {
 // WholeEchoDropper returns which server made start, the start of a whole
 // 2xx answer to a completions request with echo whose headers do not name
 // it, if it is one that drops the echo of a whole answer: LMDeploy (see
-// LMDeployAnswer), TabbyAPI (see TabbyAPIAnswer) or MLXLM (see
-// MLXLMAnswer), which read no echo at all; "" for any other.
+// LMDeployAnswer), TabbyAPI (see TabbyAPIAnswer), MLXLM (see
+// MLXLMAnswer) or VLLMMLX (see VLLMMLXAnswer), which read no echo at
+// all; "" for any other.
 func WholeEchoDropper(start []byte) string {
 	switch {
 	case LMDeployAnswer(start):
@@ -438,6 +454,8 @@ func WholeEchoDropper(start []byte) string {
 		return TabbyAPI
 	case MLXLMAnswer(start):
 		return MLXLM
+	case VLLMMLXAnswer(start):
+		return VLLMMLX
 	}
 	return ""
 }
@@ -454,6 +472,7 @@ const (
 	TextGen     = "text-generation-webui"
 	TabbyAPI    = "TabbyAPI"
 	MLXLM       = "mlx_lm.server"
+	VLLMMLX     = "vllm-mlx"
 )
 
 // SuffixDropper returns which server made start, the start of a 2xx
@@ -462,7 +481,8 @@ const (
 // LlamaCppAnswer), LocalAI (see LocalAIAnswer), KoboldCpp (see
 // KoboldCppAnswer), MistralRs (see MistralRsAnswer), LMDeploy (see
 // LMDeployAnswer), TextGen (see TextGenWebUIAnswer), TabbyAPI (see
-// TabbyAPIAnswer) or MLXLM (see MLXLMAnswer); "" for any other.
+// TabbyAPIAnswer), MLXLM (see MLXLMAnswer) or VLLMMLX (see
+// VLLMMLXAnswer); "" for any other.
 func SuffixDropper(start []byte) string {
 	switch {
 	case TabbyAPIAnswer(start): // before LlamaCppAnswer, which its stream's id passes
@@ -481,6 +501,8 @@ func SuffixDropper(start []byte) string {
 		return TextGen
 	case MLXLMAnswer(start):
 		return MLXLM
+	case VLLMMLXAnswer(start):
+		return VLLMMLX
 	}
 	return ""
 }
@@ -491,7 +513,7 @@ const PeekBytes = 64 << 10
 
 // RefuseDropped closes res, a 2xx answer to a request whose field its
 // server dropped, server (LlamaCpp, LocalAI, KoboldCpp, CLIProxyAPI,
-// SGLang, MistralRs, LMDeploy, TextGen, TabbyAPI or MLXLM), and returns the answer llama.cpp's server gave
+// SGLang, MistralRs, LMDeploy, TextGen, TabbyAPI, MLXLM or VLLMMLX), and returns the answer llama.cpp's server gave
 // before it dropped the field: 400, an OpenAI error body naming it, and no retry
 // (x-should-retry: false).
 func RefuseDropped(res *http.Response, server, field string) *http.Response {

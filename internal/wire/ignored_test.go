@@ -170,6 +170,23 @@ func TestMLXLMAnswer(t *testing.T) {
 	}
 }
 
+func TestVLLMMLXAnswer(t *testing.T) {
+	for start, want := range map[string]bool{
+		`{"id": "cmpl-1a2b3c4d", "object": "text_completion", "created": 1, "model": "m", "choices": []}`: true,  // a stream's event
+		`{"id":"cmpl-1a2b3c4d","object":"text_completion","created":1,"model":"m","choices":[]}`:          true,  // whole
+		`{"id":"cmpl-123","object":"text_completion","created":1,"model":"m"}`:                            false, // Ollama
+		`{"id":"cmpl-3a9f0c2b8e7d4a1f9c6b5e4d3a2f1e0d","object":"text_completion","created":1}`:           false, // vLLM
+		`{"id": "chatcmpl-1a2b3c4d", "object": "chat.completion.chunk", "created": 1}`:                    false, // a chat chunk
+	} {
+		if got := VLLMMLXAnswer([]byte(start)); got != want {
+			t.Errorf("VLLMMLXAnswer(%s) = %v, want %v", start, got, want)
+		}
+		if got := SuffixDropper([]byte(start)) == VLLMMLX; got != want {
+			t.Errorf("SuffixDropper(%s) = VLLMMLX %v, want %v", start, got, want)
+		}
+	}
+}
+
 func TestLlamaCppAnswer(t *testing.T) {
 	const id = `"id":"chatcmpl-3gmggEL0AWEfuhqfa1ZLixsrZMxJcPYx"`
 	for start, want := range map[string]bool{
