@@ -491,7 +491,9 @@ func TestMistralRsDropsTheEchoOfAStream(t *testing.T) {
 // mlx_lm.server take echo on /v1/completions and never read it
 // (lmdeploy/serve/openai/endpoints/completions.py, August 2026;
 // tabbyAPI endpoints/OAI/types/common.py, "Not parsed"; mlx_lm/server.py,
-// handle_text_completions; vllm-mlx, vllm_mlx/api/models.py): a whole answer
+// handle_text_completions; vllm-mlx, vllm_mlx/api/models.py; llamafile's
+// own server, llamafile/server/v1_completions.cpp, which reads it and
+// never uses it, under its Server header): a whole answer
 // and a stream alike hold the completion without its prompt, under no
 // header that names the server. Each request gets a KindRequest refusal
 // naming the server and the echo, after one request and before any text;
@@ -502,6 +504,7 @@ func TestServersThatDropTheEcho(t *testing.T) {
 		{"TabbyAPI", "tabbyapi"},
 		{"mlx_lm.server", "mlxlm"},
 		{"vllm-mlx", "vllmmlx"},
+		{"llamafile", "llamafile"},
 	} {
 		t.Run(tt.server, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

@@ -288,10 +288,14 @@ func (x *exchange) constrained() bool {
 // dropperOf returns which server made res, a 2xx answer to a request
 // with field, if it is one that drops that field: wire.LlamaCpp,
 // wire.KoboldCpp or wire.CLIProxyAPI, told by its headers (see
-// wire.FieldDropper), or one told by the answer itself (see
+// wire.FieldDropper), for an echo wire.Llamafile likewise (see
+// wire.EchoDropper), or one told by the answer itself (see
 // answerDropper); "" for another.
 func (x *exchange) dropperOf(res *http.Response, field string) string {
 	if by := wire.FieldDropper(res); by != "" {
+		return by
+	}
+	if by := wire.EchoDropper(res); by != "" && field == "echo" {
 		return by
 	}
 	return x.answerDropper(res, field)

@@ -268,6 +268,19 @@ func FieldDropper(res *http.Response) string {
 	return ""
 }
 
+// EchoDropper returns which server made res, a 2xx answer to a
+// completions request with echo, as its headers say, if it is one that
+// drops the echo but not a suffix: Llamafile (Server: llamafile/<its
+// version>), whose own server (llamafile/server/v1_completions.cpp,
+// llamafiler) reads echo and never uses it, whole or streamed, and
+// refuses a suffix with 400 itself; "" for another.
+func EchoDropper(res *http.Response) string {
+	if res != nil && strings.HasPrefix(strings.ToLower(res.Header.Get("Server")), "llamafile/") {
+		return Llamafile
+	}
+	return ""
+}
+
 // LlamaCppAnswer reports whether start, the start of a 2xx answer whose
 // headers do not name llama.cpp's server (see FieldDropper), shows that
 // server made it all the same: behind a relay that passes on none of its
@@ -473,6 +486,7 @@ const (
 	TabbyAPI    = "TabbyAPI"
 	MLXLM       = "mlx_lm.server"
 	VLLMMLX     = "vllm-mlx"
+	Llamafile   = "llamafile"
 )
 
 // SuffixDropper returns which server made start, the start of a 2xx
@@ -513,7 +527,8 @@ const PeekBytes = 64 << 10
 
 // RefuseDropped closes res, a 2xx answer to a request whose field its
 // server dropped, server (LlamaCpp, LocalAI, KoboldCpp, CLIProxyAPI,
-// SGLang, MistralRs, LMDeploy, TextGen, TabbyAPI, MLXLM or VLLMMLX), and returns the answer llama.cpp's server gave
+// SGLang, MistralRs, LMDeploy, TextGen, TabbyAPI, MLXLM, VLLMMLX or
+// Llamafile), and returns the answer llama.cpp's server gave
 // before it dropped the field: 400, an OpenAI error body naming it, and no retry
 // (x-should-retry: false).
 func RefuseDropped(res *http.Response, server, field string) *http.Response {

@@ -187,6 +187,23 @@ func TestVLLMMLXAnswer(t *testing.T) {
 	}
 }
 
+func TestEchoDropper(t *testing.T) {
+	for server, want := range map[string]string{
+		"llamafile/0.9.3":  Llamafile,
+		"llama.cpp":        "", // told by FieldDropper, which drops the suffix too
+		"uvicorn":          "",
+		"llamafiler-proxy": "",
+	} {
+		res := &http.Response{Header: http.Header{"Server": {server}}}
+		if got := EchoDropper(res); got != want {
+			t.Errorf("EchoDropper(Server: %s) = %q, want %q", server, got, want)
+		}
+	}
+	if got := EchoDropper(nil); got != "" {
+		t.Errorf("EchoDropper(nil) = %q, want none", got)
+	}
+}
+
 func TestLlamaCppAnswer(t *testing.T) {
 	const id = `"id":"chatcmpl-3gmggEL0AWEfuhqfa1ZLixsrZMxJcPYx"`
 	for start, want := range map[string]bool{
