@@ -284,7 +284,7 @@ func (a *attempt) request() bool {
 // openBody prepares the reading of the event stream (see reading.open);
 // the attempt is told before each read of the body (see flush).
 func (a *attempt) openBody() {
-	a.rd.open(a, a.x.droppedPending(), a.spec.cfg.maxLineBytes)
+	a.rd.open(a, a.x.drop.pending(), a.spec.cfg.maxLineBytes)
 }
 
 // step reads and delivers the next event of the stream. At the end of the
@@ -366,7 +366,7 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		}
 		if a.ctx.Err() != nil && context.Cause(a.ctx) != errAnswerEnded {
 			// The call ended while the server was asked whether it kept
-			// the suffix (see exchange.sglangDropped): the event, which
+			// the suffix (see dropWatch.sglang): the event, which
 			// may have been made without it, is not the caller's.
 			return true, at, a.failure(KindRequest, "", context.Cause(a.ctx))
 		}

@@ -3,11 +3,9 @@ package tokenpace
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -79,29 +77,15 @@ type exchange struct {
 	// cut says why an error body was cut short (see wire.BoundErrorBody);
 	// empty when none was.
 	cut string
-	// dropped is the field of the request that its server, dropper
-	// (wire.LlamaCpp, wire.LocalAI, wire.KoboldCpp or wire.CLIProxyAPI),
-	// answered without (see wire.DroppedField); the client refused the
-	// answer.
-	dropped, dropper string
-	// suffixAt is the server (host and model) of a stream sent in answer
-	// to a completions request with a suffix, whose first event is yet to
-	// say whether a server that drops the suffix made it (see
-	// fieldIgnored).
-	suffixAt string
-	// echoAt: the stream was sent in answer to a completions request
-	// with echo, whose first event is yet to say whether a server that
-	// drops the echo of a stream made it (see fieldIgnored).
-	echoAt bool
+	// drop tells whether the server answered without a field of the
+	// request (a suffix, an echo) and keeps what it found.
+	drop dropWatch
 	// infill is the client's set of servers that do fill-in-the-middle
 	// at /infill only; nil learns none.
 	infill *wire.InfillServers
 	// sglang is the client's set of what SGLang servers said of their
-	// completion template; nil asks none. template asks the server of a
-	// completions request with a suffix, once its answer has SGLang's
-	// shape (see sglangDropped); nil for any other request.
-	sglang   *wire.SGLangServers
-	template func() wire.Template
+	// completion template; nil asks none (see dropWatch.sglang).
+	sglang *wire.SGLangServers
 	// sentBody gives the body of the last request sent again, as it
 	// went (see constrained); nil before one was sent, or when it cannot.
 	sentBody func() (io.ReadCloser, error)
@@ -133,7 +117,7 @@ type exchange struct {
 // completions from its upstream's chat API: none does fill-in-the-middle
 // anywhere; and so is one SGLang started without a completion template
 // answered without, told by its answer's shape and its /server_info (see
-// sglangDropped). A request whose echo llama.cpp's server, KoboldCpp or
+// dropWatch.sglang). A request whose echo llama.cpp's server, KoboldCpp or
 // CLIProxyAPI answers without gets the answer llama.cpp's server gave
 // before: 400, the field
 // named (see wire.DroppedField), so that no completion made without it
@@ -170,9 +154,7 @@ func (x *exchange) middleware() option.Middleware {
 		model, served := "", ""
 		if dropped == "suffix" {
 			asking := req
-			x.mu.Lock()
-			x.template = func() wire.Template { return x.sglang.Template(asking, next) }
-			x.mu.Unlock()
+			x.drop.ask(func() wire.Template { return x.sglang.Template(asking, next) })
 			// A gateway may serve llama.cpp's models beside others: what
 			// is learnt is the server's and the model's.
 			model = wire.RequestModel(asked)
@@ -206,8 +188,8 @@ func (x *exchange) middleware() option.Middleware {
 				// description and parameters (see wire.RefusedTools).
 				refusals++
 				x.declined.Learn(req, tools)
-			case dropped != "" && !infill && err == nil && res != nil && res.StatusCode < 300 && x.dropperOf(res, dropped) != "":
-				by := x.dropperOf(res, dropped)
+			case dropped != "" && !infill && err == nil && res != nil && res.StatusCode < 300 && x.drop.answer(res, dropped) != "":
+				by := x.drop.answer(res, dropped)
 				if r, ok := wire.ToInfill(req, asked); ok && by == wire.LlamaCpp {
 					// Fill-in-the-middle is this server's /infill: there
 					// at once, and from now on.
@@ -240,9 +222,7 @@ func (x *exchange) middleware() option.Middleware {
 				if dropped != "" && !infill && err == nil && res != nil && res.StatusCode < 300 &&
 					isEventStream(res.Header.Get("Content-Type")) {
 					// A stream: its first event tells (see fieldIgnored).
-					x.mu.Lock()
-					x.suffixAt, x.echoAt = served, dropped == "echo"
-					x.mu.Unlock()
+					x.drop.await(served, dropped == "echo")
 				}
 				return res, err
 			}
@@ -285,121 +265,29 @@ func (x *exchange) constrained() bool {
 	return err == nil && len(body) <= maxRewriteBody && codec.Constrained(body)
 }
 
-// dropperOf returns which server made res, a 2xx answer to a request
-// with field, if it is one that drops that field: wire.LlamaCpp,
-// wire.KoboldCpp or wire.CLIProxyAPI, told by its headers (see
-// wire.FieldDropper), for an echo wire.Llamafile likewise (see
-// wire.EchoDropper), or one told by the answer itself (see
-// answerDropper); "" for another.
-func (x *exchange) dropperOf(res *http.Response, field string) string {
-	if by := wire.FieldDropper(res); by != "" {
-		return by
-	}
-	if by := wire.EchoDropper(res); by != "" && field == "echo" {
-		return by
-	}
-	return x.answerDropper(res, field)
-}
-
-// answerDropper returns which server that drops field made res, a whole
-// answer (not a stream) whose headers do not name it: for a suffix, see
-// wire.SuffixDropper and sglangDropped; for an echo, see
-// wire.WholeEchoDropper; "" for another. It reads the answer ahead, up
-// to wire.PeekBytes, once; the caller's reads then take those bytes
-// first. A stream is not read ahead, which would hold the call until its
-// first event: its first event is checked as it is read (see
-// fieldIgnored).
-func (x *exchange) answerDropper(res *http.Response, field string) string {
-	if _, ok := res.Body.(wire.Ahead); !ok && isEventStream(res.Header.Get("Content-Type")) {
-		return ""
-	}
-	// The reads go through the body's own stamps (arrivalBody, under the
-	// bound of a whole answer), so the answer's arrival stays exact.
-	start := wire.ReadAhead(res, wire.PeekBytes)
-	switch field {
-	case "echo":
-		return wire.WholeEchoDropper(start)
-	case "suffix":
-		if by := wire.SuffixDropper(start); by != "" {
-			return by
-		}
-		if x.sglangDropped(start) {
-			return wire.SGLang
-		}
-	}
-	return ""
-}
-
-// sglangDropped reports whether start, the start of an answer to a
-// completions request with a suffix or its stream's first event, is
-// SGLang's (see wire.SGLangAnswer) and its server says it has no
-// completion template, so that it dropped the suffix. Only then does it
-// ask the server, at most once a minute (see wire.SGLangServers); any
-// other answer costs nothing more, and a server that does not say is
-// taken to have used the suffix.
-func (x *exchange) sglangDropped(start []byte) bool {
-	if !wire.SGLangAnswer(start) {
-		return false
-	}
-	x.mu.Lock()
-	ask := x.template
-	x.mu.Unlock()
-	return ask != nil && ask() == wire.TemplateMissing
-}
-
-// droppedPending reports whether the first event of the stream is to say
-// whether its suffix or its echo was dropped (see fieldIgnored).
-func (x *exchange) droppedPending() bool {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.suffixAt != "" || x.echoAt
-}
-
-// fieldIgnored reports whether data, the first event of a stream sent in
-// answer to a completions request with a suffix or echo by a server whose
-// headers do not name one that drops it, was made by such a server all
-// the same: for a suffix, llama.cpp's server (see wire.LlamaCppAnswer)
-// and the others wire.SuffixDropper and sglangDropped tell; for an echo,
-// mistral.rs and LMDeploy (see wire.StreamEchoDropper). The field was dropped. A
-// llama.cpp server is then learnt as one whose fill-in-the-middle is
-// /infill, for the next request (see the middleware), and this one is
-// refused by name (see failure).
-func (x *exchange) fieldIgnored(data []byte) bool {
-	x.mu.Lock()
-	served, echo := x.suffixAt, x.echoAt
-	x.suffixAt, x.echoAt = "", false
-	x.mu.Unlock()
-	field, by := "suffix", ""
-	switch {
-	case echo:
-		field, by = "echo", wire.StreamEchoDropper(data)
-	case served != "":
-		by = wire.SuffixDropper(data)
-		if by == "" && x.sglangDropped(data) {
-			by = wire.SGLang
-		}
-	}
-	if by == "" {
-		return false
-	}
-	if by == wire.LlamaCpp && field == "suffix" {
-		x.infill.Learn(served)
-	}
-	x.mu.Lock()
-	x.dropped, x.dropper = field, by
-	x.mu.Unlock()
-	return true
-}
-
 // refuseDropped notes that the server dropped field and returns the
 // answer that refuses it (see wire.RefuseDropped), which stands for the
 // server's from then on.
 func (x *exchange) refuseDropped(res *http.Response, by, field string) *http.Response {
 	out := wire.RefuseDropped(res, by, field)
+	x.drop.dropped(field, by)
 	x.mu.Lock()
-	x.dropped, x.dropper, x.res = field, by, out
+	x.res = out
 	x.mu.Unlock()
 	return out
+}
+
+// fieldIgnored reports whether data, the first event of a stream, says
+// that its server dropped a field of the request (see
+// dropWatch.firstEvent). A llama.cpp server that dropped a suffix is then
+// learnt as one whose fill-in-the-middle is /infill, for the next request
+// (see the middleware); this one is refused by name (see failure).
+func (x *exchange) fieldIgnored(data []byte) bool {
+	by, served := x.drop.firstEvent(data)
+	if by == wire.LlamaCpp && served != "" {
+		x.infill.Learn(served)
+	}
+	return by != ""
 }
 
 // maxRefusals bounds how many times one request is sent again without a
@@ -729,106 +617,6 @@ func (x *exchange) answered(res *http.Response, sent, headers time.Time) {
 	x.res = res
 }
 
-// clientTrace returns the hooks that record the connection breakdown of
-// HTTP request i.
-func (x *exchange) clientTrace(i int) *requestTrace {
-	t := &requestTrace{x: x, i: i}
-	t.hooks = httptrace.ClientTrace{
-		DNSStart: t.dnsStart, DNSDone: t.dnsDone,
-		ConnectStart: t.connectStart, ConnectDone: t.connectDone,
-		TLSHandshakeStart: t.tlsStart, TLSHandshakeDone: t.tlsDone,
-		GotConn: t.gotConn, WroteRequest: t.wroteRequest,
-		GotFirstResponseByte: t.gotFirstByte,
-	}
-	return t
-}
-
-// requestTrace holds the httptrace hooks of one HTTP request of an
-// exchange and the start times they pair with their ends: one value per
-// request, its hooks its methods.
-type requestTrace struct {
-	x     *exchange
-	i     int // the request's index in x.t.HTTP
-	hooks httptrace.ClientTrace
-	// Under x.mu, as the hooks may run on transport goroutines.
-	dnsAt, connectAt, tlsAt time.Time
-	responded               bool          // a byte of the response came back
-	idle                    time.Duration // how long the connection had been idle
-	// multiplexed: the connection is HTTP/2's, whose transport sends again
-	// itself what its server refused unprocessed (see multiplexed).
-	multiplexed bool
-}
-
-// record runs f on the request's HTTPAttempt under the exchange's lock,
-// unless the exchange has ended (a dial may outlive its request), and
-// keeps the exchange's own fields in step when it is the last request:
-// the writer may report after the response arrived.
-func (t *requestTrace) record(f func(t *requestTrace, h *HTTPAttempt, now time.Time)) {
-	now := time.Now()
-	x := t.x
-	x.mu.Lock()
-	if !x.ended {
-		h := &x.t.HTTP[t.i]
-		f(t, h, now)
-		if t.i == len(x.t.HTTP)-1 {
-			x.t.WroteRequest, x.t.Conn = h.WroteRequest, h.Conn
-		}
-	}
-	x.mu.Unlock()
-}
-
-func (t *requestTrace) dnsStart(httptrace.DNSStartInfo) {
-	t.record(func(t *requestTrace, _ *HTTPAttempt, now time.Time) { t.dnsAt = now })
-}
-
-func (t *requestTrace) dnsDone(httptrace.DNSDoneInfo) {
-	t.record(func(t *requestTrace, h *HTTPAttempt, now time.Time) { h.Conn.DNS = since(t.dnsAt, now) })
-}
-
-func (t *requestTrace) connectStart(string, string) {
-	t.record(func(t *requestTrace, _ *HTTPAttempt, now time.Time) { t.connectAt = now })
-}
-
-func (t *requestTrace) connectDone(string, string, error) {
-	t.record(func(t *requestTrace, h *HTTPAttempt, now time.Time) { h.Conn.Connect = since(t.connectAt, now) })
-}
-
-func (t *requestTrace) tlsStart() {
-	t.record(func(t *requestTrace, _ *HTTPAttempt, now time.Time) { t.tlsAt = now })
-}
-
-func (t *requestTrace) tlsDone(tls.ConnectionState, error) {
-	t.record(func(t *requestTrace, h *HTTPAttempt, now time.Time) { h.Conn.TLS = since(t.tlsAt, now) })
-}
-
-func (t *requestTrace) gotConn(info httptrace.GotConnInfo) {
-	reused, idle, mux := info.Reused, info.IdleTime, multiplexed(info.Conn)
-	t.record(func(t *requestTrace, h *HTTPAttempt, _ time.Time) {
-		h.Conn.Reused, t.idle, t.multiplexed = reused, idle, mux
-	})
-}
-
-// multiplexed reports whether conn carries HTTP/2, negotiated over TLS. A
-// request that failed on such a connection before its response is never
-// sent again at once (see exchange.send): its server reset the stream on
-// a connection it keeps serving, and RFC 9113 (8.7) makes only a stream
-// refused (REFUSED_STREAM), or past a GOAWAY's last one, safe to send
-// again, which Go's transport does itself; after any other reset the
-// request may have been processed. Nor does the server close its
-// connections after each response (see wire.ClosingServers).
-func multiplexed(conn net.Conn) bool {
-	tc, ok := conn.(*tls.Conn)
-	return ok && tc.ConnectionState().NegotiatedProtocol == "h2"
-}
-
-func (t *requestTrace) gotFirstByte() {
-	t.record(func(t *requestTrace, _ *HTTPAttempt, _ time.Time) { t.responded = true })
-}
-
-func (t *requestTrace) wroteRequest(httptrace.WroteRequestInfo) {
-	t.record(func(_ *requestTrace, h *HTTPAttempt, now time.Time) { h.WroteRequest = now })
-}
-
 // sent returns when the first request left; zero before.
 func (x *exchange) sent() time.Time {
 	x.mu.Lock()
@@ -879,8 +667,9 @@ func (x *exchange) failure(ctx context.Context, target string, err error) error 
 		return cerr
 	}
 	x.mu.Lock()
-	cut, dropped, by := x.cut, x.dropped, x.dropper
+	cut := x.cut
 	x.mu.Unlock()
+	dropped, by := x.drop.found()
 	switch {
 	case dropped != "":
 		return &StreamError{Kind: KindRequest, Target: target, Detail: wire.DroppedDetail(by, dropped), Err: err}
@@ -893,29 +682,6 @@ func (x *exchange) failure(ctx context.Context, target string, err error) error 
 		return &StreamError{Kind: KindTooLarge, Target: target, Detail: "response body", Err: err}
 	}
 	return &StreamError{Kind: KindRequest, Target: target, Detail: statusDetail(err), Err: err}
-}
-
-// setUsage records the token counts a server reported, if it did.
-func (t *Timing) setUsage(u codec.Usage, valid bool) {
-	if !valid {
-		return
-	}
-	t.trustUsage(u.Prompt, u.Cached, u.Output, u.Reasoning)
-}
-
-// trustUsage records the token counts a server reported, unless one is
-// negative or absurd (then the usage is not trusted: UsageReported stays
-// as it was and OutputTokens is counted from the deltas). Cached tokens
-// are at most the prompt's, reasoning ones at most the output's.
-func (t *Timing) trustUsage(prompt, cached, output, reasoning int64) {
-	if !(codec.Usage{Prompt: prompt, Cached: cached, Output: output}).Trusted() {
-		return
-	}
-	t.UsageReported = true
-	t.PromptTokens = int(prompt)
-	t.CachedTokens = int(min(max(cached, 0), prompt))
-	t.OutputTokens = int(output)
-	t.ReasoningTokens = int(min(max(reasoning, 0), output))
 }
 
 // serverOf returns the host and port of u, the port implied by its scheme

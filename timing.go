@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/tokenpace/tokenpace/internal/codec"
 )
 
 // Timing is the measured timeline of one request: raw arrival timestamps and
@@ -404,3 +406,26 @@ const (
 	OutcomeSuperseded Outcome = "superseded" // a newer request for the same key replaced it
 	OutcomeCanceled   Outcome = "canceled"   // the caller gave up
 )
+
+// setUsage records the token counts a server reported, if it did.
+func (t *Timing) setUsage(u codec.Usage, valid bool) {
+	if !valid {
+		return
+	}
+	t.trustUsage(u.Prompt, u.Cached, u.Output, u.Reasoning)
+}
+
+// trustUsage records the token counts a server reported, unless one is
+// negative or absurd (then the usage is not trusted: UsageReported stays
+// as it was and OutputTokens is counted from the deltas). Cached tokens
+// are at most the prompt's, reasoning ones at most the output's.
+func (t *Timing) trustUsage(prompt, cached, output, reasoning int64) {
+	if !(codec.Usage{Prompt: prompt, Cached: cached, Output: output}).Trusted() {
+		return
+	}
+	t.UsageReported = true
+	t.PromptTokens = int(prompt)
+	t.CachedTokens = int(min(max(cached, 0), prompt))
+	t.OutputTokens = int(output)
+	t.ReasoningTokens = int(min(max(reasoning, 0), output))
+}
