@@ -114,6 +114,11 @@ func (r chat) Decode(data []byte) (Event, error) {
 	if err := checkChoices(c, r.Choices()); err != nil {
 		return Event{}, err
 	}
+	if droppedOllamaError(c) {
+		// The answer was cut: the finish reason is the bridge's, not
+		// the server's (see droppedOllamaError).
+		c.Choices[0].FinishReason = ""
+	}
 	return chunkEvent(c, c), nil
 }
 
