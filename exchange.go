@@ -130,7 +130,8 @@ type exchange struct {
 // request error that server answers with 500 (see
 // wire.LlamaCppRequestError). Bifrost's 400 for a request it could not
 // send to its provider is the gateway error it is: 502 (see
-// wire.BifrostUpstreamFailure).
+// wire.BifrostUpstreamFailure), as is Cloudflare AI Gateway's 400 for a
+// request its provider did not answer (see wire.CloudflareUpstreamFailure).
 //
 // A request refused for a field the client added to it (stream_options,
 // or what it gave back to the server: see wire.CallExtras) is sent again
@@ -216,7 +217,7 @@ func (x *exchange) middleware() option.Middleware {
 				return x.refuseDropped(res, wire.LlamaCpp, "suffix"), nil
 			case err == nil && wire.LlamaCppRequestError(res):
 				return wire.AsRequestError(res), nil
-			case err == nil && wire.BifrostUpstreamFailure(res):
+			case err == nil && (wire.BifrostUpstreamFailure(res) || wire.CloudflareUpstreamFailure(res)):
 				return wire.AsGatewayError(res), nil
 			default:
 				if dropped != "" && !infill && err == nil && res != nil && res.StatusCode < 300 &&

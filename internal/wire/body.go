@@ -50,7 +50,7 @@ func ErrorBody(res *http.Response) ([]byte, error) {
 // body that is not JSON, or whose "error" is neither an object nor a
 // string, which openai-go would not decode, losing the status (cut is
 // then empty). A body that says its error in a shape of its own (see
-// errorOfOwnShape) becomes an error object of its message and name. A body that is an array whose first item holds the error
+// errorOfOwnShape) becomes an error object of its message, name and code. A body that is an array whose first item holds the error
 // object, as Gemini's OpenAI endpoint sends its errors
 // ([{"error":{"code":400,"message":…,"status":"INVALID_ARGUMENT"}}]:
 // cyberchitta/openai_ex#126, Simpleyyt/ai-manus#101), is that item, whose
@@ -68,8 +68,8 @@ func BoundErrorBody(res *http.Response) (cut string) {
 	case len(head) > maxErrorBody:
 		cut = fmt.Sprintf("error body of status %d over %d bytes", res.StatusCode, maxErrorBody)
 	default:
-		if msg, name, ok := errorOfOwnShape(head); ok {
-			body := errorObject(msg, name)
+		if msg, name, code, ok := errorOfOwnShape(head); ok {
+			body := errorObject(msg, name, code)
 			res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 			res.Header.Set("Content-Type", "application/json")
 			return ""
@@ -87,7 +87,7 @@ func BoundErrorBody(res *http.Response) (cut string) {
 	if note == "" {
 		note = "error body not valid JSON"
 	}
-	body := errorObject(string(head)+" … ("+note+")", "invalid_error_body")
+	body := errorObject(string(head)+" … ("+note+")", "invalid_error_body", "")
 	res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	res.Header.Set("Content-Type", "application/json")
 	return cut
@@ -107,30 +107,38 @@ func BoundErrorBody(res *http.Response) (cut string) {
 // TensorRT-LLM's trtllm-serve sends its errors, and Aphrodite and vLLM
 // did before they nested them ({"object": "error", "message": …, "type":
 // "BadRequestError", "param": null, "code": 400}), or alone, as
-// mistral.rs does ({"message": "model `x` was not found"}). ok is false
-// for any other body.
-func errorOfOwnShape(head []byte) (msg, name string, ok bool) {
+// mistral.rs does ({"message": "model `x` was not found"}); or an
+// "error" that is an array of objects with a code and a message, as
+// Cloudflare's API envelope holds them, AI Gateway's own errors among
+// them ({"success": false, "result": [], "messages": [], "error":
+// [{"code": 2005, "message": "Failed to get response from provider"}]}:
+// cloudflare/ai#436), whose first is the error and its code, as a string,
+// code. ok is false for any other body.
+func errorOfOwnShape(head []byte) (msg, name, code string, ok bool) {
 	if !gjson.ValidBytes(head) {
-		return "", "", false
+		return "", "", "", false
 	}
 	if e := gjson.GetBytes(head, "error"); e.Exists() {
+		if first := e.Get("0"); e.IsArray() && first.Get("message").Type == gjson.String {
+			return first.Get("message").Str, "", first.Get("code").String(), true
+		}
 		if e.Type == gjson.String {
 			if msg, name, ok := externalModelError(head); ok {
-				return msg, name, true
+				return msg, name, "", true
 			}
 		}
-		return e.Str, "", e.Type == gjson.String
+		return e.Str, "", "", e.Type == gjson.String
 	}
 	switch d := gjson.GetBytes(head, "detail"); {
 	case d.Type == gjson.String:
-		return d.Str, "", true
+		return d.Str, "", "", true
 	case d.IsObject() && d.Get("msg").Type == gjson.String:
-		return d.Get("msg").Str, d.Get("type").Str, true
+		return d.Get("msg").Str, d.Get("type").Str, "", true
 	}
 	if m := gjson.GetBytes(head, "message"); m.Type == gjson.String {
-		return m.Str, gjson.GetBytes(head, "type").Str, true
+		return m.Str, gjson.GetBytes(head, "type").Str, "", true
 	}
-	return "", "", false
+	return "", "", "", false
 }
 
 // externalModelError returns the message and the name of the model's own
@@ -155,11 +163,14 @@ func externalModelError(head []byte) (msg, name string, ok bool) {
 }
 
 // errorObject returns an OpenAI error body holding message and, if not
-// empty, the type name.
-func errorObject(message, name string) []byte {
+// empty, the type name and the code.
+func errorObject(message, name, code string) []byte {
 	e := map[string]string{"message": message}
 	if name != "" {
 		e["type"] = name
+	}
+	if code != "" {
+		e["code"] = code
 	}
 	b, _ := json.Marshal(map[string]any{"error": e})
 	return b

@@ -158,6 +158,7 @@ func TestErrorsOfOwnShape(t *testing.T) {
 		`{"error":"Received error from databricks-model-serving","external_model_message":{"error_code":"INVALID_PARAMETER_VALUE","message":"INVALID_PARAMETER_VALUE: Missing required embeddings parameter: 'input'"}}`: `{"error":{"message":"INVALID_PARAMETER_VALUE: Missing required embeddings parameter: 'input'","type":"INVALID_PARAMETER_VALUE"}}`,
 		`{"error":"Received error from openai","external_model_message":{"error":{"message":"The response was filtered","type":null,"code":"content_filter"}}}`:                                                          `{"error":{"message":"The response was filtered"}}`,
 		`{"error":"Received error from openai","external_model_message":{"note":"none"}}`:                                                                                                                                `{"error":{"message":"Received error from openai"}}`,
+		`{"success":false,"result":[],"messages":[],"error":[{"code":2005,"message":"Failed to get response from provider"}]}`:                                                                                           `{"error":{"code":"2005","message":"Failed to get response from provider"}}`,
 	} {
 		res := response(503, nil, []byte(body))
 		if cut := BoundErrorBody(res); cut != "" {
@@ -192,5 +193,26 @@ func TestBifrostUpstreamFailure(t *testing.T) {
 	}
 	if res := AsGatewayError(response(400, nil, []byte(closed))); res.StatusCode != 502 {
 		t.Errorf("AsGatewayError status = %d, want 502", res.StatusCode)
+	}
+}
+
+func TestCloudflareUpstreamFailure(t *testing.T) {
+	const noResponse = `{"success":false,"result":[],"messages":[],"error":[{"code":2005,"message":"Failed to get response from provider"}]}`
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   string
+		want   bool
+	}{
+		{"the provider did not answer (cloudflare/ai#436)", 400, noResponse, true},
+		{"the gateway's own refusal", 401, `{"success":false,"result":[],"messages":[],"error":[{"code":2009,"message":"Unauthorized"}]}`, false},
+		{"another code under 400", 400, `{"success":false,"result":[],"messages":[],"error":[{"code":2001,"message":"Invalid request"}]}`, false},
+		{"the provider's own 400, passed through", 400, `{"error":{"message":"Invalid model","type":"invalid_request_error","param":null,"code":null}}`, false},
+	} {
+		res := response(tc.status, nil, []byte(tc.body))
+		_ = BoundErrorBody(res)
+		if got := CloudflareUpstreamFailure(res); got != tc.want {
+			t.Errorf("%s: CloudflareUpstreamFailure = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
