@@ -21,6 +21,25 @@ type StreamHeaders struct {
 	// proxies that honour it not to buffer the response. Empty when
 	// absent, as it is from many servers that stream well.
 	AccelBuffering string
+	// Cache is the status of a gateway's response cache, as the gateway
+	// names it: Helicone's Helicone-Cache, Cloudflare AI Gateway's
+	// cf-aig-cache-status, Portkey's x-portkey-cache-status (the first
+	// present). "HIT" (see CacheHit): the gateway answered from its cache,
+	// and a cached stream comes in one burst, as Helicone replays it
+	// (Helicone/helicone worker/src/lib/util/cache/cacheFunctions.ts,
+	// getCachedResponse: every stored chunk at once), whatever the
+	// server's pace was. Empty when absent.
+	Cache string
+}
+
+// cacheHeaders are the headers that carry a gateway's cache status, in the
+// order StreamHeaders.Cache takes them.
+var cacheHeaders = [...]string{"Helicone-Cache", "Cf-Aig-Cache-Status", "X-Portkey-Cache-Status"}
+
+// CacheHit reports whether the response came from a gateway's response
+// cache: its Cache says HIT (Portkey's "SEMANTIC HIT" too), in any case.
+func (h StreamHeaders) CacheHit() bool {
+	return strings.Contains(strings.ToUpper(h.Cache), "HIT")
 }
 
 // maxHeaderValue bounds each value StreamHeaders keeps.
@@ -32,11 +51,17 @@ func streamHeaders(h http.Header) StreamHeaders {
 		v := h.Get(k)
 		return v[:min(len(v), maxHeaderValue)]
 	}
-	return StreamHeaders{
+	sh := StreamHeaders{
 		ContentType:    get("Content-Type"),
 		CacheControl:   get("Cache-Control"),
 		AccelBuffering: get("X-Accel-Buffering"),
 	}
+	for _, k := range cacheHeaders {
+		if sh.Cache = get(k); sh.Cache != "" {
+			break
+		}
+	}
+	return sh
 }
 
 // isEventStream reports whether a Content-Type is text/event-stream.

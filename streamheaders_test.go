@@ -23,6 +23,15 @@ func TestStreamingHeaders(t *testing.T) {
 	}{
 		{name: "simulator", want: tokenpace.StreamHeaders{ContentType: "text/event-stream", CacheControl: "no-cache", AccelBuffering: "no"}, stream: true},
 		{name: "bare event stream", handler: sse, want: tokenpace.StreamHeaders{ContentType: "text/event-stream"}, stream: true},
+		{name: "Helicone's cache hit", handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Helicone-Cache", "HIT")
+			w.Header().Set("Helicone-Cache-Bucket-Idx", "0")
+			sse.ServeHTTP(w, r)
+		}), want: tokenpace.StreamHeaders{ContentType: "text/event-stream", Cache: "HIT"}, stream: true},
+		{name: "Cloudflare AI Gateway's cache miss", handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("cf-aig-cache-status", "MISS")
+			sse.ServeHTTP(w, r)
+		}), want: tokenpace.StreamHeaders{ContentType: "text/event-stream", Cache: "MISS"}, stream: true},
 		{name: "JSON instead of a stream", handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json; charset=utf-8")
 			w.Header().Set("Cache-Control", "max-age=60")

@@ -228,7 +228,9 @@ func (d *Detector) promptCut(t *tokenpace.Timing) (Detection, bool) {
 }
 
 // buffering reports whether t's chunks arrived as one burst at the end, or
-// its successful response was not an event stream.
+// its successful response was not an event stream. A stream a gateway
+// answered from its cache (StreamHeaders.CacheHit) is no proxy's
+// buffering: Helicone replays a cached stream in one burst.
 func (d *Detector) buffering(t *tokenpace.Timing) (Detection, bool) {
 	if ct, target, at, ok := notEventStream(t); ok {
 		return Detection{
@@ -238,7 +240,7 @@ func (d *Detector) buffering(t *tokenpace.Timing) (Detection, bool) {
 		}, true
 	}
 	n := len(t.Chunks)
-	if n < d.cfg.BurstMinChunks {
+	if n < d.cfg.BurstMinChunks || t.Streaming.CacheHit() {
 		return Detection{}, false
 	}
 	burst := t.Chunks[n-1].Sub(t.Chunks[0])
