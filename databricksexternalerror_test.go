@@ -28,20 +28,6 @@ func TestDatabricksExternalModelError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		url, hc := serve(t, replay(loadRecording(t, "databricks-external-model-error.jsonl")))
 		c := tokenpace.NewClient(openaiClient(url, hc))
-		check := func(who string, err error) {
-			t.Helper()
-			var ae *openai.Error
-			var se *tokenpace.StreamError
-			var got string
-			if errors.As(err, &ae) {
-				got = ae.Message
-			}
-			if !errors.As(err, &se) || se.Kind != tokenpace.KindRequest || !errors.As(err, &ae) ||
-				ae.StatusCode != 400 || ae.Message != msg || ae.Type != "INVALID_PARAMETER_VALUE" {
-				t.Errorf("%s: Err() = %v (message %q), want a KindRequest *StreamError wrapping an *openai.Error of status 400, the message %q and the type INVALID_PARAMETER_VALUE",
-					who, err, got, msg)
-			}
-		}
 		// openai-go alone: a decoding error, neither status nor message.
 		oc := openaiClient(url, hc)
 		bare := oc.Chat.Completions.NewStreaming(context.Background(), chat("m", 4))
@@ -51,14 +37,6 @@ func TestDatabricksExternalModelError(t *testing.T) {
 		if bare.Err() == nil || errors.As(bare.Err(), &ae) {
 			t.Errorf("openai-go: Err() = %v, want an error that is no *openai.Error", bare.Err())
 		}
-		s := c.NewStreaming(context.Background(), chat("m", 4))
-		if text := readAll(t, s); text != "" {
-			t.Errorf("streamed: text %q, want none", text)
-		}
-		check("streamed", s.Err())
-		p := chat("m", 4)
-		p.StreamOptions = openai.ChatCompletionStreamOptionsParam{}
-		_, err := c.New(context.Background(), p)
-		check("whole", err)
+		wantRequestError(t, c, 400, msg, "INVALID_PARAMETER_VALUE")
 	})
 }

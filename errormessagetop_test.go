@@ -39,16 +39,6 @@ func TestErrorMessageAtTopLevel(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				url, hc := serve(t, replay(loadRecording(t, tt.file)))
 				c := tokenpace.NewClient(openaiClient(url, hc))
-				check := func(who string, err error) {
-					t.Helper()
-					var ae *openai.Error
-					var se *tokenpace.StreamError
-					if !errors.As(err, &se) || se.Kind != tokenpace.KindRequest || !errors.As(err, &ae) ||
-						ae.StatusCode != tt.status || ae.Message != tt.msg || ae.Type != tt.their {
-						t.Errorf("%s: Err() = %v, want a KindRequest *StreamError wrapping an *openai.Error of status %d, the message %q and the type %q",
-							who, err, tt.status, tt.msg, tt.their)
-					}
-				}
 				// openai-go alone: the status, no message.
 				oc := openaiClient(url, hc)
 				bare := oc.Chat.Completions.NewStreaming(context.Background(), chat("m", 4))
@@ -58,16 +48,38 @@ func TestErrorMessageAtTopLevel(t *testing.T) {
 				if !errors.As(bare.Err(), &ae) || ae.StatusCode != tt.status || ae.Message != "" {
 					t.Errorf("openai-go: Err() = %v, want status %d without a message", bare.Err(), tt.status)
 				}
-				s := c.NewStreaming(context.Background(), chat("m", 4))
-				if text := readAll(t, s); text != "" {
-					t.Errorf("streamed: text %q, want none", text)
-				}
-				check("streamed", s.Err())
-				p := chat("m", 4)
-				p.StreamOptions = openai.ChatCompletionStreamOptionsParam{}
-				_, err := c.New(context.Background(), p)
-				check("whole", err)
+				wantRequestError(t, c, tt.status, tt.msg, tt.their)
 			})
 		})
 	}
+}
+
+// wantRequestError asks c for a chat stream and a whole chat answer and
+// checks that each fails, the stream before any text, with a KindRequest
+// *StreamError wrapping an *openai.Error of status, msg and typ.
+func wantRequestError(t *testing.T, c *tokenpace.Client, status int, msg, typ string) {
+	t.Helper()
+	check := func(who string, err error) {
+		t.Helper()
+		var ae *openai.Error
+		var se *tokenpace.StreamError
+		var got string
+		if errors.As(err, &ae) {
+			got = ae.Message
+		}
+		if !errors.As(err, &se) || se.Kind != tokenpace.KindRequest || !errors.As(err, &ae) ||
+			ae.StatusCode != status || ae.Message != msg || ae.Type != typ {
+			t.Errorf("%s: Err() = %v (message %q), want a KindRequest *StreamError wrapping an *openai.Error of status %d, the message %q and the type %q",
+				who, err, got, status, msg, typ)
+		}
+	}
+	s := c.NewStreaming(context.Background(), chat("m", 4))
+	if text := readAll(t, s); text != "" {
+		t.Errorf("streamed: text %q, want none", text)
+	}
+	check("streamed", s.Err())
+	p := chat("m", 4)
+	p.StreamOptions = openai.ChatCompletionStreamOptionsParam{}
+	_, err := c.New(context.Background(), p)
+	check("whole", err)
 }

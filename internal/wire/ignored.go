@@ -438,19 +438,10 @@ var vllmMLXAnswer = regexp.MustCompile(`^\s*\{"id": ?"cmpl-[0-9a-f]{8}", ?"objec
 // add_streaming_completion_chunk_choice_to_group), LMDeploy, TabbyAPI,
 // MLXLM or VLLMMLX (see WholeEchoDropper); "" for any other.
 func StreamEchoDropper(start []byte) string {
-	switch {
-	case MistralRsAnswer(start):
+	if MistralRsAnswer(start) {
 		return MistralRs
-	case LMDeployAnswer(start):
-		return LMDeploy
-	case TabbyAPIAnswer(start):
-		return TabbyAPI
-	case MLXLMAnswer(start):
-		return MLXLM
-	case VLLMMLXAnswer(start):
-		return VLLMMLX
 	}
-	return ""
+	return WholeEchoDropper(start)
 }
 
 // WholeEchoDropper returns which server made start, the start of a whole
