@@ -3,7 +3,6 @@ package tokenpace
 import (
 	"cmp"
 	"context"
-	"errors"
 
 	"github.com/tokenpace/tokenpace/internal/codec"
 
@@ -56,9 +55,9 @@ func (c *call) launch(kind AttemptKind) bool {
 		if c.state != callRunning || c.ctx.Err() != nil {
 			return false
 		}
-		if c.closingNow() {
+		if c.code().closed() {
 			// The caller closed the stream while code of its own held
-			// the call (see external): the call ends as Close says.
+			// the call (see callerCode): the call ends as Close says.
 			c.lastErr = ErrStreamClosed
 			return false
 		}
@@ -99,7 +98,7 @@ func (c *call) tryRoute(rt *route, kind AttemptKind, wait time.Duration) bool {
 		if err == errWaitGivenUp {
 			// The caller's code held admission up past the caller's
 			// wait: the call ends as its context or Close says.
-			err, tr.outcome, end = c.givenUp(), OutcomeCanceled, time.Now()
+			err, tr.outcome, end = c.code().givenUp(), OutcomeCanceled, time.Now()
 		}
 		c.lastErr = err
 		tr.t = &Timing{Target: rt.Name, Model: c.model(rt), Start: now, End: end, Err: err}
@@ -115,58 +114,28 @@ func (c *call) spent(rt *route, now time.Time) bool {
 	return e2e > 0 && !c.firstSend.IsZero() && !now.Before(c.firstSend.Add(e2e))
 }
 
-// admit asks rt's breaker and limiter to let tr through, and sends it at
-// once or after the limiter's delay, and no sooner than after wait. c.mu
-// is held.
+// admit asks tr's route whether tr may go and when (see route.admit),
+// and sends it at once or after the wait admission sets, and no sooner
+// than after wait; a try whose wait would break its TTFT budget is not
+// sent. c.mu is held.
 func (c *call) admit(tr *try, now time.Time, wait time.Duration) error {
 	rt := tr.rt
-	if rt.br != nil {
-		done, err := c.allow(rt)
-		var pe *panicError
-		switch {
-		case err == errWaitGivenUp:
-			return err
-		case errors.As(err, &pe):
-			return &StreamError{Kind: KindPanic, Target: rt.Name, Detail: "breaker", Err: err}
-		case err != nil:
-			rt.ramp.refused()
-			return &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrCircuitOpen}
-		}
-		tr.brDone = done
-		if admits, asked := c.rampAdmits(tr, now); !admits {
-			c.notSent(tr)
-			if !asked {
-				return errWaitGivenUp
-			}
-			return &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrCircuitOpen}
-		}
+	ramp := c.r.pol.Breaker.Ramp
+	if c.next == c.routeCount() {
+		ramp = 0 // the call's last route always takes it
 	}
-	var delay time.Duration
+	tokens := 0
 	if rt.limited() {
-		tokens := c.promptTokens()
-		if c.params.MaxTokens.Valid() {
-			tokens += int(c.params.MaxTokens.Value)
-		} else if c.params.MaxCompletionTokens.Valid() {
-			tokens += int(c.params.MaxCompletionTokens.Value)
-		}
-		res, d, ok, perr := c.reserve(rt, now, tokens)
-		if !ok {
-			c.notSent(tr)
-			if perr == errWaitGivenUp {
-				return perr
-			}
-			if perr != nil {
-				return &StreamError{Kind: KindPanic, Target: rt.Name, Detail: "limiter", Err: perr}
-			}
-			return &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrAdmission}
-		}
-		tr.res, delay = res, d
-		delay = max(delay, c.serverDelay(tr, now, tokens))
+		tokens = c.requestTokens()
 	}
-	delay = max(delay, wait)
+	tk, err := rt.admit(c.code(), now, tokens, ramp)
+	tr.ticket = tk
+	if err != nil {
+		return err
+	}
+	delay := max(tk.delay, wait)
 	if !c.fits(rt, delay) {
-		c.cancelReservation(tr.res, now)
-		c.notSent(tr)
+		tr.ticket.unsend(c.code(), now)
 		return &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrAdmission}
 	}
 	if delay <= 0 {
@@ -176,6 +145,18 @@ func (c *call) admit(tr *try, now time.Time, wait time.Duration) error {
 	tr.stopped = make(chan struct{})
 	go c.await(tr, delay)
 	return nil
+}
+
+// requestTokens returns the tokens a request of the call counts against
+// a rate limit: its estimated prompt plus its max_tokens.
+func (c *call) requestTokens() int {
+	tokens := c.promptTokens()
+	if c.params.MaxTokens.Valid() {
+		tokens += int(c.params.MaxTokens.Value)
+	} else if c.params.MaxCompletionTokens.Valid() {
+		tokens += int(c.params.MaxCompletionTokens.Value)
+	}
+	return tokens
 }
 
 // fits reports whether a try at rt that waits delay in admission can
@@ -211,9 +192,6 @@ func (c *call) retryDelay(tr *try, t *Timing) (time.Duration, bool) {
 	return wait, time.Since(c.firstSend)+wait+pred <= b.TTFT
 }
 
-// notSent tells tr's breaker that the request it allowed never left.
-func (c *call) notSent(tr *try) { c.tellBreaker(tr, errNotSent) }
-
 // await sends tr once its limiter delay has passed, unless the call or the
 // try was stopped meanwhile.
 func (c *call) await(tr *try, delay time.Duration) {
@@ -231,8 +209,7 @@ func (c *call) await(tr *try, delay time.Duration) {
 		return
 	}
 	now := time.Now()
-	c.cancelReservation(tr.res, now)
-	c.notSent(tr)
+	tr.ticket.unsend(c.code(), now)
 	err := tr.cause
 	if err == nil {
 		err = ctxErr(c.ctx)
@@ -291,49 +268,14 @@ func (c *call) send(tr *try) {
 // budgetFor returns the budget of a try at rt.
 func (c *call) budgetFor(rt *route) Budget { return c.set.budget.merge(rt.budget) }
 
-// rampAdmits reports whether tr's route, whose breaker allowed it, takes
-// the call now under BreakerSettings.Ramp; the call's last route always
-// does. asked is false when the call stopped waiting for the state of a
-// breaker of the caller's. c.mu is held.
-func (c *call) rampAdmits(tr *try, now time.Time) (admits, asked bool) {
-	period := c.r.pol.Breaker.Ramp
-	if period <= 0 || c.next == c.routeCount() {
-		return true, true
-	}
-	st, ok := c.breakerState(tr.rt)
-	if !ok {
-		return false, false
-	}
-	if tr.rt.ramp.admitAt(now, st, period) {
-		return true, true
-	}
-	tr.admission = admissionRamp
-	return false, true
-}
-
-// serverDelay reserves room on tr's route's server, when its Limit
-// follows the server, for a request of tokens tokens at now, and returns
-// how long it must wait for it. c.mu is held.
-func (c *call) serverDelay(tr *try, now time.Time, tokens int) time.Duration {
-	if tr.rt.server == nil {
-		return 0
-	}
-	d, t := tr.rt.server.reserveAt(now, tokens)
-	tr.res.server = t
-	if d > 0 {
-		tr.admission = admissionServerLimit
-	}
-	return d
-}
-
 // followServer returns opts with the middleware that reports tr's
 // responses' rate-limit headers to its route, when its Limit follows the
 // server.
 func (c *call) followServer(tr *try, opts []option.RequestOption) []option.RequestOption {
-	if tr.res.server.s == nil {
+	if tr.ticket.res.server.s == nil {
 		return opts
 	}
-	return append(slices.Clip(opts), option.WithMiddleware(tr.res.server.middleware()))
+	return append(slices.Clip(opts), option.WithMiddleware(tr.ticket.res.server.middleware()))
 }
 
 // settingsFor returns the settings of a call made with ctx (see

@@ -100,7 +100,7 @@ type call struct {
 	done    chan struct{} // closed once Done has been reported
 	// closing is set when the caller closes the stream, before close
 	// takes mu: code of the caller's that the call waits for under mu
-	// is then given up (see external).
+	// is then given up (see callerCode).
 	closing latch
 	// aff is the call's session and the route order it gives
 	// (Policy.Affinity).
@@ -132,14 +132,10 @@ type try struct {
 	told    bool     // a restart whose first batch the caller has taken
 	a       *attempt // nil until sent, and for a skipped route
 	w       *watchdog
-	brDone  func(error)
+	ticket  ticket        // what its route's admission gave it
 	stopped chan struct{} // closed when the policy stops a try still in admission
-	res     reservation
 	// ownRetries: openai-go does not retry this try; the Router may.
 	ownRetries bool
-	// admission names the policy that held or skipped the try beyond the
-	// breaker and the client-side limit (Attempt.Admission); "" if none.
-	admission string
 	// probation holds the try's output back until it proves healthy
 	// (Policy.Probation).
 	probation probationState
@@ -176,6 +172,9 @@ func (c *call) unlockAndReport() {
 	c.mu.Unlock()
 	c.report(fin)
 }
+
+// code returns how the call runs code of the caller's (see callerCode).
+func (c *call) code() callerCode { return callerCode{ctx: c.ctx, closing: &c.closing} }
 
 // model returns the model a try at rt asks for.
 func (c *call) model(rt *route) string {

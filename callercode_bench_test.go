@@ -20,7 +20,7 @@ func BenchmarkExternal(b *testing.B) {
 	})
 	b.Run("external", func(b *testing.B) {
 		for b.Loop() {
-			c.external(f, nil)
+			c.code().run(f, nil)
 		}
 	})
 }

@@ -110,7 +110,7 @@ func (c *call) addDelivered(t *Timing, tr *try, tt *Timing) (usage bool) {
 func (c *call) attempt(tr *try, tt *Timing) Attempt {
 	at := Attempt{
 		Target: tr.rt.Name, Model: c.model(tr.rt), Kind: tr.kind, Start: tr.start, Sent: tt.Sent, End: tt.End,
-		Outcome: tr.outcome, Err: tt.Err, Affinity: c.affine(tr), Admission: tr.admission,
+		Outcome: tr.outcome, Err: tt.Err, Affinity: c.affine(tr), Admission: tr.ticket.held,
 		Committed: tr.probation.committed, ResponseID: tt.ResponseID,
 	}
 	if len(tt.Chunks) > 0 && !c.whole {

@@ -134,7 +134,7 @@ func (c *call) endTry(tr *try, t *Timing) {
 	if clean {
 		c.validate(tr)
 	}
-	if tr.brDone != nil {
+	if tr.ticket.done != nil {
 		berr := t.Err
 		if tr.cause != nil {
 			berr = tr.cause
@@ -145,10 +145,10 @@ func (c *call) endTry(tr *try, t *Timing) {
 		if tr.validErr != nil {
 			berr = tr.validErr
 		}
-		c.tellBreaker(tr, berr)
+		tr.ticket.tell(c.code(), berr)
 	}
 	if t.UsageReported {
-		c.settle(tr.res, time.Now(), t.PromptTokens+t.OutputTokens)
+		tr.ticket.settle(c.code(), time.Now(), t.PromptTokens+t.OutputTokens)
 	}
 	if ttft := t.TTFT(); ttft > 0 && tr.kind != AttemptContinuation {
 		p := t.PromptTokens - t.CachedTokens
@@ -307,10 +307,10 @@ func (c *call) validate(tr *try) {
 			verr = perr // a validator that panics rejects the output
 		}
 	}
-	if !c.external(check, nil) {
+	if !c.code().run(check, nil) {
 		// The call stopped waiting for it: the output was not validated,
 		// and the call ends as its context or Close says.
-		tr.validErr, tr.outcome = c.givenUp(), OutcomeCanceled
+		tr.validErr, tr.outcome = c.code().givenUp(), OutcomeCanceled
 		return
 	}
 	if verr != nil {

@@ -58,7 +58,7 @@ type route struct {
 	budget Budget // merged with the Policy's
 	br     Breaker
 	// brCode: br is the caller's (Route.Breaker), which the call waits
-	// for as external code (see external).
+	// for as code of the caller's (see callerCode).
 	brCode bool
 	lim    *limiter
 	pred   ttft.Model // streaming calls' time to first token
