@@ -5,6 +5,7 @@ import (
 	"context"
 
 	"github.com/tokenpace/tokenpace/internal/codec"
+	"github.com/tokenpace/tokenpace/internal/ttft"
 
 	"slices"
 	"time"
@@ -133,18 +134,17 @@ func (c *call) admit(tr *try, now time.Time, wait time.Duration) error {
 	if err != nil {
 		return err
 	}
-	delay := max(tk.delay, wait)
-	if !c.fits(rt, delay) {
-		tr.ticket.unsend(c.code(), now)
-		return &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrAdmission}
-	}
-	if delay <= 0 {
-		c.send(tr)
+	if delay := max(tk.delay, wait); c.fits(rt, delay) {
+		if delay <= 0 {
+			c.send(tr)
+		} else {
+			tr.stopped = make(chan struct{})
+			go c.await(tr, delay)
+		}
 		return nil
 	}
-	tr.stopped = make(chan struct{})
-	go c.await(tr, delay)
-	return nil
+	tr.ticket.unsend(c.code(), now)
+	return &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrAdmission}
 }
 
 // requestTokens returns the tokens a request of the call counts against
@@ -171,6 +171,15 @@ func (c *call) fits(rt *route, delay time.Duration) bool {
 	}
 	pred, _ := c.ttftModel(rt).Predict(c.promptTokens()) // 0 without data
 	return delay+pred <= b.TTFT
+}
+
+// ttftModel returns what rt learnt of the calls like c: the time to the
+// first token of streaming calls, to the whole answer of the others.
+func (c *call) ttftModel(rt *route) *ttft.Model {
+	if c.whole {
+		return &rt.whole
+	}
+	return &rt.pred
 }
 
 // retryDelay returns how long to wait before trying tr's route again

@@ -43,15 +43,6 @@ type Route struct {
 	Limiter Limiter
 }
 
-// ttftModel returns what rt learnt of the calls like c: the time to the
-// first token of streaming calls, to the whole answer of the others.
-func (c *call) ttftModel(rt *route) *ttft.Model {
-	if c.whole {
-		return &rt.whole
-	}
-	return &rt.pred
-}
-
 // route is a Route with its runtime state.
 type route struct {
 	Route
