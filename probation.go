@@ -74,8 +74,8 @@ func (c *call) commitHeld(tr *try, at time.Time) {
 		return
 	}
 	c.release(tr, at)
-	c.chainUp(tr)
 	hooks := c.heldHooks(tr, at)
+	c.chainUp(tr)
 	c.mu.Unlock()
 	if perr := hooks(); perr != nil {
 		c.mu.Lock()
