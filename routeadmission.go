@@ -149,6 +149,47 @@ func (rt *route) reserveFor(cc callerCode, now time.Time, tokens int) (res reser
 	return r, d, admitted, e
 }
 
+// limited reports whether rt has a rate limit.
+func (rt *route) limited() bool { return rt.lim != nil || rt.Limiter != nil || rt.server != nil }
+
+// reserve reserves capacity on rt's Limiter, or else its Limit, as
+// limiter.reserve does. err is a panic of the Limiter's (see
+// reserveGuarded), when ok is false for it.
+func (rt *route) reserve(now time.Time, tokens int) (res reservation, delay time.Duration, ok bool, err error) {
+	if rt.Limiter == nil {
+		res, delay, ok = rt.lim.reserve(now, tokens)
+		return res, delay, ok, nil
+	}
+	d, cancel, err := reserveGuarded(rt.Limiter, now, tokens)
+	if err != nil {
+		var pe *panicError
+		if errors.As(err, &pe) {
+			return reservation{}, 0, false, err
+		}
+		return reservation{}, 0, false, nil
+	}
+	res = reservation{shared: cancel}
+	if s, ok := rt.Limiter.(limitSettler); ok {
+		res.settler, res.reserved = s, tokens
+	}
+	return res, max(d, 0), true, nil
+}
+
+// reserveGuarded asks l, a Limiter of the caller's (Route.Limiter), to
+// reserve, as guardedBreaker asks a breaker: a panic in Reserve is its
+// error, one in its cancel is dropped.
+func reserveGuarded(l Limiter, now time.Time, tokens int) (d time.Duration, cancel func(time.Time), err error) {
+	defer recoverInto(&err)
+	d, cancel, err = l.Reserve(now, tokens)
+	if inner := cancel; inner != nil {
+		cancel = func(now time.Time) {
+			defer func() { _ = recover() }()
+			inner(now)
+		}
+	}
+	return d, cancel, err
+}
+
 // tell reports the outcome of the ticket's request to its breaker, once.
 func (tk *ticket) tell(cc callerCode, err error) {
 	done := tk.done
