@@ -134,22 +134,21 @@ func (c *call) endTry(tr *try, t *Timing) {
 	if clean {
 		c.validate(tr)
 	}
-	if tr.ticket.done != nil {
-		berr := t.Err
-		if tr.cause != nil {
-			berr = tr.cause
-		}
-		if be, ok := tr.cause.(*BudgetError); ok && be.Late > 0 {
-			berr = errClientLate
-		}
-		if tr.validErr != nil {
-			berr = tr.validErr
-		}
-		tr.ticket.tell(c.code(), berr)
+	berr := t.Err
+	if tr.cause != nil {
+		berr = tr.cause
 	}
+	if be, ok := tr.cause.(*BudgetError); ok && be.Late > 0 {
+		berr = errClientLate
+	}
+	if tr.validErr != nil {
+		berr = tr.validErr
+	}
+	used := -1 // no usage reported
 	if t.UsageReported {
-		tr.ticket.settle(c.code(), time.Now(), t.PromptTokens+t.OutputTokens)
+		used = t.PromptTokens + t.OutputTokens
 	}
+	tr.ticket.end(c.code(), berr, time.Now(), used)
 	if ttft := t.TTFT(); ttft > 0 && tr.kind != AttemptContinuation {
 		p := t.PromptTokens - t.CachedTokens
 		if !t.UsageReported {

@@ -215,12 +215,17 @@ func (tk *ticket) unsend(cc callerCode, now time.Time) {
 	tk.tell(cc, errNotSent)
 }
 
-// settle corrects the ticket's reservation by the tokens its request used
-// (see reservation.settle).
-func (tk *ticket) settle(cc callerCode, now time.Time, used int) {
-	if tk.res.settler == nil {
+// end gives the ticket of a request that was sent back at now: its
+// breaker is told err, the request's outcome, and its reservation is
+// corrected by the tokens the request used (see reservation.settle),
+// when its server reported them (used is negative when it did not).
+func (tk *ticket) end(cc callerCode, err error, now time.Time, used int) {
+	tk.tell(cc, err)
+	switch {
+	case used < 0:
+	case tk.res.settler == nil:
 		tk.res.settle(now, used)
-		return
+	default:
+		cc.run(func() { tk.res.settle(now, used) }, nil)
 	}
-	cc.run(func() { tk.res.settle(now, used) }, nil)
 }
