@@ -6,7 +6,8 @@ import (
 )
 
 // BenchmarkExternal measures what waiting for a caller's Breaker or
-// Limiter as external code costs per call, beside calling it inline.
+// Limiter as code of the caller's (callerCode.run) costs per call, beside
+// calling it inline.
 //
 //	go test -run '^$' -bench BenchmarkExternal -benchmem -count 3 .
 func BenchmarkExternal(b *testing.B) {
