@@ -8,14 +8,6 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// ErrAdmission is the cause of a route skipped by admission: its limiter
-// could not start the request soon enough for the TTFT budget, the
-// request is larger than its tokens-per-minute limit allows at all, its
-// server said it had no room (Limit.FollowServer), or the call's E2E
-// budget was spent (Budget.E2E). Attempt.Admission names the server's
-// limit and a breaker's ramp.
-var ErrAdmission = errors.New("tokenpace: target skipped by admission: its limits or the call's budget leave the request no room")
-
 // Limit is the client-side rate limit of one route, enforced with
 // golang.org/x/time/rate. The zero value sets no limit.
 //

@@ -7,6 +7,14 @@ import (
 	"github.com/sony/gobreaker/v2"
 )
 
+// ErrAdmission is the cause of a route skipped by admission: its limiter
+// could not start the request soon enough for the TTFT budget, the
+// request is larger than its tokens-per-minute limit allows at all, its
+// server said it had no room (Limit.FollowServer), or the call's E2E
+// budget was spent (Budget.E2E). Attempt.Admission names the server's
+// limit and a breaker's ramp.
+var ErrAdmission = errors.New("tokenpace: target skipped by admission: its limits or the call's budget leave the request no room")
+
 // ticket is what a route's admission gave one try: the breaker's done, the
 // limits' reservation, how long the request waits before it is sent, and
 // the policy that held or skipped it beyond the breaker and the
