@@ -48,6 +48,7 @@ type Reader struct {
 	data     []byte // the current event's data, reused between events
 	has      bool   // the current event has a data field
 	named    bool   // the current event is named "error" (ErrorEvent)
+	note     []byte // the comments of an error event, while it has no data (see noted)
 	consumed int64  // bytes of the body split into lines so far (Consumed)
 	broken   bool   // the last line ended with a line break
 	cr       bool   // the last line ended with a CR: a LF next is its own
@@ -136,7 +137,9 @@ func lineEnd(data []byte) (end, next int) {
 // Next returns the data of the next event, valid until the following call.
 // Multi-line data is joined with newlines; comments, ids and retry fields
 // are skipped, and so are events whose data is blank (see blank). An
-// event's name is skipped too, but for "error" (see ErrorEvent). At the end of the body it returns io.EOF, or the
+// event's name is skipped too, but for "error" (see ErrorEvent), whose
+// comments are its data when it has none (see noted). At the end of the
+// body it returns io.EOF, or the
 // read error (bufio.ErrTooLong for an over-long line, ErrEventTooLong for
 // an event whose data over all its lines is longer). A last event whose
 // lines are whole but that no blank line follows ("data: [DONE]\n" and
@@ -146,14 +149,17 @@ func lineEnd(data []byte) (end, next int) {
 // break (koboldcpp.py's send_oai_sse_event), and which no cut can make of
 // another line.
 func (r *Reader) Next() ([]byte, error) {
-	r.data, r.has, r.named = r.data[:0], false, false
+	r.data, r.has, r.named, r.note = r.data[:0], false, false, r.note[:0]
 	for r.sc.Scan() {
 		line := r.sc.Bytes()
 		if len(line) == 0 {
 			if r.has && !blank(r.data) {
 				return r.data, nil
 			}
-			r.data, r.has, r.named = r.data[:0], false, false
+			if r.noted() {
+				return r.note, nil
+			}
+			r.data, r.has, r.named, r.note = r.data[:0], false, false, r.note[:0]
 			continue
 		}
 		if el := errorLine(line); el != nil {
@@ -171,6 +177,16 @@ func (r *Reader) Next() ([]byte, error) {
 		}
 		if string(name) == "event" {
 			r.named = string(value) == "error"
+		}
+		if len(name) == 0 && r.named && !r.has {
+			if len(r.note)+1+len(value) > r.max {
+				return nil, ErrEventTooLong
+			}
+			if len(r.note) > 0 {
+				r.note = append(r.note, '\n')
+			}
+			r.note = append(r.note, value...)
+			continue
 		}
 		if string(name) != "data" {
 			continue
@@ -191,8 +207,20 @@ func (r *Reader) Next() ([]byte, error) {
 		r.has = false
 		return r.data, nil
 	}
+	if r.broken && r.noted() {
+		return r.note, nil
+	}
 	return nil, io.EOF
 }
+
+// noted reports whether the current event is an error event without data
+// whose comment lines say something: NVIDIA Dynamo's frontend sent a
+// failure of the stream so before ai-dynamo/dynamo#8430 (April 2026),
+// "event: error" and ": <message>" (lib/llm/src/http/service/disconnect.rs,
+// monitor_for_disconnects), which the format drops for want of data, so
+// that the stream looked cut, its message lost. Its comments are then its
+// data. Comments of any other event are skipped, and cost nothing.
+func (r *Reader) noted() bool { return !r.has && r.named && !blank(r.note) }
 
 // ErrorEvent reports whether the event Next returned last was named
 // "error" ("event: error"): a failure the server reports, whatever its

@@ -141,6 +141,38 @@ func TestErrorEvent(t *testing.T) {
 	}
 }
 
+// TestErrorEventComment: an event named "error" that holds no data but
+// comment lines is dispatched with their text as its data, as NVIDIA
+// Dynamo's frontend sent a failure before ai-dynamo/dynamo#8430 ("event:
+// error" and ": <message>"); a comment in any other event, or in an error
+// event that has data, is skipped as before.
+func TestErrorEventComment(t *testing.T) {
+	body := ": keep-alive\n\n" +
+		"data: a\n\n" +
+		"event: request_id\n: \"0c6f\"\n\n" + // an annotation: no data, not an error
+		"event: error\n: Disconnected: Stream ended before generation completed\n\n" +
+		"event: error\n: first\n:second\n\n" +
+		"event: error\n: ignored\ndata: {\"code\":500}\n\n" +
+		"event: error\n:\n\n" + // an empty comment: nothing to tell
+		"event: error\n: at the end\n" // whole, no blank line after it
+	r := NewReader(strings.NewReader(body), 1<<10)
+	var got []string
+	for {
+		data, err := r.Next()
+		if err != nil {
+			if err != io.EOF {
+				t.Errorf("ended with %v, want io.EOF", err)
+			}
+			break
+		}
+		got = append(got, fmt.Sprintf("%s:%v", data, r.ErrorEvent()))
+	}
+	want := "a:false|Disconnected: Stream ended before generation completed:true|first\nsecond:true|{\"code\":500}:true|at the end:true"
+	if g := strings.Join(got, "|"); g != want {
+		t.Errorf("events %q, want %q", g, want)
+	}
+}
+
 // pieces returns its pieces one per read.
 type pieces struct{ rest []string }
 
