@@ -35,7 +35,9 @@ func (c *call) begin() {
 	} else if !c.launch(AttemptFirst) {
 		c.finish(c.lastErr)
 	} else if h := c.r.pol.Hedge; h.enabled() && c.next < c.routeCount() {
-		c.armHedge()
+		if d := c.hedgeDelay(); d > 0 {
+			c.hedge.arm(d, c.onHedge)
+		}
 	}
 	c.unlockAndReport()
 }

@@ -33,11 +33,31 @@ type chain struct {
 }
 
 // hedging is a call's hedge timer: when it is due (a stale run of it
-// returns) and how many hedges it launched.
+// returns) and how many hedges it launched. Its methods run under the
+// call's lock.
 type hedging struct {
 	timer *time.Timer
 	due   time.Time
 	n     int
+}
+
+// arm starts the timer: f runs once d has passed.
+func (h *hedging) arm(d time.Duration, f func()) {
+	h.due = time.Now().Add(d)
+	h.timer = time.AfterFunc(d, f)
+}
+
+// reset makes the armed timer due d from now.
+func (h *hedging) reset(d time.Duration) {
+	h.due = time.Now().Add(d)
+	h.timer.Reset(d)
+}
+
+// stop stops the timer, if armed.
+func (h *hedging) stop() {
+	if h.timer != nil {
+		h.timer.Stop()
+	}
 }
 
 // callSettings is what a call of the Router runs under: its CallPolicy
@@ -290,9 +310,7 @@ func (c *call) finishCause(err, cause error) {
 		return
 	}
 	c.state, c.err = callFinishing, err
-	if c.hedge.timer != nil {
-		c.hedge.timer.Stop()
-	}
+	c.hedge.stop()
 	for _, tr := range c.tries {
 		if !tr.chained || cause == ErrStreamClosed {
 			c.stop(tr, cause, OutcomeCanceled)

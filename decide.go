@@ -25,9 +25,13 @@ const (
 	happenedBreach
 	// happenedBreachedEnd: a try stopped by a breach ended.
 	happenedBreachedEnd
+	// happenedFirst: a running try produced its first output token.
+	happenedFirst
+	// happenedHedge: the hedge timer fired while the call ran.
+	happenedHedge
 )
 
-var happeningNames = [...]string{"nothing", "clean", "broke", "early", "breach", "breached-end"}
+var happeningNames = [...]string{"nothing", "clean", "broke", "early", "breach", "breached-end", "first", "hedge"}
 
 func (h happening) String() string {
 	if int(h) < len(happeningNames) {
@@ -36,8 +40,14 @@ func (h happening) String() string {
 	return "happening(" + strconv.Itoa(int(h)) + ")"
 }
 
-// tryEvent is what a call knows of an event of one of its tries.
+// tryEvent is what a call knows of an event of one of its tries, or of
+// its hedge timer.
 type tryEvent struct {
+	// stale: the event comes too late to count: its try, or the call, no
+	// longer runs, or the hedge timer was re-armed for later.
+	stale    bool
+	first    bool  // the event is the try's first output token
+	hedge    bool  // the event is the hedge timer's, of no try
 	breach   bool  // the event is a breach, not an end
 	err      error // the end's error
 	cause    error // why the policy had stopped the try; nil if it had not
@@ -48,11 +58,18 @@ type tryEvent struct {
 	// fits the call's TTFT budget; see call.retryDelay.
 	retryFits bool
 	retryWait time.Duration
+	at        time.Time // when the first token arrived
 }
 
 // classify says what an event of a try means to its call.
 func classify(e tryEvent) happening {
 	switch {
+	case e.stale:
+		return happenedNothing
+	case e.hedge:
+		return happenedHedge
+	case e.first:
+		return happenedFirst
 	case e.breach:
 		return happenedBreach
 	case e.cause != nil && e.outcome == OutcomeBreached:
@@ -84,6 +101,7 @@ type situation struct {
 	retryFits   bool // the try's route asked for a wait that fits the TTFT budget
 	failedFast  bool // under FailFast, a breach happened while another try ran
 	panicked    bool // a function of the caller's panicked: no route is to blame
+	carries     bool // the try carries the caller's output on: a continuation or a restart
 }
 
 // decision is what a call does after an event.
@@ -115,9 +133,23 @@ const (
 	// decideRetryRoute: try the same route again after the wait it asked
 	// for; fall back if admission refuses.
 	decideRetryRoute
+	// decideJoin: a continuation or a restart that produced its first
+	// token carries the caller's output on; it joins the chain (a restart
+	// after dropping what it replaces).
+	decideJoin
+	// decideLose: another try produced the call's first token: stop this
+	// one, which lost the hedge.
+	decideLose
+	// decideWin: the try produced the call's first token: it wins the
+	// call, the others lose the hedge, and its output reaches the caller
+	// unless held (Probation, RetryInvalid).
+	decideWin
+	// decideHedge: start a hedged try, and re-arm the timer while hedges
+	// and routes remain.
+	decideHedge
 )
 
-var decisionNames = [...]string{"wait", "finish", "canceled", "fallback", "continue", "restart", "retry", "deliver", "retry-route"}
+var decisionNames = [...]string{"wait", "finish", "canceled", "fallback", "continue", "restart", "retry", "deliver", "retry-route", "join", "lose", "win", "hedge"}
 
 func (d decision) String() string {
 	if int(d) < len(decisionNames) {
@@ -126,46 +158,9 @@ func (d decision) String() string {
 	return "decision(" + strconv.Itoa(int(d)) + ")"
 }
 
-// firstStep is what a call does about a try's first output token.
-type firstStep uint8
-
-const (
-	// firstIgnore: the try was stopped, or the call no longer runs.
-	firstIgnore firstStep = iota
-	// firstChain: a continuation or a restart carries the caller's output
-	// on; it joins the chain (a restart after dropping what it replaces).
-	firstChain
-	// firstLose: another try produced the call's first token: this one
-	// lost the hedge.
-	firstLose
-	// firstWin: the try wins the call; the others lost the hedge.
-	firstWin
-)
-
-// decideFirst says what a call does about the first token of a try of
-// kind kind: live says whether the try still runs, running whether the
-// call does, won whether another try produced the call's first token.
-func decideFirst(live, running bool, kind AttemptKind, won bool) firstStep {
-	switch {
-	case !live || !running:
-		return firstIgnore
-	case kind == AttemptContinuation || kind == AttemptRestart:
-		return firstChain
-	case won:
-		return firstLose
-	}
-	return firstWin
-}
-
-// shouldHedge says whether the hedge timer, fired at now, starts a hedged
-// try: not once the call ended, was answered or canceled, nor when the
-// timer was re-armed for later (due) while this run waited.
-func shouldHedge(running, won, canceled bool, now, due time.Time) bool {
-	return running && !won && !canceled && !now.Before(due)
-}
-
-// plan is all that a call does about one event of a try: what decide
-// says, the error the call goes on with, and the call's state it changes.
+// plan is all that a call does about one event of a try, or of its hedge
+// timer: what decide says, the error the call goes on with, and the
+// call's state it changes.
 // act carries it out, the only writer of that state.
 type plan struct {
 	decision
@@ -182,12 +177,25 @@ type plan struct {
 	// lastErr: err is the call's last error, what it ends with if no
 	// route is left.
 	lastErr bool
+	// breach, when not nil, is the budget the try exceeded, recorded with
+	// the call's breaches.
+	breach *BudgetError
+	// wait is how long a retry of the try's route waits (decideRetryRoute).
+	wait time.Duration
+	// at is when the try's first token arrived (decideWin: its probation
+	// starts there).
+	at time.Time
 }
 
 // planFor says what a call does about h, an event that brought err, in
 // situation s; failedFast is the call's first breach under FailFast, if
 // any.
 func planFor(h happening, s situation, err, failedFast error) plan {
+	if h == happenedFirst || h == happenedHedge {
+		// Neither ends a try: no error, and the call's state changes
+		// only as the decision says.
+		return plan{decision: decide(h, s)}
+	}
 	p := plan{err: err, empty: h == happenedEarly && err == nil}
 	if h != happenedClean && s.winner && !s.chained {
 		p.unwin, s.won = true, false
@@ -201,6 +209,9 @@ func planFor(h happening, s situation, err, failedFast error) plan {
 	case p.decision == decideFinish && failedFast != nil && !s.delivered:
 		// No try answered: the call ends with the first breach.
 		p.err = failedFast
+	}
+	if h == happenedBreach {
+		p.breach, _ = err.(*BudgetError)
 	}
 	p.lastErr = h != happenedClean && (h != happenedBreachedEnd || p.decision != decideWait)
 	return p
@@ -242,6 +253,21 @@ func decide(h happening, s situation) decision {
 	case happenedBreachedEnd:
 		if s.live == 0 && !s.won {
 			return moveOn(s)
+		}
+	case happenedFirst:
+		switch {
+		case s.carries:
+			return decideJoin
+		case s.won:
+			return decideLose
+		}
+		return decideWin
+	case happenedHedge:
+		// Not once a try answered, nor after the caller left or, under
+		// FailFast, a try breached: then no other route is tried (a
+		// hedge already running may still answer).
+		if !s.won && !s.canceled && !s.failedFast {
+			return decideHedge
 		}
 	}
 	return decideWait

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 )
 
 func TestClassify(t *testing.T) {
@@ -24,6 +23,11 @@ func TestClassify(t *testing.T) {
 		{tryEvent{err: boom}, happenedEarly},
 		{tryEvent{buffered: true, err: boom}, happenedEarly},
 		{tryEvent{}, happenedEarly}, // clean, but no output
+		{tryEvent{first: true}, happenedFirst},
+		{tryEvent{first: true, stale: true}, happenedNothing}, // stopped, or the call ended
+		{tryEvent{hedge: true}, happenedHedge},
+		{tryEvent{hedge: true, stale: true}, happenedNothing}, // the call ended, or the timer was re-armed
+		{tryEvent{breach: true, stale: true}, happenedNothing},
 	}
 	for _, tt := range tests {
 		if got := classify(tt.e); got != tt.want {
@@ -78,6 +82,15 @@ func TestDecide(t *testing.T) {
 		{happenedEarly, situation{failFast: true, failedFast: true, canceled: true}, decideCanceled},
 		{happenedBreachedEnd, situation{failFast: true, failedFast: true}, decideFinish},
 		{happenedBreachedEnd, situation{failFast: true, failedFast: true, live: 1}, decideWait},
+		{happenedFirst, situation{}, decideWin},
+		{happenedFirst, situation{won: true}, decideLose},
+		{happenedFirst, situation{carries: true}, decideJoin},
+		{happenedFirst, situation{carries: true, won: true}, decideJoin},
+		{happenedHedge, situation{}, decideHedge},
+		{happenedHedge, situation{won: true}, decideWait},
+		{happenedHedge, situation{canceled: true}, decideWait},
+		{happenedHedge, situation{failFast: true, failedFast: true}, decideWait},
+		{happenedHedge, situation{live: 1}, decideHedge},
 	}
 	for _, tt := range tests {
 		if got := decide(tt.h, tt.s); got != tt.want {
@@ -123,6 +136,7 @@ func TestEnumNames(t *testing.T) {
 // TestPlanFor checks the state a plan changes around its decision.
 func TestPlanFor(t *testing.T) {
 	breach, first, broke := errors.New("breach"), errors.New("first breach"), errors.New("broke")
+	budgetErr := &BudgetError{Phase: PhaseTTFT}
 	tests := []struct {
 		name       string
 		h          happening
@@ -143,37 +157,18 @@ func TestPlanFor(t *testing.T) {
 			want: plan{decision: decideFinish}},
 		{name: "breached end while another runs", h: happenedBreachedEnd, s: situation{live: 1}, err: breach,
 			want: plan{decision: decideWait, err: breach}},
+		{name: "a breach is recorded", h: happenedBreach, s: situation{live: 1}, err: budgetErr,
+			want: plan{decision: decideWait, err: budgetErr, lastErr: true, breach: budgetErr}},
+		{name: "first token wins, changing no error", h: happenedFirst, s: situation{}, failedFast: first,
+			want: plan{decision: decideWin}},
+		{name: "first token of a hedge that lost", h: happenedFirst, s: situation{won: true, winner: false},
+			want: plan{decision: decideLose}},
+		{name: "the hedge timer changes no winner nor error", h: happenedHedge, s: situation{won: false, winner: true},
+			want: plan{decision: decideHedge}},
 	}
 	for _, tt := range tests {
 		if got := planFor(tt.h, tt.s, tt.err, tt.failedFast); got != tt.want {
 			t.Errorf("%s: planFor(%v, %+v) = %+v, want %+v", tt.name, tt.h, tt.s, got, tt.want)
 		}
-	}
-}
-
-// TestDecideFirst checks what a call does about a try's first token.
-func TestDecideFirst(t *testing.T) {
-	tests := []struct {
-		live, running bool
-		kind          AttemptKind
-		won           bool
-		want          firstStep
-	}{
-		{true, true, AttemptFirst, false, firstWin},
-		{true, true, AttemptHedge, true, firstLose},
-		{true, true, AttemptFallback, false, firstWin},
-		{true, true, AttemptContinuation, true, firstChain},
-		{true, true, AttemptRestart, true, firstChain},
-		{false, true, AttemptFirst, false, firstIgnore},
-		{true, false, AttemptHedge, false, firstIgnore},
-	}
-	for _, tt := range tests {
-		if got := decideFirst(tt.live, tt.running, tt.kind, tt.won); got != tt.want {
-			t.Errorf("decideFirst(%v, %v, %v, %v) = %v, want %v", tt.live, tt.running, tt.kind, tt.won, got, tt.want)
-		}
-	}
-	now := time.Unix(100, 0)
-	if shouldHedge(true, false, false, now, now.Add(time.Millisecond)) || !shouldHedge(true, false, false, now, now) || shouldHedge(true, true, false, now, now) {
-		t.Errorf("hedgeDue: a re-armed timer, or an answered call, hedges; or a due one does not")
 	}
 }

@@ -11,37 +11,12 @@ import (
 // chain.
 func (c *call) onFirst(tr *try, at time.Time) {
 	c.mu.Lock()
-	switch decideFirst(tr.live(), c.state == callRunning, tr.kind, c.won != nil) {
-	case firstIgnore:
-		c.mu.Unlock()
-		return
-	case firstChain:
-		if tr.kind == AttemptRestart {
-			c.out.kept = len(c.out.tries)
-			c.dropRestarted() // the caller may have taken all it drops
-		}
-		c.chainUp(tr)
-		c.mu.Unlock()
-		return
-	case firstLose:
-		c.stop(tr, errHedgeLost, OutcomeHedgeLost)
-		c.mu.Unlock()
-		return
-	}
-	c.won = tr
-	if c.hedge.timer != nil {
-		c.hedge.timer.Stop()
-	}
-	for _, o := range c.tries {
-		if o != tr {
-			c.stop(o, errHedgeLost, OutcomeHedgeLost)
-		}
-	}
-	report := !c.set.buffered && !c.holdFirst(tr, at)
+	p := c.decideAndAct(tr, tryEvent{stale: !tr.live() || c.state != callRunning, first: true, at: at}, nil)
+	report := p.decision == decideWin && tr.chained
+	var sent time.Time
 	if report {
-		c.chainUp(tr)
+		sent = c.sent()
 	}
-	sent := c.sent()
 	c.mu.Unlock()
 	if f := c.hooks.FirstToken; f != nil && report && !c.whole {
 		// A whole call's caller sees no token before the whole answer,
@@ -103,10 +78,20 @@ func (c *call) onBreach(tr *try, b BudgetError, waited bool) {
 		return
 	}
 	b.Target = tr.rt.Name
-	c.breaches = append(c.breaches, b)
 	be := &b
 	c.stop(tr, be, OutcomeBreached)
 	c.decideAndAct(tr, tryEvent{breach: true, err: be, chained: tr.chained}, be)
+	c.unlockAndReport()
+}
+
+// onHedge handles the hedge timer: a hedged try starts if no try has
+// produced a token yet (see decide).
+func (c *call) onHedge() {
+	c.mu.Lock()
+	// Ended, or re-armed (rearmHedge) while this run of the timer waited
+	// for the lock: the re-armed run comes later.
+	stale := c.state != callRunning || time.Now().Before(c.hedge.due)
+	c.decideAndAct(nil, tryEvent{stale: stale, hedge: true}, nil)
 	c.unlockAndReport()
 }
 
@@ -173,18 +158,35 @@ func (c *call) endTry(tr *try, t *Timing) {
 	c.decideAndAct(tr, e, err)
 }
 
-// decideAndAct classifies e, an event of tr that brought err, decides
-// what the call does (both pure steps) and has act do it. c.mu is held.
-func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
+// decideAndAct classifies e, an event of tr (nil for the hedge timer's)
+// that brought err, decides what the call does (both pure steps), has act
+// do it and returns the plan act carried out. c.mu is held.
+func (c *call) decideAndAct(tr *try, e tryEvent, err error) plan {
 	h := classify(e)
 	if h == happenedNothing {
-		return
+		return plan{}
 	}
 	if h == happenedEarly && err == nil && (tr.kind == AttemptContinuation || tr.kind == AttemptRestart) {
 		// It ended cleanly but carried nothing on: the caller's output is
 		// still the broken one (a restart's tool calls incomplete), so the
 		// call goes on, or ends, as after a failure.
 		err = &StreamError{Kind: KindTruncated, Target: tr.rt.Name, Detail: string(tr.kind) + " ended without output"}
+	}
+	p := planFor(h, c.situation(h, tr, e, err), err, c.failedFast)
+	p.wait, p.at = e.retryWait, e.at
+	c.act(tr, p)
+	return p
+}
+
+// situation returns what the call's decision about h, an event of tr
+// that brought err, depends on. A first token and the hedge timer read
+// only the few facts their decisions need. c.mu is held.
+func (c *call) situation(h happening, tr *try, e tryEvent, err error) situation {
+	switch h {
+	case happenedFirst:
+		return situation{won: c.won != nil, carries: tr.kind == AttemptContinuation || tr.kind == AttemptRestart}
+	case happenedHedge:
+		return situation{won: c.won != nil, canceled: c.ctx.Err() != nil, failedFast: c.failedFast != nil}
 	}
 	s := situation{
 		chained:     tr.chained,
@@ -209,14 +211,17 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) {
 		// not show (option.WithJSONSet, a middleware's).
 		s.restartOnly = c.keptConstrained()
 	}
-	c.act(tr, planFor(h, s, err, c.failedFast), e.retryWait)
+	return s
 }
 
-// act carries out plan p about tr (whose event asked for a wait of
-// retryWait before a retry): the one place where a call changes its state
-// and acts on its tries' events. c.mu is held.
-func (c *call) act(tr *try, p plan, retryWait time.Duration) {
+// act carries out plan p about tr (nil for the hedge timer's event): the
+// one place where a call changes its state and acts on the events of its
+// tries and of its hedge timer. c.mu is held.
+func (c *call) act(tr *try, p plan) {
 	err := p.err
+	if p.breach != nil {
+		c.breaches = append(c.breaches, *p.breach)
+	}
 	if p.empty {
 		c.empty = tr
 	}
@@ -275,9 +280,30 @@ func (c *call) act(tr *try, p plan, retryWait time.Duration) {
 		c.chainUp(tr)
 		c.finish(err)
 	case decideRetryRoute:
-		if !c.tryRoute(tr.rt, AttemptRetry, retryWait) && !c.launch(AttemptFallback) {
+		if !c.tryRoute(tr.rt, AttemptRetry, p.wait) && !c.launch(AttemptFallback) {
 			c.finish(c.lastErr)
 		}
+	case decideJoin:
+		if tr.kind == AttemptRestart {
+			c.out.kept = len(c.out.tries)
+			c.dropRestarted() // the caller may have taken all it drops
+		}
+		c.chainUp(tr)
+	case decideLose:
+		c.stop(tr, errHedgeLost, OutcomeHedgeLost)
+	case decideWin:
+		c.won = tr
+		c.hedge.stop()
+		for _, o := range c.tries {
+			if o != tr {
+				c.stop(o, errHedgeLost, OutcomeHedgeLost)
+			}
+		}
+		if !c.set.buffered && !c.holdFirst(tr, p.at) {
+			c.chainUp(tr)
+		}
+	case decideHedge:
+		c.hedgeNext()
 	}
 }
 

@@ -2,15 +2,6 @@ package tokenpace
 
 import "time"
 
-// armHedge sets the hedge timer after the call's first try started.
-// c.mu is held.
-func (c *call) armHedge() {
-	if d := c.hedgeDelay(); d > 0 {
-		c.hedge.due = time.Now().Add(d)
-		c.hedge.timer = time.AfterFunc(d, c.onHedge)
-	}
-}
-
 // hedgeDelay returns how long the call waits for a first token before it
 // hedges: the learnt TTFT percentile of the route first tried, once known,
 // else Hedge.After. c.mu is held.
@@ -38,29 +29,15 @@ func (c *call) rearmHedge() {
 		return
 	}
 	if d := c.hedgeDelay(); d > 0 {
-		c.hedge.due = time.Now().Add(d)
-		c.hedge.timer.Reset(d)
+		c.hedge.reset(d)
 	}
 }
 
-// onHedge starts a hedged try if no try has produced a token yet, and
-// no try has breached under FailFast: then no other route is tried (a
-// hedge already running may still answer).
-func (c *call) onHedge() {
-	c.mu.Lock()
-	if c.failedFast != nil || !shouldHedge(c.state == callRunning, c.won != nil, c.ctx.Err() != nil, time.Now(), c.hedge.due) {
-		// Ended, answered, failed fast, or re-armed (rearmHedge) while
-		// this run of the timer waited for the lock: the re-armed run
-		// comes later.
-		c.mu.Unlock()
-		return
-	}
-	limit := max(c.r.pol.Hedge.Max, 1)
+// hedgeNext starts a hedged try and re-arms the timer while hedges and
+// routes remain. c.mu is held.
+func (c *call) hedgeNext() {
 	c.hedge.n++
-	if c.launch(AttemptHedge) && c.hedge.n < limit && c.next < c.routeCount() {
-		d := c.hedgeDelay()
-		c.hedge.due = time.Now().Add(d)
-		c.hedge.timer.Reset(d)
+	if c.launch(AttemptHedge) && c.hedge.n < max(c.r.pol.Hedge.Max, 1) && c.next < c.routeCount() {
+		c.hedge.reset(c.hedgeDelay())
 	}
-	c.unlockAndReport()
 }
