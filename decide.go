@@ -177,6 +177,10 @@ type plan struct {
 	// lastErr: err is the call's last error, what it ends with if no
 	// route is left.
 	lastErr bool
+	// launch is the kind of try the call starts at its next route that
+	// admits it ("": none; a retry of the same route falls back with it
+	// when admission refuses).
+	launch AttemptKind
 	// breach, when not nil, is the budget the try exceeded, recorded with
 	// the call's breaches.
 	breach *BudgetError
@@ -194,7 +198,8 @@ func planFor(h happening, s situation, err, failedFast error) plan {
 	if h == happenedFirst || h == happenedHedge {
 		// Neither ends a try: no error, and the call's state changes
 		// only as the decision says.
-		return plan{decision: decide(h, s)}
+		d := decide(h, s)
+		return plan{decision: d, launch: d.launches()}
 	}
 	p := plan{err: err, empty: h == happenedEarly && err == nil}
 	if h != happenedClean && s.winner && !s.chained {
@@ -214,7 +219,29 @@ func planFor(h happening, s situation, err, failedFast error) plan {
 		p.breach, _ = err.(*BudgetError)
 	}
 	p.lastErr = h != happenedClean && (h != happenedBreachedEnd || p.decision != decideWait)
+	if p.decision == decideRetry {
+		// The rejected output wins no more; its error is the call's if
+		// no route gives a valid one.
+		p.unwin, p.lastErr = true, true
+	}
+	p.launch = p.decision.launches()
 	return p
+}
+
+// launches returns the kind of try that d starts at the call's next
+// route, or "" if it starts none there.
+func (d decision) launches() AttemptKind {
+	switch d {
+	case decideFallback, decideRetry, decideRetryRoute:
+		return AttemptFallback
+	case decideContinue:
+		return AttemptContinuation
+	case decideRestart:
+		return AttemptRestart
+	case decideHedge:
+		return AttemptHedge
+	}
+	return ""
 }
 
 // decide says what a call does about h in situation s.

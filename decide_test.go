@@ -146,9 +146,9 @@ func TestPlanFor(t *testing.T) {
 		want       plan
 	}{
 		{name: "empty answer", h: happenedEarly, s: situation{routesLeft: true},
-			want: plan{decision: decideFallback, empty: true, lastErr: true}},
+			want: plan{decision: decideFallback, empty: true, lastErr: true, launch: AttemptFallback}},
 		{name: "winner failed before delivering", h: happenedEarly, s: situation{won: true, winner: true}, err: broke,
-			want: plan{decision: decideFallback, err: broke, unwin: true, lastErr: true}},
+			want: plan{decision: decideFallback, err: broke, unwin: true, lastErr: true, launch: AttemptFallback}},
 		{name: "first breach under FailFast, another try runs", h: happenedBreach, s: situation{failFast: true, live: 1}, err: breach,
 			want: plan{decision: decideWait, err: breach, failedFast: breach, lastErr: true}},
 		{name: "later failure under FailFast ends with the first breach", h: happenedEarly, s: situation{failFast: true, failedFast: true},
@@ -164,7 +164,11 @@ func TestPlanFor(t *testing.T) {
 		{name: "first token of a hedge that lost", h: happenedFirst, s: situation{won: true, winner: false},
 			want: plan{decision: decideLose}},
 		{name: "the hedge timer changes no winner nor error", h: happenedHedge, s: situation{won: false, winner: true},
-			want: plan{decision: decideHedge}},
+			want: plan{decision: decideHedge, launch: AttemptHedge}},
+		{name: "a rejected output wins no more", h: happenedClean, s: situation{buffered: true, invalid: true, routesLeft: true, won: true, winner: true}, err: broke,
+			want: plan{decision: decideRetry, err: broke, unwin: true, lastErr: true, launch: AttemptFallback}},
+		{name: "a broken output is continued", h: happenedBroke, s: situation{chained: true, cont: true, delivered: true}, err: broke,
+			want: plan{decision: decideContinue, err: broke, lastErr: true, launch: AttemptContinuation}},
 	}
 	for _, tt := range tests {
 		if got := planFor(tt.h, tt.s, tt.err, tt.failedFast); got != tt.want {

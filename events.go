@@ -240,14 +240,7 @@ func (c *call) act(tr *try, p plan) {
 	case decideCanceled:
 		c.finish(ctxErr(c.ctx))
 	case decideFallback, decideContinue, decideRestart:
-		kind := AttemptFallback
-		switch d {
-		case decideContinue:
-			kind = AttemptContinuation
-		case decideRestart:
-			kind = AttemptRestart
-		}
-		if c.launch(kind) {
+		if c.launch(p.launch) {
 			if d == decideFallback {
 				c.rearmHedge()
 			}
@@ -270,8 +263,7 @@ func (c *call) act(tr *try, p plan) {
 		}
 		c.finish(c.lastErr)
 	case decideRetry:
-		c.won, c.lastErr = nil, err
-		if c.launch(AttemptFallback) {
+		if c.launch(p.launch) {
 			return
 		}
 		c.chainUp(tr)
@@ -280,7 +272,7 @@ func (c *call) act(tr *try, p plan) {
 		c.chainUp(tr)
 		c.finish(err)
 	case decideRetryRoute:
-		if !c.tryRoute(tr.rt, AttemptRetry, p.wait) && !c.launch(AttemptFallback) {
+		if !c.tryRoute(tr.rt, AttemptRetry, p.wait) && !c.launch(p.launch) {
 			c.finish(c.lastErr)
 		}
 	case decideJoin:
@@ -303,7 +295,7 @@ func (c *call) act(tr *try, p plan) {
 			c.chainUp(tr)
 		}
 	case decideHedge:
-		c.hedgeNext()
+		c.hedgeNext(p.launch)
 	}
 }
 

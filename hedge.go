@@ -33,11 +33,11 @@ func (c *call) rearmHedge() {
 	}
 }
 
-// hedgeNext starts a hedged try and re-arms the timer while hedges and
-// routes remain. c.mu is held.
-func (c *call) hedgeNext() {
+// hedgeNext starts a try of kind (a hedge) and re-arms the timer while
+// hedges and routes remain. c.mu is held.
+func (c *call) hedgeNext(kind AttemptKind) {
 	c.hedge.n++
-	if c.launch(AttemptHedge) && c.hedge.n < max(c.r.pol.Hedge.Max, 1) && c.next < c.routeCount() {
+	if c.launch(kind) && c.hedge.n < max(c.r.pol.Hedge.Max, 1) && c.next < c.routeCount() {
 		c.hedge.reset(c.hedgeDelay())
 	}
 }
