@@ -128,7 +128,8 @@ type exchange struct {
 // echo llama.cpp's server refuses with 500 gets that
 // answer as a 400, not sent again (see wire.AsRequestError), as does any
 // request error that server answers with 500 (see
-// wire.LlamaCppRequestError). Bifrost's 400 for a request it could not
+// wire.LlamaCppRequestError), and one KServe answers so (see
+// wire.KServeRequestError). Bifrost's 400 for a request it could not
 // send to its provider is the gateway error it is: 502 (see
 // wire.BifrostUpstreamFailure), as is Cloudflare AI Gateway's 400 for a
 // request its provider did not answer (see wire.CloudflareUpstreamFailure).
@@ -215,7 +216,7 @@ func (x *exchange) middleware() option.Middleware {
 				// /infill (one-api): the suffix cannot be served there.
 				x.infill.Forget(served)
 				return x.refuseDropped(res, wire.LlamaCpp, "suffix"), nil
-			case err == nil && wire.LlamaCppRequestError(res):
+			case err == nil && (wire.LlamaCppRequestError(res) || wire.KServeRequestError(res)):
 				return wire.AsRequestError(res), nil
 			case err == nil && (wire.BifrostUpstreamFailure(res) || wire.CloudflareUpstreamFailure(res)):
 				return wire.AsGatewayError(res), nil
