@@ -54,13 +54,18 @@ func ErrorBody(res *http.Response) ([]byte, error) {
 // object, as Gemini's OpenAI endpoint sends its errors
 // ([{"error":{"code":400,"message":…,"status":"INVALID_ARGUMENT"}}]:
 // cyberchitta/openai_ex#126, Simpleyyt/ai-manus#101), is that item, whose
-// message openai-go would otherwise lose.
+// message openai-go would otherwise lose; so is the worker's error inside
+// the line the SGLang gateway writes in prefill-decode mode (see
+// pdRouterError).
 func BoundErrorBody(res *http.Response) (cut string) {
 	head, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+1))
 	_ = res.Body.Close()
 	if first := gjson.GetBytes(head, "0"); err == nil && len(head) <= maxErrorBody &&
 		first.IsObject() && gjson.Get(first.Raw, "error").IsObject() && bytes.HasPrefix(bytes.TrimSpace(head), []byte("[")) {
 		head = []byte(first.Raw)
+	}
+	if err == nil && len(head) <= maxErrorBody {
+		head = pdRouterError(head)
 	}
 	switch {
 	case err != nil:
@@ -91,6 +96,37 @@ func BoundErrorBody(res *http.Response) (cut string) {
 	res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	res.Header.Set("Content-Type", "application/json")
 	return cut
+}
+
+// pdRouterError returns the worker's error inside head, the error body of
+// the SGLang model gateway in prefill-decode mode, or head itself for any
+// other body. For a stream, the gateway answers a decode worker's error
+// status with that status and one line it builds itself,
+// data: {'error': {"message": <the worker's body>, "status": <its status>}},
+// a key in single quotes, so not JSON (sgl-project/sglang
+// sgl-router/src/routers/http/pd_router.rs, handle_decode_error_response):
+// openai-go, which strips the data: prefix, reads no message from it. The
+// worker's body is JSON (an error object, or SGLang's error at the top
+// level) or, when it was not, the gateway holds its text: an error object
+// of that text is returned.
+func pdRouterError(head []byte) []byte {
+	const prefix = "{'error': "
+	b := bytes.TrimSpace(head)
+	b = bytes.TrimSpace(bytes.TrimPrefix(b, []byte("data:")))
+	if !bytes.HasPrefix(b, []byte(prefix)) || !bytes.HasSuffix(b, []byte("}")) {
+		return head
+	}
+	inner := b[len(prefix) : len(b)-1]
+	if !gjson.ValidBytes(inner) || gjson.GetBytes(inner, "status").Type != gjson.Number {
+		return head
+	}
+	switch m := gjson.GetBytes(inner, "message"); {
+	case m.IsObject():
+		return []byte(m.Raw)
+	case m.Type == gjson.String:
+		return errorObject(m.Str, "", "")
+	}
+	return head
 }
 
 // errorOfOwnShape returns the message and the name of an error body, head,

@@ -216,3 +216,24 @@ func TestCloudflareUpstreamFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestPDRouterError: the SGLang gateway's prefill-decode error line gives
+// the worker's error, whatever shape the worker wrote it in; any other
+// body, a line of the same start that is not the gateway's among them,
+// passes whole.
+func TestPDRouterError(t *testing.T) {
+	for _, tt := range []struct{ body, want string }{
+		{`data: {'error': {"message":{"object":"error","message":"too long","type":"BadRequestError","param":null,"code":400},"status":400}}`,
+			`{"object":"error","message":"too long","type":"BadRequestError","param":null,"code":400}`},
+		{`data: {'error': {"message":{"error":{"message":"too long","type":"BadRequestError"}},"status":400}}`,
+			`{"error":{"message":"too long","type":"BadRequestError"}}`},
+		{`data: {'error': {"message":"Internal Server Error","status":500}}`, `{"error":{"message":"Internal Server Error"}}`},
+		{`data: {'error': {"message":"no status"}}`, `data: {'error': {"message":"no status"}}`},
+		{`{"error":{"message":"bad model"}}`, `{"error":{"message":"bad model"}}`},
+		{`data: {'error': not json}`, `data: {'error': not json}`},
+	} {
+		if got := string(pdRouterError([]byte(tt.body))); got != tt.want {
+			t.Errorf("pdRouterError(%s) = %s, want %s", tt.body, got, tt.want)
+		}
+	}
+}
