@@ -248,6 +248,9 @@ func refusal(err error, res *http.Response) (ErrorKind, string, error) {
 		if err := ce.Server.Fill(apiErr); err != nil {
 			return KindMalformed, "", err
 		}
+		if s := starletteStatus(apiErr); s != 0 && res.StatusCode < 300 {
+			apiErr.StatusCode = s
+		}
 		detail := errorName(apiErr.Type) // a chat or completions server's error type
 		if ce.Server.Raw == "" {
 			detail = errorName(ce.Server.Code) // a Responses error event's code
@@ -261,6 +264,28 @@ func refusal(err error, res *http.Response) (ErrorKind, string, error) {
 		return KindMalformed, "", ce.Err
 	}
 	return KindMalformed, ce.Detail, nil
+}
+
+// starletteStatus returns the request error's status, 400 to 499, that
+// e, an error a server sent inside a stream with no type or code, names
+// at the start of its message as Starlette's HTTPException writes itself:
+// "400: Invalid value: …". Llama Stack calls its provider only once its
+// 200 event stream has begun and sends any exception as such an event,
+// {"error": {"message": str(HTTPException)}}, a refused request among
+// them (llamastack/llama-stack llama_stack/core/server/server.py,
+// sse_generator, translate_exception); with the status it names, the
+// refusal counts as the request's, not the server's (see
+// excludedFromBreaker). 0 for any other error.
+func starletteStatus(e *openai.Error) int {
+	m := e.Message
+	if e.Type != "" || e.Code != "" || len(m) < 5 || m[0] != '4' || m[3] != ':' || m[4] != ' ' {
+		return 0
+	}
+	s, err := strconv.Atoi(m[:3])
+	if err != nil || s < 400 || s > 499 {
+		return 0
+	}
+	return s
 }
 
 // statusDetail is the Detail of a request that failed with err: the name

@@ -1,0 +1,29 @@
+package tokenpace
+
+import (
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// TestStarletteStatus: only an error without type or code whose message
+// begins with a 4xx status and ": " names a request error's status.
+func TestStarletteStatus(t *testing.T) {
+	for _, tt := range []struct {
+		e    openai.Error
+		want int
+	}{
+		{openai.Error{Message: "400: Invalid value: messages must not be empty"}, 400},
+		{openai.Error{Message: "404: Model 'x' not found"}, 404},
+		{openai.Error{Message: "500: Internal server error: An unexpected error occurred."}, 0},
+		{openai.Error{Message: "400: Invalid value", Type: "invalid_request_error"}, 0},
+		{openai.Error{Message: "400: Invalid value", Code: "400"}, 0},
+		{openai.Error{Message: "4000 tokens is over the limit"}, 0},
+		{openai.Error{Message: "40x: odd"}, 0},
+		{openai.Error{Message: "400"}, 0},
+	} {
+		if got := starletteStatus(&tt.e); got != tt.want {
+			t.Errorf("starletteStatus(%q, type %q, code %q) = %d, want %d", tt.e.Message, tt.e.Type, tt.e.Code, got, tt.want)
+		}
+	}
+}
