@@ -25,79 +25,102 @@ import (
 // still counted.
 func TestLlamaCppRequestErrorUnder500(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		image := loadRecording(t, "llamacpp-2026-chat-image-refused.jsonl")
 		n2 := loadRecording(t, "ikllama-2026-chat-n2-refused.jsonl")
 		failed := n2 // the same server failing: a message of no request error
 		failed.Reads = []recordedRead{{TMS: 3, Data: `{"error":{"code":500,"message":"llama_decode failed","type":"server_error"}}`}}
-		answer := loadRecording(t, "llamacpp-110m-chat-stream.jsonl")
-		_, hc, counts := serveCounting(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
-			switch {
-			case strings.HasPrefix(r.URL.Path, "/image/"):
-				replay(image)(w, r)
-			case strings.HasPrefix(r.URL.Path, "/n2/"):
-				replay(n2)(w, r)
-			case strings.HasPrefix(r.URL.Path, "/failed/"):
-				replay(failed)(w, r)
-			default:
-				replay(answer)(w, r)
-			}
-		})
-		base := func(name string) option.RequestOption {
-			return option.WithBaseURL("http://" + name + ".invalid/" + name + "/v1/")
-		}
-		client := func(name string) *tokenpace.Client {
-			return tokenpace.NewClient(openai.NewClient(base(name), option.WithHTTPClient(hc),
-				option.WithAPIKey("sk-test-secret"), option.WithMaxRetries(2))) // openai-go's default
-		}
-		ctx := context.Background()
-		want := recordedText(t, answer)
+		wantRequestErrorsUnder500(t, "v1/", []refusedUnder500{
+			{"image", loadRecording(t, "llamacpp-2026-chat-image-refused.jsonl"), "image input is not supported"},
+			{"n2", n2, "Only one completion choice is allowed"},
+		}, failed)
+	})
+}
 
-		for _, tt := range []struct{ name, message string }{
-			{"image", "image input is not supported"},
-			{"n2", "Only one completion choice is allowed"},
-		} {
-			s := client(tt.name).NewStreaming(ctx, chat("m", 4))
-			text := readAll(t, s)
-			var se *tokenpace.StreamError
-			var ae *openai.Error
-			if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusBadRequest ||
-				!strings.Contains(ae.Message, tt.message) || text != "" || counts.of("/"+tt.name+"/v1/chat/completions") != 1 {
-				t.Errorf("%s: text %q, err %v, %d requests; want the server's %q as a KindRequest 400, sent once",
-					tt.name, text, s.Err(), counts.of("/"+tt.name+"/v1/chat/completions"), tt.message)
-			}
+// refusedUnder500 is a request error a server answers with a status of
+// 500 or more: the route's name (the first segment of its path), the
+// recorded answer and what its message must say.
+type refusedUnder500 struct {
+	name    string
+	rec     recording
+	message string
+}
 
-			rt, err := tokenpace.NewRouter(client(tt.name), tokenpace.Policy{},
-				tokenpace.Route{Name: tt.name}, tokenpace.Route{Name: "ok", Options: []option.RequestOption{base("ok")}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range 12 { // more than the 5 failures that open a breaker
-				s := rt.NewStreaming(ctx, chat("m", 4))
-				if text := readAll(t, s); s.Err() != nil || text != want || len(s.Timing().Attempts) != 2 {
-					t.Fatalf("%s, Router call %d: text %q, err %v, %d attempts; want the next route's answer after the refusal", tt.name, i, text, s.Err(), len(s.Timing().Attempts))
-				}
-			}
-			if st, ok := rt.BreakerState(tt.name); !ok || st != gobreaker.StateClosed {
-				t.Errorf("%s: breaker %v after 12 request errors, want closed", tt.name, st)
+// wantRequestErrorsUnder500 serves each refusal under its name and api
+// ("v1/", say), failed under "failed", and an answer anywhere else. Each
+// refusal must reach the caller as a KindRequest 400 with its message,
+// no text, after one request (openai-go, with its default retries, sends
+// a 500 again twice); a Router must fall back to the answer, and its
+// breaker of the refusing server, which is well, stay closed over more
+// calls than open one. The failure, the server's own, must still be sent
+// again and open the breaker.
+func wantRequestErrorsUnder500(t *testing.T, api string, refusals []refusedUnder500, failed recording) {
+	t.Helper()
+	answer := loadRecording(t, "llamacpp-110m-chat-stream.jsonl")
+	_, hc, counts := serveCounting(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		for _, rf := range refusals {
+			if strings.HasPrefix(r.URL.Path, "/"+rf.name+"/") {
+				replay(rf.rec)(w, r)
+				return
 			}
 		}
+		if strings.HasPrefix(r.URL.Path, "/failed/") {
+			replay(failed)(w, r)
+			return
+		}
+		replay(answer)(w, r)
+	})
+	base := func(name string) option.RequestOption {
+		return option.WithBaseURL("http://" + name + ".invalid/" + name + "/" + api)
+	}
+	client := func(name string) *tokenpace.Client {
+		return tokenpace.NewClient(openai.NewClient(base(name), option.WithHTTPClient(hc),
+			option.WithAPIKey("sk-test-secret"), option.WithMaxRetries(2))) // openai-go's default
+	}
+	path := func(name string) string { return "/" + name + "/" + api + "chat/completions" }
+	ctx := context.Background()
+	want := recordedText(t, answer)
 
-		// The server's own failure: sent again, and counted.
-		s := client("failed").NewStreaming(ctx, chat("m", 4))
+	for _, rf := range refusals {
+		s := client(rf.name).NewStreaming(ctx, chat("m", 4))
+		text := readAll(t, s)
+		var se *tokenpace.StreamError
 		var ae *openai.Error
-		if readAll(t, s); !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusInternalServerError || counts.of("/failed/v1/chat/completions") != 3 {
-			t.Errorf("server failure: err %v, %d requests; want its 500 after 3", s.Err(), counts.of("/failed/v1/chat/completions"))
+		if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusBadRequest ||
+			!strings.Contains(ae.Message, rf.message) || text != "" || counts.of(path(rf.name)) != 1 {
+			t.Errorf("%s: text %q, err %v, %d requests; want the server's %q as a KindRequest 400, sent once",
+				rf.name, text, s.Err(), counts.of(path(rf.name)), rf.message)
 		}
-		rt, err := tokenpace.NewRouter(client("failed"), tokenpace.Policy{},
-			tokenpace.Route{Name: "failed"}, tokenpace.Route{Name: "ok", Options: []option.RequestOption{base("ok")}})
+
+		rt, err := tokenpace.NewRouter(client(rf.name), tokenpace.Policy{},
+			tokenpace.Route{Name: rf.name}, tokenpace.Route{Name: "ok", Options: []option.RequestOption{base("ok")}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for range 12 {
-			readAll(t, rt.NewStreaming(ctx, chat("m", 4)))
+		for i := range 12 { // more than the 5 failures that open a breaker
+			s := rt.NewStreaming(ctx, chat("m", 4))
+			if text := readAll(t, s); s.Err() != nil || text != want || len(s.Timing().Attempts) != 2 {
+				t.Fatalf("%s, Router call %d: text %q, err %v, %d attempts; want the next route's answer after the refusal", rf.name, i, text, s.Err(), len(s.Timing().Attempts))
+			}
 		}
-		if st, ok := rt.BreakerState("failed"); !ok || st == gobreaker.StateClosed {
-			t.Errorf("server failure: breaker %v after 12 failures, want open", st)
+		if st, ok := rt.BreakerState(rf.name); !ok || st != gobreaker.StateClosed {
+			t.Errorf("%s: breaker %v after 12 request errors, want closed", rf.name, st)
 		}
-	})
+	}
+
+	// The server's own failure: sent again, and counted.
+	s := client("failed").NewStreaming(ctx, chat("m", 4))
+	var ae *openai.Error
+	if readAll(t, s); !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusInternalServerError || counts.of(path("failed")) != 3 {
+		t.Errorf("server failure: err %v, %d requests; want its 500 after 3", s.Err(), counts.of(path("failed")))
+	}
+	rt, err := tokenpace.NewRouter(client("failed"), tokenpace.Policy{},
+		tokenpace.Route{Name: "failed"}, tokenpace.Route{Name: "ok", Options: []option.RequestOption{base("ok")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 12 {
+		readAll(t, rt.NewStreaming(ctx, chat("m", 4)))
+	}
+	if st, ok := rt.BreakerState("failed"); !ok || st == gobreaker.StateClosed {
+		t.Errorf("server failure: breaker %v after 12 failures, want open", st)
+	}
 }
