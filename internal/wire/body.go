@@ -35,6 +35,39 @@ const (
 // than 32 MiB (see LimitBody).
 var ErrBodyTooLarge = fmt.Errorf("tokenpace: response body longer than %d bytes", maxWholeBody)
 
+// errorFields are the members of an error object that tell what kind of
+// error a server answered.
+type errorFields struct {
+	Message, Type string
+	Code          any
+}
+
+// errorOf returns the error object of res, an answer of status whose
+// body BoundErrorBody bounded already (an error object of its own, as
+// it made it), and puts the body back; ok is false for another status, no
+// body, or a body that is no such object.
+func errorOf(res *http.Response, status int) (e errorFields, ok bool) {
+	if res == nil || res.Body == nil || res.StatusCode != status {
+		return e, false
+	}
+	body, err := ErrorBody(res)
+	var v struct{ Error *errorFields }
+	if err != nil || json.Unmarshal(body, &v) != nil || v.Error == nil {
+		return e, false
+	}
+	return *v.Error, true
+}
+
+// says reports whether msg holds one of phrases.
+func says(msg string, phrases []string) bool {
+	for _, p := range phrases {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // ErrorBody reads the error body of res, bounded already (BoundErrorBody),
 // and puts it back for the next reader.
 func ErrorBody(res *http.Response) ([]byte, error) {

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"encoding/json"
 	"net/http"
 )
 
@@ -26,10 +25,6 @@ const cloudflareNoResponse = "2005"
 // provider is back; it says nothing against the request. It reads the
 // body, bounded already, and puts it back.
 func CloudflareUpstreamFailure(res *http.Response) bool {
-	if res == nil || res.Body == nil || res.StatusCode != http.StatusBadRequest {
-		return false
-	}
-	body, err := ErrorBody(res)
-	var e struct{ Error struct{ Code any } }
-	return err == nil && json.Unmarshal(body, &e) == nil && e.Error.Code == cloudflareNoResponse
+	e, ok := errorOf(res, http.StatusBadRequest)
+	return ok && e.Code == cloudflareNoResponse
 }

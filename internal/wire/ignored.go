@@ -217,25 +217,14 @@ var llamaCppRequestErrors = []string{
 // 500 (see llamaCppRequestErrors). It reads the body, bounded already
 // (BoundErrorBody), and puts it back.
 func LlamaCppRequestError(res *http.Response) bool {
-	if res == nil || res.Body == nil || res.StatusCode != http.StatusInternalServerError {
+	if res == nil || res.StatusCode != http.StatusInternalServerError {
 		return false
 	}
 	if s := strings.ToLower(res.Header.Get("Server")); !strings.HasPrefix(s, "llama.cpp") && !strings.HasPrefix(s, "ik_llama.cpp") {
 		return false
 	}
-	body, err := ErrorBody(res)
-	var e struct {
-		Error struct{ Message, Type string }
-	}
-	if err != nil || json.Unmarshal(body, &e) != nil || e.Error.Type != "server_error" {
-		return false
-	}
-	for _, m := range llamaCppRequestErrors {
-		if strings.Contains(e.Error.Message, m) {
-			return true
-		}
-	}
-	return false
+	e, ok := errorOf(res, http.StatusInternalServerError)
+	return ok && e.Type == "server_error" && says(e.Message, llamaCppRequestErrors)
 }
 
 // FieldDropper returns which server that drops the fields DroppedField

@@ -1,9 +1,7 @@
 package wire
 
 import (
-	"encoding/json"
 	"net/http"
-	"strings"
 )
 
 // Request errors KServe answers with 500.
@@ -38,23 +36,6 @@ var kserveRequestErrors = []string{
 // OpenAI endpoints answered with 500 (see kserveRequestErrors). It reads
 // the body, bounded already (BoundErrorBody), and puts it back.
 func KServeRequestError(res *http.Response) bool {
-	if res == nil || res.Body == nil || res.StatusCode != http.StatusInternalServerError {
-		return false
-	}
-	body, err := ErrorBody(res)
-	var e struct {
-		Error struct {
-			Message, Type string
-			Code          any
-		}
-	}
-	if err != nil || json.Unmarshal(body, &e) != nil || e.Error.Type != "OpenAIError" || e.Error.Code != "500" {
-		return false
-	}
-	for _, m := range kserveRequestErrors {
-		if strings.Contains(e.Error.Message, m) {
-			return true
-		}
-	}
-	return false
+	e, ok := errorOf(res, http.StatusInternalServerError)
+	return ok && e.Type == "OpenAIError" && e.Code == "500" && says(e.Message, kserveRequestErrors)
 }
