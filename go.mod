@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
-	github.com/openai/openai-go/v3 v3.102.0
+	github.com/openai/openai-go/v3 v3.105.0
 	github.com/sony/gobreaker/v2 v2.4.0
 	github.com/tidwall/gjson v1.20.4
 	github.com/tidwall/sjson v1.2.10
@@ -14,7 +14,7 @@ require (
 	go.opentelemetry.io/otel/sdk/metric v1.47.0
 	go.opentelemetry.io/otel/trace v1.47.0
 	go.uber.org/goleak v1.3.0
-	golang.org/x/sys v0.48.0
+	golang.org/x/sys v0.49.0
 	golang.org/x/time v0.16.0
 )
 
