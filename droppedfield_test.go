@@ -352,8 +352,10 @@ func TestLlamaCppRefusedSuffix(t *testing.T) {
 // llama.cpp server's id would match, and it has no /infill. Nor does
 // mlx_lm.server read a suffix or an echo (mlx_lm/server.py,
 // handle_text_completions: the prompt alone), nor vllm-mlx, whose
-// CompletionRequest has neither field (vllm_mlx/api/models.py).
-// mistral.rs's takes a suffix but
+// CompletionRequest has neither field (vllm_mlx/api/models.py), nor
+// FastChat's openai_api_server, whose CompletionRequest takes a suffix
+// that no worker is ever given (fastchat/serve/openai_api_server.py,
+// get_gen_params). mistral.rs's takes a suffix but
 // never gives it to the model: it appends it to a whole answer's text
 // (mistralrs-core/src/sequence.rs, add_completion_choice_to_group:
 // prefix, text, suffix) and drops it from a stream, whose chunks are made
@@ -373,6 +375,7 @@ func TestServersThatDropTheSuffix(t *testing.T) {
 		{"TabbyAPI", "TabbyAPI", "tabbyapi"},
 		{"mlx_lm.server", "mlx_lm.server", "mlxlm"},
 		{"vllm-mlx", "vllm-mlx", "vllmmlx"},
+		{"FastChat", "FastChat", "fastchat"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

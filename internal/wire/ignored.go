@@ -417,6 +417,21 @@ func VLLMMLXAnswer(start []byte) bool { return vllmMLXAnswer.Match(start) }
 
 var vllmMLXAnswer = regexp.MustCompile(`^\s*\{"id": ?"cmpl-[0-9a-f]{8}", ?"object": ?"text_completion"`)
 
+// FastChatAnswer reports whether start, the start of a 2xx answer to a
+// completions request or of one of its stream's events, comes from
+// FastChat's openai_api_server (lm-sys/FastChat,
+// fastchat/serve/openai_api_server.py) by its shape, under uvicorn's
+// Server header: a text completion whose id is "cmpl-" and a shortuuid
+// (22 letters and digits without 0, 1, I, O or l), then object, the
+// created time in a whole answer only (a stream's chunks are pydantic's
+// model_dump_json with exclude_unset, which leaves it out) and model,
+// without spaces. Its CompletionRequest takes a suffix that no worker is
+// ever given (get_gen_params): a fill-in-the-middle request gets a
+// completion of its prompt alone, whole or streamed.
+func FastChatAnswer(start []byte) bool { return fastChatAnswer.Match(start) }
+
+var fastChatAnswer = regexp.MustCompile(`^\s*\{"id":"cmpl-[2-9A-HJ-NP-Za-km-z]{22}","object":"text_completion",(?:"created":[0-9]+,)?"model":"`)
+
 // StreamEchoDropper returns which server made start, the first event of
 // a stream sent in answer to a completions request with echo whose
 // headers do not name it, if it is one that drops the echo of a stream:
@@ -467,6 +482,7 @@ const (
 	MLXLM       = "mlx_lm.server"
 	VLLMMLX     = "vllm-mlx"
 	Llamafile   = "llamafile"
+	FastChat    = "FastChat"
 )
 
 // SuffixDropper returns which server made start, the start of a 2xx
@@ -475,8 +491,8 @@ const (
 // LlamaCppAnswer), LocalAI (see LocalAIAnswer), KoboldCpp (see
 // KoboldCppAnswer), MistralRs (see MistralRsAnswer), LMDeploy (see
 // LMDeployAnswer), TextGen (see TextGenWebUIAnswer), TabbyAPI (see
-// TabbyAPIAnswer), MLXLM (see MLXLMAnswer) or VLLMMLX (see
-// VLLMMLXAnswer); "" for any other.
+// TabbyAPIAnswer), MLXLM (see MLXLMAnswer), VLLMMLX (see
+// VLLMMLXAnswer) or FastChat (see FastChatAnswer); "" for any other.
 func SuffixDropper(start []byte) string {
 	switch {
 	case TabbyAPIAnswer(start): // before LlamaCppAnswer, which its stream's id passes
@@ -497,6 +513,8 @@ func SuffixDropper(start []byte) string {
 		return MLXLM
 	case VLLMMLXAnswer(start):
 		return VLLMMLX
+	case FastChatAnswer(start):
+		return FastChat
 	}
 	return ""
 }
@@ -507,8 +525,8 @@ const PeekBytes = 64 << 10
 
 // RefuseDropped closes res, a 2xx answer to a request whose field its
 // server dropped, server (LlamaCpp, LocalAI, KoboldCpp, CLIProxyAPI,
-// SGLang, MistralRs, LMDeploy, TextGen, TabbyAPI, MLXLM, VLLMMLX or
-// Llamafile), and returns the answer llama.cpp's server gave
+// SGLang, MistralRs, LMDeploy, TextGen, TabbyAPI, MLXLM, VLLMMLX,
+// FastChat or Llamafile), and returns the answer llama.cpp's server gave
 // before it dropped the field: 400, an OpenAI error body naming it, and no retry
 // (x-should-retry: false).
 func RefuseDropped(res *http.Response, server, field string) *http.Response {

@@ -187,6 +187,26 @@ func TestVLLMMLXAnswer(t *testing.T) {
 	}
 }
 
+func TestFastChatAnswer(t *testing.T) {
+	for start, want := range map[string]bool{
+		`{"id":"cmpl-8kQmDx3VnR7bYwTz2HfLcP","object":"text_completion","model":"m","choices":[]}`:             true,  // a stream's event: no created
+		`{"id":"cmpl-Rf4sGt9aKmNz3pXwBq7cYe","object":"text_completion","created":1,"model":"m","choices":[]}`: true,  // whole
+		`{"id":"cmpl-3a9f0c2b8e7d4a1f9c6b5e4d3a2f1e0d","object":"text_completion","created":1,"model":"m"}`:    false, // vLLM
+		`{"id":"cmpl-chatcmpl-8kQmDx3VnR7bYwTz2HfLcP","object":"text_completion","created":1,"model":"m"}`:     false,
+		`{"id":"cmpl-8kQmDx3VnR7bYwTz2HfLcP0","object":"text_completion","created":1,"model":"m"}`:             false, // 23 letters
+		`{"id":"cmpl-8kQmDx3VnR7bYwTz2HfLc1","object":"text_completion","created":1,"model":"m"}`:              false, // 1 is not shortuuid's
+		`{"id":"chatcmpl-8kQmDx3VnR7bYwTz2HfLcP","object":"chat.completion.chunk","model":"m","choices":[]}`:   false, // a chat chunk
+		`{"id": "cmpl-8kQmDx3VnR7bYwTz2HfLcP", "object": "text_completion", "created": 1, "model": "m"}`:       false, // spaced: not pydantic's
+	} {
+		if got := FastChatAnswer([]byte(start)); got != want {
+			t.Errorf("FastChatAnswer(%s) = %v, want %v", start, got, want)
+		}
+		if got := SuffixDropper([]byte(start)) == FastChat; got != want {
+			t.Errorf("SuffixDropper(%s) = FastChat %v, want %v", start, got, want)
+		}
+	}
+}
+
 func TestEchoDropper(t *testing.T) {
 	for server, want := range map[string]string{
 		"llamafile/0.9.3":  Llamafile,
