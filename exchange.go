@@ -133,6 +133,8 @@ type exchange struct {
 // send to its provider is the gateway error it is: 502 (see
 // wire.BifrostUpstreamFailure), as is Cloudflare AI Gateway's 400 for a
 // request its provider did not answer (see wire.CloudflareUpstreamFailure).
+// FastChat's 400 for a worker's failure is the server error it is: 500
+// (see wire.FastChatServerError).
 //
 // A request refused for a field the client added to it (stream_options,
 // or what it gave back to the server: see wire.CallExtras) is sent again
@@ -220,6 +222,8 @@ func (x *exchange) middleware() option.Middleware {
 				return wire.AsRequestError(res), nil
 			case err == nil && (wire.BifrostUpstreamFailure(res) || wire.CloudflareUpstreamFailure(res)):
 				return wire.AsGatewayError(res), nil
+			case err == nil && wire.FastChatServerError(res):
+				return wire.AsServerError(res), nil
 			default:
 				if dropped != "" && !infill && err == nil && res != nil && res.StatusCode < 300 &&
 					isEventStream(res.Header.Get("Content-Type")) {

@@ -175,8 +175,10 @@ func pdRouterError(head []byte) []byte {
 // "message" at the top level, with the error's "type" beside it, as
 // TensorRT-LLM's trtllm-serve sends its errors, and Aphrodite and vLLM
 // did before they nested them ({"object": "error", "message": …, "type":
-// "BadRequestError", "param": null, "code": 400}), or alone, as
-// mistral.rs does ({"message": "model `x` was not found"}); or an
+// "BadRequestError", "param": null, "code": 400}), or with a code alone,
+// as FastChat does ({"object": "error", "message": …, "code": 40303}; see
+// FastChatServerError), or alone, as mistral.rs does ({"message": "model
+// `x` was not found"}); or an
 // "error" that is an array of objects with a code and a message, as
 // Cloudflare's API envelope holds them, AI Gateway's own errors among
 // them ({"success": false, "result": [], "messages": [], "error":
@@ -205,7 +207,10 @@ func errorOfOwnShape(head []byte) (msg, name, code string, ok bool) {
 		return d.Get("msg").Str, d.Get("type").Str, "", true
 	}
 	if m := gjson.GetBytes(head, "message"); m.Type == gjson.String {
-		return m.Str, gjson.GetBytes(head, "type").Str, "", true
+		if t := gjson.GetBytes(head, "type"); t.Exists() {
+			return m.Str, t.Str, "", true
+		}
+		return m.Str, "", gjson.GetBytes(head, "code").String(), true // FastChat's: its code names it
 	}
 	return "", "", "", false
 }

@@ -116,6 +116,15 @@ func AsGatewayError(res *http.Response) *http.Response {
 	return res
 }
 
+// AsServerError makes res, a server's answer under a request error's
+// status to a request it failed to serve, say what it is: 500 Internal
+// Server Error, which openai-go sends again and a breaker counts. It
+// returns res, its body kept.
+func AsServerError(res *http.Response) *http.Response {
+	res.StatusCode, res.Status = http.StatusInternalServerError, "500 Internal Server Error"
+	return res
+}
+
 // bifrostDoRequest is the message of Bifrost's error for a request it
 // could not send to its provider: schemas.ErrProviderDoRequest
 // (maximhq/bifrost core/schemas/provider.go), the connection refused,

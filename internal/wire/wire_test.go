@@ -153,6 +153,7 @@ func TestErrorsOfOwnShape(t *testing.T) {
 		`{"detail":"Not Found"}`: `{"error":{"message":"Not Found"}}`,
 		`{"detail":[{"type":"missing","loc":["body","messages"],"msg":"Field required"}]}`:                                      `{"detail":[{"type":"missing","loc":["body","messages"],"msg":"Field required"}]}`,
 		`{"object":"error","message":"The model ` + "`x`" + ` does not exist.","type":"NotFoundError","param":null,"code":404}`: `{"error":{"message":"The model ` + "`x`" + ` does not exist.","type":"NotFoundError"}}`,
+		`{"object":"error","message":"This model's maximum context length is 4096 tokens.","code":40303}`:                       `{"error":{"code":"40303","message":"This model's maximum context length is 4096 tokens."}}`,
 		`{"message":"model ` + "`x`" + ` was not found"}`:                                                                       `{"error":{"message":"model ` + "`x`" + ` was not found"}}`,
 		`{"message":{"text":"not a message"}}`:                                                                                  `{"message":{"text":"not a message"}}`,
 		`{"error":"Received error from databricks-model-serving","external_model_message":{"error_code":"INVALID_PARAMETER_VALUE","message":"INVALID_PARAMETER_VALUE: Missing required embeddings parameter: 'input'"}}`: `{"error":{"message":"INVALID_PARAMETER_VALUE: Missing required embeddings parameter: 'input'","type":"INVALID_PARAMETER_VALUE"}}`,
@@ -166,6 +167,27 @@ func TestErrorsOfOwnShape(t *testing.T) {
 		}
 		if got, _ := io.ReadAll(res.Body); string(got) != want {
 			t.Errorf("%s: became %s, want %s", body, got, want)
+		}
+	}
+}
+
+func TestFastChatServerError(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		body   string
+		want   bool
+	}{
+		{400, `{"object":"error","message":"**NETWORK ERROR DUE TO HIGH TRAFFIC. PLEASE REGENERATE OR REFRESH THIS PAGE.**\n\n(CUDA out of memory.)","code":50002}`, true},
+		{400, `{"object":"error","message":"Cannot connect to host localhost:21002","code":50001}`, true},
+		{400, `{"object":"error","message":"This model's maximum context length is 4096 tokens.","code":40303}`, false},
+		{400, `{"object":"error","message":"The model does not exist.","type":"NotFoundError","param":null,"code":50002}`, false}, // a type: not FastChat's
+		{500, `{"object":"error","message":"CUDA out of memory.","code":50002}`, false},                                           // a server error already
+		{400, `{"error":{"message":"bad","code":"50002"}}`, true},
+	} {
+		res := response(tc.status, nil, []byte(tc.body))
+		BoundErrorBody(res)
+		if got := FastChatServerError(res); got != tc.want {
+			t.Errorf("FastChatServerError(%d %s) = %v, want %v", tc.status, tc.body, got, tc.want)
 		}
 	}
 }
