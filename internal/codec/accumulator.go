@@ -235,9 +235,10 @@ func (a *Accumulator) end(e *End) {
 // custom tool's call: see functionTypes), its one choice that used every
 // token allowed finished for "length" (see lengthFinish), and each other
 // choice that streamed tool calls finished for "tool_calls" even when its
-// server said "stop" (see toolCallsFinish). The length comes first: a
-// call cut at the limit has its arguments cut short, which "tool_calls"
-// would have the caller run.
+// server said "stop" (see toolCallsFinish), and a reason its server
+// names in a word of its own under OpenAI's name for it (see
+// openAIFinish). The length comes first: a call cut at the limit has its
+// arguments cut short, which "tool_calls" would have the caller run.
 func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 	a.flush()
 	c := &a.Acc.ChatCompletion
@@ -249,6 +250,7 @@ func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 	a.extras.setOn(c)
 	functionTypes(c)
 	lengthFinish(c, a.Limit, a.outputs)
+	openAIFinish(c)
 	toolCallsFinish(c)
 	return &a.Acc
 }

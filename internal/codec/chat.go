@@ -202,6 +202,7 @@ func (r chat) Fetch(ctx context.Context, client *openai.Client, opts []option.Re
 		}
 	}
 	functionTypes(res)
+	openAIFinish(res)
 	toolCallsFinish(res)
 	for i := range res.Choices {
 		messageParts(&res.Choices[i].Message)

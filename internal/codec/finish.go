@@ -32,6 +32,32 @@ func FailedFinish(reason string) bool {
 	return false
 }
 
+// openAIFinishes are the finish reasons of servers that name in a word of
+// their own an end OpenAI names with one of its four, and the name
+// OpenAI gives it. Z.ai's GLM API (docs.z.ai, chat-completion) ends an
+// answer the model's context window cut with
+// "model_context_window_exceeded", where OpenAI says "length", and one its
+// content safety review stopped with "sensitive", where OpenAI says
+// "content_filter"; a caller that checks for "length" to ask for less, or
+// for "content_filter", takes either for an answer of no known end (an
+// agent loop sent the request again without end: anomalyco/opencode#18813).
+var openAIFinishes = map[string]string{
+	"model_context_window_exceeded": "length",
+	"sensitive":                     "content_filter",
+}
+
+// openAIFinish gives every choice of c whose server ended it for a reason
+// of openAIFinishes the name OpenAI gives that reason. It applies to a
+// stream's accumulated completion and to a whole answer alike; Timing
+// keeps the server's word.
+func openAIFinish(c *openai.ChatCompletion) {
+	for i := range c.Choices {
+		if name, ok := openAIFinishes[c.Choices[i].FinishReason]; ok {
+			c.Choices[i].FinishReason = name
+		}
+	}
+}
+
 // toolCallsFinish gives the finish reason "tool_calls" to every choice of
 // c whose message holds tool calls but whose server said "stop": Gemini's
 // OpenAI endpoint does so when it streams calls (googleapis/python-genai#2868),

@@ -1,0 +1,50 @@
+package tokenpace_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"testing/synctest"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// TestWholeOpenAIFinish: a whole answer of Z.ai's GLM API that its
+// model's context window cut finishes for "model_context_window_exceeded",
+// and one its safety review stopped for "sensitive" (docs.z.ai,
+// chat-completion): a caller that checks for "length" or
+// "content_filter" took neither for the end it is (an agent loop sent the
+// request again without end: anomalyco/opencode#18813). The answer now
+// says OpenAI's name, as a stream's Accumulated() does; Timing keeps the
+// server's word.
+func TestWholeOpenAIFinish(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		answer := func(finish string) string {
+			return `{"id":"202603130512440a1b2c3d4e5f6a7b","request_id":"202603130512440a1b2c3d4e5f6a7b","created":1773349964,"model":"glm-4.7-flash","choices":[{"index":0,"finish_reason":"` +
+				finish + `","message":{"role":"assistant","content":"The log shows"}}],"usage":{"prompt_tokens":202745,"completion_tokens":3,"total_tokens":202748}}`
+		}
+		handlers := map[string]http.Handler{}
+		for _, finish := range []string{"model_context_window_exceeded", "sensitive", "stop"} {
+			handlers[finish] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+				_, _ = w.Write([]byte(answer(finish)))
+			})
+		}
+		url, hc := serve(t, byModel(handlers))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		for sent, want := range map[string]string{
+			"model_context_window_exceeded": "length",
+			"sensitive":                     "content_filter",
+			"stop":                          "stop",
+		} {
+			var tm *tokenpace.Timing
+			res, err := c.New(context.Background(), chat(sent, 64), tokenpace.WithTimingInto(&tm))
+			if err != nil || len(res.Choices) != 1 {
+				t.Fatalf("%s: %v, %v", sent, res, err)
+			}
+			if got := string(res.Choices[0].FinishReason); got != want || tm.FinishReason != sent {
+				t.Errorf("%s: finish %q, Timing's %q; want %q, and the server's %q", sent, got, tm.FinishReason, want, sent)
+			}
+		}
+	})
+}
