@@ -143,7 +143,9 @@ type exchange struct {
 // function tool without a description or parameters, sent again with
 // them filled in (see wire.BareTools), and a stream refused for its tools,
 // sent again whole and its answer given as a stream (see
-// wire.StreamedTools). A 501 is not sent again (see wire.NotImplemented).
+// wire.StreamedTools). A 501 is not sent again (see wire.NotImplemented),
+// nor a 429 that says the account's balance or quota is spent (see
+// wire.QuotaSpent).
 func (x *exchange) middleware() option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		dropped := ""    // a field llama.cpp's server would drop (wire.DroppedField)
@@ -414,7 +416,7 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	if res != nil && res.Body != nil {
 		x.bound(res) // it reads an error body: without x.mu, which httptrace hooks take
 	}
-	res = wire.NotImplemented(res)
+	res = wire.QuotaSpent(wire.NotImplemented(res))
 	if whole {
 		res = wire.AsStream(res)
 	}

@@ -1,0 +1,38 @@
+package wire
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestQuotaSpent: a 429 whose error says the balance or quota is spent
+// (Zhipu's code "1113", as a string or, from another front, an Anthropic
+// envelope; OpenAI's "insufficient_quota") is marked not to be sent
+// again; a 429 of a rate limit, another status with those words and a
+// body that is no error object are not, and the body stays readable.
+func TestQuotaSpent(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		body   string
+		want   bool
+	}{
+		{429, `{"error":{"code":"1113","message":"余额不足或无可用资源包,请充值。"}}`, true},
+		{429, `{"type":"error","error":{"type":"rate_limit_error","code":"1113","message":"[1113][Insufficient balance or no resource package. Please recharge.]"}}`, true},
+		{429, `{"error":{"message":"You exceeded your current quota.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`, true},
+		{429, `{"error":{"code":"1302","message":"您当前使用该API的并发数过高，请降低并发，或联系客服增加限额。"}}`, false},
+		{429, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, false},
+		{400, `{"error":{"code":"1113","message":"余额不足或无可用资源包,请充值。"}}`, false},
+		{429, `1113 insufficient_quota`, false},
+	} {
+		res := &http.Response{StatusCode: tc.status, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(tc.body))}
+		got := QuotaSpent(res).Header.Get("X-Should-Retry") == "false"
+		if got != tc.want {
+			t.Errorf("QuotaSpent(%d %s) marked %v, want %v", tc.status, tc.body, got, tc.want)
+		}
+		if b, _ := io.ReadAll(res.Body); string(b) != tc.body {
+			t.Errorf("%d %s: body after = %q, want it whole", tc.status, tc.body, b)
+		}
+	}
+}

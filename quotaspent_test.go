@@ -1,0 +1,75 @@
+package tokenpace_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// TestQuotaSpentNotSentAgain: Zhipu's GLM API answers a request of an
+// account whose balance is spent with 429 and code "1113" (recorded from
+// open.bigmodel.cn: testdata/conformance/zai-balance-spent-429.jsonl), and
+// OpenAI one over its billing quota with 429 "insufficient_quota". Both
+// say the same until the account is paid for, but openai-go sent each
+// request twice more, each after its back-off, before the caller learnt
+// why. They now reach the caller at once, their message kept; a 429 of a
+// rate limit is still sent again.
+func TestQuotaSpentNotSentAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var zai conformance
+		zai.Reads = readFixture(t, "testdata/conformance/zai-balance-spent-429.jsonl", &zai)
+		answer := func(body string) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusTooManyRequests)
+				_, _ = w.Write([]byte(body))
+			}
+		}
+		handlers := map[string]http.Handler{
+			"zai":     replay(zai.recording),
+			"openai":  answer(`{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`),
+			"limited": answer(`{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}`),
+		}
+		var asked sync.Map
+		count := func(model string, h http.Handler) http.Handler {
+			n := new(atomic.Int32)
+			asked.Store(model, n)
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { n.Add(1); h.ServeHTTP(w, r) })
+		}
+		for model, h := range handlers {
+			handlers[model] = count(model, h)
+		}
+		url, hc := serve(t, byModel(handlers))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		for model, want := range map[string]struct {
+			message string
+			sent    int32
+		}{
+			"zai":     {zai.Expect.ErrorMessage, 1},
+			"openai":  {"You exceeded your current quota, please check your plan and billing details.", 1},
+			"limited": {"Rate limit reached for requests", 3},
+		} {
+			s := c.NewStreaming(context.Background(), chat(model, 16), option.WithMaxRetries(2))
+			for s.Next() {
+			}
+			_ = s.Close()
+			var ae *openai.Error
+			if !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusTooManyRequests || ae.Message != want.message {
+				t.Errorf("%s: err %v; want the server's 429 with its message %q", model, s.Err(), want.message)
+			}
+			n, _ := asked.Load(model)
+			if got := n.(*atomic.Int32).Load(); got != want.sent {
+				t.Errorf("%s: sent %d times, want %d", model, got, want.sent)
+			}
+		}
+	})
+}
