@@ -184,10 +184,16 @@ func pdRouterError(head []byte) []byte {
 // them ({"success": false, "result": [], "messages": [], "error":
 // [{"code": 2005, "message": "Failed to get response from provider"}]}:
 // cloudflare/ai#436), whose first is the error and its code, as a string,
-// code. ok is false for any other body.
+// code; or a body that is a JSON string and nothing else, the message
+// itself, as SiliconFlow answers a key it does not know ("Invalid token",
+// 401) or a request it forbids ("Forbidden", 403: docs.siliconflow.cn,
+// error codes). ok is false for any other body.
 func errorOfOwnShape(head []byte) (msg, name, code string, ok bool) {
 	if !gjson.ValidBytes(head) {
 		return "", "", "", false
+	}
+	if s := gjson.ParseBytes(head); s.Type == gjson.String {
+		return s.Str, "", "", s.Str != ""
 	}
 	if e := gjson.GetBytes(head, "error"); e.Exists() {
 		if first := e.Get("0"); e.IsArray() && first.Get("message").Type == gjson.String {

@@ -160,6 +160,7 @@ func TestErrorsOfOwnShape(t *testing.T) {
 		`{"error":"Received error from openai","external_model_message":{"error":{"message":"The response was filtered","type":null,"code":"content_filter"}}}`:                                                          `{"error":{"message":"The response was filtered"}}`,
 		`{"error":"Received error from openai","external_model_message":{"note":"none"}}`:                                                                                                                                `{"error":{"message":"Received error from openai"}}`,
 		`{"success":false,"result":[],"messages":[],"error":[{"code":2005,"message":"Failed to get response from provider"}]}`:                                                                                           `{"error":{"code":"2005","message":"Failed to get response from provider"}}`,
+		`"Invalid token"`: `{"error":{"message":"Invalid token"}}`,
 	} {
 		res := response(503, nil, []byte(body))
 		if cut := BoundErrorBody(res); cut != "" {
