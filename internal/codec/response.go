@@ -436,3 +436,36 @@ func Stored(r Request) (previous string, ok bool) {
 	conv := p.p.Conversation.OfString.Valid() || p.p.Conversation.OfConversationObject != nil
 	return p.p.PreviousResponseID.Value, p.p.PreviousResponseID.Value != "" || conv
 }
+
+// Background reports whether r is a Responses request in background mode
+// that the server stores (background true, store not false): one whose
+// stream the server can replay from any of its events (see Resume).
+func Background(r Request) bool {
+	p, ok := r.(response)
+	return ok && p.p.Background.Value && p.p.Store.Or(true)
+}
+
+// Resume returns the request that picks up the stream of response id, a
+// background response of r (see Background), after its event of sequence
+// number after: GET /responses/{id}?stream=true&starting_after=after. The
+// server replays the events that followed and goes on with the live ones;
+// the model generates nothing again. (OpenAI's background mode; a server
+// without it answers the GET with an error status.) Its decoding is r's.
+func Resume(r Request, id string, after int64) Request {
+	return resumed{response: r.(response), id: id, after: after}
+}
+
+// resumed is the request that resumes a background response's stream.
+type resumed struct {
+	response
+	id    string
+	after int64
+}
+
+func (r resumed) Stream(ctx context.Context, client *openai.Client, opts []option.RequestOption) Closer {
+	q := responses.ResponseGetParams{StartingAfter: openai.Int(r.after), Include: r.p.Include}
+	// openai-go sets stream in a JSON body, which a GET does not carry
+	// to every server; OpenAI's reference names it a query parameter.
+	opts = append(slices.Clip(opts), option.WithQuery("stream", "true"))
+	return client.Responses.GetStreaming(ctx, r.id, q, opts...)
+}
