@@ -80,8 +80,12 @@ func (c *call) launch(kind AttemptKind) bool {
 // reports whether admission let it through; if not, the try is recorded
 // as skipped. c.mu is held.
 func (c *call) tryRoute(rt *route, kind AttemptKind, wait time.Duration) bool {
-	now := time.Now()
-	tr := &try{rt: rt, kind: kind, start: now}
+	return c.tryOut(&try{rt: rt, kind: kind, start: time.Now()}, wait)
+}
+
+// tryOut starts tr, a new try, as tryRoute does. c.mu is held.
+func (c *call) tryOut(tr *try, wait time.Duration) bool {
+	rt, now := tr.rt, tr.start
 	c.tries = append(c.tries, tr)
 	if c.spent(rt, now) {
 		// The call's E2E budget has run out: a request now would be cut
@@ -233,7 +237,7 @@ func (c *call) await(tr *try, delay time.Duration) {
 func (c *call) send(tr *try) {
 	rt := tr.rt
 	var cont *codec.Continuation
-	if tr.kind == AttemptContinuation {
+	if tr.kind == AttemptContinuation && tr.resume == nil {
 		cont = c.continuation()
 	}
 	client := rt.Client
@@ -251,7 +255,11 @@ func (c *call) send(tr *try) {
 		tr.ownRetries = true
 		opts = append(slices.Clip(opts), option.WithMaxRetries(0))
 	}
-	spec := attemptSpec{client: client, name: rt.Name, req: c.req.For(c.model(rt), cont), opts: opts, cfg: &c.r.c.cfg,
+	req := c.req.For(c.model(rt), cont)
+	if tr.resume != nil {
+		req = tr.resume
+	}
+	spec := attemptSpec{client: client, name: rt.Name, req: req, opts: opts, cfg: &c.r.c.cfg,
 		start: tr.start, whole: c.whole, unbounded: c.set.buffered, cont: cont}
 	// The watchdog is set before the attempt starts, so that its events
 	// read tr.w without a lock; a breach waits for c.mu, held until tr.a
@@ -261,6 +269,9 @@ func (c *call) send(tr *try) {
 		c.firstSend = now
 	}
 	if b := c.budgetFor(rt); !b.isZero() {
+		if tr.resume != nil {
+			b = b.forResume()
+		}
 		if p := c.r.pol.Probation.Tokens; p > 0 && b.MinTPS > 0 {
 			// Check MinTPS by the commit at the latest (Probation.Tokens).
 			b.Warmup = min(cmp.Or(b.Warmup, defaultWarmup), p)

@@ -739,6 +739,18 @@ func (a *attempt) unread(add func(*strings.Builder, []arrived)) string {
 	return b.String()
 }
 
+// lastWaiting returns the last chunk that waits for the consumer and
+// reaches it, and false when none does.
+func (a *attempt) lastWaiting() (arrived, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p, _ := a.q.waiting()
+	if len(p) == 0 {
+		return arrived{}, false
+	}
+	return p[len(p)-1], true
+}
+
 // delivered returns how many output-bearing chunks reach the consumer,
 // taken or not.
 func (a *attempt) delivered() int {

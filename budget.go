@@ -35,7 +35,8 @@ type Budget struct {
 	// deadline (of Gap, E2E or MinTPS) that passes first, without what
 	// the server had yet to send. Gap does not bound the wait for the
 	// first token of a continuation or a restart, which prefills a longer
-	// prompt: TTFT does.
+	// prompt: TTFT does; but it bounds that of a resumed background
+	// response, which prefills nothing (see Policy.Continue).
 	Gap time.Duration
 	// E2E bounds the call end to end, from its first request to the end
 	// of its stream: for a Router call, across every attempt, fallbacks
@@ -55,6 +56,17 @@ type Budget struct {
 	// Warmup is how many output tokens arrive before MinTPS is checked;
 	// zero means 8.
 	Warmup int
+}
+
+// forResume returns the budget of a try that resumes a stream the server
+// keeps (see resume.go): the server replays what it streamed, with no
+// prefill, so the wait for its first token is a silence of the caller's
+// stream, which Gap bounds when it is shorter than TTFT.
+func (b Budget) forResume() Budget {
+	if b.Gap > 0 && (b.TTFT == 0 || b.Gap < b.TTFT) {
+		b.TTFT = b.Gap
+	}
+	return b
 }
 
 // isZero reports whether b sets no limit.

@@ -122,6 +122,9 @@ type call struct {
 	// takes mu: code of the caller's that the call waits for under mu
 	// is then given up (see callerCode).
 	closing latch
+	// resumed: the call has tried to resume a background response's
+	// stream; it does so once.
+	resumed bool
 	// aff is the call's session and the route order it gives
 	// (Policy.Affinity).
 	aff callAffinity
@@ -154,6 +157,9 @@ type try struct {
 	w       *watchdog
 	ticket  ticket        // what its route's admission gave it
 	stopped chan struct{} // closed when the policy stops a try still in admission
+	// resume, when not nil, is the request of a continuation that resumes
+	// the stream of a background response (see resume.go).
+	resume codec.Request
 	// ownRetries: openai-go does not retry this try; the Router may.
 	ownRetries bool
 	// probation holds the try's output back until it proves healthy

@@ -43,7 +43,13 @@ func (c *call) build() *Timing {
 		if i == 0 {
 			lead = tt
 		}
-		usage = c.addDelivered(t, tr, tt) && usage
+		u := c.addDelivered(t, tr, tt)
+		if tr.resume != nil && u {
+			// A resumed response's usage counts its whole output, the
+			// tries' before it included.
+			t.OutputTokens, t.ReasoningTokens, usage = tt.OutputTokens, tt.ReasoningTokens, true
+		}
+		usage = u && usage
 	}
 	t.UsageReported = usage
 	if lead != nil {

@@ -102,6 +102,7 @@ type situation struct {
 	failedFast  bool // under FailFast, a breach happened while another try ran
 	panicked    bool // a function of the caller's panicked: no route is to blame
 	carries     bool // the try carries the caller's output on: a continuation or a restart
+	resumable   bool // the try's stream is a background response's that its server can resume (see resume.go)
 }
 
 // decision is what a call does after an event.
@@ -147,9 +148,13 @@ const (
 	// decideHedge: start a hedged try, and re-arm the timer while hedges
 	// and routes remain.
 	decideHedge
+	// decideResume: resume the try's stream at its route, a continuation
+	// that picks up the background response after the last event the
+	// caller has; continue as decideContinue does if it cannot start.
+	decideResume
 )
 
-var decisionNames = [...]string{"wait", "finish", "canceled", "fallback", "continue", "restart", "retry", "deliver", "retry-route", "join", "lose", "win", "hedge"}
+var decisionNames = [...]string{"wait", "finish", "canceled", "fallback", "continue", "restart", "retry", "deliver", "retry-route", "join", "lose", "win", "hedge", "resume"}
 
 func (d decision) String() string {
 	if int(d) < len(decisionNames) {
@@ -234,7 +239,7 @@ func (d decision) launches() AttemptKind {
 	switch d {
 	case decideFallback, decideRetry, decideRetryRoute:
 		return AttemptFallback
-	case decideContinue:
+	case decideContinue, decideResume:
 		return AttemptContinuation
 	case decideRestart:
 		return AttemptRestart
@@ -321,10 +326,16 @@ func moveOn(s situation) decision {
 }
 
 // carryOn decides how a call whose output reached the caller goes on after
-// its try broke: continue that output, or restart when it carries a tool
-// call or audio, which no continuation can carry (see toolcall.go).
+// its try broke: resume its stream where the server keeps it, else
+// continue that output, or restart when it carries a tool call or audio,
+// which no continuation can carry (see toolcall.go).
 func carryOn(s situation) decision {
-	if s.restartOnly {
+	switch {
+	case s.resumable:
+		// The server replays what the caller lacks: whatever the output
+		// holds, nothing is generated again.
+		return decideResume
+	case s.restartOnly:
 		return decideRestart
 	}
 	return decideContinue

@@ -205,6 +205,9 @@ func (c *call) situation(h happening, tr *try, e tryEvent, err error) situation 
 		won:         c.won != nil,
 		winner:      tr == c.won,
 	}
+	if s.cont && s.delivered && h != happenedClean {
+		s.resumable = c.canResume(tr)
+	}
 	if s.cont && s.delivered && !s.restartOnly && h != happenedClean {
 		// Only where the caller's output may be carried on: the requests'
 		// bodies are read again for a constraint their parameters do
@@ -271,6 +274,11 @@ func (c *call) act(tr *try, p plan) {
 	case decideDeliver:
 		c.chainUp(tr)
 		c.finish(err)
+	case decideResume:
+		if c.resume(tr) || c.launch(p.launch) {
+			return
+		}
+		c.finish(err) // as a continuation that cannot start
 	case decideRetryRoute:
 		if !c.tryRoute(tr.rt, AttemptRetry, p.wait) && !c.launch(p.launch) {
 			c.finish(c.lastErr)

@@ -98,12 +98,16 @@ func (c *call) handResponse(tr *try, p []arrived) []arrived {
 	s := c.out.stitch
 	if s.tr != tr {
 		restart := tr.kind == AttemptRestart
-		s.begin(tr, c.out.at > 0, restart, c.out.text.String(), c.deliveredBefore())
+		// A resume's events are the caller's response's own.
+		s.begin(tr, c.out.at > 0 && tr.resume == nil, restart, c.out.text.String(), c.deliveredBefore())
 	}
 	n := 0
 	for i := range p {
 		ar := p[i]
 		if ev, ok := ar.Orig.(*responses.ResponseStreamEventUnion); ok {
+			if tr.resume != nil && ev.SequenceNumber < s.next {
+				continue // replayed, and the caller has it
+			}
 			if s.rewrite {
 				var keep bool
 				if ev, keep = s.rewritten(ev); !keep {

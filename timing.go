@@ -381,7 +381,9 @@ const (
 	// first token (Policy.Hedge).
 	AttemptHedge AttemptKind = "hedge"
 	// AttemptContinuation: started after output had reached the caller,
-	// to carry that output on (Policy.Continue).
+	// to carry that output on (Policy.Continue); one that resumed a
+	// background response's stream has the ResponseID of the attempt it
+	// resumed.
 	AttemptContinuation AttemptKind = "continuation"
 	// AttemptRestart: started after output that carried a tool call had
 	// reached the caller and its attempt broke; it answers from the start,
