@@ -56,6 +56,13 @@ type Policy struct {
 	// to Router.New, nor once the caller has received as many output
 	// chunks as max_tokens: the output is as long as asked, and the call
 	// ends with the error.
+	// A Responses stream in background mode (background true, store not
+	// false) that broke is first resumed instead, once, at its own route:
+	// GET /responses/{id}?stream=true&starting_after=N picks it up after
+	// the last event that reached the caller, nothing generated again
+	// (an AttemptContinuation with the ResponseID it resumes); if that
+	// fails before its first token (a server without background mode
+	// answers 404), the call continues as above.
 	Continue bool
 	// ContinuePrompt is the user message that follows the assistant prefix
 	// of a continuation; "" means "Continue exactly where your previous
