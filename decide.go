@@ -103,6 +103,7 @@ type situation struct {
 	panicked    bool // a function of the caller's panicked: no route is to blame
 	carries     bool // the try carries the caller's output on: a continuation or a restart
 	resumable   bool // the try's stream is a background response's that its server can resume (see resume.go)
+	resumedEnd  bool // the try resumed such a stream and ended cleanly with no token: the response's closing events
 }
 
 // decision is what a call does after an event.
@@ -269,6 +270,11 @@ func decide(h happening, s situation) decision {
 		}
 		return carryOn(s)
 	case happenedEarly:
+		if s.resumedEnd {
+			// The output broke after its last token: the closing events
+			// end the caller's response, and nothing is to carry on.
+			return decideDeliver
+		}
 		return moveOn(s)
 	case happenedBreach:
 		switch {

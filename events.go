@@ -166,7 +166,7 @@ func (c *call) decideAndAct(tr *try, e tryEvent, err error) plan {
 	if h == happenedNothing {
 		return plan{}
 	}
-	if h == happenedEarly && err == nil && (tr.kind == AttemptContinuation || tr.kind == AttemptRestart) {
+	if h == happenedEarly && err == nil && (tr.kind == AttemptContinuation && tr.resume == nil || tr.kind == AttemptRestart) {
 		// It ended cleanly but carried nothing on: the caller's output is
 		// still the broken one (a restart's tool calls incomplete), so the
 		// call goes on, or ends, as after a failure.
@@ -208,6 +208,9 @@ func (c *call) situation(h happening, tr *try, e tryEvent, err error) situation 
 	if s.cont && s.delivered && h != happenedClean {
 		s.resumable = c.canResume(tr)
 	}
+	// A resume that ended cleanly before any token replayed only the
+	// closing events of a response whose output the caller already has.
+	s.resumedEnd = h == happenedEarly && err == nil && tr.resume != nil
 	if s.cont && s.delivered && !s.restartOnly && h != happenedClean {
 		// Only where the caller's output may be carried on: the requests'
 		// bodies are read again for a constraint their parameters do

@@ -22,7 +22,9 @@ import (
 // caller has is dropped) and no text generated again. The call resumes
 // once; a resume that fails before its first token (a server without
 // background mode answers the GET with 404 or 400) goes on as any
-// continuation does, at the next route.
+// continuation does, at the next route; one that ends cleanly before any
+// token replayed only the closing events of a response whose output the
+// caller has, and ends the call with them.
 
 // canResume reports whether tr's stream, which broke after its output
 // reached the caller, can be resumed: the call's first, a background

@@ -166,12 +166,25 @@ func background(model string) responses.ResponseNewParams {
 // one GET with starting_after the last sequence number that arrived, no
 // second POST, and the caller reads the server's one response, every
 // event once, its text generated once.
+//
+// A stream that broke after its last text delta is resumed too: the
+// server replays only the response's closing events, which carry no
+// token, and the caller's response ends with them, nothing added.
 func TestRouterResumesBackgroundResponse(t *testing.T) {
-	for _, reset := range []bool{false, true} {
-		t.Run(map[bool]string{false: "stall", true: "reset"}[reset], func(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cut   int // the last event before the break
+		reset bool
+	}{
+		{"stall", 8, false}, // the fourth text delta
+		{"reset", 8, true},
+		{"stall after the last delta", 4 + len(bgWords), false},
+		{"reset after the last delta", 4 + len(bgWords), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				const cut = 8 // the fourth text delta
-				b := &bgServer{cut: cut, reset: reset, queue: 300 * msec}
+				cut := tc.cut
+				b := &bgServer{cut: cut, reset: tc.reset, queue: 300 * msec}
 				r := bgRouter(t, b)
 				s := r.NewResponseStreaming(context.Background(), background("bg"))
 				evs, _ := readEvents(s)
