@@ -13,6 +13,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/tidwall/gjson"
 
 	"github.com/tokenpace/tokenpace/internal/codec"
 	"github.com/tokenpace/tokenpace/internal/sse"
@@ -248,7 +249,7 @@ func refusal(err error, res *http.Response) (ErrorKind, string, error) {
 		if err := ce.Server.Fill(apiErr); err != nil {
 			return KindMalformed, "", err
 		}
-		if s := starletteStatus(apiErr); s != 0 && res.StatusCode < 300 {
+		if s := cmp.Or(starletteStatus(apiErr), relayedStatus(ce.Server.Raw)); s != 0 && res.StatusCode < 300 {
 			apiErr.StatusCode = s
 		}
 		detail := errorName(apiErr.Type) // a chat or completions server's error type
@@ -286,6 +287,24 @@ func starletteStatus(e *openai.Error) int {
 		return 0
 	}
 	return s
+}
+
+// relayedStatus returns the status, 400 to 599, that raw, an error object
+// a server sent inside a stream, names in its status_code member: the
+// status its upstream answered with. Lemonade Server (11.6.0 and later)
+// sends an upstream's error body, once its own 200 event stream has
+// begun, as one event of that body's error object with status_code set
+// (lemonade-sdk/lemonade src/cpp/server/streaming_proxy.cpp,
+// forward_sse_stream; lemonade-sdk/lemonade#2975, #3006); with that
+// status, llama-server's 400 for a prompt over the context counts as the
+// request's, not the server's (see excludedFromBreaker). 0 for any other
+// error.
+func relayedStatus(raw string) int {
+	v := gjson.Get(raw, "status_code")
+	if v.Type != gjson.Number || v.Num != float64(int(v.Num)) || v.Num < 400 || v.Num > 599 {
+		return 0
+	}
+	return int(v.Num)
 }
 
 // statusDetail is the Detail of a request that failed with err: the name

@@ -1,0 +1,27 @@
+package tokenpace
+
+import "testing"
+
+// TestRelayedStatus: only a whole number from 400 to 599 in an error
+// object's status_code names the status its upstream answered with.
+func TestRelayedStatus(t *testing.T) {
+	for _, tt := range []struct {
+		raw  string
+		want int
+	}{
+		{`{"code":400,"message":"request exceeds the available context size","status_code":400,"type":"exceed_context_size_error"}`, 400},
+		{`{"message":"Loading model","status_code":503,"type":"backend_error"}`, 503},
+		{`{"message":"m","status_code":"400"}`, 0},
+		{`{"message":"m","status_code":400.5}`, 0},
+		{`{"message":"m","status_code":200}`, 0},
+		{`{"message":"m","status_code":600}`, 0},
+		{`{"message":"m","code":400}`, 0},
+		{`{"message":"m","http_status_code":422}`, 0},
+		{`"a message"`, 0},
+		{``, 0},
+	} {
+		if got := relayedStatus(tt.raw); got != tt.want {
+			t.Errorf("relayedStatus(%s) = %d, want %d", tt.raw, got, tt.want)
+		}
+	}
+}
