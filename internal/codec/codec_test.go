@@ -45,6 +45,8 @@ func TestDecode(t *testing.T) {
 			data: `{"error":"model not loaded"}`, server: "model not loaded"},
 		{name: "chat object error", req: Chat(openai.ChatCompletionNewParams{}, true),
 			data: `{"object":"error","message":"context too long","type":"BadRequestError"}`, server: "context too long"},
+		{name: "chat error true beside a message (Kong)", req: Chat(openai.ChatCompletionNewParams{}, true),
+			data: `{"error": true, "message": "empty or unsupported transformer response"}`, server: "empty or unsupported transformer response"},
 		{name: "chat x_groq error with a finish reason (Groq)", req: Chat(openai.ChatCompletionNewParams{}, true),
 			data:   `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"x_groq":{"id":"req_1","error":"over_capacity"}}`,
 			server: "over_capacity"},

@@ -205,10 +205,12 @@ func baseRespError(raw string) *ServerError {
 
 // rawError returns the error an event of a chat or completions stream
 // carries, raw: its "error" field, or the whole event when its object is
-// "error" (as some servers send a failure mid-stream); nil when it has
-// none.
+// "error" (as some servers send a failure mid-stream) or its "error" is
+// true beside a message of its own (Kong's ai-proxy:
+// {"error": true, "message": …}, normalize-sse-chunk.lua's
+// ERROR__NOT_SET); nil when it has none.
 func rawError(data []byte, errField, object string) *ServerError {
-	if object == `"error"` && (errField == "" || errField == "null") {
+	if (object == `"error"` && (errField == "" || errField == "null")) || errField == "true" {
 		errField = string(data)
 	}
 	if errField == "" || errField == "null" {

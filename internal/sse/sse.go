@@ -203,7 +203,7 @@ func (r *Reader) Next() ([]byte, error) {
 	if err := r.sc.Err(); err != nil {
 		return nil, err
 	}
-	if r.has && (r.broken || string(r.data) == "[DONE]") && !blank(r.data) {
+	if r.has && (r.broken || whole(r.data)) && !blank(r.data) {
 		r.has = false
 		return r.data, nil
 	}
@@ -262,4 +262,16 @@ func isField(name []byte) bool {
 		return true
 	}
 	return false
+}
+
+// whole reports whether the data of a last line cut short is whole all
+// the same, as no cut of another line could give it: "data: [DONE]",
+// which KoboldCpp ends its streams with and no line break
+// (koboldcpp.py's send_oai_sse_event), and a whole JSON object, which Kong's
+// ai-proxy sends with no line break as the only event of a stream it
+// cannot read, its error {"error": true, "message": …}
+// (kong/llm/plugin/shared-filters/normalize-sse-chunk.lua, ERROR__NOT_SET).
+// A cut line ends inside its object, which is then not valid JSON.
+func whole(data []byte) bool {
+	return string(data) == "[DONE]" || (len(data) > 0 && data[0] == '{' && gjson.ValidBytes(data))
 }

@@ -190,8 +190,8 @@ func (p *pieces) Read(b []byte) (int, error) {
 // TestLastEvent: at the end of the body, a last event that no blank line
 // follows is dispatched when its lines arrived whole, and not when its
 // last line was cut short, which could be any line's start; but
-// "data: [DONE]" without its line break (KoboldCpp's end) is, since no
-// cut of another line gives it.
+// "data: [DONE]" without its line break (KoboldCpp's end) and a whole
+// JSON object (Kong's error) are, since no cut of another line gives them.
 func TestLastEvent(t *testing.T) {
 	for _, tc := range []struct {
 		body, want string
@@ -200,6 +200,7 @@ func TestLastEvent(t *testing.T) {
 		{"data: {\"a\":1}\n\ndata: [DONE]", `{"a":1}|[DONE]`},
 		{"data: {\"a\":1}\n\ndata: {\"b\":2}\n", `{"a":1}|{"b":2}`},
 		{"data: {\"a\":1}\n\ndata: {\"b\":", `{"a":1}`},
+		{"data: {\"a\":1}\n\ndata: {\"error\": true}", `{"a":1}|{"error": true}`},
 		{"data: {\"a\":1}\n\ndata: [DON", `{"a":1}`},
 		{"data: {\"a\":1}\n\ndata: x\ndata: [DONE]", `{"a":1}`},
 	} {
