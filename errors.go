@@ -249,7 +249,7 @@ func refusal(err error, res *http.Response) (ErrorKind, string, error) {
 		if err := ce.Server.Fill(apiErr); err != nil {
 			return KindMalformed, "", err
 		}
-		if s := cmp.Or(starletteStatus(apiErr), relayedStatus(ce.Server.Raw)); s != 0 && res.StatusCode < 300 {
+		if s := cmp.Or(starletteStatus(apiErr), relayedStatus(ce.Server.Raw), eventStatus(ce.Server)); s != 0 && res.StatusCode < 300 {
 			apiErr.StatusCode = s
 		}
 		detail := errorName(apiErr.Type) // a chat or completions server's error type
@@ -305,6 +305,27 @@ func relayedStatus(raw string) int {
 		return 0
 	}
 	return int(v.Num)
+}
+
+// eventStatus returns the request error's status, 400 to 499, that s, a
+// Responses error event, gives as its code: Llama Stack (OGX) calls its
+// provider only once its 200 event stream has begun, and since
+// ogx-ai/ogx#5224 (April 2026) sends any exception as the Responses API's
+// error event, {"code":"400","message":…,"type":"error"}, its code the
+// status of the HTTPException it translates to, a refused request's
+// among them (src/ogx_api/responses/fastapi_routes.py, sse_generator);
+// with that status, the refusal counts as the request's, not the
+// server's (see excludedFromBreaker). 0 for any other error: OpenAI's
+// codes are names ("rate_limit_exceeded", "server_error").
+func eventStatus(s *codec.ServerError) int {
+	if s.Raw != "" || len(s.Code) != 3 || s.Code[0] != '4' {
+		return 0
+	}
+	n, err := strconv.Atoi(s.Code)
+	if err != nil || n < 400 || n > 499 {
+		return 0
+	}
+	return n
 }
 
 // statusDetail is the Detail of a request that failed with err: the name

@@ -77,3 +77,56 @@ func TestLlamaStackRefusalInStream(t *testing.T) {
 		}
 	})
 }
+
+// TestLlamaStackResponsesRefusal replays Llama Stack's /v1/responses
+// since ogx-ai/ogx#5224: a refusal once the 200 stream has begun is the
+// Responses API's error event, its status only as its code, "400"
+// (src/ogx_api/responses/fastapi_routes.py, sse_generator). The caller
+// gets the message with that status; a Router goes on to its next route
+// and its breaker, the server being well, stays closed. The server's own
+// failure, code "server_error", is still counted.
+func TestLlamaStackResponsesRefusal(t *testing.T) {
+	all := loadConformance(t)
+	for _, tt := range []struct {
+		fixture string
+		status  int
+		closed  bool
+	}{
+		{"llamastack-responses-error-event-refused", http.StatusBadRequest, true},
+		{"llamastack-responses-error-event-midstream", http.StatusOK, false},
+	} {
+		t.Run(tt.fixture, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				fx := all[tt.fixture]
+				// The error event alone after the response's start, before
+				// any text, so that a Router goes on to its next route.
+				fx.Reads = append(fx.Reads[:2:2], fx.Reads[len(fx.Reads)-1])
+				model := fx.Request.Body.Model
+				url, hc := serve(t, byModel(map[string]http.Handler{model: replay(fx.recording), "second": secondRoute}))
+				c := tokenpace.NewClient(openaiClient(url, hc))
+				ctx := context.Background()
+
+				s := c.NewResponseStreaming(ctx, respond(model, 64))
+				got := readResponseStream(s)
+				var ae *openai.Error
+				if !errors.As(got.err, &ae) || ae.StatusCode != tt.status || ae.Message != fx.Expect.ErrorMessage {
+					t.Errorf("Client: err %v; want the server's message with status %d", got.err, tt.status)
+				}
+
+				rt, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Name: "first", Model: model}, route("second"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range 12 { // more than the 5 failures that open a breaker
+					got := readResponseStream(rt.NewResponseStreaming(ctx, respond(model, 64)))
+					if got.err != nil || !strings.HasSuffix(got.text, extra) {
+						t.Fatalf("Router call %d: text %q, err %v; want the next route's answer", i, got.text, got.err)
+					}
+				}
+				if st, ok := rt.BreakerState("first"); !ok || (st == gobreaker.StateClosed) != tt.closed {
+					t.Errorf("breaker %v after 12 calls, want closed: %v", st, tt.closed)
+				}
+			})
+		})
+	}
+}

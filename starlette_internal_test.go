@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/openai/openai-go/v3"
+
+	"github.com/tokenpace/tokenpace/internal/codec"
 )
 
 // TestStarletteStatus: only an error without type or code whose message
@@ -24,6 +26,27 @@ func TestStarletteStatus(t *testing.T) {
 	} {
 		if got := starletteStatus(&tt.e); got != tt.want {
 			t.Errorf("starletteStatus(%q, type %q, code %q) = %d, want %d", tt.e.Message, tt.e.Type, tt.e.Code, got, tt.want)
+		}
+	}
+}
+
+// TestEventStatus: only a Responses error event whose code is a 4xx
+// status names a request error's status.
+func TestEventStatus(t *testing.T) {
+	for _, tt := range []struct {
+		s    codec.ServerError
+		want int
+	}{
+		{codec.ServerError{Code: "400", Message: "Error code: 400 - {…}"}, 400},
+		{codec.ServerError{Code: "404", Message: "Model 'x' not found"}, 404},
+		{codec.ServerError{Code: "server_error", Message: "Internal server error"}, 0},
+		{codec.ServerError{Code: "500", Message: "boom"}, 0},
+		{codec.ServerError{Code: "4000"}, 0},
+		{codec.ServerError{Code: "4x0"}, 0},
+		{codec.ServerError{Raw: `{"code":"400"}`, Code: "400"}, 0},
+	} {
+		if got := eventStatus(&tt.s); got != tt.want {
+			t.Errorf("eventStatus(code %q, raw %q) = %d, want %d", tt.s.Code, tt.s.Raw, got, tt.want)
 		}
 	}
 }
