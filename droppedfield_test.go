@@ -355,7 +355,10 @@ func TestLlamaCppRefusedSuffix(t *testing.T) {
 // CompletionRequest has neither field (vllm_mlx/api/models.py), nor
 // FastChat's openai_api_server, whose CompletionRequest takes a suffix
 // that no worker is ever given (fastchat/serve/openai_api_server.py,
-// get_gen_params). mistral.rs's takes a suffix but
+// get_gen_params), nor DeepSpeed-MII's OpenAI server, adapted from
+// FastChat's, whose CompletionRequest takes both and nothing reads them
+// (mii/entrypoints/openai_api_server.py, create_completion).
+// mistral.rs's takes a suffix but
 // never gives it to the model: it appends it to a whole answer's text
 // (mistralrs-core/src/sequence.rs, add_completion_choice_to_group:
 // prefix, text, suffix) and drops it from a stream, whose chunks are made
@@ -375,7 +378,8 @@ func TestServersThatDropTheSuffix(t *testing.T) {
 		{"TabbyAPI", "TabbyAPI", "tabbyapi"},
 		{"mlx_lm.server", "mlx_lm.server", "mlxlm"},
 		{"vllm-mlx", "vllm-mlx", "vllmmlx"},
-		{"FastChat", "FastChat", "fastchat"},
+		{"FastChat", "FastChat or DeepSpeed-MII", "fastchat"},
+		{"DeepSpeed-MII", "FastChat or DeepSpeed-MII", "deepspeedmii"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

@@ -428,15 +428,18 @@ var vllmMLXAnswer = regexp.MustCompile(`^\s*\{"id": ?"cmpl-[0-9a-f]{8}", ?"objec
 
 // FastChatAnswer reports whether start, the start of a 2xx answer to a
 // completions request or of one of its stream's events, comes from
-// FastChat's openai_api_server (lm-sys/FastChat,
-// fastchat/serve/openai_api_server.py) by its shape, under uvicorn's
-// Server header: a text completion whose id is "cmpl-" and a shortuuid
-// (22 letters and digits without 0, 1, I, O or l), then object, the
-// created time in a whole answer only (a stream's chunks are pydantic's
-// model_dump_json with exclude_unset, which leaves it out) and model,
-// without spaces. Its CompletionRequest takes a suffix that no worker is
-// ever given (get_gen_params): a fill-in-the-middle request gets a
-// completion of its prompt alone, whole or streamed.
+// FastChat's OpenAI API server (lm-sys/FastChat,
+// fastchat/serve/openai_api_server.py) or DeepSpeed-MII's, adapted from
+// it (deepspeedai/DeepSpeed-MII, mii/entrypoints/openai_api_server.py),
+// by its shape, under uvicorn's Server header: a text completion whose
+// id is "cmpl-" and a shortuuid (22 characters of its alphabet, which
+// has no 0, 1, I, O or l), then object and model, with created between
+// them in a whole answer only (a stream's chunks are written by
+// pydantic's model_dump_json(exclude_unset=True), which leaves out the
+// defaults). Both take a suffix and never read it: a fill-in-the-middle
+// request gets a completion of its prompt alone. (FastChat gives its
+// worker the echo; DeepSpeed-MII drops it too, but the two cannot be told
+// apart, so an echo is not refused.)
 func FastChatAnswer(start []byte) bool { return fastChatAnswer.Match(start) }
 
 var fastChatAnswer = regexp.MustCompile(`^\s*\{"id":"cmpl-[2-9A-HJ-NP-Za-km-z]{22}","object":"text_completion",(?:"created":[0-9]+,)?"model":"`)
@@ -491,7 +494,7 @@ const (
 	MLXLM       = "mlx_lm.server"
 	VLLMMLX     = "vllm-mlx"
 	Llamafile   = "llamafile"
-	FastChat    = "FastChat"
+	FastChat    = "FastChat or DeepSpeed-MII"
 )
 
 // SuffixDropper returns which server made start, the start of a 2xx
@@ -535,7 +538,7 @@ const PeekBytes = 64 << 10
 // RefuseDropped closes res, a 2xx answer to a request whose field its
 // server dropped, server (LlamaCpp, LocalAI, KoboldCpp, CLIProxyAPI,
 // SGLang, MistralRs, LMDeploy, TextGen, TabbyAPI, MLXLM, VLLMMLX,
-// FastChat or Llamafile), and returns the answer llama.cpp's server gave
+// Llamafile or FastChat), and returns the answer llama.cpp's server gave
 // before it dropped the field: 400, an OpenAI error body naming it, and no retry
 // (x-should-retry: false).
 func RefuseDropped(res *http.Response, server, field string) *http.Response {

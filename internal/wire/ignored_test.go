@@ -195,6 +195,7 @@ func TestFastChatAnswer(t *testing.T) {
 		`{"id":"cmpl-chatcmpl-8kQmDx3VnR7bYwTz2HfLcP","object":"text_completion","created":1,"model":"m"}`:     false,
 		`{"id":"cmpl-8kQmDx3VnR7bYwTz2HfLcP0","object":"text_completion","created":1,"model":"m"}`:             false, // 23 letters
 		`{"id":"cmpl-8kQmDx3VnR7bYwTz2HfLc1","object":"text_completion","created":1,"model":"m"}`:              false, // 1 is not shortuuid's
+		`{"id":"cmpl-8kQmDx3VnR7bYwTz2HfLc0","object":"text_completion","model":"m"}`:                          false, // nor 0
 		`{"id":"chatcmpl-8kQmDx3VnR7bYwTz2HfLcP","object":"chat.completion.chunk","model":"m","choices":[]}`:   false, // a chat chunk
 		`{"id": "cmpl-8kQmDx3VnR7bYwTz2HfLcP", "object": "text_completion", "created": 1, "model": "m"}`:       false, // spaced: not pydantic's
 	} {
@@ -203,6 +204,9 @@ func TestFastChatAnswer(t *testing.T) {
 		}
 		if got := SuffixDropper([]byte(start)) == FastChat; got != want {
 			t.Errorf("SuffixDropper(%s) = FastChat %v, want %v", start, got, want)
+		}
+		if StreamEchoDropper([]byte(start)) == FastChat || WholeEchoDropper([]byte(start)) == FastChat {
+			t.Errorf("an echo dropper says FastChat for %s, whose echo FastChat keeps", start)
 		}
 	}
 }
