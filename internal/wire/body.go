@@ -82,7 +82,8 @@ func ErrorBody(res *http.Response) ([]byte, error) {
 // holds an error object with its first KiB, and cut says why. So does a
 // body that is not JSON, or whose "error" is neither an object nor a
 // string, which openai-go would not decode, losing the status (cut is
-// then empty). A body that says its error in a shape of its own (see
+// then empty). One line of text, which openai-go would report with no
+// message, is the message of an error object of its own (see textLine). A body that says its error in a shape of its own (see
 // errorOfOwnShape) becomes an error object of its message, name and code. A body that is an array whose first item holds the error
 // object, as Gemini's OpenAI endpoint sends its errors
 // ([{"error":{"code":400,"message":…,"status":"INVALID_ARGUMENT"}}]:
@@ -112,6 +113,12 @@ func BoundErrorBody(res *http.Response) (cut string) {
 			res.Header.Set("Content-Type", "application/json")
 			return ""
 		}
+		if msg, ok := textLine(head); ok {
+			body := errorObject(msg, "", "")
+			res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+			res.Header.Set("Content-Type", "application/json")
+			return ""
+		}
 		if raw := gjson.GetBytes(head, "error").Raw; raw == "" || raw == "null" || raw[0] == '{' && gjson.Valid(raw) {
 			res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(head)), int64(len(head))
 			return ""
@@ -129,6 +136,25 @@ func BoundErrorBody(res *http.Response) (cut string) {
 	res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	res.Header.Set("Content-Type", "application/json")
 	return cut
+}
+
+// textLine returns head as a message when it is one line of text, not
+// JSON nor an event's data line (which openai-go reads as the JSON after
+// its "data:"), of at most errorHead bytes: the body of an error a proxy answers
+// itself, which openai-go, finding no JSON, reports with no message. The
+// Gateway API Inference Extension's endpoint picker (llm-d's inference
+// gateway) has Envoy answer "inference gateway: ServiceUnavailable -
+// failed to find candidate pods for serving the request" so
+// (kubernetes-sigs/gateway-api-inference-extension, BuildErrResponse: the
+// error's string as an ImmediateResponse's body); Envoy's own replies
+// ("no healthy upstream", "upstream request timeout") are alike.
+func textLine(head []byte) (string, bool) {
+	t := bytes.TrimSpace(head)
+	if len(t) == 0 || len(t) > errorHead || !utf8.Valid(t) || bytes.ContainsAny(t, "\r\n") || gjson.ValidBytes(t) ||
+		bytes.HasPrefix(t, []byte("data:")) {
+		return "", false
+	}
+	return string(t), true
 }
 
 // pdRouterError returns the worker's error inside head, the error body of

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 func response(status int, header http.Header, body []byte) *http.Response {
@@ -19,9 +21,10 @@ func response(status int, header http.Header, body []byte) *http.Response {
 	return &http.Response{StatusCode: status, Header: header, Body: io.NopCloser(bytes.NewReader(body))}
 }
 
-// TestBoundErrorBody: a JSON error object, or text, passes whole; a body
-// over the bound, or one whose "error" openai-go would not decode (a
-// number), becomes an error object holding its first KiB; one that says
+// TestBoundErrorBody: a JSON error object passes whole; a line of text
+// becomes an error object whose message it is; a body over the bound, or
+// one whose "error" openai-go would not decode (a number), becomes an
+// error object holding its first KiB; one that says
 // its error in a shape of its own (Ollama's and LM Studio's string,
 // FastAPI's and KoboldCpp's "detail") becomes an error object of its
 // message and name.
@@ -33,7 +36,7 @@ func TestBoundErrorBody(t *testing.T) {
 	}{
 		{"error object", `{"error":{"message":"bad model","type":"invalid_request_error"}}`, "", true},
 		{"a number", `{"error":500}`, "", false},
-		{"text, which openai-go keeps as the message", "upstream timed out", "", true},
+		{"text, which openai-go would report with no message", "upstream timed out", "", false},
 		{"over the bound", `{"error":{"message":"` + strings.Repeat("x", maxErrorBody) + `"}}`, "error body of status 500 over 65536 bytes", false},
 	}
 	for _, tt := range tests {
@@ -46,7 +49,11 @@ func TestBoundErrorBody(t *testing.T) {
 			if tt.whole != (string(got) == tt.body) {
 				t.Errorf("body passed whole: %v, want %v (%.80s)", string(got) == tt.body, tt.whole, got)
 			}
-			if !tt.whole && (!strings.Contains(string(got), `"type":"invalid_error_body"`) || len(got) > errorHead+200) {
+			if msg, ok := textLine([]byte(tt.body)); ok {
+				if m := gjson.GetBytes(got, "error.message").String(); m != msg {
+					t.Errorf("rewritten body = %.200s, want an error object whose message is the text", got)
+				}
+			} else if !tt.whole && (!strings.Contains(string(got), `"type":"invalid_error_body"`) || len(got) > errorHead+200) {
 				t.Errorf("rewritten body = %.200s, want an error object of at most its first KiB", got)
 			}
 		})
