@@ -62,7 +62,35 @@ func (s *ServerError) Fill(into *openai.Error) error {
 		into.Message = msg
 		return nil
 	}
-	return into.UnmarshalJSON([]byte(s.Raw))
+	if err := into.UnmarshalJSON([]byte(s.Raw)); err != nil {
+		return err
+	}
+	if m := wrappedMessage(s.Raw); m != "" {
+		into.Message = m
+	}
+	return nil
+}
+
+// wrappedMessage returns the upstream's message that raw, an error
+// object, holds as a string in value.error_message, where Vercel AI
+// Gateway puts it when a provider refuses a request once the stream has
+// begun: its error is its own parse failure, "Stream error occurred"
+// (name AI_TypeValidationError, a ZodError as its cause), and the
+// provider's error body a JSON string beside it (vercel/ai#18303,
+// cline/cline#12800). The message of that body's error, or the string
+// itself when it is no error object; "" for any other error.
+func wrappedMessage(raw string) string {
+	v := gjson.Get(raw, "value.error_message")
+	if v.Type != gjson.String || v.Str == "" {
+		return ""
+	}
+	if m := gjson.Get(v.Str, "error.message"); m.Type == gjson.String && m.Str != "" {
+		return m.Str
+	}
+	if gjson.Valid(v.Str) {
+		return ""
+	}
+	return v.Str
 }
 
 // malformed is the error of an event whose data, data, does not decode:
