@@ -126,15 +126,9 @@ type exchange struct {
 // whole answer whose echo LMDeploy dropped (see wire.WholeEchoDropper);
 // a suffix LMDeploy dropped is refused as LocalAI's is. A request whose
 // echo llama.cpp's server refuses with 500 gets that
-// answer as a 400, not sent again (see wire.AsRequestError), as does any
-// request error that server answers with 500 (see
-// wire.LlamaCppRequestError), and one KServe answers so (see
-// wire.KServeRequestError). Bifrost's 400 for a request it could not
-// send to its provider is the gateway error it is: 502 (see
-// wire.BifrostUpstreamFailure), as is Cloudflare AI Gateway's 400 for a
-// request its provider did not answer (see wire.CloudflareUpstreamFailure).
-// FastChat's 400 for a worker's failure is the server error it is: 500
-// (see wire.FastChatServerError).
+// answer as a 400, not sent again (see wire.AsRequestError); any other
+// answer whose status says another failure than its body does is given
+// the status of what its body says (see wire.Restated).
 //
 // A request refused for a field the client added to it (stream_options,
 // or what it gave back to the server: see wire.CallExtras) is sent again
@@ -220,19 +214,14 @@ func (x *exchange) middleware() option.Middleware {
 				// /infill (one-api): the suffix cannot be served there.
 				x.infill.Forget(served)
 				return x.refuseDropped(res, wire.LlamaCpp, "suffix"), nil
-			case err == nil && (wire.LlamaCppRequestError(res) || wire.KServeRequestError(res)):
-				return wire.AsRequestError(res), nil
-			case err == nil && (wire.BifrostUpstreamFailure(res) || wire.CloudflareUpstreamFailure(res)):
-				return wire.AsGatewayError(res), nil
-			case err == nil && wire.FastChatServerError(res):
-				return wire.AsServerError(res), nil
+			case err != nil:
+				return res, err
 			default:
-				if dropped != "" && !infill && err == nil && res != nil && res.StatusCode < 300 &&
-					isEventStream(res.Header.Get("Content-Type")) {
+				if dropped != "" && !infill && res.StatusCode < 300 && isEventStream(res.Header.Get("Content-Type")) {
 					// A stream: its first event tells (see fieldIgnored).
 					x.drop.await(served, dropped == "echo")
 				}
-				return res, err
+				return wire.Restated(res), nil
 			}
 			if req.GetBody == nil || req.Context().Err() != nil {
 				return res, err
