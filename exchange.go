@@ -309,49 +309,7 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	x.host = server
 	x.mu.Unlock()
 
-	refuses := func(field string) bool { return x.declined.Refuses(req, field) }
-	if x.extras.Holds(server) {
-		req = rewrite(req, func(body []byte) []byte {
-			out, given := x.extras.Restore(server, body, refuses)
-			added = append(added, given...)
-			return out
-		})
-	}
-	var drop []string // fields the client added that this server goes without
-	switch {
-	case !x.usageAdded:
-	case refuses(wire.StreamOptions):
-		drop = append(drop, wire.StreamOptions)
-	default:
-		added = append(added, wire.StreamOptions)
-	}
-	switch {
-	case !x.maxAdded:
-	case refuses(wire.MaxTokens) || wire.TakesMaxCompletionTokens(server):
-		drop = append(drop, wire.MaxTokens)
-	default:
-		added = append(added, wire.MaxTokens)
-	}
-	fill := refuses(wire.BareTools)         // the server needs every tool's description and parameters
-	unstream := refuses(wire.StreamedTools) // the server answers a request with tools whole only
-	whole := false                          // the request went whole for a stream (see wire.Unstreamed)
-	if len(drop) > 0 || fill || unstream {
-		req = rewrite(req, func(body []byte) []byte {
-			for _, f := range drop {
-				body, _ = wire.Without(body, f)
-			}
-			if fill {
-				body = wire.FillTools(body)
-			}
-			if unstream {
-				body, whole = wire.Unstreamed(body)
-			}
-			return body
-		})
-	}
-	if whole {
-		added = slices.DeleteFunc(added, func(f string) bool { return f == wire.StreamOptions })
-	}
+	req, added, whole := x.shape(req, server)
 	tr := x.clientTrace(i)
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &tr.hooks))
 	if x.closing.Closes(server) {
@@ -410,6 +368,58 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 		res = wire.AsStream(res)
 	}
 	return res, stale, added, err
+}
+
+// shape returns req as server takes it: what the client gave back to it
+// restored (see wire.CallExtras), what the client added and the server
+// refuses dropped, its tools filled in (see wire.BareTools) or the
+// request sent whole (see wire.StreamedTools) where the server needs it;
+// the fields the client added that it keeps; and whether it goes whole
+// for a stream (see wire.Unstreamed).
+func (x *exchange) shape(req *http.Request, server string) (_ *http.Request, added []string, whole bool) {
+	refuses := func(field string) bool { return x.declined.Refuses(req, field) }
+	if x.extras.Holds(server) {
+		req = rewrite(req, func(body []byte) []byte {
+			out, given := x.extras.Restore(server, body, refuses)
+			added = append(added, given...)
+			return out
+		})
+	}
+	var drop []string // fields the client added that this server goes without
+	switch {
+	case !x.usageAdded:
+	case refuses(wire.StreamOptions):
+		drop = append(drop, wire.StreamOptions)
+	default:
+		added = append(added, wire.StreamOptions)
+	}
+	switch {
+	case !x.maxAdded:
+	case refuses(wire.MaxTokens) || wire.TakesMaxCompletionTokens(server):
+		drop = append(drop, wire.MaxTokens)
+	default:
+		added = append(added, wire.MaxTokens)
+	}
+	fill := refuses(wire.BareTools)         // the server needs every tool's description and parameters
+	unstream := refuses(wire.StreamedTools) // the server answers a request with tools whole only
+	if len(drop) > 0 || fill || unstream {
+		req = rewrite(req, func(body []byte) []byte {
+			for _, f := range drop {
+				body, _ = wire.Without(body, f)
+			}
+			if fill {
+				body = wire.FillTools(body)
+			}
+			if unstream {
+				body, whole = wire.Unstreamed(body)
+			}
+			return body
+		})
+	}
+	if whole {
+		added = slices.DeleteFunc(added, func(f string) bool { return f == wire.StreamOptions })
+	}
+	return req, added, whole
 }
 
 // maxRewriteBody bounds the request body rewrite reads: a larger request
