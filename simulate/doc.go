@@ -80,9 +80,23 @@
 // and reply counted as prompt tokens before the new input and reused from
 // the prefix cache of the replica that kept them; an id the Server does
 // not hold is refused as OpenAI refuses it (400, code
-// previous_response_not_found). Only that much is kept: GET
-// /v1/responses/{id} is not served, and a background request is answered
-// in its own response, never queued. WithToolCalls scripts tool calls, streamed
+// previous_response_not_found). A request with background true runs
+// apart from its connection, as OpenAI's background mode does: its
+// stream opens with response.created and response.queued (status
+// "queued") and gives response.in_progress with the first token; its
+// generation goes on whatever the client does (a disconnect, a fault
+// that cuts the stream) until it ends or POST /v1/responses/{id}/cancel
+// cancels it, and its events are kept, so that GET
+// /v1/responses/{id}?stream=true&starting_after=N (stream may come in a
+// JSON body, as openai-go sends it) replays those after sequence number
+// N and goes on with the live ones when the engine makes them; a GET
+// without stream answers the Response object as it stands, and a
+// background request without stream is answered at once, queued. An id
+// the Server holds as no background response gets 404; background with
+// store false gets 400. The latest 128 background responses are kept
+// (the oldest finished one is dropped for a new one; while 128 are
+// generating a new one gets 429), each with its latest 512 KiB of
+// events (a resume from before them gets 400). WithToolCalls scripts tool calls, streamed
 // as OpenAI streams them on chat (tool_calls deltas, finish_reason
 // "tool_calls") and on the Responses API (function_call items,
 // response.function_call_arguments.delta and .done).

@@ -31,6 +31,9 @@ type responsesFormat struct {
 	items     [][]byte        // the output items done, as JSON
 	lps       []tokenLogprob  // the message's log-probabilities so far, if asked
 	settings  []byte          // the request's settings, from responseSettings
+	// background: response.created and response.queued went out
+	// (queued), so role sends response.in_progress alone.
+	background bool
 }
 
 func newResponsesFormat(id uint64, created int64, model string, settings []byte) *responsesFormat {
@@ -235,7 +238,25 @@ func itemRef(b []byte, id string, i int) []byte {
 	return strconv.AppendInt(b, int64(i), 10)
 }
 
+// queued appends the events that open a background response while it
+// waits in the engine's queue: response.created and response.queued, in
+// status "queued".
+func (f *responsesFormat) queued(b []byte) []byte {
+	for _, typ := range []string{"response.created", "response.queued"} {
+		b = f.event(b, typ)
+		b = append(b, `,"response":`...)
+		b = f.response(b, "queued", nil)
+		b = endEvent(b)
+	}
+	return b
+}
+
 func (f *responsesFormat) role(b []byte) []byte {
+	if f.background {
+		b = f.event(b, "response.in_progress")
+		b = append(b, `,"response":`...)
+		return endEvent(f.response(b, "in_progress", nil))
+	}
 	for _, typ := range []string{"response.created", "response.in_progress"} {
 		b = f.event(b, typ)
 		b = append(b, `,"response":`...)

@@ -50,6 +50,9 @@ type generation struct {
 	// store: the response is kept for a later turn to name (Responses
 	// API only; its store, true unless set false).
 	store bool
+	// background: the response runs apart from its request's connection
+	// (Responses API only; see responses_background.go).
+	background bool
 }
 
 // api is the endpoint a generation came through.

@@ -111,6 +111,10 @@ func (s *Server) responseGeneration(req *responsesRequest) (generation, *apiErro
 		g.prompt = chainPrompt(prev, msgs)
 	}
 	g.store = req.Store == nil || *req.Store
+	g.background = req.Background != nil && *req.Background
+	if g.background && !g.store {
+		return g, backgroundNotStored()
+	}
 	g.lastMessage = msgs[len(msgs)-1].text
 	g.api = apiResponses
 	g.tools = req.Tools.names

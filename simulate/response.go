@@ -201,6 +201,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 	if !waitUntil(ctx, arrived) || !plan.beforeHeaders(out, arrived) || !s.rateLimited(out, arrived, g) {
 		return
 	}
+	if g.background {
+		s.serveBackground(ctx, index, g, out, plan, arrived)
+		return
+	}
 	rs, sink, ok := s.schedule(index, g, out, plan, arrived)
 	if !ok {
 		return

@@ -51,6 +51,9 @@ const (
 //	POST /v1/completions        the legacy text API (with suffix: FIM),
 //	                            streaming and not
 //	POST /v1/responses          the Responses API, streaming and not
+//	GET  /v1/responses/{id}     a background response, streaming and not
+//	POST /v1/responses/{id}/cancel
+//	                            cancels a background response
 //	GET  /v1/models             the served models
 //	GET  /v1/models/{model}     one of them
 //	GET  /health                200 while serving, 503 once closed
@@ -71,16 +74,17 @@ const (
 // StartInMemory in tests. A Server is safe for concurrent use. Close it to
 // stop its drivers.
 type Server struct {
-	cfg    config
-	models map[string]*model
-	names  []string
-	next   atomic.Uint64 // requests seen, for ids and fault draws
-	late   lateness      // how late the server writes
-	limits rateBuckets   // the state of WithRateLimit
-	stored responseStore // the Responses API's stored responses
-	direct directCounts  // the drivers' direct writes
-	mux    *http.ServeMux
-	close  sync.Once
+	cfg        config
+	models     map[string]*model
+	names      []string
+	next       atomic.Uint64 // requests seen, for ids and fault draws
+	late       lateness      // how late the server writes
+	limits     rateBuckets   // the state of WithRateLimit
+	stored     responseStore // the Responses API's stored responses
+	background bgStore       // its background responses
+	direct     directCounts  // the drivers' direct writes
+	mux        *http.ServeMux
+	close      sync.Once
 
 	// closing ends when Close is called: every write still waiting for
 	// a client fails then.
@@ -352,6 +356,8 @@ func NewServer(opts ...Option) (*Server, error) {
 	s.mux.HandleFunc("/v1/chat/completions", s.post(s.chat))
 	s.mux.HandleFunc("/v1/completions", s.post(s.completions))
 	s.mux.HandleFunc("/v1/responses", s.post(s.responses))
+	s.mux.HandleFunc("/v1/responses/{id}", s.get(s.getResponse))
+	s.mux.HandleFunc("/v1/responses/{id}/cancel", s.post(s.cancelResponse))
 	s.mux.HandleFunc("/v1/models", s.get(s.listModels))
 	s.mux.HandleFunc("/v1/models/{model...}", s.get(s.getModel))
 	s.mux.HandleFunc("/health", s.get(s.health))

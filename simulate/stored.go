@@ -81,3 +81,10 @@ func previousNotFound(id string) *apiError {
 	return &apiError{status: 400, typ: "invalid_request_error", param: "previous_response_id", code: "previous_response_not_found",
 		message: "Previous response with id '" + id + "' not found."}
 }
+
+// backgroundNotStored is the answer to a background request that sets
+// store to false, as OpenAI refuses it: a background response is kept
+// on the server, so it must be stored.
+func backgroundNotStored() *apiError {
+	return badRequest("background", "Background mode requires store to be true.")
+}
