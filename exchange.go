@@ -221,7 +221,7 @@ func (x *exchange) middleware() option.Middleware {
 					// A stream: its first event tells (see fieldIgnored).
 					x.drop.await(served, dropped == "echo")
 				}
-				return wire.Restated(res), nil
+				return wire.Restated(res, asked), nil
 			}
 			if req.GetBody == nil || req.Context().Err() != nil {
 				return res, err
