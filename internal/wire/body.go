@@ -210,7 +210,13 @@ func pdRouterError(head []byte) []byte {
 // them ({"success": false, "result": [], "messages": [], "error":
 // [{"code": 2005, "message": "Failed to get response from provider"}]}:
 // cloudflare/ai#436), whose first is the error and its code, as a string,
-// code; or a body that is a JSON string and nothing else, the message
+// code; or no "error" but an "errors" array of such objects, whose first
+// is the error, as IBM watsonx.ai answers every request it refuses
+// ({"errors": [{"code": "token_quota_reached", "message": "Request of 1
+// token(s) from quota was rejected", "more_info": …}], "trace": …,
+// "status_code": 403}: its Java SDK's WatsonxError) and Cloudflare's v4
+// API its own ({"success": false, "errors": [{"code": 7003, "message":
+// …}], …}); or a body that is a JSON string and nothing else, the message
 // itself, as SiliconFlow answers a key it does not know ("Invalid token",
 // 401) or a request it forbids ("Forbidden", 403: docs.siliconflow.cn,
 // error codes). ok is false for any other body.
@@ -231,6 +237,11 @@ func errorOfOwnShape(head []byte) (msg, name, code string, ok bool) {
 			}
 		}
 		return e.Str, "", "", e.Type == gjson.String
+	}
+	if es := gjson.GetBytes(head, "errors"); es.IsArray() {
+		if first := es.Get("0"); first.Get("message").Type == gjson.String {
+			return first.Get("message").Str, "", first.Get("code").String(), true
+		}
 	}
 	switch d := gjson.GetBytes(head, "detail"); {
 	case d.Type == gjson.String:

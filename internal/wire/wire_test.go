@@ -168,6 +168,9 @@ func TestErrorsOfOwnShape(t *testing.T) {
 		`{"error":"Received error from openai","external_model_message":{"note":"none"}}`:                                                                                                                                `{"error":{"message":"Received error from openai"}}`,
 		`{"success":false,"result":[],"messages":[],"error":[{"code":2005,"message":"Failed to get response from provider"}]}`:                                                                                           `{"error":{"code":"2005","message":"Failed to get response from provider"}}`,
 		`"Invalid token"`: `{"error":{"message":"Invalid token"}}`,
+		`{"errors":[{"code":"token_quota_reached","message":"Request of 1 token(s) from quota was rejected","more_info":"https://cloud.ibm.com/apidocs/watsonx-ai#text-chat"}],"trace":"ebeec5ab40585bab417b08fd0b3282f0","status_code":403}`: `{"error":{"code":"token_quota_reached","message":"Request of 1 token(s) from quota was rejected"}}`,
+		`{"success":false,"errors":[{"code":7003,"message":"Could not route to /client/v4/accounts/x/ai/run, perhaps your object identifier is invalid?"}],"messages":[],"result":null}`:                                                      `{"error":{"code":"7003","message":"Could not route to /client/v4/accounts/x/ai/run, perhaps your object identifier is invalid?"}}`,
+		`{"errors":[]}`: `{"errors":[]}`,
 	} {
 		res := response(503, nil, []byte(body))
 		if cut := BoundErrorBody(res); cut != "" {
