@@ -22,11 +22,16 @@ import (
 // say the same until the account is paid for, but openai-go sent each
 // request twice more, each after its back-off, before the caller learnt
 // why. They now reach the caller at once, their message kept; a 429 of a
-// rate limit is still sent again.
+// rate limit is still sent again. GitHub Models' daily limit
+// (testdata/conformance/github-models-daily-limit-429.jsonl) asks in its
+// Retry-After for a wait of an hour and a half, longer than openai-go
+// waits: sent once too.
 func TestQuotaSpentNotSentAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var zai conformance
 		zai.Reads = readFixture(t, "testdata/conformance/zai-balance-spent-429.jsonl", &zai)
+		var github conformance
+		github.Reads = readFixture(t, "testdata/conformance/github-models-daily-limit-429.jsonl", &github)
 		answer := func(body string) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
@@ -36,6 +41,7 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 		}
 		handlers := map[string]http.Handler{
 			"zai":     replay(zai.recording),
+			"github":  replay(github.recording),
 			"openai":  answer(`{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`),
 			"limited": answer(`{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}`),
 		}
@@ -55,6 +61,7 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 			sent    int32
 		}{
 			"zai":     {zai.Expect.ErrorMessage, 1},
+			"github":  {github.Expect.ErrorMessage, 1},
 			"openai":  {"You exceeded your current quota, please check your plan and billing details.", 1},
 			"limited": {"Rate limit reached for requests", 3},
 		} {
