@@ -396,6 +396,9 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	if err != nil {
 		return true, at, a.refused(err)
 	}
+	if a.rd.begunAgain(&ev) {
+		return true, at, a.failure(KindTruncated, "answer begun again", nil)
+	}
 	if ev.ToolCall || ev.Details || ev.Reasoning || a.x.turn {
 		a.x.note(&ev)
 	}

@@ -43,6 +43,7 @@ type reading struct {
 	choiceUsage     codec.ChoiceUsage   // adds up a usage reported per choice
 	entries         codec.ChoiceEntries // counts the choices' entries, for a usage of one choice (see choicesGlued)
 	otherChoice     bool                // a choice other than the first came (see nIgnored)
+	start           answerStart         // tells a chat chunk that begins the answer again (see begunAgain)
 	// cut is a whole answer its server cut (see wholeCut), as its API
 	// sent it: the caller's, with the error, when no route answers.
 	cut any

@@ -1,0 +1,62 @@
+package tokenpace
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// TestAnswerStart: a chunk that opens an assistant message under a new id,
+// after chunks that carried one id and output, begins the answer again
+// (Chutes' retry on its next instance:
+// testdata/conformance/chutes-instance-lost-answer-again.jsonl); a server
+// that changes the id on every chunk, or sends the role on every delta,
+// does not.
+func TestAnswerStart(t *testing.T) {
+	const (
+		role = `{"role":"assistant","content":""}`
+		text = `{"content":"Hi"}`
+		both = `{"role":"assistant","content":"Hi"}`
+	)
+	for _, tt := range []struct {
+		name   string
+		chunks [][2]string // id, first choice's delta
+		want   int         // index of the chunk that begins again, -1 for none
+	}{
+		{"Chutes: a second instance's answer", [][2]string{{"a", role}, {"a", text}, {"a", text}, {"b", role}, {"b", text}}, 3},
+		{"role and text in one chunk, then again", [][2]string{{"a", both}, {"a", text}, {"b", both}}, 2},
+		{"Foundry Local: an id per chunk, the role on each", [][2]string{{"a", both}, {"b", both}, {"c", both}, {"d", both}}, -1},
+		{"Z.ai: the role on every delta, one id", [][2]string{{"a", both}, {"a", both}, {"a", both}}, -1},
+		{"no output before the new id", [][2]string{{"a", role}, {"a", role}, {"b", role}}, -1},
+		{"one chunk before the new id", [][2]string{{"a", both}, {"b", both}}, -1},
+		{"a new id without the role", [][2]string{{"a", both}, {"a", text}, {"b", text}, {"c", role}}, -1},
+		{"chunks without an id", [][2]string{{"", both}, {"a", text}, {"", text}, {"a", text}, {"b", role}}, 4},
+	} {
+		var s answerStart
+		got := -1
+		for i, c := range tt.chunks {
+			ch := chunk(t, c[0], c[1])
+			if s.again(ch, outputs(ch)) && got < 0 {
+				got = i
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%s: begun again at chunk %d, want %d", tt.name, got, tt.want)
+		}
+	}
+	var s answerStart
+	if s.again(nil, 0) {
+		t.Error("again(nil) = true, want false")
+	}
+}
+
+// chunk returns a chat chunk of id whose one choice has delta.
+func chunk(t *testing.T, id, delta string) *openai.ChatCompletionChunk {
+	t.Helper()
+	var c openai.ChatCompletionChunk
+	if err := json.Unmarshal([]byte(`{"id":"`+id+`","object":"chat.completion.chunk","choices":[{"index":0,"delta":`+delta+`}]}`), &c); err != nil {
+		t.Fatal(err)
+	}
+	return &c
+}
