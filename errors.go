@@ -59,7 +59,11 @@ const (
 	// or the answer ended with a finish reason by which the server says it
 	// stopped the answer itself (Detail `finish_reason "abort"`: vLLM and
 	// SGLang on an engine abort, "error", DeepSeek's
-	// "insufficient_system_resource"), [DONE] or not; or, for a Router call, the continuation or restart meant to carry on a
+	// "insufficient_system_resource"), [DONE] or not; or a chat chunk
+	// began the answer again under a new id, as a server that sends the
+	// request to another instance mid-answer relays that one's answer
+	// after the first's start (Detail "answer begun again": Chutes); or,
+	// for a Router call, the continuation or restart meant to carry on a
 	// broken output ended cleanly without any (Detail "continuation ended
 	// without output", "restart ended without output"), so the output the
 	// caller holds is still incomplete.
