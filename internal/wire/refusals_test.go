@@ -19,6 +19,9 @@ func TestRefusedField(t *testing.T) {
 		{400, `{"error":{"message":"Unrecognized request argument supplied: stream_options","type":"invalid_request_error"}}`, true},
 		{400, `{"error":{"message":"Unknown parameter: 'stream_options'.","param":"stream_options","code":"unknown_parameter"}}`, true},
 		{422, `{"detail":[{"type":"extra_forbidden","loc":["body","stream_options"],"msg":"Extra inputs are not permitted"}]}`, true},
+		// transformers serve: a field of UNUSED_CHAT_COMPLETION_FIELDS,
+		// named in a Python set (src/transformers/cli/serving/utils.py).
+		{422, `{"detail":"Unsupported fields in the request: {'stream_options'}"}`, true},
 		{400, `{"error":{"message":"max_tokens is too large"}}`, false},
 		{500, `{"error":{"message":"stream_options failed"}}`, false},
 		{200, `data: {"stream_options":1}`, false},
