@@ -232,6 +232,13 @@ func TestPlainTextData(t *testing.T) {
 		strings.Repeat("x", maxPlainText+1):     "",
 		`"a string"`:                            "",
 		"<html><body>Bad Gateway</body></html>": "",
+		// An error object whose message was written unescaped
+		// (transformers serve): cut at a line break, or holding quotes.
+		`{"error": "CUDA error: device-side assert triggered`: "CUDA error: device-side assert triggered",
+		`{"error":"bad value "x" given"}`:                     `bad value "x" given`,
+		`{"error": "`:                                         "",
+		`{"error": {"message":"x"`:                            "",
+		`{"detail": "cut`:                                     "",
 	} {
 		for _, r := range []Request{Chat(openai.ChatCompletionNewParams{}, true), Completion(openai.CompletionNewParams{}, true)} {
 			_, err := r.Decode([]byte(data))

@@ -96,9 +96,14 @@ func wrappedMessage(raw string) string {
 // malformed is the error of an event whose data, data, does not decode:
 // the server's error when data is a line of text, not JSON (one-hub writes
 // the error that ended its upstream's stream as an event's data, "data:
-// unexpected EOF", and ends the body); else a malformed event.
+// unexpected EOF", and ends the body), or when data is an error object
+// whose message was written unescaped (see unescapedError); else a
+// malformed event.
 func malformed(data []byte, err error) error {
 	if msg, ok := plainText(data); ok {
+		return serverError(&ServerError{Message: msg})
+	}
+	if msg, ok := unescapedError(data); ok {
 		return serverError(&ServerError{Message: msg})
 	}
 	return &Error{Detail: "malformed event", Err: err}
