@@ -197,7 +197,10 @@ func pdRouterError(head []byte) []byte {
 // "error" but a "detail", as Python
 // servers built on FastAPI send it, a string ({"detail": "Not Found"}) or
 // KoboldCpp's object ({"detail": {"msg": "Server is busy; please try
-// again later.", "type": "service_unavailable"}}); or no "error" but a
+// again later.", "type": "service_unavailable"}}) or FastAPI's list of
+// validation errors, as Mistral's API answers a field its schema
+// forbids, alone or as the "message" of an error at the top level (see
+// validationErrors); or no "error" but a
 // "message" at the top level, with the error's "type" beside it, as
 // TensorRT-LLM's trtllm-serve sends its errors, and Aphrodite and vLLM
 // did before they nested them ({"object": "error", "message": …, "type":
@@ -248,6 +251,13 @@ func errorOfOwnShape(head []byte) (msg, name, code string, ok bool) {
 		return d.Str, "", "", true
 	case d.IsObject() && d.Get("msg").Type == gjson.String:
 		return d.Get("msg").Str, d.Get("type").Str, "", true
+	case d.IsArray():
+		msg, name, ok := validationErrors(d)
+		return msg, name, "", ok
+	}
+	if m := gjson.GetBytes(head, "message"); m.IsObject() {
+		msg, _, ok := validationErrors(m.Get("detail"))
+		return msg, gjson.GetBytes(head, "type").Str, "", ok
 	}
 	if m := gjson.GetBytes(head, "message"); m.Type == gjson.String {
 		if t := gjson.GetBytes(head, "type"); t.Exists() {
