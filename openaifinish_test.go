@@ -14,7 +14,10 @@ import (
 // and one its safety review stopped for "sensitive" (docs.z.ai,
 // chat-completion): a caller that checks for "length" or
 // "content_filter" took neither for the end it is (an agent loop sent the
-// request again without end: anomalyco/opencode#18813). The answer now
+// request again without end: anomalyco/opencode#18813); so does
+// Mistral's "model_length", its model's context cut (a live answer of
+// voxtral-small-latest: 32,424 prompt and 344 completion tokens of
+// 32,768). The answer now
 // says OpenAI's name, as a stream's Accumulated() does; Timing keeps the
 // server's word.
 func TestWholeOpenAIFinish(t *testing.T) {
@@ -24,7 +27,7 @@ func TestWholeOpenAIFinish(t *testing.T) {
 				finish + `","message":{"role":"assistant","content":"The log shows"}}],"usage":{"prompt_tokens":202745,"completion_tokens":3,"total_tokens":202748}}`
 		}
 		handlers := map[string]http.Handler{}
-		for _, finish := range []string{"model_context_window_exceeded", "sensitive", "stop"} {
+		for _, finish := range []string{"model_context_window_exceeded", "model_length", "sensitive", "stop"} {
 			handlers[finish] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 				_, _ = w.Write([]byte(answer(finish)))
@@ -34,6 +37,7 @@ func TestWholeOpenAIFinish(t *testing.T) {
 		c := tokenpace.NewClient(openaiClient(url, hc))
 		for sent, want := range map[string]string{
 			"model_context_window_exceeded": "length",
+			"model_length":                  "length",
 			"sensitive":                     "content_filter",
 			"stop":                          "stop",
 		} {

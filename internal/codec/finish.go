@@ -41,8 +41,13 @@ func FailedFinish(reason string) bool {
 // "content_filter"; a caller that checks for "length" to ask for less, or
 // for "content_filter", takes either for an answer of no known end (an
 // agent loop sent the request again without end: anomalyco/opencode#18813).
+// Mistral's API ends an answer the model's context cut, though max_tokens
+// allowed more, with "model_length" (docs.mistral.ai, a choice's
+// finish_reason; voxtral-small-latest recorded so at 32,424 prompt and
+// 344 completion tokens of a 32,768-token context).
 var openAIFinishes = map[string]string{
 	"model_context_window_exceeded": "length",
+	"model_length":                  "length",
 	"sensitive":                     "content_filter",
 }
 
