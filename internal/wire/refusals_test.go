@@ -105,3 +105,20 @@ func TestTakesMaxCompletionTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedAfterValidationList: FastAPI's list of validation errors,
+// made an error object of its message by BoundErrorBody, still names the
+// field it refuses, and only that one (Mistral's 422).
+func TestRefusedAfterValidationList(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"detail":[{"type":"extra_forbidden","loc":["body","stream_options"],"msg":"Extra inputs are not permitted","input":{"include_usage":true}}]}`: StreamOptions,
+		`{"detail":[{"type":"extra_forbidden","loc":["body","max_tokens"],"msg":"Extra inputs are not permitted","input":64}]}`:                         MaxTokens,
+		`{"detail":[{"type":"extra_forbidden","loc":["body","store"],"msg":"Extra inputs are not permitted","input":false}]}`:                           "",
+	} {
+		res := &http.Response{StatusCode: 422, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(body))}
+		BoundErrorBody(res)
+		if got := RefusedField(res, []string{StreamOptions, MaxTokens}); got != want {
+			t.Errorf("%s: refused %q, want %q", body, got, want)
+		}
+	}
+}
