@@ -131,8 +131,10 @@ type exchange struct {
 // the status of what its body says (see wire.Restated).
 //
 // A request refused for a field the client added to it (stream_options,
-// or what it gave back to the server: see wire.CallExtras) is sent again
-// at once without that field, as an HTTPAttempt of its own, and the
+// max_tokens, or what it gave back to the server: see wire.CallExtras),
+// or for the caller's max_completion_tokens beside the max_tokens the
+// client added with the same limit, is sent again at once without that
+// field, as an HTTPAttempt of its own, and the
 // server is remembered: see wire.RefusedFields. So is one refused for a
 // function tool without a description or parameters, sent again with
 // them filled in (see wire.BareTools), and a stream refused for its tools,
@@ -169,7 +171,7 @@ func (x *exchange) middleware() option.Middleware {
 			if infill && err == nil {
 				res = wire.FromInfill(res, model, x.maxLine)
 			}
-			refused, tools := "", "" // a field the client added, the tools' shape, refused by res
+			refused, tools := "", "" // a field the request may go without, the tools' shape, refused by res
 			if !again && refusals < maxRefusals {
 				refused = wire.RefusedField(res, added)
 				if refused == "" {
@@ -295,7 +297,7 @@ const maxRefusals = 4
 // send sends req through next as HTTP request of its own, and reports
 // whether it failed on a reused connection before any response byte came
 // back, within wire.StaleWithin of its write, so that it is safe to send
-// again, and the fields the client added to it.
+// again, and the fields it may go without (see shape).
 func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *http.Response, stale bool, added []string, err error) {
 	x.mu.Lock()
 	now := time.Now()
@@ -374,8 +376,10 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 // restored (see wire.CallExtras), what the client added and the server
 // refuses dropped, its tools filled in (see wire.BareTools) or the
 // request sent whole (see wire.StreamedTools) where the server needs it;
-// the fields the client added that it keeps; and whether it goes whole
-// for a stream (see wire.Unstreamed).
+// the fields it may go without if the server refuses one (those the
+// client added that it keeps, and the caller's max_completion_tokens
+// beside the max_tokens the client added); and whether it goes whole for
+// a stream (see wire.Unstreamed).
 func (x *exchange) shape(req *http.Request, server string) (_ *http.Request, added []string, whole bool) {
 	refuses := func(field string) bool { return x.declined.Refuses(req, field) }
 	if x.extras.Holds(server) {
@@ -397,8 +401,12 @@ func (x *exchange) shape(req *http.Request, server string) (_ *http.Request, add
 	case !x.maxAdded:
 	case refuses(wire.MaxTokens) || wire.TakesMaxCompletionTokens(server):
 		drop = append(drop, wire.MaxTokens)
+	case refuses(wire.MaxCompletionTokens):
+		drop = append(drop, wire.MaxCompletionTokens) // max_tokens holds the limit
 	default:
-		added = append(added, wire.MaxTokens)
+		// Either may be refused: max_tokens first, named beside
+		// max_completion_tokens in OpenAI's refusal of it.
+		added = append(added, wire.MaxTokens, wire.MaxCompletionTokens)
 	}
 	fill := refuses(wire.BareTools)         // the server needs every tool's description and parameters
 	unstream := refuses(wire.StreamedTools) // the server answers a request with tools whole only

@@ -235,3 +235,51 @@ func TestMaxTokensNotSentToOpenAI(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestMaxCompletionTokensRefused: Mistral's API forbids
+// max_completion_tokens, answering 422 with FastAPI's list of validation
+// errors (extra_forbidden, loc body.max_completion_tokens:
+// Gitlawb/openclaude#739), and reads max_tokens. The client sends the
+// caller's limit as max_tokens beside it, so the request is sent again at
+// once without the field the server forbids, the limit held by max_tokens,
+// and the next request goes without it from the start; the caller sees one
+// answer within its limit, where bare openai-go fails with the 422.
+func TestMaxCompletionTokensRefused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const asked = 5
+		params := openai.ChatCompletionNewParams{
+			Model:               "mistral-small-latest",
+			Messages:            []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Tell me a story.")},
+			MaxCompletionTokens: openai.Int(asked),
+		}
+		mistral := func(body map[string]any) int {
+			if _, ok := body["max_completion_tokens"]; ok {
+				return -1
+			}
+			n, _ := intOf(body, "max_tokens")
+			return n
+		}
+		var requests atomic.Int64
+		var last atomic.Value
+		url, hc := serve(t, limitServer(mistral, `{"detail":[{"type":"extra_forbidden","loc":["body","max_completion_tokens"],"msg":"Extra inputs are not permitted","input":5}]}`, &requests, &last))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		for i, want := range []int{2, 1} {
+			s := c.NewStreaming(context.Background(), params)
+			drain(t, s, 0)
+			if err := s.Err(); err != nil || s.Text() != strings.Repeat("tok ", asked) {
+				t.Fatalf("call %d: Err() = %v, text %q; want the answer within the limit", i+1, err, s.Text())
+			}
+			if got := len(s.Timing().HTTP); got != want {
+				t.Errorf("call %d: %d HTTP requests, want %d", i+1, got, want)
+			}
+			if b := last.Load().(string); strings.Contains(b, "max_completion_tokens") || !strings.Contains(b, `"max_tokens":5`) {
+				t.Errorf("call %d: the server got %s; want max_tokens 5 and no max_completion_tokens", i+1, b)
+			}
+		}
+		var tm *tokenpace.Timing
+		res, err := tokenpace.NewClient(openaiClient(url, hc)).New(context.Background(), params, tokenpace.WithTimingInto(&tm))
+		if err != nil || res.Choices[0].Message.Content != strings.Repeat("tok ", asked) || len(tm.HTTP) != 2 {
+			t.Errorf("New: %v, %v; want the answer after 2 requests", res, err)
+		}
+	})
+}

@@ -37,6 +37,12 @@ const StreamOptions = "stream_options"
 // whose schema forbids a field it does not know.
 const MaxTokens = "max_tokens"
 
+// MaxCompletionTokens is the caller's field that the client's max_tokens
+// stands beside, holding the same limit. A server that forbids it and
+// reads max_tokens (Mistral's API: 422, FastAPI's extra_forbidden) gets
+// the request without it: max_tokens still holds the caller's limit.
+const MaxCompletionTokens = "max_completion_tokens"
+
 // TakesMaxCompletionTokens reports whether host, a server's host and
 // port, is one of OpenAI's, which read max_completion_tokens for every
 // model and refuse max_tokens for their newer ones: requests to it go
