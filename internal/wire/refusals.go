@@ -120,9 +120,28 @@ func RefusedField(res *http.Response, fields []string) string {
 // An error that echoes the whole request (see echoesRequest) names every
 // field the request had: there the field must be named once more, by the
 // error itself.
+//
+// The caller's max_completion_tokens is refused only by an error that
+// forbids it (see forbidsField): one that names it for its value (too
+// large) may come from a server that reads it alone, which would lose the
+// caller's limit with it.
 func refuses(body []byte, field string) bool {
 	n := bytes.Count(body, []byte(field))
+	if field == MaxCompletionTokens && !forbidsField(body) {
+		return false
+	}
 	return n > 1 || n == 1 && !echoesRequest(body)
+}
+
+// forbidPhrases are how servers say a request holds a field they do not
+// take: FastAPI's extra_forbidden (Mistral's API), OpenAI's unsupported or
+// unrecognized parameter, and the like.
+var forbidPhrases = []string{"extra_forbidden", "not permitted", "unsupported parameter", "unrecognized", "unknown parameter", "unknown field", "not supported"}
+
+// forbidsField reports whether body, an error answer, says the request
+// holds a field the server does not take.
+func forbidsField(body []byte) bool {
+	return says(strings.ToLower(string(body)), forbidPhrases)
 }
 
 // echoesRequest reports whether body, an error answer, holds the request

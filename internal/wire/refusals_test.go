@@ -71,6 +71,33 @@ func TestRefusedMaxTokens(t *testing.T) {
 	}
 }
 
+// TestRefusedMaxCompletionTokens: the caller's max_completion_tokens,
+// beside the max_tokens the client added, is refused only by an error
+// that forbids it (Mistral's extra_forbidden, an unsupported or unknown
+// parameter), never by one that names it for its value: a server that
+// reads it alone would lose the caller's limit from then on. max_tokens
+// goes first where an error names both.
+func TestRefusedMaxCompletionTokens(t *testing.T) {
+	fields := []string{StreamOptions, MaxTokens, MaxCompletionTokens}
+	for _, tc := range []struct {
+		body string
+		want string
+	}{
+		{`{"detail":[{"type":"extra_forbidden","loc":["body","max_completion_tokens"],"msg":"Extra inputs are not permitted","input":5}]}`, MaxCompletionTokens},
+		{`{"error":{"message":"body.max_completion_tokens: Extra inputs are not permitted","type":"extra_forbidden"}}`, MaxCompletionTokens},
+		{`{"error":{"message":"Unrecognized request argument supplied: max_completion_tokens","type":"invalid_request_error"}}`, MaxCompletionTokens},
+		{`{"error":{"message":"Unsupported parameter: 'max_completion_tokens'","type":"invalid_request_error","param":"max_completion_tokens"}}`, MaxCompletionTokens},
+		{`{"error":{"message":"max_completion_tokens must be at most 4096","type":"invalid_request_error","param":"max_completion_tokens"}}`, ""},
+		{`{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","param":"max_tokens"}}`, MaxTokens},
+		{`{"object":"error","message":"'max_tokens' or 'max_completion_tokens' is too large: 5000.","type":"BadRequestError","code":400}`, MaxTokens},
+	} {
+		res := &http.Response{StatusCode: 422, Body: io.NopCloser(strings.NewReader(tc.body))}
+		if got := RefusedField(res, fields); got != tc.want {
+			t.Errorf("%s: refused %q, want %q", tc.body, got, tc.want)
+		}
+	}
+}
+
 // TestRefusedInAnEcho: an error that echoes the whole request names every
 // field it had; it refuses one only where the error names it once more
 // (TensorRT-LLM's validation errors, the request as their input).
