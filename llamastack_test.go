@@ -25,9 +25,21 @@ import (
 // closed. The server's own failure in the same shape ("500: …") is still
 // counted.
 func TestLlamaStackRefusalInStream(t *testing.T) {
+	wantRelayedRefusal(t, "llamastack-chat-refused-in-stream", "llamastack-chat-error-midstream")
+}
+
+// wantRelayedRefusal checks a server that relays its upstream's refusal
+// inside its own 200 event stream with the status the refusal names
+// (conformance case refused): the caller gets an error event with the
+// server's message and status 400, no text; a Router goes on to its next
+// route, and its breaker, the server being well, stays closed after 12
+// calls. The server's own failure in the same stream (case failed, its
+// last read, the error event, alone) is still counted: the breaker opens.
+func wantRelayedRefusal(t *testing.T, refusedCase, failedCase string) {
+	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
-		refused := loadConformance(t)["llamastack-chat-refused-in-stream"]
-		failed := loadConformance(t)["llamastack-chat-error-midstream"]
+		refused := loadConformance(t)[refusedCase]
+		failed := loadConformance(t)[failedCase]
 		failed.Reads = failed.Reads[len(failed.Reads)-1:] // the error event alone, before any text
 		answer := loadRecording(t, "llamacpp-110m-chat-stream.jsonl")
 		_, hc, _ := serveCounting(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
@@ -51,8 +63,10 @@ func TestLlamaStackRefusalInStream(t *testing.T) {
 		s := client("refused").NewStreaming(ctx, chat("m", 4))
 		text := readAll(t, s)
 		var ae *openai.Error
-		if !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusBadRequest || ae.Message != refused.Expect.ErrorMessage || text != "" {
-			t.Errorf("text %q, err %v; want the server's message with status 400", text, s.Err())
+		var se *tokenpace.StreamError
+		if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindErrorEvent || !errors.As(s.Err(), &ae) ||
+			ae.StatusCode != http.StatusBadRequest || ae.Message != refused.Expect.ErrorMessage || text != "" {
+			t.Errorf("text %q, err %v; want an error event with the server's message and status 400", text, s.Err())
 		}
 
 		want := recordedText(t, answer)
