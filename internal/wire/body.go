@@ -90,7 +90,8 @@ func ErrorBody(res *http.Response) ([]byte, error) {
 // cyberchitta/openai_ex#126, Simpleyyt/ai-manus#101), is that item, whose
 // message openai-go would otherwise lose; so is the worker's error inside
 // the line the SGLang gateway writes in prefill-decode mode (see
-// pdRouterError).
+// pdRouterError); and so is the object inside a body that is that
+// object encoded as a JSON string (see objectInString).
 func BoundErrorBody(res *http.Response) (cut string) {
 	head, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+1))
 	_ = res.Body.Close()
@@ -99,7 +100,7 @@ func BoundErrorBody(res *http.Response) (cut string) {
 		head = []byte(first.Raw)
 	}
 	if err == nil && len(head) <= maxErrorBody {
-		head = pdRouterError(head)
+		head = objectInString(pdRouterError(head))
 	}
 	switch {
 	case err != nil:
@@ -155,6 +156,22 @@ func textLine(head []byte) (string, bool) {
 		return "", false
 	}
 	return string(t), true
+}
+
+// objectInString returns the text of head when head is a JSON string
+// whose text is a JSON object: an error body encoded twice, as MLC LLM's
+// server sends every error it answers itself (a JSONResponse of
+// ErrorResponse(...).model_dump_json(), a string, so
+// "{\"object\":\"error\",\"message\":…,\"code\":400}": mlc-ai/mlc-llm
+// python/mlc_llm/protocol/error_protocol.py, create_error_response), whose
+// message openai-go, finding no object, loses. Any other head is
+// returned as it is.
+func objectInString(head []byte) []byte {
+	s := gjson.ParseBytes(head)
+	if s.Type != gjson.String || !gjson.Valid(s.Str) || !gjson.Parse(s.Str).IsObject() {
+		return head
+	}
+	return []byte(s.Str)
 }
 
 // pdRouterError returns the worker's error inside head, the error body of
