@@ -110,14 +110,15 @@ type DoneFinisher interface {
 // order: req itself when each event decodes alone (chat, completions), or
 // a decoder that keeps what the API needs of the events before (a
 // Responses stream: ResponseStream; a chat stream, whose tool call TGI
-// ends without a finish reason: TGIToolStream, whatever tools the
-// request's params hold, for a caller may set them as extra JSON).
+// ends without a finish reason, whatever tools the request's params hold,
+// for a caller may set them as extra JSON, and whose answer Nexa SDK's
+// server ends without one: ZeroChunkStream).
 func DecoderFor(req Request) Decoder {
 	switch r := req.(type) {
 	case response:
 		return &ResponseStream{response: r}
 	case chat:
-		return &TGIToolStream{chat: r}
+		return &ZeroChunkStream{TGIToolStream: TGIToolStream{chat: r}}
 	}
 	return req
 }
