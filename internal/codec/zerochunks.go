@@ -26,6 +26,7 @@ type ZeroChunkStream struct {
 	zero     bool // every chunk so far was written from the zero value
 	finished bool // a choice sent its finish reason
 	output   bool // some chunk carried output
+	toolCall bool // some chunk carried a tool call
 }
 
 // Decode decodes the next event of the stream.
@@ -49,19 +50,26 @@ func (s *ZeroChunkStream) Decode(data []byte) (Event, error) {
 		}
 	}
 	s.output = s.output || ev.Outputs > 0 || ev.ToolCall
+	s.toolCall = s.toolCall || ev.ToolCall
 	return ev, nil
 }
 
 // AtDone returns the finish such a server leaves out: at [DONE], an event
-// whose one choice finished for "stop", when every chunk was written from
-// the zero value, no choice finished and some output came; else what
+// whose one choice finished for "tool_calls" after a tool call (Nexa's
+// server sends the call whole, parsed from the model's text, at the end
+// of the answer), else "stop", when every chunk was written from the
+// zero value, no choice finished and some output came; else what
 // TGIToolStream returns.
 func (s *ZeroChunkStream) AtDone() (ev Event, ok bool) {
 	if !s.zero || s.finished || !s.output {
 		return s.TGIToolStream.AtDone()
 	}
+	finish := `"stop"`
+	if s.toolCall {
+		finish = `"tool_calls"`
+	}
 	ev, err := s.chat.Decode([]byte(`{"id":"","object":"chat.completion.chunk","created":0,"model":"",` +
-		`"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}`))
+		`"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":` + finish + `}]}`))
 	return ev, err == nil
 }
 

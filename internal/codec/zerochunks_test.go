@@ -7,7 +7,7 @@ import (
 )
 
 // TestZeroChunkStreamAtDone: a stream written from openai-go's zero value
-// (Nexa SDK's) finishes "stop" at [DONE] once it had output; one with an
+// (Nexa SDK's) finishes "stop" at [DONE] once it had output, "tool_calls" after a tool call; one with an
 // id, a service_tier null, a finish reason of its own, or no output does
 // not.
 func TestZeroChunkStreamAtDone(t *testing.T) {
@@ -20,6 +20,7 @@ func TestZeroChunkStreamAtDone(t *testing.T) {
 	}{
 		{"zero chunks", []string{zero, usage}, "stop"},
 		{"usage alone", []string{usage}, ""},
+		{"a tool call", []string{`{"id":"","choices":[{"delta":{"content":"","role":"","tool_calls":[{"index":0,"id":"call_1","function":{"arguments":"{}","name":"f"},"type":""}]},"finish_reason":"","index":0}],"created":0,"model":"","object":"chat.completion.chunk","service_tier":""}`, usage}, "tool_calls"},
 		{"an id", []string{`{"id":"chatcmpl-1","choices":[{"delta":{"content":"Hi"},"finish_reason":"","index":0}],"created":0,"model":"","object":"chat.completion.chunk","service_tier":""}`}, ""},
 		{"service_tier null", []string{`{"id":"","choices":[{"delta":{"content":"Hi"},"finish_reason":null,"index":0}],"created":0,"model":"","object":"chat.completion.chunk","service_tier":null}`}, ""},
 		{"finished", []string{zero, `{"id":"","choices":[{"delta":{},"finish_reason":"length","index":0}],"created":0,"model":"","object":"chat.completion.chunk","service_tier":""}`}, ""},
