@@ -143,7 +143,11 @@ func wholeError(raw string, empty bool) *ServerError {
 
 // LineError returns the error of a stream's error line (see
 // sse.ErrorLine): the server's, as an error event's. A field's value
-// that is not JSON is the error's message.
+// that is not JSON is the error's message; one that wraps an "error"
+// object is that object: GPUStack's llama-box writes a failure mid-stream
+// as an error: field holding {"detail": …, "error": {"message": …}}
+// (gpustack/llama-box llama-box/httpserver.hpp, send_event_json), where
+// llama.cpp's holds the error object itself.
 func LineError(el *sse.ErrorLine) error {
 	raw := string(el.Data)
 	switch {
@@ -151,6 +155,9 @@ func LineError(el *sse.ErrorLine) error {
 		return serverError(rawError(el.Data, gjson.Get(raw, "error").Raw, ""))
 	case !gjson.Valid(raw):
 		return serverError(&ServerError{Message: raw})
+	}
+	if e := gjson.Get(raw, "error"); e.IsObject() {
+		raw = e.Raw
 	}
 	return serverError(&ServerError{Raw: raw})
 }
