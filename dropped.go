@@ -44,7 +44,7 @@ func (w *dropWatch) ask(template func() wire.Template) {
 
 // answer returns which server made res, a 2xx answer to a request with
 // field, if it is one that drops that field: wire.LlamaCpp,
-// wire.KoboldCpp or wire.CLIProxyAPI, told by its headers (see
+// wire.KoboldCpp, wire.CLIProxyAPI or wire.LlamaBox, told by its headers (see
 // wire.FieldDropper), for an echo wire.Llamafile likewise (see
 // wire.EchoDropper), or one told by the answer itself (see
 // wholeAnswer); "" for another.

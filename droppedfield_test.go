@@ -380,6 +380,7 @@ func TestServersThatDropTheSuffix(t *testing.T) {
 		{"vllm-mlx", "vllm-mlx", "vllmmlx"},
 		{"FastChat", "FastChat or DeepSpeed-MII", "fastchat"},
 		{"DeepSpeed-MII", "FastChat or DeepSpeed-MII", "deepspeedmii"},
+		{"llama-box", "llama-box", "llamabox"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -512,6 +513,7 @@ func TestServersThatDropTheEcho(t *testing.T) {
 		{"mlx_lm.server", "mlxlm"},
 		{"vllm-mlx", "vllmmlx"},
 		{"llamafile", "llamafile"},
+		{"llama-box", "llamabox"},
 	} {
 		t.Run(tt.server, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

@@ -238,8 +238,15 @@ func LlamaCppRequestError(res *http.Response) bool {
 
 // FieldDropper returns which server that drops the fields DroppedField
 // names made res, as its headers say: LlamaCpp (Server: llama.cpp),
-// KoboldCpp (Server: ConcedoLlamaForKoboldServer) or CLIProxyAPI (an
-// X-Cpa-Trace-Id header); "" for another.
+// KoboldCpp (Server: ConcedoLlamaForKoboldServer), CLIProxyAPI (an
+// X-Cpa-Trace-Id header) or LlamaBox (Server: llama-box/<its version>);
+// "" for another.
+//
+// GPUStack's llama-box (gpustack/llama-box, llama-box/httpserver.hpp)
+// has an OpenAI server of its own on llama.cpp, whose completions request
+// reads neither a suffix nor an echo (neither key is in the server, as of
+// November 2025), and no /infill: a fill-in-the-middle request gets a
+// completion of its prompt alone, an echo the completion without it.
 //
 // KoboldCpp (LostRuins/koboldcpp) has never read a suffix or an echo: its
 // /v1/completions answers a fill-in-the-middle request with a completion
@@ -262,6 +269,8 @@ func FieldDropper(res *http.Response) string {
 		return KoboldCpp
 	case res.Header.Get("X-Cpa-Trace-Id") != "":
 		return CLIProxyAPI
+	case strings.HasPrefix(s, "llama-box/"):
+		return LlamaBox
 	}
 	return ""
 }
@@ -495,6 +504,7 @@ const (
 	VLLMMLX     = "vllm-mlx"
 	Llamafile   = "llamafile"
 	FastChat    = "FastChat or DeepSpeed-MII"
+	LlamaBox    = "llama-box"
 )
 
 // SuffixDropper returns which server made start, the start of a 2xx
@@ -538,7 +548,7 @@ const PeekBytes = 64 << 10
 // RefuseDropped closes res, a 2xx answer to a request whose field its
 // server dropped, server (LlamaCpp, LocalAI, KoboldCpp, CLIProxyAPI,
 // SGLang, MistralRs, LMDeploy, TextGen, TabbyAPI, MLXLM, VLLMMLX,
-// Llamafile or FastChat), and returns the answer llama.cpp's server gave
+// Llamafile, FastChat or LlamaBox), and returns the answer llama.cpp's server gave
 // before it dropped the field: 400, an OpenAI error body naming it, and no retry
 // (x-should-retry: false).
 func RefuseDropped(res *http.Response, server, field string) *http.Response {

@@ -38,6 +38,7 @@ func TestFieldDropper(t *testing.T) {
 	for server, want := range map[string]string{
 		"llama.cpp": LlamaCpp, "llama.cpp/b6652": LlamaCpp,
 		"ConcedoLlamaForKoboldServer": KoboldCpp, "ConcedoLlamaForKoboldServer ": KoboldCpp, // its 503s add a space
+		"llama-box/v0.0.154": LlamaBox, "llama-boxer": "",
 		"uvicorn": "", "": "",
 	} {
 		res := &http.Response{Header: http.Header{"Server": {server}}}
