@@ -39,6 +39,16 @@ func newOutput(ctx context.Context, w http.ResponseWriter, half time.Duration, b
 	return &output{w: w, rc: http.NewResponseController(w), ctx: ctx, half: half, buffering: buffering, stream: stream, late: late}
 }
 
+// clientOutput returns the output of a response to a client over w, half
+// a round trip away, its writes bounded by the Server's write timeout;
+// stop ends the watch by which the Server's Close fails a write that
+// waits for a client that does not read.
+func (s *Server) clientOutput(ctx context.Context, w http.ResponseWriter, stream bool) (out *output, stop func() bool) {
+	out = newOutput(ctx, w, s.cfg.rtt/2, s.cfg.buffering, stream, &s.late)
+	out.writeTimeout, out.closing = s.cfg.writeTimeout, s.closing
+	return out, context.AfterFunc(s.closing, out.abortWrites)
+}
+
 // arm gives the writes that follow writeTimeout to complete: a client
 // that takes none of their bytes for that long is dropped (the writes
 // fail). Once the server is closing, they fail at once.

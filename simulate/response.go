@@ -194,10 +194,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, sent time.Time, g
 	plan := faultPlan{fault}
 	half := s.cfg.rtt / 2
 	arrived := sent.Add(half) // when the server sees the request
-	out := newOutput(ctx, w, half, s.cfg.buffering, g.stream, &s.late)
-	out.writeTimeout, out.closing = s.cfg.writeTimeout, s.closing
-	// Close fails a write that waits for a client that does not read.
-	defer context.AfterFunc(s.closing, out.abortWrites)()
+	out, stop := s.clientOutput(ctx, w, g.stream)
+	defer stop()
 	if !waitUntil(ctx, arrived) || !plan.beforeHeaders(out, arrived) || !s.rateLimited(out, arrived, g) {
 		return
 	}

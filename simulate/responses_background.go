@@ -156,9 +156,8 @@ func (s *Server) getResponse(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	half := s.cfg.rtt / 2
-	out := newOutput(r.Context(), w, half, s.cfg.buffering, stream, &s.late)
-	out.writeTimeout, out.closing = s.cfg.writeTimeout, s.closing
-	defer context.AfterFunc(s.closing, out.abortWrites)()
+	out, stop := s.clientOutput(r.Context(), w, stream)
+	defer stop()
 	arrived := time.Now().Add(half)
 	if !waitUntil(r.Context(), arrived) {
 		return
