@@ -248,8 +248,8 @@ func errorOfOwnShape(head []byte) (msg, name, code string, ok bool) {
 		return s.Str, "", "", s.Str != ""
 	}
 	if e := gjson.GetBytes(head, "error"); e.Exists() {
-		if first := e.Get("0"); e.IsArray() && first.Get("message").Type == gjson.String {
-			return first.Get("message").Str, "", first.Get("code").String(), true
+		if msg, code, ok := firstError(e); ok {
+			return msg, "", code, true
 		}
 		if e.Type == gjson.String {
 			if msg, name, ok := externalModelError(head); ok {
@@ -258,10 +258,8 @@ func errorOfOwnShape(head []byte) (msg, name, code string, ok bool) {
 		}
 		return e.Str, "", "", e.Type == gjson.String
 	}
-	if es := gjson.GetBytes(head, "errors"); es.IsArray() {
-		if first := es.Get("0"); first.Get("message").Type == gjson.String {
-			return first.Get("message").Str, "", first.Get("code").String(), true
-		}
+	if msg, code, ok := firstError(gjson.GetBytes(head, "errors")); ok {
+		return msg, "", code, true
 	}
 	switch d := gjson.GetBytes(head, "detail"); {
 	case d.Type == gjson.String:
@@ -272,17 +270,27 @@ func errorOfOwnShape(head []byte) (msg, name, code string, ok bool) {
 		msg, name, ok := validationErrors(d)
 		return msg, name, "", ok
 	}
-	if m := gjson.GetBytes(head, "message"); m.IsObject() {
+	switch m, t := gjson.GetBytes(head, "message"), gjson.GetBytes(head, "type"); {
+	case m.IsObject():
 		msg, _, ok := validationErrors(m.Get("detail"))
-		return msg, gjson.GetBytes(head, "type").Str, "", ok
-	}
-	if m := gjson.GetBytes(head, "message"); m.Type == gjson.String {
-		if t := gjson.GetBytes(head, "type"); t.Exists() {
-			return m.Str, t.Str, "", true
-		}
+		return msg, t.Str, "", ok
+	case m.Type == gjson.String && t.Exists():
+		return m.Str, t.Str, "", true
+	case m.Type == gjson.String:
 		return m.Str, "", gjson.GetBytes(head, "code").String(), true // FastChat's: its code names it
 	}
 	return "", "", "", false
+}
+
+// firstError returns the message and code of the first error of list, an
+// array of error objects (Cloudflare's API envelope, watsonx.ai's errors),
+// and false when list holds none with a message.
+func firstError(list gjson.Result) (msg, code string, ok bool) {
+	first := list.Get("0")
+	if !list.IsArray() || first.Get("message").Type != gjson.String {
+		return "", "", false
+	}
+	return first.Get("message").Str, first.Get("code").String(), true
 }
 
 // externalModelError returns the message and the name of the model's own
