@@ -240,14 +240,7 @@ func (c *call) send(tr *try) {
 	if tr.kind == AttemptContinuation && tr.resume == nil {
 		cont = c.continuation()
 	}
-	client := rt.Client
-	if client == nil {
-		client = &c.r.c.oc
-	}
-	opts := c.opts
-	if len(rt.Options) > 0 {
-		opts = append(slices.Clip(opts), rt.Options...)
-	}
+	client, opts := c.clientFor(rt)
 	opts = c.followServer(tr, opts)
 	if c.next < c.routeCount() {
 		// There is somewhere to fall back to: the Router, not openai-go,
@@ -285,6 +278,20 @@ func (c *call) send(tr *try) {
 		milestone:  func(_ *attempt, name string, at time.Time) { c.onMilestone(tr, name, at) },
 		end:        func(_ *attempt, t *Timing) { c.onEnd(tr, t) },
 	})
+}
+
+// clientFor returns the client a try at rt sends with, and the request
+// options it sends with before those of its try.
+func (c *call) clientFor(rt *route) (*openai.Client, []option.RequestOption) {
+	client := rt.Client
+	if client == nil {
+		client = &c.r.c.oc
+	}
+	opts := c.opts
+	if len(rt.Options) > 0 {
+		opts = append(slices.Clip(opts), rt.Options...)
+	}
+	return client, opts
 }
 
 // budgetFor returns the budget of a try at rt.

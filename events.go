@@ -106,6 +106,9 @@ func (c *call) onEnd(tr *try, t *Timing) {
 // and decides what the call does next. c.mu is held.
 func (c *call) endTry(tr *try, t *Timing) {
 	tr.state, tr.t = tryEnded, t
+	if c.leaves(tr, t) {
+		c.cancelLeft(tr, t.ResponseID)
+	}
 	if tr.a != nil && tr.a.cutWhole() != nil {
 		// (A try that ended in admission has no attempt.)
 		c.cutWhole = tr.a.cutWhole()

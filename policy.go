@@ -63,9 +63,10 @@ type Policy struct {
 	// (an AttemptContinuation with the ResponseID it resumes); if that
 	// fails before its first token (a server without background mode
 	// answers 404), the call continues as above. A background response
-	// the Router leaves (a hedge that lost, a try it fell back or
-	// continued from elsewhere) runs on at its server to its end: the
-	// Router never cancels it; its id is that Attempt's ResponseID.
+	// whose try the Router stops for another (a hedge that lost, a
+	// breach it fell back or continued from) is cancelled at its server
+	// once that try ends; one the caller stops (Close, its context) runs
+	// on, its id that Attempt's ResponseID.
 	Continue bool
 	// ContinuePrompt is the user message that follows the assistant prefix
 	// of a continuation; "" means "Continue exactly where your previous
