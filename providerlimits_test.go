@@ -228,9 +228,14 @@ func TestFollowServerProviderHeaders(t *testing.T) {
 // route following it is skipped for those 8 s without another 429, the
 // caller still reads the 429's error, and the route is taken after.
 func TestFollowServerBodyRetryAfter(t *testing.T) {
-	for _, tt := range []struct{ name, body string }{
-		{"Gemini", `[{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"8s"}]}}]`},
-		{"OpenAI", `{"error":{"message":"Rate limit reached for gpt-4o-mini in organization org-x on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 8s. Visit https://platform.openai.com/account/rate-limits to learn more.","type":"requests","param":null,"code":"rate_limit_exceeded"}}`},
+	for _, tt := range []struct{ name, body, message string }{
+		{"Gemini", `[{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"8s"}]}}]`, ""},
+		// Azure API Management's llm-token-limit with its header renamed
+		// (retry-after-header-name): the wait in the body's words, the
+		// message at the top level, given to the caller as openai-go's.
+		{"APIM", `{ "statusCode": 429, "message": "Token limit is exceeded. Try again in 8 seconds." }`,
+			"Token limit is exceeded. Try again in 8 seconds."},
+		{"OpenAI", `{"error":{"message":"Rate limit reached for gpt-4o-mini in organization org-x on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 8s. Visit https://platform.openai.com/account/rate-limits to learn more.","type":"requests","param":null,"code":"rate_limit_exceeded"}}`, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -249,10 +254,11 @@ func TestFollowServerBodyRetryAfter(t *testing.T) {
 				r := primaryAndBackup(t, answer)
 				tm := callOK(t, r, chat("m", 3))
 				// The 429 reaches the caller, its body whole (openai-go
-				// keeps an object's, not Gemini's array).
+				// keeps an object's, not Gemini's array), or its message.
 				var ae *openai.Error
 				if !errorsAs(tm.Attempts[0].Err, &ae) || ae.StatusCode != http.StatusTooManyRequests ||
-					strings.HasPrefix(tt.body, "{") && !strings.Contains(string(ae.DumpResponse(true)), tt.body) {
+					tt.message == "" && strings.HasPrefix(tt.body, "{") && !strings.Contains(string(ae.DumpResponse(true)), tt.body) ||
+					tt.message != "" && ae.Message != tt.message {
 					t.Errorf("first attempt's error = %v, want the 429 with its body", tm.Attempts[0].Err)
 				}
 				got := targetsAt(t, r, time.Now(), time.Second, 9*time.Second)

@@ -265,20 +265,30 @@ func serverNow(h http.Header, now time.Time) time.Time {
 
 // Error bodies that say how long to wait, when no header does: Gemini's
 // RetryInfo detail ("retryDelay": "41s", a protobuf Duration in JSON, as
-// its OpenAI-compatible endpoint sends it too), and OpenAI's and Groq's
-// message ("Please try again in 20s.", "in 6ms", "in 1m23.5s").
+// its OpenAI-compatible endpoint sends it too), OpenAI's and Groq's
+// message ("Please try again in 20s.", "in 6ms", "in 1m23.5s"), and a
+// number of seconds in words: Azure API Management's rate-limit and
+// llm-token-limit policies ("Token limit is exceeded. Try again in 59
+// seconds.", whose Retry-After its retry-after-header-name may rename:
+// learn.microsoft.com/azure/api-management/llm-token-limit-policy) and
+// Azure OpenAI's own 429 ("Please retry after 37 seconds.").
 var (
 	retryDelayRE = regexp.MustCompile(`"retryDelay"\s*:\s*"([0-9]+(?:\.[0-9]+)?s)"`)
 	tryAgainRE   = regexp.MustCompile(`(?i)try again in ((?:[0-9]+(?:\.[0-9]+)?(?:h|ms|m|s))+)`)
+	secondsRE    = regexp.MustCompile(`(?i)(?:try again in|retry after) ([0-9]+(?:\.[0-9]+)?) seconds?\b`)
 )
 
 // BodyRetryAfter returns the wait an error body asks for in words or in
 // Gemini's error details (see retryDelayRE); zero when it asks for none,
 // or for more than a day.
 func BodyRetryAfter(body []byte) time.Duration {
-	for _, re := range []*regexp.Regexp{retryDelayRE, tryAgainRE} {
+	for _, re := range []*regexp.Regexp{retryDelayRE, tryAgainRE, secondsRE} {
 		if m := re.FindSubmatch(body); m != nil {
-			if d, err := time.ParseDuration(string(m[1])); err == nil && d > 0 && d <= maxReset {
+			v := string(m[1])
+			if re == secondsRE {
+				v += "s"
+			}
+			if d, err := time.ParseDuration(v); err == nil && d > 0 && d <= maxReset {
 				return d
 			}
 		}

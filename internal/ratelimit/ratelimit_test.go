@@ -184,6 +184,13 @@ func TestBodyRetryAfter(t *testing.T) {
 		{`{"error":{"message":"Rate limit reached for model llama-3.3-70b-versatile on tokens per day (TPD): Limit 100000, Used 99000. Please try again in 1m23.5s.","type":"tokens","code":"rate_limit_exceeded"}}`, 83500 * time.Millisecond},
 		{`[{"error":{"code":429,"message":"You exceeded your current quota.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure"},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"41s"}]}}]`, 41 * time.Second},
 		{`{"error":{"details":[{"retryDelay": "0.5s"}]}}`, 500 * time.Millisecond},
+		// Azure API Management's rate-limit and llm-token-limit policies,
+		// whose header may be renamed (retry-after-header-name), and
+		// Azure OpenAI's own 429, in words.
+		{`{ "statusCode": 429, "message": "Token limit is exceeded. Try again in 59 seconds." }`, 59 * time.Second},
+		{`{ "statusCode": 429, "message": "Rate limit is exceeded. Try again in 1 second." }`, time.Second},
+		{`{"error":{"code":"429","message":"Requests to the ChatCompletions_Create Operation under Azure OpenAI API version 2024-10-21 have exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after 37 seconds. Please go here: https://aka.ms/oai/quotaincrease if you would like to further increase the default rate limit."}}`, 37 * time.Second},
+		{`{"error":{"message":"Please retry after 90000 seconds."}}`, 0},
 		{`{"error":{"message":"Please try again in 48h."}}`, 0},
 		{`{"error":{"message":"Please try again later."}}`, 0},
 		{`{"error":{"message":"Rate limit exceeded"}}`, 0},
