@@ -253,7 +253,7 @@ func refusal(err error, res *http.Response) (ErrorKind, string, error) {
 		if err := ce.Server.Fill(apiErr); err != nil {
 			return KindMalformed, "", err
 		}
-		if s := cmp.Or(starletteStatus(apiErr), relayedStatus(ce.Server.Raw), eventStatus(ce.Server)); s != 0 && res.StatusCode < 300 {
+		if s := cmp.Or(starletteStatus(apiErr), relayedStatus(ce.Server.Raw), eventStatus(ce.Server), typeStatus(ce.Server.Type)); s != 0 && res.StatusCode < 300 {
 			apiErr.StatusCode = s
 		}
 		detail := errorName(apiErr.Type) // a chat or completions server's error type
@@ -291,6 +291,28 @@ func starletteStatus(e *openai.Error) int {
 		return 0
 	}
 	return s
+}
+
+// typeStatus returns the status that t, the error_type a server sent
+// beside its error's message, gives a request's error in TGI's router,
+// whose error shape and statuses LoRAX keeps: 422 for a request refused
+// (validation, template_error, tool_error, missing_template_variable),
+// 429 for "overloaded" (huggingface/text-generation-inference and
+// predibase/lorax router/src/server.rs, From<InferError> for
+// (StatusCode, Json<ErrorResponse>)). Both validate a streamed request,
+// and take a slot for it, only once the 200 event stream has begun, and
+// send the error as its one event (predibase/lorax router/src/server.rs,
+// generate_stream_with_callback); with its status, a refused request
+// counts as the request's, not the server's (see excludedFromBreaker).
+// 0 for any other type: a failure during generation is the server's.
+func typeStatus(t string) int {
+	switch t {
+	case "validation", "template_error", "tool_error", "missing_template_variable":
+		return http.StatusUnprocessableEntity
+	case "overloaded":
+		return http.StatusTooManyRequests
+	}
+	return 0
 }
 
 // relayedStatus returns the status, 400 to 599, that raw, an error object

@@ -1,6 +1,7 @@
 package tokenpace_test
 
 import (
+	"net/http"
 	"testing"
 )
 
@@ -14,5 +15,5 @@ import (
 // server's own failure in the same stream (its watchdog's reset of a
 // backend that died, no status_code) is still counted.
 func TestLemonadeRequestErrorInStream(t *testing.T) {
-	wantRelayedRefusal(t, "lemonade-backend-error-status-code", "lemonade-watchdog-reset-midstream")
+	wantRelayedRefusal(t, "lemonade-backend-error-status-code", "lemonade-watchdog-reset-midstream", http.StatusBadRequest)
 }

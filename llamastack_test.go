@@ -25,17 +25,17 @@ import (
 // closed. The server's own failure in the same shape ("500: …") is still
 // counted.
 func TestLlamaStackRefusalInStream(t *testing.T) {
-	wantRelayedRefusal(t, "llamastack-chat-refused-in-stream", "llamastack-chat-error-midstream")
+	wantRelayedRefusal(t, "llamastack-chat-refused-in-stream", "llamastack-chat-error-midstream", http.StatusBadRequest)
 }
 
 // wantRelayedRefusal checks a server that relays its upstream's refusal
 // inside its own 200 event stream with the status the refusal names
 // (conformance case refused): the caller gets an error event with the
-// server's message and status 400, no text; a Router goes on to its next
+// server's message and that status, no text; a Router goes on to its next
 // route, and its breaker, the server being well, stays closed after 12
 // calls. The server's own failure in the same stream (case failed, its
 // last read, the error event, alone) is still counted: the breaker opens.
-func wantRelayedRefusal(t *testing.T, refusedCase, failedCase string) {
+func wantRelayedRefusal(t *testing.T, refusedCase, failedCase string, status int) {
 	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
 		refused := loadConformance(t)[refusedCase]
@@ -65,8 +65,8 @@ func wantRelayedRefusal(t *testing.T, refusedCase, failedCase string) {
 		var ae *openai.Error
 		var se *tokenpace.StreamError
 		if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindErrorEvent || !errors.As(s.Err(), &ae) ||
-			ae.StatusCode != http.StatusBadRequest || ae.Message != refused.Expect.ErrorMessage || text != "" {
-			t.Errorf("text %q, err %v; want an error event with the server's message and status 400", text, s.Err())
+			ae.StatusCode != status || ae.Message != refused.Expect.ErrorMessage || text != "" {
+			t.Errorf("text %q, err %v; want an error event with the server's message and status %d", text, s.Err(), status)
 		}
 
 		want := recordedText(t, answer)

@@ -25,3 +25,20 @@ func TestRelayedStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestTypeStatus: only TGI's names of a refused request, and of an
+// overloaded server, give a status; its failure during generation (424
+// in TGI, the server's) and every other name give none.
+func TestTypeStatus(t *testing.T) {
+	for _, tt := range []struct {
+		typ  string
+		want int
+	}{
+		{"validation", 422}, {"template_error", 422}, {"tool_error", 422}, {"missing_template_variable", 422},
+		{"overloaded", 429}, {"generation", 0}, {"incomplete_generation", 0}, {"invalid_request_error", 0}, {"", 0},
+	} {
+		if got := typeStatus(tt.typ); got != tt.want {
+			t.Errorf("typeStatus(%q) = %d, want %d", tt.typ, got, tt.want)
+		}
+	}
+}

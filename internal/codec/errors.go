@@ -44,10 +44,15 @@ func (e *Error) Unwrap() error { return e.Err }
 // ServerError is an error a server sent in an event. Raw, when set, is the
 // error as sent by a chat or completions server (an object, or a bare
 // message string); else Code, Message and Param are a Responses error
-// event's.
+// event's. Type is the error_type sent beside a bare message string, as
+// TGI's router writes its errors ({"error": string, "error_type": …},
+// huggingface/text-generation-inference router/src/server.rs, kept by
+// LoRAX): its name for the kind of error, from which the status of the
+// answer it would have made before its stream began is known.
 type ServerError struct {
 	Raw                  string
 	Code, Message, Param string
+	Type                 string
 }
 
 // Fill sets the type, code and message of into, an error as openai-go
@@ -59,7 +64,7 @@ func (s *ServerError) Fill(into *openai.Error) error {
 	}
 	var msg string
 	if json.Unmarshal([]byte(s.Raw), &msg) == nil {
-		into.Message = msg
+		into.Message, into.Type = msg, s.Type
 		return nil
 	}
 	if err := into.UnmarshalJSON([]byte(s.Raw)); err != nil {
@@ -256,7 +261,11 @@ func rawError(data []byte, errField, object string) *ServerError {
 	if errField == "" || errField == "null" {
 		return nil
 	}
-	return &ServerError{Raw: errField}
+	e := &ServerError{Raw: errField}
+	if t := gjson.GetBytes(data, "error_type"); t.Type == gjson.String && strings.HasPrefix(errField, `"`) {
+		e.Type = t.Str
+	}
+	return e
 }
 
 // errNull refuses a whole response whose body is JSON null, which
