@@ -61,6 +61,27 @@ func openAIFinish(c *openai.ChatCompletion) {
 			c.Choices[i].FinishReason = name
 		}
 	}
+	if loraxAnswer(c) {
+		for i := range c.Choices {
+			if c.Choices[i].FinishReason == "content_filter" {
+				c.Choices[i].FinishReason = "stop"
+			}
+		}
+	}
+}
+
+// loraxAnswer reports whether c was accumulated from a chat stream of
+// LoRAX's OpenAI-compatible router, whose every chunk has the id and the
+// model "null", the string (predibase/lorax router/src/lib.rs,
+// From<StreamResponse> for ChatCompletionStreamResponse; its whole
+// answers name the model, and are left as they are). LoRAX has no
+// content filter: it names an answer that reached one of the request's
+// stop sequences "content_filter" (From<FinishReason> for
+// CompletionFinishReason maps StopSequence to ContentFilter), where
+// OpenAI says "stop", and a caller would take the answer for one a filter
+// cut.
+func loraxAnswer(c *openai.ChatCompletion) bool {
+	return c.ID == "null" && c.Model == "null"
 }
 
 // toolCallsFinish gives the finish reason "tool_calls" to every choice of
