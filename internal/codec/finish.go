@@ -19,6 +19,11 @@ import "github.com/openai/openai-go/v3"
 //   - "cancelled": a Responses answer whose status is cancelled, as vLLM
 //     sends it in response.completed when its engine aborted the
 //     request (see finishOf).
+//   - "streaming_disabled": AnythingLLM's OpenAI-compatible endpoint
+//     when its provider's connector does not stream: no output, and the
+//     message it wrote ("Streaming is not available for the connected
+//     LLM Provider") dropped by formatJSON (Mintplex-Labs/anything-llm,
+//     server/utils/chats/openaiCompatible.js, streamChat).
 //
 // OpenAI's own SDKs pass them on as finished answers.
 
@@ -26,7 +31,7 @@ import "github.com/openai/openai-go/v3"
 // server stopped the answer by a failure of its own.
 func FailedFinish(reason string) bool {
 	switch reason {
-	case "abort", "error", "insufficient_system_resource", "network_error", "network-error", "cancelled":
+	case "abort", "error", "insufficient_system_resource", "network_error", "network-error", "cancelled", "streaming_disabled":
 		return true
 	}
 	return false
