@@ -399,6 +399,9 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	if a.rd.begunAgain(&ev) {
 		return true, at, a.failure(KindTruncated, "answer begun again", nil)
 	}
+	if codec.DroppedError(ev) {
+		return true, at, a.failure(KindTruncated, droppedErrorDetail, nil)
+	}
 	if ev.ToolCall || ev.Details || ev.Reasoning || a.x.turn {
 		a.x.note(&ev)
 	}

@@ -62,7 +62,10 @@ const (
 	// "insufficient_system_resource"), [DONE] or not; or a chat chunk
 	// began the answer again under a new id, as a server that sends the
 	// request to another instance mid-answer relays that one's answer
-	// after the first's start (Detail "answer begun again": Chutes); or,
+	// after the first's start (Detail "answer begun again": Chutes); or
+	// a chat chunk stood for an error whose message its server dropped
+	// (Detail "error chunk without its message": AnythingLLM, see
+	// codec.DroppedError); or,
 	// for a Router call, the continuation or restart meant to carry on a
 	// broken output ended cleanly without any (Detail "continuation ended
 	// without output", "restart ended without output"), so the output the
@@ -179,6 +182,10 @@ func (e *StreamError) As(target any) bool {
 	}
 	return true
 }
+
+// droppedErrorDetail is the Detail of a stream cut at a chunk that stood
+// for an error whose message its server dropped (see codec.DroppedError).
+const droppedErrorDetail = "error chunk without its message"
 
 // finishDetail is the Detail of the KindTruncated error of an answer
 // whose server said by its finish reason that it stopped the answer
