@@ -344,6 +344,13 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		return true, at, a.outputEnd(at)
 	}
 	if errors.Is(err, sse.ErrNotEventStream) {
+		if ev, size, ok := a.rd.wholeInStream(); ok {
+			at := a.rd.lastRead()
+			if err := a.deliver(arrived{Event: ev, at: at, size: size}); err != nil {
+				return true, at, err
+			}
+			return true, at, a.outputEnd(at)
+		}
 		return true, time.Now(), a.failure(KindContentType, a.rd.contentType(), nil)
 	}
 	var el *sse.ErrorLine

@@ -36,7 +36,9 @@ const (
 	KindRequest ErrorKind = iota + 1
 	// KindContentType: a 2xx response that is no event stream: not
 	// labelled text/event-stream, and, read, no stream either (a JSON
-	// object, an HTML page, nothing; a JSON error is KindErrorEvent). A
+	// object, an HTML page, nothing; a JSON error is KindErrorEvent, and
+	// a whole completion on one line, answering a completions stream, is
+	// read as its one chunk: Shimmy). A
 	// stream labelled otherwise is read, as openai-go reads it;
 	// Timing.Streaming keeps its label.
 	KindContentType

@@ -243,3 +243,22 @@ func completionEvent(comp *openai.Completion) Event {
 	ev.Usage, ev.HasUsage = usageIn(&comp.Usage, comp.JSON.Usage.Valid(), comp.JSON.ExtraFields)
 	return ev
 }
+
+// WholeCompletion reports whether ev, a completions event, is a whole
+// completion: the object "text_completion" with choices that all
+// finished, as a server that does not stream answers a streamed request
+// (Shimmy: Michael-A-Kuykendall/shimmy, src/openai_compat/mod.rs,
+// completions, whatever the request's stream). A chunk has the same
+// shape: only its place, the whole body, tells it apart.
+func WholeCompletion(ev Event) bool {
+	comp, ok := ev.Orig.(*openai.Completion)
+	if !ok || comp.JSON.Object.Raw() != `"text_completion"` || len(comp.Choices) == 0 {
+		return false
+	}
+	for i := range comp.Choices {
+		if comp.Choices[i].FinishReason == "" {
+			return false
+		}
+	}
+	return true
+}

@@ -68,6 +68,11 @@ type Reader struct {
 // answers some with status 200, application/x-ndjson and no byte).
 func (r *Reader) Sniff() { r.sniff = true }
 
+// Unframed returns the first line of a body read with Sniff that is no
+// event stream, after Next returned ErrNotEventStream: a JSON object, an
+// HTML page's first line. It is valid until the next call of Next.
+func (r *Reader) Unframed() []byte { return r.data }
+
 // NewReader returns a Reader of r whose lines, and events' data, are at
 // most maxLine bytes long.
 func NewReader(r io.Reader, maxLine int) *Reader {
@@ -168,6 +173,7 @@ func (r *Reader) Next() ([]byte, error) {
 		name, value, _ := bytes.Cut(line, []byte{':'})
 		if r.sniff {
 			if !isField(name) {
+				r.data = append(r.data[:0], line...)
 				return nil, ErrNotEventStream
 			}
 			r.sniff = false

@@ -221,3 +221,21 @@ func TestLastEvent(t *testing.T) {
 		}
 	}
 }
+
+// TestUnframed: a body read with Sniff whose first line is no field of
+// the format ends with ErrNotEventStream, and Unframed gives that line.
+func TestUnframed(t *testing.T) {
+	for _, tc := range []struct{ body, line string }{
+		{`{"id":"cmpl-1","object":"text_completion","choices":[]}`, `{"id":"cmpl-1","object":"text_completion","choices":[]}`},
+		{"<html>\n<body>login</body>\n</html>\n", "<html>"},
+	} {
+		r := NewReader(strings.NewReader(tc.body), 1<<16)
+		r.Sniff()
+		if _, err := r.Next(); !errors.Is(err, ErrNotEventStream) {
+			t.Fatalf("Next() of %q = %v, want ErrNotEventStream", tc.body, err)
+		}
+		if got := string(r.Unframed()); got != tc.line {
+			t.Errorf("Unframed() of %q = %q, want %q", tc.body, got, tc.line)
+		}
+	}
+}
