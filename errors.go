@@ -342,21 +342,37 @@ func relayedStatus(raw string) int {
 	return int(v.Num)
 }
 
-// eventStatus returns the request error's status, 400 to 499, that s, a
-// Responses error event, gives as its code: Llama Stack (OGX) calls its
-// provider only once its 200 event stream has begun, and since
-// ogx-ai/ogx#5224 (April 2026) sends any exception as the Responses API's
-// error event, {"code":"400","message":…,"type":"error"}, its code the
-// status of the HTTPException it translates to, a refused request's
-// among them (src/ogx_api/responses/fastapi_routes.py, sse_generator);
-// with that status, the refusal counts as the request's, not the
-// server's (see excludedFromBreaker). 0 for any other error: OpenAI's
-// codes are names ("rate_limit_exceeded", "server_error").
+// eventStatus returns the request error's status, 400 to 499, that s, an
+// error a server sent inside a stream, gives as its code written as a
+// string of digits: Llama Stack (OGX) calls its provider only once its
+// 200 event stream has begun, and since ogx-ai/ogx#5224 (April 2026)
+// sends any exception as the Responses API's error event,
+// {"code":"400","message":…,"type":"error"}, its code the status of the
+// HTTPException it translates to, a refused request's among them
+// (src/ogx_api/responses/fastapi_routes.py, sse_generator); Modular MAX's
+// OpenAI router tokenizes a chat prompt only once its 200 event stream
+// has begun, and sends a prompt over the model's context, or any other
+// InputError, as one event of {"error":{"code":"400","message":…,
+// "param":"","type":""}} (modular/modular
+// max/python/max/serve/router/openai_routes.py,
+// OpenAIChatResponseGenerator.stream). With that status, the refusal
+// counts as the request's, not the server's (see excludedFromBreaker). 0
+// for any other error: OpenAI's codes are names ("rate_limit_exceeded",
+// "server_error"), and a code written as a number (vLLM's, llama.cpp's)
+// is left as it was.
 func eventStatus(s *codec.ServerError) int {
-	if s.Raw != "" || len(s.Code) != 3 || s.Code[0] != '4' {
+	code := s.Code
+	if s.Raw != "" {
+		v := gjson.Get(s.Raw, "code")
+		if v.Type != gjson.String {
+			return 0
+		}
+		code = v.Str
+	}
+	if len(code) != 3 || code[0] != '4' {
 		return 0
 	}
-	n, err := strconv.Atoi(s.Code)
+	n, err := strconv.Atoi(code)
 	if err != nil || n < 400 || n > 499 {
 		return 0
 	}

@@ -30,8 +30,9 @@ func TestStarletteStatus(t *testing.T) {
 	}
 }
 
-// TestEventStatus: only a Responses error event whose code is a 4xx
-// status names a request error's status.
+// TestEventStatus: a Responses error event, or a chat or completions
+// stream's error object, whose code is a 4xx status written as a string
+// names a request error's status; a code written as a number does not.
 func TestEventStatus(t *testing.T) {
 	for _, tt := range []struct {
 		s    codec.ServerError
@@ -43,7 +44,10 @@ func TestEventStatus(t *testing.T) {
 		{codec.ServerError{Code: "500", Message: "boom"}, 0},
 		{codec.ServerError{Code: "4000"}, 0},
 		{codec.ServerError{Code: "4x0"}, 0},
-		{codec.ServerError{Raw: `{"code":"400"}`, Code: "400"}, 0},
+		{codec.ServerError{Raw: `{"code":"400","message":"Prompt is too long","param":"","type":""}`}, 400}, // Modular MAX
+		{codec.ServerError{Raw: `{"code":"500","message":"boom","param":"","type":""}`}, 0},
+		{codec.ServerError{Raw: `{"code":400,"message":"bad","type":"BadRequestError"}`}, 0}, // vLLM's number
+		{codec.ServerError{Raw: `{"code":"invalid_request_error","message":"bad"}`}, 0},
 	} {
 		if got := eventStatus(&tt.s); got != tt.want {
 			t.Errorf("eventStatus(code %q, raw %q) = %d, want %d", tt.s.Code, tt.s.Raw, got, tt.want)
