@@ -381,6 +381,7 @@ func TestServersThatDropTheSuffix(t *testing.T) {
 		{"FastChat", "FastChat or DeepSpeed-MII", "fastchat"},
 		{"DeepSpeed-MII", "FastChat or DeepSpeed-MII", "deepspeedmii"},
 		{"llama-box", "llama-box", "llamabox"},
+		{"Modular MAX", "Modular MAX", "maxserve"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -514,6 +515,7 @@ func TestServersThatDropTheEcho(t *testing.T) {
 		{"vllm-mlx", "vllmmlx"},
 		{"llamafile", "llamafile"},
 		{"llama-box", "llamabox"},
+		{"Modular MAX", "maxserve"},
 	} {
 		t.Run(tt.server, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

@@ -453,6 +453,25 @@ func FastChatAnswer(start []byte) bool { return fastChatAnswer.Match(start) }
 
 var fastChatAnswer = regexp.MustCompile(`^\s*\{"id":"cmpl-[2-9A-HJ-NP-Za-km-z]{22}","object":"text_completion",(?:"created":[0-9]+,)?"model":"`)
 
+// MAXAnswer reports whether start, the start of a 2xx answer to a
+// completions request or of one of its stream's events, comes from
+// Modular MAX's OpenAI router (`max serve`; modular/modular
+// max/python/max/serve/router/openai_routes.py) by its shape, under
+// uvicorn's Server header: a stream's chunk begins {"id":"<the request's
+// id, 32 hex digits>_0","created":N,"model": (its own
+// CompletionStreamResponse, members in that order), a whole answer
+// {"id":"<32 hex digits>","choices":[{"finish_reason":…,"index":N,
+// "logprobs":{"text_offset":null,"token_logprobs":[ (openai-python's
+// Completion, written by FastAPI with its nulls; MAX never sets a text
+// offset). Its request takes every field of openai-python's, suffix and
+// echo among them (schemas/openai.py), and reads no suffix; echo only
+// marks the log probabilities (pipelines/lib/tokenizer.py, new_context):
+// a fill-in-the-middle request gets a completion of its prompt alone, an
+// echo request its answer without its prompt, whole or streamed.
+func MAXAnswer(start []byte) bool { return maxAnswer.Match(start) }
+
+var maxAnswer = regexp.MustCompile(`^\s*\{"id":"[0-9a-f]{32}(?:_0","created":[0-9]+,"model":"|","choices":\[\{"finish_reason":(?:null|"[a-z_]*"),"index":[0-9]+,"logprobs":\{"text_offset":null,"token_logprobs":\[)`)
+
 // StreamEchoDropper returns which server made start, the first event of
 // a stream sent in answer to a completions request with echo whose
 // headers do not name it, if it is one that drops the echo of a stream:
@@ -461,7 +480,7 @@ var fastChatAnswer = regexp.MustCompile(`^\s*\{"id":"cmpl-[2-9A-HJ-NP-Za-km-z]{2
 // add_completion_choice_to_group) and never in a stream, whose chunks
 // are made from the completion alone (pipeline/sampling.rs,
 // add_streaming_completion_chunk_choice_to_group), LMDeploy, TabbyAPI,
-// MLXLM or VLLMMLX (see WholeEchoDropper); "" for any other.
+// MLXLM, VLLMMLX or MAX (see WholeEchoDropper); "" for any other.
 func StreamEchoDropper(start []byte) string {
 	if MistralRsAnswer(start) {
 		return MistralRs
@@ -473,8 +492,9 @@ func StreamEchoDropper(start []byte) string {
 // 2xx answer to a completions request with echo whose headers do not name
 // it, if it is one that drops the echo of a whole answer: LMDeploy (see
 // LMDeployAnswer), TabbyAPI (see TabbyAPIAnswer), MLXLM (see
-// MLXLMAnswer) or VLLMMLX (see VLLMMLXAnswer), which read no echo at
-// all; "" for any other.
+// MLXLMAnswer), VLLMMLX (see VLLMMLXAnswer) or MAX (see MAXAnswer),
+// which read no echo at all or give it only to the log probabilities;
+// "" for any other.
 func WholeEchoDropper(start []byte) string {
 	switch {
 	case LMDeployAnswer(start):
@@ -485,6 +505,8 @@ func WholeEchoDropper(start []byte) string {
 		return MLXLM
 	case VLLMMLXAnswer(start):
 		return VLLMMLX
+	case MAXAnswer(start):
+		return MAX
 	}
 	return ""
 }
@@ -505,6 +527,7 @@ const (
 	Llamafile   = "llamafile"
 	FastChat    = "FastChat or DeepSpeed-MII"
 	LlamaBox    = "llama-box"
+	MAX         = "Modular MAX"
 )
 
 // SuffixDropper returns which server made start, the start of a 2xx
@@ -514,7 +537,8 @@ const (
 // KoboldCppAnswer), MistralRs (see MistralRsAnswer), LMDeploy (see
 // LMDeployAnswer), TextGen (see TextGenWebUIAnswer), TabbyAPI (see
 // TabbyAPIAnswer), MLXLM (see MLXLMAnswer), VLLMMLX (see
-// VLLMMLXAnswer) or FastChat (see FastChatAnswer); "" for any other.
+// VLLMMLXAnswer), FastChat (see FastChatAnswer) or MAX (see MAXAnswer);
+// "" for any other.
 func SuffixDropper(start []byte) string {
 	switch {
 	case TabbyAPIAnswer(start): // before LlamaCppAnswer, which its stream's id passes
@@ -537,6 +561,8 @@ func SuffixDropper(start []byte) string {
 		return VLLMMLX
 	case FastChatAnswer(start):
 		return FastChat
+	case MAXAnswer(start):
+		return MAX
 	}
 	return ""
 }
@@ -548,7 +574,7 @@ const PeekBytes = 64 << 10
 // RefuseDropped closes res, a 2xx answer to a request whose field its
 // server dropped, server (LlamaCpp, LocalAI, KoboldCpp, CLIProxyAPI,
 // SGLang, MistralRs, LMDeploy, TextGen, TabbyAPI, MLXLM, VLLMMLX,
-// Llamafile, FastChat or LlamaBox), and returns the answer llama.cpp's server gave
+// Llamafile, FastChat, LlamaBox or MAX), and returns the answer llama.cpp's server gave
 // before it dropped the field: 400, an OpenAI error body naming it, and no retry
 // (x-should-retry: false).
 func RefuseDropped(res *http.Response, server, field string) *http.Response {

@@ -212,6 +212,27 @@ func TestFastChatAnswer(t *testing.T) {
 	}
 }
 
+func TestMAXAnswer(t *testing.T) {
+	for start, want := range map[string]bool{
+		`{"id":"9b3e7c2a5d104f68a1c2e3d4f5a6b7c8_0","created":1,"model":"m","choices":[]}`:                                                                                                          true,  // a stream's event
+		`{"id":"9b3e7c2a5d104f68a1c2e3d4f5a6b7c8","choices":[{"finish_reason":"length","index":0,"logprobs":{"text_offset":null,"token_logprobs":[],"tokens":null,"top_logprobs":[]},"text":"c"}]}`: true,  // whole
+		`{"id":"9b3e7c2a5d104f68a1c2e3d4f5a6b7c8","object":"text_completion","created":1,"model":"m"}`:                                                                                              false, // SGLang
+		`{"id":"9b3e7c2a5d104f68a1c2e3d4f5a6b7c8","choices":[{"finish_reason":"length","index":0,"logprobs":null,"text":"c"}]}`:                                                                     false, // no MAX logprobs
+		`{"id":"9b3e7c2a5d104f68a1c2e3d4f5a6b7c8_0","object":"text_completion","created":1}`:                                                                                                        false,
+		`{"id":"9b3e7c2a5d104f68a1c2e3d4f5a6b7c8","choices":[{"delta":{"role":"assistant"},"index":0}],"created":1,"model":"m","object":"chat.completion.chunk"}`:                                   false, // a chat chunk
+	} {
+		if got := MAXAnswer([]byte(start)); got != want {
+			t.Errorf("MAXAnswer(%s) = %v, want %v", start, got, want)
+		}
+		if got := SuffixDropper([]byte(start)) == MAX; got != want {
+			t.Errorf("SuffixDropper(%s) = MAX %v, want %v", start, got, want)
+		}
+		if got := StreamEchoDropper([]byte(start)) == MAX; got != want {
+			t.Errorf("StreamEchoDropper(%s) = MAX %v, want %v", start, got, want)
+		}
+	}
+}
+
 func TestEchoDropper(t *testing.T) {
 	for server, want := range map[string]string{
 		"llamafile/0.9.3":  Llamafile,
