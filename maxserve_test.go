@@ -13,5 +13,5 @@ import "testing"
 // server being well, stays closed. The server's own failure in the same
 // shape (code "500") is still counted.
 func TestMAXRequestErrorInStream(t *testing.T) {
-	wantRelayedRefusal(t, "maxserve-chat-prompt-too-long-in-stream", "maxserve-chat-failure-midstream")
+	wantRelayedRefusal(t, "maxserve-chat-prompt-too-long-in-stream", "maxserve-chat-failure-midstream", 400)
 }
