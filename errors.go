@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"strings"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -262,7 +263,7 @@ func refusal(err error, res *http.Response) (ErrorKind, string, error) {
 		if err := ce.Server.Fill(apiErr); err != nil {
 			return KindMalformed, "", err
 		}
-		if s := cmp.Or(starletteStatus(apiErr), relayedStatus(ce.Server.Raw), eventStatus(ce.Server), typeStatus(ce.Server.Type)); s != 0 && res.StatusCode < 300 {
+		if s := cmp.Or(starletteStatus(apiErr), relayedStatus(ce.Server.Raw), eventStatus(ce.Server), typeStatus(ce.Server.Type), namedStatus(ce.Server.Raw)); s != 0 && res.StatusCode < 300 {
 			apiErr.StatusCode = s
 		}
 		detail := errorName(apiErr.Type) // a chat or completions server's error type
@@ -340,6 +341,32 @@ func relayedStatus(raw string) int {
 		return 0
 	}
 	return int(v.Num)
+}
+
+// namedStatus returns the request error's status, 400 to 499, that raw,
+// an error object a server sent inside a stream, gives as its code when
+// its type is that status's name: SGLang sends an abort that carries a
+// status so, create_streaming_error_response(message, status.name,
+// status.value), and its scheduler aborts with 400 the requests it
+// refuses once the stream has begun, a structured output asked of a
+// server without a grammar backend or a prompt over its input limit
+// (python/sglang/srt/entrypoints/openai/serving_chat.py,
+// _generate_chat_stream; managers/schedule_batch.py,
+// set_finish_with_abort); with that status, the refusal counts as the
+// request's, not the server's (see excludedFromBreaker). 0 for any other
+// error: "BadRequestError" with code 400, which vLLM before
+// vllm-project/vllm#49665 gave any exception mid-stream, a dead engine's
+// among them, names no status.
+func namedStatus(raw string) int {
+	code, typ := gjson.Get(raw, "code"), gjson.Get(raw, "type")
+	if code.Type != gjson.Number || code.Num != float64(int(code.Num)) || code.Num < 400 || code.Num > 499 || typ.Type != gjson.String {
+		return 0
+	}
+	n := int(code.Num)
+	if typ.Str != strings.ToUpper(strings.ReplaceAll(http.StatusText(n), " ", "_")) {
+		return 0
+	}
+	return n
 }
 
 // eventStatus returns the request error's status, 400 to 499, that s, an
