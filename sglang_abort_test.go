@@ -1,6 +1,16 @@
 package tokenpace_test
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"testing/synctest"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/tokenpace/tokenpace"
+)
 
 // TestSGLangRequestErrorInStream replays SGLang refusing a request in its
 // scheduler once its 200 event stream has begun: a structured output asked
@@ -15,4 +25,25 @@ import "testing"
 // is still counted.
 func TestSGLangRequestErrorInStream(t *testing.T) {
 	wantRelayedRefusal(t, "sglang-grammar-abort-400-in-stream", "sglang-oom-abort-status-error")
+}
+
+// TestSGLangCompletionsRequestErrorInStream: the same refusal on
+// /v1/completions (serving_completions.py, _generate_completion_stream)
+// reaches the caller with its status 400.
+func TestSGLangCompletionsRequestErrorInStream(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fx := loadConformance(t)["sglang-completions-grammar-abort-400"]
+		url, hc := serve(t, replay(fx.recording))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		s := c.NewCompletionStreaming(context.Background(), openai.CompletionNewParams{
+			Model:  openai.CompletionNewParamsModel(fx.Request.Body.Model),
+			Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String("def add")}})
+		got := readCompletionStream(s)
+		var ae *openai.Error
+		var se *tokenpace.StreamError
+		if !errors.As(got.err, &se) || se.Kind != tokenpace.KindErrorEvent || !errors.As(got.err, &ae) ||
+			ae.StatusCode != http.StatusBadRequest || ae.Message != fx.Expect.ErrorMessage || got.text != "" {
+			t.Errorf("text %q, err %v; want an error event with the server's message and status 400", got.text, got.err)
+		}
+	})
 }
