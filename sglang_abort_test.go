@@ -24,7 +24,7 @@ import (
 // shape, a request it cannot fit in memory ("INTERNAL_SERVER_ERROR", 500),
 // is still counted.
 func TestSGLangRequestErrorInStream(t *testing.T) {
-	wantRelayedRefusal(t, "sglang-grammar-abort-400-in-stream", "sglang-oom-abort-status-error")
+	wantRelayedRefusal(t, "sglang-grammar-abort-400-in-stream", "sglang-oom-abort-status-error", http.StatusBadRequest)
 }
 
 // TestSGLangCompletionsRequestErrorInStream: the same refusal on
