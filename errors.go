@@ -263,7 +263,7 @@ func refusal(err error, res *http.Response) (ErrorKind, string, error) {
 		if err := ce.Server.Fill(apiErr); err != nil {
 			return KindMalformed, "", err
 		}
-		if s := cmp.Or(starletteStatus(apiErr), relayedStatus(ce.Server.Raw), eventStatus(ce.Server), typeStatus(ce.Server.Type), namedStatus(ce.Server.Raw)); s != 0 && res.StatusCode < 300 {
+		if s := cmp.Or(starletteStatus(apiErr), relayedStatus(ce.Server.Raw), eventStatus(ce.Server), typeStatus(ce.Server.Type), namedStatus(ce.Server.Raw), validationStatus(ce.Server.Raw, apiErr)); s != 0 && res.StatusCode < 300 {
 			apiErr.StatusCode = s
 		}
 		detail := errorName(apiErr.Type) // a chat or completions server's error type
@@ -367,6 +367,23 @@ func namedStatus(raw string) int {
 		return 0
 	}
 	return n
+}
+
+// validationStatus returns 422 when raw, an error object a server sent
+// inside a stream, is TGI's refusal of the request: TGI (3.x) validates a
+// streamed chat request only once its 200 has begun and sends every
+// error there as {"error":{"message":…,"http_status_code":422}}, a
+// generation that failed alike (router/src/server.rs,
+// generate_stream_internal; router/src/infer/mod.rs, into_openai_event),
+// so only the message tells a refusal: a validation error's begins
+// "Input validation error: " (InferError::ValidationError); with that
+// status, the refusal counts as the request's, not the server's (see
+// excludedFromBreaker). 0 for any other error.
+func validationStatus(raw string, e *openai.Error) int {
+	if !strings.HasPrefix(e.Message, "Input validation error: ") || gjson.Get(raw, "http_status_code").Type != gjson.Number {
+		return 0
+	}
+	return http.StatusUnprocessableEntity
 }
 
 // eventStatus returns the request error's status, 400 to 499, that s, an
