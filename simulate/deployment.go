@@ -203,6 +203,17 @@ type Deployment struct {
 	// PrefillOverhead overrides the extra host time of a step that
 	// prefills; zero keeps the class default, negative means none.
 	PrefillOverhead time.Duration
+	// FirstTokenFromDecode makes a prompt's first token the output of the
+	// decode step after its prefill, not of the prefill's last step: the
+	// engine prefills every prompt token but the last, and the last one
+	// goes through the next decode step, whose logits give the first
+	// token. TurboMind (LMDeploy v0.1) works so: its ContextDecode skips
+	// the last input token ("will process with decoder later"), and the
+	// stream's first callback comes from Finish after the first Generate
+	// step (src/turbomind/models/llama/LlamaBatch.cc). False, the zero
+	// value, is how vLLM, SGLang, TensorRT-LLM and llama.cpp sample the
+	// first token: from the prefill's own logits.
+	FirstTokenFromDecode bool
 	// tileDequant is the class's Efficiency.tileDequant.
 	tileDequant float64
 	// MaxRunning is the most sequences batched at once (vLLM's

@@ -404,8 +404,12 @@ func (e *Engine) finish(emit func(Emission)) {
 			s.spec -= int64(n) * 1e6
 		}
 		n = min(n, s.output-s.generated)
+		em := Emission{ID: s.id, At: at, Tokens: n}
+		if s.generated == 0 {
+			markFirst(s, &em) // FirstTokenFromDecode: the step after the prefill
+		}
 		s.generated += n
-		e.emitted(s, n, at, Emission{ID: s.id, At: at, Tokens: n}, emit)
+		e.emitted(s, n, at, em, emit)
 	}
 	for _, c := range e.cur.chunks {
 		s := c.s
@@ -424,12 +428,12 @@ func (e *Engine) finish(emit func(Emission)) {
 		if s.prefixKey != "" && !e.d.DisablePrefixCaching {
 			e.WarmPrefix(s.prefixKey, min(s.prefixTokens, s.prompt))
 		}
+		if e.d.FirstTokenFromDecode && s.generated == 0 {
+			continue // the next decode step gives the first token
+		}
 		em := Emission{ID: s.id, At: at, Tokens: 1}
 		if s.generated == 0 {
-			em.First = true
-			em.Queue = s.start - s.arrival
-			em.Prefill = at - s.start
-			em.CachedTokens = s.cached
+			markFirst(s, &em)
 		}
 		s.generated++
 		e.emitted(s, 1, at, em, emit)
@@ -444,6 +448,15 @@ func (e *Engine) finish(emit func(Emission)) {
 	e.stats.Running = e.nRunning
 	e.stats.Waiting = len(e.waiting)
 	e.updateKVStats()
+}
+
+// markFirst marks em as s's first emission, with its queueing and prefill
+// times.
+func markFirst(s *seq, em *Emission) {
+	em.First = true
+	em.Queue = s.start - s.arrival
+	em.Prefill = em.At - s.start
+	em.CachedTokens = s.cached
 }
 
 // emitted reports n new tokens of s, retires s if it is done, else grows

@@ -96,6 +96,10 @@ func (o Observation) quick(d Deployment) float64 {
 		ttft = prefillAll * float64(steps+1) / float64(2*steps)
 	}
 	dec := c.step(Load{DecodeSeqs: batch, DecodeTokens: batch * (1 + d.Speculation.DraftTokens), DecodeContext: int64(batch) * int64(p+out/2)})
+	if d.FirstTokenFromDecode {
+		// The first token waits for the decode step after the prefill.
+		ttft += c.step(Load{DecodeSeqs: batch, DecodeTokens: batch, DecodeContext: int64(batch) * int64(p)}).Time.Seconds()
+	}
 	tpot := dec.Time.Seconds() / d.Speculation.TokensPerStep()
 	// A request's decode shares its steps with the prefill of the requests
 	// admitted after it: on average (steps−1)/(2·steps) of all prefill.

@@ -170,3 +170,28 @@ func TestPredictSpread(t *testing.T) {
 		t.Errorf("Spread with one client: TTFT %v, E2E %v; want the plain run's %v, %v", a.TTFT, a.E2E, b.TTFT, b.E2E)
 	}
 }
+
+// TestPredictFirstTokenFromDecode: an engine that samples the first token
+// in the decode step after the prefill (TurboMind of LMDeploy v0.1) gives
+// it one decode step later; the tokens after it keep their pace.
+func TestPredictFirstTokenFromDecode(t *testing.T) {
+	s := simulate.Scenario{PromptTokens: 128, OutputTokens: 64}
+	base, err := simulate.Predict(simulate.Deployment{}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	late, err := simulate.Predict(simulate.Deployment{FirstTokenFromDecode: true}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gap := late.TTFT - base.TTFT; math.Abs(float64(gap-base.TPOT)) > 0.05*float64(base.TPOT) {
+		t.Errorf("TTFT = %v, want %v + one decode step (%v)", late.TTFT, base.TTFT, base.TPOT)
+	}
+	if math.Abs(float64(late.TPOT-base.TPOT)) > 0.02*float64(base.TPOT) {
+		t.Errorf("TPOT = %v, want %v", late.TPOT, base.TPOT)
+	}
+	r := run(t, simulate.Deployment{FirstTokenFromDecode: true}, simulate.Identical(1, simulate.Request{PromptTokens: 128, OutputTokens: 64}))[0]
+	if r.TTFT != late.TTFT || r.E2E != late.E2E || r.OutputTokens != 64 {
+		t.Errorf("engine run = TTFT %v, E2E %v, %d tokens; Predict = %v, %v, want 64 tokens", r.TTFT, r.E2E, r.OutputTokens, late.TTFT, late.E2E)
+	}
+}
