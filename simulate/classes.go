@@ -33,15 +33,24 @@ type classParams struct {
 	// FP8 is the share of the fp8 (and int8) rate reached relative to
 	// Tensor. Prior 0.8.
 	FP8 float64
-	// Attention is the efficiency of attention relative to Tensor. Prior
-	// 0.6 (FlashAttention-2 reaches 50-70 % of the GEMM rate). One share
-	// for every runtime class: a share per class (compiled engines with
+	// Attention is the share of the datasheet tensor rate that attention
+	// reaches, whatever the class's GEMM share: attention runs in its own
+	// kernels (FlashAttention, CK's on ROCm, llama.cpp's), not in the
+	// vendor GEMM whose share Tensor measures, and at 16 bits whatever
+	// format holds the weights. The efficiency passed to the cost model
+	// is Attention / MFU, at most 1 (no faster than the GEMMs). Prior 0.4
+	// (FlashAttention-2's forward pass reaches 50-73 % of an A100's peak
+	// in its paper's kernels, less at serving's head sizes and lengths).
+	// Taken relative to Tensor until December 2026 (prior 0.6, fitted
+	// 0.38), it made attention on MI300X as slow as rocBLAS's GEMMs in
+	// vLLM 0.6.6 (Tensor 0.30): TGI's held-out 64k- and 128k-token prompts
+	// came out 24 % and 45 % slow, now within 2 %. One share for every
+	// runtime class: a share per class (compiled engines with
 	// FlashAttention apart from AutoAWQ's eager attention) fits 0.55,
-	// 0.53 and 0.38, and brings TGI's 64k- and 128k-token prompts on
-	// MI300X nearer, but its leave-one-source-out first-token error is
-	// worse (12.3 % and 80 % within 30 %, against 11.1 % and 82 %): the
-	// compiled engines' fitted rows stop at 5,000 tokens, too short to
-	// tell the share.
+	// 0.53 and 0.38 of Tensor, but its leave-one-source-out first-token
+	// error is worse (12.3 % and 80 % within 30 %, against 11.1 % and
+	// 82 %): the compiled engines' fitted rows stop at 5,000 tokens, too
+	// short to tell the share.
 	Attention float64
 	// WeightOnlyBandwidth is the share of Bandwidth a weight-only format
 	// (int4, int8 weight-only, GGUF) reaches in decode: its kernels load
@@ -153,7 +162,7 @@ var priorParams = classParams{
 	CDNABandwidth:       1,
 	Tensor:              [6]float64{0.45, 0.65, 0.55, 0.40, 0.60, 0.50},
 	FP8:                 0.8,
-	Attention:           0.6,
+	Attention:           0.4,
 	Dequant:             4,
 	WeightOnlyBandwidth: 0.8,
 	WeightOnlyTensor:    [3]float64{0.6, 1, 1},
@@ -178,7 +187,7 @@ var defaultParams = classParams{
 	CDNABandwidth:       0.562,
 	Tensor:              [6]float64{0.612, 0.716, 0.658, 0.297, 0.613, 0.74},
 	FP8:                 0.916,
-	Attention:           0.382,
+	Attention:           0.236,
 	WeightOnlyBandwidth: 0.875,
 	WeightOnlyTensor:    [3]float64{0.597, 1, 1},
 	TileDequant:         0.706,
@@ -210,7 +219,7 @@ func (p classParams) efficiency(d Deployment) Efficiency {
 	g := d.GPU
 	mem := min(max(int(g.Memory), 0), len(p.Bandwidth)-1)
 	arch := min(max(int(g.Arch), 0), len(p.Tensor)-1)
-	e := Efficiency{MBU: p.Bandwidth[mem], MFU: p.Tensor[arch], Attention: p.Attention, Ridge: p.Ridge, PrefillRidge: p.PrefillRidge}
+	e := Efficiency{MBU: p.Bandwidth[mem], MFU: p.Tensor[arch], Ridge: p.Ridge, PrefillRidge: p.PrefillRidge}
 	if g.Arch == ArchCDNA {
 		e.MBU *= p.CDNABandwidth
 	}
@@ -247,7 +256,8 @@ func (p classParams) efficiency(d Deployment) Efficiency {
 	if rc == 0 {
 		e.PrefillOverhead = seconds(p.PrefillPerLayer * float64(d.Model.Layers))
 	}
-	e.MBU, e.MFU, e.Attention = min(e.MBU, 1), min(e.MFU, 1), min(e.Attention, 1)
+	e.MBU, e.MFU = min(e.MBU, 1), min(e.MFU, 1)
+	e.Attention = min(p.Attention/e.MFU, 1) // a share of the peak, not of the GEMMs'
 	return e
 }
 

@@ -510,16 +510,17 @@ func TestFidelity(t *testing.T) {
 // aim is a median of 10 % and 90 % within 30 % on single measurements,
 // first token and decode each, and 20 % on load-curve points. Where the
 // model stands (leave-one-source-out, 141 single rows from 23 sources,
-// every fold at the shipped Ridge and PrefillRidge): single rows 11.2 %
-// and 87 % within 30 %; first-token rows 11.1 % and 82 % (the two AutoAWQ
+// every fold at the shipped Ridge and PrefillRidge): single rows 11.4 %
+// and 87 % within 30 %; first-token rows 11.5 % and 82 % (the two AutoAWQ
 // sources disagree by 40-60 % with each other, and llama.cpp's prefill on
 // MI300X, the one row of its kind, is +89 % without its source); decode
 // rows 11.3 % and 89 % (TGI 1.0.3 on eight A100s is slower than on eight
-// A10Gs); load curves 15.4 %. On the rows held out of every fit that no
+// A10Gs); load curves 15.8 %. On the rows held out of every fit that no
 // fitted source shares a method with, under the shipped parameters: first
-// token 16.0 % and 66 % within 30 % over 35 rows from 11 sources (24.5 %
+// token 14.9 % and 69 % within 30 % over 35 rows from 11 sources (24.5 %
 // and 60 % before TurboMind's first token was taken from the decode step
-// after its prefill, FirstTokenFromDecode), decode 10.1 % and 82 % over 49
+// after its prefill, FirstTokenFromDecode, and attention's share was taken
+// of the peak rather than of the GEMMs'), decode 10.1 % and 82 % over 49
 // rows (over the 24 and 43 such rows before 17 llama.cpp rows of five more
 // tables joined them: 13.9 % / 67 % and 9.6 % / 81 %). Most of the
 // first-token misses are engine builds rather than
@@ -537,7 +538,7 @@ const (
 	firstTokenMedianAim   = 0.125
 	firstTokenWithin30Aim = 0.80
 
-	heldFirstTokenMedianAim = 0.17
+	heldFirstTokenMedianAim = 0.16
 	heldDecodeMedianAim     = 0.115
 )
 

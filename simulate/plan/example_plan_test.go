@@ -69,9 +69,9 @@ func ExampleInput_headroom() {
 	fmt.Printf("  worst TTFT p99 %v, %s\n", robust.Best.Measured.TTFTP99.Round(time.Millisecond), robust.Best.Outcome)
 	// Output:
 	// one draw at 28 req/s: 1 × mi300x (TP 1) fp8, max batch 64, least-outstanding
-	//   on draw 1: TTFT p99 174ms, met
-	//   on draw 2: TTFT p99 243ms, missed
-	//   on draw 3: TTFT p99 186ms, missed
+	//   on draw 1: TTFT p99 180ms, met
+	//   on draw 2: TTFT p99 208ms, missed
+	//   on draw 3: TTFT p99 178ms, met
 	// three draws at 30.8 req/s: 2 × mi300x (TP 1) fp8, max batch 16, least-outstanding
-	//   worst TTFT p99 108ms, met
+	//   worst TTFT p99 89ms, met
 }
