@@ -35,14 +35,18 @@ func (c *call) canResume(tr *try) bool {
 }
 
 // resumeRequest returns the request that resumes tr's stream after the
-// last event of it that reaches the caller, and whether there is one.
-// c.mu is held.
+// last event of it that reaches the caller, and whether there is one: not
+// for a response its server ended itself (see serverEnded). c.mu is held.
 func (c *call) resumeRequest(tr *try) (codec.Request, bool) {
 	if c.resumed || c.out.stitch == nil || !codec.Background(c.req) || !tr.chained || tr.a == nil ||
 		len(c.out.tries) != 1 || c.out.tries[0] != tr {
 		return nil, false
 	}
-	id := tr.a.timing().ResponseID
+	t := tr.a.timing()
+	if serverEnded(t) {
+		return nil, false
+	}
+	id := t.ResponseID
 	last, ok := tr.a.lastWaiting()
 	var after int64
 	switch ev, isResp := last.Orig.(*responses.ResponseStreamEventUnion); {
@@ -68,4 +72,17 @@ func (c *call) resume(tr *try) bool {
 	}
 	c.resumed = true
 	return c.tryOut(&try{rt: tr.rt, kind: AttemptContinuation, start: time.Now(), resume: req}, 0)
+}
+
+// serverEnded reports whether t is that of a Responses stream that broke
+// because its server ended the response: an error event or
+// response.failed (KindErrorEvent), or a final event whose status says the
+// answer stopped short (a finish reason, as vLLM's response.completed with
+// status "cancelled" after an abort). Such a response holds nothing more
+// to replay: a GET would replay that end again (OpenAI's background mode;
+// vLLM since vllm-project/vllm#49721), or, asked for the events after the
+// last, wait for a response.completed that never comes (vLLM's
+// responses_background_stream_generator before it).
+func serverEnded(t *Timing) bool {
+	return t.FinishReason != "" || isKind(t.Err, KindErrorEvent)
 }

@@ -59,12 +59,16 @@ func bgEvents(id string) []string {
 // breaks after its event cut (a stall, or, with reset, a lost
 // connection); GET /responses/{id}?stream=true&starting_after=N streams
 // its events after N to the end, or, with noGet, answers 404 as a server
-// without background mode does. A POST for any other model than "bg"
-// streams a plain response, its text "rest".
+// without background mode does. With end, the server ends the response
+// itself after event cut: end, with the next sequence number, is its last
+// event, which a GET replays, after which the GET waits (a minute), as
+// vLLM's does for a response.completed that never comes. A POST for any other model
+// than "bg" streams a plain response, its text "rest".
 type bgServer struct {
 	cut   int
 	reset bool
 	noGet bool
+	end   string
 	queue time.Duration
 
 	mu    sync.Mutex
@@ -91,10 +95,16 @@ func (b *bgServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = rc.Flush()
 	}
 	evs := bgEvents("resp_bg1")
+	if b.end != "" {
+		evs = append(evs[:b.cut+1:b.cut+1], strings.Replace(b.end, "{", `{"sequence_number":`+strconv.Itoa(b.cut+1)+",", 1))
+	}
 	if r.Method == http.MethodGet {
 		after, _ := strconv.Atoi(r.URL.Query().Get("starting_after"))
-		for _, ev := range evs[after+1:] {
+		for _, ev := range evs[min(after+1, len(evs)):] {
 			send(ev)
+		}
+		if b.end != "" {
+			sleepUntil(r.Context(), time.Now().Add(time.Minute))
 		}
 		return
 	}
@@ -117,6 +127,10 @@ func (b *bgServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		send(ev)
+	}
+	if b.end != "" {
+		send(evs[b.cut+1])
+		return
 	}
 	if b.reset {
 		panic(http.ErrAbortHandler)
@@ -247,6 +261,48 @@ func TestRouterResumeRefusedContinues(t *testing.T) {
 			t.Errorf("kinds %v, GETs %q, POSTs %q; want [first continuation continuation], one, [bg plain]", k, b.gets, b.posts)
 		}
 	})
+}
+
+// A background response that its server ended itself (an error event,
+// response.failed, a response.completed whose status is "cancelled") is
+// not resumed: the server holds nothing more of it. A GET would replay the
+// same end (OpenAI's background mode; vLLM since vllm-project/vllm#49721)
+// or, after the last event, wait for a response.completed that never
+// comes (vLLM's responses_background_stream_generator before it): with no
+// budget, the caller waited as long (here the server's minute). The call
+// continues at the next route at once, with no GET.
+func TestRouterNoResumeOfEndedResponse(t *testing.T) {
+	for _, tc := range []struct{ name, end string }{
+		{"error event", `{"type":"error","code":"server_error","message":"The server had an error while processing your request.","param":null}`},
+		{"response.failed", `{"type":"response.failed","response":{"id":"resp_bg1","object":"response","created_at":1765000000,"status":"failed","background":true,"model":"bg","output":[],"error":{"code":"server_error","message":"The server had an error while processing your request."}}}`},
+		{"completed cancelled", `{"type":"response.completed","response":{"id":"resp_bg1","object":"response","created_at":1765000000,"status":"cancelled","background":true,"model":"bg","output":[],"usage":{"input_tokens":5,"output_tokens":4,"total_tokens":9}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := &bgServer{cut: 8, end: tc.end}
+				url, hc := serve(t, b)
+				r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)), tokenpace.Policy{Continue: true}, route("bg"), route("plain"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				start := time.Now()
+				s := r.NewResponseStreaming(context.Background(), background("bg"))
+				readEvents(s)
+				if d := time.Since(start); d != 0 {
+					t.Errorf("the call took %v, want no wait (virtual time)", d)
+				}
+				if err := s.Err(); err != nil {
+					t.Fatalf("Err() = %v, want nil", err)
+				}
+				if want := "Latency is the time rest"; s.Text() != want {
+					t.Errorf("Text() = %q, want %q", s.Text(), want)
+				}
+				if k := kinds(s.Timing()); fmt.Sprint(k) != "[first continuation]" || len(b.gets) != 0 || fmt.Sprint(b.posts) != "[bg plain]" {
+					t.Errorf("kinds %v, GETs %q, POSTs %q; want [first continuation], none, [bg plain]", k, b.gets, b.posts)
+				}
+			})
+		})
+	}
 }
 
 // A request without background is continued as before: no GET.
