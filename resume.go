@@ -20,9 +20,11 @@ import (
 // with the ResponseID of the try it resumes) whose events are the
 // caller's response as they come, with no event repeated (an event the
 // caller has is dropped) and no text generated again. The call resumes
-// once; a resume that fails before its first token (a server without
-// background mode answers the GET with 404 or 400) goes on as any
-// continuation does, at the next route; one that ends cleanly before any
+// once, and never a response its server ended itself (an error event, a
+// final event that stopped it short: see serverEnded); a resume that
+// fails before its first token (a server without background mode answers
+// the GET with 404 or 400) goes on as any continuation does, at the next
+// route; one that ends cleanly before any
 // token replayed only the closing events of a response whose output the
 // caller has, and ends the call with them.
 
