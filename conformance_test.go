@@ -327,9 +327,10 @@ func checkConformance(t *testing.T, who string, fx conformance, got read) {
 	case e.Error != "":
 		var se *tokenpace.StreamError
 		var ae *openai.Error
-		// A cut stream carries no server error, nor does an event that is
-		// no JSON; every other kind does.
-		serverSaid := e.ErrorMessage != "" || e.Error != tokenpace.KindTruncated.String() && e.Error != tokenpace.KindMalformed.String()
+		// A cut stream, an event that is no JSON, or an answer that is no
+		// stream carries no server error; every other kind does.
+		serverSaid := e.ErrorMessage != "" || e.Error != tokenpace.KindTruncated.String() &&
+			e.Error != tokenpace.KindMalformed.String() && e.Error != tokenpace.KindContentType.String()
 		if !errors.As(got.err, &se) || se.Kind.String() != e.Error || (serverSaid && (!errors.As(got.err, &ae) || ae.Message != e.ErrorMessage)) {
 			t.Errorf("%s: Err() = %v, want a %q *StreamError with the message %q", who, got.err, e.Error, e.ErrorMessage)
 		}
