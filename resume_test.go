@@ -59,7 +59,9 @@ func bgEvents(id string) []string {
 // breaks after its event cut (a stall, or, with reset, a lost
 // connection); GET /responses/{id}?stream=true&starting_after=N streams
 // its events after N to the end, or, with noGet, answers 404 as a server
-// without background mode does. With end, the server ends the response
+// without background mode does, or, with fromStart, replays every event
+// from the first, as a relay that drops the query would. With end, the
+// server ends the response
 // itself after event cut: end, with the next sequence number, is its last
 // event, which a GET replays, after which the GET waits (a minute), as
 // vLLM's does for a response.completed that never comes. A POST for any other model
@@ -69,7 +71,9 @@ type bgServer struct {
 	reset bool
 	noGet bool
 	end   string
-	queue time.Duration
+
+	fromStart bool
+	queue     time.Duration
 
 	mu    sync.Mutex
 	posts []string // the models posted
@@ -100,6 +104,9 @@ func (b *bgServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodGet {
 		after, _ := strconv.Atoi(r.URL.Query().Get("starting_after"))
+		if b.fromStart {
+			after = -1
+		}
 		for _, ev := range evs[min(after+1, len(evs)):] {
 			send(ev)
 		}
@@ -183,7 +190,10 @@ func background(model string) responses.ResponseNewParams {
 //
 // A stream that broke after its last text delta is resumed too: the
 // server replays only the response's closing events, which carry no
-// token, and the caller's response ends with them, nothing added.
+// token, and the caller's response ends with them, nothing added. A
+// server that replays every event from the first (a relay that reads the
+// GET's JSON body and drops its query, as LiteLLM's proxy does with
+// starting_after) gives the caller each event once all the same.
 func TestRouterResumesBackgroundResponse(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -194,11 +204,12 @@ func TestRouterResumesBackgroundResponse(t *testing.T) {
 		{"reset", 8, true},
 		{"stall after the last delta", 4 + len(bgWords), false},
 		{"reset after the last delta", 4 + len(bgWords), true},
+		{"stall, replayed from the start", 8, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				cut := tc.cut
-				b := &bgServer{cut: cut, reset: tc.reset, queue: 300 * msec}
+				b := &bgServer{cut: cut, reset: tc.reset, queue: 300 * msec, fromStart: strings.Contains(tc.name, "from the start")}
 				r := bgRouter(t, b)
 				s := r.NewResponseStreaming(context.Background(), background("bg"))
 				evs, _ := readEvents(s)
