@@ -27,6 +27,9 @@ type dropWatch struct {
 	// with echo, whose first event is yet to say whether a server that
 	// drops the echo of a stream made it.
 	echoAt bool
+	// tgiAt: that stream came under TGI's router's headers (see
+	// wire.TGIRouter), whose every server drops a stream's echo.
+	tgiAt bool
 	// field is the field of the request that its server, by
 	// (wire.LlamaCpp, wire.LocalAI, wire.KoboldCpp or wire.CLIProxyAPI,
 	// say), answered without (see wire.DroppedField); the client refused
@@ -46,8 +49,8 @@ func (w *dropWatch) ask(template func() wire.Template) {
 // field, if it is one that drops that field: wire.LlamaCpp,
 // wire.KoboldCpp, wire.CLIProxyAPI or wire.LlamaBox, told by its headers (see
 // wire.FieldDropper), for an echo wire.Llamafile likewise (see
-// wire.EchoDropper), or one told by the answer itself (see
-// wholeAnswer); "" for another.
+// wire.EchoDropper), TGI's router or a fork of it (see tgiAnswer), or one
+// told by the answer itself (see wholeAnswer); "" for another.
 func (w *dropWatch) answer(res *http.Response, field string) string {
 	if by := wire.FieldDropper(res); by != "" {
 		return by
@@ -55,7 +58,36 @@ func (w *dropWatch) answer(res *http.Response, field string) string {
 	if by := wire.EchoDropper(res); by != "" && field == "echo" {
 		return by
 	}
+	if wire.TGIRouter(res) {
+		return tgiAnswer(res, field)
+	}
 	return w.wholeAnswer(res, field)
+}
+
+// tgiAnswer returns which server made res, an answer under TGI's
+// router's headers (see wire.TGIRouter), if it dropped field: for a
+// suffix, which TGI refuses, wire.TGIFork; for an echo, wire.TGI, unless
+// res is LoRAX's whole answer, which holds the prompt (see
+// wire.LoRAXAnswer), or a stream, whose first event tells (see
+// firstEvent); "" for another.
+func tgiAnswer(res *http.Response, field string) string {
+	switch {
+	case field == "suffix":
+		return wire.TGIFork
+	case field != "echo", streamed(res):
+		return ""
+	case wire.LoRAXAnswer(wire.ReadAhead(res, wire.PeekBytes)):
+		return ""
+	}
+	return wire.TGI
+}
+
+// streamed reports whether res is a stream not read ahead, which the
+// client reads as the caller does: reading it ahead would hold the call
+// until its first event.
+func streamed(res *http.Response) bool {
+	_, ok := res.Body.(wire.Ahead)
+	return !ok && isEventStream(res.Header.Get("Content-Type"))
 }
 
 // wholeAnswer returns which server that drops field made res, a whole
@@ -63,10 +95,10 @@ func (w *dropWatch) answer(res *http.Response, field string) string {
 // wire.SuffixDropper and sglang; for an echo, see wire.WholeEchoDropper;
 // "" for another. It reads the answer ahead, up to wire.PeekBytes, once;
 // the caller's reads then take those bytes first. A stream is not read
-// ahead, which would hold the call until its first event: its first
-// event is checked as it is read (see firstEvent).
+// ahead (see streamed): its first event is checked as it is read (see
+// firstEvent).
 func (w *dropWatch) wholeAnswer(res *http.Response, field string) string {
-	if _, ok := res.Body.(wire.Ahead); !ok && isEventStream(res.Header.Get("Content-Type")) {
+	if streamed(res) {
 		return ""
 	}
 	// The reads go through the body's own stamps (arrivalBody, under the
@@ -105,10 +137,11 @@ func (w *dropWatch) sglang(start []byte) bool {
 
 // await makes the first event of the stream just answered say whether
 // served (the server and model of a request with a suffix; "" for none)
-// or, with echo, a server that drops the echo of a stream made it.
-func (w *dropWatch) await(served string, echo bool) {
+// or, with echo, a server that drops the echo of a stream made it; tgi:
+// the stream came under TGI's router's headers (see wire.TGIRouter).
+func (w *dropWatch) await(served string, echo, tgi bool) {
 	w.mu.Lock()
-	w.suffixAt, w.echoAt = served, echo
+	w.suffixAt, w.echoAt, w.tgiAt = served, echo, tgi
 	w.mu.Unlock()
 }
 
@@ -125,19 +158,22 @@ func (w *dropWatch) pending() bool {
 // headers do not name one that drops it (see await), was made by such a
 // server all the same: for a suffix, llama.cpp's server (see
 // wire.LlamaCppAnswer) and the others wire.SuffixDropper and sglang tell;
-// for an echo, mistral.rs and LMDeploy (see wire.StreamEchoDropper). It
-// returns the
-// server that dropped the field, "" for none, and served as await was
-// given it.
+// for an echo, those wire.StreamEchoDropper tells (mistral.rs, LMDeploy,
+// LoRAX and others) and, under TGI's router's headers, TGI. It returns
+// the server that dropped the field, "" for none, and served as await
+// was given it.
 func (w *dropWatch) firstEvent(data []byte) (by, served string) {
 	w.mu.Lock()
-	served, echo := w.suffixAt, w.echoAt
-	w.suffixAt, w.echoAt = "", false
+	served, echo, tgi := w.suffixAt, w.echoAt, w.tgiAt
+	w.suffixAt, w.echoAt, w.tgiAt = "", false, false
 	w.mu.Unlock()
 	field := "suffix"
 	switch {
 	case echo:
 		field, by = "echo", wire.StreamEchoDropper(data)
+		if by == "" && tgi {
+			by = wire.TGI
+		}
 	case served != "":
 		by = wire.SuffixDropper(data)
 		if by == "" && w.sglang(data) {

@@ -363,7 +363,12 @@ func TestLlamaCppRefusedSuffix(t *testing.T) {
 // (mistralrs-core/src/sequence.rs, add_completion_choice_to_group:
 // prefix, text, suffix) and drops it from a stream, whose chunks are made
 // elsewhere (pipeline/sampling.rs); its answers carry no header that
-// names it, and system_fingerprint "local". The caller gets a KindRequest
+// names it, and system_fingerprint "local". LoRAX reads a suffix and
+// never uses it (predibase/lorax router/src/lib.rs, CompletionRequest,
+// #[allow(dead_code)]), under TGI's x-compute-type header; TGI itself
+// refuses a suffix with 422 (router/src/server.rs, completions, since
+// #1527), so a 200 under that header comes from a fork of its router.
+// The caller gets a KindRequest
 // refusal naming the server and the suffix, after one request each time
 // (neither has an /infill to go to), and no text made without the suffix
 // (nor a whole answer that ends with the suffix as if the model had
@@ -382,6 +387,7 @@ func TestServersThatDropTheSuffix(t *testing.T) {
 		{"DeepSpeed-MII", "FastChat or DeepSpeed-MII", "deepspeedmii"},
 		{"llama-box", "llama-box", "llamabox"},
 		{"Modular MAX", "Modular MAX", "maxserve"},
+		{"LoRAX", "LoRAX or another fork of TGI's router", "lorax"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -453,47 +459,59 @@ func checkRefusedByName(t *testing.T, c *tokenpace.Client, req openai.Completion
 	}
 }
 
-// TestMistralRsDropsTheEchoOfAStream: mistral.rs puts the prompt before
+// TestServersThatDropTheEchoOfAStream: mistral.rs puts the prompt before
 // a whole answer's text when asked to echo it
 // (mistralrs-core/src/sequence.rs, add_completion_choice_to_group: prefix,
 // text, suffix), and never in a stream, whose chunks are made elsewhere
 // (pipeline/sampling.rs, add_streaming_completion_chunk_choice_to_group,
-// from the completion's bytes alone). A streamed echo request gets a
+// from the completion's bytes alone). LoRAX gives echo to
+// return_full_text, which its generate honours and its stream carries
+// only in the last StreamResponse's generated_text, a member its
+// completion chunks never write (predibase/lorax router/src/server.rs,
+// generate_stream_with_callback; router/src/lib.rs, From<StreamResponse>
+// for CompletionStreamResponse). A streamed echo request gets a
 // KindRequest refusal naming the server and the echo, after one request
 // and before any text; a whole one the server's answer, its prompt
 // first; a stream without echo the server's answer.
-func TestMistralRsDropsTheEchoOfAStream(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		stream := loadRecording(t, "mistralrs-2026-completions-echo-stream.jsonl")
-		whole := loadRecording(t, "mistralrs-2026-completions-echo-nostream.jsonl")
-		c, counts := serveFIM(t, stream, whole)
-		ctx := context.Background()
-		const prompt = "def add(a, b):\n"
-		req := fim("tiny", prompt, "")
-		req.Echo = openai.Bool(true)
-		for i := range 2 {
-			s := c.NewCompletionStreaming(ctx, req)
-			text, _ := readCompletion(s, s.Timing().Start)
-			var se *tokenpace.StreamError
-			if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || se.Detail != "mistral.rs ignores echo on /v1/completions" ||
-				text != "" || len(s.Timing().HTTP) != 1 {
-				t.Errorf("stream %d: text %q, err %v, %d HTTP tries; want no text and a KindRequest refusal naming mistral.rs and echo after one", i, text, s.Err(), len(s.Timing().HTTP))
-			}
-		}
-		r, err := c.NewCompletion(ctx, req)
-		if want := prompt + "    return a + b\n\ndef"; err != nil || len(r.Choices) != 1 || r.Choices[0].Text != want || r.Choices[0].FinishReason != "length" {
-			t.Errorf("whole: %+v, %v; want %q, length", r, err, want)
-		}
-		plain := req
-		plain.Echo = openai.Bool(false)
-		s := c.NewCompletionStreaming(ctx, plain)
-		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != recordedCompletionText(t, stream) {
-			t.Errorf("no echo: text %q, err %v; want mistral.rs's answer", text, s.Err())
-		}
-		if n := counts.of("/v1/completions"); n != 4 {
-			t.Errorf("requests %v; want 4 to /v1/completions", counts)
-		}
-	})
+func TestServersThatDropTheEchoOfAStream(t *testing.T) {
+	const prompt = "def add(a, b):\n"
+	for _, tt := range []struct{ server, fixture, whole string }{
+		{"mistral.rs", "mistralrs", prompt + "    return a + b\n\ndef"},
+		{"LoRAX", "lorax", prompt + "    return a + b"},
+	} {
+		t.Run(tt.server, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				stream := loadRecording(t, tt.fixture+"-2026-completions-echo-stream.jsonl")
+				whole := loadRecording(t, tt.fixture+"-2026-completions-echo-nostream.jsonl")
+				c, counts := serveFIM(t, stream, whole)
+				ctx := context.Background()
+				req := fim("tiny", prompt, "")
+				req.Echo = openai.Bool(true)
+				for i := range 2 {
+					s := c.NewCompletionStreaming(ctx, req)
+					text, _ := readCompletion(s, s.Timing().Start)
+					var se *tokenpace.StreamError
+					if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || se.Detail != tt.server+" ignores echo on /v1/completions" ||
+						text != "" || len(s.Timing().HTTP) != 1 {
+						t.Errorf("stream %d: text %q, err %v, %d HTTP tries; want no text and a KindRequest refusal naming %s and echo after one", i, text, s.Err(), len(s.Timing().HTTP), tt.server)
+					}
+				}
+				r, err := c.NewCompletion(ctx, req)
+				if err != nil || len(r.Choices) != 1 || r.Choices[0].Text != tt.whole || r.Choices[0].FinishReason != "length" {
+					t.Errorf("whole: %+v, %v; want %q, length", r, err, tt.whole)
+				}
+				plain := req
+				plain.Echo = openai.Bool(false)
+				s := c.NewCompletionStreaming(ctx, plain)
+				if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != recordedCompletionText(t, stream) {
+					t.Errorf("no echo: text %q, err %v; want %s's answer", text, s.Err(), tt.server)
+				}
+				if n := counts.of("/v1/completions"); n != 4 {
+					t.Errorf("requests %v; want 4 to /v1/completions", counts)
+				}
+			})
+		})
+	}
 }
 
 // TestServersThatDropTheEcho: LMDeploy's api_server, TabbyAPI and
@@ -504,7 +522,10 @@ func TestMistralRsDropsTheEchoOfAStream(t *testing.T) {
 // own server, llamafile/server/v1_completions.cpp, which reads it and
 // never uses it, under its Server header): a whole answer
 // and a stream alike hold the completion without its prompt, under no
-// header that names the server. Each request gets a KindRequest refusal
+// header that names the server. TGI's CompletionRequest has no echo,
+// which serde drops (router/src/lib.rs), and its completions never ask
+// for the full text (router/src/server.rs, return_full_text None), under
+// its x-compute-type header. Each request gets a KindRequest refusal
 // naming the server and the echo, after one request and before any text;
 // a stream without echo gets the server's answer.
 func TestServersThatDropTheEcho(t *testing.T) {
@@ -516,6 +537,7 @@ func TestServersThatDropTheEcho(t *testing.T) {
 		{"llamafile", "llamafile"},
 		{"llama-box", "llamabox"},
 		{"Modular MAX", "maxserve"},
+		{"TGI", "tgi"},
 	} {
 		t.Run(tt.server, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

@@ -124,7 +124,11 @@ type exchange struct {
 // reaches the caller; so does a stream whose echo mistral.rs or LMDeploy
 // dropped, told by its first event (see wire.StreamEchoDropper), and a
 // whole answer whose echo LMDeploy dropped (see wire.WholeEchoDropper);
-// a suffix LMDeploy dropped is refused as LocalAI's is. A request whose
+// a suffix LMDeploy dropped is refused as LocalAI's is. Under TGI's
+// router's x-compute-type header (see wire.TGIRouter), an echo is
+// refused as TGI's, which never echoes, but in LoRAX's whole answer,
+// which holds the prompt, and a suffix, which TGI answers 422, as a
+// fork's that took it. A request whose
 // echo llama.cpp's server refuses with 500 gets that
 // answer as a 400, not sent again (see wire.AsRequestError); any other
 // answer whose status says another failure than its body does is given
@@ -221,7 +225,7 @@ func (x *exchange) middleware() option.Middleware {
 			default:
 				if dropped != "" && !infill && res.StatusCode < 300 && isEventStream(res.Header.Get("Content-Type")) {
 					// A stream: its first event tells (see fieldIgnored).
-					x.drop.await(served, dropped == "echo")
+					x.drop.await(served, dropped == "echo", wire.TGIRouter(res))
 				}
 				return wire.Restated(res, asked), nil
 			}

@@ -288,6 +288,40 @@ func EchoDropper(res *http.Response) string {
 	return ""
 }
 
+// TGIRouter reports whether res, a 2xx answer to a completions request,
+// carries the x-compute-type header that Hugging Face's
+// text-generation-inference (TGI) router sends on every answer
+// (router/src/server.rs: its COMPUTE_TYPE, "gpu+optimized" unless set),
+// and so do forks of that router: LoRAX (predibase/lorax
+// router/src/server.rs, "gpu+optimized" always). TGI's CompletionRequest
+// has no echo, which serde drops (router/src/lib.rs), and its
+// completions never ask for the full text (server.rs, completions:
+// return_full_text None): an echo request gets its answer without its
+// prompt, whole or streamed. A suffix TGI refuses itself, with 422
+// ("Suffix is not supported and can be achieved by preprocessing the
+// prompt.", since its completions came, #1527, February 2024): a 2xx
+// answer to one under that header comes from a fork that took it, as
+// LoRAX does and never uses it (router/src/lib.rs, CompletionRequest,
+// #[allow(dead_code)]). LoRAX gives echo to return_full_text, which its
+// whole answer honours (server.rs, generate) and its stream drops (see
+// LoRAXAnswer).
+func TGIRouter(res *http.Response) bool {
+	return res != nil && res.Header.Get("X-Compute-Type") != ""
+}
+
+// LoRAXAnswer reports whether start, the start of a 2xx answer to a
+// completions request or of one of its stream's events, comes from
+// LoRAX by its shape: id and model the string "null" and created 0, in
+// serde's order of its CompletionResponse and CompletionStreamResponse
+// (predibase/lorax router/src/lib.rs). Its stream's chunks carry each
+// token's text alone: the prompt an echo asks for goes only into the
+// last StreamResponse's generated_text, which they never write
+// (router/src/server.rs, generate_stream_with_callback; lib.rs,
+// From<StreamResponse> for CompletionStreamResponse).
+func LoRAXAnswer(start []byte) bool { return loraxAnswer.Match(start) }
+
+var loraxAnswer = regexp.MustCompile(`^\s*\{"id":"null","object":"text_completion","created":0,"model":"null"`)
+
 // LlamaCppAnswer reports whether start, the start of a 2xx answer whose
 // headers do not name llama.cpp's server (see FieldDropper), shows that
 // server made it all the same: behind a relay that passes on none of its
@@ -480,10 +514,15 @@ var maxAnswer = regexp.MustCompile(`^\s*\{"id":"[0-9a-f]{32}(?:_0","created":[0-
 // add_completion_choice_to_group) and never in a stream, whose chunks
 // are made from the completion alone (pipeline/sampling.rs,
 // add_streaming_completion_chunk_choice_to_group), LMDeploy, TabbyAPI,
-// MLXLM, VLLMMLX or MAX (see WholeEchoDropper); "" for any other.
+// MLXLM, VLLMMLX or MAX (see WholeEchoDropper), or LoRAX (see
+// LoRAXAnswer), whose whole answer puts the prompt first; "" for any
+// other.
 func StreamEchoDropper(start []byte) string {
-	if MistralRsAnswer(start) {
+	switch {
+	case MistralRsAnswer(start):
 		return MistralRs
+	case LoRAXAnswer(start):
+		return LoRAX
 	}
 	return WholeEchoDropper(start)
 }
@@ -528,6 +567,11 @@ const (
 	FastChat    = "FastChat or DeepSpeed-MII"
 	LlamaBox    = "llama-box"
 	MAX         = "Modular MAX"
+	TGI         = "TGI"
+	LoRAX       = "LoRAX"
+	// TGIFork is a server whose headers are TGI's router's (see
+	// TGIRouter) and which took a suffix, which TGI refuses.
+	TGIFork = "LoRAX or another fork of TGI's router"
 )
 
 // SuffixDropper returns which server made start, the start of a 2xx
@@ -537,8 +581,8 @@ const (
 // KoboldCppAnswer), MistralRs (see MistralRsAnswer), LMDeploy (see
 // LMDeployAnswer), TextGen (see TextGenWebUIAnswer), TabbyAPI (see
 // TabbyAPIAnswer), MLXLM (see MLXLMAnswer), VLLMMLX (see
-// VLLMMLXAnswer), FastChat (see FastChatAnswer) or MAX (see MAXAnswer);
-// "" for any other.
+// VLLMMLXAnswer), FastChat (see FastChatAnswer), MAX (see MAXAnswer) or
+// LoRAX (see LoRAXAnswer); "" for any other.
 func SuffixDropper(start []byte) string {
 	switch {
 	case TabbyAPIAnswer(start): // before LlamaCppAnswer, which its stream's id passes
@@ -563,6 +607,8 @@ func SuffixDropper(start []byte) string {
 		return FastChat
 	case MAXAnswer(start):
 		return MAX
+	case LoRAXAnswer(start):
+		return LoRAX
 	}
 	return ""
 }
@@ -574,9 +620,9 @@ const PeekBytes = 64 << 10
 // RefuseDropped closes res, a 2xx answer to a request whose field its
 // server dropped, server (LlamaCpp, LocalAI, KoboldCpp, CLIProxyAPI,
 // SGLang, MistralRs, LMDeploy, TextGen, TabbyAPI, MLXLM, VLLMMLX,
-// Llamafile, FastChat, LlamaBox or MAX), and returns the answer llama.cpp's server gave
-// before it dropped the field: 400, an OpenAI error body naming it, and no retry
-// (x-should-retry: false).
+// Llamafile, FastChat, LlamaBox, MAX, TGI, LoRAX or TGIFork), and returns
+// the answer llama.cpp's server gave before it dropped the field: 400, an
+// OpenAI error body naming it, and no retry (x-should-retry: false).
 func RefuseDropped(res *http.Response, server, field string) *http.Response {
 	if res.Body != nil {
 		_ = res.Body.Close()

@@ -285,3 +285,40 @@ func TestLocalAIAnswer(t *testing.T) {
 		}
 	}
 }
+
+func TestLoRAXAnswer(t *testing.T) {
+	for start, want := range map[string]bool{
+		`{"id":"null","object":"text_completion","created":0,"model":"null","choices":[{"index":0,"text":"(a","logprobs":null,"finish_reason":null}]}`: true,  // a stream's event or a whole answer
+		`{"object":"text_completion","id":"","created":1,"choices":[{"index":0,"text":"(a","logprobs":null,"finish_reason":""}]}`:                      false, // TGI's
+		`{"id":"null","object":"chat.completion.chunk","created":0,"model":"null","choices":[]}`:                                                       false, // a chat chunk
+		`{"id":"cmpl-1","object":"text_completion","created":0,"model":"null"}`:                                                                        false,
+	} {
+		if got := LoRAXAnswer([]byte(start)); got != want {
+			t.Errorf("LoRAXAnswer(%s) = %v, want %v", start, got, want)
+		}
+		if got := SuffixDropper([]byte(start)) == LoRAX; got != want {
+			t.Errorf("SuffixDropper(%s) = LoRAX %v, want %v", start, got, want)
+		}
+		if got := StreamEchoDropper([]byte(start)) == LoRAX; got != want {
+			t.Errorf("StreamEchoDropper(%s) = LoRAX %v, want %v", start, got, want)
+		}
+		if by := WholeEchoDropper([]byte(start)); by != "" {
+			t.Errorf("WholeEchoDropper(%s) = %q, want none: LoRAX's whole answer holds the prompt", start, by)
+		}
+	}
+}
+
+func TestTGIRouter(t *testing.T) {
+	for h, want := range map[string]bool{"gpu+optimized": true, "cpu": true, "": false} {
+		res := &http.Response{Header: http.Header{}}
+		if h != "" {
+			res.Header.Set("x-compute-type", h)
+		}
+		if got := TGIRouter(res); got != want {
+			t.Errorf("TGIRouter(x-compute-type %q) = %v, want %v", h, got, want)
+		}
+	}
+	if TGIRouter(nil) {
+		t.Error("TGIRouter(nil) = true, want false")
+	}
+}
