@@ -110,7 +110,10 @@ func TestDirectWriteSameBody(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			servers := make([]string, 2) // direct, then through the ResponseWriter
 			for i := range servers {
-				s, err := simulate.NewServer(simulate.WithModel("m", &simulate.Fixed{ITL: time.Millisecond}), simulate.WithSeed(7))
+				// The first token is due 200 ms after the request, long
+				// after the handler hands the stream to the driver, however
+				// late a loaded machine runs the handler.
+				s, err := simulate.NewServer(simulate.WithModel("m", &simulate.Fixed{TTFT: 200 * time.Millisecond, ITL: time.Millisecond}), simulate.WithSeed(7))
 				if err != nil {
 					t.Fatal(err)
 				}
