@@ -1,0 +1,172 @@
+package tokenpace
+
+import (
+	"cmp"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/tidwall/gjson"
+
+	"github.com/tokenpace/tokenpace/internal/codec"
+)
+
+// The status of an error a server sent inside its 200 stream.
+//
+// Many servers begin their 200 event stream before they have looked at
+// the request, and send a refusal of it as an error event: without a
+// status, it would count as the server's failure, and a Router's breaker
+// would open on a server that is well. Each function below reads the
+// status one family of servers writes into such an event; the first that
+// finds one gives it.
+
+// streamedStatus returns the status that e, an error event a server sent
+// inside its stream, decoded as apiErr, carries in its own words; 0 if it
+// carries none.
+func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
+	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
+		namedStatus(e.Raw), validationStatus(e.Raw, apiErr))
+}
+
+// starletteStatus returns the request error's status, 400 to 499, that
+// e, an error a server sent inside a stream with no type or code, names
+// at the start of its message as Starlette's HTTPException writes itself:
+// "400: Invalid value: …". Llama Stack calls its provider only once its
+// 200 event stream has begun and sends any exception as such an event,
+// {"error": {"message": str(HTTPException)}}, a refused request among
+// them (llamastack/llama-stack llama_stack/core/server/server.py,
+// sse_generator, translate_exception); with the status it names, the
+// refusal counts as the request's, not the server's (see
+// excludedFromBreaker). 0 for any other error.
+func starletteStatus(e *openai.Error) int {
+	m := e.Message
+	if e.Type != "" || e.Code != "" || len(m) < 5 || m[0] != '4' || m[3] != ':' || m[4] != ' ' {
+		return 0
+	}
+	s, err := strconv.Atoi(m[:3])
+	if err != nil || s < 400 || s > 499 {
+		return 0
+	}
+	return s
+}
+
+// typeStatus returns the status that t, the error_type a server sent
+// beside its error's message, gives a request's error in TGI's router,
+// whose error shape and statuses LoRAX keeps: 422 for a request refused
+// (validation, template_error, tool_error, missing_template_variable),
+// 429 for "overloaded" (huggingface/text-generation-inference and
+// predibase/lorax router/src/server.rs, From<InferError> for
+// (StatusCode, Json<ErrorResponse>)). Both validate a streamed request,
+// and take a slot for it, only once the 200 event stream has begun, and
+// send the error as its one event (predibase/lorax router/src/server.rs,
+// generate_stream_with_callback); with its status, a refused request
+// counts as the request's, not the server's (see excludedFromBreaker).
+// 0 for any other type: a failure during generation is the server's.
+func typeStatus(t string) int {
+	switch t {
+	case "validation", "template_error", "tool_error", "missing_template_variable":
+		return http.StatusUnprocessableEntity
+	case "overloaded":
+		return http.StatusTooManyRequests
+	}
+	return 0
+}
+
+// relayedStatus returns the status, 400 to 599, that raw, an error object
+// a server sent inside a stream, names in its status_code member: the
+// status its upstream answered with. Lemonade Server (11.6.0 and later)
+// sends an upstream's error body, once its own 200 event stream has
+// begun, as one event of that body's error object with status_code set
+// (lemonade-sdk/lemonade src/cpp/server/streaming_proxy.cpp,
+// forward_sse_stream; lemonade-sdk/lemonade#2975, #3006); with that
+// status, llama-server's 400 for a prompt over the context counts as the
+// request's, not the server's (see excludedFromBreaker). 0 for any other
+// error.
+func relayedStatus(raw string) int {
+	v := gjson.Get(raw, "status_code")
+	if v.Type != gjson.Number || v.Num != float64(int(v.Num)) || v.Num < 400 || v.Num > 599 {
+		return 0
+	}
+	return int(v.Num)
+}
+
+// namedStatus returns the request error's status, 400 to 499, that raw,
+// an error object a server sent inside a stream, gives as its code when
+// its type is that status's name: SGLang sends an abort that carries a
+// status so, create_streaming_error_response(message, status.name,
+// status.value), and its scheduler aborts with 400 the requests it
+// refuses once the stream has begun, a structured output asked of a
+// server without a grammar backend or a prompt over its input limit
+// (python/sglang/srt/entrypoints/openai/serving_chat.py,
+// _generate_chat_stream; managers/schedule_batch.py,
+// set_finish_with_abort); with that status, the refusal counts as the
+// request's, not the server's (see excludedFromBreaker). 0 for any other
+// error: "BadRequestError" with code 400, which vLLM before
+// vllm-project/vllm#49665 gave any exception mid-stream, a dead engine's
+// among them, names no status.
+func namedStatus(raw string) int {
+	code, typ := gjson.Get(raw, "code"), gjson.Get(raw, "type")
+	if code.Type != gjson.Number || code.Num != float64(int(code.Num)) || code.Num < 400 || code.Num > 499 || typ.Type != gjson.String {
+		return 0
+	}
+	n := int(code.Num)
+	if typ.Str != strings.ToUpper(strings.ReplaceAll(http.StatusText(n), " ", "_")) {
+		return 0
+	}
+	return n
+}
+
+// validationStatus returns 422 when raw, an error object a server sent
+// inside a stream, is TGI's refusal of the request: TGI (3.x) validates a
+// streamed chat request only once its 200 has begun and sends every
+// error there as {"error":{"message":…,"http_status_code":422}}, a
+// generation that failed alike (router/src/server.rs,
+// generate_stream_internal; router/src/infer/mod.rs, into_openai_event),
+// so only the message tells a refusal: a validation error's begins
+// "Input validation error: " (InferError::ValidationError); with that
+// status, the refusal counts as the request's, not the server's (see
+// excludedFromBreaker). 0 for any other error.
+func validationStatus(raw string, e *openai.Error) int {
+	if !strings.HasPrefix(e.Message, "Input validation error: ") || gjson.Get(raw, "http_status_code").Type != gjson.Number {
+		return 0
+	}
+	return http.StatusUnprocessableEntity
+}
+
+// eventStatus returns the request error's status, 400 to 499, that s, an
+// error a server sent inside a stream, gives as its code written as a
+// string of digits: Llama Stack (OGX) calls its provider only once its
+// 200 event stream has begun, and since ogx-ai/ogx#5224 (April 2026)
+// sends any exception as the Responses API's error event,
+// {"code":"400","message":…,"type":"error"}, its code the status of the
+// HTTPException it translates to, a refused request's among them
+// (src/ogx_api/responses/fastapi_routes.py, sse_generator); Modular MAX's
+// OpenAI router tokenizes a chat prompt only once its 200 event stream
+// has begun, and sends a prompt over the model's context, or any other
+// InputError, as one event of {"error":{"code":"400","message":…,
+// "param":"","type":""}} (modular/modular
+// max/python/max/serve/router/openai_routes.py,
+// OpenAIChatResponseGenerator.stream). With that status, the refusal
+// counts as the request's, not the server's (see excludedFromBreaker). 0
+// for any other error: OpenAI's codes are names ("rate_limit_exceeded",
+// "server_error"), and a code written as a number (vLLM's, llama.cpp's)
+// is left as it was.
+func eventStatus(s *codec.ServerError) int {
+	code := s.Code
+	if s.Raw != "" {
+		v := gjson.Get(s.Raw, "code")
+		if v.Type != gjson.String {
+			return 0
+		}
+		code = v.Str
+	}
+	if len(code) != 3 || code[0] != '4' {
+		return 0
+	}
+	n, err := strconv.Atoi(code)
+	if err != nil || n < 400 || n > 499 {
+		return 0
+	}
+	return n
+}
