@@ -96,6 +96,9 @@ func (r chat) Decode(data []byte) (Event, error) {
 	if s := codeError(c.JSON.ExtraFields, len(c.Choices)); s != nil {
 		return Event{}, serverError(s)
 	}
+	if s := llamaCppError(data, c.JSON.ExtraFields, len(c.Choices)); s != nil {
+		return Event{}, serverError(s)
+	}
 	if s := groqError(c.JSON.ExtraFields); s != nil {
 		return Event{}, serverError(s)
 	}

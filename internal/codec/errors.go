@@ -214,6 +214,26 @@ func codeError(extra map[string]respjson.Field, choices int) *ServerError {
 	return &ServerError{Code: code.Raw, Message: stringOf(json.RawMessage(extra["text"].Raw()))}
 }
 
+// llamaCppError returns the error of an event without choices whose
+// members are llama.cpp's error object, a number "code", a string
+// "message" and a string "type" (format_error_response in llama-server's
+// server.cpp), sent as data: llama-server writes it as an "error:" field
+// (see sse.ErrorLine), which Jan's cortex.cpp relays as data, dropping a
+// read's first 6 bytes and writing "data: " before the rest
+// (janhq/cortex.cpp engine/extensions/local-engine/local_engine.cc,
+// WriteCallback), then data: [DONE]. nil for any other event.
+func llamaCppError(data []byte, extra map[string]respjson.Field, choices int) *ServerError {
+	if choices > 0 {
+		return nil
+	}
+	code, msg, typ := extra["code"], extra["message"], extra["type"]
+	if gjson.Parse(code.Raw()).Type != gjson.Number || gjson.Parse(msg.Raw()).Type != gjson.String ||
+		gjson.Parse(typ.Raw()).Type != gjson.String {
+		return nil
+	}
+	return &ServerError{Raw: strings.TrimSpace(string(data))}
+}
+
 // groqError returns the error of a chunk whose x_groq extension holds
 // one: Groq stops a stream early (over capacity, say) with the reason only
 // in x_groq.error of its last chunk, which carries a finish reason and is
