@@ -179,8 +179,14 @@ var doneData = []byte("[DONE]")
 func isDone(data []byte) bool { return bytes.HasPrefix(data, doneData) }
 
 // atDone returns the event a decoder holds back until [DONE], if any (see
-// codec.DoneFinisher).
+// codec.DoneFinisher), or until a [DONE] that ends the body with no line
+// break (see codec.BareDoneFinisher).
 func (r *reading) atDone() (codec.Event, bool) {
+	if f, ok := r.dec.(codec.BareDoneFinisher); ok && r.sr.Unterminated() {
+		if ev, ok := f.AtBareDone(); ok {
+			return ev, true
+		}
+	}
 	if f, ok := r.dec.(codec.DoneFinisher); ok {
 		return f.AtDone()
 	}

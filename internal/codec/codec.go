@@ -106,19 +106,27 @@ type DoneFinisher interface {
 	AtDone() (ev Event, ok bool)
 }
 
+// BareDoneFinisher is a Decoder that may answer a [DONE] that ends the
+// body with no line break with a last event of its own: the finish
+// reason a relay that writes its [DONE] so dropped (see LlamaRelayStream).
+type BareDoneFinisher interface {
+	AtBareDone() (ev Event, ok bool)
+}
+
 // DecoderFor returns what decodes the events of one stream of req, in
 // order: req itself when each event decodes alone (chat, completions), or
 // a decoder that keeps what the API needs of the events before (a
 // Responses stream: ResponseStream; a chat stream, whose tool call TGI
 // ends without a finish reason, whatever tools the request's params hold,
 // for a caller may set them as extra JSON, and whose answer Nexa SDK's
-// server ends without one: ZeroChunkStream).
+// server ends without one: ZeroChunkStream, and cortex.cpp's relay of
+// llama-server drops: LlamaRelayStream).
 func DecoderFor(req Request) Decoder {
 	switch r := req.(type) {
 	case response:
 		return &ResponseStream{response: r}
 	case chat:
-		return &ZeroChunkStream{TGIToolStream: TGIToolStream{chat: r}}
+		return &LlamaRelayStream{ZeroChunkStream: ZeroChunkStream{TGIToolStream: TGIToolStream{chat: r}}}
 	}
 	return req
 }

@@ -228,6 +228,11 @@ func (r *Reader) Next() ([]byte, error) {
 // data. Comments of any other event are skipped, and cost nothing.
 func (r *Reader) noted() bool { return !r.has && r.named && !blank(r.note) }
 
+// Unterminated reports whether the event Next returned last ended the
+// body on a line with no line break after it: "data: [DONE]" and the
+// end, as KoboldCpp, Kong's ai-proxy and Jan's cortex.cpp write it.
+func (r *Reader) Unterminated() bool { return !r.broken }
+
 // ErrorEvent reports whether the event Next returned last was named
 // "error" ("event: error"): a failure the server reports, whatever its
 // data holds. OpenAI's Responses streams name their error events so, with

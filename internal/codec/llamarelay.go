@@ -1,0 +1,105 @@
+package codec
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// llama-server's answers relayed by Jan's cortex.cpp, which drops their
+// finish reason.
+//
+// cortex.cpp (janhq/cortex.cpp, 1.0.12 to 1.0.14, March to June 2025)
+// runs llama-server and relays its chat stream through a curl write
+// callback (engine/extensions/local-engine/local_engine.cc,
+// WriteCallback) that takes each read for one event: it drops every read
+// holding "completion_tokens" unless the caller asked for the usage, which
+// on its OpenAI path it never records as asked (OaiInfo's include_usage is
+// fixed false), and it writes a read holding [DONE] as "data: [DONE]"
+// alone, with no line break. The llama-server builds it shipped
+// (menloresearch/llama.cpp's releases, b4932 in its tests) put the finish
+// reason on the same last chunk as the usage and timings
+// (to_json_oaicompat_chat_stream), so that chunk never arrives: every
+// answer ends without a finish reason. Read as any other stream, every
+// whole answer was a cut one (KindTruncated "no finish_reason"), and a
+// Router carried on an answer that was whole.
+//
+// A cut answer does not end so: when llama-server's body breaks, curl
+// fails and the relay writes its error as bare JSON with no [DONE]
+// (server.cc, ProcessStreamRes); when llama-server sends an error event,
+// the relay writes it as data (see llamaCppError) before the [DONE]. Only
+// an error event read together with the [DONE] is lost, its read sent as
+// "data: [DONE]" alone: no byte then tells that answer from a whole one.
+
+// LlamaRelayStream decodes a chat stream as ZeroChunkStream does, and
+// follows what it needs to tell, at a [DONE] with no line break, an
+// answer of llama-server relayed by cortex.cpp (see AtBareDone): whether
+// every chunk so far is in llama-server's shape (see llamaServerChunk),
+// whether a choice finished, and whether the answer had any output.
+type LlamaRelayStream struct {
+	ZeroChunkStream
+	seen     bool // a chunk was looked at
+	llama    bool // every chunk so far is in llama-server's shape
+	build    bool // some chunk carried llama-server's build as its fingerprint
+	finished bool // a choice sent its finish reason
+	output   bool // some chunk carried output
+	toolCall bool // some chunk carried a tool call
+	model    string
+}
+
+// Decode decodes the next event of the stream.
+func (s *LlamaRelayStream) Decode(data []byte) (Event, error) {
+	ev, err := s.ZeroChunkStream.Decode(data)
+	if err != nil || (s.seen && !s.llama) || ev.Chunk == nil {
+		return ev, err
+	}
+	c := ev.Chunk
+	if !s.seen {
+		s.seen, s.llama, s.model = true, true, c.Model
+	}
+	//lint:ignore SA1019 llama-server still sends it: its build tells its chunks
+	fp := c.SystemFingerprint
+	s.build = s.build || fp != ""
+	s.llama = s.llama && strings.HasPrefix(c.ID, "chatcmpl-") && (fp == "" || llamaServerBuild(fp))
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		if ch.Index != 0 {
+			s.llama = false
+		}
+		if Ends(ch) {
+			s.finished = true
+		}
+	}
+	s.output = s.output || ev.Outputs > 0 || ev.ToolCall
+	s.toolCall = s.toolCall || ev.ToolCall
+	return ev, nil
+}
+
+// AtBareDone returns the finish cortex.cpp's relay drops: at a [DONE]
+// that ends the body with no line break, an event whose one choice
+// finished for "tool_calls" after a tool call, else "stop", when every
+// chunk was in llama-server's shape, no choice finished and some output
+// came. ok is false for any other stream. The limit's "length" is lost
+// with the rest of that chunk; Accumulated() tells it from the count of
+// the deltas, as it does for a relay that says "stop" for it.
+func (s *LlamaRelayStream) AtBareDone() (ev Event, ok bool) {
+	if !s.llama || !s.build || s.finished || !s.output {
+		return Event{}, false
+	}
+	finish := `"stop"`
+	if s.toolCall {
+		finish = `"tool_calls"`
+	}
+	model, _ := json.Marshal(s.model)
+	ev, err := s.chat.Decode([]byte(`{"id":"","object":"chat.completion.chunk","created":0,"model":` + string(model) +
+		`,"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":` + finish + `}]}`))
+	return ev, err == nil
+}
+
+// llamaServerBuild reports whether fp is llama-server's build_info, which
+// it sends as a chunk's system_fingerprint: "b", the build number, "-"
+// and the commit's short hash ("b4932-1a2b3c4d").
+func llamaServerBuild(fp string) bool {
+	number, commit, ok := strings.Cut(fp, "-")
+	return ok && len(number) > 1 && number[0] == 'b' && strings.Trim(number[1:], "0123456789") == "" &&
+		len(commit) >= 7 && strings.Trim(commit, "0123456789abcdef") == ""
+}
