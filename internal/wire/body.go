@@ -91,7 +91,8 @@ func ErrorBody(res *http.Response) ([]byte, error) {
 // message openai-go would otherwise lose; so is the worker's error inside
 // the line the SGLang gateway writes in prefill-decode mode (see
 // pdRouterError); and so is the object inside a body that is that
-// object encoded as a JSON string (see objectInString).
+// object encoded as a JSON string (see objectInString), and the body a
+// relay put as text into its error's message (see bodyInMessage).
 func BoundErrorBody(res *http.Response) (cut string) {
 	head, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+1))
 	_ = res.Body.Close()
@@ -100,7 +101,7 @@ func BoundErrorBody(res *http.Response) (cut string) {
 		head = []byte(first.Raw)
 	}
 	if err == nil && len(head) <= maxErrorBody {
-		head = objectInString(pdRouterError(head))
+		head = bodyInMessage(objectInString(pdRouterError(head)))
 	}
 	switch {
 	case err != nil:
