@@ -114,19 +114,22 @@ type BareDoneFinisher interface {
 }
 
 // DecoderFor returns what decodes the events of one stream of req, in
-// order: req itself when each event decodes alone (chat, completions), or
+// order: req itself when each event decodes alone, or
 // a decoder that keeps what the API needs of the events before (a
 // Responses stream: ResponseStream; a chat stream, whose tool call TGI
 // ends without a finish reason, whatever tools the request's params hold,
 // for a caller may set them as extra JSON, and whose answer Nexa SDK's
 // server ends without one: ZeroChunkStream, and cortex.cpp's relay of
-// llama-server drops: LlamaRelayStream).
+// llama-server drops: LlamaRelayStream; a completions stream, whose
+// answer OpenLLM 0.3 ends without one: OpenLLMCompletionStream).
 func DecoderFor(req Request) Decoder {
 	switch r := req.(type) {
 	case response:
 		return &ResponseStream{response: r}
 	case chat:
 		return &LlamaRelayStream{ZeroChunkStream: ZeroChunkStream{TGIToolStream: TGIToolStream{chat: r}}}
+	case completion:
+		return &OpenLLMCompletionStream{completion: r}
 	}
 	return req
 }
