@@ -10,7 +10,9 @@ import "github.com/openai/openai-go/v3"
 //     scale-down: vllm-project/vllm#57082), SGLang on a graceful abort
 //     (sgl-project/sglang#22535);
 //   - "error": Together (togethercomputer/together-python#153), Mistral's
-//     streamed choices, OpenRouter after an upstream failure;
+//     streamed choices, OpenRouter after an upstream failure; exo's
+//     Responses answer its runner failed, which it ends as a whole one
+//     (see exoFailed);
 //   - "insufficient_system_resource": DeepSeek, "interrupted due to
 //     insufficient resource" (api-docs.deepseek.com);
 //   - "network_error" (also spelled "network-error" by relays): Zhipu's

@@ -299,6 +299,9 @@ func responseEnd(ev *responses.ResponseStreamEventUnion) *End {
 		status = responses.ResponseStatusIncomplete
 	}
 	e := &End{Reason: finishOf(status, ev.Response.IncompleteDetails.Reason)}
+	if ev.Type == RespCompleted && exoFailed(&ev.Response) {
+		e.Reason = "error" // see exoFailed
+	}
 	if u := ev.Response.Usage; ev.Response.JSON.Usage.Valid() && counted(u.InputTokens, u.OutputTokens, u.TotalTokens) {
 		e.HasUsage = true
 		e.Input, e.CachedInput, e.Output = u.InputTokens, u.InputTokensDetails.CachedTokens, u.OutputTokens
