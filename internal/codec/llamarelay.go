@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"encoding/json"
 	"strings"
 )
 
@@ -37,13 +36,11 @@ import (
 // whether a choice finished, and whether the answer had any output.
 type LlamaRelayStream struct {
 	ZeroChunkStream
-	seen     bool // a chunk was looked at
-	llama    bool // every chunk so far is in llama-server's shape
-	build    bool // some chunk carried llama-server's build as its fingerprint
-	finished bool // a choice sent its finish reason
-	output   bool // some chunk carried output
-	toolCall bool // some chunk carried a tool call
-	model    string
+	seen  bool // a chunk was looked at
+	llama bool // every chunk so far is in llama-server's shape
+	build bool // some chunk carried llama-server's build as its fingerprint
+	model string
+	answerSeen
 }
 
 // Decode decodes the next event of the stream.
@@ -59,18 +56,7 @@ func (s *LlamaRelayStream) Decode(data []byte) (Event, error) {
 	//lint:ignore SA1019 llama-server still sends it: its build tells its chunks
 	fp := c.SystemFingerprint
 	s.build = s.build || fp != ""
-	s.llama = s.llama && strings.HasPrefix(c.ID, "chatcmpl-") && (fp == "" || llamaServerBuild(fp))
-	for i := range c.Choices {
-		ch := &c.Choices[i]
-		if ch.Index != 0 {
-			s.llama = false
-		}
-		if Ends(ch) {
-			s.finished = true
-		}
-	}
-	s.output = s.output || ev.Outputs > 0 || ev.ToolCall
-	s.toolCall = s.toolCall || ev.ToolCall
+	s.llama = s.see(ev, c) && s.llama && strings.HasPrefix(c.ID, "chatcmpl-") && (fp == "" || llamaServerBuild(fp))
 	return ev, nil
 }
 
@@ -82,17 +68,10 @@ func (s *LlamaRelayStream) Decode(data []byte) (Event, error) {
 // with the rest of that chunk; Accumulated() tells it from the count of
 // the deltas, as it does for a relay that says "stop" for it.
 func (s *LlamaRelayStream) AtBareDone() (ev Event, ok bool) {
-	if !s.llama || !s.build || s.finished || !s.output {
+	if !s.llama || !s.build || !s.unfinished() {
 		return Event{}, false
 	}
-	finish := `"stop"`
-	if s.toolCall {
-		finish = `"tool_calls"`
-	}
-	model, _ := json.Marshal(s.model)
-	ev, err := s.chat.Decode([]byte(`{"id":"","object":"chat.completion.chunk","created":0,"model":` + string(model) +
-		`,"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":` + finish + `}]}`))
-	return ev, err == nil
+	return s.finish(&s.chat, s.model)
 }
 
 // llamaServerBuild reports whether fp is llama-server's build_info, which

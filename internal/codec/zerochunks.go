@@ -22,11 +22,9 @@ import "github.com/openai/openai-go/v3"
 // answer had any output.
 type ZeroChunkStream struct {
 	TGIToolStream
-	seen     bool // a chunk was looked at
-	zero     bool // every chunk so far was written from the zero value
-	finished bool // a choice sent its finish reason
-	output   bool // some chunk carried output
-	toolCall bool // some chunk carried a tool call
+	seen bool // a chunk was looked at
+	zero bool // every chunk so far was written from the zero value
+	answerSeen
 }
 
 // Decode decodes the next event of the stream.
@@ -39,18 +37,7 @@ func (s *ZeroChunkStream) Decode(data []byte) (Event, error) {
 	if !s.seen {
 		s.seen, s.zero = true, true
 	}
-	s.zero = s.zero && zeroChunk(c)
-	for i := range c.Choices {
-		ch := &c.Choices[i]
-		if ch.Index != 0 {
-			s.zero = false
-		}
-		if Ends(ch) {
-			s.finished = true
-		}
-	}
-	s.output = s.output || ev.Outputs > 0 || ev.ToolCall
-	s.toolCall = s.toolCall || ev.ToolCall
+	s.zero = s.see(ev, c) && s.zero && zeroChunk(c)
 	return ev, nil
 }
 
@@ -61,16 +48,10 @@ func (s *ZeroChunkStream) Decode(data []byte) (Event, error) {
 // zero value, no choice finished and some output came; else what
 // TGIToolStream returns.
 func (s *ZeroChunkStream) AtDone() (ev Event, ok bool) {
-	if !s.zero || s.finished || !s.output {
+	if !s.zero || !s.unfinished() {
 		return s.TGIToolStream.AtDone()
 	}
-	finish := `"stop"`
-	if s.toolCall {
-		finish = `"tool_calls"`
-	}
-	ev, err := s.chat.Decode([]byte(`{"id":"","object":"chat.completion.chunk","created":0,"model":"",` +
-		`"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":` + finish + `}]}`))
-	return ev, err == nil
+	return s.finish(&s.chat, "")
 }
 
 // zeroChunk reports whether c was written from openai-go's zero value by
