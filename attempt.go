@@ -343,28 +343,9 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		at := a.rd.lastRead()
 		return true, at, a.outputEnd(at)
 	}
-	if errors.Is(err, sse.ErrNotEventStream) {
-		if ev, size, ok := a.rd.wholeInStream(); ok {
-			at := a.rd.lastRead()
-			if err := a.deliver(arrived{Event: ev, at: at, size: size}); err != nil {
-				return true, at, err
-			}
-			return true, at, a.outputEnd(at)
-		}
-		return true, time.Now(), a.failure(KindContentType, a.rd.contentType(), nil)
-	}
-	var el *sse.ErrorLine
-	if errors.As(err, &el) {
-		return true, a.rd.lastRead(), a.refused(codec.LineError(el))
-	}
 	if err != nil {
-		if errors.Is(err, wire.ErrInfillIgnored) {
-			return true, time.Now(), a.requestFailure(err)
-		}
-		if err == io.EOF && a.rd.nIgnored() {
-			return true, a.rd.lastRead(), a.failure(KindRequest, nIgnoredDetail, errNIgnored)
-		}
-		return true, time.Now(), a.readFailure(err)
+		at, err := a.readEnd(err)
+		return true, at, err
 	}
 	at = a.rd.lastRead()
 	if a.rd.droppedDue() {
@@ -423,6 +404,36 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		return true, at, a.outputEnd(at)
 	}
 	return false, at, nil
+}
+
+// readEnd returns how the stream ended, and when, once its read failed
+// with err before its answer was complete: a body that is no event
+// stream but one whole answer delivers it and ends cleanly, any other
+// is KindContentType; an error line is the server's error; a fill-in-the-
+// middle request or an n the server ignored is the request's failure;
+// anything else, a read failure (see readFailure).
+func (a *attempt) readEnd(err error) (time.Time, error) {
+	if errors.Is(err, sse.ErrNotEventStream) {
+		if ev, size, ok := a.rd.wholeInStream(); ok {
+			at := a.rd.lastRead()
+			if err := a.deliver(arrived{Event: ev, at: at, size: size}); err != nil {
+				return at, err
+			}
+			return at, a.outputEnd(at)
+		}
+		return time.Now(), a.failure(KindContentType, a.rd.contentType(), nil)
+	}
+	var el *sse.ErrorLine
+	if errors.As(err, &el) {
+		return a.rd.lastRead(), a.refused(codec.LineError(el))
+	}
+	if errors.Is(err, wire.ErrInfillIgnored) {
+		return time.Now(), a.requestFailure(err)
+	}
+	if err == io.EOF && a.rd.nIgnored() {
+		return a.rd.lastRead(), a.failure(KindRequest, nIgnoredDetail, errNIgnored)
+	}
+	return time.Now(), a.readFailure(err)
 }
 
 // answered reports whether the attempt's answer is complete (see
