@@ -26,7 +26,7 @@ import (
 // carries none.
 func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
-		namedStatus(e.Raw), validationStatus(e.Raw, apiErr))
+		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr))
 }
 
 // starletteStatus returns the request error's status, 400 to 499, that
@@ -115,6 +115,41 @@ func namedStatus(raw string) int {
 		return 0
 	}
 	return n
+}
+
+// llamaCppRequestTypes are the types llama.cpp's format_error_response
+// gives a request's error, with the code it writes beside each.
+var llamaCppRequestTypes = map[string]int{
+	"invalid_request_error":     http.StatusBadRequest,
+	"exceed_context_size_error": http.StatusBadRequest,
+	"authentication_error":      http.StatusUnauthorized,
+	"permission_error":          http.StatusForbidden,
+	"not_found_error":           http.StatusNotFound,
+}
+
+// llamaCppStatus returns the request error's status that raw, an error
+// object a server sent inside a stream, gives as its code, a number, when
+// its type is the one llama.cpp's format_error_response writes beside
+// that code for a request's error: {"code":400,"message":…,
+// "type":"exceed_context_size_error"} (ggml-org/llama.cpp
+// tools/server/server-common.cpp, format_error_response). llama-server
+// before ggml-org/llama.cpp#16486 began its 200 event stream before the
+// first result, and refused a prompt over the context there (update_slots,
+// send_error; oobabooga/textgen#7257); relays keep the object as it came
+// (Jan's cortex.cpp, testdata/conformance/cortex-llamaserver-*). With
+// that status, the refusal counts as the request's, not the server's
+// (see excludedFromBreaker). 0 for any other error: the server's own
+// failure is code 500, "server_error"; vLLM's "BadRequestError" with code
+// 400 for any exception is no type of llama.cpp's (see namedStatus).
+func llamaCppStatus(raw string) int {
+	code, typ := gjson.Get(raw, "code"), gjson.Get(raw, "type")
+	if code.Type != gjson.Number || typ.Type != gjson.String {
+		return 0
+	}
+	if s, ok := llamaCppRequestTypes[typ.Str]; ok && code.Num == float64(s) {
+		return s
+	}
+	return 0
 }
 
 // validationStatus returns 422 when raw, an error object a server sent
