@@ -368,6 +368,11 @@ func TestLlamaCppRefusedSuffix(t *testing.T) {
 // #[allow(dead_code)]), under TGI's x-compute-type header; TGI itself
 // refuses a suffix with 422 (router/src/server.rs, completions, since
 // #1527), so a 200 under that header comes from a fork of its router.
+// Hugging Face's transformers serve reads a suffix and completes the
+// prompt alone, then sends the suffix as one more chunk's text, or
+// appends it to a whole answer's text (huggingface/transformers
+// src/transformers/cli/serving/completion.py), under uvicorn's Server
+// header.
 // The caller gets a KindRequest
 // refusal naming the server and the suffix, after one request each time
 // (neither has an /infill to go to), and no text made without the suffix
@@ -388,6 +393,7 @@ func TestServersThatDropTheSuffix(t *testing.T) {
 		{"llama-box", "llama-box", "llamabox"},
 		{"Modular MAX", "Modular MAX", "maxserve"},
 		{"LoRAX", "LoRAX or another fork of TGI's router", "lorax"},
+		{"transformers serve", "transformers serve", "transformersserve"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

@@ -504,6 +504,24 @@ var fastChatAnswer = regexp.MustCompile(`^\s*\{"id":"cmpl-[2-9A-HJ-NP-Za-km-z]{2
 // echo request its answer without its prompt, whole or streamed.
 func MAXAnswer(start []byte) bool { return maxAnswer.Match(start) }
 
+// TransformersServeAnswer reports whether start, the start of a 2xx
+// answer to a completions request or of one of its stream's events,
+// comes from Hugging Face's `transformers serve` (huggingface/transformers
+// src/transformers/cli/serving/completion.py) by its shape, under
+// uvicorn's Server header: openai-python's Completion written compact
+// without its nulls, {"id":"<the request's id, a UUID>","choices":[{
+// then "index" first in a stream's text chunk (no finish_reason, no
+// logprobs: pydantic's exclude_none, utils.py chunk_to_sse), or
+// "finish_reason" then "index" in a whole answer (Starlette's
+// JSONResponse of model_dump(exclude_none=True)). Its handler reads a
+// suffix but never gives it to the model, which completes the prompt
+// alone (handle_request); the suffix is then sent as one more chunk's
+// text, or appended to a whole answer's text, as if the model had
+// written it. An echo it refuses with 422 (UNUSED_LEGACY_COMPLETION_FIELDS).
+func TransformersServeAnswer(start []byte) bool { return transformersServeAnswer.Match(start) }
+
+var transformersServeAnswer = regexp.MustCompile(`^\s*\{"id":"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}","choices":\[\{(?:"finish_reason":"[a-z_]+",)?"index":[0-9]+,"text":"`)
+
 var maxAnswer = regexp.MustCompile(`^\s*\{"id":"[0-9a-f]{32}(?:_0","created":[0-9]+,"model":"|","choices":\[\{"finish_reason":(?:null|"[a-z_]*"),"index":[0-9]+,"logprobs":\{"text_offset":null,"token_logprobs":\[)`)
 
 // StreamEchoDropper returns which server made start, the first event of
@@ -567,8 +585,10 @@ const (
 	FastChat    = "FastChat or DeepSpeed-MII"
 	LlamaBox    = "llama-box"
 	MAX         = "Modular MAX"
-	TGI         = "TGI"
-	LoRAX       = "LoRAX"
+	// TransformersServe is Hugging Face's `transformers serve`.
+	TransformersServe = "transformers serve"
+	TGI               = "TGI"
+	LoRAX             = "LoRAX"
 	// TGIFork is a server whose headers are TGI's router's (see
 	// TGIRouter) and which took a suffix, which TGI refuses.
 	TGIFork = "LoRAX or another fork of TGI's router"
@@ -581,8 +601,9 @@ const (
 // KoboldCppAnswer), MistralRs (see MistralRsAnswer), LMDeploy (see
 // LMDeployAnswer), TextGen (see TextGenWebUIAnswer), TabbyAPI (see
 // TabbyAPIAnswer), MLXLM (see MLXLMAnswer), VLLMMLX (see
-// VLLMMLXAnswer), FastChat (see FastChatAnswer), MAX (see MAXAnswer) or
-// LoRAX (see LoRAXAnswer); "" for any other.
+// VLLMMLXAnswer), FastChat (see FastChatAnswer), MAX (see MAXAnswer),
+// LoRAX (see LoRAXAnswer) or TransformersServe (see
+// TransformersServeAnswer); "" for any other.
 func SuffixDropper(start []byte) string {
 	switch {
 	case TabbyAPIAnswer(start): // before LlamaCppAnswer, which its stream's id passes
@@ -609,6 +630,8 @@ func SuffixDropper(start []byte) string {
 		return MAX
 	case LoRAXAnswer(start):
 		return LoRAX
+	case TransformersServeAnswer(start):
+		return TransformersServe
 	}
 	return ""
 }
@@ -620,7 +643,8 @@ const PeekBytes = 64 << 10
 // RefuseDropped closes res, a 2xx answer to a request whose field its
 // server dropped, server (LlamaCpp, LocalAI, KoboldCpp, CLIProxyAPI,
 // SGLang, MistralRs, LMDeploy, TextGen, TabbyAPI, MLXLM, VLLMMLX,
-// Llamafile, FastChat, LlamaBox, MAX, TGI, LoRAX or TGIFork), and returns
+// Llamafile, FastChat, LlamaBox, MAX, TGI, LoRAX, TGIFork or
+// TransformersServe), and returns
 // the answer llama.cpp's server gave before it dropped the field: 400, an
 // OpenAI error body naming it, and no retry (x-should-retry: false).
 func RefuseDropped(res *http.Response, server, field string) *http.Response {

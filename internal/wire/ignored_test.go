@@ -233,6 +233,31 @@ func TestMAXAnswer(t *testing.T) {
 	}
 }
 
+// TestTransformersServeAnswer: transformers serve's completion, a stream's
+// text chunk or a whole answer, is told by its UUID id and its choice's
+// members in openai-python's order without nulls; others' are not.
+func TestTransformersServeAnswer(t *testing.T) {
+	const id = `"id":"5c1e8a2f-3b4d-4e6f-9a7b-2c3d4e5f6a7b"`
+	for start, want := range map[string]bool{
+		`{` + id + `,"choices":[{"index":0,"text":"    c"}],"created":1,"model":"m@main","object":"text_completion"}`:                         true,  // a stream's chunk
+		`{` + id + `,"choices":[{"finish_reason":"length","index":0,"text":"    c = a"}],"created":1,"model":"m","object":"text_completion"}`: true,  // whole
+		`{` + id + `,"choices":[{"finish_reason":null,"index":0,"logprobs":null,"text":"c"}]}`:                                                false, // nulls written
+		`{` + id + `,"object":"text_completion","created":1,"choices":[{"index":0,"text":"c"}]}`:                                              false,
+		`{"id":"cmpl-5c1e8a2f-3b4d-4e6f-9a7b-2c3d4e5f6a7b","choices":[{"index":0,"text":"c"}]}`:                                               false, // mlx_lm-like prefix
+		`{` + id + `,"choices":[{"delta":{"role":"assistant"},"index":0}],"created":1,"model":"m","object":"chat.completion.chunk"}`:          false, // a chat chunk
+	} {
+		if got := TransformersServeAnswer([]byte(start)); got != want {
+			t.Errorf("TransformersServeAnswer(%s) = %v, want %v", start, got, want)
+		}
+		if got := SuffixDropper([]byte(start)) == TransformersServe; got != want {
+			t.Errorf("SuffixDropper(%s) = TransformersServe %v, want %v", start, got, want)
+		}
+		if StreamEchoDropper([]byte(start)) != "" || WholeEchoDropper([]byte(start)) != "" {
+			t.Errorf("an echo dropper names %s, whose server refuses an echo", start)
+		}
+	}
+}
+
 func TestEchoDropper(t *testing.T) {
 	for server, want := range map[string]string{
 		"llamafile/0.9.3":  Llamafile,
