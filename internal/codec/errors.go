@@ -293,3 +293,7 @@ func rawError(data []byte, errField, object string) *ServerError {
 // request it failed on so, with status 200 (a completions prompt given as
 // an array, max_tokens null: koboldcpp.py's generate returns None).
 var errNull = &Error{Detail: "the response is null"}
+
+// errChatChunk is the error of a Responses stream whose event is a chat
+// chunk: the server answered in another API's shape.
+var errChatChunk = &Error{Detail: "chat chunk in a Responses stream"}

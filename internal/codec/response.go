@@ -150,6 +150,12 @@ func (r response) Decode(data []byte) (Event, error) {
 		if s := rawError(data, gjson.GetBytes(data, "error").Raw, ""); s != nil {
 			return Event{}, serverError(s)
 		}
+		// A chat chunk: gpt4free answers /v1/responses with its chat
+		// stream (xtekky/gpt4free g4f/api/__init__.py, create_response),
+		// a whole answer no Responses reader can take for one.
+		if gjson.GetBytes(data, "object").Str == "chat.completion.chunk" {
+			return Event{}, errChatChunk
+		}
 	}
 	deltaText(ev)
 	var d openai.ChatCompletionChunkChoiceDelta

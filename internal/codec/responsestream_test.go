@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
@@ -128,6 +129,31 @@ func TestResponseObjectDelta(t *testing.T) {
 		orig := ev.Orig.(*responses.ResponseStreamEventUnion)
 		if orig.Delta != tc.delta || ev.Chunk.Choices[0].Delta.Content != tc.content || ev.Outputs != tc.outputs {
 			t.Errorf("%s: delta %q, content %q, %d outputs; want %q, %q, %d", tc.event, orig.Delta, ev.Chunk.Choices[0].Delta.Content, ev.Outputs, tc.delta, tc.content, tc.outputs)
+		}
+	}
+}
+
+// TestChatChunkInResponses: a chat chunk where a Responses event belongs,
+// gpt4free's answer to /v1/responses, is refused as such; an event of no
+// type that is no chat chunk is read as before.
+func TestChatChunkInResponses(t *testing.T) {
+	for _, tc := range []struct {
+		event string
+		want  string // the error's Detail, "" for none
+	}{
+		{`{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"},"finish_reason":null}]}`, "chat chunk in a Responses stream"},
+		{`{"id":"chatcmpl-1","object":"chat.completion","choices":[]}`, ""},
+		{`{"sequence_number":3}`, ""},
+	} {
+		_, err := DecoderFor(Response(responses.ResponseNewParams{})).Decode([]byte(tc.event))
+		var got string
+		if ce := (*Error)(nil); errors.As(err, &ce) {
+			got = ce.Detail
+		} else if err != nil {
+			t.Fatalf("%s: %v, want a *codec.Error or none", tc.event, err)
+		}
+		if got != tc.want {
+			t.Errorf("Decode(%s) detail = %q, want %q", tc.event, got, tc.want)
 		}
 	}
 }
