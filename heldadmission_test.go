@@ -226,7 +226,13 @@ func TestBreakerCallbacksBounded(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				release := make(chan struct{})
-				sopts := []simulate.Option{simulate.WithModel("m", &simulate.Fixed{TTFT: 50 * time.Millisecond, ITL: 10 * time.Millisecond}), replyWords(4)}
+				// The 500 comes 10 ms after the request: the caller waits in
+				// Next by then. (At the same instant, its Next could ask
+				// for the call's lock while the callback held it; in the
+				// bubble, a goroutine blocked on a mutex stops the clock,
+				// and the 100 ms would never pass.)
+				sopts := []simulate.Option{simulate.WithModel("m", &simulate.Fixed{TTFT: 50 * time.Millisecond, ITL: 10 * time.Millisecond}),
+					replyWords(4), simulate.WithRTT(10 * time.Millisecond)}
 				c := simClient(t, sopts)
 				failing := tokenpace.Route{Name: "failing", Model: "m", Options: []option.RequestOption{withFault("500")}}
 				call := func(s tokenpace.BreakerSettings) (*tokenpace.Timing, string) {
