@@ -168,6 +168,12 @@ func (r response) Decode(data []byte) (Event, error) {
 		return Event{}, serverError(errorEvent(ev, data))
 	case respFailed:
 		e := ev.Response.Error
+		if e.Code == "" && e.Message == "" {
+			// Osaurus puts the error beside the response, not in it
+			// (osaurus-ai/osaurus ResponseWriters.swift,
+			// OpenResponsesSSEWriter.writeError).
+			return Event{}, serverError(errorEvent(ev, data))
+		}
 		return Event{}, serverError(&ServerError{Code: string(e.Code), Message: e.Message})
 	}
 	out := Event{
