@@ -101,6 +101,11 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 		s.all.deltas = true
 	case RespArgsDelta, respCustomDelta, respMCPDelta, respCodeDelta, respShellDelta, respPartialImage:
 		s.markArgs(ev.ItemID)
+		if ev.Type == RespArgsDelta {
+			if it := s.item(partKey{ev.ItemID, -1}); it != nil {
+				it.add(ev.Delta)
+			}
+		}
 	case respTextDone:
 		if it := s.streamed(partKey{ev.ItemID, ev.ContentIndex}, ev.Text); it != nil && len(ev.Text) > it.n {
 			rest := ev.Text[it.n:]
@@ -113,6 +118,7 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 			s.ahead = rest
 		}
 	case respArgsDone:
+		ev.Arguments = s.callArgs(ev.ItemID, ev.Arguments)
 		if s.markArgs(ev.ItemID) {
 			out.ToolCall, out.Outputs = true, 1
 		}
@@ -120,6 +126,9 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 		s.life.open++
 	case respItemDone:
 		s.life.done(ev.Item.Type, ev.Item.Status)
+		if ev.Item.Type == "function_call" {
+			ev.Item.Arguments.OfString = s.callArgs(ev.Item.ID, ev.Item.Arguments.OfString)
+		}
 		if callItem(ev.Item.Type) && s.markArgs(ev.Item.ID, ev.Item.CallID) {
 			out.ToolCall, out.Outputs = true, 1
 		}
@@ -219,4 +228,24 @@ func (s *ResponseStream) markArgs(ids ...string) (first bool) {
 		it.args = true
 	}
 	return first
+}
+
+// callArgs returns the arguments of the function call of item id that a
+// done event gives as args: the arguments its deltas streamed when args
+// is the text of the stream's messages followed by them. Osaurus'
+// /v1/responses appends a call's arguments to the text of the message
+// before it and sends both as the arguments of function_call_arguments.done
+// and of the call's output_item.done (osaurus-ai/osaurus
+// ResponseWriters.swift, OpenResponsesSSEWriter: accumulatedText is never
+// reset). Any other args is returned as it is.
+func (s *ResponseStream) callArgs(id, args string) string {
+	it, ok := s.items[partKey{id, -1}]
+	text := s.all.n
+	if !ok || it.n == 0 || text == 0 || len(args) != text+it.n {
+		return args
+	}
+	if maphash.String(s.seed, args[:text]) != s.all.text.Sum64() || maphash.String(s.seed, args[text:]) != it.text.Sum64() {
+		return args
+	}
+	return args[text:]
 }
