@@ -59,7 +59,10 @@ func bgEvents(id string) []string {
 // breaks after its event cut (a stall, or, with reset, a lost
 // connection); GET /responses/{id}?stream=true&starting_after=N streams
 // its events after N to the end, or, with noGet, answers 404 as a server
-// without background mode does, or, with fromStart, replays every event
+// without background mode does, or, with object, answers the stored
+// response whole as JSON, as Llama Stack's (OGX) does, whose GET reads no
+// query (src/ogx_api/responses/fastapi_routes.py, get_openai_response),
+// or, with fromStart, replays every event
 // from the first, as a relay that drops the query would. With end, the
 // server ends the response
 // itself after event cut: end, with the next sequence number, is its last
@@ -67,10 +70,11 @@ func bgEvents(id string) []string {
 // vLLM's does for a response.completed that never comes. A POST for any other model
 // than "bg" streams a plain response, its text "rest".
 type bgServer struct {
-	cut   int
-	reset bool
-	noGet bool
-	end   string
+	cut    int
+	reset  bool
+	noGet  bool
+	object bool
+	end    string
 
 	fromStart bool
 	queue     time.Duration
@@ -90,6 +94,11 @@ func (b *bgServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = w.Write([]byte(`{"error":{"message":"Not Found","type":"invalid_request_error","code":null,"param":null}}`))
+		return
+	}
+	if r.Method == http.MethodGet && b.object {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"created_at":1765000000,"id":"resp_bg1","model":"bg","object":"response","output":[],"status":"in_progress","background":true}`))
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -352,4 +361,30 @@ func checkSequence(t *testing.T, evs []responses.ResponseStreamEventUnion, resta
 			t.Errorf("event %d (%s) response id = %q, want %q", i, ev.Type, ev.Response.ID, evs[0].Response.ID)
 		}
 	}
+}
+
+// A server whose GET answers the stored response whole as JSON, not as a
+// stream (Llama Stack's, OGX, which reads neither stream nor
+// starting_after: src/ogx_api/responses/fastapi_routes.py,
+// get_openai_response), replays no event: the resume is refused, and the
+// call goes on as a continuation at the next route, never ending on the
+// text it had with a nil error.
+func TestRouterResumeAnsweredWhole(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := &bgServer{cut: 8, object: true}
+		r := bgRouter(t, b)
+		s := r.NewResponseStreaming(context.Background(), background("bg"))
+		evs, restarts := readEvents(s)
+		if err := s.Err(); err != nil {
+			t.Fatalf("Err() = %v, want nil", err)
+		}
+		if want := "Latency is the time rest"; s.Text() != want {
+			t.Errorf("Text() = %q, want %q", s.Text(), want)
+		}
+		checkSequence(t, evs, restarts)
+		tm := s.Timing()
+		if k := kinds(tm); fmt.Sprint(k) != "[first continuation continuation]" || len(b.gets) != 1 || fmt.Sprint(b.posts) != "[bg plain]" {
+			t.Errorf("kinds %v, GETs %q, POSTs %q; want [first continuation continuation], one, [bg plain]", k, b.gets, b.posts)
+		}
+	})
 }
