@@ -3,7 +3,11 @@ package tokenpace
 import (
 	"context"
 	"errors"
+	"net/http"
+	"slices"
 	"time"
+
+	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace/internal/codec"
 )
@@ -40,13 +44,33 @@ func (c *call) leaves(tr *try, t *Timing) bool {
 // route, without waiting for the answer. A middleware of the caller's that
 // panics or blocks there ends with the request (cancelWait): the cancel is
 // a courtesy to the server, and its failure changes nothing the caller
-// sees. c.mu is held.
+// sees. A 409 is not sent again (see settled). c.mu is held.
 func (c *call) cancelLeft(tr *try, id string) {
 	client, opts := c.clientFor(tr.rt)
+	opts = append(slices.Clip(opts), option.WithMiddleware(settled))
 	ctx, stop := context.WithTimeout(context.WithoutCancel(c.ctx), cancelWait)
 	go func() {
 		defer stop()
 		what := "middleware"
 		_ = guard(tr.rt.Name, &what, func() { _, _ = client.Responses.Cancel(ctx, id, opts...) })
 	}()
+}
+
+// settled marks a 409 answer to a cancel not to be sent again
+// (X-Should-Retry: false): the server says the response's state forbids
+// it, as Llama Stack (OGX) does for a response already completed, failed
+// or incomplete (cancel_openai_response, ConflictError; ogx-ai/ogx#5268),
+// and that state will not change. openai-go sends every 409 again, twice
+// by default.
+func settled(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err != nil || res.StatusCode != http.StatusConflict {
+		return res, err
+	}
+	res.Header = res.Header.Clone()
+	if res.Header == nil {
+		res.Header = http.Header{}
+	}
+	res.Header.Set("X-Should-Retry", "false")
+	return res, nil
 }

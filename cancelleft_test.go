@@ -115,3 +115,37 @@ func TestRouterLeavesCallersBackgroundResponse(t *testing.T) {
 		}
 	})
 }
+
+// A cancel its server refuses with 409 (Llama Stack's, OGX, for a
+// response that ended before the cancel came: cancel_openai_response in
+// src/ogx/providers/inline/responses/builtin/responses/openai_responses.py)
+// is sent once: the response's state will not change, though openai-go
+// sends every 409 again, twice by default. A cancel the server accepts is
+// sent once too.
+func TestRouterCancelRefusedNotSentAgain(t *testing.T) {
+	for _, conflict := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			b := &bgServer{cut: 8, queue: 300 * msec, cancelConflict: conflict}
+			url, hc := serve(t, b)
+			// openai-go's retries as a caller has them by default.
+			oc := openai.NewClient(option.WithBaseURL(url), option.WithHTTPClient(hc), option.WithAPIKey("sk-test-secret"))
+			r, err := tokenpace.NewRouter(tokenpace.NewClient(oc),
+				tokenpace.Policy{Budget: tokenpace.Budget{TTFT: 200 * msec}}, route("bg"), route("plain"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := r.NewResponseStreaming(context.Background(), background("bg"))
+			readEvents(s)
+			if err := s.Err(); err != nil || s.Text() != "rest" {
+				t.Fatalf("Text() = %q, Err() = %v; want %q, nil", s.Text(), err, "rest")
+			}
+			s.Close()
+			time.Sleep(time.Minute) // past the cancel's retries, on virtual time
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			if b.cancels != 1 {
+				t.Errorf("409: %v; cancels sent = %d, want 1", conflict, b.cancels)
+			}
+		})
+	}
+}

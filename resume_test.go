@@ -68,7 +68,10 @@ func bgEvents(id string) []string {
 // itself after event cut: end, with the next sequence number, is its last
 // event, which a GET replays, after which the GET waits (a minute), as
 // vLLM's does for a response.completed that never comes. A POST for any other model
-// than "bg" streams a plain response, its text "rest".
+// than "bg" streams a plain response, its text "rest". POST
+// /responses/{id}/cancel answers the response cancelled, or, with
+// cancelConflict, 409 as Llama Stack (OGX) answers for a response that
+// has already ended (cancel_openai_response's ConflictError).
 type bgServer struct {
 	cut    int
 	reset  bool
@@ -76,12 +79,16 @@ type bgServer struct {
 	object bool
 	end    string
 
+	cancelConflict bool
+
 	fromStart bool
 	queue     time.Duration
 
 	mu    sync.Mutex
 	posts []string // the models posted
 	gets  []string // the query of each GET
+
+	cancels int // the POSTs to /responses/{id}/cancel
 }
 
 func (b *bgServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -90,6 +97,19 @@ func (b *bgServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b.gets = append(b.gets, r.URL.RawQuery)
 	}
 	b.mu.Unlock()
+	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/cancel") {
+		b.mu.Lock()
+		b.cancels++
+		b.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if b.cancelConflict {
+			w.WriteHeader(http.StatusConflict)
+			_, _ = w.Write([]byte(`{"error":{"message":"Cannot cancel response 'resp_bg1' with status 'completed'"}}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"created_at":1765000000,"id":"resp_bg1","model":"bg","object":"response","output":[],"status":"cancelled","background":true}`))
+		return
+	}
 	if r.Method == http.MethodGet && b.noGet {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)
