@@ -280,27 +280,41 @@ func TestRouterResumesBackgroundResponse(t *testing.T) {
 	}
 }
 
-// A server without background mode answers the GET with 404: the call
-// goes on as a continuation at the next route, as it does without
-// background.
+// A resume the server does not give goes on as a continuation at the
+// next route, as it does without background, never ending on the text it
+// had with a nil error: a server without background mode answers the GET
+// with 404; Llama Stack's (OGX) answers the stored response whole as
+// JSON, not as a stream, replaying no event (it reads neither stream nor
+// starting_after: src/ogx_api/responses/fastapi_routes.py,
+// get_openai_response).
 func TestRouterResumeRefusedContinues(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		b := &bgServer{cut: 8, noGet: true}
-		r := bgRouter(t, b)
-		s := r.NewResponseStreaming(context.Background(), background("bg"))
-		evs, restarts := readEvents(s)
-		if err := s.Err(); err != nil {
-			t.Fatalf("Err() = %v, want nil", err)
-		}
-		if want := "Latency is the time rest"; s.Text() != want {
-			t.Errorf("Text() = %q, want %q", s.Text(), want)
-		}
-		checkSequence(t, evs, restarts)
-		tm := s.Timing()
-		if k := kinds(tm); fmt.Sprint(k) != "[first continuation continuation]" || len(b.gets) != 1 || fmt.Sprint(b.posts) != "[bg plain]" {
-			t.Errorf("kinds %v, GETs %q, POSTs %q; want [first continuation continuation], one, [bg plain]", k, b.gets, b.posts)
-		}
-	})
+	for _, tc := range []struct {
+		name string
+		b    *bgServer
+	}{
+		{"404", &bgServer{cut: 8, noGet: true}},
+		{"answered whole", &bgServer{cut: 8, object: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := tc.b
+				r := bgRouter(t, b)
+				s := r.NewResponseStreaming(context.Background(), background("bg"))
+				evs, restarts := readEvents(s)
+				if err := s.Err(); err != nil {
+					t.Fatalf("Err() = %v, want nil", err)
+				}
+				if want := "Latency is the time rest"; s.Text() != want {
+					t.Errorf("Text() = %q, want %q", s.Text(), want)
+				}
+				checkSequence(t, evs, restarts)
+				tm := s.Timing()
+				if k := kinds(tm); fmt.Sprint(k) != "[first continuation continuation]" || len(b.gets) != 1 || fmt.Sprint(b.posts) != "[bg plain]" {
+					t.Errorf("kinds %v, GETs %q, POSTs %q; want [first continuation continuation], one, [bg plain]", k, b.gets, b.posts)
+				}
+			})
+		})
+	}
 }
 
 // A background response that its server ended itself (an error event,
@@ -381,30 +395,4 @@ func checkSequence(t *testing.T, evs []responses.ResponseStreamEventUnion, resta
 			t.Errorf("event %d (%s) response id = %q, want %q", i, ev.Type, ev.Response.ID, evs[0].Response.ID)
 		}
 	}
-}
-
-// A server whose GET answers the stored response whole as JSON, not as a
-// stream (Llama Stack's, OGX, which reads neither stream nor
-// starting_after: src/ogx_api/responses/fastapi_routes.py,
-// get_openai_response), replays no event: the resume is refused, and the
-// call goes on as a continuation at the next route, never ending on the
-// text it had with a nil error.
-func TestRouterResumeAnsweredWhole(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		b := &bgServer{cut: 8, object: true}
-		r := bgRouter(t, b)
-		s := r.NewResponseStreaming(context.Background(), background("bg"))
-		evs, restarts := readEvents(s)
-		if err := s.Err(); err != nil {
-			t.Fatalf("Err() = %v, want nil", err)
-		}
-		if want := "Latency is the time rest"; s.Text() != want {
-			t.Errorf("Text() = %q, want %q", s.Text(), want)
-		}
-		checkSequence(t, evs, restarts)
-		tm := s.Timing()
-		if k := kinds(tm); fmt.Sprint(k) != "[first continuation continuation]" || len(b.gets) != 1 || fmt.Sprint(b.posts) != "[bg plain]" {
-			t.Errorf("kinds %v, GETs %q, POSTs %q; want [first continuation continuation], one, [bg plain]", k, b.gets, b.posts)
-		}
-	})
 }
