@@ -148,32 +148,12 @@ type exchange struct {
 // wire.QuotaSpent).
 func (x *exchange) middleware() option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		dropped := ""    // a field llama.cpp's server would drop (wire.DroppedField)
-		var asked []byte // the completions request, as the caller made it
-		if wire.IsCompletions(req) {
-			req = rewrite(req, func(body []byte) []byte {
-				dropped, asked = wire.DroppedField(body), body
-				return body
-			})
-		}
-		infill := false // req is the request sent to /infill instead
-		model, served := "", ""
-		if dropped == "suffix" {
-			asking := req
-			x.drop.ask(func() wire.Template { return x.sglang.Template(asking, next) })
-			// A gateway may serve llama.cpp's models beside others: what
-			// is learnt is the server's and the model's.
-			model = wire.RequestModel(asked)
-			served = req.URL.Host + " " + model
-			if x.infill.Has(served) {
-				req, infill = wire.ToInfill(req, asked)
-			}
-		}
+		req, d := x.askDropped(req, next)
 		refusals := 0
 		for stale := 0; ; {
 			res, again, added, err := x.send(req, next)
-			if infill && err == nil {
-				res = wire.FromInfill(res, model, x.maxLine)
+			if d.infill && err == nil {
+				res = wire.FromInfill(res, d.model, x.maxLine)
 			}
 			refused, tools := "", "" // a field the request may go without, the tools' shape, refused by res
 			if !again && refusals < maxRefusals {
@@ -194,40 +174,15 @@ func (x *exchange) middleware() option.Middleware {
 				// description and parameters (see wire.RefusedTools).
 				refusals++
 				x.declined.Learn(req, tools)
-			case dropped != "" && !infill && err == nil && res != nil && res.StatusCode < 300 && x.drop.answer(res, dropped) != "":
-				by := x.drop.answer(res, dropped)
-				if r, ok := wire.ToInfill(req, asked); ok && by == wire.LlamaCpp {
-					// Fill-in-the-middle is this server's /infill: there
-					// at once, and from now on.
-					x.infill.Learn(served)
-					_ = res.Body.Close()
-					req, infill = r, true
-					continue
-				}
-				return x.refuseDropped(res, by, dropped), nil
-			case dropped != "" && !infill && err == nil && wire.LlamaCppRefused(res, dropped):
-				// llama.cpp's server before November 2025, or one still
-				// built on its code, refuses the field with 500.
-				if r, ok := wire.ToInfill(req, asked); ok && dropped == "suffix" {
-					x.infill.Learn(served)
-					_ = res.Body.Close()
-					req, infill = r, true
-					continue
-				}
-				return wire.AsRequestError(res), nil
-			case infill && err == nil && wire.NoInfill(res):
-				// A relay in front of llama.cpp's server that routes no
-				// /infill (one-api): the suffix cannot be served there.
-				x.infill.Forget(served)
-				return x.refuseDropped(res, wire.LlamaCpp, "suffix"), nil
 			case err != nil:
 				return res, err
 			default:
-				if dropped != "" && !infill && res.StatusCode < 300 && isEventStream(res.Header.Get("Content-Type")) {
-					// A stream: its first event tells (see fieldIgnored).
-					x.drop.await(served, dropped == "echo", wire.TGIRouter(res))
+				infill, answer := x.answerDropped(&d, req, res)
+				if infill == nil {
+					return answer, nil
 				}
-				return wire.Restated(res, asked), nil
+				req = infill
+				continue
 			}
 			if req.GetBody == nil || req.Context().Err() != nil {
 				return res, err
