@@ -228,21 +228,7 @@ func (c *call) situation(h happening, tr *try, e tryEvent, err error) situation 
 // tries and of its hedge timer. c.mu is held.
 func (c *call) act(tr *try, p plan) {
 	err := p.err
-	if p.breach != nil {
-		c.breaches = append(c.breaches, *p.breach)
-	}
-	if p.empty {
-		c.empty = tr
-	}
-	if p.unwin {
-		c.won = nil
-	}
-	if p.failedFast != nil {
-		c.failedFast = p.failedFast
-	}
-	if p.lastErr {
-		c.lastErr = err
-	}
+	c.update(tr, p)
 	switch d := p.decision; d {
 	case decideFinish:
 		c.finish(err)
@@ -298,18 +284,46 @@ func (c *call) act(tr *try, p plan) {
 	case decideLose:
 		c.stop(tr, errHedgeLost, OutcomeHedgeLost)
 	case decideWin:
-		c.won = tr
-		c.hedge.stop()
-		for _, o := range c.tries {
-			if o != tr {
-				c.stop(o, errHedgeLost, OutcomeHedgeLost)
-			}
-		}
-		if !c.set.buffered && !c.holdFirst(tr, p.at) {
-			c.chainUp(tr)
-		}
+		c.win(tr, p.at)
 	case decideHedge:
 		c.hedgeNext(p.launch)
+	}
+}
+
+// update records what p says of the call's state, before act carries p
+// out: a breach, the try that ended empty, a winner no longer one, the
+// first try that failed fast, the error to give when no route is left.
+// c.mu is held.
+func (c *call) update(tr *try, p plan) {
+	if p.breach != nil {
+		c.breaches = append(c.breaches, *p.breach)
+	}
+	if p.empty {
+		c.empty = tr
+	}
+	if p.unwin {
+		c.won = nil
+	}
+	if p.failedFast != nil {
+		c.failedFast = p.failedFast
+	}
+	if p.lastErr {
+		c.lastErr = p.err
+	}
+}
+
+// win makes tr, whose first token came at at, the try the caller reads:
+// the hedge timer and every other try are stopped. c.mu is held.
+func (c *call) win(tr *try, at time.Time) {
+	c.won = tr
+	c.hedge.stop()
+	for _, o := range c.tries {
+		if o != tr {
+			c.stop(o, errHedgeLost, OutcomeHedgeLost)
+		}
+	}
+	if !c.set.buffered && !c.holdFirst(tr, at) {
+		c.chainUp(tr)
 	}
 }
 
