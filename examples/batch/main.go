@@ -187,24 +187,30 @@ func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) (*r
 	}
 	res.wall = time.Since(start)
 	res.total = total.Snapshot()
-	t := res.total
-	fmt.Fprintf(w, "\n%d documents in %.1f s: %.1f docs/s, %.0f output tokens/s aggregate (%d failed)\n",
-		t.Requests, res.wall.Seconds(), float64(t.Completed)/res.wall.Seconds(), float64(t.OutputTokens)/res.wall.Seconds(), t.Failed)
-	if t.Failed > 0 {
-		fmt.Fprintf(w, "failed by error: %s\n", counts(t.Errors))
-	}
-	if res.uncounted > 0 {
-		fmt.Fprintf(w, "note: the server reported no token usage for %d of %d documents: their output tokens are the chunks counted, fewer than the tokens when a chunk carries several\n",
-			res.uncounted, t.Completed)
-	}
-	fmt.Fprintf(w, "goodput: %.1f docs/s (%d of %d done within %v)\n",
-		float64(t.Good)/res.wall.Seconds(), t.Good, t.Requests, cfg.deadline)
-	q := metrics.DistOf(res.queue)
-	fmt.Fprintf(w, "client-side wait before sending (rate limiter, scheduling): p50 %s, p99 %s, max %s\n", ms(q.P50), ms(q.P99), ms(q.Max))
+	res.summarize(w, cfg.deadline)
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
 	return res, nil
+}
+
+// summarize writes the run's totals to w: throughput, failures by error,
+// goodput within deadline and the client-side wait before sending.
+func (r *result) summarize(w io.Writer, deadline time.Duration) {
+	t := r.total
+	fmt.Fprintf(w, "\n%d documents in %.1f s: %.1f docs/s, %.0f output tokens/s aggregate (%d failed)\n",
+		t.Requests, r.wall.Seconds(), float64(t.Completed)/r.wall.Seconds(), float64(t.OutputTokens)/r.wall.Seconds(), t.Failed)
+	if t.Failed > 0 {
+		fmt.Fprintf(w, "failed by error: %s\n", counts(t.Errors))
+	}
+	if r.uncounted > 0 {
+		fmt.Fprintf(w, "note: the server reported no token usage for %d of %d documents: their output tokens are the chunks counted, fewer than the tokens when a chunk carries several\n",
+			r.uncounted, t.Completed)
+	}
+	fmt.Fprintf(w, "goodput: %.1f docs/s (%d of %d done within %v)\n",
+		float64(t.Good)/r.wall.Seconds(), t.Good, t.Requests, deadline)
+	q := metrics.DistOf(r.queue)
+	fmt.Fprintf(w, "client-side wait before sending (rate limiter, scheduling): p50 %s, p99 %s, max %s\n", ms(q.P50), ms(q.P99), ms(q.Max))
 }
 
 // pool runs do for documents first to first+n-1 on workers goroutines.
