@@ -26,6 +26,12 @@ import "github.com/openai/openai-go/v3"
 //     message it wrote ("Streaming is not available for the connected
 //     LLM Provider") dropped by formatJSON (Mintplex-Labs/anything-llm,
 //     server/utils/chats/openaiCompatible.js, streamChat).
+//   - "recover_stop": Baidu's FastDeploy when its engine stops a request
+//     it cannot recover, whose result it calls incomplete ("Recover is
+//     not supported, the result is incomplete!"), then sends the usage
+//     and [DONE] as for a whole answer (PaddlePaddle/FastDeploy
+//     fastdeploy/entrypoints/openai/serving_chat.py,
+//     fastdeploy/output/token_processor.py).
 //
 // OpenAI's own SDKs pass them on as finished answers.
 
@@ -33,7 +39,7 @@ import "github.com/openai/openai-go/v3"
 // server stopped the answer by a failure of its own.
 func FailedFinish(reason string) bool {
 	switch reason {
-	case "abort", "error", "insufficient_system_resource", "network_error", "network-error", "cancelled", "streaming_disabled":
+	case "abort", "error", "insufficient_system_resource", "network_error", "network-error", "cancelled", "streaming_disabled", "recover_stop":
 		return true
 	}
 	return false
