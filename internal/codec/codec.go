@@ -119,7 +119,8 @@ type BareDoneFinisher interface {
 // Responses stream: ResponseStream; a chat stream, whose tool call TGI
 // ends without a finish reason, whatever tools the request's params hold,
 // for a caller may set them as extra JSON, and whose answer Nexa SDK's
-// server ends without one: ZeroChunkStream, and cortex.cpp's relay of
+// server ends without one: ZeroChunkStream, and LlamaEdge's:
+// LlamaEdgeStream, and cortex.cpp's relay of
 // llama-server drops: LlamaRelayStream; a completions stream, whose
 // answer OpenLLM 0.3 ends without one: OpenLLMCompletionStream).
 func DecoderFor(req Request) Decoder {
@@ -127,7 +128,7 @@ func DecoderFor(req Request) Decoder {
 	case response:
 		return &ResponseStream{response: r}
 	case chat:
-		return &LlamaRelayStream{ZeroChunkStream: ZeroChunkStream{TGIToolStream: TGIToolStream{chat: r}}}
+		return &LlamaRelayStream{LlamaEdgeStream: LlamaEdgeStream{ZeroChunkStream: ZeroChunkStream{TGIToolStream: TGIToolStream{chat: r}}}}
 	case completion:
 		return &OpenLLMCompletionStream{completion: r}
 	}

@@ -29,13 +29,13 @@ import (
 // an error event read together with the [DONE] is lost, its read sent as
 // "data: [DONE]" alone: no byte then tells that answer from a whole one.
 
-// LlamaRelayStream decodes a chat stream as ZeroChunkStream does, and
+// LlamaRelayStream decodes a chat stream as LlamaEdgeStream does, and
 // follows what it needs to tell, at a [DONE] with no line break, an
 // answer of llama-server relayed by cortex.cpp (see AtBareDone): whether
 // every chunk so far is in llama-server's shape (see llamaServerChunk),
 // whether a choice finished, and whether the answer had any output.
 type LlamaRelayStream struct {
-	ZeroChunkStream
+	LlamaEdgeStream
 	seen  bool // a chunk was looked at
 	llama bool // every chunk so far is in llama-server's shape
 	build bool // some chunk carried llama-server's build as its fingerprint
@@ -45,7 +45,7 @@ type LlamaRelayStream struct {
 
 // Decode decodes the next event of the stream.
 func (s *LlamaRelayStream) Decode(data []byte) (Event, error) {
-	ev, err := s.ZeroChunkStream.Decode(data)
+	ev, err := s.LlamaEdgeStream.Decode(data)
 	if err != nil || (s.seen && !s.llama) || ev.Chunk == nil {
 		return ev, err
 	}
