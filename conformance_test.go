@@ -295,6 +295,9 @@ func TestConformance(t *testing.T) {
 					want.Expect.DeltasText = ""
 					want.Expect.Error, want.Expect.Finish, want.Expect.AccFinish = "", "stop", ""
 					want.Expect.PromptTokens, want.Expect.OutputTokens, want.Expect.UsageReported = 0, 0, nil
+					// A broken stream's tool calls are not continued: the
+					// next route answers afresh (TestLlamaCppToolCallsCut).
+					want.Expect.ToolCalls = nil
 				}
 				checkConformance(t, "Router", want, routed)
 				if n := len(routed.tm.Attempts); (n == 1) != (fx.Expect.Error == "" && !fx.Expect.Empty) {
