@@ -232,7 +232,8 @@ func (a *Accumulator) end(e *End) {
 // audio its deltas streamed, if any, its reasoning and images in its
 // JSON.ExtraFields (see messageExtras), its tool calls typed ("function"
 // when the server gave no type, "custom" with the name and input of a
-// custom tool's call: see functionTypes), its one choice that used every
+// custom tool's call: see functionTypes), the "{}" a relay put before a
+// call's arguments dropped (see emptyObjectArgs), its one choice that used every
 // token allowed finished for "length" (see lengthFinish), and each other
 // choice that streamed tool calls finished for "tool_calls" even when its
 // server said "stop" (see toolCallsFinish), and a reason its server
@@ -249,6 +250,7 @@ func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 	a.custom.setOn(c)
 	a.extras.setOn(c)
 	functionTypes(c)
+	emptyObjectArgs(c)
 	lengthFinish(c, a.Limit, a.outputs)
 	openAIFinish(c)
 	toolCallsFinish(c)
