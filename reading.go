@@ -42,6 +42,7 @@ type reading struct {
 	finishedChoices codec.Finished      // the choices that sent their finish reason
 	choiceUsage     codec.ChoiceUsage   // adds up a usage reported per choice
 	entries         codec.ChoiceEntries // counts the choices' entries, for a usage of one choice (see choicesGlued)
+	prompt          codec.PromptCount   // the prompt count, for a later usage that reports none
 	otherChoice     bool                // a choice other than the first came (see nIgnored)
 	start           answerStart         // tells a chat chunk that begins the answer again (see begunAgain)
 	// cut is a whole answer its server cut (see wholeCut), as its API
@@ -85,7 +86,7 @@ func (r *reading) open(before flusher, dropped bool, maxLine int) {
 	if r.req.API() != codec.APIChat {
 		r.loading = wire.NoLoadingNotes()
 	}
-	r.choicesCheck, r.entries = r.req.Choices() > 1, codec.ChoiceEntries{}
+	r.choicesCheck, r.entries, r.prompt = r.req.Choices() > 1, codec.ChoiceEntries{}, codec.PromptCount{}
 	r.sr = sse.NewReader(r.body, maxLine)
 	if r.sniffed != "" {
 		r.sr.Sniff()
@@ -210,7 +211,8 @@ func (r *reading) decode(data []byte) (ev codec.Event, size int, err error) {
 
 // tally notes what chunk ar says of the answer: the choices that sent
 // their finish reason, and a usage reported per choice, which it makes
-// ar's sum (see codec.ChoiceUsage). It returns the content of the first
+// ar's sum (see codec.ChoiceUsage), or without its prompt count, which it
+// gives the one reported before (see codec.PromptCount). It returns the content of the first
 // choice, and whether ar completes the answer (see markAnswered).
 func (r *reading) tally(ar *arrived) (content string, completes bool) {
 	c := ar.Chunk
@@ -218,6 +220,7 @@ func (r *reading) tally(ar *arrived) (content string, completes bool) {
 	if ar.HasUsage {
 		ar.Usage = r.choiceUsage.Add(c, ar.Usage, r.finishedChoices.Count(), r.req.Choices(), r.req.Prompts())
 		ar.Usage = r.entries.Usage(c, ar.Usage)
+		ar.Usage = r.prompt.Usage(ar.Usage)
 	}
 	terminal := ar.Final
 	for i := range c.Choices {
