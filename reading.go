@@ -2,6 +2,7 @@ package tokenpace
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"time"
@@ -93,8 +94,16 @@ func (r *reading) open(before flusher, dropped bool, maxLine int) {
 	}
 }
 
-// next returns the data of the next event of the body.
-func (r *reading) next() ([]byte, error) { return r.sr.Next() }
+// next returns the data of the next event of the body, or of its first
+// line when the body turns out to be a chat stream's JSON lines (see
+// jsonLines).
+func (r *reading) next() ([]byte, error) {
+	data, err := r.sr.Next()
+	if errors.Is(err, sse.ErrNotEventStream) && r.jsonLines() {
+		return r.sr.Unframed(), nil
+	}
+	return data, err
+}
 
 // response returns the response read.
 func (r *reading) response() *http.Response { return r.res }

@@ -53,6 +53,7 @@ type Reader struct {
 	broken   bool   // the last line ended with a line break
 	cr       bool   // the last line ended with a CR: a LF next is its own
 	sniff    bool   // the first line must be a field of the format (Sniff)
+	jsonl    bool   // the body is JSON lines, not events (JSONLines)
 }
 
 // Sniff makes the Reader check that the body is an event stream, for a
@@ -155,6 +156,9 @@ func lineEnd(data []byte) (end, next int) {
 // another line.
 func (r *Reader) Next() ([]byte, error) {
 	r.data, r.has, r.named, r.note = r.data[:0], false, false, r.note[:0]
+	if r.jsonl {
+		return r.nextLine()
+	}
 	for r.sc.Scan() {
 		line := r.sc.Bytes()
 		if len(line) == 0 {
