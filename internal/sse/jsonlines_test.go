@@ -30,15 +30,7 @@ func TestJSONLines(t *testing.T) {
 			t.Fatalf("Unframed() of %q = %q, want the first line", tc.body, got)
 		}
 		r.JSONLines()
-		var got []string
-		var err error
-		for {
-			var data []byte
-			if data, err = r.Next(); err != nil {
-				break
-			}
-			got = append(got, string(data))
-		}
+		got, err := readAll(r)
 		if g := strings.Join(got, "|"); g != tc.want {
 			t.Errorf("%q: lines %q, want %q", tc.body, g, tc.want)
 		}

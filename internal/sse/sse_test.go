@@ -28,16 +28,7 @@ func TestErrorLine(t *testing.T) {
 		{"data:\n\ndata: \n\ndata:   \n\ndata: z\n\ndata:\n", []string{"z"}, "", false},
 		{"data:\ndata: w\n\n", []string{"\nw"}, "", false},
 	} {
-		r := NewReader(strings.NewReader(tc.body), 1<<10)
-		var got []string
-		var err error
-		for {
-			var data []byte
-			if data, err = r.Next(); err != nil {
-				break
-			}
-			got = append(got, string(data))
-		}
+		got, err := readAll(NewReader(strings.NewReader(tc.body), 1<<10))
 		var el *ErrorLine
 		switch {
 		case strings.Join(got, "|") != strings.Join(tc.data, "|"):
@@ -237,5 +228,18 @@ func TestUnframed(t *testing.T) {
 		if got := string(r.Unframed()); got != tc.line {
 			t.Errorf("Unframed() of %q = %q, want %q", tc.body, got, tc.line)
 		}
+	}
+}
+
+// readAll returns the data of every event r reads, and the error that
+// ended its reading.
+func readAll(r *Reader) ([]string, error) {
+	var got []string
+	for {
+		data, err := r.Next()
+		if err != nil {
+			return got, err
+		}
+		got = append(got, string(data))
 	}
 }
