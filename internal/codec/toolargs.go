@@ -18,18 +18,15 @@ import (
 // follows it is a JSON object of its own is the "{}" dropped, so that
 // arguments that are JSON stay as they came.
 func emptyObjectArgs(c *openai.ChatCompletion) {
-	for i := range c.Choices {
-		calls := c.Choices[i].Message.ToolCalls
-		for j := range calls {
-			f := &calls[j].Function
-			rest, ok := strings.CutPrefix(f.Arguments, "{}")
-			if !ok {
-				continue
-			}
-			rest = strings.TrimLeft(rest, " \t\r\n")
-			if strings.HasPrefix(rest, "{") && json.Valid([]byte(rest)) {
-				f.Arguments = rest
-			}
+	for call := range calls(c) {
+		f := &call.Function
+		rest, ok := strings.CutPrefix(f.Arguments, "{}")
+		if !ok {
+			continue
+		}
+		rest = strings.TrimLeft(rest, " \t\r\n")
+		if strings.HasPrefix(rest, "{") && json.Valid([]byte(rest)) {
+			f.Arguments = rest
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"iter"
 	"strings"
 
 	"github.com/openai/openai-go/v3"
@@ -23,11 +24,22 @@ import (
 // functionTypes gives the type "function" to every call of c's messages
 // that has none.
 func functionTypes(c *openai.ChatCompletion) {
-	for i := range c.Choices {
-		calls := c.Choices[i].Message.ToolCalls
-		for j := range calls {
-			if calls[j].Type == "" {
-				calls[j].Type = "function"
+	for call := range calls(c) {
+		if call.Type == "" {
+			call.Type = "function"
+		}
+	}
+}
+
+// calls yields every tool call of c's messages, to be changed in place.
+func calls(c *openai.ChatCompletion) iter.Seq[*openai.ChatCompletionMessageToolCallUnion] {
+	return func(yield func(*openai.ChatCompletionMessageToolCallUnion) bool) {
+		for i := range c.Choices {
+			calls := c.Choices[i].Message.ToolCalls
+			for j := range calls {
+				if !yield(&calls[j]) {
+					return
+				}
 			}
 		}
 	}
