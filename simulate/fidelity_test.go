@@ -521,8 +521,10 @@ func TestFidelity(t *testing.T) {
 // and 69 % over 35 rows before ten rows of two more sources joined them;
 // 24.5 % and 60 % before TurboMind's first token was taken from the decode step
 // after its prefill, FirstTokenFromDecode, and attention's share was taken
-// of the peak rather than of the GEMMs'), decode 9.5 % and 82 % over 56
-// rows (10.1 % over 49 before them; over the 24 and 43 such rows before
+// of the peak rather than of the GEMMs'), decode 10.3 % and 76 % over 63
+// rows (9.5 % and 82 % over 56 before the seven 4-bit rows of vLLM's
+// October 2023 build joined its three fp16 ones, all slowed by that
+// build's host time per step; 10.1 % over 49 before that; over the 24 and 43 such rows before
 // 17 llama.cpp rows of five more tables joined them: 13.9 % / 67 % and 9.6 % / 81 %). Most of the
 // first-token misses are engine builds rather than
 // devices: llama.cpp's Metal prefill of August 2023 (+95 %, a kernel
