@@ -91,24 +91,8 @@ func nvlinkGBs(a Arch) float64 {
 // missing or impossible figure, or an unknown class name, yields an
 // *InvalidError naming the accepted values.
 func (s GPUSpec) GPU() (GPU, []Assumption, error) {
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"bandwidth (GB/s)", s.BandwidthGBs}, {"TFLOPS", s.TFLOPS}, {"memory (GB)", s.MemoryGB}} {
-		if !(f.v > 0) || math.IsInf(f.v, 1) {
-			return GPU{}, nil, &InvalidError{Field: "GPU " + f.name, Value: f.v, Reason: "must be positive and finite"}
-		}
-	}
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"fp8 TFLOPS", s.FP8TFLOPS}, {"int8 TOPS", s.INT8TOPS}, {"vector TFLOPS", s.VectorTFLOPS}, {"host link (GB/s)", s.HostLinkGBs}} {
-		if !(f.v >= 0) || math.IsInf(f.v, 1) {
-			return GPU{}, nil, &InvalidError{Field: "GPU " + f.name, Value: f.v, Reason: "must be finite and not negative"}
-		}
-	}
-	if s.InterconnectLatency < 0 {
-		return GPU{}, nil, &InvalidError{Field: "GPU interconnect latency", Value: s.InterconnectLatency, Reason: "must not be negative"}
+	if err := s.check(); err != nil {
+		return GPU{}, nil, err
 	}
 	var as []Assumption
 	assume := func(field, value, why string) { as = append(as, Assumption{field, value, why}) }
@@ -164,6 +148,46 @@ func (s GPUSpec) GPU() (GPU, []Assumption, error) {
 		g.HostLinkGBs = 32
 		assume("host-link-gbs", "32", "PCIe 4.0 x16")
 	}
+	var err error
+	if g.PeerLinkGBs, err = s.peerLink(g, mem, assume); err != nil {
+		return GPU{}, nil, err
+	}
+	if s.InterconnectLatency == 0 {
+		assume("interconnect-latency", "runtime class default", "the engine's all-reduce latency over the link")
+	}
+	return g, as, g.Validate()
+}
+
+// check returns an *InvalidError for the first figure of s out of its
+// range: bandwidth, TFLOPS and memory positive, the other rates not
+// negative, all finite.
+func (s GPUSpec) check() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"bandwidth (GB/s)", s.BandwidthGBs}, {"TFLOPS", s.TFLOPS}, {"memory (GB)", s.MemoryGB}} {
+		if !(f.v > 0) || math.IsInf(f.v, 1) {
+			return &InvalidError{Field: "GPU " + f.name, Value: f.v, Reason: "must be positive and finite"}
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"fp8 TFLOPS", s.FP8TFLOPS}, {"int8 TOPS", s.INT8TOPS}, {"vector TFLOPS", s.VectorTFLOPS}, {"host link (GB/s)", s.HostLinkGBs}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 1) {
+			return &InvalidError{Field: "GPU " + f.name, Value: f.v, Reason: "must be finite and not negative"}
+		}
+	}
+	if s.InterconnectLatency < 0 {
+		return &InvalidError{Field: "GPU interconnect latency", Value: s.InterconnectLatency, Reason: "must not be negative"}
+	}
+	return nil
+}
+
+// peerLink returns the bandwidth between g's peers (GB/s; 0 for none
+// but the host link) that s's interconnect names, or the default of g's
+// memory class mem, noted by assume.
+func (s GPUSpec) peerLink(g GPU, mem string, assume func(field, value, why string)) (float64, error) {
 	ic := strings.ToLower(strings.TrimSpace(s.Interconnect))
 	if ic == "" && g.Memory == MemoryHBM {
 		ic = "nvlink"
@@ -174,19 +198,15 @@ func (s GPUSpec) GPU() (GPU, []Assumption, error) {
 	}
 	switch ic {
 	case "nvlink":
-		g.PeerLinkGBs = nvlinkGBs(g.Arch)
+		return nvlinkGBs(g.Arch), nil
 	case "pcie", "none":
-	default:
-		v, err := strconv.ParseFloat(strings.TrimSuffix(ic, "gb/s"), 64)
-		if err != nil || !(v > 0) || math.IsInf(v, 1) {
-			return GPU{}, nil, &InvalidError{Field: "interconnect", Value: s.Interconnect, Reason: "want nvlink, pcie or a bandwidth in GB/s"}
-		}
-		g.PeerLinkGBs = v
+		return 0, nil
 	}
-	if s.InterconnectLatency == 0 {
-		assume("interconnect-latency", "runtime class default", "the engine's all-reduce latency over the link")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(ic, "gb/s"), 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 1) {
+		return 0, &InvalidError{Field: "interconnect", Value: s.Interconnect, Reason: "want nvlink, pcie or a bandwidth in GB/s"}
 	}
-	return g, as, g.Validate()
+	return v, nil
 }
 
 // Spec returns the datasheet description of g: every figure given, so
