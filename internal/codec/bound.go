@@ -149,14 +149,21 @@ func jsonObjects(data []byte, depth int) (n, at int) {
 // checkChoices refuses a chunk whose choices run beyond the request's n
 // (n), or whose deltas carry more tool calls than MaxToolCalls: what would
 // be lost or grow without bound downstream (openai-go's accumulator drops
-// choice indexes past 127). When one choice was asked for, a chunk's only
-// choice is that one whatever its index: Foundry Local until 0.7.117
-// (microsoft/foundry-local#263) and TGI 1.4.0 to 1.4.3
-// (huggingface/text-generation-inference#1648) number each chunk's
-// choice one more than the last's; its index is set to 0.
+// choice indexes past 127). A chunk may hold several entries of the same
+// choice, each a piece of its output in order: FastDeploy sends a request
+// with its own field max_streaming_response_tokens so, that many tokens a
+// chunk as that many entries of index 0 (fastdeploy/entrypoints/openai/
+// serving_chat.py and serving_completion.py), which openai-go's
+// accumulator joins in order as it joins chunks. So what is bounded is the
+// indexes, each below n, and the entries, MaxChoices at most, as many as a
+// request's n can make a chunk hold. When one choice was asked for, a
+// chunk's only choice is that one whatever its index: Foundry Local until
+// 0.7.117 (microsoft/foundry-local#263) and TGI 1.4.0 to 1.4.3
+// (huggingface/text-generation-inference#1648) number each chunk's choice
+// one more than the last's; its index is set to 0.
 func checkChoices(c *openai.ChatCompletionChunk, n int) error {
-	if len(c.Choices) > n {
-		return &Error{TooLarge: true, Detail: fmt.Sprintf("%d choices in one chunk, the request asked for %d", len(c.Choices), n)}
+	if len(c.Choices) > MaxChoices {
+		return &Error{TooLarge: true, Detail: fmt.Sprintf("%d choice entries in one chunk, over %d", len(c.Choices), MaxChoices)}
 	}
 	if n == 1 && len(c.Choices) == 1 {
 		c.Choices[0].Index = 0
@@ -164,7 +171,9 @@ func checkChoices(c *openai.ChatCompletionChunk, n int) error {
 	for i := range c.Choices {
 		ch := &c.Choices[i]
 		if ch.Index < 0 || ch.Index >= int64(n) {
-			return &Error{Detail: fmt.Sprintf("choice index %d, the request asked for %d", ch.Index, n)}
+			// Beside other entries, a choice the request did not ask
+			// for is one more choice than it asked for.
+			return &Error{TooLarge: len(c.Choices) > 1, Detail: fmt.Sprintf("choice index %d, the request asked for %d", ch.Index, n)}
 		}
 		tc := ch.Delta.ToolCalls
 		if len(tc) > MaxToolCalls {
