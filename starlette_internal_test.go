@@ -48,6 +48,7 @@ func TestEventStatus(t *testing.T) {
 		{codec.ServerError{Raw: `{"code":"500","message":"boom","param":"","type":""}`}, 0},
 		{codec.ServerError{Raw: `{"code":400,"message":"bad","type":"BadRequestError"}`}, 0}, // vLLM's number
 		{codec.ServerError{Raw: `{"code":"invalid_request_error","message":"bad"}`}, 0},
+		{codec.ServerError{Raw: `{"message":"weights cleared","type":"internal_error","code":"400"}`}, 0}, // FastDeploy's own failure
 	} {
 		if got := eventStatus(&tt.s); got != tt.want {
 			t.Errorf("eventStatus(code %q, raw %q) = %d, want %d", tt.s.Code, tt.s.Raw, got, tt.want)

@@ -185,13 +185,20 @@ func validationStatus(raw string, e *openai.Error) int {
 // OpenAIChatResponseGenerator.stream). With that status, the refusal
 // counts as the request's, not the server's (see excludedFromBreaker). 0
 // for any other error: OpenAI's codes are names ("rate_limit_exceeded",
-// "server_error"), and a code written as a number (vLLM's, llama.cpp's)
-// is left as it was.
+// "server_error"), a code written as a number (vLLM's, llama.cpp's) is
+// left as it was, and so is one beside a type that names the server's
+// own failure: Baidu's FastDeploy writes the code "400" on every failure
+// of a completions stream, its type "internal_error" (PaddlePaddle/FastDeploy
+// fastdeploy/entrypoints/openai/serving_completion.py).
 func eventStatus(s *codec.ServerError) int {
 	code := s.Code
 	if s.Raw != "" {
 		v := gjson.Get(s.Raw, "code")
 		if v.Type != gjson.String {
+			return 0
+		}
+		switch gjson.Get(s.Raw, "type").Str {
+		case "internal_error", "server_error", "internal_server_error":
 			return 0
 		}
 		code = v.Str
