@@ -85,35 +85,8 @@ func Predict(d Deployment, s Scenario) (Prediction, error) {
 	if err != nil {
 		return Prediction{}, err
 	}
-	s.PromptTokens = orI(s.PromptTokens, 1000)
-	s.OutputTokens = orI(s.OutputTokens, 256)
-	s.Concurrency = orI(s.Concurrency, 1)
-	for _, c := range []struct {
-		name string
-		v    int
-		ok   bool
-	}{
-		{"prompt tokens", s.PromptTokens, s.PromptTokens > 0},
-		{"output tokens", s.OutputTokens, s.OutputTokens > 0},
-		{"concurrency", s.Concurrency, s.Concurrency > 0},
-		{"cached tokens", s.CachedTokens, s.CachedTokens >= 0 && (s.CachedTokens == 0 || s.CachedTokens < s.PromptTokens)},
-		{"requests", s.Requests, s.Requests >= 0},
-	} {
-		if !c.ok {
-			return Prediction{}, &InvalidError{Field: c.name, Value: c.v, Reason: "must be positive (cached tokens: in [0, prompt tokens))"}
-		}
-	}
-	if ctx := d.Model.Context; ctx > 0 && s.PromptTokens > ctx {
-		// A server answers such a request 400 (see generation.go): no
-		// figure to predict. (A prompt that fills the context, and the
-		// token after it, is what published prefill measurements run.)
-		return Prediction{}, &InvalidError{Field: "prompt tokens", Value: s.PromptTokens,
-			Reason: fmt.Sprintf("over %s's context of %d tokens", d.Model.Name, ctx)}
-	}
-	total := max(s.Requests, s.Concurrency)
-	if work := float64(total) * float64(s.OutputTokens); work > maxPredictTokens {
-		return Prediction{}, &InvalidError{Field: "scenario", Value: fmt.Sprintf("%d × %d output tokens", total, s.OutputTokens),
-			Reason: fmt.Sprintf("more than %g tokens to simulate", float64(maxPredictTokens))}
+	if s, err = s.resolved(d); err != nil {
+		return Prediction{}, err
 	}
 	if !s.Spread || s.Concurrency == 1 {
 		p, _, err := predictSpaced(d, s, 0, 0)
@@ -164,6 +137,44 @@ func Predict(d Deployment, s Scenario) (Prediction, error) {
 	p.TPS, p.AggregateTPS = tps, agg
 	p.Arithmetic = p.explain(e)
 	return p, nil
+}
+
+// resolved returns s with its defaults filled in (1,000 prompt tokens,
+// 256 output tokens, one client), or an *InvalidError when a figure is
+// out of range, the prompt is over d's context, or there is more work
+// than Predict simulates.
+func (s Scenario) resolved(d Deployment) (Scenario, error) {
+	s.PromptTokens = orI(s.PromptTokens, 1000)
+	s.OutputTokens = orI(s.OutputTokens, 256)
+	s.Concurrency = orI(s.Concurrency, 1)
+	for _, c := range []struct {
+		name string
+		v    int
+		ok   bool
+	}{
+		{"prompt tokens", s.PromptTokens, s.PromptTokens > 0},
+		{"output tokens", s.OutputTokens, s.OutputTokens > 0},
+		{"concurrency", s.Concurrency, s.Concurrency > 0},
+		{"cached tokens", s.CachedTokens, s.CachedTokens >= 0 && (s.CachedTokens == 0 || s.CachedTokens < s.PromptTokens)},
+		{"requests", s.Requests, s.Requests >= 0},
+	} {
+		if !c.ok {
+			return Scenario{}, &InvalidError{Field: c.name, Value: c.v, Reason: "must be positive (cached tokens: in [0, prompt tokens))"}
+		}
+	}
+	if ctx := d.Model.Context; ctx > 0 && s.PromptTokens > ctx {
+		// A server answers such a request 400 (see generation.go): no
+		// figure to predict. (A prompt that fills the context, and the
+		// token after it, is what published prefill measurements run.)
+		return Scenario{}, &InvalidError{Field: "prompt tokens", Value: s.PromptTokens,
+			Reason: fmt.Sprintf("over %s's context of %d tokens", d.Model.Name, ctx)}
+	}
+	total := max(s.Requests, s.Concurrency)
+	if work := float64(total) * float64(s.OutputTokens); work > maxPredictTokens {
+		return Scenario{}, &InvalidError{Field: "scenario", Value: fmt.Sprintf("%d × %d output tokens", total, s.OutputTokens),
+			Reason: fmt.Sprintf("more than %g tokens to simulate", float64(maxPredictTokens))}
+	}
+	return s, nil
 }
 
 // spreadDraws is how many random arrangements of the clients' phases a

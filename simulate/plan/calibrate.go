@@ -147,23 +147,12 @@ func Calibrate(d simulate.Deployment, obs []simulate.Observation) (Calibration, 
 	if err != nil {
 		return Calibration{}, err
 	}
-	for i, o := range obs {
-		if !(o.Value > 0) || math.IsInf(o.Value, 0) || !known(o.Metric) {
-			return Calibration{}, &simulate.InvalidError{Field: fmt.Sprintf("observation %d", i+1), Value: o, Reason: "needs a known metric and a positive, finite value"}
-		}
-	}
 	names := []string{"MBU", "MFU", "StepOverhead"}
 	x := []float64{base.MBU, base.MFU, max(base.StepOverhead.Seconds(), 1e-5)}
 	lo := []float64{0.02, 0.02, 1e-6}
 	hi := []float64{1, 1, 1}
-	distinct := map[simulate.Observation]bool{}
-	for _, o := range obs {
-		o.Value = 0
-		distinct[o] = true
-	}
-	if len(distinct) < len(names) {
-		return Calibration{}, &CalibrationError{Reason: fmt.Sprintf("%d distinct figures for %d constants (%s): add runs at other prompt lengths and concurrencies",
-			len(distinct), len(names), strings.Join(names, ", "))}
+	if err := checkObservations(obs, names); err != nil {
+		return Calibration{}, err
 	}
 	with := func(x []float64) simulate.Deployment {
 		c := base
@@ -232,6 +221,27 @@ func Calibrate(d simulate.Deployment, obs []simulate.Observation) (Calibration, 
 	out.Bands, out.Confounded, out.Spread = bands(x, lo, hi, names, residuals(exact), func(x []float64) simulate.Deployment { return with(x) }, exact)
 	out.Residuals = fitted
 	return out, nil
+}
+
+// checkObservations returns an error when an observation has an unknown
+// metric or a value that is not positive and finite, or when obs hold
+// fewer distinct figures (metric and scenario) than the constants names.
+func checkObservations(obs []simulate.Observation, names []string) error {
+	for i, o := range obs {
+		if !(o.Value > 0) || math.IsInf(o.Value, 0) || !known(o.Metric) {
+			return &simulate.InvalidError{Field: fmt.Sprintf("observation %d", i+1), Value: o, Reason: "needs a known metric and a positive, finite value"}
+		}
+	}
+	distinct := map[simulate.Observation]bool{}
+	for _, o := range obs {
+		o.Value = 0
+		distinct[o] = true
+	}
+	if len(distinct) < len(names) {
+		return &CalibrationError{Reason: fmt.Sprintf("%d distinct figures for %d constants (%s): add runs at other prompt lengths and concurrencies",
+			len(distinct), len(names), strings.Join(names, ", "))}
+	}
+	return nil
 }
 
 // bands returns each constant's band at the fit x of the residual
