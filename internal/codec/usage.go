@@ -66,7 +66,23 @@ func usageOf(u openai.CompletionUsage) Usage {
 	if r > 0 && (u.TotalTokens == u.PromptTokens+u.CompletionTokens+r || r > u.CompletionTokens) {
 		output += r
 	}
-	return Usage{Prompt: u.PromptTokens, Cached: cached, Output: output, Reasoning: min(max(r, 0), max(output, 0))}
+	return Usage{Prompt: promptWithCache(u, cached), Cached: cached, Output: output, Reasoning: min(max(r, 0), max(output, 0))}
+}
+
+// promptWithCache returns the prompt tokens of u, whose cached tokens are
+// cached. OpenAI's prompt_tokens counts the tokens served from the cache,
+// so that they are never more than it; a relay of Anthropic's Messages API
+// or of Bedrock's Converse (agentgateway, crates/llm/src/conversion
+// messages.rs and bedrock.rs) gives as prompt_tokens their input_tokens,
+// which leave out the tokens read from the cache and those written to it
+// (cache_creation_input_tokens). Where the cached tokens are more than
+// prompt_tokens, prompt_tokens can only have left them out, and both are
+// added to it; where they are not, nothing tells the two counts apart.
+func promptWithCache(u openai.CompletionUsage, cached int64) int64 {
+	if cached <= u.PromptTokens {
+		return u.PromptTokens
+	}
+	return u.PromptTokens + cached + max(extraCount(u.JSON.ExtraFields, "cache_creation_input_tokens"), 0)
 }
 
 // chunkUsage returns the usage a chat chunk reports, and whether it
