@@ -46,6 +46,7 @@ type reading struct {
 	prompt          codec.PromptCount   // the prompt count, for a later usage that reports none
 	otherChoice     bool                // a choice other than the first came (see nIgnored)
 	start           answerStart         // tells a chat chunk that begins the answer again (see begunAgain)
+	laterStop       codec.LaterStop     // keeps a finish reason against a "stop" sent after it
 	// cut is a whole answer its server cut (see wholeCut), as its API
 	// sent it: the caller's, with the error, when no route answers.
 	cut any
@@ -219,12 +220,14 @@ func (r *reading) decode(data []byte) (ev codec.Event, size int, err error) {
 }
 
 // tally notes what chunk ar says of the answer: the choices that sent
-// their finish reason, and a usage reported per choice, which it makes
+// their finish reason (a "stop" after another reason is that reason: see
+// codec.LaterStop), and a usage reported per choice, which it makes
 // ar's sum (see codec.ChoiceUsage), or without its prompt count, which it
 // gives the one reported before (see codec.PromptCount). It returns the content of the first
 // choice, and whether ar completes the answer (see markAnswered).
 func (r *reading) tally(ar *arrived) (content string, completes bool) {
 	c := ar.Chunk
+	r.laterStop.Keep(c)
 	r.entries.Add(c)
 	if ar.HasUsage {
 		ar.Usage = r.choiceUsage.Add(c, ar.Usage, r.finishedChoices.Count(), r.req.Choices(), r.req.Prompts())
