@@ -1,0 +1,34 @@
+package codec
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// TestErrorAsContent checks that only an error written as a whole answer
+// (role, "Error: " content and finish "error" in one chunk) is read as an
+// error event.
+func TestErrorAsContent(t *testing.T) {
+	chat := Chat(openai.ChatCompletionNewParams{}, true)
+	tests := []struct {
+		name, data, msg string // msg: the error's message, "" for none
+	}{
+		{"Semantic Router's cached error", `{"choices":[{"delta":{"content":"Error: Model is overloaded","role":"assistant"},"finish_reason":"error","index":0}],"id":"chatcmpl-cache-error-1","model":"cache","object":"chat.completion.chunk"}`, "Model is overloaded"},
+		{"finish error mid-answer, no role", `{"choices":[{"delta":{"content":"Error: x"},"finish_reason":"error","index":0}]}`, ""},
+		{"an answer that says Error:", `{"choices":[{"delta":{"content":"Error: x","role":"assistant"},"finish_reason":"stop","index":0}]}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := chat.Decode([]byte(tt.data))
+			var e *Error
+			switch {
+			case tt.msg == "" && err != nil:
+				t.Errorf("Decode = %v, want no error", err)
+			case tt.msg != "" && (!errors.As(err, &e) || e.Server == nil || e.Server.Message != tt.msg):
+				t.Errorf("Decode = %v, want an error event %q", err, tt.msg)
+			}
+		})
+	}
+}
