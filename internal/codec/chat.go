@@ -99,6 +99,9 @@ func (r chat) Decode(data []byte) (Event, error) {
 	if s := llamaCppError(data, c.JSON.ExtraFields, len(c.Choices)); s != nil {
 		return Event{}, serverError(s)
 	}
+	if s := statusError(data); s != nil {
+		return Event{}, serverError(s)
+	}
 	if s := groqError(c.JSON.ExtraFields); s != nil {
 		return Event{}, serverError(s)
 	}

@@ -157,6 +157,9 @@ func LineError(el *sse.ErrorLine) error {
 	raw := string(el.Data)
 	switch {
 	case !el.Field:
+		if s := statusError(el.Data); s != nil && !gjson.Get(raw, "error").Exists() {
+			return serverError(s)
+		}
 		return serverError(rawError(el.Data, gjson.Get(raw, "error").Raw, ""))
 	case !gjson.Valid(raw):
 		return serverError(&ServerError{Message: raw})
@@ -212,6 +215,17 @@ func codeError(extra map[string]respjson.Field, choices int) *ServerError {
 		return nil
 	}
 	return &ServerError{Code: code.Raw, Message: stringOf(json.RawMessage(extra["text"].Raw()))}
+}
+
+// statusError returns the error of an event that is a platform's status
+// saying the request failed (see sse.StatusError): its code and its
+// text; nil for any other event.
+func statusError(data []byte) *ServerError {
+	if !sse.StatusError(data) {
+		return nil
+	}
+	msg, _ := sse.StatusMessage(data)
+	return &ServerError{Code: gjson.GetBytes(data, "code").Raw, Message: msg}
 }
 
 // llamaCppError returns the error of an event without choices whose

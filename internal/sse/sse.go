@@ -28,7 +28,9 @@ var ErrNotEventStream = errors.New("tokenpace: the body is not an event stream")
 //     [DONE], so that the stream would end clean and empty;
 //   - as a bare JSON object holding an "error" member, the error body of
 //     an upstream relayed without framing (lemonade-sdk/lemonade#2826),
-//     or a JSON error sent in answer to a streaming request.
+//     or a JSON error sent in answer to a streaming request;
+//   - as a bare JSON object that is a platform's status (see
+//     StatusError): iFlytek's failures in a 200 stream.
 //
 // Data is the field's value, or the whole object.
 type ErrorLine struct {
@@ -262,7 +264,7 @@ func errorLine(line []byte) *ErrorLine {
 		value := bytes.TrimPrefix(line[len("error:"):], []byte{' '})
 		return &ErrorLine{Data: bytes.Clone(value), Field: true}
 	case line[0] == '{':
-		if e := gjson.GetBytes(line, "error"); e.Exists() && e.Type != gjson.Null {
+		if e := gjson.GetBytes(line, "error"); (e.Exists() && e.Type != gjson.Null) || StatusError(line) {
 			return &ErrorLine{Data: bytes.Clone(line)}
 		}
 	}
