@@ -121,14 +121,15 @@ type BareDoneFinisher interface {
 // for a caller may set them as extra JSON, and whose answer Nexa SDK's
 // server ends without one: ZeroChunkStream, and LlamaEdge's:
 // LlamaEdgeStream, and cortex.cpp's relay of
-// llama-server drops: LlamaRelayStream; a completions stream, whose
+// llama-server drops: LlamaRelayStream, and iFlytek Spark's API:
+// SparkStream; a completions stream, whose
 // answer OpenLLM 0.3 ends without one: OpenLLMCompletionStream).
 func DecoderFor(req Request) Decoder {
 	switch r := req.(type) {
 	case response:
 		return &ResponseStream{response: r}
 	case chat:
-		return &LlamaRelayStream{LlamaEdgeStream: LlamaEdgeStream{ZeroChunkStream: ZeroChunkStream{TGIToolStream: TGIToolStream{chat: r}}}}
+		return &SparkStream{LlamaRelayStream: LlamaRelayStream{LlamaEdgeStream: LlamaEdgeStream{ZeroChunkStream: ZeroChunkStream{TGIToolStream: TGIToolStream{chat: r}}}}}
 	case completion:
 		return &OpenLLMCompletionStream{completion: r}
 	}
