@@ -32,14 +32,20 @@ import "github.com/openai/openai-go/v3"
 //     and [DONE] as for a whole answer (PaddlePaddle/FastDeploy
 //     fastdeploy/entrypoints/openai/serving_chat.py,
 //     fastdeploy/output/token_processor.py).
+//   - "load": Ollama when a request has no prompt (a completions request
+//     whose prompt is "", with a suffix or not; a cloud chat request with
+//     no user message): it only loads the model, generates nothing and
+//     finishes the empty answer "load", then sends the usage and [DONE]
+//     as for a whole one (ollama/ollama server/routes.go, GenerateHandler
+//     and ChatHandler; ollama/ollama#8395; can1357/oh-my-pi#7465).
 //
 // OpenAI's own SDKs pass them on as finished answers.
 
 // FailedFinish reports whether reason, a choice's finish reason, says the
-// server stopped the answer by a failure of its own.
+// server stopped the answer by a failure of its own, or never began it.
 func FailedFinish(reason string) bool {
 	switch reason {
-	case "abort", "error", "insufficient_system_resource", "network_error", "network-error", "cancelled", "streaming_disabled", "recover_stop":
+	case "abort", "error", "insufficient_system_resource", "network_error", "network-error", "cancelled", "streaming_disabled", "recover_stop", "load":
 		return true
 	}
 	return false
