@@ -276,11 +276,14 @@ func responseCall(ev *responses.ResponseStreamEventUnion) bool {
 // whose item is output when nothing of it streamed: of a function, a
 // custom tool, a remote MCP tool, the code interpreter or the image
 // generation tool (the image is the answer), or of the computer, shell,
-// local shell or apply-patch tool, which the caller runs. A search's is
-// not: the answer follows it.
+// local shell or apply-patch tool, which the caller runs; or a remote MCP
+// tool's call that waits for the caller's approval (mcp_approval_request,
+// whole in its added and done events, the answer the caller acts on). A
+// search's is not, nor the list of an MCP server's tools: the answer
+// follows them.
 func callItem(t string) bool {
 	switch t {
-	case "function_call", "custom_tool_call", "mcp_call", "code_interpreter_call", "image_generation_call",
+	case "function_call", "custom_tool_call", "mcp_call", "mcp_approval_request", "code_interpreter_call", "image_generation_call",
 		"computer_call", "shell_call", "local_shell_call", "apply_patch_call":
 		return true
 	}

@@ -68,6 +68,8 @@ func TestResponseStream(t *testing.T) {
 		{"a partial image", []string{`{"type":"response.image_generation_call.partial_image","item_id":"ig","partial_image_b64":"AAAA"}`}, want{"", 1, true}},
 		{"an image done after its partial image", []string{`{"type":"response.image_generation_call.partial_image","item_id":"ig","partial_image_b64":"AAAA"}`, `{"type":"response.output_item.done","item":{"type":"image_generation_call","id":"ig","result":"AAAA"}}`}, want{}},
 		{"an image whole in its done item", []string{`{"type":"response.output_item.done","item":{"type":"image_generation_call","id":"ig","result":"AAAA"}}`}, want{"", 1, true}},
+		{"an MCP approval request, whole in its items", []string{`{"type":"response.output_item.added","item":{"type":"mcp_approval_request","id":"mr","name":"ask","server_label":"wiki","arguments":"{}"}}`, `{"type":"response.output_item.done","item":{"type":"mcp_approval_request","id":"mr","name":"ask","server_label":"wiki","arguments":"{}"}}`}, want{"", 1, true}},
+		{"an MCP server's tools listed", []string{`{"type":"response.output_item.done","item":{"type":"mcp_list_tools","id":"ml","server_label":"wiki","tools":[]}}`}, want{}},
 		{"a web search's done item", []string{`{"type":"response.output_item.done","item":{"type":"web_search_call","id":"ws","status":"completed"}}`}, want{}},
 		{"a web search's progress", []string{`{"type":"response.web_search_call.searching","item_id":"ws"}`}, want{}},
 	} {
