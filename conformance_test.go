@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -73,6 +74,9 @@ type conformanceExpect struct {
 		ID, Transcript, Data string
 		ExpiresAt            int64 `json:"expires_at"`
 	}
+	// Annotations are the URLs the accumulated message cites, of a chat
+	// answer whose model searched the web.
+	Annotations []string
 }
 
 // UnmarshalJSON takes a fixture's first line.
@@ -114,6 +118,7 @@ type read struct {
 	accUsage        *openai.CompletionUsage                    // Accumulated().Usage, of a chat or completions stream
 	audio           openai.ChatCompletionAudio                 // Accumulated()'s, of a chat stream
 	param           openai.ChatCompletionAssistantMessageParam // the accumulated message's ToAssistantMessageParam
+	annotations     []string                                   // the URLs Accumulated()'s message cites, of a chat stream
 	err             error
 	tm              *tokenpace.Timing
 }
@@ -145,6 +150,9 @@ func readChat(s *tokenpace.Stream[openai.ChatCompletionChunk]) read {
 		m := acc.Choices[0].Message
 		r.acc, r.toolCalls, r.audio, r.param = m.Content, m.ToolCalls, m.Audio, m.ToAssistantMessageParam()
 		r.accFinish = acc.Choices[0].FinishReason
+		for _, a := range m.Annotations {
+			r.annotations = append(r.annotations, a.URLCitation.URL)
+		}
 		r.accImages = len(gjson.Parse(m.JSON.ExtraFields["images"].Raw()).Array())
 		for _, k := range []string{"reasoning_content", "reasoning"} {
 			if f, ok := m.JSON.ExtraFields[k]; ok && r.accReasoning == "" {
@@ -384,6 +392,9 @@ func checkConformance(t *testing.T, who string, fx conformance, got read) {
 			(c == nil || c.ID != tc.ID || c.Custom.Name != tc.Custom.Name || c.Custom.Input != tc.Custom.Input) {
 			t.Errorf("%s: the accumulated message's param holds tool call %d as %+v, want %s (%s)", who, i, p, tc.ID, tc.Type)
 		}
+	}
+	if !slices.Equal(got.annotations, e.Annotations) {
+		t.Errorf("%s: Accumulated()'s message cites %q, want %q", who, got.annotations, e.Annotations)
 	}
 	a := e.Audio
 	if got.audio.ID != a.ID || got.audio.Transcript != a.Transcript || got.audio.Data != a.Data || got.audio.ExpiresAt != a.ExpiresAt {

@@ -12,18 +12,21 @@ import (
 
 // messageExtras gathers, per choice index, what openai-go's accumulator
 // drops of a streamed message and a whole one holds: its reasoning, in
-// the field the server streamed it in (reasoningFields), and the images
-// an image model generated (imagesField). The zero value is ready to use.
+// the field the server streamed it in (reasoningFields), the images an
+// image model generated (imagesField), and the annotations a web search
+// model cites its sources with (annotationsField). The zero value is
+// ready to use.
 type messageExtras map[int64]*extraParts
 
-// extraParts is one choice's reasoning, per field, and images, each an
-// image_url part's JSON.
+// extraParts is one choice's reasoning, per field, images, each an
+// image_url part's JSON, and annotations, each an annotation's JSON.
 type extraParts struct {
-	reasoning [len(reasoningFields)]strings.Builder
-	images    []string
+	reasoning   [len(reasoningFields)]strings.Builder
+	images      []string
+	annotations []string
 }
 
-// add gathers the reasoning and images of c's deltas.
+// add gathers the reasoning, images and annotations of c's deltas.
 func (m *messageExtras) add(c *openai.ChatCompletionChunk) {
 	for i := range c.Choices {
 		ch := &c.Choices[i]
@@ -47,8 +50,25 @@ func (m *messageExtras) add(c *openai.ChatCompletionChunk) {
 				return true
 			})
 		}
+		if f, ok := extra[annotationsField]; ok {
+			gjson.Parse(f.Raw()).ForEach(func(_, a gjson.Result) bool {
+				if a.IsObject() {
+					p := m.of(ch.Index)
+					p.annotations = append(p.annotations, a.Raw)
+				}
+				return true
+			})
+		}
 	}
 }
+
+// annotationsField is the field of a delta in which OpenAI's web search
+// models (gpt-4o-search-preview) stream the url_citation annotations of
+// their answer, in a chunk of their own without content after the text
+// (openai/openai-java#297, openai/openai-agents-js#1617), which the
+// published chunk schema lacks: a whole response's message holds them
+// in its annotations.
+const annotationsField = "annotations"
 
 // of returns the parts of choice i, new ones the first time.
 func (m *messageExtras) of(i int64) *extraParts {
@@ -64,8 +84,9 @@ func (m *messageExtras) of(i int64) *extraParts {
 }
 
 // setOn sets, on each message of c whose choice streamed some, its
-// reasoning and images as fields of the message's JSON.ExtraFields, as a
-// whole response's message holds them.
+// reasoning and images as fields of the message's JSON.ExtraFields, and
+// its annotations in its Annotations, as a whole response's message holds
+// them.
 func (m messageExtras) setOn(c *openai.ChatCompletion) {
 	for i := range c.Choices {
 		p := m[c.Choices[i].Index]
@@ -85,6 +106,9 @@ func (m messageExtras) setOn(c *openai.ChatCompletion) {
 		}
 		if len(p.images) > 0 {
 			extra[imagesField] = respjson.NewField("[" + strings.Join(p.images, ",") + "]")
+		}
+		if len(p.annotations) > 0 {
+			_ = json.Unmarshal([]byte("["+strings.Join(p.annotations, ",")+"]"), &msg.Annotations)
 		}
 		msg.JSON.ExtraFields = extra
 	}
