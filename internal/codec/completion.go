@@ -186,6 +186,9 @@ func (r completion) Decode(data []byte) (Event, error) {
 	if s := codeError(comp.JSON.ExtraFields, len(comp.Choices)); s != nil {
 		return Event{}, serverError(s)
 	}
+	if s := localAIError(data, comp); s != nil {
+		return Event{}, serverError(s)
+	}
 	for i := range comp.Choices {
 		comp.Choices[i].FinishReason = finishReason(comp.Choices[i].FinishReason)
 		chatShapedText(&comp.Choices[i])

@@ -1,0 +1,52 @@
+package codec
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// TestLocalAIError checks that LocalAI's completions error chunk is read
+// as the server's error, and that a chunk of the same words from another
+// server, or one LocalAI's answer could make, stays text.
+func TestLocalAIError(t *testing.T) {
+	req := Completion(openai.CompletionNewParams{}, true)
+	const id = `"id":"3f6d2b1e-8c4a-4e7f-9b2d-5a1c0e9f7d3b","model":"m"`
+	tests := []struct {
+		name, data, wantErr, wantText string
+	}{
+		{name: "LocalAI error chunk",
+			data:    `{"created":1,"object":"text_completion",` + id + `,"choices":[{"index":0,"finish_reason":"stop","text":"Internal error: backend lost"}]}`,
+			wantErr: "Internal error: backend lost"},
+		{name: "LocalAI text before the finish",
+			data:     `{"created":1,"object":"text_completion",` + id + `,"choices":[{"index":0,"finish_reason":null,"text":"Internal error: backend lost"}]}`,
+			wantText: "Internal error: backend lost"},
+		{name: "LocalAI shape with usage",
+			data:     `{"created":1,"object":"text_completion",` + id + `,"choices":[{"index":0,"finish_reason":"stop","text":"Internal error: x"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`,
+			wantText: "Internal error: x"},
+		{name: "another server's id",
+			data:     `{"id":"cmpl-1","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"stop","text":"Internal error: x"}]}`,
+			wantText: "Internal error: x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ev, err := req.Decode([]byte(tt.data))
+			var ce *Error
+			switch {
+			case tt.wantErr != "":
+				if !errors.As(err, &ce) || ce.Server == nil {
+					t.Fatalf("Decode(%s) = %v, want a server error", tt.data, err)
+				}
+				var oe openai.Error
+				if ferr := ce.Server.Fill(&oe); ferr != nil || oe.Message != tt.wantErr {
+					t.Errorf("Decode(%s) message = %q (%v), want %q", tt.data, oe.Message, ferr, tt.wantErr)
+				}
+			case err != nil:
+				t.Fatalf("Decode(%s) = %v, want text", tt.data, err)
+			case len(ev.Chunk.Choices) != 1 || ev.Chunk.Choices[0].Delta.Content != tt.wantText:
+				t.Errorf("Decode(%s) text = %+v, want %q", tt.data, ev.Chunk.Choices, tt.wantText)
+			}
+		})
+	}
+}
