@@ -54,6 +54,7 @@ func TestLengthFinish(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					url, hc := serve(t, script("text/event-stream", tt.events...))
 					p := chat("m", tt.max)
+					p.Tools = []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(openai.FunctionDefinitionParam{Name: "get_weather"})}
 					if tt.max == 0 {
 						p.MaxTokens = openai.ChatCompletionNewParams{}.MaxTokens // unset
 					}

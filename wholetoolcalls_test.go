@@ -6,6 +6,8 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/openai/openai-go/v3"
+
 	"github.com/tokenpace/tokenpace"
 )
 
@@ -16,8 +18,9 @@ import (
 // answer) reached the caller as a turn that had ended: an agent loop that
 // waits for "tool_calls" stopped there. It now finishes for "tool_calls",
 // as a stream's Accumulated() does, with the arguments as a JSON string
-// for the next request; Timing keeps the server's "stop". A message
-// without calls keeps its "stop".
+// for the next request; Timing keeps the server's "stop". The request
+// offers a tool, as an agent loop's does. A message without calls keeps
+// its "stop".
 func TestWholeToolCallsFinish(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		bodies := map[string]string{
@@ -40,7 +43,9 @@ func TestWholeToolCallsFinish(t *testing.T) {
 			"text":      {"stop", ""},
 		} {
 			var tm *tokenpace.Timing
-			res, err := c.New(context.Background(), chat(model, 16), tokenpace.WithTimingInto(&tm))
+			params := chat(model, 16)
+			params.Tools = []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(openai.FunctionDefinitionParam{Name: "web_search"})}
+			res, err := c.New(context.Background(), params, tokenpace.WithTimingInto(&tm))
 			if err != nil || len(res.Choices) != 1 {
 				t.Fatalf("%s: %v, %v", model, res, err)
 			}

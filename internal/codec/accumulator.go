@@ -23,7 +23,12 @@ type Accumulator struct {
 	Acc openai.ChatCompletionAccumulator
 	// Limit is the output tokens the request allowed (its max tokens);
 	// zero for none. See lengthFinish.
-	Limit   int64
+	Limit int64
+	// NoTools: the request offered no tools, so the calls its answer
+	// holds are the server's own and keep the server's finish reason;
+	// false (the zero value) when it did or is not known. See
+	// toolCallsFinish.
+	NoTools bool
 	outputs int64 // output-bearing deltas, each at least a token
 	id      string
 	tools   ToolSlots
@@ -236,7 +241,8 @@ func (a *Accumulator) end(e *End) {
 // call's arguments dropped (see emptyObjectArgs), its one choice that used every
 // token allowed finished for "length" (see lengthFinish), and each other
 // choice that streamed tool calls finished for "tool_calls" even when its
-// server said "stop" (see toolCallsFinish), and a reason its server
+// server said "stop", when the request offered tools (see
+// toolCallsFinish), and a reason its server
 // names in a word of its own under OpenAI's name for it (see
 // openAIFinish). The length comes first: a call cut at the limit has its
 // arguments cut short, which "tool_calls" would have the caller run.
@@ -253,7 +259,7 @@ func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 	emptyObjectArgs(c)
 	lengthFinish(c, a.Limit, a.outputs)
 	openAIFinish(c)
-	toolCallsFinish(c)
+	toolCallsFinish(c, !a.NoTools)
 	return &a.Acc
 }
 

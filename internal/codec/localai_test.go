@@ -50,3 +50,29 @@ func TestLocalAIError(t *testing.T) {
 		})
 	}
 }
+
+// TestToolCallsFinishOffered checks that a choice with tool calls that its
+// server finished "stop" finishes for "tool_calls" when the request
+// offered tools, and keeps "stop" when it offered none (the server's own
+// calls, as LocalAI's MCP tools').
+func TestToolCallsFinishOffered(t *testing.T) {
+	tool := openai.ChatCompletionFunctionTool(openai.FunctionDefinitionParam{Name: "get_weather"})
+	for _, tt := range []struct {
+		name   string
+		params openai.ChatCompletionNewParams
+		want   string
+	}{
+		{"tools offered", openai.ChatCompletionNewParams{Tools: []openai.ChatCompletionToolUnionParam{tool}}, "tool_calls"},
+		{"no tools", openai.ChatCompletionNewParams{}, "stop"},
+	} {
+		c := &openai.ChatCompletion{Choices: []openai.ChatCompletionChoice{{FinishReason: "stop",
+			Message: openai.ChatCompletionMessage{ToolCalls: []openai.ChatCompletionMessageToolCallUnion{{ID: "c0", Type: "function"}}}}}}
+		toolCallsFinish(c, OffersTools(Chat(tt.params, true)))
+		if got := c.Choices[0].FinishReason; got != tt.want {
+			t.Errorf("%s: finish reason = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	if !OffersTools(nil) {
+		t.Errorf("OffersTools(nil) = false, want true")
+	}
+}
