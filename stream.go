@@ -124,7 +124,6 @@ type Stream[E any] struct {
 func newStream[E any](src source, req codec.Request) *Stream[E] {
 	s := &Stream[E]{src: src}
 	s.acc.Limit = codec.OutputLimit(req)
-	s.acc.NoTools = !codec.OffersTools(req)
 	return s
 }
 
@@ -238,9 +237,9 @@ func (s *Stream[E]) Timing() *Timing {
 // ("function" when the server streamed no type; a custom tool's call
 // with its name and input), so that ToParam gives each back, and a
 // choice that made calls finished for "tool_calls" even when its server
-// said "stop" (Gemini's OpenAI endpoint) and the request offered tools
-// (calls in an answer to a request without tools are the server's own,
-// as LocalAI's MCP tools', and keep its word), and the one choice of a chat or
+// said "stop" (Gemini's OpenAI endpoint), unless the server ran them
+// itself and sent their results (LocalAI's MCP tools: its word stands),
+// and the one choice of a chat or
 // completions answer that streamed as many output deltas as the request
 // allowed tokens finished for "length" though its server said "stop"
 // (one-api's Ollama channel); Timing.FinishReason keeps the server's

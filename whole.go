@@ -22,9 +22,7 @@ import (
 // KindTruncated *StreamError: the completion holds what it had written.
 // A choice whose message holds tool calls finishes for "tool_calls", as
 // in a stream's Accumulated(), where its server said "stop" (Gemini,
-// KoboldCpp), when params offered tools (calls in an answer to a request
-// without tools are the server's own, run by it, as LocalAI's MCP
-// tools'); Timing.FinishReason keeps the server's word.
+// KoboldCpp); Timing.FinishReason keeps the server's word.
 func (c *Client) New(ctx context.Context, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*openai.ChatCompletion, error) {
 	return fetchWhole[openai.ChatCompletion](ctx, c, codec.Chat(params, false), opts)
 }

@@ -23,18 +23,17 @@ type Accumulator struct {
 	Acc openai.ChatCompletionAccumulator
 	// Limit is the output tokens the request allowed (its max tokens);
 	// zero for none. See lengthFinish.
-	Limit int64
-	// NoTools: the request offered no tools, so the calls its answer
-	// holds are the server's own and keep the server's finish reason;
-	// false (the zero value) when it did or is not known. See
-	// toolCallsFinish.
-	NoTools bool
+	Limit   int64
 	outputs int64 // output-bearing deltas, each at least a token
-	id      string
-	tools   ToolSlots
-	audio   audioChoices
-	custom  customCalls
-	extras  messageExtras
+	// ranTools: the server ran the calls of the answer itself and sent
+	// their results (see serverToolResult), so they keep the server's
+	// finish reason (see toolCallsFinish).
+	ranTools bool
+	id       string
+	tools    ToolSlots
+	audio    audioChoices
+	custom   customCalls
+	extras   messageExtras
 	// finish is each choice's finish reason as the server gave it (as
 	// openai-go's accumulator holds it), by choice index: Completion
 	// derives its own from it anew each time it is called, so that a
@@ -113,6 +112,9 @@ func (a *Accumulator) Add(ev *Event) bool {
 	}
 	if a.id == "" {
 		a.id = c.ID
+	}
+	if serverToolResult(c) {
+		a.ranTools = true
 	}
 	add, ok := a.tools.Rewrite(c)
 	if !ok {
@@ -241,7 +243,7 @@ func (a *Accumulator) end(e *End) {
 // call's arguments dropped (see emptyObjectArgs), its one choice that used every
 // token allowed finished for "length" (see lengthFinish), and each other
 // choice that streamed tool calls finished for "tool_calls" even when its
-// server said "stop", when the request offered tools (see
+// server said "stop", unless the server ran them itself (see
 // toolCallsFinish), and a reason its server
 // names in a word of its own under OpenAI's name for it (see
 // openAIFinish). The length comes first: a call cut at the limit has its
@@ -259,7 +261,7 @@ func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 	emptyObjectArgs(c)
 	lengthFinish(c, a.Limit, a.outputs)
 	openAIFinish(c)
-	toolCallsFinish(c, !a.NoTools)
+	toolCallsFinish(c, !a.ranTools)
 	return &a.Acc
 }
 

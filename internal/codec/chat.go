@@ -217,7 +217,7 @@ func (r chat) Fetch(ctx context.Context, client *openai.Client, opts []option.Re
 	}
 	functionTypes(res)
 	openAIFinish(res)
-	toolCallsFinish(res, OffersTools(r))
+	toolCallsFinish(res, true)
 	for i := range res.Choices {
 		messageParts(&res.Choices[i].Message)
 	}

@@ -110,16 +110,16 @@ func loraxAnswer(c *openai.ChatCompletion) bool {
 // (ollama/ollama#7963) and KoboldCpp does (koboldcpp.py: "stop" or
 // "length", never "tool_calls", before 2025), and an agent loop that
 // waits for "tool_calls" would take the turn for its last. It applies to
-// a stream's accumulated completion and to a whole answer alike, when the
-// request offered tools (offered): calls in the answer to a request that
-// offered none are the server's own, which it ran itself, and the
-// server's word stands (LocalAI with MCP servers named in the request's
-// metadata streams its calls of them, then their results as events of
-// their own and the answer they led to, finished "stop":
+// a stream's accumulated completion and to a whole answer alike, unless
+// the server ran the calls itself (caller false): then the server's word
+// stands (LocalAI with MCP servers named in the request's metadata
+// streams its calls of them, then their results as events of their own
+// (see serverToolResult) and the answer they led to, finished "stop":
 // core/http/endpoints/openai/chat.go); "tool_calls" would have the caller
-// run a tool it does not have.
-func toolCallsFinish(c *openai.ChatCompletion, offered bool) {
-	if !offered {
+// run a tool it does not have. The request's tools do not tell: a caller
+// may set them as extra JSON.
+func toolCallsFinish(c *openai.ChatCompletion, caller bool) {
+	if !caller {
 		return
 	}
 	for i := range c.Choices {
@@ -129,15 +129,12 @@ func toolCallsFinish(c *openai.ChatCompletion, offered bool) {
 	}
 }
 
-// OffersTools reports whether req, a chat request, offers tools or
-// functions the answer may call; true for a nil request (not known) and
-// for the other APIs.
-func OffersTools(req Request) bool {
-	if req == nil || req.API() != APIChat {
-		return true
-	}
-	v := req.View()
-	return len(v.Tools) > 0 || len(v.Functions) > 0
+// serverToolResult reports whether c, an event of a chat stream, is the
+// result of a tool the server ran itself: no choices, its type
+// "mcp_tool_result" (LocalAI with MCP servers named in the request's
+// metadata: core/http/endpoints/openai/chat.go).
+func serverToolResult(c *openai.ChatCompletionChunk) bool {
+	return len(c.Choices) == 0 && c.JSON.ExtraFields["type"].Raw() == `"mcp_tool_result"`
 }
 
 // OutputLimit returns the output tokens req allows a chat or completions

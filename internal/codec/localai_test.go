@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -51,28 +52,33 @@ func TestLocalAIError(t *testing.T) {
 	}
 }
 
-// TestToolCallsFinishOffered checks that a choice with tool calls that its
-// server finished "stop" finishes for "tool_calls" when the request
-// offered tools, and keeps "stop" when it offered none (the server's own
-// calls, as LocalAI's MCP tools').
-func TestToolCallsFinishOffered(t *testing.T) {
-	tool := openai.ChatCompletionFunctionTool(openai.FunctionDefinitionParam{Name: "get_weather"})
+// TestServerRanTools checks that a choice with tool calls that its
+// server finished "stop" finishes for "tool_calls" in the accumulated
+// answer, and keeps "stop" when the server sent the calls' results
+// itself (LocalAI's MCP tools), whatever the request offered.
+func TestServerRanTools(t *testing.T) {
+	call := `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"c0","type":"function","function":{"name":"get_weather","arguments":"{}"}}]}}]}`
+	result := `{"name":"get_weather","result":"Paris: 18°C","type":"mcp_tool_result"}`
+	text := `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"18°C."}}]}`
+	stop := `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`
 	for _, tt := range []struct {
 		name   string
-		params openai.ChatCompletionNewParams
+		events []string
 		want   string
 	}{
-		{"tools offered", openai.ChatCompletionNewParams{Tools: []openai.ChatCompletionToolUnionParam{tool}}, "tool_calls"},
-		{"no tools", openai.ChatCompletionNewParams{}, "stop"},
+		{"the caller's calls", []string{call, stop}, "tool_calls"},
+		{"the server's own, with their results", []string{call, result, text, stop}, "stop"},
 	} {
-		c := &openai.ChatCompletion{Choices: []openai.ChatCompletionChoice{{FinishReason: "stop",
-			Message: openai.ChatCompletionMessage{ToolCalls: []openai.ChatCompletionMessageToolCallUnion{{ID: "c0", Type: "function"}}}}}}
-		toolCallsFinish(c, OffersTools(Chat(tt.params, true)))
-		if got := c.Choices[0].FinishReason; got != tt.want {
+		var a Accumulator
+		for _, data := range tt.events {
+			var c openai.ChatCompletionChunk
+			if err := json.Unmarshal([]byte(data), &c); err != nil {
+				t.Fatal(err)
+			}
+			a.Add(&Event{Chunk: &c})
+		}
+		if got := a.Completion().Choices[0].FinishReason; got != tt.want {
 			t.Errorf("%s: finish reason = %q, want %q", tt.name, got, tt.want)
 		}
-	}
-	if !OffersTools(nil) {
-		t.Errorf("OffersTools(nil) = false, want true")
 	}
 }
