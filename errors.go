@@ -37,7 +37,8 @@ const (
 	// labelled text/event-stream, and, read, no stream either (a JSON
 	// object, an HTML page, nothing; a JSON error is KindErrorEvent, and
 	// a whole completion on one line, answering a completions stream, is
-	// read as its one chunk: Shimmy). A
+	// read as its one chunk: Shimmy; so is a whole chat completion
+	// answering a chat stream: TabbyAPI). A
 	// stream labelled otherwise is read, as openai-go reads it;
 	// Timing.Streaming keeps its label.
 	KindContentType

@@ -10,14 +10,28 @@ import "github.com/tokenpace/tokenpace/internal/codec"
 // as an event stream, that line is no field of the format, and the answer
 // was lost behind KindContentType though the server gave it whole.
 
+// TabbyAPI with `disable_request_streaming` (theroyallab/tabbyAPI
+// endpoints/OAI/router.py) does the same on /v1/chat/completions: the
+// whole chat.completion, its message where a chunk has a delta.
+
 // wholeInStream returns the event of a body that is no event stream (see
 // sse.Reader.Sniff) when its first line is a whole completion (see
-// codec.WholeCompletion) answering a completions request, and its
+// codec.WholeCompletion) answering a completions request, or a whole
+// chat completion (see codec.WholeChat) answering a chat request, and its
 // memory; ok is false for any other body, which stays KindContentType.
 func (r *reading) wholeInStream() (ev codec.Event, size int, ok bool) {
-	if r.req.API() != codec.APICompletions {
-		return ev, 0, false
+	data := r.sr.Unframed()
+	switch r.req.API() {
+	case codec.APICompletions:
+		ev, size, err := r.decode(data)
+		return ev, size, err == nil && codec.WholeCompletion(ev)
+	case codec.APIChat:
+		size, err := codec.Cost(r.req, data)
+		if err != nil {
+			return ev, size, false
+		}
+		ev, ok = codec.WholeChat(r.req, data)
+		return ev, size, ok
 	}
-	ev, size, err := r.decode(r.sr.Unframed())
-	return ev, size, err == nil && codec.WholeCompletion(ev)
+	return ev, 0, false
 }

@@ -215,6 +215,14 @@ func (r chat) Fetch(ctx context.Context, client *openai.Client, opts []option.Re
 			return Event{}, serverError(se), nil
 		}
 	}
+	ev, err := r.wholeEvent(res)
+	return ev, err, nil
+}
+
+// wholeEvent returns the event of res, a whole chat completion: its
+// tool calls typed, its finish reasons read as the server meant them, and
+// its messages as the deltas of one chunk (see wholeChunk).
+func (r chat) wholeEvent(res *openai.ChatCompletion) (Event, error) {
 	functionTypes(res)
 	openAIFinish(res)
 	toolCallsFinish(res, true)
@@ -225,10 +233,10 @@ func (r chat) Fetch(ctx context.Context, client *openai.Client, opts []option.Re
 	dropPlaceholder(res.ID, &res.Usage, &res.JSON.Usage)
 	c, err := wholeChunk(res)
 	if err != nil {
-		return Event{}, err, nil
+		return Event{}, err
 	}
 	dropPlaceholder(c.ID, &c.Usage, &c.JSON.Usage) // the chunk is read anew from the raw answer
-	return chunkEvent(c, res), nil, nil
+	return chunkEvent(c, res), nil
 }
 
 // wholeChunk returns the chat view of a whole response: one chunk whose
