@@ -197,7 +197,30 @@ func (r completion) Decode(data []byte) (Event, error) {
 	if err := checkChoices(ev.Chunk, r.Choices()); err != nil {
 		return Event{}, err
 	}
+	ev.Outputs -= r.echoes(comp)
 	return ev, nil
+}
+
+// echoes returns how many choices of comp, a chunk of a stream that
+// echoes its prompt, hold the prompt alone: no output, sent before the
+// model read the prompt. text-generation-webui's /v1/completions sends
+// the echo so, as a chunk of its own before any token
+// (oobabooga/text-generation-webui extensions/openai/completions.py,
+// completions_common); read as output, TTFT stopped at the echo, a
+// prefill early. A chunk that holds the prompt and the first token
+// (OpenAI's, vLLM's, FastDeploy's) is output.
+func (r completion) echoes(comp *openai.Completion) int {
+	prompt := r.p.Prompt.OfString
+	if !r.p.Echo.Value || !prompt.Valid() || prompt.Value == "" {
+		return 0
+	}
+	n := 0
+	for i := range comp.Choices {
+		if ch := &comp.Choices[i]; ch.Text == prompt.Value && ch.FinishReason == "" {
+			n++
+		}
+	}
+	return n
 }
 
 func (r completion) Fetch(ctx context.Context, client *openai.Client, opts []option.RequestOption) (Event, error, error) {
