@@ -116,7 +116,7 @@ func (r chat) Decode(data []byte) (Event, error) {
 		}
 	}
 	for i := range c.Choices {
-		c.Choices[i].FinishReason = finishReason(c.Choices[i].FinishReason)
+		c.Choices[i].FinishReason = finishReason(c.Choices[i].FinishReason, c.Choices[i].JSON.ExtraFields[nativeFinishField])
 		if !oneToolCall(&c.Choices[i].Delta) {
 			return Event{}, &Error{Detail: "delta tool_calls neither an array nor a tool call"}
 		}
@@ -134,17 +134,6 @@ func (r chat) Decode(data []byte) (Event, error) {
 		c.Choices[0].FinishReason = ""
 	}
 	return chunkEvent(c, c), nil
-}
-
-// finishReason returns a chunk's finish reason, "" for none: also the
-// string "null", which KoboldCpp sent on every chunk before 1.86
-// (PowerShell/AIShell#350), for a finish reason would tell a stream cut
-// after it from a complete one.
-func finishReason[T ~string](r T) T {
-	if r == "null" {
-		return ""
-	}
-	return r
 }
 
 // oneToolCall makes a delta whose tool_calls came as one object, not an

@@ -190,7 +190,7 @@ func (r completion) Decode(data []byte) (Event, error) {
 		return Event{}, serverError(s)
 	}
 	for i := range comp.Choices {
-		comp.Choices[i].FinishReason = finishReason(comp.Choices[i].FinishReason)
+		comp.Choices[i].FinishReason = finishReason(comp.Choices[i].FinishReason, comp.Choices[i].JSON.ExtraFields[nativeFinishField])
 		chatShapedText(&comp.Choices[i])
 	}
 	ev := completionEvent(comp)
