@@ -32,7 +32,7 @@ func WholeChat(r Request, data []byte) (ev Event, ok bool) {
 	}
 	for i := range res.Choices {
 		ch := &res.Choices[i]
-		if !ch.JSON.Message.Valid() || finishReason(ch.FinishReason) == "" {
+		if !ch.JSON.Message.Valid() || finishReason(ch.FinishReason, ch.JSON.ExtraFields["native_finish_reason"]) == "" {
 			return ev, false
 		}
 	}
