@@ -25,13 +25,22 @@ import (
 // rate limit is still sent again. GitHub Models' daily limit
 // (testdata/conformance/github-models-daily-limit-429.jsonl) asks in its
 // Retry-After for a wait of an hour and a half, longer than openai-go
-// waits: sent once too.
+// waits: sent once too. So is Ollama's cloud past a session, hourly or
+// weekly usage limit, its words the only sign (no code, no Retry-After),
+// in the body of today's passthrough
+// (testdata/conformance/ollama-cloud-usage-limit-429.jsonl) and in that
+// of Ollama 0.13 to 0.17
+// (testdata/conformance/ollama-0.13-cloud-usage-limit-429-api-error.jsonl):
+// before, each was sent 3 times.
 func TestQuotaSpentNotSentAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var zai conformance
 		zai.Reads = readFixture(t, "testdata/conformance/zai-balance-spent-429.jsonl", &zai)
 		var github conformance
 		github.Reads = readFixture(t, "testdata/conformance/github-models-daily-limit-429.jsonl", &github)
+		var ollama, ollama13 conformance
+		ollama.Reads = readFixture(t, "testdata/conformance/ollama-cloud-usage-limit-429.jsonl", &ollama)
+		ollama13.Reads = readFixture(t, "testdata/conformance/ollama-0.13-cloud-usage-limit-429-api-error.jsonl", &ollama13)
 		answer := func(body string) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
@@ -40,10 +49,12 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 			}
 		}
 		handlers := map[string]http.Handler{
-			"zai":     replay(zai.recording),
-			"github":  replay(github.recording),
-			"openai":  answer(`{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`),
-			"limited": answer(`{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}`),
+			"zai":      replay(zai.recording),
+			"github":   replay(github.recording),
+			"ollama":   replay(ollama.recording),
+			"ollama13": replay(ollama13.recording),
+			"openai":   answer(`{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`),
+			"limited":  answer(`{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}`),
 		}
 		var asked sync.Map
 		count := func(model string, h http.Handler) http.Handler {
@@ -60,10 +71,12 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 			message string
 			sent    int32
 		}{
-			"zai":     {zai.Expect.ErrorMessage, 1},
-			"github":  {github.Expect.ErrorMessage, 1},
-			"openai":  {"You exceeded your current quota, please check your plan and billing details.", 1},
-			"limited": {"Rate limit reached for requests", 3},
+			"zai":      {zai.Expect.ErrorMessage, 1},
+			"github":   {github.Expect.ErrorMessage, 1},
+			"ollama":   {ollama.Expect.ErrorMessage, 1},
+			"ollama13": {ollama13.Expect.ErrorMessage, 1},
+			"openai":   {"You exceeded your current quota, please check your plan and billing details.", 1},
+			"limited":  {"Rate limit reached for requests", 3},
 		} {
 			s := c.NewStreaming(context.Background(), chat(model, 16), option.WithMaxRetries(2))
 			for s.Next() {

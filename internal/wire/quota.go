@@ -3,6 +3,7 @@ package wire
 import (
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Quotas spent.
@@ -15,19 +16,28 @@ import (
 // docs.z.ai/api-reference/api-code), OpenAI with "insufficient_quota"
 // (platform.openai.com/docs/guides/error-codes). openai-go sends every
 // 429 again, twice by default, each after its back-off: time spent out
-// of the caller's budget before it learns why.
+// of the caller's budget before it learns why. Ollama's cloud answers a
+// request of an account past its session (some five hours), hourly or
+// weekly usage limit with 429 and only words to say so, no code and no
+// Retry-After: "you've reached your hourly usage limit, please wait or
+// upgrade to continue", "you (<account>) have reached your weekly usage
+// limit, upgrade for higher limits: …" (continuedev/continue#9233,
+// #11444; NousResearch/hermes-agent#68832), as its body's bare string
+// (ollama/ollama server/cloud_proxy.go copies ollama.com's answer) or,
+// from Ollama 0.13 to 0.17, after the status line in an error object
+// of type "api_error" (middleware/openai.go, writeError).
 
 // quotaCodes are the error codes, or types, of the 429s of QuotaSpent.
 var quotaCodes = map[string]bool{"1113": true, "insufficient_quota": true}
 
 // QuotaSpent returns res marked not to be sent again (X-Should-Retry:
 // false) when it is a 429 whose error object says the account's balance
-// or quota is spent. It reads the body, bounded already (BoundErrorBody),
+// or quota is spent, or its usage limit reached in Ollama's words. It reads the body, bounded already (BoundErrorBody),
 // and puts it back. A Router's breaker still counts it: the route will
 // answer the same to every request until the account is paid for.
 func QuotaSpent(res *http.Response) *http.Response {
 	e, ok := errorOf(res, http.StatusTooManyRequests)
-	if !ok || !quotaCodes[e.Type] && !quotaCodes[fmt.Sprint(e.Code)] {
+	if !ok || !quotaCodes[e.Type] && !quotaCodes[fmt.Sprint(e.Code)] && !ollamaUsageLimit(e.Message) {
 		return res
 	}
 	res.Header = res.Header.Clone()
@@ -36,4 +46,19 @@ func QuotaSpent(res *http.Response) *http.Response {
 	}
 	res.Header.Set("X-Should-Retry", "false")
 	return res
+}
+
+// ollamaUsageLimit reports whether msg is Ollama's cloud saying that an
+// account has reached one of its usage limits, "… reached your <window>
+// usage limit, " followed by "please wait or upgrade" or "upgrade for
+// higher limits": a limit that clears in hours or days, not in the
+// seconds openai-go waits.
+func ollamaUsageLimit(msg string) bool {
+	_, rest, ok := strings.Cut(msg, " reached your ")
+	if !ok {
+		return false
+	}
+	window, rest, ok := strings.Cut(rest, " usage limit, ")
+	return ok && window != "" && !strings.Contains(window, " ") &&
+		(strings.HasPrefix(rest, "please wait or upgrade") || strings.HasPrefix(rest, "upgrade for higher limits"))
 }

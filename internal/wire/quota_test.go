@@ -9,8 +9,8 @@ import (
 
 // TestQuotaSpent: a 429 whose error says the balance or quota is spent
 // (Zhipu's code "1113", as a string or, from another front, an Anthropic
-// envelope; OpenAI's "insufficient_quota") is marked not to be sent
-// again; a 429 of a rate limit, another status with those words and a
+// envelope; OpenAI's "insufficient_quota"; Ollama's cloud past a usage
+// limit, in its words) is marked not to be sent again; a 429 of a rate limit, another status with those words and a
 // body that is no error object are not, and the body stays readable.
 func TestQuotaSpent(t *testing.T) {
 	for _, tc := range []struct {
@@ -25,6 +25,10 @@ func TestQuotaSpent(t *testing.T) {
 		{429, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, false},
 		{400, `{"error":{"code":"1113","message":"余额不足或无可用资源包,请充值。"}}`, false},
 		{429, `1113 insufficient_quota`, false},
+		{429, `{"error":{"message":"429 Too Many Requests: you've reached your weekly usage limit, please wait or upgrade to continue","type":"api_error","param":null,"code":null}}`, true},
+		{429, `{"error":{"message":"you (lena) have reached your session usage limit, upgrade for higher limits: https://ollama.com/upgrade"}}`, true},
+		{429, `{"error":{"message":"You have reached your usage limit, please slow down"}}`, false},
+		{503, `{"error":{"message":"you've reached your hourly usage limit, please wait or upgrade to continue"}}`, false},
 	} {
 		res := &http.Response{StatusCode: tc.status, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(tc.body))}
 		got := QuotaSpent(res).Header.Get("X-Should-Retry") == "false"
