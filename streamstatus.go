@@ -26,7 +26,7 @@ import (
 // carries none.
 func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
-		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr))
+		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e))
 }
 
 // starletteStatus returns the request error's status, 400 to 499, that
@@ -211,4 +211,52 @@ func eventStatus(s *codec.ServerError) int {
 		return 0
 	}
 	return n
+}
+
+// ollamaCapabilities are the names Ollama gives what a model can do, in
+// the refusal of a request that needs what the model cannot
+// (ollama/ollama server/images.go, CheckCapabilities), and "chat", in its
+// own words for a model that cannot chat (server/routes.go, ChatHandler).
+var ollamaCapabilities = map[string]bool{
+	"completion": true, "tools": true, "insert": true, "vision": true, "audio": true,
+	"embedding": true, "thinking": true, "image generation": true, "chat": true,
+}
+
+// ollamaStatus returns the status, 404 or 400, of the request's error that
+// e, a Responses error a server sent inside its stream with code
+// "api_error", states in Ollama's words. Ollama's /v1/responses with the
+// web_search tool keeps its chat handler's status to itself, so a request
+// it refuses before any output comes as a 200 event stream ending in
+// response.failed with code "api_error", whatever the status
+// (ollama/ollama middleware/openai.go, WebSearchResponsesWriter.Write,
+// writeWebSearchError); only the message, the handler's, tells a request
+// refused from the server's own failure: "model '…' not found" or
+// `model "…" not found, try pulling it first` (404), "<model> does not
+// support tools", a capability the model lacks (400; the web_search tool
+// is a function tool to the model), or "invalid model name" (400)
+// (server/routes.go, ChatHandler and handleScheduleError). With that
+// status, the refusal counts as the request's, not the server's (see
+// excludedFromBreaker). 0 for any other error: a search that failed, a
+// model that does not load, a chat error event's code "api_error".
+func ollamaStatus(e *codec.ServerError) int {
+	if e.Raw != "" || e.Code != "api_error" {
+		return 0
+	}
+	m := e.Message
+	switch {
+	case strings.HasPrefix(m, "model '") && strings.HasSuffix(m, "' not found"),
+		strings.HasPrefix(m, `model "`) && strings.HasSuffix(m, `" not found, try pulling it first`):
+		return http.StatusNotFound
+	case m == "invalid model name":
+		return http.StatusBadRequest
+	}
+	name, what, ok := strings.Cut(m, " does not support ")
+	// The capabilities, one a line; a thinking model of qwen3 or deepseek-r1
+	// told to be pulled again.
+	what, _, _ = strings.Cut(what, "\n")
+	what = strings.TrimSuffix(what, ". Pull the model again to get the latest version with full thinking support")
+	if !ok || name == "" || strings.ContainsAny(name, " \n") || !ollamaCapabilities[what] {
+		return 0
+	}
+	return http.StatusBadRequest
 }

@@ -1,0 +1,91 @@
+package tokenpace_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/sony/gobreaker/v2"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// TestOllamaWebSearchRefusal replays Ollama's /v1/responses with the
+// web_search tool refusing a request: its writer keeps the chat handler's
+// status to itself and sends the refusal as a 200 event stream ending in
+// response.failed, code "api_error" (ollama/ollama middleware/openai.go,
+// writeWebSearchError), a model not pulled (404) or one that cannot call
+// tools (400) alike. The caller gets the message with the status Ollama's
+// words give, sent once; a Router goes on to its next route and its
+// breaker, the server being well, stays closed. Before, the status was
+// 200 and the breaker opened after 5 such calls. The server's own failure
+// in the same shape (a model that does not fit in memory, 500) is still
+// counted, and a cloud usage limit (code "rate_limit_exceeded") keeps
+// its 200: it is the route's, and the breaker counts it.
+func TestOllamaWebSearchRefusal(t *testing.T) {
+	all := loadConformance(t)
+	const oom = "model requires more system memory (21.4 GiB) than is available (15.2 GiB)"
+	for _, tt := range []struct {
+		fixture string
+		message string // in place of the fixture's, if set
+		status  int
+		closed  bool
+	}{
+		{"ollama-responses-websearch-refusal-failed", "", http.StatusNotFound, true},
+		{"ollama-responses-websearch-no-tools-failed", "", http.StatusBadRequest, true},
+		{"ollama-responses-websearch-refusal-failed", oom, http.StatusOK, false},
+		{"ollama-responses-websearch-usage-limit-failed", "", http.StatusOK, false},
+	} {
+		t.Run(tt.fixture+"/"+tt.message, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				fx := all[tt.fixture]
+				want := fx.Expect.ErrorMessage
+				if tt.message != "" {
+					fx.Reads = append(fx.Reads[:0:0], fx.Reads...)
+					last := &fx.Reads[len(fx.Reads)-1]
+					last.Data = strings.Replace(last.Data, want, tt.message, 1)
+					want = tt.message
+				}
+				model := fx.Request.Body.Model
+				var sent atomic.Int32
+				counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					sent.Add(1)
+					replay(fx.recording)(w, r)
+				})
+				url, hc := serve(t, byModel(map[string]http.Handler{model: counted, "second": secondRoute}))
+				c := tokenpace.NewClient(openaiClient(url, hc))
+				ctx := context.Background()
+
+				got := readResponseStream(c.NewResponseStreaming(ctx, respond(model, 64)))
+				var ae *openai.Error
+				var se *tokenpace.StreamError
+				if !errors.As(got.err, &se) || se.Kind != tokenpace.KindErrorEvent || !errors.As(got.err, &ae) ||
+					ae.StatusCode != tt.status || ae.Message != want || got.text != "" {
+					t.Errorf("Client: text %q, err %v; want an error event with the server's message and status %d", got.text, got.err, tt.status)
+				}
+				if n := sent.Load(); n != 1 {
+					t.Errorf("Client: sent %d times, want 1", n)
+				}
+
+				rt, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Name: "first", Model: model}, route("second"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range 12 { // more than the 5 failures that open a breaker
+					got := readResponseStream(rt.NewResponseStreaming(ctx, respond(model, 64)))
+					if got.err != nil || !strings.HasSuffix(got.text, extra) {
+						t.Fatalf("Router call %d: text %q, err %v; want the next route's answer", i, got.text, got.err)
+					}
+				}
+				if st, ok := rt.BreakerState("first"); !ok || (st == gobreaker.StateClosed) != tt.closed {
+					t.Errorf("breaker %v after 12 calls, want closed: %v", st, tt.closed)
+				}
+			})
+		})
+	}
+}
