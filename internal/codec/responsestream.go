@@ -137,27 +137,53 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 }
 
 // done records the output_item.done of an item of type typ whose status is
-// status: "completed", or none for reasoning (OpenAI's reasoning items
-// carry no status in the stream).
+// status: "completed", or none for an item that carries none (see
+// statusless).
 func (l *itemLife) done(typ, status string) {
-	if l.open == 0 || (status != "completed" && (status != "" || typ != "reasoning")) {
+	if l.open == 0 || (status != "completed" && (status != "" || !statusless(typ))) {
 		l.broken = true
 		return
 	}
 	l.open--
-	if typ != "reasoning" {
+	if !prelude(typ) {
 		l.answered = true
 	}
 }
 
+// statusless reports whether an output item of type t may be done without
+// a status: openai-go v3's item types give a remote MCP tool's list
+// (mcp_list_tools), its approval request and response, a custom tool's
+// call, a compaction, a program and an additional tools item no status
+// field at all, and OpenAI's reasoning items carry none in the stream
+// (the field is optional). Every other item's done event says
+// "completed" when it is whole.
+func statusless(t string) bool {
+	switch t {
+	case "reasoning", "mcp_list_tools", "mcp_approval_request", "mcp_approval_response", "custom_tool_call",
+		"compaction", "program", "additional_tools":
+		return true
+	}
+	return false
+}
+
+// prelude reports whether an output item of type t, done, is not an
+// answer by itself: the answer follows reasoning, the list of an MCP
+// server's tools, the caller's approval echoed back, a compaction, a
+// program (its output follows) and an additional tools item.
+func prelude(t string) bool {
+	return statusless(t) && !callItem(t)
+}
+
 // ItemsDone reports whether every output item the stream added so far was
-// done, completed, and one of them was more than reasoning: what a
+// done, completed (an item without a status, done; see statusless), and
+// one of them was more than a prelude to the answer (see prelude): what a
 // stream that ends there without its final event (response.completed)
 // answered is whole. OpenRouter's /responses closes some streams so,
 // after the last output_item.done (moeru-ai/airi#2593, #2589). A stream
-// cut inside an item, after reasoning alone, or with an item done
-// otherwise than completed is not whole; neither is one whose items are
-// done without being added (llama.cpp's), which ends with its final event.
+// cut inside an item, after reasoning or a tools' list alone, or with an
+// item done otherwise than completed is not whole; neither is one whose
+// items are done without being added (llama.cpp's), which ends with its
+// final event.
 func (s *ResponseStream) ItemsDone() bool {
 	l := &s.life
 	return l.answered && l.open == 0 && !l.broken
