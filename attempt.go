@@ -562,7 +562,7 @@ func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
 	if e := ar.End; e != nil {
 		t.FinishReason = e.Reason
 		if e.HasUsage {
-			t.trustUsage(e.Input, e.CachedInput, e.Output, e.Reasoning)
+			t.trustUsage(codec.Usage{Prompt: e.Input, Cached: e.CachedInput, Output: e.Output, Reasoning: e.Reasoning})
 		}
 	}
 	for _, n := range a.rd.reached() {

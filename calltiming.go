@@ -47,7 +47,7 @@ func (c *call) build() *Timing {
 		if tr.resume != nil && u {
 			// A resumed response's usage counts its whole output, the
 			// tries' before it included.
-			t.OutputTokens, t.ReasoningTokens, usage = tt.OutputTokens, tt.ReasoningTokens, true
+			t.OutputTokens, t.ReasoningTokens, t.rejected, usage = tt.OutputTokens, tt.ReasoningTokens, tt.rejected, true
 		}
 		usage = u && usage
 	}
@@ -91,6 +91,7 @@ func (c *call) addDelivered(t *Timing, tr *try, tt *Timing) (usage bool) {
 	case usage:
 		t.OutputTokens += tt.OutputTokens
 		t.ReasoningTokens += tt.ReasoningTokens
+		t.rejected += tt.rejected
 	case !c.whole:
 		// A whole answer without usage has no count of its own: its one
 		// chunk is the answer, not a token (a background response still

@@ -141,6 +141,10 @@ type Timing struct {
 	// codec.ShowsReasoning), so its reasoning tokens came after the first
 	// token.
 	reasoningShown bool
+	// rejected is how many of OutputTokens the server says were a
+	// Predicted Output's tokens it rejected (see codec.Usage.Rejected):
+	// never streamed, so TPOT and TPS leave them out.
+	rejected int
 }
 
 // maxChunkStamps is how many chunk arrivals a Timing keeps in Chunks.
@@ -258,9 +262,12 @@ func (t *Timing) MaxGap() time.Duration {
 // (E2E − TTFT) / (OutputTokens − 1), with the end taken at the last token.
 // It is 0 with fewer than two output tokens. Reasoning tokens that the
 // stream did not show (see ReasoningTokens) are not counted: they were
-// spent before its first token, in its TTFT.
+// spent before its first token, in its TTFT. Nor are the tokens of a
+// Predicted Output that the server rejected
+// (completion_tokens_details.rejected_prediction_tokens), which
+// OutputTokens counts but the stream never carries.
 func (t *Timing) TPOT() time.Duration {
-	n := t.OutputTokens
+	n := t.OutputTokens - t.rejected
 	if !t.reasoningShown {
 		n -= t.ReasoningTokens
 	}
@@ -414,20 +421,22 @@ func (t *Timing) setUsage(u codec.Usage, valid bool) {
 	if !valid {
 		return
 	}
-	t.trustUsage(u.Prompt, u.Cached, u.Output, u.Reasoning)
+	t.trustUsage(u)
 }
 
 // trustUsage records the token counts a server reported, unless one is
 // negative or absurd (then the usage is not trusted: UsageReported stays
 // as it was and OutputTokens is counted from the deltas). Cached tokens
-// are at most the prompt's, reasoning ones at most the output's.
-func (t *Timing) trustUsage(prompt, cached, output, reasoning int64) {
-	if !(codec.Usage{Prompt: prompt, Cached: cached, Output: output}).Trusted() {
+// are at most the prompt's, reasoning ones at most the output's, and
+// rejected prediction tokens at most the rest of it.
+func (t *Timing) trustUsage(u codec.Usage) {
+	if !u.Trusted() {
 		return
 	}
 	t.UsageReported = true
-	t.PromptTokens = int(prompt)
-	t.CachedTokens = int(min(max(cached, 0), prompt))
-	t.OutputTokens = int(output)
-	t.ReasoningTokens = int(min(max(reasoning, 0), output))
+	t.PromptTokens = int(u.Prompt)
+	t.CachedTokens = int(min(max(u.Cached, 0), u.Prompt))
+	t.OutputTokens = int(u.Output)
+	t.ReasoningTokens = int(min(max(u.Reasoning, 0), u.Output))
+	t.rejected = int(min(max(u.Rejected, 0), u.Output-int64(t.ReasoningTokens)))
 }

@@ -94,6 +94,7 @@ func (s *ChoiceUsage) Add(c *openai.ChatCompletionChunk, u Usage, finished, want
 	p.cached = min(p.cached, u.Cached)
 	s.out.Output += u.Output
 	s.out.Reasoning += u.Reasoning
+	s.out.Rejected += u.Rejected
 	return s.sum()
 }
 

@@ -17,6 +17,11 @@ type Usage struct {
 	// Reasoning is how many of the Output tokens the server says went to
 	// reasoning (completion_tokens_details.reasoning_tokens).
 	Reasoning int64
+	// Rejected is how many of the Output tokens the server says were a
+	// Predicted Output's tokens it rejected
+	// (completion_tokens_details.rejected_prediction_tokens): counted and
+	// billed, never streamed.
+	Rejected int64
 }
 
 // MaxUsageTokens bounds a token count a server reports: no context comes
@@ -66,7 +71,21 @@ func usageOf(u openai.CompletionUsage) Usage {
 	if r > 0 && (u.TotalTokens == u.PromptTokens+u.CompletionTokens+r || r > u.CompletionTokens) {
 		output += r
 	}
-	return Usage{Prompt: promptWithCache(u, cached), Cached: cached, Output: output, Reasoning: min(max(r, 0), max(output, 0))}
+	r = min(max(r, 0), max(output, 0))
+	return Usage{Prompt: promptWithCache(u, cached), Cached: cached, Output: output, Reasoning: r,
+		Rejected: rejected(u.CompletionTokensDetails.RejectedPredictionTokens, output-r)}
+}
+
+// rejected returns the rejected prediction tokens n that a usage counts
+// among its output, of which rest are not reasoning: OpenAI's
+// completion_tokens counts them (platform.openai.com/docs/guides/predicted-outputs).
+// More of them than rest cannot be in it: a server whose count leaves
+// them out, whose output is then the streamed tokens', and 0 are.
+func rejected(n, rest int64) int64 {
+	if n <= 0 || n > rest {
+		return 0
+	}
+	return n
 }
 
 // promptWithCache returns the prompt tokens of u, whose cached tokens are
