@@ -6,6 +6,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/respjson"
 )
 
 // completion is a completion's request (the completions API,
@@ -263,11 +264,33 @@ func completionEvent(comp *openai.Completion) Event {
 				FinishReason: string(ch.FinishReason),
 				Delta:        openai.ChatCompletionChunkChoiceDelta{Content: ch.Text},
 			}
+			c.Choices[i].Delta.JSON.ExtraFields = choiceReasoning(ch)
 		}
 	}
 	ev := chunkEvent(c, comp)
 	ev.Usage, ev.HasUsage = usageIn(&comp.Usage, comp.JSON.Usage.Valid(), comp.JSON.ExtraFields)
 	return ev
+}
+
+// choiceReasoning returns the reasoning fields of ch, a completion's
+// choice, for its chat view's delta, or nil when it has none: LiteLLM's
+// proxy makes a completions stream of a chat model's chunks, and puts the
+// delta's reasoning_content on each choice beside a text that is null
+// while the model reasons (BerriAI/litellm litellm/utils.py,
+// TextCompletionStreamWrapper.convert_to_text_completion_object). That
+// reasoning is output, as it is in a chat stream: the first token, and a
+// stream that is not silent.
+func choiceReasoning(ch *openai.CompletionChoice) map[string]respjson.Field {
+	var m map[string]respjson.Field
+	for _, k := range reasoningFields {
+		if f, ok := ch.JSON.ExtraFields[k]; ok {
+			if m == nil {
+				m = make(map[string]respjson.Field, len(reasoningFields))
+			}
+			m[k] = f
+		}
+	}
+	return m
 }
 
 // WholeCompletion reports whether ev, a completions event, is a whole
