@@ -382,6 +382,15 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	}
 	ev, size, err := a.rd.decode(data)
 	if err != nil {
+		if a.rd.answered() && codec.IsErrorEvent(err) {
+			// Every choice had finished: the answer is whole, and what
+			// failed came after it. LiteLLM's proxy, relaying a
+			// completions stream whose usage chunk has no choices, fails
+			// on that chunk and sends its error after the finish (see
+			// the fixture litellm-completions-usage-chunk-error): only
+			// the usage is lost.
+			return true, at, a.outputEnd(at)
+		}
 		return true, at, a.refused(err)
 	}
 	if a.rd.begunAgain(&ev) {

@@ -133,6 +133,13 @@ func plainText(data []byte) (string, bool) {
 // serverError is the error of an event that carries an error.
 func serverError(s *ServerError) error { return &Error{Server: s, Detail: "error event"} }
 
+// IsErrorEvent reports whether err, an error of Decode, is the server's
+// own error sent as an event.
+func IsErrorEvent(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Server != nil
+}
+
 // wholeError returns the error a whole response's JSON, raw, carries in
 // the place of an answer: its "error" member, when it has one and no answer
 // (empty). OpenRouter answers 200 once a model has started on the
