@@ -28,24 +28,16 @@ const llamaEdgeFingerprint = "fp_44709d6fcb"
 // any output.
 type LlamaEdgeStream struct {
 	ZeroChunkStream
-	seen  bool // a chunk was looked at
-	edge  bool // every chunk so far is in LlamaEdge's shape
-	model string
-	answerSeen
+	edge shapeWatch // every chunk so far is in LlamaEdge's shape
 }
 
 // Decode decodes the next event of the stream.
 func (s *LlamaEdgeStream) Decode(data []byte) (Event, error) {
 	ev, err := s.ZeroChunkStream.Decode(data)
-	if err != nil || (s.seen && !s.edge) || ev.Chunk == nil {
-		return ev, err
+	if err == nil {
+		s.edge.watch(ev, llamaEdgeChunk)
 	}
-	c := ev.Chunk
-	if !s.seen {
-		s.seen, s.edge, s.model = true, true, c.Model
-	}
-	s.edge = s.see(ev, c) && s.edge && llamaEdgeChunk(c)
-	return ev, nil
+	return ev, err
 }
 
 // AtDone returns the finish LlamaEdge leaves out: at [DONE], an event
@@ -53,10 +45,10 @@ func (s *LlamaEdgeStream) Decode(data []byte) (Event, error) {
 // "stop", when every chunk was in LlamaEdge's shape, no choice finished
 // and some output came; else what ZeroChunkStream returns.
 func (s *LlamaEdgeStream) AtDone() (ev Event, ok bool) {
-	if !s.edge || !s.unfinished() {
+	if !s.edge.due() {
 		return s.ZeroChunkStream.AtDone()
 	}
-	return s.finish(&s.chat, s.model)
+	return s.edge.finish(&s.chat, s.edge.model)
 }
 
 // llamaEdgeChunk reports whether c is in the shape of LlamaEdge's chunks:

@@ -2,6 +2,8 @@ package codec
 
 import (
 	"strings"
+
+	"github.com/openai/openai-go/v3"
 )
 
 // llama-server's answers relayed by Jan's cortex.cpp, which drops their
@@ -36,28 +38,27 @@ import (
 // whether a choice finished, and whether the answer had any output.
 type LlamaRelayStream struct {
 	LlamaEdgeStream
-	seen  bool // a chunk was looked at
-	llama bool // every chunk so far is in llama-server's shape
-	build bool // some chunk carried llama-server's build as its fingerprint
-	model string
-	answerSeen
+	llama shapeWatch // every chunk so far is in llama-server's shape
+	build bool       // some chunk in that shape carried llama-server's build as its fingerprint
 }
 
 // Decode decodes the next event of the stream.
 func (s *LlamaRelayStream) Decode(data []byte) (Event, error) {
 	ev, err := s.LlamaEdgeStream.Decode(data)
-	if err != nil || (s.seen && !s.llama) || ev.Chunk == nil {
-		return ev, err
+	if err == nil {
+		s.llama.watch(ev, s.llamaServerChunk)
 	}
-	c := ev.Chunk
-	if !s.seen {
-		s.seen, s.llama, s.model = true, true, c.Model
-	}
+	return ev, err
+}
+
+// llamaServerChunk reports whether c is in llama-server's shape: its id
+// "chatcmpl-…", its fingerprint none or llama-server's build, which it
+// notes.
+func (s *LlamaRelayStream) llamaServerChunk(c *openai.ChatCompletionChunk) bool {
 	//lint:ignore SA1019 llama-server still sends it: its build tells its chunks
 	fp := c.SystemFingerprint
 	s.build = s.build || fp != ""
-	s.llama = s.see(ev, c) && s.llama && strings.HasPrefix(c.ID, "chatcmpl-") && (fp == "" || llamaServerBuild(fp))
-	return ev, nil
+	return strings.HasPrefix(c.ID, "chatcmpl-") && (fp == "" || llamaServerBuild(fp))
 }
 
 // AtBareDone returns the finish cortex.cpp's relay drops: at a [DONE]
@@ -68,10 +69,10 @@ func (s *LlamaRelayStream) Decode(data []byte) (Event, error) {
 // with the rest of that chunk; Accumulated() tells it from the count of
 // the deltas, as it does for a relay that says "stop" for it.
 func (s *LlamaRelayStream) AtBareDone() (ev Event, ok bool) {
-	if !s.llama || !s.build || !s.unfinished() {
+	if !s.llama.due() || !s.build {
 		return Event{}, false
 	}
-	return s.finish(&s.chat, s.model)
+	return s.llama.finish(&s.chat, s.llama.model)
 }
 
 // llamaServerBuild reports whether fp is llama-server's build_info, which

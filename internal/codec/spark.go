@@ -26,23 +26,16 @@ import (
 // output.
 type SparkStream struct {
 	LlamaRelayStream
-	seen  bool // a chunk was looked at
-	spark bool // every chunk so far carried Spark's status of success
-	answerSeen
+	spark shapeWatch // every chunk so far carried Spark's status of success
 }
 
 // Decode decodes the next event of the stream.
 func (s *SparkStream) Decode(data []byte) (Event, error) {
 	ev, err := s.LlamaRelayStream.Decode(data)
-	if err != nil || (s.seen && !s.spark) || ev.Chunk == nil {
-		return ev, err
+	if err == nil {
+		s.spark.watch(ev, sparkChunk)
 	}
-	c := ev.Chunk
-	if !s.seen {
-		s.seen, s.spark = true, true
-	}
-	s.spark = s.see(ev, c) && s.spark && sparkChunk(c)
-	return ev, nil
+	return ev, err
 }
 
 // AtDone returns the finish Spark leaves out: at [DONE], an event whose
@@ -50,10 +43,10 @@ func (s *SparkStream) Decode(data []byte) (Event, error) {
 // when every chunk carried Spark's status of success, no choice finished
 // and some output came; else what LlamaRelayStream returns.
 func (s *SparkStream) AtDone() (ev Event, ok bool) {
-	if !s.spark || !s.unfinished() {
+	if !s.spark.due() {
 		return s.LlamaRelayStream.AtDone()
 	}
-	return s.finish(&s.chat, "")
+	return s.spark.finish(&s.chat, "")
 }
 
 // sparkChunk reports whether c carries Spark's status of success: "code"

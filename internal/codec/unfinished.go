@@ -7,9 +7,8 @@ import (
 )
 
 // answerSeen follows, chunk by chunk, what a chat stream whose server may
-// leave out its finish reason has shown (see ZeroChunkStream and
-// LlamaRelayStream): whether a choice finished, whether some output or a
-// tool call came.
+// leave out its finish reason has shown (see shapeWatch): whether a
+// choice finished, whether some output or a tool call came.
 type answerSeen struct {
 	finished bool // a choice sent its finish reason
 	output   bool // some chunk carried output
@@ -52,3 +51,32 @@ func (a *answerSeen) finish(d *chat, model string) (Event, bool) {
 		`,"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":` + reason + `}]}`))
 	return ev, err == nil
 }
+
+// shapeWatch follows whether every chunk of a chat stream so far is in
+// the shape of one server that leaves out its finish reason (see
+// ZeroChunkStream, LlamaEdgeStream, LlamaRelayStream, SparkStream), and
+// what the answer showed (see answerSeen). A stream whose first chunk is
+// not in that shape costs nothing more. The zero value is ready to use.
+type shapeWatch struct {
+	seen  bool   // a chunk was looked at
+	in    bool   // every chunk so far is in the shape
+	model string // the first chunk's model
+	answerSeen
+}
+
+// watch records ev, a decoded event, while every chunk before it was in
+// the shape that in tells.
+func (w *shapeWatch) watch(ev Event, in func(*openai.ChatCompletionChunk) bool) {
+	c := ev.Chunk
+	if c == nil || (w.seen && !w.in) {
+		return
+	}
+	if !w.seen {
+		w.seen, w.in, w.model = true, true, c.Model
+	}
+	w.in = w.see(ev, c) && w.in && in(c)
+}
+
+// due reports whether every chunk was in the shape and the answer had
+// output but no finish: its server left the finish out.
+func (w *shapeWatch) due() bool { return w.in && w.unfinished() }

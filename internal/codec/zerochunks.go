@@ -22,23 +22,16 @@ import "github.com/openai/openai-go/v3"
 // answer had any output.
 type ZeroChunkStream struct {
 	TGIToolStream
-	seen bool // a chunk was looked at
-	zero bool // every chunk so far was written from the zero value
-	answerSeen
+	zero shapeWatch // every chunk so far was written from the zero value
 }
 
 // Decode decodes the next event of the stream.
 func (s *ZeroChunkStream) Decode(data []byte) (Event, error) {
 	ev, err := s.TGIToolStream.Decode(data)
-	if err != nil || (s.seen && !s.zero) || ev.Chunk == nil {
-		return ev, err
+	if err == nil {
+		s.zero.watch(ev, zeroChunk)
 	}
-	c := ev.Chunk
-	if !s.seen {
-		s.seen, s.zero = true, true
-	}
-	s.zero = s.see(ev, c) && s.zero && zeroChunk(c)
-	return ev, nil
+	return ev, err
 }
 
 // AtDone returns the finish such a server leaves out: at [DONE], an event
@@ -48,10 +41,10 @@ func (s *ZeroChunkStream) Decode(data []byte) (Event, error) {
 // zero value, no choice finished and some output came; else what
 // TGIToolStream returns.
 func (s *ZeroChunkStream) AtDone() (ev Event, ok bool) {
-	if !s.zero || !s.unfinished() {
+	if !s.zero.due() {
 		return s.TGIToolStream.AtDone()
 	}
-	return s.finish(&s.chat, "")
+	return s.zero.finish(&s.chat, "")
 }
 
 // zeroChunk reports whether c was written from openai-go's zero value by
