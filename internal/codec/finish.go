@@ -1,6 +1,10 @@
 package codec
 
-import "github.com/openai/openai-go/v3"
+import (
+	"encoding/json"
+
+	"github.com/openai/openai-go/v3"
+)
 
 // Finish reasons beyond OpenAI's (stop, length, tool_calls,
 // content_filter) by which a server says that it stopped an answer
@@ -167,14 +171,39 @@ func OutputLimit(req Request) int64 {
 // (a natural stop one token short of the limit would read as cut); but a
 // usage under the limit says the answer did not reach it, whatever the
 // deltas (a relay that splits tokens into smaller deltas).
+//
+// A choice its server said "tool_calls" for is cut too when it used
+// every token allowed and its last call's arguments are no JSON: vLLM's
+// chat stream says "tool_calls" once a call has streamed, whatever its
+// engine's reason, so a call cut by max_tokens inside its arguments reads
+// as a whole one (vllm-project/vllm#53269, #47963), which the caller
+// would run. Its tool parser holds back tokens, so its deltas are fewer
+// than its tokens: the usage counts them, and the deltas only where no
+// usage came.
 func lengthFinish(c *openai.ChatCompletion, limit, deltas int64) {
-	if limit <= 0 || deltas < limit || len(c.Choices) != 1 || c.Choices[0].FinishReason != "stop" {
+	if limit <= 0 || len(c.Choices) != 1 {
 		return
 	}
-	if used := c.Usage.CompletionTokens; used > 0 && used < limit {
+	ch, used := &c.Choices[0], c.Usage.CompletionTokens
+	switch ch.FinishReason {
+	case "stop":
+		if deltas < limit || used > 0 && used < limit {
+			return
+		}
+	case "tool_calls":
+		if used < limit && (used > 0 || deltas < limit) || !cutCall(ch.Message.ToolCalls) {
+			return
+		}
+	default:
 		return
 	}
-	c.Choices[0].FinishReason = "length"
+	ch.FinishReason = "length"
+}
+
+// cutCall reports whether the last of calls has arguments that are no
+// JSON, as a call cut before its end has.
+func cutCall(calls []openai.ChatCompletionMessageToolCallUnion) bool {
+	return len(calls) > 0 && !json.Valid([]byte(calls[len(calls)-1].Function.Arguments))
 }
 
 // Unfinished reports whether ev, a whole answer, never finished: no choice
