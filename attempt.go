@@ -343,6 +343,11 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		at := a.rd.lastRead()
 		return true, at, a.outputEnd(at)
 	}
+	if err == io.EOF {
+		if held := a.rd.heldError(); held != nil {
+			return true, a.rd.lastRead(), a.refused(held)
+		}
+	}
 	if err != nil {
 		at, err := a.readEnd(err)
 		return true, at, err
@@ -367,6 +372,9 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		return true, at, a.failure(KindRequest, "choices_glued", err)
 	}
 	if isDone(data) {
+		if held := a.rd.heldError(); held != nil {
+			return true, at, a.refused(held)
+		}
 		if ev, ok := a.rd.atDone(); ok {
 			if err := a.deliver(arrived{Event: ev, at: at}); err != nil {
 				return true, at, err

@@ -204,6 +204,15 @@ func (r *reading) atDone() (codec.Event, bool) {
 	return codec.Event{}, false
 }
 
+// heldError returns the server's error the decoder holds back, if any
+// (see codec.ErrorHolder): the stream's error once its body has ended.
+func (r *reading) heldError() error {
+	if h, ok := r.dec.(codec.ErrorHolder); ok {
+		return h.HeldError()
+	}
+	return nil
+}
+
 // decode decodes data, the next event, and returns it with what it counts
 // for in the bound on unread chunks (see codec.Cost). An error event the
 // server named so is its error (see codec.NamedError).

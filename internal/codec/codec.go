@@ -113,6 +113,13 @@ type BareDoneFinisher interface {
 	AtBareDone() (ev Event, ok bool)
 }
 
+// ErrorHolder is a Decoder that may hold a server's error back for the
+// event after it, which may give its reason (see ResponseStream): at the
+// end of the body, HeldError returns the error it still holds.
+type ErrorHolder interface {
+	HeldError() error
+}
+
 // DecoderFor returns what decodes the events of one stream of req, in
 // order: req itself when each event decodes alone, or
 // a decoder that keeps what the API needs of the events before (a

@@ -1,10 +1,14 @@
 package codec
 
 import (
+	"encoding/json"
+	"errors"
 	"hash/maphash"
 	"strings"
 
+	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
+	"github.com/tidwall/gjson"
 )
 
 // Response done events that ResponseStream reads.
@@ -49,6 +53,7 @@ type ResponseStream struct {
 	ahead string       // text a done event gave before any delta did
 	seed  maphash.Seed
 	life  itemLife
+	held  error // a response.failed that gave no reason (see HeldError)
 }
 
 // itemLife follows the output items of a Responses stream from their
@@ -78,10 +83,30 @@ type streamedItem struct {
 	args   bool
 }
 
-// Decode decodes the next event of the stream.
+// Decode decodes the next event of the stream. A response.failed that
+// gives no reason, in its response or beside it, is held back (see
+// HeldError): Azure OpenAI sends the reason in an error event after it
+// (a content filter's content_policy_violation: maximhq/bifrost#6419,
+// #6652). That error event is the stream's error; any other event after
+// a held failure ends the stream with it.
 func (s *ResponseStream) Decode(data []byte) (Event, error) {
+	if s.held != nil {
+		if out, err := s.response.Decode(data); err != nil && !bareError(err) {
+			return out, err
+		}
+		return Event{}, s.held
+	}
 	out, err := s.response.Decode(data)
 	if err != nil {
+		if bareError(err) && gjson.GetBytes(data, "type").Str == respFailed {
+			ev := new(responses.ResponseStreamEventUnion)
+			if json.Unmarshal(data, ev) != nil {
+				return out, err
+			}
+			s.held = err
+			chunk := &openai.ChatCompletionChunk{Model: ev.Response.Model, Choices: []openai.ChatCompletionChunkChoice{{}}}
+			return Event{Chunk: chunk, Orig: ev}, nil
+		}
 		return out, err
 	}
 	ev, _ := out.Orig.(*responses.ResponseStreamEventUnion)
@@ -274,4 +299,16 @@ func (s *ResponseStream) callArgs(id, args string) string {
 		return args
 	}
 	return args[text:]
+}
+
+// HeldError returns the failure of a response.failed that gave no reason
+// and that no error event followed, once the body has ended: the stream's
+// error, the server's word that the response failed.
+func (s *ResponseStream) HeldError() error { return s.held }
+
+// bareError reports whether err, an error of Decode, is the server's
+// error event that names neither a code nor a message.
+func bareError(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Server != nil && e.Server.Code == "" && e.Server.Message == "" && e.Server.Raw == ""
 }
