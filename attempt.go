@@ -372,21 +372,7 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		return true, at, a.failure(KindRequest, "choices_glued", err)
 	}
 	if isDone(data) {
-		if held := a.rd.heldError(); held != nil {
-			return true, at, a.refused(held)
-		}
-		if ev, ok := a.rd.atDone(); ok {
-			if err := a.deliver(arrived{Event: ev, at: at}); err != nil {
-				return true, at, err
-			}
-		}
-		if a.rd.nIgnored() {
-			return true, at, a.failure(KindRequest, nIgnoredDetail, errNIgnored)
-		}
-		if detail := a.rd.cutBeforeDone(); detail != "" {
-			return true, at, a.failure(KindTruncated, detail, nil)
-		}
-		return true, at, a.outputEnd(at)
+		return true, at, a.atDone(at)
 	}
 	ev, size, err := a.rd.decode(data)
 	if err != nil {
@@ -421,6 +407,28 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		return true, at, a.outputEnd(at)
 	}
 	return false, at, nil
+}
+
+// atDone returns how a stream that sent [DONE] at at ended: the error an
+// event held back (see reading.heldError), an n the server ignored, an
+// answer cut before it (see reading.cutBeforeDone), or its output's end,
+// the finish its server left out delivered first (see reading.atDone).
+func (a *attempt) atDone(at time.Time) error {
+	if held := a.rd.heldError(); held != nil {
+		return a.refused(held)
+	}
+	if ev, ok := a.rd.atDone(); ok {
+		if err := a.deliver(arrived{Event: ev, at: at}); err != nil {
+			return err
+		}
+	}
+	if a.rd.nIgnored() {
+		return a.failure(KindRequest, nIgnoredDetail, errNIgnored)
+	}
+	if detail := a.rd.cutBeforeDone(); detail != "" {
+		return a.failure(KindTruncated, detail, nil)
+	}
+	return a.outputEnd(at)
 }
 
 // readEnd returns how the stream ended, and when, once its read failed
