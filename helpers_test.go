@@ -16,6 +16,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/sony/gobreaker/v2"
 
 	"github.com/tokenpace/tokenpace"
 	"github.com/tokenpace/tokenpace/simulate"
@@ -271,4 +272,26 @@ func captureBody(body *[]byte) option.RequestOption {
 		req.Body = io.NopCloser(bytes.NewReader(*body))
 		return next(req)
 	})
+}
+
+// wantResponsesBreaker makes 12 Responses calls for model through a
+// Router on c, its route "first" and then "second", more than the 5
+// failures that open a breaker; each must end with the second route's
+// answer, and the first route's breaker must then be closed or not as
+// closed says.
+func wantResponsesBreaker(t *testing.T, c *tokenpace.Client, model string, closed bool) {
+	t.Helper()
+	rt, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Name: "first", Model: model}, route("second"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 12 {
+		got := readResponseStream(rt.NewResponseStreaming(context.Background(), respond(model, 64)))
+		if got.err != nil || !strings.HasSuffix(got.text, extra) {
+			t.Fatalf("Router call %d: text %q, err %v; want the next route's answer", i, got.text, got.err)
+		}
+	}
+	if st, ok := rt.BreakerState("first"); !ok || (st == gobreaker.StateClosed) != closed {
+		t.Errorf("breaker %v after 12 calls, want closed: %v", st, closed)
+	}
 }

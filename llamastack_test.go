@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"testing"
 	"testing/synctest"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/sony/gobreaker/v2"
 
 	"github.com/tokenpace/tokenpace"
 )
@@ -62,19 +60,7 @@ func TestLlamaStackResponsesRefusal(t *testing.T) {
 					t.Errorf("Client: err %v; want the server's message with status %d", got.err, tt.status)
 				}
 
-				rt, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Name: "first", Model: model}, route("second"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i := range 12 { // more than the 5 failures that open a breaker
-					got := readResponseStream(rt.NewResponseStreaming(ctx, respond(model, 64)))
-					if got.err != nil || !strings.HasSuffix(got.text, extra) {
-						t.Fatalf("Router call %d: text %q, err %v; want the next route's answer", i, got.text, got.err)
-					}
-				}
-				if st, ok := rt.BreakerState("first"); !ok || (st == gobreaker.StateClosed) != tt.closed {
-					t.Errorf("breaker %v after 12 calls, want closed: %v", st, tt.closed)
-				}
+				wantResponsesBreaker(t, c, model, tt.closed)
 			})
 		})
 	}
