@@ -240,7 +240,11 @@ func pdRouterError(head []byte) []byte {
 // …}], …}); or a body that is a JSON string and nothing else, the message
 // itself, as SiliconFlow answers a key it does not know ("Invalid token",
 // 401) or a request it forbids ("Forbidden", 403: docs.siliconflow.cn,
-// error codes). ok is false for any other body.
+// error codes); or a problem-details body (RFC 9457) without its
+// "detail", whose "title" beside a numeric "status" is the message, as
+// NVIDIA's hosted API answers its rate limit ({"status":429,"title":"Too
+// Many Requests"}; a "detail", when it has one, is read as FastAPI's is).
+// ok is false for any other body.
 func errorOfOwnShape(head []byte) (msg, name, code string, ok bool) {
 	if !gjson.ValidBytes(head) {
 		return "", "", "", false
@@ -279,6 +283,9 @@ func errorOfOwnShape(head []byte) (msg, name, code string, ok bool) {
 		return m.Str, t.Str, "", true
 	case m.Type == gjson.String:
 		return m.Str, "", gjson.GetBytes(head, "code").String(), true // FastChat's: its code names it
+	}
+	if t := gjson.GetBytes(head, "title"); t.Type == gjson.String && t.Str != "" && gjson.GetBytes(head, "status").Type == gjson.Number {
+		return t.Str, "", "", true // a problem-details body without its detail
 	}
 	return "", "", "", false
 }

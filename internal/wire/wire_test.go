@@ -174,6 +174,9 @@ func TestErrorsOfOwnShape(t *testing.T) {
 		`{"errors":[{"code":"token_quota_reached","message":"Request of 1 token(s) from quota was rejected","more_info":"https://cloud.ibm.com/apidocs/watsonx-ai#text-chat"}],"trace":"ebeec5ab40585bab417b08fd0b3282f0","status_code":403}`: `{"error":{"code":"token_quota_reached","message":"Request of 1 token(s) from quota was rejected"}}`,
 		`{"success":false,"errors":[{"code":7003,"message":"Could not route to /client/v4/accounts/x/ai/run, perhaps your object identifier is invalid?"}],"messages":[],"result":null}`:                                                      `{"error":{"code":"7003","message":"Could not route to /client/v4/accounts/x/ai/run, perhaps your object identifier is invalid?"}}`,
 		`{"errors":[]}`: `{"errors":[]}`,
+		`{"status":429,"title":"Too Many Requests"}`:                                            `{"error":{"message":"Too Many Requests"}}`,
+		`{"status":404,"title":"Not Found","detail":"Function 'f': Not found for account 'a'"}`: `{"error":{"message":"Function 'f': Not found for account 'a'"}}`,
+		`{"title":"Too Many Requests"}`:                                                         `{"title":"Too Many Requests"}`,
 	} {
 		res := response(503, nil, []byte(body))
 		if cut := BoundErrorBody(res); cut != "" {
