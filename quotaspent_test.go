@@ -31,7 +31,14 @@ import (
 // (testdata/conformance/ollama-cloud-usage-limit-429.jsonl) and in that
 // of Ollama 0.13 to 0.17
 // (testdata/conformance/ollama-0.13-cloud-usage-limit-429-api-error.jsonl):
-// before, each was sent 3 times.
+// before, each was sent 3 times. Volcengine Ark answers an account past
+// the inference limit it set itself (Safe Experience Mode), one whose free
+// trial is spent and a Coding Plan past its 5-hour quota with 429 of type
+// "TooManyRequests", as it does its rate limits; only the codes
+// "SetLimitExceeded", "QuotaExceeded" and "AccountQuotaExceeded" tell them
+// apart (testdata/conformance/ark-set-limit-exceeded-429.jsonl,
+// ark-coding-plan-quota-429.jsonl): each was sent 3 times, now once; its
+// "ServerOverloaded" is still sent again.
 func TestQuotaSpentNotSentAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var zai conformance
@@ -41,6 +48,9 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 		var ollama, ollama13 conformance
 		ollama.Reads = readFixture(t, "testdata/conformance/ollama-cloud-usage-limit-429.jsonl", &ollama)
 		ollama13.Reads = readFixture(t, "testdata/conformance/ollama-0.13-cloud-usage-limit-429-api-error.jsonl", &ollama13)
+		var ark, arkPlan conformance
+		ark.Reads = readFixture(t, "testdata/conformance/ark-set-limit-exceeded-429.jsonl", &ark)
+		arkPlan.Reads = readFixture(t, "testdata/conformance/ark-coding-plan-quota-429.jsonl", &arkPlan)
 		answer := func(body string) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
@@ -53,6 +63,10 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 			"github":   replay(github.recording),
 			"ollama":   replay(ollama.recording),
 			"ollama13": replay(ollama13.recording),
+			"ark":      replay(ark.recording),
+			"arkplan":  replay(arkPlan.recording),
+			"arktrial": answer(`{"error":{"code":"QuotaExceeded","message":"The account (2101304184) has exhausted the free trial quota of the model (doubao-seed-1-6-250615).","param":"","type":"TooManyRequests"}}`),
+			"arkbusy":  answer(`{"error":{"code":"ServerOverloaded","message":"The service is currently unable to handle additional requests due to server overload.","param":"","type":"TooManyRequests"}}`),
 			"openai":   answer(`{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`),
 			"limited":  answer(`{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}`),
 		}
@@ -75,6 +89,10 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 			"github":   {github.Expect.ErrorMessage, 1},
 			"ollama":   {ollama.Expect.ErrorMessage, 1},
 			"ollama13": {ollama13.Expect.ErrorMessage, 1},
+			"ark":      {ark.Expect.ErrorMessage, 1},
+			"arkplan":  {arkPlan.Expect.ErrorMessage, 1},
+			"arktrial": {"The account (2101304184) has exhausted the free trial quota of the model (doubao-seed-1-6-250615).", 1},
+			"arkbusy":  {"The service is currently unable to handle additional requests due to server overload.", 3},
 			"openai":   {"You exceeded your current quota, please check your plan and billing details.", 1},
 			"limited":  {"Rate limit reached for requests", 3},
 		} {

@@ -25,10 +25,21 @@ import (
 // #11444; NousResearch/hermes-agent#68832), as its body's bare string
 // (ollama/ollama server/cloud_proxy.go copies ollama.com's answer) or,
 // from Ollama 0.13 to 0.17, after the status line in an error object
-// of type "api_error" (middleware/openai.go, writeError).
+// of type "api_error" (middleware/openai.go, writeError). Volcengine Ark
+// (and BytePlus ModelArk) gives every 429 the type "TooManyRequests", its
+// rate limits ("ModelAccountTpmRateLimitExceeded") and overload
+// ("ServerOverloaded") as much as an account past the inference limit it
+// set in its Safe Experience Mode ("SetLimitExceeded"), one whose free trial
+// of the model is spent ("QuotaExceeded") and a Coding Plan past its 5-hour,
+// weekly or monthly quota ("AccountQuotaExceeded", the reset hours away in
+// its words): only those codes say that waiting seconds will not help
+// (volcengine.com/docs/82379/1299023).
 
 // quotaCodes are the error codes, or types, of the 429s of QuotaSpent.
-var quotaCodes = map[string]bool{"1113": true, "insufficient_quota": true}
+var quotaCodes = map[string]bool{
+	"1113": true, "insufficient_quota": true,
+	"SetLimitExceeded": true, "QuotaExceeded": true, "AccountQuotaExceeded": true,
+}
 
 // QuotaSpent returns res marked not to be sent again (X-Should-Retry:
 // false) when it is a 429 whose error object says the account's balance

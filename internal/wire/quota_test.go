@@ -10,7 +10,9 @@ import (
 // TestQuotaSpent: a 429 whose error says the balance or quota is spent
 // (Zhipu's code "1113", as a string or, from another front, an Anthropic
 // envelope; OpenAI's "insufficient_quota"; Ollama's cloud past a usage
-// limit, in its words) is marked not to be sent again; a 429 of a rate limit, another status with those words and a
+// limit, in its words; Volcengine Ark's account limits, "SetLimitExceeded",
+// "QuotaExceeded" and "AccountQuotaExceeded") is marked not to be sent
+// again; a 429 of a rate limit, another status with those words and a
 // body that is no error object are not, and the body stays readable.
 func TestQuotaSpent(t *testing.T) {
 	for _, tc := range []struct {
@@ -29,6 +31,12 @@ func TestQuotaSpent(t *testing.T) {
 		{429, `{"error":{"message":"you (lena) have reached your session usage limit, upgrade for higher limits: https://ollama.com/upgrade"}}`, true},
 		{429, `{"error":{"message":"You have reached your usage limit, please slow down"}}`, false},
 		{503, `{"error":{"message":"you've reached your hourly usage limit, please wait or upgrade to continue"}}`, false},
+		{429, `{"error":{"code":"SetLimitExceeded","message":"Your account [2101304184] has reached the set inference limit for the [doubao-seed-1-6-250615] model, and the model service has been paused.","param":"","type":"TooManyRequests"}}`, true},
+		{429, `{"error":{"code":"QuotaExceeded","message":"The account (2101304184) has exhausted the free trial quota of the model (doubao-seed-1-6-250615).","param":"","type":"TooManyRequests"}}`, true},
+		{429, `{"error":{"code":"AccountQuotaExceeded","message":"You have exceeded the 5-hour usage quota. It will reset at 2026-12-07 16:59:53 +0800 CST.","param":"","type":"TooManyRequests"}}`, true},
+		{429, `{"error":{"code":"ModelAccountTpmRateLimitExceeded","message":"TPM (Tokens Per Minute) limit of the model is exceeded.","param":"","type":"TooManyRequests"}}`, false},
+		{429, `{"error":{"code":"ServerOverloaded","message":"The service is currently unable to handle additional requests due to server overload.","param":"","type":"TooManyRequests"}}`, false},
+		{403, `{"error":{"code":"QuotaExceeded","message":"The account has exhausted the free trial quota.","param":"","type":"Forbidden"}}`, false},
 	} {
 		res := &http.Response{StatusCode: tc.status, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(tc.body))}
 		got := QuotaSpent(res).Header.Get("X-Should-Retry") == "false"
