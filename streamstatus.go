@@ -26,7 +26,7 @@ import (
 // carries none.
 func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
-		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e))
+		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e))
 }
 
 // starletteStatus returns the request error's status, 400 to 499, that
@@ -259,4 +259,35 @@ func ollamaStatus(e *codec.ServerError) int {
 		return 0
 	}
 	return http.StatusBadRequest
+}
+
+// miniMaxStatuses are the statuses MiniMax's own codes stand for, of
+// those its table of codes tells the request's or the account's from its
+// own failure (platform.minimax.io/docs/api-reference/errorcode): 2013
+// invalid parameters, 1026 an input it will not read, 1042 one with too
+// many invisible characters, 1004 and 2049 a key it does not take, 1008 a
+// balance spent, and its rate limits 1002 (requests per minute), 1041
+// (connections), 2045 (a rate growing too fast) and 2056 (the usage of a
+// 5-hour window). Its other codes (1000 unknown, 1001 timeout, 1024
+// internal, 1027 an output it will not send, 1033 a system error, 1039
+// "token limit", to be retried) are its own.
+var miniMaxStatuses = map[string]int{
+	"2013": http.StatusBadRequest, "1026": http.StatusBadRequest, "1042": http.StatusBadRequest,
+	"1004": http.StatusUnauthorized, "2049": http.StatusUnauthorized,
+	"1008": http.StatusPaymentRequired,
+	"1002": http.StatusTooManyRequests, "1041": http.StatusTooManyRequests, "2045": http.StatusTooManyRequests,
+	"2056": http.StatusTooManyRequests,
+}
+
+// miniMaxStatus returns the status that e, MiniMax's base_resp of an
+// answer it failed, stands for: MiniMax answers every failure with status
+// 200, its own code only in base_resp, streamed or not (see
+// codec.BaseRespType). With that status, a request it refused counts as
+// the request's, not the server's (see excludedFromBreaker), and a rate
+// limit reads as one. 0 for any other error.
+func miniMaxStatus(e *codec.ServerError) int {
+	if e.Raw != "" || e.Type != codec.BaseRespType {
+		return 0
+	}
+	return miniMaxStatuses[e.Code]
 }

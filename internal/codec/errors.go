@@ -286,8 +286,13 @@ func baseRespError(raw string) *ServerError {
 	if code.Type != gjson.Number || code.Int() == 0 {
 		return nil
 	}
-	return &ServerError{Code: code.Raw, Message: gjson.Get(raw, "status_msg").String()}
+	return &ServerError{Code: code.Raw, Message: gjson.Get(raw, "status_msg").String(), Type: BaseRespType}
 }
+
+// BaseRespType is the Type of the ServerError of an answer's base_resp
+// (see baseRespError): its Code is then MiniMax's own status code, which
+// only MiniMax's table of codes gives a meaning.
+const BaseRespType = "base_resp"
 
 // rawError returns the error an event of a chat or completions stream
 // carries, raw: its "error" field, or the whole event when its object is
