@@ -26,7 +26,7 @@ import (
 // carries none.
 func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
-		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e))
+		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e.Raw))
 }
 
 // starletteStatus returns the request error's status, 400 to 499, that
@@ -290,4 +290,27 @@ func miniMaxStatus(e *codec.ServerError) int {
 		return 0
 	}
 	return miniMaxStatuses[e.Code]
+}
+
+// codeStatuses are the statuses some servers' error codes stand for when
+// they send such an error inside their 200 stream: DashScope's content
+// screen refuses an answer it will not send with code
+// "data_inspection_failed", which its table of codes gives status 400, as
+// it does the same screen's refusal of an input before the stream
+// (help.aliyun.com/zh/model-studio/error-code#inappropriate-content; the
+// message relayed as "<400> InternalError.Algo.DataInspectionFailed:
+// Output data may contain inappropriate content.").
+var codeStatuses = map[string]int{"data_inspection_failed": http.StatusBadRequest}
+
+// codeStatus returns the status that raw, an error object a server sent
+// inside its stream, stands for by its string code (see codeStatuses):
+// with it, an answer screened out for its content counts as the
+// request's, not the server's (see excludedFromBreaker). 0 for any other
+// error.
+func codeStatus(raw string) int {
+	v := gjson.Get(raw, "code")
+	if v.Type != gjson.String {
+		return 0
+	}
+	return codeStatuses[v.Str]
 }
