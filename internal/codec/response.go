@@ -42,6 +42,14 @@ const (
 	RespIncomplete   = "response.incomplete"
 	respFailed       = "response.failed"
 	respError        = "error"
+	// An error event under a name of its own, its code and message nested
+	// in an "error" object: OpenRouter's Responses API beta lists it
+	// beside response.failed and error among the events that report a
+	// failure after the stream has begun
+	// (openrouter.ai/docs/api/reference/errors-and-debugging), and
+	// Responses readers take it so (zed-industries/zed
+	// crates/open_ai/src/responses.rs, StreamEvent::Error).
+	respErrorNamed = "response.error"
 	// The final event of ChatGPT's Codex backend, which relays pass on
 	// (decolua/9router#2142, Wei-Shaw/sub2api#6473): the response, as
 	// response.completed holds it.
@@ -164,7 +172,7 @@ func (r response) Decode(data []byte) (Event, error) {
 		d.Content = ev.Delta
 	case respRefusalDelta:
 		d.Refusal = ev.Delta
-	case respError:
+	case respError, respErrorNamed:
 		return Event{}, serverError(errorEvent(ev, data))
 	case respFailed:
 		e := ev.Response.Error
