@@ -26,7 +26,39 @@ import (
 // carries none.
 func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
-		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e.Raw))
+		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e.Raw),
+		responseCodeStatus(e))
+}
+
+// requestFaultCodes are the codes the Responses API gives a response that
+// failed on what the request carried (openai-go v3 responses.ResponseErrorCode):
+// a prompt it will not take, an image it cannot read or fetch.
+var requestFaultCodes = map[string]bool{
+	"invalid_prompt": true, "invalid_image": true, "invalid_image_format": true, "invalid_base64_image": true,
+	"invalid_image_url": true, "image_too_large": true, "image_too_small": true, "image_parse_error": true,
+	"invalid_image_mode": true, "image_file_too_large": true, "unsupported_image_media_type": true,
+	"empty_image_file": true, "failed_to_download_image": true, "image_file_not_found": true,
+}
+
+// responseCodeStatus returns 400 when e, a Responses error a server sent
+// inside its stream (an error event or a failed response, not a chat
+// server's error object), has one of requestFaultCodes. OpenRouter's
+// Responses API beta commits its 200 event stream before the provider
+// answers and reports a provider's refusal there as response.failed,
+// its 400s (a prompt over the context, an invalid request) under the
+// code "invalid_prompt" (openrouter.ai/docs/api/reference/responses/error-handling);
+// LMDeploy's /v1/responses ends a request its engine refuses (a prompt
+// over the context, a feature it lacks) the same way (InternLM/lmdeploy
+// lmdeploy/serve/openai/responses/response.py, _response_error_from_finish_reason).
+// With that status, the refusal counts as the request's, not the
+// server's (see excludedFromBreaker). 0 for any other error:
+// "server_error", "rate_limit_exceeded" and the policy codes are the
+// route's.
+func responseCodeStatus(e *codec.ServerError) int {
+	if e.Raw != "" || !requestFaultCodes[e.Code] {
+		return 0
+	}
+	return http.StatusBadRequest
 }
 
 // starletteStatus returns the request error's status, 400 to 499, that
