@@ -54,6 +54,8 @@ type ResponseStream struct {
 	seed  maphash.Seed
 	life  itemLife
 	held  error // a response.failed that gave no reason (see HeldError)
+	// refused: a refusal delta reached the caller (see finalRefusal).
+	refused bool
 }
 
 // itemLife follows the output items of a Responses stream from their
@@ -110,6 +112,14 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 		return out, err
 	}
 	ev, _ := out.Orig.(*responses.ResponseStreamEventUnion)
+	if out.Refusal {
+		s.refused = true
+	} else if out.Final && !s.refused {
+		if r := finalRefusal(&ev.Response); r != "" {
+			out.Chunk.Choices[0].Delta.Refusal = r
+			out.Refusal, out.Outputs = true, 1
+		}
+	}
 	switch ev.Type {
 	case RespTextDelta:
 		if rest, ok := strings.CutPrefix(s.ahead, ev.Delta); ok && ev.Delta != "" {
@@ -159,6 +169,30 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 		}
 	}
 	return out, nil
+}
+
+// finalRefusal returns the refusal the message items of res, a final
+// response, hold. A refusal that no refusal delta streamed is output the
+// final event carries: Llama Stack (OGX) answers an input its guardrail
+// flags with response.created, response.in_progress and then only a
+// response.completed whose output is a message of one refusal part
+// (ogx-ai/ogx src/ogx/providers/inline/responses/builtin/responses/streaming.py,
+// StreamingResponseOrchestrator._create_refusal_response). Without it the
+// answer would read as empty, and a Router would send the flagged input
+// to its next route.
+func finalRefusal(res *responses.Response) string {
+	var r strings.Builder
+	for i := range res.Output {
+		if res.Output[i].Type != "message" {
+			continue
+		}
+		for _, part := range res.Output[i].Content {
+			if part.Type == "refusal" {
+				r.WriteString(part.Refusal)
+			}
+		}
+	}
+	return r.String()
 }
 
 // done records the output_item.done of an item of type typ whose status is
