@@ -17,6 +17,10 @@ const (
 	respArgsDone  = "response.function_call_arguments.done"
 	respItemAdded = "response.output_item.added"
 	respItemDone  = "response.output_item.done"
+	// The done events of a reasoning item's text and of its summary,
+	// which hold the whole of it.
+	respReasoningDone = "response.reasoning_text.done"
+	respSummaryDone   = "response.reasoning_summary_text.done"
 )
 
 // maxStreamedItems bounds the output items a ResponseStream keeps: past
@@ -56,6 +60,13 @@ type ResponseStream struct {
 	held  error // a response.failed that gave no reason (see HeldError)
 	// refused: a refusal delta reached the caller (see finalRefusal).
 	refused bool
+	// reasoned: a reasoning delta reached the caller. Until one has, a
+	// reasoning done event that holds text is output: LM Studio sends a
+	// model's reasoning only so, whole, in one response.reasoning_text.done
+	// (earendil-works/pi#4191, #4193), which is then the answer's first
+	// token. One flag for the stream, not one per item, keeps the check
+	// off the path of every delta.
+	reasoned bool
 }
 
 // itemLife follows the output items of a Responses stream from their
@@ -134,6 +145,12 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 		}
 		s.all.add(ev.Delta)
 		s.all.deltas = true
+	case respReasoningDelta, respSummaryDelta, respOldReasoning, respOldSummary:
+		s.reasoned = s.reasoned || ev.Delta != ""
+	case respReasoningDone, respSummaryDone:
+		if !s.reasoned && ev.Text != "" {
+			out.Outputs = 1
+		}
 	case RespArgsDelta, respCustomDelta, respMCPDelta, respCodeDelta, respShellDelta, respPartialImage:
 		s.markArgs(ev.ItemID)
 		if ev.Type == RespArgsDelta {
