@@ -17,7 +17,11 @@ import (
 // request again without end: anomalyco/opencode#18813); so does
 // Mistral's "model_length", its model's context cut (a live answer of
 // voxtral-small-latest: 32,424 prompt and 344 completion tokens of
-// 32,768). The answer now
+// 32,768); so do CLIProxyAPI's whole Gemini answers, "max_tokens" for
+// Gemini's MAX_TOKENS and "safety" for its filter, Gemini's reasons in
+// lower case (router-for-me/CLIProxyAPI
+// internal/translator/gemini/openai/chat-completions/gemini_openai_response.go,
+// ConvertGeminiResponseToOpenAINonStream). The answer now
 // says OpenAI's name, as a stream's Accumulated() does; Timing keeps the
 // server's word.
 func TestWholeOpenAIFinish(t *testing.T) {
@@ -27,7 +31,7 @@ func TestWholeOpenAIFinish(t *testing.T) {
 				finish + `","message":{"role":"assistant","content":"The log shows"}}],"usage":{"prompt_tokens":202745,"completion_tokens":3,"total_tokens":202748}}`
 		}
 		handlers := map[string]http.Handler{}
-		for _, finish := range []string{"model_context_window_exceeded", "model_length", "sensitive", "stop"} {
+		for _, finish := range []string{"model_context_window_exceeded", "model_length", "sensitive", "max_tokens", "safety", "stop"} {
 			handlers[finish] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 				_, _ = w.Write([]byte(answer(finish)))
@@ -39,6 +43,8 @@ func TestWholeOpenAIFinish(t *testing.T) {
 			"model_context_window_exceeded": "length",
 			"model_length":                  "length",
 			"sensitive":                     "content_filter",
+			"max_tokens":                    "length",
+			"safety":                        "content_filter",
 			"stop":                          "stop",
 		} {
 			var tm *tokenpace.Timing

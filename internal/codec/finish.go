@@ -67,11 +67,27 @@ func FailedFinish(reason string) bool {
 // Mistral's API ends an answer the model's context cut, though max_tokens
 // allowed more, with "model_length" (docs.mistral.ai, a choice's
 // finish_reason; voxtral-small-latest recorded so at 32,424 prompt and
-// 344 completion tokens of a 32,768-token context).
+// 344 completion tokens of a 32,768-token context). CLIProxyAPI finishes a
+// Gemini answer cut by MAX_TOKENS with Anthropic's word, "max_tokens",
+// and a whole (unstreamed) Gemini answer with Gemini's own reason in lower
+// case: "max_tokens", or "safety" and the other filters' names
+// (router-for-me/CLIProxyAPI
+// internal/translator/gemini/openai/chat-completions/gemini_openai_response.go,
+// ConvertGeminiResponseToOpenAI and ConvertGeminiResponseToOpenAINonStream;
+// Gemini's FinishReason at ai.google.dev/api/generate-content).
 var openAIFinishes = map[string]string{
+	"max_tokens":                    "length",
 	"model_context_window_exceeded": "length",
 	"model_length":                  "length",
 	"sensitive":                     "content_filter",
+	"safety":                        "content_filter",
+	"recitation":                    "content_filter",
+	"blocklist":                     "content_filter",
+	"prohibited_content":            "content_filter",
+	"spii":                          "content_filter",
+	"image_safety":                  "content_filter",
+	"image_prohibited_content":      "content_filter",
+	"image_recitation":              "content_filter",
 }
 
 // openAIFinish gives every choice of c whose server ended it for a reason

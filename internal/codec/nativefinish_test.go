@@ -9,7 +9,8 @@ import (
 // TestNativeFinishFailure checks that a choice whose finish_reason is
 // OpenRouter's word for an end but whose native_finish_reason names a
 // failure decodes with the failure as its finish reason, on chat and on
-// completions streams, and that a native reason that is no failure
+// completions streams; that one naming one of Gemini's filters behind
+// "stop" decodes as "content_filter"; and that any other native reason
 // leaves the finish reason as it is.
 func TestNativeFinishFailure(t *testing.T) {
 	tests := []struct {
@@ -24,6 +25,11 @@ func TestNativeFinishFailure(t *testing.T) {
 		{"no native reason", `"stop"`, `null`, "stop"},
 		{"no finish yet", `null`, `"network_error"`, ""},
 		{"both error", `"error"`, `"error"`, "error"},
+		{"Gemini's filter behind stop (CLIProxyAPI)", `"stop"`, `"safety"`, "content_filter"},
+		{"Gemini's filter, upper case", `"stop"`, `"PROHIBITED_CONTENT"`, "content_filter"},
+		{"recitation behind stop", `"stop"`, `"recitation"`, "content_filter"},
+		{"a filter already named", `"content_filter"`, `"SAFETY"`, "content_filter"},
+		{"a filter word behind length", `"length"`, `"safety"`, "length"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
