@@ -21,7 +21,10 @@ import (
 // Gemini's MAX_TOKENS and "safety" for its filter, Gemini's reasons in
 // lower case (router-for-me/CLIProxyAPI
 // internal/translator/gemini/openai/chat-completions/gemini_openai_response.go,
-// ConvertGeminiResponseToOpenAINonStream). The answer now
+// ConvertGeminiResponseToOpenAINonStream), and Portkey's gateway without
+// strict OpenAI compliance, which passes Anthropic's "end_turn" and
+// "tool_use" and Gemini's "MAX_TOKENS" and "SAFETY" on as they are
+// (Portkey-AI/gateway src/utils.ts, transformFinishReason). The answer now
 // says OpenAI's name, as a stream's Accumulated() does; Timing keeps the
 // server's word.
 func TestWholeOpenAIFinish(t *testing.T) {
@@ -31,7 +34,7 @@ func TestWholeOpenAIFinish(t *testing.T) {
 				finish + `","message":{"role":"assistant","content":"The log shows"}}],"usage":{"prompt_tokens":202745,"completion_tokens":3,"total_tokens":202748}}`
 		}
 		handlers := map[string]http.Handler{}
-		for _, finish := range []string{"model_context_window_exceeded", "model_length", "sensitive", "max_tokens", "safety", "stop"} {
+		for _, finish := range []string{"model_context_window_exceeded", "model_length", "sensitive", "max_tokens", "safety", "end_turn", "tool_use", "MAX_TOKENS", "SAFETY", "stop"} {
 			handlers[finish] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 				_, _ = w.Write([]byte(answer(finish)))
@@ -45,6 +48,10 @@ func TestWholeOpenAIFinish(t *testing.T) {
 			"sensitive":                     "content_filter",
 			"max_tokens":                    "length",
 			"safety":                        "content_filter",
+			"end_turn":                      "stop",
+			"tool_use":                      "tool_calls",
+			"MAX_TOKENS":                    "length",
+			"SAFETY":                        "content_filter",
 			"stop":                          "stop",
 		} {
 			var tm *tokenpace.Timing

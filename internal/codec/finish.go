@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/openai/openai-go/v3"
 )
@@ -42,6 +43,12 @@ import (
 //     finishes the empty answer "load", then sends the usage and [DONE]
 //     as for a whole one (ollama/ollama server/routes.go, GenerateHandler
 //     and ChatHandler; ollama/ollama#8395; can1357/oh-my-pi#7465).
+//   - an error's type, a word ending in "_error" ("overloaded_error",
+//     "api_error", "rate_limit_error"): Portkey's gateway turns
+//     Anthropic's mid-stream `event: error` into a chunk whose
+//     finish_reason is the error's type, drops its message and sends
+//     [DONE] (Portkey-AI/gateway src/providers/anthropic/chatComplete.ts,
+//     getAnthropicStreamChunkTransform).
 //
 // OpenAI's own SDKs pass them on as finished answers.
 
@@ -52,7 +59,7 @@ func FailedFinish(reason string) bool {
 	case "abort", "error", "insufficient_system_resource", "network_error", "network-error", "cancelled", "streaming_disabled", "recover_stop", "load":
 		return true
 	}
-	return false
+	return strings.HasSuffix(reason, "_error")
 }
 
 // openAIFinishes are the finish reasons of servers that name in a word of
@@ -75,7 +82,24 @@ func FailedFinish(reason string) bool {
 // internal/translator/gemini/openai/chat-completions/gemini_openai_response.go,
 // ConvertGeminiResponseToOpenAI and ConvertGeminiResponseToOpenAINonStream;
 // Gemini's FinishReason at ai.google.dev/api/generate-content).
+//
+// A provider's own words come through a relay that passes them on as
+// they are: Portkey's gateway does so for every provider when a request
+// turns its strict OpenAI compliance off, as its docs ask for to see
+// Claude's thinking (Portkey-AI/gateway src/utils.ts,
+// transformFinishReason): Anthropic's and Bedrock's stop_reason ("end_turn",
+// "tool_use", "guardrail_intervened", …: docs.anthropic.com, the
+// Messages API's stop_reason; docs.aws.amazon.com/bedrock, Converse's
+// stopReason) and Gemini's FinishReason in capitals ("STOP",
+// "MAX_TOKENS", "SAFETY"): the names are matched in lower case.
 var openAIFinishes = map[string]string{
+	"stop":                          "stop",
+	"end_turn":                      "stop",
+	"stop_sequence":                 "stop",
+	"tool_use":                      "tool_calls",
+	"refusal":                       "content_filter",
+	"guardrail_intervened":          "content_filter",
+	"content_filtered":              "content_filter",
 	"max_tokens":                    "length",
 	"model_context_window_exceeded": "length",
 	"model_length":                  "length",
@@ -96,7 +120,7 @@ var openAIFinishes = map[string]string{
 // keeps the server's word.
 func openAIFinish(c *openai.ChatCompletion) {
 	for i := range c.Choices {
-		if name, ok := openAIFinishes[c.Choices[i].FinishReason]; ok {
+		if name, ok := openAIFinishes[strings.ToLower(c.Choices[i].FinishReason)]; ok {
 			c.Choices[i].FinishReason = name
 		}
 	}
