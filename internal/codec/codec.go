@@ -129,14 +129,15 @@ type ErrorHolder interface {
 // server ends without one: ZeroChunkStream, and LlamaEdge's:
 // LlamaEdgeStream, and cortex.cpp's relay of
 // llama-server drops: LlamaRelayStream, and iFlytek Spark's API:
-// SparkStream; a completions stream, whose
+// SparkStream, and Kong's ai-proxy in front of Anthropic:
+// KongClaudeStream; a completions stream, whose
 // answer OpenLLM 0.3 ends without one: OpenLLMCompletionStream).
 func DecoderFor(req Request) Decoder {
 	switch r := req.(type) {
 	case response:
 		return &ResponseStream{response: r}
 	case chat:
-		return &SparkStream{LlamaRelayStream: LlamaRelayStream{LlamaEdgeStream: LlamaEdgeStream{ZeroChunkStream: ZeroChunkStream{TGIToolStream: TGIToolStream{chat: r}}}}}
+		return &KongClaudeStream{SparkStream: SparkStream{LlamaRelayStream: LlamaRelayStream{LlamaEdgeStream: LlamaEdgeStream{ZeroChunkStream: ZeroChunkStream{TGIToolStream: TGIToolStream{chat: r}}}}}}
 	case completion:
 		return &OpenLLMCompletionStream{completion: r}
 	}

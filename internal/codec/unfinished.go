@@ -54,7 +54,8 @@ func (a *answerSeen) finish(d *chat, model string) (Event, bool) {
 
 // shapeWatch follows whether every chunk of a chat stream so far is in
 // the shape of one server that leaves out its finish reason (see
-// ZeroChunkStream, LlamaEdgeStream, LlamaRelayStream, SparkStream), and
+// ZeroChunkStream, LlamaEdgeStream, LlamaRelayStream, SparkStream,
+// KongClaudeStream), and
 // what the answer showed (see answerSeen). A stream whose first chunk is
 // not in that shape costs nothing more. The zero value is ready to use.
 type shapeWatch struct {
