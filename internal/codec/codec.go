@@ -108,7 +108,7 @@ type DoneFinisher interface {
 
 // BareDoneFinisher is a Decoder that may answer a [DONE] that ends the
 // body with no line break with a last event of its own: the finish
-// reason a relay that writes its [DONE] so dropped (see LlamaRelayStream).
+// reason a relay that writes its [DONE] so dropped (see ChatStream.AtBareDone).
 type BareDoneFinisher interface {
 	AtBareDone() (ev Event, ok bool)
 }
@@ -121,23 +121,17 @@ type ErrorHolder interface {
 }
 
 // DecoderFor returns what decodes the events of one stream of req, in
-// order: req itself when each event decodes alone, or
-// a decoder that keeps what the API needs of the events before (a
-// Responses stream: ResponseStream; a chat stream, whose tool call TGI
-// ends without a finish reason, whatever tools the request's params hold,
-// for a caller may set them as extra JSON, and whose answer Nexa SDK's
-// server ends without one: ZeroChunkStream, and LlamaEdge's:
-// LlamaEdgeStream, and cortex.cpp's relay of
-// llama-server drops: LlamaRelayStream, and iFlytek Spark's API:
-// SparkStream, and Kong's ai-proxy in front of Anthropic:
-// KongClaudeStream; a completions stream, whose
-// answer OpenLLM 0.3 ends without one: OpenLLMCompletionStream).
+// order: req itself when each event decodes alone, or a decoder that
+// keeps what the API needs of the events before (a Responses stream:
+// ResponseStream; a chat stream, whose finish TGI's tool calls and the
+// servers of finishless leave out: ChatStream; a completions stream,
+// whose answer OpenLLM 0.3 ends without one: OpenLLMCompletionStream).
 func DecoderFor(req Request) Decoder {
 	switch r := req.(type) {
 	case response:
 		return &ResponseStream{response: r}
 	case chat:
-		return &KongClaudeStream{SparkStream: SparkStream{LlamaRelayStream: LlamaRelayStream{LlamaEdgeStream: LlamaEdgeStream{ZeroChunkStream: ZeroChunkStream{TGIToolStream: TGIToolStream{chat: r}}}}}}
+		return &ChatStream{TGIToolStream: TGIToolStream{chat: r}}
 	case completion:
 		return &OpenLLMCompletionStream{completion: r}
 	}

@@ -6,11 +6,11 @@ import (
 	"github.com/openai/openai-go/v3"
 )
 
-// TestKongClaudeStreamAtDone: the chunks Kong's ai-proxy makes of
+// TestKongClaudeAtDone: the chunks Kong's ai-proxy makes of
 // Anthropic's events finish "stop" at [DONE] once they had output; a
 // stream with a finish reason, without output, or with a chunk in another
 // shape (a created member, another id, usage) does not.
-func TestKongClaudeStreamAtDone(t *testing.T) {
+func TestKongClaudeAtDone(t *testing.T) {
 	const role = `{"choices":[{"delta":{"content":"","role":"assistant"},"index":0,"logprobs":null}],"id":"msg_01a","model":"claude","object":"chat.completion.chunk","system_fingerprint":null}`
 	const text = `{"choices":[{"delta":{"content":"Hi"},"index":0,"finish_reason":null,"logprobs":null}],"id":"msg_01a","model":"claude","object":"chat.completion.chunk"}`
 	for _, tt := range []struct {

@@ -21,36 +21,6 @@ import "github.com/openai/openai-go/v3"
 // every chunk, OpenAI's own example in its API reference.
 const llamaEdgeFingerprint = "fp_44709d6fcb"
 
-// LlamaEdgeStream decodes a chat stream as ZeroChunkStream does, and
-// follows what it needs to tell, at [DONE], an answer of LlamaEdge's
-// server (see AtDone): whether every chunk so far is in its shape (see
-// llamaEdgeChunk), whether a choice finished, and whether the answer had
-// any output.
-type LlamaEdgeStream struct {
-	ZeroChunkStream
-	edge shapeWatch // every chunk so far is in LlamaEdge's shape
-}
-
-// Decode decodes the next event of the stream.
-func (s *LlamaEdgeStream) Decode(data []byte) (Event, error) {
-	ev, err := s.ZeroChunkStream.Decode(data)
-	if err == nil {
-		s.edge.watch(ev, llamaEdgeChunk)
-	}
-	return ev, err
-}
-
-// AtDone returns the finish LlamaEdge leaves out: at [DONE], an event
-// whose one choice finished for "tool_calls" after a tool call, else
-// "stop", when every chunk was in LlamaEdge's shape, no choice finished
-// and some output came; else what ZeroChunkStream returns.
-func (s *LlamaEdgeStream) AtDone() (ev Event, ok bool) {
-	if !s.edge.due() {
-		return s.ZeroChunkStream.AtDone()
-	}
-	return s.edge.finish(&s.chat, s.edge.model)
-}
-
 // llamaEdgeChunk reports whether c is in the shape of LlamaEdge's chunks:
 // its fingerprint, no service_tier, and the assistant's role on every
 // delta.

@@ -31,48 +31,20 @@ import (
 // an error event read together with the [DONE] is lost, its read sent as
 // "data: [DONE]" alone: no byte then tells that answer from a whole one.
 
-// LlamaRelayStream decodes a chat stream as LlamaEdgeStream does, and
-// follows what it needs to tell, at a [DONE] with no line break, an
-// answer of llama-server relayed by cortex.cpp (see AtBareDone): whether
-// every chunk so far is in llama-server's shape (see llamaServerChunk),
-// whether a choice finished, and whether the answer had any output.
-type LlamaRelayStream struct {
-	LlamaEdgeStream
-	llama shapeWatch // every chunk so far is in llama-server's shape
-	build bool       // some chunk in that shape carried llama-server's build as its fingerprint
-}
-
-// Decode decodes the next event of the stream.
-func (s *LlamaRelayStream) Decode(data []byte) (Event, error) {
-	ev, err := s.LlamaEdgeStream.Decode(data)
-	if err == nil {
-		s.llama.watch(ev, s.llamaServerChunk)
-	}
-	return ev, err
-}
-
 // llamaServerChunk reports whether c is in llama-server's shape: its id
-// "chatcmpl-…", its fingerprint none or llama-server's build, which it
-// notes.
-func (s *LlamaRelayStream) llamaServerChunk(c *openai.ChatCompletionChunk) bool {
+// "chatcmpl-…", its fingerprint none or llama-server's build.
+func llamaServerChunk(c *openai.ChatCompletionChunk) bool {
 	//lint:ignore SA1019 llama-server still sends it: its build tells its chunks
 	fp := c.SystemFingerprint
-	s.build = s.build || fp != ""
 	return strings.HasPrefix(c.ID, "chatcmpl-") && (fp == "" || llamaServerBuild(fp))
 }
 
-// AtBareDone returns the finish cortex.cpp's relay drops: at a [DONE]
-// that ends the body with no line break, an event whose one choice
-// finished for "tool_calls" after a tool call, else "stop", when every
-// chunk was in llama-server's shape, no choice finished and some output
-// came. ok is false for any other stream. The limit's "length" is lost
-// with the rest of that chunk; Accumulated() tells it from the count of
-// the deltas, as it does for a relay that says "stop" for it.
-func (s *LlamaRelayStream) AtBareDone() (ev Event, ok bool) {
-	if !s.llama.due() || !s.build {
-		return Event{}, false
-	}
-	return s.llama.finish(&s.chat, s.llama.model)
+// llamaBuild reports whether c, a chunk in llama-server's shape, carries
+// its build as its fingerprint: some chunk of a stream cortex.cpp relays
+// does.
+func llamaBuild(c *openai.ChatCompletionChunk) bool {
+	//lint:ignore SA1019 llama-server still sends it: its build tells its chunks
+	return c.SystemFingerprint != ""
 }
 
 // llamaServerBuild reports whether fp is llama-server's build_info, which

@@ -6,13 +6,13 @@ import (
 	"github.com/openai/openai-go/v3"
 )
 
-// TestLlamaRelayStreamAtBareDone: llama-server's chunks, relayed by
+// TestLlamaRelayAtBareDone: llama-server's chunks, relayed by
 // cortex.cpp without the last one, finish "stop" at a [DONE] with no line
 // break once they had output, "tool_calls" after a tool call; a stream
 // with a finish reason, without output, with a chunk in another shape, or
 // with no build as its fingerprint does not; nor does AtDone, which a
 // [DONE] with its line break calls, finish any of them.
-func TestLlamaRelayStreamAtBareDone(t *testing.T) {
+func TestLlamaRelayAtBareDone(t *testing.T) {
 	const role = `{"choices":[{"delta":{"role":"assistant"},"finish_reason":null,"index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk"}`
 	const text = `{"choices":[{"delta":{"content":"Hi"},"finish_reason":null,"index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk","system_fingerprint":"b4932-1a2b3c4d"}`
 	const call = `{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":null,"index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk","system_fingerprint":"b5478-9f8e7d6c"}`

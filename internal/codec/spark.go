@@ -19,36 +19,6 @@ import (
 // cut one (KindTruncated "no finish_reason"), and a Router carried on an
 // answer that was whole.
 
-// SparkStream decodes a chat stream as LlamaRelayStream does, and follows
-// what it needs to tell, at [DONE], an answer of Spark's API (see
-// AtDone): whether every chunk so far carried its status of success (see
-// sparkChunk), whether a choice finished, and whether the answer had any
-// output.
-type SparkStream struct {
-	LlamaRelayStream
-	spark shapeWatch // every chunk so far carried Spark's status of success
-}
-
-// Decode decodes the next event of the stream.
-func (s *SparkStream) Decode(data []byte) (Event, error) {
-	ev, err := s.LlamaRelayStream.Decode(data)
-	if err == nil {
-		s.spark.watch(ev, sparkChunk)
-	}
-	return ev, err
-}
-
-// AtDone returns the finish Spark leaves out: at [DONE], an event whose
-// one choice finished for "tool_calls" after a tool call, else "stop",
-// when every chunk carried Spark's status of success, no choice finished
-// and some output came; else what LlamaRelayStream returns.
-func (s *SparkStream) AtDone() (ev Event, ok bool) {
-	if !s.spark.due() {
-		return s.LlamaRelayStream.AtDone()
-	}
-	return s.spark.finish(&s.chat, "")
-}
-
 // sparkChunk reports whether c carries Spark's status of success: "code"
 // the number 0, "message" "Success", and "sid" its id.
 func sparkChunk(c *openai.ChatCompletionChunk) bool {

@@ -6,11 +6,11 @@ import (
 	"github.com/openai/openai-go/v3"
 )
 
-// TestZeroChunkStreamAtDone: a stream written from openai-go's zero value
+// TestZeroChunkAtDone: a stream written from openai-go's zero value
 // (Nexa SDK's) finishes "stop" at [DONE] once it had output, "tool_calls" after a tool call; one with an
 // id, a service_tier null, a finish reason of its own, or no output does
 // not.
-func TestZeroChunkStreamAtDone(t *testing.T) {
+func TestZeroChunkAtDone(t *testing.T) {
 	const zero = `{"id":"","choices":[{"delta":{"content":"Hi","role":"assistant"},"finish_reason":"","index":0}],"created":0,"model":"","object":"chat.completion.chunk","service_tier":"","system_fingerprint":""}`
 	const usage = `{"id":"","choices":[],"created":0,"model":"","object":"chat.completion.chunk","service_tier":"","system_fingerprint":"","usage":{"completion_tokens":1,"prompt_tokens":3,"total_tokens":4}}`
 	for _, tt := range []struct {
