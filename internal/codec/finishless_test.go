@@ -1,0 +1,81 @@
+package codec
+
+import (
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// TestFinishless: the chunks of a server of finishless finish "stop" at
+// [DONE] once they had output, "tool_calls" after a tool call; a stream
+// with a finish reason, without output, or with a chunk in another shape
+// does not. Nexa SDK's chunks, written from openai-go's zero value, and
+// Kong's chunks of Anthropic's events finish at any [DONE]; llama-server's
+// chunks relayed by cortex.cpp without the last one only at a [DONE] with
+// no line break (AtBareDone), and only with a build as their fingerprint.
+func TestFinishless(t *testing.T) {
+	const (
+		zeroText    = `{"id":"","choices":[{"delta":{"content":"Hi","role":"assistant"},"finish_reason":"","index":0}],"created":0,"model":"","object":"chat.completion.chunk","service_tier":"","system_fingerprint":""}`
+		zeroUsage   = `{"id":"","choices":[],"created":0,"model":"","object":"chat.completion.chunk","service_tier":"","system_fingerprint":"","usage":{"completion_tokens":1,"prompt_tokens":3,"total_tokens":4}}`
+		kongRole    = `{"choices":[{"delta":{"content":"","role":"assistant"},"index":0,"logprobs":null}],"id":"msg_01a","model":"claude","object":"chat.completion.chunk","system_fingerprint":null}`
+		kongText    = `{"choices":[{"delta":{"content":"Hi"},"index":0,"finish_reason":null,"logprobs":null}],"id":"msg_01a","model":"claude","object":"chat.completion.chunk"}`
+		llamaRole   = `{"choices":[{"delta":{"role":"assistant"},"finish_reason":null,"index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk"}`
+		llamaText   = `{"choices":[{"delta":{"content":"Hi"},"finish_reason":null,"index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk","system_fingerprint":"b4932-1a2b3c4d"}`
+		llamaCall   = `{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":null,"index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk","system_fingerprint":"b5478-9f8e7d6c"}`
+		llamaFinish = `{"choices":[{"delta":{},"finish_reason":"length","index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk","system_fingerprint":"b4932-1a2b3c4d","usage":{"completion_tokens":1,"prompt_tokens":3,"total_tokens":4}}`
+	)
+	for _, tt := range []struct {
+		name   string
+		chunks []string
+		want   string // the finish given, "" for none
+		bare   bool   // the [DONE] has no line break
+	}{
+		{"Nexa: zeroText chunks", []string{zeroText, zeroUsage}, "stop", false},
+		{"Nexa: zeroUsage alone", []string{zeroUsage}, "", false},
+		{"Nexa: a tool call", []string{`{"id":"","choices":[{"delta":{"content":"","role":"","tool_calls":[{"index":0,"id":"call_1","function":{"arguments":"{}","name":"f"},"type":""}]},"finish_reason":"","index":0}],"created":0,"model":"","object":"chat.completion.chunk","service_tier":""}`, zeroUsage}, "tool_calls", false},
+		{"Nexa: an id", []string{`{"id":"chatcmpl-1","choices":[{"delta":{"content":"Hi"},"finish_reason":"","index":0}],"created":0,"model":"","object":"chat.completion.chunk","service_tier":""}`}, "", false},
+		{"Nexa: service_tier null", []string{`{"id":"","choices":[{"delta":{"content":"Hi"},"finish_reason":null,"index":0}],"created":0,"model":"","object":"chat.completion.chunk","service_tier":null}`}, "", false},
+		{"Nexa: finished", []string{zeroText, `{"id":"","choices":[{"delta":{},"finish_reason":"length","index":0}],"created":0,"model":"","object":"chat.completion.chunk","service_tier":""}`}, "", false},
+		{"Nexa: a zeroText chunk after another", []string{`{"id":"x","choices":[{"delta":{"content":"Hi"},"index":0}],"object":"chat.completion.chunk"}`, zeroText}, "", false},
+		{"Kong: kongRole and kongText", []string{kongRole, kongText}, "stop", false},
+		{"Kong: the kongRole alone", []string{kongRole}, "", false},
+		{"Kong: finished", []string{kongRole, kongText, `{"choices":[{"delta":{},"index":0,"finish_reason":"stop"}],"id":"msg_01a","model":"claude","object":"chat.completion.chunk"}`}, "", false},
+		{"Kong: a created member", []string{kongRole, `{"choices":[{"delta":{"content":"Hi"},"index":0,"finish_reason":null}],"id":"msg_01a","created":1,"model":"claude","object":"chat.completion.chunk"}`}, "", false},
+		{"Kong: another id", []string{`{"choices":[{"delta":{"content":"Hi"},"index":0,"finish_reason":null}],"id":"chatcmpl-1","model":"claude","object":"chat.completion.chunk"}`}, "", false},
+		{"Kong: usage", []string{kongRole, `{"choices":[{"delta":{"content":"Hi"},"index":0,"finish_reason":null}],"id":"msg_01a","model":"claude","object":"chat.completion.chunk","usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`}, "", false},
+		{"cortex: llamaRole and llamaText", []string{llamaRole, llamaText}, "stop", true},
+		{"cortex: a tool llamaCall", []string{llamaRole, llamaCall}, "tool_calls", true},
+		{"cortex: the llamaRole alone", []string{llamaRole}, "", true},
+		{"cortex: finished", []string{llamaRole, llamaText, llamaFinish}, "", true},
+		{"cortex: no build", []string{llamaRole, `{"choices":[{"delta":{"content":"Hi"},"finish_reason":null,"index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk"}`}, "", true},
+		{"cortex: another fingerprint", []string{llamaRole, `{"choices":[{"delta":{"content":"Hi"},"finish_reason":null,"index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk","system_fingerprint":"fp_ollama"}`}, "", true},
+		{"cortex: another id", []string{`{"choices":[{"delta":{"content":"Hi"},"finish_reason":null,"index":0}],"created":1,"id":"koboldcpp","model":"m","object":"chat.completion.chunk","system_fingerprint":"b4932-1a2b3c4d"}`}, "", true},
+	} {
+		s := DecoderFor(Chat(openai.ChatCompletionNewParams{}, true))
+		for _, c := range tt.chunks {
+			if _, err := s.Decode([]byte(c)); err != nil {
+				t.Fatalf("%s: Decode(%s) = %v", tt.name, c, err)
+			}
+		}
+		bare, _ := s.(BareDoneFinisher).AtBareDone()
+		done, _ := s.(DoneFinisher).AtDone()
+		got, other := done, bare
+		if tt.bare {
+			got, other = bare, done
+		}
+		if f := chunkFinish(got); f != tt.want {
+			t.Errorf("%s: finish = %q, want %q", tt.name, f, tt.want)
+		}
+		if f := chunkFinish(other); f != "" {
+			t.Errorf("%s: finish at the other [DONE] = %q, want none", tt.name, f)
+		}
+	}
+}
+
+// chunkFinish returns the finish reason of ev's first choice, "" for none.
+func chunkFinish(ev Event) string {
+	if ev.Chunk == nil || len(ev.Chunk.Choices) == 0 {
+		return ""
+	}
+	return string(ev.Chunk.Choices[0].FinishReason)
+}
