@@ -193,6 +193,7 @@ func (r completion) Decode(data []byte) (Event, error) {
 	for i := range comp.Choices {
 		comp.Choices[i].FinishReason = finishReason(comp.Choices[i].FinishReason, comp.Choices[i].JSON.ExtraFields[nativeFinishField])
 		chatShapedText(&comp.Choices[i])
+		dropEOSToken(&comp.Choices[i])
 	}
 	ev := completionEvent(comp)
 	if err := checkChoices(ev.Chunk, r.Choices()); err != nil {
