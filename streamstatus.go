@@ -27,7 +27,7 @@ import (
 func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e.Raw),
-		responseCodeStatus(e))
+		responseCodeStatus(e), mistralRsStatus(e.Raw, apiErr))
 }
 
 // requestFaultCodes are the codes the Responses API gives a response that
@@ -345,4 +345,44 @@ func codeStatus(raw string) int {
 		return 0
 	}
 	return codeStatuses[v.Str]
+}
+
+// mistralRsRefusals are the beginnings of the messages with which
+// mistral.rs's engine refuses a request (mistralrs-core/src/engine/
+// add_request.rs, the Response::ValidationError it sends): a prompt over
+// the model's sequence length, an empty prompt, no tokens or choices
+// asked, a grammar it cannot build, chat messages for a model without a
+// chat template or of another category.
+var mistralRsRefusals = []string{
+	"Prompt sequence length is greater than ",
+	"Received an empty prompt.",
+	"max_tokens must be at least 1.",
+	"Number of choices must be greater than 0.",
+	"Invalid grammar. ",
+	"Received messages for a model which does not have a chat template.",
+	"Received a request incompatible for this model's category.",
+}
+
+// mistralRsStatus returns 400 when raw, an error object a server sent
+// inside a stream, is mistral.rs's refusal of the request. mistral.rs
+// answers a streamed request with its 200 event stream before its engine
+// has looked at it, and sends whatever ends the stream, the request's
+// fault or its own, as {"error":{"message":…,"type":"server_error",
+// "param":null,"code":null}} then [DONE]
+// (mistralrs-server-core/src/streaming.rs, openai_error_event;
+// chat_completion.rs and completions.rs, poll_next): only the engine's
+// words tell a refusal (mistralRsRefusals). With that status, the
+// refusal counts as the request's, not the server's (see
+// excludedFromBreaker). 0 for any other error: a model that failed mid-
+// answer, the same shape with its own message.
+func mistralRsStatus(raw string, e *openai.Error) int {
+	if e.Type != "server_error" || gjson.Get(raw, "code").Type != gjson.Null || gjson.Get(raw, "param").Type != gjson.Null {
+		return 0
+	}
+	for _, p := range mistralRsRefusals {
+		if strings.HasPrefix(e.Message, p) {
+			return http.StatusBadRequest
+		}
+	}
+	return 0
 }
