@@ -262,6 +262,7 @@ func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 	lengthFinish(c, a.Limit, a.outputs)
 	openAIFinish(c)
 	toolCallsFinish(c, !a.ranTools)
+	noCallsFinish(c)
 	return &a.Acc
 }
 

@@ -218,6 +218,7 @@ func (r chat) wholeEvent(res *openai.ChatCompletion) (Event, error) {
 	functionTypes(res)
 	openAIFinish(res)
 	toolCallsFinish(res, true)
+	noCallsFinish(res)
 	for i := range res.Choices {
 		messageParts(&res.Choices[i].Message)
 	}

@@ -173,6 +173,27 @@ func toolCallsFinish(c *openai.ChatCompletion, caller bool) {
 	}
 }
 
+// noCallsFinish gives the finish reason "stop" to every choice of c
+// whose server said "tool_calls" though the message holds no call: MLC
+// LLM's `mlc_llm serve` finishes every streamed answer to a request with
+// tools "tool_calls", whatever the model wrote, and streams the text as
+// content, never as calls (mlc-ai/mlc-llm python/mlc_llm/serve/
+// engine_base.py, process_chat_completion_stream_output; its whole
+// answer parses the text into calls, process_function_call_output). An
+// agent loop that reads "tool_calls" finds nothing to run and asks
+// again, as it does for an answer of no known end
+// (anomalyco/opencode#18813). It applies to a stream's accumulated
+// completion and to a whole answer alike; Timing keeps the server's word.
+func noCallsFinish(c *openai.ChatCompletion) {
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		//lint:ignore SA1019 a server that still sends the deprecated function_call made a call
+		if ch.FinishReason == "tool_calls" && len(ch.Message.ToolCalls) == 0 && ch.Message.FunctionCall.Name == "" {
+			ch.FinishReason = "stop"
+		}
+	}
+}
+
 // serverToolResult reports whether c, an event of a chat stream, is the
 // result of a tool the server ran itself: no choices, its type
 // "mcp_tool_result" (LocalAI with MCP servers named in the request's
