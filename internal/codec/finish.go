@@ -91,7 +91,12 @@ func FailedFinish(reason string) bool {
 // "tool_use", "guardrail_intervened", …: docs.anthropic.com, the
 // Messages API's stop_reason; docs.aws.amazon.com/bedrock, Converse's
 // stopReason) and Gemini's FinishReason in capitals ("STOP",
-// "MAX_TOKENS", "SAFETY"): the names are matched in lower case.
+// "MAX_TOKENS", "SAFETY"): the names are matched in lower case. TGI's
+// Messages API ends an answer one of the request's stop sequences ended
+// with "stop_sequence", and did so for one its model ended with
+// "eos_token" before it wrote "stop" there (huggingface/text-generation-inference
+// router/src/lib.rs, FinishReason::format; router/src/chat.rs), where
+// OpenAI says "stop" for both.
 var openAIFinishes = map[string]string{
 	"stop":                          "stop",
 	"end_turn":                      "stop",
@@ -112,6 +117,7 @@ var openAIFinishes = map[string]string{
 	"image_safety":                  "content_filter",
 	"image_prohibited_content":      "content_filter",
 	"image_recitation":              "content_filter",
+	"eos_token":                     "stop",
 }
 
 // openAIFinish gives every choice of c whose server ended it for a reason
