@@ -378,7 +378,8 @@ func TestChunkStampsBounded(t *testing.T) {
 
 // Error bodies in shapes of their own, which openai-go alone does not
 // decode (an error that is a string: Ollama, LM Studio; a "detail":
-// FastAPI, KoboldCpp, seen live with 1.76 busy): the caller gets the
+// FastAPI, KoboldCpp, seen live with 1.76 busy, vllm-mlx's busy engine,
+// its code beside its message): the caller gets the
 // status and the server's message alone in an *openai.Error (before: the
 // body as the message, "not valid JSON", or no message), and the error's
 // name, where it gives one, as the Detail.
@@ -393,6 +394,7 @@ func TestErrorAsString(t *testing.T) {
 			"lmstudio":  {http.StatusBadRequest, `{"error":"No models loaded. Please load a model in the developer page or use the 'lms load' command."}`, "No models loaded. Please load a model in the developer page or use the 'lms load' command.", ""},
 			"koboldcpp": {http.StatusServiceUnavailable, `{"detail": {"msg": "Server is busy; please try again later.", "type": "service_unavailable"}}`, "Server is busy; please try again later.", "service_unavailable"},
 			"fastapi":   {http.StatusNotFound, `{"detail":"Not Found"}`, "Not Found", ""},
+			"vllm-mlx":  {http.StatusServiceUnavailable, `{"detail":{"error":"text_generation_busy","message":"SimpleEngine serialized route is busy; retry later"}}`, "SimpleEngine serialized route is busy; retry later", "text_generation_busy"},
 		}
 		handlers := map[string]http.Handler{}
 		for model, b := range bodies {

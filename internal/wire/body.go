@@ -215,7 +215,8 @@ func pdRouterError(head []byte) []byte {
 // "error" but a "detail", as Python
 // servers built on FastAPI send it, a string ({"detail": "Not Found"}) or
 // KoboldCpp's object ({"detail": {"msg": "Server is busy; please try
-// again later.", "type": "service_unavailable"}}) or FastAPI's list of
+// again later.", "type": "service_unavailable"}}) or vllm-mlx's (see
+// detailObject) or FastAPI's list of
 // validation errors, as Mistral's API answers a field its schema
 // forbids, alone or as the "message" of an error at the top level (see
 // validationErrors); or no "error" but a
@@ -269,8 +270,10 @@ func errorOfOwnShape(head []byte) (msg, name, code string, ok bool) {
 	switch d := gjson.GetBytes(head, "detail"); {
 	case d.Type == gjson.String:
 		return d.Str, "", "", true
-	case d.IsObject() && d.Get("msg").Type == gjson.String:
-		return d.Get("msg").Str, d.Get("type").Str, "", true
+	case d.IsObject():
+		if msg, name, ok := detailObject(d); ok {
+			return msg, name, "", true
+		}
 	case d.IsArray():
 		msg, name, ok := validationErrors(d)
 		return msg, name, "", ok
@@ -288,6 +291,20 @@ func errorOfOwnShape(head []byte) (msg, name, code string, ok bool) {
 		return t.Str, "", "", true // a problem-details body without its detail
 	}
 	return "", "", "", false
+}
+
+// detailObject returns the message and the name of d, a FastAPI
+// "detail" that is an object: KoboldCpp's, {"msg": …, "type": …}, or
+// vllm-mlx's refusal by its busy engine, {"error": "text_generation_busy",
+// "message": …} (waybarrios/vllm-mlx vllm_mlx/server.py,
+// _raise_engine_busy). ok is false for an object with neither message.
+func detailObject(d gjson.Result) (msg, name string, ok bool) {
+	for _, k := range [...][2]string{{"msg", "type"}, {"message", "error"}} {
+		if m := d.Get(k[0]); m.Type == gjson.String {
+			return m.Str, d.Get(k[1]).Str, true
+		}
+	}
+	return "", "", false
 }
 
 // firstError returns the message and code of the first error of list, an
