@@ -32,12 +32,14 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 
 // requestFaultCodes are the codes the Responses API gives a response that
 // failed on what the request carried (openai-go v3 responses.ResponseErrorCode):
-// a prompt it will not take, an image it cannot read or fetch.
+// a prompt it will not take, an image it cannot read or fetch or will
+// not look at.
 var requestFaultCodes = map[string]bool{
 	"invalid_prompt": true, "invalid_image": true, "invalid_image_format": true, "invalid_base64_image": true,
 	"invalid_image_url": true, "image_too_large": true, "image_too_small": true, "image_parse_error": true,
 	"invalid_image_mode": true, "image_file_too_large": true, "unsupported_image_media_type": true,
 	"empty_image_file": true, "failed_to_download_image": true, "image_file_not_found": true,
+	"image_content_policy_violation": true,
 }
 
 // responseCodeStatus returns 400 when e, a Responses error a server sent
