@@ -30,8 +30,12 @@ import (
 func TestWholeOpenAIFinish(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		answer := func(finish string) string {
+			call := "" // a tool call's finish comes with its call
+			if finish == "tool_use" {
+				call = `,"tool_calls":[{"id":"toolu_01","type":"function","function":{"name":"read_log","arguments":"{}"}}]`
+			}
 			return `{"id":"202603130512440a1b2c3d4e5f6a7b","request_id":"202603130512440a1b2c3d4e5f6a7b","created":1773349964,"model":"glm-4.7-flash","choices":[{"index":0,"finish_reason":"` +
-				finish + `","message":{"role":"assistant","content":"The log shows"}}],"usage":{"prompt_tokens":202745,"completion_tokens":3,"total_tokens":202748}}`
+				finish + `","message":{"role":"assistant","content":"The log shows"` + call + `}}],"usage":{"prompt_tokens":202745,"completion_tokens":3,"total_tokens":202748}}`
 		}
 		handlers := map[string]http.Handler{}
 		for _, finish := range []string{"model_context_window_exceeded", "model_length", "sensitive", "max_tokens", "safety", "end_turn", "tool_use", "MAX_TOKENS", "SAFETY", "stop"} {
