@@ -391,6 +391,9 @@ func (r response) Fetch(ctx context.Context, client *openai.Client, opts []optio
 	}
 	ch := &c.Choices[0]
 	ch.FinishReason = r.cut(ch.FinishReason, res.JSON.Usage.Valid(), res.Usage.OutputTokens)
+	if ch.FinishReason == "max_output_tokens" && res.Status == responses.ResponseStatusCompleted {
+		markIncomplete(res)
+	}
 	ev := chunkEvent(c, res)
 	if pending(res.Status) {
 		// A background response (background: true), queued or under way:
@@ -406,6 +409,22 @@ func (r response) Fetch(ctx context.Context, client *openai.Client, opts []optio
 		}
 	}
 	return ev, nil, nil
+}
+
+// markIncomplete makes res, a whole response its server called completed
+// though it stopped at max_output_tokens (see cut), say what the API says
+// of such a response: status "incomplete", incomplete_details.reason
+// "max_output_tokens", and its unfinished message items incomplete.
+// Otherwise its caller, reading the status, takes a cut answer for a
+// whole one.
+func markIncomplete(res *responses.Response) {
+	res.Status = responses.ResponseStatusIncomplete
+	res.IncompleteDetails.Reason = "max_output_tokens"
+	for i := range res.Output {
+		if item := &res.Output[i]; item.Type == "message" && item.Status == "completed" {
+			item.Status = "incomplete"
+		}
+	}
 }
 
 // pending reports whether a response of status status has not finished:
