@@ -517,7 +517,9 @@ func TestFidelity(t *testing.T) {
 // rows 11.3 % and 89 % (TGI 1.0.3 on eight A100s is slower than on eight
 // A10Gs); load curves 15.8 %. On the rows held out of every fit that no
 // fitted source shares a method with, under the shipped parameters: first
-// token 15.4 % and 66 % within 30 % over 38 rows from 12 sources (14.9 %
+// token 15.6 % and 68 % within 30 % over 38 rows from 12 sources (15.4 %
+// and 66 % while the L4 benchmark's short prompts were taken at the 200
+// tokens its README says rather than the 44 its prompt file holds; 14.9 %
 // and 69 % over 35 rows before ten rows of two more sources joined them;
 // 24.5 % and 60 % before TurboMind's first token was taken from the decode step
 // after its prefill, FirstTokenFromDecode, and attention's share was taken
