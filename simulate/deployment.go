@@ -210,9 +210,16 @@ type Deployment struct {
 	// token. TurboMind (LMDeploy v0.1) works so: its ContextDecode skips
 	// the last input token ("will process with decoder later"), and the
 	// stream's first callback comes from Finish after the first Generate
-	// step (src/turbomind/models/llama/LlamaBatch.cc). False, the zero
-	// value, is how vLLM, SGLang, TensorRT-LLM and llama.cpp sample the
-	// first token: from the prefill's own logits.
+	// step (src/turbomind/models/llama/LlamaBatch.cc). SGLang since v0.4
+	// samples the first token from the prefill but, launched without CUDA
+	// graphs (--disable-cuda-graph), delivers it a decode step late, which
+	// a caller sees the same way: its overlap scheduler handles a batch's
+	// output only after launching the next batch (sgl-project/sglang#2067,
+	// #10514, #25772), and a Python-launched decode step holds it back a
+	// whole step (every concurrency-1 run of one L4 benchmark: first token
+	// 2.02-2.08 times the TPOT). False, the zero value, is how vLLM,
+	// TensorRT-LLM, llama.cpp and SGLang with CUDA graphs deliver the
+	// first token: when the prefill's own logits give it.
 	FirstTokenFromDecode bool
 	// tileDequant is the class's Efficiency.tileDequant.
 	tileDequant float64

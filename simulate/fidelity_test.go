@@ -49,7 +49,8 @@ type fidelityRow struct {
 	MemoryUtilization float64 `json:"memory_utilization"`
 	// FirstTokenFromDecode sets Deployment.FirstTokenFromDecode: the
 	// engine's first token comes from the decode step after the prefill
-	// (TurboMind of LMDeploy v0.1).
+	// (TurboMind of LMDeploy v0.1) or reaches the caller only after it
+	// (SGLang's overlap scheduler without CUDA graphs).
 	FirstTokenFromDecode bool `json:"first_token_from_decode"`
 	// Group, when set, is the unit the row is left out with instead of its
 	// source: the versions of one vendor's benchmark page share their
@@ -517,9 +518,11 @@ func TestFidelity(t *testing.T) {
 // rows 11.3 % and 89 % (TGI 1.0.3 on eight A100s is slower than on eight
 // A10Gs); load curves 15.8 %. On the rows held out of every fit that no
 // fitted source shares a method with, under the shipped parameters: first
-// token 15.6 % and 68 % within 30 % over 38 rows from 12 sources (15.4 %
-// and 66 % while the L4 benchmark's short prompts were taken at the 200
-// tokens its README says rather than the 44 its prompt file holds; 14.9 %
+// token 15.1 % and 71 % within 30 % over 38 rows from 12 sources (15.6 %
+// and 68 % before SGLang 0.4.6 without CUDA graphs delivered its first
+// token a decode step late, FirstTokenFromDecode; 15.4 % and 66 % while
+// the L4 benchmark's short prompts were taken at the 200 tokens its README
+// says rather than the 44 its prompt file holds; 14.9 %
 // and 69 % over 35 rows before ten rows of two more sources joined them;
 // 24.5 % and 60 % before TurboMind's first token was taken from the decode step
 // after its prefill, FirstTokenFromDecode, and attention's share was taken
