@@ -131,6 +131,9 @@ func (r chat) Decode(data []byte) (Event, error) {
 	if s := errorAsContent(c); s != nil {
 		return Event{}, serverError(s)
 	}
+	if s := omniError(c); s != nil {
+		return Event{}, serverError(s)
+	}
 	if droppedOllamaError(c) {
 		// The answer was cut: the finish reason is the bridge's, not
 		// the server's (see droppedOllamaError).
