@@ -17,10 +17,12 @@ import (
 // exception its route raises with 500 (RouteErrorHandler), the request's
 // own faults too: two prompts on /v1/completions (an assertion, message
 // ""), logprobs of a model loaded without logits_all, a tool_choice
-// naming a function the tools do not hold. openai-go sent each again, and
-// a breaker counted it against a server that is well. They are now the
-// request errors they are: 400, sent once, the server's message kept.
-// A failed decode stays a server error (500), sent again.
+// naming a function the tools do not hold, a body its schema refuses
+// (FastAPI's validation error, caught by that handler: a response_format
+// of type json_schema). openai-go sent each again, and a breaker counted
+// it against a server that is well. They are now the request errors they
+// are: 400, sent once, the server's message kept. A failed decode stays a
+// server error (500), sent again.
 func TestLlamaCppPythonRequestErrors(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fixture := map[string]string{
@@ -28,6 +30,7 @@ func TestLlamaCppPythonRequestErrors(t *testing.T) {
 			"/logprobs/v1/chat/completions":   "llamacpppython-2026-chat-logprobs-500.jsonl",
 			"/toolchoice/v1/chat/completions": "llamacpppython-2026-chat-toolchoice-500.jsonl",
 			"/decode/v1/chat/completions":     "llamacpppython-2026-chat-decode-500.jsonl",
+			"/schema/v1/chat/completions":     "conformance/llama-cpp-python-validation-error-500.jsonl",
 		}
 		recs := map[string]recording{}
 		for path, name := range fixture {
@@ -56,6 +59,10 @@ func TestLlamaCppPythonRequestErrors(t *testing.T) {
 		tc.ToolChoice = openai.ToolChoiceOptionFunctionToolChoice(openai.ChatCompletionNamedToolChoiceFunctionParam{Name: "get_time"})
 		_, toolChoiceErr := client("/toolchoice").New(ctx, tc)
 		_, decodeErr := client("/decode").New(ctx, chat(model, 64))
+		schema := client("/schema").NewStreaming(ctx, chat(model, 64))
+		for schema.Next() {
+		}
+		_ = schema.Close()
 
 		for _, c := range []struct {
 			name, path string
@@ -70,6 +77,8 @@ func TestLlamaCppPythonRequestErrors(t *testing.T) {
 				"logprobs is not supported for models created with logits_all=False", 1},
 			{"tool_choice", "/toolchoice/v1/chat/completions", toolChoiceErr, tokenpace.KindRequest, http.StatusBadRequest,
 				"Tool choice 'get_time' not found in tools.", 1},
+			{"response_format json_schema", "/schema/v1/chat/completions", schema.Err(), tokenpace.KindRequest, http.StatusBadRequest,
+				loadConformance(t)["llama-cpp-python-validation-error-500"].Expect.ErrorMessage, 1},
 			{"decode", "/decode/v1/chat/completions", decodeErr, tokenpace.KindRequest, http.StatusInternalServerError, "llama_decode returned 1", 2},
 		} {
 			var se *tokenpace.StreamError

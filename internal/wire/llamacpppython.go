@@ -2,6 +2,7 @@ package wire
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -16,7 +17,11 @@ import (
 // assertion, whose message is ""), logprobs of a model loaded without
 // logits_all (llama.py, _create_completion), a tool_choice naming a
 // function the tools do not hold (llama_chat_format.py,
-// chat_formatter_to_chat_completion_handler). openai-go sends a 500
+// chat_formatter_to_chat_completion_handler), and a body its schema
+// refuses: FastAPI's RequestValidationError is raised inside the route
+// handler RouteErrorHandler wraps, so it is answered 500, not 422 (a
+// response_format of type json_schema, ggml-org/llama.cpp#23463), its
+// message str() of the error. openai-go sends a 500
 // again, twice by default, and a breaker counts it against a server that
 // is well.
 
@@ -42,5 +47,34 @@ func LlamaCppPythonRequestError(res *http.Response, asked []byte) bool {
 		p := gjson.GetBytes(asked, "prompt")
 		return p.IsArray() && len(p.Array()) > 1
 	}
-	return says(e.Message, llamaCppPythonRequestErrors)
+	return says(e.Message, llamaCppPythonRequestErrors) || requestValidation(e.Message)
+}
+
+// requestValidation reports whether msg is FastAPI's text of a
+// RequestValidationError (fastapi/fastapi, fastapi/exceptions.py,
+// ValidationException.__str__): "<n> validation error(s):", then each
+// error's repr on a line of its own, the first of a part of the request
+// ('body', 'query', 'header', 'path' or 'cookie' first in its loc). A
+// ResponseValidationError, the server's own fault, has ('response', …).
+func requestValidation(msg string) bool {
+	n, rest, ok := strings.Cut(msg, " validation error")
+	if !ok || n == "" || strings.Trim(n, "0123456789") != "" {
+		return false
+	}
+	rest = strings.TrimPrefix(rest, "s")
+	first, ok := strings.CutPrefix(rest, ":\n  {")
+	if !ok {
+		return false
+	}
+	first, _, _ = strings.Cut(first, "\n")
+	_, loc, ok := strings.Cut(first, "'loc': ('")
+	if !ok {
+		return false
+	}
+	part, _, _ := strings.Cut(loc, "'")
+	switch part {
+	case "body", "query", "header", "path", "cookie":
+		return true
+	}
+	return false
 }
