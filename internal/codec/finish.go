@@ -17,7 +17,8 @@ import (
 //   - "error": Together (togethercomputer/together-python#153), Mistral's
 //     streamed choices, OpenRouter after an upstream failure; exo's
 //     Responses answer its runner failed, which it ends as a whole one
-//     (see exoFailed);
+//     (see exoFailed), and Jan's shim over a chat stream cut short (see
+//     janShimCut);
 //   - "insufficient_system_resource": DeepSeek, "interrupted due to
 //     insufficient resource" (api-docs.deepseek.com);
 //   - "network_error" (also spelled "network-error" by relays): Zhipu's

@@ -322,8 +322,8 @@ func responseEnd(ev *responses.ResponseStreamEventUnion) *End {
 		status = responses.ResponseStatusIncomplete
 	}
 	e := &End{Reason: finishOf(status, ev.Response.IncompleteDetails.Reason)}
-	if ev.Type == RespCompleted && exoFailed(&ev.Response) {
-		e.Reason = "error" // see exoFailed
+	if ev.Type == RespCompleted && (exoFailed(&ev.Response) || janShimCut(&ev.Response)) {
+		e.Reason = "error" // see exoFailed and janShimCut
 	}
 	if u := ev.Response.Usage; ev.Response.JSON.Usage.Valid() && counted(u.InputTokens, u.OutputTokens, u.TotalTokens) {
 		e.HasUsage = true
