@@ -23,8 +23,9 @@ var finishless = [...]shape{
 	{in: zeroChunk},      // Nexa SDK's server (zerochunks.go)
 	{in: llamaEdgeChunk}, // LlamaEdge's api-server (llamaedge.go)
 	{in: llamaServerChunk, some: llamaBuild, bare: true}, // llama-server behind cortex.cpp's relay (llamarelay.go)
-	{in: sparkChunk},      // iFlytek Spark's API (spark.go)
-	{in: kongClaudeChunk}, // Kong's ai-proxy in front of Anthropic (kongclaude.go)
+	{in: sparkChunk},        // iFlytek Spark's API (spark.go)
+	{in: kongClaudeChunk},   // Kong's ai-proxy in front of Anthropic (kongclaude.go)
+	{in: foundryLocalChunk}, // Foundry Local before 1.0.0 (foundrylocal.go)
 }
 
 // shape is the shape of one server's chunks (see finishless).

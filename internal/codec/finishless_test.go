@@ -10,7 +10,8 @@ import (
 // [DONE] once they had output, "tool_calls" after a tool call; a stream
 // with a finish reason, without output, or with a chunk in another shape
 // does not. Nexa SDK's chunks, written from openai-go's zero value, and
-// Kong's chunks of Anthropic's events finish at any [DONE]; llama-server's
+// Kong's chunks of Anthropic's events and Foundry Local's chunks before
+// 1.0.0 finish at any [DONE]; llama-server's
 // chunks relayed by cortex.cpp without the last one only at a [DONE] with
 // no line break (AtBareDone), and only with a build as their fingerprint.
 func TestFinishless(t *testing.T) {
@@ -22,6 +23,7 @@ func TestFinishless(t *testing.T) {
 		llamaRole   = `{"choices":[{"delta":{"role":"assistant"},"finish_reason":null,"index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk"}`
 		llamaText   = `{"choices":[{"delta":{"content":"Hi"},"finish_reason":null,"index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk","system_fingerprint":"b4932-1a2b3c4d"}`
 		llamaCall   = `{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":null,"index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk","system_fingerprint":"b5478-9f8e7d6c"}`
+		foundryText = `{"model":"q","choices":[{"delta":{"role":"assistant","content":"Hi","tool_calls":[]},"message":{"role":"assistant","content":"Hi","tool_calls":[]},"index":0}],"created":1,"CreatedAt":"2025-11-08T14:34:36+00:00","id":"chat.id.1","IsDelta":false,"Successful":true,"HttpStatusCode":0,"object":"chat.completion.chunk"}`
 		llamaFinish = `{"choices":[{"delta":{},"finish_reason":"length","index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk","system_fingerprint":"b4932-1a2b3c4d","usage":{"completion_tokens":1,"prompt_tokens":3,"total_tokens":4}}`
 	)
 	for _, tt := range []struct {
@@ -43,6 +45,10 @@ func TestFinishless(t *testing.T) {
 		{"Kong: a created member", []string{kongRole, `{"choices":[{"delta":{"content":"Hi"},"index":0,"finish_reason":null}],"id":"msg_01a","created":1,"model":"claude","object":"chat.completion.chunk"}`}, "", false},
 		{"Kong: another id", []string{`{"choices":[{"delta":{"content":"Hi"},"index":0,"finish_reason":null}],"id":"chatcmpl-1","model":"claude","object":"chat.completion.chunk"}`}, "", false},
 		{"Kong: usage", []string{kongRole, `{"choices":[{"delta":{"content":"Hi"},"index":0,"finish_reason":null}],"id":"msg_01a","model":"claude","object":"chat.completion.chunk","usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`}, "", false},
+		{"Foundry Local: foundryText", []string{foundryText, foundryText}, "stop", false},
+		{"Foundry Local: finished", []string{foundryText, `{"model":"q","choices":[{"delta":{"role":"assistant","content":"","tool_calls":[]},"message":{"role":"assistant","content":"","tool_calls":[]},"index":0,"finish_reason":"stop"}],"created":1,"id":"chat.id.1","IsDelta":false,"Successful":true,"HttpStatusCode":0,"object":"chat.completion.chunk"}`}, "", false},
+		{"Foundry Local: no message", []string{`{"model":"q","choices":[{"delta":{"content":"Hi"},"index":0}],"created":1,"id":"chat.id.1","IsDelta":false,"Successful":true,"HttpStatusCode":0,"object":"chat.completion.chunk"}`}, "", false},
+		{"Foundry Local: OpenAI's members alone", []string{`{"model":"q","choices":[{"delta":{"content":"Hi"},"message":{"content":"Hi"},"index":0}],"created":1,"id":"chat.id.1","object":"chat.completion.chunk"}`}, "", false},
 		{"cortex: llamaRole and llamaText", []string{llamaRole, llamaText}, "stop", true},
 		{"cortex: a tool llamaCall", []string{llamaRole, llamaCall}, "tool_calls", true},
 		{"cortex: the llamaRole alone", []string{llamaRole}, "", true},
