@@ -73,7 +73,22 @@ func (s *ServerError) Fill(into *openai.Error) error {
 	if m := wrappedMessage(s.Raw); m != "" {
 		into.Message = m
 	}
+	if into.Message == "" {
+		into.Message = detailMessage(s.Raw)
+	}
 	return nil
+}
+
+// detailMessage returns the message that raw, an error object without a
+// message, holds as a string in detail, as Open WebUI writes a pipe's
+// failure inside its stream (open-webui/open-webui,
+// backend/open_webui/functions.py, generate_function_chat_completion:
+// {"error": {"detail": str(e)}}); "" for any other error.
+func detailMessage(raw string) string {
+	if d := gjson.Get(raw, "detail"); d.Type == gjson.String {
+		return d.Str
+	}
+	return ""
 }
 
 // wrappedMessage returns the upstream's message that raw, an error
