@@ -13,9 +13,12 @@ import (
 // capabilities/reasoning): text parts ({"type":"text","text":...}) become
 // its content, thinking parts ({"type":"thinking","thinking":[text
 // parts]}, or a string) its reasoning_content, the field in which vLLM
-// and DeepSeek stream reasoning; parts of other types, or of shapes
-// unknown, are left out. openai-go would give the array's JSON as the
-// text.
+// and DeepSeek stream reasoning; so do reasoning parts
+// ({"type":"reasoning","summary":[{"type":"summary_text","text":...,
+// "signature":...}]}), as Databricks streams Claude's thinking
+// (block/goose#8077; BerriAI/litellm llms/databricks/chat,
+// extract_reasoning_content); parts of other types, or of shapes unknown,
+// are left out. openai-go would give the array's JSON as the text.
 func contentParts(d *openai.ChatCompletionChunkChoiceDelta) {
 	setParts(d.JSON.Content.Raw(), &d.Content, &d.JSON.ExtraFields)
 }
@@ -42,6 +45,7 @@ func setParts(raw string, content *string, extra *map[string]respjson.Field) {
 			Type     string
 			Text     json.RawMessage
 			Thinking json.RawMessage
+			Summary  json.RawMessage
 		}
 		if json.Unmarshal(raw, &p) != nil {
 			continue
@@ -50,19 +54,9 @@ func setParts(raw string, content *string, extra *map[string]respjson.Field) {
 		case "text":
 			text.WriteString(stringOf(p.Text))
 		case "thinking":
-			var inner []struct {
-				Type string
-				Text json.RawMessage
-			}
-			if json.Unmarshal(p.Thinking, &inner) != nil {
-				thinking.WriteString(stringOf(p.Thinking))
-				continue
-			}
-			for _, t := range inner {
-				if t.Type == "text" {
-					thinking.WriteString(stringOf(t.Text))
-				}
-			}
+			innerText(&thinking, p.Thinking, "text")
+		case "reasoning":
+			innerText(&thinking, p.Summary, "summary_text")
 		}
 	}
 	*content = text.String()
@@ -72,6 +66,24 @@ func setParts(raw string, content *string, extra *map[string]respjson.Field) {
 			*extra = map[string]respjson.Field{}
 		}
 		(*extra)["reasoning_content"] = respjson.NewField(string(b))
+	}
+}
+
+// innerText writes to b the text raw holds: a string, or an array of
+// parts whose parts of type kind each hold a text.
+func innerText(b *strings.Builder, raw json.RawMessage, kind string) {
+	var inner []struct {
+		Type string
+		Text json.RawMessage
+	}
+	if json.Unmarshal(raw, &inner) != nil {
+		b.WriteString(stringOf(raw))
+		return
+	}
+	for _, t := range inner {
+		if t.Type == kind {
+			b.WriteString(stringOf(t.Text))
+		}
 	}
 }
 

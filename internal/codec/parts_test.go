@@ -8,8 +8,8 @@ import (
 )
 
 // TestContentParts checks a delta whose content is an array of parts
-// (Mistral): text parts are its content, thinking parts its reasoning,
-// parts of other types or shapes left out.
+// (Mistral, Databricks): text parts are its content, thinking and
+// reasoning parts its reasoning, parts of other types or shapes left out.
 func TestContentParts(t *testing.T) {
 	req := Chat(openai.ChatCompletionNewParams{}, true)
 	for _, tc := range []struct {
@@ -24,6 +24,9 @@ func TestContentParts(t *testing.T) {
 			reasoning: "Hmm.", outputs: 1},
 		{name: "both, and a part of another type", content: `[{"type":"thinking","thinking":[{"type":"text","text":"Hmm"}]},{"type":"image_url","image_url":"x"},{"type":"text","text":"Hi"}]`,
 			text: "Hi", reasoning: "Hmm", outputs: 1},
+		{name: "reasoning part (Databricks)", content: `[{"type":"reasoning","summary":[{"type":"summary_text","text":"Hmm","signature":""},{"type":"summary_text","text":".","signature":""}]}]`,
+			reasoning: "Hmm.", outputs: 1},
+		{name: "reasoning part with its signature alone", content: `[{"type":"reasoning","summary":[{"type":"summary_text","text":"","signature":"EqQB"}]}]`, absent: true},
 		{name: "empty array", content: `[]`, absent: true},
 		{name: "null", content: `null`, absent: true},
 		{name: "not parts", content: `[1,2]`, absent: true},
