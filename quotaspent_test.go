@@ -38,7 +38,12 @@ import (
 // "SetLimitExceeded", "QuotaExceeded" and "AccountQuotaExceeded" tell them
 // apart (testdata/conformance/ark-set-limit-exceeded-429.jsonl,
 // ark-coding-plan-quota-429.jsonl): each was sent 3 times, now once; its
-// "ServerOverloaded" is still sent again.
+// "ServerOverloaded" is still sent again. Cloudflare Workers AI answers a
+// free account past its daily neurons with 429 and code 4006 (3036 in its
+// docs) in its v4 envelope's errors array
+// (testdata/conformance/workers-ai-daily-allocation-429.jsonl), the same
+// until midnight UTC: sent 3 times, now once; its 3040 (no data center
+// with capacity left) is still sent again.
 func TestQuotaSpentNotSentAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var zai conformance
@@ -48,6 +53,8 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 		var ollama, ollama13 conformance
 		ollama.Reads = readFixture(t, "testdata/conformance/ollama-cloud-usage-limit-429.jsonl", &ollama)
 		ollama13.Reads = readFixture(t, "testdata/conformance/ollama-0.13-cloud-usage-limit-429-api-error.jsonl", &ollama13)
+		var workersAI conformance
+		workersAI.Reads = readFixture(t, "testdata/conformance/workers-ai-daily-allocation-429.jsonl", &workersAI)
 		var ark, arkPlan conformance
 		ark.Reads = readFixture(t, "testdata/conformance/ark-set-limit-exceeded-429.jsonl", &ark)
 		arkPlan.Reads = readFixture(t, "testdata/conformance/ark-coding-plan-quota-429.jsonl", &arkPlan)
@@ -59,16 +66,19 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 			}
 		}
 		handlers := map[string]http.Handler{
-			"zai":      replay(zai.recording),
-			"github":   replay(github.recording),
-			"ollama":   replay(ollama.recording),
-			"ollama13": replay(ollama13.recording),
-			"ark":      replay(ark.recording),
-			"arkplan":  replay(arkPlan.recording),
-			"arktrial": answer(`{"error":{"code":"QuotaExceeded","message":"The account (2101304184) has exhausted the free trial quota of the model (doubao-seed-1-6-250615).","param":"","type":"TooManyRequests"}}`),
-			"arkbusy":  answer(`{"error":{"code":"ServerOverloaded","message":"The service is currently unable to handle additional requests due to server overload.","param":"","type":"TooManyRequests"}}`),
-			"openai":   answer(`{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`),
-			"limited":  answer(`{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}`),
+			"zai":         replay(zai.recording),
+			"github":      replay(github.recording),
+			"ollama":      replay(ollama.recording),
+			"ollama13":    replay(ollama13.recording),
+			"ark":         replay(ark.recording),
+			"arkplan":     replay(arkPlan.recording),
+			"workers":     replay(workersAI.recording),
+			"workers3036": answer(`{"result":null,"success":false,"errors":[{"code":3036,"message":"You have used up your daily free allocation of 10,000 neurons. Please upgrade to Cloudflare's Workers Paid plan if you would like to continue usage."}],"messages":[]}`),
+			"workersfull": answer(`{"result":null,"success":false,"errors":[{"code":3040,"message":"No more data centers to forward the request to"}],"messages":[]}`),
+			"arktrial":    answer(`{"error":{"code":"QuotaExceeded","message":"The account (2101304184) has exhausted the free trial quota of the model (doubao-seed-1-6-250615).","param":"","type":"TooManyRequests"}}`),
+			"arkbusy":     answer(`{"error":{"code":"ServerOverloaded","message":"The service is currently unable to handle additional requests due to server overload.","param":"","type":"TooManyRequests"}}`),
+			"openai":      answer(`{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`),
+			"limited":     answer(`{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}`),
 		}
 		var asked sync.Map
 		count := func(model string, h http.Handler) http.Handler {
@@ -85,16 +95,19 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 			message string
 			sent    int32
 		}{
-			"zai":      {zai.Expect.ErrorMessage, 1},
-			"github":   {github.Expect.ErrorMessage, 1},
-			"ollama":   {ollama.Expect.ErrorMessage, 1},
-			"ollama13": {ollama13.Expect.ErrorMessage, 1},
-			"ark":      {ark.Expect.ErrorMessage, 1},
-			"arkplan":  {arkPlan.Expect.ErrorMessage, 1},
-			"arktrial": {"The account (2101304184) has exhausted the free trial quota of the model (doubao-seed-1-6-250615).", 1},
-			"arkbusy":  {"The service is currently unable to handle additional requests due to server overload.", 3},
-			"openai":   {"You exceeded your current quota, please check your plan and billing details.", 1},
-			"limited":  {"Rate limit reached for requests", 3},
+			"zai":         {zai.Expect.ErrorMessage, 1},
+			"github":      {github.Expect.ErrorMessage, 1},
+			"ollama":      {ollama.Expect.ErrorMessage, 1},
+			"ollama13":    {ollama13.Expect.ErrorMessage, 1},
+			"ark":         {ark.Expect.ErrorMessage, 1},
+			"arkplan":     {arkPlan.Expect.ErrorMessage, 1},
+			"workers":     {workersAI.Expect.ErrorMessage, 1},
+			"workers3036": {"You have used up your daily free allocation of 10,000 neurons. Please upgrade to Cloudflare's Workers Paid plan if you would like to continue usage.", 1},
+			"workersfull": {"No more data centers to forward the request to", 3},
+			"arktrial":    {"The account (2101304184) has exhausted the free trial quota of the model (doubao-seed-1-6-250615).", 1},
+			"arkbusy":     {"The service is currently unable to handle additional requests due to server overload.", 3},
+			"openai":      {"You exceeded your current quota, please check your plan and billing details.", 1},
+			"limited":     {"Rate limit reached for requests", 3},
 		} {
 			s := c.NewStreaming(context.Background(), chat(model, 16), option.WithMaxRetries(2))
 			for s.Next() {

@@ -33,7 +33,14 @@ import (
 // of the model is spent ("QuotaExceeded") and a Coding Plan past its 5-hour,
 // weekly or monthly quota ("AccountQuotaExceeded", the reset hours away in
 // its words): only those codes say that waiting seconds will not help
-// (volcengine.com/docs/82379/1299023).
+// (volcengine.com/docs/82379/1299023). Cloudflare Workers AI answers a
+// free account past its daily allocation of neurons with 429 and code
+// 3036 in its table of errors, 4006 as served (diegosouzapw/OmniRoute#6980,
+// Rexezuge-CloudflareWorkers/Mail-Otter#88), "you have used up your daily
+// free allocation of 10,000 neurons, …", in the errors array of its v4
+// envelope (developers.cloudflare.com/workers-ai/platform/errors); it
+// resets at midnight UTC. Its other 429, 3040 (no data center with
+// capacity left), clears in seconds.
 
 // quotaCodes are the error codes, or types, of the 429s of QuotaSpent.
 var quotaCodes = map[string]bool{
@@ -48,7 +55,7 @@ var quotaCodes = map[string]bool{
 // answer the same to every request until the account is paid for.
 func QuotaSpent(res *http.Response) *http.Response {
 	e, ok := errorOf(res, http.StatusTooManyRequests)
-	if !ok || !quotaCodes[e.Type] && !quotaCodes[fmt.Sprint(e.Code)] && !ollamaUsageLimit(e.Message) {
+	if !ok || !quotaCodes[e.Type] && !quotaCodes[fmt.Sprint(e.Code)] && !ollamaUsageLimit(e.Message) && !workersAIAllocationSpent(e) {
 		return res
 	}
 	res.Header = res.Header.Clone()
@@ -72,4 +79,13 @@ func ollamaUsageLimit(msg string) bool {
 	window, rest, ok := strings.Cut(rest, " usage limit, ")
 	return ok && window != "" && !strings.Contains(window, " ") &&
 		(strings.HasPrefix(rest, "please wait or upgrade") || strings.HasPrefix(rest, "upgrade for higher limits"))
+}
+
+// workersAIAllocationSpent reports whether e, the error object
+// BoundErrorBody made of the first of Cloudflare's errors, is Workers
+// AI's daily allocation spent: its code (3036 or 4006, numbers other
+// servers may give other meanings) and its words together.
+func workersAIAllocationSpent(e errorFields) bool {
+	code := fmt.Sprint(e.Code)
+	return (code == "3036" || code == "4006") && strings.Contains(strings.ToLower(e.Message), "daily free allocation")
 }

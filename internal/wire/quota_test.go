@@ -11,7 +11,8 @@ import (
 // (Zhipu's code "1113", as a string or, from another front, an Anthropic
 // envelope; OpenAI's "insufficient_quota"; Ollama's cloud past a usage
 // limit, in its words; Volcengine Ark's account limits, "SetLimitExceeded",
-// "QuotaExceeded" and "AccountQuotaExceeded") is marked not to be sent
+// "QuotaExceeded" and "AccountQuotaExceeded"; Workers AI's daily
+// allocation, its code and words together) is marked not to be sent
 // again; a 429 of a rate limit, another status with those words and a
 // body that is no error object are not, and the body stays readable.
 func TestQuotaSpent(t *testing.T) {
@@ -37,6 +38,11 @@ func TestQuotaSpent(t *testing.T) {
 		{429, `{"error":{"code":"ModelAccountTpmRateLimitExceeded","message":"TPM (Tokens Per Minute) limit of the model is exceeded.","param":"","type":"TooManyRequests"}}`, false},
 		{429, `{"error":{"code":"ServerOverloaded","message":"The service is currently unable to handle additional requests due to server overload.","param":"","type":"TooManyRequests"}}`, false},
 		{403, `{"error":{"code":"QuotaExceeded","message":"The account has exhausted the free trial quota.","param":"","type":"Forbidden"}}`, false},
+		// Workers AI's errors array, as BoundErrorBody makes it an error object.
+		{429, `{"error":{"message":"you have used up your daily free allocation of 10,000 neurons, please upgrade to Cloudflare's Workers Paid plan if you would like to continue usage.","code":"4006"}}`, true},
+		{429, `{"error":{"message":"You have used up your daily free allocation of 10,000 neurons. Please upgrade to Cloudflare's Workers Paid plan if you would like to continue usage.","code":"3036"}}`, true},
+		{429, `{"error":{"message":"No more data centers to forward the request to","code":"3040"}}`, false},
+		{429, `{"error":{"message":"Too many requests","code":"4006"}}`, false},
 	} {
 		res := &http.Response{StatusCode: tc.status, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(tc.body))}
 		got := QuotaSpent(res).Header.Get("X-Should-Retry") == "false"
