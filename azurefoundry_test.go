@@ -66,3 +66,42 @@ func TestAzureFoundryRefusesStreamOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestAzureFoundryRefusesMaxCompletionTokens: a caller that sets
+// max_completion_tokens, as openai-go's newer models want, gets the
+// max_tokens the client adds beside it. Azure AI Foundry's Models refuse,
+// in the same words, every field the deployed model does not take (see
+// TestAzureFoundryRefusesStreamOptions): a model that knows max_tokens
+// alone refuses max_completion_tokens. The caller got that 400, as through
+// bare openai-go, though max_tokens held its limit; the request is now
+// sent again at once without the field, the answer read within the limit.
+func TestAzureFoundryRefusesMaxCompletionTokens(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var sent []string
+		url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			sent = append(sent, string(b))
+			if strings.Contains(string(b), `"max_completion_tokens"`) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = io.WriteString(w, `{"detail":"Extra parameters ['max_completion_tokens'] are not allowed when extra-parameters is not set or set to be 'error'. Set extra-parameters to 'pass-through' to pass to the model."}`)
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, chunk("c", "Hello", "", "")+chunk("c", " there.", "length", "")+"data: [DONE]\n\n")
+		}))
+		c := tokenpace.NewClient(openai.NewClient(option.WithBaseURL(url), option.WithHTTPClient(hc), option.WithAPIKey("x"), option.WithMaxRetries(0)))
+		p := openai.ChatCompletionNewParams{Model: "Meta-Llama-3.1-8B-Instruct", MaxCompletionTokens: openai.Int(2),
+			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Say hello.")}}
+		s := c.NewStreaming(context.Background(), p)
+		text := readAll(t, s)
+		tm := s.Timing()
+		if tm.Err != nil || text != "Hello there." {
+			t.Fatalf("read %q, Err %v; want %q and nil", text, tm.Err, "Hello there.")
+		}
+		if got := statuses(tm); !slices.Equal(got, []int{400, 200}) || len(sent) != 2 ||
+			strings.Contains(sent[1], "max_completion_tokens") || !strings.Contains(sent[1], `"max_tokens":2`) {
+			t.Errorf("HTTP statuses %v, bodies sent %q; want [400 200], the second with max_tokens 2 alone", got, sent)
+		}
+	})
+}

@@ -135,8 +135,12 @@ func refuses(body []byte, field string) bool {
 
 // forbidPhrases are how servers say a request holds a field they do not
 // take: FastAPI's extra_forbidden (Mistral's API), OpenAI's unsupported or
-// unrecognized parameter, and the like.
-var forbidPhrases = []string{"extra_forbidden", "not permitted", "unsupported parameter", "unrecognized", "unknown parameter", "unknown field", "not supported"}
+// unrecognized parameter, Azure AI Foundry's "Extra parameters ['…'] are
+// not allowed when extra-parameters is not set or set to be 'error'", its
+// words for any field the deployed model does not take unless the
+// request's extra-parameters header says pass-through (BerriAI/litellm#9800,
+// langchain-ai/langchain#29679), and the like.
+var forbidPhrases = []string{"extra_forbidden", "not permitted", "unsupported parameter", "unrecognized", "unknown parameter", "unknown field", "not supported", "extra parameters"}
 
 // forbidsField reports whether body, an error answer, says the request
 // holds a field the server does not take.

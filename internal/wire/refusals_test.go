@@ -74,7 +74,7 @@ func TestRefusedMaxTokens(t *testing.T) {
 // TestRefusedMaxCompletionTokens: the caller's max_completion_tokens,
 // beside the max_tokens the client added, is refused only by an error
 // that forbids it (Mistral's extra_forbidden, an unsupported or unknown
-// parameter), never by one that names it for its value: a server that
+// parameter, Azure AI Foundry's extra parameters), never by one that names it for its value: a server that
 // reads it alone would lose the caller's limit from then on. max_tokens
 // goes first where an error names both.
 func TestRefusedMaxCompletionTokens(t *testing.T) {
@@ -87,7 +87,9 @@ func TestRefusedMaxCompletionTokens(t *testing.T) {
 		{`{"error":{"message":"body.max_completion_tokens: Extra inputs are not permitted","type":"extra_forbidden"}}`, MaxCompletionTokens},
 		{`{"error":{"message":"Unrecognized request argument supplied: max_completion_tokens","type":"invalid_request_error"}}`, MaxCompletionTokens},
 		{`{"error":{"message":"Unsupported parameter: 'max_completion_tokens'","type":"invalid_request_error","param":"max_completion_tokens"}}`, MaxCompletionTokens},
+		{`{"detail":"Extra parameters ['max_completion_tokens'] are not allowed when extra-parameters is not set or set to be 'error'. Set extra-parameters to 'pass-through' to pass to the model."}`, MaxCompletionTokens},
 		{`{"error":{"message":"max_completion_tokens must be at most 4096","type":"invalid_request_error","param":"max_completion_tokens"}}`, ""},
+		{`{"error":{"message":"Values of max_completion_tokens above 4096 are not allowed","param":"max_completion_tokens"}}`, ""},
 		{`{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","param":"max_tokens"}}`, MaxTokens},
 		{`{"object":"error","message":"'max_tokens' or 'max_completion_tokens' is too large: 5000.","type":"BadRequestError","code":400}`, MaxTokens},
 	} {
