@@ -9,9 +9,10 @@ import (
 // TestFinishless: the chunks of a server of finishless finish "stop" at
 // [DONE] once they had output, "tool_calls" after a tool call; a stream
 // with a finish reason, without output, or with a chunk in another shape
-// does not. Nexa SDK's chunks, written from openai-go's zero value, and
-// Kong's chunks of Anthropic's events and Foundry Local's chunks before
-// 1.0.0 finish at any [DONE]; llama-server's
+// does not. Nexa SDK's chunks, written from openai-go's zero value,
+// Kong's chunks of Anthropic's events, Foundry Local's chunks before 1.0.0
+// and Snowflake Cortex's of a Claude answer finish at any [DONE];
+// llama-server's
 // chunks relayed by cortex.cpp without the last one only at a [DONE] with
 // no line break (AtBareDone), and only with a build as their fingerprint.
 func TestFinishless(t *testing.T) {
@@ -20,6 +21,8 @@ func TestFinishless(t *testing.T) {
 		zeroUsage   = `{"id":"","choices":[],"created":0,"model":"","object":"chat.completion.chunk","service_tier":"","system_fingerprint":"","usage":{"completion_tokens":1,"prompt_tokens":3,"total_tokens":4}}`
 		kongRole    = `{"choices":[{"delta":{"content":"","role":"assistant"},"index":0,"logprobs":null}],"id":"msg_01a","model":"claude","object":"chat.completion.chunk","system_fingerprint":null}`
 		kongText    = `{"choices":[{"delta":{"content":"Hi"},"index":0,"finish_reason":null,"logprobs":null}],"id":"msg_01a","model":"claude","object":"chat.completion.chunk"}`
+		snowText    = `{"choices":[{"delta":{"content":"4","refusal":"","role":"assistant","tool_calls":null},"index":0,"logprobs":{"content":null,"refusal":null}}],"created":0,"id":"","model":"claude-sonnet-4-6","object":"chat.completion.chunk","service_tier":"","system_fingerprint":""}`
+		snowUsage   = `{"choices":[],"created":0,"id":"","model":"claude-sonnet-4-6","object":"chat.completion.chunk","service_tier":"","system_fingerprint":"","usage":{"completion_tokens":5,"prompt_tokens":22,"total_tokens":27}}`
 		llamaRole   = `{"choices":[{"delta":{"role":"assistant"},"finish_reason":null,"index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk"}`
 		llamaText   = `{"choices":[{"delta":{"content":"Hi"},"finish_reason":null,"index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk","system_fingerprint":"b4932-1a2b3c4d"}`
 		llamaCall   = `{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":null,"index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk","system_fingerprint":"b5478-9f8e7d6c"}`
@@ -49,6 +52,12 @@ func TestFinishless(t *testing.T) {
 		{"Foundry Local: finished", []string{foundryText, `{"model":"q","choices":[{"delta":{"role":"assistant","content":"","tool_calls":[]},"message":{"role":"assistant","content":"","tool_calls":[]},"index":0,"finish_reason":"stop"}],"created":1,"id":"chat.id.1","IsDelta":false,"Successful":true,"HttpStatusCode":0,"object":"chat.completion.chunk"}`}, "", false},
 		{"Foundry Local: no message", []string{`{"model":"q","choices":[{"delta":{"content":"Hi"},"index":0}],"created":1,"id":"chat.id.1","IsDelta":false,"Successful":true,"HttpStatusCode":0,"object":"chat.completion.chunk"}`}, "", false},
 		{"Foundry Local: OpenAI's members alone", []string{`{"model":"q","choices":[{"delta":{"content":"Hi"},"message":{"content":"Hi"},"index":0}],"created":1,"id":"chat.id.1","object":"chat.completion.chunk"}`}, "", false},
+		{"Snowflake: snowText and snowUsage", []string{snowText, snowUsage}, "stop", false},
+		{"Snowflake: snowUsage alone", []string{snowUsage}, "", false},
+		{"Snowflake: finished", []string{snowText, `{"choices":[{"delta":{},"finish_reason":"length","index":0}],"created":0,"id":"","model":"claude-sonnet-4-6","object":"chat.completion.chunk","service_tier":"","system_fingerprint":""}`}, "", false},
+		{"Snowflake: finish_reason null", []string{`{"choices":[{"delta":{"content":"4"},"finish_reason":null,"index":0}],"created":0,"id":"","model":"claude-sonnet-4-6","object":"chat.completion.chunk","service_tier":"","system_fingerprint":""}`}, "", false},
+		{"Snowflake: an id", []string{`{"choices":[{"delta":{"content":"4"},"index":0}],"created":0,"id":"chatcmpl-1","model":"claude-sonnet-4-6","object":"chat.completion.chunk","service_tier":"","system_fingerprint":""}`}, "", false},
+		{"Snowflake: a fingerprint", []string{`{"choices":[{"delta":{"content":"4"},"index":0}],"created":0,"id":"","model":"claude-sonnet-4-6","object":"chat.completion.chunk","service_tier":"","system_fingerprint":"fp_1"}`}, "", false},
 		{"cortex: llamaRole and llamaText", []string{llamaRole, llamaText}, "stop", true},
 		{"cortex: a tool llamaCall", []string{llamaRole, llamaCall}, "tool_calls", true},
 		{"cortex: the llamaRole alone", []string{llamaRole}, "", true},
