@@ -220,6 +220,7 @@ func (r chat) Fetch(ctx context.Context, client *openai.Client, opts []option.Re
 func (r chat) wholeEvent(res *openai.ChatCompletion) (Event, error) {
 	functionTypes(res)
 	openAIFinish(res)
+	blankWholeFinish(res)
 	toolCallsFinish(res, true)
 	noCallsFinish(res)
 	for i := range res.Choices {

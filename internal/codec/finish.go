@@ -180,6 +180,30 @@ func toolCallsFinish(c *openai.ChatCompletion, caller bool) {
 	}
 }
 
+// blankWholeFinish gives a finish reason to every choice of c, a whole
+// answer, whose server left it blank: "tool_calls" where its message
+// holds calls, else "stop". Snowflake Cortex answers a Claude model's
+// whole completion with finish_reason "" every time (its answers as
+// recorded live in pydantic/pydantic-ai
+// tests/models/cassettes/test_snowflake/test_snowflake_tool_calling.yaml;
+// pydantic_ai_slim/pydantic_ai/models/snowflake.py, _validate_completion,
+// gives them the same two), and an agent loop that waits for
+// "tool_calls" would take a call for the turn's last answer. A whole
+// answer has ended: a stream's accumulated completion, which may have
+// been cut, is never given one here.
+func blankWholeFinish(c *openai.ChatCompletion) {
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		if ch.FinishReason != "" || ch.JSON.FinishReason.Raw() != `""` {
+			continue
+		}
+		ch.FinishReason = "stop"
+		if len(ch.Message.ToolCalls) > 0 {
+			ch.FinishReason = "tool_calls"
+		}
+	}
+}
+
 // noCallsFinish gives the finish reason "stop" to every choice of c
 // whose server said "tool_calls" though the message holds no call: MLC
 // LLM's `mlc_llm serve` finishes every streamed answer to a request with
