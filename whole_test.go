@@ -303,6 +303,32 @@ func TestClientNewContentParts(t *testing.T) {
 	}
 }
 
+// TestClientNewReasoningParts: Databricks answers a Claude model with
+// thinking with a message whose content is a reasoning part, its words in
+// summary[].text beside a signature, then a text part
+// (docs.databricks.com machine-learning/model-serving/score-reason-models).
+// The caller gets the text as the content and the thinking as
+// reasoning_content; before, the content was the text alone and the
+// thinking was lost.
+func TestClientNewReasoningParts(t *testing.T) {
+	url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"msg_bdrk_01","object":"chat.completion","created":1764800000,"model":"databricks-claude-sonnet-4-5",`+
+			`"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":[`+
+			`{"type":"reasoning","summary":[{"type":"summary_text","text":"Air scatters blue light most.","signature":"EqQBCkYI"}]},{"type":"text","text":"Rayleigh scattering."}]}}],`+
+			`"usage":{"prompt_tokens":12,"completion_tokens":30,"total_tokens":42}}`)
+	}))
+	c := tokenpace.NewClient(openaiClient(url, hc))
+	res, err := c.New(context.Background(), chat("databricks-claude-sonnet-4-5", 64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Choices[0].Message
+	if m.Content != "Rayleigh scattering." || m.JSON.ExtraFields["reasoning_content"].Raw() != `"Air scatters blue light most."` {
+		t.Errorf("content %q, reasoning_content %s; want %q, %q", m.Content, m.JSON.ExtraFields["reasoning_content"].Raw(), "Rayleigh scattering.", "Air scatters blue light most.")
+	}
+}
+
 // TestNewAnsweredWithEventStream: servers that stream whatever the
 // request says (unsloth's and mini-sglang's servers, Azure AI Foundry's
 // DeepSeek deployments) answer a non-streaming call with an event stream.
