@@ -111,26 +111,10 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 	}
 	out, err := s.response.Decode(data)
 	if err != nil {
-		if bareError(err) && gjson.GetBytes(data, "type").Str == respFailed {
-			ev := new(responses.ResponseStreamEventUnion)
-			if json.Unmarshal(data, ev) != nil {
-				return out, err
-			}
-			s.held = err
-			chunk := &openai.ChatCompletionChunk{Model: ev.Response.Model, Choices: []openai.ChatCompletionChunkChoice{{}}}
-			return Event{Chunk: chunk, Orig: ev}, nil
-		}
-		return out, err
+		return s.failed(data, out, err)
 	}
 	ev, _ := out.Orig.(*responses.ResponseStreamEventUnion)
-	if out.Refusal {
-		s.refused = true
-	} else if out.Final && !s.refused {
-		if r := finalRefusal(&ev.Response); r != "" {
-			out.Chunk.Choices[0].Delta.Refusal = r
-			out.Refusal, out.Outputs = true, 1
-		}
-	}
+	s.refusal(&out, ev)
 	switch ev.Type {
 	case RespTextDelta:
 		if rest, ok := strings.CutPrefix(s.ahead, ev.Delta); ok && ev.Delta != "" {
@@ -186,6 +170,37 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 		}
 	}
 	return out, nil
+}
+
+// failed returns what Decode gives for err, the error data decoded to
+// (out): a response.failed that gives no reason is held back for the
+// event after it, which may give it (see HeldError), and passed on as an
+// event without output meanwhile.
+func (s *ResponseStream) failed(data []byte, out Event, err error) (Event, error) {
+	if !bareError(err) || gjson.GetBytes(data, "type").Str != respFailed {
+		return out, err
+	}
+	ev := new(responses.ResponseStreamEventUnion)
+	if json.Unmarshal(data, ev) != nil {
+		return out, err
+	}
+	s.held = err
+	chunk := &openai.ChatCompletionChunk{Model: ev.Response.Model, Choices: []openai.ChatCompletionChunkChoice{{}}}
+	return Event{Chunk: chunk, Orig: ev}, nil
+}
+
+// refusal notes a refusal delta in out, the event ev decoded to, and
+// gives the final event the refusal its response holds when no delta
+// streamed one (see finalRefusal).
+func (s *ResponseStream) refusal(out *Event, ev *responses.ResponseStreamEventUnion) {
+	if out.Refusal {
+		s.refused = true
+	} else if out.Final && !s.refused {
+		if r := finalRefusal(&ev.Response); r != "" {
+			out.Chunk.Choices[0].Delta.Refusal = r
+			out.Refusal, out.Outputs = true, 1
+		}
+	}
 }
 
 // finalRefusal returns the refusal the message items of res, a final
