@@ -43,12 +43,16 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // ServerError is an error a server sent in an event. Raw, when set, is the
 // error as sent by a chat or completions server (an object, or a bare
-// message string); else Code, Message and Param are a Responses error
-// event's. Type is the error_type sent beside a bare message string, as
-// TGI's router writes its errors ({"error": string, "error_type": …},
+// message string); else Code, Message and Param are what the codec read
+// of a Responses error event, or of an error a chat or completions server
+// wrote in a shape of its own (MiniMax's base_resp, FastChat's
+// error_code, a failure written as the answer's text). Type is the
+// error_type sent beside a bare message string, as TGI's router writes
+// its errors ({"error": string, "error_type": …},
 // huggingface/text-generation-inference router/src/server.rs, kept by
 // LoRAX): its name for the kind of error, from which the status of the
-// answer it would have made before its stream began is known.
+// answer it would have made before its stream began is known; with no
+// Raw, BaseRespType marks MiniMax's base_resp.
 type ServerError struct {
 	Raw                  string
 	Code, Message, Param string

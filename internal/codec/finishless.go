@@ -102,8 +102,11 @@ func (s *ChatStream) due(bare bool) bool {
 // (such servers parse calls from the model's text and send them whole at
 // the end), else "stop", when every chunk was in its shape, no choice
 // finished and some output came; else what TGIToolStream returns. Its
-// limit's "length" is lost; Accumulated() tells it from the count of the
-// deltas, as it does for a relay that says "stop" for it.
+// limit's "length" is lost. Accumulated() tells it from the count of the
+// deltas, as it does for a relay that says "stop" for it, only when
+// each delta held one token: a chunk of Kong's is one of Anthropic's text
+// deltas, which may hold several, and then its answer cut at max_tokens
+// reads "stop" there too, for no byte of its stream tells the cut.
 func (s *ChatStream) AtDone() (ev Event, ok bool) {
 	if !s.due(false) {
 		return s.TGIToolStream.AtDone()
