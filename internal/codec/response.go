@@ -275,7 +275,7 @@ func responseCall(ev *responses.ResponseStreamEventUnion) bool {
 	case RespArgsDelta, respCustomDelta, respMCPDelta, respCodeDelta, respShellDelta, respPartialImage:
 		return true
 	case "response.output_item.added":
-		return callItem(ev.Item.Type)
+		return callOutput(ev.Item.Type, ev.Item.Execution)
 	}
 	return false
 }
@@ -402,7 +402,7 @@ func (r response) Fetch(ctx context.Context, client *openai.Client, opts []optio
 		ev.Outputs, ev.Pending = max(ev.Outputs, 1), true
 	}
 	for _, item := range res.Output {
-		if item.Type != "function_call" && callItem(item.Type) {
+		if item.Type != "function_call" && callOutput(item.Type, item.Execution) {
 			// A call the chat view cannot hold (a custom tool's, a
 			// generated image) is output too.
 			ev.Outputs, ev.ToolCall = max(ev.Outputs, 1), true

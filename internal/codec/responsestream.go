@@ -165,7 +165,7 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 		if ev.Item.Type == "function_call" {
 			ev.Item.Arguments.OfString = s.callArgs(ev.Item.ID, ev.Item.Arguments.OfString)
 		}
-		if callItem(ev.Item.Type) && s.markArgs(ev.Item.ID, ev.Item.CallID) {
+		if callOutput(ev.Item.Type, ev.Item.Execution) && s.markArgs(ev.Item.ID, ev.Item.CallID) {
 			out.ToolCall, out.Outputs = true, 1
 		}
 	}
