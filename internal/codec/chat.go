@@ -124,6 +124,7 @@ func (r chat) Decode(data []byte) (Event, error) {
 			return Event{}, &Error{Detail: "delta tool_calls neither an array nor a tool call"}
 		}
 		contentParts(&c.Choices[i].Delta)
+		deltaThoughts(&c.Choices[i].Delta)
 	}
 	if err := checkChoices(c, r.Choices()); err != nil {
 		return Event{}, err
@@ -225,6 +226,7 @@ func (r chat) wholeEvent(res *openai.ChatCompletion) (Event, error) {
 	noCallsFinish(res)
 	for i := range res.Choices {
 		messageParts(&res.Choices[i].Message)
+		messageThoughts(&res.Choices[i].Message)
 	}
 	llamaCppWholeLength(res, OutputLimit(r))
 	dropPlaceholder(res.ID, &res.Usage, &res.JSON.Usage)
