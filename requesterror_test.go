@@ -109,8 +109,8 @@ func wantRequestErrorsUnder500(t *testing.T, api string, refusals []refusedUnder
 	// The server's own failure: sent again, and counted.
 	s := client("failed").NewStreaming(ctx, chat("m", 4))
 	var ae *openai.Error
-	if readAll(t, s); !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusInternalServerError || counts.of(path("failed")) != 3 {
-		t.Errorf("server failure: err %v, %d requests; want its 500 after 3", s.Err(), counts.of(path("failed")))
+	if readAll(t, s); !errors.As(s.Err(), &ae) || ae.StatusCode != failed.Status || counts.of(path("failed")) != 3 {
+		t.Errorf("server failure: err %v, %d requests; want its %d after 3", s.Err(), counts.of(path("failed")), failed.Status)
 	}
 	rt, err := tokenpace.NewRouter(client("failed"), tokenpace.Policy{},
 		tokenpace.Route{Name: "failed"}, tokenpace.Route{Name: "ok", Options: []option.RequestOption{base("ok")}})

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"testing"
+	"testing/synctest"
 
 	"github.com/tokenpace/tokenpace"
 )
@@ -34,4 +35,24 @@ func TestClientNewTensorZeroThought(t *testing.T) {
 	if m.Content != "Budgets keep latency in check." || m.JSON.ExtraFields["reasoning_content"].Raw() != `"Answer briefly."` {
 		t.Errorf("content %q, reasoning_content %s; want %q, %q", m.Content, m.JSON.ExtraFields["reasoning_content"].Raw(), "Budgets keep latency in check.", "Answer briefly.")
 	}
+}
+
+// TestTensorZeroRequestErrorUnder502: TensorZero answers a request its
+// only provider refused with 400 (max_tokens past the model's context)
+// with 502 and the provider's status in its message
+// (testdata/conformance/tensorzero-provider-400-as-502.jsonl). The caller
+// gets a KindRequest 400 with the message after one request, and a
+// Router's breaker stays closed; before, openai-go sent the request three
+// times and the breaker counted each refusal against a gateway that was
+// well. The gateway's own failure, a provider's 500, is still sent again
+// and counted.
+func TestTensorZeroRequestErrorUnder502(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		refused := loadRecording(t, "conformance/tensorzero-provider-400-as-502.jsonl")
+		failed := refused
+		failed.Reads = []recordedRead{{TMS: 30, Data: `{"error":{"message":"All variants failed with errors: qwen3-8b: All model providers failed to infer with errors: vllm: Error from vllm server: {\"object\":\"error\",\"message\":\"EngineCore encountered an issue.\",\"type\":\"InternalServerError\",\"param\":null,\"code\":500}"}}`}}
+		wantRequestErrorsUnder500(t, "openai/v1/", []refusedUnder500{
+			{"context", refused, "Error 400 Bad Request from vllm client: "},
+		}, failed)
+	})
 }
