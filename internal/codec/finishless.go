@@ -27,6 +27,7 @@ var finishless = [...]shape{
 	{in: kongClaudeChunk},   // Kong's ai-proxy in front of Anthropic (kongclaude.go)
 	{in: foundryLocalChunk}, // Foundry Local before 1.0.0 (foundrylocal.go)
 	{in: snowflakeChunk},    // Snowflake Cortex, a Claude model (snowflake.go)
+	{in: oneAPIGeminiChunk}, // one-api's Gemini channel (oneapigemini.go)
 }
 
 // shape is the shape of one server's chunks (see finishless).

@@ -10,8 +10,9 @@ import (
 // [DONE] once they had output, "tool_calls" after a tool call; a stream
 // with a finish reason, without output, or with a chunk in another shape
 // does not. Nexa SDK's chunks, written from openai-go's zero value,
-// Kong's chunks of Anthropic's events, Foundry Local's chunks before 1.0.0
-// and Snowflake Cortex's of a Claude answer finish at any [DONE];
+// Kong's chunks of Anthropic's events, Foundry Local's chunks before 1.0.0,
+// Snowflake Cortex's of a Claude answer and one-api's of a Gemini answer
+// finish at any [DONE];
 // llama-server's
 // chunks relayed by cortex.cpp without the last one only at a [DONE] with
 // no line break (AtBareDone), and only with a build as their fingerprint.
@@ -27,6 +28,7 @@ func TestFinishless(t *testing.T) {
 		llamaText   = `{"choices":[{"delta":{"content":"Hi"},"finish_reason":null,"index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk","system_fingerprint":"b4932-1a2b3c4d"}`
 		llamaCall   = `{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":null,"index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk","system_fingerprint":"b5478-9f8e7d6c"}`
 		foundryText = `{"model":"q","choices":[{"delta":{"role":"assistant","content":"Hi","tool_calls":[]},"message":{"role":"assistant","content":"Hi","tool_calls":[]},"index":0}],"created":1,"CreatedAt":"2025-11-08T14:34:36+00:00","id":"chat.id.1","IsDelta":false,"Successful":true,"HttpStatusCode":0,"object":"chat.completion.chunk"}`
+		gemText     = `{"id":"chatcmpl-9f1c2b3a4d5e6f708192a3b4c5d6e7f8","object":"chat.completion.chunk","created":1,"model":"gemini","choices":[{"index":0,"delta":{"content":"Hi"}}]}`
 		llamaFinish = `{"choices":[{"delta":{},"finish_reason":"length","index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk","system_fingerprint":"b4932-1a2b3c4d","usage":{"completion_tokens":1,"prompt_tokens":3,"total_tokens":4}}`
 	)
 	for _, tt := range []struct {
@@ -52,6 +54,12 @@ func TestFinishless(t *testing.T) {
 		{"Foundry Local: finished", []string{foundryText, `{"model":"q","choices":[{"delta":{"role":"assistant","content":"","tool_calls":[]},"message":{"role":"assistant","content":"","tool_calls":[]},"index":0,"finish_reason":"stop"}],"created":1,"id":"chat.id.1","IsDelta":false,"Successful":true,"HttpStatusCode":0,"object":"chat.completion.chunk"}`}, "", false},
 		{"Foundry Local: no message", []string{`{"model":"q","choices":[{"delta":{"content":"Hi"},"index":0}],"created":1,"id":"chat.id.1","IsDelta":false,"Successful":true,"HttpStatusCode":0,"object":"chat.completion.chunk"}`}, "", false},
 		{"Foundry Local: OpenAI's members alone", []string{`{"model":"q","choices":[{"delta":{"content":"Hi"},"message":{"content":"Hi"},"index":0}],"created":1,"id":"chat.id.1","object":"chat.completion.chunk"}`}, "", false},
+		{"one-api Gemini: gemText chunks", []string{gemText, gemText, `{"id":"chatcmpl-0123456789abcdef0123456789abcdef","object":"chat.completion.chunk","created":1,"model":"gemini","choices":[{"index":0,"delta":{"content":""}}]}`}, "stop", false},
+		{"one-api Gemini: finished", []string{gemText, `{"id":"chatcmpl-0123456789abcdef0123456789abcdef","object":"chat.completion.chunk","created":1,"model":"gemini","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`}, "", false},
+		{"one-api Gemini: finish_reason null", []string{`{"id":"chatcmpl-0123456789abcdef0123456789abcdef","object":"chat.completion.chunk","created":1,"model":"gemini","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}`}, "", false},
+		{"one-api Gemini: another model", []string{`{"id":"chatcmpl-0123456789abcdef0123456789abcdef","object":"chat.completion.chunk","created":1,"model":"gemini-2.0-flash","choices":[{"index":0,"delta":{"content":"Hi"}}]}`}, "", false},
+		{"one-api Gemini: a UUID with dashes", []string{`{"id":"chatcmpl-01234567-89ab-cdef-0123-456789abcdef","object":"chat.completion.chunk","created":1,"model":"gemini","choices":[{"index":0,"delta":{"content":"Hi"}}]}`}, "", false},
+		{"one-api Gemini: usage", []string{gemText, `{"id":"chatcmpl-0123456789abcdef0123456789abcdef","object":"chat.completion.chunk","created":1,"model":"gemini","choices":[{"index":0,"delta":{"content":"Hi"}}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`}, "", false},
 		{"Snowflake: snowText and snowUsage", []string{snowText, snowUsage}, "stop", false},
 		{"Snowflake: snowUsage alone", []string{snowUsage}, "", false},
 		{"Snowflake: a tool call", []string{`{"choices":[{"delta":{"content":"","refusal":"","role":"assistant","tool_calls":[{"index":0,"id":"toolu_bdrk_01","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},"index":0,"logprobs":{"content":null,"refusal":null}}],"created":0,"id":"","model":"claude-sonnet-4-6","object":"chat.completion.chunk","service_tier":"","system_fingerprint":""}`, snowUsage}, "tool_calls", false},
