@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -274,14 +275,43 @@ func captureBody(body *[]byte) option.RequestOption {
 	})
 }
 
+// wantResponsesFailed replays fx, a Responses stream that ends in a
+// failure the server reports, through a Client and then a Router under
+// p (see wantResponsesBreaker): the Client's caller must get an error
+// event with the server's message and status, the fixture's text, and
+// one request sent.
+func wantResponsesFailed(t *testing.T, fx conformance, p tokenpace.Policy, status int, closed bool) {
+	t.Helper()
+	model := fx.Request.Body.Model
+	var sent atomic.Int32
+	counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sent.Add(1)
+		replay(fx.recording)(w, r)
+	})
+	url, hc := serve(t, byModel(map[string]http.Handler{model: counted, "second": secondRoute}))
+	c := tokenpace.NewClient(openaiClient(url, hc))
+	got := readResponseStream(c.NewResponseStreaming(context.Background(), respond(model, 64)))
+	var ae *openai.Error
+	var se *tokenpace.StreamError
+	if !errors.As(got.err, &se) || se.Kind != tokenpace.KindErrorEvent || !errors.As(got.err, &ae) ||
+		ae.StatusCode != status || ae.Message != fx.Expect.ErrorMessage || got.text != fx.Expect.Text {
+		t.Errorf("Client: text %q, err %v; want %q and an error event with the server's message and status %d",
+			got.text, got.err, fx.Expect.Text, status)
+	}
+	if n := sent.Load(); n != 1 {
+		t.Errorf("Client: sent %d times, want 1", n)
+	}
+	wantResponsesBreaker(t, c, p, model, closed)
+}
+
 // wantResponsesBreaker makes 12 Responses calls for model through a
 // Router on c, its route "first" and then "second", more than the 5
 // failures that open a breaker; each must end with the second route's
 // answer, and the first route's breaker must then be closed or not as
 // closed says.
-func wantResponsesBreaker(t *testing.T, c *tokenpace.Client, model string, closed bool) {
+func wantResponsesBreaker(t *testing.T, c *tokenpace.Client, p tokenpace.Policy, model string, closed bool) {
 	t.Helper()
-	rt, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Name: "first", Model: model}, route("second"))
+	rt, err := tokenpace.NewRouter(c, p, tokenpace.Route{Name: "first", Model: model}, route("second"))
 	if err != nil {
 		t.Fatal(err)
 	}

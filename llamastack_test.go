@@ -60,7 +60,7 @@ func TestLlamaStackResponsesRefusal(t *testing.T) {
 					t.Errorf("Client: err %v; want the server's message with status %d", got.err, tt.status)
 				}
 
-				wantResponsesBreaker(t, c, model, tt.closed)
+				wantResponsesBreaker(t, c, tokenpace.Policy{}, model, tt.closed)
 			})
 		})
 	}

@@ -71,7 +71,7 @@ func TestOllamaWebSearchRefusal(t *testing.T) {
 					t.Errorf("Client: sent %d times, want 1", n)
 				}
 
-				wantResponsesBreaker(t, c, model, tt.closed)
+				wantResponsesBreaker(t, c, tokenpace.Policy{}, model, tt.closed)
 			})
 		})
 	}

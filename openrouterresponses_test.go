@@ -1,15 +1,10 @@
 package tokenpace_test
 
 import (
-	"context"
-	"errors"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
-
-	"github.com/openai/openai-go/v3"
 
 	"github.com/tokenpace/tokenpace"
 )
@@ -41,27 +36,7 @@ func TestResponsesInvalidPromptStatus(t *testing.T) {
 				fx.Reads = append(fx.Reads[:0:0], fx.Reads...)
 				last := &fx.Reads[len(fx.Reads)-1]
 				last.Data = strings.Replace(last.Data, `"code":"invalid_prompt"`, `"code":"`+tt.code+`"`, 1)
-				model := fx.Request.Body.Model
-				var sent atomic.Int32
-				counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					sent.Add(1)
-					replay(fx.recording)(w, r)
-				})
-				url, hc := serve(t, byModel(map[string]http.Handler{model: counted, "second": secondRoute}))
-				c := tokenpace.NewClient(openaiClient(url, hc))
-
-				got := readResponseStream(c.NewResponseStreaming(context.Background(), respond(model, 64)))
-				var ae *openai.Error
-				var se *tokenpace.StreamError
-				if !errors.As(got.err, &se) || se.Kind != tokenpace.KindErrorEvent || !errors.As(got.err, &ae) ||
-					ae.StatusCode != tt.status || ae.Message != fx.Expect.ErrorMessage || got.text != "" {
-					t.Errorf("Client: text %q, err %v; want an error event with the server's message and status %d", got.text, got.err, tt.status)
-				}
-				if n := sent.Load(); n != 1 {
-					t.Errorf("Client: sent %d times, want 1", n)
-				}
-
-				wantResponsesBreaker(t, c, model, tt.closed)
+				wantResponsesFailed(t, fx, tokenpace.Policy{}, tt.status, tt.closed)
 			})
 		})
 	}
