@@ -275,6 +275,15 @@ func captureBody(body *[]byte) option.RequestOption {
 	})
 }
 
+// isErrorEvent reports whether err is a server's error event
+// (KindErrorEvent) whose openai.Error has status and message.
+func isErrorEvent(err error, status int, message string) bool {
+	var ae *openai.Error
+	var se *tokenpace.StreamError
+	return errors.As(err, &se) && se.Kind == tokenpace.KindErrorEvent && errors.As(err, &ae) &&
+		ae.StatusCode == status && ae.Message == message
+}
+
 // wantResponsesFailed replays fx, a Responses stream that ends in a
 // failure the server reports, through a Client and then a Router under
 // p (see wantResponsesBreaker): the Client's caller must get an error
@@ -291,10 +300,7 @@ func wantResponsesFailed(t *testing.T, fx conformance, p tokenpace.Policy, statu
 	url, hc := serve(t, byModel(map[string]http.Handler{model: counted, "second": secondRoute}))
 	c := tokenpace.NewClient(openaiClient(url, hc))
 	got := readResponseStream(c.NewResponseStreaming(context.Background(), respond(model, 64)))
-	var ae *openai.Error
-	var se *tokenpace.StreamError
-	if !errors.As(got.err, &se) || se.Kind != tokenpace.KindErrorEvent || !errors.As(got.err, &ae) ||
-		ae.StatusCode != status || ae.Message != fx.Expect.ErrorMessage || got.text != fx.Expect.Text {
+	if !isErrorEvent(got.err, status, fx.Expect.ErrorMessage) || got.text != fx.Expect.Text {
 		t.Errorf("Client: text %q, err %v; want %q and an error event with the server's message and status %d",
 			got.text, got.err, fx.Expect.Text, status)
 	}

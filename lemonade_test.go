@@ -2,7 +2,6 @@ package tokenpace_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -62,10 +61,7 @@ func TestLemonadeResponsesRequestErrorInStream(t *testing.T) {
 		ctx := context.Background()
 
 		got := readResponseStream(client("refused").NewResponseStreaming(ctx, params))
-		var ae *openai.Error
-		var se *tokenpace.StreamError
-		if !errors.As(got.err, &se) || se.Kind != tokenpace.KindErrorEvent || !errors.As(got.err, &ae) ||
-			ae.StatusCode != http.StatusBadRequest || ae.Message != refused.Expect.ErrorMessage || got.text != "" {
+		if !isErrorEvent(got.err, http.StatusBadRequest, refused.Expect.ErrorMessage) || got.text != "" {
 			t.Errorf("text %q, err %v; want an error event with the server's message and status 400", got.text, got.err)
 		}
 		for _, tt := range []struct {

@@ -2,14 +2,11 @@ package tokenpace_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
-
-	"github.com/openai/openai-go/v3"
 
 	"github.com/tokenpace/tokenpace"
 )
@@ -61,10 +58,7 @@ func TestOllamaWebSearchRefusal(t *testing.T) {
 				ctx := context.Background()
 
 				got := readResponseStream(c.NewResponseStreaming(ctx, respond(model, 64)))
-				var ae *openai.Error
-				var se *tokenpace.StreamError
-				if !errors.As(got.err, &se) || se.Kind != tokenpace.KindErrorEvent || !errors.As(got.err, &ae) ||
-					ae.StatusCode != tt.status || ae.Message != want || got.text != "" {
+				if !isErrorEvent(got.err, tt.status, want) || got.text != "" {
 					t.Errorf("Client: text %q, err %v; want an error event with the server's message and status %d", got.text, got.err, tt.status)
 				}
 				if n := sent.Load(); n != 1 {

@@ -2,7 +2,6 @@ package tokenpace_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -49,10 +48,7 @@ func wantRelayedRefusal(t *testing.T, refusedCase, failedCase string, status int
 
 		s := client("refused").NewStreaming(ctx, chat("m", 4))
 		text := readAll(t, s)
-		var ae *openai.Error
-		var se *tokenpace.StreamError
-		if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindErrorEvent || !errors.As(s.Err(), &ae) ||
-			ae.StatusCode != status || ae.Message != refused.Expect.ErrorMessage || text != "" {
+		if !isErrorEvent(s.Err(), status, refused.Expect.ErrorMessage) || text != "" {
 			t.Errorf("text %q, err %v; want an error event with the server's message and status %d", text, s.Err(), status)
 		}
 

@@ -2,7 +2,6 @@ package tokenpace_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"testing"
 	"testing/synctest"
@@ -39,10 +38,7 @@ func TestSGLangCompletionsRequestErrorInStream(t *testing.T) {
 			Model:  openai.CompletionNewParamsModel(fx.Request.Body.Model),
 			Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String("def add")}})
 		got := readCompletionStream(s)
-		var ae *openai.Error
-		var se *tokenpace.StreamError
-		if !errors.As(got.err, &se) || se.Kind != tokenpace.KindErrorEvent || !errors.As(got.err, &ae) ||
-			ae.StatusCode != http.StatusBadRequest || ae.Message != fx.Expect.ErrorMessage || got.text != "" {
+		if !isErrorEvent(got.err, http.StatusBadRequest, fx.Expect.ErrorMessage) || got.text != "" {
 			t.Errorf("text %q, err %v; want an error event with the server's message and status 400", got.text, got.err)
 		}
 	})
