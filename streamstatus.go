@@ -26,41 +26,8 @@ import (
 // carries none.
 func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
-		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e.Raw),
-		responseCodeStatus(e), mistralRsStatus(e.Raw, apiErr))
-}
-
-// requestFaultCodes are the codes the Responses API gives a response that
-// failed on what the request carried (openai-go v3 responses.ResponseErrorCode):
-// a prompt it will not take, an image it cannot read or fetch or will
-// not look at.
-var requestFaultCodes = map[string]bool{
-	"invalid_prompt": true, "invalid_image": true, "invalid_image_format": true, "invalid_base64_image": true,
-	"invalid_image_url": true, "image_too_large": true, "image_too_small": true, "image_parse_error": true,
-	"invalid_image_mode": true, "image_file_too_large": true, "unsupported_image_media_type": true,
-	"empty_image_file": true, "failed_to_download_image": true, "image_file_not_found": true,
-	"image_content_policy_violation": true,
-}
-
-// responseCodeStatus returns 400 when e, a Responses error a server sent
-// inside its stream (an error event or a failed response, not a chat
-// server's error object), has one of requestFaultCodes. OpenRouter's
-// Responses API beta commits its 200 event stream before the provider
-// answers and reports a provider's refusal there as response.failed,
-// its 400s (a prompt over the context, an invalid request) under the
-// code "invalid_prompt" (openrouter.ai/docs/api/reference/responses/error-handling);
-// LMDeploy's /v1/responses ends a request its engine refuses (a prompt
-// over the context, a feature it lacks) the same way (InternLM/lmdeploy
-// lmdeploy/serve/openai/responses/response.py, _response_error_from_finish_reason).
-// With that status, the refusal counts as the request's, not the
-// server's (see excludedFromBreaker). 0 for any other error:
-// "server_error", "rate_limit_exceeded" and the policy codes are the
-// route's.
-func responseCodeStatus(e *codec.ServerError) int {
-	if e.Raw != "" || !requestFaultCodes[e.Code] {
-		return 0
-	}
-	return http.StatusBadRequest
+		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
+		mistralRsStatus(e.Raw, apiErr))
 }
 
 // starletteStatus returns the request error's status, 400 to 499, that
@@ -326,27 +293,56 @@ func miniMaxStatus(e *codec.ServerError) int {
 	return miniMaxStatuses[e.Code]
 }
 
-// codeStatuses are the statuses some servers' error codes stand for when
-// they send such an error inside their 200 stream: DashScope's content
-// screen refuses an answer it will not send with code
-// "data_inspection_failed", which its table of codes gives status 400, as
-// it does the same screen's refusal of an input before the stream
-// (help.aliyun.com/zh/model-studio/error-code#inappropriate-content; the
-// message relayed as "<400> InternalError.Algo.DataInspectionFailed:
-// Output data may contain inappropriate content.").
-var codeStatuses = map[string]int{"data_inspection_failed": http.StatusBadRequest}
+// requestFaultCodes are the string codes by which a server's error, sent
+// inside its 200 stream, names the request's fault, each read as status
+// 400:
+//   - the codes the Responses API gives a response that failed on what
+//     the request carried (openai-go v3 responses.ResponseErrorCode): a
+//     prompt it will not take, an image it cannot read or fetch or will
+//     not look at. OpenRouter's Responses API beta commits its 200 event
+//     stream before the provider answers and reports a provider's
+//     refusal there as response.failed, its 400s (a prompt over the
+//     context, an invalid request) under "invalid_prompt"
+//     (openrouter.ai/docs/api/reference/responses/error-handling);
+//     LMDeploy's /v1/responses ends a request its engine refuses (a
+//     prompt over the context, a feature it lacks) the same way
+//     (InternLM/lmdeploy lmdeploy/serve/openai/responses/response.py,
+//     _response_error_from_finish_reason);
+//   - DashScope's content screen, which refuses an answer it will not
+//     send with "data_inspection_failed", which its table of codes gives
+//     status 400, as it does the same screen's refusal of an input before
+//     the stream (help.aliyun.com/zh/model-studio/error-code#inappropriate-content;
+//     the message relayed as "<400> InternalError.Algo.DataInspectionFailed:
+//     Output data may contain inappropriate content.").
+//
+// "server_error", "rate_limit_exceeded" and the policy codes are the
+// route's.
+var requestFaultCodes = map[string]bool{
+	"invalid_prompt": true, "invalid_image": true, "invalid_image_format": true, "invalid_base64_image": true,
+	"invalid_image_url": true, "image_too_large": true, "image_too_small": true, "image_parse_error": true,
+	"invalid_image_mode": true, "image_file_too_large": true, "unsupported_image_media_type": true,
+	"empty_image_file": true, "failed_to_download_image": true, "image_file_not_found": true,
+	"image_content_policy_violation": true, "data_inspection_failed": true,
+}
 
-// codeStatus returns the status that raw, an error object a server sent
-// inside its stream, stands for by its string code (see codeStatuses):
-// with it, an answer screened out for its content counts as the
-// request's, not the server's (see excludedFromBreaker). 0 for any other
-// error.
-func codeStatus(raw string) int {
-	v := gjson.Get(raw, "code")
-	if v.Type != gjson.String {
+// codeStatus returns 400 when e, an error a server sent inside its
+// stream, has one of requestFaultCodes for its code: a Responses error's
+// (Raw empty), or the string code of a chat server's error object. With
+// that status, the refusal counts as the request's, not the server's (see
+// excludedFromBreaker). 0 for any other error.
+func codeStatus(e *codec.ServerError) int {
+	code := e.Code
+	if e.Raw != "" {
+		v := gjson.Get(e.Raw, "code")
+		if v.Type != gjson.String {
+			return 0
+		}
+		code = v.Str
+	}
+	if !requestFaultCodes[code] {
 		return 0
 	}
-	return codeStatuses[v.Str]
+	return http.StatusBadRequest
 }
 
 // mistralRsRefusals are the beginnings of the messages with which
