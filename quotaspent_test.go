@@ -43,7 +43,12 @@ import (
 // docs) in its v4 envelope's errors array
 // (testdata/conformance/workers-ai-daily-allocation-429.jsonl), the same
 // until midnight UTC: sent 3 times, now once; its 3040 (no data center
-// with capacity left) is still sent again.
+// with capacity left) is still sent again. Zhipu's and Z.ai's GLM Coding
+// Plan past its 5-hour limit answers 429 with code "1308"
+// (testdata/conformance/zhipu-coding-plan-5h-limit-1308-429.jsonl), past
+// its weekly or monthly limit "1310", and under the credits plans "1316":
+// each the same for hours, each sent 3 times, now once; its concurrency
+// limit "1302" is still sent again.
 func TestQuotaSpentNotSentAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var zai conformance
@@ -55,6 +60,8 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 		ollama13.Reads = readFixture(t, "testdata/conformance/ollama-0.13-cloud-usage-limit-429-api-error.jsonl", &ollama13)
 		var workersAI conformance
 		workersAI.Reads = readFixture(t, "testdata/conformance/workers-ai-daily-allocation-429.jsonl", &workersAI)
+		var zaiPlan conformance
+		zaiPlan.Reads = readFixture(t, "testdata/conformance/zhipu-coding-plan-5h-limit-1308-429.jsonl", &zaiPlan)
 		var ark, arkPlan conformance
 		ark.Reads = readFixture(t, "testdata/conformance/ark-set-limit-exceeded-429.jsonl", &ark)
 		arkPlan.Reads = readFixture(t, "testdata/conformance/ark-coding-plan-quota-429.jsonl", &arkPlan)
@@ -67,6 +74,10 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 		}
 		handlers := map[string]http.Handler{
 			"zai":         replay(zai.recording),
+			"zaiplan":     replay(zaiPlan.recording),
+			"zaiweekly":   answer(`{"error":{"code":"1310","message":"Weekly/Monthly Limit Exhausted. Your limit will reset at 2026-12-10 05:53:09"}}`),
+			"zaicredits":  answer(`{"error":{"code":"1316","message":"Usage limit reached for the past 5 hours. Your limit will reset at 2026-12-07 18:30:00"}}`),
+			"zaibusy":     answer(`{"error":{"code":"1302","message":"High concurrency usage of this API, please reduce concurrency or contact customer service to increase limits"}}`),
 			"github":      replay(github.recording),
 			"ollama":      replay(ollama.recording),
 			"ollama13":    replay(ollama13.recording),
@@ -96,6 +107,10 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 			sent    int32
 		}{
 			"zai":         {zai.Expect.ErrorMessage, 1},
+			"zaiplan":     {zaiPlan.Expect.ErrorMessage, 1},
+			"zaiweekly":   {"Weekly/Monthly Limit Exhausted. Your limit will reset at 2026-12-10 05:53:09", 1},
+			"zaicredits":  {"Usage limit reached for the past 5 hours. Your limit will reset at 2026-12-07 18:30:00", 1},
+			"zaibusy":     {"High concurrency usage of this API, please reduce concurrency or contact customer service to increase limits", 3},
 			"github":      {github.Expect.ErrorMessage, 1},
 			"ollama":      {ollama.Expect.ErrorMessage, 1},
 			"ollama13":    {ollama13.Expect.ErrorMessage, 1},

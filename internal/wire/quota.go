@@ -13,7 +13,14 @@ import (
 // help: the answer stays the same until the account is paid for. Zhipu's
 // and Z.ai's GLM API answer so with business code "1113" ("余额不足或无可用
 // 资源包,请充值。", "Insufficient balance or no resource package":
-// docs.z.ai/api-reference/api-code), OpenAI with "insufficient_quota"
+// docs.z.ai/api-reference/api-code), and a GLM Coding Plan past its
+// usage limit with "1308" (5 hours: "Usage limit reached for 5 hour.
+// Your limit will reset at …", on open.bigmodel.cn "已达到 5 小时的使用上
+// 限。…"), "1310" (a week or a month: "Weekly/Monthly Limit Exhausted. …")
+// or, under its credits plans, "1316" ("Usage limit reached for the past 5
+// hours …"): its clients' recorded bodies (LionSR/TeXRA#9865); its
+// concurrency limit ("1302") and overload ("1305") clear in seconds.
+// OpenAI answers with "insufficient_quota"
 // (platform.openai.com/docs/guides/error-codes). openai-go sends every
 // 429 again, twice by default, each after its back-off: time spent out
 // of the caller's budget before it learns why. Ollama's cloud answers a
@@ -44,7 +51,7 @@ import (
 
 // quotaCodes are the error codes, or types, of the 429s of QuotaSpent.
 var quotaCodes = map[string]bool{
-	"1113": true, "insufficient_quota": true,
+	"1113": true, "1308": true, "1310": true, "1316": true, "insufficient_quota": true,
 	"SetLimitExceeded": true, "QuotaExceeded": true, "AccountQuotaExceeded": true,
 }
 

@@ -9,7 +9,7 @@ import (
 
 // TestQuotaSpent: a 429 whose error says the balance or quota is spent
 // (Zhipu's code "1113", as a string or, from another front, an Anthropic
-// envelope; OpenAI's "insufficient_quota"; Ollama's cloud past a usage
+// envelope; its Coding Plan's usage limits "1308", "1310" and "1316"; OpenAI's "insufficient_quota"; Ollama's cloud past a usage
 // limit, in its words; Volcengine Ark's account limits, "SetLimitExceeded",
 // "QuotaExceeded" and "AccountQuotaExceeded"; Workers AI's daily
 // allocation, its code and words together) is marked not to be sent
@@ -25,6 +25,11 @@ func TestQuotaSpent(t *testing.T) {
 		{429, `{"type":"error","error":{"type":"rate_limit_error","code":"1113","message":"[1113][Insufficient balance or no resource package. Please recharge.]"}}`, true},
 		{429, `{"error":{"message":"You exceeded your current quota.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`, true},
 		{429, `{"error":{"code":"1302","message":"您当前使用该API的并发数过高，请降低并发，或联系客服增加限额。"}}`, false},
+		{429, `{"error":{"code":"1308","message":"已达到 5 小时的使用上限。您的限额将在 2026-12-07 15:00:05 重置。"},"request_id":"2026120713351420b05cc4f9bbb4e6c"}`, true},
+		{429, `{"error":{"code":"1308","message":"Usage limit reached for 5 hour. Your limit will reset at 2026-12-07 19:22:49"}}`, true},
+		{429, `{"error":{"code":"1310","message":"Weekly/Monthly Limit Exhausted. Your limit will reset at 2026-12-10 05:53:09"}}`, true},
+		{429, `{"error":{"code":"1316","message":"Usage limit reached for the past 5 hours. Your limit will reset at 2026-12-07 18:30:00"}}`, true},
+		{429, `{"error":{"code":"1305","message":"该模型当前访问量过大，请您稍后再试"}}`, false},
 		{429, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, false},
 		{400, `{"error":{"code":"1113","message":"余额不足或无可用资源包,请充值。"}}`, false},
 		{429, `1113 insufficient_quota`, false},
