@@ -24,7 +24,10 @@ import (
 // ConvertGeminiResponseToOpenAINonStream), and Portkey's gateway without
 // strict OpenAI compliance, which passes Anthropic's "end_turn" and
 // "tool_use" and Gemini's "MAX_TOKENS" and "SAFETY" on as they are
-// (Portkey-AI/gateway src/utils.ts, transformFinishReason). The answer now
+// (Portkey-AI/gateway src/utils.ts, transformFinishReason); so do
+// Together's and SiliconFlow's "eos", the model's end-of-sequence token
+// (testdata/conformance/siliconflow-finish-eos.jsonl,
+// together-chat-eos-warnings.jsonl). The answer now
 // says OpenAI's name, as a stream's Accumulated() does; Timing keeps the
 // server's word.
 func TestWholeOpenAIFinish(t *testing.T) {
@@ -38,7 +41,7 @@ func TestWholeOpenAIFinish(t *testing.T) {
 				finish + `","message":{"role":"assistant","content":"The log shows"` + call + `}}],"usage":{"prompt_tokens":202745,"completion_tokens":3,"total_tokens":202748}}`
 		}
 		handlers := map[string]http.Handler{}
-		for _, finish := range []string{"model_context_window_exceeded", "model_length", "sensitive", "max_tokens", "safety", "end_turn", "tool_use", "MAX_TOKENS", "SAFETY", "stop"} {
+		for _, finish := range []string{"model_context_window_exceeded", "model_length", "sensitive", "max_tokens", "safety", "end_turn", "tool_use", "MAX_TOKENS", "SAFETY", "eos", "stop"} {
 			handlers[finish] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 				_, _ = w.Write([]byte(answer(finish)))
@@ -56,6 +59,7 @@ func TestWholeOpenAIFinish(t *testing.T) {
 			"tool_use":                      "tool_calls",
 			"MAX_TOKENS":                    "length",
 			"SAFETY":                        "content_filter",
+			"eos":                           "stop",
 			"stop":                          "stop",
 		} {
 			var tm *tokenpace.Timing

@@ -97,7 +97,11 @@ func FailedFinish(reason string) bool {
 // with "stop_sequence", and did so for one its model ended with
 // "eos_token" before it wrote "stop" there (huggingface/text-generation-inference
 // router/src/lib.rs, FinishReason::format; router/src/chat.rs), where
-// OpenAI says "stop" for both.
+// OpenAI says "stop" for both. Together and SiliconFlow end an answer its
+// model's end-of-sequence token ended with "eos" (togethercomputer/together-py
+// src/together/types/chat/chat_completion_chunk.py; the FinishReason of
+// docs.siliconflow.cn's chat-completions reference: stop, eos, length,
+// tool_calls), where OpenAI says "stop".
 var openAIFinishes = map[string]string{
 	"stop":                          "stop",
 	"end_turn":                      "stop",
@@ -119,6 +123,7 @@ var openAIFinishes = map[string]string{
 	"image_prohibited_content":      "content_filter",
 	"image_recitation":              "content_filter",
 	"eos_token":                     "stop",
+	"eos":                           "stop",
 }
 
 // openAIFinish gives every choice of c whose server ended it for a reason
