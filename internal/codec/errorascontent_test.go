@@ -12,16 +12,25 @@ import (
 // error event.
 func TestErrorAsContent(t *testing.T) {
 	chat := Chat(openai.ChatCompletionNewParams{}, true)
-	tests := []struct {
-		name, data, msg string // msg: the error's message, "" for none
-	}{
+	tests := []decodedError{
 		{"Semantic Router's cached error", `{"choices":[{"delta":{"content":"Error: Model is overloaded","role":"assistant"},"finish_reason":"error","index":0}],"id":"chatcmpl-cache-error-1","model":"cache","object":"chat.completion.chunk"}`, "Model is overloaded"},
 		{"finish error mid-answer, no role", `{"choices":[{"delta":{"content":"Error: x"},"finish_reason":"error","index":0}]}`, ""},
 		{"an answer that says Error:", `{"choices":[{"delta":{"content":"Error: x","role":"assistant"},"finish_reason":"stop","index":0}]}`, ""},
 	}
+	wantErrorEvents(t, chat, tests)
+}
+
+// decodedError is a chunk's data and the message of the server's error it
+// must decode to, "" for none.
+type decodedError struct{ name, data, msg string }
+
+// wantErrorEvents decodes each case's data with d: an error event with
+// the case's message, or no error when it has none.
+func wantErrorEvents(t *testing.T, d Request, tests []decodedError) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := chat.Decode([]byte(tt.data))
+			_, err := d.Decode([]byte(tt.data))
 			var e *Error
 			switch {
 			case tt.msg == "" && err != nil:

@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
@@ -12,24 +11,11 @@ import (
 // an error event; an answer that says "Error:" stays text.
 func TestOmniError(t *testing.T) {
 	chat := Chat(openai.ChatCompletionNewParams{}, true)
-	tests := []struct {
-		name, data, msg string // msg: the error's message, "" for none
-	}{
+	tests := []decodedError{
 		{"the collection's failure", `{"choices":[{"delta":{"content":"\n\nError: Chat component returned an empty response"},"finish_reason":null,"index":0}],"created":1,"id":"chatcmpl-omni-1788170400-3","model":"LMX-Omni-5.5B-Lite","object":"chat.completion.chunk"}`, "Chat component returned an empty response"},
 		{"a model's answer that says Error:", `{"choices":[{"delta":{"content":"\n\nError: none"},"finish_reason":null,"index":0}],"id":"chatcmpl-Lm3nQ7xYw2aRk9TbVhJ4pCzE8uFgDs1o","object":"chat.completion.chunk"}`, ""},
 		{"an omni artifact", `{"choices":[{"delta":{"content":"\n\n![generated image](data:image/png;base64,iVBO)\n\n"},"finish_reason":null,"index":0}],"id":"chatcmpl-omni-1788170400-3","object":"chat.completion.chunk"}`, ""},
 		{"an omni answer's last words, finished", `{"choices":[{"delta":{"content":"\n\nError: none"},"finish_reason":"stop","index":0}],"id":"chatcmpl-omni-1788170400-3","object":"chat.completion.chunk"}`, ""},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := chat.Decode([]byte(tt.data))
-			var e *Error
-			switch {
-			case tt.msg == "" && err != nil:
-				t.Errorf("Decode = %v, want no error", err)
-			case tt.msg != "" && (!errors.As(err, &e) || e.Server == nil || e.Server.Message != tt.msg):
-				t.Errorf("Decode = %v, want an error event %q", err, tt.msg)
-			}
-		})
-	}
+	wantErrorEvents(t, chat, tests)
 }
