@@ -1,10 +1,8 @@
 package tokenpace_test
 
 import (
-	"context"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
 
@@ -40,32 +38,13 @@ func TestOllamaWebSearchRefusal(t *testing.T) {
 		t.Run(tt.fixture+"/"+tt.message, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				fx := all[tt.fixture]
-				want := fx.Expect.ErrorMessage
 				if tt.message != "" {
 					fx.Reads = append(fx.Reads[:0:0], fx.Reads...)
 					last := &fx.Reads[len(fx.Reads)-1]
-					last.Data = strings.Replace(last.Data, want, tt.message, 1)
-					want = tt.message
+					last.Data = strings.Replace(last.Data, fx.Expect.ErrorMessage, tt.message, 1)
+					fx.Expect.ErrorMessage = tt.message
 				}
-				model := fx.Request.Body.Model
-				var sent atomic.Int32
-				counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					sent.Add(1)
-					replay(fx.recording)(w, r)
-				})
-				url, hc := serve(t, byModel(map[string]http.Handler{model: counted, "second": secondRoute}))
-				c := tokenpace.NewClient(openaiClient(url, hc))
-				ctx := context.Background()
-
-				got := readResponseStream(c.NewResponseStreaming(ctx, respond(model, 64)))
-				if !isErrorEvent(got.err, tt.status, want) || got.text != "" {
-					t.Errorf("Client: text %q, err %v; want an error event with the server's message and status %d", got.text, got.err, tt.status)
-				}
-				if n := sent.Load(); n != 1 {
-					t.Errorf("Client: sent %d times, want 1", n)
-				}
-
-				wantResponsesBreaker(t, c, tokenpace.Policy{}, model, tt.closed)
+				wantResponsesFailed(t, fx, tokenpace.Policy{}, tt.status, tt.closed)
 			})
 		})
 	}
