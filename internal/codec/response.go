@@ -35,6 +35,13 @@ const (
 	respMCPDelta    = "response.mcp_call_arguments.delta"
 	respCodeDelta   = "response.code_interpreter_call_code.delta"
 	respShellDelta  = "response.shell_call_command.delta"
+	// Their done events, which hold the whole of what the deltas held.
+	respCustomDone = "response.custom_tool_call_input.done"
+	respMCPDone    = "response.mcp_call_arguments.done"
+	respCodeDone   = "response.code_interpreter_call_code.done"
+	respShellDone  = "response.shell_call_command.done"
+	// A refusal's done event, which holds the whole refusal.
+	respRefusalDone = "response.refusal.done"
 	// A partial image of the image generation tool: a piece of the
 	// answer the caller waits for.
 	respPartialImage = "response.image_generation_call.partial_image"

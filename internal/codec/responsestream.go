@@ -135,12 +135,15 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 		if !s.reasoned && ev.Text != "" {
 			out.Outputs = 1
 		}
-	case RespArgsDelta, respCustomDelta, respMCPDelta, respCodeDelta, respShellDelta, respPartialImage:
-		s.markArgs(ev.ItemID)
-		if ev.Type == RespArgsDelta {
-			if it := s.item(partKey{ev.ItemID, -1}); it != nil {
-				it.add(ev.Delta)
-			}
+	case RespArgsDelta, respCustomDelta, respMCPDelta, respCodeDelta, respShellDelta, respPartialImage,
+		respArgsDone, respCustomDone, respMCPDone, respCodeDone, respShellDone:
+		s.call(&out, ev)
+	case respRefusalDone:
+		// A refusal whole in its done event, no delta before it: output,
+		// as a text or a reasoning whole in its done event is.
+		if !s.refused && ev.Refusal != "" {
+			out.Chunk.Choices[0].Delta.Refusal = ev.Refusal
+			out.Refusal, out.Outputs, s.refused = true, 1, true
 		}
 	case respTextDone:
 		if it := s.streamed(partKey{ev.ItemID, ev.ContentIndex}, ev.Text); it != nil && len(ev.Text) > it.n {
@@ -153,11 +156,6 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 			out.Outputs = 1
 			s.ahead = rest
 		}
-	case respArgsDone:
-		ev.Arguments = s.callArgs(ev.ItemID, ev.Arguments)
-		if s.markArgs(ev.ItemID) {
-			out.ToolCall, out.Outputs = true, 1
-		}
 	case respItemAdded:
 		s.life.open++
 	case respItemDone:
@@ -165,11 +163,44 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 		if ev.Item.Type == "function_call" {
 			ev.Item.Arguments.OfString = s.callArgs(ev.Item.ID, ev.Item.Arguments.OfString)
 		}
-		if callOutput(ev.Item.Type, ev.Item.Execution) && s.markArgs(ev.Item.ID, ev.Item.CallID) {
+		keys := []partKey{callKey(ev.Item.ID), callKey(ev.Item.CallID)}
+		if ev.Item.Type == "shell_call" {
+			keys = append(keys, slotKey(ev.OutputIndex))
+		}
+		if callOutput(ev.Item.Type, ev.Item.Execution) && s.markArgs(keys...) {
 			out.ToolCall, out.Outputs = true, 1
 		}
 	}
 	return out, nil
+}
+
+// call notes what ev, a delta or a done event of a tool call, gives the
+// caller in out. A done event of a call none of whose deltas streamed
+// (function_call_arguments.done, custom_tool_call_input.done,
+// mcp_call_arguments.done, code_interpreter_call_code.done,
+// shell_call_command.done: openai-go v3 responses/response.go,
+// ResponseFunctionCallArgumentsDoneEvent and the others) holds the whole
+// of what the model wrote into it: a tool call and an output, the call's
+// first token, once.
+func (s *ResponseStream) call(out *Event, ev *responses.ResponseStreamEventUnion) {
+	key := callKey(ev.ItemID)
+	if ev.Type == respShellDelta || ev.Type == respShellDone {
+		key = slotKey(ev.OutputIndex)
+	}
+	switch ev.Type {
+	case respArgsDone:
+		ev.Arguments = s.callArgs(ev.ItemID, ev.Arguments)
+		fallthrough
+	case respCustomDone, respMCPDone, respCodeDone, respShellDone:
+		if s.markArgs(key) {
+			out.ToolCall, out.Outputs = true, 1
+		}
+	default:
+		s.markArgs(key)
+		if it := s.item(key); ev.Type == RespArgsDelta && it != nil {
+			it.add(ev.Delta)
+		}
+	}
 }
 
 // failed returns what Decode gives for err, the error data decoded to
@@ -325,19 +356,29 @@ func (it *streamedItem) add(text string) {
 	it.text.WriteString(text)
 }
 
-// markArgs records that the arguments of the function call named by ids
-// (its id, and its call id: some llama.cpp builds give the final item only
-// the latter) reached the caller, and reports whether they had not before
-// under any of them (nor could be kept). A server that names a call
-// otherwise in each event makes it count more than once as output, never
-// less.
-func (s *ResponseStream) markArgs(ids ...string) (first bool) {
+// callKey is the key of a tool call named id (its id or its call id).
+func callKey(id string) partKey { return partKey{id, -1} }
+
+// slotKey is the key of the tool call at output_index index, for the
+// events that name no item: the shell tool's command events
+// (ResponseShellCallCommandDeltaEvent and ResponseShellCallCommandDoneEvent
+// in openai-go v3 responses/response.go have an output_index and a
+// command_index, no item_id).
+func slotKey(index int64) partKey { return partKey{part: -2 - max(index, 0)} }
+
+// markArgs records that the arguments of the tool call named by keys (its
+// id, and its call id: some llama.cpp builds give the final item only the
+// latter; or its output_index, see slotKey) reached the caller, and
+// reports whether they had not before under any of them (nor could be
+// kept). A server that names a call otherwise in each event makes it
+// count more than once as output, never less.
+func (s *ResponseStream) markArgs(keys ...partKey) (first bool) {
 	first = true
-	for _, id := range ids {
-		if id == "" {
+	for _, key := range keys {
+		if key == callKey("") {
 			continue
 		}
-		it := s.item(partKey{id, -1})
+		it := s.item(key)
 		if it == nil || it.args {
 			first = false
 			continue

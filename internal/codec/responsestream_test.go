@@ -20,6 +20,10 @@ func TestResponseStream(t *testing.T) {
 		args     = `{"type":"response.function_call_arguments.delta","item_id":"fc","delta":"{}"}`
 		callDone = `{"type":"response.output_item.done","item":{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}}`
 		argsDone = `{"type":"response.function_call_arguments.done","item_id":"fc","arguments":"{}"}`
+		// The shell tool's call, as openai-go v3 types its events.
+		shellAdded = `{"type":"response.output_item.added","output_index":1,"item":{"type":"shell_call","id":"sh","call_id":"c","status":"in_progress"}}`
+		shellDelta = `{"type":"response.shell_call_command.delta","output_index":1,"command_index":0,"delta":"ls"}`
+		shellDone  = `{"type":"response.output_item.done","output_index":1,"item":{"type":"shell_call","id":"sh","call_id":"c","status":"completed","action":{"commands":["ls"]}}}`
 	)
 	type want struct {
 		content  string
@@ -61,6 +65,18 @@ func TestResponseStream(t *testing.T) {
 		{"an MCP call's arguments delta", []string{`{"type":"response.mcp_call_arguments.delta","item_id":"mc","delta":"{"}`}, want{"", 1, true}},
 		{"the code interpreter's code delta", []string{`{"type":"response.code_interpreter_call_code.delta","item_id":"ci","delta":"print(1)"}`}, want{"", 1, true}},
 		{"a shell command delta", []string{`{"type":"response.shell_call_command.delta","item_id":"sc","delta":"ls"}`}, want{"", 1, true}},
+		// openai-go v3's ResponseShellCallCommandDeltaEvent names no item:
+		// its output_index and command_index only.
+		{"a shell call done after its command streamed", []string{shellAdded, shellDelta, shellDone}, want{}},
+		{"a shell call done after its command done", []string{shellAdded, shellDelta, `{"type":"response.shell_call_command.done","output_index":1,"command_index":0,"command":"ls"}`, shellDone}, want{}},
+		{"a shell command only in its done event", []string{shellAdded, `{"type":"response.shell_call_command.done","output_index":1,"command_index":0,"command":"ls"}`}, want{"", 1, true}},
+		{"a shell call at another output index than its command's", []string{shellDelta, `{"type":"response.output_item.done","output_index":2,"item":{"type":"shell_call","id":"sh2","call_id":"c2","status":"completed"}}`}, want{"", 1, true}},
+		{"a custom tool's input only in its done event", []string{`{"type":"response.custom_tool_call_input.done","item_id":"ct","input":"ls"}`}, want{"", 1, true}},
+		{"a custom tool's call done after its input done", []string{`{"type":"response.custom_tool_call_input.done","item_id":"ct","input":"ls"}`, `{"type":"response.output_item.done","item":{"type":"custom_tool_call","id":"ct","call_id":"c","name":"sh","input":"ls"}}`}, want{}},
+		{"a custom tool's input done after it streamed", []string{`{"type":"response.custom_tool_call_input.delta","item_id":"ct","delta":"ls"}`, `{"type":"response.custom_tool_call_input.done","item_id":"ct","input":"ls"}`}, want{}},
+		{"an MCP call's arguments only in their done event", []string{`{"type":"response.mcp_call_arguments.done","item_id":"mc","arguments":"{}"}`}, want{"", 1, true}},
+		{"the code interpreter's code only in its done event", []string{`{"type":"response.code_interpreter_call_code.done","item_id":"ci","code":"print(1)"}`}, want{"", 1, true}},
+		{"the code interpreter's code done after it streamed", []string{`{"type":"response.code_interpreter_call_code.delta","item_id":"ci","delta":"print(1)"}`, `{"type":"response.code_interpreter_call_code.done","item_id":"ci","code":"print(1)"}`}, want{}},
 		{"a computer call, whole in its items", []string{`{"type":"response.output_item.added","item":{"type":"computer_call","id":"cu","call_id":"c","action":{"type":"screenshot"}}}`, `{"type":"response.output_item.done","item":{"type":"computer_call","id":"cu","call_id":"c","action":{"type":"screenshot"}}}`}, want{"", 1, true}},
 		{"a computer call's item added", []string{`{"type":"response.output_item.added","item":{"type":"computer_call","id":"cu","call_id":"c"}}`}, want{"", 0, true}},
 		{"an audio delta", []string{`{"type":"response.audio.delta","delta":"AAAA"}`}, want{"", 1, false}},
@@ -182,5 +198,44 @@ func TestFinishOf(t *testing.T) {
 		if got := finishOf(tt.status, tt.incomplete); got != tt.want {
 			t.Errorf("finishOf(%q, %q) = %q, want %q", tt.status, tt.incomplete, got, tt.want)
 		}
+	}
+}
+
+// TestResponseRefusalDone: a refusal whole in its done event
+// (openai-go v3 ResponseRefusalDoneEvent), no delta before it, is the
+// answer's output and the chat view's refusal, once: not again from the
+// final response, nor from a done event after deltas that streamed it.
+func TestResponseRefusalDone(t *testing.T) {
+	const (
+		refDelta = `{"type":"response.refusal.delta","item_id":"m","delta":"I can't help with that."}`
+		refDone  = `{"type":"response.refusal.done","item_id":"m","refusal":"I can't help with that."}`
+		final    = `{"type":"response.completed","response":{"id":"r","status":"completed","output":[{"type":"message","id":"m","status":"completed","role":"assistant","content":[{"type":"refusal","refusal":"I can't help with that."}]}]}}`
+	)
+	type got struct {
+		refusal string
+		outputs int
+	}
+	for _, tc := range []struct {
+		name   string
+		events []string
+		want   []got // one per event
+	}{
+		{"only in its done event", []string{refDone, final}, []got{{"I can't help with that.", 1}, {}}},
+		{"streamed, then done", []string{refDelta, refDone, final}, []got{{"I can't help with that.", 1}, {}, {}}},
+		{"an empty done event, then the final response", []string{`{"type":"response.refusal.done","item_id":"m","refusal":""}`, final}, []got{{}, {"I can't help with that.", 1}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dec := DecoderFor(Response(responses.ResponseNewParams{}))
+			for i, e := range tc.events {
+				ev, err := dec.Decode([]byte(e))
+				if err != nil {
+					t.Fatal(err)
+				}
+				g := got{ev.Chunk.Choices[0].Delta.Refusal, ev.Outputs}
+				if g != tc.want[i] || ev.Refusal != (g.refusal != "") {
+					t.Errorf("event %d: %+v (Refusal %v), want %+v", i, g, ev.Refusal, tc.want[i])
+				}
+			}
+		})
 	}
 }
