@@ -68,6 +68,9 @@ type conformanceExpect struct {
 	// TTFTMS, when set, is when the first output-bearing chunk arrived,
 	// in ms from the request: the TTFT the caller must see.
 	TTFTMS float64 `json:"ttft_ms"`
+	// OutputChunks, when set, is how many output-bearing events the
+	// caller's Timing counts: each token once.
+	OutputChunks int `json:"output_chunks"`
 	// Audio is the accumulated message's audio, of an answer spoken as
 	// audio.
 	Audio struct {
@@ -406,6 +409,9 @@ func checkConformance(t *testing.T, who string, fx conformance, got read) {
 	}
 	if e.TTFTMS > 0 && tm.TTFT() != ms(e.TTFTMS) {
 		t.Errorf("%s: TTFT %v, want %v, the first output's arrival", who, tm.TTFT(), ms(e.TTFTMS))
+	}
+	if e.OutputChunks > 0 && tm.OutputChunks != e.OutputChunks {
+		t.Errorf("%s: %d output chunks, want %d", who, tm.OutputChunks, e.OutputChunks)
 	}
 	if e.Text != "" || len(e.ToolCalls) > 0 || a.Transcript != "" {
 		if tm.TTFT() <= 0 || tm.TTFT() > tm.E2E() {
