@@ -27,8 +27,10 @@ import (
 //     output_index and content_index are that part's, and the text of
 //     output_text.done, content_part.done and output_item.done is the
 //     part's whole text, the caller's so far followed by the
-//     continuation's. Its other output items follow the caller's, at the
-//     next output_index.
+//     continuation's; its annotations are numbered and placed on from
+//     the caller's, and the done events hold them all (see "How a
+//     continuation's annotations carry on the caller's"). Its other
+//     output items follow the caller's, at the next output_index.
 //   - A restart replaces the caller's response: the caller is told by
 //     Restarted on its first event passed on, and its output items start
 //     over at output_index 0. Its response.created and
@@ -64,6 +66,7 @@ type respStitch struct {
 	created string    // its created_at, as JSON
 	items   int64     // output items passed on: the next output_index
 	open    respPart  // the message text part the caller has open
+	notes   partNotes // the annotations the caller received on it
 	done    []outItem // output items passed on whole, as JSON
 
 	// The try whose events are passed on now, and how they map to the
@@ -74,7 +77,10 @@ type respStitch struct {
 	merged  string          // the id of its message that carries on into
 	index   map[int64]int64 // its output_index → the caller's
 	prefix  string          // the text of into before the try
-	earlier int64           // output tokens of the tries before it, since the last restart
+	shift   int             // its length in characters (see textShift)
+	// intoNotes are the annotations into had before the try.
+	intoNotes partNotes
+	earlier   int64 // output tokens of the tries before it, since the last restart
 }
 
 // respPart is a message text part the caller has open.
@@ -143,12 +149,13 @@ func (c *call) deliveredBefore() int64 {
 func (s *respStitch) begin(tr *try, rewrite, restart bool, text string, earlier int64) {
 	s.tr, s.rewrite, s.merged, s.index, s.prefix, s.earlier = tr, rewrite, "", nil, "", earlier
 	if restart {
-		s.items, s.open, s.done = 0, respPart{}, nil
+		s.items, s.open, s.done, s.notes = 0, respPart{}, nil, partNotes{}
 	}
-	s.into = s.open
+	s.into, s.intoNotes = s.open, s.notes
 	if s.into.item != "" && s.into.part >= 0 && s.into.start <= len(text) {
 		s.prefix = text[s.into.start:]
 	}
+	s.shift = textShift(s.prefix)
 }
 
 // observe notes what event ev, passed on, gives the caller. textLen is
@@ -167,7 +174,11 @@ func (s *respStitch) observe(ev *responses.ResponseStreamEventUnion, textLen int
 		}
 	case "response.content_part.added":
 		if s.open.item != "" && ev.ItemID == s.open.item && s.open.part < 0 && ev.Part.Type == "output_text" {
-			s.open.part, s.open.start = ev.ContentIndex, textLen
+			s.open.part, s.open.start, s.notes = ev.ContentIndex, textLen, partNotes{}
+		}
+	case "response.output_text.annotation.added":
+		if s.open.item != "" && ev.ItemID == s.open.item && ev.ContentIndex == s.open.part {
+			s.notes.note(ev)
 		}
 	case "response.output_item.done":
 		if s.open.item != "" && ev.Item.ID == s.open.item {
@@ -218,6 +229,11 @@ func (s *respStitch) rewritten(ev *responses.ResponseStreamEventUnion) (*respons
 	case "response.content_part.done":
 		if whole && ev.Part.Type == "output_text" {
 			e.set("part.text", s.prefix+ev.Part.Text)
+			s.carryNotes(&e, "part.annotations", gjson.Get(ev.RawJSON(), "part.annotations").Raw)
+		}
+	case "response.output_text.annotation.added":
+		if whole {
+			s.rewriteNote(&e, ev)
 		}
 	case "response.output_item.done":
 		if s.mergedItem(ev.Item.ID) {
@@ -280,6 +296,7 @@ func (s *respStitch) wholeMessage(raw string) string {
 	e.set("id", s.into.item)
 	if t := gjson.Get(raw, "content.0.text"); t.Type == gjson.String {
 		e.set("content.0.text", s.prefix+t.Str)
+		s.carryNotes(&e, "content.0.annotations", gjson.Get(raw, "content.0.annotations").Raw)
 	}
 	if e.err != nil {
 		return raw
@@ -296,6 +313,9 @@ func (s *respStitch) cutMessage() (string, error) {
 	if s.into.part >= 0 {
 		e.setRaw("content.-1", `{"type":"output_text","annotations":[],"logprobs":[]}`)
 		e.set("content.0.text", s.prefix)
+		if len(s.intoNotes.kept) > 0 {
+			e.setRaw("content.0.annotations", "["+strings.Join(s.intoNotes.kept, ",")+"]")
+		}
 	}
 	return string(e.raw), e.err
 }
