@@ -42,6 +42,9 @@ const (
 	respShellDone  = "response.shell_call_command.done"
 	// A refusal's done event, which holds the whole refusal.
 	respRefusalDone = "response.refusal.done"
+	// The output of a command the shell tool ran: the tool's, not the
+	// model's; its delta an object.
+	respShellOutput = "response.shell_call_output_content.delta"
 	// A partial image of the image generation tool: a piece of the
 	// answer the caller waits for.
 	respPartialImage = "response.image_generation_call.partial_image"
@@ -220,11 +223,14 @@ func (r response) Decode(data []byte) (Event, error) {
 // API reference of mid 2025 gave reasoning deltas an object
 // (response.reasoning.delta), and servers and gateways built on it send
 // one ({"content": ...}, {"type":"output_text","text": ...}); openai-go
-// gives the object's JSON as the delta.
+// gives the object's JSON as the delta. The one event whose delta the API
+// types as an object, the shell tool's output
+// (ResponseShellCallOutputContentDeltaEvent, {"stdout","stderr"}), keeps
+// it as openai-go gives it.
 func deltaText(ev *responses.ResponseStreamEventUnion) {
 	raw := ev.JSON.Delta.Raw()
-	if !strings.HasPrefix(raw, "{") {
-		return // a string, as the API sends it
+	if !strings.HasPrefix(raw, "{") || ev.Type == respShellOutput {
+		return // a string, as the API sends it, or the API's object
 	}
 	for _, r := range gjson.GetMany(raw, "text", "content") {
 		if r.Type == gjson.String {

@@ -141,6 +141,12 @@ func TestResponseObjectDelta(t *testing.T) {
 		{`{"type":"response.reasoning.delta","item_id":"r","delta":{"content":7}}`, "", "", 0},
 		{`{"type":"response.output_text.delta","item_id":"m","delta":{"type":"output_text","text":"Hi"}}`, "Hi", "Hi", 1},
 		{`{"type":"response.output_text.delta","item_id":"m","delta":"{\"text\":\"x\"}"}`, `{"text":"x"}`, `{"text":"x"}`, 1},
+		// The one delta openai-go v3 types as an object
+		// (ResponseShellCallOutputContentDeltaEvent): the caller's event
+		// keeps it as bare openai-go gives it, the object's JSON, and it
+		// is the tool's output, not the model's.
+		{`{"type":"response.shell_call_output_content.delta","output_index":0,"command_index":0,"delta":{"stdout":"a.txt\n","stderr":""}}`, `{"stdout":"a.txt\n","stderr":""}`, "", 0},
+		{`{"type":"response.shell_call_output_content.delta","output_index":0,"command_index":0,"delta":{"text":"x"}}`, `{"text":"x"}`, "", 0},
 	} {
 		ev, err := DecoderFor(Response(responses.ResponseNewParams{})).Decode([]byte(tc.event))
 		if err != nil {
