@@ -200,9 +200,17 @@ func TestFinishOf(t *testing.T) {
 		{responses.ResponseStatusCompleted, "max_tokens", "max_output_tokens"}, // Docker Model Runner
 		{responses.ResponseStatusCompleted, "content_filter", "content_filter"},
 		{responses.ResponseStatusCancelled, "", "cancelled"},
+		// openai-go v3.105's other incomplete reasons
+		// (ResponseIncompleteDetails): finished answers, not failures.
+		{responses.ResponseStatusIncomplete, "max_messages", "max_messages"},
+		{responses.ResponseStatusIncomplete, "steered", "steered"},
 	} {
-		if got := finishOf(tt.status, tt.incomplete); got != tt.want {
+		got := finishOf(tt.status, tt.incomplete)
+		if got != tt.want {
 			t.Errorf("finishOf(%q, %q) = %q, want %q", tt.status, tt.incomplete, got, tt.want)
+		}
+		if FailedFinish(got) != (got == "cancelled") {
+			t.Errorf("FailedFinish(%q) = %v, want %v", got, FailedFinish(got), got == "cancelled")
 		}
 	}
 }
