@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fitClassesFlag prints class parameters refitted on every row
@@ -65,6 +66,34 @@ type fidelityRow struct {
 	// benchmark): the row is then no independent test of the model, and
 	// the held-out summaries are reported without such rows too.
 	FittedKin string `json:"fitted_kin"`
+	// Built, on a held-out row, is when the engine build it measured was
+	// made, "2006" or "2006-01" (a release's date, or the date of the
+	// report when the build is not named): the held-out rows are reported
+	// by build era, and every held-out row gives it.
+	Built string `json:"built"`
+}
+
+// eraSplit is the first year of the later build era the held-out rows are
+// reported by: the engines users plan with today against older builds.
+const eraSplit = 2025
+
+// era is the build era of the row, from Built: "before 2025" or "2025 and
+// later"; an error when Built is not a year or a year and month.
+func (r fidelityRow) era() (string, error) {
+	var built time.Time
+	var err error
+	for _, layout := range []string{"2006-01", "2006"} {
+		if built, err = time.Parse(layout, r.Built); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: built %q is not a year or a year and month", r.Name, r.Built)
+	}
+	if built.Year() < eraSplit {
+		return fmt.Sprintf("before %d", eraSplit), nil
+	}
+	return fmt.Sprintf("%d and later", eraSplit), nil
 }
 
 // group is the row's source, the unit left out in cross-validation: the
@@ -77,7 +106,8 @@ func (r fidelityRow) group() string {
 }
 
 // loadFidelity returns the rows of testdata/fidelity.json that the class
-// parameters are fitted to, and those held out of every fit.
+// parameters are fitted to, and those held out of every fit; it fails t
+// when a held-out row does not say when its engine build was made.
 func loadFidelity(t *testing.T) (rows, held []fidelityRow) {
 	t.Helper()
 	b, err := os.ReadFile("testdata/fidelity.json")
@@ -90,6 +120,9 @@ func loadFidelity(t *testing.T) (rows, held []fidelityRow) {
 	}
 	for _, r := range f.Rows {
 		if r.Holdout {
+			if _, err := r.era(); err != nil {
+				t.Fatal(err)
+			}
 			held = append(held, r)
 		} else {
 			rows = append(rows, r)
@@ -288,6 +321,7 @@ func heldOut(t *testing.T, held []fidelityRow) string {
 	if len(apart) < len(held) {
 		fmt.Fprintf(&b, "held out, without the %d rows of a fitted source's method (fitted_kin):\n%s", len(held)-len(apart), summaries(apart, apartErrs))
 	}
+	b.WriteString(byEra(apart, apartErrs))
 	b.WriteString(bySource(held, errs))
 	// The bars hold the independent rows: a fitted source's later edition
 	// says little about a measurement the model has never met.
@@ -333,6 +367,25 @@ func staleBands(tallies [2]bandTally, want [2]ErrorBand) (got [2]ErrorBand, stal
 		stale = stale || bandDiffers(got[kind], want[kind])
 	}
 	return got, stale
+}
+
+// byEra is the summaries of the held-out rows (those no fitted source
+// shares a method with) by the era of the engine build they measured;
+// loadFidelity has checked that every held-out row says when.
+func byEra(rows []fidelityRow, errs []float64) string {
+	eras := []string{fmt.Sprintf("before %d", eraSplit), fmt.Sprintf("%d and later", eraSplit)}
+	var b strings.Builder
+	for _, e := range eras {
+		var era []fidelityRow
+		var eraErrs []float64
+		for i, r := range rows {
+			if got, _ := r.era(); got == e {
+				era, eraErrs = append(era, r), append(eraErrs, errs[i])
+			}
+		}
+		fmt.Fprintf(&b, "held out, builds %s (sources: %d):\n%s", e, len(distinct(era, fidelityRow.group)), summaries(era, eraErrs))
+	}
+	return b.String()
 }
 
 // bySource is the held-out rows' error source by source: how many rows,
@@ -634,4 +687,28 @@ func (b bandTally) band(class string) ErrorBand {
 // that errorband.go holds.
 func bandDiffers(got, want ErrorBand) bool {
 	return got.Rows != want.Rows || got.Sources != want.Sources || math.Abs(got.Median-want.Median) > 0.005 || math.Abs(got.P90-want.P90) > 0.005
+}
+
+// TestFidelityRowEra checks the build era a held-out row is reported in,
+// and that a build date which is not a year or a year and month is refused.
+func TestFidelityRowEra(t *testing.T) {
+	for _, c := range []struct {
+		built, want string
+		ok          bool
+	}{
+		{"2023-08", "before 2025", true},
+		{"2024", "before 2025", true},
+		{"2024-12", "before 2025", true},
+		{"2025-01", "2025 and later", true},
+		{"2026", "2025 and later", true},
+		{"", "", false},
+		{"25-01", "", false},
+		{"2025-13", "", false},
+		{"August 2023", "", false},
+	} {
+		got, err := fidelityRow{Name: "row", Built: c.built}.era()
+		if got != c.want || (err == nil) != c.ok {
+			t.Errorf("fidelityRow{Built: %q}.era() = %q, %v; want %q, ok %v", c.built, got, err, c.want, c.ok)
+		}
+	}
 }
