@@ -116,9 +116,10 @@ func WithStateMaxAge(d time.Duration) Option {
 // same Redis round trip, so that a Route with both costs one round trip
 // per admission: b's next Allow decides from that state (see
 // WithStateMaxAge). b and the Limiter also share their view of whether
-// Redis is up. In a Redis Cluster, give both the same name, so that
-// their keys share a hash slot. Nil means none; ignored by NewBreaker
-// and NewStore.
+// Redis is up. The Limiter's counts then live in b's key, whatever the
+// Limiter's name, so each script still touches one key (one hash slot
+// of a Redis Cluster). Nil means none; ignored by NewBreaker and
+// NewStore.
 func WithBreaker(b *Breaker) Option {
 	return optionFunc(func(c *config) { c.breaker = b })
 }

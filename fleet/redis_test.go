@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
@@ -29,6 +30,8 @@ type redisServer struct {
 	port int
 	cmd  *exec.Cmd
 	addr string
+	args []string      // given to redis-server after the defaults
+	log  *logWriter    // the log of the process started last
 	done chan struct{} // closed when the process has ended
 }
 
@@ -36,6 +39,13 @@ type redisServer struct {
 // persistence, in a temporary directory, and stops it when the test ends.
 // It skips the test when redis-server is not installed, unless CI is set.
 func startRedis(t testing.TB) *redisServer {
+	t.Helper()
+	return startRedisWith(t)
+}
+
+// startRedisWith is startRedis giving redis-server args after the
+// defaults (a later setting of a directive overrides an earlier one).
+func startRedisWith(t testing.TB, args ...string) *redisServer {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -50,7 +60,7 @@ func startRedis(t testing.TB) *redisServer {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	s := &redisServer{t: t, bin: bin, dir: t.TempDir(), port: port, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
+	s := &redisServer{t: t, bin: bin, dir: t.TempDir(), port: port, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), args: args}
 	s.start()
 	t.Cleanup(s.stop)
 	return s
@@ -59,21 +69,23 @@ func startRedis(t testing.TB) *redisServer {
 // start starts the server and waits until it accepts connections.
 func (s *redisServer) start() {
 	s.t.Helper()
-	log := &readyWriter{ready: make(chan struct{})}
-	cmd := exec.Command(s.bin, "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", s.dir)
+	log := &logWriter{}
+	ready := log.await("Ready to accept connections")
+	args := append([]string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", s.dir}, s.args...)
+	cmd := exec.Command(s.bin, args...)
 	cmd.Stdout = log
 	if err := cmd.Start(); err != nil {
 		s.t.Fatalf("start redis-server: %v", err)
 	}
 	done := make(chan struct{})
-	s.cmd, s.done = cmd, done
+	s.cmd, s.done, s.log = cmd, done, log
 	go func() {
 		cmd.Wait()
 		close(done)
 	}()
 	select {
-	case <-log.ready:
+	case <-ready:
 	case <-done:
 		s.t.Fatalf("redis-server on %s ended before it was ready:\n%s", s.addr, log.text())
 	}
@@ -86,27 +98,52 @@ func (s *redisServer) restart() {
 	s.start()
 }
 
-// readyWriter keeps redis-server's log and closes ready at the line that
-// says it accepts connections.
-type readyWriter struct {
-	mu    sync.Mutex
-	buf   bytes.Buffer
-	ready chan struct{}
-	seen  bool
+// logWriter keeps redis-server's log and tells waiters when a line
+// they await appears in it.
+type logWriter struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	waiters []logWaiter
 }
 
-func (w *readyWriter) Write(p []byte) (int, error) {
+// logWaiter is a text awaited in the log and the channel closed when it
+// appears.
+type logWaiter struct {
+	text string
+	seen chan struct{}
+}
+
+// await returns a channel closed once text is in the log (already, or
+// later).
+func (w *logWriter) await(text string) <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	seen := make(chan struct{})
+	if bytes.Contains(w.buf.Bytes(), []byte(text)) {
+		close(seen)
+		return seen
+	}
+	w.waiters = append(w.waiters, logWaiter{text: text, seen: seen})
+	return seen
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.buf.Write(p)
-	if !w.seen && bytes.Contains(w.buf.Bytes(), []byte("Ready to accept connections")) {
-		w.seen = true
-		close(w.ready)
+	waiting := w.waiters[:0]
+	for _, x := range w.waiters {
+		if bytes.Contains(w.buf.Bytes(), []byte(x.text)) {
+			close(x.seen)
+		} else {
+			waiting = append(waiting, x)
+		}
 	}
+	w.waiters = waiting
 	return len(p), nil
 }
 
-func (w *readyWriter) text() string {
+func (w *logWriter) text() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.buf.String()
@@ -183,5 +220,31 @@ func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		h.cmds.Add(1)
 		return next(ctx, cmds)
+	}
+}
+
+// awaitLog waits until text appears in the server's log, failing the test
+// if the server ends first or the text does not appear within a minute
+// (a bound for a broken setup, not a measure).
+func (s *redisServer) awaitLog(text string) {
+	s.t.Helper()
+	select {
+	case <-s.log.await(text):
+	case <-s.done:
+		s.t.Fatalf("redis-server on %s ended before logging %q:\n%s", s.addr, text, s.log.text())
+	case <-time.After(time.Minute):
+		s.t.Fatalf("redis-server on %s did not log %q within a minute:\n%s", s.addr, text, s.log.text())
+	}
+}
+
+// setUser sets the ACL user name on s, with password pw and rules.
+func setUser(t testing.TB, s *redisServer, name, pw string, rules ...string) {
+	t.Helper()
+	args := []any{"ACL", "SETUSER", name, "reset", "on", ">" + pw}
+	for _, r := range rules {
+		args = append(args, r)
+	}
+	if err := s.client(t).Do(context.Background(), args...).Err(); err != nil {
+		t.Fatalf("ACL SETUSER %s %v: %v", name, rules, err)
 	}
 }
