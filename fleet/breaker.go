@@ -227,7 +227,7 @@ func (b *Breaker) run(script *redis.Script, report func(error), args ...any) (sh
 	}
 	b.gate.leave(at, err == nil)
 	if err != nil {
-		report(fmt.Errorf("fleet: breaker %s: %w", b.name, err))
+		report(fmt.Errorf("fleet: breaker %s: %w", b.name, explain(err)))
 		return sharedState{}, err
 	}
 	b.update(s, at)

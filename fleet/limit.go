@@ -226,7 +226,7 @@ func (l *Limiter) exchange(costs, extra []int64) (wait time.Duration, leased boo
 	}
 	l.gate.leave(at, err == nil)
 	if err != nil {
-		return 0, false, at, fmt.Errorf("fleet: reserve: %w", err)
+		return 0, false, at, fmt.Errorf("fleet: reserve: %w", explain(err))
 	}
 	if r.tooLarge {
 		return 0, false, at, ErrTooLarge
@@ -326,7 +326,7 @@ func (l *Limiter) refund(costs []int64, report func(error)) {
 	err := refund.Run(ctx, l.rdb, l.keys, argv...).Err()
 	l.gate.leave(time.Now(), err == nil)
 	if err != nil {
-		report(fmt.Errorf("fleet: cancel reservation: %w", err))
+		report(fmt.Errorf("fleet: cancel reservation: %w", explain(err)))
 	}
 }
 

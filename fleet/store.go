@@ -58,7 +58,7 @@ func (s *Store) Lock(name string) error {
 	defer cancel()
 	ok, err := s.rdb.SetNX(ctx, s.cfg.prefix+name, s.token, LockTTL).Result()
 	if err != nil {
-		return fmt.Errorf("fleet: lock %s: %w", name, err)
+		return fmt.Errorf("fleet: lock %s: %w", name, explain(err))
 	}
 	if !ok {
 		return ErrLocked
@@ -80,7 +80,7 @@ func (s *Store) Unlock(name string) error {
 	defer cancel()
 	n, err := unlock.Run(ctx, s.rdb, []string{s.cfg.prefix + name}, s.token).Int()
 	if err != nil {
-		return fmt.Errorf("fleet: unlock %s: %w", name, err)
+		return fmt.Errorf("fleet: unlock %s: %w", name, explain(err))
 	}
 	if n == 0 {
 		return ErrNotLocked
@@ -98,7 +98,7 @@ func (s *Store) GetData(name string) ([]byte, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("fleet: get %s: %w", name, err)
+		return nil, fmt.Errorf("fleet: get %s: %w", name, explain(err))
 	}
 	return b, nil
 }
@@ -108,7 +108,7 @@ func (s *Store) SetData(name string, data []byte) error {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	if err := s.rdb.Set(ctx, s.cfg.prefix+name, data, 0).Err(); err != nil {
-		return fmt.Errorf("fleet: set %s: %w", name, err)
+		return fmt.Errorf("fleet: set %s: %w", name, explain(err))
 	}
 	return nil
 }
