@@ -56,6 +56,51 @@
 //
 // Close a Breaker to record the outcomes it still has queued.
 //
+// # Redis deployments
+//
+// Give the package a client of a standalone Redis or of its primary (a
+// redis.Client, or a redis.FailoverClient of a Sentinel deployment), or
+// a redis.ClusterClient of a Redis Cluster. Each script reads and
+// writes one key (a Breaker's, a Limiter's own, or its Breaker's), named
+// with a hash tag, so a Cluster answers no CROSSSLOT; go-redis follows a
+// slot that moves (ASK, then MOVED) and the counts move with the key.
+// A ClusterClient's first command loads the slot map and Redis's table
+// of commands (COMMAND), which can take longer than DefaultTimeout: make
+// one before serving (rdb.Ping(ctx)), or the first requests are decided
+// locally for WithRedisBackoff, and reported. The scripts run by their
+// hash (EVALSHA); a Redis that forgot them (a restart, SCRIPT FLUSH, the
+// node a slot moved to) answers NOSCRIPT without running them, and
+// go-redis sends their source (EVAL): each request and outcome is counted
+// once.
+//
+// A Redis that answers but refuses the fleet counts as down (see "Redis
+// down"): the error handler hears Redis's reply followed by what to
+// change. That is the case of a read-only replica (READONLY: give the
+// fleet the primary), of a Redis whose memory is full and that evicts
+// nothing (OOM; the fleet's keys are small, and a Limiter's own expire,
+// but an allkeys eviction policy may evict a Breaker's state, which is
+// then recreated closed), and of a user that lacks a permission.
+//
+// # Redis permissions
+//
+// A user limited by an ACL needs these commands on the keys of the
+// prefix (tokenpace:* by default, see WithPrefix), and nothing else:
+//
+//	ACL SETUSER fleet on >password resetkeys ~tokenpace:* resetchannels -@all
+//	    +evalsha +eval +time +hmget +hset +pexpireat +pttl +get +set +del
+//
+// EVALSHA and EVAL run the scripts; TIME, HMGET and HSET are what a
+// Breaker's and a Limiter's scripts call, PEXPIREAT and PTTL what a
+// Limiter without WithBreaker calls (its key expires once its limit is
+// unused); SET, GET and DEL are a Store's. Redis checks a script's
+// commands as it runs them, and a script refused halfway has made its
+// writes so far: a Limiter's reservation refused at PEXPIREAT is counted
+// in Redis and again locally, so grant every command above. A
+// ClusterClient needs +cluster|slots besides, to learn the slots, and
+// +command (without it go-redis asks for COMMAND again before every
+// command, one more round trip each). The connection's own commands
+// (HELLO, AUTH) need no grant; go-redis ignores a refused CLIENT SETINFO.
+//
 // The package lives in its own module, so that the tokenpace module does
 // not depend on a Redis client.
 package fleet

@@ -25,8 +25,8 @@ type refusal struct {
 var refusals = []refusal{
 	{
 		prefixes: []string{"NOPERM ", "ERR ACL failure in script", "ERR The user executing the script can't"},
-		advice: "the Redis user lacks a permission the fleet needs (see the package documentation, " +
-			"\"Redis permissions\", for the commands and keys; ACL LOG names the one refused)",
+		advice: "the Redis user lacks a permission the fleet needs: its commands and keys are in the " +
+			"package documentation, \"Redis permissions\"; ACL LOG names the one refused",
 	},
 	{prefixes: []string{"READONLY "}, advice: "Redis is a read-only replica: give the fleet a client of the primary"},
 	{prefixes: []string{"OOM "}, advice: "Redis is out of memory (maxmemory) and evicts nothing: free memory, raise maxmemory or choose an eviction policy"},
