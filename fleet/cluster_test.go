@@ -218,16 +218,7 @@ func TestClusterSlotMigration(t *testing.T) {
 	}
 
 	key := fleet.DefaultPrefix + "breaker:{a}"
-	src, slot := c.owner(t, key)
-	var dst *redisServer
-	for _, n := range c.nodes {
-		if n != src && dst == nil {
-			dst = n
-		}
-	}
 	ctx := context.Background()
-	srcc, dstc := src.client(t), dst.client(t)
-	srcID, dstID := srcc.ClusterMyID(ctx).Val(), dstc.ClusterMyID(ctx).Val()
 	step := func(what string) {
 		t.Helper()
 		if err := call(b, errBoom); err != nil {
@@ -239,24 +230,12 @@ func TestClusterSlotMigration(t *testing.T) {
 		}
 	}
 	step("before the move")
-	for _, cmd := range [][]any{
-		{dstc, "CLUSTER", "SETSLOT", slot, "IMPORTING", srcID},
-		{srcc, "CLUSTER", "SETSLOT", slot, "MIGRATING", dstID},
-		{srcc, "MIGRATE", "127.0.0.1", dst.port, "", 0, 5000, "KEYS", key},
-	} {
-		if err := cmd[0].(*redis.Client).Do(ctx, cmd[1:]...).Err(); err != nil {
-			t.Fatalf("%v: %v", cmd[1:], err)
-		}
-	}
+	dstc, finish := c.migrate(t, key)
 	step("key moved, slot migrating (ASK)")
 	if seen.ask.Load() == 0 {
 		t.Fatal("no ASKING sent while the key was on the importing node")
 	}
-	for _, n := range c.nodes {
-		if err := n.client(t).Do(ctx, "CLUSTER", "SETSLOT", slot, "NODE", dstID).Err(); err != nil {
-			t.Fatalf("CLUSTER SETSLOT %d NODE: %v", slot, err)
-		}
-	}
+	finish()
 	step("slot moved (MOVED)")
 	if seen.moved.Load() == 0 {
 		t.Fatal("no MOVED answered once the slot moved")
@@ -277,6 +256,39 @@ func TestClusterSlotMigration(t *testing.T) {
 	}
 	if log.len() != 0 {
 		t.Fatalf("errors reported during a slot migration = %v, want none", log.errs)
+	}
+}
+
+// migrate moves key's slot from its master to another: it marks the
+// slot migrating and moves the key, so that the old master answers ASK,
+// and returns a client of the new master and finish, which gives it the
+// slot on every node, so that the old one answers MOVED.
+func (c *cluster) migrate(t *testing.T, key string) (dst *redis.Client, finish func()) {
+	t.Helper()
+	ctx := context.Background()
+	src, slot := c.owner(t, key)
+	var to *redisServer
+	for _, n := range c.nodes {
+		if n != src && to == nil {
+			to = n
+		}
+	}
+	srcc, dstc := src.client(t), to.client(t)
+	srcID, dstID := srcc.ClusterMyID(ctx).Val(), dstc.ClusterMyID(ctx).Val()
+	do := func(rdb *redis.Client, args ...any) {
+		t.Helper()
+		if err := rdb.Do(ctx, args...).Err(); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+	do(dstc, "CLUSTER", "SETSLOT", slot, "IMPORTING", srcID)
+	do(srcc, "CLUSTER", "SETSLOT", slot, "MIGRATING", dstID)
+	do(srcc, "MIGRATE", "127.0.0.1", to.port, "", 0, 5000, "KEYS", key)
+	return dstc, func() {
+		t.Helper()
+		for _, n := range c.nodes {
+			do(n.client(t), "CLUSTER", "SETSLOT", slot, "NODE", dstID)
+		}
 	}
 }
 
