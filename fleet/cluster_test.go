@@ -27,7 +27,7 @@ type cluster struct {
 // with redis-cli --cluster create, which spreads the 16384 slots over
 // them; it returns once every node says the cluster is ok. It skips the
 // test as startRedis does, and when redis-cli is missing.
-func startCluster(t *testing.T) *cluster {
+func startCluster(t testing.TB) *cluster {
 	t.Helper()
 	cli, err := exec.LookPath("redis-cli")
 	if err != nil {

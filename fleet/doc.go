@@ -65,9 +65,11 @@
 // with a hash tag, so a Cluster answers no CROSSSLOT; go-redis follows a
 // slot that moves (ASK, then MOVED) and the counts move with the key.
 // A ClusterClient's first command loads the slot map and Redis's table
-// of commands (COMMAND), which can take longer than DefaultTimeout: make
-// one before serving (rdb.Ping(ctx)), or the first requests are decided
-// locally for WithRedisBackoff, and reported. The scripts run by their
+// of commands (COMMAND), and its first to each master dials it, which
+// can take longer than DefaultTimeout: make them before serving
+// (rdb.Ping(ctx), then a Ping to each master with rdb.ForEachMaster), or
+// the first requests are decided locally for WithRedisBackoff, and
+// reported. The scripts run by their
 // hash (EVALSHA); a Redis that forgot them (a restart, SCRIPT FLUSH, the
 // node a slot moved to) answers NOSCRIPT without running them, and
 // go-redis sends their source (EVAL): each request and outcome is counted
