@@ -65,15 +65,20 @@ func (c *cluster) owner(t *testing.T, key string) (*redisServer, int) {
 	ctx := context.Background()
 	admin := c.nodes[0].client(t)
 	slot := int(admin.ClusterKeySlot(ctx, key).Val())
-	ranges, err := admin.ClusterSlots(ctx).Result()
+	shards, err := admin.ClusterShards(ctx).Result()
 	if err != nil {
-		t.Fatalf("CLUSTER SLOTS: %v", err)
+		t.Fatalf("CLUSTER SHARDS: %v", err)
 	}
-	for _, r := range ranges {
-		if int(r.Start) <= slot && slot <= int(r.End) {
+	for _, sh := range shards {
+		for _, r := range sh.Slots {
+			if int(r.Start) > slot || slot > int(r.End) {
+				continue
+			}
 			for _, n := range c.nodes {
-				if n.addr == r.Nodes[0].Addr {
-					return n, slot
+				for _, sn := range sh.Nodes {
+					if sn.Role == "master" && int(sn.Port) == n.port {
+						return n, slot
+					}
 				}
 			}
 		}
