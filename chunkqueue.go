@@ -32,7 +32,8 @@ type chunkQueue struct {
 	isCut           bool
 	limit, outLimit int
 	// noCont: a chunk that reaches the consumer carries a tool call,
-	// audio or a refusal, output no continuation can carry on (see
+	// audio, a refusal or a diffusion model's refinement step (noise
+	// until its last), output no continuation can carry on (see
 	// toolcall.go).
 	noCont bool
 }
@@ -41,7 +42,7 @@ type chunkQueue struct {
 // 0), and reports whether the queue is now full: the reader then waits
 // on room before it reads on.
 func (q *chunkQueue) push(ar arrived, size, max int) (full bool) {
-	if !q.isCut && (ar.ToolCall || ar.Audio || ar.Refusal) {
+	if !q.isCut && (ar.ToolCall || ar.Audio || ar.Refusal || ar.Frame) {
 		q.noCont = true
 	}
 	q.pending = append(q.pending, ar)

@@ -106,6 +106,12 @@ func heldBy(c *openai.ChatCompletionChunk) int64 {
 // output would pass MaxOutputBytes (see Over).
 func (a *Accumulator) Add(ev *Event) bool {
 	c := ev.Chunk
+	if ev.Frame {
+		if !a.flush() {
+			return false
+		}
+		a.held -= a.replaceFrames(c)
+	}
 	if a.held += heldBy(c) + itemHeld(ev); a.held > MaxOutputBytes {
 		a.over = true
 		return false
@@ -127,14 +133,16 @@ func (a *Accumulator) Add(ev *Event) bool {
 		}
 		add.ID, add.Usage = a.id, openai.CompletionUsage{}
 	}
-	plain := a.plainText(ev, add)
+	plain := !ev.Frame && a.plainText(ev, add)
 	if plain {
 		a.text.WriteString(add.Choices[0].Delta.Content)
 		a.last = add
 	} else if !a.flush() || !a.Acc.AddChunk(*add) {
 		return false
 	}
-	a.outputs += int64(ev.Outputs)
+	if !ev.Frame {
+		a.outputs += int64(ev.Outputs)
+	}
 	if ev.Audio || a.audio != nil {
 		a.audio = a.audio.add(c)
 	}

@@ -140,7 +140,9 @@ func (r chat) Decode(data []byte) (Event, error) {
 		// the server's (see droppedOllamaError).
 		c.Choices[0].FinishReason = ""
 	}
-	return chunkEvent(c, c), nil
+	ev := chunkEvent(c, c)
+	ev.Frame = diffusionFrame(c)
+	return ev, nil
 }
 
 // oneToolCall makes a delta whose tool_calls came as one object, not an

@@ -186,6 +186,11 @@ type Event struct {
 	// Reasoning: the event's first choice carries a reasoning_content
 	// piece (see Reasoning).
 	Reasoning bool
+	// Frame: the event's text is the whole answer so far of each choice
+	// it brings text to, a diffusion model's refinement step, replacing
+	// the text before it (see diffusionFrame); its deltas count as no
+	// tokens, and no text continuation can carry on from its noise.
+	Frame bool
 	// Pending: a whole Responses response that has not finished, a
 	// background one queued or under way: the answer is the response to
 	// poll, neither empty nor cut.
