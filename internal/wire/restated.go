@@ -10,7 +10,8 @@ import "net/http"
 // server's (LlamaCppRequestError), KServe's (KServeRequestError),
 // llama-cpp-python's server's (LlamaCppPythonRequestError; asked is the
 // body of a completions request as the caller made it, nil for another
-// API), FastDeploy's (FastDeployRequestError); and a request every
+// API), FastDeploy's (FastDeployRequestError), DeepInfra's prompt over
+// its model's input (DeepInfraRequestError); and a request every
 // provider refused with 400 under TensorZero's 502
 // (TensorZeroRequestError). A gateway's 400 for a
 // request its provider never answered becomes a 502: Bifrost's (BifrostUpstreamFailure), Cloudflare AI Gateway's
@@ -19,7 +20,8 @@ import "net/http"
 // already (BoundErrorBody), only under its own status, and puts it back.
 func Restated(res *http.Response, asked []byte) *http.Response {
 	switch {
-	case LlamaCppRequestError(res) || KServeRequestError(res) || LlamaCppPythonRequestError(res, asked) || FastDeployRequestError(res) || TensorZeroRequestError(res):
+	case LlamaCppRequestError(res) || KServeRequestError(res) || LlamaCppPythonRequestError(res, asked) || FastDeployRequestError(res) || DeepInfraRequestError(res) ||
+		TensorZeroRequestError(res):
 		return AsRequestError(res)
 	case BifrostUpstreamFailure(res) || CloudflareUpstreamFailure(res):
 		return AsGatewayError(res)
