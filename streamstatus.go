@@ -63,11 +63,17 @@ func starletteStatus(e *openai.Error) int {
 // send the error as its one event (predibase/lorax router/src/server.rs,
 // generate_stream_with_callback); with its status, a refused request
 // counts as the request's, not the server's (see excludedFromBreaker).
-// 0 for any other type: a failure during generation is the server's.
+// DeepInfra's refusal inside its stream (see codec's errorTypeFrame) names
+// its kind the same way, "validation_error" for a request it refuses:
+// 400, as its clients read it (vercel/ai
+// packages/deepinfra/src/deepinfra-chat-error.ts). 0 for any other type:
+// a failure during generation is the server's.
 func typeStatus(t string) int {
 	switch t {
 	case "validation", "template_error", "tool_error", "missing_template_variable":
 		return http.StatusUnprocessableEntity
+	case "validation_error":
+		return http.StatusBadRequest
 	case "overloaded":
 		return http.StatusTooManyRequests
 	}

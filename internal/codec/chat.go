@@ -102,6 +102,9 @@ func (r chat) Decode(data []byte) (Event, error) {
 	if s := contentError(c.JSON.ExtraFields, len(c.Choices)); s != nil {
 		return Event{}, serverError(s)
 	}
+	if s := errorTypeFrame(c.JSON.ExtraFields, len(c.Choices)); s != nil {
+		return Event{}, serverError(s)
+	}
 	if _, ok := c.JSON.ExtraFields["code"]; ok && len(c.Choices) == 0 {
 		// Only an event without choices that has a code may be a
 		// platform's failure status (see statusError): the chunks of an

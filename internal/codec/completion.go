@@ -187,6 +187,9 @@ func (r completion) Decode(data []byte) (Event, error) {
 	if s := codeError(comp.JSON.ExtraFields, len(comp.Choices)); s != nil {
 		return Event{}, serverError(s)
 	}
+	if s := errorTypeFrame(comp.JSON.ExtraFields, len(comp.Choices)); s != nil {
+		return Event{}, serverError(s)
+	}
 	if s := localAIError(data, comp); s != nil {
 		return Event{}, serverError(s)
 	}
