@@ -205,17 +205,13 @@ func allocated() uint64 {
 // An error body is read within a bound, whatever it inflates to: the
 // caller gets the status and the body's first bytes.
 func TestErrorBodyBounded(t *testing.T) {
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	_, _ = io.WriteString(zw, `{"error":{"message":"`)
-	_, _ = zw.Write(bytes.Repeat([]byte("x"), 128<<20))
-	_ = zw.Close()
+	gz := gzipRun(`{"error":{"message":"`, 'x', 128<<20)
 	synctest.Test(t, func(t *testing.T) {
 		url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Content-Encoding", "gzip")
 			w.WriteHeader(http.StatusInternalServerError)
-			_, _ = w.Write(gz.Bytes())
+			_, _ = w.Write(gz)
 		}))
 		c := tokenpace.NewClient(openaiClient(url, hc))
 		for _, call := range []struct {
