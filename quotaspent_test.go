@@ -48,7 +48,13 @@ import (
 // (testdata/conformance/zhipu-coding-plan-5h-limit-1308-429.jsonl), past
 // its weekly or monthly limit "1310", and under the credits plans "1316":
 // each the same for hours, each sent 3 times, now once; its concurrency
-// limit "1302" is still sent again.
+// limit "1302" is still sent again. Meituan's LongCat API answers an
+// account past its daily token quota with 429, code "too_many_requests"
+// and type "rate_limit_error", a rate limit's words, and only its message
+// ("达到使用量上限", usage limit reached) says it lasts until midnight
+// Beijing time (testdata/conformance/longcat-daily-usage-cap-429.jsonl):
+// sent 3 times, now once; a 429 of the same code without those words is
+// still sent again.
 func TestQuotaSpentNotSentAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var zai conformance
@@ -62,6 +68,8 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 		workersAI.Reads = readFixture(t, "testdata/conformance/workers-ai-daily-allocation-429.jsonl", &workersAI)
 		var zaiPlan conformance
 		zaiPlan.Reads = readFixture(t, "testdata/conformance/zhipu-coding-plan-5h-limit-1308-429.jsonl", &zaiPlan)
+		var longcat conformance
+		longcat.Reads = readFixture(t, "testdata/conformance/longcat-daily-usage-cap-429.jsonl", &longcat)
 		var ark, arkPlan conformance
 		ark.Reads = readFixture(t, "testdata/conformance/ark-set-limit-exceeded-429.jsonl", &ark)
 		arkPlan.Reads = readFixture(t, "testdata/conformance/ark-coding-plan-quota-429.jsonl", &arkPlan)
@@ -82,6 +90,8 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 			"ollama":      replay(ollama.recording),
 			"ollama13":    replay(ollama13.recording),
 			"ark":         replay(ark.recording),
+			"longcat":     replay(longcat.recording),
+			"longcatbusy": answer(`{"error":{"code":"too_many_requests","message":"Rate limit exceeded","type":"rate_limit_error"}}`),
 			"arkplan":     replay(arkPlan.recording),
 			"workers":     replay(workersAI.recording),
 			"workers3036": answer(`{"result":null,"success":false,"errors":[{"code":3036,"message":"You have used up your daily free allocation of 10,000 neurons. Please upgrade to Cloudflare's Workers Paid plan if you would like to continue usage."}],"messages":[]}`),
@@ -115,6 +125,8 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 			"ollama":      {ollama.Expect.ErrorMessage, 1},
 			"ollama13":    {ollama13.Expect.ErrorMessage, 1},
 			"ark":         {ark.Expect.ErrorMessage, 1},
+			"longcat":     {longcat.Expect.ErrorMessage, 1},
+			"longcatbusy": {"Rate limit exceeded", 3},
 			"arkplan":     {arkPlan.Expect.ErrorMessage, 1},
 			"workers":     {workersAI.Expect.ErrorMessage, 1},
 			"workers3036": {"You have used up your daily free allocation of 10,000 neurons. Please upgrade to Cloudflare's Workers Paid plan if you would like to continue usage.", 1},

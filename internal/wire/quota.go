@@ -47,7 +47,13 @@ import (
 // free allocation of 10,000 neurons, …", in the errors array of its v4
 // envelope (developers.cloudflare.com/workers-ai/platform/errors); it
 // resets at midnight UTC. Its other 429, 3040 (no data center with
-// capacity left), clears in seconds.
+// capacity left), clears in seconds. Meituan's LongCat API answers an
+// account past its daily token quota with 429, code "too_many_requests"
+// and type "rate_limit_error", the words of any rate limit: only its
+// message, "AppId:<id> 达到使用量上限" (usage limit reached), says it lasts
+// until midnight Beijing time (a public diagnosis note quoting curl
+// against api.longcat.chat; longcat.chat/platform/docs/faq for the daily
+// quota).
 
 // quotaCodes are the error codes, or types, of the 429s of QuotaSpent.
 var quotaCodes = map[string]bool{
@@ -62,7 +68,7 @@ var quotaCodes = map[string]bool{
 // answer the same to every request until the account is paid for.
 func QuotaSpent(res *http.Response) *http.Response {
 	e, ok := errorOf(res, http.StatusTooManyRequests)
-	if !ok || !quotaCodes[e.Type] && !quotaCodes[fmt.Sprint(e.Code)] && !ollamaUsageLimit(e.Message) && !workersAIAllocationSpent(e) {
+	if !ok || !quotaCodes[e.Type] && !quotaCodes[fmt.Sprint(e.Code)] && !ollamaUsageLimit(e.Message) && !workersAIAllocationSpent(e) && !longCatUsageCap(e) {
 		return res
 	}
 	res.Header = res.Header.Clone()
@@ -95,4 +101,10 @@ func ollamaUsageLimit(msg string) bool {
 func workersAIAllocationSpent(e errorFields) bool {
 	code := fmt.Sprint(e.Code)
 	return (code == "3036" || code == "4006") && strings.Contains(strings.ToLower(e.Message), "daily free allocation")
+}
+
+// longCatUsageCap reports whether e is LongCat's daily quota spent: its
+// code, which its rate limits share, and its words together.
+func longCatUsageCap(e errorFields) bool {
+	return fmt.Sprint(e.Code) == "too_many_requests" && strings.Contains(e.Message, "达到使用量上限")
 }

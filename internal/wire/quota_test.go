@@ -12,7 +12,8 @@ import (
 // envelope; its Coding Plan's usage limits "1308", "1310" and "1316"; OpenAI's "insufficient_quota"; Ollama's cloud past a usage
 // limit, in its words; Volcengine Ark's account limits, "SetLimitExceeded",
 // "QuotaExceeded" and "AccountQuotaExceeded"; Workers AI's daily
-// allocation, its code and words together) is marked not to be sent
+// allocation, its code and words together; LongCat's daily quota, its
+// code and words together) is marked not to be sent
 // again; a 429 of a rate limit, another status with those words and a
 // body that is no error object are not, and the body stays readable.
 func TestQuotaSpent(t *testing.T) {
@@ -48,6 +49,10 @@ func TestQuotaSpent(t *testing.T) {
 		{429, `{"error":{"message":"You have used up your daily free allocation of 10,000 neurons. Please upgrade to Cloudflare's Workers Paid plan if you would like to continue usage.","code":"3036"}}`, true},
 		{429, `{"error":{"message":"No more data centers to forward the request to","code":"3040"}}`, false},
 		{429, `{"error":{"message":"Too many requests","code":"4006"}}`, false},
+		// LongCat's daily quota: its code is a rate limit's, its words are not.
+		{429, `{"error":{"code":"too_many_requests","message":"AppId:**a3f9 达到使用量上限","type":"rate_limit_error"}}`, true},
+		{429, `{"error":{"code":"too_many_requests","message":"Rate limit exceeded","type":"rate_limit_error"}}`, false},
+		{429, `{"error":{"code":"rate_limit_exceeded","message":"达到使用量上限"}}`, false},
 	} {
 		res := &http.Response{StatusCode: tc.status, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(tc.body))}
 		got := QuotaSpent(res).Header.Get("X-Should-Retry") == "false"
