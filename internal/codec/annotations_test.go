@@ -48,3 +48,39 @@ func TestAccumulatorAnnotations(t *testing.T) {
 		t.Errorf("accumulated %+v, want two choices, the first \"Go.\"", c.Choices)
 	}
 }
+
+// TestAccumulatorFlatCitation: MiMo's web_search sources come in the
+// first chunk as url_citation annotations whose url and title stand at
+// the top level (lobehub/lobehub's recorded chunk): the accumulated
+// message cites each URL and title, and keeps the server's other
+// members; an annotation of another type, or one without a url, is left
+// as it came.
+func TestAccumulatorFlatCitation(t *testing.T) {
+	chat := Chat(openai.ChatCompletionNewParams{}, true)
+	var acc Accumulator
+	for _, d := range []string{
+		`{"id":"c","choices":[{"index":0,"delta":{"annotations":[{"site_name":"s.example","summary":"S","title":"T","type":"url_citation","url":"https://s.example/a"},{"type":"file_citation","url":"https://f.example"},{"type":"url_citation","title":"no url"}],"role":"assistant","content":""}}],"usage":{"web_search_usage":{"tool_usage":1,"page_usage":2}}}`,
+		`{"id":"c","choices":[{"index":0,"delta":{"content":"Go."},"finish_reason":"stop"}]}`,
+	} {
+		ev, err := chat.Decode([]byte(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !acc.Add(&ev) {
+			t.Fatalf("Add refused %s", d)
+		}
+	}
+	got := acc.Completion().Choices[0].Message.Annotations
+	if len(got) != 3 {
+		t.Fatalf("%d annotations, want 3", len(got))
+	}
+	if c := got[0].URLCitation; c.URL != "https://s.example/a" || c.Title != "T" || got[0].JSON.ExtraFields["site_name"].Raw() != `"s.example"` {
+		t.Errorf("annotation 0 = %+v (site_name %s), want https://s.example/a, \"T\", site_name kept", c, got[0].JSON.ExtraFields["site_name"].Raw())
+	}
+	if got[1].Type != "file_citation" || got[1].URLCitation.URL != "" {
+		t.Errorf("annotation 1 = %+v, want the file_citation as it came", got[1])
+	}
+	if got[2].URLCitation.URL != "" || got[2].URLCitation.Title != "" {
+		t.Errorf("annotation 2 = %+v, want no citation made up for an annotation without a url", got[2])
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 )
 
 // messageExtras gathers, per choice index, what openai-go's accumulator
@@ -54,7 +55,7 @@ func (m *messageExtras) add(c *openai.ChatCompletionChunk) {
 			gjson.Parse(f.Raw()).ForEach(func(_, a gjson.Result) bool {
 				if a.IsObject() {
 					p := m.of(ch.Index)
-					p.annotations = append(p.annotations, a.Raw)
+					p.annotations = append(p.annotations, nestedCitation(a))
 				}
 				return true
 			})
@@ -69,6 +70,31 @@ func (m *messageExtras) add(c *openai.ChatCompletionChunk) {
 // published chunk schema lacks: a whole response's message holds them
 // in its annotations.
 const annotationsField = "annotations"
+
+// nestedCitation returns a, an annotation's JSON, with its citation in
+// a url_citation object, where OpenAI puts it and openai-go reads it.
+// Xiaomi's MiMo API sends the sources of its web_search tool in its
+// first chunk as annotations of type url_citation whose url and title
+// stand at the annotation's top level, beside site_name and summary
+// (lobehub/lobehub packages/model-runtime/src/core/streams/openai/openai.ts,
+// transformOpenAIStream, its recorded chunk): read as they are, each
+// cites no URL. Such an annotation gets a url_citation object of its url
+// and title, its own members kept; any other is returned as it is.
+func nestedCitation(a gjson.Result) string {
+	if a.Get("url_citation").Exists() || a.Get("type").String() != "url_citation" {
+		return a.Raw
+	}
+	url := a.Get("url")
+	if url.Type != gjson.String {
+		return a.Raw
+	}
+	cite := map[string]string{"url": url.String(), "title": a.Get("title").String()}
+	out, err := sjson.Set(a.Raw, "url_citation", cite)
+	if err != nil {
+		return a.Raw
+	}
+	return out
+}
 
 // of returns the parts of choice i, new ones the first time.
 func (m *messageExtras) of(i int64) *extraParts {
