@@ -915,11 +915,16 @@ func appendReasoning(b *strings.Builder, chunks []arrived) {
 	}
 }
 
-// appendContent appends the content of the first choice of chunks to b.
+// appendContent appends the content of the first choice of chunks to b;
+// a diffusion model's refinement step (codec.Event.Frame) replaces what b
+// holds, since it holds the whole text so far.
 func appendContent(b *strings.Builder, chunks []arrived) {
 	for i := range chunks {
 		for j := range chunks[i].Chunk.Choices {
 			if ch := &chunks[i].Chunk.Choices[j]; ch.Index == 0 {
+				if chunks[i].Frame && ch.Delta.Content != "" {
+					b.Reset() // a refinement step holds the whole text so far
+				}
 				b.WriteString(ch.Delta.Content)
 			}
 		}
