@@ -47,6 +47,7 @@ type reading struct {
 	otherChoice     bool                // a choice other than the first came (see nIgnored)
 	start           answerStart         // tells a chat chunk that begins the answer again (see begunAgain)
 	laterStop       codec.LaterStop     // keeps a finish reason against a "stop" sent after it
+	frame           string              // the first choice's latest refinement step, not yet given the milestones (see settled)
 	// cut is a whole answer its server cut (see wholeCut), as its API
 	// sent it: the caller's, with the error, when no route answers.
 	cut any
@@ -255,6 +256,9 @@ func (r *reading) tally(ar *arrived) (content string, completes bool) {
 			terminal = true
 		}
 	}
+	if ar.Frame {
+		content = r.settled(content, c)
+	}
 	return content, terminal && !r.terminal
 }
 
@@ -339,9 +343,14 @@ func (r *reading) reachFrom(target, content string, at time.Time) error {
 }
 
 // reachEnd completes, at at, the milestones that the end of the output
-// completes, and returns those reached.
+// completes, a refinement step's text not given them yet among it (see
+// settled), and returns those reached.
 func (r *reading) reachEnd(at time.Time) []reached {
 	r.names = r.names[:0]
+	if r.frame != "" && r.ms.Pending() {
+		r.ms.Add(r.frame, at, r.reach)
+	}
+	r.frame = ""
 	r.ms.End(at, r.reach)
 	return r.names
 }
