@@ -15,7 +15,8 @@ import (
 // openai-go v3 responses/response.go, ResponseOutputTextAnnotationUnion)
 // as response.output_text.annotation.added events, each numbered by its
 // annotation_index within the part and placed in the part's text by
-// index, or start_index and end_index. A continuation's message, carried
+// index (a file_citation's), or start_index and end_index; a file_path's
+// index numbers a file, not a place. A continuation's message, carried
 // on into the caller's part, numbers its own annotations from 0 and
 // places them in its own text. Passed on as they come, they would take
 // the numbers of the caller's first annotations (an accumulator keyed by
@@ -50,12 +51,19 @@ func (n *partNotes) note(ev *responses.ResponseStreamEventUnion) {
 }
 
 // shifted returns annotation raw (JSON) placed by shift characters later.
+// A file_path's index is no place in the text but the index of the file
+// in the list of files (openai-go v3 responses/response.go,
+// ResponseOutputTextAnnotationFilePath): it is kept.
 func shifted(raw string, shift int) string {
 	if shift == 0 {
 		return raw
 	}
 	e := editor{raw: []byte(raw)}
-	for _, field := range []string{"index", "start_index", "end_index"} {
+	fields := []string{"index", "start_index", "end_index"}
+	if gjson.Get(raw, "type").Str == "file_path" {
+		fields = fields[1:]
+	}
+	for _, field := range fields {
 		if v := gjson.Get(raw, field); v.Type == gjson.Number {
 			e.set(field, v.Int()+int64(shift))
 		}
