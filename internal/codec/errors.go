@@ -60,7 +60,8 @@ type ServerError struct {
 }
 
 // Fill sets the type, code and message of into, an error as openai-go
-// reports one, to the event's; its error says why Raw is not an error.
+// reports one, to the event's (the type Type names when Raw names none);
+// its error says why Raw is not an error.
 func (s *ServerError) Fill(into *openai.Error) error {
 	if s.Raw == "" {
 		into.Code, into.Message, into.Param, into.Type = s.Code, s.Message, s.Param, respError
@@ -73,6 +74,9 @@ func (s *ServerError) Fill(into *openai.Error) error {
 	}
 	if err := into.UnmarshalJSON([]byte(s.Raw)); err != nil {
 		return err
+	}
+	if into.Type == "" {
+		into.Type = s.Type // named beside the object (see errorTypeFrame)
 	}
 	if m := wrappedMessage(s.Raw); m != "" {
 		into.Message = m
