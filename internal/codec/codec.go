@@ -189,7 +189,9 @@ type Event struct {
 	// Frame: the event's text is the whole answer so far of each choice
 	// it brings text to, a diffusion model's refinement step, replacing
 	// the text before it (see diffusionFrame); its deltas count as no
-	// tokens, and no text continuation can carry on from its noise.
+	// tokens toward its max tokens (see lengthFinish), though Timing
+	// counts each step as one without a usage chunk, and no text
+	// continuation can carry on from its noise.
 	Frame bool
 	// Pending: a whole Responses response that has not finished, a
 	// background one queued or under way: the answer is the response to
