@@ -613,11 +613,14 @@ func (a *attempt) queue(ar arrived, deltas int) (first, woke, full bool) {
 // outputEnd keeps what the server wants back with the answer's calls
 // (see exchange.keepDetails) and completes the milestones that the end of
 // the output completes. It returns the KindPanic error of a Milestone hook
-// that panicked.
+// or a milestone predicate that panicked.
 func (a *attempt) outputEnd(at time.Time) error {
 	a.x.keepDetails()
-	var err error
-	if names := a.rd.reachEnd(at); len(names) > 0 {
+	names, err := a.rd.reachEnd(a.spec.name, at)
+	if err != nil {
+		return err
+	}
+	if len(names) > 0 {
 		a.mu.Lock()
 		for _, n := range names {
 			reachedAt(&a.t, n.name, n.at)

@@ -2,6 +2,7 @@ package tokenpace_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -82,6 +83,30 @@ func TestDiffusionFramesMilestones(t *testing.T) {
 		}
 		if s.Err() != nil || s.Text() != "Hi. Okay.\n" {
 			t.Errorf("Err() = %v, Text() = %q", s.Err(), s.Text())
+		}
+	})
+}
+
+// TestDiffusionFramesMilestonePanic: a diffusion model's last refinement
+// step without its finish reason, which a closing chunk brings, is given
+// the milestones at the stream's end; a predicate that panics there ends
+// the call with a KindPanic error, as anywhere else.
+func TestDiffusionFramesMilestonePanic(t *testing.T) {
+	rec := recording{Status: 200, Headers: map[string]string{"Content-Type": "text/event-stream"}, Reads: []recordedRead{
+		{TMS: 100, Data: `data: {"id":"c","model":"mercury-2","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi.","tool_calls":[]},"finish_reason":null}],"diffusion_meta":{"diffusion_content":true,"diffusion_progress":1}}` + "\n\n"},
+		{TMS: 101, Data: `data: {"id":"c","model":"mercury-2","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n"},
+	}}
+	synctest.Test(t, func(t *testing.T) {
+		url, hc := serve(t, replay(rec))
+		c := tokenpace.NewClient(openaiClient(url, hc), tokenpace.WithMilestone("boom", func(string) bool { panic("boom") }))
+		s := c.NewStreaming(context.Background(), openai.ChatCompletionNewParams{Model: "mercury-2",
+			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Hi")}})
+		for s.Next() {
+		}
+		_ = s.Close()
+		var se *tokenpace.StreamError
+		if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindPanic || se.Detail != "milestone predicate" {
+			t.Errorf("Err() = %v, want a KindPanic *StreamError in the milestone predicate", s.Err())
 		}
 	})
 }

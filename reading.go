@@ -344,15 +344,16 @@ func (r *reading) reachFrom(target, content string, at time.Time) error {
 
 // reachEnd completes, at at, the milestones that the end of the output
 // completes, a refinement step's text not given them yet among it (see
-// settled), and returns those reached.
-func (r *reading) reachEnd(at time.Time) []reached {
-	r.names = r.names[:0]
-	if r.frame != "" && r.ms.Pending() {
-		r.ms.Add(r.frame, at, r.reach)
-	}
+// settled), and returns those reached, and the KindPanic error of a
+// milestone predicate of target's caller that panicked.
+func (r *reading) reachEnd(target string, at time.Time) ([]reached, error) {
+	perr := r.reachFrom(target, r.frame, at)
 	r.frame = ""
+	if perr != nil {
+		return nil, perr
+	}
 	r.ms.End(at, r.reach)
-	return r.names
+	return r.names, nil
 }
 
 // reach notes a milestone reached by the chunk being delivered.
