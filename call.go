@@ -225,18 +225,6 @@ func (c *call) sent() time.Time {
 	return first
 }
 
-// live counts the tries that run (or wait in admission) and that the
-// policy has not stopped.
-func (c *call) live() int {
-	n := 0
-	for _, tr := range c.tries {
-		if tr.live() {
-			n++
-		}
-	}
-	return n
-}
-
 // stop cancels tr with cause, recording outcome; from now on only the
 // chunks that arrived so far can reach the caller. c.mu is held.
 func (c *call) stop(tr *try, cause error, outcome Outcome) {

@@ -223,6 +223,18 @@ func (c *call) situation(h happening, tr *try, e tryEvent, err error) situation 
 	return s
 }
 
+// live counts the tries that run (or wait in admission) and that the
+// policy has not stopped.
+func (c *call) live() int {
+	n := 0
+	for _, tr := range c.tries {
+		if tr.live() {
+			n++
+		}
+	}
+	return n
+}
+
 // act carries out plan p about tr (nil for the hedge timer's event): the
 // one place where a call changes its state and acts on the events of its
 // tries and of its hedge timer. c.mu is held.
