@@ -280,32 +280,8 @@ func (c *call) send(tr *try) {
 	})
 }
 
-// clientFor returns the client a try at rt sends with, and the request
-// options it sends with before those of its try.
-func (c *call) clientFor(rt *route) (*openai.Client, []option.RequestOption) {
-	client := rt.Client
-	if client == nil {
-		client = &c.r.c.oc
-	}
-	opts := c.opts
-	if len(rt.Options) > 0 {
-		opts = append(slices.Clip(opts), rt.Options...)
-	}
-	return client, opts
-}
-
 // budgetFor returns the budget of a try at rt.
 func (c *call) budgetFor(rt *route) Budget { return c.set.budget.merge(rt.budget) }
-
-// followServer returns opts with the middleware that reports tr's
-// responses' rate-limit headers to its route, when its Limit follows the
-// server.
-func (c *call) followServer(tr *try, opts []option.RequestOption) []option.RequestOption {
-	if tr.ticket.res.server.s == nil {
-		return opts
-	}
-	return append(slices.Clip(opts), option.WithMiddleware(tr.ticket.res.server.middleware()))
-}
 
 // settingsFor returns the settings of a call made with ctx (see
 // ContextWithCallPolicy).
