@@ -241,6 +241,21 @@ func (c *call) stop(tr *try, cause error, outcome Outcome) {
 	tr.state = tryStopping
 }
 
+// win makes tr, whose first token came at at, the try the caller reads:
+// the hedge timer and every other try are stopped. c.mu is held.
+func (c *call) win(tr *try, at time.Time) {
+	c.won = tr
+	c.hedge.stop()
+	for _, o := range c.tries {
+		if o != tr {
+			c.stop(o, errHedgeLost, OutcomeHedgeLost)
+		}
+	}
+	if !c.set.buffered && !c.holdFirst(tr, at) {
+		c.chainUp(tr)
+	}
+}
+
 // chainUp makes tr's output the caller's, after that of the tries before
 // it. c.mu is held.
 func (c *call) chainUp(tr *try) {

@@ -323,18 +323,3 @@ func (c *call) update(tr *try, p plan) {
 		c.lastErr = p.err
 	}
 }
-
-// win makes tr, whose first token came at at, the try the caller reads:
-// the hedge timer and every other try are stopped. c.mu is held.
-func (c *call) win(tr *try, at time.Time) {
-	c.won = tr
-	c.hedge.stop()
-	for _, o := range c.tries {
-		if o != tr {
-			c.stop(o, errHedgeLost, OutcomeHedgeLost)
-		}
-	}
-	if !c.set.buffered && !c.holdFirst(tr, at) {
-		c.chainUp(tr)
-	}
-}
