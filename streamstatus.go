@@ -27,7 +27,7 @@ import (
 func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
-		mistralRsStatus(e.Raw, apiErr))
+		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw))
 }
 
 // starletteStatus returns the request error's status, 400 to 499, that
@@ -389,4 +389,34 @@ func mistralRsStatus(raw string, e *openai.Error) int {
 		}
 	}
 	return 0
+}
+
+// faultTypes are the types, each an OpenAI error code's name, by which a
+// server's error object names what it answers with a status before a
+// stream, and the status it answers. apfel, which serves Apple's
+// on-device Foundation Models, sends its role chunk before the model is
+// asked, so the model's refusal of a prompt comes inside the 200 stream
+// as {"error":{"code":null,"message":…,"param":null,"type":…}} then
+// [DONE]: the guardrails' block "content_policy_violation" and a prompt
+// over the context window "context_length_exceeded", each 400 before a
+// stream; the system's rate limit on a process in the background, or the
+// model busy with another request, "rate_limit_error", 429
+// (Arthur-Ficial/apfel Sources/Handlers.swift, streamingResponse;
+// Sources/Core/ApfelError.swift, openAIType and httpStatusCode).
+var faultTypes = map[string]int{
+	"content_policy_violation": http.StatusBadRequest,
+	"context_length_exceeded":  http.StatusBadRequest,
+	"rate_limit_error":         http.StatusTooManyRequests,
+}
+
+// faultTypeStatus returns the status that raw, an error object a server
+// sent inside its stream, gives by its type (faultTypes). With a request
+// error's status, the refusal counts as the request's, not the server's
+// (see excludedFromBreaker); with 429, a limit reads as one. 0 for any
+// other error.
+func faultTypeStatus(raw string) int {
+	if raw == "" {
+		return 0
+	}
+	return faultTypes[gjson.Get(raw, "type").Str]
 }
