@@ -132,6 +132,7 @@ func (r chat) Decode(data []byte) (Event, error) {
 	if err := checkChoices(c, r.Choices()); err != nil {
 		return Event{}, err
 	}
+	omniAudio(c)
 	if s := errorAsContent(c); s != nil {
 		return Event{}, serverError(s)
 	}
