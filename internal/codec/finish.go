@@ -27,6 +27,12 @@ import (
 //   - "cancelled": a Responses answer whose status is cancelled, as vLLM
 //     sends it in response.completed when its engine aborted the
 //     request (see finishOf).
+//   - "cancel": FastFlowLM (AMD's NPU server) when a request's
+//     cancellation token stops the generation: the stream is finalized
+//     as a whole one, its last chunk's finish reason the engine's word,
+//     the usage and [DONE] after it (FastFlowLM/FastFlowLM
+//     src/server/streaming_ostream_openai.hpp, streaming_buf_openai_chat's
+//     finalize; stop_reason_to_string, CANCEL_DETECTED).
 //   - "streaming_disabled": AnythingLLM's OpenAI-compatible endpoint
 //     when its provider's connector does not stream: no output, and the
 //     message it wrote ("Streaming is not available for the connected
@@ -57,7 +63,7 @@ import (
 // server stopped the answer by a failure of its own, or never began it.
 func FailedFinish(reason string) bool {
 	switch reason {
-	case "abort", "error", "insufficient_system_resource", "network_error", "network-error", "cancelled", "streaming_disabled", "recover_stop", "load":
+	case "abort", "error", "insufficient_system_resource", "network_error", "network-error", "cancelled", "cancel", "streaming_disabled", "recover_stop", "load":
 		return true
 	}
 	return strings.HasSuffix(reason, "_error")
