@@ -9,15 +9,21 @@ import "github.com/openai/openai-go/v3"
 // it maps ("length" for max_tokens, "tool_calls" for tool_use), and then
 // one more of its message_stop, whose finish reason is always "stop":
 // the last word would say that an answer cut at its limit ended by
-// itself. A "stop" that comes after a choice's other finish reason is
-// that reason again. The zero value holds no finish reason; a stream has
-// one of its own.
+// itself. mlx-omni-server writes finish_reason "stop" on every chunk
+// from the first token on, mlx-lm's own reason ("length" for an answer
+// cut at max_tokens) on the last token's, then "stop" again on its usage
+// chunk (madroidmaq/mlx-omni-server
+// src/mlx_omni_server/chat/openai/openai_adapter.py, generate_stream:
+// `chunk.finish_reason or "stop"`). A "stop" that comes after a choice's
+// other finish reason is the latest such reason again. The zero value
+// holds no finish reason; a stream has one of its own.
 type LaterStop struct {
-	reasons []string // by choice index; "" for a choice not finished
+	reasons []string // by choice index: the latest finish reason other than "stop"; "" for none
 }
 
 // Keep gives each choice of c that says "stop" after another finish
-// reason that reason, and notes the finish reasons c sends.
+// reason the latest such reason, and notes the other finish reasons c
+// sends.
 func (l *LaterStop) Keep(c *openai.ChatCompletionChunk) {
 	for i := range c.Choices {
 		ch := &c.Choices[i]
@@ -28,11 +34,11 @@ func (l *LaterStop) Keep(c *openai.ChatCompletionChunk) {
 		if int(x) >= len(l.reasons) {
 			l.reasons = append(l.reasons, make([]string, int(x)+1-len(l.reasons))...)
 		}
-		switch first := l.reasons[x]; {
-		case first == "":
+		switch {
+		case ch.FinishReason != "stop":
 			l.reasons[x] = ch.FinishReason
-		case ch.FinishReason == "stop":
-			ch.FinishReason = first
+		case l.reasons[x] != "":
+			ch.FinishReason = l.reasons[x]
 		}
 	}
 }
