@@ -26,28 +26,7 @@ import (
 func TestApfelPromptRefusalsNotCounted(t *testing.T) {
 	for _, name := range []string{"apfel-guardrail-error-event-done", "apfel-context-overflow-error-event"} {
 		t.Run(name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				var fx conformance
-				fx.Reads = readFixture(t, "testdata/conformance/"+name+".jsonl", &fx)
-				url, hc := serve(t, byModel(map[string]http.Handler{fx.Request.Body.Model: replay(fx.recording)}))
-				c := tokenpace.NewClient(openaiClient(url, hc))
-				r, err := tokenpace.NewRouter(c, tokenpace.Policy{Breaker: tokenpace.BreakerSettings{Failures: 1}},
-					tokenpace.Route{Name: "apfel", Model: fx.Request.Body.Model})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i := range 2 {
-					s := r.NewStreaming(context.Background(), chat(fx.Request.Body.Model, 64))
-					readAll(t, s)
-					if errors.Is(s.Err(), tokenpace.ErrCircuitOpen) {
-						t.Fatalf("call %d: %v; the refused prompts opened the breaker", i+1, s.Err())
-					}
-					var ae *openai.Error
-					if !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusBadRequest || ae.Message != fx.Expect.ErrorMessage {
-						t.Errorf("call %d: Err() = %v; want status 400 with the server's message %q", i+1, s.Err(), fx.Expect.ErrorMessage)
-					}
-				}
-			})
+			synctest.Test(t, func(t *testing.T) { wantRefusalsNotCounted(t, name, http.StatusBadRequest, chatErr(t)) })
 		})
 	}
 }

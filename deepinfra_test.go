@@ -60,28 +60,13 @@ func TestDeepInfraInputTooLongNotRetried(t *testing.T) {
 // server's message under status 400, and the breaker stays closed.
 func TestDeepInfraErrorFrameKept(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var fx conformance
-		fx.Reads = readFixture(t, "testdata/conformance/deepinfra-completions-error-type-frame.jsonl", &fx)
-		url, hc := serve(t, byModel(map[string]http.Handler{fx.Request.Body.Model: replay(fx.recording)}))
-		c := tokenpace.NewClient(openaiClient(url, hc))
-		r, err := tokenpace.NewRouter(c, tokenpace.Policy{Breaker: tokenpace.BreakerSettings{Failures: 1}},
-			tokenpace.Route{Name: "deepinfra", Model: fx.Request.Body.Model})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range 2 {
+		wantRefusalsNotCounted(t, "deepinfra-completions-error-type-frame", http.StatusBadRequest, func(r *tokenpace.Router, model string) error {
 			s := r.NewCompletionStreaming(context.Background(), openai.CompletionNewParams{
-				Model: openai.CompletionNewParamsModel(fx.Request.Body.Model), Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String("def add")}})
+				Model: openai.CompletionNewParamsModel(model), Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String("def add")}})
 			for s.Next() {
 			}
 			_ = s.Close()
-			if errors.Is(s.Err(), tokenpace.ErrCircuitOpen) {
-				t.Fatalf("call %d: %v; the refusals opened the breaker", i+1, s.Err())
-			}
-			var ae *openai.Error
-			if !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusBadRequest || ae.Message != fx.Expect.ErrorMessage {
-				t.Errorf("call %d: Err() = %v; want status 400 with the server's message %q", i+1, s.Err(), fx.Expect.ErrorMessage)
-			}
-		}
+			return s.Err()
+		})
 	})
 }

@@ -331,3 +331,42 @@ func wantResponsesBreaker(t *testing.T, c *tokenpace.Client, p tokenpace.Policy,
 		t.Errorf("breaker %v after 12 calls, want closed: %v", st, closed)
 	}
 }
+
+// wantRefusalsNotCounted replays the fixture testdata/conformance/name.jsonl
+// twice through a Router whose breaker opens at one failure; call makes
+// one call of the fixture's API for its model and returns the stream's
+// error once read. Each caller must get status with the server's message,
+// and neither an open breaker: a server's refusal of the request is not
+// its failure. It runs inside a synctest bubble.
+func wantRefusalsNotCounted(t *testing.T, name string, status int, call func(r *tokenpace.Router, model string) error) {
+	t.Helper()
+	var fx conformance
+	fx.Reads = readFixture(t, "testdata/conformance/"+name+".jsonl", &fx)
+	url, hc := serve(t, byModel(map[string]http.Handler{fx.Request.Body.Model: replay(fx.recording)}))
+	r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)),
+		tokenpace.Policy{Breaker: tokenpace.BreakerSettings{Failures: 1}},
+		tokenpace.Route{Name: "first", Model: fx.Request.Body.Model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		err := call(r, fx.Request.Body.Model)
+		if errors.Is(err, tokenpace.ErrCircuitOpen) {
+			t.Fatalf("call %d: %v; the refusals opened the breaker", i+1, err)
+		}
+		var ae *openai.Error
+		if !errors.As(err, &ae) || ae.StatusCode != status || ae.Message != fx.Expect.ErrorMessage {
+			t.Errorf("call %d: Err() = %v; want status %d with the server's message %q", i+1, err, status, fx.Expect.ErrorMessage)
+		}
+	}
+}
+
+// chatErr makes a streamed chat call for model on r, reads it to its end,
+// and returns its error (a call of wantRefusalsNotCounted).
+func chatErr(t *testing.T) func(r *tokenpace.Router, model string) error {
+	return func(r *tokenpace.Router, model string) error {
+		s := r.NewStreaming(context.Background(), chat(model, 64))
+		readAll(t, s)
+		return s.Err()
+	}
+}
