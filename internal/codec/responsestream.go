@@ -67,6 +67,9 @@ type ResponseStream struct {
 	// token. One flag for the stream, not one per item, keeps the check
 	// off the path of every delta.
 	reasoned bool
+	// thinking is the id of the open reasoning item, whose text events
+	// are its reasoning (see reasoningAsText); "" when none is open.
+	thinking string
 }
 
 // itemLife follows the output items of a Responses stream from their
@@ -115,6 +118,9 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 	}
 	ev, _ := out.Orig.(*responses.ResponseStreamEventUnion)
 	s.refusal(&out, ev)
+	if s.thinking != "" && ev.ItemID == s.thinking {
+		s.reasoningAsText(&out, ev)
+	}
 	switch ev.Type {
 	case RespTextDelta:
 		if rest, ok := strings.CutPrefix(s.ahead, ev.Delta); ok && ev.Delta != "" {
@@ -158,8 +164,10 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 		}
 	case respItemAdded:
 		s.life.open++
+		s.noteReasoningItem(ev)
 	case respItemDone:
 		s.life.done(ev.Item.Type, ev.Item.Status)
+		s.noteReasoningItem(ev)
 		if ev.Item.Type == "function_call" {
 			ev.Item.Arguments.OfString = s.callArgs(ev.Item.ID, ev.Item.Arguments.OfString)
 		}
