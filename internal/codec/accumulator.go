@@ -53,6 +53,9 @@ type Accumulator struct {
 	// (see heldBy); over: held passed MaxOutputBytes.
 	held int64
 	over bool
+	// runs is where each choice's run of a diffusion model's refinement
+	// steps began, by choice index (see frameRun); nil until a step came.
+	runs []frameRun
 }
 
 // MaxOutputBytes bounds the output an accumulation holds: its text,
@@ -106,15 +109,23 @@ func heldBy(c *openai.ChatCompletionChunk) int64 {
 // output would pass MaxOutputBytes (see Over).
 func (a *Accumulator) Add(ev *Event) bool {
 	c := ev.Chunk
+	var cleared int64
 	if ev.Frame {
 		if !a.flush() {
 			return false
 		}
-		a.held -= a.replaceFrames(c)
+		cleared = a.framesCleared(c)
 	}
-	if a.held += heldBy(c) + itemHeld(ev); a.held > MaxOutputBytes {
+	held := a.held - cleared + heldBy(c) + itemHeld(ev)
+	if held > MaxOutputBytes {
 		a.over = true
 		return false
+	}
+	a.held = held
+	if ev.Frame {
+		a.replaceFrames(c)
+	} else if len(a.runs) > 0 {
+		a.endFrames(c)
 	}
 	if a.id == "" {
 		a.id = c.ID
@@ -277,7 +288,7 @@ func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 // Reset starts the accumulation over, at a restarted output.
 func (a *Accumulator) Reset() {
 	a.Acc, a.tools, a.audio, a.custom, a.extras, a.outputs, a.finish = openai.ChatCompletionAccumulator{}, nil, nil, nil, nil, 0, nil
-	a.text, a.last, a.held, a.over = strings.Builder{}, nil, 0, false
+	a.text, a.last, a.held, a.over, a.runs = strings.Builder{}, nil, 0, false, nil
 }
 
 // lastUsage is the usage of the accumulated completion once chunk c
