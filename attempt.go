@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -782,13 +781,21 @@ func (a *attempt) endAnswer() {
 // unread returns what add, appendContent or appendReasoning, takes of
 // the chunks that wait for the consumer, as far as a cut lets them
 // through.
-func (a *attempt) unread(add func(*strings.Builder, []arrived)) string {
+func (a *attempt) unread(add func(*keptText, []arrived)) string {
+	var k keptText
+	a.addUnread(&k, add)
+	return k.String()
+}
+
+// addUnread adds to k what add, appendContent or appendReasoning, takes
+// of the chunks that wait for the consumer, as far as a cut lets them
+// through: a refinement step among them replaces the text of its run of
+// steps in k, which may have begun in what the caller took.
+func (a *attempt) addUnread(k *keptText, add func(*keptText, []arrived)) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	p, _ := a.q.waiting()
-	var b strings.Builder
-	add(&b, p)
-	return b.String()
+	add(k, p)
 }
 
 // lastWaiting returns the last chunk that waits for the consumer and
@@ -905,30 +912,32 @@ func (a *attempt) readFailure(err error) error {
 
 // appendReasoning appends the reasoning_content of the first choice of
 // chunks to b.
-func appendReasoning(b *strings.Builder, chunks []arrived) {
+func appendReasoning(b *keptText, chunks []arrived) {
 	for i := range chunks {
 		if !chunks[i].Reasoning {
 			continue
 		}
 		for j := range chunks[i].Chunk.Choices {
 			if ch := &chunks[i].Chunk.Choices[j]; ch.Index == 0 {
-				b.WriteString(codec.ReasoningPiece(&ch.Delta))
+				b.write(codec.ReasoningPiece(&ch.Delta))
 			}
 		}
 	}
 }
 
 // appendContent appends the content of the first choice of chunks to b;
-// a diffusion model's refinement step (codec.Event.Frame) replaces what b
-// holds, since it holds the whole text so far.
-func appendContent(b *strings.Builder, chunks []arrived) {
+// a diffusion model's refinement step (codec.Event.Frame) replaces the
+// text of its run of steps in b, since it holds the whole text of the run
+// so far, and leaves the text before the run (see keptText).
+func appendContent(b *keptText, chunks []arrived) {
 	for i := range chunks {
 		for j := range chunks[i].Chunk.Choices {
 			if ch := &chunks[i].Chunk.Choices[j]; ch.Index == 0 {
 				if chunks[i].Frame && ch.Delta.Content != "" {
-					b.Reset() // a refinement step holds the whole text so far
+					b.step(ch.Delta.Content)
+				} else {
+					b.write(ch.Delta.Content)
 				}
-				b.WriteString(ch.Delta.Content)
 			}
 		}
 	}

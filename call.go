@@ -2,7 +2,6 @@ package tokenpace
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
@@ -24,9 +23,9 @@ type chain struct {
 	// restartBatch: the batch take returned last is the first of a
 	// restart.
 	restartBatch bool
-	text         strings.Builder // the chain's content the caller has taken
-	reasoning    strings.Builder // and its reasoning_content
-	id           string          // the completion id the caller sees
+	text         keptText // the chain's content the caller has taken
+	reasoning    keptText // and its reasoning_content
+	id           string   // the completion id the caller sees
 	// stitch makes the events of a response's tries one response, when
 	// the call may continue or restart (see responsecontinue.go).
 	stitch *respStitch
@@ -294,15 +293,18 @@ func (c *call) chainReasoning() string {
 // chain returns taken, what the caller took of the chain since its last
 // restart, followed by what add takes of the chunks of each try that wait
 // for it. c.mu is held.
-func (c *call) chain(taken *strings.Builder, add func(*strings.Builder, []arrived)) string {
-	var b strings.Builder
+func (c *call) chain(taken *keptText, add func(*keptText, []arrived)) string {
+	var b keptText
 	from := c.out.kept
 	if c.out.at >= c.out.kept {
 		from = c.out.at
-		b.WriteString(taken.String())
+		b = taken.clone()
 	}
-	for _, tr := range c.out.tries[from:] {
-		b.WriteString(tr.a.unread(add))
+	for i, tr := range c.out.tries[from:] {
+		if i > 0 {
+			b.endRun() // each try's steps start a run of their own
+		}
+		tr.a.addUnread(&b, add)
 	}
 	return b.String()
 }
@@ -367,6 +369,7 @@ func (c *call) take(buf []arrived) ([]arrived, error) {
 			}
 			if done {
 				c.out.at++
+				c.out.text.endRun() // the next try's steps start a run of their own
 				c.dropRestarted()
 				continue
 			}
@@ -389,8 +392,8 @@ func (c *call) take(buf []arrived) ([]arrived, error) {
 // a continuation carries on) starts there. c.mu is held.
 func (c *call) dropRestarted() {
 	if c.out.kept > 0 && c.out.at == c.out.kept {
-		c.out.text.Reset()
-		c.out.reasoning.Reset()
+		c.out.text.reset()
+		c.out.reasoning.reset()
 	}
 }
 
