@@ -188,9 +188,10 @@ type Event struct {
 	Reasoning bool
 	// Frame: the event's text is the whole answer so far of each choice
 	// it brings text to, a diffusion model's refinement step, replacing
-	// the text before it (see diffusionFrame); its deltas count as no
-	// tokens toward its max tokens (see lengthFinish), though Timing
-	// counts each step as one without a usage chunk, and no text
+	// the text of the steps before it in its run, not text of another
+	// kind before the run (see diffusionFrame and frameRun); its deltas
+	// count as no tokens toward its max tokens (see lengthFinish), though
+	// Timing counts each step as one without a usage chunk, and no text
 	// continuation can carry on from its noise.
 	Frame bool
 	// Pending: a whole Responses response that has not finished, a
