@@ -177,7 +177,9 @@ var errNotSent = errors.New("tokenpace: request not sent")
 // or the server rejected the request itself (4xx other than 408, 424 and
 // 429, and 501: it does not do what was asked), or a function of the
 // caller's panicked. A 424 Failed Dependency is the server's upstream
-// failing, not the request (see wire.FailedDependency): it counts.
+// failing, not the request (see wire.FailedDependency): it counts, unless
+// the upstream it names refused the request itself (see
+// wire.CallersDependency).
 func excludedFromBreaker(err error) bool {
 	if isPanic(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, ErrStreamClosed) || errors.Is(err, errNotSent) || errors.Is(err, errHedgeLost) ||
@@ -189,8 +191,10 @@ func excludedFromBreaker(err error) bool {
 	var ae *openai.Error
 	if errors.As(err, &ae) {
 		s := ae.StatusCode
-		return s >= 400 && s < 500 && s != http.StatusRequestTimeout && s != http.StatusTooManyRequests &&
-			s != http.StatusFailedDependency || s == http.StatusNotImplemented
+		if s == http.StatusFailedDependency {
+			return ae.Response != nil && wire.CallersDependency(ae.Response.Header)
+		}
+		return s >= 400 && s < 500 && s != http.StatusRequestTimeout && s != http.StatusTooManyRequests || s == http.StatusNotImplemented
 	}
 	return false
 }

@@ -145,8 +145,8 @@ type exchange struct {
 // sent again whole and its answer given as a stream (see
 // wire.StreamedTools). A 501 is not sent again (see wire.NotImplemented),
 // nor a 429 that says the account's balance or quota is spent (see
-// wire.QuotaSpent); a 424, its upstream's failure, is, as a 5xx (see
-// wire.FailedDependency).
+// wire.QuotaSpent); a 424, its upstream's failure, is, as a 5xx, unless
+// its upstream refused the request itself (see wire.FailedDependency).
 func (x *exchange) middleware() option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		req, d := x.askDropped(req, next)
@@ -322,10 +322,11 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	if stale {
 		x.closing.Learn(server, idle)
 	}
+	res = wire.FailedDependency(res) // the upstream's status in a 424's body, before bound rewrites it
 	if res != nil && res.Body != nil {
 		x.bound(res) // it reads an error body: without x.mu, which httptrace hooks take
 	}
-	res = wire.QuotaSpent(wire.FailedDependency(wire.NotImplemented(res)))
+	res = wire.QuotaSpent(wire.NotImplemented(res))
 	if whole {
 		res = wire.AsStream(res)
 	}

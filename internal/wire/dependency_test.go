@@ -1,7 +1,9 @@
 package wire
 
 import (
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -25,6 +27,42 @@ func TestFailedDependency(t *testing.T) {
 		res := FailedDependency(&http.Response{StatusCode: tc.status, Header: h})
 		if got := res.Header.Get("X-Should-Retry"); got != tc.want {
 			t.Errorf("FailedDependency(%d, X-Should-Retry %q): X-Should-Retry %q, want %q", tc.status, tc.header, got, tc.want)
+		}
+	}
+	if FailedDependency(nil) != nil {
+		t.Error("FailedDependency(nil) != nil")
+	}
+}
+
+// TestFailedDependencyOfTheCaller: a 424 that names the status its
+// upstream, the model's container, answered is that status: a 4xx other
+// than 408 and 429 is the caller's request refused, marked not to be sent
+// again (SageMaker's ModelError and Bedrock's ModelErrorException carry it
+// in the body, Azure Machine Learning's online endpoints in a header); the
+// upstream's 5xx, 408 or 429 is sent again; the body stays readable.
+func TestFailedDependencyOfTheCaller(t *testing.T) {
+	for _, tc := range []struct {
+		name, body, header string
+		want               string
+	}{
+		{"SageMaker 400", `{"ErrorCode":"CLIENT_ERROR_FROM_MODEL","OriginalStatusCode":400,"OriginalMessage":"{\"object\":\"error\",\"message\":\"This model's maximum context length is 4096 tokens.\"}","message":"Received client error (400) from primary with message \"…\"."}`, "", "false"},
+		{"SageMaker 500", `{"ErrorCode":"SERVER_ERROR_FROM_MODEL","OriginalStatusCode":500,"OriginalMessage":"CUDA error","message":"Received server error (500) from primary"}`, "", "true"},
+		{"Bedrock 422", `{"message":"Validation failed","originalStatusCode":422,"resourceName":"arn:aws:sagemaker:us-east-1:1:endpoint/x"}`, "", "false"},
+		{"Bedrock 429", `{"message":"Too many requests","originalStatusCode":429}`, "", "true"},
+		{"Azure ML 400", `{"message":"An unexpected error occurred in scoring script."}`, "400", "false"},
+		{"Azure ML 503", `{"message":"An unexpected error occurred in scoring script."}`, "503", "true"},
+		{"Requesty", `{"error":{"message":"Provider response missing usage","type":"failed_dependency"}}`, "", "true"},
+	} {
+		h := http.Header{}
+		if tc.header != "" {
+			h.Set("ms-azureml-model-error-statuscode", tc.header)
+		}
+		res := FailedDependency(&http.Response{StatusCode: http.StatusFailedDependency, Header: h, Body: io.NopCloser(strings.NewReader(tc.body))})
+		if got := res.Header.Get("X-Should-Retry"); got != tc.want {
+			t.Errorf("FailedDependency(%s): X-Should-Retry %q, want %q", tc.name, got, tc.want)
+		}
+		if b, _ := io.ReadAll(res.Body); string(b) != tc.body {
+			t.Errorf("FailedDependency(%s): body %q, want %q", tc.name, b, tc.body)
 		}
 	}
 	if FailedDependency(nil) != nil {
