@@ -491,10 +491,14 @@ func (a *attempt) deliver(ar arrived) error {
 		return errAbandoned
 	}
 	at, deltas := ar.at, ar.Outputs
-	content, completes := a.rd.tally(&ar)
-	if completes {
+	content, completes, reopens := a.rd.tally(&ar)
+	if completes || reopens {
 		a.mu.Lock() // answered reads it
-		a.rd.markAnswered()
+		if completes {
+			a.rd.markAnswered()
+		} else {
+			a.rd.reopen()
+		}
 		a.mu.Unlock()
 	}
 	perr := a.rd.reachFrom(a.spec.name, content, at)

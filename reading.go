@@ -37,17 +37,18 @@ type reading struct {
 	// reason, or its audio's expiry: see codec.Ends; or a Responses
 	// stream its final event), so its end is clean, [DONE] or not.
 	terminal        bool
-	droppedCheck    bool                // the first event is to say whether a suffix or an echo was dropped (see exchange.fieldIgnored)
-	loading         wire.LoadingNotes   // a proxy's notes while it loads the model, skipped
-	choicesCheck    bool                // the first event is to say whether its server glues the choices together (see choicesGlued)
-	finishedChoices codec.Finished      // the choices that sent their finish reason
-	choiceUsage     codec.ChoiceUsage   // adds up a usage reported per choice
-	entries         codec.ChoiceEntries // counts the choices' entries, for a usage of one choice (see choicesGlued)
-	prompt          codec.PromptCount   // the prompt count, for a later usage that reports none
-	otherChoice     bool                // a choice other than the first came (see nIgnored)
-	start           answerStart         // tells a chat chunk that begins the answer again (see begunAgain)
-	laterStop       codec.LaterStop     // keeps a finish reason against a "stop" sent after it
-	frame           string              // the first choice's latest refinement step, not yet given the milestones (see settled)
+	droppedCheck    bool                   // the first event is to say whether a suffix or an echo was dropped (see exchange.fieldIgnored)
+	loading         wire.LoadingNotes      // a proxy's notes while it loads the model, skipped
+	choicesCheck    bool                   // the first event is to say whether its server glues the choices together (see choicesGlued)
+	finishedChoices codec.Finished         // the choices that sent their finish reason
+	choiceUsage     codec.ChoiceUsage      // adds up a usage reported per choice
+	entries         codec.ChoiceEntries    // counts the choices' entries, for a usage of one choice (see choicesGlued)
+	prompt          codec.PromptCount      // the prompt count, for a later usage that reports none
+	otherChoice     bool                   // a choice other than the first came (see nIgnored)
+	start           answerStart            // tells a chat chunk that begins the answer again (see begunAgain)
+	laterStop       codec.LaterStop        // keeps a finish reason against a "stop" sent after it
+	everyChunk      codec.EveryChunkFinish // tells a finish reason sent with every chunk, not the choice's end
+	frame           string                 // the first choice's latest refinement step, not yet given the milestones (see settled)
 	// cut is a whole answer its server cut (see wholeCut), as its API
 	// sent it: the caller's, with the error, when no route answers.
 	cut any
@@ -234,8 +235,10 @@ func (r *reading) decode(data []byte) (ev codec.Event, size int, err error) {
 // codec.LaterStop), and a usage reported per choice, which it makes
 // ar's sum (see codec.ChoiceUsage), or without its prompt count, which it
 // gives the one reported before (see codec.PromptCount). It returns the content of the first
-// choice, and whether ar completes the answer (see markAnswered).
-func (r *reading) tally(ar *arrived) (content string, completes bool) {
+// choice, whether ar completes the answer (see markAnswered), and
+// whether ar brought output to a choice finished before, whose finish
+// was then not the answer's end (see codec.EveryChunkFinish, reopen).
+func (r *reading) tally(ar *arrived) (content string, completes, reopens bool) {
 	c := ar.Chunk
 	r.laterStop.Keep(c)
 	r.entries.Add(c)
@@ -252,19 +255,26 @@ func (r *reading) tally(ar *arrived) (content string, completes bool) {
 		} else {
 			r.otherChoice = true
 		}
-		if codec.Ends(ch) && r.finishedChoices.Add(ch.Index, r.req.Choices()) {
+		ends, reopened := r.everyChunk.Ends(ch, &r.finishedChoices)
+		reopens = reopens || reopened
+		if ends && r.finishedChoices.Add(ch.Index, r.req.Choices()) {
 			terminal = true
 		}
 	}
 	if ar.Frame {
 		content = r.settled(content, c)
 	}
-	return content, terminal && !r.terminal
+	return content, terminal && (!r.terminal || reopens), reopens && !terminal
 }
 
 // markAnswered notes that the answer is complete. The attempt's mu is
 // held: the consumer reads it (see attempt.answered).
 func (r *reading) markAnswered() { r.terminal = true }
+
+// reopen notes that the answer marked complete is not: a choice sent
+// output after its finish reason (see codec.EveryChunkFinish). The
+// attempt's mu is held, as for markAnswered.
+func (r *reading) reopen() { r.terminal = false }
 
 // answered reports whether the answer is complete (see terminal): what
 // remains of its body is its end ([DONE], a usage chunk), no more output.
@@ -305,6 +315,8 @@ func (r *reading) cutBeforeDone() string {
 	switch {
 	case r.answeredWhole():
 		return ""
+	case r.everyChunk.Seen() && r.finishedChoices.Count() >= r.req.Choices():
+		return "" // every choice sent its finish reason, with output (see codec.EveryChunkFinish)
 	case r.finishedChoices == (codec.Finished{}):
 		return "no finish_reason"
 	}

@@ -198,6 +198,11 @@ type Finished [MaxChoices / 64]uint64
 // Count returns how many choices sent their finish reason.
 func (s *Finished) Count() int { return bits.OnesCount64(s[0]) + bits.OnesCount64(s[1]) }
 
+// Has reports whether choice i sent its finish reason.
+func (s *Finished) Has(i int64) bool {
+	return i >= 0 && i < MaxChoices && s[i/64]&(1<<(i%64)) != 0
+}
+
 // Add notes that choice i sent its finish reason, and reports whether
 // every choice of want (a request's Choices) has.
 func (s *Finished) Add(i int64, want int) bool {

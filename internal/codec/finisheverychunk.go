@@ -1,0 +1,38 @@
+package codec
+
+import "github.com/openai/openai-go/v3"
+
+// EveryChunkFinish tells the finish reasons of a server that sends one
+// with every chunk from the first token on. mlx-omni-server does so
+// (madroidmaq/mlx-omni-server
+// src/mlx_omni_server/chat/openai/openai_adapter.py, generate_stream:
+// `chunk.finish_reason or "stop"`), its engine's own reason on the last
+// token's chunk and again on its usage chunk: its first "stop" is not the
+// answer's end, and a stream cut after it is a cut answer. A choice that
+// sends output after its finish reason shows the habit; from then on a
+// finish reason ends a choice only on a chunk without output, as the
+// usage chunk is, or the stream's [DONE] ends the answer. The zero value
+// has seen no such choice.
+type EveryChunkFinish struct {
+	seen bool
+}
+
+// Ends reports whether ch, a choice of the next chunk, ends its choice,
+// given finished, the choices that sent their finish reason before (see
+// Ends, the function); reopened reports whether ch brought output to a
+// choice finished before, whose finish was then not its end. Only a
+// finished choice's chunk pays for more than a bit test.
+func (e *EveryChunkFinish) Ends(ch *openai.ChatCompletionChunkChoice, finished *Finished) (ends, reopened bool) {
+	if !e.seen && !finished.Has(ch.Index) {
+		return Ends(ch), false
+	}
+	out := outputBearing(&ch.Delta)
+	if out && finished.Has(ch.Index) {
+		e.seen, reopened = true, true
+	}
+	return Ends(ch) && !(e.seen && out), reopened
+}
+
+// Seen reports whether the stream showed the habit: its end is then
+// its [DONE], or a finish reason on a chunk without output.
+func (e *EveryChunkFinish) Seen() bool { return e.seen }
