@@ -9,7 +9,9 @@ import "github.com/openai/openai-go/v3"
 // `chunk.finish_reason or "stop"`), its engine's own reason on the last
 // token's chunk and again on its usage chunk: its first "stop" is not the
 // answer's end, and a stream cut after it is a cut answer. A choice that
-// sends output after its finish reason shows the habit; from then on a
+// sends output other than audio (vLLM-Omni's spoken answer comes after
+// its text's finish: see omniAudio) after its finish reason shows the
+// habit; from then on a
 // finish reason ends a choice only on a chunk without output, as the
 // usage chunk is, or the stream's [DONE] ends the answer. The zero value
 // has seen no such choice.
@@ -26,7 +28,7 @@ func (e *EveryChunkFinish) Ends(ch *openai.ChatCompletionChunkChoice, finished *
 	if !e.seen && !finished.Has(ch.Index) {
 		return Ends(ch), false
 	}
-	out := outputBearing(&ch.Delta)
+	out := outputBearing(&ch.Delta) && !audioOutput(&ch.Delta) // audio after the text's finish is vLLM-Omni's spoken answer (see omniAudio)
 	if out && finished.Has(ch.Index) {
 		e.seen, reopened = true, true
 	}

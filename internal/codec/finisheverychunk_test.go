@@ -1,0 +1,41 @@
+package codec
+
+import (
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// TestEveryChunkFinish: a finish reason ends its choice until the choice
+// sends text after one (mlx-omni-server's "stop" with every chunk); from
+// then on only a finish reason on a chunk without output does. Audio after
+// the text's finish (vLLM-Omni's spoken answer) shows no such habit.
+func TestEveryChunkFinish(t *testing.T) {
+	text := func(s, finish string) openai.ChatCompletionChunkChoice {
+		return openai.ChatCompletionChunkChoice{Delta: openai.ChatCompletionChunkChoiceDelta{Content: s}, FinishReason: finish}
+	}
+	audio := openai.ChatCompletionChunkChoice{FinishReason: "stop"}
+	audio.Delta.Audio.Data = "UklGRg=="
+	for _, tc := range []struct {
+		name   string
+		chunks []openai.ChatCompletionChunkChoice
+		ends   []bool
+	}{
+		{"vLLM", []openai.ChatCompletionChunkChoice{text("a", ""), text("b", "stop")}, []bool{false, true}},
+		{"mlx-omni-server", []openai.ChatCompletionChunkChoice{text("a", "stop"), text("b", "stop"), text("c", "length"), text("", "stop")},
+			[]bool{true, false, false, true}},
+		{"vLLM-Omni", []openai.ChatCompletionChunkChoice{text("a", "stop"), audio}, []bool{true, true}},
+	} {
+		var e EveryChunkFinish
+		var finished Finished
+		for i, ch := range tc.chunks {
+			ends, _ := e.Ends(&ch, &finished)
+			if ends != tc.ends[i] {
+				t.Errorf("%s: chunk %d: Ends = %v, want %v", tc.name, i, ends, tc.ends[i])
+			}
+			if ends {
+				finished.Add(ch.Index, 1)
+			}
+		}
+	}
+}
