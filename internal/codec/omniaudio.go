@@ -20,8 +20,9 @@ const modalityField = "modality"
 // chat_completion_stream_generator and _create_audio_choice with
 // stream=True). Read as text, the audio's base64 would follow the answer
 // in the caller's text; as audio data it is the accumulated message's
-// audio, as OpenAI's own audio deltas are. A chunk without extra fields,
-// any other server's, costs one length check.
+// audio, as OpenAI's own audio deltas are. A chunk without extra fields
+// costs one length check; one with fields of its own (OpenRouter's
+// provider, llama.cpp's timings, Groq's x_groq) one map look-up more.
 func omniAudio(c *openai.ChatCompletionChunk) {
 	if len(c.JSON.ExtraFields) == 0 {
 		return
