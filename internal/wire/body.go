@@ -68,12 +68,19 @@ func says(msg string, phrases []string) bool {
 	return false
 }
 
-// ErrorBody reads the error body of res, bounded already (BoundErrorBody),
-// and puts it back for the next reader.
+// ErrorBody reads the error body of res, bounded already (BoundErrorBody)
+// or up to that bound and a little more (see FailedDependency, which reads
+// it first), and puts it back for the next reader: what was read, then
+// the read's error, if any, so that the bound still says the body was
+// unreadable.
 func ErrorBody(res *http.Response) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+errorHead))
 	_ = res.Body.Close()
-	res.Body = io.NopCloser(bytes.NewReader(body))
+	var rest io.Reader = bytes.NewReader(body)
+	if err != nil {
+		rest = io.MultiReader(rest, errReader{err})
+	}
+	res.Body = io.NopCloser(rest)
 	return body, err
 }
 

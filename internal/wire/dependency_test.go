@@ -69,3 +69,34 @@ func TestFailedDependencyOfTheCaller(t *testing.T) {
 		t.Error("FailedDependency(nil) != nil")
 	}
 }
+
+// brokenBody gives its text, then err: a body whose connection broke.
+type brokenBody struct {
+	r   io.Reader
+	err error
+}
+
+func (b *brokenBody) Read(p []byte) (int, error) {
+	if n, err := b.r.Read(p); err != io.EOF {
+		return n, err
+	}
+	return 0, b.err
+}
+
+func (b *brokenBody) Close() error { return nil }
+
+// TestFailedDependencyBodyBroken: a 424 whose body breaks while its
+// upstream's status is looked for keeps its read error for the bound
+// that reads it next, which says the body was unreadable, as it said
+// before the status was looked for; the text read stays first.
+func TestFailedDependencyBodyBroken(t *testing.T) {
+	body := &brokenBody{strings.NewReader(`{"error":{"message":"upstream`), io.ErrUnexpectedEOF}
+	res := FailedDependency(&http.Response{StatusCode: http.StatusFailedDependency, Header: http.Header{}, Body: body})
+	if got := res.Header.Get("X-Should-Retry"); got != "true" {
+		t.Errorf("X-Should-Retry %q, want %q", got, "true")
+	}
+	want := "error body of status 424 unreadable"
+	if cut := BoundErrorBody(res); cut != want {
+		t.Errorf("BoundErrorBody after FailedDependency = %q, want %q", cut, want)
+	}
+}
