@@ -1,6 +1,11 @@
 package codec
 
-import "github.com/openai/openai-go/v3/responses"
+import (
+	"encoding/json"
+
+	"github.com/openai/openai-go/v3/responses"
+	"github.com/tidwall/sjson"
+)
 
 // reasoningAsText turns the text events of a reasoning item into the
 // reasoning events they stand for. LocalAI's /v1/responses gives a
@@ -10,8 +15,9 @@ import "github.com/openai/openai-go/v3/responses"
 // (mudler/LocalAI core/http/endpoints/openresponses/responses.go,
 // handleOpenResponsesStream): read as they come, the thinking would open
 // the answer's text. The event becomes response.reasoning_text.delta (or
-// .done), as the API reference names a reasoning item's text, and its
-// text leaves the chat view's content; it stays output, for TTFT.
+// .done), as the API reference names a reasoning item's text, in its
+// JSON too (decoded again: these events alone pay for it), and its text
+// leaves the chat view's content; it stays output, for TTFT.
 //
 // Only events naming the open reasoning item (s.thinking, set by its
 // output_item.added) are touched: one comparison per event while such an
@@ -24,6 +30,14 @@ func (s *ResponseStream) reasoningAsText(out *Event, ev *responses.ResponseStrea
 		ev.Type = respReasoningDone
 	default:
 		return
+	}
+	// The event as sent names the type too: its RawJSON, what AsAny's
+	// event reads, and what a Router's continuation decodes again.
+	if raw, err := sjson.Set(ev.RawJSON(), "type", ev.Type); err == nil {
+		var u responses.ResponseStreamEventUnion
+		if json.Unmarshal([]byte(raw), &u) == nil {
+			*ev = u
+		}
 	}
 	if out.Chunk != nil && len(out.Chunk.Choices) > 0 {
 		out.Chunk.Choices[0].Delta.Content = ""

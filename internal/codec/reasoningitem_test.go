@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/openai/openai-go/v3/responses"
@@ -50,5 +52,34 @@ func TestReasoningItemText(t *testing.T) {
 				t.Errorf("last event: %+v, want %+v", got, tc.last)
 			}
 		})
+	}
+}
+
+// TestReasoningItemTextAsSent checks that the text event of an open
+// reasoning item reads as reasoning however the caller reads it: its
+// RawJSON, which a Router's continuation decodes again to renumber it,
+// and the event AsAny gives, name response.reasoning_text.delta too.
+func TestReasoningItemTextAsSent(t *testing.T) {
+	dec := DecoderFor(Response(responses.ResponseNewParams{}))
+	for _, e := range []string{
+		`{"type":"response.output_item.added","output_index":0,"item":{"type":"reasoning","id":"r1","status":"in_progress","summary":[]}}`,
+		`{"type":"response.output_text.delta","item_id":"r1","output_index":0,"content_index":0,"delta":"Think."}`,
+	} {
+		ev, err := dec.Decode([]byte(e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(e, "output_text.delta") {
+			continue // the item's added event
+		}
+		orig, _ := ev.Orig.(*responses.ResponseStreamEventUnion)
+		var again responses.ResponseStreamEventUnion
+		if err := json.Unmarshal([]byte(orig.RawJSON()), &again); err != nil || again.Type != respReasoningDelta {
+			t.Errorf("RawJSON() decoded again: type %q (%v), want %q", again.Type, err, respReasoningDelta)
+		}
+		d, ok := orig.AsAny().(responses.ResponseReasoningTextDeltaEvent)
+		if !ok || string(d.Type) != respReasoningDelta || d.Delta != "Think." || d.ItemID != "r1" {
+			t.Errorf("AsAny() = %T %q %q %q, want a reasoning text delta %q of r1", orig.AsAny(), d.Type, d.Delta, d.ItemID, "Think.")
+		}
 	}
 }
