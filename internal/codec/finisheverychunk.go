@@ -22,8 +22,9 @@ type EveryChunkFinish struct {
 // Ends reports whether ch, a choice of the next chunk, ends its choice,
 // given finished, the choices that sent their finish reason before (see
 // Ends, the function); reopened reports whether ch brought output to a
-// choice finished before, whose finish was then not its end. Only a
-// finished choice's chunk pays for more than a bit test.
+// choice finished before, whose finish was then not its end. Until a
+// stream shows the habit, only a finished choice's chunk pays for more
+// than a bit test; once it has, every chunk pays the check of its output.
 func (e *EveryChunkFinish) Ends(ch *openai.ChatCompletionChunkChoice, finished *Finished) (ends, reopened bool) {
 	if !e.seen && !finished.Has(ch.Index) {
 		return Ends(ch), false

@@ -41,9 +41,10 @@ func FailedDependency(res *http.Response) *http.Response {
 	return res
 }
 
-// CallersDependency reports whether h, the header of a 424 that
-// FailedDependency marked, says that its upstream refused the request
-// itself: the caller's request, not the server's health.
+// CallersDependency reports whether h, the header of a 424, marks it not
+// to be sent again: FailedDependency's mark that its upstream refused the
+// request itself (the caller's request, not the server's health), or the
+// same header set by the server, which is read the same way.
 func CallersDependency(h http.Header) bool {
 	return h.Get("X-Should-Retry") == "false"
 }
