@@ -2,13 +2,11 @@ package tokenpace_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"testing"
 	"testing/synctest"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace"
 )
@@ -23,32 +21,9 @@ func TestDeepInfraInputTooLongNotRetried(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var fx conformance
 		fx.Reads = readFixture(t, "testdata/conformance/deepinfra-input-too-long-500.jsonl", &fx)
-		_, hc, counts := serveCounting(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
-			replay(fx.recording)(w, r)
-		})
-		c := tokenpace.NewClient(openai.NewClient(option.WithBaseURL("http://replay.invalid/v1/openai/"), option.WithHTTPClient(hc),
-			option.WithAPIKey("sk-test-secret")))
-		r, err := tokenpace.NewRouter(c, tokenpace.Policy{Breaker: tokenpace.BreakerSettings{Failures: 1}},
-			tokenpace.Route{Name: "deepinfra", Model: fx.Request.Body.Model})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range 2 {
-			s := r.NewStreaming(context.Background(), chat(fx.Request.Body.Model, 64))
-			readAll(t, s)
-			if errors.Is(s.Err(), tokenpace.ErrCircuitOpen) {
-				t.Fatalf("call %d: %v; the caller's prompt opened the breaker", i+1, s.Err())
-			}
-			var se *tokenpace.StreamError
-			var ae *openai.Error
-			if !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindRequest || !errors.As(s.Err(), &ae) ||
-				ae.StatusCode != http.StatusBadRequest || ae.Message != fx.Expect.ErrorMessage {
-				t.Errorf("call %d: Err() = %v; want a KindRequest 400 with the server's message %q", i+1, s.Err(), fx.Expect.ErrorMessage)
-			}
-		}
-		if n := counts.of("/v1/openai/chat/completions"); n != 2 {
-			t.Errorf("%d requests for 2 calls, want 2: the refusal is not sent again", n)
-		}
+		wantSentAndCounted(t, func(w http.ResponseWriter, r *http.Request, _ []byte) { replay(fx.recording)(w, r) },
+			"http://replay.invalid/v1/openai/", "/v1/openai/chat/completions", fx.Request.Body.Model,
+			http.StatusBadRequest, fx.Expect.ErrorMessage, 1, false)
 	})
 }
 

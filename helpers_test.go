@@ -370,3 +370,48 @@ func chatErr(t *testing.T) func(r *tokenpace.Router, model string) error {
 		return s.Err()
 	}
 }
+
+// wantSentAndCounted makes two streamed chat calls for model, to h at
+// base, through a Router whose breaker opens at one failure (openai-go
+// retrying twice). The first caller must get a KindRequest error of
+// status with msg, after requests requests to path; the second must
+// find the breaker open or not as open says, and, closed, get the same
+// error after as many requests again.
+func wantSentAndCounted(t *testing.T, h func(w http.ResponseWriter, r *http.Request, body []byte), base, path, model string,
+	status int, msg string, requests int, open bool) {
+	t.Helper()
+	_, hc, counts := serveCounting(t, h)
+	c := tokenpace.NewClient(openai.NewClient(option.WithBaseURL(base), option.WithHTTPClient(hc),
+		option.WithAPIKey("sk-test-secret"), option.WithMaxRetries(2)))
+	r, err := tokenpace.NewRouter(c, tokenpace.Policy{Breaker: tokenpace.BreakerSettings{Failures: 1}},
+		tokenpace.Route{Name: "first", Model: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := func(call int, err error) {
+		t.Helper()
+		var se *tokenpace.StreamError
+		var ae *openai.Error
+		if !errors.As(err, &se) || se.Kind != tokenpace.KindRequest || !errors.As(err, &ae) ||
+			ae.StatusCode != status || ae.Message != msg {
+			t.Errorf("call %d: Err() = %v; want a KindRequest %d with the server's message %q", call, err, status, msg)
+		}
+	}
+	s := r.NewStreaming(context.Background(), chat(model, 64))
+	readAll(t, s)
+	want(1, s.Err())
+	if n := counts.of(path); n != requests {
+		t.Errorf("%d requests, want %d", n, requests)
+	}
+	s = r.NewStreaming(context.Background(), chat(model, 64))
+	readAll(t, s)
+	if got := errors.Is(s.Err(), tokenpace.ErrCircuitOpen); got != open {
+		t.Fatalf("second call: Err() = %v; circuit open %v, want %v", s.Err(), got, open)
+	}
+	if !open {
+		want(2, s.Err())
+		if n := counts.of(path); n != 2*requests {
+			t.Errorf("%d requests for 2 calls, want %d", n, 2*requests)
+		}
+	}
+}

@@ -1,16 +1,9 @@
 package tokenpace_test
 
 import (
-	"context"
-	"errors"
 	"net/http"
 	"testing"
 	"testing/synctest"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-
-	"github.com/tokenpace/tokenpace"
 )
 
 // TestFailedDependencyOfTheCaller: a managed endpoint answers 424 when the
@@ -33,35 +26,14 @@ func TestFailedDependencyOfTheCaller(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				_, hc, counts := serveCounting(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+				wantSentAndCounted(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
 					if tc.header != "" {
 						w.Header().Set("ms-azureml-model-error-statuscode", tc.header)
 					}
 					w.Header().Set("Content-Type", "application/json")
 					w.WriteHeader(http.StatusFailedDependency)
 					_, _ = w.Write([]byte(tc.body))
-				})
-				c := tokenpace.NewClient(openai.NewClient(option.WithBaseURL("http://replay.invalid/v1/"), option.WithHTTPClient(hc),
-					option.WithAPIKey("sk-test-secret"), option.WithMaxRetries(2)))
-				r, err := tokenpace.NewRouter(c, tokenpace.Policy{Breaker: tokenpace.BreakerSettings{Failures: 1}},
-					tokenpace.Route{Name: "endpoint", Model: "m"})
-				if err != nil {
-					t.Fatal(err)
-				}
-				s := r.NewStreaming(context.Background(), chat("m", 64))
-				readAll(t, s)
-				var ae *openai.Error
-				if !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusFailedDependency || ae.Message != msg {
-					t.Errorf("Err() = %v; want the 424 with the server's message %q", s.Err(), msg)
-				}
-				if n := counts.of("/v1/chat/completions"); n != tc.requests {
-					t.Errorf("%d requests, want %d", n, tc.requests)
-				}
-				s = r.NewStreaming(context.Background(), chat("m", 64))
-				readAll(t, s)
-				if got := errors.Is(s.Err(), tokenpace.ErrCircuitOpen); got != tc.open {
-					t.Errorf("second call: Err() = %v; circuit open %v, want %v", s.Err(), got, tc.open)
-				}
+				}, "http://replay.invalid/v1/", "/v1/chat/completions", "m", http.StatusFailedDependency, msg, tc.requests, tc.open)
 			})
 		})
 	}
