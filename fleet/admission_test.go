@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/sony/gobreaker/v2"
 
 	"github.com/tokenpace/tokenpace"
@@ -16,18 +17,27 @@ import (
 // whose commands rt counts.
 func pair(t *testing.T, srv *redisServer, rt *roundTrips) (*fleet.Breaker, *fleet.Limiter) {
 	t.Helper()
-	rdb := srv.client(t, rt)
-	b, err := fleet.NewBreaker(rdb, "a", tokenpace.BreakerSettings{}, slack, fleet.WithStateMaxAge(time.Hour))
+	return sharedPair(t, srv.client(t, rt), tokenpace.BreakerSettings{}, []fleet.Option{fleet.WithStateMaxAge(time.Hour)},
+		"a", tokenpace.Limit{RPS: 1e6, TPM: 1e9})
+}
+
+// sharedPair returns a Breaker named "a" of bs, with bopts, and a Limiter
+// named name of l that reads it (WithBreaker), with lopts, both on rdb
+// with the tests' slack and closed when t ends.
+func sharedPair(t *testing.T, rdb redis.UniversalClient, bs tokenpace.BreakerSettings, bopts []fleet.Option,
+	name string, l tokenpace.Limit, lopts ...fleet.Option) (*fleet.Breaker, *fleet.Limiter) {
+	t.Helper()
+	b, err := fleet.NewBreaker(rdb, "a", bs, append([]fleet.Option{slack}, bopts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	l, err := fleet.NewLimiter(rdb, "a", tokenpace.Limit{RPS: 1e6, TPM: 1e9}, slack, fleet.WithBreaker(b))
+	lim, err := fleet.NewLimiter(rdb, name, l, append([]fleet.Option{slack, fleet.WithBreaker(b)}, lopts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { l.Close() })
-	return b, l
+	t.Cleanup(func() { lim.Close() })
+	return b, lim
 }
 
 func TestAdmissionOneRoundTrip(t *testing.T) {

@@ -121,18 +121,10 @@ func TestClusterFleet(t *testing.T) {
 	var rs []replica
 	for range 2 {
 		rdb := c.client(t, "fleet", "pw")
-		b, err := fleet.NewBreaker(rdb, "a", tokenpace.BreakerSettings{Failures: 2}, slack, fleet.WithStateMaxAge(-1), log.option())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { b.Close() })
-		// Another name than the breaker's: the reservations use the
-		// breaker's key all the same.
-		l, err := fleet.NewLimiter(rdb, "b", tokenpace.Limit{RPS: 1e-3, Burst: 3}, slack, fleet.WithBreaker(b), log.option())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { l.Close() })
+		// The limiter has another name than the breaker's: the
+		// reservations use the breaker's key all the same.
+		b, l := sharedPair(t, rdb, tokenpace.BreakerSettings{Failures: 2}, []fleet.Option{fleet.WithStateMaxAge(-1), log.option()},
+			"b", tokenpace.Limit{RPS: 1e-3, Burst: 3}, log.option())
 		own, err := fleet.NewLimiter(rdb, "c", tokenpace.Limit{RPS: 1e-3, Burst: 4}, slack, fleet.WithLease(1, time.Hour), log.option())
 		if err != nil {
 			t.Fatal(err)
@@ -202,16 +194,8 @@ func TestClusterSlotMigration(t *testing.T) {
 	var seen redirects
 	rdb := c.client(t, "", "")
 	rdb.OnNewNode(func(n *redis.Client) { n.AddHook(&seen) })
-	b, err := fleet.NewBreaker(rdb, "a", tokenpace.BreakerSettings{Failures: 3}, slack, fleet.WithStateMaxAge(-1), log.option())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	l, err := fleet.NewLimiter(rdb, "a", tokenpace.Limit{RPS: 1e-3, Burst: 3}, slack, fleet.WithBreaker(b), log.option())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
+	b, l := sharedPair(t, rdb, tokenpace.BreakerSettings{Failures: 3}, []fleet.Option{fleet.WithStateMaxAge(-1), log.option()},
+		"a", tokenpace.Limit{RPS: 1e-3, Burst: 3}, log.option())
 	// another replica, whose client learnt the slots before the move
 	other, err := fleet.NewBreaker(c.client(t, "", ""), "a", tokenpace.BreakerSettings{Failures: 3}, slack, log.option())
 	if err != nil {

@@ -27,17 +27,9 @@ func checkScriptsForgotten(t *testing.T, srv *redisServer, f forget) {
 	t.Helper()
 	var log errorLog
 	rdb := srv.client(t)
-	b, err := fleet.NewBreaker(rdb, "a", tokenpace.BreakerSettings{Failures: 3}, slack, fleet.WithStateMaxAge(-1),
-		fleet.WithRedisBackoff(time.Nanosecond), log.option())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	l, err := fleet.NewLimiter(rdb, "a", tokenpace.Limit{RPS: 1e-3, Burst: 3}, slack, fleet.WithBreaker(b), log.option())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
+	b, l := sharedPair(t, rdb, tokenpace.BreakerSettings{Failures: 3},
+		[]fleet.Option{fleet.WithStateMaxAge(-1), fleet.WithRedisBackoff(time.Nanosecond), log.option()},
+		"a", tokenpace.Limit{RPS: 1e-3, Burst: 3}, log.option())
 	admit := func(what string) {
 		t.Helper()
 		if err := call(b, errBoom); err != nil {
