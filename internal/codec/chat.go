@@ -122,7 +122,8 @@ func (r chat) Decode(data []byte) (Event, error) {
 		}
 	}
 	for i := range c.Choices {
-		c.Choices[i].FinishReason = finishReason(c.Choices[i].FinishReason, c.Choices[i].JSON.ExtraFields[nativeFinishField])
+		ch := &c.Choices[i]
+		ch.FinishReason = finishReason(ch.FinishReason, nativeFinish(ch.JSON.ExtraFields, c.JSON.ExtraFields, ch.FinishReason != ""))
 		if !oneToolCall(&c.Choices[i].Delta) {
 			return Event{}, &Error{Detail: "delta tool_calls neither an array nor a tool call"}
 		}

@@ -194,7 +194,8 @@ func (r completion) Decode(data []byte) (Event, error) {
 		return Event{}, serverError(s)
 	}
 	for i := range comp.Choices {
-		comp.Choices[i].FinishReason = finishReason(comp.Choices[i].FinishReason, comp.Choices[i].JSON.ExtraFields[nativeFinishField])
+		ch := &comp.Choices[i]
+		ch.FinishReason = finishReason(ch.FinishReason, nativeFinish(ch.JSON.ExtraFields, comp.JSON.ExtraFields, ch.FinishReason != ""))
 		chatShapedText(&comp.Choices[i])
 		dropEOSToken(&comp.Choices[i])
 	}
