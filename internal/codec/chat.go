@@ -124,6 +124,9 @@ func (r chat) Decode(data []byte) (Event, error) {
 	for i := range c.Choices {
 		ch := &c.Choices[i]
 		ch.FinishReason = finishReason(ch.FinishReason, nativeFinish(ch.JSON.ExtraFields, c.JSON.ExtraFields, ch.FinishReason != ""))
+		if ch.FinishReason == "tool_calls" {
+			repetitionFinish(ch)
+		}
 		if !oneToolCall(&c.Choices[i].Delta) {
 			return Event{}, &Error{Detail: "delta tool_calls neither an array nor a tool call"}
 		}
