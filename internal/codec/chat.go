@@ -87,7 +87,7 @@ func (r chat) Stream(ctx context.Context, client *openai.Client, opts []option.R
 
 func (r chat) Decode(data []byte) (Event, error) {
 	c := new(openai.ChatCompletionChunk)
-	if err := json.Unmarshal(data, c); err != nil {
+	if err := unmarshal(data, c); err != nil {
 		return Event{}, malformed(data, err)
 	}
 	if s := rawError(data, c.JSON.ExtraFields["error"].Raw(), c.JSON.Object.Raw()); s != nil {

@@ -178,7 +178,7 @@ func (r completion) Decode(data []byte) (Event, error) {
 		data = ev.Completion("", r.Model(), 0, false)
 	}
 	comp := new(openai.Completion)
-	if err := json.Unmarshal(data, comp); err != nil {
+	if err := unmarshal(data, comp); err != nil {
 		return Event{}, malformed(data, err)
 	}
 	if s := rawError(data, comp.JSON.ExtraFields["error"].Raw(), comp.JSON.Object.Raw()); s != nil {

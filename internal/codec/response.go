@@ -158,7 +158,7 @@ func (r response) Stream(ctx context.Context, client *openai.Client, opts []opti
 // error; response.completed and response.incomplete are final.
 func (r response) Decode(data []byte) (Event, error) {
 	ev := new(responses.ResponseStreamEventUnion)
-	if err := json.Unmarshal(data, ev); err != nil {
+	if err := unmarshal(data, ev); err != nil {
 		return Event{}, malformed(data, err)
 	}
 	if ev.Type == "" {
