@@ -56,6 +56,9 @@ type Reader struct {
 	cr       bool   // the last line ended with a CR: a LF next is its own
 	sniff    bool   // the first line must be a field of the format (Sniff)
 	jsonl    bool   // the body is JSON lines, not events (JSONLines)
+
+	framing    framing // how the body separates its events (see framing)
+	dispatched bool    // the last event was dispatched at its data line (see early)
 }
 
 // Sniff makes the Reader check that the body is an event stream, for a
@@ -143,7 +146,9 @@ func lineEnd(data []byte) (end, next int) {
 }
 
 // Next returns the data of the next event, valid until the following call.
-// Multi-line data is joined with newlines; comments, ids and retry fields
+// Multi-line data is joined with newlines, but in a body that sends one
+// data line per event and no blank line (see framing), where each line is
+// an event; comments, ids and retry fields
 // are skipped, and so are events whose data is blank (see blank). An
 // event's name is skipped too, but for "error" (see ErrorEvent), whose
 // comments are its data when it has none (see noted). At the end of the
@@ -163,6 +168,9 @@ func (r *Reader) Next() ([]byte, error) {
 	}
 	for r.sc.Scan() {
 		line := r.sc.Bytes()
+		name, value, _ := bytes.Cut(line, []byte{':'})
+		r.learn(line, name)
+		r.dispatched = false
 		if len(line) == 0 {
 			if r.has && !blank(r.data) {
 				return r.data, nil
@@ -176,7 +184,6 @@ func (r *Reader) Next() ([]byte, error) {
 		if el := errorLine(line); el != nil {
 			return nil, el
 		}
-		name, value, _ := bytes.Cut(line, []byte{':'})
 		if r.sniff {
 			if !isField(name) {
 				r.data = append(r.data[:0], line...)
@@ -202,6 +209,10 @@ func (r *Reader) Next() ([]byte, error) {
 		}
 		if string(name) != "data" {
 			continue
+		}
+		if r.early(value) {
+			r.data, r.dispatched = append(r.data, value...), true
+			return r.data, nil
 		}
 		if len(r.data)+1+len(value) > r.max {
 			return nil, ErrEventTooLong

@@ -1,0 +1,48 @@
+package sse
+
+import (
+	"io"
+	"strings"
+	"testing"
+)
+
+// TestLineFraming: a body that ends each event with one line break and no
+// blank line (the api_like_OAI.py proxy of llama.cpp's 2023 server and its
+// forks, PowerInfer's among them) reads one event per data line, each as
+// it arrives; a body of the format's framing reads as the format says, a
+// later event of two data lines joined.
+func TestLineFraming(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		body string
+		data []string
+	}{
+		{"one line each", "data: {\"a\": 1}\ndata: {\"b\": 2}\ndata: {\"c\": 3}\n", []string{`{"a": 1}`, `{"b": 2}`, `{"c": 3}`}},
+		{"one line each, [DONE]", "data: {\"a\":1}\ndata: [DONE]\n", []string{`{"a":1}`, "[DONE]"}},
+		{"blank lines", "data: {\"a\":1}\n\ndata: {\"b\":\ndata: 2}\n\n", []string{`{"a":1}`, "{\"b\":\n2}"}},
+		{"blank lines, joined later", "data: {\"a\":1}\n\ndata: {\"b\":2}\ndata: {\"c\":3}\n\n", []string{`{"a":1}`, "{\"b\":2}\n{\"c\":3}"}},
+		{"an id before the blank line", "data: {\"a\":1}\nid: 7\n\ndata: {\"b\":2}\n\n", []string{`{"a":1}`, `{"b":2}`}},
+		{"a first event of two lines", "data: {\"a\":\ndata: 1}\n\ndata: {\"b\":2}\n\n", []string{"{\"a\":\n1}", `{"b":2}`}},
+	} {
+		got, err := readAll(NewReader(strings.NewReader(tc.body), 1<<10))
+		if err != io.EOF || strings.Join(got, "|") != strings.Join(tc.data, "|") {
+			t.Errorf("%s: events %q, %v, want %q, io.EOF", tc.name, got, err, tc.data)
+		}
+	}
+}
+
+// TestLineFramingAtOnce: an event of a body of one line per event is
+// returned when its line arrives, not when the next one does.
+func TestLineFramingAtOnce(t *testing.T) {
+	p := &pieces{[]string{"data: {\"a\":1}\n", "data: {\"b\":2}\n", "data: {\"c\":3}\n"}}
+	r := NewReader(p, 1<<10)
+	for i, want := range []string{`{"a":1}`, `{"b":2}`, `{"c":3}`} {
+		data, err := r.Next()
+		if err != nil || string(data) != want {
+			t.Fatalf("Next() = %q, %v, want %q", data, err, want)
+		}
+		if reads := 3 - len(p.rest); reads != i+1 {
+			t.Errorf("event %d came after %d reads, want %d", i, reads, i+1)
+		}
+	}
+}
