@@ -176,6 +176,8 @@ func (r completion) Decode(data []byte) (Event, error) {
 		// LlamaCppEvent): the chunk its event says, its own id and
 		// creation time left out, as it has none.
 		data = ev.Completion("", r.Model(), 0, false)
+	} else if chunk, ok := writerValue(data, r.Model()); ok {
+		data = chunk // Writer's own format (see writerValue)
 	}
 	comp := new(openai.Completion)
 	if err := unmarshal(data, comp); err != nil {

@@ -1,0 +1,48 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Writer's own text-generation format.
+//
+// Writer's /v1/completions streams each event as {"value": <text>}, the
+// first value "", with no choices, no finish reason, no usage and no
+// [DONE] (dev.writer.com/home/streaming; writer/writer-python
+// src/writerai/types/completion_chunk.py, CompletionChunk). openai-go
+// reads each as a completion without choices, and a caller got no text.
+// The client reads each as the chunk of text it holds; as nothing marks
+// the answer's end, a body that ends after it still reads as cut.
+
+// writerValuePrefix is how every event of Writer's format begins.
+var writerValuePrefix = []byte(`{"value":`)
+
+// writerValue returns the completion chunk that data, an event of
+// Writer's own format, says: its value as the text of choice 0. ok is
+// false for any other event, at the cost of one prefix comparison.
+func writerValue(data []byte, model string) (chunk []byte, ok bool) {
+	if !bytes.HasPrefix(data, writerValuePrefix) {
+		return nil, false
+	}
+	var ev struct {
+		Value *string `json:"value"`
+	}
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(data, &keys) != nil || len(keys) != 1 || json.Unmarshal(data, &ev) != nil || ev.Value == nil {
+		return nil, false
+	}
+	type choice struct {
+		Index        int     `json:"index"`
+		Text         string  `json:"text"`
+		FinishReason *string `json:"finish_reason"`
+		Logprobs     any     `json:"logprobs"`
+	}
+	c := struct {
+		Object  string   `json:"object"`
+		Model   string   `json:"model"`
+		Choices []choice `json:"choices"`
+	}{Object: "text_completion", Model: model, Choices: []choice{{Text: *ev.Value}}}
+	b, err := json.Marshal(c)
+	return b, err == nil
+}
