@@ -90,7 +90,7 @@ func (r chat) Decode(data []byte) (Event, error) {
 	if err := unmarshal(data, c); err != nil {
 		return Event{}, malformed(data, err)
 	}
-	if s := rawError(data, c.JSON.ExtraFields["error"].Raw(), c.JSON.Object.Raw()); s != nil {
+	if s := rawError(data, c.JSON.ExtraFields["error"].Raw(), c.JSON.Object.Raw()); s != nil && !hostedToolEvent(data) {
 		return Event{}, serverError(s)
 	}
 	if s := codeError(c.JSON.ExtraFields, len(c.Choices)); s != nil {
