@@ -33,10 +33,12 @@ func (r *Reader) early(value []byte) bool {
 
 // learn fixes the body's framing from the line after an event dispatched
 // at its data line (see early): a blank line is the format's framing, a
-// data line one line per event; any other field leaves it unknown.
+// data line one line per event; any other field leaves it unknown. Only
+// that line calls it.
 func (r *Reader) learn(line []byte, name []byte) {
+	r.dispatched = false
 	switch {
-	case r.framing != framingUnknown || !r.dispatched:
+	case r.framing != framingUnknown:
 	case len(line) == 0:
 		r.framing = framingBlank
 	case string(name) == "data":

@@ -46,3 +46,21 @@ func TestLineFramingAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNext: the cost of one event of a body of the format's framing
+// (a chat chunk a data line and a blank line), which the framing check
+// must leave as it was.
+func BenchmarkNext(b *testing.B) {
+	const event = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" token\"},\"finish_reason\":null}]}\n\n"
+	body := strings.Repeat(event, 1024)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := NewReader(strings.NewReader(body), 1<<16)
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+		}
+	}
+}

@@ -169,8 +169,9 @@ func (r *Reader) Next() ([]byte, error) {
 	for r.sc.Scan() {
 		line := r.sc.Bytes()
 		name, value, _ := bytes.Cut(line, []byte{':'})
-		r.learn(line, name)
-		r.dispatched = false
+		if r.dispatched {
+			r.learn(line, name)
+		}
 		if len(line) == 0 {
 			if r.has && !blank(r.data) {
 				return r.data, nil
