@@ -25,6 +25,9 @@ import (
 // inside its stream, decoded as apiErr, carries in its own words; 0 if it
 // carries none.
 func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
+	if mistralRsOutOfCache(e) {
+		return 0
+	}
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
 		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw))
@@ -389,6 +392,21 @@ func mistralRsStatus(raw string, e *openai.Error) int {
 		}
 	}
 	return 0
+}
+
+// mistralRsOutOfCache reports whether e is mistral.rs's paged-attention
+// scheduler finding no KV cache blocks for a prompt that fits the
+// cache's capacity, even after preempting every running sequence
+// (mistralrs-core/src/paged_attention/scheduler.rs, the "cache_exhausted"
+// rejection since EricLBuehler/mistral.rs#2389): the server's memory,
+// not the request. Its Responses stream sends it as every
+// Response::ValidationError, an error event of type "validation_error"
+// (mistralrs-server-core/src/responses.rs, OpenResponsesStreamer), the
+// type a refused request's 400 has (typeStatus); only the words tell it.
+// Its chat stream types it "server_error", which counts already.
+func mistralRsOutOfCache(e *codec.ServerError) bool {
+	return e.Type == "validation_error" && strings.HasPrefix(e.Message, "Sequence ") &&
+		strings.HasSuffix(e.Message, " KV cache exhausted even after preempting all running sequences.")
 }
 
 // faultTypes are the types, each an OpenAI error code's name, by which a

@@ -50,9 +50,10 @@ func (e *Error) Unwrap() error { return e.Err }
 // error_type sent beside a bare message string, as TGI's router writes
 // its errors ({"error": string, "error_type": …},
 // huggingface/text-generation-inference router/src/server.rs, kept by
-// LoRAX): its name for the kind of error, from which the status of the
-// answer it would have made before its stream began is known; with no
-// Raw, BaseRespType marks MiniMax's base_resp.
+// LoRAX), or the type of a Responses error event's nested error: its
+// name for the kind of error, from which the status of the answer it
+// would have made before its stream began is known; with no Raw,
+// BaseRespType marks MiniMax's base_resp.
 type ServerError struct {
 	Raw                  string
 	Code, Message, Param string

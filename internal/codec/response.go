@@ -245,7 +245,10 @@ func deltaText(ev *responses.ResponseStreamEventUnion) {
 // message and param, at the event's top level as the API reference
 // documents them, or nested in an "error" object as OpenAI's and Azure's
 // servers send them (openai/openai-dotnet#881, openai/openai-node#2021);
-// data is the event's JSON.
+// data is the event's JSON. A nested error's type is its Type too, and
+// its Code when it has none: mistral.rs names a request it refuses only
+// so, {"error":{"type":"validation_error","message":…}} with no code
+// (mistralrs-server-core/src/responses.rs, OpenResponsesStreamer).
 func errorEvent(ev *responses.ResponseStreamEventUnion, data []byte) *ServerError {
 	e := &ServerError{Code: ev.Code, Message: ev.Message, Param: ev.Param}
 	if e.Message != "" || e.Code != "" {
@@ -259,8 +262,9 @@ func errorEvent(ev *responses.ResponseStreamEventUnion, data []byte) *ServerErro
 	}
 	nested := outer.Error
 	e.Code, e.Message, e.Param = stringOf(nested.Code), stringOf(nested.Message), stringOf(nested.Param)
+	e.Type = stringOf(nested.Type)
 	if e.Code == "" {
-		e.Code = stringOf(nested.Type)
+		e.Code = e.Type
 	}
 	return e
 }
