@@ -132,6 +132,7 @@ func (a *Accumulator) Add(ev *Event) bool {
 	}
 	if serverToolResult(c) {
 		a.ranTools = true
+		a.tools.NextRound()
 	}
 	add, ok := a.tools.Rewrite(c)
 	if !ok {

@@ -3,6 +3,9 @@ package codec
 import (
 	"encoding/json"
 	"errors"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
@@ -80,5 +83,33 @@ func TestServerRanTools(t *testing.T) {
 		if got := a.Completion().Choices[0].FinishReason; got != tt.want {
 			t.Errorf("%s: finish reason = %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestServerToolRounds: LocalAI runs the model again after each round of
+// its own MCP calls, in the same stream, and numbers each round's calls
+// from index 0 under the same ids (the request's id and the index). Each
+// round's call is a call of its own, its arguments whole; before, the
+// second round's arguments were appended to the first's.
+func TestServerToolRounds(t *testing.T) {
+	call := func(args string) string {
+		return `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"c-0","type":"function","function":{"name":"search","arguments":""}}]}}]}` +
+			"\n" + `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"c-0","type":"function","function":{"arguments":` + strconv.Quote(args) + `}}]}}]}`
+	}
+	result := `{"name":"search","result":"none","type":"mcp_tool_result"}`
+	var a Accumulator
+	for _, data := range strings.Split(call(`{"q":"a"}`)+"\n"+result+"\n"+call(`{"q":"b"}`)+"\n"+result, "\n") {
+		var c openai.ChatCompletionChunk
+		if err := json.Unmarshal([]byte(data), &c); err != nil {
+			t.Fatal(err)
+		}
+		a.Add(&Event{Chunk: &c, ToolCall: len(c.Choices) > 0})
+	}
+	var got []string
+	for _, tc := range a.Completion().Choices[0].Message.ToolCalls {
+		got = append(got, tc.Function.Name+tc.Function.Arguments)
+	}
+	if want := []string{`search{"q":"a"}`, `search{"q":"b"}`}; !slices.Equal(got, want) {
+		t.Errorf("tool calls = %q, want %q", got, want)
 	}
 }

@@ -158,3 +158,17 @@ func (ct *choiceTools) place(d openai.ChatCompletionChunkChoiceDeltaToolCall) (o
 	s.name += d.Function.Name
 	return d, true
 }
+
+// NextRound makes every later tool-call delta start a call of its own,
+// after the calls so far, whatever its index or id: the server ran the
+// calls so far itself and runs the model again in the same stream (see
+// serverToolResult). LocalAI numbers each round's calls from index 0
+// under ids made of the request's id and that index
+// (core/http/endpoints/openai/chat.go, ChatEndpoint's MCP stream loop;
+// chat_emit.go, buildDeferredToolCallChunks), so that a second round's
+// call would have gone to the first's, its arguments appended.
+func (t ToolSlots) NextRound() {
+	for _, ct := range t {
+		ct.slot, ct.byID = nil, nil
+	}
+}
