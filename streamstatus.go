@@ -30,7 +30,7 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	}
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
-		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw))
+		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr))
 }
 
 // starletteStatus returns the request error's status, 400 to 499, that
@@ -407,6 +407,31 @@ func mistralRsStatus(raw string, e *openai.Error) int {
 func mistralRsOutOfCache(e *codec.ServerError) bool {
 	return e.Type == "validation_error" && strings.HasPrefix(e.Message, "Sequence ") &&
 		strings.HasSuffix(e.Message, " KV cache exhausted even after preempting all running sequences.")
+}
+
+// compressionStatus returns the status, 400 to 599, that e, an error a
+// server sent inside its stream typed "context_compression_error", names
+// at the start of its message as Echo's HTTPError writes itself:
+// "code=413, message=…". LocalAI compresses a chat's conversation again
+// after each round of its own MCP calls, inside the 200 stream, and
+// writes a failure so (core/http/endpoints/openai/chat.go, ChatEndpoint);
+// before a stream the same failure is the answer's status
+// (core/http/middleware/compression.go, CompressChatRequest): 413 for a
+// conversation over the model's context even compressed, the request's,
+// 500 for a compressor that failed. With a request error's status, the
+// refusal counts as the request's, not the server's (see
+// excludedFromBreaker). 0 for any other error.
+func compressionStatus(e *openai.Error) int {
+	const prefix = "code="
+	m := e.Message
+	if e.Type != "context_compression_error" || !strings.HasPrefix(m, prefix) || len(m) < len(prefix)+4 || m[len(prefix)+3] != ',' {
+		return 0
+	}
+	s, err := strconv.Atoi(m[len(prefix) : len(prefix)+3])
+	if err != nil || s < 400 || s > 599 {
+		return 0
+	}
+	return s
 }
 
 // faultTypes are the types, each an OpenAI error code's name, by which a
