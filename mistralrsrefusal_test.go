@@ -18,3 +18,15 @@ import (
 func TestMistralRsRefusalInStream(t *testing.T) {
 	wantRelayedRefusal(t, "mistralrs-prompt-too-long-error-event", "mistralrs-model-error-mid-stream", http.StatusBadRequest)
 }
+
+// TestMistralRsOverCapacityInStream replays mistral.rs's paged-attention
+// scheduler refusing a prompt larger than its whole KV cache, which no
+// request to that server can fit, since #2389 up front
+// (mistralrs-core/src/paged_attention/scheduler.rs,
+// reject_front_of_waiting "over_total_capacity"), as the same
+// "server_error" event: the request's, 400, as a prompt over the model's
+// sequence length is; a Router goes on and its breaker stays closed.
+// Before, the status was 200 and the breaker opened after 5 such calls.
+func TestMistralRsOverCapacityInStream(t *testing.T) {
+	wantRelayedRefusal(t, "mistralrs-kv-capacity-exceeded-error-event", "mistralrs-model-error-mid-stream", http.StatusBadRequest)
+}

@@ -391,7 +391,22 @@ func mistralRsStatus(raw string, e *openai.Error) int {
 			return http.StatusBadRequest
 		}
 	}
+	if mistralRsOverCapacity(e.Message) {
+		return http.StatusBadRequest
+	}
 	return 0
+}
+
+// mistralRsOverCapacity reports whether m is the words with which
+// mistral.rs's paged-attention scheduler refuses a prompt of more tokens
+// than its whole KV cache holds, which no request to that server can fit
+// (mistralrs-core/src/paged_attention/scheduler.rs, the
+// "over_total_capacity" rejection since EricLBuehler/mistral.rs#2389):
+// "Sequence <id> with <n> tokens exceeds the total KV cache capacity of
+// <c> tokens.", the request's size as a prompt over the model's sequence
+// length is.
+func mistralRsOverCapacity(m string) bool {
+	return strings.HasPrefix(m, "Sequence ") && strings.Contains(m, " exceeds the total KV cache capacity of ")
 }
 
 // mistralRsOutOfCache reports whether e is mistral.rs's paged-attention
