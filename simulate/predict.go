@@ -60,8 +60,11 @@ type Prediction struct {
 	E2E time.Duration
 	// TPS is one stream's decode rate, 1 / TPOT; zero for one output token.
 	TPS float64
-	// AggregateTPS is all output tokens over the time the last request
-	// finished.
+	// AggregateTPS is all output tokens over the run's length: the time
+	// the last request finished, or, with Scenario.Spread, the longest
+	// time one client was busy (from its first request's arrival to its
+	// last one's end), as in the real run whose clients all start at once
+	// and whose spread phases come from jitter, not from a late start.
 	AggregateTPS float64
 	// Bound says whether the steady decode step is memory- or
 	// compute-bound.
@@ -200,6 +203,7 @@ func predictSpaced(d Deployment, s Scenario, gap time.Duration, seed uint64) (Pr
 	// Sum the figures as the run goes rather than keep every chunk time:
 	// a large scenario would otherwise hold millions of them.
 	type summary struct {
+		client      int
 		arrived     time.Duration
 		first, last time.Duration
 		chunks      int
@@ -207,7 +211,7 @@ func predictSpaced(d Deployment, s Scenario, gap time.Duration, seed uint64) (Pr
 	}
 	sums := make([]summary, total)
 	p := Prediction{Deployment: d, Scenario: s}
-	closedLoop(e, s.Concurrency, total, gap, seed, req, func(i int, at time.Duration) { sums[i].arrived = at }, func(i int, em Emission) {
+	closedLoop(e, s.Concurrency, total, gap, seed, req, func(i, client int, at time.Duration) { sums[i].arrived, sums[i].client = at, client }, func(i int, em Emission) {
 		r := &sums[i]
 		if em.First {
 			p.Queue += em.Queue
@@ -219,16 +223,26 @@ func predictSpaced(d Deployment, s Scenario, gap time.Duration, seed uint64) (Pr
 		r.tokens += em.Tokens
 	})
 	var tokens int
-	var last, itlSum time.Duration
+	var itlSum time.Duration
 	var itlN int
+	// Each client's busy span: the first arrival and the last end of its
+	// requests.
+	spans := make([][2]time.Duration, min(s.Concurrency, total))
+	for i := range spans {
+		spans[i][0] = -1
+	}
 	for _, r := range sums {
+		sp := &spans[r.client]
+		if sp[0] < 0 || r.arrived < sp[0] {
+			sp[0] = r.arrived
+		}
+		sp[1] = max(sp[1], r.last)
 		p.TTFT += r.first - r.arrived
 		p.E2E += r.last - r.arrived
 		if r.tokens > 1 {
 			p.TPOT += (r.last - r.first) / time.Duration(r.tokens-1)
 		}
 		tokens += r.tokens
-		last = max(last, r.last)
 		if r.chunks > 1 {
 			itlSum += r.last - r.first
 			itlN += r.chunks - 1
@@ -242,8 +256,12 @@ func predictSpaced(d Deployment, s Scenario, gap time.Duration, seed uint64) (Pr
 	if p.TPOT > 0 {
 		p.TPS = 1 / p.TPOT.Seconds()
 	}
-	if last > 0 {
-		p.AggregateTPS = float64(tokens) / last.Seconds()
+	var wall time.Duration
+	for _, sp := range spans {
+		wall = max(wall, sp[1]-sp[0])
+	}
+	if wall > 0 {
+		p.AggregateTPS = float64(tokens) / wall.Seconds()
 	}
 
 	batch := min(s.Concurrency, d.MaxRunning)
@@ -263,14 +281,17 @@ func predictSpaced(d Deployment, s Scenario, gap time.Duration, seed uint64) (Pr
 // done. With gap > 0 the clients after the first start at random times
 // (drawn from seed) spread uniformly over clients·gap, the phases of a long
 // run whose clients and server jitter; otherwise all start at once.
-// arrived receives each request's index and arrival time, emit each
-// emission with its request's index.
-func closedLoop(e *Engine, clients, total int, gap time.Duration, seed uint64, req Request, arrived func(i int, at time.Duration), emit func(i int, em Emission)) {
+// arrived receives each request's index, the index of the client that
+// sent it (0 to clients−1) and its arrival time, emit each emission with
+// its request's index.
+func closedLoop(e *Engine, clients, total int, gap time.Duration, seed uint64, req Request, arrived func(i, client int, at time.Duration), emit func(i int, em Emission)) {
 	next := 0
-	add := func(at time.Duration) {
+	owner := make([]int, total) // the client that sent each request
+	add := func(client int, at time.Duration) {
 		r := req
 		r.ID = uint64(next)
-		arrived(next, at)
+		owner[next] = client
+		arrived(next, client, at)
 		e.Add(at, &r)
 		next++
 	}
@@ -285,10 +306,10 @@ func closedLoop(e *Engine, clients, total int, gap time.Duration, seed uint64, r
 		slices.Sort(starts)
 	}
 	for begun < clients && (gap == 0 || begun == 0) {
-		add(0)
+		add(begun, 0)
 		begun++
 	}
-	var ended []time.Duration
+	var ended []Emission
 	for {
 		at, ok := e.Next()
 		if begun < clients {
@@ -299,7 +320,7 @@ func closedLoop(e *Engine, clients, total int, gap time.Duration, seed uint64, r
 						emit(int(em.ID), em)
 					}
 				})
-				add(start)
+				add(begun, start)
 				begun++
 				continue
 			}
@@ -313,12 +334,12 @@ func closedLoop(e *Engine, clients, total int, gap time.Duration, seed uint64, r
 				emit(int(em.ID), em)
 			}
 			if em.Done {
-				ended = append(ended, em.At)
+				ended = append(ended, em)
 			}
 		})
-		for _, t := range ended {
+		for _, em := range ended {
 			if next < total {
-				add(t)
+				add(owner[em.ID], em.At)
 			}
 		}
 	}
