@@ -53,6 +53,11 @@ type fidelityRow struct {
 	// (TurboMind of LMDeploy v0.1) or reaches the caller only after it
 	// (SGLang's overlap scheduler without CUDA graphs).
 	FirstTokenFromDecode bool `json:"first_token_from_decode"`
+	// FirstWaveTogether sets Scenario.FirstWaveTogether on a load-curve
+	// point: its benchmark sent the first wave of Concurrency requests at
+	// once and measured every request (vllm bench serve at an infinite
+	// request rate behind --max-concurrency).
+	FirstWaveTogether bool `json:"first_wave_together"`
 	// Group, when set, is the unit the row is left out with instead of its
 	// source: the versions of one vendor's benchmark page share their
 	// method and their authors, and are not independent of each other.
@@ -164,7 +169,7 @@ func (r fidelityRow) sample(t *testing.T) classSample {
 		d.Runtime = RuntimeEager
 	}
 	return classSample{d: d, obs: Observation{
-		Scenario: Scenario{PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens, Concurrency: r.Concurrency, Requests: r.Requests, Spread: r.Curve != ""},
+		Scenario: Scenario{PromptTokens: r.PromptTokens, OutputTokens: r.OutputTokens, Concurrency: r.Concurrency, Requests: r.Requests, Spread: r.Curve != "", FirstWaveTogether: r.FirstWaveTogether},
 		Metric:   Metric(r.Metric), Value: r.Measured,
 	}}
 }

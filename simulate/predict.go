@@ -36,6 +36,13 @@ type Scenario struct {
 	// prefills and queue behind it). The zero value starts them together,
 	// the worst case for the first token.
 	Spread bool
+	// FirstWaveTogether, with Spread and more Requests than Concurrency,
+	// counts the run's first wave as sent: all Concurrency requests at
+	// once at the start (what vllm bench serve does behind its
+	// --max-concurrency limit at an infinite request rate, and every
+	// request it sends is measured), the rest at the steady state's random
+	// phases. The per-request figures weigh that burst's requests in.
+	FirstWaveTogether bool
 }
 
 // Prediction is Predict's breakdown. Per-request figures are means over the
@@ -134,12 +141,46 @@ func Predict(d Deployment, s Scenario) (Prediction, error) {
 		p.E2E += q.E2E / spreadDraws
 		agg += q.AggregateTPS / spreadDraws
 	}
+	if s.FirstWaveTogether && s.Requests > s.Concurrency {
+		late, err := p.weighFirstWave(d, s)
+		if err != nil {
+			return Prediction{}, err
+		}
+		// The burst holds each client back by its first request's
+		// extra wait, and the run by as much.
+		if tokens := float64(s.Requests) * float64(s.OutputTokens); agg > 0 {
+			agg = tokens / (tokens/agg + late.Seconds())
+		}
+	}
 	if p.TPOT > 0 {
 		tps = 1 / p.TPOT.Seconds()
 	}
 	p.TPS, p.AggregateTPS = tps, agg
 	p.Arithmetic = p.explain(e)
 	return p, nil
+}
+
+// weighFirstWave replaces the share of p's per-request means that the
+// first wave of the checked, spread scenario s holds (Concurrency of its
+// Requests) with the figures of that wave sent together on d: the burst a
+// closed loop starts with when its clients all begin at once. It returns
+// how much later, on the mean, the burst gives a client its first token.
+func (p *Prediction) weighFirstWave(d Deployment, s Scenario) (late time.Duration, err error) {
+	wave := s
+	wave.Requests, wave.Spread, wave.FirstWaveTogether = 0, false, false
+	w, _, err := predictSpaced(d, wave, 0, 0)
+	if err != nil {
+		return 0, err
+	}
+	late = max(w.TTFT-p.TTFT, 0)
+	c, n := time.Duration(s.Concurrency), time.Duration(s.Requests)
+	for _, f := range []struct{ got, wave *time.Duration }{
+		{&p.Queue, &w.Queue}, {&p.Prefill, &w.Prefill}, {&p.TTFT, &w.TTFT},
+		{&p.ITL, &w.ITL}, {&p.TPOT, &w.TPOT}, {&p.E2E, &w.E2E},
+	} {
+		*f.got += (*f.wave - *f.got) * c / n
+	}
+	return late, nil
 }
 
 // resolved returns s with its defaults filled in (1,000 prompt tokens,
