@@ -55,8 +55,9 @@ type StepCost struct {
 	Memory time.Duration
 	// Compute is FLOPs / (rate · MFU).
 	Compute time.Duration
-	// Overhead is the fixed step overhead plus tensor-parallel all-reduces
-	// (their latency and their bytes over the peer link).
+	// Overhead is the fixed step overhead, the host time of each decoding
+	// sequence, and tensor-parallel all-reduces (their latency and their
+	// bytes over the peer link).
 	Overhead time.Duration
 	// Dequant is the time to unpack weight-only quantised weights on the
 	// vector units (see Time for what it overlaps).
@@ -80,14 +81,15 @@ type costModel struct {
 	head       float64 // of them, the output projection's (logits)
 	perPair    float64 // attention FLOPs per (query, key) pair, over the attention efficiency
 	overhead   time.Duration
-	arPerToken float64 // seconds of all-reduce traffic per token of a step
-	dequant    float64 // seconds per streamed weight byte to dequantise
-	tile       float64 // seconds per streamed weight byte per prompt token to unpack again per tile of rows
-	fused      bool    // dequantization runs beside the matrix units, hidden behind them
-	draft      float64 // 1 + k·DraftCost
-	ridge      float64 // smooth-roofline exponent; ≤ 0: plain max
-	prefill    float64 // ridge for a step that prefills
-	dense      float64 // streamed weight bytes of a dense model; 0 for MoE
+	perSeq     time.Duration // host time per decoding sequence
+	arPerToken float64       // seconds of all-reduce traffic per token of a step
+	dequant    float64       // seconds per streamed weight byte to dequantise
+	tile       float64       // seconds per streamed weight byte per prompt token to unpack again per tile of rows
+	fused      bool          // dequantization runs beside the matrix units, hidden behind them
+	draft      float64       // 1 + k·DraftCost
+	ridge      float64       // smooth-roofline exponent; ≤ 0: plain max
+	prefill    float64       // ridge for a step that prefills
+	dense      float64       // streamed weight bytes of a dense model; 0 for MoE
 }
 
 func newCostModel(d Deployment) costModel {
@@ -102,6 +104,7 @@ func newCostModel(d Deployment) costModel {
 		head:       min(d.Model.headFLOPs(), d.Model.FLOPsPerToken()),
 		perPair:    d.Model.AttentionFLOPsPerPair() / orF(d.Attention, 1),
 		overhead:   max(d.StepOverhead, 0),
+		perSeq:     max(d.SeqOverhead, 0),
 		draft:      1 + float64(d.Speculation.DraftTokens)*d.Speculation.DraftCost,
 		ridge:      d.Ridge,
 		prefill:    d.PrefillRidge,
@@ -130,7 +133,7 @@ func newCostModel(d Deployment) costModel {
 // step prices one forward step.
 func (c *costModel) step(l Load) StepCost {
 	tokens := l.DecodeTokens + l.PrefillTokens
-	s := StepCost{Overhead: c.overhead + seconds(c.arPerToken*float64(tokens))}
+	s := StepCost{Overhead: c.overhead + time.Duration(l.DecodeSeqs)*c.perSeq + seconds(c.arPerToken*float64(tokens))}
 	if l.PrefillTokens > 0 {
 		s.Overhead += max(c.d.PrefillOverhead, 0)
 	}

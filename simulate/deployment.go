@@ -76,6 +76,10 @@ type Efficiency struct {
 	// PrefillOverhead is the extra host time of a step that prefills
 	// (kernels launched one by one outside a CUDA graph).
 	PrefillOverhead time.Duration
+	// SeqOverhead is the host time per decoding sequence of a step
+	// (scheduling it, turning its token into output), on top of
+	// StepOverhead.
+	SeqOverhead time.Duration
 	// tileDequant is the vector FLOPs per weight per prompt token that a
 	// weight-only GEMM spends unpacking each weight again for every tile
 	// of token rows (see classParams.TileDequant and MetalTileDequant),
@@ -175,7 +179,8 @@ type Deployment struct {
 	// MFU overrides the runtime's FLOPs utilisation; zero keeps it.
 	MFU float64
 	// StepOverhead overrides the runtime's fixed time per step; zero keeps
-	// it, negative means none.
+	// it, negative means no host time at all: none per step, and none per
+	// sequence unless SeqOverhead is set.
 	StepOverhead time.Duration
 	// AllReduce overrides the runtime's tensor-parallel all-reduce latency;
 	// zero keeps it, negative means no all-reduce cost at all (neither
@@ -203,6 +208,10 @@ type Deployment struct {
 	// PrefillOverhead overrides the extra host time of a step that
 	// prefills; zero keeps the class default, negative means none.
 	PrefillOverhead time.Duration
+	// SeqOverhead overrides the host time per decoding sequence of a step
+	// (see Efficiency.SeqOverhead); zero keeps the class default, negative
+	// means none.
+	SeqOverhead time.Duration
 	// FirstTokenFromDecode makes a prompt's first token the output of the
 	// decode step after its prefill, not of the prefill's last step: the
 	// engine prefills every prompt token but the last, and the last one
@@ -274,6 +283,10 @@ func (d Deployment) resolvedWith(p classParams) (Deployment, error) {
 	d.PrefillRidge = orF(d.PrefillRidge, orF(d.Ridge, def.PrefillRidge))
 	d.Ridge = orF(d.Ridge, def.Ridge)
 	d.PrefillOverhead = orD(d.PrefillOverhead, def.PrefillOverhead)
+	if d.StepOverhead < 0 && d.SeqOverhead == 0 {
+		d.SeqOverhead = -1 // no host time at all
+	}
+	d.SeqOverhead = orD(d.SeqOverhead, def.SeqOverhead)
 	d.tileDequant = orF(d.tileDequant, def.tileDequant)
 	return d.resolveRest()
 }

@@ -74,6 +74,6 @@ func ExampleEngine() {
 	// Output:
 	// 17.7ms: request 1 +1 token(s) first=true done=false queue=0s
 	// 24.7ms: request 1 +1 token(s) first=false done=false queue=0s
-	// 31.6ms: request 1 +1 token(s) first=false done=true queue=0s
-	// 49.3ms: request 2 +1 token(s) first=true done=true queue=31.6ms
+	// 31.7ms: request 1 +1 token(s) first=false done=true queue=0s
+	// 49.4ms: request 2 +1 token(s) first=true done=true queue=31.7ms
 }
