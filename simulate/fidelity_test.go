@@ -58,6 +58,10 @@ type fidelityRow struct {
 	// once and measured every request (vllm bench serve at an infinite
 	// request rate behind --max-concurrency).
 	FirstWaveTogether bool `json:"first_wave_together"`
+	// Note, when set, says why the model misses the row where the cause
+	// is outside what it simulates (a host or front end the source does
+	// not describe); the row stays in every summary.
+	Note string `json:"note"`
 	// Group, when set, is the unit the row is left out with instead of its
 	// source: the versions of one vendor's benchmark page share their
 	// method and their authors, and are not independent of each other.
