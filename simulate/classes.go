@@ -105,9 +105,8 @@ type classParams struct {
 	// (vllm/v1/core/sched/scheduler.py, Scheduler.schedule and
 	// update_from_output, appending each request's token and checking its
 	// stop conditions), and the front end turns each request's new token
-	// into output (vllm/v1/engine/output_processor.py,
-	// OutputProcessor.process_outputs: detokenising, building the
-	// request's output), so a step of B sequences costs B times it on top
+	// into output (vllm/v1/engine/output_processor.py, OutputProcessor:
+	// detokenising, building each request's output), so a step of B sequences costs B times it on top
 	// of Fixed. Held at 18 µs, its fit with a prior of 20 µs at an
 	// earlier stop (BENCHMARKS.md, "Latency model: hardware from flags,
 	// load curves, …"), not refitted: no fitted row is a load whose batch

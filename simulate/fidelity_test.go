@@ -578,7 +578,10 @@ func TestFidelity(t *testing.T) {
 // sources disagree by 40-60 % with each other, and llama.cpp's prefill on
 // MI300X, the one row of its kind, is +89 % without its source); decode
 // rows 11.3 % and 89 % (TGI 1.0.3 on eight A100s is slower than on eight
-// A10Gs); load curves 15.8 %. On the rows held out of every fit that no
+// A10Gs); load curves 14.1 % (15.8 % before a spread run counted its
+// clients' busy time, vllm bench serve's first wave and the host time per
+// decoding sequence; BENCHMARKS.md, "Latency model under load"). On the
+// rows held out of every fit that no
 // fitted source shares a method with, under the shipped parameters: first
 // token 24.8 % and 60 % within 30 % over 47 rows from 16 sources, decode
 // 10.4 % and 77 % over 74 rows from 22 sources, since twenty rows of

@@ -266,18 +266,9 @@ func predictSpaced(d Deployment, s Scenario, gap time.Duration, seed uint64) (Pr
 	var tokens int
 	var itlSum time.Duration
 	var itlN int
-	// Each client's busy span: the first arrival and the last end of its
-	// requests.
-	spans := make([][2]time.Duration, min(s.Concurrency, total))
-	for i := range spans {
-		spans[i][0] = -1
-	}
+	spans := newClientSpans(min(s.Concurrency, total))
 	for _, r := range sums {
-		sp := &spans[r.client]
-		if sp[0] < 0 || r.arrived < sp[0] {
-			sp[0] = r.arrived
-		}
-		sp[1] = max(sp[1], r.last)
+		spans.add(r.client, r.arrived, r.last)
 		p.TTFT += r.first - r.arrived
 		p.E2E += r.last - r.arrived
 		if r.tokens > 1 {
@@ -297,11 +288,7 @@ func predictSpaced(d Deployment, s Scenario, gap time.Duration, seed uint64) (Pr
 	if p.TPOT > 0 {
 		p.TPS = 1 / p.TPOT.Seconds()
 	}
-	var wall time.Duration
-	for _, sp := range spans {
-		wall = max(wall, sp[1]-sp[0])
-	}
-	if wall > 0 {
+	if wall := spans.longest(); wall > 0 {
 		p.AggregateTPS = float64(tokens) / wall.Seconds()
 	}
 
@@ -315,6 +302,36 @@ func predictSpaced(d Deployment, s Scenario, gap time.Duration, seed uint64) (Pr
 	p.Bound = p.DecodeStep.Bound
 	p.Arithmetic = p.explain(e)
 	return p, e, nil
+}
+
+// clientSpans is each client's busy span in a closed loop: the first
+// arrival and the last end of its requests.
+type clientSpans [][2]time.Duration
+
+func newClientSpans(clients int) clientSpans {
+	c := make(clientSpans, clients)
+	for i := range c {
+		c[i][0] = -1
+	}
+	return c
+}
+
+// add counts a request of client that arrived at arrived and ended at end.
+func (c clientSpans) add(client int, arrived, end time.Duration) {
+	sp := &c[client]
+	if sp[0] < 0 || arrived < sp[0] {
+		sp[0] = arrived
+	}
+	sp[1] = max(sp[1], end)
+}
+
+// longest is the longest time one client was busy.
+func (c clientSpans) longest() time.Duration {
+	var wall time.Duration
+	for _, sp := range c {
+		wall = max(wall, sp[1]-sp[0])
+	}
+	return wall
 }
 
 // closedLoop sends total copies of req from clients clients, each sending
