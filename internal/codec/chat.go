@@ -132,6 +132,7 @@ func (r chat) Decode(data []byte) (Event, error) {
 		}
 		contentParts(&c.Choices[i].Delta)
 		deltaThoughts(&c.Choices[i].Delta)
+		deltaReasoningObject(&c.Choices[i].Delta)
 	}
 	if err := checkChoices(c, r.Choices()); err != nil {
 		return Event{}, err
