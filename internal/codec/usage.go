@@ -112,6 +112,7 @@ func promptWithCache(u openai.CompletionUsage, cached int64) int64 {
 // was asked for: groq/groq-python types/chat/chat_completion_chunk.py).
 func chunkUsage(c *openai.ChatCompletionChunk) (Usage, bool) {
 	if u, ok := usageIn(&c.Usage, c.JSON.Usage.Valid(), c.JSON.ExtraFields); ok {
+		geminiThoughtsApart(c, &u)
 		return u, true
 	}
 	for i := range c.Choices {

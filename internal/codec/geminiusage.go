@@ -1,0 +1,42 @@
+package codec
+
+import (
+	"github.com/openai/openai-go/v3"
+	"github.com/tidwall/gjson"
+)
+
+// providerMetadata is the delta field in which Vercel AI Gateway gives,
+// on the chunk that finishes an answer, the provider's own account of it:
+// for a Gemini model, provider_metadata.google.usageMetadata, Gemini's
+// counts as Vertex AI or Google AI sent them.
+const providerMetadata = "provider_metadata"
+
+// geminiThoughtsApart adds to u, the usage of c, the reasoning tokens its
+// completion_tokens leaves out, where a delta of c gives Gemini's own
+// counts and they say so. Vercel AI Gateway passes Gemini's
+// candidatesTokenCount as completion_tokens and its thoughtsTokenCount as
+// completion_tokens_details.reasoning_tokens, with total_tokens the
+// prompt's and the completion's alone, whereas OpenAI's completion_tokens
+// holds the reasoning (charmbracelet/fantasy
+// providertests/testdata/TestVercelThinking/gemini-3-pro-preview,
+// recorded; ai.google.dev/api/generate-content, UsageMetadata). Where the
+// reasoning tokens are more than the completion's, usageOf has added them
+// already; where they are fewer, only Gemini's counts tell. It is called
+// on a chunk that reports a usage, and looks at its deltas only when the
+// usage has reasoning tokens it did not add.
+func geminiThoughtsApart(c *openai.ChatCompletionChunk, u *Usage) {
+	if u.Reasoning <= 0 || u.Output != c.Usage.CompletionTokens {
+		return
+	}
+	for i := range c.Choices {
+		f, ok := c.Choices[i].Delta.JSON.ExtraFields[providerMetadata]
+		if !ok {
+			continue
+		}
+		m := gjson.Get(f.Raw(), "google.usageMetadata")
+		if m.Get("candidatesTokenCount").Int() == c.Usage.CompletionTokens && m.Get("thoughtsTokenCount").Int() == u.Reasoning {
+			u.Output += u.Reasoning
+		}
+		return
+	}
+}
