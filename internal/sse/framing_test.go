@@ -64,3 +64,32 @@ func BenchmarkNext(b *testing.B) {
 		}
 	}
 }
+
+// TestFieldsAfterData: an event whose whole data line comes before its
+// other fields (the format allows them in any order) and arrives with
+// them reads as the format says: named "error" when an "event: error"
+// line follows its data, with any line ending, and with the blank line
+// that ends it consumed before it is returned.
+func TestFieldsAfterData(t *testing.T) {
+	const data = `{"code":422,"details":"blocked"}`
+	for _, tc := range []struct {
+		name, body string
+		named      bool
+	}{
+		{"event after data", "data: " + data + "\nevent: error\n\n", true},
+		{"event after data, CRLF", "data: " + data + "\r\nevent: error\r\n\r\n", true},
+		{"event after data, CR", "data: " + data + "\revent: error\r\r", true},
+		{"id, then event", "data: " + data + "\nid: 1\nevent: error\n\n", true},
+		{"blank line", "data: " + data + "\n\n", false},
+		{"blank line, CRLF", "data: " + data + "\r\n\r\n", false},
+	} {
+		r := NewReader(strings.NewReader(tc.body), 1<<10)
+		got, err := r.Next()
+		if err != nil || string(got) != data || r.ErrorEvent() != tc.named {
+			t.Errorf("%s: Next() = %q, %v, ErrorEvent() %v, want %q, nil, %v", tc.name, got, err, r.ErrorEvent(), data, tc.named)
+		}
+		if c := r.Consumed(); c != int64(len(tc.body)) {
+			t.Errorf("%s: Consumed() = %d after the event, want %d", tc.name, c, len(tc.body))
+		}
+	}
+}

@@ -57,8 +57,9 @@ type Reader struct {
 	sniff    bool   // the first line must be a field of the format (Sniff)
 	jsonl    bool   // the body is JSON lines, not events (JSONLines)
 
-	framing    framing // how the body separates its events (see framing)
-	dispatched bool    // the last event was dispatched at its data line (see early)
+	framing    framing  // how the body separates its events (see framing)
+	dispatched bool     // the last event was dispatched at its data line (see early)
+	follows    follower // the line after the last, while the framing is unknown (see early)
 }
 
 // Sniff makes the Reader check that the body is an event stream, for a
@@ -97,7 +98,8 @@ func NewReader(r io.Reader, maxLine int) *Reader {
 // Skipped bytes go with the line after them: a split function that
 // advances without a token makes the Scanner read more before it splits
 // what it holds. It counts the bytes it consumes and notes whether the
-// last line ended with a line break.
+// last line ended with a line break, and, while the body's framing is not
+// known, what line the bytes read after it begin (see following).
 func (r *Reader) lines(data []byte, atEOF bool) (advance int, token []byte, err error) {
 	skip := 0
 	switch {
@@ -119,6 +121,9 @@ func (r *Reader) lines(data []byte, atEOF bool) (advance int, token []byte, err 
 	r.consumed += int64(skip + next)
 	r.broken = next > end
 	r.cr = next == end+1 && line[end] == '\r'
+	if r.framing == framingUnknown {
+		r.follows = following(line[next:], r.cr)
+	}
 	return skip + next, line[:end], nil
 }
 
