@@ -98,8 +98,8 @@ func NewReader(r io.Reader, maxLine int) *Reader {
 // Skipped bytes go with the line after them: a split function that
 // advances without a token makes the Scanner read more before it splits
 // what it holds. It counts the bytes it consumes and notes whether the
-// last line ended with a line break, and, while the body's framing is not
-// known, what line the bytes read after it begin (see following).
+// last line ended with a line break, and, while an event stream's framing
+// is not known, what line the bytes read after it begin (see following).
 func (r *Reader) lines(data []byte, atEOF bool) (advance int, token []byte, err error) {
 	skip := 0
 	switch {
@@ -121,7 +121,7 @@ func (r *Reader) lines(data []byte, atEOF bool) (advance int, token []byte, err 
 	r.consumed += int64(skip + next)
 	r.broken = next > end
 	r.cr = next == end+1 && line[end] == '\r'
-	if r.framing == framingUnknown {
+	if r.framing == framingUnknown && !r.jsonl {
 		r.follows = following(line[next:], r.cr)
 	}
 	return skip + next, line[:end], nil
