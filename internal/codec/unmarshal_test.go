@@ -12,7 +12,7 @@ import (
 
 // unmarshalEvents are events of every kind unmarshal may be given: white
 // space around the value, values that are no object, invalid and truncated
-// JSON, text that is no JSON.
+// JSON, text that is no JSON, a byte order mark, duplicate members.
 var unmarshalEvents = []string{
 	`{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi","reasoning_content":"x"},"finish_reason":null}],"usage":null}`,
 	" \t\r\n{\"id\":\"c2\",\"choices\":[]}\r\n ",
@@ -23,6 +23,7 @@ var unmarshalEvents = []string{
 	`null`, ` null `, `[]`, `[{"id":"x"}]`, `"text"`, `42`, `true`, `{}`,
 	``, ` `, `{`, `{"id":"x"`, `{"id":"x"}}`, `{"id":"x"} {"id":"y"}`, `{"id":x}`,
 	`Internal Server Error`, `{"id":"\u00"}`, `{"id":"x",}`, "{\"id\":\"\xff\"}",
+	"\xef\xbb\xbf{\"id\":\"x\"}", `{"id":"a","id":"b"}`, `{"choices":[{"index":0,"delta":{"content":"a"}}],"choices":[]}`,
 }
 
 // TestUnmarshalAsJSON checks that unmarshal decodes every event as
