@@ -179,7 +179,8 @@ var errNotSent = errors.New("tokenpace: request not sent")
 // caller's panicked. A 424 Failed Dependency is the server's upstream
 // failing, not the request (see wire.FailedDependency): it counts, unless
 // the upstream it names refused the request itself (see
-// wire.CallersDependency).
+// wire.CallersDependency). So does Groq's 498 of a flex tier out of
+// capacity (see wire.CapacityExceeded).
 func excludedFromBreaker(err error) bool {
 	if isPanic(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, ErrStreamClosed) || errors.Is(err, errNotSent) || errors.Is(err, errHedgeLost) ||
@@ -193,6 +194,9 @@ func excludedFromBreaker(err error) bool {
 		s := ae.StatusCode
 		if s == http.StatusFailedDependency {
 			return ae.Response != nil && wire.CallersDependency(ae.Response.Header)
+		}
+		if s == wire.StatusCapacityExceeded && ae.Response != nil && wire.ServersCapacity(ae.Response.Header) {
+			return false
 		}
 		return s >= 400 && s < 500 && s != http.StatusRequestTimeout && s != http.StatusTooManyRequests || s == http.StatusNotImplemented
 	}

@@ -146,7 +146,9 @@ type exchange struct {
 // wire.StreamedTools). A 501 is not sent again (see wire.NotImplemented),
 // nor a 429 that says the account's balance or quota is spent (see
 // wire.QuotaSpent); a 424, its upstream's failure, is, as a 5xx, unless
-// its upstream refused the request itself (see wire.FailedDependency).
+// its upstream refused the request itself (see wire.FailedDependency),
+// and so is Groq's 498 of a flex tier out of capacity (see
+// wire.CapacityExceeded).
 func (x *exchange) middleware() option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		req, d := x.askDropped(req, next)
@@ -323,6 +325,7 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 		x.closing.Learn(server, idle)
 	}
 	res = wire.FailedDependency(res) // the upstream's status in a 424's body, before bound rewrites it
+	res = wire.CapacityExceeded(res) // Groq's flex tier out of capacity: the server's, sent again
 	if res != nil && res.Body != nil {
 		x.bound(res) // it reads an error body: without x.mu, which httptrace hooks take
 	}

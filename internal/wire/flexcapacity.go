@@ -1,0 +1,45 @@
+package wire
+
+import (
+	"net/http"
+
+	"github.com/tidwall/gjson"
+)
+
+// StatusCapacityExceeded is the status of its own, 498, with which Groq
+// refuses a request of its flex service tier while the tier is out of
+// capacity: "requests will fail quickly with status 498 and error
+// capacity_exceeded. Add jittered backoff and retries"
+// (console.groq.com/docs/flex-processing; console.groq.com/docs/errors,
+// "498 Custom: Flex Tier Capacity Exceeded").
+const StatusCapacityExceeded = 498
+
+// CapacityExceeded returns res marked to be sent again (X-Should-Retry:
+// true) when it is Groq's 498 whose error code is capacity_exceeded: the
+// server out of capacity, in all but its number a 503. openai-go sends a
+// 4xx other than 408, 409 and 429 only once. Any other 498 (ArcGIS and
+// some gateways answer 498 for an invalid token) is left as it is, the
+// caller's. Only a 498 is read, so it costs nothing on any other
+// response; its body is put back.
+func CapacityExceeded(res *http.Response) *http.Response {
+	if res == nil || res.StatusCode != StatusCapacityExceeded || res.Body == nil || res.Header.Get("X-Should-Retry") != "" {
+		return res
+	}
+	body, err := ErrorBody(res)
+	if err != nil || gjson.GetBytes(body, "error.code").Str != "capacity_exceeded" {
+		return res
+	}
+	res.Header = res.Header.Clone()
+	if res.Header == nil {
+		res.Header = http.Header{}
+	}
+	res.Header.Set("X-Should-Retry", "true")
+	return res
+}
+
+// ServersCapacity reports whether h, the header of a 498, marks it to be
+// sent again: CapacityExceeded's mark that the server, not the request,
+// failed, which a breaker counts.
+func ServersCapacity(h http.Header) bool {
+	return h.Get("X-Should-Retry") == "true"
+}
