@@ -28,7 +28,9 @@ func deltaReasoningObject(d *openai.ChatCompletionChunkChoiceDelta) {
 // {"text":...}, {"signature":...} or {"redactedContent":...}
 // (envoyproxy/ai-gateway v1.0.0 internal/apischema/openai/openai.go,
 // StreamReasoningContent; #2318, fixed by #2319): read as it came, the
-// text is lost and a signature alone counts as output. A delta of
+// text is lost and a signature alone counts as output. An object with
+// any other member is no Envoy's (a video relay streams its progress as
+// {"stage","status","progress"}) and is left as it came. A delta of
 // another server costs one map look-up, none when it has no extra field.
 func reasoningObject(extra *map[string]respjson.Field) {
 	if len(*extra) == 0 {
@@ -43,7 +45,9 @@ func reasoningObject(extra *map[string]respjson.Field) {
 		Signature       string
 		RedactedContent json.RawMessage `json:"redactedContent"`
 	}
-	if json.Unmarshal([]byte(f.Raw()), &o) != nil {
+	dec := json.NewDecoder(strings.NewReader(f.Raw()))
+	dec.DisallowUnknownFields() // another server's object, left as it came
+	if dec.Decode(&o) != nil {
 		return
 	}
 	raw, _ := json.Marshal(o.Text)

@@ -10,8 +10,8 @@ import (
 // object, as Envoy AI Gateway up to v1.0.x streamed it: its text is the
 // string reasoning_content and makes it output-bearing; a signature or a
 // redacted thinking alone is a thinking_blocks entry and no output; a
-// string reasoning_content and thinking_blocks of the server's own are
-// left as they are.
+// string reasoning_content, thinking_blocks of the server's own, and an
+// object with any member Envoy's type has not are left as they are.
 func TestReasoningObject(t *testing.T) {
 	req := Chat(openai.ChatCompletionNewParams{}, true)
 	for _, tc := range []struct {
@@ -31,6 +31,13 @@ func TestReasoningObject(t *testing.T) {
 		{name: "string", delta: `{"reasoning_content":"Own"}`, reasoning: `"Own"`, outputs: 1},
 		{name: "blocks of its own", delta: `{"reasoning_content":{"signature":"S"},"thinking_blocks":[{"type":"thinking","signature":"T"}]}`,
 			reasoning: `""`, blocks: `[{"type":"thinking","signature":"T"}]`},
+		// Another server's object, which Envoy's type never writes, is left
+		// as it came, and counts as it did: a video relay's progress, a
+		// text beside other members.
+		{name: "progress of another server", delta: `{"reasoning_content":{"stage":"generation","status":"processing","progress":50}}`,
+			reasoning: `{"stage":"generation","status":"processing","progress":50}`, outputs: 1},
+		{name: "text beside another key", delta: `{"reasoning_content":{"text":"Hmm","encrypted":"AAEC"}}`,
+			reasoning: `{"text":"Hmm","encrypted":"AAEC"}`, outputs: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ev, err := req.Decode([]byte(`{"choices":[{"index":0,"delta":` + tc.delta + `}]}`))
