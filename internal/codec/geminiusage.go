@@ -21,7 +21,12 @@ const providerMetadata = "provider_metadata"
 // providertests/testdata/TestVercelThinking/gemini-3-pro-preview,
 // recorded; ai.google.dev/api/generate-content, UsageMetadata). Where the
 // reasoning tokens are more than the completion's, usageOf has added them
-// already; where they are fewer, only Gemini's counts tell. It is called
+// already; where they are fewer, only Gemini's counts tell, and only
+// where Gemini's totalTokenCount, the prompt's, the tool results', the
+// thoughts' and the candidates', shows that candidatesTokenCount leaves
+// the thoughts out: on the Gemini API it has held them
+// (BerriAI/litellm#10141, review; simonw/llm-gemini#75), and Vercel
+// routes a Gemini model to Vertex AI or to the Gemini API. It is called
 // on a chunk that reports a usage, and looks at its deltas only when the
 // usage has reasoning tokens it did not add.
 func geminiThoughtsApart(c *openai.ChatCompletionChunk, u *Usage) {
@@ -34,7 +39,9 @@ func geminiThoughtsApart(c *openai.ChatCompletionChunk, u *Usage) {
 			continue
 		}
 		m := gjson.Get(f.Raw(), "google.usageMetadata")
-		if m.Get("candidatesTokenCount").Int() == c.Usage.CompletionTokens && m.Get("thoughtsTokenCount").Int() == u.Reasoning {
+		candidates, total := m.Get("candidatesTokenCount").Int(), m.Get("totalTokenCount").Int()
+		apart := total == m.Get("promptTokenCount").Int()+candidates+u.Reasoning+m.Get("toolUsePromptTokenCount").Int()
+		if candidates == c.Usage.CompletionTokens && m.Get("thoughtsTokenCount").Int() == u.Reasoning && apart {
 			u.Output += u.Reasoning
 		}
 		return
