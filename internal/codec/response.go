@@ -174,6 +174,9 @@ func (r response) Decode(data []byte) (Event, error) {
 		if gjson.GetBytes(data, "object").Str == "chat.completion.chunk" {
 			return Event{}, errChatChunk
 		}
+		if s := typelessError(data); s != nil {
+			return Event{}, serverError(s)
+		}
 	}
 	deltaText(ev)
 	var d openai.ChatCompletionChunkChoiceDelta

@@ -1,0 +1,46 @@
+package codec
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
+)
+
+// TestTypelessError: a Responses event with no type whose only words are
+// a message (Bedrock Mantle's AWS error object, in either casing) is the
+// server's error with that message; a typed event that carries a message
+// (an error event) keeps its own reading, and a typeless event without
+// one is no error.
+func TestTypelessError(t *testing.T) {
+	for _, tt := range []struct {
+		name, data, want string
+		isErr            bool
+	}{
+		{"message", `{"message":"Too many requests, please wait before trying again."}`, "Too many requests, please wait before trying again.", true},
+		{"AWS casing", `{"Message":"Internal server error"}`, "Internal server error", true},
+		{"empty message", `{"message":""}`, "", false},
+		{"no message", `{"sequence_number":3}`, "", false},
+		{"typed error event", `{"type":"error","code":"server_error","message":"boom"}`, "boom", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Response(responses.ResponseNewParams{}).Decode([]byte(tt.data))
+			var e *Error
+			if !errors.As(err, &e) || e.Server == nil {
+				if tt.isErr {
+					t.Fatalf("Decode(%s) = %v, want the server's error %q", tt.data, err, tt.want)
+				}
+				return
+			}
+			if !tt.isErr {
+				t.Fatalf("Decode(%s) = %v, want no server error", tt.data, err)
+			}
+			var ae openai.Error
+			_ = e.Server.Fill(&ae)
+			if ae.Message != tt.want {
+				t.Errorf("Decode(%s): message %q, want %q", tt.data, ae.Message, tt.want)
+			}
+		})
+	}
+}
