@@ -115,6 +115,23 @@ type classParams struct {
 	// it takes the load curves' leave-one-source-out median from 14.8 %
 	// to 14.1 % and their share within 30 % from 71 % to 77 %.
 	PerSeq float64
+	// FrontRequest and FrontChunk are the serving process's front-end
+	// host time per request and per streamed chunk by runtime class (see
+	// Deployment.FrontEndPerRequest and FrontEndPerChunk): the work of
+	// vLLM's API server process (since V1 its OutputProcessor detokenizes
+	// there too, in parallel with the EngineCore process:
+	// vllm/v1/engine/async_llm.py, output_handler), SGLang's
+	// TokenizerManager and DetokenizerManager, trtllm-serve's Python
+	// front. Compiled engines' chunk time is 7.5 µs: the one part of the
+	// per-chunk path a source measures alone, rendering a chunk's JSON
+	// with pydantic (vllm-project/vllm#52875: 7.50 µs a frame, Python
+	// 3.12), the same order as the whole streaming penalty vLLM's
+	// multi-step PR measured on Llama 3.1 8B on an H100 (vllm#8335: TPOT
+	// +6 % at 26 ms with about 256 sequences a step, about 6 µs a chunk).
+	// No source measures the rest (asyncio, detokenizing, the HTTP
+	// server's write) or the time per request, nor llama-server's and
+	// TGI's front ends (C++ and Rust): those are 0, none. Not fitted.
+	FrontRequest, FrontChunk [3]float64
 	// PrefillPerLayer is the extra host time per layer of a step that
 	// prefills, for compiled engines: they replay CUDA graphs for decode
 	// batches only, so a prefill step launches its kernels one by one.
@@ -190,6 +207,7 @@ var priorParams = classParams{
 	PrefillRidge:        1.5,
 	PrefillPerLayer:     60e-6,
 	PerSeq:              18e-6,
+	FrontChunk:          [3]float64{7.5e-6, 0, 0},
 	Hop:                 [3][2]float64{{10e-6, 30e-6}, {10e-6, 30e-6}, {30e-6, 80e-6}},
 	AllReduceShare:      [2]float64{0.8, 0.5},
 }
@@ -214,6 +232,7 @@ var defaultParams = classParams{
 	PerLayer:            [3]float64{20.4e-6, 45.7e-6, 108e-6},
 	PrefillPerLayer:     62.7e-6,
 	PerSeq:              18e-6,
+	FrontChunk:          [3]float64{7.5e-6, 0, 0},
 	Ridge:               3.4,
 	PrefillRidge:        1.5,
 	Hop:                 [3][2]float64{{20.2e-6, 31.5e-6}, {10e-6, 30e-6}, {104e-6, 56.9e-6}},
@@ -270,6 +289,8 @@ func (p classParams) efficiency(d Deployment) Efficiency {
 			e.tileDequant = p.MetalTileDequant
 		}
 	}
+	e.FrontEndPerRequest = seconds(p.FrontRequest[rc])
+	e.FrontEndPerChunk = seconds(p.FrontChunk[rc])
 	if rc == 0 {
 		e.PrefillOverhead = seconds(p.PrefillPerLayer * float64(d.Model.Layers))
 		e.SeqOverhead = seconds(p.PerSeq)

@@ -80,6 +80,17 @@ type Efficiency struct {
 	// (scheduling it, turning its token into output), on top of
 	// StepOverhead.
 	SeqOverhead time.Duration
+	// FrontEndPerRequest is the serving process's host time to take one
+	// request in before the engine sees it (parsing, chat template,
+	// tokenizing), spent in the front end that also writes every chunk
+	// (see FrontEndPerChunk); requests wait for it in order.
+	FrontEndPerRequest time.Duration
+	// FrontEndPerChunk is the serving process's host time to write one
+	// streamed chunk to its client (detokenizing, building and writing
+	// the SSE event), in the same front end: it works beside the engine's
+	// steps, so a step's tokens reach their clients no sooner than the
+	// front end can write them, one chunk after another.
+	FrontEndPerChunk time.Duration
 	// tileDequant is the vector FLOPs per weight per prompt token that a
 	// weight-only GEMM spends unpacking each weight again for every tile
 	// of token rows (see classParams.TileDequant and MetalTileDequant),
@@ -212,6 +223,14 @@ type Deployment struct {
 	// (see Efficiency.SeqOverhead); zero keeps the class default, negative
 	// means none.
 	SeqOverhead time.Duration
+	// FrontEndPerRequest overrides the front end's host time per request
+	// (see Efficiency.FrontEndPerRequest); zero keeps the class default,
+	// negative means none.
+	FrontEndPerRequest time.Duration
+	// FrontEndPerChunk overrides the front end's host time per streamed
+	// chunk (see Efficiency.FrontEndPerChunk); zero keeps the class
+	// default, negative means none.
+	FrontEndPerChunk time.Duration
 	// FirstTokenFromDecode makes a prompt's first token the output of the
 	// decode step after its prefill, not of the prefill's last step: the
 	// engine prefills every prompt token but the last, and the last one
@@ -283,10 +302,16 @@ func (d Deployment) resolvedWith(p classParams) (Deployment, error) {
 	d.PrefillRidge = orF(d.PrefillRidge, orF(d.Ridge, def.PrefillRidge))
 	d.Ridge = orF(d.Ridge, def.Ridge)
 	d.PrefillOverhead = orD(d.PrefillOverhead, def.PrefillOverhead)
-	if d.StepOverhead < 0 && d.SeqOverhead == 0 {
-		d.SeqOverhead = -1 // no host time at all
+	if d.StepOverhead < 0 {
+		// No host time at all: none per sequence or in the front end
+		// either, unless set.
+		d.SeqOverhead = orD(d.SeqOverhead, -1)
+		d.FrontEndPerRequest = orD(d.FrontEndPerRequest, -1)
+		d.FrontEndPerChunk = orD(d.FrontEndPerChunk, -1)
 	}
 	d.SeqOverhead = orD(d.SeqOverhead, def.SeqOverhead)
+	d.FrontEndPerRequest = orD(d.FrontEndPerRequest, def.FrontEndPerRequest)
+	d.FrontEndPerChunk = orD(d.FrontEndPerChunk, def.FrontEndPerChunk)
 	d.tileDequant = orF(d.tileDequant, def.tileDequant)
 	return d.resolveRest()
 }

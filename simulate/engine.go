@@ -9,8 +9,10 @@ import (
 // Deployment: a queue for free slots, continuous batching at step
 // boundaries, chunked prefill interleaved with decode, paged KV-cache
 // accounting, prefix caching, KV offload or preemption when the cache is
-// full, and speculative decoding. Its time is virtual (see Scheduler) and
-// every result is deterministic.
+// full, and speculative decoding, behind the serving process's front end
+// (Deployment.FrontEndPerRequest and FrontEndPerChunk), which takes each
+// request in and writes each chunk to its client beside the steps. Its
+// time is virtual (see Scheduler) and every result is deterministic.
 //
 // An Engine is not safe for concurrent use; each driver owns one. Most
 // callers use it through Run (offline), Predict, or the HTTP server.
@@ -30,6 +32,7 @@ type Engine struct {
 	idle      list.List // prefixes no running sequence reads, most recently used first
 	idleBlks  int       // blocks the idle prefixes hold; evicted when the cache needs them
 	specStep  int64     // expected tokens per verify step, in millionths
+	front     frontEnd  // the serving process's work beside the steps
 
 	planned bool
 	cur     struct {
@@ -43,6 +46,7 @@ type Engine struct {
 type seq struct {
 	id           uint64
 	arrival      time.Duration
+	ready        time.Duration // the front end handed it to the engine
 	start        time.Duration // first prefill step began
 	prompt       int
 	output       int
@@ -100,6 +104,8 @@ func NewEngine(d Deployment) (*Engine, error) {
 		e.offBlocks = e.capBlocks
 	}
 	e.specStep = int64(d.Speculation.TokensPerStep()*1e6 + 0.5)
+	e.front.perRequest = max(d.FrontEndPerRequest, 0)
+	e.front.perChunk = max(d.FrontEndPerChunk, 0)
 	return e, nil
 }
 
@@ -122,6 +128,8 @@ func (e *Engine) Add(now time.Duration, r *Request) {
 	if old, ok := e.byID[r.ID]; ok {
 		e.drop(old)
 	}
+	e.front.drop(r.ID)
+	s.ready = e.front.admit(now)
 	e.byID[r.ID] = s
 	e.waiting = append(e.waiting, s)
 	e.stats.Waiting = len(e.waiting)
@@ -135,9 +143,11 @@ func (e *Engine) Add(now time.Duration, r *Request) {
 func (e *Engine) Cancel(now time.Duration, id uint64) {
 	s, ok := e.byID[id]
 	if !ok {
+		e.front.drop(id)
 		return
 	}
 	e.drop(s)
+	e.front.drop(id)
 	if e.planned && e.cur.start == now {
 		e.planned = false // the step has not begun: plan it without s
 	}
@@ -176,12 +186,17 @@ func (e *Engine) free(s *seq) {
 	e.updateKVStats()
 }
 
-// Next implements Scheduler.
+// Next implements Scheduler: the earlier of the next step's end and the
+// next chunk the front end finishes writing.
 func (e *Engine) Next() (time.Duration, bool) {
 	if !e.planned {
 		e.plan()
 	}
-	return e.cur.end, e.planned
+	at, ok := e.front.next()
+	if !ok || (e.planned && e.cur.end < at) {
+		return e.cur.end, e.planned
+	}
+	return at, true
 }
 
 // AdvanceTo implements Scheduler.
@@ -189,6 +204,10 @@ func (e *Engine) AdvanceTo(t time.Duration, emit func(Emission)) {
 	for {
 		if !e.planned {
 			e.plan()
+		}
+		if at, ok := e.front.next(); ok && at <= t && (!e.planned || at <= e.cur.end) {
+			e.front.deliver(emit)
+			continue
 		}
 		if !e.planned || e.cur.end > t {
 			return
@@ -280,7 +299,7 @@ func (e *Engine) blocksFor(tokens int) int {
 // prefill chunks fill the rest of the token budget in admission order.
 func (e *Engine) plan() {
 	if e.nRunning == 0 && len(e.waiting) > 0 {
-		e.clock = max(e.clock, e.waiting[0].arrival) // idle until the next arrival
+		e.clock = max(e.clock, e.waiting[0].ready) // idle until the next arrival
 	}
 	e.admit()
 	e.compact()
@@ -329,7 +348,7 @@ func (e *Engine) plan() {
 func (e *Engine) admit() {
 	for len(e.waiting) > 0 && e.nRunning < e.d.MaxRunning {
 		s := e.waiting[0]
-		if s.arrival > e.clock {
+		if s.ready > e.clock {
 			break
 		}
 		var hit *prefixEntry
@@ -476,7 +495,9 @@ func (e *Engine) emitted(s *seq, n int, at time.Duration, em Emission, emit func
 		e.used += need - s.blocks
 		s.blocks = need
 	}
-	emit(em)
+	if !e.front.write(em) {
+		emit(em)
+	}
 }
 
 // preempt evicts s: its blocks are freed and it waits at the head of the

@@ -70,8 +70,8 @@ func ExampleInput_headroom() {
 	// Output:
 	// one draw at 27 req/s: 1 × mi300x (TP 1) fp8, max batch 64, least-outstanding
 	//   on draw 1: TTFT p99 179ms, met
-	//   on draw 2: TTFT p99 204ms, missed
-	//   on draw 3: TTFT p99 179ms, met
+	//   on draw 2: TTFT p99 205ms, missed
+	//   on draw 3: TTFT p99 180ms, met
 	// three draws at 29.7 req/s: 2 × mi300x (TP 1) fp8, max batch 16, least-outstanding
 	//   worst TTFT p99 74ms, met
 }
