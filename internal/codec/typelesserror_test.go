@@ -17,12 +17,15 @@ func TestTypelessError(t *testing.T) {
 	for _, tt := range []struct {
 		name, data, want string
 		isErr            bool
+		code             string
 	}{
-		{"message", `{"message":"Too many requests, please wait before trying again."}`, "Too many requests, please wait before trying again.", true},
-		{"AWS casing", `{"Message":"Internal server error"}`, "Internal server error", true},
-		{"empty message", `{"message":""}`, "", false},
-		{"no message", `{"sequence_number":3}`, "", false},
-		{"typed error event", `{"type":"error","code":"server_error","message":"boom"}`, "boom", true},
+		{"message", `{"message":"Too many requests, please wait before trying again."}`, "Too many requests, please wait before trying again.", true, ""},
+		{"AWS casing", `{"Message":"Internal server error"}`, "Internal server error", true, ""},
+		{"empty message", `{"message":""}`, "", false, ""},
+		{"no message", `{"sequence_number":3}`, "", false, ""},
+		{"typed error event", `{"type":"error","code":"server_error","message":"boom"}`, "boom", true, "server_error"},
+		{"with its code", `{"code":"invalid_prompt","message":"Invalid prompt."}`, "Invalid prompt.", true, "invalid_prompt"},
+		{"with a code of digits", `{"code":429,"message":"Slow down."}`, "Slow down.", true, "429"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Response(responses.ResponseNewParams{}).Decode([]byte(tt.data))
@@ -38,8 +41,8 @@ func TestTypelessError(t *testing.T) {
 			}
 			var ae openai.Error
 			_ = e.Server.Fill(&ae)
-			if ae.Message != tt.want {
-				t.Errorf("Decode(%s): message %q, want %q", tt.data, ae.Message, tt.want)
+			if ae.Message != tt.want || ae.Code != tt.code {
+				t.Errorf("Decode(%s): message %q, code %q, want %q, %q", tt.data, ae.Message, ae.Code, tt.want, tt.code)
 			}
 		})
 	}
