@@ -29,11 +29,13 @@ const (
 // dispatch at once: in a body whose framing is not yet known or is one
 // line per event, a line whose data is whole ([DONE] or a JSON object) and
 // that starts an event. While the framing is not known, a line that
-// arrived with the next line is not, unless that line is data: a blank
-// line after it then fixes the format's framing, and another field
-// (event, id, retry) belongs to the same event, which the format ends at
-// the blank line; an "event: error" after the data names it so. In a body
-// of blank-line framing it costs one comparison.
+// arrived with the next line is not, unless that line is data or a
+// comment: a blank line after it then fixes the format's framing, and
+// another field (event, id, retry) belongs to the same event, which the
+// format ends at the blank line; an "event: error" after the data names it
+// so. Only the line that arrived with it decides: one that comes in a
+// later read finds the event dispatched, its name, if it was "error",
+// lost. In a body of blank-line framing it costs one comparison.
 func (r *Reader) early(value []byte) bool {
 	if r.framing == framingBlank || r.has {
 		return false

@@ -39,7 +39,8 @@ func CapacityExceeded(res *http.Response) *http.Response {
 
 // ServersCapacity reports whether h, the header of a 498, marks it to be
 // sent again: CapacityExceeded's mark that the server, not the request,
-// failed, which a breaker counts.
+// failed, which a breaker counts, or the same header set by the server,
+// which openai-go obeys and which is read the same way.
 func ServersCapacity(h http.Header) bool {
 	return h.Get("X-Should-Retry") == "true"
 }
