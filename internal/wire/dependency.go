@@ -29,16 +29,8 @@ func FailedDependency(res *http.Response) *http.Response {
 	if res == nil || res.StatusCode != http.StatusFailedDependency || res.Header.Get("X-Should-Retry") != "" {
 		return res
 	}
-	retry := "true"
-	if s := upstreamStatus(res); s >= 400 && s < 500 && s != http.StatusRequestTimeout && s != http.StatusTooManyRequests {
-		retry = "false"
-	}
-	res.Header = res.Header.Clone()
-	if res.Header == nil {
-		res.Header = http.Header{}
-	}
-	res.Header.Set("X-Should-Retry", retry)
-	return res
+	s := upstreamStatus(res)
+	return markRetry(res, s < 400 || s >= 500 || s == http.StatusRequestTimeout || s == http.StatusTooManyRequests)
 }
 
 // CallersDependency reports whether h, the header of a 424, marks it not

@@ -29,12 +29,7 @@ func CapacityExceeded(res *http.Response) *http.Response {
 	if err != nil || gjson.GetBytes(body, "error.code").Str != "capacity_exceeded" {
 		return res
 	}
-	res.Header = res.Header.Clone()
-	if res.Header == nil {
-		res.Header = http.Header{}
-	}
-	res.Header.Set("X-Should-Retry", "true")
-	return res
+	return markRetry(res, true)
 }
 
 // ServersCapacity reports whether h, the header of a 498, marks it to be

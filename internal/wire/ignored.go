@@ -99,12 +99,7 @@ func LlamaCppRefused(res *http.Response, field string) bool {
 // res.
 func AsRequestError(res *http.Response) *http.Response {
 	res.StatusCode, res.Status = http.StatusBadRequest, "400 Bad Request"
-	res.Header = res.Header.Clone()
-	if res.Header == nil {
-		res.Header = http.Header{}
-	}
-	res.Header.Set("X-Should-Retry", "false")
-	return res
+	return markRetry(res, false)
 }
 
 // AsGatewayError makes res, a gateway's answer under a request error's
@@ -160,11 +155,7 @@ func BifrostUpstreamFailure(res *http.Response) bool {
 // back-off.
 func NotImplemented(res *http.Response) *http.Response {
 	if res != nil && res.StatusCode == http.StatusNotImplemented {
-		res.Header = res.Header.Clone()
-		if res.Header == nil {
-			res.Header = http.Header{}
-		}
-		res.Header.Set("X-Should-Retry", "false")
+		return markRetry(res, false)
 	}
 	return res
 }

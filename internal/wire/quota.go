@@ -71,12 +71,7 @@ func QuotaSpent(res *http.Response) *http.Response {
 	if !ok || !quotaCodes[e.Type] && !quotaCodes[fmt.Sprint(e.Code)] && !ollamaUsageLimit(e.Message) && !workersAIAllocationSpent(e) && !longCatUsageCap(e) {
 		return res
 	}
-	res.Header = res.Header.Clone()
-	if res.Header == nil {
-		res.Header = http.Header{}
-	}
-	res.Header.Set("X-Should-Retry", "false")
-	return res
+	return markRetry(res, false)
 }
 
 // ollamaUsageLimit reports whether msg is Ollama's cloud saying that an
