@@ -291,3 +291,18 @@ func TestRefusalEvents(t *testing.T) {
 		}
 	}
 }
+
+// completionFinish decodes comp, a legacy completions event, and returns
+// the finish reason of its first choice as the caller's Completion gives it.
+func completionFinish(t *testing.T, comp string) string {
+	t.Helper()
+	ev, err := Completion(openai.CompletionNewParams{}, true).Decode([]byte(comp))
+	if err != nil {
+		t.Fatalf("completions Decode: %v", err)
+	}
+	o, ok := ev.Orig.(*openai.Completion)
+	if !ok {
+		t.Fatalf("completions Decode: Orig %T, want *openai.Completion", ev.Orig)
+	}
+	return string(o.Choices[0].FinishReason)
+}

@@ -37,15 +37,7 @@ func TestDetailedFinishCancelled(t *testing.T) {
 				t.Errorf("chat Decode(%s, nvext %s) finish = %q, want %q", tt.finish, tt.nvext, got, tt.want)
 			}
 			comp := `{"id":"cmpl-1","object":"text_completion","created":1,"model":"m","choices":[{"text":"","index":0,"logprobs":null,"finish_reason":` + tt.finish + tt.extra + `}],"usage":null,"nvext":` + tt.nvext + `}`
-			ev, err = Completion(openai.CompletionNewParams{}, true).Decode([]byte(comp))
-			if err != nil {
-				t.Fatalf("completions Decode: %v", err)
-			}
-			o, ok := ev.Orig.(*openai.Completion)
-			if !ok {
-				t.Fatalf("completions Decode: Orig %T, want *openai.Completion", ev.Orig)
-			}
-			if got := string(o.Choices[0].FinishReason); got != tt.want {
+			if got := completionFinish(t, comp); got != tt.want {
 				t.Errorf("completions Decode(%s, nvext %s) finish = %q, want %q", tt.finish, tt.nvext, got, tt.want)
 			}
 		})

@@ -42,15 +42,7 @@ func TestNativeFinishFailure(t *testing.T) {
 				t.Errorf("chat Decode(%s, native %s) finish = %q, want %q", tt.finish, tt.native, got, tt.want)
 			}
 			comp := `{"id":"gen-1","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":"","finish_reason":` + tt.finish + `,"native_finish_reason":` + tt.native + `}]}`
-			ev, err = Completion(openai.CompletionNewParams{}, true).Decode([]byte(comp))
-			if err != nil {
-				t.Fatalf("completions Decode: %v", err)
-			}
-			o, ok := ev.Orig.(*openai.Completion)
-			if !ok {
-				t.Fatalf("completions Decode: Orig %T, want *openai.Completion", ev.Orig)
-			}
-			if got := string(o.Choices[0].FinishReason); got != tt.want {
+			if got := completionFinish(t, comp); got != tt.want {
 				t.Errorf("completions Decode(%s, native %s) finish = %q, want %q", tt.finish, tt.native, got, tt.want)
 			}
 		})
