@@ -87,31 +87,29 @@ func (c *call) tryRoute(rt *route, kind AttemptKind, wait time.Duration) bool {
 func (c *call) tryOut(tr *try, wait time.Duration) bool {
 	rt, now := tr.rt, tr.start
 	c.tries = append(c.tries, tr)
+	var err error
+	outcome, end := OutcomeSkipped, now // a skipped route takes no time
 	if c.spent(rt, now) {
 		// The call's E2E budget has run out: a request now would be cut
 		// at once, and counted against a route that was never given a
 		// chance. The call ends with what spent it.
-		err := &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrAdmission}
+		err = &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrAdmission}
 		if c.lastErr == nil {
 			c.lastErr = err
 		}
-		tr.state, tr.outcome = tryEnded, OutcomeSkipped
-		tr.t = &Timing{Target: rt.Name, Model: c.model(rt), Start: now, End: now, Err: err}
-		return false
-	}
-	if err := c.admit(tr, now, wait); err != nil {
-		tr.state, tr.outcome = tryEnded, OutcomeSkipped
-		end := now // a skipped route takes no time
+	} else if err = c.admit(tr, now, wait); err == nil {
+		return true
+	} else {
 		if err == errWaitGivenUp {
 			// The caller's code held admission up past the caller's
 			// wait: the call ends as its context or Close says.
-			err, tr.outcome, end = c.code().givenUp(), OutcomeCanceled, time.Now()
+			err, outcome, end = c.code().givenUp(), OutcomeCanceled, time.Now()
 		}
 		c.lastErr = err
-		tr.t = &Timing{Target: rt.Name, Model: c.model(rt), Start: now, End: end, Err: err}
-		return false
 	}
-	return true
+	tr.state, tr.outcome = tryEnded, outcome
+	tr.t = &Timing{Target: rt.Name, Model: c.model(rt), Start: now, End: end, Err: err}
+	return false
 }
 
 // spent reports whether the call's E2E budget, as rt's merged budget
@@ -235,6 +233,7 @@ func (c *call) await(tr *try, delay time.Duration) {
 
 // send starts tr's attempt and its watchdog. c.mu is held.
 func (c *call) send(tr *try) {
+	ev, breached := c.reporters(tr)
 	rt := tr.rt
 	var cont *codec.Continuation
 	if tr.kind == AttemptContinuation && tr.resume == nil {
@@ -269,15 +268,10 @@ func (c *call) send(tr *try) {
 			// Check MinTPS by the commit at the latest (Probation.Tokens).
 			b.Warmup = min(cmp.Or(b.Warmup, defaultWarmup), p)
 		}
-		tr.w = newWatchdog(b, now, c.firstSend, func(b BudgetError, waited bool) { c.onBreach(tr, b, waited) })
+		tr.w = newWatchdog(b, now, c.firstSend, breached)
 	}
 	tr.state = tryRunning
-	tr.a = startAttempt(c.ctx, spec, attemptEvents{
-		firstToken: func(_ *attempt, at time.Time) { c.onFirst(tr, at) },
-		output:     func(_ *attempt, at time.Time, tokens int) { c.onOutput(tr, at, tokens) },
-		milestone:  func(_ *attempt, name string, at time.Time) { c.onMilestone(tr, name, at) },
-		end:        func(_ *attempt, t *Timing) { c.onEnd(tr, t) },
-	})
+	tr.a = startAttempt(c.ctx, spec, ev)
 }
 
 // budgetFor returns the budget of a try at rt.

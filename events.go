@@ -6,6 +6,69 @@ import (
 	"github.com/tokenpace/tokenpace/internal/codec"
 )
 
+// tryReport is what a try's attempt, or its watchdog, tells the call: the
+// kind of the event and the facts of that kind. Every live event of a
+// try reaches the call through one entry, onAttempt.
+type tryReport struct {
+	kind   reportKind
+	at     time.Time    // reportFirst, reportOutput, reportMilestone
+	tokens int          // reportOutput
+	name   string       // reportMilestone: the milestone reached
+	t      *Timing      // reportEnd: the attempt's final Timing
+	breach *BudgetError // reportBreach
+	waited bool         // reportBreach: the deadline passed while the body had yet to end
+}
+
+// reportKind names the events a try reports to its call.
+type reportKind uint8
+
+const (
+	reportOutput    reportKind = iota // an output-bearing chunk arrived (the first one too)
+	reportFirst                       // the first output-bearing chunk arrived
+	reportMilestone                   // a milestone was reached
+	reportBreach                      // the try exceeded its budget
+	reportEnd                         // the attempt ended
+)
+
+// reporters returns what tr's attempt and watchdog call on their events:
+// each reports to onAttempt.
+func (c *call) reporters(tr *try) (attemptEvents, func(BudgetError, bool)) {
+	ev := attemptEvents{
+		firstToken: func(_ *attempt, at time.Time) { c.onAttempt(tr, tryReport{kind: reportFirst, at: at}) },
+		output: func(_ *attempt, at time.Time, tokens int) {
+			c.onAttempt(tr, tryReport{kind: reportOutput, at: at, tokens: tokens})
+		},
+		milestone: func(_ *attempt, name string, at time.Time) {
+			c.onAttempt(tr, tryReport{kind: reportMilestone, at: at, name: name})
+		},
+		end: func(_ *attempt, t *Timing) { c.onAttempt(tr, tryReport{kind: reportEnd, t: t}) },
+	}
+	breached := func(b BudgetError, waited bool) {
+		c.onAttempt(tr, tryReport{kind: reportBreach, breach: &b, waited: waited})
+	}
+	return ev, breached
+}
+
+// onAttempt is the one entry through which a try reports its events to
+// the call: an output chunk goes to the watchdog and probation, without
+// the call's lock; the others are handled as their kind says, and those
+// that change what the call does are classified and acted on through
+// decideAndAct.
+func (c *call) onAttempt(tr *try, r tryReport) {
+	switch r.kind {
+	case reportOutput:
+		c.onOutput(tr, r.at, r.tokens)
+	case reportFirst:
+		c.onFirst(tr, r.at)
+	case reportMilestone:
+		c.onMilestone(tr, r.name, r.at)
+	case reportBreach:
+		c.onBreach(tr, r.breach, r.waited)
+	case reportEnd:
+		c.onEnd(tr, r.t)
+	}
+}
+
 // onFirst handles tr's first output token: the first try to produce one
 // wins the call and the others are cancelled; a continuation joins the
 // chain.
@@ -59,7 +122,7 @@ func (c *call) onMilestone(tr *try, name string, at time.Time) {
 // call falls back, continues on the next route, or ends with the error;
 // unless tr's answer is complete, which breaches nothing: a deadline that
 // passed while the body had yet to end (waited) ends the try cleanly.
-func (c *call) onBreach(tr *try, b BudgetError, waited bool) {
+func (c *call) onBreach(tr *try, be *BudgetError, waited bool) {
 	c.mu.Lock()
 	if !tr.live() || c.state != callRunning {
 		c.mu.Unlock()
@@ -77,8 +140,7 @@ func (c *call) onBreach(tr *try, b BudgetError, waited bool) {
 		}
 		return
 	}
-	b.Target = tr.rt.Name
-	be := &b
+	be.Target = tr.rt.Name
 	c.stop(tr, be, OutcomeBreached)
 	c.decideAndAct(tr, tryEvent{breach: true, err: be, chained: tr.chained}, be)
 	c.unlockAndReport()
@@ -200,7 +262,7 @@ func (c *call) situation(h happening, tr *try, e tryEvent, err error) situation 
 		cont:        c.r.pol.Continue && c.canContinue() && !c.reachedMax(),
 		restartOnly: c.keptRestartOnly() || codec.RestartsOnly(c.req),
 		canceled:    c.ctx.Err() != nil,
-		live:        c.live(),
+		live:        c.liveTries(),
 		delivered:   len(c.out.tries) > 0,
 		routesLeft:  c.next < c.routeCount(),
 		retryFits:   e.retryFits,
@@ -223,9 +285,9 @@ func (c *call) situation(h happening, tr *try, e tryEvent, err error) situation 
 	return s
 }
 
-// live counts the tries that run (or wait in admission) and that the
+// liveTries counts the tries that run (or wait in admission) and that the
 // policy has not stopped.
-func (c *call) live() int {
+func (c *call) liveTries() int {
 	n := 0
 	for _, tr := range c.tries {
 		if tr.live() {

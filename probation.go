@@ -90,7 +90,7 @@ func (c *call) commitHeld(tr *try, at time.Time) {
 // reached while held, all at at, when the caller received them. It
 // returns the KindPanic error of a hook that panicked. c.mu is held.
 func (c *call) heldHooks(tr *try, at time.Time) func() error {
-	sent := c.sent()
+	sent, model := c.sent(), c.model(tr.rt)
 	names := tr.probation.reached
 	tr.probation.reached = nil
 	first, milestone := c.hooks.FirstToken, c.hooks.Milestone
@@ -98,12 +98,12 @@ func (c *call) heldHooks(tr *try, at time.Time) func() error {
 		what := "FirstToken hook"
 		return guard(tr.rt.Name, &what, func() {
 			if first != nil {
-				first(c.ctx, firstTokenInfo(tr.rt.Name, c.model(tr.rt), sent, at))
+				first(c.ctx, firstTokenInfo(tr.rt.Name, model, sent, at))
 			}
 			what = "Milestone hook"
 			for _, n := range names {
 				if milestone != nil {
-					milestone(c.ctx, milestoneInfo(tr.rt.Name, c.model(tr.rt), n.name, sent, at))
+					milestone(c.ctx, milestoneInfo(tr.rt.Name, model, n.name, sent, at))
 				}
 			}
 		})
