@@ -34,30 +34,40 @@ const (
 // each reports to onAttempt.
 func (c *call) reporters(tr *try) (attemptEvents, func(BudgetError, bool)) {
 	ev := attemptEvents{
-		firstToken: func(_ *attempt, at time.Time) { c.onAttempt(tr, tryReport{kind: reportFirst, at: at}) },
+		firstToken: func(_ *attempt, at time.Time) { c.onAttempt(tr, &tryReport{kind: reportFirst, at: at}) },
 		output: func(_ *attempt, at time.Time, tokens int) {
-			c.onAttempt(tr, tryReport{kind: reportOutput, at: at, tokens: tokens})
+			c.onAttempt(tr, &tryReport{kind: reportOutput, at: at, tokens: tokens})
 		},
 		milestone: func(_ *attempt, name string, at time.Time) {
-			c.onAttempt(tr, tryReport{kind: reportMilestone, at: at, name: name})
+			c.onAttempt(tr, &tryReport{kind: reportMilestone, at: at, name: name})
 		},
-		end: func(_ *attempt, t *Timing) { c.onAttempt(tr, tryReport{kind: reportEnd, t: t}) },
+		end: func(_ *attempt, t *Timing) { c.onAttempt(tr, &tryReport{kind: reportEnd, t: t}) },
 	}
 	breached := func(b BudgetError, waited bool) {
-		c.onAttempt(tr, tryReport{kind: reportBreach, breach: &b, waited: waited})
+		c.onAttempt(tr, &tryReport{kind: reportBreach, breach: &b, waited: waited})
 	}
 	return ev, breached
 }
 
 // onAttempt is the one entry through which a try reports its events to
-// the call: an output chunk goes to the watchdog and probation, without
-// the call's lock; the others are handled as their kind says, and those
-// that change what the call does are classified and acted on through
-// decideAndAct.
-func (c *call) onAttempt(tr *try, r tryReport) {
+// the call. An output chunk, the per-chunk path, goes to the watchdog's
+// check and to probation without a lock of the call (the caller is woken
+// by the attempt itself, once per read of the body); every other event
+// goes to onEvent.
+func (c *call) onAttempt(tr *try, r *tryReport) {
+	if r.kind != reportOutput {
+		c.onEvent(tr, r)
+		return
+	}
+	tr.w.token(r.at, r.tokens)
+	c.probationOutput(tr, r.at, r.tokens)
+}
+
+// onEvent handles an event of tr other than an output chunk as its kind
+// says; those that change what the call does are classified and acted on
+// through decideAndAct.
+func (c *call) onEvent(tr *try, r *tryReport) {
 	switch r.kind {
-	case reportOutput:
-		c.onOutput(tr, r.at, r.tokens)
 	case reportFirst:
 		c.onFirst(tr, r.at)
 	case reportMilestone:
@@ -86,14 +96,6 @@ func (c *call) onFirst(tr *try, at time.Time) {
 		// as Client.New's does not: no FirstToken hook for it.
 		f(c.ctx, firstTokenInfo(tr.rt.Name, c.model(tr.rt), sent, at))
 	}
-}
-
-// onOutput handles an output-bearing chunk of tr: the watchdog's check,
-// without a lock of the call. The caller is woken by the attempt itself,
-// once per read of the body.
-func (c *call) onOutput(tr *try, at time.Time, tokens int) {
-	tr.w.token(at, tokens)
-	c.probationOutput(tr, at, tokens)
 }
 
 // onMilestone forwards the milestones of tries whose output the caller

@@ -11,7 +11,7 @@ func (p Probation) enabled() bool { return p.Sentence || p.Tokens > 0 || p.For >
 // probationState is a try's probation: whether it is held, the tokens it
 // has produced while held, and the timer of Probation.For.
 type probationState struct {
-	held   atomic.Bool // read by onOutput without the call's lock
+	held   atomic.Bool // read on the output path (onAttempt) without the call's lock
 	tokens int         // under the call's lock
 	timer  *time.Timer
 	// committed is when the held output was released to the caller; zero
