@@ -21,8 +21,13 @@ type frontEnd struct {
 	perRequest time.Duration // host time to take one request in
 	perChunk   time.Duration // host time to write one emission
 	free       time.Duration // when the front end is next idle
-	pending    []Emission    // written or being written, in order; At is when each reaches its client
+	pending    []Emission    // written or being written, in order from head; At is when each reaches its client
+	head       int           // pending[:head] are delivered, their places free for reuse
 }
+
+// keptPending is the most places the queue of written emissions keeps
+// once it empties; a larger array (after a burst) is let go.
+const keptPending = 4096
 
 // admit returns when a request that reached the server at now reaches the
 // engine, after the front end's earlier work and its own.
@@ -48,25 +53,34 @@ func (f *frontEnd) write(em Emission) bool {
 		em.Prefill += at - em.At
 	}
 	em.At = at
+	if f.head > 0 && len(f.pending) == cap(f.pending) {
+		// Reuse the delivered places before growing the array.
+		n := copy(f.pending, f.pending[f.head:])
+		clear(f.pending[n:])
+		f.pending, f.head = f.pending[:n], 0
+	}
 	f.pending = append(f.pending, em)
 	return true
 }
 
 // next reports when the next written emission reaches its client.
 func (f *frontEnd) next() (time.Duration, bool) {
-	if len(f.pending) == 0 {
+	if f.head == len(f.pending) {
 		return 0, false
 	}
-	return f.pending[0].At, true
+	return f.pending[f.head].At, true
 }
 
 // deliver emits the first written emission.
 func (f *frontEnd) deliver(emit func(Emission)) {
-	em := f.pending[0]
-	f.pending[0] = Emission{}
-	f.pending = f.pending[1:]
-	if len(f.pending) == 0 {
-		f.pending = f.pending[:0:0] // let the backing array go
+	em := f.pending[f.head]
+	f.pending[f.head] = Emission{}
+	f.head++
+	if f.head == len(f.pending) {
+		f.pending, f.head = f.pending[:0], 0
+		if cap(f.pending) > keptPending {
+			f.pending = nil // let a burst's array go
+		}
 	}
 	emit(em)
 }
@@ -75,8 +89,8 @@ func (f *frontEnd) deliver(emit func(Emission)) {
 // went away, or the id was given to a new request). The time the front
 // end spent on them stays spent.
 func (f *frontEnd) drop(id uint64) {
-	j := 0
-	for _, em := range f.pending {
+	j := f.head
+	for _, em := range f.pending[f.head:] {
 		if em.ID != id {
 			f.pending[j] = em
 			j++

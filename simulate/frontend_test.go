@@ -115,3 +115,18 @@ func TestFrontEndDefaults(t *testing.T) {
 		t.Errorf("StepOverhead −1 resolves the front end to %v a chunk, %v a request; want none (negative)", d.FrontEndPerChunk, d.FrontEndPerRequest)
 	}
 }
+
+// A written chunk's place in the front end's queue is reused once it is
+// delivered: a stream's allocations do not grow with its length.
+func TestFrontEndQueueAllocationsDoNotGrowWithTokens(t *testing.T) {
+	d := anchor(t)
+	d.FrontEndPerChunk = time.Microsecond
+	allocs := func(tokens int) float64 {
+		w := together(4, 16, tokens)
+		return testing.AllocsPerRun(3, func() { simulate.Run(newEngine(t, d), w) })
+	}
+	short, long := allocs(100), allocs(2000)
+	if long-short > 20 {
+		t.Errorf("4 streams through the front end: %.0f allocations at 100 tokens each, %.0f at 2000; want about the same", short, long)
+	}
+}
