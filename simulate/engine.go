@@ -148,8 +148,10 @@ func (e *Engine) Cancel(now time.Duration, id uint64) {
 	}
 	e.drop(s)
 	e.front.drop(id)
-	if e.planned && e.cur.start == now {
-		e.planned = false // the step has not begun: plan it without s
+	if e.planned && e.cur.start >= now {
+		// The step has not begun (it may be planned for when the front
+		// end hands a request over): plan it without s.
+		e.planned = false
 	}
 }
 

@@ -130,3 +130,33 @@ func TestFrontEndQueueAllocationsDoNotGrowWithTokens(t *testing.T) {
 		t.Errorf("4 streams through the front end: %.0f allocations at 100 tokens each, %.0f at 2000; want about the same", short, long)
 	}
 }
+
+// A request withdrawn while the front end is still taking it in never
+// reaches the engine: the next request's prefill starts as soon as the
+// front end hands that one over, not after a prefill of the withdrawn one.
+func TestFrontEndCancelBeforeTheEngineSeesIt(t *testing.T) {
+	d := anchor(t)
+	d.FrontEndPerRequest = 10 * time.Millisecond
+	e := newEngine(t, d)
+	e.Add(0, &simulate.Request{ID: 1, PromptTokens: 8000, OutputTokens: 5})
+	if at, ok := e.Next(); !ok || at <= 10*time.Millisecond {
+		t.Fatalf("Next() = %v, %v; want the first step after the front end's 10ms", at, ok)
+	}
+	e.Cancel(5*time.Millisecond, 1)
+	e.Add(6*time.Millisecond, &simulate.Request{ID: 2, PromptTokens: 16, OutputTokens: 1})
+	var got []simulate.Emission
+	for {
+		at, ok := e.Next()
+		if !ok {
+			break
+		}
+		e.AdvanceTo(at, func(em simulate.Emission) { got = append(got, em) })
+	}
+	if len(got) != 1 || got[0].ID != 2 {
+		t.Fatalf("emissions = %+v, want one of request 2", got)
+	}
+	// Request 2 is taken in from 10ms to 20ms, after request 1's intake.
+	if q := got[0].Queue; q != 14*time.Millisecond {
+		t.Errorf("request 2 arriving at 6ms: Queue = %v, want 14ms (taken in at 20ms; request 1 was withdrawn at 5ms)", q)
+	}
+}
