@@ -191,7 +191,8 @@ type Deployment struct {
 	MFU float64
 	// StepOverhead overrides the runtime's fixed time per step; zero keeps
 	// it, negative means no host time at all: none per step, and none per
-	// sequence unless SeqOverhead is set.
+	// sequence or in the front end unless SeqOverhead, FrontEndPerRequest
+	// or FrontEndPerChunk is set.
 	StepOverhead time.Duration
 	// AllReduce overrides the runtime's tensor-parallel all-reduce latency;
 	// zero keeps it, negative means no all-reduce cost at all (neither

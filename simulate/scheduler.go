@@ -17,8 +17,9 @@ type Scheduler interface {
 	// Cancel withdraws the request with id at now (its client went away);
 	// its slot and KV blocks are freed. Unknown ids are ignored.
 	Cancel(now time.Duration, id uint64)
-	// Next reports the time of the next event (a step end that emits
-	// tokens), or ok = false when nothing is queued or running.
+	// Next reports the time of the next event (a step end, or an
+	// Engine's front end writing a chunk, that emits tokens), or ok =
+	// false when nothing is queued or running.
 	Next() (at time.Duration, ok bool)
 	// AdvanceTo runs every step that ends at or before t, calling emit for
 	// each request that produced tokens at that step end, in time order.
@@ -53,7 +54,9 @@ type Request struct {
 type Emission struct {
 	// ID is the Request.ID.
 	ID uint64
-	// At is when the step that produced the tokens ended.
+	// At is when the tokens reach their client: when the step that
+	// produced them ended or, behind an Engine's front end
+	// (Deployment.FrontEndPerChunk), when the front end wrote them.
 	At time.Duration
 	// Tokens is how many new tokens the step produced (more than one with
 	// speculative decoding); 0 never occurs.
