@@ -7,8 +7,10 @@ import (
 )
 
 // tryReport is what a try's attempt, or its watchdog, tells the call: the
-// kind of the event and the facts of that kind. Every live event of a
-// try reaches the call through one entry, onAttempt.
+// kind of the event and the facts of that kind. Every event of a try's
+// attempt and watchdog reaches the call through one entry, onAttempt; a
+// try that ends while it waits for admission, and a held try that the
+// probation timer commits, take paths of their own (tryOut, probation).
 type tryReport struct {
 	kind   reportKind
 	at     time.Time    // reportFirst, reportOutput, reportMilestone
