@@ -323,6 +323,13 @@ func miniMaxStatus(e *codec.ServerError) int {
 //     the stream (help.aliyun.com/zh/model-studio/error-code#inappropriate-content;
 //     the message relayed as "<400> InternalError.Algo.DataInspectionFailed:
 //     Output data may contain inappropriate content.").
+//   - OpenAI's own code for a prompt over the model's context,
+//     "context_length_exceeded", which TabbyAPI's 400 before a stream
+//     carries and which it sends again, with type "invalid_request_error",
+//     inside its stream when ExLlamaV3's generator cannot enqueue a job the
+//     check before the stream let through (theroyallab/tabbyAPI
+//     common/errors.py, context_length_error_content;
+//     endpoints/OAI/utils/chat_completion.py, stream_generate_chat_completion).
 //
 // "server_error", "rate_limit_exceeded" and the policy codes are the
 // route's.
@@ -332,6 +339,7 @@ var requestFaultCodes = map[string]bool{
 	"invalid_image_mode": true, "image_file_too_large": true, "unsupported_image_media_type": true,
 	"empty_image_file": true, "failed_to_download_image": true, "image_file_not_found": true,
 	"image_content_policy_violation": true, "data_inspection_failed": true,
+	"context_length_exceeded": true,
 }
 
 // codeStatus returns 400 when e, an error a server sent inside its
