@@ -40,6 +40,12 @@ type conformanceMeta struct {
 			// Tools are the tools the request offered, by name: a chat
 			// call offers them too.
 			Tools []struct{ Function, Custom struct{ Name string } }
+			// N is how many choices a chat request asked for; the chat
+			// call of a fixture whose answer is whole asks for as many
+			// when it is a whole number over 1 (a refused request's may
+			// hold any number, and a broken answer goes on to a second
+			// route that answers one choice).
+			N float64
 		}
 	}
 	Expect conformanceExpect
@@ -275,6 +281,9 @@ func TestConformance(t *testing.T) {
 						return readCompletionStream(c.NewCompletionStreaming(context.Background(), p))
 					}
 					p := chat(fx.Request.Body.Model, int(cmp.Or(fx.Request.Body.MaxTokens, 64)))
+					if n := fx.Request.Body.N; n > 1 && n == float64(int64(n)) && fx.Expect.Error == "" {
+						p.N = openai.Int(int64(n))
+					}
 					for _, tool := range fx.Request.Body.Tools {
 						p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(openai.FunctionDefinitionParam{
 							Name: cmp.Or(tool.Function.Name, tool.Custom.Name)}))
