@@ -20,9 +20,26 @@ import (
 // stream_generate_chat_completion; common/errors.py,
 // context_length_error_content). The caller must get status 400 with the
 // server's message, and a breaker must not count the prompt's fault.
+// Its text completions send the same error the same way
+// (endpoints/OAI/utils/completion.py, stream_generate_completion).
 func TestTabbyAPIContextOverflowNotCounted(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		wantRefusalsNotCounted(t, "tabbyapi-context-overflow-in-stream", http.StatusBadRequest, chatErr(t))
+	t.Run("chat", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			wantRefusalsNotCounted(t, "tabbyapi-context-overflow-in-stream", http.StatusBadRequest, chatErr(t))
+		})
+	})
+	t.Run("completions", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			wantRefusalsNotCounted(t, "tabbyapi-completions-context-overflow-in-stream", http.StatusBadRequest,
+				func(r *tokenpace.Router, model string) error {
+					s := r.NewCompletionStreaming(context.Background(), openai.CompletionNewParams{
+						Model: openai.CompletionNewParamsModel(model), Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String("def add")}})
+					for s.Next() {
+					}
+					s.Close()
+					return s.Err()
+				})
+		})
 	})
 }
 
