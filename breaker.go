@@ -178,9 +178,9 @@ var errNotSent = errors.New("tokenpace: request not sent")
 // 429, and 501: it does not do what was asked), or a function of the
 // caller's panicked. A 424 Failed Dependency is the server's upstream
 // failing, not the request (see wire.FailedDependency): it counts, unless
-// the upstream it names refused the request itself (see
-// wire.CallersDependency). So does Groq's 498 of a flex tier out of
-// capacity (see wire.CapacityExceeded).
+// the upstream it names refused the request itself. So does Groq's 498 of
+// a flex tier out of capacity (see wire.CapacityExceeded); any other 498
+// does not. Both are told by their retry mark (see markedCallers).
 func excludedFromBreaker(err error) bool {
 	if isPanic(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, ErrStreamClosed) || errors.Is(err, errNotSent) || errors.Is(err, errHedgeLost) ||
@@ -192,11 +192,8 @@ func excludedFromBreaker(err error) bool {
 	var ae *openai.Error
 	if errors.As(err, &ae) {
 		s := ae.StatusCode
-		if s == http.StatusFailedDependency {
-			return ae.Response != nil && wire.CallersDependency(ae.Response.Header)
-		}
-		if s == wire.StatusCapacityExceeded && ae.Response != nil && wire.ServersCapacity(ae.Response.Header) {
-			return false
+		if s == http.StatusFailedDependency || s == wire.StatusCapacityExceeded {
+			return markedCallers(ae, s == wire.StatusCapacityExceeded)
 		}
 		return s >= 400 && s < 500 && s != http.StatusRequestTimeout && s != http.StatusTooManyRequests || s == http.StatusNotImplemented
 	}
@@ -229,4 +226,18 @@ func (b guardedBreaker) State() (s gobreaker.State) {
 		}
 	}()
 	return b.Breaker.State()
+}
+
+// markedCallers reports whether ae, a status whose side only its retry
+// mark tells (a 424, a 498), is the request's: marked not to be sent
+// again (see wire.RetryMark). Unmarked, it is the request's when callers
+// says so.
+func markedCallers(ae *openai.Error, callers bool) bool {
+	if ae.Response == nil {
+		return callers
+	}
+	if retry, marked := wire.RetryMark(ae.Response.Header); marked {
+		return !retry
+	}
+	return callers
 }

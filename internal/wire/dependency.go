@@ -23,7 +23,7 @@ import (
 // the request itself (a prompt over the model's context, a parameter it
 // does not take) answers the same to every try, so a 4xx other than 408
 // and 429 there is marked not to be sent again (X-Should-Retry: false),
-// and a breaker does not count it (see CallersDependency). res is read
+// and a breaker does not count it (see RetryMark). res is read
 // before BoundErrorBody rewrites its body, and its body put back.
 func FailedDependency(res *http.Response) *http.Response {
 	if res == nil || res.StatusCode != http.StatusFailedDependency || res.Header.Get("X-Should-Retry") != "" {
@@ -31,14 +31,6 @@ func FailedDependency(res *http.Response) *http.Response {
 	}
 	s := upstreamStatus(res)
 	return markRetry(res, s < 400 || s >= 500 || s == http.StatusRequestTimeout || s == http.StatusTooManyRequests)
-}
-
-// CallersDependency reports whether h, the header of a 424, marks it not
-// to be sent again: FailedDependency's mark that its upstream refused the
-// request itself (the caller's request, not the server's health), or the
-// same header set by the server, which is read the same way.
-func CallersDependency(h http.Header) bool {
-	return h.Get("X-Should-Retry") == "false"
 }
 
 // upstreamStatus returns the status the model server behind res, a 424,

@@ -31,11 +31,3 @@ func CapacityExceeded(res *http.Response) *http.Response {
 	}
 	return markRetry(res, true)
 }
-
-// ServersCapacity reports whether h, the header of a 498, marks it to be
-// sent again: CapacityExceeded's mark that the server, not the request,
-// failed, which a breaker counts, or the same header set by the server,
-// which openai-go obeys and which is read the same way.
-func ServersCapacity(h http.Header) bool {
-	return h.Get("X-Should-Retry") == "true"
-}

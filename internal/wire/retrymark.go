@@ -18,3 +18,20 @@ func markRetry(res *http.Response, retry bool) *http.Response {
 	}
 	return res
 }
+
+// RetryMark reads h, the header of an answer, as openai-go reads its
+// X-Should-Retry: retry is whether it marks the request to be sent again,
+// marked whether it says either ("true" or "false"). The mark is
+// markRetry's, set where the status alone does not tell whose the
+// failure is (FailedDependency, CapacityExceeded), or the server's own:
+// a breaker reads it the same way, the request's when it is not to be
+// sent again, the server's when it is.
+func RetryMark(h http.Header) (retry, marked bool) {
+	switch h.Get("X-Should-Retry") {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
