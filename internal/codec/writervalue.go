@@ -25,11 +25,9 @@ func writerValue(data []byte, model string) (chunk []byte, ok bool) {
 	if !bytes.HasPrefix(data, writerValuePrefix) {
 		return nil, false
 	}
-	var ev struct {
-		Value *string `json:"value"`
-	}
 	var keys map[string]json.RawMessage
-	if json.Unmarshal(data, &keys) != nil || len(keys) != 1 || json.Unmarshal(data, &ev) != nil || ev.Value == nil {
+	var value *string
+	if json.Unmarshal(data, &keys) != nil || len(keys) != 1 || json.Unmarshal(keys["value"], &value) != nil || value == nil {
 		return nil, false
 	}
 	type choice struct {
@@ -42,7 +40,7 @@ func writerValue(data []byte, model string) (chunk []byte, ok bool) {
 		Object  string   `json:"object"`
 		Model   string   `json:"model"`
 		Choices []choice `json:"choices"`
-	}{Object: "text_completion", Model: model, Choices: []choice{{Text: *ev.Value}}}
+	}{Object: "text_completion", Model: model, Choices: []choice{{Text: *value}}}
 	b, err := json.Marshal(c)
 	return b, err == nil
 }
