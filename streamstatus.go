@@ -44,12 +44,21 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 // refusal counts as the request's, not the server's (see
 // excludedFromBreaker). 0 for any other error.
 func starletteStatus(e *openai.Error) int {
-	m := e.Message
-	if e.Type != "" || e.Code != "" || len(m) < 5 || m[0] != '4' || m[3] != ':' || m[4] != ' ' {
+	if e.Type != "" || e.Code != "" {
+		return 0
+	}
+	return leadingStatus(e.Message, ": ", 400, 499)
+}
+
+// leadingStatus returns the status, lo to hi, that m names in its first
+// three bytes when sep follows them, as a framework writes an HTTP error
+// into its message (see starletteStatus, compressionStatus); 0 otherwise.
+func leadingStatus(m, sep string, lo, hi int) int {
+	if len(m) < 3+len(sep) || m[3:3+len(sep)] != sep {
 		return 0
 	}
 	s, err := strconv.Atoi(m[:3])
-	if err != nil || s < 400 || s > 499 {
+	if err != nil || s < lo || s > hi {
 		return 0
 	}
 	return s
@@ -445,16 +454,11 @@ func mistralRsOutOfCache(e *codec.ServerError) bool {
 // refusal counts as the request's, not the server's (see
 // excludedFromBreaker). 0 for any other error.
 func compressionStatus(e *openai.Error) int {
-	const prefix = "code="
-	m := e.Message
-	if e.Type != "context_compression_error" || !strings.HasPrefix(m, prefix) || len(m) < len(prefix)+4 || m[len(prefix)+3] != ',' {
+	m, ok := strings.CutPrefix(e.Message, "code=")
+	if e.Type != "context_compression_error" || !ok {
 		return 0
 	}
-	s, err := strconv.Atoi(m[len(prefix) : len(prefix)+3])
-	if err != nil || s < 400 || s > 599 {
-		return 0
-	}
-	return s
+	return leadingStatus(m, ",", 400, 599)
 }
 
 // faultTypes are the types, each an OpenAI error code's name, by which a
