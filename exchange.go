@@ -325,11 +325,10 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 		x.closing.Learn(server, idle)
 	}
 	res = wire.FailedDependency(res) // the upstream's status in a 424's body, before bound rewrites it
-	res = wire.CapacityExceeded(res) // Groq's flex tier out of capacity: the server's, sent again
 	if res != nil && res.Body != nil {
 		x.bound(res) // it reads an error body: without x.mu, which httptrace hooks take
 	}
-	res = wire.QuotaSpent(wire.NotImplemented(res))
+	res = wire.QuotaSpent(wire.NotImplemented(wire.CapacityExceeded(res)))
 	if whole {
 		res = wire.AsStream(res)
 	}

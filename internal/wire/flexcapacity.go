@@ -1,10 +1,6 @@
 package wire
 
-import (
-	"net/http"
-
-	"github.com/tidwall/gjson"
-)
+import "net/http"
 
 // StatusCapacityExceeded is the status of its own, 498, with which Groq
 // refuses a request of its flex service tier while the tier is out of
@@ -20,13 +16,12 @@ const StatusCapacityExceeded = 498
 // 4xx other than 408, 409 and 429 only once. Any other 498 (ArcGIS and
 // some gateways answer 498 for an invalid token) is left as it is, the
 // caller's. Only a 498 is read, so it costs nothing on any other
-// response; its body is put back.
+// response: its error object, as errorOf reads it, and then put back.
 func CapacityExceeded(res *http.Response) *http.Response {
-	if res == nil || res.StatusCode != StatusCapacityExceeded || res.Body == nil || res.Header.Get("X-Should-Retry") != "" {
+	if res == nil || res.Header.Get("X-Should-Retry") != "" {
 		return res
 	}
-	body, err := ErrorBody(res)
-	if err != nil || gjson.GetBytes(body, "error.code").Str != "capacity_exceeded" {
+	if e, ok := errorOf(res, StatusCapacityExceeded); !ok || e.Code != "capacity_exceeded" {
 		return res
 	}
 	return markRetry(res, true)
