@@ -24,10 +24,13 @@ const nvextField = "nvext"
 // there (the test_cancelled_detailed_finish_reason_preserves_openai_finish_reason
 // tests of both delta generators); a caller that asks for it, as
 // reinforcement-learning rollouts do to resume a cut answer, would
-// otherwise take the cut answer for the model's. The nvext member is
-// looked up only on a finishing chunk, not on every token.
+// otherwise take the cut answer for the model's. Neither member is
+// looked up on a chunk that finishes nothing, as most chunks do.
 func nativeFinish(choice, chunk map[string]respjson.Field, finished bool) respjson.Field {
-	if f, ok := choice[nativeFinishField]; ok || !finished {
+	if !finished {
+		return respjson.Field{} // finishReason weighs it only beside a finish reason
+	}
+	if f, ok := choice[nativeFinishField]; ok {
 		return f
 	}
 	nv, ok := chunk[nvextField]
