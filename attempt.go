@@ -340,6 +340,9 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	data, err := a.rd.next()
 	if err == io.EOF && a.rd.answeredWhole() || err != nil && a.rd.answered() && context.Cause(a.ctx) == errAnswerEnded {
 		at := a.rd.lastRead()
+		if !a.rd.answered() {
+			a.finishItemsDone()
+		}
 		return true, at, a.outputEnd(at)
 	}
 	if err == io.EOF {
@@ -406,6 +409,21 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		return true, at, a.outputEnd(at)
 	}
 	return false, at, nil
+}
+
+// finishItemsDone gives a Responses answer that ended whole with no final
+// event, its items all done and completed (see reading.itemsDone), the
+// finish of a completed response, "stop" (see codec.finishOf): no event
+// said how it ended, yet it ended by itself. OpenRouter closes some
+// streams so; AIBrix's gateway resets one whose response.completed spans
+// two reads of its upstream (pkg/plugins/gateway/gateway_rsp_body.go,
+// processStreamingResponse).
+func (a *attempt) finishItemsDone() {
+	a.mu.Lock()
+	if a.t.FinishReason == "" {
+		a.t.FinishReason = "stop"
+	}
+	a.mu.Unlock()
 }
 
 // atDone returns how a stream that sent [DONE] at at ended: the error an

@@ -16,7 +16,8 @@ import (
 // approval request, done), and one of them was more than reasoning or a
 // tools' list; a stream cut inside an item, after its reasoning or its
 // tools' list alone, or with an item done incomplete stays
-// KindTruncated, and a Router carries it on.
+// KindTruncated, and a Router carries it on. A whole one's finish reason
+// is a completed response's, "stop".
 func TestResponsesEndAfterItemsDone(t *testing.T) {
 	reasoning := func(b *eventsSSE) {
 		b.ev(10, "response.output_item.added", `,"output_index":0,"item":`+reasoningItem("rs_1", ""))
@@ -85,6 +86,9 @@ func TestResponsesEndAfterItemsDone(t *testing.T) {
 				}
 				if tt.complete && (got.text != tt.text || routed.text != tt.text) {
 					t.Errorf("read %q (Client), %q (Router), want %q", got.text, routed.text, tt.text)
+				}
+				if tt.complete && (got.tm.FinishReason != "stop" || routed.tm.FinishReason != "stop") {
+					t.Errorf("FinishReason %q (Client), %q (Router), want \"stop\": the answer ended by itself", got.tm.FinishReason, routed.tm.FinishReason)
 				}
 			})
 		})
