@@ -93,3 +93,23 @@ func TestFieldsAfterData(t *testing.T) {
 		}
 	}
 }
+
+// TestFramingSettles: a body whose first event a blank line ends, though
+// its data was not dispatched at its line (not JSON, or another field
+// after it), is of the format's framing from then on: later lines cost no
+// look at the line after them.
+func TestFramingSettles(t *testing.T) {
+	for _, body := range []string{
+		"data: hello\n\ndata: {\"b\":2}\n\n",
+		"data: {\"a\":\ndata: 1}\n\ndata: {\"b\":2}\n\n",
+		"event: delta\ndata: {\"a\":1}\n\ndata: {\"b\":2}\n\n",
+	} {
+		r := NewReader(strings.NewReader(body), 1<<10)
+		if _, err := r.Next(); err != nil {
+			t.Fatalf("%q: Next: %v", body, err)
+		}
+		if r.framing != framingBlank {
+			t.Errorf("%q: framing %d after its first event, want the format's (%d)", body, r.framing, framingBlank)
+		}
+	}
+}

@@ -178,6 +178,10 @@ func (r *Reader) Next() ([]byte, error) {
 			r.learn(line, name)
 		}
 		if len(line) == 0 {
+			if r.has && r.framing == framingUnknown {
+				// An event a blank line ends: the format's framing.
+				r.framing = framingBlank
+			}
 			if r.has && !blank(r.data) {
 				return r.data, nil
 			}
