@@ -38,14 +38,7 @@ func TestReasoningItemText(t *testing.T) {
 		{"text under an id no reasoning item has", []string{lateDelta}, want{RespTextDelta, "Late.", 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dec := DecoderFor(Response(responses.ResponseNewParams{}))
-			var ev Event
-			for _, e := range tc.events {
-				var err error
-				if ev, err = dec.Decode([]byte(e)); err != nil {
-					t.Fatal(err)
-				}
-			}
+			ev := decodeResponseEvents(t, tc.events)
 			orig, _ := ev.Orig.(*responses.ResponseStreamEventUnion)
 			got := want{orig.Type, ev.Chunk.Choices[0].Delta.Content, ev.Outputs}
 			if got != tc.last {

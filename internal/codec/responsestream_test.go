@@ -92,14 +92,7 @@ func TestResponseStream(t *testing.T) {
 		{"a web search's progress", []string{`{"type":"response.web_search_call.searching","item_id":"ws"}`}, want{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dec := DecoderFor(Response(responses.ResponseNewParams{}))
-			var ev Event
-			for _, e := range tc.events {
-				var err error
-				if ev, err = dec.Decode([]byte(e)); err != nil {
-					t.Fatal(err)
-				}
-			}
+			ev := decodeResponseEvents(t, tc.events)
 			got := want{ev.Chunk.Choices[0].Delta.Content, ev.Outputs, ev.ToolCall}
 			if got != tc.last {
 				t.Errorf("last event: %+v, want %+v", got, tc.last)
@@ -252,4 +245,19 @@ func TestResponseRefusalDone(t *testing.T) {
 			}
 		})
 	}
+}
+
+// decodeResponseEvents decodes events, in order, with one Responses
+// decoder and returns the last event it gave.
+func decodeResponseEvents(t *testing.T, events []string) Event {
+	t.Helper()
+	dec := DecoderFor(Response(responses.ResponseNewParams{}))
+	var ev Event
+	for _, e := range events {
+		var err error
+		if ev, err = dec.Decode([]byte(e)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ev
 }
