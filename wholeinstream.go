@@ -14,13 +14,20 @@ import "github.com/tokenpace/tokenpace/internal/codec"
 // endpoints/OAI/router.py) does the same on /v1/chat/completions: the
 // whole chat.completion, its message where a chunk has a delta.
 
+// Cloudflare AI Gateway with Guardrails on answers a streamed request with
+// the provider's whole answer, as OpenAI prints it: over many lines, the
+// first "{" alone (see sse.Reader.UnframedDocument).
+
 // wholeInStream returns the event of a body that is no event stream (see
-// sse.Reader.Sniff) when its first line is a whole completion (see
+// sse.Reader.Sniff) when it is a whole completion (see
 // codec.WholeCompletion) answering a completions request, or a whole
 // chat completion (see codec.WholeChat) answering a chat request, and its
 // memory; ok is false for any other body, which stays KindContentType.
 func (r *reading) wholeInStream() (ev codec.Event, size int, ok bool) {
-	data := r.sr.Unframed()
+	data, err := r.sr.UnframedDocument()
+	if err != nil {
+		return ev, 0, false
+	}
 	switch r.req.API() {
 	case codec.APICompletions:
 		ev, size, err := r.decode(data)

@@ -1,0 +1,43 @@
+package sse
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// unframedDocument reads body with Sniff to its first Next and returns
+// what UnframedDocument gives then.
+func unframedDocument(t *testing.T, body string, max int) (string, error) {
+	t.Helper()
+	r := NewReader(strings.NewReader(body), max)
+	r.Sniff()
+	if _, err := r.Next(); !errors.Is(err, ErrNotEventStream) {
+		t.Fatalf("Next(%q) = %v, want ErrNotEventStream", body, err)
+	}
+	doc, err := r.UnframedDocument()
+	return string(doc), err
+}
+
+// TestUnframedDocument: a JSON object printed over many lines, as OpenAI
+// prints a non-streamed answer, is read whole; a first line that is a
+// whole object, or no object's start, is all there is; a document over
+// the limit is ErrEventTooLong, not a longer read.
+func TestUnframedDocument(t *testing.T) {
+	pretty := "{\n  \"id\": \"chatcmpl-1\",\n  \"object\": \"chat.completion\"\r\n}\n"
+	for _, tc := range []struct {
+		name, body, want string
+		max              int
+		err              error
+	}{
+		{"printed over many lines", pretty, "{\n  \"id\": \"chatcmpl-1\",\n  \"object\": \"chat.completion\"\n}", 1 << 10, nil},
+		{"one line", "{\"id\":\"chatcmpl-1\"}\n{\"id\":\"2\"}\n", "{\"id\":\"chatcmpl-1\"}", 1 << 10, nil},
+		{"an HTML page", "<html>\n<body>Bad gateway</body>\n</html>\n", "<html>", 1 << 10, nil},
+		{"over the limit", pretty, "", 40, ErrEventTooLong},
+	} {
+		got, err := unframedDocument(t, tc.body, tc.max)
+		if got != tc.want || !errors.Is(err, tc.err) {
+			t.Errorf("%s: UnframedDocument() = %q, %v; want %q, %v", tc.name, got, err, tc.want, tc.err)
+		}
+	}
+}
