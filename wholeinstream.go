@@ -24,11 +24,15 @@ import "github.com/tokenpace/tokenpace/internal/codec"
 // chat completion (see codec.WholeChat) answering a chat request, and its
 // memory; ok is false for any other body, which stays KindContentType.
 func (r *reading) wholeInStream() (ev codec.Event, size int, ok bool) {
+	api := r.req.API()
+	if api != codec.APICompletions && api != codec.APIChat {
+		return ev, 0, false
+	}
 	data, err := r.sr.UnframedDocument()
 	if err != nil {
 		return ev, 0, false
 	}
-	switch r.req.API() {
+	switch api {
 	case codec.APICompletions:
 		ev, size, err := r.decode(data)
 		return ev, size, err == nil && codec.WholeCompletion(ev)
