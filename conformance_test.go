@@ -58,8 +58,9 @@ type conformanceExpect struct {
 	// when it is not Finish, the server's.
 	AccFinish string `json:"accumulated_finish"`
 	// DeltasText is what the stream's own text deltas hold, where a
-	// server sends some of the text in another event; empty: Text.
-	DeltasText    string                             `json:"deltas_text"`
+	// server sends some of the text, or all of it ("" given), in
+	// another event; absent: Text.
+	DeltasText    *string                            `json:"deltas_text"`
 	PromptTokens  int                                `json:"prompt_tokens"`
 	CachedTokens  int                                `json:"cached_tokens"`
 	OutputTokens  int                                `json:"output_tokens"`
@@ -312,7 +313,7 @@ func TestConformance(t *testing.T) {
 				want := fx
 				if fx.Expect.Error != "" || fx.Expect.Empty {
 					want.Expect.Text += extra
-					want.Expect.DeltasText = ""
+					want.Expect.DeltasText = nil
 					want.Expect.Error, want.Expect.Finish, want.Expect.AccFinish = "", "stop", ""
 					want.Expect.PromptTokens, want.Expect.OutputTokens, want.Expect.UsageReported = 0, 0, nil
 					// A broken stream's tool calls are not continued: the
@@ -332,8 +333,12 @@ func TestConformance(t *testing.T) {
 func checkConformance(t *testing.T, who string, fx conformance, got read) {
 	t.Helper()
 	e := fx.Expect
-	if got.text != cmp.Or(e.DeltasText, e.Text) || got.acc != e.Text {
-		t.Errorf("%s: read %q, accumulated %q; want %q and %q", who, got.text, got.acc, cmp.Or(e.DeltasText, e.Text), e.Text)
+	deltas := e.Text
+	if e.DeltasText != nil {
+		deltas = *e.DeltasText
+	}
+	if got.text != deltas || got.acc != e.Text {
+		t.Errorf("%s: read %q, accumulated %q; want %q and %q", who, got.text, got.acc, deltas, e.Text)
 	}
 	if got.reasoning != e.Reasoning {
 		t.Errorf("%s: reasoning %q, want %q", who, got.reasoning, e.Reasoning)
