@@ -138,6 +138,9 @@ func (a *Accumulator) Add(ev *Event) bool {
 	if !ok {
 		return false
 	}
+	if ev.ToolCall {
+		add = restatedArguments(&a.Acc.ChatCompletion, add)
+	}
 	if add.ID != a.id || add.JSON.Usage.Valid() {
 		if add == c {
 			cc := *c // the event's chunk keeps its own id and usage

@@ -1,0 +1,70 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// A call's whole arguments sent again.
+//
+// Gateways that make a chat stream of OpenAI's Responses stream turn each
+// of its function-call events into a tool-call delta whose arguments
+// openai-go's accumulator appends: the argument deltas, then
+// response.function_call_arguments.done's whole arguments, then
+// response.output_item.done's call with its id, name and whole arguments
+// once more. codex-lb did so before its #287 (Soju06/codex-lb#284: the
+// arguments {"city":"Zurich","unit":"C"} three times over;
+// app/core/openai/chat_responses.py, iter_chat_chunks), as others report
+// of their bridges (elizaOS/eliza#16973, lidge-jun/opencodex#361). Appended,
+// the call's arguments are two or three JSON objects in a row, which no
+// tool takes. A delta whose arguments are its call's whole arguments so
+// far, when those are already one whole JSON object or array, restates
+// them: the accumulation keeps them once. Appended, the result could
+// never be JSON, so no server's answer is read otherwise than it meant;
+// the caller's chunk, as Current gives it, keeps what the server sent.
+
+// restatedArguments returns c, or a copy of it whose tool-call deltas
+// that restate their call's whole arguments so far, as acc holds them,
+// carry no arguments. c is never changed. A delta's arguments are
+// compared only with a call's of the same length, and checked for JSON
+// only when they are the same: a piece of a call's arguments costs a
+// length comparison.
+func restatedArguments(acc *openai.ChatCompletion, c *openai.ChatCompletionChunk) *openai.ChatCompletionChunk {
+	out := c
+	for i := range c.Choices {
+		ci := c.Choices[i].Index
+		if ci < 0 || ci >= int64(len(acc.Choices)) {
+			continue
+		}
+		calls := acc.Choices[ci].Message.ToolCalls
+		for j, d := range c.Choices[i].Delta.ToolCalls {
+			if d.Index < 0 || d.Index >= int64(len(calls)) || !restates(calls[d.Index].Function.Arguments, d.Function.Arguments) {
+				continue
+			}
+			if out == c {
+				cc := *c
+				cc.Choices = slices.Clone(c.Choices)
+				out = &cc
+			}
+			if &out.Choices[i].Delta.ToolCalls[0] == &c.Choices[i].Delta.ToolCalls[0] {
+				out.Choices[i].Delta.ToolCalls = slices.Clone(c.Choices[i].Delta.ToolCalls)
+			}
+			out.Choices[i].Delta.ToolCalls[j].Function.Arguments = ""
+		}
+	}
+	return out
+}
+
+// restates reports whether piece, a delta's arguments, is so far, its
+// call's whole arguments, again, and so far is one whole JSON object or
+// array.
+func restates(soFar, piece string) bool {
+	if piece == "" || piece != soFar {
+		return false
+	}
+	b := bytes.TrimLeft([]byte(soFar), " \t\r\n")
+	return len(b) > 0 && (b[0] == '{' || b[0] == '[') && json.Valid(b)
+}
