@@ -22,6 +22,15 @@ func TestRefusedField(t *testing.T) {
 		// transformers serve: a field of UNUSED_CHAT_COMPLETION_FIELDS,
 		// named in a Python set (src/transformers/cli/serving/utils.py).
 		{422, `{"detail":"Unsupported fields in the request: {'stream_options'}"}`, true},
+		// Venice.ai: zod's unrecognized_keys in an error array
+		// (ar-jan/llm-venice#3, the body as logged).
+		{400, `{"error":[{"code":"unrecognized_keys","keys":["stream_options"],"path":[],"message":"Unrecognized key(s) in object: 'stream_options'"}]}`, true},
+		// Databricks' serving endpoints: Go's "json: unknown field"
+		// (continuedev/continue#12936; the envelope assumed).
+		{400, `{"error_code":"BAD_REQUEST","message":"json: unknown field \"stream_options\""}`, true},
+		// Azure OpenAI On Your Data, data_sources beside stream_options
+		// (openai/openai-python#2296; the envelope assumed).
+		{400, `{"error":{"code":"invalid_payload","message":"Validation error at #/stream_options: Extra inputs are not permitted"}}`, true},
 		{400, `{"error":{"message":"max_tokens is too large"}}`, false},
 		{500, `{"error":{"message":"stream_options failed"}}`, false},
 		{200, `data: {"stream_options":1}`, false},
