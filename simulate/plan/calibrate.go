@@ -69,7 +69,8 @@ type Calibration struct {
 
 // ConstantBand is a fitted constant and the range the observations allow
 // it: the fit moved by two standard errors (log scale) either way, with the
-// measurement noise taken as the residuals' spread and at least 1 %.
+// measurement noise taken as the residuals' spread and at least 1 %, and
+// kept within what the constant can be (a share at most 1).
 type ConstantBand struct {
 	// Name is the constant: MBU, MFU or StepOverhead.
 	Name string
@@ -198,7 +199,7 @@ func Calibrate(d simulate.Deployment, obs []simulate.Observation) (Calibration, 
 		}
 	}
 	x = best
-	cond, weak := conditioning(x, residuals(exact))
+	cond, weak := conditioning(x, lo, hi, residuals(exact))
 	fitted := residualsOf(obs, with(x), exact)
 	if miss, at := worstMiss(fitted); cond < calibrateConditioning && miss > Misfit {
 		// The constants ran to their bounds chasing runs that no
@@ -256,7 +257,7 @@ func bands(x, lo, hi []float64, names []string, r func([]float64) []float64, wit
 	}
 	dof := max(len(res)-len(x), 1)
 	sigma := max(math.Sqrt(ss/float64(dof)), calibrationNoise)
-	jtj := normalMatrix(x, r)
+	jtj := normalMatrix(x, lo, hi, r)
 	n := len(x)
 	// Regularise an exactly singular matrix so that its inverse is large
 	// but finite: the band of an undetermined constant is then wide.
@@ -275,7 +276,9 @@ func bands(x, lo, hi []float64, names []string, r func([]float64) []float64, wit
 		v := solve(jtj, unit)[i]
 		half := 2 * sigma * math.Sqrt(max(v, 0))
 		half = min(half, 5) // beyond e^5 the band says nothing more
-		out = append(out, ConstantBand{Name: names[i], Value: x[i], Low: x[i] * math.Exp(-half), High: x[i] * math.Exp(half)})
+		// A share's band stops at 1 (and every band at its constant's
+		// bounds): no deployment reads its memory faster than its bandwidth.
+		out = append(out, ConstantBand{Name: names[i], Value: x[i], Low: max(x[i]*math.Exp(-half), lo[i]), High: min(x[i]*math.Exp(half), hi[i])})
 		if half > math.Log(1.25) {
 			confounded = append(confounded, names[i])
 		}
@@ -309,20 +312,23 @@ func bands(x, lo, hi []float64, names []string, r func([]float64) []float64, wit
 	return out, confounded, spread
 }
 
-// normalMatrix is JᵀJ for the residual function r at x, J by central
-// differences in log x.
-func normalMatrix(x []float64, r func([]float64) []float64) [][]float64 {
+// normalMatrix is JᵀJ for the residual function r at x, J by differences
+// in log x kept within lo and hi: central inside them, one-sided where x
+// sits on a bound (MBU at 1), since past it the deployment is no
+// deployment and r has no value.
+func normalMatrix(x, lo, hi []float64, r func([]float64) []float64) [][]float64 {
 	n := len(x)
 	var cols [][]float64
 	for i := range x {
 		const h = 0.01
 		up, down := append([]float64(nil), x...), append([]float64(nil), x...)
-		up[i] *= math.Exp(h)
-		down[i] *= math.Exp(-h)
+		up[i] = min(x[i]*math.Exp(h), hi[i])
+		down[i] = max(x[i]*math.Exp(-h), lo[i])
 		ru, rd := r(up), r(down)
+		span := math.Log(up[i] / down[i])
 		col := make([]float64, len(ru))
 		for k := range ru {
-			col[k] = (ru[k] - rd[k]) / (2 * h)
+			col[k] = (ru[k] - rd[k]) / span
 		}
 		cols = append(cols, col)
 	}
@@ -339,10 +345,10 @@ func normalMatrix(x []float64, r func([]float64) []float64) [][]float64 {
 }
 
 // conditioning returns the ratio of the smallest to the largest eigenvalue
-// of JᵀJ for the residual function r at x (J by central differences in log
-// x), and the eigenvector of the smallest: the barely determined direction.
-func conditioning(x []float64, r func([]float64) []float64) (float64, []float64) {
-	a := normalMatrix(x, r)
+// of JᵀJ for the residual function r at x (J as normalMatrix takes it,
+// within low and high), and the eigenvector of the smallest: the barely determined direction.
+func conditioning(x, low, high []float64, r func([]float64) []float64) (float64, []float64) {
+	a := normalMatrix(x, low, high, r)
 	vals, vecs := jacobiEigen(a)
 	lo, hi := 0, 0
 	for i := range vals {

@@ -211,3 +211,30 @@ func TestDesignCalibrationFitsTheCache(t *testing.T) {
 		}
 	}
 }
+
+// TestCalibrateFitOnTheBandwidthBound fits two runs of a deployment at its
+// class defaults, as a bench over loopback measures them: the single
+// stream's first token 1.25 ms later than the engine gives it (the
+// client's and the HTTP stack's share). The best fit puts the bandwidth
+// share on its bound, 1. The fit is made, not refused as confounded, and
+// no band passes a share of 1.
+func TestCalibrateFitOnTheBandwidthBound(t *testing.T) {
+	g, _ := simulate.LookupGPU("h100-sxm")
+	m, _ := simulate.LookupModel("llama-3.1-8b")
+	d := simulate.Deployment{GPU: g, Model: m}
+	obs := append(observe(t, d, simulate.Scenario{PromptTokens: 256, OutputTokens: 64, Concurrency: 1, Requests: 3}),
+		observe(t, d, simulate.Scenario{PromptTokens: 2048, OutputTokens: 64, Concurrency: 16, Requests: 16})...)
+	obs[0].Value += 1.25
+	c, err := plan.Calibrate(d, obs)
+	if err != nil {
+		t.Fatalf("Calibrate = %v, want a fit", err)
+	}
+	for _, b := range c.Bands {
+		if b.Name != "StepOverhead" && !(b.Low > 0 && b.Low <= b.Value && b.Value <= b.High && b.High <= 1) {
+			t.Errorf("band %v, want a share's band within (0, 1] around its value", b)
+		}
+	}
+	if c.Deployment.MBU != 1 {
+		t.Errorf("MBU = %.3f, want the fit on the bound this test is about (1)", c.Deployment.MBU)
+	}
+}
