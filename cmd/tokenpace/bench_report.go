@@ -246,7 +246,8 @@ func (r *benchReport) warnings() []string {
 	return append(w, r.lateWarnings()...)
 }
 
-// lateWarnings says when the client, not the server, held requests back.
+// lateWarnings says when the client, not the server, held requests back,
+// naming what set the schedule: --rate, or a replayed trace.
 func (r *benchReport) lateWarnings() []string {
 	loud := 0
 	for _, d := range r.res.lateness {
@@ -257,12 +258,16 @@ func (r *benchReport) lateWarnings() []string {
 	if loud == 0 || float64(loud) <= lateShare*float64(len(r.res.lateness)) {
 		return []string{}
 	}
-	why := "it could not send them on time (a busy CPU, or a machine too slow for --rate)"
-	if r.res.capped*2 > r.res.late {
-		why = fmt.Sprintf("its cap of %d requests in flight (--concurrency) held them back: drop it for an open loop, or lower --rate", r.f.concurrency)
+	asked, slower := "--rate", "lower --rate"
+	if r.f.traceFile != "" {
+		asked, slower = "the trace", "lower --speedup"
 	}
-	return []string{fmt.Sprintf("the client delayed %d of %d requests by more than %v (max %v): %s. The latency figures count from each send and do not include this wait, but the server saw less load than --rate asked for",
-		loud, len(r.res.lateness), lateLoud, r.res.maxLate.Round(time.Millisecond), why)}
+	why := fmt.Sprintf("it could not send them on time (a busy CPU, or a machine too slow for %s)", asked)
+	if r.res.capped*2 > r.res.late {
+		why = fmt.Sprintf("its cap of %d requests in flight (--concurrency) held them back: drop it for an open loop, or %s", r.f.concurrency, slower)
+	}
+	return []string{fmt.Sprintf("the client delayed %d of %d requests by more than %v (max %v): %s. The latency figures count from each send and do not include this wait, but the server saw less load than %s asked for",
+		loud, len(r.res.lateness), lateLoud, r.res.maxLate.Round(time.Millisecond), why, asked)}
 }
 
 // writeTable writes the measured figures: counts, throughput, goodput,

@@ -82,6 +82,34 @@ func TestBenchTraceWindowAndSpeedup(t *testing.T) {
 	}
 }
 
+// TestBenchTraceLatenessNamesTheTrace replays a trace ten times faster
+// through one slot: the client holds requests back, and its warning says
+// what to change for a trace (--speedup), not --rate, which a trace
+// replay refuses.
+func TestBenchTraceLatenessNamesTheTrace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		args := []string{"--json", "--model", "llama-3.2-1b", "--trace", traceSample("azure_conv_sample.csv"), "--speedup", "10", "--concurrency", "1"}
+		code, stdout, stderr := bench(t, t.Context(), args...)
+		if code != 0 {
+			t.Fatalf("bench %q exit = %d, want 0 (stderr %q)", args, code, stderr)
+		}
+		var out struct {
+			Warnings []string `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range append(out.Warnings, stderr) {
+			if strings.Contains(w, "--rate") {
+				t.Errorf("warning %q names --rate, which a trace replay does not take", w)
+			}
+		}
+		if len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0], "lower --speedup") || !strings.Contains(out.Warnings[0], "less load than the trace asked for") {
+			t.Errorf("warnings = %q, want one saying to lower --speedup and that the server saw less load than the trace asked for", out.Warnings)
+		}
+	})
+}
+
 func TestBenchRejectsMalformedTraces(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.csv")
