@@ -125,6 +125,7 @@ func TestBenchRejectsMalformedTraces(t *testing.T) {
 		{[]string{"--trace", traceSample("azure_conv_sample.csv"), "--trace-format", "parquet"}, `unknown format "parquet"`},
 		{[]string{"--trace", traceSample("azure_conv_sample.csv"), "--rate", "3"}, "--trace sets the load"},
 		{[]string{"--speedup", "2"}, "need --trace"},
+		{[]string{"--trace", traceSample("azure_conv_sample.csv"), "--speedup", "0"}, "--speedup: trace: speedup must be a positive number, got 0"},
 		{[]string{"--burstiness", "2"}, "--burstiness needs --rate"},
 		{[]string{"--sessions", "2", "--requests", "9"}, "--sessions sets the load"},
 		{[]string{"--find-max-rate"}, "--find-max-rate needs an SLO"},

@@ -42,7 +42,9 @@ func (t *traceFlags) open(path string) (*trace.Trace, error) {
 		}
 	}
 	if t.speedup != 1 {
-		if span := tr.Duration().Seconds() / t.speedup; span > maxArrivalSpan.Seconds() {
+		// A speedup that is not positive is Speedup's to refuse: it would
+		// stretch the trace past any bound.
+		if span := tr.Duration().Seconds() / t.speedup; t.speedup > 0 && span > maxArrivalSpan.Seconds() {
 			return nil, fmt.Errorf("--speedup %g stretches the trace's %v to %.3g s, want at most %g s", t.speedup, tr.Duration(), span, maxArrivalSpan.Seconds())
 		}
 		if tr, err = tr.Speedup(t.speedup); err != nil {
