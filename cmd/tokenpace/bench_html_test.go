@@ -81,6 +81,23 @@ func TestBenchHTMLReport(t *testing.T) {
 	checkInBrowser(t, page, len(reportCharts))
 }
 
+// TestBenchHTMLReportWithoutSLO reports a one-request run with no SLO:
+// every chart is drawn, and the goodput row says that no SLO was set, as
+// the settings and the printed table do, rather than that the request met
+// one.
+func TestBenchHTMLReportWithoutSLO(t *testing.T) {
+	page, _ := benchReportFile(t, "--requests", "1", "--concurrency", "1", "--prompt-tokens", "64", "--max-tokens", "16")
+	for _, id := range reportCharts {
+		if !strings.Contains(page, `<figure class="chart" id="chart-`+id+`"><svg`) {
+			t.Errorf("the report of one request has no %q chart", id)
+		}
+	}
+	row := regexp.MustCompile(`<tr><td>goodput</td><td>([^<]*)</td>`).FindStringSubmatch(page)
+	if row == nil || !strings.Contains(row[1], "no SLO set") || strings.Contains(row[1], "met the SLO") {
+		t.Errorf("goodput row %q, want it to say that no SLO was set", row)
+	}
+}
+
 func TestBenchHTMLReportOfARateSearch(t *testing.T) {
 	page, report := benchReportFile(t, "--find-max-rate", "--rate", "40", "--step-requests", "100", "--step-duration", "1s", "--max-steps", "5",
 		"--prompt-tokens", "64", "--max-tokens", "16", "--slo-ttft", "100ms")

@@ -51,12 +51,16 @@ func (r *benchReport) settings() [][2]string {
 // summaryTable lists counts, throughput and goodput.
 func (r *benchReport) summaryTable() htmlTable {
 	s := r.snap
+	goodput := fmt.Sprintf("%.2f req/s, %.1f tokens/s (%d of %d met the SLO)", s.Goodput, s.TokenGoodput, s.Good, s.Requests)
+	if r.f.sloTTFT == 0 && r.f.sloTPOT == 0 {
+		goodput = fmt.Sprintf("%.2f req/s (no SLO set: every completed request counts)", s.Goodput)
+	}
 	return htmlTable{ID: "summary", Caption: "Throughput and goodput", Head: []string{"figure", "value"}, Rows: [][]string{
 		{"requests completed / failed", fmt.Sprintf("%d / %d", s.Completed, s.Failed)},
 		{"duration", fmt.Sprintf("%.2f s", s.Duration.Seconds())},
 		{"request throughput", fmt.Sprintf("%.2f req/s", s.RequestThroughput)},
 		{"output throughput", fmt.Sprintf("%.1f tokens/s", s.OutputThroughput)},
-		{"goodput", fmt.Sprintf("%.2f req/s, %.1f tokens/s (%d of %d met the SLO)", s.Goodput, s.TokenGoodput, s.Good, s.Requests)},
+		{"goodput", goodput},
 		{"tokens", fmt.Sprintf("%d in (%d cached), %d out", s.InputTokens, s.CachedTokens, s.OutputTokens)},
 	}}
 }
