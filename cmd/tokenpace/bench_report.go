@@ -178,8 +178,8 @@ func (r *benchReport) writeText(w io.Writer) error {
 	}
 	r.writeTable(ew)
 	if t := r.turns(); t != nil {
-		fmt.Fprintf(ew, "turns       TTFT p50 %.1f / p99 %.1f ms on first turns, %.1f / %.1f ms on later turns (which carry the conversation so far)\n",
-			t.FirstTTFTMs["p50"], t.FirstTTFTMs["p99"], t.LaterTTFTMs["p50"], t.LaterTTFTMs["p99"])
+		fmt.Fprintf(ew, "turns       TTFT %s on first turns, %s on later turns (which carry the conversation so far)\n",
+			turnFigures(t.FirstTTFTMs), turnFigures(t.LaterTTFTMs))
 	}
 	if f.rate > 0 || r.res.lateness != nil {
 		l := r.latenessMs()
@@ -196,6 +196,16 @@ func (r *benchReport) turns() *turnsJSON {
 		return nil
 	}
 	return &turnsJSON{FirstTTFTMs: quantilesMs(r.res.turnTTFT[0]), LaterTTFTMs: quantilesMs(r.res.turnTTFT[1])}
+}
+
+// turnFigures is the p50 and p99 of turns' TTFT (from quantilesMs), or
+// "none measured" when no such turn completed: a run interrupted before
+// any later turn, or one of --turns 1.
+func turnFigures(m map[string]float64) string {
+	if m["count"] == 0 {
+		return "none measured"
+	}
+	return fmt.Sprintf("p50 %.1f / p99 %.1f ms", m["p50"], m["p99"])
 }
 
 // quantilesMs returns the count, p50, p90, p99 and max of d in ms.

@@ -138,6 +138,29 @@ func TestBenchRejectsMalformedTraces(t *testing.T) {
 	}
 }
 
+// TestBenchSessionsTurnsLine checks the printed turns line: figures for
+// the turns measured, and "none measured" rather than 0 ms for later turns
+// that never came (one turn per session).
+func TestBenchSessionsTurnsLine(t *testing.T) {
+	for _, tc := range []struct {
+		turns, want string
+	}{
+		{"1", "on first turns, none measured on later turns"},
+		{"2", " ms on later turns"},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			args := []string{"--model", "llama-3.2-1b", "--sessions", "2", "--turns", tc.turns, "--think", "1s", "--prompt-tokens", "64", "--max-tokens", "8"}
+			code, stdout, stderr := bench(t, t.Context(), args...)
+			if code != 0 {
+				t.Fatalf("bench %q exit = %d, want 0 (stderr %q)", args, code, stderr)
+			}
+			if !strings.Contains(stdout, "turns       TTFT p50 ") || !strings.Contains(stdout, tc.want) || strings.Contains(stdout, "0.0 / 0.0 ms") {
+				t.Errorf("bench --turns %s printed\n%s\nwant a turns line with %q and no 0.0 / 0.0 ms", tc.turns, stdout, tc.want)
+			}
+		})
+	}
+}
+
 func TestBenchGammaArrivals(t *testing.T) {
 	out := benchWorkload(t, "--rate", "20", "--burstiness", "4", "--requests", "60", "--max-tokens", "8")
 	if out.Completed != 60 || !strings.Contains(out.Load, "gamma arrivals at 20/s with burstiness (CV) 4") {
