@@ -133,6 +133,12 @@ func (f *benchFlags) finish(rep *benchReport, tgt *benchTarget, stdout, stderr i
 		if note := tgt.modelNote(); note != "" {
 			return benchFail(stderr, 1, "no request completed: %s", note)
 		}
+		if errors.Is(res.firstErr, context.DeadlineExceeded) {
+			return benchFail(stderr, 1, "no request completed within --timeout %v", f.timeout)
+		}
+		if res.firstErr != nil {
+			return benchFail(stderr, 1, "no request completed; the first failed with %s", tgt.failure(res.firstErr))
+		}
 		return benchFail(stderr, 1, "no request completed")
 	}
 	return 0

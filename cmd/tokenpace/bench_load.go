@@ -88,6 +88,9 @@ type loadResult struct {
 	// turnTTFT holds the TTFT of sessions' first turns [0] and later
 	// turns [1], which carry the conversation so far.
 	turnTTFT [2][]time.Duration
+	// firstErr is the first measured request's error, nil if none failed:
+	// what the server said, for a run in which no request completed.
+	firstErr error
 }
 
 // run performs the warm-up, then the measured requests, and returns the
@@ -130,6 +133,9 @@ func (g *loadGen) run(ctx context.Context) *loadResult {
 		mu.Lock()
 		if c.Err == nil && !c.UsageReported && c.OutputChunks > 0 {
 			res.uncounted++
+		}
+		if c.Err != nil && res.firstErr == nil {
+			res.firstErr = c.Err
 		}
 		if g.sess.on() && c.Err == nil && len(c.Chunks) > 0 {
 			later := min(i%g.sess.turns, 1)

@@ -158,9 +158,6 @@ func (t *benchTarget) probe(ctx context.Context, timeout time.Duration) error {
 	return nil
 }
 
-// rootCause returns the innermost error of err's chain, which for a
-// failed connection is the system's own words ("connection refused", "no
-// such host") without the URL and method openai-go adds around them.
 // serverMessage returns the message of a server's error, at most 200
 // bytes, with the API key removed should the server echo it.
 func (t *benchTarget) serverMessage(e *openai.Error) string {
@@ -181,6 +178,20 @@ func (t *benchTarget) serverMessage(e *openai.Error) string {
 	return msg
 }
 
+// failure says what a request's error was: the server's status and
+// message for an error it answered (the API key kept out, as
+// serverMessage does), else the error itself, on one line.
+func (t *benchTarget) failure(err error) string {
+	var e *openai.Error
+	if errors.As(err, &e) {
+		return fmt.Sprintf("%d %s: %s", e.StatusCode, http.StatusText(e.StatusCode), strings.Join(strings.Fields(t.serverMessage(e)), " "))
+	}
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// rootCause returns the innermost error of err's chain, which for a
+// failed connection is the system's own words ("connection refused", "no
+// such host") without the URL and method openai-go adds around them.
 func rootCause(err error) error {
 	for {
 		u := errors.Unwrap(err)

@@ -338,6 +338,38 @@ func TestBenchCountsServerErrors(t *testing.T) {
 	}
 }
 
+// TestBenchSaysWhyNoRequestCompleted: when every request fails, the last
+// line says what the server answered (a prompt past the model's context,
+// a key it refused, quoted without the key) or that --timeout passed,
+// not only that no request completed.
+func TestBenchSaysWhyNoRequestCompleted(t *testing.T) {
+	const key = "sk-test-quoted-0123456789abcdef"
+	t.Setenv("OPENAI_API_KEY", key)
+	echo := unauthorizedServer(t, func(*http.Request) string { return "Incorrect API key provided: " + key })
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"prompt past the context", []string{"--prompt-tokens", "200000"}, "no request completed; the first failed with 400 Bad Request: This model's maximum context length is 131072 tokens"},
+		{"key refused", []string{"--base-url", echo.URL + "/v1", "--model", "m"}, "no request completed; the first failed with 401 Unauthorized: Incorrect API key provided: [API key]"},
+		{"timeout", []string{"--timeout", "100ms"}, "no request completed within --timeout 100ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				args := append([]string{"--requests", "2", "--concurrency", "1"}, tc.args...)
+				code, stdout, stderr := bench(t, t.Context(), args...)
+				if code != 1 || !strings.Contains(stderr, tc.want) {
+					t.Errorf("bench %q = exit %d, stderr %q; want 1 and %q", args, code, stderr, tc.want)
+				}
+				if strings.Contains(stdout+stderr, "0123456789abcdef") {
+					t.Errorf("the API key appears in the output: %q", stderr)
+				}
+			})
+		})
+	}
+}
+
 func TestBenchRejectsBadFlags(t *testing.T) {
 	tests := []struct {
 		name string
