@@ -212,3 +212,26 @@ func loadInBrowser(t *testing.T, page string, charts int) {
 		t.Errorf("in the browser the page's body has no %s: its script did not run, or charts are missing", want)
 	}
 }
+
+// TestBenchFiguresNoRequestHad runs one-token answers, which have no TPOT
+// or ITL: the printed table and the page's latency table show a dash for
+// those figures, not 0.0 ms beside a TTFT of tens of ms.
+func TestBenchFiguresNoRequestHad(t *testing.T) {
+	args := []string{"--requests", "2", "--concurrency", "1", "--prompt-tokens", "64", "--max-tokens", "1"}
+	synctest.Test(t, func(t *testing.T) {
+		code, stdout, stderr := bench(t, t.Context(), append([]string{"--model", "llama-3.2-1b"}, args...)...)
+		if code != 0 {
+			t.Fatalf("bench %q exit = %d (stderr %q)", args, code, stderr)
+		}
+		for _, name := range []string{"TPOT", "ITL"} {
+			row := regexp.MustCompile(`(?m)^ *` + name + ` .*$`).FindString(stdout)
+			if f := strings.Fields(row); len(f) != 8 || f[1] != "0" || strings.Count(row, "–") != 6 {
+				t.Errorf("%s row %q, want a count of 0 and a dash for each figure", name, row)
+			}
+		}
+	})
+	page, _ := benchReportFile(t, args...)
+	if !strings.Contains(page, "<tr><td>TPOT</td><td>0</td><td>–</td><td>–</td>") {
+		t.Errorf("the page's latency table shows no dashes for TPOT, which no request had")
+	}
+}

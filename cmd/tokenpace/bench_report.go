@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -298,9 +299,7 @@ func (r *benchReport) writeTable(w io.Writer) {
 		name string
 		d    metrics.Dist
 	}{{"TTFT", s.TTFT}, {"TPOT", s.TPOT}, {"ITL", s.ITL}, {"E2E", s.E2E}} {
-		d := row.d
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", row.name, d.Count,
-			msf(d.Mean), msf(d.P50), msf(d.P90), msf(d.P95), msf(d.P99), msf(d.Max))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t\n", row.name, row.d.Count, strings.Join(distFigures(row.d), "\t"))
 	}
 	_ = tw.Flush()
 	writeCounts(w, "errors     ", s.Errors)
@@ -309,6 +308,22 @@ func (r *benchReport) writeTable(w io.Writer) {
 		fmt.Fprintf(w, "predicted   TTFT %.1f, TPOT %.1f, E2E %.1f ms (the simulator's offline run of %d requests arriving together)\n",
 			msf(p.TTFT), msf(p.TPOT), msf(p.E2E), p.Scenario.Concurrency)
 	}
+}
+
+// distFigures returns the mean, p50, p90, p95, p99 and max of d in ms
+// with one decimal, or a dash for each when d holds no value: a figure no
+// request had (TPOT of one-token answers, E2E when every request failed)
+// is not 0 ms.
+func distFigures(d metrics.Dist) []string {
+	v := []time.Duration{d.Mean, d.P50, d.P90, d.P95, d.P99, d.Max}
+	out := make([]string, len(v))
+	for i := range v {
+		out[i] = "–"
+		if d.Count > 0 {
+			out[i] = ms1(v[i])
+		}
+	}
+	return out
 }
 
 // writeCounts writes counts by kind on one line, if there are any.

@@ -72,8 +72,7 @@ func latencyTable(s metrics.Snapshot) htmlTable {
 		name string
 		d    metrics.Dist
 	}{{"TTFT", s.TTFT}, {"TPOT", s.TPOT}, {"ITL", s.ITL}, {"E2E", s.E2E}} {
-		d := row.d
-		t.Rows = append(t.Rows, []string{row.name, strconv.FormatInt(int64(d.Count), 10), ms1(d.Mean), ms1(d.P50), ms1(d.P90), ms1(d.P95), ms1(d.P99), ms1(d.Max)})
+		t.Rows = append(t.Rows, append([]string{row.name, strconv.FormatInt(int64(row.d.Count), 10)}, distFigures(row.d)...))
 	}
 	return t
 }
