@@ -167,10 +167,20 @@ func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) ([]
 		fmt.Fprintf(w, "%-16s %10d %8d %8d %5d %11d %7d %9s %9s %9s\n", s.model, s.keystrokes, s.requests, s.inTime, s.late, s.superseded, s.failed,
 			ms(quantile(s.shown, 0.5)), ms(quantile(s.shown, 0.9)), ms(quantile(s.shown, 0.99)))
 	}
+	// A run in which every request failed and none showed a suggestion
+	// measured nothing: its exit status says so.
+	shown, failed := 0, error(nil)
 	for _, s := range all {
 		if s.firstErr != nil {
 			fmt.Fprintf(w, "\n%s: the first failed request ended with: %v\n", s.model, s.firstErr)
+			if failed == nil {
+				failed = s.firstErr
+			}
 		}
+		shown += len(s.shown)
+	}
+	if shown == 0 && failed != nil {
+		return all, fmt.Errorf("no model showed a suggestion: %w", failed)
 	}
 	return all, nil
 }

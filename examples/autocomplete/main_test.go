@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -217,4 +218,19 @@ func TestAutocompleteHeadersLate(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestAutocompleteFailsWhenNothingShowed: against an endpoint where every
+// request fails, run says why and returns an error (the command exits 1),
+// rather than a table of failures and success.
+func TestAutocompleteFailsWhenNothingShowed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := simulate.StartInMemory(t, simulate.WithModel("fast", &simulate.Fixed{TTFT: 100 * time.Millisecond, ITL: 5 * time.Millisecond}))
+		cfg := config{models: []string{"missing", "absent"}, deadline: 150 * time.Millisecond, cps: 5, maxTokens: 8, text: "return nil"}
+		var out bytes.Buffer
+		got, err := run(t.Context(), &out, endpoint.Endpoint{BaseURL: ts.URL, HTTP: ts.Client, APIKey: "x"}, cfg)
+		if err == nil || got[0].firstErr == nil || !errors.Is(err, got[0].firstErr) {
+			t.Errorf("run = %v, want an error wrapping the first failure %v\n%s", err, got[0].firstErr, out.String())
+		}
+	})
 }

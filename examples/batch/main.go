@@ -191,6 +191,9 @@ func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) (*r
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
+	if t := res.total; t.Completed == 0 && t.Failed > 0 {
+		return res, fmt.Errorf("all %d documents failed (%s)", t.Failed, counts(t.Errors))
+	}
 	return res, nil
 }
 

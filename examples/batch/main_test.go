@@ -159,3 +159,24 @@ func TestBatchSaysTokensAreChunks(t *testing.T) {
 		t.Errorf("no word that the tokens are chunks:\n%s", out.String())
 	}
 }
+
+// TestBatchFailsWhenEveryDocumentFailed: a run in which no document
+// completed returns an error naming the failures (the command exits 1);
+// one with some failures (TestBatchSaysWhyDocumentsFailed) does not.
+func TestBatchFailsWhenEveryDocumentFailed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := config{model: "llama-3.1-8b", docs: 6, stages: []int{2}, perStage: 3,
+			docTokens: 64, maxTokens: 32, deadline: 2 * time.Second, seed: 1}
+		opts, err := simOptions(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		faults := simulate.Faults{Script: func(uint64) simulate.Fault { return simulate.Fault{Kind: simulate.FaultUnavailable} }}
+		ts := simulate.StartInMemory(t, append(opts, simulate.WithFaults(faults))...)
+		var out bytes.Buffer
+		res, err := run(t.Context(), &out, endpoint.Endpoint{BaseURL: ts.URL, HTTP: ts.Client, APIKey: "x"}, cfg)
+		if err == nil || !strings.Contains(err.Error(), "all 6 documents failed") || res.total.Completed != 0 {
+			t.Errorf("run = %v (completed %d), want an error saying all 6 documents failed\n%s", err, res.total.Completed, out.String())
+		}
+	})
+}
