@@ -180,7 +180,7 @@ func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) (*r
 		res.stages = append(res.stages, st)
 		s := st.snap
 		fmt.Fprintf(w, "%7d %6d %8.1f %9.0f %9s %9s %9s %7d\n", n, docs, s.RequestThroughput, s.OutputThroughput,
-			ms(s.TTFT.P50), ms(s.TTFT.P99), ms(s.TPOT.P50), s.Failed)
+			msOf(s.TTFT, s.TTFT.P50), msOf(s.TTFT, s.TTFT.P99), msOf(s.TPOT, s.TPOT.P50), s.Failed)
 	}
 	if bar != nil {
 		_ = bar.Finish()
@@ -282,6 +282,15 @@ func counts(m map[string]int64) string {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
+
+// msOf is ms(d) for a figure of dist, or "-" when dist holds no value (a
+// stage whose documents all failed has no TTFT, not one of 0 ms).
+func msOf(dist metrics.Dist, d time.Duration) string {
+	if dist.Count == 0 {
+		return "-"
+	}
+	return ms(d)
+}
 
 // simOptions configures the simulator the example runs on by default:
 // cfg.model on one H100 SXM, at most 256 sequences batched at once.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -177,6 +178,10 @@ func TestBatchFailsWhenEveryDocumentFailed(t *testing.T) {
 		res, err := run(t.Context(), &out, endpoint.Endpoint{BaseURL: ts.URL, HTTP: ts.Client, APIKey: "x"}, cfg)
 		if err == nil || !strings.Contains(err.Error(), "all 6 documents failed") || res.total.Completed != 0 {
 			t.Errorf("run = %v (completed %d), want an error saying all 6 documents failed\n%s", err, res.total.Completed, out.String())
+		}
+		// The stage's row gives no TTFT or TPOT, which no document had.
+		if row := regexp.MustCompile(`(?m)^ +2 +6 .*$`).FindString(out.String()); strings.Count(row, " - ") != 3 || strings.Contains(row, "ms") {
+			t.Errorf("stage row %q, want a dash for TTFT p50, p99 and TPOT p50\n%s", row, out.String())
 		}
 	})
 }
