@@ -31,6 +31,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -160,9 +161,7 @@ func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) ([]
 		wg.Go(func() { all[i], errs[i] = typeText(ctx, client, m, cfg) })
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return all, err
-	}
+	// An interrupted run still prints what it measured.
 	for _, s := range all {
 		fmt.Fprintf(w, "%-16s %10d %8d %8d %5d %11d %7d %9s %9s %9s\n", s.model, s.keystrokes, s.requests, s.inTime, s.late, s.superseded, s.failed,
 			ms(quantile(s.shown, 0.5)), ms(quantile(s.shown, 0.9)), ms(quantile(s.shown, 0.99)))
@@ -178,6 +177,9 @@ func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) ([]
 			}
 		}
 		shown += len(s.shown)
+	}
+	if err := cmp.Or(errs...); err != nil {
+		return all, err
 	}
 	if shown == 0 && failed != nil {
 		return all, fmt.Errorf("no model showed a suggestion: %w", failed)

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -231,6 +233,30 @@ func TestAutocompleteFailsWhenNothingShowed(t *testing.T) {
 		got, err := run(t.Context(), &out, endpoint.Endpoint{BaseURL: ts.URL, HTTP: ts.Client, APIKey: "x"}, cfg)
 		if err == nil || got[0].firstErr == nil || !errors.Is(err, got[0].firstErr) {
 			t.Errorf("run = %v, want an error wrapping the first failure %v\n%s", err, got[0].firstErr, out.String())
+		}
+	})
+}
+
+// TestAutocompleteInterruptedPrintsWhatItMeasured cancels the run after
+// the first keystrokes (Ctrl-C): each model's row still shows the
+// keystrokes typed and the suggestions counted, and run returns the one
+// cancellation.
+func TestAutocompleteInterruptedPrintsWhatItMeasured(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := simulate.StartInMemory(t, simulate.WithModel("fast", &simulate.Fixed{TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond}))
+		cfg := config{models: []string{"fast"}, deadline: 150 * time.Millisecond, cps: 5, maxTokens: 8, text: "return nil"}
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(900*time.Millisecond, cancel)
+		var out bytes.Buffer
+		got, err := run(ctx, &out, endpoint.Endpoint{BaseURL: ts.URL, HTTP: ts.Client, APIKey: "x"}, cfg)
+		if !errors.Is(err, context.Canceled) || strings.Count(err.Error(), "canceled") != 1 {
+			t.Errorf("run = %v, want the cancellation once", err)
+		}
+		if got[0].keystrokes != 5 || got[0].inTime != 5 {
+			t.Errorf("keystrokes %d, in time %d; want 5 and 5 in the first 900 ms at 5/s", got[0].keystrokes, got[0].inTime)
+		}
+		if !regexp.MustCompile(`(?m)^fast +5 +5 +5 `).MatchString(out.String()) {
+			t.Errorf("output lacks the row of what was measured before the interruption:\n%s", out.String())
 		}
 	})
 }
