@@ -118,6 +118,25 @@ type result struct {
 	// uncounted counts the documents whose server reported no usage:
 	// their output tokens are the chunks counted.
 	uncounted int
+	// abandoned counts the documents in flight when the run was
+	// interrupted: not measured, and not the server's failures.
+	abandoned int
+}
+
+// cutOff reports whether t ended with an error because ctx, the run's,
+// ended: an interruption (Ctrl-C), not the server's failure.
+func cutOff(ctx context.Context, t *tokenpace.Timing) bool {
+	return ctx.Err() != nil && t.Err != nil
+}
+
+// measured returns hooks that record each finished request on rec, but for
+// those the end of ctx cut off.
+func measured(ctx context.Context, rec *metrics.Recorder) tokenpace.Hooks {
+	return tokenpace.Hooks{Done: func(c context.Context, t *tokenpace.Timing) {
+		if !cutOff(ctx, t) {
+			rec.Record(c, t)
+		}
+	}}
 }
 
 // run processes cfg.docs documents, stage by stage, prints the throughput
@@ -128,12 +147,15 @@ func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) (*r
 	var queueMu sync.Mutex
 	res := &result{}
 	client := tokenpace.NewClient(ep.Client(),
-		tokenpace.WithHooks(total.Hooks()),
+		tokenpace.WithHooks(measured(ctx, total)),
 		tokenpace.WithHooks(tokenpace.Hooks{Done: func(_ context.Context, t *tokenpace.Timing) {
 			queueMu.Lock()
 			res.queue = append(res.queue, t.Queue())
 			if t.Err == nil && !t.UsageReported && t.OutputChunks > 0 {
 				res.uncounted++
+			}
+			if cutOff(ctx, t) {
+				res.abandoned++
 			}
 			queueMu.Unlock()
 		}}))
@@ -168,7 +190,7 @@ func run(ctx context.Context, w io.Writer, ep endpoint.Endpoint, cfg config) (*r
 			break
 		}
 		rec := metrics.NewRecorder(slo, metrics.WithoutDetection())
-		sctx := tokenpace.ContextWithHooks(ctx, rec.Hooks())
+		sctx := tokenpace.ContextWithHooks(ctx, measured(ctx, rec))
 		pool(sctx, n, next, docs, func(doc int) {
 			process(sctx, router, cfg, doc)
 			if bar != nil {
@@ -205,6 +227,9 @@ func (r *result) summarize(w io.Writer, deadline time.Duration) {
 		t.Requests, r.wall.Seconds(), float64(t.Completed)/r.wall.Seconds(), float64(t.OutputTokens)/r.wall.Seconds(), t.Failed)
 	if t.Failed > 0 {
 		fmt.Fprintf(w, "failed by error: %s\n", counts(t.Errors))
+	}
+	if r.abandoned > 0 {
+		fmt.Fprintf(w, "interrupted: %d documents in flight abandoned, not counted\n", r.abandoned)
 	}
 	if r.uncounted > 0 {
 		fmt.Fprintf(w, "note: the server reported no token usage for %d of %d documents: their output tokens are the chunks counted, fewer than the tokens when a chunk carries several\n",

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -182,6 +185,30 @@ func TestBatchFailsWhenEveryDocumentFailed(t *testing.T) {
 		// The stage's row gives no TTFT or TPOT, which no document had.
 		if row := regexp.MustCompile(`(?m)^ +2 +6 .*$`).FindString(out.String()); strings.Count(row, " - ") != 3 || strings.Contains(row, "ms") {
 			t.Errorf("stage row %q, want a dash for TTFT p50, p99 and TPOT p50\n%s", row, out.String())
+		}
+	})
+}
+
+// TestBatchInterruptedCountsNoFailures interrupts a run (Ctrl-C) while
+// documents are in flight: they are said to be abandoned, not counted as
+// failures of the server, and the documents done before stay measured.
+func TestBatchInterruptedCountsNoFailures(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := config{model: "llama-3.1-8b", docs: 12, stages: []int{4}, perStage: 3,
+			docTokens: 64, maxTokens: 32, deadline: 2 * time.Second, seed: 1}
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(300*time.Millisecond, cancel)
+		var out bytes.Buffer
+		res, err := run(ctx, &out, start(t, cfg), cfg)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("run = %v, want the cancellation", err)
+		}
+		if res.total.Failed != 0 || res.total.Completed == 0 || res.abandoned == 0 {
+			t.Errorf("completed %d, failed %d, abandoned %d; want some completed, none failed, some abandoned\n%s",
+				res.total.Completed, res.total.Failed, res.abandoned, out.String())
+		}
+		if want := fmt.Sprintf("interrupted: %d documents in flight abandoned", res.abandoned); !strings.Contains(out.String(), want) || strings.Contains(out.String(), "failed by error") {
+			t.Errorf("output lacks %q, or counts failures:\n%s", want, out.String())
 		}
 	})
 }
