@@ -49,16 +49,19 @@ func TestBadFlagOneLine(t *testing.T) {
 	}
 }
 
-// Every command's -h starts with its usage line and says what it does.
+// Every command's -h, and help with the command's name, starts with its
+// usage line and says what it does.
 func TestHelpHasADescription(t *testing.T) {
-	for _, cmd := range []string{"sim", "bench", "predict", "plan", "calibrate"} {
-		var stdout, stderr bytes.Buffer
-		if code := run(t.Context(), []string{cmd, "-h"}, &stdout, &stderr); code != 0 {
-			t.Errorf("%s -h: exit = %d, want 0", cmd, code)
-		}
-		lines := strings.SplitN(stderr.String(), "\n", 4)
-		if len(lines) < 4 || !strings.HasPrefix(lines[0], "usage: tokenpace "+cmd) || lines[2] == "" {
-			t.Errorf("%s -h begins %q, want a usage line then a description", cmd, lines)
+	for _, cmd := range commands {
+		for _, args := range [][]string{{cmd, "-h"}, {"help", cmd}} {
+			var stdout, stderr bytes.Buffer
+			if code := run(t.Context(), args, &stdout, &stderr); code != 0 {
+				t.Errorf("%q: exit = %d, want 0", args, code)
+			}
+			lines := strings.SplitN(stderr.String(), "\n", 4)
+			if len(lines) < 4 || !strings.HasPrefix(lines[0], "usage: tokenpace "+cmd) || lines[2] == "" {
+				t.Errorf("%q begins %q, want a usage line then a description", args, lines)
+			}
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 )
 
@@ -50,8 +51,11 @@ Commands:
 	           tokenpace calibrate --model llama-3.1-8b --gpu l4 --from a.json --from b.json --out d.json
 
 Without --base-url, bench measures an embedded simulator. Run "tokenpace <command> -h"
-for a command's flags.
+(or "tokenpace help <command>") for a command's flags.
 `
+
+// commands are the subcommands run dispatches to.
+var commands = []string{"sim", "bench", "predict", "plan", "calibrate"}
 
 // run dispatches to a subcommand and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -71,6 +75,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "calibrate":
 		return runCalibrate(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
+		if len(args) > 1 && args[0] == "help" && slices.Contains(commands, args[1]) {
+			return run(ctx, []string{args[1], "-h"}, stdout, stderr) // help bench: bench's flags
+		}
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
