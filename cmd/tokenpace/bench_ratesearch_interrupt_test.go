@@ -24,7 +24,7 @@ func TestSearchRateVerdictSaysItWasInterrupted(t *testing.T) {
 			s := searchRate(func(r float64) (rateStep, bool) {
 				n++
 				return rateStep{Rate: r, Meets: r <= tc.capacity}, n < tc.stopAt
-			}, 1, 0.05, 24)
+			}, 1, 0.05, 0.99, 24)
 			if !strings.Contains(s.Verdict, "interrupted") || strings.Contains(s.Verdict, "step limit") || !strings.Contains(s.Verdict, tc.want) {
 				t.Errorf("searchRate interrupted at step %d: verdict = %q, want it to say it was interrupted, not the step limit, and %q", tc.stopAt, s.Verdict, tc.want)
 			}

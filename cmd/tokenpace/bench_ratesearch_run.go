@@ -19,7 +19,8 @@ func runRateSearch(ctx context.Context, f *benchFlags, tgt *benchTarget, base *l
 	if start == 0 {
 		start = 1
 	}
-	var best, last *loadResult
+	var last *loadResult
+	met := map[float64]*loadResult{} // the last step that met the SLO at each rate
 	step := 0
 	measure := func(rate float64) (rateStep, bool) {
 		n := f.search.stepRequests(rate)
@@ -33,14 +34,13 @@ func runRateSearch(ctx context.Context, f *benchFlags, tgt *benchTarget, base *l
 		if res.interrupted {
 			return rateStep{}, false
 		}
-		if st.Meets && (best == nil || rate >= best.rate) {
-			best = res
+		if st.Meets {
+			met[rate] = res
 		}
 		return st, true
 	}
-	s := searchRate(measure, start, f.search.precision, f.search.steps)
-	s.Target = f.search.target
-	res := best
+	s := searchRate(measure, start, f.search.precision, f.search.target, f.search.steps)
+	res := met[s.MaxRate] // a pooled step that met has one of its two that did
 	if res == nil {
 		res = last
 	}
