@@ -23,11 +23,12 @@ var finishless = [...]shape{
 	{in: zeroChunk},      // Nexa SDK's server (zerochunks.go)
 	{in: llamaEdgeChunk}, // LlamaEdge's api-server (llamaedge.go)
 	{in: llamaServerChunk, some: llamaBuild, bare: true}, // llama-server behind cortex.cpp's relay (llamarelay.go)
-	{in: sparkChunk},        // iFlytek Spark's API (spark.go)
-	{in: kongClaudeChunk},   // Kong's ai-proxy in front of Anthropic (kongclaude.go)
-	{in: foundryLocalChunk}, // Foundry Local before 1.0.0 (foundrylocal.go)
-	{in: snowflakeChunk},    // Snowflake Cortex, a Claude model (snowflake.go)
-	{in: oneAPIGeminiChunk}, // one-api's Gemini channel (oneapigemini.go)
+	{in: sparkChunk},                          // iFlytek Spark's API (spark.go)
+	{in: kongClaudeChunk},                     // Kong's ai-proxy in front of Anthropic (kongclaude.go)
+	{in: foundryLocalChunk},                   // Foundry Local before 1.0.0 (foundrylocal.go)
+	{in: snowflakeChunk},                      // Snowflake Cortex, a Claude model (snowflake.go)
+	{in: oneAPIGeminiChunk},                   // one-api's Gemini channel (oneapigemini.go)
+	{in: vllmMLXChunk, some: vllmMLXCloseOut}, // vllm-mlx 0.4.0 (vllmmlx.go)
 }
 
 // shape is the shape of one server's chunks (see finishless).

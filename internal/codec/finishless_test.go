@@ -12,7 +12,9 @@ import (
 // does not. Nexa SDK's chunks, written from openai-go's zero value,
 // Kong's chunks of Anthropic's events, Foundry Local's chunks before 1.0.0,
 // Snowflake Cortex's of a Claude answer and one-api's of a Gemini answer
-// finish at any [DONE];
+// finish at any [DONE]; vllm-mlx 0.4.0's only after the close-out chunk
+// (an empty delta, finish_reason null, the usage) that a natural stop
+// sends and a failure does not;
 // llama-server's
 // chunks relayed by cortex.cpp without the last one only at a [DONE] with
 // no line break (AtBareDone), and only with a build as their fingerprint.
@@ -29,6 +31,10 @@ func TestFinishless(t *testing.T) {
 		llamaCall   = `{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":null,"index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk","system_fingerprint":"b5478-9f8e7d6c"}`
 		foundryText = `{"model":"q","choices":[{"delta":{"role":"assistant","content":"Hi","tool_calls":[]},"message":{"role":"assistant","content":"Hi","tool_calls":[]},"index":0}],"created":1,"CreatedAt":"2025-11-08T14:34:36+00:00","id":"chat.id.1","IsDelta":false,"Successful":true,"HttpStatusCode":0,"object":"chat.completion.chunk"}`
 		gemText     = `{"id":"chatcmpl-9f1c2b3a4d5e6f708192a3b4c5d6e7f8","object":"chat.completion.chunk","created":1,"model":"gemini","choices":[{"index":0,"delta":{"content":"Hi"}}]}`
+		mlxRole     = `{"id":"chatcmpl-4e9b1c7a","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}],"usage":null}`
+		mlxText     = `{"id":"chatcmpl-4e9b1c7a","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}],"usage":null}`
+		mlxClose    = `{"id":"chatcmpl-4e9b1c7a","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":null}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`
+		mlxUsage    = `{"id":"chatcmpl-4e9b1c7a","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`
 		llamaFinish = `{"choices":[{"delta":{},"finish_reason":"length","index":0}],"created":1,"id":"chatcmpl-a1","model":"m","object":"chat.completion.chunk","system_fingerprint":"b4932-1a2b3c4d","usage":{"completion_tokens":1,"prompt_tokens":3,"total_tokens":4}}`
 	)
 	for _, tt := range []struct {
@@ -57,6 +63,12 @@ func TestFinishless(t *testing.T) {
 		{"one-api Gemini: gemText chunks", []string{gemText, gemText, `{"id":"chatcmpl-0123456789abcdef0123456789abcdef","object":"chat.completion.chunk","created":1,"model":"gemini","choices":[{"index":0,"delta":{"content":""}}]}`}, "stop", false},
 		{"one-api Gemini: finished", []string{gemText, `{"id":"chatcmpl-0123456789abcdef0123456789abcdef","object":"chat.completion.chunk","created":1,"model":"gemini","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`}, "", false},
 		{"one-api Gemini: finish_reason null", []string{`{"id":"chatcmpl-0123456789abcdef0123456789abcdef","object":"chat.completion.chunk","created":1,"model":"gemini","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}`}, "", false},
+		{"vllm-mlx 0.4.0: mlxText, mlxClose and mlxUsage", []string{mlxRole, mlxText, mlxClose, mlxUsage}, "stop", false},
+		{"vllm-mlx 0.4.0: no close-out (a failure)", []string{mlxRole, mlxText}, "", false},
+		{"vllm-mlx 0.4.0: the usage chunk without a close-out", []string{mlxRole, mlxText, mlxUsage}, "", false},
+		{"vllm-mlx 0.4.0: finished", []string{mlxRole, mlxText, `{"id":"chatcmpl-4e9b1c7a","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`, mlxUsage}, "", false},
+		{"vllm-mlx 0.4.0: logprobs", []string{mlxRole, `{"id":"chatcmpl-4e9b1c7a","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hi"},"logprobs":null,"finish_reason":null}],"usage":null}`, mlxClose}, "", false},
+		{"vllm-mlx 0.4.0: a longer id", []string{`{"id":"chatcmpl-4e9b1c7a0","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}],"usage":null}`, mlxClose}, "", false},
 		{"one-api Gemini: another model", []string{`{"id":"chatcmpl-0123456789abcdef0123456789abcdef","object":"chat.completion.chunk","created":1,"model":"gemini-2.0-flash","choices":[{"index":0,"delta":{"content":"Hi"}}]}`}, "", false},
 		{"one-api Gemini: a UUID with dashes", []string{`{"id":"chatcmpl-01234567-89ab-cdef-0123-456789abcdef","object":"chat.completion.chunk","created":1,"model":"gemini","choices":[{"index":0,"delta":{"content":"Hi"}}]}`}, "", false},
 		{"one-api Gemini: usage", []string{gemText, `{"id":"chatcmpl-0123456789abcdef0123456789abcdef","object":"chat.completion.chunk","created":1,"model":"gemini","choices":[{"index":0,"delta":{"content":"Hi"}}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`}, "", false},

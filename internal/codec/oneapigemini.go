@@ -32,13 +32,5 @@ func oneAPIGeminiChunk(c *openai.ChatCompletionChunk) bool {
 		return false
 	}
 	id, ok := strings.CutPrefix(c.ID, "chatcmpl-")
-	if !ok || len(id) != 32 {
-		return false
-	}
-	for _, r := range id {
-		if (r < '0' || r > '9') && (r < 'a' || r > 'f') {
-			return false
-		}
-	}
-	return true
+	return ok && len(id) == 32 && lowerHex(id)
 }
