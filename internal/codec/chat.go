@@ -144,9 +144,12 @@ func (r chat) Decode(data []byte) (Event, error) {
 	if s := omniError(c); s != nil {
 		return Event{}, serverError(s)
 	}
-	if droppedOllamaError(c) {
+	if s := commandCodeError(c); s != nil {
+		return Event{}, serverError(s)
+	}
+	if droppedOllamaError(c) || abortedTerminal(c) {
 		// The answer was cut: the finish reason is the bridge's, not
-		// the server's (see droppedOllamaError).
+		// the server's (see droppedOllamaError, abortedTerminal).
 		c.Choices[0].FinishReason = ""
 	}
 	ev := chunkEvent(c, c)
