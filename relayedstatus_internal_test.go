@@ -17,6 +17,9 @@ func TestRelayedStatus(t *testing.T) {
 		{`{"message":"m","status_code":600}`, 0},
 		{`{"message":"m","code":400}`, 0},
 		{`{"message":"m","http_status_code":422}`, 0},
+		{`{"type":"server_error","message":"m","statusCode":400,"isRetryable":false}`, 400},
+		{`{"type":"server_error","message":"m","statusCode":503,"isRetryable":true}`, 503},
+		{`{"message":"m","statusCode":"400"}`, 0},
 		{`"a message"`, 0},
 		{``, 0},
 	} {

@@ -100,10 +100,16 @@ func typeStatus(t string) int {
 // (lemonade-sdk/lemonade src/cpp/server/streaming_proxy.cpp,
 // forward_sse_stream; lemonade-sdk/lemonade#2975, #3006); with that
 // status, llama-server's 400 for a prompt over the context counts as the
-// request's, not the server's (see excludedFromBreaker). 0 for any other
-// error.
+// request's, not the server's (see excludedFromBreaker). CommandCode's
+// error event names it statusCode, beside isRetryable, and 9router before
+// decolua/9router#4130 relays that object as its answer's text (see
+// codec's commandCodeError): its 400 for messages out of order
+// (decolua/9router#3636) is the request's too. 0 for any other error.
 func relayedStatus(raw string) int {
 	v := gjson.Get(raw, "status_code")
+	if !v.Exists() {
+		v = gjson.Get(raw, "statusCode")
+	}
 	if v.Type != gjson.Number || v.Num != float64(int(v.Num)) || v.Num < 400 || v.Num > 599 {
 		return 0
 	}
