@@ -14,34 +14,6 @@ import (
 	"github.com/openai/openai-go/v3/option"
 )
 
-// begin starts a Router call of req; stitch makes a response's tries one
-// response (see responsecontinue.go).
-func (r *Router) begin(ctx context.Context, req codec.Request, opts []option.RequestOption, stitch bool) *call {
-	c := newCall(ctx, r, req, opts)
-	if stitch {
-		c.out.stitch = new(respStitch)
-	}
-	c.begin()
-	return c
-}
-
-// begin starts the first try and, with hedging, the hedge timer.
-func (c *call) begin() {
-	c.mu.Lock()
-	if err := c.set.budget.validate(); err != nil {
-		c.finish(err)
-	} else if err := ctxErr(c.ctx); err != nil {
-		c.finish(err)
-	} else if !c.launch(AttemptFirst) {
-		c.finish(c.lastErr)
-	} else if h := c.r.pol.Hedge; h.enabled() && c.next < c.routeCount() {
-		if d := c.hedgeDelay(); d > 0 {
-			c.hedge.arm(d, c.onHedge)
-		}
-	}
-	c.unlockAndReport()
-}
-
 // promptTokens returns the estimated prompt tokens of the call.
 func (c *call) promptTokens() int {
 	if c.prompt < 0 {
@@ -205,8 +177,8 @@ func (c *call) retryDelay(tr *try, t *Timing) (time.Duration, bool) {
 	return wait, time.Since(c.firstSend)+wait+pred <= b.TTFT
 }
 
-// await sends tr once its limiter delay has passed, unless the call or the
-// try was stopped meanwhile.
+// await reports to the call that tr's limiter delay has passed, or that
+// the call or the try was stopped meanwhile (see onAdmitted).
 func (c *call) await(tr *try, delay time.Duration) {
 	t := time.NewTimer(delay)
 	defer t.Stop()
@@ -215,20 +187,7 @@ func (c *call) await(tr *try, delay time.Duration) {
 	case <-tr.stopped:
 	case <-c.ctx.Done():
 	}
-	c.mu.Lock()
-	if tr.state == tryAdmitting && c.ctx.Err() == nil && c.state == callRunning {
-		c.send(tr)
-		c.mu.Unlock()
-		return
-	}
-	now := time.Now()
-	tr.ticket.unsend(c.code(), now)
-	err := tr.cause
-	if err == nil {
-		err = ctxErr(c.ctx)
-	}
-	c.endTry(tr, &Timing{Target: tr.rt.Name, Model: c.model(tr.rt), Start: tr.start, End: now, Err: err})
-	c.unlockAndReport()
+	c.onAttempt(tr, &tryReport{kind: reportAdmitted})
 }
 
 // send starts tr's attempt and its watchdog. c.mu is held.

@@ -127,6 +127,9 @@ type call struct {
 	// aff is the call's session and the route order it gives
 	// (Policy.Affinity).
 	aff callAffinity
+	// onTry handles the events of the call's tries other than output
+	// (see onAttempt): set when the call begins, before its first try.
+	onTry func(*try, tryReport)
 }
 
 // callState is where a call is in its life.

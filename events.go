@@ -1,75 +1,50 @@
 package tokenpace
 
 import (
+	"context"
 	"time"
+
+	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace/internal/codec"
 )
 
-// tryReport is what a try's attempt, or its watchdog, tells the call: the
-// kind of the event and the facts of that kind. Every event of a try's
-// attempt and watchdog reaches the call through one entry, onAttempt; a
-// try that ends while it waits for admission, and a held try that the
-// probation timer commits, take paths of their own (tryOut, probation).
-type tryReport struct {
-	kind   reportKind
-	at     time.Time    // reportFirst, reportOutput, reportMilestone
-	tokens int          // reportOutput
-	name   string       // reportMilestone: the milestone reached
-	t      *Timing      // reportEnd: the attempt's final Timing
-	breach *BudgetError // reportBreach
-	waited bool         // reportBreach: the deadline passed while the body had yet to end
+// begin starts a Router call of req; stitch makes a response's tries one
+// response (see responsecontinue.go).
+func (r *Router) begin(ctx context.Context, req codec.Request, opts []option.RequestOption, stitch bool) *call {
+	c := newCall(ctx, r, req, opts)
+	if stitch {
+		c.out.stitch = new(respStitch)
+	}
+	c.begin()
+	return c
 }
 
-// reportKind names the events a try reports to its call.
-type reportKind uint8
-
-const (
-	reportOutput    reportKind = iota // an output-bearing chunk arrived (the first one too)
-	reportFirst                       // the first output-bearing chunk arrived
-	reportMilestone                   // a milestone was reached
-	reportBreach                      // the try exceeded its budget
-	reportEnd                         // the attempt ended
-)
-
-// reporters returns what tr's attempt and watchdog call on their events:
-// each reports to onAttempt.
-func (c *call) reporters(tr *try) (attemptEvents, func(BudgetError, bool)) {
-	ev := attemptEvents{
-		firstToken: func(_ *attempt, at time.Time) { c.onAttempt(tr, &tryReport{kind: reportFirst, at: at}) },
-		output: func(_ *attempt, at time.Time, tokens int) {
-			c.onAttempt(tr, &tryReport{kind: reportOutput, at: at, tokens: tokens})
-		},
-		milestone: func(_ *attempt, name string, at time.Time) {
-			c.onAttempt(tr, &tryReport{kind: reportMilestone, at: at, name: name})
-		},
-		end: func(_ *attempt, t *Timing) { c.onAttempt(tr, &tryReport{kind: reportEnd, t: t}) },
+// begin starts the first try and, with hedging, the hedge timer.
+func (c *call) begin() {
+	c.mu.Lock()
+	c.onTry = c.onEvent
+	if err := c.set.budget.validate(); err != nil {
+		c.finish(err)
+	} else if err := ctxErr(c.ctx); err != nil {
+		c.finish(err)
+	} else if !c.launch(AttemptFirst) {
+		c.finish(c.lastErr)
+	} else if h := c.r.pol.Hedge; h.enabled() && c.next < c.routeCount() {
+		if d := c.hedgeDelay(); d > 0 {
+			c.hedge.arm(d, c.onHedge)
+		}
 	}
-	breached := func(b BudgetError, waited bool) {
-		c.onAttempt(tr, &tryReport{kind: reportBreach, breach: &b, waited: waited})
-	}
-	return ev, breached
-}
-
-// onAttempt is the one entry through which a try reports its events to
-// the call. An output chunk, the per-chunk path, goes to the watchdog's
-// check and to probation without a lock of the call (the caller is woken
-// by the attempt itself, once per read of the body); every other event
-// goes to onEvent.
-func (c *call) onAttempt(tr *try, r *tryReport) {
-	if r.kind != reportOutput {
-		c.onEvent(tr, r)
-		return
-	}
-	tr.w.token(r.at, r.tokens)
-	c.probationOutput(tr, r.at, r.tokens)
+	c.unlockAndReport()
 }
 
 // onEvent handles an event of tr other than an output chunk as its kind
 // says; those that change what the call does are classified and acted on
 // through decideAndAct.
-func (c *call) onEvent(tr *try, r *tryReport) {
+func (c *call) onEvent(tr *try, r tryReport) {
 	switch r.kind {
+	case reportAdmitted:
+		c.onAdmitted(tr)
 	case reportFirst:
 		c.onFirst(tr, r.at)
 	case reportMilestone:
@@ -79,6 +54,25 @@ func (c *call) onEvent(tr *try, r *tryReport) {
 	case reportEnd:
 		c.onEnd(tr, r.t)
 	}
+}
+
+// onAdmitted sends tr once its wait in admission is over, unless the call
+// or the try was stopped meanwhile: then tr ends there.
+func (c *call) onAdmitted(tr *try) {
+	c.mu.Lock()
+	if tr.state == tryAdmitting && c.ctx.Err() == nil && c.state == callRunning {
+		c.send(tr)
+		c.mu.Unlock()
+		return
+	}
+	now := time.Now()
+	tr.ticket.unsend(c.code(), now)
+	err := tr.cause
+	if err == nil {
+		err = ctxErr(c.ctx)
+	}
+	c.endTry(tr, &Timing{Target: tr.rt.Name, Model: c.model(tr.rt), Start: tr.start, End: now, Err: err})
+	c.unlockAndReport()
 }
 
 // onFirst handles tr's first output token: the first try to produce one
