@@ -1,17 +1,14 @@
 package tokenpace
 
 import (
-	"cmp"
 	"context"
-
-	"github.com/tokenpace/tokenpace/internal/codec"
-	"github.com/tokenpace/tokenpace/internal/ttft"
-
-	"slices"
 	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tokenpace/tokenpace/internal/codec"
+	"github.com/tokenpace/tokenpace/internal/ttft"
 )
 
 // promptTokens returns the estimated prompt tokens of the call.
@@ -187,50 +184,7 @@ func (c *call) await(tr *try, delay time.Duration) {
 	case <-tr.stopped:
 	case <-c.ctx.Done():
 	}
-	c.onAttempt(tr, &tryReport{kind: reportAdmitted})
-}
-
-// send starts tr's attempt and its watchdog. c.mu is held.
-func (c *call) send(tr *try) {
-	ev, breached := c.reporters(tr)
-	rt := tr.rt
-	var cont *codec.Continuation
-	if tr.kind == AttemptContinuation && tr.resume == nil {
-		cont = c.continuation()
-	}
-	client, opts := c.clientFor(rt)
-	opts = c.followServer(tr, opts)
-	if c.next < c.routeCount() {
-		// There is somewhere to fall back to: the Router, not openai-go,
-		// decides whether to retry (see retryDelay).
-		tr.ownRetries = true
-		opts = append(slices.Clip(opts), option.WithMaxRetries(0))
-	}
-	req := c.req.For(c.model(rt), cont)
-	if tr.resume != nil {
-		req = tr.resume
-	}
-	spec := attemptSpec{client: client, name: rt.Name, req: req, opts: opts, cfg: &c.r.c.cfg,
-		start: tr.start, whole: c.whole, unbounded: c.set.buffered, cont: cont}
-	// The watchdog is set before the attempt starts, so that its events
-	// read tr.w without a lock; a breach waits for c.mu, held until tr.a
-	// is set.
-	now := time.Now()
-	if c.firstSend.IsZero() {
-		c.firstSend = now
-	}
-	if b := c.budgetFor(rt); !b.isZero() {
-		if tr.resume != nil {
-			b = b.forResume()
-		}
-		if p := c.r.pol.Probation.Tokens; p > 0 && b.MinTPS > 0 {
-			// Check MinTPS by the commit at the latest (Probation.Tokens).
-			b.Warmup = min(cmp.Or(b.Warmup, defaultWarmup), p)
-		}
-		tr.w = newWatchdog(b, now, c.firstSend, breached)
-	}
-	tr.state = tryRunning
-	tr.a = startAttempt(c.ctx, spec, ev)
+	c.onTry(tr, tryReport{kind: reportAdmitted})
 }
 
 // budgetFor returns the budget of a try at rt.

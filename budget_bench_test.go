@@ -34,6 +34,6 @@ func BenchmarkCallOutput(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		at = at.Add(time.Millisecond)
-		c.onAttempt(tr, &tryReport{kind: reportOutput, at: at, tokens: 1})
+		c.onOutput(tr, at, 1)
 	}
 }

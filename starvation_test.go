@@ -159,7 +159,7 @@ func TestStarvedBreachSparesBreaker(t *testing.T) {
 				tr := c.tries[0]
 				c.mu.Unlock()
 				// The watchdog of a starved client fires late.
-				c.onAttempt(tr, &tryReport{kind: reportBreach, waited: true,
+				c.onTry(tr, tryReport{kind: reportBreach, waited: true,
 					breach: &BudgetError{Phase: PhaseTTFT, Limit: 100 * time.Millisecond, Observed: 200 * time.Millisecond, Late: tt.late}})
 				for s.Next() {
 				}
