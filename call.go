@@ -3,6 +3,7 @@ package tokenpace
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -174,6 +175,20 @@ type try struct {
 	validErr error
 }
 
+// probationState is a try's probation: whether it is held, the tokens it
+// has produced while held, and the timer of Probation.For.
+type probationState struct {
+	held   atomic.Bool // read on the output path (onAttempt) without the call's lock
+	tokens int         // under the call's lock
+	timer  *time.Timer
+	// committed is when the held output was released to the caller; zero
+	// if it was never held.
+	committed time.Time
+	// reached holds the milestones reached while held, reported to the
+	// Milestone hook at the commit (see heldHooks); under the call's lock.
+	reached []reached
+}
+
 // tryState is where a try is in its life.
 type tryState uint8
 
@@ -241,21 +256,6 @@ func (c *call) stop(tr *try, cause error, outcome Outcome) {
 		tr.a.cut(cause)
 	}
 	tr.state = tryStopping
-}
-
-// win makes tr, whose first token came at at, the try the caller reads:
-// the hedge timer and every other try are stopped. c.mu is held.
-func (c *call) win(tr *try, at time.Time) {
-	c.won = tr
-	c.hedge.stop()
-	for _, o := range c.tries {
-		if o != tr {
-			c.stop(o, errHedgeLost, OutcomeHedgeLost)
-		}
-	}
-	if !c.set.buffered && !c.holdFirst(tr, at) {
-		c.chainUp(tr)
-	}
 }
 
 // chainUp makes tr's output the caller's, after that of the tries before

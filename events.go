@@ -45,6 +45,8 @@ func (c *call) onEvent(tr *try, r tryReport) {
 	switch r.kind {
 	case reportAdmitted:
 		c.onAdmitted(tr)
+	case reportCommit:
+		c.onCommit(tr, r.at)
 	case reportFirst:
 		c.onFirst(tr, r.at)
 	case reportMilestone:
@@ -113,6 +115,53 @@ func (c *call) onMilestone(tr *try, name string, at time.Time) {
 	c.mu.Unlock()
 	if in {
 		f(c.ctx, milestoneInfo(tr.rt.Name, c.model(tr.rt), name, sent, at))
+	}
+}
+
+// onCommit releases tr's held output to the caller at at, if tr is still
+// held and still the call's winner, and reports its first token. A
+// FirstToken hook that panics ends the call with the panic's error, as
+// one that panics on an attempt's reader does.
+func (c *call) onCommit(tr *try, at time.Time) {
+	c.mu.Lock()
+	if !tr.probation.held.Load() || !tr.live() || c.won != tr || tr.chained || c.state != callRunning {
+		c.mu.Unlock()
+		return
+	}
+	c.release(tr, at)
+	hooks := c.heldHooks(tr, at)
+	c.chainUp(tr)
+	c.mu.Unlock()
+	if perr := hooks(); perr != nil {
+		c.mu.Lock()
+		c.stop(tr, perr, OutcomeFailed)
+		c.finish(perr)
+		c.unlockAndReport()
+	}
+}
+
+// heldHooks returns what reports tr's output, held on probation and
+// committed at at, to the hooks: its first token, then the milestones it
+// reached while held, all at at, when the caller received them. It
+// returns the KindPanic error of a hook that panicked. c.mu is held.
+func (c *call) heldHooks(tr *try, at time.Time) func() error {
+	sent, model := c.sent(), c.model(tr.rt)
+	names := tr.probation.reached
+	tr.probation.reached = nil
+	first, milestone := c.hooks.FirstToken, c.hooks.Milestone
+	return func() error {
+		what := "FirstToken hook"
+		return guard(tr.rt.Name, &what, func() {
+			if first != nil {
+				first(c.ctx, firstTokenInfo(tr.rt.Name, model, sent, at))
+			}
+			what = "Milestone hook"
+			for _, n := range names {
+				if milestone != nil {
+					milestone(c.ctx, milestoneInfo(tr.rt.Name, model, n.name, sent, at))
+				}
+			}
+		})
 	}
 }
 
@@ -359,6 +408,21 @@ func (c *call) act(tr *try, p plan) {
 		c.win(tr, p.at)
 	case decideHedge:
 		c.hedgeNext(p.launch)
+	}
+}
+
+// win makes tr, whose first token came at at, the try the caller reads:
+// the hedge timer and every other try are stopped. c.mu is held.
+func (c *call) win(tr *try, at time.Time) {
+	c.won = tr
+	c.hedge.stop()
+	for _, o := range c.tries {
+		if o != tr {
+			c.stop(o, errHedgeLost, OutcomeHedgeLost)
+		}
+	}
+	if !c.set.buffered && !c.holdFirst(tr, at) {
+		c.chainUp(tr)
 	}
 }
 

@@ -1,26 +1,9 @@
 package tokenpace
 
-import (
-	"sync/atomic"
-	"time"
-)
+import "time"
 
 // enabled reports whether p holds streams back.
 func (p Probation) enabled() bool { return p.Sentence || p.Tokens > 0 || p.For > 0 }
-
-// probationState is a try's probation: whether it is held, the tokens it
-// has produced while held, and the timer of Probation.For.
-type probationState struct {
-	held   atomic.Bool // read on the output path (onAttempt) without the call's lock
-	tokens int         // under the call's lock
-	timer  *time.Timer
-	// committed is when the held output was released to the caller; zero
-	// if it was never held.
-	committed time.Time
-	// reached holds the milestones reached while held, reported to the
-	// Milestone hook at the commit (see heldHooks); under the call's lock.
-	reached []reached
-}
 
 // holdFirst reports whether tr, which has just won the call with its first
 // token at at, is held on probation, and starts the probation if so. A
@@ -34,13 +17,13 @@ func (c *call) holdFirst(tr *try, at time.Time) bool {
 	tr.probation.held.Store(true)
 	tr.probation.tokens = 0
 	if p.For > 0 {
-		tr.probation.timer = time.AfterFunc(time.Until(at.Add(p.For)), func() { c.commitHeld(tr, time.Now()) })
+		tr.probation.timer = time.AfterFunc(time.Until(at.Add(p.For)), func() { c.onTry(tr, tryReport{kind: reportCommit, at: time.Now()}) })
 	}
 	return true
 }
 
 // probationOutput counts the tokens of an output chunk of tr that arrived
-// at at, and commits tr once Probation.Tokens have arrived.
+// at at, and reports tr's commit once Probation.Tokens have arrived.
 func (c *call) probationOutput(tr *try, at time.Time, tokens int) {
 	if !tr.probation.held.Load() {
 		return
@@ -51,62 +34,15 @@ func (c *call) probationOutput(tr *try, at time.Time, tokens int) {
 	ready := p.Tokens > 0 && tr.probation.tokens >= p.Tokens
 	c.mu.Unlock()
 	if ready {
-		c.commitHeld(tr, at)
+		c.onTry(tr, tryReport{kind: reportCommit, at: at})
 	}
 }
 
-// probationMilestone commits tr once its first sentence is complete, with
-// Probation.Sentence.
+// probationMilestone reports tr's commit once its first sentence is
+// complete, with Probation.Sentence.
 func (c *call) probationMilestone(tr *try, name string, at time.Time) {
 	if name == MilestoneFirstSentence && c.r.pol.Probation.Sentence && tr.probation.held.Load() {
-		c.commitHeld(tr, at)
-	}
-}
-
-// commitHeld releases tr's held output to the caller at at, if tr is still
-// held and still the call's winner, and reports its first token. A
-// FirstToken hook that panics ends the call with the panic's error, as
-// one that panics on an attempt's reader does.
-func (c *call) commitHeld(tr *try, at time.Time) {
-	c.mu.Lock()
-	if !tr.probation.held.Load() || !tr.live() || c.won != tr || tr.chained || c.state != callRunning {
-		c.mu.Unlock()
-		return
-	}
-	c.release(tr, at)
-	hooks := c.heldHooks(tr, at)
-	c.chainUp(tr)
-	c.mu.Unlock()
-	if perr := hooks(); perr != nil {
-		c.mu.Lock()
-		c.stop(tr, perr, OutcomeFailed)
-		c.finish(perr)
-		c.unlockAndReport()
-	}
-}
-
-// heldHooks returns what reports tr's output, held on probation and
-// committed at at, to the hooks: its first token, then the milestones it
-// reached while held, all at at, when the caller received them. It
-// returns the KindPanic error of a hook that panicked. c.mu is held.
-func (c *call) heldHooks(tr *try, at time.Time) func() error {
-	sent, model := c.sent(), c.model(tr.rt)
-	names := tr.probation.reached
-	tr.probation.reached = nil
-	first, milestone := c.hooks.FirstToken, c.hooks.Milestone
-	return func() error {
-		what := "FirstToken hook"
-		return guard(tr.rt.Name, &what, func() {
-			if first != nil {
-				first(c.ctx, firstTokenInfo(tr.rt.Name, model, sent, at))
-			}
-			what = "Milestone hook"
-			for _, n := range names {
-				if milestone != nil {
-					milestone(c.ctx, milestoneInfo(tr.rt.Name, model, n.name, sent, at))
-				}
-			}
-		})
+		c.onTry(tr, tryReport{kind: reportCommit, at: at})
 	}
 }
 

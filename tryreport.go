@@ -12,13 +12,12 @@ import "time"
 // watchdog's check and to probation's count, without the call's lock
 // (see onOutput).
 
-// tryReport is what a try's attempt, its watchdog or its admission wait
-// tells the call: the kind of the event and the facts of that kind. A held
-// try that the probation timer commits takes a path of its own
-// (probation).
+// tryReport is what a try's attempt, its watchdog, its admission wait or
+// its probation tells the call: the kind of the event and the facts of
+// that kind.
 type tryReport struct {
 	kind   reportKind
-	at     time.Time    // reportFirst, reportMilestone
+	at     time.Time    // reportFirst, reportMilestone, reportCommit
 	name   string       // reportMilestone: the milestone reached
 	t      *Timing      // reportEnd: the attempt's final Timing
 	breach *BudgetError // reportBreach
@@ -34,4 +33,5 @@ const (
 	reportBreach                      // the try exceeded its budget
 	reportEnd                         // the attempt ended
 	reportAdmitted                    // the try's wait in admission is over (or was cut short)
+	reportCommit                      // the try's probation ended well: its held output goes to the caller
 )
