@@ -60,9 +60,6 @@ type attemptSpec struct {
 	cont *codec.Continuation
 }
 
-// api returns the API the spec calls.
-func (s *attemptSpec) api() API { return API(s.req.API()) }
-
 // attempt is one streaming HTTP call to one target. It makes the call
 // (openai-go's NewStreaming, retries included) and then reads the response
 // body, decoding each event as its bytes arrive, so the timestamps do not
@@ -199,7 +196,7 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 		Target:      spec.name,
 		Model:       spec.req.Model(),
 		Stream:      !spec.whole,
-		API:         spec.api(),
+		API:         API(spec.req.API()),
 		Start:       spec.start,
 		PromptBytes: spec.req.PromptBytes(),
 	}
