@@ -129,7 +129,7 @@ type call struct {
 	// (Policy.Affinity).
 	aff callAffinity
 	// onTry handles the events of the call's tries other than output
-	// (see onAttempt): set when the call begins, before its first try.
+	// (see tryreport.go): set when the call begins, before its first try.
 	onTry func(*try, tryReport)
 }
 
@@ -178,7 +178,7 @@ type try struct {
 // probationState is a try's probation: whether it is held, the tokens it
 // has produced while held, and the timer of Probation.For.
 type probationState struct {
-	held   atomic.Bool // read on the output path (onAttempt) without the call's lock
+	held   atomic.Bool // read on the output path (onOutput) without the call's lock
 	tokens int         // under the call's lock
 	timer  *time.Timer
 	// committed is when the held output was released to the caller; zero

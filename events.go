@@ -9,6 +9,12 @@ import (
 	"github.com/tokenpace/tokenpace/internal/codec"
 )
 
+// A Router call's events and what it does about them: its start, the
+// events of its tries (a first token, a milestone, a probation's commit, a
+// breach, an end, the end of a wait in admission) and of its hedge timer,
+// each classified and decided (decide.go) and carried out by act, the one
+// place that calls down into admission, the chain and probation.
+
 // begin starts a Router call of req; stitch makes a response's tries one
 // response (see responsecontinue.go).
 func (r *Router) begin(ctx context.Context, req codec.Request, opts []option.RequestOption, stitch bool) *call {
@@ -20,7 +26,8 @@ func (r *Router) begin(ctx context.Context, req codec.Request, opts []option.Req
 	return c
 }
 
-// begin starts the first try and, with hedging, the hedge timer.
+// begin starts the first try and, with hedging, the hedge timer; from
+// then on the call's tries report their events to onEvent.
 func (c *call) begin() {
 	c.mu.Lock()
 	c.onTry = c.onEvent
