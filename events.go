@@ -50,18 +50,18 @@ func (c *call) begin() {
 // through decideAndAct.
 func (c *call) onEvent(tr *try, r tryReport) {
 	switch r.kind {
-	case reportAdmitted:
-		c.onAdmitted(tr)
-	case reportCommit:
-		c.onCommit(tr, r.at)
 	case reportFirst:
 		c.onFirst(tr, r.at)
 	case reportMilestone:
 		c.onMilestone(tr, r.name, r.at)
+	case reportCommit:
+		c.onCommit(tr, r.at)
 	case reportBreach:
 		c.onBreach(tr, r.breach, r.waited)
 	case reportEnd:
 		c.onEnd(tr, r.t)
+	case reportAdmitted:
+		c.onAdmitted(tr)
 	}
 }
 

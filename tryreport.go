@@ -30,8 +30,8 @@ type reportKind uint8
 const (
 	reportFirst     reportKind = iota // the first output-bearing chunk arrived
 	reportMilestone                   // a milestone was reached
+	reportCommit                      // the try's probation ended well: its held output goes to the caller
 	reportBreach                      // the try exceeded its budget
 	reportEnd                         // the attempt ended
 	reportAdmitted                    // the try's wait in admission is over (or was cut short)
-	reportCommit                      // the try's probation ended well: its held output goes to the caller
 )
