@@ -152,6 +152,9 @@ func (r chat) Decode(data []byte) (Event, error) {
 		// the server's (see droppedOllamaError, abortedTerminal).
 		c.Choices[0].FinishReason = ""
 	}
+	if s := freeAPIChunk(c); s != nil {
+		return Event{}, serverError(s)
+	}
 	ev := chunkEvent(c, c)
 	ev.Frame = diffusionFrame(c)
 	return ev, nil
