@@ -152,7 +152,7 @@ func (r chat) Decode(data []byte) (Event, error) {
 		// the server's (see droppedOllamaError, abortedTerminal).
 		c.Choices[0].FinishReason = ""
 	}
-	if s := freeAPIChunk(c); s != nil {
+	if s := webChatChunk(c); s != nil {
 		return Event{}, serverError(s)
 	}
 	ev := chunkEvent(c, c)

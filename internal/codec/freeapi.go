@@ -34,17 +34,19 @@ const freeAPIModerationNotice = "\n[内容由于不合规被停止生成，我�
 // service is unavailable for now, third-party response error: ".
 const freeAPIUpstreamError = "服务暂时不可用，第三方响应错误："
 
-// freeAPIChunk reads chunk c as the bridges mean it: their fixed usage
-// dropped (see dropFreeAPIUsage), and a finish chunk's content read (see
-// freeAPIFinish); it returns the upstream's failure a finish chunk
-// carries. A chunk of text without usage pays two field checks.
-func freeAPIChunk(c *openai.ChatCompletionChunk) *ServerError {
+// webChatChunk reads chunk c as the web-chat bridges mean it: the
+// free-api bridges' fixed usage dropped (see dropFreeAPIUsage), and a
+// finish chunk's content read (see freeAPIFinish, chat2APIFiltered); it
+// returns the upstream's failure a finish chunk carries. A chunk of text
+// without usage pays two field checks.
+func webChatChunk(c *openai.ChatCompletionChunk) *ServerError {
 	if c.JSON.Usage.Valid() {
 		dropFreeAPIUsage(c)
 	}
 	if len(c.Choices) != 1 || c.Choices[0].FinishReason == "" {
 		return nil
 	}
+	chat2APIFiltered(c)
 	return freeAPIFinish(c)
 }
 
