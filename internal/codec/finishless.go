@@ -29,6 +29,7 @@ var finishless = [...]shape{
 	{in: snowflakeChunk},                      // Snowflake Cortex, a Claude model (snowflake.go)
 	{in: oneAPIGeminiChunk},                   // one-api's Gemini channel (oneapigemini.go)
 	{in: vllmMLXChunk, some: vllmMLXCloseOut}, // vllm-mlx 0.4.0 (vllmmlx.go)
+	{in: geminiProxyChunk},                    // gemini-openai-proxy (geminiproxy.go)
 }
 
 // shape is the shape of one server's chunks (see finishless).
