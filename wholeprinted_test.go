@@ -48,3 +48,50 @@ func TestWholePrintedStalled(t *testing.T) {
 		}
 	})
 }
+
+// heldOpen answers with body, labelled application/json, and then holds
+// the response open, sending nothing more, until the request ends.
+func heldOpen(body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(body))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}
+}
+
+// TestWholePrintedHeldOpen: a JSON object printed over many lines ends at
+// its closing brace, not at the end of the body. A whole answer printed so
+// reaches the caller though the server holds the response open after it,
+// and a printed object that is no whole answer (a chunk, as a stream
+// printed so would begin) is KindContentType at once, not when the body
+// ends.
+func TestWholePrintedHeldOpen(t *testing.T) {
+	const answer = "{\n  \"id\": \"chatcmpl-1\",\n  \"object\": \"chat.completion\",\n  \"created\": 1,\n  \"model\": \"tiny\",\n" +
+		"  \"choices\": [\n    {\n      \"index\": 0,\n      \"message\": {\n        \"role\": \"assistant\",\n        \"content\": \"Hi {there}\"\n      },\n" +
+		"      \"finish_reason\": \"stop\"\n    }\n  ],\n  \"usage\": {\n    \"prompt_tokens\": 3,\n    \"completion_tokens\": 2,\n    \"total_tokens\": 5\n  }\n}\n"
+	const chunk = "{\n  \"id\": \"chatcmpl-1\",\n  \"object\": \"chat.completion.chunk\",\n  \"created\": 1,\n  \"model\": \"tiny\",\n" +
+		"  \"choices\": [\n    {\n      \"index\": 0,\n      \"delta\": {\n        \"content\": \"Hi\"\n      }\n    }\n  ]\n}\n"
+	synctest.Test(t, func(t *testing.T) {
+		for _, tc := range []struct {
+			name, body, text string
+			kind             tokenpace.ErrorKind
+		}{
+			{"a whole answer", answer, "Hi {there}", 0},
+			{"a chunk", chunk, "", tokenpace.KindContentType},
+		} {
+			url, hc := serve(t, heldOpen(tc.body))
+			c := tokenpace.NewClient(openaiClient(url, hc))
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			got := readChat(c.NewStreaming(ctx, chat("tiny", 8)))
+			cancel()
+			var se *tokenpace.StreamError
+			switch {
+			case tc.kind == 0 && (got.err != nil || got.text != tc.text):
+				t.Errorf("%s: %q, %v; want %q and no error", tc.name, got.text, got.err, tc.text)
+			case tc.kind != 0 && (!errors.As(got.err, &se) || se.Kind != tc.kind || got.text != ""):
+				t.Errorf("%s: %q, %v; want no text and %v", tc.name, got.text, got.err, tc.kind)
+			}
+		}
+	})
+}

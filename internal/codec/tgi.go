@@ -3,6 +3,8 @@ package codec
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/tokenpace/tokenpace/internal/sse"
 )
 
 // TGI's streamed tool calls, which end with no finish reason.
@@ -34,7 +36,7 @@ type TGIToolStream struct {
 	tgi      bool // every chunk so far is in TGI's shape
 	finished bool // a choice sent its finish reason
 	model    string
-	args     jsonCloser
+	args     sse.JSONCloser
 }
 
 // Decode decodes the next event of the stream.
@@ -60,7 +62,7 @@ func (s *TGIToolStream) Decode(data []byte) (Event, error) {
 			if tc.Index != 0 {
 				s.tgi = false
 			}
-			s.args.feed(tc.Function.Arguments)
+			s.args.Feed(tc.Function.Arguments)
 		}
 	}
 	if c.ID != "" {
@@ -74,7 +76,7 @@ func (s *TGIToolStream) Decode(data []byte) (Event, error) {
 // choice finished, and the call's arguments are a whole JSON object. ok
 // is false for any other stream, which [DONE] ends as it is.
 func (s *TGIToolStream) AtDone() (ev Event, ok bool) {
-	if !s.tgi || s.finished || !s.args.whole() {
+	if !s.tgi || s.finished || !s.args.Whole() {
 		return Event{}, false
 	}
 	model, _ := json.Marshal(s.model)
@@ -106,45 +108,3 @@ func tgiChunk(id, fingerprint string) bool {
 	}
 	return true
 }
-
-// jsonCloser scans JSON text in pieces for the end of its first value, an
-// object: whether it opened, closed, and nothing but white space came
-// after it. It keeps only its depth and whether it is in a string.
-type jsonCloser struct {
-	depth            int
-	opened, closed   bool
-	inString, escape bool
-	bad              bool // a byte no whole object of JSON has there
-}
-
-// feed scans the next piece.
-func (j *jsonCloser) feed(p string) {
-	for i := 0; i < len(p) && !j.bad; i++ {
-		b := p[i]
-		switch {
-		case j.inString:
-			switch {
-			case j.escape:
-				j.escape = false
-			case b == '\\':
-				j.escape = true
-			case b == '"':
-				j.inString = false
-			}
-		case b == ' ' || b == '\t' || b == '\n' || b == '\r':
-		case j.closed || (!j.opened && b != '{'):
-			j.bad = true
-		case b == '"':
-			j.inString = true
-		case b == '{' || b == '[':
-			j.opened = true
-			j.depth++
-		case b == '}' || b == ']':
-			j.depth--
-			j.closed = j.depth == 0
-		}
-	}
-}
-
-// whole reports whether the text scanned is one whole JSON object.
-func (j *jsonCloser) whole() bool { return j.closed && !j.bad }

@@ -25,30 +25,3 @@ func TestTGIChunk(t *testing.T) {
 		}
 	}
 }
-
-// TestJSONCloser: a whole object in pieces, braces and escaped quotes in
-// its strings, white space after it; not one that is open, followed by
-// more, or not an object.
-func TestJSONCloser(t *testing.T) {
-	for _, tt := range []struct {
-		pieces []string
-		want   bool
-	}{
-		{[]string{"{", ` "city": "`, "Paris", `"}`}, true},
-		{[]string{`{"q": "}{\"}", "n": [1, {"a": 2}]}`, " \n"}, true},
-		{[]string{`{"q": "\\`, `"}`}, true},
-		{[]string{`{"city": "Paris"`}, false},
-		{[]string{`{"a": 1}`, `{"b": 2}`}, false},
-		{[]string{`"text"`}, false},
-		{[]string{`[1]`}, false},
-		{nil, false},
-	} {
-		var j jsonCloser
-		for _, p := range tt.pieces {
-			j.feed(p)
-		}
-		if got := j.whole(); got != tt.want {
-			t.Errorf("%q: whole() = %v, want %v", tt.pieces, got, tt.want)
-		}
-	}
-}

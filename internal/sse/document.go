@@ -1,7 +1,5 @@
 package sse
 
-import "github.com/tidwall/gjson"
-
 // A JSON document printed over many lines in place of a stream.
 //
 // OpenAI prints a non-streamed answer over many lines, a member a line
@@ -15,20 +13,25 @@ import "github.com/tidwall/gjson"
 // UnframedDocument returns the whole of a body read with Sniff that is no
 // event stream, after Next returned ErrNotEventStream, when its first line
 // (Unframed) opens a JSON object it does not close: that line and every
-// line after it to the end of the body, joined by line breaks. Any other
-// first line is returned as it is, and nothing more is read. It reads no
-// more than the limit on a line in all: ErrEventTooLong past it. The
-// result is valid until the next call of Next.
+// line after it up to the one that closes the object, joined by line
+// breaks; the rest of the body is not read, so that a server that holds
+// its response open after the object, or goes on with more, is not waited
+// for. Any other first line is returned as it is, and nothing more is
+// read. It reads no more than the limit on a line in all: ErrEventTooLong
+// past it. The result is valid until the next call of Next.
 func (r *Reader) UnframedDocument() ([]byte, error) {
-	if len(r.data) == 0 || r.data[0] != '{' || gjson.ValidBytes(r.data) {
+	var j JSONCloser
+	j.feedBytes(r.data)
+	if j.ended() {
 		return r.data, nil
 	}
-	for r.sc.Scan() {
+	for !j.ended() && r.sc.Scan() {
 		line := r.sc.Bytes()
 		if len(r.data)+1+len(line) > r.max {
 			return nil, ErrEventTooLong
 		}
 		r.data = append(append(r.data, '\n'), line...)
+		j.feedBytes(line)
 	}
 	if err := r.sc.Err(); err != nil {
 		return nil, err

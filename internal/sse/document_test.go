@@ -20,7 +20,7 @@ func unframedDocument(t *testing.T, body string, max int) (string, error) {
 }
 
 // TestUnframedDocument: a JSON object printed over many lines, as OpenAI
-// prints a non-streamed answer, is read whole; a first line that is a
+// prints a non-streamed answer, is read whole, and no further; a first line that is a
 // whole object, or no object's start, is all there is; a document over
 // the limit is ErrEventTooLong, not a longer read.
 func TestUnframedDocument(t *testing.T) {
@@ -31,6 +31,8 @@ func TestUnframedDocument(t *testing.T) {
 		err              error
 	}{
 		{"printed over many lines", pretty, "{\n  \"id\": \"chatcmpl-1\",\n  \"object\": \"chat.completion\"\n}", 1 << 10, nil},
+		{"more after it", pretty + "{\n  \"id\": \"2\"\n}\n", "{\n  \"id\": \"chatcmpl-1\",\n  \"object\": \"chat.completion\"\n}", 1 << 10, nil},
+		{"braces in its strings", "{\n  \"a\": \"}\\\"{\",\n  \"b\": [{}]\n}\nmore", "{\n  \"a\": \"}\\\"{\",\n  \"b\": [{}]\n}", 1 << 10, nil},
 		{"one line", "{\"id\":\"chatcmpl-1\"}\n{\"id\":\"2\"}\n", "{\"id\":\"chatcmpl-1\"}", 1 << 10, nil},
 		{"an HTML page", "<html>\n<body>Bad gateway</body>\n</html>\n", "<html>", 1 << 10, nil},
 		{"over the limit", pretty, "", 40, ErrEventTooLong},
