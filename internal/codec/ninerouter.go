@@ -20,17 +20,11 @@ const abortedIDPrefix = "chatcmpl-aborted-"
 // open-sse/utils/streamTerminalBuilders.js,
 // buildAbortedOpenAIChatTerminalBytes, called by
 // createDisconnectAwareStream). Read as the server's finish, a cut answer
-// would be taken for a whole one, which a Router would not continue. The
-// caller checks it only on a chunk that carries a finish reason.
+// would be taken for a whole one, which a Router would not continue. Its
+// shape is Open WebUI's dropped error's (see emptyStop), with an id of its
+// own; a chunk that carries no finish reason fails at its first checks.
 func abortedTerminal(c *openai.ChatCompletionChunk) bool {
-	if len(c.Choices) != 1 || c.Choices[0].FinishReason != "stop" || c.Model != "" || c.JSON.Usage.Valid() {
-		return false
-	}
-	if !strings.HasPrefix(c.ID, abortedIDPrefix) {
-		return false
-	}
-	d := &c.Choices[0].Delta
-	return d.Content == "" && d.Role == "" && len(d.ToolCalls) == 0 && len(d.JSON.ExtraFields) == 0
+	return emptyStop(c) && c.Model == "" && c.Choices[0].Delta.Role == "" && strings.HasPrefix(c.ID, abortedIDPrefix)
 }
 
 // commandCodeErrorPrefix and commandCodeErrorSuffix enclose the error

@@ -28,7 +28,15 @@ const bridgeModel = "ollama"
 // error line: one choice, finish "stop", an empty delta, the model
 // "ollama" and no usage.
 func droppedOllamaError(c *openai.ChatCompletionChunk) bool {
-	if len(c.Choices) != 1 || c.Choices[0].FinishReason != "stop" || c.Model != bridgeModel || c.JSON.Usage.Valid() {
+	return emptyStop(c) && c.Model == bridgeModel
+}
+
+// emptyStop reports whether c is a finish chunk with nothing in it: one
+// choice finished "stop" whose delta is empty, and no usage; a bridge
+// writes one of its own where its upstream failed (see droppedOllamaError,
+// abortedTerminal).
+func emptyStop(c *openai.ChatCompletionChunk) bool {
+	if len(c.Choices) != 1 || c.Choices[0].FinishReason != "stop" || c.JSON.Usage.Valid() {
 		return false
 	}
 	d := &c.Choices[0].Delta
