@@ -40,6 +40,10 @@ type attemptEvents struct {
 	milestone func(a *attempt, name string, at time.Time)
 	// end: the attempt ended; t is its final Timing. Called exactly once.
 	end func(a *attempt, t *Timing)
+	// breach: the attempt exceeded the budget its watchdog enforces (see
+	// attemptSpec.budget); waited: the deadline passed while the body had
+	// yet to end.
+	breach func(a *attempt, b BudgetError, waited bool)
 }
 
 // attemptSpec is what an attempt sends, and where.
@@ -58,6 +62,9 @@ type attemptSpec struct {
 	unbounded bool
 	// cont is what a continuation carries on; nil for any other attempt.
 	cont *codec.Continuation
+	// budget is what the attempt's watchdog enforces (startAttempt); the
+	// zero value, as for every attempt of a Client, sets no limit.
+	budget tryBudget
 }
 
 // attempt is one streaming HTTP call to one target. It makes the call
@@ -83,6 +90,9 @@ type attempt struct {
 	cancel context.CancelCauseFunc
 	unhook func() bool // stops cancelling ctx with parent
 	x      exchange    // the HTTP requests
+	// w enforces spec.budget; nil without one. Set before the attempt's
+	// events begin, so they read it without a lock.
+	w *watchdog
 
 	// Owned by the goroutine that calls, then by the holder of the reader
 	// role (see handoff.go); stream is written under mu, for stop.
@@ -115,6 +125,7 @@ func (a *attempt) sent() time.Time { return a.x.sent() }
 // policy that runs several attempts (hedging) needs.
 func startAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attempt {
 	a := newAttempt(ctx, spec, ev)
+	a.w = spec.budget.watch(a.breach)
 	a.r.holder = roleBackground
 	go func() {
 		if a.request() {
@@ -127,6 +138,9 @@ func startAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *atte
 	}()
 	return a
 }
+
+// breach reports that a's watchdog found its budget exceeded.
+func (a *attempt) breach(b BudgetError, waited bool) { a.ev.breach(a, b, waited) }
 
 // callAttempt makes the call of an attempt on the calling goroutine, as
 // openai-go does, and returns once the response headers arrived or the

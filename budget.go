@@ -1,6 +1,7 @@
 package tokenpace
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"sync"
@@ -185,6 +186,37 @@ type watchdog struct {
 	n       int // output tokens so far
 	nFirst  int // output tokens of the first chunk
 	stopped bool
+}
+
+// tryBudget is the budget of one try of a Router call, as its attempt's
+// watchdog enforces it: the budget merged for the try's route, and what
+// changes it for this try. The zero value sets no limit.
+type tryBudget struct {
+	b Budget
+	// resumed: the try resumes a background response, whose first token
+	// is due within Gap (see forResume).
+	resumed bool
+	// probation is Probation.Tokens: MinTPS is checked by the commit at
+	// the latest. Zero without probation.
+	probation int
+	sent      time.Time // when the try is sent
+	firstSend time.Time // when the call's first request left
+}
+
+// watch starts the watchdog of tb, which reports a breach to breach; it
+// returns nil when tb sets no limit.
+func (tb tryBudget) watch(breach func(b BudgetError, waited bool)) *watchdog {
+	b := tb.b
+	if b.isZero() {
+		return nil
+	}
+	if tb.resumed {
+		b = b.forResume()
+	}
+	if p := tb.probation; p > 0 && b.MinTPS > 0 {
+		b.Warmup = min(cmp.Or(b.Warmup, defaultWarmup), p)
+	}
+	return newWatchdog(b, tb.sent, tb.firstSend, breach)
 }
 
 // newWatchdog starts enforcing b on an attempt sent at start, within a

@@ -27,13 +27,13 @@ func BenchmarkWatchdogToken(b *testing.B) {
 func BenchmarkCallOutput(b *testing.B) {
 	now := time.Now()
 	c := &call{wake: make(chan struct{}, 1)}
-	tr := &try{chained: true}
-	tr.w = newWatchdog(Budget{TTFT: time.Hour, Gap: time.Hour, E2E: 24 * time.Hour, MinTPS: 0.001}, now, now, func(BudgetError, bool) {})
-	defer tr.w.stop()
+	tr := &try{chained: true, a: &attempt{}}
+	tr.a.w = newWatchdog(Budget{TTFT: time.Hour, Gap: time.Hour, E2E: 24 * time.Hour, MinTPS: 0.001}, now, now, func(BudgetError, bool) {})
+	defer tr.a.w.stop()
 	at := now
 	b.ReportAllocs()
 	for b.Loop() {
 		at = at.Add(time.Millisecond)
-		c.onOutput(tr, at, 1)
+		c.onOutput(tr, tr.a, at, 1)
 	}
 }

@@ -154,10 +154,9 @@ type try struct {
 	kind    AttemptKind
 	start   time.Time
 	state   tryState
-	chained bool     // its output reaches the caller
-	told    bool     // a restart whose first batch the caller has taken
-	a       *attempt // nil until sent, and for a skipped route
-	w       *watchdog
+	chained bool          // its output reaches the caller
+	told    bool          // a restart whose first batch the caller has taken
+	a       *attempt      // nil until sent, and for a skipped route
 	ticket  ticket        // what its route's admission gave it
 	stopped chan struct{} // closed when the policy stops a try still in admission
 	// resume, when not nil, is the request of a continuation that resumes
@@ -242,6 +241,15 @@ func (c *call) sent() time.Time {
 	return first
 }
 
+// watchdog returns what enforces tr's budget: its attempt's watchdog; nil
+// before tr is sent, for a skipped route and without a budget.
+func (tr *try) watchdog() *watchdog {
+	if tr.a == nil {
+		return nil
+	}
+	return tr.a.w
+}
+
 // stop cancels tr with cause, recording outcome; from now on only the
 // chunks that arrived so far can reach the caller. c.mu is held.
 func (c *call) stop(tr *try, cause error, outcome Outcome) {
@@ -249,7 +257,7 @@ func (c *call) stop(tr *try, cause error, outcome Outcome) {
 		return
 	}
 	tr.cause, tr.outcome = cause, outcome
-	tr.w.stop()
+	tr.watchdog().stop()
 	if tr.state == tryAdmitting {
 		close(tr.stopped)
 	} else {

@@ -187,7 +187,7 @@ func (c *call) onBreach(tr *try, be *BudgetError, waited bool) {
 		// to send [DONE] or close the body breaches nothing, and
 		// continuing the answer would add to a finished one; but the
 		// caller waits no longer for the body's end.
-		tr.w.stop()
+		tr.watchdog().stop()
 		c.mu.Unlock()
 		if waited {
 			tr.a.endAnswer()
@@ -229,7 +229,7 @@ func (c *call) endTry(tr *try, t *Timing) {
 		// (A try that ended in admission has no attempt.)
 		c.cutWhole = tr.a.cutWhole()
 	}
-	tr.w.stop()
+	tr.watchdog().stop()
 	clean := t.Err == nil && tr.cause == nil
 	c.endProbation(tr, clean, t.End)
 	if tr.outcome == "" {
