@@ -52,48 +52,54 @@ func (c *call) tryRoute(rt *route, kind AttemptKind, wait time.Duration) bool {
 	return c.tryOut(&try{rt: rt, kind: kind, start: time.Now()}, wait)
 }
 
-// tryOut starts tr, a new try, as tryRoute does. c.mu is held.
+// tryOut starts tr, a new try, as tryRoute does: it carries out what
+// admission decided of it. c.mu is held.
 func (c *call) tryOut(tr *try, wait time.Duration) bool {
-	rt, now := tr.rt, tr.start
 	c.tries = append(c.tries, tr)
-	var err error
-	outcome, end := OutcomeSkipped, now // a skipped route takes no time
-	if c.spent(rt, now) {
-		// The call's E2E budget has run out: a request now would be cut
-		// at once, and counted against a route that was never given a
-		// chance. The call ends with what spent it.
-		err = &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrAdmission}
-		if c.lastErr == nil {
-			c.lastErr = err
-		}
-	} else if err = c.admit(tr, now, wait); err == nil {
-		return true
-	} else {
-		if err == errWaitGivenUp {
-			// The caller's code held admission up past the caller's
-			// wait: the call ends as its context or Close says.
-			err, outcome, end = c.code().givenUp(), OutcomeCanceled, time.Now()
-		}
-		c.lastErr = err
+	d := c.admission(tr, wait)
+	if d.err != nil {
+		c.refuse(tr, d)
+		return false
 	}
-	tr.state, tr.outcome = tryEnded, outcome
-	tr.t = &Timing{Target: rt.Name, Model: c.model(rt), Start: now, End: end, Err: err}
-	return false
+	if d.delay > 0 {
+		tr.stopped = make(chan struct{})
+		go c.await(tr, d.delay)
+	} else {
+		c.send(tr)
+	}
+	return true
 }
 
-// spent reports whether the call's E2E budget, as rt's merged budget
-// gives it, ran out by now. c.mu is held.
-func (c *call) spent(rt *route, now time.Time) bool {
-	e2e := c.budgetFor(rt).E2E
-	return e2e > 0 && !c.firstSend.IsZero() && !now.Before(c.firstSend.Add(e2e))
+// admitted is what admission decided of a try: send it now (the zero
+// value), after delay, or not at all (err).
+type admitted struct {
+	delay time.Duration // how long the try waits in admission before it is sent
+	// err is why the try is not sent; nil when it is.
+	err     error
+	outcome Outcome   // of a try not sent
+	end     time.Time // when a try not sent ended
+	// spent: the call's E2E budget ran out; err is the call's error only
+	// if it has none yet.
+	spent bool
+	// unsend: the try holds a ticket its route must be given back, as
+	// for a request that was not sent (see ticket.unsend).
+	unsend bool
 }
 
-// admit asks tr's route whether tr may go and when (see route.admit),
-// and sends it at once or after the wait admission sets, and no sooner
-// than after wait; a try whose wait would break its TTFT budget is not
-// sent. c.mu is held.
-func (c *call) admit(tr *try, now time.Time, wait time.Duration) error {
-	rt := tr.rt
+// admission decides whether tr, a new try, is sent, and when: not when
+// the call's E2E budget has run out, nor when its route refuses it or its
+// wait would break its TTFT budget; else now, or once the wait that
+// admission sets, and no less than wait, is over. It keeps the ticket the
+// route gave tr. c.mu is held.
+func (c *call) admission(tr *try, wait time.Duration) admitted {
+	rt, now := tr.rt, tr.start
+	skipped := &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrAdmission}
+	if c.spent(rt, now) {
+		// A request now would be cut at once, and counted against a
+		// route that was never given a chance. The call ends with what
+		// spent it.
+		return admitted{err: skipped, outcome: OutcomeSkipped, end: now, spent: true}
+	}
 	ramp := c.r.pol.Breaker.Ramp
 	if c.next == c.routeCount() {
 		ramp = 0 // the call's last route always takes it
@@ -104,20 +110,39 @@ func (c *call) admit(tr *try, now time.Time, wait time.Duration) error {
 	}
 	tk, err := rt.admit(c.code(), now, tokens, ramp)
 	tr.ticket = tk
-	if err != nil {
-		return err
+	switch {
+	case err == errWaitGivenUp:
+		// The caller's code held admission up past the caller's wait:
+		// the call ends as its context or Close says.
+		return admitted{err: c.code().givenUp(), outcome: OutcomeCanceled, end: time.Now()}
+	case err != nil:
+		return admitted{err: err, outcome: OutcomeSkipped, end: now}
 	}
-	if delay := max(tk.delay, wait); c.fits(rt, delay) {
-		if delay <= 0 {
-			c.send(tr)
-		} else {
-			tr.stopped = make(chan struct{})
-			go c.await(tr, delay)
-		}
-		return nil
+	delay := max(tk.delay, wait)
+	if !c.fits(rt, delay) {
+		return admitted{err: skipped, outcome: OutcomeSkipped, end: now, unsend: true}
 	}
-	tr.ticket.unsend(c.code(), now)
-	return &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrAdmission}
+	return admitted{delay: delay}
+}
+
+// refuse ends tr, a try that admission did not let through as d says:
+// a skipped route takes no time. c.mu is held.
+func (c *call) refuse(tr *try, d admitted) {
+	if !d.spent || c.lastErr == nil {
+		c.lastErr = d.err
+	}
+	tr.state, tr.outcome = tryEnded, d.outcome
+	tr.t = &Timing{Target: tr.rt.Name, Model: c.model(tr.rt), Start: tr.start, End: d.end, Err: d.err}
+	if d.unsend {
+		tr.ticket.unsend(c.code(), tr.start)
+	}
+}
+
+// spent reports whether the call's E2E budget, as rt's merged budget
+// gives it, ran out by now. c.mu is held.
+func (c *call) spent(rt *route, now time.Time) bool {
+	e2e := c.budgetFor(rt).E2E
+	return e2e > 0 && !c.firstSend.IsZero() && !now.Before(c.firstSend.Add(e2e))
 }
 
 // requestTokens returns the tokens a request of the call counts against
