@@ -70,9 +70,9 @@ func (c *call) tryOut(tr *try, wait time.Duration) bool {
 	return true
 }
 
-// admitted is what admission decided of a try: send it now (the zero
+// admitPlan is what admission decided of a try: send it now (the zero
 // value), after delay, or not at all (err).
-type admitted struct {
+type admitPlan struct {
 	delay time.Duration // how long the try waits in admission before it is sent
 	// err is why the try is not sent; nil when it is.
 	err     error
@@ -91,14 +91,14 @@ type admitted struct {
 // wait would break its TTFT budget; else now, or once the wait that
 // admission sets, and no less than wait, is over. It keeps the ticket the
 // route gave tr. c.mu is held.
-func (c *call) admission(tr *try, wait time.Duration) admitted {
+func (c *call) admission(tr *try, wait time.Duration) admitPlan {
 	rt, now := tr.rt, tr.start
 	skipped := &StreamError{Kind: KindSkipped, Target: rt.Name, Err: ErrAdmission}
 	if c.spent(rt, now) {
 		// A request now would be cut at once, and counted against a
 		// route that was never given a chance. The call ends with what
 		// spent it.
-		return admitted{err: skipped, outcome: OutcomeSkipped, end: now, spent: true}
+		return admitPlan{err: skipped, outcome: OutcomeSkipped, end: now, spent: true}
 	}
 	ramp := c.r.pol.Breaker.Ramp
 	if c.next == c.routeCount() {
@@ -114,20 +114,20 @@ func (c *call) admission(tr *try, wait time.Duration) admitted {
 	case err == errWaitGivenUp:
 		// The caller's code held admission up past the caller's wait:
 		// the call ends as its context or Close says.
-		return admitted{err: c.code().givenUp(), outcome: OutcomeCanceled, end: time.Now()}
+		return admitPlan{err: c.code().givenUp(), outcome: OutcomeCanceled, end: time.Now()}
 	case err != nil:
-		return admitted{err: err, outcome: OutcomeSkipped, end: now}
+		return admitPlan{err: err, outcome: OutcomeSkipped, end: now}
 	}
 	delay := max(tk.delay, wait)
 	if !c.fits(rt, delay) {
-		return admitted{err: skipped, outcome: OutcomeSkipped, end: now, unsend: true}
+		return admitPlan{err: skipped, outcome: OutcomeSkipped, end: now, unsend: true}
 	}
-	return admitted{delay: delay}
+	return admitPlan{delay: delay}
 }
 
 // refuse ends tr, a try that admission did not let through as d says:
 // a skipped route takes no time. c.mu is held.
-func (c *call) refuse(tr *try, d admitted) {
+func (c *call) refuse(tr *try, d admitPlan) {
 	if !d.spent || c.lastErr == nil {
 		c.lastErr = d.err
 	}

@@ -193,14 +193,14 @@ type watchdog struct {
 // changes it for this try. The zero value sets no limit.
 type tryBudget struct {
 	b Budget
-	// resumed: the try resumes a background response, whose first token
-	// is due within Gap (see forResume).
-	resumed bool
-	// probation is Probation.Tokens: MinTPS is checked by the commit at
-	// the latest. Zero without probation.
-	probation int
-	sent      time.Time // when the try is sent
-	firstSend time.Time // when the call's first request left
+	// gapFirst: the try resumes a background response, whose first
+	// token is due within Gap (see forResume).
+	gapFirst bool
+	// commitTokens is Probation.Tokens: MinTPS is checked by the commit
+	// at the latest. Zero without probation.
+	commitTokens int
+	start        time.Time // when the try is sent
+	firstSend    time.Time // when the call's first request left
 }
 
 // watch starts the watchdog of tb, which reports a breach to breach; it
@@ -210,13 +210,13 @@ func (tb tryBudget) watch(breach func(b BudgetError, waited bool)) *watchdog {
 	if b.isZero() {
 		return nil
 	}
-	if tb.resumed {
+	if tb.gapFirst {
 		b = b.forResume()
 	}
-	if p := tb.probation; p > 0 && b.MinTPS > 0 {
+	if p := tb.commitTokens; p > 0 && b.MinTPS > 0 {
 		b.Warmup = min(cmp.Or(b.Warmup, defaultWarmup), p)
 	}
-	return newWatchdog(b, tb.sent, tb.firstSend, breach)
+	return newWatchdog(b, tb.start, tb.firstSend, breach)
 }
 
 // newWatchdog starts enforcing b on an attempt sent at start, within a

@@ -40,8 +40,8 @@ func (c *call) send(tr *try) {
 	}
 	spec := attemptSpec{client: client, name: rt.Name, req: req, opts: opts, cfg: &c.r.c.cfg,
 		start: tr.start, whole: c.whole, unbounded: c.set.buffered, cont: cont,
-		budget: tryBudget{b: c.budgetFor(rt), resumed: tr.resume != nil,
-			probation: c.r.pol.Probation.Tokens, sent: now, firstSend: c.firstSend}}
+		budget: tryBudget{b: c.budgetFor(rt), gapFirst: tr.resume != nil,
+			commitTokens: c.r.pol.Probation.Tokens, start: now, firstSend: c.firstSend}}
 	// A breach waits for c.mu, held until tr.a is set.
 	tr.state = tryRunning
 	tr.a = startAttempt(c.ctx, spec, ev)
