@@ -180,6 +180,22 @@ func (c *call) ttftModel(rt *route) *ttft.Model {
 	return &rt.pred
 }
 
+// learnTTFT has the TTFT model of tr's route learn the time to the first
+// token of tr, which ended with t: of its prompt tokens that missed the
+// server's cache, or of the call's estimated prompt without usage. A
+// continuation's first token says nothing of a prompt's. c.mu is held.
+func (c *call) learnTTFT(tr *try, t *Timing) {
+	ttft := t.TTFT()
+	if ttft <= 0 || tr.kind == AttemptContinuation {
+		return
+	}
+	p := t.PromptTokens - t.CachedTokens
+	if !t.UsageReported {
+		p = c.promptTokens()
+	}
+	c.ttftModel(tr.rt).Observe(p, ttft)
+}
+
 // retryDelay returns how long to wait before trying tr's route again
 // after it failed before its first token, and false when the Router
 // should move on instead: only a route the Router retries itself (one

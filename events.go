@@ -218,22 +218,28 @@ func (c *call) onEnd(tr *try, t *Timing) {
 	c.unlockAndReport()
 }
 
-// endTry records how tr ended, reports it to its breaker and TTFT model,
-// and decides what the call does next. c.mu is held.
+// endTry records how tr ended, has its route learn from it (its TTFT
+// model, its breaker and limiter), and decides what the call does next.
+// c.mu is held.
 func (c *call) endTry(tr *try, t *Timing) {
 	tr.state, tr.t = tryEnded, t
-	if c.leaves(tr, t) {
-		c.cancelLeft(tr, t.ResponseID)
-	}
 	if tr.a != nil && tr.a.cutWhole() != nil {
 		// (A try that ended in admission has no attempt.)
 		c.cutWhole = tr.a.cutWhole()
 	}
 	tr.watchdog().stop()
-	clean := t.Err == nil && tr.cause == nil
-	c.endProbation(tr, clean, t.End)
 	if tr.outcome == "" {
 		tr.outcome = endOutcome(t.Err, ctxCause(c.ctx))
+	}
+	clean := t.Err == nil && tr.cause == nil
+	e := tryEvent{err: t.Err, cause: tr.cause, chained: tr.chained, buffered: tr == c.won && !tr.chained}
+	if t.Err != nil && tr.cause == nil {
+		e.retryWait, e.retryFits = c.retryDelay(tr, t)
+	}
+	c.learnTTFT(tr, t)
+	c.endProbation(tr, clean, t.End)
+	if c.leaves(tr, t) {
+		c.cancelLeft(tr, t.ResponseID)
 	}
 	if clean {
 		c.validate(tr)
@@ -253,26 +259,16 @@ func (c *call) endTry(tr *try, t *Timing) {
 		used = t.PromptTokens + t.OutputTokens
 	}
 	tr.ticket.end(c.code(), berr, time.Now(), used)
-	if ttft := t.TTFT(); ttft > 0 && tr.kind != AttemptContinuation {
-		p := t.PromptTokens - t.CachedTokens
-		if !t.UsageReported {
-			p = c.promptTokens()
-		}
-		c.ttftModel(tr.rt).Observe(p, ttft)
-	}
 	if c.state != callRunning {
 		return
 	}
-	e := tryEvent{err: t.Err, cause: tr.cause, outcome: tr.outcome, chained: tr.chained, buffered: tr == c.won && !tr.chained}
+	e.outcome = tr.outcome // a validator's verdict included
 	err := t.Err
 	switch {
 	case tr.cause != nil:
 		err = tr.cause
 	case clean:
 		err = tr.validErr
-	}
-	if t.Err != nil && tr.cause == nil {
-		e.retryWait, e.retryFits = c.retryDelay(tr, t)
 	}
 	c.decideAndAct(tr, e, err)
 }
