@@ -57,6 +57,31 @@ func (c *call) release(tr *try, at time.Time) {
 	}
 }
 
+// heldHooks returns what reports tr's output, held on probation and
+// committed at at, to the hooks: its first token, then the milestones it
+// reached while held, all at at, when the caller received them. It
+// returns the KindPanic error of a hook that panicked. c.mu is held.
+func (c *call) heldHooks(tr *try, at time.Time) func() error {
+	sent, model := c.sent(), c.model(tr.rt)
+	names := tr.probation.reached
+	tr.probation.reached = nil
+	first, milestone := c.hooks.FirstToken, c.hooks.Milestone
+	return func() error {
+		what := "FirstToken hook"
+		return guard(tr.rt.Name, &what, func() {
+			if first != nil {
+				first(c.ctx, firstTokenInfo(tr.rt.Name, model, sent, at))
+			}
+			what = "Milestone hook"
+			for _, n := range names {
+				if milestone != nil {
+					milestone(c.ctx, milestoneInfo(tr.rt.Name, model, n.name, sent, at))
+				}
+			}
+		})
+	}
+}
+
 // endProbation ends tr's probation without a commit (tr breached, failed
 // or was stopped), or, when tr ended cleanly while held, releases it at
 // its end. c.mu is held.
