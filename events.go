@@ -394,12 +394,15 @@ func (c *call) act(tr *try, p plan) {
 func (c *call) win(tr *try, at time.Time) {
 	c.won = tr
 	c.hedge.stop()
+	// Its output is held back until its validation (buffered) or the end
+	// of its probation, or reaches the caller from now on.
+	held := c.set.buffered || c.holdFirst(tr, at)
 	for _, o := range c.tries {
 		if o != tr {
 			c.stop(o, errHedgeLost, OutcomeHedgeLost)
 		}
 	}
-	if !c.set.buffered && !c.holdFirst(tr, at) {
+	if !held {
 		c.chainUp(tr)
 	}
 }
