@@ -34,19 +34,24 @@ const freeAPIModerationNotice = "\n[内容由于不合规被停止生成，我�
 // service is unavailable for now, third-party response error: ".
 const freeAPIUpstreamError = "服务暂时不可用，第三方响应错误："
 
-// webChatChunk reads chunk c as the web-chat bridges mean it: the
-// free-api bridges' fixed usage dropped (see dropFreeAPIUsage), and a
-// finish chunk's content read (see freeAPIFinish, chat2APIFiltered); it
-// returns the upstream's failure a finish chunk carries. A chunk of text
-// without usage pays two field checks.
+// webChatChunk reads chunk c as the web-chat bridges mean it: a finish
+// chunk's content read (see chat2APIFiltered), and, when it carries the
+// free-api bridges' fixed usage (see freeAPIUsage), that usage dropped
+// and its content read (see freeAPIFinish); it returns the upstream's
+// failure such a chunk carries. Only the bridges' finish chunk holds
+// their usage and their words, so neither is looked for elsewhere: a
+// real count of 1 and 1 in another server's chunk is kept, and an
+// answer of another server that ends with the bridges' words is the
+// answer. A chunk of text pays two field checks.
 func webChatChunk(c *openai.ChatCompletionChunk) *ServerError {
-	if c.JSON.Usage.Valid() {
-		dropFreeAPIUsage(c)
-	}
 	if len(c.Choices) != 1 || c.Choices[0].FinishReason == "" {
 		return nil
 	}
 	chat2APIFiltered(c)
+	if !freeAPIUsage(c) {
+		return nil
+	}
+	c.Usage, c.JSON.Usage = openai.CompletionUsage{}, respjson.Field{}
 	return freeAPIFinish(c)
 }
 
@@ -54,8 +59,8 @@ func webChatChunk(c *openai.ChatCompletionChunk) *ServerError {
 // bridges mean it (see above): a moderation notice at the end of its
 // content is cut and the finish becomes "content_filter"; a content that
 // is the upstream's failure (after the notice, or alone) is the server's
-// error, returned. Only the finish chunk is checked, so a chunk of text
-// pays nothing.
+// error, returned. Only the bridges' finish chunk, the one of their fixed
+// usage, is read so.
 func freeAPIFinish(c *openai.ChatCompletionChunk) *ServerError {
 	if len(c.Choices) != 1 {
 		return nil
@@ -74,18 +79,15 @@ func freeAPIFinish(c *openai.ChatCompletionChunk) *ServerError {
 	return nil
 }
 
-// freeAPIUsage reports whether u, a chat chunk's usage, is the bridges'
-// fixed one (see above). No chat request is one token long: a chat
-// template alone takes more, so a real count is never taken for it.
-func freeAPIUsage(u *openai.CompletionUsage) bool {
-	return u.PromptTokens == 1 && u.CompletionTokens == 1 && u.TotalTokens == 2
-}
-
-// dropFreeAPIUsage removes the bridges' fixed usage from chunk c, so that
-// the caller has none, as from a server that does not count, rather than
-// a wrong one. It checks only a chunk that carries a usage.
-func dropFreeAPIUsage(c *openai.ChatCompletionChunk) {
-	if c.JSON.Usage.Valid() && freeAPIUsage(&c.Usage) {
-		c.Usage, c.JSON.Usage = openai.CompletionUsage{}, respjson.Field{}
-	}
+// freeAPIUsage reports whether chunk c carries the bridges' fixed usage
+// (see above): the three counts 1, 1 and 2 and nothing beside them. No
+// chat request is one token long: a chat template alone takes more, so a
+// count of a server's own is not taken for it; one that counts the
+// prompt's cached tokens apart (a relay of Anthropic's usage, where a
+// warm-up of max_tokens 1 after a cache breakpoint reads 1 and 1) says
+// so beside them.
+func freeAPIUsage(c *openai.ChatCompletionChunk) bool {
+	u := &c.Usage
+	return c.JSON.Usage.Valid() && u.PromptTokens == 1 && u.CompletionTokens == 1 && u.TotalTokens == 2 &&
+		!u.JSON.PromptTokensDetails.Valid() && !u.JSON.CompletionTokensDetails.Valid() && len(u.JSON.ExtraFields) == 0
 }
