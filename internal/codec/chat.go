@@ -126,7 +126,7 @@ func (r chat) Decode(data []byte) (Event, error) {
 		ch.FinishReason = finishReason(ch.FinishReason, nativeFinish(ch.JSON.ExtraFields, c.JSON.ExtraFields, ch.FinishReason != ""))
 		if ch.FinishReason == "tool_calls" {
 			repetitionFinish(ch)
-			callsAsContent(ch)
+			callsAsContent(c, ch)
 		}
 		if !oneToolCall(&c.Choices[i].Delta) {
 			return Event{}, &Error{Detail: "delta tool_calls neither an array nor a tool call"}

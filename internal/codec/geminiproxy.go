@@ -47,14 +47,17 @@ func geminiProxyChunk(c *openai.ChatCompletionChunk) bool {
 	return false
 }
 
-// callsAsContent makes the tool calls a choice that finished for
-// "tool_calls" holds as the JSON of an array of calls in its content, as
-// gemini-openai-proxy writes them (see above), the choice's tool calls,
-// and its content empty, when it has no tool calls of its own and every
-// entry names a function. Only a finish chunk is checked.
-func callsAsContent(ch *openai.ChatCompletionChunkChoice) {
+// callsAsContent makes the tool calls a choice of chunk c that finished
+// for "tool_calls" holds as the JSON of an array of calls in its content,
+// as gemini-openai-proxy writes them (see above), the choice's tool
+// calls, and its content empty, when c is in that proxy's shape (see
+// geminiProxyChunk), the choice has no tool calls of its own and every
+// entry names a function. Another server's answer that opens with "[{"
+// stays its text: such a server sends its calls as tool calls, and may
+// send their JSON as text beside them. Only a finish chunk is checked.
+func callsAsContent(c *openai.ChatCompletionChunk, ch *openai.ChatCompletionChunkChoice) {
 	d := &ch.Delta
-	if len(d.ToolCalls) > 0 || !strings.HasPrefix(d.Content, "[{") {
+	if len(d.ToolCalls) > 0 || !strings.HasPrefix(d.Content, "[{") || !geminiProxyChunk(c) {
 		return
 	}
 	var calls []openai.ChatCompletionChunkChoiceDeltaToolCall

@@ -37,19 +37,25 @@ func TestGeminiProxyChunk(t *testing.T) {
 }
 
 // TestCallsAsContent checks that tool calls written as the JSON of the
-// content of a chunk finished "tool_calls" become its tool calls, and
-// that any other content stays text.
+// content of a chunk of gemini-openai-proxy's finished "tool_calls"
+// become its tool calls, and that any other content, and the same content
+// from a server of another shape, stays text.
 func TestCallsAsContent(t *testing.T) {
 	chat := Chat(openai.ChatCompletionNewParams{}, true)
 	const calls = `[{\"index\":0,\"id\":\"get_weather-0\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Zurich\\\"}\"}}]`
-	for _, tt := range []struct{ name, content, finish, text, call string }{
-		{"calls as content", calls, `"tool_calls"`, "", "get_weather"},
-		{"finished stop", calls, `"stop"`, "[{\"index\":0,\"id\":\"get_weather-0\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Zurich\\\"}\"}}]", ""},
-		{"no name", `[{\"index\":0,\"function\":{\"arguments\":\"{}\"}}]`, `"tool_calls"`, `[{"index":0,"function":{"arguments":"{}"}}]`, ""},
-		{"not JSON", `[{ not json`, `"tool_calls"`, `[{ not json`, ""},
+	const proxy = `"id":"chatcmpl-4f9c2e7a1b3d4c5e8f6a0b2c4d6e8f1a","object":"chat.completion.chunk","created":1,"model":"gemini-2.0-flash"`
+	const zero = `,"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0,"prompt_tokens_details":null,"completion_tokens_details":null}`
+	const text = "[{\"index\":0,\"id\":\"get_weather-0\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Zurich\\\"}\"}}]"
+	for _, tt := range []struct{ name, head, role, content, finish, text, call string }{
+		{"calls as content", proxy, "", calls, `"tool_calls"`, "", "get_weather"},
+		{"another server's text", `"id":"chatcmpl-9","object":"chat.completion.chunk","created":1,"model":"m"`, "", calls, `"tool_calls"`, text, ""},
+		{"another server's role", proxy, `"role":"assistant",`, calls, `"tool_calls"`, text, ""},
+		{"finished stop", proxy, "", calls, `"stop"`, text, ""},
+		{"no name", proxy, "", `[{\"index\":0,\"function\":{\"arguments\":\"{}\"}}]`, `"tool_calls"`, `[{"index":0,"function":{"arguments":"{}"}}]`, ""},
+		{"not JSON", proxy, "", `[{ not json`, `"tool_calls"`, `[{ not json`, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			ev, err := chat.Decode([]byte(`{"id":"c","choices":[{"index":0,"delta":{"content":"` + tt.content + `"},"finish_reason":` + tt.finish + `}]}`))
+			ev, err := chat.Decode([]byte(`{` + tt.head + `,"choices":[{"index":0,"delta":{` + tt.role + `"content":"` + tt.content + `"},"finish_reason":` + tt.finish + `}]` + zero + `}`))
 			if err != nil {
 				t.Fatalf("Decode = %v", err)
 			}
