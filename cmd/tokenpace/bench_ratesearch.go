@@ -231,21 +231,35 @@ func (s *rateSearch) best() rateStep {
 	return b
 }
 
+// stepVerdict is what the curve says of step i: "meets" or "miss", and,
+// for a step measured again, which step it was judged with (see
+// rateStep.Pooled).
+func (s *rateSearch) stepVerdict(i int) string {
+	v := "miss"
+	if s.Steps[i].Meets {
+		v = "meets"
+	}
+	if s.Steps[i].Pooled {
+		v += fmt.Sprintf(" (with step %d)", i)
+	}
+	return v
+}
+
+// judgedAgain reports whether step i is an unsure miss the step after it
+// judged again, with its repeat (see rateStep.Pooled): the search did not
+// take its verdict.
+func (s *rateSearch) judgedAgain(i int) bool {
+	return i+1 < len(s.Steps) && s.Steps[i+1].Pooled
+}
+
 // writeText writes the curve walked and the verdict.
 func (s *rateSearch) writeText(w io.Writer) {
 	fmt.Fprintf(w, "rate search  a step meets the SLO when at least %.1f%% of its requests do; bisected to %.0f%%\n\n", 100*s.Target, 100*s.Precision)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "step\trate/s\trequests\tmet SLO\t95% conf.\tgoodput/s\tTTFT p99 ms\tTPOT p99 ms\t\t")
 	for i, st := range s.Steps {
-		v := "miss"
-		if st.Meets {
-			v = "meets"
-		}
-		if st.Pooled {
-			v += fmt.Sprintf(" (with step %d)", i)
-		}
 		fmt.Fprintf(tw, "%d\t%.4g\t%d\t%.1f%%\t%.1f–%.1f%%\t%.2f\t%.1f\t%.1f\t%s\t\n", i+1, st.Rate, st.Requests, 100*st.Attained,
-			100*st.AttainedLow, 100*st.AttainedHigh, st.Goodput, st.TTFTP99Ms, st.TPOTP99Ms, v)
+			100*st.AttainedLow, 100*st.AttainedHigh, st.Goodput, st.TTFTP99Ms, st.TPOTP99Ms, s.stepVerdict(i))
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(w, "\nmax rate     %s\n\n", s.Verdict)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -170,5 +171,32 @@ func TestSearchRateMeasuresAnUnsureMissAgain(t *testing.T) {
 	s.writeText(&b)
 	if !strings.Contains(b.String(), "meets (with step 4)") {
 		t.Errorf("the curve does not say which step the repeat pooled with:\n%s", b.String())
+	}
+}
+
+// The HTML report's table says which step a repeat was judged with, as
+// the text does, and its chart plots an unsure miss its repeat judged
+// again once, as judged: not a miss beside a step that meets at the same
+// rate.
+func TestRateSearchReportJudgedAgain(t *testing.T) {
+	s := &rateSearch{Steps: []rateStep{
+		{Rate: 4, Requests: 300, Good: 300, Goodput: 4, Meets: true},
+		{Rate: 8, Requests: 300, Good: 296, Goodput: 7.9},
+		{Rate: 8, Requests: 600, Good: 596, Goodput: 7.95, Meets: true, Pooled: true},
+		{Rate: 16, Requests: 300, Good: 250, Goodput: 13},
+	}}
+	rows := s.table().Rows
+	if got := rows[2][len(rows[2])-1]; got != "meets (with step 2)" {
+		t.Errorf("HTML row of the pooled step 3 says %q, want %q", got, "meets (with step 2)")
+	}
+	for _, series := range s.chart().series {
+		var rates []float64
+		for _, p := range series.pts {
+			rates = append(rates, p[0])
+		}
+		want := map[string][]float64{"goodput": {4, 8, 16}, "step met the SLO": {4, 8}, "step missed": {16}}[series.name]
+		if want != nil && !slices.Equal(rates, want) {
+			t.Errorf("chart series %q plots rates %v, want %v", series.name, rates, want)
+		}
 	}
 }

@@ -95,9 +95,15 @@ func (r *benchReport) goodputOverTime(ts []*tokenpace.Timing) svgChart {
 	return c
 }
 
-// chart plots the search's goodput and attainment against the rate.
+// chart plots the search's goodput and attainment against the rate: a
+// step judged again with its repeat is plotted once, as judged.
 func (s *rateSearch) chart() svgChart {
-	steps := slices.Clone(s.Steps)
+	var steps []rateStep
+	for i, st := range s.Steps {
+		if !s.judgedAgain(i) {
+			steps = append(steps, st)
+		}
+	}
 	slices.SortStableFunc(steps, func(a, b rateStep) int {
 		if a.Rate < b.Rate {
 			return -1

@@ -87,13 +87,9 @@ func (s *rateSearch) table() htmlTable {
 	t := htmlTable{ID: "rate-search", Caption: "Rate search", Note: "Highest rate: " + s.Verdict,
 		Head: []string{"step", "rate/s", "requests", "met SLO", "95% confidence", "goodput/s", "TTFT p99 ms", "TPOT p99 ms", "verdict"}}
 	for i, st := range s.Steps {
-		v := "miss"
-		if st.Meets {
-			v = "meets"
-		}
 		t.Rows = append(t.Rows, []string{strconv.Itoa(i + 1), fmt.Sprintf("%.4g", st.Rate), strconv.FormatInt(st.Requests, 10),
 			fmt.Sprintf("%.1f%%", 100*st.Attained), fmt.Sprintf("%.1f–%.1f%%", 100*st.AttainedLow, 100*st.AttainedHigh),
-			fmt.Sprintf("%.2f", st.Goodput), f1(st.TTFTP99Ms), f1(st.TPOTP99Ms), v})
+			fmt.Sprintf("%.2f", st.Goodput), f1(st.TTFTP99Ms), f1(st.TPOTP99Ms), s.stepVerdict(i)})
 	}
 	return t
 }
