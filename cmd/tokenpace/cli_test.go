@@ -50,7 +50,9 @@ func TestBadFlagOneLine(t *testing.T) {
 }
 
 // Every command's -h, and help with the command's name, starts with its
-// usage line and says what it does.
+// usage line and says what it does: -h on stderr, as the flag package
+// prints it, help on stdout, as "tokenpace help" prints the usage, so
+// that it can be paged.
 func TestHelpHasADescription(t *testing.T) {
 	for _, cmd := range commands {
 		for _, args := range [][]string{{cmd, "-h"}, {"help", cmd}} {
@@ -58,11 +60,25 @@ func TestHelpHasADescription(t *testing.T) {
 			if code := run(t.Context(), args, &stdout, &stderr); code != 0 {
 				t.Errorf("%q: exit = %d, want 0", args, code)
 			}
-			lines := strings.SplitN(stderr.String(), "\n", 4)
-			if len(lines) < 4 || !strings.HasPrefix(lines[0], "usage: tokenpace "+cmd) || lines[2] == "" {
-				t.Errorf("%q begins %q, want a usage line then a description", args, lines)
+			out, other := &stderr, &stdout
+			if args[0] == "help" {
+				out, other = &stdout, &stderr
+			}
+			lines := strings.SplitN(out.String(), "\n", 4)
+			if len(lines) < 4 || !strings.HasPrefix(lines[0], "usage: tokenpace "+cmd) || lines[2] == "" || other.Len() > 0 {
+				t.Errorf("%q begins %q (and %q on the other stream), want a usage line then a description", args, lines, other.String())
 			}
 		}
+	}
+}
+
+// Help with a name that is no command says so and fails, rather than
+// printing the usage with success.
+func TestHelpUnknownCommand(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), []string{"help", "bnech"}, &stdout, &stderr)
+	if code != 2 || stdout.Len() > 0 || !strings.Contains(stderr.String(), `unknown command "bnech"`) {
+		t.Errorf("help bnech: exit %d, stdout %q, stderr %q; want 2, nothing, unknown command \"bnech\"", code, stdout.String(), stderr.String())
 	}
 }
 

@@ -75,12 +75,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "calibrate":
 		return runCalibrate(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
-		if len(args) > 1 && args[0] == "help" && slices.Contains(commands, args[1]) {
-			return run(ctx, []string{args[1], "-h"}, stdout, stderr) // help bench: bench's flags
+		if len(args) > 1 && args[0] == "help" {
+			return help(ctx, args[1], stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
 	fmt.Fprintf(stderr, "tokenpace: unknown command %q (want sim, bench, predict, plan or calibrate; see tokenpace -h)\n", args[0])
 	return 2
+}
+
+// help prints, for "tokenpace help <command>", the command's usage line,
+// what it does and its flags, on stdout as the usage "tokenpace help"
+// prints is, so that it can be paged; a name that is no command is an
+// error, status 2, not the usage and success. ("<command> -h" prints the
+// same on stderr, as the flag package does.)
+func help(ctx context.Context, command string, stdout, stderr io.Writer) int {
+	if !slices.Contains(commands, command) {
+		fmt.Fprintf(stderr, "tokenpace help: unknown command %q (want sim, bench, predict, plan or calibrate)\n", command)
+		return 2
+	}
+	return run(ctx, []string{command, "-h"}, stdout, stdout)
 }
