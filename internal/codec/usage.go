@@ -56,7 +56,9 @@ func counted(prompt, output, total int64) bool { return prompt != 0 || output !=
 // them in all three. The output counts the reasoning tokens, as OpenAI's
 // completion_tokens does, also from a server whose completion_tokens
 // leaves them out: xAI's total_tokens is then the prompt's, the
-// completion's and the reasoning's; DeepInfra's, for Gemini models, may
+// completion's and the reasoning's (and so is claude-code-router's for
+// Gemini, whose reasoning count is under output_tokens_details: see
+// reasoningTokens); DeepInfra's, for Gemini models, may
 // leave them out too, but its reasoning_tokens then exceed its
 // completion_tokens, which cannot hold them (vercel/ai#12214, #12242).
 func usageOf(u openai.CompletionUsage) Usage {
@@ -67,7 +69,7 @@ func usageOf(u openai.CompletionUsage) Usage {
 		}
 		cached = extraCount(u.JSON.ExtraFields, k)
 	}
-	output, r := u.CompletionTokens, u.CompletionTokensDetails.ReasoningTokens
+	output, r := u.CompletionTokens, reasoningTokens(u)
 	if r > 0 && (u.TotalTokens == u.PromptTokens+u.CompletionTokens+r || r > u.CompletionTokens) {
 		output += r
 	}
