@@ -14,8 +14,10 @@ import (
 // "signature":...} and {"type":"redacted_thinking","data":...}.
 const thinkingBlocks = "thinking_blocks"
 
-// deltaReasoningObject is reasoningObject for a delta.
+// deltaReasoningObject is reasoningObject for a delta, after
+// thinkingObject.
 func deltaReasoningObject(d *openai.ChatCompletionChunkChoiceDelta) {
+	thinkingObject(&d.JSON.ExtraFields)
 	reasoningObject(&d.JSON.ExtraFields)
 }
 

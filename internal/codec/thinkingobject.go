@@ -1,0 +1,59 @@
+package codec
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/openai/openai-go/v3/packages/respjson"
+)
+
+// thinking is the delta field in which musistudio/llms, the provider
+// layer of claude-code-router, writes the reasoning of the chat chunks it
+// makes from another provider's stream: {"content": text} for each piece,
+// and {"signature": s} once the reasoning ends. From DeepSeek's and
+// OpenRouter's streams it writes, at the first text, one chunk more whose
+// thinking holds the whole reasoning again beside a signature of its own
+// (src/transformer/deepseek.transformer.ts and openrouter.transformer.ts,
+// transformResponseOut); from Gemini's, the signature alone
+// (src/utils/gemini.util.ts).
+const thinking = "thinking"
+
+// thinkingObject rewrites a delta's thinking object into the shape every
+// other server streams: its content as the string reasoning_content, its
+// signature as a thinking_blocks entry. The content of an object that
+// carries a signature is the reasoning already streamed, restated, and is
+// dropped. An object with any other member, or a delta that has a
+// reasoning_content of its own, is left as it came. A delta of another
+// server costs one map look-up, none when it has no extra field.
+func thinkingObject(extra *map[string]respjson.Field) {
+	if len(*extra) == 0 {
+		return
+	}
+	f, ok := (*extra)[thinking]
+	if !ok || !strings.HasPrefix(f.Raw(), "{") {
+		return
+	}
+	if _, ok := (*extra)[reasoningContent]; ok {
+		return
+	}
+	var o struct {
+		Content   *string
+		Signature string
+	}
+	dec := json.NewDecoder(strings.NewReader(f.Raw()))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&o) != nil || (o.Content == nil && o.Signature == "") {
+		return
+	}
+	delete(*extra, thinking)
+	if o.Signature == "" {
+		raw, _ := json.Marshal(*o.Content)
+		(*extra)[reasoningContent] = respjson.NewField(string(raw))
+		return
+	}
+	if _, ok := (*extra)[thinkingBlocks]; ok {
+		return
+	}
+	b, _ := json.Marshal([]map[string]string{{"type": "thinking", "signature": o.Signature}})
+	(*extra)[thinkingBlocks] = respjson.NewField(string(b))
+}
