@@ -235,6 +235,10 @@ func TestFollowServerBodyRetryAfter(t *testing.T) {
 		// message at the top level, given to the caller as openai-go's.
 		{"APIM", `{ "statusCode": 429, "message": "Token limit is exceeded. Try again in 8 seconds." }`,
 			"Token limit is exceeded. Try again in 8 seconds."},
+		// claude-code-router relaying Gemini's 429: Gemini's body as text
+		// in its own message, then the stack trace that repeats it.
+		{"claude-code-router", "{\"error\":{\"message\":\"Error from provider(gemini,gemini-2.5-flash: 429): {\\n  \\\"error\\\": {\\n    \\\"code\\\": 429,\\n    \\\"message\\\": \\\"You exceeded your current quota, please check your plan and billing details.\\\",\\n    \\\"status\\\": \\\"RESOURCE_EXHAUSTED\\\",\\n    \\\"details\\\": [\\n      {\\n        \\\"@type\\\": \\\"type.googleapis.com/google.rpc.RetryInfo\\\",\\n        \\\"retryDelay\\\": \\\"8s\\\"\\n      }\\n    ]\\n  }\\n}\\nError: Error from provider(gemini,gemini-2.5-flash: 429): {\\n  \\\"error\\\": {\\n    \\\"code\\\": 429,\\n    \\\"message\\\": \\\"You exceeded your current quota, please check your plan and billing details.\\\",\\n    \\\"status\\\": \\\"RESOURCE_EXHAUSTED\\\",\\n    \\\"details\\\": [\\n      {\\n        \\\"@type\\\": \\\"type.googleapis.com/google.rpc.RetryInfo\\\",\\n        \\\"retryDelay\\\": \\\"8s\\\"\\n      }\\n    ]\\n  }\\n}\\n\\n    at sendRequestToProvider (server.cjs:1180:11)\",\"type\":\"api_error\",\"code\":\"provider_response_error\"}}",
+			"You exceeded your current quota, please check your plan and billing details."},
 		{"OpenAI", `{"error":{"message":"Rate limit reached for gpt-4o-mini in organization org-x on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 8s. Visit https://platform.openai.com/account/rate-limits to learn more.","type":"requests","param":null,"code":"rate_limit_exceeded"}}`, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -99,7 +99,8 @@ func ErrorBody(res *http.Response) ([]byte, error) {
 // the line the SGLang gateway writes in prefill-decode mode (see
 // pdRouterError); and so is the object inside a body that is that
 // object encoded as a JSON string (see objectInString), and the body a
-// relay put as text into its error's message (see bodyInMessage).
+// relay put as text into its error's message (see bodyInMessage and
+// providerError).
 func BoundErrorBody(res *http.Response) (cut string) {
 	head, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+1))
 	_ = res.Body.Close()
@@ -108,7 +109,7 @@ func BoundErrorBody(res *http.Response) (cut string) {
 		head = []byte(first.Raw)
 	}
 	if err == nil && len(head) <= maxErrorBody {
-		head = bodyInMessage(objectInString(pdRouterError(head)))
+		head = bodyInMessage(providerError(objectInString(pdRouterError(head))))
 	}
 	switch {
 	case err != nil:
