@@ -104,12 +104,15 @@ func ErrorBody(res *http.Response) ([]byte, error) {
 func BoundErrorBody(res *http.Response) (cut string) {
 	head, err := io.ReadAll(io.LimitReader(res.Body, maxErrorBody+1))
 	_ = res.Body.Close()
+	if err == nil && len(head) <= maxErrorBody {
+		head = providerError(head) // the upstream's body, read as if it answered
+	}
 	if first := gjson.GetBytes(head, "0"); err == nil && len(head) <= maxErrorBody &&
 		first.IsObject() && gjson.Get(first.Raw, "error").IsObject() && bytes.HasPrefix(bytes.TrimSpace(head), []byte("[")) {
 		head = []byte(first.Raw)
 	}
 	if err == nil && len(head) <= maxErrorBody {
-		head = bodyInMessage(providerError(objectInString(pdRouterError(head))))
+		head = bodyInMessage(objectInString(pdRouterError(head)))
 	}
 	switch {
 	case err != nil:

@@ -19,11 +19,12 @@ import (
 const providerPrefix = "Error from provider("
 
 // providerError returns the upstream's error body that head, an error
-// body of claude-code-router's, holds in its message: the upstream's JSON
-// object (its message, type and code, and the wait a 429 of Gemini's asks
-// for in its RetryInfo), or, where the upstream's body was no JSON
-// object, an error of that message without the stack trace. Any other
-// head is returned as it is.
+// body of claude-code-router's, holds in its message, for BoundErrorBody
+// to read as it reads a server answering directly: the upstream's JSON
+// (its message, type and code, and the wait a 429 of Gemini's asks for in
+// its RetryInfo) where it says a message (see saysError), or else an
+// error of that message without the stack trace. Any other head is
+// returned as it is.
 func providerError(head []byte) []byte {
 	e := gjson.GetBytes(head, "error")
 	m := e.Get("message")
@@ -38,13 +39,24 @@ func providerError(head []byte) []byte {
 	if i < 0 {
 		return head
 	}
-	inner := bytes.TrimSpace([]byte(msg[i+len("): "):]))
-	if first := gjson.GetBytes(inner, "0"); len(inner) > 0 && inner[0] == '[' && first.IsObject() {
-		inner = []byte(first.Raw) // Gemini's OpenAI endpoint: an array of one error
-	}
-	if len(inner) > 0 && inner[0] == '{' && gjson.ValidBytes(inner) &&
-		(gjson.GetBytes(inner, "error.message").Type == gjson.String || gjson.GetBytes(inner, "message").Type == gjson.String) {
+	if inner := bytes.TrimSpace([]byte(msg[i+len("): "):])); saysError(inner) {
 		return inner
 	}
 	return errorObject(strings.TrimSpace(msg), e.Get("type").Str, e.Get("code").Str)
+}
+
+// saysError reports whether body, an upstream's error body, says a
+// message in a shape BoundErrorBody reads from a server answering
+// directly: an error object, Gemini's array of one, or a shape of its
+// own (see errorOfOwnShape), such as Ollama's, LM Studio's and
+// llama-swap's "error" string or FastAPI's "detail".
+func saysError(body []byte) bool {
+	if len(body) == 0 || body[0] != '{' && body[0] != '[' && body[0] != '"' || !gjson.ValidBytes(body) {
+		return false
+	}
+	if gjson.GetBytes(body, "error.message").Type == gjson.String || gjson.GetBytes(body, "0.error.message").Type == gjson.String {
+		return true
+	}
+	_, _, _, ok := errorOfOwnShape(body)
+	return ok
 }
