@@ -18,11 +18,20 @@ import (
 // (src/utils/gemini.util.ts).
 const thinking = "thinking"
 
+// noThinking is the content musistudio/llms gives a thinking object of
+// its own making, no model's text: from Gemini's stream, where a
+// thoughtSignature came with no thought text before it, it writes a
+// piece of this content ahead of the signature (src/utils/gemini.util.ts,
+// transformResponseOut), so that its Anthropic side has a thinking block
+// to sign.
+const noThinking = "(no content)"
+
 // thinkingObject rewrites a delta's thinking object into the shape every
 // other server streams: its content as the string reasoning_content, its
 // signature as a thinking_blocks entry. The content of an object that
 // carries a signature is the reasoning already streamed, restated, and is
-// dropped. An object with any other member, or a delta that has a
+// dropped, and so is a piece that is the relay's placeholder (see
+// noThinking). An object with any other member, or a delta that has a
 // reasoning_content of its own, is left as it came. A delta of another
 // server costs one map look-up, none when it has no extra field.
 func thinkingObject(extra *map[string]respjson.Field) {
@@ -46,6 +55,9 @@ func thinkingObject(extra *map[string]respjson.Field) {
 		return
 	}
 	delete(*extra, thinking)
+	if o.Signature == "" && *o.Content == noThinking {
+		return // the relay's placeholder: no reasoning, no output
+	}
 	if o.Signature == "" {
 		raw, _ := json.Marshal(*o.Content)
 		(*extra)[reasoningContent] = respjson.NewField(string(raw))

@@ -10,7 +10,8 @@ import (
 // claude-code-router writes it, delta.thinking: a piece's content is the
 // string reasoning_content and makes it output-bearing; the restated
 // whole beside a signature is dropped, the signature kept as a
-// thinking_blocks entry and no output; a delta with a reasoning_content of
+// thinking_blocks entry and no output; the relay's "(no content)" piece
+// is dropped, no reasoning and no output; a delta with a reasoning_content of
 // its own, and an object with another member, are left as they came.
 func TestThinkingObject(t *testing.T) {
 	req := Chat(openai.ChatCompletionNewParams{}, true)
@@ -27,6 +28,7 @@ func TestThinkingObject(t *testing.T) {
 			blocks: `[{"signature":"1788700000775","type":"thinking"}]`},
 		{name: "signature alone", delta: `{"role":"assistant","content":null,"thinking":{"signature":"CiQB"}}`,
 			blocks: `[{"signature":"CiQB","type":"thinking"}]`},
+		{name: "placeholder before a signature", delta: `{"role":"assistant","content":null,"thinking":{"content":"(no content)"}}`},
 		{name: "reasoning of its own", delta: `{"reasoning_content":"Own","thinking":{"content":"Other"}}`,
 			reasoning: `"Own"`, thinking: `{"content":"Other"}`, outputs: 1},
 		{name: "another member", delta: `{"thinking":{"content":"x","budget":5}}`,
