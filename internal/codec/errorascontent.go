@@ -15,13 +15,24 @@ import (
 // text, the message would be the answer's start, which a Router would
 // continue.
 func errorAsContent(c *openai.ChatCompletionChunk) *ServerError {
-	if len(c.Choices) != 1 {
-		return nil
-	}
-	ch := &c.Choices[0]
-	msg, ok := strings.CutPrefix(ch.Delta.Content, "Error: ")
-	if !ok || ch.FinishReason != "error" || ch.Delta.Role == "" || len(ch.Delta.ToolCalls) > 0 {
+	ch, msg, ok := contentAfter(c, "Error: ")
+	if !ok || ch.FinishReason != "error" || ch.Delta.Role == "" {
 		return nil
 	}
 	return &ServerError{Message: msg, Type: "server_error"}
+}
+
+// contentAfter returns chunk c's one choice and what its content holds
+// after prefix, when c has one choice, with no tool call, whose content
+// begins with prefix: how servers that write a failure as an answer's
+// text begin it (errorAsContent, omniError, commandCodeError, each with
+// its own prefix and checks). A chunk of text pays a length and a prefix
+// comparison.
+func contentAfter(c *openai.ChatCompletionChunk, prefix string) (ch *openai.ChatCompletionChunkChoice, rest string, ok bool) {
+	if len(c.Choices) != 1 || len(c.Choices[0].Delta.ToolCalls) > 0 {
+		return nil, "", false
+	}
+	ch = &c.Choices[0]
+	rest, ok = strings.CutPrefix(ch.Delta.Content, prefix)
+	return ch, rest, ok
 }

@@ -42,20 +42,10 @@ const (
 // empty delta and finish_reason "stop" follows (decolua/9router
 // open-sse/translator/response/commandcode-to-openai.js at 304eae6,
 // commandCodeToOpenAIResponse; decolua/9router#3468, #3636, #4129). Read
-// as text, CommandCode's 503 would be the whole answer. The content's
-// first byte is compared before anything else, so a chunk of text pays
-// one comparison.
+// as text, CommandCode's 503 would be the whole answer.
 func commandCodeError(c *openai.ChatCompletionChunk) *ServerError {
-	if len(c.Choices) != 1 {
-		return nil
-	}
-	ch := &c.Choices[0]
-	s := ch.Delta.Content
-	if len(s) < len(commandCodeErrorPrefix)+len(commandCodeErrorSuffix) || s[0] != '\n' || ch.FinishReason != "" || len(ch.Delta.ToolCalls) > 0 {
-		return nil
-	}
-	body, ok := strings.CutPrefix(s, commandCodeErrorPrefix)
-	if !ok {
+	ch, body, ok := contentAfter(c, commandCodeErrorPrefix)
+	if !ok || ch.FinishReason != "" {
 		return nil
 	}
 	body, ok = strings.CutSuffix(body, commandCodeErrorSuffix)

@@ -31,12 +31,8 @@ const (
 // begins "\n\nError: ", in a chunk whose id is an omni collection's.
 // Its message is the rest of the content; nil for any other chunk.
 func omniError(c *openai.ChatCompletionChunk) *ServerError {
-	if len(c.Choices) != 1 {
-		return nil
-	}
-	ch := &c.Choices[0]
-	msg, ok := strings.CutPrefix(ch.Delta.Content, omniErrorText)
-	if !ok || !strings.HasPrefix(c.ID, omniID) || ch.FinishReason != "" || len(ch.Delta.ToolCalls) > 0 {
+	ch, msg, ok := contentAfter(c, omniErrorText)
+	if !ok || !strings.HasPrefix(c.ID, omniID) || ch.FinishReason != "" {
 		return nil
 	}
 	return &ServerError{Message: msg, Type: "server_error"}
