@@ -245,6 +245,7 @@ func (r chat) wholeEvent(res *openai.ChatCompletion) (Event, error) {
 	for i := range res.Choices {
 		messageParts(&res.Choices[i].Message)
 		messageThoughts(&res.Choices[i].Message)
+		messageReasoningObject(&res.Choices[i].Message)
 	}
 	llamaCppWholeLength(res, OutputLimit(r))
 	dropPlaceholder(res.ID, &res.Usage, &res.JSON.Usage)

@@ -17,8 +17,16 @@ const thinkingBlocks = "thinking_blocks"
 // deltaReasoningObject is reasoningObject for a delta, after
 // thinkingObject.
 func deltaReasoningObject(d *openai.ChatCompletionChunkChoiceDelta) {
-	thinkingObject(&d.JSON.ExtraFields)
+	thinkingObject(&d.JSON.ExtraFields, false)
 	reasoningObject(&d.JSON.ExtraFields)
+}
+
+// messageReasoningObject is deltaReasoningObject for the message of a
+// whole answer, whose thinking object holds the reasoning itself beside
+// its signature (see thinkingObject).
+func messageReasoningObject(m *openai.ChatCompletionMessage) {
+	thinkingObject(&m.JSON.ExtraFields, true)
+	reasoningObject(&m.JSON.ExtraFields)
 }
 
 // reasoningObject rewrites a reasoning_content that came as an object
@@ -30,10 +38,16 @@ func deltaReasoningObject(d *openai.ChatCompletionChunkChoiceDelta) {
 // {"text":...}, {"signature":...} or {"redactedContent":...}
 // (envoyproxy/ai-gateway v1.0.0 internal/apischema/openai/openai.go,
 // StreamReasoningContent; #2318, fixed by #2319): read as it came, the
-// text is lost and a signature alone counts as output. An object with
-// any other member is no Envoy's (a video relay streams its progress as
-// {"stage","status","progress"}) and is left as it came. A delta of
-// another server costs one map look-up, none when it has no extra field.
+// text is lost and a signature alone counts as output. Its whole answers
+// hold Bedrock's reasoning block instead, {"reasoningContent":
+// {"reasoningText":{"text":...,"signature":...}}} or {"reasoningContent":
+// {"redactedContent":...}}: Claude's on Vertex AI and on Bedrock's
+// InvokeModel still in v1.1.0 (internal/translator/anthropic_helper.go,
+// messageToChatCompletion), Bedrock's Converse up to v1.0.x
+// (openai_awsbedrock.go). An object with any other member is no Envoy's
+// (a video relay streams its progress as {"stage","status","progress"})
+// and is left as it came. A delta of another server costs one map
+// look-up, none when it has no extra field.
 func reasoningObject(extra *map[string]respjson.Field) {
 	if len(*extra) == 0 {
 		return
@@ -42,30 +56,58 @@ func reasoningObject(extra *map[string]respjson.Field) {
 	if !ok || !strings.HasPrefix(f.Raw(), "{") {
 		return
 	}
-	var o struct {
-		Text            string
-		Signature       string
-		RedactedContent json.RawMessage `json:"redactedContent"`
-	}
-	dec := json.NewDecoder(strings.NewReader(f.Raw()))
-	dec.DisallowUnknownFields() // another server's object, left as it came
-	if dec.Decode(&o) != nil {
+	text, signature, redacted, ok := envoyReasoning(f.Raw())
+	if !ok {
 		return
 	}
-	raw, _ := json.Marshal(o.Text)
+	raw, _ := json.Marshal(text)
 	(*extra)[reasoningContent] = respjson.NewField(string(raw))
 	if _, ok := (*extra)[thinkingBlocks]; ok {
 		return
 	}
 	var block any
 	switch {
-	case o.Signature != "":
-		block = map[string]string{"type": "thinking", "signature": o.Signature}
-	case stringOf(o.RedactedContent) != "":
-		block = map[string]string{"type": "redacted_thinking", "data": stringOf(o.RedactedContent)}
+	case signature != "":
+		block = map[string]string{"type": "thinking", "signature": signature}
+	case redacted != "":
+		block = map[string]string{"type": "redacted_thinking", "data": redacted}
 	default:
 		return
 	}
 	b, _ := json.Marshal([]any{block})
 	(*extra)[thinkingBlocks] = respjson.NewField(string(b))
+}
+
+// envoyReasoning returns the text, signature and redacted thinking of
+// raw, a reasoning_content object as Envoy AI Gateway writes it in a delta
+// or in a whole answer's message (see reasoningObject); ok is false for
+// an object of another shape, or of both.
+func envoyReasoning(raw string) (text, signature, redacted string, ok bool) {
+	var o struct {
+		Text            string
+		Signature       string
+		RedactedContent json.RawMessage `json:"redactedContent"`
+		Block           *struct {
+			ReasoningText *struct {
+				Text      string
+				Signature string
+			} `json:"reasoningText"`
+			RedactedContent json.RawMessage `json:"redactedContent"`
+		} `json:"reasoningContent"`
+	}
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.DisallowUnknownFields() // another server's object, left as it came
+	if dec.Decode(&o) != nil {
+		return "", "", "", false
+	}
+	if b := o.Block; b != nil {
+		if o.Text != "" || o.Signature != "" || len(o.RedactedContent) > 0 {
+			return "", "", "", false
+		}
+		if rt := b.ReasoningText; rt != nil {
+			o.Text, o.Signature = rt.Text, rt.Signature
+		}
+		o.RedactedContent = b.RedactedContent
+	}
+	return o.Text, o.Signature, stringOf(o.RedactedContent), true
 }

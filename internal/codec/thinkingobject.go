@@ -15,7 +15,11 @@ import (
 // thinking holds the whole reasoning again beside a signature of its own
 // (src/transformer/deepseek.transformer.ts and openrouter.transformer.ts,
 // transformResponseOut); from Gemini's, the signature alone
-// (src/utils/gemini.util.ts).
+// (src/utils/gemini.util.ts). A whole answer it makes from Gemini's has
+// the same field in its message: {"content": the thoughts,
+// "signature": s}, or the placeholder (see noThinking) as the content when
+// Gemini signed no thought (gemini.util.ts, transformResponseOut,
+// non-streamed).
 const thinking = "thinking"
 
 // noThinking is the content musistudio/llms gives a thinking object of
@@ -26,15 +30,20 @@ const thinking = "thinking"
 // to sign.
 const noThinking = "(no content)"
 
-// thinkingObject rewrites a delta's thinking object into the shape every
-// other server streams: its content as the string reasoning_content, its
-// signature as a thinking_blocks entry. The content of an object that
-// carries a signature is the reasoning already streamed, restated, and is
-// dropped, and so is a piece that is the relay's placeholder (see
-// noThinking). An object with any other member, or a delta that has a
-// reasoning_content of its own, is left as it came. A delta of another
-// server costs one map look-up, none when it has no extra field.
-func thinkingObject(extra *map[string]respjson.Field) {
+// thinkingObject rewrites a thinking object into the shape every other
+// server streams: its content as the string reasoning_content, its
+// signature as a thinking_blocks entry. In a delta (whole false), the
+// content of an object that carries a signature is the reasoning already
+// streamed, restated, and is dropped; in a whole answer's message (whole
+// true) it is the reasoning itself, as musistudio/llms writes Gemini's
+// thoughts and their signature in one object there
+// (src/utils/gemini.util.ts, transformResponseOut, non-streamed), and is
+// kept. A piece that is the relay's placeholder (see noThinking) is
+// dropped either way. An object with any other member, or extra fields
+// that hold a reasoning_content of their own, are left as they came. A
+// delta of another server costs one map look-up, none when it has no
+// extra field.
+func thinkingObject(extra *map[string]respjson.Field, whole bool) {
 	if len(*extra) == 0 {
 		return
 	}
@@ -55,12 +64,11 @@ func thinkingObject(extra *map[string]respjson.Field) {
 		return
 	}
 	delete(*extra, thinking)
-	if o.Signature == "" && *o.Content == noThinking {
-		return // the relay's placeholder: no reasoning, no output
-	}
-	if o.Signature == "" {
+	if o.Content != nil && *o.Content != noThinking && (o.Signature == "" || whole) {
 		raw, _ := json.Marshal(*o.Content)
 		(*extra)[reasoningContent] = respjson.NewField(string(raw))
+	}
+	if o.Signature == "" {
 		return
 	}
 	if _, ok := (*extra)[thinkingBlocks]; ok {
