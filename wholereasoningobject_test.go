@@ -61,11 +61,7 @@ func wholeReasoningBody(message string) string {
 func TestNewRelayReasoningObject(t *testing.T) {
 	for _, tc := range wholeReasoningObjects {
 		t.Run(tc.name, func(t *testing.T) {
-			url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				_, _ = io.WriteString(w, wholeReasoningBody(tc.message))
-			}))
-			c := tokenpace.NewClient(openaiClient(url, hc))
+			c := wholeReasoningClient(t, tc.message)
 			r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Name: "relay", Model: "claude-sonnet-4-5"})
 			if err != nil {
 				t.Fatal(err)
@@ -103,11 +99,7 @@ func TestNewRelayReasoningObject(t *testing.T) {
 func TestStreamGivenWholeRelayReasoningObject(t *testing.T) {
 	for _, tc := range wholeReasoningObjects {
 		t.Run(tc.name, func(t *testing.T) {
-			url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				_, _ = io.WriteString(w, wholeReasoningBody(tc.message))
-			}))
-			c := tokenpace.NewClient(openaiClient(url, hc))
+			c := wholeReasoningClient(t, tc.message)
 			s := c.NewStreaming(context.Background(), chat("claude-sonnet-4-5", 2048))
 			drain(t, s, 0)
 			if err := s.Err(); err != nil {
@@ -126,4 +118,16 @@ func TestStreamGivenWholeRelayReasoningObject(t *testing.T) {
 			}
 		})
 	}
+}
+
+// wholeReasoningClient returns a Client of a server that answers every
+// request with a whole chat completion whose message has message's
+// members (see wholeReasoningBody).
+func wholeReasoningClient(t *testing.T, message string) *tokenpace.Client {
+	t.Helper()
+	url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, wholeReasoningBody(message))
+	}))
+	return tokenpace.NewClient(openaiClient(url, hc))
 }
