@@ -371,6 +371,20 @@ func chatErr(t *testing.T) func(r *tokenpace.Router, model string) error {
 	}
 }
 
+// completionErr makes a streamed completions call for model on r, reads
+// it to its end, and returns its error (a call of
+// wantRefusalsNotCounted).
+func completionErr(t *testing.T) func(r *tokenpace.Router, model string) error {
+	return func(r *tokenpace.Router, model string) error {
+		s := r.NewCompletionStreaming(context.Background(), openai.CompletionNewParams{
+			Model: openai.CompletionNewParamsModel(model), Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String("def add")}})
+		for s.Next() {
+		}
+		s.Close()
+		return s.Err()
+	}
+}
+
 // wantSentAndCounted makes two streamed chat calls for model, to h at
 // base, through a Router whose breaker opens at one failure (openai-go
 // retrying twice). The first caller must get a KindRequest error of

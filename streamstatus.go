@@ -30,7 +30,7 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	}
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
-		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr))
+		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr), genieXStatus(e))
 }
 
 // starletteStatus returns the request error's status, 400 to 499, that
@@ -495,4 +495,26 @@ func faultTypeStatus(raw string) int {
 		return 0
 	}
 	return faultTypes[gjson.Get(raw, "type").Str]
+}
+
+// genieXPromptTooLong is GenieX's SDK code for a prompt longer than the
+// model's context (qualcomm/GenieX sdk/include/geniex.h,
+// GENIEX_ERROR_LLM_GENERATION_PROMPT_TOO_LONG).
+const genieXPromptTooLong = "-200103"
+
+// genieXStatus returns 400 when e is GenieX's refusal of a prompt longer
+// than the model's context, sent inside its 200 stream. GenieX's local
+// server begins its streamed /v1/completions before the model has read
+// the prompt and sends a failure as {"code":<its SDK code>,"error":
+// "SDKError(<message>)"}, then ends the body (qualcomm/GenieX
+// cli/server/handler/completion.go, streamCompletion); the same prompt
+// answered whole is refused 400 context_length_exceeded
+// (writeCompletionPromptTooLong). With that status, the refusal counts as
+// the request's, not the server's (see excludedFromBreaker). 0 for any
+// other error: a generation that failed is the server's.
+func genieXStatus(e *codec.ServerError) int {
+	if e.Code != genieXPromptTooLong || !strings.HasPrefix(e.Raw, `"SDKError(`) {
+		return 0
+	}
+	return http.StatusBadRequest
 }

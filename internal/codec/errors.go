@@ -53,7 +53,11 @@ func (e *Error) Unwrap() error { return e.Err }
 // LoRAX), or the type of a Responses error event's nested error: its
 // name for the kind of error, from which the status of the answer it
 // would have made before its stream began is known; with no Raw,
-// BaseRespType marks MiniMax's base_resp.
+// BaseRespType marks MiniMax's base_resp. Beside a bare message string,
+// Code is the number a server sent as the event's "code", its own code
+// for the failure (GenieX's SDK error code:
+// {"code":-200103,"error":"SDKError(Input prompt too long)"},
+// qualcomm/GenieX cli/server/handler/completion.go, streamCompletion).
 type ServerError struct {
 	Raw                  string
 	Code, Message, Param string
@@ -332,8 +336,14 @@ func rawError(data []byte, errField, object string) *ServerError {
 		return nil
 	}
 	e := &ServerError{Raw: errField}
-	if t := gjson.GetBytes(data, "error_type"); t.Type == gjson.String && strings.HasPrefix(errField, `"`) {
+	if !strings.HasPrefix(errField, `"`) {
+		return e
+	}
+	if t := gjson.GetBytes(data, "error_type"); t.Type == gjson.String {
 		e.Type = t.Str
+	}
+	if c := gjson.GetBytes(data, "code"); c.Type == gjson.Number {
+		e.Code = c.Raw
 	}
 	return e
 }
