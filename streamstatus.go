@@ -30,7 +30,8 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	}
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
-		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr), genieXStatus(e))
+		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr), genieXStatus(e),
+		lmStudioStatus(e.Raw))
 }
 
 // starletteStatus returns the request error's status, 400 to 499, that
@@ -517,4 +518,22 @@ func genieXStatus(e *codec.ServerError) int {
 		return 0
 	}
 	return http.StatusBadRequest
+}
+
+// lmStudioStatus returns 404 when raw, an error a server answered with
+// status 200, is LM Studio's words for a path it does not serve: its
+// server answers any such request 200 application/json with
+// {"error":"Unexpected endpoint or method. (<method> <path>)"}, and logs
+// "Returning 200 anyway" (lmstudio-ai/lmstudio-bug-tracker#618, #2085).
+// A client whose base URL lacks /v1, or that asks another server's path
+// (/v1/completion, /infill, /v1/fim/completions), meets it; another
+// server answers that 404. With that status, a route's wrong path counts
+// as the request's, not the server's (see excludedFromBreaker). 0 for
+// any other error.
+func lmStudioStatus(raw string) int {
+	const prefix = `"Unexpected endpoint or method. (`
+	if !strings.HasPrefix(raw, prefix) || !strings.HasSuffix(raw, `)"`) {
+		return 0
+	}
+	return http.StatusNotFound
 }
