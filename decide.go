@@ -195,11 +195,6 @@ type plan struct {
 	// at is when the try's first token arrived (decideWin: its probation
 	// starts there).
 	at time.Time
-	// stop, when not nil, is why the try is stopped before anything else
-	// is done (its breach, or another try's win), and stopAs the outcome
-	// it is recorded with.
-	stop   error
-	stopAs Outcome
 }
 
 // planFor says what a call does about h, an event that brought err, in
@@ -210,11 +205,7 @@ func planFor(h happening, s situation, err, failedFast error) plan {
 		// Neither ends a try: no error, and the call's state changes
 		// only as the decision says.
 		d := decide(h, s)
-		p := plan{decision: d, launch: d.launches()}
-		if d == decideLose {
-			p.stop, p.stopAs = errHedgeLost, OutcomeHedgeLost
-		}
-		return p
+		return plan{decision: d, launch: d.launches()}
 	}
 	p := plan{err: err, empty: h == happenedEarly && err == nil}
 	if h != happenedClean && s.winner && !s.chained {
@@ -232,7 +223,6 @@ func planFor(h happening, s situation, err, failedFast error) plan {
 	}
 	if h == happenedBreach {
 		p.breach, _ = err.(*BudgetError)
-		p.stop, p.stopAs = err, OutcomeBreached
 	}
 	p.lastErr = h != happenedClean && (h != happenedBreachedEnd || p.decision != decideWait)
 	if p.decision == decideRetry {

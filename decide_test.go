@@ -156,7 +156,7 @@ func TestPlanFor(t *testing.T) {
 		{name: "winner failed before delivering", h: happenedEarly, s: situation{won: true, winner: true}, err: broke,
 			want: plan{decision: decideFallback, err: broke, unwin: true, lastErr: true, launch: AttemptFallback}},
 		{name: "first breach under FailFast, another try runs", h: happenedBreach, s: situation{failFast: true, live: 1}, err: breach,
-			want: plan{decision: decideWait, err: breach, failedFast: breach, lastErr: true, stop: breach, stopAs: OutcomeBreached}},
+			want: plan{decision: decideWait, err: breach, failedFast: breach, lastErr: true}},
 		{name: "later failure under FailFast ends with the first breach", h: happenedEarly, s: situation{failFast: true, failedFast: true},
 			err: broke, failedFast: first, want: plan{decision: decideFinish, err: first, lastErr: true}},
 		{name: "clean end keeps the last error", h: happenedClean, s: situation{chained: true},
@@ -164,11 +164,11 @@ func TestPlanFor(t *testing.T) {
 		{name: "breached end while another runs", h: happenedBreachedEnd, s: situation{live: 1}, err: breach,
 			want: plan{decision: decideWait, err: breach}},
 		{name: "a breach is recorded", h: happenedBreach, s: situation{live: 1}, err: budgetErr,
-			want: plan{decision: decideWait, err: budgetErr, lastErr: true, breach: budgetErr, stop: budgetErr, stopAs: OutcomeBreached}},
+			want: plan{decision: decideWait, err: budgetErr, lastErr: true, breach: budgetErr}},
 		{name: "first token wins, changing no error", h: happenedFirst, s: situation{}, failedFast: first,
 			want: plan{decision: decideWin}},
 		{name: "first token of a hedge that lost", h: happenedFirst, s: situation{won: true, winner: false},
-			want: plan{decision: decideLose, stop: errHedgeLost, stopAs: OutcomeHedgeLost}},
+			want: plan{decision: decideLose}},
 		{name: "the hedge timer changes no winner nor error", h: happenedHedge, s: situation{won: false, winner: true},
 			want: plan{decision: decideHedge, launch: AttemptHedge}},
 		{name: "a rejected output wins no more", h: happenedClean, s: situation{buffered: true, invalid: true, routesLeft: true, won: true, winner: true}, err: broke,
@@ -178,8 +178,7 @@ func TestPlanFor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		if got := planFor(tt.h, tt.s, tt.err, tt.failedFast); got != tt.want {
-			// %#v: a plan's decision would print it alone.
-			t.Errorf("%s: planFor(%v, %+v) = %#v, want %#v", tt.name, tt.h, tt.s, got, tt.want)
+			t.Errorf("%s: planFor(%v, %+v) = %+v, want %+v", tt.name, tt.h, tt.s, got, tt.want)
 		}
 	}
 }

@@ -170,6 +170,7 @@ func (c *call) onBreach(tr *try, be *BudgetError, waited bool) {
 		return
 	}
 	be.Target = tr.rt.Name
+	c.stop(tr, be, OutcomeBreached)
 	c.decideAndAct(tr, tryEvent{breach: true, err: be, chained: tr.chained}, be)
 	c.unlockAndReport()
 }
@@ -286,7 +287,7 @@ func (c *call) situation(h happening, tr *try, e tryEvent, err error) situation 
 		cont:        c.r.pol.Continue && c.canContinue() && !c.reachedMax(),
 		restartOnly: c.keptRestartOnly() || codec.RestartsOnly(c.req),
 		canceled:    c.ctx.Err() != nil,
-		live:        c.liveTries(tr),
+		live:        c.liveTries(),
 		delivered:   len(c.out.tries) > 0,
 		routesLeft:  c.next < c.routeCount(),
 		retryFits:   e.retryFits,
@@ -309,12 +310,12 @@ func (c *call) situation(h happening, tr *try, e tryEvent, err error) situation 
 	return s
 }
 
-// liveTries counts the tries other than tr that run (or wait in
-// admission) and that the policy has not stopped.
-func (c *call) liveTries(tr *try) int {
+// liveTries counts the tries that run (or wait in admission) and that the
+// policy has not stopped.
+func (c *call) liveTries() int {
 	n := 0
-	for _, o := range c.tries {
-		if o != tr && o.live() {
+	for _, tr := range c.tries {
+		if tr.live() {
 			n++
 		}
 	}
@@ -327,9 +328,6 @@ func (c *call) liveTries(tr *try) int {
 func (c *call) act(tr *try, p plan) {
 	err := p.err
 	c.update(tr, p)
-	if p.stop != nil {
-		c.stop(tr, p.stop, p.stopAs)
-	}
 	switch d := p.decision; d {
 	case decideFinish:
 		c.finish(err)
@@ -382,7 +380,8 @@ func (c *call) act(tr *try, p plan) {
 			c.dropRestarted() // the caller may have taken all it drops
 		}
 		c.chainUp(tr)
-	case decideLose: // stopped above
+	case decideLose:
+		c.stop(tr, errHedgeLost, OutcomeHedgeLost)
 	case decideWin:
 		c.win(tr, p.at)
 	case decideHedge:
