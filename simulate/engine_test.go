@@ -329,13 +329,7 @@ func TestCancelFreesSlot(t *testing.T) {
 		t.Errorf("Stats() = %+v, want 1 running, 1 waiting", st)
 	}
 	e.Cancel(firstAt, 1)
-	for {
-		at, ok := e.Next()
-		if !ok {
-			break
-		}
-		e.AdvanceTo(at, emit)
-	}
+	got = append(got, drain(e)...)
 	var two []simulate.Emission
 	for _, em := range got {
 		switch em.ID {
@@ -462,14 +456,7 @@ func TestCancelDuringChunkedPrefill(t *testing.T) {
 		t.Errorf("Stats() mid-prefill = %+v, want 2 running with KV in use and 5100 prompt tokens", st)
 	}
 	e.Cancel(at, 1)
-	var got []simulate.Emission
-	for {
-		at, ok := e.Next()
-		if !ok {
-			break
-		}
-		e.AdvanceTo(at, func(em simulate.Emission) { got = append(got, em) })
-	}
+	got := drain(e)
 	if len(got) != 2 || got[0].ID != 2 || got[1].ID != 2 || !got[1].Done {
 		t.Errorf("emissions after cancelling request 1 = %+v, want request 2's two tokens", got)
 	}
@@ -507,13 +494,7 @@ func TestSharedPrefixBlocksCountOnce(t *testing.T) {
 	if st := e.Stats(); st.KVUsage != want || st.Offloaded {
 		t.Errorf("Stats() = %+v, want KV usage %v without offload (32 × 4100 tokens unshared would need 8224 blocks)", st, want)
 	}
-	for {
-		at, ok := e.Next()
-		if !ok {
-			break
-		}
-		e.AdvanceTo(at, func(simulate.Emission) {})
-	}
+	drain(e)
 	if st := e.Stats(); st.KVUsage != 0 {
 		t.Errorf("Stats().KVUsage after the run = %v, want 0 (the idle prefix is evictable)", st.KVUsage)
 	}

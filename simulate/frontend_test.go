@@ -73,13 +73,7 @@ func TestFrontEndCancelDropsUnwrittenChunks(t *testing.T) {
 	record := func(em simulate.Emission) { got = append(got, em) }
 	e.AdvanceTo(step, record) // the first tokens are produced, not yet written
 	e.Cancel(step, 2)
-	for {
-		at, ok := e.Next()
-		if !ok {
-			break
-		}
-		e.AdvanceTo(at, record)
-	}
+	got = append(got, drain(e)...)
 	n := 0
 	for i, em := range got {
 		if em.ID == 2 && em.At > step+100*time.Millisecond {
@@ -144,14 +138,7 @@ func TestFrontEndCancelBeforeTheEngineSeesIt(t *testing.T) {
 	}
 	e.Cancel(5*time.Millisecond, 1)
 	e.Add(6*time.Millisecond, &simulate.Request{ID: 2, PromptTokens: 16, OutputTokens: 1})
-	var got []simulate.Emission
-	for {
-		at, ok := e.Next()
-		if !ok {
-			break
-		}
-		e.AdvanceTo(at, func(em simulate.Emission) { got = append(got, em) })
-	}
+	got := drain(e)
 	if len(got) != 1 || got[0].ID != 2 {
 		t.Fatalf("emissions = %+v, want one of request 2", got)
 	}
