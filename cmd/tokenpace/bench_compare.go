@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -125,6 +126,16 @@ type compareRow struct {
 	A      float64 `json:"a"`
 	B      float64 `json:"b"`
 	Change float64 `json:"change"` // (B − A) / A; 0 when A is 0
+	count  bool    // A and B count requests: printed without decimals
+}
+
+// values formats a row's two figures: counts as whole numbers, the rest
+// with two decimals.
+func (r compareRow) values() (a, b string) {
+	if r.count {
+		return strconv.FormatFloat(r.A, 'f', 0, 64), strconv.FormatFloat(r.B, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(r.A, 'f', 2, 64), strconv.FormatFloat(r.B, 'f', 2, 64)
 }
 
 // compareRows lists the figures two runs are compared on.
@@ -137,8 +148,12 @@ func compareRows(a, b *savedRun) []compareRow {
 		}
 		rows = append(rows, r)
 	}
-	add("completed", float64(a.snap.Completed), float64(b.snap.Completed))
-	add("failed", float64(a.snap.Failed), float64(b.snap.Failed))
+	count := func(name string, x, y int64) {
+		add(name, float64(x), float64(y))
+		rows[len(rows)-1].count = true
+	}
+	count("completed", a.snap.Completed, b.snap.Completed)
+	count("failed", a.snap.Failed, b.snap.Failed)
 	add("request throughput req/s", a.snap.RequestThroughput, b.snap.RequestThroughput)
 	add("output throughput tokens/s", a.snap.OutputThroughput, b.snap.OutputThroughput)
 	add("goodput req/s", a.snap.Goodput, b.snap.Goodput)
@@ -210,7 +225,8 @@ func writeCompareText(w io.Writer, runs [2]*savedRun, rows []compareRow) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "figure\tA\tB\tchange\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%s\t\n", r.Name, r.A, r.B, changeText(r))
+		a, b := r.values()
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", r.Name, a, b, changeText(r))
 	}
 	_ = tw.Flush()
 }
@@ -243,7 +259,8 @@ func comparePage(runs [2]*savedRun, rows []compareRow) *htmlPage {
 	}
 	t := htmlTable{ID: "compare", Caption: "Figures side by side", Head: []string{"figure", "A", "B", "change"}}
 	for _, r := range rows {
-		t.Rows = append(t.Rows, []string{r.Name, fmt.Sprintf("%.2f", r.A), fmt.Sprintf("%.2f", r.B), changeText(r)})
+		a, b := r.values()
+		t.Rows = append(t.Rows, []string{r.Name, a, b, changeText(r)})
 	}
 	p.Tables = []htmlTable{t}
 	for _, m := range []struct {

@@ -136,6 +136,13 @@ func TestBenchCompare(t *testing.T) {
 			t.Errorf("bench --compare printed no %q:\n%s", want, out)
 		}
 	}
+	// Counts of requests are whole numbers: "16.00 completed" read as a
+	// measured figure.
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) >= 3 && (f[0] == "completed" || f[0] == "failed") && (strings.Contains(f[1], ".") || strings.Contains(f[2], ".")) {
+			t.Errorf("bench --compare printed a count with decimals: %q", line)
+		}
+	}
 	b, err := os.ReadFile(html)
 	if err != nil {
 		t.Fatal(err)
