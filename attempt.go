@@ -461,18 +461,25 @@ func (a *attempt) atDone(at time.Time) error {
 
 // readEnd returns how the stream ended, and when, once its read failed
 // with err before its answer was complete: a body that is no event
-// stream but one whole answer delivers it and ends cleanly, any other
-// is KindContentType; an error line is the server's error; a fill-in-the-
+// stream but one whole answer delivers it and ends cleanly, or fails as a
+// read does when it is cut (see wholeInStream), any other is
+// KindContentType; an error line is the server's error; a fill-in-the-
 // middle request or an n the server ignored is the request's failure;
 // anything else, a read failure (see readFailure).
 func (a *attempt) readEnd(err error) (time.Time, error) {
 	if errors.Is(err, sse.ErrNotEventStream) {
-		if ev, size, ok := a.rd.wholeInStream(); ok {
+		ev, size, ok, err := a.rd.wholeInStream()
+		switch {
+		case ok:
 			at := a.rd.lastRead()
 			if err := a.deliver(arrived{Event: ev, at: at, size: size}); err != nil {
 				return at, err
 			}
 			return at, a.outputEnd(at)
+		case errors.Is(err, sse.ErrDocumentCut):
+			return a.rd.lastRead(), a.failure(KindTruncated, "whole answer cut", nil)
+		case err != nil:
+			return time.Now(), a.readFailure(err)
 		}
 		return time.Now(), a.failure(KindContentType, a.rd.contentType(), nil)
 	}

@@ -23,26 +23,30 @@ import "github.com/tokenpace/tokenpace/internal/codec"
 // codec.WholeCompletion) answering a completions request, or a whole
 // chat completion (see codec.WholeChat) answering a chat request, and its
 // memory; ok is false for any other body, which stays KindContentType.
-func (r *reading) wholeInStream() (ev codec.Event, size int, ok bool) {
+// err is the failure of a read of a document printed over many lines (see
+// sse.Reader.UnframedDocument): the connection lost, the body ended inside
+// it, or the document over the limit on a line; a whole answer cut short
+// is no wrong content type.
+func (r *reading) wholeInStream() (ev codec.Event, size int, ok bool, err error) {
 	api := r.req.API()
 	if api != codec.APICompletions && api != codec.APIChat {
-		return ev, 0, false
+		return ev, 0, false, nil
 	}
 	data, err := r.sr.UnframedDocument()
 	if err != nil {
-		return ev, 0, false
+		return ev, 0, false, err
 	}
 	switch api {
 	case codec.APICompletions:
 		ev, size, err := r.decode(data)
-		return ev, size, err == nil && codec.WholeCompletion(ev)
+		return ev, size, err == nil && codec.WholeCompletion(ev), nil
 	case codec.APIChat:
 		size, err := codec.Cost(r.req, data)
 		if err != nil {
-			return ev, size, false
+			return ev, size, false, nil
 		}
 		ev, ok = codec.WholeChat(r.req, data)
-		return ev, size, ok
+		return ev, size, ok, nil
 	}
-	return ev, 0, false
+	return ev, 0, false, nil
 }

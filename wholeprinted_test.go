@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -90,6 +91,49 @@ func TestWholePrintedHeldOpen(t *testing.T) {
 			case tc.kind == 0 && (got.err != nil || got.text != tc.text):
 				t.Errorf("%s: %q, %v; want %q and no error", tc.name, got.text, got.err, tc.text)
 			case tc.kind != 0 && (!errors.As(got.err, &se) || se.Kind != tc.kind || got.text != ""):
+				t.Errorf("%s: %q, %v; want no text and %v", tc.name, got.text, got.err, tc.kind)
+			}
+		}
+	})
+}
+
+// TestWholePrintedCut: a whole answer printed over many lines that does
+// not arrive whole fails as a stream that does not: cut at the body's
+// end, KindTruncated; its connection lost, KindReset; longer than the
+// limit on a line, KindTooLarge. Each was KindContentType, which said the
+// server sent no stream at all, and counted as a buffering proxy's sign.
+func TestWholePrintedCut(t *testing.T) {
+	const start = "{\n  \"id\": \"chatcmpl-1\",\n  \"object\": \"chat.completion\",\n  \"choices\": [\n    {\n      \"index\": 0,\n      \"message\": {\n        \"content\": \"Hi the"
+	cut := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(start))
+	}
+	lost := func(w http.ResponseWriter, r *http.Request) {
+		cut(w, r)
+		w.(http.Flusher).Flush()
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			_ = conn.Close()
+		}
+	}
+	long := func(w http.ResponseWriter, r *http.Request) {
+		cut(w, r)
+		_, _ = w.Write([]byte(strings.Repeat("e", 200) + "\"\n      }\n    }\n  ]\n}\n"))
+	}
+	synctest.Test(t, func(t *testing.T) {
+		for _, tc := range []struct {
+			name string
+			h    http.HandlerFunc
+			kind tokenpace.ErrorKind
+		}{
+			{"cut at the body's end", cut, tokenpace.KindTruncated},
+			{"its connection lost", lost, tokenpace.KindReset},
+			{"over the limit", long, tokenpace.KindTooLarge},
+		} {
+			url, hc := serve(t, tc.h)
+			c := tokenpace.NewClient(openaiClient(url, hc), tokenpace.WithMaxLineBytes(200))
+			got := readChat(c.NewStreaming(context.Background(), chat("tiny", 8)))
+			var se *tokenpace.StreamError
+			if !errors.As(got.err, &se) || se.Kind != tc.kind || got.text != "" {
 				t.Errorf("%s: %q, %v; want no text and %v", tc.name, got.text, got.err, tc.kind)
 			}
 		}

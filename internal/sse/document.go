@@ -1,5 +1,7 @@
 package sse
 
+import "errors"
+
 // A JSON document printed over many lines in place of a stream.
 //
 // OpenAI prints a non-streamed answer over many lines, a member a line
@@ -10,6 +12,10 @@ package sse
 // src/content/docs/ai-gateway/features/guardrails/usage-considerations.mdx,
 // "Streaming behavior"). Unframed then holds "{", no answer.
 
+// ErrDocumentCut ends a body read with UnframedDocument that ended inside
+// the JSON object its first line opened: a whole answer cut short.
+var ErrDocumentCut = errors.New("tokenpace: the body ended inside a JSON document")
+
 // UnframedDocument returns the whole of a body read with Sniff that is no
 // event stream, after Next returned ErrNotEventStream, when its first line
 // (Unframed) opens a JSON object it does not close: that line and every
@@ -18,7 +24,9 @@ package sse
 // its response open after the object, or goes on with more, is not waited
 // for. Any other first line is returned as it is, and nothing more is
 // read. It reads no more than the limit on a line in all: ErrEventTooLong
-// past it. The result is valid until the next call of Next.
+// past it; a body that ends before the object closes is ErrDocumentCut,
+// and a read that fails, its error. The result is valid until the next
+// call of Next.
 func (r *Reader) UnframedDocument() ([]byte, error) {
 	var j JSONCloser
 	j.feedBytes(r.data)
@@ -35,6 +43,9 @@ func (r *Reader) UnframedDocument() ([]byte, error) {
 	}
 	if err := r.sc.Err(); err != nil {
 		return nil, err
+	}
+	if !j.ended() {
+		return nil, ErrDocumentCut
 	}
 	return r.data, nil
 }

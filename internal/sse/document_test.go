@@ -22,7 +22,8 @@ func unframedDocument(t *testing.T, body string, max int) (string, error) {
 // TestUnframedDocument: a JSON object printed over many lines, as OpenAI
 // prints a non-streamed answer, is read whole, and no further; a first line that is a
 // whole object, or no object's start, is all there is; a document over
-// the limit is ErrEventTooLong, not a longer read.
+// the limit is ErrEventTooLong, not a longer read; one the body ends inside
+// is ErrDocumentCut.
 func TestUnframedDocument(t *testing.T) {
 	pretty := "{\n  \"id\": \"chatcmpl-1\",\n  \"object\": \"chat.completion\"\r\n}\n"
 	for _, tc := range []struct {
@@ -36,6 +37,7 @@ func TestUnframedDocument(t *testing.T) {
 		{"one line", "{\"id\":\"chatcmpl-1\"}\n{\"id\":\"2\"}\n", "{\"id\":\"chatcmpl-1\"}", 1 << 10, nil},
 		{"an HTML page", "<html>\n<body>Bad gateway</body>\n</html>\n", "<html>", 1 << 10, nil},
 		{"over the limit", pretty, "", 40, ErrEventTooLong},
+		{"cut inside it", "{\n  \"id\": \"chatcmpl-1\",\n", "", 1 << 10, ErrDocumentCut},
 	} {
 		got, err := unframedDocument(t, tc.body, tc.max)
 		if got != tc.want || !errors.Is(err, tc.err) {
