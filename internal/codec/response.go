@@ -345,7 +345,13 @@ func responseEnd(ev *responses.ResponseStreamEventUnion) *End {
 	if ev.Type == RespCompleted && (exoFailed(&ev.Response) || janShimCut(&ev.Response)) {
 		e.Reason = "error" // see exoFailed and janShimCut
 	}
-	if u := ev.Response.Usage; ev.Response.JSON.Usage.Valid() && counted(u.InputTokens, u.OutputTokens, u.TotalTokens) {
+	if !ev.Response.JSON.Usage.Valid() {
+		return e
+	}
+	if c, ok := chatShapedUsage(&ev.Response); ok {
+		e.HasUsage = true
+		e.Input, e.CachedInput, e.Output, e.Reasoning = c.Prompt, c.Cached, c.Output, c.Reasoning
+	} else if u := ev.Response.Usage; counted(u.InputTokens, u.OutputTokens, u.TotalTokens) {
 		e.HasUsage = true
 		e.Input, e.CachedInput, e.Output = u.InputTokens, u.InputTokensDetails.CachedTokens, u.OutputTokens
 		e.Reasoning = min(max(u.OutputTokensDetails.ReasoningTokens, 0), max(u.OutputTokens, 0))
