@@ -31,7 +31,33 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
 		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr), genieXStatus(e),
-		lmStudioStatus(e.Raw))
+		lmStudioStatus(e.Raw), bridgeFailureStatus(e))
+}
+
+// bridgeFailureStatus returns the status that e, a Responses failure
+// with code "server_error" (Raw empty), names in its message as a bridge
+// over the chat API writes an exception there: Hugging Face's router
+// (huggingface/responses.js, served as router.huggingface.co) sends
+// response.created and response.in_progress before it asks a provider,
+// and any exception after them as response.failed with code
+// "server_error" and the exception's message (src/routes/responses.ts,
+// runCreateResponseStream). A provider's refusal comes as openai-node's
+// APIError words it, "<status> <message>" ("400 The requested model '…'
+// is not supported by any provider you have enabled."): 400 to 499, that
+// status. A parameter the bridge does not implement comes as "Not
+// implemented: …" (innerRunStream, for a reasoning summary other than
+// "auto"): 501. With that status, the refusal counts as the request's,
+// not the server's (see excludedFromBreaker), but for a 429, which is
+// the route's. 0 for any other error: a provider's 5xx, the bridge's own
+// failure.
+func bridgeFailureStatus(e *codec.ServerError) int {
+	if e.Raw != "" || e.Code != "server_error" {
+		return 0
+	}
+	if strings.HasPrefix(e.Message, "Not implemented: ") {
+		return http.StatusNotImplemented
+	}
+	return leadingStatus(e.Message, " ", 400, 499)
 }
 
 // starletteStatus returns the request error's status, 400 to 499, that
