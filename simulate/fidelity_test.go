@@ -331,6 +331,7 @@ func heldOut(t *testing.T, held []fidelityRow) string {
 		fmt.Fprintf(&b, "held out, without the %d rows of a fitted source's method (fitted_kin):\n%s", len(held)-len(apart), summaries(apart, apartErrs))
 	}
 	b.WriteString(byEra(apart, apartErrs))
+	b.WriteString(worstRows("held out, without a fitted source's method", apart, apartErrs))
 	b.WriteString(bySource(held, errs))
 	// The bars hold the independent rows: a fitted source's later edition
 	// says little about a measurement the model has never met.
@@ -548,6 +549,7 @@ func TestFidelity(t *testing.T) {
 		fmt.Fprintf(&table, "%s:\n%s", c.name, summaries(rows, c.errs))
 	}
 	fmt.Fprintf(&table, "over %d measurements\n", len(rows))
+	table.WriteString(worstRows("leave-one-source-out", rows, cv))
 	if len(held) > 0 {
 		table.WriteString(heldOut(t, held))
 	}
