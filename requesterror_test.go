@@ -18,7 +18,8 @@ import (
 // TestLlamaCppRequestErrorUnder500 replays request errors that llama.cpp's
 // server (an image for a model without its projector, August 2026) and
 // ik_llama.cpp (n = 2, August 2026) answer with 500 "server_error", both
-// recorded live. The caller gets the server's message as a KindRequest
+// recorded live, and llama.cpp's refusal of a request's messages by the
+// model's chat template (raise_exception), rebuilt from its source. The caller gets the server's message as a KindRequest
 // 400 after one request, not three (openai-go sends a 500 again twice); a
 // Router falls back, and the breaker of the server, which is well, stays
 // closed. A 500 that is the server's failure is still sent again and
@@ -31,6 +32,7 @@ func TestLlamaCppRequestErrorUnder500(t *testing.T) {
 		wantRequestErrorsUnder500(t, "v1/", []refusedUnder500{
 			{"image", loadRecording(t, "llamacpp-2026-chat-image-refused.jsonl"), "image input is not supported"},
 			{"n2", n2, "Only one completion choice is allowed"},
+			{"jinja", loadRecording(t, "conformance/llamacpp-2026-jinja-exception-500.jsonl"), "Jinja Exception: System message must be at the beginning."},
 		}, failed)
 	})
 }
