@@ -173,18 +173,8 @@ func NotImplemented(res *http.Response) *http.Response {
 // of them open it on a server that is well. The client tells them by
 // their message (llamaCppRequestErrors, from the servers' sources) and
 // answers them as what they are (see AsRequestError).
-//
-// A model's chat template refuses messages it cannot render by calling
-// raise_exception (a system message after the first, roles that do not
-// alternate, a tool message after no call, a reasoning effort it does
-// not know): llama.cpp's Jinja engine throws "Jinja Exception: " and the
-// template's words (common/jinja/value.cpp, global_builtins), rethrown
-// below the place in the template where it raised (common/jinja/runtime.cpp,
-// statement::execute), and the server answers it as any other exception,
-// 500 "server_error" (tools/server/server.cpp, ex_wrapper). The same
-// messages get the same refusal every time; only raise_exception writes
-// those words, so a template that fails on its own (a filter it lacks)
-// stays the server's failure.
+// A chat template's refusal of the request's messages is one of them too
+// (see templateRefused).
 
 // llamaCppRequestErrors are the messages of the request errors llama.cpp's
 // server and ik_llama.cpp answer with 500: tools/server/server-common.cpp
@@ -222,7 +212,6 @@ var llamaCppRequestErrors = []string{
 	"Invalid image_url.url",
 	"image_url.url must be base64 encoded",
 	"input_audio.format must be either",
-	"Jinja Exception: ", // a chat template's raise_exception
 }
 
 // LlamaCppRequestError reports whether res is a request error that
@@ -237,7 +226,7 @@ func LlamaCppRequestError(res *http.Response) bool {
 		return false
 	}
 	e, ok := errorOf(res, http.StatusInternalServerError)
-	return ok && e.Type == "server_error" && says(e.Message, llamaCppRequestErrors)
+	return ok && e.Type == "server_error" && (says(e.Message, llamaCppRequestErrors) || templateRefused(e.Message))
 }
 
 // FieldDropper returns which server that drops the fields DroppedField

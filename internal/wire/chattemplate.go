@@ -1,0 +1,51 @@
+package wire
+
+import "strings"
+
+// A model's chat template refuses messages it cannot render by calling
+// raise_exception: a system message after the first, roles that do not
+// alternate, a tool message after no call, a reasoning effort it does not
+// know. llama.cpp's server answers the refusal as any other exception,
+// 500 "server_error" (tools/server/server.cpp, ex_wrapper: only
+// std::invalid_argument is a 400), though the same messages are refused
+// the same way every time. Its message says which template call raised,
+// in one of the two forms of llama.cpp's template engines:
+//   - its own engine (common/jinja, 2026): the template's words after
+//     "Jinja Exception: " (common/jinja/value.cpp, global_builtins), which
+//     nothing but raise_exception writes, below the place where it raised
+//     (common/jinja/runtime.cpp, statement::execute);
+//   - minja before it (google/minja, include/minja/minja.hpp): the
+//     template's words alone, then for each template node around the call
+//     " at row R, column C:" and the template's lines there, the line
+//     that raised right above a caret line (error_location_suffix).
+//     The words alone cannot tell a refusal from the template's own
+//     failure (a filter it lacks), so the line the caret points at must
+//     be the raise_exception call.
+//
+// A template that fails on its own stays the server's failure.
+
+// jinjaException is what llama.cpp's own template engine writes before the
+// words a template passes to raise_exception.
+const jinjaException = "Jinja Exception: "
+
+// templateRefused reports whether msg, a 500's message from llama.cpp's
+// server, is a chat template's refusal by raise_exception.
+func templateRefused(msg string) bool {
+	if strings.Contains(msg, jinjaException) {
+		return true
+	}
+	i := strings.Index(msg, " at row ")
+	if i < 0 {
+		return false
+	}
+	// The first location's lines: the one that raised is the one above
+	// the first line that holds nothing but a caret.
+	prev := ""
+	for line := range strings.SplitSeq(msg[i:], "\n") {
+		if strings.TrimSpace(line) == "^" {
+			return strings.Contains(prev, "raise_exception(")
+		}
+		prev = line
+	}
+	return false
+}
