@@ -1,6 +1,9 @@
 package wire
 
-import "strings"
+import (
+	"net/http"
+	"strings"
+)
 
 // A model's chat template refuses messages it cannot render by calling
 // raise_exception: a system message after the first, roles that do not
@@ -23,6 +26,26 @@ import "strings"
 //     be the raise_exception call.
 //
 // A template that fails on its own stays the server's failure.
+//
+// Servers that run llama-server underneath pass the refusal on whole:
+// Ollama's runner of a model on its llama-server engine returns
+// llama-server's body as a StatusError of its status (ollama/ollama
+// llm/llama_server.go, ApplyChatTemplate and statusErrorMessage), which
+// the chat handler answers with that status (server/routes.go,
+// "chat template prompt error") and its OpenAI layer as the message of an
+// "api_error" (middleware/openai.go, BaseWriter.writeError); the client
+// reads that body in the message as the error body (see bodyInMessage),
+// so the refusal is told by its message whatever server sent it.
+
+// ChatTemplateRefusal reports whether res is a chat template's refusal of
+// the request's messages (see templateRefused) answered with 500
+// "server_error", by llama.cpp's server or by a server that passed its
+// answer on. It reads the body, bounded already (BoundErrorBody), and
+// puts it back.
+func ChatTemplateRefusal(res *http.Response) bool {
+	e, ok := errorOf(res, http.StatusInternalServerError)
+	return ok && e.Type == "server_error" && templateRefused(e.Message)
+}
 
 // jinjaException is what llama.cpp's own template engine writes before the
 // words a template passes to raise_exception.

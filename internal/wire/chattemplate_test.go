@@ -1,6 +1,11 @@
 package wire
 
-import "testing"
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
 
 // TestTemplateRefused: a chat template's raise_exception, in the words of
 // llama.cpp's own template engine or of minja before it, is a refusal of
@@ -28,6 +33,36 @@ func TestTemplateRefused(t *testing.T) {
 	} {
 		if got := templateRefused(tt.msg); got != tt.want {
 			t.Errorf("%s: templateRefused(%q) = %v, want %v", tt.name, tt.msg, got, tt.want)
+		}
+	}
+}
+
+// TestChatTemplateRefusal: a chat template's refusal answered with 500
+// "server_error" is a request error whichever server sent it (llama.cpp's
+// own, or one that passed its answer on without its Server header); the
+// same message under another status or type, or a 500 of another message,
+// is not. The body is kept for the next reader.
+func TestChatTemplateRefusal(t *testing.T) {
+	const refusal = `{"error":{"code":500,"message":"\n------------\nWhile executing CallExpression at line 19, column 27 in source:\n...% 2 == 0) -%}↵        {{ raise_exception(\"Conversation roles must alternate user...\n                                           ^\nError: Jinja Exception: Conversation roles must alternate user/assistant/user/assistant/...","type":"server_error"}}`
+	for _, tt := range []struct {
+		server string
+		status int
+		body   string
+		want   bool
+	}{
+		{"llama.cpp", 500, refusal, true},
+		{"", 500, refusal, true},
+		{"llama.cpp", 503, refusal, false},
+		{"", 500, strings.Replace(refusal, "server_error", "unavailable_error", 1), false},
+		{"llama.cpp", 500, `{"error":{"code":500,"message":"llama_decode failed","type":"server_error"}}`, false},
+		{"llama.cpp", 500, `Jinja Exception: not JSON`, false},
+	} {
+		res := &http.Response{StatusCode: tt.status, Header: http.Header{"Server": {tt.server}}, Body: io.NopCloser(strings.NewReader(tt.body))}
+		if got := ChatTemplateRefusal(res); got != tt.want {
+			t.Errorf("ChatTemplateRefusal(%q %d %s) = %v, want %v", tt.server, tt.status, tt.body, got, tt.want)
+		}
+		if b, _ := io.ReadAll(res.Body); string(b) != tt.body {
+			t.Errorf("body after ChatTemplateRefusal = %q, want it kept", b)
 		}
 	}
 }

@@ -173,8 +173,9 @@ func NotImplemented(res *http.Response) *http.Response {
 // of them open it on a server that is well. The client tells them by
 // their message (llamaCppRequestErrors, from the servers' sources) and
 // answers them as what they are (see AsRequestError).
-// A chat template's refusal of the request's messages is one of them too
-// (see templateRefused).
+// A chat template's refusal of the request's messages is one of them too,
+// told by its message alone, as relays pass it on (see
+// ChatTemplateRefusal).
 
 // llamaCppRequestErrors are the messages of the request errors llama.cpp's
 // server and ik_llama.cpp answer with 500: tools/server/server-common.cpp
@@ -226,7 +227,7 @@ func LlamaCppRequestError(res *http.Response) bool {
 		return false
 	}
 	e, ok := errorOf(res, http.StatusInternalServerError)
-	return ok && e.Type == "server_error" && (says(e.Message, llamaCppRequestErrors) || templateRefused(e.Message))
+	return ok && e.Type == "server_error" && says(e.Message, llamaCppRequestErrors)
 }
 
 // FieldDropper returns which server that drops the fields DroppedField

@@ -11,7 +11,8 @@ import "net/http"
 // llama-cpp-python's server's (LlamaCppPythonRequestError; asked is the
 // body of a completions request as the caller made it, nil for another
 // API), FastDeploy's (FastDeployRequestError), DeepInfra's prompt over
-// its model's input (DeepInfraRequestError); and a request every
+// its model's input (DeepInfraRequestError), a chat template's refusal
+// of the request's messages (ChatTemplateRefusal); and a request every
 // provider refused with 400 under TensorZero's 502
 // (TensorZeroRequestError). A gateway's 400 for a
 // request its provider never answered becomes a 502: Bifrost's (BifrostUpstreamFailure), Cloudflare AI Gateway's
@@ -21,7 +22,7 @@ import "net/http"
 func Restated(res *http.Response, asked []byte) *http.Response {
 	switch {
 	case LlamaCppRequestError(res) || KServeRequestError(res) || LlamaCppPythonRequestError(res, asked) || FastDeployRequestError(res) || DeepInfraRequestError(res) ||
-		TensorZeroRequestError(res):
+		ChatTemplateRefusal(res) || TensorZeroRequestError(res):
 		return AsRequestError(res)
 	case BifrostUpstreamFailure(res) || CloudflareUpstreamFailure(res):
 		return AsGatewayError(res)
