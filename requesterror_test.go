@@ -19,8 +19,9 @@ import (
 // server (an image for a model without its projector, August 2026) and
 // ik_llama.cpp (n = 2, August 2026) answer with 500 "server_error", both
 // recorded live, and llama.cpp's refusal of a request's messages by the
-// model's chat template (raise_exception), from llama-server and passed
-// on by Ollama's llama-server engine, rebuilt from their sources. The caller gets the server's message as a KindRequest
+// model's chat template (raise_exception), from llama-server in the words
+// of either of its template engines and passed on by Ollama's llama-server
+// engine, rebuilt from their sources. The caller gets the server's message as a KindRequest
 // 400 after one request, not three (openai-go sends a 500 again twice); a
 // Router falls back, and the breaker of the server, which is well, stays
 // closed. A 500 that is the server's failure is still sent again and
@@ -35,6 +36,7 @@ func TestLlamaCppRequestErrorUnder500(t *testing.T) {
 			{"n2", n2, "Only one completion choice is allowed"},
 			{"jinja", loadRecording(t, "conformance/llamacpp-2026-jinja-exception-500.jsonl"), "Jinja Exception: System message must be at the beginning."},
 			{"ollamajinja", loadRecording(t, "conformance/ollama-2026-08-llamaserver-jinja-exception-500.jsonl"), "Jinja Exception: After the optional system message"},
+			{"minja", loadRecording(t, "conformance/jan-llamacpp-minja-roles-alternate-500.jsonl"), "Conversation roles must alternate"},
 		}, failed)
 	})
 }
