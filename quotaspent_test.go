@@ -54,7 +54,14 @@ import (
 // ("达到使用量上限", usage limit reached) says it lasts until midnight
 // Beijing time (testdata/conformance/longcat-daily-usage-cap-429.jsonl):
 // sent 3 times, now once; a 429 of the same code without those words is
-// still sent again.
+// still sent again. Moonshot's Kimi API answers an organization past its
+// tokens per day with 429 of type "rate_limit_reached_error", its limits
+// per minute's type, and only its words say the day is spent
+// (testdata/conformance/moonshot-tpd-limit-429.jsonl); Kimi Code answers a
+// plan past its 5-hour window or its month with 429 "rate_limit_error"
+// (testdata/conformance/kimi-code-period-limit-429.jsonl): each sent 3
+// times, now once; Moonshot's RPM limit and Kimi Code's overload are still
+// sent again.
 func TestQuotaSpentNotSentAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var zai conformance
@@ -71,6 +78,9 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 		var longcat conformance
 		longcat.Reads = readFixture(t, "testdata/conformance/longcat-daily-usage-cap-429.jsonl", &longcat)
 		var ark, arkPlan conformance
+		var moonshotDay, kimiPlan conformance
+		moonshotDay.Reads = readFixture(t, "testdata/conformance/moonshot-tpd-limit-429.jsonl", &moonshotDay)
+		kimiPlan.Reads = readFixture(t, "testdata/conformance/kimi-code-period-limit-429.jsonl", &kimiPlan)
 		ark.Reads = readFixture(t, "testdata/conformance/ark-set-limit-exceeded-429.jsonl", &ark)
 		arkPlan.Reads = readFixture(t, "testdata/conformance/ark-coding-plan-quota-429.jsonl", &arkPlan)
 		answer := func(body string) http.HandlerFunc {
@@ -100,6 +110,11 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 			"arkbusy":     answer(`{"error":{"code":"ServerOverloaded","message":"The service is currently unable to handle additional requests due to server overload.","param":"","type":"TooManyRequests"}}`),
 			"openai":      answer(`{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`),
 			"limited":     answer(`{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}`),
+			"moonshotday": replay(moonshotDay.recording),
+			"moonshotrpm": answer(`{"error":{"message":"Your account org-5f0c2a <ak-f94zc> request reached organization max RPM: 20, please try again after 1 seconds","type":"rate_limit_reached_error"}}`),
+			"kimiplan":    replay(kimiPlan.recording),
+			"kimimonth":   answer(`{"error":{"message":"You've reached kimi monthly usage limit for this billing cycle. Your quota will be refreshed in the next cycle.","type":"rate_limit_error"}}`),
+			"kimibusy":    answer(`{"error":{"message":"The engine is currently overloaded, please try again later","type":"rate_limit_error"}}`),
 		}
 		var asked sync.Map
 		count := func(model string, h http.Handler) http.Handler {
@@ -135,6 +150,11 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 			"arkbusy":     {"The service is currently unable to handle additional requests due to server overload.", 3},
 			"openai":      {"You exceeded your current quota, please check your plan and billing details.", 1},
 			"limited":     {"Rate limit reached for requests", 3},
+			"moonshotday": {moonshotDay.Expect.ErrorMessage, 1},
+			"moonshotrpm": {"Your account org-5f0c2a <ak-f94zc> request reached organization max RPM: 20, please try again after 1 seconds", 3},
+			"kimiplan":    {kimiPlan.Expect.ErrorMessage, 1},
+			"kimimonth":   {"You've reached kimi monthly usage limit for this billing cycle. Your quota will be refreshed in the next cycle.", 1},
+			"kimibusy":    {"The engine is currently overloaded, please try again later", 3},
 		} {
 			s := c.NewStreaming(context.Background(), chat(model, 16), option.WithMaxRetries(2))
 			for s.Next() {

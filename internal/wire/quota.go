@@ -53,7 +53,19 @@ import (
 // message, "AppId:<id> 达到使用量上限" (usage limit reached), says it lasts
 // until midnight Beijing time (a public diagnosis note quoting curl
 // against api.longcat.chat; longcat.chat/platform/docs/faq for the daily
-// quota).
+// quota). Moonshot's Kimi API answers an organization past its tokens
+// per day with 429 of type "rate_limit_reached_error", the type of its
+// limits per minute, and only the words "request reached organization TPD
+// rate limit, current: …, limit: …" say that the day's tokens are spent
+// (MoonshotAI/kimi-cli#1599, beside its RPM limit's "… max RPM: 20, please
+// try again after 1 seconds"; platform.moonshot.ai's rate limits:
+// concurrency, RPM, TPM and TPD). Kimi Code's membership API
+// (api.kimi.com/coding/v1) answers a plan past its 5-hour window with 429
+// and "You've reached your usage limit for this period. Your quota will
+// be refreshed in the next period. …", and past its monthly limit with 429
+// and "You've reached kimi monthly usage limit for this billing cycle. …"
+// (kimi.com/code/docs, Error Reference: both under "Rate Limits &
+// Quotas", beside its overload's 429, which clears in seconds).
 
 // quotaCodes are the error codes, or types, of the 429s of QuotaSpent.
 var quotaCodes = map[string]bool{
@@ -68,7 +80,7 @@ var quotaCodes = map[string]bool{
 // answer the same to every request until the account is paid for.
 func QuotaSpent(res *http.Response) *http.Response {
 	e, ok := errorOf(res, http.StatusTooManyRequests)
-	if !ok || !quotaCodes[e.Type] && !quotaCodes[fmt.Sprint(e.Code)] && !ollamaUsageLimit(e.Message) && !workersAIAllocationSpent(e) && !longCatUsageCap(e) {
+	if !ok || !quotaCodes[e.Type] && !quotaCodes[fmt.Sprint(e.Code)] && !ollamaUsageLimit(e.Message) && !workersAIAllocationSpent(e) && !longCatUsageCap(e) && !kimiLimitSpent(e) {
 		return res
 	}
 	return markRetry(res, false)
@@ -102,4 +114,18 @@ func workersAIAllocationSpent(e errorFields) bool {
 // code, which its rate limits share, and its words together.
 func longCatUsageCap(e errorFields) bool {
 	return fmt.Sprint(e.Code) == "too_many_requests" && strings.Contains(e.Message, "达到使用量上限")
+}
+
+// kimiLimitSpent reports whether e is Moonshot's tokens per day spent, or
+// Kimi Code's 5-hour or monthly limit reached: the type of a rate limit
+// and the words of a limit that lasts hours.
+func kimiLimitSpent(e errorFields) bool {
+	switch e.Type {
+	case "rate_limit_reached_error":
+		return strings.Contains(e.Message, " TPD rate limit")
+	case "rate_limit_error":
+		return strings.Contains(e.Message, "reached your usage limit for this period") ||
+			strings.Contains(e.Message, "reached kimi monthly usage limit")
+	}
+	return false
 }

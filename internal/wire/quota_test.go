@@ -13,7 +13,9 @@ import (
 // limit, in its words; Volcengine Ark's account limits, "SetLimitExceeded",
 // "QuotaExceeded" and "AccountQuotaExceeded"; Workers AI's daily
 // allocation, its code and words together; LongCat's daily quota, its
-// code and words together) is marked not to be sent
+// code and words together; Moonshot's tokens per day and Kimi Code's
+// 5-hour and monthly limits, a rate limit's type and their words) is
+// marked not to be sent
 // again; a 429 of a rate limit, another status with those words and a
 // body that is no error object are not, and the body stays readable.
 func TestQuotaSpent(t *testing.T) {
@@ -53,6 +55,15 @@ func TestQuotaSpent(t *testing.T) {
 		{429, `{"error":{"code":"too_many_requests","message":"AppId:**a3f9 达到使用量上限","type":"rate_limit_error"}}`, true},
 		{429, `{"error":{"code":"too_many_requests","message":"Rate limit exceeded","type":"rate_limit_error"}}`, false},
 		{429, `{"error":{"code":"rate_limit_exceeded","message":"达到使用量上限"}}`, false},
+		// Moonshot's tokens per day and Kimi Code's plan limits: a rate
+		// limit's type, the words of a limit that lasts hours.
+		{429, `{"error":{"message":"Your account org-5f0c2a / proj-91e7d4 <ak-f94zc> request reached organization TPD rate limit, current: 1526210, limit: 1500000","type":"rate_limit_reached_error"}}`, true},
+		{429, `{"error":{"message":"Your account org-5f0c2a <ak-f94zc> request reached organization max RPM: 20, please try again after 1 seconds","type":"rate_limit_reached_error"}}`, false},
+		{429, `{"error":{"message":"We're receiving too many requests at the moment. Please wait a moment and try again.","type":"rate_limit_reached_error"}}`, false},
+		{429, `{"error":{"message":"You've reached your usage limit for this period. Your quota will be refreshed in the next period. Upgrade to get more: https://www.kimi.com/code/console?from=limit-upgrade","type":"rate_limit_error"}}`, true},
+		{429, `{"error":{"message":"You've reached kimi monthly usage limit for this billing cycle. Your quota will be refreshed in the next cycle.","type":"rate_limit_error"}}`, true},
+		{429, `{"error":{"message":"The engine is currently overloaded, please try again later","type":"rate_limit_error"}}`, false},
+		{429, `{"error":{"message":"request reached organization TPD rate limit","type":"rate_limit_error"}}`, false},
 	} {
 		res := &http.Response{StatusCode: tc.status, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(tc.body))}
 		got := QuotaSpent(res).Header.Get("X-Should-Retry") == "false"
