@@ -47,7 +47,8 @@ type shape struct {
 // what it needs to give, at [DONE], the finish a server of finishless
 // left out (see AtDone and AtBareDone): which shapes every chunk so far
 // is in, whether a choice finished, and whether the answer had any
-// output.
+// output. It reads the text of a model that streams it whole so far as
+// the pieces its chunks add (see wholeSoFar).
 type ChatStream struct {
 	TGIToolStream
 	seen   bool   // a chunk was looked at
@@ -55,11 +56,15 @@ type ChatStream struct {
 	in     uint32 // bit i: every chunk so far is in finishless[i]'s shape
 	some   uint32 // bit i: some chunk held finishless[i].some
 	answer answerSeen
+	whole  wholeSoFar
 }
 
 // Decode decodes the next event of the stream.
 func (s *ChatStream) Decode(data []byte) (Event, error) {
 	ev, err := s.TGIToolStream.Decode(data)
+	if err == nil && ev.Chunk != nil {
+		s.whole.cut(&ev)
+	}
 	if err != nil || ev.Chunk == nil || (s.seen && s.in == 0) {
 		return ev, err
 	}
