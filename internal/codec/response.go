@@ -351,7 +351,7 @@ func responseEnd(ev *responses.ResponseStreamEventUnion) *End {
 	if c, ok := chatShapedUsage(&ev.Response); ok {
 		e.HasUsage = true
 		e.Input, e.CachedInput, e.Output, e.Reasoning = c.Prompt, c.Cached, c.Output, c.Reasoning
-	} else if u := ev.Response.Usage; counted(u.InputTokens, u.OutputTokens, u.TotalTokens) {
+	} else if u := ev.Response.Usage; counted(u.InputTokens, u.OutputTokens) {
 		e.HasUsage = true
 		e.Input, e.CachedInput, e.Output = u.InputTokens, u.InputTokensDetails.CachedTokens, u.OutputTokens
 		e.Reasoning = min(max(u.OutputTokensDetails.ReasoningTokens, 0), max(u.OutputTokens, 0))

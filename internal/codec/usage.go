@@ -40,13 +40,18 @@ func (u Usage) Trusted() bool {
 // that reports no usage, such as its cloud-proxy, after an answer of
 // many tokens; Ollama in every completions chunk before the last;
 // simple-one-api in the response.completed it makes of a chat stream).
+// A total alone is none either: MiniMax's chatcompletion_v2 ends a stream
+// with an event whose usage is {"total_tokens": 73} and nothing else
+// (platform.minimax.io/docs/api-reference/text-post, its Stream example),
+// which says neither how long the prompt was nor how many tokens were
+// streamed; read as a usage, it reported 0 of each, and TPOT over none.
 func hasCounts(u *openai.CompletionUsage) bool {
-	return counted(u.PromptTokens, u.CompletionTokens, u.TotalTokens)
+	return counted(u.PromptTokens, u.CompletionTokens)
 }
 
-// counted reports whether a usage's prompt (or input), output and total
-// counts hold a count: not all zero (see hasCounts).
-func counted(prompt, output, total int64) bool { return prompt != 0 || output != 0 || total != 0 }
+// counted reports whether a usage's prompt (or input) and output counts
+// hold a count: not both zero, whatever its total (see hasCounts).
+func counted(prompt, output int64) bool { return prompt != 0 || output != 0 }
 
 // usageOf returns the counts of u, as the chat and completions APIs send
 // them. The prompt tokens served from the cache are
