@@ -31,7 +31,7 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
 		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr), genieXStatus(e),
-		lmStudioStatus(e.Raw), bridgeFailureStatus(e))
+		lmStudioStatus(e.Raw), bridgeFailureStatus(e), ragFlowStatus(e))
 }
 
 // bridgeFailureStatus returns the status that e, a Responses failure
@@ -58,6 +58,31 @@ func bridgeFailureStatus(e *codec.ServerError) int {
 		return http.StatusNotImplemented
 	}
 	return leadingStatus(e.Message, " ", 400, 499)
+}
+
+// ragFlowCodes are the codes of RAGFlow's own status (common/constants.py,
+// RetCode) that its OpenAI-compatible chat answers a refused request with,
+// and their statuses: ARGUMENT_ERROR and DATA_ERROR, which its request
+// checks answer ("You have to provide messages.", "The last content of
+// this conversation is not from user.", "You don't own the chat …":
+// api/apps/sdk/session.py, chat_completion_openai_like), PERMISSION_ERROR
+// and AUTHENTICATION_ERROR (api/utils/api_utils.py, token_required).
+var ragFlowCodes = map[string]int{
+	"101": http.StatusBadRequest, "102": http.StatusBadRequest,
+	"108": http.StatusForbidden, "109": http.StatusUnauthorized,
+}
+
+// ragFlowStatus returns the status of e when it is RAGFlow's refusal of a
+// request: a platform's status alone as the body (see sse.StatusError),
+// with one of ragFlowCodes. RAGFlow answers it with HTTP 200 and
+// Content-Type application/json before any stream (get_error_data_result:
+// jsonify({"code": code, "message": message})); with no status it counted
+// as the server's failure. 0 for any other error.
+func ragFlowStatus(e *codec.ServerError) int {
+	if e.Raw != "" || e.Type != "" {
+		return 0
+	}
+	return ragFlowCodes[e.Code]
 }
 
 // starletteStatus returns the request error's status, 400 to 499, that
