@@ -31,7 +31,7 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
 		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr), genieXStatus(e),
-		lmStudioStatus(e.Raw), bridgeFailureStatus(e), ragFlowStatus(e))
+		lmStudioStatus(e.Raw), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e))
 }
 
 // bridgeFailureStatus returns the status that e, a Responses failure
@@ -587,4 +587,54 @@ func lmStudioStatus(raw string) int {
 		return 0
 	}
 	return http.StatusNotFound
+}
+
+// xllmStatus returns the status of the refusal that e, a bare line of
+// text that ended a 200 event stream (see codec.ServerError's Text),
+// states in xLLM's words. xLLM sends a streamed request's 200 headers
+// before it looks at the request, and then writes any failure as its
+// message alone (jd-opensource/xllm xllm/api_service/stream_call.h,
+// StreamCall::finish_with_error): a model it does not serve (404), its
+// limit of concurrent requests or of scheduled work (429: gRPC's
+// RESOURCE_EXHAUSTED, as xLLM names it), a model put to sleep (503), and
+// the request's own faults (400: INVALID_ARGUMENT). With a status under
+// 500 other than 429, the refusal counts as the request's, not the
+// server's (see excludedFromBreaker). 0 for any other error.
+func xllmStatus(e *codec.ServerError) int {
+	if !e.Text {
+		return 0
+	}
+	if s, ok := xllmRefusals[e.Message]; ok {
+		return s
+	}
+	return 0
+}
+
+// xllmRefusals are the messages of the failures xLLM writes into a
+// streamed request's body, by the status they stand for: the
+// INVALID_ARGUMENT of xllm/core/framework/request/request_params.cpp
+// (RequestParams::verify_params) and xllm/core/distributed_runtime/
+// llm_master.cpp (LLMMaster::generate_request, handle_request), and
+// xllm/api_service/chat_service_impl.cpp and completion_service_impl.cpp
+// (process_async_impl), as of xLLM's main of July 2026.
+var xllmRefusals = map[string]int{
+	"Model not supported": http.StatusNotFound,
+	"The number of concurrent requests has reached the limit.": http.StatusTooManyRequests,
+	"No available resources to schedule request":               http.StatusTooManyRequests,
+	"Model is currently in sleep state.":                       http.StatusServiceUnavailable,
+	"Prompt is empty":                                          http.StatusBadRequest,
+	"Prompt is too long":                                       http.StatusBadRequest,
+	"Invalid Prompt":                                           http.StatusBadRequest,
+	"Failed to encode prompt":                                  http.StatusBadRequest,
+	"Failed to encode stop sequence":                           http.StatusBadRequest,
+	"Failed to construct prompt from messages":                 http.StatusBadRequest,
+	"n should be greater than 0":                               http.StatusBadRequest,
+	"n should be less than or equal to best_of":                http.StatusBadRequest,
+	"stop size is too large":                                   http.StatusBadRequest,
+	"temperature must be between 0.0 and 2.0":                  http.StatusBadRequest,
+	"top_p must be between 0.0 and 1.0":                        http.StatusBadRequest,
+	"logprobs is not supported with echo":                      http.StatusBadRequest,
+	"logprobs must be between 0 and 2000":                      http.StatusBadRequest,
+	"presence_penalty must be between -2.0 and 2.0":            http.StatusBadRequest,
+	"frequency_penalty must be between 0.0 and 2.0":            http.StatusBadRequest,
 }

@@ -58,10 +58,14 @@ func (e *Error) Unwrap() error { return e.Err }
 // for the failure (GenieX's SDK error code:
 // {"code":-200103,"error":"SDKError(Input prompt too long)"},
 // qualcomm/GenieX cli/server/handler/completion.go, streamCompletion).
+//
+// Text marks an error that came as a bare line of text ending the body
+// (see sse.ErrorLine), Message its text: only the words tell what failed.
 type ServerError struct {
 	Raw                  string
 	Code, Message, Param string
 	Type                 string
+	Text                 bool
 }
 
 // Fill sets the type, code and message of into, an error as openai-go
@@ -187,10 +191,13 @@ func wholeError(raw string, empty bool) *ServerError {
 // object is that object: GPUStack's llama-box writes a failure mid-stream
 // as an error: field holding {"detail": …, "error": {"message": …}}
 // (gpustack/llama-box llama-box/httpserver.hpp, send_event_json), where
-// llama.cpp's holds the error object itself.
+// llama.cpp's holds the error object itself. A bare line of text is the
+// error's message.
 func LineError(el *sse.ErrorLine) error {
 	raw := string(el.Data)
 	switch {
+	case el.Text:
+		return serverError(&ServerError{Message: strings.TrimSpace(raw), Text: true})
 	case !el.Field:
 		if s := statusError(el.Data); s != nil && !gjson.Get(raw, "error").Exists() {
 			return serverError(s)

@@ -30,12 +30,19 @@ var ErrNotEventStream = errors.New("tokenpace: the body is not an event stream")
 //     an upstream relayed without framing (lemonade-sdk/lemonade#2826),
 //     or a JSON error sent in answer to a streaming request;
 //   - as a bare JSON object that is a platform's status (see
-//     StatusError): iFlytek's failures in a 200 stream.
+//     StatusError): iFlytek's failures in a 200 stream;
+//   - as a bare line of text that ends the body, no field of the format
+//     and no line break after it: xLLM sends its 200 event stream's
+//     headers before it looks at a streamed request, and then writes
+//     any refusal, or a failure mid-answer, as its message alone
+//     (jd-opensource/xllm xllm/api_service/stream_call.h,
+//     StreamCall::finish_with_error), which the format would drop.
 //
-// Data is the field's value, or the whole object.
+// Data is the field's value, the whole object, or the text.
 type ErrorLine struct {
 	Data  []byte
-	Field bool // "error: ..."; else a bare object
+	Field bool // "error: ..."; else a bare object, or text (Text)
+	Text  bool // a bare line of text that ended the body
 }
 
 func (e *ErrorLine) Error() string { return "tokenpace: an error outside the event stream's data" }
@@ -218,6 +225,9 @@ func (r *Reader) Next() ([]byte, error) {
 			continue
 		}
 		if string(name) != "data" {
+			if !r.broken && bareText(line, name) {
+				return nil, &ErrorLine{Data: bytes.Clone(line), Text: true}
+			}
 			continue
 		}
 		if r.early(value) {
@@ -290,6 +300,24 @@ func errorLine(line []byte) *ErrorLine {
 		}
 	}
 	return nil
+}
+
+// bareText reports whether line, whose text before its first colon is
+// name, and which ended the body with no line break after it, is a bare
+// line of text (see ErrorLine): no field of the format nor a comment, no
+// start of one that a cut could have left ("da", "eve"), and no [DONE].
+// Only a last line is looked at, so that a body's well-formed lines cost
+// nothing more.
+func bareText(line, name []byte) bool {
+	if isField(name) || len(bytes.TrimSpace(line)) == 0 || string(line) == "[DONE]" {
+		return false
+	}
+	for _, f := range [...]string{"data:", "event:", "id:", "retry:"} {
+		if len(line) < len(f) && f[:len(line)] == string(line) {
+			return false
+		}
+	}
+	return true
 }
 
 // isField reports whether name, a line's text before its first colon, is

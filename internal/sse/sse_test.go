@@ -27,6 +27,13 @@ func TestErrorLine(t *testing.T) {
 		{": error: a comment\nevent: error\ndata: y\n\n", []string{"y"}, "", false},
 		{"data:\n\ndata: \n\ndata:   \n\ndata: z\n\ndata:\n", []string{"z"}, "", false},
 		{"data:\ndata: w\n\n", []string{"\nw"}, "", false},
+		{"Prompt is too long", nil, "Prompt is too long", false},
+		{"data: {\"a\":1}\n\nGeneration failed: out of memory", []string{`{"a":1}`}, "Generation failed: out of memory", false},
+		{"stray line\ndata: v\n\n", []string{"v"}, "", false},
+		{"data: v\n\nda", []string{"v"}, "", false},
+		{"data: v\n\nretry", []string{"v"}, "", false},
+		{"data: v\n\n[DONE]", []string{"v"}, "", false},
+		{"data: v\n\n  ", []string{"v"}, "", false},
 	} {
 		got, err := readAll(NewReader(strings.NewReader(tc.body), 1<<10))
 		var el *ErrorLine
@@ -35,7 +42,8 @@ func TestErrorLine(t *testing.T) {
 			t.Errorf("%q: events %q, want %q", tc.body, got, tc.data)
 		case tc.error == "" && err != io.EOF:
 			t.Errorf("%q: ended with %v, want io.EOF", tc.body, err)
-		case tc.error != "" && (!errors.As(err, &el) || string(el.Data) != tc.error || el.Field != tc.field):
+		case tc.error != "" && (!errors.As(err, &el) || string(el.Data) != tc.error || el.Field != tc.field ||
+			el.Text != (!tc.field && tc.error[0] != '{')):
 			t.Errorf("%q: ended with %v, want the error line %q (field %v)", tc.body, err, tc.error, tc.field)
 		}
 	}
