@@ -17,7 +17,8 @@ import "net/http"
 // (TensorZeroRequestError). A gateway's 400 for a
 // request its provider never answered becomes a 502: Bifrost's (BifrostUpstreamFailure), Cloudflare AI Gateway's
 // (CloudflareUpstreamFailure). A worker's failure under 400 becomes a
-// 500: FastChat's (FastChatServerError). Each reads the body, bounded
+// 500: FastChat's (FastChatServerError), ScaleLLM's
+// (ScaleLLMServerError). Each reads the body, bounded
 // already (BoundErrorBody), only under its own status, and puts it back.
 func Restated(res *http.Response, asked []byte) *http.Response {
 	switch {
@@ -26,7 +27,7 @@ func Restated(res *http.Response, asked []byte) *http.Response {
 		return AsRequestError(res)
 	case BifrostUpstreamFailure(res) || CloudflareUpstreamFailure(res):
 		return AsGatewayError(res)
-	case FastChatServerError(res):
+	case FastChatServerError(res) || ScaleLLMServerError(res):
 		return AsServerError(res)
 	}
 	return res
