@@ -31,7 +31,7 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
 		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr), genieXStatus(e),
-		lmStudioStatus(e.Raw), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e))
+		lmStudioStatus(e.Raw), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), rtpLLMStatus(e))
 }
 
 // bridgeFailureStatus returns the status that e, a Responses failure
@@ -83,7 +83,7 @@ func ragFlowStatus(e *codec.ServerError) int {
 		return 0
 	}
 	return ragFlowCodes[e.Code]
-}
+		}
 
 // starletteStatus returns the request error's status, 400 to 499, that
 // e, an error a server sent inside a stream with no type or code, names
@@ -637,4 +637,32 @@ var xllmRefusals = map[string]int{
 	"logprobs must be between 0 and 2000":                      http.StatusBadRequest,
 	"presence_penalty must be between -2.0 and 2.0":            http.StatusBadRequest,
 	"frequency_penalty must be between 0.0 and 2.0":            http.StatusBadRequest,
+}
+
+// rtpLLMStatus returns 400 when e, an error a server sent inside its
+// stream, is RTP-LLM's refusal of the request. RTP-LLM's frontend answers
+// a streamed request with its 200 event stream before the engine has
+// looked at it, and sends any exception there as {"error_code": N,
+// "error_code_str": "N_NAME", "message": …} (alibaba/rtp-llm
+// rtp_llm/frontend/frontend_server.py, stream_response;
+// rtp_llm/server/misc.py, format_exception): only its code tells a
+// refusal, one of rtpLLMRequestFaults. With that status, the refusal
+// counts as the request's, not the server's (see excludedFromBreaker). 0
+// for any other error: its own failures, its capacity's.
+func rtpLLMStatus(e *codec.ServerError) int {
+	if e.Raw != "" || !rtpLLMRequestFaults[e.Code] || !strings.HasPrefix(e.Type, e.Code+"_") {
+		return 0
+	}
+	return http.StatusBadRequest
+}
+
+// rtpLLMRequestFaults are RTP-LLM's error codes of the categories that
+// name the request's fault, BAD_REQUEST, TOO_LONG and UNSUPPORTED
+// (rtp_llm/config/exceptions.py, ExceptionType, as of August 2026): a
+// malformed input or generate config, no or an empty prompt, a prompt
+// too long for the model or its KV cache, an operation or a multimodal
+// input it does not support, invalid parameters.
+var rtpLLMRequestFaults = map[string]bool{
+	"507": true, "509": true, "510": true, "511": true, "515": true, "604": true, "605": true,
+	"607": true, "8406": true, "901": true, "902": true, "905": true,
 }

@@ -53,7 +53,8 @@ func (e *Error) Unwrap() error { return e.Err }
 // LoRAX), or the type of a Responses error event's nested error: its
 // name for the kind of error, from which the status of the answer it
 // would have made before its stream began is known; with no Raw,
-// BaseRespType marks MiniMax's base_resp. Beside a bare message string,
+// BaseRespType marks MiniMax's base_resp, and RTP-LLM's error_code_str
+// ("511_LONG_PROMPT_ERROR") is the name beside its error_code. Beside a bare message string,
 // Code is the number a server sent as the event's "code", its own code
 // for the failure (GenieX's SDK error code:
 // {"code":-200103,"error":"SDKError(Input prompt too long)"},
@@ -240,10 +241,14 @@ func NamedError(data []byte, err error) error {
 }
 
 // codeError returns the error of an event without choices whose extra
-// fields hold a non-zero "error_code", and its message in "text":
-// FastChat's OpenAI API server sends a worker's failure so, mid-stream,
-// and then [DONE] (lm-sys/FastChat fastchat/serve/openai_api_server.py);
-// nil for any other event.
+// fields hold a non-zero "error_code", and its message in "text" or
+// "message": FastChat's OpenAI API server sends a worker's failure so,
+// mid-stream, its message in "text", and then [DONE] (lm-sys/FastChat
+// fastchat/serve/openai_api_server.py); RTP-LLM's frontend sends any
+// exception of a stream so, its message in "message" beside
+// error_code_str, and ends the body (alibaba/rtp-llm
+// rtp_llm/frontend/frontend_server.py, stream_response;
+// rtp_llm/server/misc.py, format_exception). nil for any other event.
 func codeError(extra map[string]respjson.Field, choices int) *ServerError {
 	if choices > 0 {
 		return nil
@@ -256,7 +261,12 @@ func codeError(extra map[string]respjson.Field, choices int) *ServerError {
 	if code.Type != gjson.Number || code.Int() == 0 {
 		return nil
 	}
-	return &ServerError{Code: code.Raw, Message: stringOf(json.RawMessage(extra["text"].Raw()))}
+	msg, ok := extra["text"]
+	if !ok {
+		msg = extra["message"]
+	}
+	name := gjson.Parse(extra["error_code_str"].Raw()).Str // RTP-LLM's "<code>_<its name>"
+	return &ServerError{Code: code.Raw, Message: stringOf(json.RawMessage(msg.Raw())), Type: name}
 }
 
 // statusError returns the error of an event that is a platform's status
