@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/tokenpace/tokenpace/internal/codec"
+	"github.com/tokenpace/tokenpace/internal/wire"
 )
 
 // The status of an error a server sent inside its 200 stream.
@@ -646,23 +647,12 @@ var xllmRefusals = map[string]int{
 // "error_code_str": "N_NAME", "message": …} (alibaba/rtp-llm
 // rtp_llm/frontend/frontend_server.py, stream_response;
 // rtp_llm/server/misc.py, format_exception): only its code tells a
-// refusal, one of rtpLLMRequestFaults. With that status, the refusal
+// refusal (see wire.RTPLLMRequestFault). With that status, the refusal
 // counts as the request's, not the server's (see excludedFromBreaker). 0
 // for any other error: its own failures, its capacity's.
 func rtpLLMStatus(e *codec.ServerError) int {
-	if e.Raw != "" || !rtpLLMRequestFaults[e.Code] || !strings.HasPrefix(e.Type, e.Code+"_") {
+	if e.Raw != "" || !wire.RTPLLMRequestFault(e.Code, e.Type) {
 		return 0
 	}
 	return http.StatusBadRequest
-}
-
-// rtpLLMRequestFaults are RTP-LLM's error codes of the categories that
-// name the request's fault, BAD_REQUEST, TOO_LONG and UNSUPPORTED
-// (rtp_llm/config/exceptions.py, ExceptionType, as of August 2026): a
-// malformed input or generate config, no or an empty prompt, a prompt
-// too long for the model or its KV cache, an operation or a multimodal
-// input it does not support, invalid parameters.
-var rtpLLMRequestFaults = map[string]bool{
-	"507": true, "509": true, "510": true, "511": true, "515": true, "604": true, "605": true,
-	"607": true, "8406": true, "901": true, "902": true, "905": true,
 }

@@ -296,7 +296,9 @@ func errorOfOwnShape(head []byte) (msg, name, code string, ok bool) {
 	case m.Type == gjson.String && t.Exists():
 		return m.Str, t.Str, "", true
 	case m.Type == gjson.String:
-		return m.Str, "", gjson.GetBytes(head, "code").String(), true // FastChat's: its code names it
+		// FastChat's: its code names it; RTP-LLM's: its error_code_str
+		// (see RTPLLMRequestError)
+		return m.Str, gjson.GetBytes(head, "error_code_str").Str, gjson.GetBytes(head, "code").String(), true
 	}
 	if t := gjson.GetBytes(head, "title"); t.Type == gjson.String && t.Str != "" && gjson.GetBytes(head, "status").Type == gjson.Number {
 		return t.Str, "", "", true // a problem-details body without its detail

@@ -12,7 +12,8 @@ import "net/http"
 // body of a completions request as the caller made it, nil for another
 // API), FastDeploy's (FastDeployRequestError), DeepInfra's prompt over
 // its model's input (DeepInfraRequestError), a chat template's refusal
-// of the request's messages (ChatTemplateRefusal); and a request every
+// of the request's messages (ChatTemplateRefusal), RTP-LLM's
+// (RTPLLMRequestError); and a request every
 // provider refused with 400 under TensorZero's 502
 // (TensorZeroRequestError). A gateway's 400 for a
 // request its provider never answered becomes a 502: Bifrost's (BifrostUpstreamFailure), Cloudflare AI Gateway's
@@ -23,7 +24,7 @@ import "net/http"
 func Restated(res *http.Response, asked []byte) *http.Response {
 	switch {
 	case LlamaCppRequestError(res) || KServeRequestError(res) || LlamaCppPythonRequestError(res, asked) || FastDeployRequestError(res) || DeepInfraRequestError(res) ||
-		ChatTemplateRefusal(res) || TensorZeroRequestError(res):
+		ChatTemplateRefusal(res) || TensorZeroRequestError(res) || RTPLLMRequestError(res):
 		return AsRequestError(res)
 	case BifrostUpstreamFailure(res) || CloudflareUpstreamFailure(res):
 		return AsGatewayError(res)
