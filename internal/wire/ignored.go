@@ -120,6 +120,15 @@ func AsServerError(res *http.Response) *http.Response {
 	return res
 }
 
+// AsUnavailable makes res, a server's answer under a request error's
+// status to a request it had no capacity for, say what it is: 503
+// Service Unavailable, which openai-go sends again and a breaker counts.
+// It returns res, its body kept.
+func AsUnavailable(res *http.Response) *http.Response {
+	res.StatusCode, res.Status = http.StatusServiceUnavailable, "503 Service Unavailable"
+	return res
+}
+
 // bifrostDoRequest is the message of Bifrost's error for a request it
 // could not send to its provider: schemas.ErrProviderDoRequest
 // (maximhq/bifrost core/schemas/provider.go), the connection refused,

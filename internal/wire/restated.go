@@ -19,7 +19,8 @@ import "net/http"
 // request its provider never answered becomes a 502: Bifrost's (BifrostUpstreamFailure), Cloudflare AI Gateway's
 // (CloudflareUpstreamFailure). A worker's failure under 400 becomes a
 // 500: FastChat's (FastChatServerError), ScaleLLM's
-// (ScaleLLMServerError). Each reads the body, bounded
+// (ScaleLLMServerError). A server's refusal for want of capacity under
+// 403 becomes a 503: Chitu's (ChituOverload). Each reads the body, bounded
 // already (BoundErrorBody), only under its own status, and puts it back.
 func Restated(res *http.Response, asked []byte) *http.Response {
 	switch {
@@ -30,6 +31,8 @@ func Restated(res *http.Response, asked []byte) *http.Response {
 		return AsGatewayError(res)
 	case FastChatServerError(res) || ScaleLLMServerError(res):
 		return AsServerError(res)
+	case ChituOverload(res):
+		return AsUnavailable(res)
 	}
 	return res
 }
