@@ -151,6 +151,9 @@ func (r chat) Decode(data []byte) (Event, error) {
 	if s := ragFlowError(c); s != nil {
 		return Event{}, serverError(s)
 	}
+	if s := bracketedError(c); s != nil {
+		return Event{}, serverError(s)
+	}
 	if droppedOllamaError(c) || abortedTerminal(c) {
 		// The answer was cut: the finish reason is the bridge's, not
 		// the server's (see droppedOllamaError, abortedTerminal).

@@ -36,3 +36,32 @@ func contentAfter(c *openai.ChatCompletionChunk, prefix string) (ch *openai.Chat
 	rest, ok = strings.CutPrefix(ch.Delta.Content, prefix)
 	return ch, rest, ok
 }
+
+// bracketedError returns the error of chunk c when c is InfiniLM's
+// failure written as an answer's last piece: one choice finished
+// "error" whose content is "[Error: <the exception>]", or finished
+// "timeout" whose content is "[Request timeout]", the answer's end past
+// the server's limit (InfiniTensor/InfiniLM
+// python/infinilm/server/inference_server.py, _stream_chat, which then
+// sends [DONE]). Read as text, the words would end the answer, and a
+// Router would continue them. Only a chunk that finishes so pays the
+// content's comparison.
+func bracketedError(c *openai.ChatCompletionChunk) *ServerError {
+	if len(c.Choices) != 1 {
+		return nil
+	}
+	switch c.Choices[0].FinishReason {
+	case "error":
+		_, msg, ok := contentAfter(c, "[Error: ")
+		if !ok || !strings.HasSuffix(msg, "]") {
+			return nil
+		}
+		return &ServerError{Message: strings.TrimSuffix(msg, "]"), Type: "server_error"}
+	case "timeout":
+		if _, rest, ok := contentAfter(c, "[Request timeout]"); !ok || rest != "" {
+			return nil
+		}
+		return &ServerError{Message: "Request timeout", Type: "server_error"}
+	}
+	return nil
+}

@@ -41,3 +41,19 @@ func wantErrorEvents(t *testing.T, d Request, tests []decodedError) {
 		})
 	}
 }
+
+// TestBracketedError checks that only InfiniLM's failure written as a
+// last piece ("[Error: …]" finished "error", "[Request timeout]" finished
+// "timeout") is read as an error event, not text that looks like one.
+func TestBracketedError(t *testing.T) {
+	chat := Chat(openai.ChatCompletionNewParams{}, true)
+	tests := []decodedError{
+		{"InfiniLM's failure", `{"id":"cmpl-1","object":"chat.completion.chunk","created":1,"model":"jiuge","system_fingerprint":null,"choices":[{"index":0,"text":"[Error: boom]","delta":{"content":"[Error: boom]"},"logprobs":null,"finish_reason":"error"}]}`, "boom"},
+		{"InfiniLM's timeout", `{"id":"cmpl-1","object":"chat.completion.chunk","created":1,"model":"jiuge","choices":[{"index":0,"text":"[Request timeout]","delta":{"content":"[Request timeout]"},"finish_reason":"timeout"}]}`, "Request timeout"},
+		{"not closed", `{"choices":[{"index":0,"delta":{"content":"[Error: boom"},"finish_reason":"error"}]}`, ""},
+		{"an answer that says it", `{"choices":[{"index":0,"delta":{"content":"[Error: boom]"},"finish_reason":"stop"}]}`, ""},
+		{"a piece before the end", `{"choices":[{"index":0,"delta":{"content":"[Error: boom]"},"finish_reason":null}]}`, ""},
+		{"a timeout with more words", `{"choices":[{"index":0,"delta":{"content":"[Request timeout] x"},"finish_reason":"timeout"}]}`, ""},
+	}
+	wantErrorEvents(t, chat, tests)
+}
