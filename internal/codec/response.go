@@ -416,7 +416,7 @@ func (r response) Fetch(ctx context.Context, client *openai.Client, opts []optio
 		c.Usage, res.Usage, res.JSON.Usage = openai.CompletionUsage{}, responses.ResponseUsage{}, respjson.Field{}
 	}
 	ch := &c.Choices[0]
-	ch.FinishReason = r.cut(ch.FinishReason, res.JSON.Usage.Valid(), res.Usage.OutputTokens)
+	ch.FinishReason = r.cut(ch.FinishReason, res.JSON.Usage.Valid(), c.Usage.CompletionTokens)
 	if ch.FinishReason == "max_output_tokens" && res.Status == responses.ResponseStatusCompleted {
 		markIncomplete(res)
 	}
@@ -486,11 +486,13 @@ func wholeResponseChunk(res *responses.Response) (*openai.ChatCompletionChunk, e
 	}
 	c.Choices = []openai.ChatCompletionChunkChoice{{Delta: d, FinishReason: finishOf(res.Status, res.IncompleteDetails.Reason)}}
 	// The usage field is the response's (valid when it has one), its
-	// counts those of the Responses API.
-	u := res.Usage
-	c.Usage = openai.CompletionUsage{
-		PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
-		PromptTokensDetails: openai.CompletionUsagePromptTokensDetails{CachedTokens: u.InputTokensDetails.CachedTokens},
+	// counts those of the Responses API; one written with the chat API's
+	// names (see chatNamed) is decoded as it is.
+	if u := &res.Usage; !chatNamed(u) {
+		c.Usage = openai.CompletionUsage{
+			PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
+			PromptTokensDetails: openai.CompletionUsagePromptTokensDetails{CachedTokens: u.InputTokensDetails.CachedTokens},
+		}
 	}
 	return c, nil
 }

@@ -1,33 +1,34 @@
 package codec
 
-import (
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/responses"
-)
+import "github.com/openai/openai-go/v3/responses"
 
-// chatShapedUsage returns the counts of a response's usage written as the
-// chat API writes them, {prompt_tokens, completion_tokens, total_tokens},
-// and whether it is so written: with neither input_tokens nor
-// output_tokens, and some count among the chat API's. Relays that make
-// /v1/responses of an upstream's chat stream set the upstream's usage
-// object on response.completed as it is
+// chatNamed reports whether u, a response's usage, is written as the chat
+// API writes one, {prompt_tokens, completion_tokens, total_tokens}: with
+// neither input_tokens nor output_tokens, and prompt_tokens or
+// completion_tokens. Relays that make /v1/responses of an upstream's chat
+// stream set the upstream's usage object on the response as it is, in
+// response.completed and in a whole answer alike
 // (pingmike2/freebuff2api-wokers worker.js before 4579325,
-// pipeUpstreamToResponsesStream; #10; decolua/9router#2082), which
-// openai-go reads as zero input and output tokens. It is called once, at
-// the final event, and only for such a usage.
+// pipeUpstreamToResponsesStream and responsesToNonStream; #10;
+// decolua/9router#2082), which openai-go reads as zero input and output
+// tokens.
+func chatNamed(u *responses.ResponseUsage) bool {
+	f := &u.JSON
+	if f.InputTokens.Valid() || f.OutputTokens.Valid() {
+		return false
+	}
+	_, prompt := f.ExtraFields["prompt_tokens"]
+	_, completion := f.ExtraFields["completion_tokens"]
+	return prompt || completion
+}
+
+// chatShapedUsage returns the counts of a response's usage written with
+// the chat API's names (see chatNamed), read as a chat usage is, and
+// whether it is so written and holds a count. It is called once, at the
+// final event.
 func chatShapedUsage(res *responses.Response) (Usage, bool) {
-	u := &res.Usage.JSON
-	if u.InputTokens.Valid() || u.OutputTokens.Valid() {
+	if !chatNamed(&res.Usage) {
 		return Usage{}, false
 	}
-	if _, ok := u.ExtraFields["prompt_tokens"]; !ok {
-		if _, ok := u.ExtraFields["completion_tokens"]; !ok {
-			return Usage{}, false
-		}
-	}
-	var cu openai.CompletionUsage
-	if unmarshal([]byte(res.JSON.Usage.Raw()), &cu) != nil || !hasCounts(&cu) {
-		return Usage{}, false
-	}
-	return usageOf(cu), true
+	return choiceUsage(res.JSON.Usage.Raw())
 }
