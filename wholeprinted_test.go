@@ -139,3 +139,31 @@ func TestWholePrintedCut(t *testing.T) {
 		}
 	})
 }
+
+// TestPrintedNoJSON: a body that is no event stream and begins with a
+// brace but is no JSON, on one line or many (a Python dict's repr, a style
+// sheet, one line longer than the limit), is KindContentType with its
+// Content-Type, as an HTML page is: no whole answer cut short, too large
+// or reset. Before, each read as a whole answer cut (KindTruncated) or
+// too large (KindTooLarge), which the buffering proxy's detection in
+// metrics, reading KindContentType, missed.
+func TestPrintedNoJSON(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, tc := range []struct{ name, body string }{
+			{"a dict's repr", "{'detail': 'unexpected {'}\n"},
+			{"a style sheet", "{\n  color: red;\n"},
+			{"a line over the limit", "{\n  color: red;\n  background: " + strings.Repeat("x", 300) + ";\n}\n"},
+		} {
+			url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/plain")
+				_, _ = w.Write([]byte(tc.body))
+			}))
+			c := tokenpace.NewClient(openaiClient(url, hc), tokenpace.WithMaxLineBytes(200))
+			got := readChat(c.NewStreaming(context.Background(), chat("tiny", 8)))
+			var se *tokenpace.StreamError
+			if !errors.As(got.err, &se) || se.Kind != tokenpace.KindContentType || se.Detail != "text/plain" || got.text != "" {
+				t.Errorf("%s: %q, %v; want no text and %v text/plain", tc.name, got.text, got.err, tokenpace.KindContentType)
+			}
+		}
+	})
+}

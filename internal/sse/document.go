@@ -1,6 +1,11 @@
 package sse
 
-import "errors"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+)
 
 // A JSON document printed over many lines in place of a stream.
 //
@@ -25,27 +30,49 @@ var ErrDocumentCut = errors.New("tokenpace: the body ended inside a JSON documen
 // for. Any other first line is returned as it is, and nothing more is
 // read. It reads no more than the limit on a line in all: ErrEventTooLong
 // past it; a body that ends before the object closes is ErrDocumentCut,
-// and a read that fails, its error. The result is valid until the next
-// call of Next.
+// and a read that fails, its error. Each of these is a document's only
+// while what was read is the start of JSON text: a body that begins with
+// a brace but is no JSON (a Python dict's repr, a style sheet) is no
+// document cut short, and what was read of it is returned, as an HTML
+// page's first line is. The result is valid until the next call of Next.
 func (r *Reader) UnframedDocument() ([]byte, error) {
 	var j JSONCloser
 	j.feedBytes(r.data)
 	if j.ended() {
 		return r.data, nil
 	}
+	if err := r.readDocument(&j); err != nil && jsonStart(r.data) {
+		return nil, err
+	}
+	return r.data, nil
+}
+
+// readDocument appends to r.data the body's lines up to the one with which
+// j, that has scanned r.data, ends; its error says why it read no such
+// line (see UnframedDocument).
+func (r *Reader) readDocument(j *JSONCloser) error {
 	for !j.ended() && r.sc.Scan() {
 		line := r.sc.Bytes()
 		if len(r.data)+1+len(line) > r.max {
-			return nil, ErrEventTooLong
+			return ErrEventTooLong
 		}
 		r.data = append(append(r.data, '\n'), line...)
 		j.feedBytes(line)
 	}
 	if err := r.sc.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	if !j.ended() {
-		return nil, ErrDocumentCut
+		return ErrDocumentCut
 	}
-	return r.data, nil
+	return nil
+}
+
+// jsonStart reports whether data, a body's first lines in which
+// JSONCloser saw an object opened and not closed, is the start of a JSON
+// text cut short, not text that is no JSON. It runs once, on a body that
+// failed to be a document, over no more than the limit on a line.
+func jsonStart(data []byte) bool {
+	err := json.NewDecoder(bytes.NewReader(data)).Decode(new(struct{}))
+	return errors.Is(err, io.ErrUnexpectedEOF)
 }

@@ -23,7 +23,9 @@ func unframedDocument(t *testing.T, body string, max int) (string, error) {
 // prints a non-streamed answer, is read whole, and no further; a first line that is a
 // whole object, or no object's start, is all there is; a document over
 // the limit is ErrEventTooLong, not a longer read; one the body ends inside
-// is ErrDocumentCut.
+// is ErrDocumentCut. A first line that opens no JSON, though it begins
+// with a brace, is no document cut or too long: what was read is returned,
+// as an HTML page's first line is.
 func TestUnframedDocument(t *testing.T) {
 	pretty := "{\n  \"id\": \"chatcmpl-1\",\n  \"object\": \"chat.completion\"\r\n}\n"
 	for _, tc := range []struct {
@@ -38,6 +40,10 @@ func TestUnframedDocument(t *testing.T) {
 		{"an HTML page", "<html>\n<body>Bad gateway</body>\n</html>\n", "<html>", 1 << 10, nil},
 		{"over the limit", pretty, "", 40, ErrEventTooLong},
 		{"cut inside it", "{\n  \"id\": \"chatcmpl-1\",\n", "", 1 << 10, ErrDocumentCut},
+		{"no JSON, a brace left open", "{'detail': 'unexpected {'}\n", "{'detail': 'unexpected {'}", 1 << 10, nil},
+		{"no JSON over many lines", "{\n  color: red;\n", "{\n  color: red;", 1 << 10, nil},
+		{"no JSON over the limit", "{\n  color: red;\n  margin: 0;\n  padding: 0;\n}\n", "{\n  color: red;\n  margin: 0;", 30, nil},
+		{"no JSON, a line over the limit", "{\n  color: red;\n  background: " + strings.Repeat("x", 40) + ";\n}\n", "{\n  color: red;", 40, nil},
 	} {
 		got, err := unframedDocument(t, tc.body, tc.max)
 		if got != tc.want || !errors.Is(err, tc.err) {
