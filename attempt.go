@@ -462,13 +462,14 @@ func (a *attempt) atDone(at time.Time) error {
 // readEnd returns how the stream ended, and when, once its read failed
 // with err before its answer was complete: a body that is no event
 // stream but one whole answer delivers it and ends cleanly, or fails as a
-// read does when it is cut (see wholeInStream), any other is
-// KindContentType; an error line is the server's error; a fill-in-the-
+// read does when it is cut (see wholeInStream), one error object printed
+// over many lines is the server's error, any other is KindContentType; an error line is the server's error; a fill-in-the-
 // middle request or an n the server ignored is the request's failure;
 // anything else, a read failure (see readFailure).
 func (a *attempt) readEnd(err error) (time.Time, error) {
 	if errors.Is(err, sse.ErrNotEventStream) {
-		ev, size, ok, err := a.rd.wholeInStream()
+		ev, size, ok, werr := a.rd.wholeInStream()
+		var el *sse.ErrorLine
 		switch {
 		case ok:
 			at := a.rd.lastRead()
@@ -476,10 +477,12 @@ func (a *attempt) readEnd(err error) (time.Time, error) {
 				return at, err
 			}
 			return at, a.outputEnd(at)
-		case errors.Is(err, sse.ErrDocumentCut):
+		case errors.Is(werr, sse.ErrDocumentCut):
 			return a.rd.lastRead(), a.failure(KindTruncated, "whole answer cut", nil)
-		case err != nil:
-			return time.Now(), a.readFailure(err)
+		case errors.As(werr, &el):
+			return a.rd.lastRead(), a.refused(codec.LineError(el))
+		case werr != nil:
+			return time.Now(), a.readFailure(werr)
 		}
 		return time.Now(), a.failure(KindContentType, a.rd.contentType(), nil)
 	}

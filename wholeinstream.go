@@ -1,6 +1,9 @@
 package tokenpace
 
-import "github.com/tokenpace/tokenpace/internal/codec"
+import (
+	"github.com/tokenpace/tokenpace/internal/codec"
+	"github.com/tokenpace/tokenpace/internal/sse"
+)
 
 // A whole completion in place of a stream.
 //
@@ -26,27 +29,28 @@ import "github.com/tokenpace/tokenpace/internal/codec"
 // err is the failure of a read of a document printed over many lines (see
 // sse.Reader.UnframedDocument): the connection lost, the body ended inside
 // it, or the document over the limit on a line; a whole answer cut short
-// is no wrong content type.
+// is no wrong content type. A document that is no answer but an error
+// object, on any API, is the server's error: err is its *sse.ErrorLine
+// (see sse.DocumentError).
 func (r *reading) wholeInStream() (ev codec.Event, size int, ok bool, err error) {
-	api := r.req.API()
-	if api != codec.APICompletions && api != codec.APIChat {
-		return ev, 0, false, nil
-	}
 	data, err := r.sr.UnframedDocument()
 	if err != nil {
 		return ev, 0, false, err
 	}
-	switch api {
+	switch r.req.API() {
 	case codec.APICompletions:
-		ev, size, err := r.decode(data)
-		return ev, size, err == nil && codec.WholeCompletion(ev), nil
+		ev, size, err = r.decode(data)
+		ok = err == nil && codec.WholeCompletion(ev)
 	case codec.APIChat:
-		size, err := codec.Cost(r.req, data)
-		if err != nil {
-			return ev, size, false, nil
+		if size, err = codec.Cost(r.req, data); err == nil {
+			ev, ok = codec.WholeChat(r.req, data)
 		}
-		ev, ok = codec.WholeChat(r.req, data)
-		return ev, size, ok, nil
+	}
+	if ok {
+		return ev, size, true, nil
+	}
+	if el := sse.DocumentError(data); el != nil {
+		return ev, 0, false, el
 	}
 	return ev, 0, false, nil
 }

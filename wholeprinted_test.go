@@ -9,6 +9,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/openai/openai-go/v3"
+
 	"github.com/tokenpace/tokenpace"
 )
 
@@ -163,6 +165,40 @@ func TestPrintedNoJSON(t *testing.T) {
 			var se *tokenpace.StreamError
 			if !errors.As(got.err, &se) || se.Kind != tokenpace.KindContentType || se.Detail != "text/plain" || got.text != "" {
 				t.Errorf("%s: %q, %v; want no text and %v text/plain", tc.name, got.text, got.err, tokenpace.KindContentType)
+			}
+		}
+	})
+}
+
+// printedError is an error object printed over many lines, as OpenAI
+// prints its error bodies, sent with status 200 in answer to a streamed
+// request.
+const printedError = "{\n  \"error\": {\n    \"message\": \"Invalid model: tiny\",\n    \"type\": \"invalid_request_error\",\n    \"code\": \"model_not_found\"\n  }\n}\n"
+
+// TestPrintedErrorIn200: an error object printed over many lines in
+// place of a stream is the server's error, KindErrorEvent with its
+// message and code, as the same object on one line is, on every API.
+// Before, it was KindContentType on every API, its message lost.
+func TestPrintedErrorIn200(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, body := range []string{printedError, strings.ReplaceAll(strings.ReplaceAll(printedError, "\n", ""), "  ", "") + "\n"} {
+			url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(body))
+			}))
+			c := tokenpace.NewClient(openaiClient(url, hc))
+			ctx := context.Background()
+			for api, err := range map[string]error{
+				"chat":        readChat(c.NewStreaming(ctx, chat("tiny", 8))).err,
+				"completions": readCompletionStream(c.NewCompletionStreaming(ctx, openai.CompletionNewParams{Model: "tiny", Prompt: openai.CompletionNewParamsPromptUnion{OfString: openai.String("Hi")}})).err,
+				"responses":   readResponseStream(c.NewResponseStreaming(ctx, respond("tiny", 8))).err,
+			} {
+				var se *tokenpace.StreamError
+				var ae *openai.Error
+				if !errors.As(err, &se) || se.Kind != tokenpace.KindErrorEvent || !errors.As(err, &ae) ||
+					ae.Message != "Invalid model: tiny" || ae.Code != "model_not_found" {
+					t.Errorf("%s, %d lines: %v; want %v with the message and code", api, strings.Count(body, "\n"), err, tokenpace.KindErrorEvent)
+				}
 			}
 		}
 	})

@@ -76,3 +76,17 @@ func jsonStart(data []byte) bool {
 	err := json.NewDecoder(bytes.NewReader(data)).Decode(new(struct{}))
 	return errors.Is(err, io.ErrUnexpectedEOF)
 }
+
+// DocumentError returns the error of doc, what UnframedDocument returned,
+// when it is a bare JSON object holding an "error" member or a platform's
+// status, as the same object on one line is an ErrorLine: OpenAI prints
+// its error bodies over many lines as it prints its answers, and a
+// server or gateway that answers a streamed request with one under
+// status 200 passes it on so. nil for any other document; its caller
+// asks only of one that is no answer.
+func DocumentError(doc []byte) *ErrorLine {
+	if len(doc) == 0 {
+		return nil
+	}
+	return errorLine(doc)
+}
