@@ -20,3 +20,19 @@ func TestLMStudioUnexpectedEndpointNotCounted(t *testing.T) {
 		wantRefusalsNotCounted(t, "lmstudio-unexpected-endpoint-200", http.StatusNotFound, completionErr(t))
 	})
 }
+
+// TestLMStudioTemplateRefusalNotCounted: LM Studio passes on llama-server's
+// 500 for a chat template's refusal of the request's messages (its
+// raise_exception) inside a 200 event stream, as an event named error
+// with "Engine protocol predict request returned 500: Jinja Exception: …"
+// (webai-at-home/webai-at-home#215, LM Studio 0.4.20). The same messages
+// are refused the same way every time: the caller must get status 400
+// with the server's words, as from llama-server and Ollama (see
+// wire.ChatTemplateRefusal), and a breaker must not count it. Before, it
+// was status 200 and a breaker of one failure opened on a server that is
+// well.
+func TestLMStudioTemplateRefusalNotCounted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		wantRefusalsNotCounted(t, "lmstudio-jinja-exception-error-event", http.StatusBadRequest, chatErr(t))
+	})
+}

@@ -32,7 +32,23 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
 		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr), genieXStatus(e),
-		lmStudioStatus(e.Raw), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), rtpLLMStatus(e))
+		lmStudioStatus(e.Raw), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), rtpLLMStatus(e), templateRefusalStatus(apiErr))
+}
+
+// templateRefusalStatus returns 400 when apiErr's message is a chat
+// template's refusal of the request's messages (wire.TemplateRefused),
+// which llama-server answers 500 (see wire.ChatTemplateRefusal) and LM
+// Studio passes on inside its 200 event stream, as an event named error:
+// "Engine protocol predict request returned 500: Jinja Exception: …"
+// (webai-at-home/webai-at-home#215, LM Studio 0.4.20;
+// MoonlightByte/NeverEndingQuest#179, LM Studio's log). The same messages
+// are refused the same way every time: the request's error, not the
+// server's (see excludedFromBreaker). 0 for any other error.
+func templateRefusalStatus(apiErr *openai.Error) int {
+	if apiErr == nil || !wire.TemplateRefused(apiErr.Message) {
+		return 0
+	}
+	return http.StatusBadRequest
 }
 
 // bridgeFailureStatus returns the status that e, a Responses failure

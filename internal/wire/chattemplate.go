@@ -38,22 +38,23 @@ import (
 // so the refusal is told by its message whatever server sent it.
 
 // ChatTemplateRefusal reports whether res is a chat template's refusal of
-// the request's messages (see templateRefused) answered with 500
+// the request's messages (see TemplateRefused) answered with 500
 // "server_error", by llama.cpp's server or by a server that passed its
 // answer on. It reads the body, bounded already (BoundErrorBody), and
 // puts it back.
 func ChatTemplateRefusal(res *http.Response) bool {
 	e, ok := errorOf(res, http.StatusInternalServerError)
-	return ok && e.Type == "server_error" && templateRefused(e.Message)
+	return ok && e.Type == "server_error" && TemplateRefused(e.Message)
 }
 
 // jinjaException is what llama.cpp's own template engine writes before the
 // words a template passes to raise_exception.
 const jinjaException = "Jinja Exception: "
 
-// templateRefused reports whether msg, a 500's message from llama.cpp's
-// server, is a chat template's refusal by raise_exception.
-func templateRefused(msg string) bool {
+// TemplateRefused reports whether msg, a 500's message from llama.cpp's
+// server or a message that holds one, is a chat template's refusal by
+// raise_exception.
+func TemplateRefused(msg string) bool {
 	if strings.Contains(msg, jinjaException) {
 		return true
 	}

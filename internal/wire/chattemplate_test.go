@@ -31,8 +31,8 @@ func TestTemplateRefused(t *testing.T) {
 		{"minja, no caret line", "Unknown method: startswith at row 3, column 10:", false},
 		{"the server's own failure", "llama_decode failed", false},
 	} {
-		if got := templateRefused(tt.msg); got != tt.want {
-			t.Errorf("%s: templateRefused(%q) = %v, want %v", tt.name, tt.msg, got, tt.want)
+		if got := TemplateRefused(tt.msg); got != tt.want {
+			t.Errorf("%s: TemplateRefused(%q) = %v, want %v", tt.name, tt.msg, got, tt.want)
 		}
 	}
 }
