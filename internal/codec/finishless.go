@@ -63,7 +63,9 @@ type ChatStream struct {
 func (s *ChatStream) Decode(data []byte) (Event, error) {
 	ev, err := s.TGIToolStream.Decode(data)
 	if err == nil && ev.Chunk != nil {
-		s.whole.cut(&ev)
+		if err := s.whole.cut(&ev); err != nil {
+			return Event{}, err
+		}
 	}
 	if err != nil || ev.Chunk == nil || (s.seen && s.in == 0) {
 		return ev, err

@@ -31,40 +31,53 @@ var wholeSoFarModels = []string{"qwen-mt-plus", "qwen-mt-turbo"}
 type wholeSoFar struct {
 	looked bool   // a chunk with a model was looked at
 	on     bool   // its model streams its text whole so far
+	shown  bool   // a chunk held the text so far, not empty, and more
 	text   string // the first choice's text so far, as the server last sent it
 }
+
+// wholeChanged is the Detail of the error of a chunk that changes text
+// a stream sent whole so far had given already (see wholeSoFar.cut).
+const wholeChanged = "text sent whole so far changed"
 
 // cut makes the content of ev's chunk the piece it adds to the text so
 // far: a content that holds the text so far and more gives the rest; the
 // text so far again (the last chunk's complete result) or less of it gives
 // nothing, and the event counts one output-bearing delta less. A content
-// that does not begin with the text so far is left as it came, and the
-// stream is read as deltas from then on: its server did not send the text
-// whole after all.
-func (w *wholeSoFar) cut(ev *Event) {
+// that does not begin with the text so far, before any chunk held the
+// text so far and more, is left as it came, and the stream is read as
+// deltas from then on: its server did not send the text whole after all.
+// After one did, such a content changes text the caller was given
+// already, which no piece added can say: the error returned ends the
+// stream there, cut, the text so far kept (a Router carries it on).
+// Read as deltas, every later chunk would add the whole text again.
+func (w *wholeSoFar) cut(ev *Event) error {
 	c := ev.Chunk
 	if !w.looked {
 		if c.Model == "" {
-			return
+			return nil
 		}
 		w.looked, w.on = true, wholeSoFarModel(c.Model)
 	}
 	if !w.on || len(c.Choices) != 1 || c.Choices[0].Index != 0 || c.Choices[0].Delta.Content == "" {
-		return
+		return nil
 	}
 	d := &c.Choices[0].Delta
 	switch s := d.Content; {
 	case strings.HasPrefix(s, w.text):
+		w.shown = w.shown || w.text != "" && len(s) > len(w.text)
 		d.Content, w.text = s[len(w.text):], s
 	case strings.HasPrefix(w.text, s):
 		d.Content = ""
+	case w.shown:
+		return &Error{Truncated: true, Detail: wholeChanged}
 	default:
 		w.on = false
-		return
+		return nil
 	}
 	if d.Content == "" && !outputBearing(d) && ev.Outputs > 0 {
 		ev.Outputs--
 	}
+	return nil
 }
 
 // wholeSoFarModel reports whether model, a chunk's, is one of

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -13,8 +14,10 @@ import (
 // complete result again, nothing and no output; a relay's prefix before
 // the model's name changes nothing. Another model's chunks are left as
 // they came, though one begins with the text before it; a chunk that does
-// not begin with the text so far ends the reading for the stream; a chunk
-// of two choices is left as it came.
+// not begin with the text so far ends the reading for the stream, but
+// once a chunk held the text so far and more it changes text given
+// already, an error that cuts the stream; a chunk of two choices is left
+// as it came.
 func TestWholeSoFar(t *testing.T) {
 	chunk := func(model, content string, finish bool) string {
 		f := "null"
@@ -52,6 +55,14 @@ func TestWholeSoFar(t *testing.T) {
 		}
 		if strings.Join(got, "|") != strings.Join(tt.want, "|") || outputs != tt.outputs {
 			t.Errorf("%s: contents %q, %d outputs; want %q, %d", tt.name, got, outputs, tt.want, tt.outputs)
+		}
+	}
+	changed := DecoderFor(Chat(openai.ChatCompletionNewParams{}, true))
+	for i, content := range []string{"I", "I didn't", "I did not laugh"} {
+		_, err := changed.Decode([]byte(chunk("qwen-mt-plus", content, false)))
+		var e *Error
+		if got := errors.As(err, &e) && e.Truncated && e.Detail == wholeChanged; got != (i == 2) {
+			t.Errorf("changed text: chunk %d: error %v, want a cut stream %v", i, err, i == 2)
 		}
 	}
 	s := DecoderFor(Chat(openai.ChatCompletionNewParams{N: openai.Int(2)}, true))
