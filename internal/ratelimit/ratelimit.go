@@ -270,12 +270,14 @@ func serverNow(h http.Header, now time.Time) time.Time {
 // number of seconds in words: Azure API Management's rate-limit and
 // llm-token-limit policies ("Token limit is exceeded. Try again in 59
 // seconds.", whose Retry-After its retry-after-header-name may rename:
-// learn.microsoft.com/azure/api-management/llm-token-limit-policy) and
-// Azure OpenAI's own 429 ("Please retry after 37 seconds.").
+// learn.microsoft.com/azure/api-management/llm-token-limit-policy),
+// Azure OpenAI's own 429 ("Please retry after 37 seconds.") and
+// Moonshot's limits per minute ("request reached organization max RPM:
+// 20, please try again after 1 seconds": MoonshotAI/kimi-cli#1599).
 var (
 	retryDelayRE = regexp.MustCompile(`"retryDelay"\s*:\s*"([0-9]+(?:\.[0-9]+)?s)"`)
 	tryAgainRE   = regexp.MustCompile(`(?i)try again in ((?:[0-9]+(?:\.[0-9]+)?(?:h|ms|m|s))+)`)
-	secondsRE    = regexp.MustCompile(`(?i)(?:try again in|retry after) ([0-9]+(?:\.[0-9]+)?) seconds?\b`)
+	secondsRE    = regexp.MustCompile(`(?i)(?:try again (?:in|after)|retry after) ([0-9]+(?:\.[0-9]+)?) seconds?\b`)
 )
 
 // BodyRetryAfter returns the wait an error body asks for in words or in

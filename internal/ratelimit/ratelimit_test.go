@@ -190,6 +190,10 @@ func TestBodyRetryAfter(t *testing.T) {
 		{`{ "statusCode": 429, "message": "Token limit is exceeded. Try again in 59 seconds." }`, 59 * time.Second},
 		{`{ "statusCode": 429, "message": "Rate limit is exceeded. Try again in 1 second." }`, time.Second},
 		{`{"error":{"code":"429","message":"Requests to the ChatCompletions_Create Operation under Azure OpenAI API version 2024-10-21 have exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after 37 seconds. Please go here: https://aka.ms/oai/quotaincrease if you would like to further increase the default rate limit."}}`, 37 * time.Second},
+		// Moonshot's limit per minute, in its words; its tokens per day
+		// name no wait.
+		{`{"error":{"message":"Your account org-5f0c2a <ak-f94zc> request reached organization max RPM: 20, please try again after 1 seconds","type":"rate_limit_reached_error"}}`, time.Second},
+		{`{"error":{"message":"Your account org-5f0c2a <ak-f94zc> request reached organization TPD rate limit, current: 1526210, limit: 1500000","type":"rate_limit_reached_error"}}`, 0},
 		{`{"error":{"message":"Please retry after 90000 seconds."}}`, 0},
 		{`{"error":{"message":"Please try again in 48h."}}`, 0},
 		{`{"error":{"message":"Please try again later."}}`, 0},
