@@ -61,7 +61,10 @@ import (
 // plan past its 5-hour window or its month with 429 "rate_limit_error"
 // (testdata/conformance/kimi-code-period-limit-429.jsonl): each sent 3
 // times, now once; Moonshot's RPM limit and Kimi Code's overload are still
-// sent again.
+// sent again. Moonshot answers an organization whose balance is spent
+// with 429 of type "exceeded_current_quota_error"
+// (forum.moonshot.ai/t/429-insufficient-balance/244): sent 3 times, now
+// once.
 func TestQuotaSpentNotSentAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var zai conformance
@@ -115,6 +118,7 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 			"kimiplan":    replay(kimiPlan.recording),
 			"kimimonth":   answer(`{"error":{"message":"You've reached kimi monthly usage limit for this billing cycle. Your quota will be refreshed in the next cycle.","type":"rate_limit_error"}}`),
 			"kimibusy":    answer(`{"error":{"message":"The engine is currently overloaded, please try again later","type":"rate_limit_error"}}`),
+			"moonshotpay": answer(`{"error":{"message":"Your account org-5f0c2a <ak-f94zc> is suspended, please check your plan and billing details","type":"exceeded_current_quota_error"}}`),
 		}
 		var asked sync.Map
 		count := func(model string, h http.Handler) http.Handler {
@@ -155,6 +159,7 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 			"kimiplan":    {kimiPlan.Expect.ErrorMessage, 1},
 			"kimimonth":   {"You've reached kimi monthly usage limit for this billing cycle. Your quota will be refreshed in the next cycle.", 1},
 			"kimibusy":    {"The engine is currently overloaded, please try again later", 3},
+			"moonshotpay": {"Your account org-5f0c2a <ak-f94zc> is suspended, please check your plan and billing details", 1},
 		} {
 			s := c.NewStreaming(context.Background(), chat(model, 16), option.WithMaxRetries(2))
 			for s.Next() {

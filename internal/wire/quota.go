@@ -59,7 +59,12 @@ import (
 // rate limit, current: …, limit: …" say that the day's tokens are spent
 // (MoonshotAI/kimi-cli#1599, beside its RPM limit's "… max RPM: 20, please
 // try again after 1 seconds"; platform.moonshot.ai's rate limits:
-// concurrency, RPM, TPM and TPD). Kimi Code's membership API
+// concurrency, RPM, TPM and TPD); an organization whose balance is spent,
+// or whose account is suspended, it answers with 429 of type
+// "exceeded_current_quota_error" ("Your account … is suspended, please
+// check your plan and billing details"; Moonshot's support on
+// forum.moonshot.ai/t/429-insufficient-balance/244 names that type for a
+// quota spent, apart from its rate limits). Kimi Code's membership API
 // (api.kimi.com/coding/v1) answers a plan past its 5-hour window with 429
 // and "You've reached your usage limit for this period. Your quota will
 // be refreshed in the next period. …", and past its monthly limit with 429
@@ -71,6 +76,7 @@ import (
 var quotaCodes = map[string]bool{
 	"1113": true, "1308": true, "1310": true, "1316": true, "insufficient_quota": true,
 	"SetLimitExceeded": true, "QuotaExceeded": true, "AccountQuotaExceeded": true,
+	"exceeded_current_quota_error": true,
 }
 
 // QuotaSpent returns res marked not to be sent again (X-Should-Retry:

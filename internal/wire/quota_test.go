@@ -14,7 +14,8 @@ import (
 // "QuotaExceeded" and "AccountQuotaExceeded"; Workers AI's daily
 // allocation, its code and words together; LongCat's daily quota, its
 // code and words together; Moonshot's tokens per day and Kimi Code's
-// 5-hour and monthly limits, a rate limit's type and their words) is
+// 5-hour and monthly limits, a rate limit's type and their words;
+// Moonshot's balance spent, "exceeded_current_quota_error") is
 // marked not to be sent
 // again; a 429 of a rate limit, another status with those words and a
 // body that is no error object are not, and the body stays readable.
@@ -64,6 +65,8 @@ func TestQuotaSpent(t *testing.T) {
 		{429, `{"error":{"message":"You've reached kimi monthly usage limit for this billing cycle. Your quota will be refreshed in the next cycle.","type":"rate_limit_error"}}`, true},
 		{429, `{"error":{"message":"The engine is currently overloaded, please try again later","type":"rate_limit_error"}}`, false},
 		{429, `{"error":{"message":"request reached organization TPD rate limit","type":"rate_limit_error"}}`, false},
+		// Moonshot's balance spent: its own type.
+		{429, `{"error":{"message":"Your account org-5f0c2a <ak-f94zc> is suspended, please check your plan and billing details","type":"exceeded_current_quota_error"}}`, true},
 	} {
 		res := &http.Response{StatusCode: tc.status, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(tc.body))}
 		got := QuotaSpent(res).Header.Get("X-Should-Retry") == "false"
