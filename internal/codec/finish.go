@@ -107,7 +107,13 @@ func FailedFinish(reason string) bool {
 // model's end-of-sequence token ended with "eos" (togethercomputer/together-py
 // src/together/types/chat/chat_completion_chunk.py; the FinishReason of
 // docs.siliconflow.cn's chat-completions reference: stop, eos, length,
-// tool_calls), where OpenAI says "stop".
+// tool_calls), where OpenAI says "stop". Sber's GigaChat API ends an
+// answer its topic restrictions stopped, its canned refusal the text, with
+// "blacklist" (developers.sber.ru/docs/ru/gigachat/api/reference/rest/post-chat,
+// a choice's finish_reason), and gpt2giga, the proxy that serves GigaChat
+// as OpenAI's chat API, passes it on as it came (ai-forever/gpt2giga
+// src/gpt2giga/protocol/response/processor.py, process_stream_chunk),
+// where OpenAI says "content_filter".
 var openAIFinishes = map[string]string{
 	"stop":                          "stop",
 	"end_turn":                      "stop",
@@ -123,6 +129,7 @@ var openAIFinishes = map[string]string{
 	"safety":                        "content_filter",
 	"recitation":                    "content_filter",
 	"blocklist":                     "content_filter",
+	"blacklist":                     "content_filter",
 	"prohibited_content":            "content_filter",
 	"spii":                          "content_filter",
 	"image_safety":                  "content_filter",
