@@ -32,7 +32,7 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
 		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr), genieXStatus(e),
-		lmStudioStatus(e.Raw), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), rtpLLMStatus(e), templateRefusalStatus(apiErr))
+		lmStudioStatus(e.Raw), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), rtpLLMStatus(e), templateRefusalStatus(apiErr), gpt2GigaStatus(e.Raw))
 }
 
 // templateRefusalStatus returns 400 when apiErr's message is a chat
@@ -671,4 +671,39 @@ func rtpLLMStatus(e *codec.ServerError) int {
 		return 0
 	}
 	return http.StatusBadRequest
+}
+
+// gigaChatErrors are the gigachat library's exceptions of a request's
+// error or of a limit, by class name, with the status GigaChat answered
+// (ai-forever/gigachat src/gigachat/exceptions.py: one class per status;
+// ServerError, for any 5xx, and ResponseError, for any other, name none).
+var gigaChatErrors = map[string]int{
+	"BadRequestError":            http.StatusBadRequest,
+	"AuthenticationError":        http.StatusUnauthorized,
+	"ForbiddenError":             http.StatusForbidden,
+	"NotFoundError":              http.StatusNotFound,
+	"RequestEntityTooLargeError": http.StatusRequestEntityTooLarge,
+	"UnprocessableEntityError":   http.StatusUnprocessableEntity,
+	"RateLimitError":             http.StatusTooManyRequests,
+}
+
+// gpt2GigaStatus returns the status that raw, an error object a server
+// sent inside a stream, names by the gigachat library's exception class
+// as its type beside the code "stream_error": gpt2giga, which serves
+// Sber's GigaChat API as OpenAI's chat API, begins its 200 event stream
+// before GigaChat is asked, and writes any GigaChatException raised then
+// as {"error": {"message": "Upstream service error", "type": <the class
+// name>, "code": "stream_error"}} and data: [DONE] (ai-forever/gpt2giga
+// src/gpt2giga/common/streaming.py, stream_chat_generator and
+// stream_chat_completion_generator; tests/contracts/test_openai_contract.py),
+// GigaChat's 422 for a prompt over the model's context among them. With
+// that status, a refusal counts as the request's, not the server's (see
+// excludedFromBreaker). 0 for any other error: ServerError, any class
+// under another code (vLLM's "BadRequestError" with code 400, see
+// namedStatus).
+func gpt2GigaStatus(raw string) int {
+	if gjson.Get(raw, "code").Str != "stream_error" {
+		return 0
+	}
+	return gigaChatErrors[gjson.Get(raw, "type").Str]
 }
