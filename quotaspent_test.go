@@ -65,6 +65,10 @@ import (
 // with 429 of type "exceeded_current_quota_error"
 // (forum.moonshot.ai/t/429-insufficient-balance/244): sent 3 times, now
 // once.
+// Sarvam AI answers an account whose credits are spent with
+// 429 and code "insufficient_quota_error", beside its rate limit's
+// "rate_limit_exceeded_error" (testdata/conformance/sarvam-credits-exhausted-429.jsonl):
+// sent 3 times, now once; the rate limit is still sent again.
 func TestQuotaSpentNotSentAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var zai conformance
@@ -85,6 +89,8 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 		moonshotDay.Reads = readFixture(t, "testdata/conformance/moonshot-tpd-limit-429.jsonl", &moonshotDay)
 		kimiPlan.Reads = readFixture(t, "testdata/conformance/kimi-code-period-limit-429.jsonl", &kimiPlan)
 		ark.Reads = readFixture(t, "testdata/conformance/ark-set-limit-exceeded-429.jsonl", &ark)
+		var sarvam conformance
+		sarvam.Reads = readFixture(t, "testdata/conformance/sarvam-credits-exhausted-429.jsonl", &sarvam)
 		arkPlan.Reads = readFixture(t, "testdata/conformance/ark-coding-plan-quota-429.jsonl", &arkPlan)
 		answer := func(body string) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {
@@ -119,6 +125,8 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 			"kimimonth":   answer(`{"error":{"message":"You've reached kimi monthly usage limit for this billing cycle. Your quota will be refreshed in the next cycle.","type":"rate_limit_error"}}`),
 			"kimibusy":    answer(`{"error":{"message":"The engine is currently overloaded, please try again later","type":"rate_limit_error"}}`),
 			"moonshotpay": answer(`{"error":{"message":"Your account org-5f0c2a <ak-f94zc> is suspended, please check your plan and billing details","type":"exceeded_current_quota_error"}}`),
+			"sarvam":      replay(sarvam.recording),
+			"sarvambusy":  answer(`{"error":{"message":"Rate limit exceeded. Please retry after some time.","code":"rate_limit_exceeded_error"}}`),
 		}
 		var asked sync.Map
 		count := func(model string, h http.Handler) http.Handler {
@@ -160,6 +168,8 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 			"kimimonth":   {"You've reached kimi monthly usage limit for this billing cycle. Your quota will be refreshed in the next cycle.", 1},
 			"kimibusy":    {"The engine is currently overloaded, please try again later", 3},
 			"moonshotpay": {"Your account org-5f0c2a <ak-f94zc> is suspended, please check your plan and billing details", 1},
+			"sarvam":      {sarvam.Expect.ErrorMessage, 1},
+			"sarvambusy":  {"Rate limit exceeded. Please retry after some time.", 3},
 		} {
 			s := c.NewStreaming(context.Background(), chat(model, 16), option.WithMaxRetries(2))
 			for s.Next() {

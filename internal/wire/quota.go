@@ -77,6 +77,7 @@ var quotaCodes = map[string]bool{
 	"1113": true, "1308": true, "1310": true, "1316": true, "insufficient_quota": true,
 	"SetLimitExceeded": true, "QuotaExceeded": true, "AccountQuotaExceeded": true,
 	"exceeded_current_quota_error": true,
+	"insufficient_quota_error":     true,
 }
 
 // QuotaSpent returns res marked not to be sent again (X-Should-Retry:
