@@ -70,7 +70,10 @@ import (
 // be refreshed in the next period. …", and past its monthly limit with 429
 // and "You've reached kimi monthly usage limit for this billing cycle. …"
 // (kimi.com/code/docs, Error Reference: both under "Rate Limits &
-// Quotas", beside its overload's 429, which clears in seconds).
+// Quotas", beside its overload's 429, which clears in seconds). Sarvam AI
+// answers an account whose credits are spent with 429 and code
+// "insufficient_quota_error", its rate limit with "rate_limit_exceeded_error"
+// (docs.sarvam.ai/api/errors-troubleshooting).
 
 // quotaCodes are the error codes, or types, of the 429s of QuotaSpent.
 var quotaCodes = map[string]bool{
