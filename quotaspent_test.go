@@ -68,7 +68,12 @@ import (
 // Sarvam AI answers an account whose credits are spent with
 // 429 and code "insufficient_quota_error", beside its rate limit's
 // "rate_limit_exceeded_error" (testdata/conformance/sarvam-credits-exhausted-429.jsonl):
-// sent 3 times, now once; the rate limit is still sent again.
+// sent 3 times, now once; the rate limit is still sent again. Chutes
+// refuses a user's prompt sent over 5,000 times within three hours with
+// 429 and FastAPI's {"detail": "Stop spamming this prompt, please..."}
+// (testdata/conformance/chutes-prompt-spam-429.jsonl), each request sent
+// again counted too: sent 3 times, now once; its infrastructure's 429
+// ("Infrastructure is at maximum capacity, …") is still sent again.
 func TestQuotaSpentNotSentAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var zai conformance
@@ -89,7 +94,8 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 		moonshotDay.Reads = readFixture(t, "testdata/conformance/moonshot-tpd-limit-429.jsonl", &moonshotDay)
 		kimiPlan.Reads = readFixture(t, "testdata/conformance/kimi-code-period-limit-429.jsonl", &kimiPlan)
 		ark.Reads = readFixture(t, "testdata/conformance/ark-set-limit-exceeded-429.jsonl", &ark)
-		var sarvam conformance
+		var sarvam, chutesSpam conformance
+		chutesSpam.Reads = readFixture(t, "testdata/conformance/chutes-prompt-spam-429.jsonl", &chutesSpam)
 		sarvam.Reads = readFixture(t, "testdata/conformance/sarvam-credits-exhausted-429.jsonl", &sarvam)
 		arkPlan.Reads = readFixture(t, "testdata/conformance/ark-coding-plan-quota-429.jsonl", &arkPlan)
 		answer := func(body string) http.HandlerFunc {
@@ -126,6 +132,8 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 			"kimibusy":    answer(`{"error":{"message":"The engine is currently overloaded, please try again later","type":"rate_limit_error"}}`),
 			"moonshotpay": answer(`{"error":{"message":"Your account org-5f0c2a <ak-f94zc> is suspended, please check your plan and billing details","type":"exceeded_current_quota_error"}}`),
 			"sarvam":      replay(sarvam.recording),
+			"chutesspam":  replay(chutesSpam.recording),
+			"chutesfull":  answer(`{"detail":"Infrastructure is at maximum capacity, try again later"}`),
 			"sarvambusy":  answer(`{"error":{"message":"Rate limit exceeded. Please retry after some time.","code":"rate_limit_exceeded_error"}}`),
 		}
 		var asked sync.Map
@@ -169,6 +177,8 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 			"kimibusy":    {"The engine is currently overloaded, please try again later", 3},
 			"moonshotpay": {"Your account org-5f0c2a <ak-f94zc> is suspended, please check your plan and billing details", 1},
 			"sarvam":      {sarvam.Expect.ErrorMessage, 1},
+			"chutesspam":  {chutesSpam.Expect.ErrorMessage, 1},
+			"chutesfull":  {"Infrastructure is at maximum capacity, try again later", 3},
 			"sarvambusy":  {"Rate limit exceeded. Please retry after some time.", 3},
 		} {
 			s := c.NewStreaming(context.Background(), chat(model, 16), option.WithMaxRetries(2))

@@ -73,7 +73,11 @@ import (
 // Quotas", beside its overload's 429, which clears in seconds). Sarvam AI
 // answers an account whose credits are spent with 429 and code
 // "insufficient_quota_error", its rate limit with "rate_limit_exceeded_error"
-// (docs.sarvam.ai/api/errors-troubleshooting).
+// (docs.sarvam.ai/api/errors-troubleshooting). Chutes counts each user's
+// requests by their hash for three hours after the last and refuses a
+// prompt sent over 5,000 times with 429 and FastAPI's {"detail": "Stop
+// spamming this prompt, please..."} (chutesai/chutes-api
+// api/invocation/router.py): every request sent again is counted too.
 
 // quotaCodes are the error codes, or types, of the 429s of QuotaSpent.
 var quotaCodes = map[string]bool{
@@ -90,11 +94,15 @@ var quotaCodes = map[string]bool{
 // answer the same to every request until the account is paid for.
 func QuotaSpent(res *http.Response) *http.Response {
 	e, ok := errorOf(res, http.StatusTooManyRequests)
-	if !ok || !quotaCodes[e.Type] && !quotaCodes[fmt.Sprint(e.Code)] && !ollamaUsageLimit(e.Message) && !workersAIAllocationSpent(e) && !longCatUsageCap(e) && !kimiLimitSpent(e) {
+	if !ok || !quotaCodes[e.Type] && !quotaCodes[fmt.Sprint(e.Code)] && !ollamaUsageLimit(e.Message) && !workersAIAllocationSpent(e) && !longCatUsageCap(e) && !kimiLimitSpent(e) && e.Message != chutesPromptSpam {
 		return res
 	}
 	return markRetry(res, false)
 }
+
+// chutesPromptSpam is the whole message of Chutes' 429 for a prompt one
+// user sent over 5,000 times within three hours.
+const chutesPromptSpam = "Stop spamming this prompt, please..."
 
 // ollamaUsageLimit reports whether msg is Ollama's cloud saying that an
 // account has reached one of its usage limits, "… reached your <window>
