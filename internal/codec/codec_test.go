@@ -7,6 +7,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/tokenpace/tokenpace/internal/sse"
 )
 
 // TestDecode checks what each API's events decode to: the chat view's
@@ -242,7 +244,7 @@ func TestPlainTextData(t *testing.T) {
 		"":                                      "",
 		"line one\nline two":                    "",
 		"\xff\xfe":                              "",
-		strings.Repeat("x", maxPlainText+1):     "",
+		strings.Repeat("x", sse.MaxText+1):      "",
 		`"a string"`:                            "",
 		"<html><body>Bad Gateway</body></html>": "",
 		// An error object whose message was written unescaped

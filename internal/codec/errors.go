@@ -1,13 +1,10 @@
 package codec
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/respjson"
@@ -139,29 +136,13 @@ func wrappedMessage(raw string) string {
 // whose message was written unescaped (see unescapedError); else a
 // malformed event.
 func malformed(data []byte, err error) error {
-	if msg, ok := plainText(data); ok {
+	if msg, ok := sse.Text(data); ok {
 		return serverError(&ServerError{Message: msg})
 	}
 	if msg, ok := unescapedError(data); ok {
 		return serverError(&ServerError{Message: msg})
 	}
 	return &Error{Detail: "malformed event", Err: err}
-}
-
-// maxPlainText bounds the data that plainText reads as a message.
-const maxPlainText = 1 << 10
-
-// plainText returns data as a message when it is a line of text that
-// begins with a letter, not JSON.
-func plainText(data []byte) (string, bool) {
-	t := bytes.TrimSpace(data)
-	if len(t) == 0 || len(t) > maxPlainText || !utf8.Valid(t) || bytes.ContainsAny(t, "\r\n") {
-		return "", false
-	}
-	if r, _ := utf8.DecodeRune(t); !unicode.IsLetter(r) || json.Valid(t) {
-		return "", false // JSON cut short, a number, true, null
-	}
-	return string(t), true
 }
 
 // serverError is the error of an event that carries an error.

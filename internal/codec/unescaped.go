@@ -3,6 +3,8 @@ package codec
 import (
 	"bytes"
 	"unicode/utf8"
+
+	"github.com/tokenpace/tokenpace/internal/sse"
 )
 
 // unescapedError returns the message of data, an event's data that is not
@@ -16,7 +18,7 @@ import (
 // double quote is not JSON either.
 func unescapedError(data []byte) (string, bool) {
 	t := bytes.TrimSpace(data)
-	if len(t) > maxPlainText+16 || !utf8.Valid(t) {
+	if len(t) > sse.MaxText+16 || !utf8.Valid(t) {
 		return "", false
 	}
 	for _, part := range []string{`{`, `"error"`, `:`, `"`} {
@@ -29,6 +31,5 @@ func unescapedError(data []byte) (string, bool) {
 	if s, ok := bytes.CutSuffix(t, []byte(`"}`)); ok {
 		t = s
 	}
-	msg, ok := plainText(t)
-	return msg, ok
+	return sse.Text(t)
 }

@@ -31,8 +31,8 @@ var ErrNotEventStream = errors.New("tokenpace: the body is not an event stream")
 //     or a JSON error sent in answer to a streaming request;
 //   - as a bare JSON object that is a platform's status (see
 //     StatusError): iFlytek's failures in a 200 stream;
-//   - as a bare line of text that ends the body, no field of the format
-//     and no line break after it: xLLM sends its 200 event stream's
+//   - as a bare line of text (see Text) that ends the body, no field of
+//     the format and no line break after it: xLLM sends its 200 event stream's
 //     headers before it looks at a streamed request, and then writes
 //     any refusal, or a failure mid-answer, as its message alone
 //     (jd-opensource/xllm xllm/api_service/stream_call.h,
@@ -305,11 +305,13 @@ func errorLine(line []byte) *ErrorLine {
 // bareText reports whether line, whose text before its first colon is
 // name, and which ended the body with no line break after it, is a bare
 // line of text (see ErrorLine): no field of the format nor a comment, no
-// start of one that a cut could have left ("da", "eve"), and no [DONE].
-// Only a last line is looked at, so that a body's well-formed lines cost
-// nothing more.
+// start of one that a cut could have left ("da", "eve"), and a line of
+// text as Text reads one, so that a line a reset cut (an unframed JSON
+// object), binary bytes or a line of megabytes stay what they were, the
+// end of a stream cut short. Only a last line is looked at, so that a
+// body's well-formed lines cost nothing more.
 func bareText(line, name []byte) bool {
-	if isField(name) || len(bytes.TrimSpace(line)) == 0 || string(line) == "[DONE]" {
+	if isField(name) || !isText(bytes.TrimSpace(line)) {
 		return false
 	}
 	for _, f := range [...]string{"data:", "event:", "id:", "retry:"} {

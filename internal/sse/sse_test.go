@@ -34,6 +34,9 @@ func TestErrorLine(t *testing.T) {
 		{"data: v\n\nretry", []string{"v"}, "", false},
 		{"data: v\n\n[DONE]", []string{"v"}, "", false},
 		{"data: v\n\n  ", []string{"v"}, "", false},
+		{"data: v\n\n{\"id\":\"x\",\"choices\":[{\"delta\":{\"content\":\"he", []string{"v"}, "", false},
+		{"data: v\n\n\x1f\x8b\x08\x00", []string{"v"}, "", false},
+		{"data: v\n\n<html><body>Bad Gateway", []string{"v"}, "", false},
 	} {
 		got, err := readAll(NewReader(strings.NewReader(tc.body), 1<<10))
 		var el *ErrorLine
