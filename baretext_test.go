@@ -18,7 +18,8 @@ import (
 // and llama.cpp's router write their failures (see xllm_test.go), by the
 // rule an event's data of plain text is read with: it begins with a
 // letter, is no JSON, and is at most a short message long. A line cut
-// mid-way by a reset (an unframed JSON object of a relay), binary bytes or a line of megabytes is no message:
+// mid-way by a reset (an unframed JSON object of a relay, the name of
+// llama.cpp's error field before its colon), binary bytes or a line of megabytes is no message:
 // the stream is cut, its text kept, as any stream that ends without its
 // end. Before, each became an error event whose message was the line,
 // megabytes of it held by the caller's error.
@@ -32,6 +33,7 @@ func TestBareLastLineNotText(t *testing.T) {
 		{"xLLM's words", "Request aborted due to scheduler pause", tokenpace.KindErrorEvent, "Request aborted due to scheduler pause"},
 		{"an unframed chunk cut", `{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" wor`, tokenpace.KindTruncated, ""},
 		{"a relay's envelope cut", `{"src":"llama-swap","err`, tokenpace.KindTruncated, ""},
+		{"an error field's name cut", "erro", tokenpace.KindTruncated, ""},
 		{"binary bytes", "\x1f\x8b\x08\x00\xff\xfe", tokenpace.KindTruncated, ""},
 		{"a line of 2 MiB", strings.Repeat("a", 2<<20), tokenpace.KindTruncated, ""},
 	} {

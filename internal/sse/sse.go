@@ -305,16 +305,17 @@ func errorLine(line []byte) *ErrorLine {
 // bareText reports whether line, whose text before its first colon is
 // name, and which ended the body with no line break after it, is a bare
 // line of text (see ErrorLine): no field of the format nor a comment, no
-// start of one that a cut could have left ("da", "eve"), and a line of
-// text as Text reads one, so that a line a reset cut (an unframed JSON
-// object), binary bytes or a line of megabytes stay what they were, the
-// end of a stream cut short. Only a last line is looked at, so that a
-// body's well-formed lines cost nothing more.
+// start of one that a cut could have left ("da", "eve", or "err" of the
+// error field errorLine reads), and a line of text as Text reads one, so
+// that a line a reset cut (an unframed JSON object), binary bytes or a
+// line of megabytes stay what they were, the end of a stream cut short.
+// Only a last line is looked at, so that a body's well-formed lines cost
+// nothing more.
 func bareText(line, name []byte) bool {
 	if isField(name) || !isText(bytes.TrimSpace(line)) {
 		return false
 	}
-	for _, f := range [...]string{"data:", "event:", "id:", "retry:"} {
+	for _, f := range [...]string{"data:", "event:", "id:", "retry:", "error:"} {
 		if len(line) < len(f) && f[:len(line)] == string(line) {
 			return false
 		}

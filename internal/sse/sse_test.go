@@ -32,6 +32,8 @@ func TestErrorLine(t *testing.T) {
 		{"stray line\ndata: v\n\n", []string{"v"}, "", false},
 		{"data: v\n\nda", []string{"v"}, "", false},
 		{"data: v\n\nretry", []string{"v"}, "", false},
+		{"data: v\n\nerr", []string{"v"}, "", false},
+		{"data: v\n\nerror", []string{"v"}, "", false},
 		{"data: v\n\n[DONE]", []string{"v"}, "", false},
 		{"data: v\n\n  ", []string{"v"}, "", false},
 		{"data: v\n\n{\"id\":\"x\",\"choices\":[{\"delta\":{\"content\":\"he", []string{"v"}, "", false},
