@@ -100,7 +100,7 @@ func ragFlowStatus(e *codec.ServerError) int {
 		return 0
 	}
 	return ragFlowCodes[e.Code]
-		}
+}
 
 // starletteStatus returns the request error's status, 400 to 499, that
 // e, an error a server sent inside a stream with no type or code, names
