@@ -1,9 +1,15 @@
 package tokenpace_test
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"testing"
 	"testing/synctest"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/tokenpace/tokenpace"
 )
 
 // TestRTPLLMRefusalNotCounted: RTP-LLM's frontend answers a streamed
@@ -39,4 +45,62 @@ func TestRTPLLMRequestErrorNotRetried(t *testing.T) {
 			"http://replay.invalid/v1/", "/v1/chat/completions", fx.Request.Body.Model,
 			http.StatusBadRequest, fx.Expect.ErrorMessage, 1, false)
 	})
+}
+
+// TestRTPLLMCodesAreNotStatuses: RTP-LLM's error codes are its own
+// numbers, and some read like statuses: 499 CANCELLED_ERROR is its
+// backend's RPC cancelled on the server's side (alibaba/rtp-llm
+// rtp_llm/cpp/model_rpc/model_rpc_client.py; a caller's own disconnect
+// writes nothing), 429 TRAFFIC_LIMIT_ERROR its router's queue over its
+// threshold (rtp_llm/server/backend_rpc_server_visitor.py, route_ips).
+// Sent inside its 200 stream, the 499 was read as the status it looks
+// like: a caller's error, which a breaker never counted however often
+// the server cancelled. It is now the server's failure, with its
+// message, and counted. Its limit still reads as 429.
+func TestRTPLLMCodesAreNotStatuses(t *testing.T) {
+	t.Run("backend cancelled", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			wantServerFailureCounted(t, "rtpllm-backend-cancelled-499-event")
+		})
+	})
+	t.Run("traffic limit", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			url, hc := serve(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+				_, _ = w.Write([]byte("data: {\"error_code\": 429, \"error_code_str\": \"429_TRAFFIC_LIMIT_ERROR\", \"message\": \"Flexlb queue length 130 exceeds threshold 128\"}\r\n\r\n"))
+			}))
+			s := tokenpace.NewClient(openaiClient(url, hc)).NewStreaming(context.Background(), chat("qwen3-8b", 64))
+			readAll(t, s)
+			var ae *openai.Error
+			if !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusTooManyRequests || ae.Message != "Flexlb queue length 130 exceeds threshold 128" {
+				t.Errorf("Err() = %v; want status 429 with the server's message", s.Err())
+			}
+		})
+	})
+}
+
+// wantServerFailureCounted replays the conformance file name, whose
+// stream ends in the server's own failure, through a Router whose breaker
+// opens at one failure: the caller must get the error event with the
+// server's message and the status the stream was sent with (200), and
+// the next call must find the breaker open.
+func wantServerFailureCounted(t *testing.T, name string) {
+	t.Helper()
+	var fx conformance
+	fx.Reads = readFixture(t, "testdata/conformance/"+name+".jsonl", &fx)
+	url, hc := serve(t, byModel(map[string]http.Handler{fx.Request.Body.Model: replay(fx.recording)}))
+	r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)),
+		tokenpace.Policy{Breaker: tokenpace.BreakerSettings{Failures: 1}},
+		tokenpace.Route{Name: "first", Model: fx.Request.Body.Model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = chatErr(t)(r, fx.Request.Body.Model)
+	var ae *openai.Error
+	if !errors.As(err, &ae) || ae.StatusCode != http.StatusOK || ae.Message != fx.Expect.ErrorMessage {
+		t.Errorf("Err() = %v; want the server's failure, status 200, with its message %q", err, fx.Expect.ErrorMessage)
+	}
+	if err := chatErr(t)(r, fx.Request.Body.Model); !errors.Is(err, tokenpace.ErrCircuitOpen) {
+		t.Errorf("second call: Err() = %v; want the breaker open", err)
+	}
 }

@@ -29,10 +29,13 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	if mistralRsOutOfCache(e) {
 		return 0
 	}
+	if rtpLLMError(e) {
+		return rtpLLMStatus(e) // its codes are its own numbers, never statuses
+	}
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
 		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr), genieXStatus(e),
-		lmStudioStatus(e.Raw), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), rtpLLMStatus(e), templateRefusalStatus(apiErr), gpt2GigaStatus(e.Raw))
+		lmStudioStatus(e.Raw), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), templateRefusalStatus(apiErr), gpt2GigaStatus(e.Raw))
 }
 
 // templateRefusalStatus returns 400 when apiErr's message is a chat
@@ -656,21 +659,37 @@ var xllmRefusals = map[string]int{
 	"frequency_penalty must be between 0.0 and 2.0":            http.StatusBadRequest,
 }
 
-// rtpLLMStatus returns 400 when e, an error a server sent inside its
-// stream, is RTP-LLM's refusal of the request. RTP-LLM's frontend answers
-// a streamed request with its 200 event stream before the engine has
-// looked at it, and sends any exception there as {"error_code": N,
-// "error_code_str": "N_NAME", "message": …} (alibaba/rtp-llm
-// rtp_llm/frontend/frontend_server.py, stream_response;
-// rtp_llm/server/misc.py, format_exception): only its code tells a
-// refusal (see wire.RTPLLMRequestFault). With that status, the refusal
-// counts as the request's, not the server's (see excludedFromBreaker). 0
-// for any other error: its own failures, its capacity's.
+// rtpLLMError reports whether e, an error a server sent inside its
+// stream, is in RTP-LLM's own shape, {"error_code": N, "error_code_str":
+// "N_NAME", "message": …} (alibaba/rtp-llm rtp_llm/server/misc.py,
+// format_exception): its name begins with its code.
+func rtpLLMError(e *codec.ServerError) bool {
+	return e.Raw == "" && e.Code != "" && strings.HasPrefix(e.Type, e.Code+"_")
+}
+
+// rtpLLMStatus returns the status of e, an error in RTP-LLM's own shape
+// (rtpLLMError) that its frontend sent inside its 200 event stream, which
+// it begins before the engine has looked at the request, and in which it
+// sends any exception (alibaba/rtp-llm rtp_llm/frontend/frontend_server.py,
+// stream_response). Its codes are its own numbers, some of which read
+// like statuses of the caller's: 499 CANCELLED_ERROR is its backend's RPC
+// cancelled on the server's side (rtp_llm/cpp/model_rpc/
+// model_rpc_client.py; a caller's own disconnect writes nothing). So
+// only its categories say: 400 for a refusal of the request (see
+// wire.RTPLLMRequestFault), which then counts as the request's, not the
+// server's (see excludedFromBreaker); 429 for its limits of traffic and
+// of concurrent requests (429 TRAFFIC_LIMIT_ERROR, 409
+// CONCURRENCY_LIMIT_ERROR, which its frontend answers 429 before a
+// stream: rtp_llm/frontend/frontend_app.py); 0 for any other error, its
+// own failures, its capacity's, a cancel.
 func rtpLLMStatus(e *codec.ServerError) int {
-	if e.Raw != "" || !wire.RTPLLMRequestFault(e.Code, e.Type) {
-		return 0
+	switch {
+	case wire.RTPLLMRequestFault(e.Code, e.Type):
+		return http.StatusBadRequest
+	case e.Code == "429" || e.Code == "409":
+		return http.StatusTooManyRequests
 	}
-	return http.StatusBadRequest
+	return 0
 }
 
 // gigaChatErrors are the gigachat library's exceptions of a request's
