@@ -9,8 +9,8 @@ import (
 
 // The seed's sanity anchor: a 70B model at 4 bits is 35 GB, and a GPU with
 // 1000 GB/s reads it once per token. At full bandwidth (MBU 1) and without
-// host overhead the step is exactly that read: the arithmetic (2.3 ms) and
-// the unpacking of the 4-bit weights (17.2 ms), fused into the matrix
+// host overhead the step is exactly that read: the arithmetic (2.2 ms) and
+// the unpacking of the 4-bit weights (17.1 ms), fused into the matrix
 // kernel, run while the weights stream in.
 func ExamplePredict() {
 	gpu, _ := simulate.CustomGPU(1000, 165, 48) // bandwidth GB/s, TFLOPS, memory GB
@@ -30,7 +30,7 @@ func ExamplePredict() {
 	// Output:
 	// decode memory: 35 GB / 1000 GB/s = 35 ms per token ≈ 28.6 TPS at full bandwidth (weights read per step), + 0.000655 GB KV for 1 streams = 35 ms
 	// decode step 35.00 ms, 28.6 TPS, memory bound
-	// hidden behind the read: arithmetic 2.3 ms, unpacking 17.2 ms
+	// hidden behind the read: arithmetic 2.2 ms, unpacking 17.1 ms
 }
 
 // Run simulates a workload offline: here a shared 3000-token system prompt
@@ -52,7 +52,7 @@ func ExampleRun() {
 		fmt.Printf("request %d: cached %d, TTFT %v, %d tokens\n", r.ID, r.CachedTokens, r.TTFT.Round(time.Millisecond), r.OutputTokens)
 	}
 	// Output:
-	// request 1: cached 0, TTFT 90ms, 100 tokens
+	// request 1: cached 0, TTFT 89ms, 100 tokens
 	// request 2: cached 2992, TTFT 13ms, 100 tokens
 }
 
@@ -72,8 +72,8 @@ func ExampleEngine() {
 		})
 	}
 	// Output:
-	// 17.7ms: request 1 +1 token(s) first=true done=false queue=0s
-	// 24.7ms: request 1 +1 token(s) first=false done=false queue=0s
-	// 31.7ms: request 1 +1 token(s) first=false done=true queue=0s
-	// 49.4ms: request 2 +1 token(s) first=true done=true queue=31.7ms
+	// 17.2ms: request 1 +1 token(s) first=true done=false queue=0s
+	// 24.1ms: request 1 +1 token(s) first=false done=false queue=0s
+	// 31ms: request 1 +1 token(s) first=false done=true queue=0s
+	// 48.3ms: request 2 +1 token(s) first=true done=true queue=31ms
 }

@@ -227,7 +227,7 @@ func TestPlanWorkloadFiles(t *testing.T) {
 // the offered rate; a voice bot at the edge of one replica's capacity
 // then needs a dearer deployment than one draw at the offered rate says.
 func TestPlanJudgesOnSeveralDrawsWithHeadroom(t *testing.T) {
-	args := []string{"--model", "llama-3.1-8b", "--rate", "26", "--prompt-tokens", "1000", "--output-tokens", "60", "--requests", "800",
+	args := []string{"--model", "llama-3.1-8b", "--rate", "22", "--prompt-tokens", "1000", "--output-tokens", "60", "--requests", "800",
 		"--slo-ttft-p99", "180ms", "--slo-tpot-p99", "50ms", "--gpu", "mi300x", "--tp", "1", "--precision", "fp8", "--max-batch", "16,32,64", "--max-gpus", "8"}
 	p := planJSONOut(t, args...)
 	if p.Samples != 3 || p.Headroom != 0.1 {
