@@ -2,12 +2,9 @@ package tokenpace_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"testing"
 	"testing/synctest"
-
-	"github.com/openai/openai-go/v3"
 
 	"github.com/tokenpace/tokenpace"
 )
@@ -39,16 +36,7 @@ func TestApfelPromptRefusalsNotCounted(t *testing.T) {
 // gets 429 with the server's message.
 func TestApfelRateLimitReadsAsOne(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var fx conformance
-		fx.Reads = readFixture(t, "testdata/conformance/apfel-rate-limited-error-event.jsonl", &fx)
-		url, hc := serve(t, byModel(map[string]http.Handler{fx.Request.Body.Model: replay(fx.recording)}))
-		c := tokenpace.NewClient(openaiClient(url, hc))
-		s := c.NewStreaming(context.Background(), chat(fx.Request.Body.Model, 64))
-		readAll(t, s)
-		var ae *openai.Error
-		if !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusTooManyRequests || ae.Message != fx.Expect.ErrorMessage {
-			t.Errorf("Err() = %v; want status 429 with the server's message %q", s.Err(), fx.Expect.ErrorMessage)
-		}
+		wantStatus(t, "apfel-rate-limited-error-event", http.StatusTooManyRequests)
 	})
 }
 

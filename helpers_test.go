@@ -361,6 +361,22 @@ func wantRefusalsNotCounted(t *testing.T, name string, status int, call func(r *
 	}
 }
 
+// wantStatus replays the fixture testdata/conformance/name.jsonl through
+// a Client: the caller must get status with the server's message. It runs
+// inside a synctest bubble.
+func wantStatus(t *testing.T, name string, status int) {
+	t.Helper()
+	var fx conformance
+	fx.Reads = readFixture(t, "testdata/conformance/"+name+".jsonl", &fx)
+	url, hc := serve(t, byModel(map[string]http.Handler{fx.Request.Body.Model: replay(fx.recording)}))
+	s := tokenpace.NewClient(openaiClient(url, hc)).NewStreaming(context.Background(), chat(fx.Request.Body.Model, 64))
+	readAll(t, s)
+	var ae *openai.Error
+	if !errors.As(s.Err(), &ae) || ae.StatusCode != status || ae.Message != fx.Expect.ErrorMessage {
+		t.Errorf("Err() = %v; want status %d with the server's message %q", s.Err(), status, fx.Expect.ErrorMessage)
+	}
+}
+
 // chatErr makes a streamed chat call for model on r, reads it to its end,
 // and returns its error (a call of wantRefusalsNotCounted).
 func chatErr(t *testing.T) func(r *tokenpace.Router, model string) error {
