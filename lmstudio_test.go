@@ -1,9 +1,12 @@
 package tokenpace_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"testing/synctest"
+
+	"github.com/tokenpace/tokenpace"
 )
 
 // TestLMStudioUnexpectedEndpointNotCounted: LM Studio's server answers a
@@ -34,5 +37,54 @@ func TestLMStudioUnexpectedEndpointNotCounted(t *testing.T) {
 func TestLMStudioTemplateRefusalNotCounted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		wantRefusalsNotCounted(t, "lmstudio-jinja-exception-error-event", http.StatusBadRequest, chatErr(t))
+	})
+}
+
+// TestLMStudioContextOverflowNotCounted: LM Studio sends its 200 event
+// stream before it reads the prompt, and refuses a prompt over the loaded
+// model's context inside it, as an event named error with "Input does
+// not fit in context length. The input has N tokens, but the context
+// length only supports M tokens." and no type or code
+// (aaif-goose/goose#11318; lmstudio-ai/lmstudio-bug-tracker#2322). It
+// read as the server's failure with status 200: a breaker of one failure
+// opened on a server that was well after one prompt too long for the
+// context it was loaded with. The caller now gets status 400 with the
+// server's words, as from TabbyAPI's overflow inside its stream; the
+// breaker stays closed, and a Router still asks its next route, whose
+// context may be longer.
+func TestLMStudioContextOverflowNotCounted(t *testing.T) {
+	const name = "lmstudio-context-overflow-error-event"
+	t.Run("breaker", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			wantRefusalsNotCounted(t, name, http.StatusBadRequest, chatErr(t))
+		})
+	})
+	t.Run("next route", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			var fx conformance
+			fx.Reads = readFixture(t, "testdata/conformance/"+name+".jsonl", &fx)
+			url, hc := serve(t, byModel(map[string]http.Handler{
+				"first":  replay(fx.recording),
+				"second": sseBody(chunk("s1", "a longer context", "stop", "") + "data: [DONE]\n\n"),
+			}))
+			r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)),
+				tokenpace.Policy{Breaker: tokenpace.BreakerSettings{Failures: 1}}, route("first"), route("second"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 2 {
+				s := r.NewStreaming(context.Background(), chat("first", 64))
+				text := readAll(t, s)
+				if s.Err() != nil || text != "a longer context" {
+					t.Fatalf("call %d: %q, %v; want the next route's answer", i+1, text, s.Err())
+				}
+				if got := s.Timing().Target; got != "second" {
+					t.Errorf("call %d: Timing().Target = %q, want %q", i+1, got, "second")
+				}
+				if o := outcomes(s.Timing()); len(o) != 2 {
+					t.Errorf("call %d: attempts %v; want the first route asked, then the second", i+1, o)
+				}
+			}
+		})
 	})
 }

@@ -35,7 +35,7 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
 		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr), genieXStatus(e),
-		lmStudioStatus(e.Raw), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), templateRefusalStatus(apiErr), gpt2GigaStatus(e.Raw))
+		lmStudioStatus(e.Raw), lmStudioOverflowStatus(apiErr), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), templateRefusalStatus(apiErr), gpt2GigaStatus(e.Raw))
 }
 
 // templateRefusalStatus returns 400 when apiErr's message is a chat
@@ -607,6 +607,40 @@ func lmStudioStatus(raw string) int {
 		return 0
 	}
 	return http.StatusNotFound
+}
+
+// lmStudioOverflowStatus returns 400 when apiErr, an error a server sent
+// inside its stream with no type or code, is LM Studio's refusal of a
+// prompt over the context its model was loaded with: "Input does not fit
+// in context length. The input has <n> tokens, but the context length
+// only supports <m> tokens." LM Studio sends its 200 event stream before
+// it reads the prompt and refuses it there, as an event named error
+// (aaif-goose/goose#11318; lmstudio-ai/lmstudio-bug-tracker#2322). With
+// that status, the refusal counts as the request's, not the server's (see
+// excludedFromBreaker), as TabbyAPI's overflow inside its stream does
+// (see codeStatus); a Router still asks its next route, whose context may
+// be longer. 0 for any other error.
+func lmStudioOverflowStatus(apiErr *openai.Error) int {
+	if apiErr == nil || apiErr.Type != "" || apiErr.Code != "" {
+		return 0
+	}
+	rest, ok := strings.CutPrefix(apiErr.Message, "Input does not fit in context length. The input has ")
+	if !ok {
+		return 0
+	}
+	n, rest, ok := strings.Cut(rest, " tokens, but the context length only supports ")
+	m, ok2 := strings.CutSuffix(rest, " tokens.")
+	if !ok || !ok2 || !tokenCount(n) || !tokenCount(m) {
+		return 0
+	}
+	return http.StatusBadRequest
+}
+
+// tokenCount reports whether s is a count of tokens as LM Studio writes one:
+// decimal digits alone.
+func tokenCount(s string) bool {
+	_, err := strconv.ParseUint(s, 10, 64)
+	return err == nil
 }
 
 // xllmStatus returns the status of the refusal that e, a bare line of
