@@ -180,7 +180,9 @@ var errNotSent = errors.New("tokenpace: request not sent")
 // failing, not the request (see wire.FailedDependency): it counts, unless
 // the upstream it names refused the request itself. So does Groq's 498 of
 // a flex tier out of capacity (see wire.CapacityExceeded); any other 498
-// does not. Both are told by their retry mark (see markedCallers).
+// does not. Both are told by their retry mark (see markedCallers). A 429
+// counts, but Chutes' refusal of one prompt sent thousands of times (see
+// wire.PromptSpam): its other prompts are served.
 func excludedFromBreaker(err error) bool {
 	if isPanic(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, ErrStreamClosed) || errors.Is(err, errNotSent) || errors.Is(err, errHedgeLost) ||
@@ -192,6 +194,9 @@ func excludedFromBreaker(err error) bool {
 	var ae *openai.Error
 	if errors.As(err, &ae) {
 		s := ae.StatusCode
+		if s == http.StatusTooManyRequests && wire.PromptSpam(ae.Message) {
+			return true // one prompt refused, not the route
+		}
 		if s == http.StatusFailedDependency || s == wire.StatusCapacityExceeded {
 			return markedCallers(ae, s == wire.StatusCapacityExceeded)
 		}

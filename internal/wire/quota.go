@@ -91,10 +91,12 @@ var quotaCodes = map[string]bool{
 // false) when it is a 429 whose error object says the account's balance
 // or quota is spent, or its usage limit reached in Ollama's words. It reads the body, bounded already (BoundErrorBody),
 // and puts it back. A Router's breaker still counts it: the route will
-// answer the same to every request until the account is paid for.
+// answer the same to every request until the account is paid for; but
+// Chutes' refusal of one prompt (see PromptSpam), which the route's
+// other requests do not meet.
 func QuotaSpent(res *http.Response) *http.Response {
 	e, ok := errorOf(res, http.StatusTooManyRequests)
-	if !ok || !quotaCodes[e.Type] && !quotaCodes[fmt.Sprint(e.Code)] && !ollamaUsageLimit(e.Message) && !workersAIAllocationSpent(e) && !longCatUsageCap(e) && !kimiLimitSpent(e) && e.Message != chutesPromptSpam {
+	if !ok || !quotaCodes[e.Type] && !quotaCodes[fmt.Sprint(e.Code)] && !ollamaUsageLimit(e.Message) && !workersAIAllocationSpent(e) && !longCatUsageCap(e) && !kimiLimitSpent(e) && !PromptSpam(e.Message) {
 		return res
 	}
 	return markRetry(res, false)
@@ -103,6 +105,14 @@ func QuotaSpent(res *http.Response) *http.Response {
 // chutesPromptSpam is the whole message of Chutes' 429 for a prompt one
 // user sent over 5,000 times within three hours.
 const chutesPromptSpam = "Stop spamming this prompt, please..."
+
+// PromptSpam reports whether msg, a 429's message, is Chutes' refusal of
+// one prompt its user sent over 5,000 times within three hours. Chutes
+// counts each user's requests by their hash (chutesai/chutes-api
+// api/invocation/router.py) and serves the user's other prompts as
+// before: the refusal is the request's, not the route's health, and a
+// Router's breaker does not count it.
+func PromptSpam(msg string) bool { return msg == chutesPromptSpam }
 
 // ollamaUsageLimit reports whether msg is Ollama's cloud saying that an
 // account has reached one of its usage limits, "… reached your <window>
