@@ -148,6 +148,9 @@ func (r chat) Decode(data []byte) (Event, error) {
 	if s := commandCodeError(c); s != nil {
 		return Event{}, serverError(s)
 	}
+	if s := geminiCLIError(c); s != nil {
+		return Event{}, serverError(s)
+	}
 	if s := ragFlowError(c); s != nil {
 		return Event{}, serverError(s)
 	}
