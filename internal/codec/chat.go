@@ -113,6 +113,9 @@ func (r chat) Decode(data []byte) (Event, error) {
 			return Event{}, serverError(s)
 		}
 	}
+	if s := kiroContentLength(data, c.JSON.ExtraFields, len(c.Choices)); s != nil {
+		return Event{}, serverError(s)
+	}
 	if s := groqError(c.JSON.ExtraFields); s != nil {
 		return Event{}, serverError(s)
 	}
