@@ -416,7 +416,17 @@ func miniMaxStatus(e *codec.ServerError) int {
 //     inside its stream when ExLlamaV3's generator cannot enqueue a job the
 //     check before the stream let through (theroyallab/tabbyAPI
 //     common/errors.py, context_length_error_content;
-//     endpoints/OAI/utils/chat_completion.py, stream_generate_chat_completion).
+//     endpoints/OAI/utils/chat_completion.py, stream_generate_chat_completion);
+//     kiro2api's refusal of an input over CodeWhisperer's limit carries it
+//     too (see codec's kiroContentLength).
+//   - GitHub Copilot's own code for a request body it refuses,
+//     "invalid_request_body" (a body that is not JSON, one its schema
+//     fails, a reasoning item's encrypted content it cannot read): a 400
+//     before a stream, and, once its Responses stream has begun, an error
+//     event after a response.failed of error null, which relays that pass
+//     Copilot's events on send as they come (caozhiyuan/copilot-api
+//     src/routes/responses/early-response-error.ts,
+//     getInvalidRequestError, reads both codes as the request's).
 //
 // "server_error", "rate_limit_exceeded" and the policy codes are the
 // route's.
@@ -426,7 +436,7 @@ var requestFaultCodes = map[string]bool{
 	"invalid_image_mode": true, "image_file_too_large": true, "unsupported_image_media_type": true,
 	"empty_image_file": true, "failed_to_download_image": true, "image_file_not_found": true,
 	"image_content_policy_violation": true, "data_inspection_failed": true,
-	"context_length_exceeded": true,
+	"context_length_exceeded": true, "invalid_request_body": true,
 }
 
 // codeStatus returns 400 when e, an error a server sent inside its
