@@ -214,6 +214,9 @@ func (r response) Decode(data []byte) (Event, error) {
 		if res := &ev.Response; res.Status == responses.ResponseStatusFailed {
 			return Event{}, serverError(&ServerError{Code: string(res.Error.Code), Message: res.Error.Message})
 		}
+		if s := incompleteError(ev); s != nil {
+			return Event{}, serverError(s)
+		}
 		out.Final = true
 		out.End = responseEnd(ev)
 		out.End.Reason = r.cut(out.End.Reason, out.End.HasUsage, out.End.Output)
