@@ -35,7 +35,29 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
 		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr), genieXStatus(e),
-		lmStudioStatus(e.Raw), lmStudioOverflowStatus(apiErr), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), templateRefusalStatus(apiErr), gpt2GigaStatus(e.Raw))
+		lmStudioStatus(e.Raw), lmStudioOverflowStatus(apiErr), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), templateRefusalStatus(apiErr), gpt2GigaStatus(e.Raw), guardrailStatus(e.Raw))
+}
+
+// guardrailStatus returns 403 when raw, an error object a server sent
+// inside its stream, is agentgateway's block of an answer by a response
+// prompt guard evaluated on the stream: type "guardrail_blocked", code
+// "guardrail_intervention", the guard's rejection body as the message,
+// sent in place of the held frames as the stream's last event
+// (agentgateway/agentgateway crates/agentgateway/src/llm/policy/streaming_guardrails.rs,
+// guardrail_blocked_sse_bytes). The same guard rejects a whole answer
+// with its rejection response, 403 unless configured otherwise
+// (crates/agentgateway/src/llm/policy/mod.rs, default_code): a policy's
+// refusal, not the server's failure (see excludedFromBreaker). 0 for any
+// other error.
+func guardrailStatus(raw string) int {
+	if raw == "" {
+		return 0
+	}
+	r := gjson.GetMany(raw, "type", "code")
+	if r[0].Str != "guardrail_blocked" || r[1].Str != "guardrail_intervention" {
+		return 0
+	}
+	return http.StatusForbidden
 }
 
 // templateRefusalStatus returns 400 when apiErr's message is a chat
