@@ -50,6 +50,13 @@ import (
 //     finishes the empty answer "load", then sends the usage and [DONE]
 //     as for a whole one (ollama/ollama server/routes.go, GenerateHandler
 //     and ChatHandler; ollama/ollama#8395; can1357/oh-my-pi#7465).
+//   - "upstream_incomplete": WindsurfAPI's /v1/responses (dwgx/WindsurfAPI
+//     3.9.1 and later) when its upstream ended without a finish: the open
+//     message item closed as "completed" with the text so far, then
+//     response.incomplete of that reason, no error and no usage, then
+//     [DONE] (src/handlers/responses.js, the translator's finish; the
+//     reason named apart from max_output_tokens so that no client extends
+//     a turn the upstream never finished: test/responses-stream-truncation.test.js).
 //   - an error's type, a word ending in "_error" ("overloaded_error",
 //     "api_error", "rate_limit_error"): Portkey's gateway turns
 //     Anthropic's mid-stream `event: error` into a chunk whose
@@ -63,7 +70,7 @@ import (
 // server stopped the answer by a failure of its own, or never began it.
 func FailedFinish(reason string) bool {
 	switch reason {
-	case "abort", "error", "insufficient_system_resource", "network_error", "network-error", "cancelled", "cancel", "streaming_disabled", "recover_stop", "load":
+	case "abort", "error", "insufficient_system_resource", "network_error", "network-error", "cancelled", "cancel", "streaming_disabled", "recover_stop", "load", "upstream_incomplete":
 		return true
 	}
 	return strings.HasSuffix(reason, "_error")
