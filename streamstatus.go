@@ -449,6 +449,14 @@ func miniMaxStatus(e *codec.ServerError) int {
 //     Copilot's events on send as they come (caozhiyuan/copilot-api
 //     src/routes/responses/early-response-error.ts,
 //     getInvalidRequestError, reads both codes as the request's).
+//   - WindsurfAPI's code for a prompt its DEVIN_CONNECT upstream refused
+//     by content policy, "CONTENT_BLOCKED": the bridge sends its 200 event
+//     stream before the upstream answers, and the refusal there as an
+//     error object of type "api_error" with that code, then [DONE]; the
+//     same refusal before a stream is its 400 invalid_request_error
+//     (dwgx/WindsurfAPI src/handlers/chat.js, connectErrorToHttp;
+//     src/devin-connect.js, classifyUpstreamError: "the caller must change
+//     the prompt").
 //
 // "server_error", "rate_limit_exceeded" and the policy codes are the
 // route's.
@@ -458,7 +466,7 @@ var requestFaultCodes = map[string]bool{
 	"invalid_image_mode": true, "image_file_too_large": true, "unsupported_image_media_type": true,
 	"empty_image_file": true, "failed_to_download_image": true, "image_file_not_found": true,
 	"image_content_policy_violation": true, "data_inspection_failed": true,
-	"context_length_exceeded": true, "invalid_request_body": true,
+	"context_length_exceeded": true, "invalid_request_body": true, "CONTENT_BLOCKED": true,
 }
 
 // codeStatus returns 400 when e, an error a server sent inside its
