@@ -154,6 +154,9 @@ func (r chat) Decode(data []byte) (Event, error) {
 	if s := geminiCLIError(c); s != nil {
 		return Event{}, serverError(s)
 	}
+	if s := antigravity2apiError(c); s != nil {
+		return Event{}, serverError(s)
+	}
 	if s := ragFlowError(c); s != nil {
 		return Event{}, serverError(s)
 	}
