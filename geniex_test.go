@@ -1,14 +1,9 @@
 package tokenpace_test
 
 import (
-	"errors"
 	"net/http"
 	"testing"
 	"testing/synctest"
-
-	"github.com/openai/openai-go/v3"
-
-	"github.com/tokenpace/tokenpace"
 )
 
 // TestGenieXPromptTooLongNotCounted: GenieX's local server (Qualcomm)
@@ -39,22 +34,6 @@ func TestGenieXPromptTooLongNotCounted(t *testing.T) {
 // of one failure opens.
 func TestGenieXGenerationFailureCounted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var fx conformance
-		fx.Reads = readFixture(t, "testdata/conformance/geniex-completions-generation-failed-after-output.jsonl", &fx)
-		url, hc := serve(t, byModel(map[string]http.Handler{fx.Request.Body.Model: replay(fx.recording)}))
-		r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)),
-			tokenpace.Policy{Breaker: tokenpace.BreakerSettings{Failures: 1}},
-			tokenpace.Route{Name: "first", Model: fx.Request.Body.Model})
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = completionErr(t)(r, fx.Request.Body.Model)
-		var ae *openai.Error
-		if !errors.As(err, &ae) || ae.StatusCode != http.StatusOK || ae.Message != fx.Expect.ErrorMessage {
-			t.Errorf("call 1: Err() = %v; want status 200 with the server's message %q", err, fx.Expect.ErrorMessage)
-		}
-		if err := completionErr(t)(r, fx.Request.Body.Model); !errors.Is(err, tokenpace.ErrCircuitOpen) {
-			t.Errorf("call 2: Err() = %v; want the breaker open after the server's failure", err)
-		}
+		wantFailureCounted(t, "geniex-completions-generation-failed-after-output", http.StatusOK, completionErr(t))
 	})
 }

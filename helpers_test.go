@@ -377,6 +377,33 @@ func wantStatus(t *testing.T, name string, status int) {
 	}
 }
 
+// wantFailureCounted replays the fixture testdata/conformance/name.jsonl,
+// whose stream ends in a failure the route answers for (the server's own,
+// or a limit), through a Router whose breaker opens at one failure; call
+// makes one call of the fixture's API for its model and returns the
+// stream's error once read. The caller must get status with the server's
+// message, and the next call must find the breaker open. It runs inside a
+// synctest bubble.
+func wantFailureCounted(t *testing.T, name string, status int, call func(r *tokenpace.Router, model string) error) {
+	t.Helper()
+	var fx conformance
+	fx.Reads = readFixture(t, "testdata/conformance/"+name+".jsonl", &fx)
+	url, hc := serve(t, byModel(map[string]http.Handler{fx.Request.Body.Model: replay(fx.recording)}))
+	r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)),
+		tokenpace.Policy{Breaker: tokenpace.BreakerSettings{Failures: 1}},
+		tokenpace.Route{Name: "first", Model: fx.Request.Body.Model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ae *openai.Error
+	if err := call(r, fx.Request.Body.Model); !errors.As(err, &ae) || ae.StatusCode != status || ae.Message != fx.Expect.ErrorMessage {
+		t.Errorf("Err() = %v; want status %d with the server's message %q", err, status, fx.Expect.ErrorMessage)
+	}
+	if err := call(r, fx.Request.Body.Model); !errors.Is(err, tokenpace.ErrCircuitOpen) {
+		t.Errorf("second call: Err() = %v; want the breaker open", err)
+	}
+}
+
 // chatErr makes a streamed chat call for model on r, reads it to its end,
 // and returns its error (a call of wantRefusalsNotCounted).
 func chatErr(t *testing.T) func(r *tokenpace.Router, model string) error {

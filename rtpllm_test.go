@@ -60,7 +60,7 @@ func TestRTPLLMRequestErrorNotRetried(t *testing.T) {
 func TestRTPLLMCodesAreNotStatuses(t *testing.T) {
 	t.Run("backend cancelled", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			wantServerFailureCounted(t, "rtpllm-backend-cancelled-499-event")
+			wantFailureCounted(t, "rtpllm-backend-cancelled-499-event", http.StatusOK, chatErr(t))
 		})
 	})
 	t.Run("traffic limit", func(t *testing.T) {
@@ -77,30 +77,4 @@ func TestRTPLLMCodesAreNotStatuses(t *testing.T) {
 			}
 		})
 	})
-}
-
-// wantServerFailureCounted replays the conformance file name, whose
-// stream ends in the server's own failure, through a Router whose breaker
-// opens at one failure: the caller must get the error event with the
-// server's message and the status the stream was sent with (200), and
-// the next call must find the breaker open.
-func wantServerFailureCounted(t *testing.T, name string) {
-	t.Helper()
-	var fx conformance
-	fx.Reads = readFixture(t, "testdata/conformance/"+name+".jsonl", &fx)
-	url, hc := serve(t, byModel(map[string]http.Handler{fx.Request.Body.Model: replay(fx.recording)}))
-	r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)),
-		tokenpace.Policy{Breaker: tokenpace.BreakerSettings{Failures: 1}},
-		tokenpace.Route{Name: "first", Model: fx.Request.Body.Model})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = chatErr(t)(r, fx.Request.Body.Model)
-	var ae *openai.Error
-	if !errors.As(err, &ae) || ae.StatusCode != http.StatusOK || ae.Message != fx.Expect.ErrorMessage {
-		t.Errorf("Err() = %v; want the server's failure, status 200, with its message %q", err, fx.Expect.ErrorMessage)
-	}
-	if err := chatErr(t)(r, fx.Request.Body.Model); !errors.Is(err, tokenpace.ErrCircuitOpen) {
-		t.Errorf("second call: Err() = %v; want the breaker open", err)
-	}
 }
