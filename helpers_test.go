@@ -332,13 +332,10 @@ func wantResponsesBreaker(t *testing.T, c *tokenpace.Client, p tokenpace.Policy,
 	}
 }
 
-// wantRefusalsNotCounted replays the fixture testdata/conformance/name.jsonl
-// twice through a Router whose breaker opens at one failure; call makes
-// one call of the fixture's API for its model and returns the stream's
-// error once read. Each caller must get status with the server's message,
-// and neither an open breaker: a server's refusal of the request is not
-// its failure. It runs inside a synctest bubble.
-func wantRefusalsNotCounted(t *testing.T, name string, status int, call func(r *tokenpace.Router, model string) error) {
+// breakerOfOne serves the fixture testdata/conformance/name.jsonl and
+// returns a Router of one route to it, named "first", whose breaker opens
+// at one failure, and the fixture.
+func breakerOfOne(t *testing.T, name string) (*tokenpace.Router, conformance) {
 	t.Helper()
 	var fx conformance
 	fx.Reads = readFixture(t, "testdata/conformance/"+name+".jsonl", &fx)
@@ -349,6 +346,18 @@ func wantRefusalsNotCounted(t *testing.T, name string, status int, call func(r *
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r, fx
+}
+
+// wantRefusalsNotCounted replays the fixture testdata/conformance/name.jsonl
+// twice through a Router whose breaker opens at one failure; call makes
+// one call of the fixture's API for its model and returns the stream's
+// error once read. Each caller must get status with the server's message,
+// and neither an open breaker: a server's refusal of the request is not
+// its failure. It runs inside a synctest bubble.
+func wantRefusalsNotCounted(t *testing.T, name string, status int, call func(r *tokenpace.Router, model string) error) {
+	t.Helper()
+	r, fx := breakerOfOne(t, name)
 	for i := range 2 {
 		err := call(r, fx.Request.Body.Model)
 		if errors.Is(err, tokenpace.ErrCircuitOpen) {
@@ -386,15 +395,7 @@ func wantStatus(t *testing.T, name string, status int) {
 // synctest bubble.
 func wantFailureCounted(t *testing.T, name string, status int, call func(r *tokenpace.Router, model string) error) {
 	t.Helper()
-	var fx conformance
-	fx.Reads = readFixture(t, "testdata/conformance/"+name+".jsonl", &fx)
-	url, hc := serve(t, byModel(map[string]http.Handler{fx.Request.Body.Model: replay(fx.recording)}))
-	r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)),
-		tokenpace.Policy{Breaker: tokenpace.BreakerSettings{Failures: 1}},
-		tokenpace.Route{Name: "first", Model: fx.Request.Body.Model})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, fx := breakerOfOne(t, name)
 	var ae *openai.Error
 	if err := call(r, fx.Request.Body.Model); !errors.As(err, &ae) || ae.StatusCode != status || ae.Message != fx.Expect.ErrorMessage {
 		t.Errorf("Err() = %v; want status %d with the server's message %q", err, status, fx.Expect.ErrorMessage)
