@@ -159,7 +159,7 @@ func (f *benchFlags) writeFiles(rep *benchReport, stdout, stderr io.Writer) int 
 		if err := writeExport(f.export, res.rows); err != nil {
 			code = benchFail(stderr, 1, "export: %v", err)
 		} else {
-			say("%d requests written to %s", len(res.rows), f.export)
+			say("%s written to %s", count(len(res.rows), "request"), f.export)
 		}
 	}
 	if f.plot != "" && len(res.timings) > 0 {

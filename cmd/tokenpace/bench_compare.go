@@ -245,9 +245,9 @@ func savedLoad(r *savedRun) string {
 		return r.run.Load
 	}
 	if r.run.Rate > 0 {
-		return fmt.Sprintf("%d requests at %g/s", r.run.Planned, r.run.Rate)
+		return fmt.Sprintf("%s at %g/s", count(r.run.Planned, "request"), r.run.Rate)
 	}
-	return fmt.Sprintf("%d requests, closed loop of %d", r.run.Planned, r.run.Concurrency)
+	return fmt.Sprintf("%s, closed loop of %d", count(r.run.Planned, "request"), r.run.Concurrency)
 }
 
 // comparePage is two runs side by side as an HTML page.

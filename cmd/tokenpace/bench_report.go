@@ -150,7 +150,7 @@ func (r *benchReport) writeText(w io.Writer) error {
 	ew := &firstErr{w: w}
 	f := r.f
 	fmt.Fprintf(ew, "endpoint  %s\nmodel     %s\n", r.what, r.mdl)
-	load := fmt.Sprintf("closed loop, %d clients", f.concurrency)
+	load := "closed loop, " + count(f.concurrency, "client")
 	if f.rate > 0 {
 		load = fmt.Sprintf("Poisson arrivals at %g/s", f.rate)
 		if f.concurrency > 0 {
@@ -160,10 +160,10 @@ func (r *benchReport) writeText(w io.Writer) error {
 	if r.load != "" {
 		fmt.Fprintf(ew, "load      %s", r.load)
 	} else {
-		fmt.Fprintf(ew, "load      %d requests (%s), %d prompt tokens, max_tokens %d", f.requests, load, f.prompt, f.maxTokens)
+		fmt.Fprintf(ew, "load      %s (%s), %s, max_tokens %d", count(f.requests, "request"), load, count(f.prompt, "prompt token"), f.maxTokens)
 	}
 	if f.warmup > 0 {
-		fmt.Fprintf(ew, ", after %d warm-up requests", f.warmup)
+		fmt.Fprintf(ew, ", after %s", count(f.warmup, "warm-up request"))
 	}
 	fmt.Fprintln(ew)
 	if f.sloTTFT > 0 || f.sloTPOT > 0 {
@@ -305,8 +305,8 @@ func (r *benchReport) writeTable(w io.Writer) {
 	writeCounts(w, "errors     ", s.Errors)
 	writeCounts(w, "detected   ", s.Detections)
 	if p := r.pred; p != nil {
-		fmt.Fprintf(w, "predicted   TTFT %.1f, TPOT %.1f, E2E %.1f ms (the simulator's offline run of %d requests arriving together)\n",
-			msf(p.TTFT), msf(p.TPOT), msf(p.E2E), p.Scenario.Concurrency)
+		fmt.Fprintf(w, "predicted   TTFT %.1f, TPOT %.1f, E2E %.1f ms (the simulator's offline run of %s arriving together)\n",
+			msf(p.TTFT), msf(p.TPOT), msf(p.E2E), count(p.Scenario.Concurrency, "request"))
 	}
 }
 

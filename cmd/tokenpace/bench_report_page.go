@@ -35,9 +35,9 @@ func (r *benchReport) settings() [][2]string {
 	f := r.f
 	load := r.load
 	if load == "" {
-		load = fmt.Sprintf("%d requests, closed loop of %d clients, %d prompt tokens, max_tokens %d", f.requests, f.concurrency, f.prompt, f.maxTokens)
+		load = fmt.Sprintf("%s, closed loop of %s, %s, max_tokens %d", count(f.requests, "request"), count(f.concurrency, "client"), count(f.prompt, "prompt token"), f.maxTokens)
 		if f.rate > 0 {
-			load = fmt.Sprintf("%d requests, Poisson arrivals at %g/s, %d prompt tokens, max_tokens %d", f.requests, f.rate, f.prompt, f.maxTokens)
+			load = fmt.Sprintf("%s, Poisson arrivals at %g/s, %s, max_tokens %d", count(f.requests, "request"), f.rate, count(f.prompt, "prompt token"), f.maxTokens)
 		}
 	}
 	slo := sloText(f.sloTTFT, f.sloTPOT)

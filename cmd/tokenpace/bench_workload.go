@@ -29,7 +29,7 @@ func (f *benchFlags) newLoad() (*loadGen, error) {
 			return nil, err
 		}
 		g.schedule = schedule(a)
-		g.load = fmt.Sprintf("%d requests, gamma arrivals at %g/s with burstiness (CV) %g, %d prompt tokens, max_tokens %d", f.requests, f.rate, f.burstiness, f.prompt, f.maxTokens)
+		g.load = fmt.Sprintf("%s, gamma arrivals at %g/s with burstiness (CV) %g, %s, max_tokens %d", count(f.requests, "request"), f.rate, f.burstiness, count(f.prompt, "prompt token"), f.maxTokens)
 	case f.sess.on():
 		g.requests = f.sess.sessions * f.sess.turns
 		g.load = f.sess.describe(f.prompt, f.maxTokens)

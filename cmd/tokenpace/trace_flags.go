@@ -56,7 +56,7 @@ func (t *traceFlags) open(path string) (*trace.Trace, error) {
 
 // describe says what of the trace is replayed, in one line.
 func (t *traceFlags) describe(tr *trace.Trace) string {
-	s := fmt.Sprintf("trace %s: %d requests (%s, over %v at %.3g/s", tr.Name, len(tr.Requests), tr.Format, tr.Duration().Round(time.Millisecond), tr.Rate())
+	s := fmt.Sprintf("trace %s: %s (%s, over %v at %.3g/s", tr.Name, count(len(tr.Requests), "request"), tr.Format, tr.Duration().Round(time.Millisecond), tr.Rate())
 	if t.start != 0 || t.window != 0 {
 		s += fmt.Sprintf(", window from %v", t.start)
 		if t.window != 0 {
@@ -67,7 +67,7 @@ func (t *traceFlags) describe(tr *trace.Trace) string {
 		s += fmt.Sprintf(", sped up %g×", t.speedup)
 	}
 	if tr.Failed > 0 {
-		s += fmt.Sprintf("; %d requests the traced service failed left out", tr.Failed)
+		s += fmt.Sprintf("; %s the traced service failed left out", count(tr.Failed, "request"))
 	}
 	return s + ")"
 }
