@@ -90,7 +90,7 @@ type situation struct {
 	buffered    bool // the try won and its output waits for validation
 	invalid     bool // a validator rejected the try's output
 	failFast    bool // Policy.FailFast or CallPolicy.FailFast
-	cont        bool // Policy.Continue, and the call's output can be carried on (it is shorter than asked)
+	cont        bool // Policy.Continue, and the call's output can be carried on (it is shorter than asked, and no content policy blocked it)
 	restartOnly bool // the output the caller keeps carries a tool call, audio or a refusal, or the request is one no continuation can carry on
 	canceled    bool // the caller's context ended
 	live        int  // other tries that run or wait in admission

@@ -284,7 +284,7 @@ func (c *call) situation(h happening, tr *try, e tryEvent, err error) situation 
 		invalid:     tr.validErr != nil,
 		failFast:    c.set.failFast,
 		panicked:    isPanic(err),
-		cont:        c.r.pol.Continue && c.canContinue() && !c.reachedMax(),
+		cont:        c.r.pol.Continue && c.canContinue() && !c.reachedMax() && !policyBlocked(err),
 		restartOnly: c.keptRestartOnly() || codec.RestartsOnly(c.req),
 		canceled:    c.ctx.Err() != nil,
 		live:        c.liveTries(),

@@ -2,6 +2,7 @@ package tokenpace
 
 import (
 	"cmp"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -58,6 +59,24 @@ func guardrailStatus(raw string) int {
 		return 0
 	}
 	return http.StatusForbidden
+}
+
+// policyBlocked reports whether err ended a stream with a content
+// policy's block of its answer: agentgateway's streamed guard (see
+// guardrailStatus), which releases the text of each window that passes
+// and blocks a later one, or apfel's "content_policy_violation" (see
+// faultTypes), which its stream sends the same way whether the text had
+// begun or not (Sources/Handlers.swift, streamingResponse's catch: only an
+// overflow of the context after text ends as "length").
+// A Router never carries such an answer on at another route: the
+// continuation would write what the policy withheld from the caller.
+func policyBlocked(err error) bool {
+	var se *StreamError
+	var ae *openai.Error
+	if !errors.As(err, &se) || se.Kind != KindErrorEvent || !errors.As(err, &ae) {
+		return false
+	}
+	return ae.Type == "guardrail_blocked" && ae.Code == "guardrail_intervention" || ae.Type == "content_policy_violation"
 }
 
 // templateRefusalStatus returns 400 when apiErr's message is a chat
