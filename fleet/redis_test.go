@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -202,11 +203,22 @@ func isReserve(args []any) bool {
 	return false
 }
 
+// handshake reports whether a command is part of a new connection's
+// handshake: HELLO, then a pipeline of CLIENT SETINFO (go-redis's
+// initConn), and AUTH or SELECT where options ask for them. How many
+// connections the pool opens depends on how calls and batches overlap,
+// which a loaded machine changes: the dials are counted apart.
+func handshake(cmd redis.Cmder) bool {
+	switch cmd.Name() {
+	case "hello", "client", "auth", "select", "readonly":
+		return true
+	}
+	return false
+}
+
 func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		switch cmd.Name() {
-		case "hello", "client": // a new connection's handshake
-		default:
+		if !handshake(cmd) {
 			h.cmds.Add(1)
 			if isReserve(cmd.Args()) {
 				h.reserves.Add(1)
@@ -218,6 +230,9 @@ func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 
 func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if !slices.ContainsFunc(cmds, func(c redis.Cmder) bool { return !handshake(c) }) {
+			return next(ctx, cmds) // a new connection's handshake
+		}
 		h.cmds.Add(1)
 		return next(ctx, cmds)
 	}
