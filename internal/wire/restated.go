@@ -20,8 +20,10 @@ import "net/http"
 // (CloudflareUpstreamFailure). A worker's failure under 400 becomes a
 // 500: FastChat's (FastChatServerError), ScaleLLM's
 // (ScaleLLMServerError). A server's refusal for want of capacity under
-// 403 becomes a 503: Chitu's (ChituOverload). Each reads the body, bounded
-// already (BoundErrorBody), only under its own status, and puts it back.
+// 403 becomes a 503: Chitu's (ChituOverload); so does a model the server
+// failed to load under 400: LM Studio's (LMStudioLoadFailure). Each reads
+// the body, bounded already (BoundErrorBody), only under its own status,
+// and puts it back.
 func Restated(res *http.Response, asked []byte) *http.Response {
 	switch {
 	case LlamaCppRequestError(res) || KServeRequestError(res) || LlamaCppPythonRequestError(res, asked) || FastDeployRequestError(res) || DeepInfraRequestError(res) ||
@@ -31,7 +33,7 @@ func Restated(res *http.Response, asked []byte) *http.Response {
 		return AsGatewayError(res)
 	case FastChatServerError(res) || ScaleLLMServerError(res):
 		return AsServerError(res)
-	case ChituOverload(res):
+	case ChituOverload(res) || LMStudioLoadFailure(res):
 		return AsUnavailable(res)
 	}
 	return res
