@@ -1,8 +1,16 @@
 package tokenpace_test
 
 import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/tokenpace/tokenpace"
 )
 
 // TestLMStudioLoadFailureSentAgain: LM Studio, loading a model at the
@@ -12,9 +20,36 @@ import (
 // mistake: sent once, not counted, and a Router handed it back instead
 // of trying its next route. It is now the 503 it is: sent again, and a
 // Router whose first route keeps failing to load gets its answer from
-// the next.
+// the next. Its 400 for a model not loaded with just-in-time loading off
+// stays a 400, sent once.
 func TestLMStudioLoadFailureSentAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		wantOverloadSentAgain(t, "lmstudio-jit-load-failed-400", "qwen/qwen3-coder-30b", nil)
+		unloaded := func(w http.ResponseWriter, r *http.Request) bool {
+			if !strings.HasPrefix(r.URL.Path, "/unloaded/") {
+				return false
+			}
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte(`{"error":{"message":"No models loaded. Please load a model in the developer page or use the 'lms load' command.","type":"invalid_request_error","param":"model","code":null}}`))
+			return true
+		}
+		const model = "qwen/qwen3-coder-30b"
+		oc, counts := wantOverloadSentAgain(t, "lmstudio-jit-load-failed-400", model, unloaded)
+
+		s := tokenpace.NewClient(*oc("http://replay.invalid/unloaded/v1/")).NewStreaming(context.Background(), chat(model, 64))
+		readAll(t, s)
+		var ae *openai.Error
+		if !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusBadRequest || counts.of("/unloaded/v1/chat/completions") != 1 {
+			t.Errorf("no models loaded: Err() = %v, %d requests; want a 400, sent once", s.Err(), counts.of("/unloaded/v1/chat/completions"))
+		}
+	})
+}
+
+// TestLMStudioLoadFailureCounted: the route that failed to load the model
+// answers for it: a breaker that opens at one failure is open for the
+// next call, and the caller had the 503 with LM Studio's words.
+func TestLMStudioLoadFailureCounted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		wantFailureCounted(t, "lmstudio-jit-load-failed-400", http.StatusServiceUnavailable, chatErr(t))
 	})
 }
