@@ -255,7 +255,10 @@ func pdRouterError(head []byte) []byte {
 // error codes); or a problem-details body (RFC 9457) without its
 // "detail", whose "title" beside a numeric "status" is the message, as
 // NVIDIA's hosted API answers its rate limit ({"status":429,"title":"Too
-// Many Requests"}; a "detail", when it has one, is read as FastAPI's is).
+// Many Requests"}; a "detail", when it has one, is read as FastAPI's is);
+// or, from Ola Krutrim's cloud, no "error" but an "html-message", a string
+// and the whole message (Portkey-AI/gateway src/providers/krutrim/
+// chatComplete.ts reads it so from any status other than 200).
 // ok is false for any other body.
 func errorOfOwnShape(head []byte) (msg, name, code string, ok bool) {
 	if !gjson.ValidBytes(head) {
@@ -302,6 +305,9 @@ func errorOfOwnShape(head []byte) (msg, name, code string, ok bool) {
 	}
 	if t := gjson.GetBytes(head, "title"); t.Type == gjson.String && t.Str != "" && gjson.GetBytes(head, "status").Type == gjson.Number {
 		return t.Str, "", "", true // a problem-details body without its detail
+	}
+	if h := gjson.GetBytes(head, "html-message"); h.Type == gjson.String && h.Str != "" {
+		return h.Str, "", "", true // Krutrim's
 	}
 	return "", "", "", false
 }

@@ -177,6 +177,8 @@ func TestErrorsOfOwnShape(t *testing.T) {
 		`{"status":429,"title":"Too Many Requests"}`:                                            `{"error":{"message":"Too Many Requests"}}`,
 		`{"status":404,"title":"Not Found","detail":"Function 'f': Not found for account 'a'"}`: `{"error":{"message":"Function 'f': Not found for account 'a'"}}`,
 		`{"title":"Too Many Requests"}`:                                                         `{"title":"Too Many Requests"}`,
+		`{"html-message": "Model Krutrim-spectre-v9 not found"}`:                                `{"error":{"message":"Model Krutrim-spectre-v9 not found"}}`,
+		`{"html-message": ""}`:                                                                  `{"html-message": ""}`,
 	} {
 		res := response(503, nil, []byte(body))
 		if cut := BoundErrorBody(res); cut != "" {
