@@ -262,7 +262,8 @@ func (a *Accumulator) end(e *End) {
 // audio its deltas streamed, if any, its reasoning and images in its
 // JSON.ExtraFields (see messageExtras), its tool calls typed ("function"
 // when the server gave no type, "custom" with the name and input of a
-// custom tool's call: see functionTypes), the "{}" a relay put before a
+// custom tool's call: see functionTypes), the calls PLaMo wrote as its
+// template's markup in the text made calls (see plamoCalls), the "{}" a relay put before a
 // call's arguments dropped (see emptyObjectArgs), its one choice that used every
 // token allowed finished for "length" (see lengthFinish), and each other
 // choice that streamed tool calls finished for "tool_calls" even when its
@@ -280,6 +281,7 @@ func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 	a.audio.setOn(c)
 	a.custom.setOn(c)
 	a.extras.setOn(c)
+	plamoCalls(c)
 	functionTypes(c)
 	emptyObjectArgs(c)
 	lengthFinish(c, a.Limit, a.outputs)

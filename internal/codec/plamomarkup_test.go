@@ -1,0 +1,65 @@
+package codec
+
+import (
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// plamoMarkup is one call as PLaMo's template writes it, name and
+// arguments given.
+func plamoMarkup(name, args string) string {
+	return plamoRequest + plamoName + name + plamoNameEnd + plamoArgs + plamoMsg + args + plamoArgsEnd + plamoRequestEnd
+}
+
+// TestPlamoCalls: the calls PLaMo wrote as its markup in a finished
+// answer's text become its tool calls, the text around them kept; any
+// other text stays as the server wrote it.
+func TestPlamoCalls(t *testing.T) {
+	read := plamoMarkup("read", `{"path":"README.md"}`)
+	write := plamoMarkup("write", `{"path":"notes.txt","content":"ok"}`)
+	for _, tc := range []struct {
+		name, content, finish string
+		calls                 int
+		want                  string
+		wantCalls             []string // name(arguments)
+	}{
+		{"wrapped", "I will inspect the file.\n" + plamoRequests + read + plamoRequestsEnd, "stop", 0,
+			"I will inspect the file.", []string{`read({"path":"README.md"})`}},
+		{"two, one wrapped", plamoRequests + read + plamoRequestsEnd + write, "stop", 0,
+			"", []string{`read({"path":"README.md"})`, `write({"path":"notes.txt","content":"ok"})`}},
+		{"no msg tag", "x" + plamoRequest + plamoName + "read" + plamoNameEnd + plamoArgs + `{"a":1}` + plamoArgsEnd + plamoRequestEnd, "stop", 0,
+			"x", []string{`read({"a":1})`}},
+		{"not closed", "x" + plamoRequest + plamoName + "read", "length", 0, "x" + plamoRequest + plamoName + "read", nil},
+		{"arguments no object", "x" + plamoMarkup("read", `["a"]`), "stop", 0, "x" + plamoMarkup("read", `["a"]`), nil},
+		{"no name", plamoMarkup(" ", `{}`), "stop", 0, plamoMarkup(" ", `{}`), nil},
+		{"not finished", "x" + read, "", 0, "x" + read, nil},
+		{"calls of its own", "x" + read, "tool_calls", 1, "x" + read, []string{"own({})"}},
+		{"plain text", "<|plamo:msg|> is a tag", "stop", 0, "<|plamo:msg|> is a tag", nil},
+	} {
+		c := openai.ChatCompletion{Choices: []openai.ChatCompletionChoice{{FinishReason: tc.finish}}}
+		m := &c.Choices[0].Message
+		m.Content = tc.content
+		for range tc.calls {
+			m.ToolCalls = append(m.ToolCalls, openai.ChatCompletionMessageToolCallUnion{ID: "own", Type: "function",
+				Function: openai.ChatCompletionMessageFunctionToolCallFunction{Name: "own", Arguments: "{}"}})
+		}
+		plamoCalls(&c)
+		var got []string
+		for i, call := range m.ToolCalls {
+			got = append(got, call.Function.Name+"("+call.Function.Arguments+")")
+			if tc.calls == 0 && (call.Type != "function" || call.ID != "call_plamo_"+string(rune('0'+i))) {
+				t.Errorf("%s: call %d typed %q, id %q; want function, call_plamo_%d", tc.name, i, call.Type, call.ID, i)
+			}
+		}
+		if m.Content != tc.want || len(got) != len(tc.wantCalls) {
+			t.Errorf("%s: plamoCalls = %q, %q; want %q, %q", tc.name, m.Content, got, tc.want, tc.wantCalls)
+			continue
+		}
+		for i := range got {
+			if got[i] != tc.wantCalls[i] {
+				t.Errorf("%s: call %d = %s, want %s", tc.name, i, got[i], tc.wantCalls[i])
+			}
+		}
+	}
+}
