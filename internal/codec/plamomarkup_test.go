@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
@@ -61,5 +62,33 @@ func TestPlamoCalls(t *testing.T) {
 				t.Errorf("%s: call %d = %s, want %s", tc.name, i, got[i], tc.wantCalls[i])
 			}
 		}
+	}
+}
+
+// TestPlamoCallsWhole: a whole answer whose text holds PLaMo's markup
+// reaches the caller with the call, in its message and in the delta of
+// the chunk a stream given the whole answer shows, finished "tool_calls".
+func TestPlamoCallsWhole(t *testing.T) {
+	content, err := json.Marshal("Reading.\n" + plamoMarkup("read", `{"path":"README.md"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := []byte(`{"id":"m1","object":"chat.completion","model":"plamo-3.0-prime-beta","choices":[{"index":0,"finish_reason":"stop",` +
+		`"message":{"role":"assistant","content":` + string(content) + `}}]}`)
+	res := new(openai.ChatCompletion)
+	if err := json.Unmarshal(data, res); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := Chat(openai.ChatCompletionNewParams{}, true).(chat).wholeEvent(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, d := res.Choices[0], ev.Chunk.Choices[0].Delta
+	if ch.Message.Content != "Reading." || len(ch.Message.ToolCalls) != 1 || ch.Message.ToolCalls[0].Function.Name != "read" || ch.FinishReason != "tool_calls" {
+		t.Errorf("wholeEvent: message %q with %d calls, finish %q; want \"Reading.\", the call read, \"tool_calls\"",
+			ch.Message.Content, len(ch.Message.ToolCalls), ch.FinishReason)
+	}
+	if d.Content != "Reading." || len(d.ToolCalls) != 1 || d.ToolCalls[0].Function.Arguments != `{"path":"README.md"}` {
+		t.Errorf("wholeEvent: delta %q with calls %+v, want \"Reading.\" and read's arguments", d.Content, d.ToolCalls)
 	}
 }
