@@ -25,6 +25,15 @@ import (
 //     failure (a filter it lacks), so the line the caret points at must
 //     be the raise_exception call.
 //
+// Paddler (intentee/paddler), a load balancer over llama.cpp agents that
+// render the template themselves with minijinja, gives templates its own
+// raise_exception, whose error says "Model's chat template raised an
+// exception: '<the template's words>'" (paddler_agent/src/chat_template_renderer/raise_exception.rs);
+// its agent passes the render's failure on as a ChatTemplateError
+// (paddler_agent/src/prepare_conversation_history_request.rs), which the
+// balancer answers 500 "server_error", or inside its 200 stream once the
+// stream has begun (paddler_balancer/src/compatibility/openai_service/openai_error.rs).
+//
 // A template that fails on its own stays the server's failure.
 //
 // Servers that run llama-server underneath pass the refusal on whole:
@@ -51,11 +60,15 @@ func ChatTemplateRefusal(res *http.Response) bool {
 // words a template passes to raise_exception.
 const jinjaException = "Jinja Exception: "
 
+// paddlerRaised is what Paddler's raise_exception writes before the words
+// a template passes to it.
+const paddlerRaised = "Model's chat template raised an exception: '"
+
 // TemplateRefused reports whether msg, a 500's message from llama.cpp's
 // server or a message that holds one, is a chat template's refusal by
 // raise_exception.
 func TemplateRefused(msg string) bool {
-	if strings.Contains(msg, jinjaException) {
+	if strings.Contains(msg, jinjaException) || strings.Contains(msg, paddlerRaised) {
 		return true
 	}
 	i := strings.Index(msg, " at row ")

@@ -8,9 +8,9 @@ import (
 )
 
 // TestTemplateRefused: a chat template's raise_exception, in the words of
-// llama.cpp's own template engine or of minja before it, is a refusal of
-// the request's messages; a template's own failure, in either form, and
-// another message are not.
+// llama.cpp's own template engine, of minja before it or of Paddler's, is
+// a refusal of the request's messages; a template's own failure, in any
+// of these forms, and another message are not.
 func TestTemplateRefused(t *testing.T) {
 	for _, tt := range []struct {
 		name, msg string
@@ -27,6 +27,12 @@ func TestTemplateRefused(t *testing.T) {
 			true},
 		{"minja, a failure on the line below a raise",
 			"Unknown filter 'safe' at row 12, column 30:\n    {{- raise_exception('Roles must alternate') }}\n    {{- message.content | safe }}\n                             ^\n{%- endfor %}\n",
+			false},
+		{"Paddler, raise_exception",
+			`Some("agent-1"): failed to render chat template: invalid operation: Model's chat template raised an exception: 'After the optional system message, conversation roles must alternate user/assistant/user/assistant/...' (in chat_template:18)`,
+			true},
+		{"Paddler, a filter minijinja lacks",
+			`Some("agent-1"): failed to render chat template: unknown filter: filter safe is unknown (in chat_template:12)`,
 			false},
 		{"minja, no caret line", "Unknown method: startswith at row 3, column 10:", false},
 		{"the server's own failure", "llama_decode failed", false},
@@ -56,6 +62,7 @@ func TestChatTemplateRefusal(t *testing.T) {
 		{"", 500, strings.Replace(refusal, "server_error", "unavailable_error", 1), false},
 		{"llama.cpp", 500, `{"error":{"code":500,"message":"llama_decode failed","type":"server_error"}}`, false},
 		{"llama.cpp", 500, `Jinja Exception: not JSON`, false},
+		{"", 500, `{"error":{"code":null,"message":"None: failed to render chat template: invalid operation: Model's chat template raised an exception: 'Conversation roles must alternate' (in chat_template:1)","param":null,"type":"server_error"}}`, true},
 	} {
 		res := &http.Response{StatusCode: tt.status, Header: http.Header{"Server": {tt.server}}, Body: io.NopCloser(strings.NewReader(tt.body))}
 		if got := ChatTemplateRefusal(res); got != tt.want {
