@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 	"testing/synctest"
+
+	"github.com/tokenpace/tokenpace"
 )
 
 // TestPaddlerTemplateRefusalNotCounted: Paddler, a llama.cpp load
@@ -20,5 +22,20 @@ import (
 func TestPaddlerTemplateRefusalNotCounted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		wantRefusalsNotCounted(t, "paddler-chat-template-refusal-error-event", http.StatusBadRequest, chatErr(t))
+	})
+}
+
+// TestPaddlerResponsesTemplateRefusalNotCounted: the same refusal on
+// Paddler's /v1/responses comes as response.created and
+// response.in_progress, then response.failed whose error is
+// {"code":"server_error","message":…} with Paddler's words
+// (paddler_balancer/src/compatibility/openai_service/responses_streaming_response_transformer.rs,
+// responses_response_builder.rs). The caller must get status 400 with the
+// words, sent once; a Router goes on to its next route and its breaker
+// stays closed.
+func TestPaddlerResponsesTemplateRefusalNotCounted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fx := loadConformance(t)["paddler-responses-template-refusal-failed"]
+		wantResponsesFailed(t, fx, tokenpace.Policy{}, http.StatusBadRequest, true)
 	})
 }
