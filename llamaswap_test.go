@@ -49,3 +49,16 @@ func TestLlamaSwapLoadingBudget(t *testing.T) {
 		}
 	})
 }
+
+// TestLlamaSwapUpstreamRefusalAfterNotesNotCounted: llama-swap with
+// sendLoadingState writes its own 200 headers and loading notes while a
+// model loads, then hands the same ResponseWriter to the upstream
+// (mostlygeek/llama-swap internal/router/base.go): llama-server's 400 for a
+// prompt over the context loses its status and comes as its bare JSON
+// body after the notes. The caller must get status 400 with llama-server's
+// words, and a breaker must not count it.
+func TestLlamaSwapUpstreamRefusalAfterNotesNotCounted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		wantRefusalsNotCounted(t, "llamaswap-loading-then-upstream-400-bare", http.StatusBadRequest, chatErr(t))
+	})
+}
