@@ -18,8 +18,9 @@ type Error struct {
 	// TooLarge: the event is over a bound (not malformed).
 	TooLarge bool
 	// Truncated: an event stream assembled into a whole response (see
-	// Assemble) ended before its answer did, or a chunk changed text a
-	// stream sent whole so far had given already (see wholeSoFar).
+	// Assemble) ended before its answer did, a chunk changed text a
+	// stream sent whole so far had given already (see wholeSoFar), or
+	// another provider started the answer over (see providerSwitch).
 	Truncated bool
 	// Server is the error the server sent as an event, when it did.
 	Server *ServerError

@@ -48,7 +48,8 @@ type shape struct {
 // left out (see AtDone and AtBareDone): which shapes every chunk so far
 // is in, whether a choice finished, and whether the answer had any
 // output. It reads the text of a model that streams it whole so far as
-// the pieces its chunks add (see wholeSoFar).
+// the pieces its chunks add (see wholeSoFar), and ends, cut, a stream
+// whose answer another provider starts over (see providerSwitch).
 type ChatStream struct {
 	TGIToolStream
 	seen   bool   // a chunk was looked at
@@ -57,6 +58,7 @@ type ChatStream struct {
 	some   uint32 // bit i: some chunk held finishless[i].some
 	answer answerSeen
 	whole  wholeSoFar
+	source providerSwitch
 }
 
 // Decode decodes the next event of the stream.
@@ -64,6 +66,9 @@ func (s *ChatStream) Decode(data []byte) (Event, error) {
 	ev, err := s.TGIToolStream.Decode(data)
 	if err == nil && ev.Chunk != nil {
 		if err := s.whole.cut(&ev); err != nil {
+			return Event{}, err
+		}
+		if err := s.source.check(&ev); err != nil {
 			return Event{}, err
 		}
 	}

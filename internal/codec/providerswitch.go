@@ -1,0 +1,61 @@
+package codec
+
+import "github.com/openai/openai-go/v3"
+
+// An answer started over by another provider.
+//
+// gpt4free's OpenAI-compatible API, asked for a model with no provider
+// named, serves it through its AnyProvider: the providers of the model
+// tried in turn by RotatedProvider, which catches a provider's failure
+// and goes on to the next one whether or not the failed one had yielded
+// text (xtekky/gpt4free g4f/providers/retry_provider.py,
+// RotatedProvider.create_async_generator; its IterListProvider raises
+// once text came). The next provider's answer follows in the same
+// stream from its beginning, under the same id, and ends with "stop"
+// and [DONE]: the caller's text is the cut answer and a whole other one
+// glued together. Only the chunks' "provider" member, which
+// g4f/client/__init__.py (async_iter_response) sets on every chunk from
+// the provider last tried, tells the second answer from the first.
+
+// providerSwitched is the Detail of the error of a chunk whose provider
+// is not the one that wrote the answer so far.
+const providerSwitched = "answer started over by another provider"
+
+// providerSwitch follows the "provider" member gpt4free puts on every
+// chunk. Only the first chunk is looked at for it: a stream of another
+// server pays one test a chunk. The zero value has looked at no chunk.
+type providerSwitch struct {
+	looked   bool   // a chunk was looked at
+	provider string // the first chunk's provider, as sent; "" if none
+	output   bool   // a chunk of that provider carried output
+}
+
+// check returns an error for ev, a chunk whose provider is not the first
+// chunk's, once that provider's chunks carried output: the text so far
+// is kept, cut (a Router carries it on), and the other provider's
+// answer, which starts over, is not read. A switch before any output
+// loses nothing and is read as it came.
+func (p *providerSwitch) check(ev *Event) error {
+	c := ev.Chunk
+	if !p.looked {
+		p.looked = true
+		p.provider = providerOf(c)
+	}
+	if p.provider == "" {
+		return nil
+	}
+	if !p.output {
+		p.provider = providerOf(c)
+		p.output = ev.Outputs > 0 || ev.ToolCall
+		return nil
+	}
+	if providerOf(c) != p.provider {
+		return &Error{Truncated: true, Detail: providerSwitched}
+	}
+	return nil
+}
+
+// providerOf returns c's "provider" member as sent, or "".
+func providerOf(c *openai.ChatCompletionChunk) string {
+	return c.JSON.ExtraFields["provider"].Raw()
+}

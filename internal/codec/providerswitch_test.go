@@ -1,0 +1,53 @@
+package codec
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// TestProviderSwitch: a gpt4free stream whose chunks name another
+// provider once the first one's carried text (its AnyProvider went on to
+// the next provider after a failure, whose answer starts over) ends cut
+// at the first such chunk; a switch before any text, a stream whose
+// provider never changes and a stream of chunks without a provider are
+// read as they came.
+func TestProviderSwitch(t *testing.T) {
+	chunk := func(provider, content string) string {
+		p := ""
+		if provider != "" {
+			p = fmt.Sprintf(`"provider":%q,`, provider)
+		}
+		return fmt.Sprintf(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m",%s"choices":[{"index":0,"delta":{"role":"assistant","content":%q},"finish_reason":null}]}`, p, content)
+	}
+	type step struct{ provider, content string }
+	for _, tt := range []struct {
+		name   string
+		steps  []step
+		failAt int // the chunk refused, -1 for none
+	}{
+		{"switch after text", []step{{"PollinationsAI", "Hi"}, {"PollinationsAI", " there"}, {"DeepInfra", "Hi"}}, 2},
+		{"switch before text", []step{{"PollinationsAI", ""}, {"DeepInfra", "Hi"}, {"DeepInfra", " there"}}, -1},
+		{"one provider", []step{{"PollinationsAI", "Hi"}, {"PollinationsAI", " there"}, {"PollinationsAI", ""}}, -1},
+		{"no provider", []step{{"", "Hi"}, {"", " there"}, {"", "Hi"}}, -1},
+	} {
+		s := DecoderFor(Chat(openai.ChatCompletionNewParams{}, true))
+		failed := -1
+		for i, st := range tt.steps {
+			_, err := s.Decode([]byte(chunk(st.provider, st.content)))
+			if err != nil {
+				var ce *Error
+				if !errors.As(err, &ce) || !ce.Truncated || ce.Detail != providerSwitched {
+					t.Fatalf("%s: chunk %d: %v, want a cut stream (%q)", tt.name, i, err, providerSwitched)
+				}
+				failed = i
+				break
+			}
+		}
+		if failed != tt.failAt {
+			t.Errorf("%s: refused chunk %d, want %d", tt.name, failed, tt.failAt)
+		}
+	}
+}
