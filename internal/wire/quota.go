@@ -78,6 +78,15 @@ import (
 // prompt sent over 5,000 times with 429 and FastAPI's {"detail": "Stop
 // spamming this prompt, please..."} (chutesai/chutes-api
 // api/invocation/router.py): every request sent again is counted too.
+// ChatGPT's Codex backend, which bridges serve a ChatGPT plan's accounts
+// from, answers an account past its plan's 5-hour or weekly limit with
+// 429 of type "usage_limit_reached" (its message "The usage limit has
+// been reached", beside plan_type, resets_at and resets_in_seconds), and
+// one whose plan does not include Codex with 429 "usage_not_included":
+// Codex itself reads both as fatal, not to be sent again (openai/codex
+// codex-rs/core/src/client.rs, ErrorResponse). ChatMock relays the 429
+// with only the message (RayBytes/ChatMock chatmock/routes_openai.py,
+// chat_completions), so its words are the only sign.
 
 // quotaCodes are the error codes, or types, of the 429s of QuotaSpent.
 var quotaCodes = map[string]bool{
@@ -85,18 +94,25 @@ var quotaCodes = map[string]bool{
 	"SetLimitExceeded": true, "QuotaExceeded": true, "AccountQuotaExceeded": true,
 	"exceeded_current_quota_error": true,
 	"insufficient_quota_error":     true,
+	"usage_limit_reached":          true, "usage_not_included": true,
 }
+
+// chatGPTUsageLimit is the message of the Codex backend's 429 for a
+// ChatGPT plan past its usage limit, which ChatMock relays alone.
+const chatGPTUsageLimit = "The usage limit has been reached"
 
 // QuotaSpent returns res marked not to be sent again (X-Should-Retry:
 // false) when it is a 429 whose error object says the account's balance
-// or quota is spent, or its usage limit reached in Ollama's words. It reads the body, bounded already (BoundErrorBody),
+// or quota is spent, or its usage limit reached in Ollama's or
+// ChatGPT's words. It reads the body, bounded already (BoundErrorBody),
 // and puts it back. A Router's breaker still counts it: the route will
 // answer the same to every request until the account is paid for; but
 // Chutes' refusal of one prompt (see PromptSpam), which the route's
 // other requests do not meet.
 func QuotaSpent(res *http.Response) *http.Response {
 	e, ok := errorOf(res, http.StatusTooManyRequests)
-	if !ok || !quotaCodes[e.Type] && !quotaCodes[fmt.Sprint(e.Code)] && !ollamaUsageLimit(e.Message) && !workersAIAllocationSpent(e) && !longCatUsageCap(e) && !kimiLimitSpent(e) && !PromptSpam(e.Message) {
+	if !ok || !quotaCodes[e.Type] && !quotaCodes[fmt.Sprint(e.Code)] && !ollamaUsageLimit(e.Message) && !workersAIAllocationSpent(e) && !longCatUsageCap(e) && !kimiLimitSpent(e) && !PromptSpam(e.Message) &&
+		!strings.HasPrefix(e.Message, chatGPTUsageLimit) {
 		return res
 	}
 	return markRetry(res, false)
