@@ -15,10 +15,11 @@ import (
 const thinkingBlocks = "thinking_blocks"
 
 // deltaReasoningObject is reasoningObject for a delta, after
-// thinkingObject.
+// thinkingObject, then reasoningParts.
 func deltaReasoningObject(d *openai.ChatCompletionChunkChoiceDelta) {
 	thinkingObject(&d.JSON.ExtraFields, false)
 	reasoningObject(&d.JSON.ExtraFields)
+	reasoningParts(&d.JSON.ExtraFields)
 }
 
 // messageReasoningObject is deltaReasoningObject for the message of a
@@ -27,6 +28,7 @@ func deltaReasoningObject(d *openai.ChatCompletionChunkChoiceDelta) {
 func messageReasoningObject(m *openai.ChatCompletionMessage) {
 	thinkingObject(&m.JSON.ExtraFields, true)
 	reasoningObject(&m.JSON.ExtraFields)
+	reasoningParts(&m.JSON.ExtraFields)
 }
 
 // reasoningObject rewrites a reasoning_content that came as an object
