@@ -30,26 +30,30 @@ type providerSwitch struct {
 	output   bool   // a chunk of that provider carried output
 }
 
-// check returns an error for ev, a chunk whose provider is not the first
-// chunk's, once that provider's chunks carried output: the text so far
-// is kept, cut (a Router carries it on), and the other provider's
-// answer, which starts over, is not read. A switch before any output
-// loses nothing and is read as it came.
+// check returns an error for ev, a chunk that carries output from a
+// provider other than the one whose chunks carried output before it: the
+// text so far is kept, cut (a Router carries it on), and the other
+// provider's answer, which starts over, is not read. A switch before any
+// output loses nothing and is read as it came; an event that names no
+// provider (a relay's own, as claude-code-router's `{}` before
+// OpenRouter's error) or carries no output is read as it came.
 func (p *providerSwitch) check(ev *Event) error {
-	c := ev.Chunk
 	if !p.looked {
 		p.looked = true
-		p.provider = providerOf(c)
+		p.provider = providerOf(ev.Chunk)
 	}
 	if p.provider == "" {
 		return nil
 	}
-	if !p.output {
-		p.provider = providerOf(c)
-		p.output = ev.Outputs > 0 || ev.ToolCall
+	q := providerOf(ev.Chunk)
+	if q == "" || ev.Outputs == 0 && !ev.ToolCall {
 		return nil
 	}
-	if providerOf(c) != p.provider {
+	if !p.output {
+		p.provider, p.output = q, true
+		return nil
+	}
+	if q != p.provider {
 		return &Error{Truncated: true, Detail: providerSwitched}
 	}
 	return nil

@@ -11,9 +11,10 @@ import (
 // TestProviderSwitch: a gpt4free stream whose chunks name another
 // provider once the first one's carried text (its AnyProvider went on to
 // the next provider after a failure, whose answer starts over) ends cut
-// at the first such chunk; a switch before any text, a stream whose
-// provider never changes and a stream of chunks without a provider are
-// read as they came.
+// at the first such chunk that carries text; a switch before any text,
+// a stream whose provider never changes, a stream of chunks without a
+// provider and an event without one between (claude-code-router's `{}`
+// before OpenRouter's error) are read as they came.
 func TestProviderSwitch(t *testing.T) {
 	chunk := func(provider, content string) string {
 		p := ""
@@ -32,6 +33,8 @@ func TestProviderSwitch(t *testing.T) {
 		{"switch before text", []step{{"PollinationsAI", ""}, {"DeepInfra", "Hi"}, {"DeepInfra", " there"}}, -1},
 		{"one provider", []step{{"PollinationsAI", "Hi"}, {"PollinationsAI", " there"}, {"PollinationsAI", ""}}, -1},
 		{"no provider", []step{{"", "Hi"}, {"", " there"}, {"", "Hi"}}, -1},
+		{"an event without a provider between", []step{{"DeepInfra", "Hi"}, {"", ""}, {"DeepInfra", " there"}}, -1},
+		{"another provider's chunk without output", []step{{"PollinationsAI", "Hi"}, {"DeepInfra", ""}, {"DeepInfra", "Hi"}}, 2},
 	} {
 		s := DecoderFor(Chat(openai.ChatCompletionNewParams{}, true))
 		failed := -1
