@@ -261,6 +261,9 @@ func (r *reading) tally(ar *arrived) (content string, completes, reopens bool) {
 			terminal = true
 		}
 	}
+	if r.everyChunk.EndsAtUsage(len(c.Choices), ar.HasUsage, &r.finishedChoices, r.req.Choices()) {
+		terminal = true
+	}
 	if ar.Frame {
 		content = r.settled(content, c)
 	}

@@ -36,6 +36,23 @@ func (e *EveryChunkFinish) Ends(ch *openai.ChatCompletionChunkChoice, finished *
 	return Ends(ch) && !(e.seen && out), reopened
 }
 
+// EndsAtUsage reports whether a chunk of no choices that carries the
+// usage ends an answer whose every choice of want (a request's Choices)
+// sent its finish reason before, in a stream that showed the habit. Such
+// a server may write no finish of its own at the end: Microsoft Agent
+// Framework's hosted Chat Completions endpoint
+// (microsoft/agent-framework
+// dotnet/src/Microsoft.Agents.AI.Hosting.OpenAI/ChatCompletions/AIAgentChatCompletionsProcessor.cs,
+// GetStreamingChunksAsync) gives every chunk with output the finish
+// reason "stop" when its update has none, writes the model's own finish
+// as a chunk of no choices, its usage on another, and no [DONE]. A usage
+// chunk is sent once the answer is made, so the answer ends there; a
+// stream cut before it stays cut. Until a stream shows the habit it costs
+// a bit test.
+func (e *EveryChunkFinish) EndsAtUsage(choices int, hasUsage bool, finished *Finished, want int) bool {
+	return e.seen && hasUsage && choices == 0 && finished.Count() >= want
+}
+
 // Seen reports whether the stream showed the habit: its end is then
 // its [DONE], or a finish reason on a chunk without output.
 func (e *EveryChunkFinish) Seen() bool { return e.seen }

@@ -39,3 +39,41 @@ func TestEveryChunkFinish(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryChunkFinishEndsAtUsage: once a stream showed the habit, a
+// chunk of no choices with the usage ends an answer whose choices all
+// sent a finish reason (Microsoft Agent Framework's hosted endpoint writes
+// no finish of its own at the end); before the habit, or with a choice
+// unfinished, or without usage, it does not.
+func TestEveryChunkFinishEndsAtUsage(t *testing.T) {
+	text := func(s string) openai.ChatCompletionChunkChoice {
+		return openai.ChatCompletionChunkChoice{Delta: openai.ChatCompletionChunkChoiceDelta{Content: s}, FinishReason: "stop"}
+	}
+	var e EveryChunkFinish
+	var finished Finished
+	if e.EndsAtUsage(0, true, &finished, 1) {
+		t.Errorf("EndsAtUsage before any chunk = true, want false")
+	}
+	for _, s := range []string{"a", "b"} {
+		ch := text(s)
+		if ends, _ := e.Ends(&ch, &finished); ends {
+			finished.Add(ch.Index, 1)
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		choices  int
+		hasUsage bool
+		want     int
+		ends     bool
+	}{
+		{"usage, no choices", 0, true, 1, true},
+		{"no usage", 0, false, 1, false},
+		{"usage beside a choice", 1, true, 1, false},
+		{"a second choice unfinished", 0, true, 2, false},
+	} {
+		if got := e.EndsAtUsage(tc.choices, tc.hasUsage, &finished, tc.want); got != tc.ends {
+			t.Errorf("%s: EndsAtUsage = %v, want %v", tc.name, got, tc.ends)
+		}
+	}
+}
