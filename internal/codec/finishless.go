@@ -30,6 +30,7 @@ var finishless = [...]shape{
 	{in: oneAPIGeminiChunk},                   // one-api's Gemini channel (oneapigemini.go)
 	{in: vllmMLXChunk, some: vllmMLXCloseOut}, // vllm-mlx 0.4.0 (vllmmlx.go)
 	{in: geminiProxyChunk},                    // gemini-openai-proxy (geminiproxy.go)
+	{in: autogenWebAPIChunk},                  // AutoGen for .NET's AutoGen.WebAPI (autogenwebapi.go)
 }
 
 // shape is the shape of one server's chunks (see finishless).
@@ -64,6 +65,11 @@ type ChatStream struct {
 // Decode decodes the next event of the stream.
 func (s *ChatStream) Decode(data []byte) (Event, error) {
 	ev, err := s.TGIToolStream.Decode(data)
+	if err == nil && !s.seen && ev.Chunk != nil && messageInStream(ev.Chunk) {
+		if whole, ok := WholeChat(s.chat, data); ok {
+			ev = whole
+		}
+	}
 	if err == nil && ev.Chunk != nil {
 		if err := s.whole.cut(&ev); err != nil {
 			return Event{}, err
