@@ -173,9 +173,6 @@ func (r chat) Decode(data []byte) (Event, error) {
 	}
 	ev := chunkEvent(c, c)
 	ev.Frame = diffusionFrame(c)
-	if dllamaPrefill(c) {
-		ev.Outputs = 0 // the prompt's words, sent before the prefill (see dllamaPrefill)
-	}
 	return ev, nil
 }
 

@@ -19,10 +19,12 @@ import "github.com/openai/openai-go/v3"
 // dllamaID is the id of every chunk dllama-api sends.
 const dllamaID = "cmpl-c0"
 
-// dllamaPrefill reports whether c is dllama-api's chunk of the chat
-// template's opening of the answer: the caller keeps its text, but it is
-// no generated output. The id is compared first: one comparison of a
-// short string per chunk for any other server.
+// dllamaPrefill reports whether c, the first chunk of a stream, is
+// dllama-api's chunk of the chat template's opening of the answer: the
+// caller keeps its text, but it is no generated output. dllama-api
+// writes it once, before any token, so only a stream's first chunk is
+// asked (see ChatStream.Decode): the chunks after it, the model's own
+// "<think>\n" among them, are output, and cost no comparison.
 func dllamaPrefill(c *openai.ChatCompletionChunk) bool {
 	if c.ID != dllamaID || c.Model != "Distributed Model" || len(c.Choices) != 1 {
 		return false

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
@@ -24,6 +25,27 @@ func TestDllamaPrefill(t *testing.T) {
 		}
 		if got := dllamaPrefill(&c); got != tc.want {
 			t.Errorf("dllamaPrefill(%s) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestDllamaPrefillFirstChunkOnly: dllama-api writes the chat template's
+// opening of the answer once, as the first chunk after its headers
+// (src/dllama-api.cpp, ApiServer::complete); every chunk after it is a
+// piece of the model's output, whatever its text, and counts as one.
+func TestDllamaPrefillFirstChunkOnly(t *testing.T) {
+	const chunk = `{"choices":[{"delta":{"content":%q,"role":"assistant"},"finish_reason":"","index":0}],"created":1797843600,"id":"cmpl-c0","model":"Distributed Model","object":"chat.completion"}`
+	dec := DecoderFor(Chat(openai.ChatCompletionNewParams{}, true))
+	for i, tc := range []struct {
+		content string
+		want    int
+	}{{"<think>\n", 0}, {"Okay", 1}, {"<think>\n", 1}} {
+		ev, err := dec.Decode(fmt.Appendf(nil, chunk, tc.content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Outputs != tc.want {
+			t.Errorf("chunk %d (%q): Outputs = %d, want %d", i, tc.content, ev.Outputs, tc.want)
 		}
 	}
 }

@@ -49,8 +49,10 @@ type shape struct {
 // left out (see AtDone and AtBareDone): which shapes every chunk so far
 // is in, whether a choice finished, and whether the answer had any
 // output. It reads the text of a model that streams it whole so far as
-// the pieces its chunks add (see wholeSoFar), and ends, cut, a stream
-// whose answer another provider starts over (see providerSwitch).
+// the pieces its chunks add (see wholeSoFar), a first chunk that is
+// distributed-llama's chat template's opening as no output (see
+// dllamaPrefill), and ends, cut, a stream whose answer another provider
+// starts over (see providerSwitch).
 type ChatStream struct {
 	TGIToolStream
 	seen   bool   // a chunk was looked at
@@ -84,6 +86,9 @@ func (s *ChatStream) Decode(data []byte) (Event, error) {
 	c := ev.Chunk
 	if !s.seen {
 		s.seen, s.model, s.in = true, c.Model, 1<<len(finishless)-1
+		if dllamaPrefill(c) {
+			ev.Outputs = 0 // the prompt's words, sent before the prefill (see dllamaPrefill)
+		}
 	}
 	if !s.answer.see(ev, c) {
 		s.in = 0 // a choice other than the first: none of them sends one
