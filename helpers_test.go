@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -470,6 +471,60 @@ func wantSentAndCounted(t *testing.T, h func(w http.ResponseWriter, r *http.Requ
 		want(2, s.Err())
 		if n := counts.of(path); n != 2*requests {
 			t.Errorf("%d requests for 2 calls, want %d", n, 2*requests)
+		}
+	}
+}
+
+// fixture reads testdata/conformance/name.jsonl.
+func fixture(t *testing.T, name string) conformance {
+	t.Helper()
+	var fx conformance
+	fx.Reads = readFixture(t, "testdata/conformance/"+name+".jsonl", &fx)
+	return fx
+}
+
+// answer429 answers every request 429 with body, as JSON.
+func answer429(body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = w.Write([]byte(body))
+	}
+}
+
+// sentWant is what the caller of a model answered 429 must get: the
+// server's message, once the request was sent that many times.
+type sentWant struct {
+	message string
+	sent    int32
+}
+
+// wantSent serves handlers by model and calls each model of want once
+// through a Client whose openai-go retries twice: the caller must get the
+// server's 429 with its message, the request sent as many times as want
+// says (once for a limit that lasts, 3 for one that passes).
+func wantSent(t *testing.T, handlers map[string]http.Handler, want map[string]sentWant) {
+	t.Helper()
+	var asked sync.Map
+	for model, h := range handlers {
+		n := new(atomic.Int32)
+		asked.Store(model, n)
+		handlers[model] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { n.Add(1); h.ServeHTTP(w, r) })
+	}
+	url, hc := serve(t, byModel(handlers))
+	c := tokenpace.NewClient(openaiClient(url, hc))
+	for model, want := range want {
+		s := c.NewStreaming(context.Background(), chat(model, 16), option.WithMaxRetries(2))
+		for s.Next() {
+		}
+		_ = s.Close()
+		var ae *openai.Error
+		if !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusTooManyRequests || ae.Message != want.message {
+			t.Errorf("%s: err %v; want the server's 429 with its message %q", model, s.Err(), want.message)
+		}
+		n, _ := asked.Load(model)
+		if got := n.(*atomic.Int32).Load(); got != want.sent {
+			t.Errorf("%s: sent %d times, want %d", model, got, want.sent)
 		}
 	}
 }

@@ -1,18 +1,9 @@
 package tokenpace_test
 
 import (
-	"context"
-	"errors"
 	"net/http"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-
-	"github.com/tokenpace/tokenpace"
 )
 
 // TestQuotaSpentNotSentAgain: Zhipu's GLM API answers a request of an
@@ -76,81 +67,51 @@ import (
 // ("Infrastructure is at maximum capacity, …") is still sent again.
 func TestQuotaSpentNotSentAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var zai conformance
-		zai.Reads = readFixture(t, "testdata/conformance/zai-balance-spent-429.jsonl", &zai)
-		var github conformance
-		github.Reads = readFixture(t, "testdata/conformance/github-models-daily-limit-429.jsonl", &github)
-		var ollama, ollama13 conformance
-		ollama.Reads = readFixture(t, "testdata/conformance/ollama-cloud-usage-limit-429.jsonl", &ollama)
-		ollama13.Reads = readFixture(t, "testdata/conformance/ollama-0.13-cloud-usage-limit-429-api-error.jsonl", &ollama13)
-		var workersAI conformance
-		workersAI.Reads = readFixture(t, "testdata/conformance/workers-ai-daily-allocation-429.jsonl", &workersAI)
-		var zaiPlan conformance
-		zaiPlan.Reads = readFixture(t, "testdata/conformance/zhipu-coding-plan-5h-limit-1308-429.jsonl", &zaiPlan)
-		var longcat conformance
-		longcat.Reads = readFixture(t, "testdata/conformance/longcat-daily-usage-cap-429.jsonl", &longcat)
-		var ark, arkPlan conformance
-		var moonshotDay, kimiPlan conformance
-		moonshotDay.Reads = readFixture(t, "testdata/conformance/moonshot-tpd-limit-429.jsonl", &moonshotDay)
-		kimiPlan.Reads = readFixture(t, "testdata/conformance/kimi-code-period-limit-429.jsonl", &kimiPlan)
-		ark.Reads = readFixture(t, "testdata/conformance/ark-set-limit-exceeded-429.jsonl", &ark)
-		var sarvam, chutesSpam conformance
-		chutesSpam.Reads = readFixture(t, "testdata/conformance/chutes-prompt-spam-429.jsonl", &chutesSpam)
-		sarvam.Reads = readFixture(t, "testdata/conformance/sarvam-credits-exhausted-429.jsonl", &sarvam)
-		arkPlan.Reads = readFixture(t, "testdata/conformance/ark-coding-plan-quota-429.jsonl", &arkPlan)
-		answer := func(body string) http.HandlerFunc {
-			return func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusTooManyRequests)
-				_, _ = w.Write([]byte(body))
-			}
-		}
+		zai := fixture(t, "zai-balance-spent-429")
+		github := fixture(t, "github-models-daily-limit-429")
+		ollama := fixture(t, "ollama-cloud-usage-limit-429")
+		ollama13 := fixture(t, "ollama-0.13-cloud-usage-limit-429-api-error")
+		workersAI := fixture(t, "workers-ai-daily-allocation-429")
+		zaiPlan := fixture(t, "zhipu-coding-plan-5h-limit-1308-429")
+		longcat := fixture(t, "longcat-daily-usage-cap-429")
+		moonshotDay := fixture(t, "moonshot-tpd-limit-429")
+		kimiPlan := fixture(t, "kimi-code-period-limit-429")
+		ark := fixture(t, "ark-set-limit-exceeded-429")
+		chutesSpam := fixture(t, "chutes-prompt-spam-429")
+		sarvam := fixture(t, "sarvam-credits-exhausted-429")
+		arkPlan := fixture(t, "ark-coding-plan-quota-429")
 		handlers := map[string]http.Handler{
 			"zai":         replay(zai.recording),
 			"zaiplan":     replay(zaiPlan.recording),
-			"zaiweekly":   answer(`{"error":{"code":"1310","message":"Weekly/Monthly Limit Exhausted. Your limit will reset at 2026-12-10 05:53:09"}}`),
-			"zaicredits":  answer(`{"error":{"code":"1316","message":"Usage limit reached for the past 5 hours. Your limit will reset at 2026-12-07 18:30:00"}}`),
-			"zaibusy":     answer(`{"error":{"code":"1302","message":"High concurrency usage of this API, please reduce concurrency or contact customer service to increase limits"}}`),
+			"zaiweekly":   answer429(`{"error":{"code":"1310","message":"Weekly/Monthly Limit Exhausted. Your limit will reset at 2026-12-10 05:53:09"}}`),
+			"zaicredits":  answer429(`{"error":{"code":"1316","message":"Usage limit reached for the past 5 hours. Your limit will reset at 2026-12-07 18:30:00"}}`),
+			"zaibusy":     answer429(`{"error":{"code":"1302","message":"High concurrency usage of this API, please reduce concurrency or contact customer service to increase limits"}}`),
 			"github":      replay(github.recording),
 			"ollama":      replay(ollama.recording),
 			"ollama13":    replay(ollama13.recording),
 			"ark":         replay(ark.recording),
 			"longcat":     replay(longcat.recording),
-			"longcatbusy": answer(`{"error":{"code":"too_many_requests","message":"Rate limit exceeded","type":"rate_limit_error"}}`),
+			"longcatbusy": answer429(`{"error":{"code":"too_many_requests","message":"Rate limit exceeded","type":"rate_limit_error"}}`),
 			"arkplan":     replay(arkPlan.recording),
 			"workers":     replay(workersAI.recording),
-			"workers3036": answer(`{"result":null,"success":false,"errors":[{"code":3036,"message":"You have used up your daily free allocation of 10,000 neurons. Please upgrade to Cloudflare's Workers Paid plan if you would like to continue usage."}],"messages":[]}`),
-			"workersfull": answer(`{"result":null,"success":false,"errors":[{"code":3040,"message":"No more data centers to forward the request to"}],"messages":[]}`),
-			"arktrial":    answer(`{"error":{"code":"QuotaExceeded","message":"The account (2101304184) has exhausted the free trial quota of the model (doubao-seed-1-6-250615).","param":"","type":"TooManyRequests"}}`),
-			"arkbusy":     answer(`{"error":{"code":"ServerOverloaded","message":"The service is currently unable to handle additional requests due to server overload.","param":"","type":"TooManyRequests"}}`),
-			"openai":      answer(`{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`),
-			"limited":     answer(`{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}`),
+			"workers3036": answer429(`{"result":null,"success":false,"errors":[{"code":3036,"message":"You have used up your daily free allocation of 10,000 neurons. Please upgrade to Cloudflare's Workers Paid plan if you would like to continue usage."}],"messages":[]}`),
+			"workersfull": answer429(`{"result":null,"success":false,"errors":[{"code":3040,"message":"No more data centers to forward the request to"}],"messages":[]}`),
+			"arktrial":    answer429(`{"error":{"code":"QuotaExceeded","message":"The account (2101304184) has exhausted the free trial quota of the model (doubao-seed-1-6-250615).","param":"","type":"TooManyRequests"}}`),
+			"arkbusy":     answer429(`{"error":{"code":"ServerOverloaded","message":"The service is currently unable to handle additional requests due to server overload.","param":"","type":"TooManyRequests"}}`),
+			"openai":      answer429(`{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`),
+			"limited":     answer429(`{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}`),
 			"moonshotday": replay(moonshotDay.recording),
-			"moonshotrpm": answer(`{"error":{"message":"Your account org-5f0c2a <ak-f94zc> request reached organization max RPM: 20, please try again after 1 seconds","type":"rate_limit_reached_error"}}`),
+			"moonshotrpm": answer429(`{"error":{"message":"Your account org-5f0c2a <ak-f94zc> request reached organization max RPM: 20, please try again after 1 seconds","type":"rate_limit_reached_error"}}`),
 			"kimiplan":    replay(kimiPlan.recording),
-			"kimimonth":   answer(`{"error":{"message":"You've reached kimi monthly usage limit for this billing cycle. Your quota will be refreshed in the next cycle.","type":"rate_limit_error"}}`),
-			"kimibusy":    answer(`{"error":{"message":"The engine is currently overloaded, please try again later","type":"rate_limit_error"}}`),
-			"moonshotpay": answer(`{"error":{"message":"Your account org-5f0c2a <ak-f94zc> is suspended, please check your plan and billing details","type":"exceeded_current_quota_error"}}`),
+			"kimimonth":   answer429(`{"error":{"message":"You've reached kimi monthly usage limit for this billing cycle. Your quota will be refreshed in the next cycle.","type":"rate_limit_error"}}`),
+			"kimibusy":    answer429(`{"error":{"message":"The engine is currently overloaded, please try again later","type":"rate_limit_error"}}`),
+			"moonshotpay": answer429(`{"error":{"message":"Your account org-5f0c2a <ak-f94zc> is suspended, please check your plan and billing details","type":"exceeded_current_quota_error"}}`),
 			"sarvam":      replay(sarvam.recording),
 			"chutesspam":  replay(chutesSpam.recording),
-			"chutesfull":  answer(`{"detail":"Infrastructure is at maximum capacity, try again later"}`),
-			"sarvambusy":  answer(`{"error":{"message":"Rate limit exceeded. Please retry after some time.","code":"rate_limit_exceeded_error"}}`),
+			"chutesfull":  answer429(`{"detail":"Infrastructure is at maximum capacity, try again later"}`),
+			"sarvambusy":  answer429(`{"error":{"message":"Rate limit exceeded. Please retry after some time.","code":"rate_limit_exceeded_error"}}`),
 		}
-		var asked sync.Map
-		count := func(model string, h http.Handler) http.Handler {
-			n := new(atomic.Int32)
-			asked.Store(model, n)
-			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { n.Add(1); h.ServeHTTP(w, r) })
-		}
-		for model, h := range handlers {
-			handlers[model] = count(model, h)
-		}
-		url, hc := serve(t, byModel(handlers))
-		c := tokenpace.NewClient(openaiClient(url, hc))
-		for model, want := range map[string]struct {
-			message string
-			sent    int32
-		}{
+		wantSent(t, handlers, map[string]sentWant{
 			"zai":         {zai.Expect.ErrorMessage, 1},
 			"zaiplan":     {zaiPlan.Expect.ErrorMessage, 1},
 			"zaiweekly":   {"Weekly/Monthly Limit Exhausted. Your limit will reset at 2026-12-10 05:53:09", 1},
@@ -180,19 +141,6 @@ func TestQuotaSpentNotSentAgain(t *testing.T) {
 			"chutesspam":  {chutesSpam.Expect.ErrorMessage, 1},
 			"chutesfull":  {"Infrastructure is at maximum capacity, try again later", 3},
 			"sarvambusy":  {"Rate limit exceeded. Please retry after some time.", 3},
-		} {
-			s := c.NewStreaming(context.Background(), chat(model, 16), option.WithMaxRetries(2))
-			for s.Next() {
-			}
-			_ = s.Close()
-			var ae *openai.Error
-			if !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusTooManyRequests || ae.Message != want.message {
-				t.Errorf("%s: err %v; want the server's 429 with its message %q", model, s.Err(), want.message)
-			}
-			n, _ := asked.Load(model)
-			if got := n.(*atomic.Int32).Load(); got != want.sent {
-				t.Errorf("%s: sent %d times, want %d", model, got, want.sent)
-			}
-		}
+		})
 	})
 }
