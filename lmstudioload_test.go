@@ -20,27 +20,36 @@ import (
 // mistake: sent once, not counted, and a Router handed it back instead
 // of trying its next route. It is now the 503 it is: sent again, and a
 // Router whose first route keeps failing to load gets its answer from
-// the next. Its 400 for a model not loaded with just-in-time loading off
-// stays a 400, sent once.
+// the next. Its 400 for a model not loaded with just-in-time loading off,
+// and for a model its guardrail will not load on that machine, stays a
+// 400, sent once: another try fails alike.
 func TestLMStudioLoadFailureSentAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		unloaded := func(w http.ResponseWriter, r *http.Request) bool {
-			if !strings.HasPrefix(r.URL.Path, "/unloaded/") {
+			var msg string
+			switch {
+			case strings.HasPrefix(r.URL.Path, "/unloaded/"):
+				msg = `No models loaded. Please load a model in the developer page or use the 'lms load' command.`
+			case strings.HasPrefix(r.URL.Path, "/toobig/"):
+				msg = `Failed to load model \"qwen/qwen3-coder-30b\". Error: Model loading was stopped due to insufficient system resources. Under the current settings, this model requires approximately 31.5 GB of memory, and continuing to load it would likely overload your system and cause it to freeze. If you think this is incorrect, you can adjust the model loading guardrails in settings.`
+			default:
 				return false
 			}
 			w.Header().Set("Content-Type", "application/json; charset=utf-8")
 			w.WriteHeader(http.StatusBadRequest)
-			_, _ = w.Write([]byte(`{"error":{"message":"No models loaded. Please load a model in the developer page or use the 'lms load' command.","type":"invalid_request_error","param":"model","code":null}}`))
+			_, _ = w.Write([]byte(`{"error":{"message":"` + msg + `","type":"invalid_request_error","param":"model","code":null}}`))
 			return true
 		}
 		const model = "qwen/qwen3-coder-30b"
 		oc, counts := wantOverloadSentAgain(t, "lmstudio-jit-load-failed-400", model, unloaded)
 
-		s := tokenpace.NewClient(*oc("http://replay.invalid/unloaded/v1/")).NewStreaming(context.Background(), chat(model, 64))
-		readAll(t, s)
-		var ae *openai.Error
-		if !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusBadRequest || counts.of("/unloaded/v1/chat/completions") != 1 {
-			t.Errorf("no models loaded: Err() = %v, %d requests; want a 400, sent once", s.Err(), counts.of("/unloaded/v1/chat/completions"))
+		for _, prefix := range []string{"/unloaded", "/toobig"} {
+			s := tokenpace.NewClient(*oc("http://replay.invalid" + prefix + "/v1/")).NewStreaming(context.Background(), chat(model, 64))
+			readAll(t, s)
+			var ae *openai.Error
+			if n := counts.of(prefix + "/v1/chat/completions"); !errors.As(s.Err(), &ae) || ae.StatusCode != http.StatusBadRequest || n != 1 {
+				t.Errorf("%s: Err() = %v, %d requests; want a 400, sent once", prefix, s.Err(), n)
+			}
 		}
 	})
 }
