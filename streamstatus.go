@@ -64,10 +64,15 @@ func guardrailStatus(raw string) int {
 // policyBlocked reports whether err ended a stream with a content
 // policy's block of its answer: agentgateway's streamed guard (see
 // guardrailStatus), which releases the text of each window that passes
-// and blocks a later one, or apfel's "content_policy_violation" (see
+// and blocks a later one; apfel's "content_policy_violation" (see
 // faultTypes), which its stream sends the same way whether the text had
 // begun or not (Sources/Handlers.swift, streamingResponse's catch: only an
-// overflow of the context after text ends as "length").
+// overflow of the context after text ends as "length"); and the codes of
+// policyBlockCodes, as type or as code: DashScope's output screen stops an
+// answer mid-stream with type and code "data_inspection_failed" (see
+// requestFaultCodes), and Azure OpenAI names its content filter's block
+// by the code "content_policy_violation" under the type
+// "invalid_request_error" (maximhq/bifrost#6652).
 // A Router never carries such an answer on at another route: the
 // continuation would write what the policy withheld from the caller.
 func policyBlocked(err error) bool {
@@ -76,7 +81,14 @@ func policyBlocked(err error) bool {
 	if !errors.As(err, &se) || se.Kind != KindErrorEvent || !errors.As(err, &ae) {
 		return false
 	}
-	return ae.Type == "guardrail_blocked" && ae.Code == "guardrail_intervention" || ae.Type == "content_policy_violation"
+	return ae.Type == "guardrail_blocked" && ae.Code == "guardrail_intervention" || policyBlockCodes[ae.Type] || policyBlockCodes[ae.Code]
+}
+
+// policyBlockCodes are the names, as an error's type or code, of a
+// content policy's block (see policyBlocked); WindsurfAPI's
+// "CONTENT_BLOCKED" among them (see requestFaultCodes).
+var policyBlockCodes = map[string]bool{
+	"content_policy_violation": true, "data_inspection_failed": true, "CONTENT_BLOCKED": true,
 }
 
 // templateRefusalStatus returns 400 when apiErr's message is a chat
