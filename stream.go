@@ -124,6 +124,9 @@ type Stream[E any] struct {
 func newStream[E any](src source, req codec.Request) *Stream[E] {
 	s := &Stream[E]{src: src}
 	s.acc.Limit = codec.OutputLimit(req)
+	if req != nil && req.API() == codec.APIChat {
+		s.acc.Offered = codec.OfferedFunctions(req.View())
+	}
 	return s
 }
 

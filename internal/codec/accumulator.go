@@ -23,7 +23,11 @@ type Accumulator struct {
 	Acc openai.ChatCompletionAccumulator
 	// Limit is the output tokens the request allowed (its max tokens);
 	// zero for none. See lengthFinish.
-	Limit   int64
+	Limit int64
+	// Offered are the names of the functions the request offered as
+	// tools (see OfferedFunctions); nil for none. Only a call to one of
+	// them written as PLaMo's markup is made a call (see plamoCalls).
+	Offered []string
 	outputs int64 // output-bearing deltas, each at least a token
 	// ranTools: the server ran the calls of the answer itself and sent
 	// their results (see serverToolResult), so they keep the server's
@@ -263,7 +267,8 @@ func (a *Accumulator) end(e *End) {
 // JSON.ExtraFields (see messageExtras), its tool calls typed ("function"
 // when the server gave no type, "custom" with the name and input of a
 // custom tool's call: see functionTypes), the calls PLaMo wrote as its
-// template's markup in the text made calls (see plamoCalls), the "{}" a relay put before a
+// template's markup in the text made calls when the request offered
+// them (see plamoCalls), the "{}" a relay put before a
 // call's arguments dropped (see emptyObjectArgs), its one choice that used every
 // token allowed finished for "length" (see lengthFinish), and each other
 // choice that streamed tool calls finished for "tool_calls" even when its
@@ -281,7 +286,7 @@ func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 	a.audio.setOn(c)
 	a.custom.setOn(c)
 	a.extras.setOn(c)
-	plamoCalls(c)
+	plamoCalls(c, a.Offered)
 	functionTypes(c)
 	emptyObjectArgs(c)
 	lengthFinish(c, a.Limit, a.outputs)

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,18 +42,27 @@ const (
 // plamoCalls makes the calls every finished choice of c, with no tool
 // call of its own, holds as PLaMo's markup in its content its tool calls
 // (type "function", ids "call_plamo_<n>" in their order), and its content
-// the text around them, trimmed. A content with a call that does not
-// parse (no name, arguments that are no JSON object, a block not closed)
-// stays as it is. Only a content that holds the markup's opening is
-// parsed: the check costs one search of each finished message.
-func plamoCalls(c *openai.ChatCompletion) {
+// the text around them, trimmed. offered are the names of the functions
+// the request offered (see OfferedFunctions): a call to any other, or any
+// markup when it offered none, is text that quotes the markup (a model
+// explaining PLaMo's template, code that parses it), never a call the
+// caller's agent loop would run; openclaw's PLaMo provider, which reads
+// the markup, speaks to PLaMo alone. A content with a call that does not
+// parse (no name, a name not offered, arguments that are no JSON object,
+// a block not closed) stays as it is. Only a content that holds the
+// markup's opening is parsed: the check costs one search of each finished
+// message, and none when no function was offered.
+func plamoCalls(c *openai.ChatCompletion, offered []string) {
+	if len(offered) == 0 {
+		return
+	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
 		m := &ch.Message
 		if ch.FinishReason == "" || len(m.ToolCalls) > 0 || !strings.Contains(m.Content, plamoRequest) {
 			continue
 		}
-		text, calls, ok := parsePlamoCalls(m.Content)
+		text, calls, ok := parsePlamoCalls(m.Content, offered)
 		if !ok {
 			continue
 		}
@@ -60,9 +70,22 @@ func plamoCalls(c *openai.ChatCompletion) {
 	}
 }
 
+// OfferedFunctions returns the names of the functions p offers as tools,
+// nil for none.
+func OfferedFunctions(p openai.ChatCompletionNewParams) []string {
+	var names []string
+	for _, t := range p.Tools {
+		if f := t.GetFunction(); f != nil && f.Name != "" {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}
+
 // parsePlamoCalls returns content without PLaMo's call markup, trimmed,
-// and the calls it held; ok is false when a call does not parse.
-func parsePlamoCalls(content string) (text string, calls []openai.ChatCompletionMessageToolCallUnion, ok bool) {
+// and the calls it held; ok is false when a call does not parse or calls
+// a function not in offered.
+func parsePlamoCalls(content string, offered []string) (text string, calls []openai.ChatCompletionMessageToolCallUnion, ok bool) {
 	var rest strings.Builder
 	s := content
 	for {
@@ -76,7 +99,7 @@ func parsePlamoCalls(content string) (text string, calls []openai.ChatCompletion
 			return "", nil, false
 		}
 		name, args, ok := parsePlamoCall(body)
-		if !ok {
+		if !ok || !slices.Contains(offered, name) {
 			return "", nil, false
 		}
 		calls = append(calls, openai.ChatCompletionMessageToolCallUnion{

@@ -15,7 +15,8 @@ func plamoMarkup(name, args string) string {
 
 // TestPlamoCalls: the calls PLaMo wrote as its markup in a finished
 // answer's text become its tool calls, the text around them kept; any
-// other text stays as the server wrote it.
+// other text, and a call to a function the request did not offer, stays
+// as the server wrote it.
 func TestPlamoCalls(t *testing.T) {
 	read := plamoMarkup("read", `{"path":"README.md"}`)
 	write := plamoMarkup("write", `{"path":"notes.txt","content":"ok"}`)
@@ -37,6 +38,8 @@ func TestPlamoCalls(t *testing.T) {
 		{"not finished", "x" + read, "", 0, "x" + read, nil},
 		{"calls of its own", "x" + read, "tool_calls", 1, "x" + read, []string{"own({})"}},
 		{"plain text", "<|plamo:msg|> is a tag", "stop", 0, "<|plamo:msg|> is a tag", nil},
+		{"a function not offered", "x" + plamoMarkup("delete", `{"path":"/"}`), "stop", 0, "x" + plamoMarkup("delete", `{"path":"/"}`), nil},
+		{"one of two not offered", read + plamoMarkup("delete", `{}`), "stop", 0, read + plamoMarkup("delete", `{}`), nil},
 	} {
 		c := openai.ChatCompletion{Choices: []openai.ChatCompletionChoice{{FinishReason: tc.finish}}}
 		m := &c.Choices[0].Message
@@ -45,7 +48,7 @@ func TestPlamoCalls(t *testing.T) {
 			m.ToolCalls = append(m.ToolCalls, openai.ChatCompletionMessageToolCallUnion{ID: "own", Type: "function",
 				Function: openai.ChatCompletionMessageFunctionToolCallFunction{Name: "own", Arguments: "{}"}})
 		}
-		plamoCalls(&c)
+		plamoCalls(&c, []string{"read", "write"})
 		var got []string
 		for i, call := range m.ToolCalls {
 			got = append(got, call.Function.Name+"("+call.Function.Arguments+")")
@@ -79,7 +82,9 @@ func TestPlamoCallsWhole(t *testing.T) {
 	if err := json.Unmarshal(data, res); err != nil {
 		t.Fatal(err)
 	}
-	ev, err := Chat(openai.ChatCompletionNewParams{}, true).(chat).wholeEvent(res)
+	p := openai.ChatCompletionNewParams{Tools: []openai.ChatCompletionToolUnionParam{
+		openai.ChatCompletionFunctionTool(openai.FunctionDefinitionParam{Name: "read"})}}
+	ev, err := Chat(p, true).(chat).wholeEvent(res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,5 +95,30 @@ func TestPlamoCallsWhole(t *testing.T) {
 	}
 	if d.Content != "Reading." || len(d.ToolCalls) != 1 || d.ToolCalls[0].Function.Arguments != `{"path":"README.md"}` {
 		t.Errorf("wholeEvent: delta %q with calls %+v, want \"Reading.\" and read's arguments", d.Content, d.ToolCalls)
+	}
+}
+
+// TestPlamoCallsWholeNoTools: a whole answer that quotes PLaMo's markup
+// to a request that offered no tool keeps its text and its "stop".
+func TestPlamoCallsWholeNoTools(t *testing.T) {
+	content, err := json.Marshal("The template writes a call so: " + plamoMarkup("read", `{"path":"README.md"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := []byte(`{"id":"m1","object":"chat.completion","model":"m","choices":[{"index":0,"finish_reason":"stop",` +
+		`"message":{"role":"assistant","content":` + string(content) + `}}]}`)
+	res := new(openai.ChatCompletion)
+	if err := json.Unmarshal(data, res); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := Chat(openai.ChatCompletionNewParams{}, true).(chat).wholeEvent(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, d := res.Choices[0], ev.Chunk.Choices[0].Delta
+	if len(ch.Message.ToolCalls) != 0 || ch.FinishReason != "stop" || d.Content != ch.Message.Content || !json.Valid(content) ||
+		ch.Message.Content != "The template writes a call so: "+plamoMarkup("read", `{"path":"README.md"}`) {
+		t.Errorf("wholeEvent: message %q with %d calls, finish %q; want the text as sent, no call, \"stop\"",
+			ch.Message.Content, len(ch.Message.ToolCalls), ch.FinishReason)
 	}
 }
