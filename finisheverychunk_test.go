@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/openai/openai-go/v3"
 	"github.com/tokenpace/tokenpace"
 )
 
@@ -32,23 +33,7 @@ func TestFinishOnEveryChunkCut(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				var fx conformance
-				fx.Reads = readFixture(t, "testdata/conformance/mlx-omni-server-stop-on-every-chunk-length.jsonl", &fx)
-				fx.Reads = fx.Reads[:tc.reads]
-				if tc.done {
-					fx.Reads = append(fx.Reads, recordedRead{TMS: fx.Reads[len(fx.Reads)-1].TMS + 1, Data: "data: [DONE]\n\n"})
-				}
-				url, hc := serve(t, byModel(map[string]http.Handler{fx.Request.Body.Model: replay(fx.recording)}))
-				c := tokenpace.NewClient(openaiClient(url, hc))
-				s := c.NewStreaming(context.Background(), chat(fx.Request.Body.Model, 8))
-				text := readAll(t, s)
-				var se *tokenpace.StreamError
-				if text != tc.text {
-					t.Errorf("text %q, want %q", text, tc.text)
-				}
-				if got := errors.As(s.Err(), &se) && se.Kind == tokenpace.KindTruncated; got != tc.err {
-					t.Errorf("Err() = %v; KindTruncated %v, want %v", s.Err(), got, tc.err)
-				}
+				s := replayCut(t, "mlx-omni-server-stop-on-every-chunk-length", tc.reads, tc.done, 8, tc.text, tc.err)
 				if !tc.err && s.Timing().FinishReason != tc.finish {
 					t.Errorf("Timing().FinishReason = %q, want %q", s.Timing().FinishReason, tc.finish)
 				}
@@ -78,22 +63,7 @@ func TestFinishOnEveryChunkUsageEnds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				var fx conformance
-				fx.Reads = readFixture(t, "testdata/conformance/agent-framework-hosted-stop-every-chunk-no-done.jsonl", &fx)
-				if tc.reads > 0 {
-					fx.Reads = fx.Reads[:tc.reads]
-				}
-				url, hc := serve(t, byModel(map[string]http.Handler{fx.Request.Body.Model: replay(fx.recording)}))
-				c := tokenpace.NewClient(openaiClient(url, hc))
-				s := c.NewStreaming(context.Background(), chat(fx.Request.Body.Model, 64))
-				text := readAll(t, s)
-				var se *tokenpace.StreamError
-				if text != tc.text {
-					t.Errorf("text %q, want %q", text, tc.text)
-				}
-				if got := errors.As(s.Err(), &se) && se.Kind == tokenpace.KindTruncated; got != tc.err {
-					t.Errorf("Err() = %v; KindTruncated %v, want %v", s.Err(), got, tc.err)
-				}
+				s := replayCut(t, "agent-framework-hosted-stop-every-chunk-no-done", tc.reads, false, 64, tc.text, tc.err)
 				if !tc.err {
 					if u := s.Accumulated().Usage; u.PromptTokens != 14 || u.CompletionTokens != 9 {
 						t.Errorf("usage %d and %d, want 14 and 9", u.PromptTokens, u.CompletionTokens)
@@ -102,4 +72,29 @@ func TestFinishOnEveryChunkUsageEnds(t *testing.T) {
 			})
 		})
 	}
+}
+
+// replayCut replays fixture name to a Client's chat call of maxTokens,
+// its first reads reads only (all for 0), then a [DONE] if done, and
+// checks that the caller reads text and that the stream ends cut
+// (KindTruncated) if and only if cut; it returns the stream.
+func replayCut(t *testing.T, name string, reads int, done bool, maxTokens int, text string, cut bool) *tokenpace.Stream[openai.ChatCompletionChunk] {
+	t.Helper()
+	fx := fixture(t, name)
+	if reads > 0 {
+		fx.Reads = fx.Reads[:reads]
+	}
+	if done {
+		fx.Reads = append(fx.Reads, recordedRead{TMS: fx.Reads[len(fx.Reads)-1].TMS + 1, Data: "data: [DONE]\n\n"})
+	}
+	url, hc := serve(t, byModel(map[string]http.Handler{fx.Request.Body.Model: replay(fx.recording)}))
+	s := tokenpace.NewClient(openaiClient(url, hc)).NewStreaming(context.Background(), chat(fx.Request.Body.Model, maxTokens))
+	if got := readAll(t, s); got != text {
+		t.Errorf("text %q, want %q", got, text)
+	}
+	var se *tokenpace.StreamError
+	if got := errors.As(s.Err(), &se) && se.Kind == tokenpace.KindTruncated; got != cut {
+		t.Errorf("Err() = %v; KindTruncated %v, want %v", s.Err(), got, cut)
+	}
+	return s
 }
