@@ -3,9 +3,11 @@ package tokenpace_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/tokenpace/tokenpace"
@@ -97,4 +99,60 @@ func replayCut(t *testing.T, name string, reads int, done bool, maxTokens int, t
 		t.Errorf("Err() = %v; KindTruncated %v, want %v", s.Err(), got, cut)
 	}
 	return s
+}
+
+// TestFinishOnEveryChunkUsageMidAnswer: Microsoft Agent Framework's
+// hosted endpoint writes each model call's usage as it comes, so an agent
+// that makes more than one (a sequential workflow served as an agent:
+// microsoft/agent-framework dotnet/src/Microsoft.Agents.AI.Workflows
+// AgentWorkflowBuilder.BuildSequential, WorkflowHostingExtensions.AsAIAgent)
+// sends the first agent's usage chunk mid-answer, then waits for the next
+// agent's first token. That usage chunk was taken for the answer's end:
+// a Gap budget that ran out in the wait breached nothing, and the caller
+// got the first agent's words alone as a whole answer, nil error. The
+// answer now ends at a usage chunk only when the body ends right after
+// it: the wait is a breach, and with FailFast the caller gets it.
+func TestFinishOnEveryChunkUsageMidAnswer(t *testing.T) {
+	ch := func(content string) string {
+		return `data: {"id":"chatcmpl-w1","choices":[{"index":0,"finish_reason":"stop","delta":{"content":"` + content + `","role":"assistant"}}],"object":"chat.completion.chunk","created":1,"model":"m"}` + "\n\n"
+	}
+	none := `data: {"id":"chatcmpl-w1","choices":[],"object":"chat.completion.chunk","created":1,"model":"m"}` + "\n\n"
+	usage := func(in, out int) string {
+		return fmt.Sprintf(`data: {"id":"chatcmpl-w1","choices":[],"object":"chat.completion.chunk","created":1,"model":"m","usage":{"completion_tokens":%d,"prompt_tokens":%d,"total_tokens":%d}}`+"\n\n", out, in, in+out)
+	}
+	rec := recording{Status: 200, HeadersMS: 5, Headers: map[string]string{"Content-Type": "text/event-stream"}, Reads: []recordedRead{
+		{TMS: 20, Data: ch("Draft:")}, {TMS: 30, Data: ch(" budgets")}, {TMS: 40, Data: none}, {TMS: 42, Data: usage(14, 2)},
+		{TMS: 2500, Data: ch(" Edited:")}, {TMS: 2510, Data: ch(" budgets.")}, {TMS: 2520, Data: none}, {TMS: 2522, Data: usage(30, 2)},
+	}}
+	for _, tc := range []struct {
+		name   string
+		budget tokenpace.Budget
+		text   string
+		breach bool
+	}{
+		{"whole, no budget", tokenpace.Budget{}, "Draft: budgets Edited: budgets.", false},
+		{"the next agent's first token late", tokenpace.Budget{Gap: time.Second}, "Draft: budgets", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				url, hc := serve(t, replay(rec))
+				r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)), tokenpace.Policy{Budget: tc.budget, FailFast: true}, route("m"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := r.NewStreaming(context.Background(), chat("m", 64))
+				text := readAll(t, s)
+				if text != tc.text {
+					t.Errorf("text %q, want %q", text, tc.text)
+				}
+				var be *tokenpace.BudgetError
+				if got := errors.As(s.Err(), &be) && be.Phase == tokenpace.PhaseGap; got != tc.breach {
+					t.Errorf("Err() = %v; a Gap breach %v, want %v", s.Err(), got, tc.breach)
+				}
+				if !tc.breach && s.Err() != nil {
+					t.Errorf("Err() = %v, want nil", s.Err())
+				}
+			})
+		})
+	}
 }

@@ -48,6 +48,7 @@ type reading struct {
 	start           answerStart            // tells a chat chunk that begins the answer again (see begunAgain)
 	laterStop       codec.LaterStop        // keeps a finish reason against a "stop" sent after it
 	everyChunk      codec.EveryChunkFinish // tells a finish reason sent with every chunk, not the choice's end
+	usageLast       bool                   // the latest chunk was a usage chunk that ends such an answer if the body ends after it (see codec.EveryChunkFinish.EndsAtUsage)
 	frame           string                 // the first choice's latest refinement step, not yet given the milestones (see settled)
 	// cut is a whole answer its server cut (see wholeCut), as its API
 	// sent it: the caller's, with the error, when no route answers.
@@ -261,9 +262,7 @@ func (r *reading) tally(ar *arrived) (content string, completes, reopens bool) {
 			terminal = true
 		}
 	}
-	if r.everyChunk.EndsAtUsage(len(c.Choices), ar.HasUsage, &r.finishedChoices, r.req.Choices()) {
-		terminal = true
-	}
+	r.usageLast = r.everyChunk.EndsAtUsage(len(c.Choices), ar.HasUsage, &r.finishedChoices, r.req.Choices())
 	if ar.Frame {
 		content = r.settled(content, c)
 	}
@@ -285,8 +284,10 @@ func (r *reading) reopen() { r.terminal = false }
 func (r *reading) answered() bool { return r.terminal }
 
 // answeredWhole reports whether the answer was whole when its body ended:
-// complete, or a Responses stream's items all done (see itemsDone).
-func (r *reading) answeredWhole() bool { return r.terminal || r.itemsDone() }
+// complete, the body's last chunk a usage chunk that ends an answer whose
+// every chunk sent a finish (see usageLast), or a Responses stream's items
+// all done (see itemsDone).
+func (r *reading) answeredWhole() bool { return r.terminal || r.usageLast || r.itemsDone() }
 
 // itemsDone reports whether a Responses stream that ends without its
 // final event answered whole all the same: every output item it added

@@ -38,17 +38,21 @@ func (e *EveryChunkFinish) Ends(ch *openai.ChatCompletionChunkChoice, finished *
 
 // EndsAtUsage reports whether a chunk of no choices that carries the
 // usage ends an answer whose every choice of want (a request's Choices)
-// sent its finish reason before, in a stream that showed the habit. Such
-// a server may write no finish of its own at the end: Microsoft Agent
-// Framework's hosted Chat Completions endpoint
-// (microsoft/agent-framework
+// sent its finish reason before, in a stream that showed the habit, if
+// the body ends cleanly right after it. Such a server may write no finish
+// of its own at the end: Microsoft Agent Framework's hosted Chat
+// Completions endpoint (microsoft/agent-framework
 // dotnet/src/Microsoft.Agents.AI.Hosting.OpenAI/ChatCompletions/AIAgentChatCompletionsProcessor.cs,
 // GetStreamingChunksAsync) gives every chunk with output the finish
 // reason "stop" when its update has none, writes the model's own finish
-// as a chunk of no choices, its usage on another, and no [DONE]. A usage
-// chunk is sent once the answer is made, so the answer ends there; a
-// stream cut before it stays cut. Until a stream shows the habit it costs
-// a bit test.
+// as a chunk of no choices, its usage on another, and no [DONE]. It
+// writes the usage of each model call its agent makes, so a usage chunk
+// may come mid-answer (a sequential workflow served as an agent:
+// dotnet/src/Microsoft.Agents.AI.Workflows, AgentWorkflowBuilder.BuildSequential,
+// WorkflowHostingExtensions.AsAIAgent): it is not the answer's end until
+// the body ends after it, and a wait or an error after it is the
+// answer's, not a whole answer's. A stream cut before it stays cut. Until
+// a stream shows the habit it costs a bit test.
 func (e *EveryChunkFinish) EndsAtUsage(choices int, hasUsage bool, finished *Finished, want int) bool {
 	return e.seen && hasUsage && choices == 0 && finished.Count() >= want
 }
