@@ -268,7 +268,8 @@ func (a *Accumulator) end(e *End) {
 // when the server gave no type, "custom" with the name and input of a
 // custom tool's call: see functionTypes), the calls PLaMo wrote as its
 // template's markup in the text made calls when the request offered
-// them (see plamoCalls), the "{}" a relay put before a
+// them (see plamoCalls), gpt-oss's channels written as text split into
+// reasoning, text and calls (see harmonyChannels), the "{}" a relay put before a
 // call's arguments dropped (see emptyObjectArgs), its one choice that used every
 // token allowed finished for "length" (see lengthFinish), and each other
 // choice that streamed tool calls finished for "tool_calls" even when its
@@ -287,6 +288,7 @@ func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 	a.custom.setOn(c)
 	a.extras.setOn(c)
 	plamoCalls(c, a.Offered)
+	harmonyChannels(c, a.Offered)
 	functionTypes(c)
 	emptyObjectArgs(c)
 	lengthFinish(c, a.Limit, a.outputs)

@@ -250,10 +250,12 @@ func (r chat) Fetch(ctx context.Context, client *openai.Client, opts []option.Re
 
 // wholeEvent returns the event of res, a whole chat completion: its
 // tool calls typed (PLaMo's written as text made calls, to the functions
-// the request offered: see plamoCalls), its finish reasons read as the server meant them, and
+// the request offered: see plamoCalls; gpt-oss's channels written as
+// text split: see harmonyChannels), its finish reasons read as the server meant them, and
 // its messages as the deltas of one chunk (see wholeChunk).
 func (r chat) wholeEvent(res *openai.ChatCompletion) (Event, error) {
 	plamoCalls(res, OfferedFunctions(r.p))
+	harmonyChannels(res, OfferedFunctions(r.p))
 	functionTypes(res)
 	openAIFinish(res)
 	blankWholeFinish(res)

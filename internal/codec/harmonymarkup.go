@@ -1,0 +1,152 @@
+package codec
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/respjson"
+)
+
+// gpt-oss's harmony channels written as text.
+//
+// A server that runs gpt-oss without parsing its output format ("harmony")
+// streams the model's whole output as the answer's content, its channels'
+// markup and all, and finishes it "stop": each message
+// `<|channel|>NAME<|message|>BODY` closed by `<|end|>`, `<|call|>` or
+// `<|return|>`, the next opened by `<|start|>assistant`; the analysis
+// channel holds the model's reasoning, the final channel the answer, and
+// a commentary message addressed `to=functions.NAME` (a `<|constrain|>json`
+// beside it) a call whose arguments are its body
+// (github.com/openai/harmony docs/format.md; ggml-org/llama.cpp#15181, on
+// what a client of `--reasoning-format none` gets). LM Studio 0.3.21 did
+// so for a coding agent's tool calls (Kilo-Org/kilocode#1775, the content
+// quoted there), mlx_lm.server for aider's benchmark (ml-explore/mlx-lm
+// #1867), and other servers alike (scouzi1966/maclocal-api#121,
+// kekzl/imp#768). A caller read the reasoning as the answer's text, the
+// call as text it never ran, and an agent loop took the turn for its last.
+
+// The markup of harmony's messages.
+const (
+	harmonyStart     = "<|start|>"
+	harmonyChannel   = "<|channel|>"
+	harmonyMessage   = "<|message|>"
+	harmonyConstrain = "<|constrain|>"
+)
+
+// harmonyEnds are the tokens that close a harmony message.
+var harmonyEnds = [...]string{"<|end|>", "<|call|>", "<|return|>", harmonyStart}
+
+// harmonyChannels makes, of every finished choice of c with no tool call
+// and no reasoning of its own whose content opens with harmony's channel
+// markup, the analysis channel its reasoning (reasoning_content), the
+// final channel and a commentary channel addressed to no one (a preamble)
+// its text, and each commentary message addressed to a function the
+// request offered (offered, see OfferedFunctions) a call (type "function",
+// ids "call_harmony_<n>" in their order). A content that does not parse
+// whole (a channel it does not know, a call to a function not offered or
+// whose arguments are no JSON object) stays as it is. The check costs one
+// prefix test of each finished message.
+func harmonyChannels(c *openai.ChatCompletion, offered []string) {
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		m := &ch.Message
+		if ch.FinishReason == "" || len(m.ToolCalls) > 0 || reasoningOf(m) != "" || !harmonyOpening(m.Content) {
+			continue
+		}
+		text, reasoning, calls, ok := parseHarmony(m.Content, offered)
+		if !ok {
+			continue
+		}
+		m.Content, m.ToolCalls = text, calls
+		if reasoning != "" {
+			extra := maps.Clone(m.JSON.ExtraFields)
+			if extra == nil {
+				extra = map[string]respjson.Field{}
+			}
+			raw, _ := json.Marshal(reasoning)
+			extra[reasoningContent] = respjson.NewField(string(raw))
+			m.JSON.ExtraFields = extra
+		}
+	}
+}
+
+// harmonyOpening reports whether content opens with a harmony message.
+func harmonyOpening(content string) bool {
+	s := strings.TrimPrefix(strings.TrimLeft(content, " \n"), harmonyStart+"assistant")
+	return strings.HasPrefix(s, harmonyChannel)
+}
+
+// parseHarmony returns the text, reasoning and calls of content, a run of
+// harmony messages; ok is false when a message does not parse.
+func parseHarmony(content string, offered []string) (text, reasoning string, calls []openai.ChatCompletionMessageToolCallUnion, ok bool) {
+	var t, r strings.Builder
+	s := strings.TrimLeft(content, " \n")
+	for s != "" {
+		s = strings.TrimPrefix(s, harmonyStart+"assistant")
+		header, rest, found := strings.Cut(strings.TrimPrefix(s, harmonyChannel), harmonyMessage)
+		if !strings.HasPrefix(s, harmonyChannel) || !found {
+			return "", "", nil, false
+		}
+		body, next := cutHarmonyBody(rest)
+		channel, recipient := harmonyHeader(header)
+		switch {
+		case recipient != "":
+			name := strings.TrimPrefix(recipient, "functions.")
+			var obj map[string]json.RawMessage
+			args := strings.TrimSpace(body)
+			if !slices.Contains(offered, name) || json.Unmarshal([]byte(args), &obj) != nil || obj == nil {
+				return "", "", nil, false
+			}
+			calls = append(calls, openai.ChatCompletionMessageToolCallUnion{
+				ID: "call_harmony_" + strconv.Itoa(len(calls)), Type: "function",
+				Function: openai.ChatCompletionMessageFunctionToolCallFunction{Name: name, Arguments: args},
+			})
+		case channel == "analysis":
+			r.WriteString(body)
+		case channel == "final" || channel == "commentary":
+			t.WriteString(body)
+		default:
+			return "", "", nil, false
+		}
+		s = next
+	}
+	return strings.TrimSpace(t.String()), strings.TrimSpace(r.String()), calls, true
+}
+
+// cutHarmonyBody returns the body of the message rest begins with, up to
+// the first token that closes it, and what follows that token (a
+// `<|start|>` kept, as it opens the next message); a body no token closes
+// runs to the end.
+func cutHarmonyBody(rest string) (body, next string) {
+	end, at := "", len(rest)
+	for _, e := range harmonyEnds {
+		if i := strings.Index(rest, e); i >= 0 && i < at {
+			end, at = e, i
+		}
+	}
+	if end == "" {
+		return rest, ""
+	}
+	if end == harmonyStart {
+		return rest[:at], rest[at:]
+	}
+	return rest[:at], rest[at+len(end):]
+}
+
+// harmonyHeader returns the channel and the recipient (`to=…`, "" for
+// none) a message's header names.
+func harmonyHeader(header string) (channel, recipient string) {
+	for i, f := range strings.Fields(strings.ReplaceAll(header, harmonyConstrain, " ")) {
+		switch {
+		case strings.HasPrefix(f, "to="):
+			recipient = strings.TrimPrefix(f, "to=")
+		case i == 0:
+			channel = f
+		}
+	}
+	return channel, recipient
+}
