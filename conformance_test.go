@@ -205,6 +205,10 @@ func readResponseStream(s *tokenpace.Stream[responses.ResponseStreamEventUnion])
 	var r read
 	var text, reasoning strings.Builder
 	for s.Next() {
+		if s.Restarted() {
+			// The calls built so far were the dropped output's.
+			r.toolCalls = nil
+		}
 		switch ev := s.Current(); ev.Type {
 		case "response.output_text.delta":
 			text.WriteString(ev.Delta)
@@ -323,6 +327,13 @@ func TestConformance(t *testing.T) {
 				if (fx.Expect.Error != "" || fx.Expect.Empty) && !fx.Expect.RouterEnds {
 					want.Expect.Text += extra
 					want.Expect.DeltasText = nil
+					if len(fx.Expect.ToolCalls) > 0 {
+						// Restarted, not continued: the caller read the
+						// text before the call, and Accumulated starts
+						// over at the next route's answer.
+						read := want.Expect.Text
+						want.Expect.DeltasText, want.Expect.Text = &read, extra
+					}
 					want.Expect.Error, want.Expect.Finish, want.Expect.AccFinish = "", "stop", ""
 					want.Expect.PromptTokens, want.Expect.OutputTokens, want.Expect.UsageReported = 0, 0, nil
 					// A broken stream's tool calls are not continued: the

@@ -78,7 +78,7 @@ type ResponseStream struct {
 type itemLife struct {
 	open     int  // items added and not yet done
 	answered bool // an item other than reasoning was done, completed
-	broken   bool // an item done that was not added, or not completed
+	broken   bool // an item done that was not added, or not completed, or a call's arguments cut
 }
 
 // partKey names what a ResponseStream keeps apart: a content part of an
@@ -170,6 +170,7 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 		s.noteReasoningItem(ev)
 		if ev.Item.Type == "function_call" {
 			ev.Item.Arguments.OfString = s.callArgs(ev.Item.ID, ev.Item.Arguments.OfString)
+			s.life.args(ev.Item.Arguments.OfString)
 		}
 		keys := []partKey{callKey(ev.Item.ID), callKey(ev.Item.CallID)}
 		if ev.Item.Type == "shell_call" {
@@ -280,6 +281,22 @@ func (l *itemLife) done(typ, status string) {
 	}
 }
 
+// args records the arguments of a function call done "completed": a call
+// whose arguments are no whole JSON value was closed before its model
+// finished writing it, whatever its status says. vLLM's /v1/responses
+// closes an open call when one engine step holds the end of its arguments
+// and the text after it, the text handled first (vllm-project/vllm#55284,
+// #55371: split_delta, SimpleStreamingEventProcessor.close_current,
+// emit_simple_tool_call_done); the call's tail then fails the server and
+// the body ends after a message done "completed": no response.completed.
+// Such a stream is cut (see ItemsDone). Arguments "" say nothing either
+// way: some servers give a call without parameters none.
+func (l *itemLife) args(a string) {
+	if a != "" && !gjson.Valid(a) {
+		l.broken = true
+	}
+}
+
 // statusless reports whether an output item of type t may be done without
 // a status: openai-go v3's item types give a remote MCP tool's list
 // (mcp_list_tools), its approval request and response, a custom tool's
@@ -310,8 +327,9 @@ func prelude(t string) bool {
 // stream that ends there without its final event (response.completed)
 // answered is whole. OpenRouter's /responses closes some streams so,
 // after the last output_item.done (moeru-ai/airi#2593, #2589). A stream
-// cut inside an item, after reasoning or a tools' list alone, or with an
-// item done otherwise than completed is not whole; neither is one whose
+// cut inside an item, after reasoning or a tools' list alone, with an
+// item done otherwise than completed, or with a function call done whose
+// arguments are no whole JSON value (see itemLife.args) is not whole; neither is one whose
 // items are done without being added (llama.cpp's), which ends with its
 // final event.
 func (s *ResponseStream) ItemsDone() bool {
