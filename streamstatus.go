@@ -33,7 +33,7 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	if rtpLLMError(e) {
 		return rtpLLMStatus(e) // its codes are its own numbers, never statuses
 	}
-	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), eventStatus(e), typeStatus(e.Type),
+	return cmp.Or(starletteStatus(apiErr), relayedStatus(cmp.Or(e.Raw, e.Flat)), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
 		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr), genieXStatus(e),
 		lmStudioStatus(e.Raw), lmStudioOverflowStatus(apiErr), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), templateRefusalStatus(apiErr), gpt2GigaStatus(e.Raw), guardrailStatus(e.Raw))
@@ -229,7 +229,11 @@ func typeStatus(t string) int {
 // error event names it statusCode, beside isRetryable, and 9router before
 // decolua/9router#4130 relays that object as its answer's text (see
 // codec's commandCodeError): its 400 for messages out of order
-// (decolua/9router#3636) is the request's too. 0 for any other error.
+// (decolua/9router#3636) is the request's too. OmniRoute, a Responses
+// call slower than its keepalive threshold committed to 200, writes its
+// upstreams' failure as a flat Responses error event with status_code
+// beside code and message (see codec's ServerError.Flat): their 400 is
+// the request's. 0 for any other error.
 func relayedStatus(raw string) int {
 	v := gjson.Get(raw, "status_code")
 	if !v.Exists() {

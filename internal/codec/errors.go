@@ -61,11 +61,18 @@ func (e *Error) Unwrap() error { return e.Err }
 //
 // Text marks an error that came as a bare line of text ending the body
 // (see sse.ErrorLine), Message its text: only the words tell what failed.
+//
+// Flat is a Responses error event whose code and message are at its top
+// level, as the server sent it: a relay that committed its 200 stream
+// before its upstream answered names that answer's status there, beside
+// them (OmniRoute's status_code, diegosouzapw/OmniRoute
+// open-sse/utils/earlyStreamKeepalive.ts, buildResponsesErrorDataLine).
 type ServerError struct {
 	Raw                  string
 	Code, Message, Param string
 	Type                 string
 	Text                 bool
+	Flat                 string
 }
 
 // Fill sets the type, code and message of into, an error as openai-go

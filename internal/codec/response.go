@@ -258,6 +258,7 @@ func deltaText(ev *responses.ResponseStreamEventUnion) {
 func errorEvent(ev *responses.ResponseStreamEventUnion, data []byte) *ServerError {
 	e := &ServerError{Code: ev.Code, Message: ev.Message, Param: ev.Param}
 	if e.Message != "" || e.Code != "" {
+		e.Flat = string(data)
 		return e
 	}
 	var outer struct {

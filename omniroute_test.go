@@ -1,0 +1,28 @@
+package tokenpace_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"testing/synctest"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// TestOmniRouteKeepaliveRefusalNotCounted: OmniRoute commits a slow
+// Responses call to a 200 event stream after its keepalive threshold, so
+// a refusal its upstreams give later comes as one flat error event that
+// carries their status as status_code (diegosouzapw/OmniRoute
+// open-sse/utils/earlyStreamKeepalive.ts, buildResponsesErrorDataLine).
+// The caller must get status 400 with the upstream's message, and a
+// breaker must not count the request's fault.
+func TestOmniRouteKeepaliveRefusalNotCounted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		wantRefusalsNotCounted(t, "omniroute-responses-keepalive-then-400-frame", http.StatusBadRequest, func(r *tokenpace.Router, model string) error {
+			s := r.NewResponseStreaming(context.Background(), respond(model, 64))
+			for s.Next() {
+			}
+			return s.Err()
+		})
+	})
+}
