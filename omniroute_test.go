@@ -26,3 +26,16 @@ func TestOmniRouteKeepaliveRefusalNotCounted(t *testing.T) {
 		})
 	})
 }
+
+// TestOmniRouteKeepaliveChatRefusalNotCounted: on a chat call slower than
+// its keepalive threshold, OmniRoute writes its upstreams' error body as
+// one event, as it is, with no status; the type and code it made that
+// body with name the status (diegosouzapw/OmniRoute
+// open-sse/config/errorConfig.ts, ERROR_TYPES). The caller must get
+// status 400 with the upstream's message, and a breaker must not count
+// the request's fault.
+func TestOmniRouteKeepaliveChatRefusalNotCounted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		wantRefusalsNotCounted(t, "omniroute-chat-keepalive-chunks-then-error-body", http.StatusBadRequest, chatErr(t))
+	})
+}

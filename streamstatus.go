@@ -36,7 +36,7 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(cmp.Or(e.Raw, e.Flat)), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
 		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr), genieXStatus(e),
-		lmStudioStatus(e.Raw), lmStudioOverflowStatus(apiErr), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), templateRefusalStatus(apiErr), gpt2GigaStatus(e.Raw), guardrailStatus(e.Raw))
+		lmStudioStatus(e.Raw), lmStudioOverflowStatus(apiErr), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), templateRefusalStatus(apiErr), gpt2GigaStatus(e.Raw), guardrailStatus(e.Raw), omniRouteStatus(e.Raw))
 }
 
 // guardrailStatus returns 403 when raw, an error object a server sent
@@ -59,6 +59,39 @@ func guardrailStatus(raw string) int {
 		return 0
 	}
 	return http.StatusForbidden
+}
+
+// omniRouteTypes are the type and code OmniRoute writes, by status, into
+// the error bodies it makes of a request's failure (diegosouzapw/OmniRoute
+// open-sse/config/errorConfig.ts, ERROR_TYPES), the statuses a caller
+// answers for.
+var omniRouteTypes = map[[2]string]int{
+	{"invalid_request_error", "bad_request"}:         http.StatusBadRequest,
+	{"authentication_error", "invalid_api_key"}:      http.StatusUnauthorized,
+	{"billing_error", "payment_required"}:            http.StatusPaymentRequired,
+	{"permission_error", "insufficient_quota"}:       http.StatusForbidden,
+	{"invalid_request_error", "model_not_found"}:     http.StatusNotFound,
+	{"invalid_request_error", "model_not_supported"}: http.StatusNotAcceptable,
+}
+
+// omniRouteStatus returns the status that raw, an error object a server
+// sent inside its stream, stands for when its type and code are a pair
+// of omniRouteTypes. OmniRoute commits a slow chat call to a 200 event
+// stream at its keepalive threshold, and writes the error body its
+// upstreams' failure gave afterwards as one event, as it is, without the
+// status (open-sse/utils/earlyStreamKeepalive.ts, withEarlyStreamKeepalive);
+// only the pair tells a refused request from the server's failure. With
+// that status, the refusal counts as the request's, not the server's (see
+// excludedFromBreaker). 0 for any other error.
+func omniRouteStatus(raw string) int {
+	if raw == "" {
+		return 0
+	}
+	r := gjson.GetMany(raw, "type", "code")
+	if r[0].Type != gjson.String || r[1].Type != gjson.String {
+		return 0
+	}
+	return omniRouteTypes[[2]string{r[0].Str, r[1].Str}]
 }
 
 // policyBlocked reports whether err ended a stream with a content
