@@ -20,8 +20,12 @@ import (
 // `<|return|>`, the next opened by `<|start|>assistant`; the analysis
 // channel holds the model's reasoning, the final channel the answer, and
 // a commentary message addressed `to=functions.NAME` (a `<|constrain|>json`
-// beside it) a call whose arguments are its body
-// (github.com/openai/harmony docs/format.md; ggml-org/llama.cpp#15181, on
+// beside it; the address in the header's role section,
+// `<|start|>assistant to=functions.NAME<|channel|>commentary json`, as
+// well) a call whose arguments are its body
+// (github.com/openai/harmony docs/format.md, "Receiving tool calls";
+// ggml-org/llama.cpp common/chat.cpp, common_chat_parse_gpt_oss, reads
+// both places; ggml-org/llama.cpp#15181, on
 // what a client of `--reasoning-format none` gets). LM Studio 0.3.21 did
 // so for a coding agent's tool calls (Kilo-Org/kilocode#1775, the content
 // quoted there), mlx_lm.server for aider's benchmark (ml-explore/mlx-lm
@@ -76,8 +80,26 @@ func harmonyChannels(c *openai.ChatCompletion, offered []string) {
 
 // harmonyOpening reports whether content opens with a harmony message.
 func harmonyOpening(content string) bool {
-	s := strings.TrimPrefix(strings.TrimLeft(content, " \n"), harmonyStart+"assistant")
-	return strings.HasPrefix(s, harmonyChannel)
+	_, _, ok := harmonyRole(strings.TrimLeft(content, " \n"))
+	return ok
+}
+
+// harmonyRole returns the recipient a message's role section names (the
+// `to=functions.NAME` harmony allows before `<|channel|>` as well as
+// after it; "" for none) and what follows the message's `<|channel|>`;
+// ok is false when s does not open with an assistant message's header
+// (its `<|start|>assistant` may be absent, as at the start of an output).
+func harmonyRole(s string) (recipient, rest string, ok bool) {
+	s = strings.TrimLeft(strings.TrimPrefix(s, harmonyStart+"assistant"), " ")
+	if r, found := strings.CutPrefix(s, "to="); found {
+		end := strings.IndexAny(r, " <")
+		if end <= 0 {
+			return "", "", false
+		}
+		recipient, s = r[:end], strings.TrimLeft(r[end:], " ")
+	}
+	rest, ok = strings.CutPrefix(s, harmonyChannel)
+	return recipient, rest, ok
 }
 
 // parseHarmony returns the text, reasoning and calls of content, a run of
@@ -86,13 +108,16 @@ func parseHarmony(content string, offered []string) (text, reasoning string, cal
 	var t, r strings.Builder
 	s := strings.TrimLeft(content, " \n")
 	for s != "" {
-		s = strings.TrimPrefix(s, harmonyStart+"assistant")
-		header, rest, found := strings.Cut(strings.TrimPrefix(s, harmonyChannel), harmonyMessage)
-		if !strings.HasPrefix(s, harmonyChannel) || !found {
+		to, head, opened := harmonyRole(s)
+		header, rest, found := strings.Cut(head, harmonyMessage)
+		if !opened || !found {
 			return "", "", nil, false
 		}
 		body, next := cutHarmonyBody(rest)
 		channel, recipient := harmonyHeader(header)
+		if to != "" {
+			recipient = to
+		}
 		switch {
 		case recipient != "":
 			name := strings.TrimPrefix(recipient, "functions.")
