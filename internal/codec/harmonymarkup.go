@@ -103,9 +103,11 @@ func harmonyRole(s string) (recipient, rest string, ok bool) {
 }
 
 // parseHarmony returns the text, reasoning and calls of content, a run of
-// harmony messages; ok is false when a message does not parse.
+// harmony messages, the bodies of the messages of one kind a line apart
+// (as vLLM's parse_chat_output joins them); ok is false when a message
+// does not parse.
 func parseHarmony(content string, offered []string) (text, reasoning string, calls []openai.ChatCompletionMessageToolCallUnion, ok bool) {
-	var t, r strings.Builder
+	var t, r []string
 	s := strings.TrimLeft(content, " \n")
 	for s != "" {
 		to, head, opened := harmonyRole(s)
@@ -131,15 +133,15 @@ func parseHarmony(content string, offered []string) (text, reasoning string, cal
 				Function: openai.ChatCompletionMessageFunctionToolCallFunction{Name: name, Arguments: args},
 			})
 		case channel == "analysis":
-			r.WriteString(body)
+			r = append(r, body)
 		case channel == "final" || channel == "commentary":
-			t.WriteString(body)
+			t = append(t, body)
 		default:
 			return "", "", nil, false
 		}
 		s = next
 	}
-	return strings.TrimSpace(t.String()), strings.TrimSpace(r.String()), calls, true
+	return strings.TrimSpace(strings.Join(t, "\n")), strings.TrimSpace(strings.Join(r, "\n")), calls, true
 }
 
 // cutHarmonyBody returns the body of the message rest begins with, up to

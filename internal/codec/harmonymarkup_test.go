@@ -30,6 +30,8 @@ func TestHarmonyChannels(t *testing.T) {
 		{"output opening with the role section's recipient", " to=functions.read<|channel|>commentary <|constrain|>json<|message|>{\"path\":\"d\"}<|call|>", "stop", "",
 			"", "", []string{`read({"path":"d"})`}},
 		{"role section not a recipient", "<|start|>assistant user<|channel|>final<|message|>x", "stop", "", "<|start|>assistant user<|channel|>final<|message|>x", "", nil},
+		{"messages of one kind a line apart", analysis + "<|start|>assistant<|channel|>analysis<|message|>More.<|end|><|start|>assistant<|channel|>commentary<|message|>Reading.<|end|>" + final, "stop", "",
+			"Reading.\nHello.", "Think.\nMore.", nil},
 		{"cut in the analysis", "<|channel|>analysis<|message|>Thin", "length", "", "", "Thin", nil},
 		{"not finished", analysis + final, "", "", analysis + final, "", nil},
 		{"reasoning of its own", analysis + final, "stop", "R", analysis + final, "R", nil},
