@@ -254,8 +254,9 @@ func (r chat) Fetch(ctx context.Context, client *openai.Client, opts []option.Re
 // text split: see harmonyChannels), its finish reasons read as the server meant them, and
 // its messages as the deltas of one chunk (see wholeChunk).
 func (r chat) wholeEvent(res *openai.ChatCompletion) (Event, error) {
-	plamoCalls(res, OfferedFunctions(r.p))
-	harmonyChannels(res, OfferedFunctions(r.p))
+	offered := OfferedFunctions(r.p)
+	plamoCalls(res, offered)
+	harmonyChannels(res, offered)
 	functionTypes(res)
 	openAIFinish(res)
 	blankWholeFinish(res)

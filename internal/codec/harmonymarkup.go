@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/openai/openai-go/v3"
@@ -123,15 +122,11 @@ func parseHarmony(content string, offered []string) (text, reasoning string, cal
 		switch {
 		case recipient != "":
 			name := strings.TrimPrefix(recipient, "functions.")
-			var obj map[string]json.RawMessage
-			args := strings.TrimSpace(body)
-			if !slices.Contains(offered, name) || json.Unmarshal([]byte(args), &obj) != nil || obj == nil {
+			args, isObject := markupArgs(body)
+			if !slices.Contains(offered, name) || !isObject {
 				return "", "", nil, false
 			}
-			calls = append(calls, openai.ChatCompletionMessageToolCallUnion{
-				ID: "call_harmony_" + strconv.Itoa(len(calls)), Type: "function",
-				Function: openai.ChatCompletionMessageFunctionToolCallFunction{Name: name, Arguments: args},
-			})
+			calls = append(calls, markupCall("harmony", len(calls), name, args))
 		case channel == "analysis":
 			r = append(r, body)
 		case channel == "final" || channel == "commentary":

@@ -1,9 +1,7 @@
 package codec
 
 import (
-	"encoding/json"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/openai/openai-go/v3"
@@ -102,10 +100,7 @@ func parsePlamoCalls(content string, offered []string) (text string, calls []ope
 		if !ok || !slices.Contains(offered, name) {
 			return "", nil, false
 		}
-		calls = append(calls, openai.ChatCompletionMessageToolCallUnion{
-			ID: "call_plamo_" + strconv.Itoa(len(calls)), Type: "function",
-			Function: openai.ChatCompletionMessageFunctionToolCallFunction{Name: name, Arguments: args},
-		})
+		calls = append(calls, markupCall("plamo", len(calls), name, args))
 		s = after
 	}
 	text = strings.NewReplacer(plamoRequests, "", plamoRequestsEnd, "").Replace(rest.String())
@@ -126,10 +121,10 @@ func parsePlamoCall(body string) (name, args string, ok bool) {
 	if _, m, found := strings.Cut(a, plamoMsg); found {
 		a = m
 	}
-	var obj map[string]json.RawMessage
-	name, a = strings.TrimSpace(n), strings.TrimSpace(a)
-	if name == "" || json.Unmarshal([]byte(a), &obj) != nil || obj == nil {
+	name = strings.TrimSpace(n)
+	args, isObject := markupArgs(a)
+	if name == "" || !isObject {
 		return "", "", false
 	}
-	return name, a, true
+	return name, args, true
 }
