@@ -246,7 +246,13 @@ func (s *Stream[E]) Timing() *Timing {
 // completions answer that streamed as many output deltas as the request
 // allowed tokens finished for "length" though its server said "stop"
 // (one-api's Ollama channel); Timing.FinishReason keeps the server's
-// word.
+// word. A finished message whose text is a model's template markup its
+// server did not parse is split as a parsing server would give it:
+// PLaMo's tool calls, and gpt-oss's harmony channels (the analysis its
+// reasoning, the final channel its text, a call to a function the
+// request offered a tool call), so its text may be "" where the chunks
+// carried the markup; the chunks, Text and Timing (TTFT at the first
+// piece of markup, the output counted over it) keep what the server sent.
 func (s *Stream[E]) Accumulated() *openai.ChatCompletionAccumulator { return s.acc.Completion() }
 
 // Text returns the text of the first choice of every event Next has
