@@ -8,10 +8,13 @@ import (
 )
 
 // TestItemsDoneCallArgs: a stream that ends without response.completed,
-// its every item done "completed", is whole only when each function
-// call's arguments are a whole JSON value (or none): vLLM closes a call
-// with the arguments streamed so far when one engine step holds their
-// end and the text after it (vllm-project/vllm#55284).
+// its every item done "completed", is whole only when no function call's
+// arguments stop inside a JSON value: vLLM closes a call with the
+// arguments streamed so far when one engine step holds their end and the
+// text after it (vllm-project/vllm#55284). Arguments a model wrote
+// otherwise than as JSON, whole, leave it whole: single quotes
+// (QwenLM/qwen-code#288), an extra closing brace
+// (yigit353/langchain-qwq#30), unquoted keys (tinyhumansai/tinyagents#68).
 func TestItemsDoneCallArgs(t *testing.T) {
 	const msg = `{"type":"response.output_item.done","output_index":1,"item":{"type":"message","id":"m","role":"assistant","status":"completed","content":[{"type":"output_text","text":"Reading it now.","annotations":[]}]}}`
 	for _, tc := range []struct {
@@ -22,6 +25,16 @@ func TestItemsDoneCallArgs(t *testing.T) {
 		{"no arguments", ``, true},
 		{"arguments cut inside a string", `{"path": "src/main`, false},
 		{"arguments cut after a key", `{"path": `, false},
+		{"arguments cut inside a literal", `{"path": "a", "all": tru`, false},
+		{"arguments cut after a comma", `{"path": "a",`, false},
+		{"empty object", `{}`, true},
+		{"a trailing newline", "{\"path\": \"src/main.go\"}\n", true},
+		// A model's arguments that are no JSON, but whole: the answer
+		// is what the model wrote, as with response.completed.
+		{"single quotes", `{'path': 'src/main.go'}`, true},
+		{"an extra closing brace", `{"path": "src/main.go"}}`, true},
+		{"unquoted keys", `{path: "src/main.go"}`, true},
+		{"free text", `src/main.go`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			call := `{"type":"function_call","id":"fc","call_id":"call_1","name":"read_file","arguments":` + strconv.Quote(tc.args) + `,"status":"completed"}`

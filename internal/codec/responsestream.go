@@ -282,17 +282,20 @@ func (l *itemLife) done(typ, status string) {
 }
 
 // args records the arguments of a function call done "completed": a call
-// whose arguments are no whole JSON value was closed before its model
-// finished writing it, whatever its status says. vLLM's /v1/responses
+// whose arguments stop inside a JSON value (see cutJSON) was closed before
+// its model finished writing it, whatever its status says. vLLM's /v1/responses
 // closes an open call when one engine step holds the end of its arguments
 // and the text after it, the text handled first (vllm-project/vllm#55284,
 // #55371: split_delta, SimpleStreamingEventProcessor.close_current,
 // emit_simple_tool_call_done); the call's tail then fails the server and
 // the body ends after a message done "completed": no response.completed.
 // Such a stream is cut (see ItemsDone). Arguments "" say nothing either
-// way: some servers give a call without parameters none.
+// way: some servers give a call without parameters none. Arguments a
+// model wrote whole but not as JSON (single quotes, QwenLM/qwen-code#288;
+// an extra closing brace, yigit353/langchain-qwq#30) are its answer, as
+// they are when response.completed ends the stream.
 func (l *itemLife) args(a string) {
-	if a != "" && !gjson.Valid(a) {
+	if cutJSON(a) {
 		l.broken = true
 	}
 }
@@ -329,9 +332,9 @@ func prelude(t string) bool {
 // after the last output_item.done (moeru-ai/airi#2593, #2589). A stream
 // cut inside an item, after reasoning or a tools' list alone, with an
 // item done otherwise than completed, or with a function call done whose
-// arguments are no whole JSON value (see itemLife.args) is not whole; neither is one whose
-// items are done without being added (llama.cpp's), which ends with its
-// final event.
+// arguments stop inside a JSON value (see itemLife.args) is not whole;
+// neither is one whose items are done without being added (llama.cpp's),
+// which ends with its final event.
 func (s *ResponseStream) ItemsDone() bool {
 	l := &s.life
 	return l.answered && l.open == 0 && !l.broken
