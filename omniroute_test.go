@@ -39,3 +39,18 @@ func TestOmniRouteKeepaliveChatRefusalNotCounted(t *testing.T) {
 		wantRefusalsNotCounted(t, "omniroute-chat-keepalive-chunks-then-error-body", http.StatusBadRequest, chatErr(t))
 	})
 }
+
+// TestOmniRouteKeepaliveQuotaSpentCounted: OmniRoute writes the type and
+// code of its 403, "permission_error" and "insufficient_quota", when every
+// account behind the route has spent its quota, a state of the route
+// that it reads so itself (diegosouzapw/OmniRoute
+// open-sse/config/errorConfig.ts, ERROR_RULES status_403:
+// quota_exhausted). Sent after the keepalive threshold, inside the 200
+// stream, the route will answer every request alike until the accounts
+// are paid for: the caller gets the server's message, and a breaker must
+// count it, as it counts OpenAI's 429 insufficient_quota.
+func TestOmniRouteKeepaliveQuotaSpentCounted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		wantFailureCounted(t, "omniroute-chat-keepalive-chunks-then-quota-body", http.StatusOK, chatErr(t))
+	})
+}

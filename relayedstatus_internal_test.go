@@ -45,3 +45,28 @@ func TestTypeStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestOmniRouteStatus: only the pairs OmniRoute gives a refused request,
+// or the model it names, give a status; those of the accounts behind the
+// route (refused, unpaid, past their quota) give none, so that a breaker
+// counts them.
+func TestOmniRouteStatus(t *testing.T) {
+	for _, tt := range []struct {
+		raw  string
+		want int
+	}{
+		{`{"message":"m","type":"invalid_request_error","code":"bad_request"}`, 400},
+		{`{"message":"m","type":"invalid_request_error","code":"model_not_found"}`, 404},
+		{`{"message":"m","type":"invalid_request_error","code":"model_not_supported"}`, 406},
+		{`{"message":"m","type":"authentication_error","code":"invalid_api_key"}`, 0},
+		{`{"message":"m","type":"billing_error","code":"payment_required"}`, 0},
+		{`{"message":"m","type":"permission_error","code":"insufficient_quota"}`, 0},
+		{`{"message":"m","type":"insufficient_quota","code":"insufficient_quota"}`, 0},
+		{`{"message":"m","type":"invalid_request_error","code":400}`, 0},
+		{``, 0},
+	} {
+		if got := omniRouteStatus(tt.raw); got != tt.want {
+			t.Errorf("omniRouteStatus(%s) = %d, want %d", tt.raw, got, tt.want)
+		}
+	}
+}

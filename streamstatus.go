@@ -63,13 +63,15 @@ func guardrailStatus(raw string) int {
 
 // omniRouteTypes are the type and code OmniRoute writes, by status, into
 // the error bodies it makes of a request's failure (diegosouzapw/OmniRoute
-// open-sse/config/errorConfig.ts, ERROR_TYPES), the statuses a caller
-// answers for.
+// open-sse/config/errorConfig.ts, ERROR_TYPES), of the statuses a caller
+// answers for: the request, or the model it names. Its 401, 402 and 403
+// are left out: after the keepalive threshold they are the accounts
+// behind the route refused, unpaid or past their quota (its ERROR_RULES
+// read them as auth_error and quota_exhausted, states of an account),
+// which every request meets alike until they are mended, as OpenAI's
+// 429 "insufficient_quota" (see wire.QuotaSpent): a breaker counts them.
 var omniRouteTypes = map[[2]string]int{
 	{"invalid_request_error", "bad_request"}:         http.StatusBadRequest,
-	{"authentication_error", "invalid_api_key"}:      http.StatusUnauthorized,
-	{"billing_error", "payment_required"}:            http.StatusPaymentRequired,
-	{"permission_error", "insufficient_quota"}:       http.StatusForbidden,
 	{"invalid_request_error", "model_not_found"}:     http.StatusNotFound,
 	{"invalid_request_error", "model_not_supported"}: http.StatusNotAcceptable,
 }
