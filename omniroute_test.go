@@ -54,3 +54,22 @@ func TestOmniRouteKeepaliveQuotaSpentCounted(t *testing.T) {
 		wantFailureCounted(t, "omniroute-chat-keepalive-chunks-then-quota-body", http.StatusOK, chatErr(t))
 	})
 }
+
+// TestOmniRouteKeepaliveResponsesQuotaSpentCounted: on a Responses call
+// past its keepalive threshold, OmniRoute names its 403 for accounts past
+// their quota as status_code in its flat error event
+// (diegosouzapw/OmniRoute open-sse/utils/earlyStreamKeepalive.ts,
+// buildResponsesErrorDataLine; open-sse/config/errorConfig.ts,
+// ERROR_RULES status_403: quota_exhausted). The route answers every
+// request alike until the accounts are paid for: the caller gets the
+// server's message, and a breaker must count it.
+func TestOmniRouteKeepaliveResponsesQuotaSpentCounted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		wantFailureCounted(t, "omniroute-responses-keepalive-then-403-frame", http.StatusOK, func(r *tokenpace.Router, model string) error {
+			s := r.NewResponseStreaming(context.Background(), respond(model, 64))
+			for s.Next() {
+			}
+			return s.Err()
+		})
+	})
+}

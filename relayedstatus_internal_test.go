@@ -70,3 +70,26 @@ func TestOmniRouteStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestFlatStatus: a flat Responses error event's status_code gives its
+// status, but the 401, 402 and 403 of the accounts behind a relay.
+func TestFlatStatus(t *testing.T) {
+	for _, tt := range []struct {
+		flat string
+		want int
+	}{
+		{`{"type":"error","code":"bad_request","message":"m","status_code":400}`, 400},
+		{`{"type":"error","code":"model_not_found","message":"m","status_code":404}`, 404},
+		{`{"type":"error","code":"rate_limit_exceeded","message":"m","status_code":429}`, 429},
+		{`{"type":"error","code":"bad_gateway","message":"m","status_code":502}`, 502},
+		{`{"type":"error","code":"invalid_api_key","message":"m","status_code":401}`, 0},
+		{`{"type":"error","code":"payment_required","message":"m","status_code":402}`, 0},
+		{`{"type":"error","code":"insufficient_quota","message":"m","status_code":403}`, 0},
+		{`{"type":"error","code":"bad_request","message":"m"}`, 0},
+		{``, 0},
+	} {
+		if got := flatStatus(tt.flat); got != tt.want {
+			t.Errorf("flatStatus(%s) = %d, want %d", tt.flat, got, tt.want)
+		}
+	}
+}

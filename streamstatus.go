@@ -33,7 +33,7 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	if rtpLLMError(e) {
 		return rtpLLMStatus(e) // its codes are its own numbers, never statuses
 	}
-	return cmp.Or(starletteStatus(apiErr), relayedStatus(cmp.Or(e.Raw, e.Flat)), eventStatus(e), typeStatus(e.Type),
+	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), flatStatus(e.Flat), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
 		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr), genieXStatus(e),
 		lmStudioStatus(e.Raw), lmStudioOverflowStatus(apiErr), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), templateRefusalStatus(apiErr), gpt2GigaStatus(e.Raw), guardrailStatus(e.Raw), omniRouteStatus(e.Raw))
@@ -264,11 +264,7 @@ func typeStatus(t string) int {
 // error event names it statusCode, beside isRetryable, and 9router before
 // decolua/9router#4130 relays that object as its answer's text (see
 // codec's commandCodeError): its 400 for messages out of order
-// (decolua/9router#3636) is the request's too. OmniRoute, a Responses
-// call slower than its keepalive threshold committed to 200, writes its
-// upstreams' failure as a flat Responses error event with status_code
-// beside code and message (see codec's ServerError.Flat): their 400 is
-// the request's. 0 for any other error.
+// (decolua/9router#3636) is the request's too. 0 for any other error.
 func relayedStatus(raw string) int {
 	v := gjson.Get(raw, "status_code")
 	if !v.Exists() {
@@ -278,6 +274,26 @@ func relayedStatus(raw string) int {
 		return 0
 	}
 	return int(v.Num)
+}
+
+// flatStatus returns the status that flat, a Responses error event with
+// its code and message at its top level (codec's ServerError.Flat), names
+// in its status_code member as relayedStatus reads it. OmniRoute, a
+// Responses call slower than its keepalive threshold committed to 200,
+// writes its upstreams' failure so, their status as status_code
+// (diegosouzapw/OmniRoute open-sse/utils/earlyStreamKeepalive.ts,
+// buildResponsesErrorDataLine): their 400 is the request's. Its 401, 402
+// and 403 are the accounts behind the route refused, unpaid or past their
+// quota (open-sse/config/errorConfig.ts, ERROR_RULES: auth_error,
+// quota_exhausted), which every request meets alike until they are
+// mended: 0, so that a breaker counts them (see omniRouteTypes).
+func flatStatus(flat string) int {
+	switch s := relayedStatus(flat); s {
+	case http.StatusUnauthorized, http.StatusPaymentRequired, http.StatusForbidden:
+		return 0
+	default:
+		return s
+	}
 }
 
 // namedStatus returns the request error's status, 400 to 499, that raw,
