@@ -65,6 +65,9 @@ const (
 	// began the answer again under a new id, as a server that sends the
 	// request to another instance mid-answer relays that one's answer
 	// after the first's start (Detail "answer begun again": Chutes); or
+	// an event's JSON ended before its value did, as a relay frames the
+	// bytes it had read when its own read of the answer was cut (Detail
+	// "event cut short": Targon's hub); or
 	// a chunk of a stream that sends its text whole so far changed text
 	// the caller was given already (Detail "text sent whole so far
 	// changed": DashScope's Qwen-MT); or

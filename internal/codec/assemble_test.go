@@ -84,7 +84,8 @@ func TestAssemble(t *testing.T) {
 		{"empty", "", chat, func(e *Error) bool { return e.Truncated }},
 		{"error event", ev(`{"id":"a","choices":[{"index":0,"delta":{"content":"Hel"}}]}`) + ev(`{"error":{"message":"overloaded"}}`), chat,
 			func(e *Error) bool { return e.Server != nil }},
-		{"malformed", ev(`{"choices":`), chat, func(e *Error) bool { return !e.TooLarge && e.Server == nil && !e.Truncated }},
+		{"malformed", ev(`{"choices":x}`), chat, func(e *Error) bool { return !e.TooLarge && e.Server == nil && !e.Truncated }},
+		{"event cut short", ev(`{"choices":`), chat, func(e *Error) bool { return e.Truncated && e.Detail == eventCut }},
 		{"response without its final event", ev(`{"type":"response.output_text.delta","delta":"Hi"}`), Response(responses.ResponseNewParams{}),
 			func(e *Error) bool { return e.Truncated }},
 	} {

@@ -19,8 +19,9 @@ type Error struct {
 	TooLarge bool
 	// Truncated: an event stream assembled into a whole response (see
 	// Assemble) ended before its answer did, a chunk changed text a
-	// stream sent whole so far had given already (see wholeSoFar), or
-	// another provider started the answer over (see providerSwitch).
+	// stream sent whole so far had given already (see wholeSoFar),
+	// another provider started the answer over (see providerSwitch), or
+	// an event's JSON ends before its value does (see cutShort).
 	Truncated bool
 	// Server is the error the server sent as an event, when it did.
 	Server *ServerError
@@ -141,7 +142,8 @@ func wrappedMessage(raw string) string {
 // the server's error when data is a line of text, not JSON (one-hub writes
 // the error that ended its upstream's stream as an event's data, "data:
 // unexpected EOF", and ends the body), or when data is an error object
-// whose message was written unescaped (see unescapedError); else a
+// whose message was written unescaped (see unescapedError); a cut answer
+// when data is JSON whose end is missing (see cutShort); else a
 // malformed event.
 func malformed(data []byte, err error) error {
 	if msg, ok := sse.Text(data); ok {
@@ -149,6 +151,9 @@ func malformed(data []byte, err error) error {
 	}
 	if msg, ok := unescapedError(data); ok {
 		return serverError(&ServerError{Message: msg})
+	}
+	if cutShort(data) {
+		return &Error{Truncated: true, Detail: eventCut, Err: err}
 	}
 	return &Error{Detail: "malformed event", Err: err}
 }
