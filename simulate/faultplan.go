@@ -97,8 +97,10 @@ func (p faultPlan) atChunk(out *output, f format, at time.Time, stream bool) (a 
 	return sendChunk, true
 }
 
-// malformedEvent is an event whose data is not valid JSON.
-const malformedEvent = "data: {\"id\":\"malformed\",\"choices\":[{\"delta\":{\"content\":\n\n"
+// malformedEvent is an event whose data is not valid JSON: a value
+// missing where one is due, not JSON cut short, which a client reads as
+// an answer cut mid-event.
+const malformedEvent = "data: {\"id\":\"malformed\",\"choices\":[{\"delta\":{\"content\":}}]}\n\n"
 
 // oversizedEvent returns a valid chunk whose one data line is n bytes
 // long (at least its JSON frame).
