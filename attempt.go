@@ -398,6 +398,9 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 			// the usage is lost.
 			return true, at, a.outputEnd(at)
 		}
+		if codec.IsEventCut(err) {
+			return true, at, a.cutEvent(err)
+		}
 		return true, at, a.refused(err)
 	}
 	if a.rd.begunAgain(&ev) {

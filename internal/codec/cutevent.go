@@ -34,3 +34,25 @@ func cutShort(data []byte) bool {
 	err := json.NewDecoder(bytes.NewReader(data)).Decode(new(struct{}))
 	return errors.Is(err, io.ErrUnexpectedEOF)
 }
+
+// IsEventCut reports whether err, a Decode error, is that of an event
+// whose JSON ends before its value does (see cutShort). Such an event is
+// a cut answer only if the body ends after it: its reader reads on once
+// to see, and an event that follows makes it the server's malformed
+// output (see MalformedCut).
+func IsEventCut(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Truncated && e.Detail == eventCut
+}
+
+// MalformedCut returns err, an error IsEventCut reports, as the malformed
+// event it is when the body went on after it: a server that writes a line
+// break unescaped in an event's data splits it so, the rest of its JSON
+// on a line the framing drops.
+func MalformedCut(err error) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	return &Error{Detail: "malformed event", Err: e.Err}
+}
