@@ -24,8 +24,9 @@ import (
 // content, the reasoning (as reasoning_content), the refusal, the tool
 // calls and the audio; a completion's choices their text; a response is the one its
 // final event holds. The error is an *Error (a malformed event, one over
-// a bound, an error event, or a stream cut before its answer ended), or
-// the body's read error.
+// a bound, an error event, or a stream cut before its answer ended: an
+// event cut short counts as one only if the body ends after it, see
+// IsEventCut), or the body's read error.
 func Assemble(req Request, body io.Reader, maxLine int) ([]byte, error) {
 	sr := sse.NewReader(body, maxLine)
 	b, dec := req.whole(), DecoderFor(req)
@@ -52,6 +53,11 @@ func Assemble(req Request, body io.Reader, maxLine int) ([]byte, error) {
 		ev, err := dec.Decode(data)
 		if sr.ErrorEvent() {
 			err = NamedError(data, err)
+		}
+		if IsEventCut(err) {
+			if _, nerr := sr.Next(); nerr == nil {
+				err = MalformedCut(err) // the body went on: no cut
+			}
 		}
 		if err != nil {
 			return nil, err

@@ -86,6 +86,8 @@ func TestAssemble(t *testing.T) {
 			func(e *Error) bool { return e.Server != nil }},
 		{"malformed", ev(`{"choices":x}`), chat, func(e *Error) bool { return !e.TooLarge && e.Server == nil && !e.Truncated }},
 		{"event cut short", ev(`{"choices":`), chat, func(e *Error) bool { return e.Truncated && e.Detail == eventCut }},
+		{"event cut short, the body going on", ev(`{"choices":[{"index":0,"delta":{"content":"line one`) + ev(`{"id":"a","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`) + "data: [DONE]\n\n", chat,
+			func(e *Error) bool { return !e.Truncated && e.Server == nil && !e.TooLarge }},
 		{"response without its final event", ev(`{"type":"response.output_text.delta","delta":"Hi"}`), Response(responses.ResponseNewParams{}),
 			func(e *Error) bool { return e.Truncated }},
 	} {
