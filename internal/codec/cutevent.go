@@ -1,11 +1,6 @@
 package codec
 
-import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
-)
+import "errors"
 
 // An event cut short.
 //
@@ -28,12 +23,10 @@ import (
 const eventCut = "event cut short"
 
 // cutShort reports whether data, an event's data that did not decode,
-// is the start of a JSON value whose end is missing. It runs only on an
-// event that failed to decode.
-func cutShort(data []byte) bool {
-	err := json.NewDecoder(bytes.NewReader(data)).Decode(new(struct{}))
-	return errors.Is(err, io.ErrUnexpectedEOF)
-}
+// is the start of a JSON value whose end is missing: the rule cutJSON
+// reads a tool call's arguments by. It runs only on an event that failed
+// to decode.
+func cutShort(data []byte) bool { return cutJSON(string(data)) }
 
 // IsEventCut reports whether err, a Decode error, is that of an event
 // whose JSON ends before its value does (see cutShort). Such an event is
