@@ -98,8 +98,9 @@ func (p faultPlan) atChunk(out *output, f format, at time.Time, stream bool) (a 
 }
 
 // malformedEvent is an event whose data is not valid JSON: a value
-// missing where one is due, not JSON cut short, which a client reads as
-// an answer cut mid-event.
+// missing where one is due, malformed wherever it comes. JSON cut short
+// would read so only because the chunk after it follows: alone at the
+// end of a body, a client reads it as an answer cut mid-event.
 const malformedEvent = "data: {\"id\":\"malformed\",\"choices\":[{\"delta\":{\"content\":}}]}\n\n"
 
 // oversizedEvent returns a valid chunk whose one data line is n bytes
