@@ -65,9 +65,10 @@ const (
 	// began the answer again under a new id, as a server that sends the
 	// request to another instance mid-answer relays that one's answer
 	// after the first's start (Detail "answer begun again": Chutes); or
-	// an event's JSON ended before its value did, as a relay frames the
-	// bytes it had read when its own read of the answer was cut (Detail
-	// "event cut short": Targon's hub); or
+	// an event's JSON ended before its value did and the body ended after
+	// it, as a relay frames the bytes it had read when its own read of
+	// the answer was cut (Detail "event cut short": Targon's hub; followed
+	// by another event, it is KindMalformed); or
 	// a chunk of a stream that sends its text whole so far changed text
 	// the caller was given already (Detail "text sent whole so far
 	// changed": DashScope's Qwen-MT); or
