@@ -298,10 +298,11 @@ func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 	return &a.Acc
 }
 
-// Reset starts the accumulation over, at a restarted output.
+// Reset starts the accumulation over, at a restarted output: all but
+// what the request set (Limit, Offered) is the new output's, its id and
+// whether its server ran tools among them.
 func (a *Accumulator) Reset() {
-	a.Acc, a.tools, a.audio, a.custom, a.extras, a.outputs, a.finish = openai.ChatCompletionAccumulator{}, nil, nil, nil, nil, 0, nil
-	a.text, a.last, a.held, a.over, a.runs = strings.Builder{}, nil, 0, false, nil
+	*a = Accumulator{Limit: a.Limit, Offered: a.Offered}
 }
 
 // lastUsage is the usage of the accumulated completion once chunk c
