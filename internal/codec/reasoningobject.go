@@ -51,19 +51,16 @@ func messageReasoningObject(m *openai.ChatCompletionMessage) {
 // and is left as it came. A delta of another server costs one map
 // look-up, none when it has no extra field.
 func reasoningObject(extra *map[string]respjson.Field) {
-	if len(*extra) == 0 {
-		return
-	}
-	f, ok := (*extra)[reasoningContent]
-	if !ok || !strings.HasPrefix(f.Raw(), "{") {
-		return
-	}
-	text, signature, redacted, ok := envoyReasoning(f.Raw())
+	raw, ok := objectField(*extra, reasoningContent)
 	if !ok {
 		return
 	}
-	raw, _ := json.Marshal(text)
-	(*extra)[reasoningContent] = respjson.NewField(string(raw))
+	text, signature, redacted, ok := envoyReasoning(raw)
+	if !ok {
+		return
+	}
+	js, _ := json.Marshal(text)
+	(*extra)[reasoningContent] = respjson.NewField(string(js))
 	if _, ok := (*extra)[thinkingBlocks]; ok {
 		return
 	}
@@ -112,4 +109,20 @@ func envoyReasoning(raw string) (text, signature, redacted string, ok bool) {
 		o.RedactedContent = b.RedactedContent
 	}
 	return o.Text, o.Signature, stringOf(o.RedactedContent), true
+}
+
+// objectField returns the raw JSON of extra's member name when it is an
+// object, as the reasoning of a relay that sends it in a shape of its own
+// is (reasoningObject, reasoningParts, thinkingObject); ok is false for
+// a chunk without that member, or with a string or any other value, the
+// look-up a delta of another server costs (none without extra fields).
+func objectField(extra map[string]respjson.Field, name string) (raw string, ok bool) {
+	if len(extra) == 0 {
+		return "", false
+	}
+	f, ok := extra[name]
+	if !ok || !strings.HasPrefix(f.Raw(), "{") {
+		return "", false
+	}
+	return f.Raw(), true
 }

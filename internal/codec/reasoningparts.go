@@ -24,19 +24,16 @@ import (
 // type, is left as it came. A delta of another server costs one map
 // look-up, none when it has no extra field.
 func reasoningParts(extra *map[string]respjson.Field) {
-	if len(*extra) == 0 {
-		return
-	}
-	f, ok := (*extra)[reasoningName]
-	if !ok || !strings.HasPrefix(f.Raw(), "{") {
-		return
-	}
-	text, ok := partsText(f.Raw())
+	raw, ok := objectField(*extra, reasoningName)
 	if !ok {
 		return
 	}
-	raw, _ := json.Marshal(text)
-	(*extra)[reasoningName] = respjson.NewField(string(raw))
+	text, ok := partsText(raw)
+	if !ok {
+		return
+	}
+	js, _ := json.Marshal(text)
+	(*extra)[reasoningName] = respjson.NewField(string(js))
 }
 
 // partsText returns the text of raw, an object whose one member is

@@ -44,11 +44,8 @@ const noThinking = "(no content)"
 // delta of another server costs one map look-up, none when it has no
 // extra field.
 func thinkingObject(extra *map[string]respjson.Field, whole bool) {
-	if len(*extra) == 0 {
-		return
-	}
-	f, ok := (*extra)[thinking]
-	if !ok || !strings.HasPrefix(f.Raw(), "{") {
+	raw, ok := objectField(*extra, thinking)
+	if !ok {
 		return
 	}
 	if _, ok := (*extra)[reasoningContent]; ok {
@@ -58,15 +55,15 @@ func thinkingObject(extra *map[string]respjson.Field, whole bool) {
 		Content   *string
 		Signature string
 	}
-	dec := json.NewDecoder(strings.NewReader(f.Raw()))
+	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if dec.Decode(&o) != nil || (o.Content == nil && o.Signature == "") {
 		return
 	}
 	delete(*extra, thinking)
 	if o.Content != nil && *o.Content != noThinking && (o.Signature == "" || whole) {
-		raw, _ := json.Marshal(*o.Content)
-		(*extra)[reasoningContent] = respjson.NewField(string(raw))
+		js, _ := json.Marshal(*o.Content)
+		(*extra)[reasoningContent] = respjson.NewField(string(js))
 	}
 	if o.Signature == "" {
 		return
