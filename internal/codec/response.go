@@ -357,7 +357,7 @@ func responseEnd(ev *responses.ResponseStreamEventUnion) *End {
 		e.Input, e.CachedInput, e.Output, e.Reasoning = c.Prompt, c.Cached, c.Output, c.Reasoning
 	} else if u := ev.Response.Usage; counted(u.InputTokens, u.OutputTokens) {
 		e.HasUsage = true
-		e.Input, e.CachedInput, e.Output = u.InputTokens, u.InputTokensDetails.CachedTokens, u.OutputTokens
+		e.Input, e.CachedInput, e.Output = u.InputTokens, inputCached(&u.InputTokensDetails), u.OutputTokens
 		e.Reasoning = min(max(u.OutputTokensDetails.ReasoningTokens, 0), max(u.OutputTokens, 0))
 	}
 	return e
@@ -495,7 +495,7 @@ func wholeResponseChunk(res *responses.Response) (*openai.ChatCompletionChunk, e
 	if u := &res.Usage; !chatNamed(u) {
 		c.Usage = openai.CompletionUsage{
 			PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
-			PromptTokensDetails: openai.CompletionUsagePromptTokensDetails{CachedTokens: u.InputTokensDetails.CachedTokens},
+			PromptTokensDetails: openai.CompletionUsagePromptTokensDetails{CachedTokens: inputCached(&u.InputTokensDetails)},
 		}
 	}
 	return c, nil

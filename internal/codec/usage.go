@@ -5,6 +5,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/respjson"
+	"github.com/openai/openai-go/v3/responses"
 	"github.com/tidwall/gjson"
 )
 
@@ -93,6 +94,22 @@ func rejected(n, rest int64) int64 {
 		return 0
 	}
 	return n
+}
+
+// inputCached returns the input tokens a Responses usage's details say
+// were read from the prompt cache: cached_tokens, as the API names them,
+// or, where that is absent, cache_read_input_tokens, Anthropic's name,
+// under which Perplexity's Agent API counts them
+// (perplexityai/perplexity-py types/responses_usage.py, InputTokensDetails:
+// cache_read_input_tokens and cache_creation_input_tokens only), within
+// its input_tokens as the API counts them (vercel/ai
+// packages/perplexity/src/convert-perplexity-usage.ts). Read on the final
+// event only.
+func inputCached(d *responses.ResponseUsageInputTokensDetails) int64 {
+	if d.CachedTokens != 0 {
+		return d.CachedTokens
+	}
+	return max(extraCount(d.JSON.ExtraFields, "cache_read_input_tokens"), 0)
 }
 
 // promptWithCache returns the prompt tokens of u, whose cached tokens are
