@@ -357,7 +357,8 @@ func responseEnd(ev *responses.ResponseStreamEventUnion) *End {
 		e.Input, e.CachedInput, e.Output, e.Reasoning = c.Prompt, c.Cached, c.Output, c.Reasoning
 	} else if u := ev.Response.Usage; counted(u.InputTokens, u.OutputTokens) {
 		e.HasUsage = true
-		e.Input, e.CachedInput, e.Output = u.InputTokens, inputCached(&u.InputTokensDetails), u.OutputTokens
+		cached := inputCached(&u.InputTokensDetails)
+		e.Input, e.CachedInput, e.Output = inputWithCache(&u, cached), cached, u.OutputTokens
 		e.Reasoning = min(max(u.OutputTokensDetails.ReasoningTokens, 0), max(u.OutputTokens, 0))
 	}
 	return e

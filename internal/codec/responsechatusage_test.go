@@ -23,6 +23,12 @@ func TestResponseChatShapedUsage(t *testing.T) {
 		{"the chat API's with their details", `{"prompt_tokens":23,"prompt_tokens_details":{"cached_tokens":16},"completion_tokens":7,"completion_tokens_details":{"reasoning_tokens":3},"total_tokens":30}`,
 			true, End{Input: 23, CachedInput: 16, Output: 7, Reasoning: 3}},
 		{"both, the Responses API's taken", `{"input_tokens":23,"output_tokens":7,"prompt_tokens":99,"completion_tokens":99,"total_tokens":30}`, true, End{Input: 23, Output: 7}},
+		{"cache reads under Anthropic's name, within the input (Perplexity's Agent API)", `{"input_tokens":1000,"input_tokens_details":{"cache_creation_input_tokens":150,"cache_read_input_tokens":800},"output_tokens":50,"total_tokens":1050}`,
+			true, End{Input: 1000, CachedInput: 800, Output: 50}},
+		{"cache reads under Anthropic's name, left out of the input (a relay of Anthropic's counts)", `{"input_tokens":200,"input_tokens_details":{"cache_creation_input_tokens":150,"cache_read_input_tokens":800},"output_tokens":50,"total_tokens":250}`,
+			true, End{Input: 1150, CachedInput: 800, Output: 50}},
+		{"cached tokens more than the input, the written ones beside the counts", `{"input_tokens":200,"input_tokens_details":{"cached_tokens":800},"cache_creation_input_tokens":100,"output_tokens":50,"total_tokens":250}`,
+			true, End{Input: 1100, CachedInput: 800, Output: 50}},
 		{"the chat API's, all zero", `{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}`, false, End{}},
 	} {
 		var ev responses.ResponseStreamEventUnion

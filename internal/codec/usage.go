@@ -122,10 +122,29 @@ func inputCached(d *responses.ResponseUsageInputTokensDetails) int64 {
 // prompt_tokens, prompt_tokens can only have left them out, and both are
 // added to it; where they are not, nothing tells the two counts apart.
 func promptWithCache(u openai.CompletionUsage, cached int64) int64 {
-	if cached <= u.PromptTokens {
-		return u.PromptTokens
+	return withCache(u.PromptTokens, cached, u.JSON.ExtraFields)
+}
+
+// inputWithCache is promptWithCache for a Responses usage: its
+// input_tokens, with the cached tokens and those written to the cache
+// (cache_creation_input_tokens, in its details or beside its counts)
+// added where the cached tokens are more than it.
+func inputWithCache(u *responses.ResponseUsage, cached int64) int64 {
+	extra := u.InputTokensDetails.JSON.ExtraFields
+	if _, ok := extra["cache_creation_input_tokens"]; !ok {
+		extra = u.JSON.ExtraFields
 	}
-	return u.PromptTokens + cached + max(extraCount(u.JSON.ExtraFields, "cache_creation_input_tokens"), 0)
+	return withCache(u.InputTokens, cached, extra)
+}
+
+// withCache returns prompt, or, where cached is more than it, prompt with
+// cached and the cache_creation_input_tokens of extra added (see
+// promptWithCache).
+func withCache(prompt, cached int64, extra map[string]respjson.Field) int64 {
+	if cached <= prompt {
+		return prompt
+	}
+	return prompt + cached + max(extraCount(extra, "cache_creation_input_tokens"), 0)
 }
 
 // chunkUsage returns the usage a chat chunk reports, and whether it
