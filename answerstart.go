@@ -2,6 +2,7 @@ package tokenpace
 
 import (
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/tokenpace/tokenpace/internal/codec"
 )
@@ -23,6 +24,19 @@ import (
 // the role on every delta too) never carry one id twice, and servers
 // that send the role on every delta (Z.ai, Volcengine Ark) keep their
 // id: neither is read as begun again.
+//
+// A Responses stream begins again the same way with a second
+// response.created: LiteLLM's proxy (BerriAI/litellm router.py,
+// _aresponses_streaming_iterator), when its upstream fails in-band after
+// a completed function call or some text, sends the request to its
+// fallback and forwards that one's whole lifecycle in the same body, its
+// own response.created, sequence numbers and output_index from 0, its
+// calls made again, and response.completed. Read as one answer, the
+// caller holds each call twice and nothing says so. A response.created
+// under a new id, after events of this body carried output, ends the
+// stream there, cut, the output before it kept. One before any output
+// (the fallback's answer is then the only one the caller reads) is the
+// answer's start.
 
 // answerStart follows the ids of a chat stream's chunks to tell a chunk
 // that begins the answer again. The zero value is ready to use.
@@ -31,6 +45,21 @@ type answerStart struct {
 	under  int    // how many chunks carried it
 	output bool   // some of them carried output
 	mixed  bool   // the chunks carried different ids
+}
+
+// againResponse reports whether ev, the next event of a Responses
+// stream, decoded as e, begins the answer again: a response.created
+// whose response's id is not the one an earlier response.created named,
+// after events that carried output. An event without an id says nothing.
+func (s *answerStart) againResponse(ev *responses.ResponseStreamEventUnion, e *codec.Event) bool {
+	if ev.Type == "response.created" && ev.Response.ID != "" {
+		if s.id != "" && ev.Response.ID != s.id && s.output {
+			return true
+		}
+		s.id = ev.Response.ID
+	}
+	s.output = s.output || e.Outputs > 0 || e.ToolCall
+	return false
 }
 
 // again reports whether c, the next chunk of a chat stream, which
@@ -53,9 +82,14 @@ func (s *answerStart) again(c *openai.ChatCompletionChunk, outputs int) bool {
 	return false
 }
 
-// begunAgain reports whether ev, the event decoded, is a chat chunk that
-// begins the answer again (see answerStart).
+// begunAgain reports whether ev, the event decoded, is a chat chunk or
+// a Responses event that begins the answer again (see answerStart).
 func (r *reading) begunAgain(ev *codec.Event) bool {
-	c, ok := ev.Orig.(*openai.ChatCompletionChunk)
-	return ok && r.start.again(c, ev.Outputs)
+	switch o := ev.Orig.(type) {
+	case *openai.ChatCompletionChunk:
+		return r.start.again(o, ev.Outputs)
+	case *responses.ResponseStreamEventUnion:
+		return r.start.againResponse(o, ev)
+	}
+	return false
 }

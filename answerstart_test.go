@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/tokenpace/tokenpace/internal/codec"
 )
 
 // TestAnswerStart: a chunk that opens an assistant message under a new id,
@@ -59,4 +62,48 @@ func chunk(t *testing.T, id, delta string) *openai.ChatCompletionChunk {
 		t.Fatal(err)
 	}
 	return &c
+}
+
+// TestAnswerStartResponses: a response.created under a new id, after
+// events that carried output, begins a Responses answer again (LiteLLM's
+// proxy forwarding its fallback's lifecycle:
+// testdata/conformance/litellm-responses-midstream-fallback-*.jsonl); one
+// before any output, or one that repeats the response's id, does not.
+func TestAnswerStartResponses(t *testing.T) {
+	type event struct {
+		typ, id string // the event's type, and its response's id
+		outputs int
+		call    bool
+	}
+	created := func(id string) event { return event{typ: "response.created", id: id} }
+	text := event{typ: "response.output_text.delta", outputs: 1}
+	call := event{typ: "response.output_item.done", outputs: 1, call: true}
+	added := event{typ: "response.output_item.added"}
+	for _, tt := range []struct {
+		name   string
+		events []event
+		want   int // index of the event that begins again, -1 for none
+	}{
+		{"LiteLLM: a call, then the fallback's lifecycle", []event{created("a"), added, call, created("b"), added, call}, 3},
+		{"LiteLLM: text, then the fallback's continuation", []event{created("a"), text, text, created("b"), text}, 3},
+		{"LiteLLM: no output before the fallback's lifecycle", []event{created("a"), created("b"), text}, -1},
+		{"an item added but nothing of it sent", []event{created("a"), added, created("b"), text}, -1},
+		{"the same response created again", []event{created("a"), text, created("a"), text}, -1},
+		{"no id in the first lifecycle", []event{created(""), text, created("b"), text}, -1},
+	} {
+		var s answerStart
+		got := -1
+		for i, e := range tt.events {
+			var ev responses.ResponseStreamEventUnion
+			if err := json.Unmarshal([]byte(`{"type":"`+e.typ+`","response":{"id":"`+e.id+`"}}`), &ev); err != nil {
+				t.Fatal(err)
+			}
+			if s.againResponse(&ev, &codec.Event{Outputs: e.outputs, ToolCall: e.call}) && got < 0 {
+				got = i
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%s: begun again at event %d, want %d", tt.name, got, tt.want)
+		}
+	}
 }

@@ -64,7 +64,9 @@ const (
 	// "insufficient_system_resource"), [DONE] or not; or a chat chunk
 	// began the answer again under a new id, as a server that sends the
 	// request to another instance mid-answer relays that one's answer
-	// after the first's start (Detail "answer begun again": Chutes); or
+	// after the first's start (Detail "answer begun again": Chutes), or a
+	// Responses stream a second response.created after output (LiteLLM's
+	// proxy forwarding its fallback's whole answer); or
 	// an event's JSON ended before its value did and the body ended after
 	// it, as a relay frames the bytes it had read when its own read of
 	// the answer was cut (Detail "event cut short": Targon's hub; followed
