@@ -36,7 +36,18 @@ import (
 // under a new id, after events of this body carried output, ends the
 // stream there, cut, the output before it kept. One before any output
 // (the fallback's answer is then the only one the caller reads) is the
-// answer's start.
+// answer's start: its id and model are the answer's (Timing.ResponseID,
+// ResponseModel), not those of the response that failed before it, which
+// holds none of the output and is no previous_response_id to go on from.
+
+// begun is what an event says of where the answer starts.
+type begun int8
+
+const (
+	begunOn    begun = iota // the answer goes on
+	begunAnew               // a response created under a new id before any output: the answer starts there
+	begunAgain              // the answer begun again after output: the stream ends, cut
+)
 
 // answerStart follows the ids of a chat stream's chunks to tell a chunk
 // that begins the answer again. The zero value is ready to use.
@@ -47,19 +58,24 @@ type answerStart struct {
 	mixed  bool   // the chunks carried different ids
 }
 
-// againResponse reports whether ev, the next event of a Responses
-// stream, decoded as e, begins the answer again: a response.created
-// whose response's id is not the one an earlier response.created named,
-// after events that carried output. An event without an id says nothing.
-func (s *answerStart) againResponse(ev *responses.ResponseStreamEventUnion, e *codec.Event) bool {
+// againResponse reports what ev, the next event of a Responses stream,
+// decoded as e, says of the answer's start: a response.created whose
+// response's id is not the one an earlier response.created named begins
+// it again after events that carried output, and anew before any. An
+// event without an id says nothing.
+func (s *answerStart) againResponse(ev *responses.ResponseStreamEventUnion, e *codec.Event) begun {
+	b := begunOn
 	if ev.Type == "response.created" && ev.Response.ID != "" {
-		if s.id != "" && ev.Response.ID != s.id && s.output {
-			return true
+		if s.id != "" && ev.Response.ID != s.id {
+			if s.output {
+				return begunAgain
+			}
+			b = begunAnew
 		}
 		s.id = ev.Response.ID
 	}
 	s.output = s.output || e.Outputs > 0 || e.ToolCall
-	return false
+	return b
 }
 
 // again reports whether c, the next chunk of a chat stream, which
@@ -82,14 +98,17 @@ func (s *answerStart) again(c *openai.ChatCompletionChunk, outputs int) bool {
 	return false
 }
 
-// begunAgain reports whether ev, the event decoded, is a chat chunk or
-// a Responses event that begins the answer again (see answerStart).
-func (r *reading) begunAgain(ev *codec.Event) bool {
+// begins reports what ev, the event decoded, says of the answer's start:
+// a chat chunk or a Responses event that begins it again, or a Responses
+// event that begins it anew (see answerStart).
+func (r *reading) begins(ev *codec.Event) begun {
 	switch o := ev.Orig.(type) {
 	case *openai.ChatCompletionChunk:
-		return r.start.again(o, ev.Outputs)
+		if r.start.again(o, ev.Outputs) {
+			return begunAgain
+		}
 	case *responses.ResponseStreamEventUnion:
 		return r.start.againResponse(o, ev)
 	}
-	return false
+	return begunOn
 }

@@ -68,7 +68,8 @@ func chunk(t *testing.T, id, delta string) *openai.ChatCompletionChunk {
 // events that carried output, begins a Responses answer again (LiteLLM's
 // proxy forwarding its fallback's lifecycle:
 // testdata/conformance/litellm-responses-midstream-fallback-*.jsonl); one
-// before any output, or one that repeats the response's id, does not.
+// before any output begins it anew; one that repeats the response's id
+// does neither.
 func TestAnswerStartResponses(t *testing.T) {
 	type event struct {
 		typ, id string // the event's type, and its response's id
@@ -80,30 +81,64 @@ func TestAnswerStartResponses(t *testing.T) {
 	call := event{typ: "response.output_item.done", outputs: 1, call: true}
 	added := event{typ: "response.output_item.added"}
 	for _, tt := range []struct {
-		name   string
-		events []event
-		want   int // index of the event that begins again, -1 for none
+		name        string
+		events      []event
+		again, anew int // index of the event that begins again, anew; -1 for none
 	}{
-		{"LiteLLM: a call, then the fallback's lifecycle", []event{created("a"), added, call, created("b"), added, call}, 3},
-		{"LiteLLM: text, then the fallback's continuation", []event{created("a"), text, text, created("b"), text}, 3},
-		{"LiteLLM: no output before the fallback's lifecycle", []event{created("a"), created("b"), text}, -1},
-		{"an item added but nothing of it sent", []event{created("a"), added, created("b"), text}, -1},
-		{"the same response created again", []event{created("a"), text, created("a"), text}, -1},
-		{"no id in the first lifecycle", []event{created(""), text, created("b"), text}, -1},
+		{"LiteLLM: a call, then the fallback's lifecycle", []event{created("a"), added, call, created("b"), added, call}, 3, -1},
+		{"LiteLLM: text, then the fallback's continuation", []event{created("a"), text, text, created("b"), text}, 3, -1},
+		{"LiteLLM: no output before the fallback's lifecycle", []event{created("a"), created("b"), text}, -1, 1},
+		{"an item added but nothing of it sent", []event{created("a"), added, created("b"), text}, -1, 2},
+		{"the same response created again", []event{created("a"), text, created("a"), text}, -1, -1},
+		{"no id in the first lifecycle", []event{created(""), text, created("b"), text}, -1, -1},
 	} {
 		var s answerStart
-		got := -1
+		again, anew := -1, -1
 		for i, e := range tt.events {
 			var ev responses.ResponseStreamEventUnion
 			if err := json.Unmarshal([]byte(`{"type":"`+e.typ+`","response":{"id":"`+e.id+`"}}`), &ev); err != nil {
 				t.Fatal(err)
 			}
-			if s.againResponse(&ev, &codec.Event{Outputs: e.outputs, ToolCall: e.call}) && got < 0 {
-				got = i
+			switch s.againResponse(&ev, &codec.Event{Outputs: e.outputs, ToolCall: e.call}) {
+			case begunAgain:
+				if again < 0 {
+					again = i
+				}
+			case begunAnew:
+				if anew < 0 {
+					anew = i
+				}
 			}
 		}
-		if got != tt.want {
-			t.Errorf("%s: begun again at event %d, want %d", tt.name, got, tt.want)
+		if again != tt.again || anew != tt.anew {
+			t.Errorf("%s: begun again at event %d, anew at %d, want %d and %d", tt.name, again, anew, tt.again, tt.anew)
 		}
+	}
+}
+
+// TestAnswerStartResponsesAllocs: the look at every Responses event for
+// a response created again allocates nothing.
+func TestAnswerStartResponsesAllocs(t *testing.T) {
+	var evs [4]responses.ResponseStreamEventUnion
+	for i, data := range []string{
+		`{"type":"response.created","response":{"id":"resp_a"}}`,
+		`{"type":"response.output_text.delta","delta":"Hi"}`,
+		`{"type":"response.output_item.done","item":{"type":"function_call"}}`,
+		`{"type":"response.created","response":{"id":"resp_b"}}`,
+	} {
+		if err := json.Unmarshal([]byte(data), &evs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	decoded := [4]codec.Event{{}, {Outputs: 1}, {Outputs: 1, ToolCall: true}, {}}
+	var r reading
+	if n := testing.AllocsPerRun(1000, func() {
+		r.start = answerStart{}
+		for i := range evs {
+			decoded[i].Orig = &evs[i]
+			r.begins(&decoded[i])
+		}
+	}); n != 0 {
+		t.Errorf("begins over 4 Responses events: %v allocations, want 0", n)
 	}
 }

@@ -403,8 +403,11 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 		}
 		return true, at, a.refused(err)
 	}
-	if a.rd.begunAgain(&ev) {
+	switch a.rd.begins(&ev) {
+	case begunAgain:
 		return true, at, a.failure(KindTruncated, "answer begun again", nil)
+	case begunAnew:
+		a.renamed(&ev)
 	}
 	if codec.DroppedError(ev) {
 		return true, at, a.failure(KindTruncated, droppedErrorDetail, nil)
@@ -595,6 +598,18 @@ func (a *attempt) events(first, output bool, at time.Time, tokens int) error {
 			}
 		}
 	})
+}
+
+// renamed gives the Timing the id and model of ev, a response created
+// under a new id before any output (see answerStart): the answer's, in
+// place of the response that failed before it.
+func (a *attempt) renamed(ev *codec.Event) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.t.ResponseID = ev.ID()
+	if ev.Chunk != nil && ev.Chunk.Model != "" {
+		a.t.ResponseModel = ev.Chunk.Model
+	}
 }
 
 // queue records chunk ar (of deltas output-bearing choice deltas) in the

@@ -45,7 +45,7 @@ type reading struct {
 	entries         codec.ChoiceEntries    // counts the choices' entries, for a usage of one choice (see choicesGlued)
 	prompt          codec.PromptCount      // the prompt count, for a later usage that reports none
 	otherChoice     bool                   // a choice other than the first came (see nIgnored)
-	start           answerStart            // tells a chat chunk that begins the answer again (see begunAgain)
+	start           answerStart            // tells an event that begins the answer again or anew (see begins)
 	laterStop       codec.LaterStop        // keeps a finish reason against a "stop" sent after it
 	everyChunk      codec.EveryChunkFinish // tells a finish reason sent with every chunk, not the choice's end
 	usageLast       bool                   // the latest chunk was a usage chunk that ends such an answer if the body ends after it (see codec.EveryChunkFinish.EndsAtUsage)
