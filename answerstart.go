@@ -39,6 +39,11 @@ import (
 // answer's start: its id and model are the answer's (Timing.ResponseID,
 // ResponseModel), not those of the response that failed before it, which
 // holds none of the output and is no previous_response_id to go on from.
+// So is the first response.created after a relay's own events: OmniRoute
+// (diegosouzapw/OmniRoute open-sse/utils/earlyStreamKeepalive.ts), whose
+// upstream is slow to answer, commits its 200 with response.in_progress
+// events of a response "resp_keepalive_omniroute" that no server stores,
+// then forwards the upstream's body, its response.created first.
 
 // begun is what an event says of where the answer starts.
 type begun int8
@@ -61,15 +66,17 @@ type answerStart struct {
 // againResponse reports what ev, the next event of a Responses stream,
 // decoded as e, says of the answer's start: a response.created whose
 // response's id is not the one an earlier response.created named begins
-// it again after events that carried output, and anew before any. An
+// it again after events that carried output, and anew before any (the
+// first one too: an event before it may have named a response of the
+// relay's own, as OmniRoute's keepalive response.in_progress does). An
 // event without an id says nothing.
 func (s *answerStart) againResponse(ev *responses.ResponseStreamEventUnion, e *codec.Event) begun {
 	b := begunOn
-	if ev.Type == "response.created" && ev.Response.ID != "" {
-		if s.id != "" && ev.Response.ID != s.id {
-			if s.output {
-				return begunAgain
-			}
+	if ev.Type == "response.created" && ev.Response.ID != "" && ev.Response.ID != s.id {
+		if s.id != "" && s.output {
+			return begunAgain
+		}
+		if !s.output {
 			b = begunAnew
 		}
 		s.id = ev.Response.ID

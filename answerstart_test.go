@@ -2,6 +2,7 @@ package tokenpace
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
@@ -81,19 +82,22 @@ func TestAnswerStartResponses(t *testing.T) {
 	call := event{typ: "response.output_item.done", outputs: 1, call: true}
 	added := event{typ: "response.output_item.added"}
 	for _, tt := range []struct {
-		name        string
-		events      []event
-		again, anew int // index of the event that begins again, anew; -1 for none
+		name   string
+		events []event
+		again  int   // index of the event that begins again, -1 for none
+		anew   []int // indexes of the events that begin anew
 	}{
-		{"LiteLLM: a call, then the fallback's lifecycle", []event{created("a"), added, call, created("b"), added, call}, 3, -1},
-		{"LiteLLM: text, then the fallback's continuation", []event{created("a"), text, text, created("b"), text}, 3, -1},
-		{"LiteLLM: no output before the fallback's lifecycle", []event{created("a"), created("b"), text}, -1, 1},
-		{"an item added but nothing of it sent", []event{created("a"), added, created("b"), text}, -1, 2},
-		{"the same response created again", []event{created("a"), text, created("a"), text}, -1, -1},
-		{"no id in the first lifecycle", []event{created(""), text, created("b"), text}, -1, -1},
+		{"LiteLLM: a call, then the fallback's lifecycle", []event{created("a"), added, call, created("b"), added, call}, 3, []int{0}},
+		{"LiteLLM: text, then the fallback's continuation", []event{created("a"), text, text, created("b"), text}, 3, []int{0}},
+		{"LiteLLM: no output before the fallback's lifecycle", []event{created("a"), created("b"), text}, -1, []int{0, 1}},
+		{"an item added but nothing of it sent", []event{created("a"), added, created("b"), text}, -1, []int{0, 2}},
+		{"the same response created again", []event{created("a"), text, created("a"), text}, -1, []int{0}},
+		{"no id in the first lifecycle", []event{created(""), text, created("b"), text}, -1, nil},
+		{"OmniRoute: its keepalive, then the upstream's", []event{{typ: "response.in_progress", id: "resp_keepalive_omniroute"}, created("a"), text}, -1, []int{1}},
 	} {
 		var s answerStart
-		again, anew := -1, -1
+		again := -1
+		var anew []int
 		for i, e := range tt.events {
 			var ev responses.ResponseStreamEventUnion
 			if err := json.Unmarshal([]byte(`{"type":"`+e.typ+`","response":{"id":"`+e.id+`"}}`), &ev); err != nil {
@@ -105,13 +109,11 @@ func TestAnswerStartResponses(t *testing.T) {
 					again = i
 				}
 			case begunAnew:
-				if anew < 0 {
-					anew = i
-				}
+				anew = append(anew, i)
 			}
 		}
-		if again != tt.again || anew != tt.anew {
-			t.Errorf("%s: begun again at event %d, anew at %d, want %d and %d", tt.name, again, anew, tt.again, tt.anew)
+		if again != tt.again || !slices.Equal(anew, tt.anew) {
+			t.Errorf("%s: begun again at event %d, anew at %v, want %d and %v", tt.name, again, anew, tt.again, tt.anew)
 		}
 	}
 }

@@ -73,3 +73,25 @@ func TestOmniRouteKeepaliveResponsesQuotaSpentCounted(t *testing.T) {
 		})
 	})
 }
+
+// TestOmniRouteKeepaliveAnswerNamesUpstreamResponse: past its keepalive
+// threshold OmniRoute sends response.in_progress events of a response
+// "resp_keepalive_omniroute" that no server stores, then the upstream's
+// own stream, its response.created first
+// (testdata/conformance/omniroute-responses-keepalive-then-answer.jsonl).
+// Timing must name the upstream's response, the one to give as
+// previous_response_id on the next turn, not the keepalive's.
+func TestOmniRouteKeepaliveAnswerNamesUpstreamResponse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fx := loadConformance(t)["omniroute-responses-keepalive-then-answer"]
+		url, hc := serve(t, replay(fx.recording))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		got := readResponseStream(c.NewResponseStreaming(context.Background(), respond(fx.Request.Body.Model, 256)))
+		if got.err != nil || got.text != "Hello! How can I help?" {
+			t.Fatalf("err %v, text %q, want the whole answer", got.err, got.text)
+		}
+		if id, model := got.tm.ResponseID, got.tm.ResponseModel; id != "resp_68c1f0a2b7e4819f" || model != "gpt-5.4-2026-03-05" {
+			t.Errorf("Timing.ResponseID, ResponseModel = %q, %q, want the upstream's %q, %q", id, model, "resp_68c1f0a2b7e4819f", "gpt-5.4-2026-03-05")
+		}
+	})
+}
