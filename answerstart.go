@@ -81,7 +81,11 @@ func (s *answerStart) againResponse(ev *responses.ResponseStreamEventUnion, e *c
 		}
 		s.id = ev.Response.ID
 	}
-	s.output = s.output || e.Outputs > 0 || e.ToolCall
+	// An output item announced and nothing of it sent is no output: a
+	// call that output_item.added opens (e.ToolCall, no Outputs) holds
+	// no arguments the caller could run, and the openai SDK reads the
+	// fallback's call after it as the one call.
+	s.output = s.output || e.Outputs > 0
 	return b
 }
 

@@ -91,6 +91,7 @@ func TestAnswerStartResponses(t *testing.T) {
 		{"LiteLLM: text, then the fallback's continuation", []event{created("a"), text, text, created("b"), text}, 3, []int{0}},
 		{"LiteLLM: no output before the fallback's lifecycle", []event{created("a"), created("b"), text}, -1, []int{0, 1}},
 		{"an item added but nothing of it sent", []event{created("a"), added, created("b"), text}, -1, []int{0, 2}},
+		{"LiteLLM: a call announced but nothing of it sent", []event{created("a"), {typ: "response.output_item.added", call: true}, created("b"), call}, -1, []int{0, 2}},
 		{"the same response created again", []event{created("a"), text, created("a"), text}, -1, []int{0}},
 		{"no id in the first lifecycle", []event{created(""), text, created("b"), text}, -1, nil},
 		{"OmniRoute: its keepalive, then the upstream's", []event{{typ: "response.in_progress", id: "resp_keepalive_omniroute"}, created("a"), text}, -1, []int{1}},

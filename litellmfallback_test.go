@@ -44,8 +44,22 @@ func litellmFallback(t *testing.T, name string) (fx conformance, c *tokenpace.Cl
 // give as previous_response_id, the one response.completed names) and
 // its model, not the primary's, which failed and holds no output.
 func TestLiteLLMFallbackBeforeOutputNamesItsAnswer(t *testing.T) {
+	for name, id := range map[string]string{
+		"litellm-responses-midstream-fallback-before-output": "resp_Bbpzp1A40yP_",
+		// A call announced by the primary, nothing of it sent: no output
+		// (the openai SDK reads the one call too).
+		"litellm-responses-midstream-fallback-announced-only": "resp_RVqeQcoZG-Np",
+	} {
+		t.Run(name, func(t *testing.T) { beforeOutputNamesItsAnswer(t, name, id) })
+	}
+}
+
+// beforeOutputNamesItsAnswer checks that the LiteLLM fixture name, whose
+// fallback's lifecycle began before any output, reads whole as the
+// fallback's answer, its response id and model the fallback's.
+func beforeOutputNamesItsAnswer(t *testing.T, name, id string) {
 	synctest.Test(t, func(t *testing.T) {
-		fx, c, r := litellmFallback(t, "litellm-responses-midstream-fallback-before-output")
+		fx, c, r := litellmFallback(t, name)
 		p := respond(fx.Request.Body.Model, 64)
 		for _, tt := range []struct {
 			name string
@@ -58,9 +72,9 @@ func TestLiteLLMFallbackBeforeOutputNamesItsAnswer(t *testing.T) {
 			if tt.got.err != nil || len(tt.got.toolCalls) != 1 {
 				t.Fatalf("%s: err %v, %d calls, want a whole answer of one call", tt.name, tt.got.err, len(tt.got.toolCalls))
 			}
-			if tm.ResponseID != "resp_Bbpzp1A40yP_" || tm.ResponseModel != "fallback-tool" {
+			if tm.ResponseID != id || tm.ResponseModel != "fallback-tool" {
 				t.Errorf("%s: Timing.ResponseID, ResponseModel = %q, %q, want the fallback's %q, %q",
-					tt.name, tm.ResponseID, tm.ResponseModel, "resp_Bbpzp1A40yP_", "fallback-tool")
+					tt.name, tm.ResponseID, tm.ResponseModel, id, "fallback-tool")
 			}
 		}
 	})
