@@ -70,6 +70,8 @@ type ResponseStream struct {
 	// thinking is the id of the open reasoning item, whose text events
 	// are its reasoning (see reasoningAsText); "" when none is open.
 	thinking string
+	// output: an event before the final one was output (see finalOutput).
+	output bool
 }
 
 // itemLife follows the output items of a Responses stream from their
@@ -118,6 +120,9 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 	}
 	ev, _ := out.Orig.(*responses.ResponseStreamEventUnion)
 	s.refusal(&out, ev)
+	if out.Final {
+		s.finalOutput(&out, ev)
+	}
 	if s.thinking != "" && ev.ItemID == s.thinking {
 		s.reasoningAsText(&out, ev)
 	}
@@ -180,6 +185,7 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 			out.ToolCall, out.Outputs = true, 1
 		}
 	}
+	s.output = s.output || out.Outputs > 0
 	return out, nil
 }
 
