@@ -373,3 +373,68 @@ func TestRouterResponseContinuationCallsTool(t *testing.T) {
 		}
 	})
 }
+
+// A Responses stream continued at a route that announces no message item
+// reads as the caller's one response all the same: LiteLLM's fake stream,
+// for a model it does not know to stream, sends its text in
+// output_text.delta events under the response's id, with no
+// output_item.added (litellm/responses/streaming_iterator.py,
+// MockResponsesAPIStreamingIterator), or, in its first form and for a
+// turn with no text event, only response.completed (BerriAI/litellm#9545,
+// #21090). The continuation's text carries on the caller's open message:
+// its deltas on that item, and the final response's output that one
+// message, completed, with the whole text (before: the caller's message
+// "incomplete" with the text it had, the continuation's apart, its
+// deltas on an item never added, at an output_index of their own).
+func TestRouterResponseContinuesUnannouncedMessage(t *testing.T) {
+	cut := sseEvents(
+		`{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","created_at":1765000000,"status":"in_progress","model":"cut","output":[]}}`,
+		`{"type":"response.in_progress","sequence_number":1,"response":{"id":"resp_1","object":"response","created_at":1765000000,"status":"in_progress","model":"cut","output":[]}}`,
+		`{"type":"response.output_item.added","sequence_number":2,"output_index":0,"item":{"type":"message","id":"msg_1","role":"assistant","status":"in_progress","content":[]}}`,
+		`{"type":"response.content_part.added","sequence_number":3,"item_id":"msg_1","output_index":0,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}}`,
+		`{"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"Latency is "}`)
+	completed := finalEvent("response.completed", "completed", "",
+		`{"type":"reasoning","id":"rs_2","summary":[]}`, `{"type":"message","id":"msg_2","role":"assistant","status":"completed","content":[{"type":"output_text","text":"the wait.","annotations":[]}]}`)
+	for _, tc := range []struct {
+		name string
+		evs  []string
+	}{
+		{"response.completed only", []string{completed, "[DONE]"}},
+		{"deltas under the response id", []string{
+			`{"type":"response.output_text.delta","item_id":"r","output_index":0,"content_index":0,"delta":"the w"}`,
+			`{"type":"response.output_text.delta","item_id":"r","output_index":0,"content_index":0,"delta":"ait."}`,
+			completed, "[DONE]"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				url, hc := serve(t, byModel(map[string]http.Handler{"cut": cut, "fake": sseEvents(tc.evs...)}))
+				r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)),
+					tokenpace.Policy{Continue: true, Budget: tokenpace.Budget{Gap: 500 * msec}}, route("cut"), route("fake"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := r.NewResponseStreaming(context.Background(), respond("cut", 64))
+				evs, restarts := readEvents(s)
+				const want = "Latency is the wait."
+				if s.Text() != want || s.Err() != nil {
+					t.Fatalf("Text() = %q, Err() = %v; want %q, nil", s.Text(), s.Err(), want)
+				}
+				final, _ := checkOneResponse(t, evs, restarts)
+				for i, ev := range evs {
+					if ev.Type == "response.output_text.delta" && (ev.ItemID != "msg_1" || ev.OutputIndex != 0) {
+						t.Errorf("event %d, a delta, on item %q at %d; want msg_1 at 0", i, ev.ItemID, ev.OutputIndex)
+					}
+				}
+				var msgs []string
+				for _, it := range final.Output {
+					if it.Type == "message" {
+						msgs = append(msgs, it.ID+" "+it.Status)
+					}
+				}
+				if fmt.Sprint(msgs) != "[msg_1 completed]" || final.OutputText() != want {
+					t.Errorf("final output's messages %q, text %q; want [msg_1 completed], %q", msgs, final.OutputText(), want)
+				}
+			})
+		})
+	}
+}

@@ -29,8 +29,12 @@ import (
 //     part's whole text, the caller's so far followed by the
 //     continuation's; its annotations are numbered and placed on from
 //     the caller's, and the done events hold them all (see "How a
-//     continuation's annotations carry on the caller's"). Its other
-//     output items follow the caller's, at the next output_index.
+//     continuation's annotations carry on the caller's"). A
+//     continuation that announces no message (no output_item.added:
+//     LiteLLM's fake stream, see respStitch.adopt) carries it on all the
+//     same, with the message of its text events and of its final
+//     response. Its other output items follow the caller's, at the next
+//     output_index.
 //   - A restart replaces the caller's response: the caller is told by
 //     Restarted on its first event passed on, and its output items start
 //     over at output_index 0. Its response.created and
@@ -204,6 +208,8 @@ func (s *respStitch) rewritten(ev *responses.ResponseStreamEventUnion) (*respons
 		if s.mergedItem(ev.ItemID) && ev.ContentIndex == 0 && s.into.part >= 0 {
 			return nil, false
 		}
+	case "response.output_text.delta", "response.output_text.done":
+		s.adopt(ev.ItemID, ev.OutputIndex)
 	}
 	if ev.RawJSON() == "" {
 		return ev, true // not decoded from JSON: nothing to rewrite
@@ -263,10 +269,12 @@ func (s *respStitch) rewriteResponse(e *editor, r *responses.Response) {
 		for _, it := range s.done {
 			byIndex[it.index] = it.raw
 		}
+		carried := s.carried(r.Output)
 		for j := range r.Output {
 			raw := r.Output[j].RawJSON()
-			if s.mergedItem(r.Output[j].ID) {
+			if j == carried {
 				raw = s.wholeMessage(raw)
+				s.mapIndex(int64(j), s.into.index)
 			}
 			byIndex[s.outputIndex(int64(j))] = raw
 		}
@@ -318,6 +326,43 @@ func (s *respStitch) cutMessage() (string, error) {
 		}
 	}
 	return string(e.raw), e.err
+}
+
+// adopt makes id, the item of a text event of the try at output index
+// index, the try's message that carries on the caller's open part when
+// the try announced none (no output_item.added of a message came before
+// it). LiteLLM's fake stream, for a model it does not know to stream,
+// sends no output_item.added: the text, if any, in output_text.delta
+// events whose item_id is the response's id, then response.completed
+// (litellm/responses/streaming_iterator.py, MockResponsesAPIStreamingIterator;
+// BerriAI/litellm#21090).
+func (s *respStitch) adopt(id string, index int64) {
+	if s.merged == "" && s.into.item != "" && s.into.part >= 0 && id != "" {
+		s.merged = id
+		s.mapIndex(index, s.into.index)
+	}
+}
+
+// carried returns the index in output, the output of the try's final
+// response, of the message that carries on the caller's open message:
+// the try's merged message; or, when the try announced none or named it
+// otherwise in its events than in its final response (LiteLLM's fake
+// stream: see adopt), its first message. -1 when there is none, or the
+// caller has no message open.
+func (s *respStitch) carried(output []responses.ResponseOutputItemUnion) int {
+	if s.into.item == "" {
+		return -1
+	}
+	first := -1
+	for j := range output {
+		if s.mergedItem(output[j].ID) {
+			return j
+		}
+		if first < 0 && output[j].Type == "message" {
+			first = j
+		}
+	}
+	return first
 }
 
 // mergedItem reports whether id is that of the try's message that
