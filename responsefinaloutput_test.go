@@ -126,3 +126,75 @@ func TestResponseFinalOutputOnce(t *testing.T) {
 		})
 	}
 }
+
+// A Router takes an answer held whole in the final event for the answer
+// it is, under each of its policies: Probation releases it at its end,
+// a hedge whose first token is that event wins or loses by its arrival,
+// a Validator reads its text, and a restart after a broken call that
+// lands on it ends with its call, not "ended without output".
+func TestRouterResponseFinalOutputOnly(t *testing.T) {
+	fake := sseEvents(finalEvent("response.completed", "completed", "", finalMsg), "[DONE]")      // at 100ms
+	fakeCall := sseEvents(finalEvent("response.completed", "completed", "", finalCall), "[DONE]") // at 100ms
+	// streams answers "Other." in a delta at 300ms.
+	streams := sseEvents(`{"type":"response.created","response":{"id":"o","object":"response","status":"in_progress","model":"streams","output":[]}}`,
+		`{"type":"response.in_progress","response":{"id":"o","object":"response","status":"in_progress","model":"streams","output":[]}}`,
+		`{"type":"response.output_text.delta","item_id":"o","output_index":0,"content_index":0,"delta":"Other."}`,
+		finalEvent("response.completed", "completed", "", `{"type":"message","id":"o","role":"assistant","status":"completed","content":[{"type":"output_text","text":"Other.","annotations":[]}]}`))
+	// brokenCall streams the start of a call and stalls: the caller's first
+	// token at 200ms.
+	brokenCall := sseEvents(`{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","id":"fc0","call_id":"call_0","name":"get_weather","arguments":"","status":"in_progress"}}`,
+		`{"type":"response.function_call_arguments.delta","item_id":"fc0","output_index":0,"delta":"{\"ci"}`)
+	validate := func(s string) error {
+		if s != "Hello there." {
+			return errors.New("not the answer: " + s)
+		}
+		return nil
+	}
+	for _, tc := range []struct {
+		name   string
+		pol    tokenpace.Policy
+		routes []string
+		text   string
+		calls  int
+		kinds  string
+		ttft   time.Duration
+	}{
+		{"probation by tokens", tokenpace.Policy{Probation: tokenpace.Probation{Tokens: 5}}, []string{"fake", "streams"}, "Hello there.", 0, "[first]", 100 * msec},
+		{"probation by sentence", tokenpace.Policy{Probation: tokenpace.Probation{Sentence: true}}, []string{"fake", "streams"}, "Hello there.", 0, "[first]", 100 * msec},
+		{"hedge: the final event first", tokenpace.Policy{Hedge: tokenpace.Hedge{After: 50 * msec}}, []string{"fake", "streams"}, "Hello there.", 0, "[first hedge]", 100 * msec},
+		{"hedge: the streamed token first", tokenpace.Policy{Hedge: tokenpace.Hedge{After: 50 * msec}}, []string{"streams", "fake"}, "Hello there.", 0, "[first hedge]", 150 * msec},
+		{"validator", tokenpace.Policy{Validator: validate}, []string{"fake", "streams"}, "Hello there.", 0, "[first]", 100 * msec},
+		{"restart onto a call in the final event", tokenpace.Policy{Continue: true, Budget: tokenpace.Budget{Gap: 500 * msec}}, []string{"brokenCall", "fakeCall"}, "", 1, "[first restart]", 200 * msec},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				url, hc := serve(t, byModel(map[string]http.Handler{"fake": fake, "fakeCall": fakeCall, "streams": streams, "brokenCall": brokenCall}))
+				var rs []tokenpace.Route
+				for _, n := range tc.routes {
+					rs = append(rs, route(n))
+				}
+				r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)), tc.pol, rs...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := r.NewResponseStreaming(context.Background(), respond(tc.routes[0], 64))
+				evs, _ := readEvents(s)
+				tm := s.Timing()
+				if s.Text() != tc.text || s.Err() != nil || fmt.Sprint(kinds(tm)) != tc.kinds {
+					t.Errorf("Text() = %q, Err() = %v, kinds %v (%v); want %q, nil, %s", s.Text(), s.Err(), kinds(tm), outcomes(tm), tc.text, tc.kinds)
+				}
+				calls := 0
+				if n := len(evs); n > 0 {
+					for _, it := range evs[n-1].Response.Output {
+						if it.Type == "function_call" {
+							calls++
+						}
+					}
+				}
+				if calls != tc.calls || tm.TTFT() != tc.ttft {
+					t.Errorf("%d calls in the final response, TTFT %v; want %d, %v", calls, tm.TTFT(), tc.calls, tc.ttft)
+				}
+			})
+		})
+	}
+}
