@@ -130,11 +130,13 @@ func TestResponseFinalOutputOnce(t *testing.T) {
 // A Router takes an answer held whole in the final event for the answer
 // it is, under each of its policies: Probation releases it at its end,
 // a hedge whose first token is that event wins or loses by its arrival,
-// a Validator reads its text, and a restart after a broken call that
+// a Validator reads its text, an answer cut at max_output_tokens is the
+// caller's limit reached, not carried on, and a restart after a broken call that
 // lands on it ends with its call, not "ended without output".
 func TestRouterResponseFinalOutputOnly(t *testing.T) {
-	fake := sseEvents(finalEvent("response.completed", "completed", "", finalMsg), "[DONE]")      // at 100ms
-	fakeCall := sseEvents(finalEvent("response.completed", "completed", "", finalCall), "[DONE]") // at 100ms
+	fake := sseEvents(finalEvent("response.completed", "completed", "", finalMsg), "[DONE]")                                                // at 100ms
+	fakeCut := sseEvents(finalEvent("response.incomplete", "incomplete", `"incomplete_details":{"reason":"max_output_tokens"},`, finalMsg)) // at 100ms
+	fakeCall := sseEvents(finalEvent("response.completed", "completed", "", finalCall), "[DONE]")                                           // at 100ms
 	// streams answers "Other." in a delta at 300ms.
 	streams := sseEvents(`{"type":"response.created","response":{"id":"o","object":"response","status":"in_progress","model":"streams","output":[]}}`,
 		`{"type":"response.in_progress","response":{"id":"o","object":"response","status":"in_progress","model":"streams","output":[]}}`,
@@ -164,11 +166,12 @@ func TestRouterResponseFinalOutputOnly(t *testing.T) {
 		{"hedge: the final event first", tokenpace.Policy{Hedge: tokenpace.Hedge{After: 50 * msec}}, []string{"fake", "streams"}, "Hello there.", 0, "[first hedge]", 100 * msec},
 		{"hedge: the streamed token first", tokenpace.Policy{Hedge: tokenpace.Hedge{After: 50 * msec}}, []string{"streams", "fake"}, "Hello there.", 0, "[first hedge]", 150 * msec},
 		{"validator", tokenpace.Policy{Validator: validate}, []string{"fake", "streams"}, "Hello there.", 0, "[first]", 100 * msec},
+		{"incomplete at max_output_tokens, not carried on", tokenpace.Policy{Continue: true}, []string{"fakeCut", "streams"}, "Hello there.", 0, "[first]", 100 * msec},
 		{"restart onto a call in the final event", tokenpace.Policy{Continue: true, Budget: tokenpace.Budget{Gap: 500 * msec}}, []string{"brokenCall", "fakeCall"}, "", 1, "[first restart]", 200 * msec},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				url, hc := serve(t, byModel(map[string]http.Handler{"fake": fake, "fakeCall": fakeCall, "streams": streams, "brokenCall": brokenCall}))
+				url, hc := serve(t, byModel(map[string]http.Handler{"fake": fake, "fakeCut": fakeCut, "fakeCall": fakeCall, "streams": streams, "brokenCall": brokenCall}))
 				var rs []tokenpace.Route
 				for _, n := range tc.routes {
 					rs = append(rs, route(n))
