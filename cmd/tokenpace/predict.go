@@ -221,6 +221,9 @@ func (f *predictFlags) printText(w io.Writer, p simulate.Prediction) {
 		head  string
 		lines []string
 	}{{"\ngiven:", given}, {"defaulted (measure these to tighten the prediction):", defaulted}, {"\nhow:", p.Arithmetic}} {
+		if len(part.lines) == 0 {
+			continue // a deployment file gives every figure: no heading over nothing
+		}
 		fmt.Fprintln(w, part.head)
 		for _, l := range part.lines {
 			fmt.Fprintln(w, "  "+l)

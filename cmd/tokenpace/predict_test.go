@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tokenpace/tokenpace/simulate"
 )
 
 func predict(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -369,5 +373,44 @@ func TestPredictModelFromFlags(t *testing.T) {
 	}
 	if code, _, stderr := predict(t, "--vocab", "32000"); code == 0 || !strings.Contains(stderr, "with --params-b") {
 		t.Errorf("predict --vocab 32000: exit %d, stderr %q; want a refusal naming --params-b", code, stderr)
+	}
+}
+
+// TestPredictDeploymentFileDefaultsNothing checks that predict with a
+// deployment file, which gives every figure, prints no heading of
+// defaulted figures with nothing under it, and still says what it was
+// given and how it reckoned.
+func TestPredictDeploymentFileDefaultsNothing(t *testing.T) {
+	gpu, err := simulate.LookupGPU("h100-sxm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := simulate.LookupModel("llama-3.1-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := simulate.Deployment{GPU: gpu, GPUs: 1, Model: model, Precision: simulate.BF16}.Resolved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(deploymentFile{Version: deploymentFileVersion, Deployment: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "deploy.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := predict(t, "--deployment", path)
+	if code != 0 {
+		t.Fatalf("predict --deployment exit %d, stderr %q", code, stderr)
+	}
+	if strings.Contains(out, "defaulted") {
+		t.Errorf("predict --deployment prints a heading of defaulted figures, with every figure given:\n%s", out)
+	}
+	for _, want := range []string{"given:\n  --deployment " + path + " (every figure)\n", "\nhow:\n  model: llama-3.1-8b"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("predict --deployment output lacks %q:\n%s", want, out)
+		}
 	}
 }
