@@ -191,7 +191,17 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, int) {
 	fs.SetOutput(stderr)
 	f := registerBenchFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tokenpace bench [flags]\n\nMeasures an OpenAI-compatible streaming endpoint under load: TTFT, TPOT, ITL and E2E\npercentiles, throughput, goodput and errors. The load is a closed loop (--concurrency),\nan open loop (--rate, Poisson or --burstiness), a replayed trace (--trace: Azure, BurstGPT,\nMooncake), or multi-turn sessions (--sessions). --find-max-rate searches the highest rate\nwhose goodput meets the SLO; --report writes an HTML report. Without --base-url it\nmeasures an embedded simulator (model and GPU from the flags below).\n\nTwo runs side by side: tokenpace bench --compare a.json b.json [--report compare.html]\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: tokenpace bench [flags]\n\n"+
+			"Measures an OpenAI-compatible streaming endpoint under load: TTFT, TPOT,\n"+
+			"ITL and E2E percentiles, throughput, goodput and errors. The load is a\n"+
+			"closed loop (--concurrency), an open loop (--rate, Poisson or\n"+
+			"--burstiness), a replayed trace (--trace: Azure, BurstGPT, Mooncake), or\n"+
+			"multi-turn sessions (--sessions). --find-max-rate searches the highest\n"+
+			"rate whose goodput meets the SLO; --report writes an HTML report.\n"+
+			"Without --base-url it measures an embedded simulator (model and GPU from\n"+
+			"the flags below).\n\n"+
+			"Two runs side by side:\n"+
+			"  tokenpace bench --compare a.json b.json [--report compare.html]\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args, stderr); !ok {

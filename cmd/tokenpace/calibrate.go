@@ -219,13 +219,16 @@ func newCalibrateFlags(stderr io.Writer) *calibrateFlags {
 	fs.DurationVar(&f.timeout, "timeout", 5*time.Minute, "longest one request of a designed run may take (--base-url), at most 1h")
 	fs.StringVar(&f.served, "served-model", "", "model name the designed runs request from --base-url (default: --model; with --params-b, the first model the server lists)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tokenpace calibrate --base-url URL --model M [hardware flags] [--out deploy.json]\n\n"+
-			"   or: tokenpace calibrate --model M --gpu G [hardware flags] --from run1.json --from run2.json --out deploy.json\n\n"+
-			"Fits the deployment's bandwidth share (MBU), tensor share (MFU) and fixed time per step. With\n"+
-			"--base-url it designs and runs the loads that identify them (one stream; many streams of long\n"+
-			"contexts sharing a cached prefix; a long prefill) and two held-out loads that check the fit;\n"+
-			"with --from it reads bench --json runs. It prints each constant with its uncertainty band, names\n"+
-			"the constants the runs leave confounded, and writes a deployment file.\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: tokenpace calibrate --base-url URL --model M [flags] [--out d.json]\n\n"+
+			"   or: tokenpace calibrate --model M --gpu G [flags] --from a.json\n"+
+			"           --from b.json --out d.json\n\n"+
+			"Fits the deployment's bandwidth share (MBU), tensor share (MFU) and fixed\n"+
+			"time per step. With --base-url it designs and runs the loads that identify\n"+
+			"them (one stream; many streams of long contexts sharing a cached prefix; a\n"+
+			"long prefill) and two held-out loads that check the fit; with --from it\n"+
+			"reads bench --json runs. It prints each constant with its uncertainty\n"+
+			"band, names the constants the runs leave confounded, and writes a\n"+
+			"deployment file. [flags] are the model and hardware flags below.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	return f

@@ -117,3 +117,43 @@ func TestNamesOllamaLatest(t *testing.T) {
 		}
 	}
 }
+
+// The usage, and each command's help above its flags, fit an 80-column
+// terminal (a tab reaching the next multiple of 8), so that none wraps
+// mid-word. The flags' own lines are the flag package's.
+func TestHelpFitsEightyColumns(t *testing.T) {
+	check := func(name, text string) {
+		t.Helper()
+		for line := range strings.Lines(text) {
+			line = strings.TrimSuffix(line, "\n")
+			if line == "Flags:" {
+				return
+			}
+			if w := columns(line); w > 80 {
+				t.Errorf("%s: a line %d columns wide, want at most 80: %q", name, w, line)
+			}
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	run(t.Context(), []string{"help"}, &stdout, &stderr)
+	check("tokenpace help", stdout.String())
+	for _, cmd := range commands {
+		var stdout, stderr bytes.Buffer
+		run(t.Context(), []string{"help", cmd}, &stdout, &stderr)
+		check("tokenpace help "+cmd, stdout.String())
+	}
+}
+
+// columns is how wide line shows on a terminal whose tab stops are 8
+// apart, a rune a column.
+func columns(line string) int {
+	w := 0
+	for _, r := range line {
+		if r == '\t' {
+			w += 8 - w%8
+			continue
+		}
+		w++
+	}
+	return w
+}

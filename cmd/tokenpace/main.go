@@ -39,19 +39,21 @@ Usage:
 
 Commands:
 
-	sim        serve a simulated endpoint whose timing comes from a hardware model
-	           tokenpace sim --model llama-3.1-8b --gpu h100
+	sim        serve a simulated endpoint timed by a hardware model
+	    tokenpace sim --model llama-3.1-8b --gpu h100
 	bench      measure an endpoint under load: TTFT, TPOT, ITL, E2E, goodput
-	           tokenpace bench --base-url http://localhost:8000/v1 --requests 64 --concurrency 8
+	    tokenpace bench --base-url http://localhost:8000/v1 --concurrency 8
 	predict    predict a request's latency from model and hardware figures
-	           tokenpace predict --model llama-3.1-70b --gpu a100-80gb --gpus 4
+	    tokenpace predict --model llama-3.1-70b --gpu a100-80gb --gpus 4
 	plan       find the cheapest deployment that meets a latency SLO
-	           tokenpace plan --model llama-3.1-8b --rate 20 --slo-ttft-p99 500ms
+	    tokenpace plan --model llama-3.1-8b --rate 20 --slo-ttft-p99 500ms
 	calibrate  fit a deployment to bench runs of your endpoint
-	           tokenpace calibrate --model llama-3.1-8b --gpu l4 --from a.json --from b.json --out d.json
+	    tokenpace calibrate --model llama-3.1-8b --gpu l4 \
+	        --from a.json --from b.json --out d.json
 
-Without --base-url, bench measures an embedded simulator. Run "tokenpace <command> -h"
-(or "tokenpace help <command>") for a command's flags.
+Without --base-url, bench measures an embedded simulator. Run
+"tokenpace <command> -h" (or "tokenpace help <command>") for a command's
+flags.
 `
 
 // commands are the subcommands run dispatches to.

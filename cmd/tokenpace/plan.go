@@ -61,7 +61,7 @@ const maxPlanSamples = 20
 const maxPlanDrawn = 1_000_000
 
 // planUsage heads `tokenpace plan -h`.
-const planUsage = `usage: tokenpace plan --model M --rate R --prompt-tokens P --output-tokens O --slo-ttft-p99 D [flags]
+const planUsage = `usage: tokenpace plan --model M --rate R --slo-ttft-p99 D [flags]
 
 Finds the cheapest deployment (GPU, TP, precision, max batch, routing,
 replicas) that meets the SLO, simulating candidate clusters offline and

@@ -132,7 +132,9 @@ func newPredictFlags(stderr io.Writer) *predictFlags {
 	fs.DurationVar(&f.rtt, "rtt", 0, "network round trip added to TTFT and E2E (0: server-side figures)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of text")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tokenpace predict [flags]\n\nPredicts queue, prefill, TTFT, decode step, TPS and E2E from model and hardware figures.\n\nFlags:")
+		fmt.Fprintln(stderr, "usage: tokenpace predict [flags]\n\n"+
+			"Predicts queue, prefill, TTFT, decode step, TPS and E2E from model and\n"+
+			"hardware figures.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	return f

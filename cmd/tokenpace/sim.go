@@ -60,10 +60,11 @@ func newSimFlags(stderr io.Writer) *simFlags {
 	fs.Var(&f.toolCalls, "tool-call", toolCallUsage)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tokenpace sim [flags]\n\n"+
-			"Serves an OpenAI-compatible API (chat, completions, Responses, models) whose timing comes\n"+
-			"from a hardware model of the deployment in the flags (a catalog GPU and model, or your own\n"+
-			"figures), or from fixed --ttft/--itl; with faults, a network RTT and a buffering proxy on\n"+
-			"demand. It prints the base URL to give a client on its first line.\n\n"+
+			"Serves an OpenAI-compatible API (chat, completions, Responses, models)\n"+
+			"whose timing comes from a hardware model of the deployment in the flags (a\n"+
+			"catalog GPU and model, or your own figures), or from fixed --ttft/--itl;\n"+
+			"with faults, a network RTT and a buffering proxy on demand. It prints the\n"+
+			"base URL to give a client on its first line.\n\n"+
 			"Example: tokenpace sim --model llama-3.1-8b --gpu h100 --addr 127.0.0.1:8080\n\nFlags:")
 		fs.PrintDefaults()
 	}
