@@ -219,6 +219,9 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, int) {
 		if fs.NArg() > 0 {
 			return nil, benchFail(stderr, 2, "--compare takes two bench --json reports, got a third argument %q", fs.Arg(0))
 		}
+		if other := flagsBesides(fs, "compare", "report", "json"); len(other) > 0 {
+			return nil, benchFail(stderr, 2, "--compare reads two saved reports and runs nothing: %s would be ignored (it takes --report and --json)", strings.Join(other, ", "))
+		}
 		return f, 0
 	}
 	if fs.NArg() > 0 {

@@ -78,3 +78,48 @@ func TestBenchCompareRejectsImpossibleFigures(t *testing.T) {
 		})
 	}
 }
+
+// --compare reads two saved reports and runs nothing, so a flag of a run
+// given with it (--plot, --rate, …, before or after the reports) is
+// refused by name rather than ignored: --plot wrote no plot, with exit 0.
+// --report and --json still apply.
+func TestBenchCompareRefusesTheFlagsOfARun(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	synctest.Test(t, func(t *testing.T) {
+		for _, path := range []string{a, b} {
+			code, stdout, stderr := bench(t, t.Context(), "--json", "--model", "llama-3.2-1b", "--requests", "4", "--concurrency", "2", "--prompt-tokens", "64", "--max-tokens", "8")
+			if code != 0 {
+				t.Fatalf("bench exit %d: %s", code, stderr)
+			}
+			if err := os.WriteFile(path, []byte(stdout), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	plot := filepath.Join(dir, "x.png")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--compare", a, b, "--plot", plot}, "--plot"},
+		{[]string{"--plot", plot, "--compare", a, b}, "--plot"},
+		{[]string{"--compare", a, b, "--rate", "3", "--gpu", "l4"}, "--gpu, --rate"},
+	} {
+		code, stdout, stderr := bench(t, t.Context(), tc.args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, tc.want+" would be ignored") {
+			t.Errorf("bench %q = exit %d, stdout %q, stderr %q; want 2, nothing printed, %q named as ignored", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+	if _, err := os.Stat(plot); err == nil {
+		t.Errorf("bench --compare wrote %s", plot)
+	}
+	report := filepath.Join(dir, "compare.html")
+	code, stdout, stderr := bench(t, t.Context(), "--compare", a, b, "--json", "--report", report)
+	if code != 0 || !strings.Contains(stdout, `"figures"`) {
+		t.Errorf("bench --compare a b --json --report = exit %d, stdout %q, stderr %q; want 0 and the figures", code, stdout, stderr)
+	}
+	if _, err := os.Stat(report); err != nil {
+		t.Errorf("bench --compare --report: %v", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -73,4 +74,16 @@ func expected(f *flag.Flag) string {
 		return "true or false"
 	}
 	return ""
+}
+
+// flagsBesides returns, as "--name", the flags set on fs other than
+// those named, in the order flag.FlagSet.Visit gives (by name).
+func flagsBesides(fs *flag.FlagSet, names ...string) []string {
+	var other []string
+	fs.Visit(func(fl *flag.Flag) {
+		if !slices.Contains(names, fl.Name) {
+			other = append(other, "--"+fl.Name)
+		}
+	})
+	return other
 }
