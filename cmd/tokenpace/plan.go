@@ -226,10 +226,20 @@ func (f *planFlags) input(set map[string]bool) (plan.Input, string, error) {
 	if err := checkOutputDir("plot", f.plot); err != nil {
 		return in, "", err
 	}
+	if err := f.checkApplies(set); err != nil {
+		return in, "", err
+	}
 	f.setTemplate(&in)
 	desc, draws, err := f.load(set, &in)
 	if err != nil {
 		return in, "", err
+	}
+	if draws == nil {
+		// A trace file: its arrivals and lengths are the load.
+		if given := setAmong(set, "burstiness", "constant", "prompt-tokens", "prompt-cv", "output-tokens", "output-cv",
+			"prefix-tokens", "prefixes", "requests", "seed", "samples"); len(given) > 0 {
+			return in, "", fmt.Errorf("--workload %s is a trace, whose arrivals and lengths are the load (one draw): %s would be ignored", f.workload, strings.Join(given, ", "))
+		}
 	}
 	if in.BatchRequests == 0 {
 		n, err := f.drawSamples(&in, draws)
@@ -281,6 +291,39 @@ func (f *planFlags) checkNumbers(set map[string]bool) error {
 		return fmt.Errorf("--prefix-tokens %d must be under --prompt-tokens %d", f.prefixTokens, f.prompt)
 	}
 	return nil
+}
+
+// checkApplies refuses a flag given where it does nothing: the trace's
+// flags without a workload file, a batch job's deadline for an online
+// load, and the draws of an online load for a batch job, which is judged
+// on throughput alone. (Given --deadline, an online search ran for over
+// ten minutes judging every candidate against it, and found none.)
+func (f *planFlags) checkApplies(set map[string]bool) error {
+	if given := setAmong(set, "speedup", "window", "window-start", "trace-format"); len(given) > 0 && !set["workload"] {
+		verb := "need"
+		if len(given) == 1 {
+			verb = "needs"
+		}
+		return fmt.Errorf("%s %s --workload (a trace file)", strings.Join(given, ", "), verb)
+	}
+	if set["deadline"] && f.batchRequests == 0 {
+		return errors.New("--deadline is a batch job's: it needs --batch-requests (an online load is held to --slo-* limits)")
+	}
+	if given := setAmong(set, "samples", "headroom"); len(given) > 0 && f.batchRequests > 0 {
+		return fmt.Errorf("--batch-requests is judged on throughput alone: %s would be ignored", strings.Join(given, ", "))
+	}
+	return nil
+}
+
+// setAmong returns, as "--name", those of names that set holds.
+func setAmong(set map[string]bool, names ...string) []string {
+	var given []string
+	for _, n := range names {
+		if set[n] {
+			given = append(given, "--"+n)
+		}
+	}
+	return given
 }
 
 // setTemplate sets the deployment every candidate starts from, and the

@@ -319,3 +319,36 @@ func TestPlanTopListsEachConfigurationOnce(t *testing.T) {
 		t.Errorf("fewer than 2 configurations met the SLO, the test proves nothing:\n%s", out)
 	}
 }
+
+// A flag given where it does nothing is refused by name, as bench
+// refuses its own: the trace's flags without a workload file, a batch
+// job's --deadline for an online load (with it an online search judged
+// every candidate against the deadline, ran for over ten minutes over
+// the whole space and picked none), an online load's draws for a batch
+// job, and a load's shape for a trace file, whose arrivals and lengths
+// are the load.
+func TestPlanRefusesFlagsThatDoNotApply(t *testing.T) {
+	trace := filepath.Join("..", "..", "simulate", "trace", "testdata", "azure_conv_sample.csv")
+	online := []string{"--model", "llama-3.1-8b", "--rate", "5", "--slo-ttft-p99", "1s"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(online, "--speedup", "3"), "--speedup needs --workload"},
+		{append(online, "--window", "1m", "--trace-format", "azure"), "--window, --trace-format need --workload"},
+		{append(online, "--deadline", "1s"), "--deadline is a batch job's"},
+		{[]string{"--model", "llama-3.1-8b", "--batch-requests", "100", "--deadline", "8h", "--samples", "5"}, "--samples would be ignored"},
+		{[]string{"--model", "llama-3.1-8b", "--workload", trace, "--slo-ttft-p99", "1s", "--burstiness", "3", "--prompt-tokens", "500"}, "--burstiness, --prompt-tokens would be ignored"},
+	} {
+		args := append(tc.args, smallSearch...)
+		code, stdout, stderr := planCmd(t, args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("plan %q = exit %d, stdout %q, stderr %q; want 2, nothing printed, %q", args, code, stdout, stderr, tc.want)
+		}
+	}
+	// What applies is still taken: the trace's own flags with a trace.
+	code, out, stderr := planCmd(t, append([]string{"--model", "llama-3.1-8b", "--workload", trace, "--slo-ttft-p99", "1s", "--speedup", "2", "--top", "1"}, smallSearch...)...)
+	if code != 0 || !strings.Contains(out, "sped up 2×") {
+		t.Errorf("plan --workload TRACE --speedup 2 = exit %d, stderr %q, output\n%s\nwant 0 and the trace sped up 2×", code, stderr, out)
+	}
+}
