@@ -28,7 +28,7 @@ func ExamplePredict() {
 	fmt.Printf("decode step %.2f ms, %.1f TPS, %s bound\n", p.DecodeStep.Time.Seconds()*1e3, p.TPS, p.Bound)
 	fmt.Printf("hidden behind the read: arithmetic %.1f ms, unpacking %.1f ms\n", p.DecodeStep.Compute.Seconds()*1e3, p.DecodeStep.Dequant.Seconds()*1e3)
 	// Output:
-	// decode memory: 35 GB / 1000 GB/s = 35 ms per token ≈ 28.6 TPS at full bandwidth (weights read per step), + 0.000655 GB KV for 1 streams = 35 ms
+	// decode memory: 35 GB / 1000 GB/s = 35 ms per token ≈ 28.6 TPS at full bandwidth (weights read per step), + 0.000655 GB KV for 1 stream = 35 ms
 	// decode step 35.00 ms, 28.6 TPS, memory bound
 	// hidden behind the read: arithmetic 2.2 ms, unpacking 17.1 ms
 }

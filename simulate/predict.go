@@ -436,13 +436,13 @@ func (p Prediction) explain(e *Engine) []string {
 		fmt.Sprintf("model: %s, %s B params at %s (%s bits/weight) = %s GB of weights%s on %s",
 			d.Model.Name, sigfig.Num(d.Model.ParamsB), d.Precision.Name, sigfig.Num(d.Precision.BitsPerWeight), sigfig.Num(d.Model.WeightBytes(d.Precision)/1e9), gpus, d.GPU.Name),
 		fmt.Sprintf("KV cache: %s KB per token, room for %d tokens", sigfig.Num(d.Model.KVBytesPerToken(d.KVBits)/1e3), d.KVCapacityTokens),
-		fmt.Sprintf("decode memory: %s GB / %s = %s ms per token ≈ %s TPS at full bandwidth (weights read per step), + %s GB KV for %d streams = %s ms",
-			sigfig.Num(c.WeightBytes/1e9), bw, sigfig.Num(rawW*1e3), sigfig.Num(1/rawW), sigfig.Num(c.KVBytes/1e9), batch, sigfig.Num(raw*1e3)),
+		fmt.Sprintf("decode memory: %s GB / %s = %s ms per token ≈ %s TPS at full bandwidth (weights read per step), + %s GB KV for %s = %s ms",
+			sigfig.Num(c.WeightBytes/1e9), bw, sigfig.Num(rawW*1e3), sigfig.Num(1/rawW), sigfig.Num(c.KVBytes/1e9), streams(batch), sigfig.Num(raw*1e3)),
 		fmt.Sprintf("  at MBU %s: %s ms", sigfig.Num(d.MBU), sigfig.Ms(c.Memory)),
 		fmt.Sprintf("decode compute: %s GFLOP / (%s × MFU %s) = %s ms", sigfig.Num(c.FLOPs/1e9), rate, sigfig.Num(d.MFU), sigfig.Ms(c.Compute)),
-		fmt.Sprintf("decode step: %s(%s, %s)%s%s + %s ms overhead = %s ms → %s-bound, ≈ %s TPS per stream, %s TPS for %d streams",
+		fmt.Sprintf("decode step: %s(%s, %s)%s%s + %s ms overhead = %s ms → %s-bound, ≈ %s TPS per stream, %s TPS for %s",
 			roof(d.Ridge), sigfig.Ms(c.Memory), sigfig.Ms(c.Compute), dequantNote(c, e.cost.fused), draft, sigfig.Ms(c.Overhead), sigfig.Ms(c.Time), c.Bound, sigfig.Num(d.Speculation.TokensPerStep()/c.Time.Seconds()),
-			sigfig.Num(float64(batch)*d.Speculation.TokensPerStep()/c.Time.Seconds()), batch),
+			sigfig.Num(float64(batch)*d.Speculation.TokensPerStep()/c.Time.Seconds()), streams(batch)),
 	}
 	if d.Speculation.DraftTokens > 0 {
 		lines = append(lines, fmt.Sprintf("speculative decoding: k=%d, α=%s → %s tokens per verify step",
@@ -482,4 +482,12 @@ func dequantNote(c StepCost, fused bool) string {
 		return fmt.Sprintf(" ‖ %s ms dequantization (fused, overlaps the memory read)", sigfig.Ms(c.Dequant))
 	}
 	return fmt.Sprintf(" (compute includes %s ms dequantization on the same units)", sigfig.Ms(c.Dequant))
+}
+
+// streams says n streams in words: "1 stream", "4 streams".
+func streams(n int) string {
+	if n == 1 {
+		return "1 stream"
+	}
+	return fmt.Sprintf("%d streams", n)
 }
