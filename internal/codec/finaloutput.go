@@ -49,14 +49,22 @@ func (s *ResponseStream) finalOutput(out *Event, ev *responses.ResponseStreamEve
 // messageText returns the text of the output_text parts of the message
 // items of res. Unlike Response.OutputText it leaves out the parts of
 // other items (LocalAI writes a reasoning item's text as output_text).
-func messageText(res *responses.Response) string {
+func messageText(res *responses.Response) string { return messageItemParts(res, "output_text") }
+
+// messageItemParts returns what the parts of type typ ("output_text" or
+// "refusal") of the message items of res hold, one after the other.
+func messageItemParts(res *responses.Response, typ string) string {
 	var b strings.Builder
 	for i := range res.Output {
 		if res.Output[i].Type != "message" {
 			continue
 		}
 		for _, part := range res.Output[i].Content {
-			if part.Type == "output_text" {
+			switch {
+			case part.Type != typ:
+			case typ == "refusal":
+				b.WriteString(part.Refusal)
+			default:
 				b.WriteString(part.Text)
 			}
 		}

@@ -258,20 +258,7 @@ func (s *ResponseStream) refusal(out *Event, ev *responses.ResponseStreamEventUn
 // StreamingResponseOrchestrator._create_refusal_response). Without it the
 // answer would read as empty, and a Router would send the flagged input
 // to its next route.
-func finalRefusal(res *responses.Response) string {
-	var r strings.Builder
-	for i := range res.Output {
-		if res.Output[i].Type != "message" {
-			continue
-		}
-		for _, part := range res.Output[i].Content {
-			if part.Type == "refusal" {
-				r.WriteString(part.Refusal)
-			}
-		}
-	}
-	return r.String()
-}
+func finalRefusal(res *responses.Response) string { return messageItemParts(res, "refusal") }
 
 // done records the output_item.done of an item of type typ whose status is
 // status: "completed", or none for an item that carries none (see
