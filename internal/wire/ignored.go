@@ -595,6 +595,9 @@ const (
 	// TGIFork is a server whose headers are TGI's router's (see
 	// TGIRouter) and which took a suffix, which TGI refuses.
 	TGIFork = "LoRAX or another fork of TGI's router"
+	// LlamaCppPython is llama-cpp-python's server (see
+	// LlamaCppPythonAnswer).
+	LlamaCppPython = "llama-cpp-python's server"
 )
 
 // SuffixDropper returns which server made start, the start of a 2xx
@@ -605,8 +608,9 @@ const (
 // LMDeployAnswer), TextGen (see TextGenWebUIAnswer), TabbyAPI (see
 // TabbyAPIAnswer), MLXLM (see MLXLMAnswer), VLLMMLX (see
 // VLLMMLXAnswer), FastChat (see FastChatAnswer), MAX (see MAXAnswer),
-// LoRAX (see LoRAXAnswer) or TransformersServe (see
-// TransformersServeAnswer); "" for any other.
+// LoRAX (see LoRAXAnswer), TransformersServe (see
+// TransformersServeAnswer) or LlamaCppPython (see LlamaCppPythonAnswer);
+// "" for any other.
 func SuffixDropper(start []byte) string {
 	switch {
 	case TabbyAPIAnswer(start): // before LlamaCppAnswer, which its stream's id passes
@@ -635,6 +639,8 @@ func SuffixDropper(start []byte) string {
 		return LoRAX
 	case TransformersServeAnswer(start):
 		return TransformersServe
+	case LlamaCppPythonAnswer(start):
+		return LlamaCppPython
 	}
 	return ""
 }
@@ -646,8 +652,8 @@ const PeekBytes = 64 << 10
 // RefuseDropped closes res, a 2xx answer to a request whose field its
 // server dropped, server (LlamaCpp, LocalAI, KoboldCpp, CLIProxyAPI,
 // SGLang, MistralRs, LMDeploy, TextGen, TabbyAPI, MLXLM, VLLMMLX,
-// Llamafile, FastChat, LlamaBox, MAX, TGI, LoRAX, TGIFork or
-// TransformersServe), and returns
+// Llamafile, FastChat, LlamaBox, MAX, TGI, LoRAX, TGIFork,
+// TransformersServe or LlamaCppPython), and returns
 // the answer llama.cpp's server gave before it dropped the field: 400, an
 // OpenAI error body naming it, and no retry (x-should-retry: false).
 func RefuseDropped(res *http.Response, server, field string) *http.Response {
@@ -655,8 +661,11 @@ func RefuseDropped(res *http.Response, server, field string) *http.Response {
 		_ = res.Body.Close()
 	}
 	msg := DroppedDetail(server, field)
-	if field == "suffix" && server == LlamaCpp {
+	switch {
+	case field == "suffix" && server == LlamaCpp:
 		msg += ": fill-in-the-middle is its /infill endpoint"
+	case field == "suffix" && server == LlamaCppPython:
+		msg += ": it gives the model no fill-in-the-middle tokens"
 	}
 	body, _ := json.Marshal(map[string]any{"error": map[string]any{
 		"message": msg, "type": "invalid_request_error", "param": field, "code": "unsupported_param",
