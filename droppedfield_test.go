@@ -482,7 +482,10 @@ func checkRefusedByName(t *testing.T, c *tokenpace.Client, req openai.Completion
 // only in the last StreamResponse's generated_text, a member its
 // completion chunks never write (predibase/lorax router/src/server.rs,
 // generate_stream_with_callback; router/src/lib.rs, From<StreamResponse>
-// for CompletionStreamResponse). A streamed echo request gets a
+// for CompletionStreamResponse). llama-cpp-python's server puts the
+// prompt before a whole answer's text and returns from a stream before
+// it would (llama_cpp/llama.py, _create_completion, 0.3.35): its chunks
+// hold the completion alone. A streamed echo request gets a
 // KindRequest refusal naming the server and the echo, after one request
 // and before any text; a whole one the server's answer, its prompt
 // first; a stream without echo the server's answer.
@@ -491,6 +494,7 @@ func TestServersThatDropTheEchoOfAStream(t *testing.T) {
 	for _, tt := range []struct{ server, fixture, whole string }{
 		{"mistral.rs", "mistralrs", prompt + "    return a + b\n\ndef"},
 		{"LoRAX", "lorax", prompt + "    return a + b"},
+		{"llama-cpp-python's server", "llamacpppython", prompt + "    return a + b"},
 	} {
 		t.Run(tt.server, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

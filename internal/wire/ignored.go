@@ -535,15 +535,19 @@ var maxAnswer = regexp.MustCompile(`^\s*\{"id":"[0-9a-f]{32}(?:_0","created":[0-
 // add_completion_choice_to_group) and never in a stream, whose chunks
 // are made from the completion alone (pipeline/sampling.rs,
 // add_streaming_completion_chunk_choice_to_group), LMDeploy, TabbyAPI,
-// MLXLM, VLLMMLX or MAX (see WholeEchoDropper), or LoRAX (see
-// LoRAXAnswer), whose whole answer puts the prompt first; "" for any
-// other.
+// MLXLM, VLLMMLX or MAX (see WholeEchoDropper), LoRAX (see
+// LoRAXAnswer), whose whole answer puts the prompt first, or
+// LlamaCppPython (see LlamaCppPythonAnswer), which puts it there only
+// after its stream has returned (llama_cpp/llama.py, _create_completion);
+// "" for any other.
 func StreamEchoDropper(start []byte) string {
 	switch {
 	case MistralRsAnswer(start):
 		return MistralRs
 	case LoRAXAnswer(start):
 		return LoRAX
+	case LlamaCppPythonAnswer(start):
+		return LlamaCppPython
 	}
 	return WholeEchoDropper(start)
 }
@@ -571,8 +575,9 @@ func WholeEchoDropper(start []byte) string {
 	return ""
 }
 
-// The servers that drop a completions request's suffix (or, mistral.rs,
-// a stream's echo) without a word, as the refusals name them.
+// The servers that drop a completions request's suffix (or, mistral.rs
+// and llama-cpp-python, a stream's echo) without a word, as the refusals
+// name them.
 const (
 	LlamaCpp    = "llama.cpp's server"
 	LocalAI     = "LocalAI"

@@ -14,8 +14,13 @@ func TestLlamaCppPythonAnswer(t *testing.T) {
 		if got := LlamaCppPythonAnswer([]byte(start)); got != want {
 			t.Errorf("LlamaCppPythonAnswer(%s) = %v, want %v", start, got, want)
 		}
-		if got := SuffixDropper([]byte(start)) == LlamaCppPython; got != want {
-			t.Errorf("SuffixDropper(%s) = LlamaCppPython %v, want %v", start, got, want)
+		for name, by := range map[string]func([]byte) string{"SuffixDropper": SuffixDropper, "StreamEchoDropper": StreamEchoDropper} {
+			if got := by([]byte(start)) == LlamaCppPython; got != want {
+				t.Errorf("%s(%s) = LlamaCppPython %v, want %v", name, start, got, want)
+			}
+		}
+		if by := WholeEchoDropper([]byte(start)); by == LlamaCppPython {
+			t.Errorf("WholeEchoDropper(%s) = %s, want another: its whole answer holds the echo", start, by)
 		}
 	}
 }
