@@ -542,7 +542,10 @@ func TestServersThatDropTheEchoOfAStream(t *testing.T) {
 // header that names the server. TGI's CompletionRequest has no echo,
 // which serde drops (router/src/lib.rs), and its completions never ask
 // for the full text (router/src/server.rs, return_full_text None), under
-// its x-compute-type header. Each request gets a KindRequest refusal
+// its x-compute-type header. Ollama's CompletionRequest has no echo,
+// which encoding/json drops (openai/openai.go, August 2026), under no
+// header of its own; its answers say system_fingerprint "fp_ollama".
+// Each request gets a KindRequest refusal
 // naming the server and the echo, after one request and before any text;
 // a stream without echo gets the server's answer.
 func TestServersThatDropTheEcho(t *testing.T) {
@@ -555,6 +558,7 @@ func TestServersThatDropTheEcho(t *testing.T) {
 		{"llama-box", "llamabox"},
 		{"Modular MAX", "maxserve"},
 		{"TGI", "tgi"},
+		{"Ollama", "ollama"},
 	} {
 		t.Run(tt.server, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

@@ -556,9 +556,9 @@ func StreamEchoDropper(start []byte) string {
 // 2xx answer to a completions request with echo whose headers do not name
 // it, if it is one that drops the echo of a whole answer: LMDeploy (see
 // LMDeployAnswer), TabbyAPI (see TabbyAPIAnswer), MLXLM (see
-// MLXLMAnswer), VLLMMLX (see VLLMMLXAnswer) or MAX (see MAXAnswer),
-// which read no echo at all or give it only to the log probabilities;
-// "" for any other.
+// MLXLMAnswer), VLLMMLX (see VLLMMLXAnswer), MAX (see MAXAnswer) or
+// Ollama (see OllamaAnswer), which read no echo at all or give it only to
+// the log probabilities; "" for any other.
 func WholeEchoDropper(start []byte) string {
 	switch {
 	case LMDeployAnswer(start):
@@ -571,6 +571,8 @@ func WholeEchoDropper(start []byte) string {
 		return VLLMMLX
 	case MAXAnswer(start):
 		return MAX
+	case OllamaAnswer(start):
+		return Ollama
 	}
 	return ""
 }
@@ -603,6 +605,8 @@ const (
 	// LlamaCppPython is llama-cpp-python's server (see
 	// LlamaCppPythonAnswer).
 	LlamaCppPython = "llama-cpp-python's server"
+	// Ollama is Ollama's OpenAI compatibility (see OllamaAnswer).
+	Ollama = "Ollama"
 )
 
 // SuffixDropper returns which server made start, the start of a 2xx
@@ -658,7 +662,7 @@ const PeekBytes = 64 << 10
 // server dropped, server (LlamaCpp, LocalAI, KoboldCpp, CLIProxyAPI,
 // SGLang, MistralRs, LMDeploy, TextGen, TabbyAPI, MLXLM, VLLMMLX,
 // Llamafile, FastChat, LlamaBox, MAX, TGI, LoRAX, TGIFork,
-// TransformersServe or LlamaCppPython), and returns
+// TransformersServe, LlamaCppPython or Ollama), and returns
 // the answer llama.cpp's server gave before it dropped the field: 400, an
 // OpenAI error body naming it, and no retry (x-should-retry: false).
 func RefuseDropped(res *http.Response, server, field string) *http.Response {
