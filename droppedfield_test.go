@@ -485,16 +485,21 @@ func checkRefusedByName(t *testing.T, c *tokenpace.Client, req openai.Completion
 // for CompletionStreamResponse). llama-cpp-python's server puts the
 // prompt before a whole answer's text and returns from a stream before
 // it would (llama_cpp/llama.py, _create_completion, 0.3.35): its chunks
-// hold the completion alone. A streamed echo request gets a
+// hold the completion alone. So does LocalAI: it puts the prompt before
+// the final prediction (core/backend/llm.go, Finetune), which a stream
+// never sends, its chunks the backend's tokens as they come
+// (core/http/endpoints/openai/completion.go, August 2026). A streamed
+// echo request gets a
 // KindRequest refusal naming the server and the echo, after one request
 // and before any text; a whole one the server's answer, its prompt
 // first; a stream without echo the server's answer.
 func TestServersThatDropTheEchoOfAStream(t *testing.T) {
 	const prompt = "def add(a, b):\n"
-	for _, tt := range []struct{ server, fixture, whole string }{
-		{"mistral.rs", "mistralrs", prompt + "    return a + b\n\ndef"},
-		{"LoRAX", "lorax", prompt + "    return a + b"},
-		{"llama-cpp-python's server", "llamacpppython", prompt + "    return a + b"},
+	for _, tt := range []struct{ server, fixture, whole, finish string }{
+		{"mistral.rs", "mistralrs", prompt + "    return a + b\n\ndef", "length"},
+		{"LoRAX", "lorax", prompt + "    return a + b", "length"},
+		{"llama-cpp-python's server", "llamacpppython", prompt + "    return a + b", "length"},
+		{"LocalAI", "localai", prompt + "    return a + b", "stop"}, // its every whole answer's word
 	} {
 		t.Run(tt.server, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -514,8 +519,8 @@ func TestServersThatDropTheEchoOfAStream(t *testing.T) {
 					}
 				}
 				r, err := c.NewCompletion(ctx, req)
-				if err != nil || len(r.Choices) != 1 || r.Choices[0].Text != tt.whole || r.Choices[0].FinishReason != "length" {
-					t.Errorf("whole: %+v, %v; want %q, length", r, err, tt.whole)
+				if err != nil || len(r.Choices) != 1 || r.Choices[0].Text != tt.whole || string(r.Choices[0].FinishReason) != tt.finish {
+					t.Errorf("whole: %+v, %v; want %q, %s", r, err, tt.whole, tt.finish)
 				}
 				plain := req
 				plain.Echo = openai.Bool(false)

@@ -536,10 +536,12 @@ var maxAnswer = regexp.MustCompile(`^\s*\{"id":"[0-9a-f]{32}(?:_0","created":[0-
 // are made from the completion alone (pipeline/sampling.rs,
 // add_streaming_completion_chunk_choice_to_group), LMDeploy, TabbyAPI,
 // MLXLM, VLLMMLX or MAX (see WholeEchoDropper), LoRAX (see
-// LoRAXAnswer), whose whole answer puts the prompt first, or
+// LoRAXAnswer), whose whole answer puts the prompt first,
 // LlamaCppPython (see LlamaCppPythonAnswer), which puts it there only
-// after its stream has returned (llama_cpp/llama.py, _create_completion);
-// "" for any other.
+// after its stream has returned (llama_cpp/llama.py, _create_completion),
+// or LocalAI (see LocalAIAnswer), which puts it before the final
+// prediction a stream never sends (core/backend/llm.go, Finetune); ""
+// for any other.
 func StreamEchoDropper(start []byte) string {
 	switch {
 	case MistralRsAnswer(start):
@@ -548,6 +550,8 @@ func StreamEchoDropper(start []byte) string {
 		return LoRAX
 	case LlamaCppPythonAnswer(start):
 		return LlamaCppPython
+	case LocalAIAnswer(start):
+		return LocalAI
 	}
 	return WholeEchoDropper(start)
 }
@@ -577,9 +581,9 @@ func WholeEchoDropper(start []byte) string {
 	return ""
 }
 
-// The servers that drop a completions request's suffix (or, mistral.rs
-// and llama-cpp-python, a stream's echo) without a word, as the refusals
-// name them.
+// The servers that drop a completions request's suffix (or, mistral.rs,
+// llama-cpp-python and LocalAI, a stream's echo) without a word, as the
+// refusals name them.
 const (
 	LlamaCpp    = "llama.cpp's server"
 	LocalAI     = "LocalAI"

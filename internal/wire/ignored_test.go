@@ -305,8 +305,13 @@ func TestLocalAIAnswer(t *testing.T) {
 		if got := LocalAIAnswer([]byte(start)); got != want {
 			t.Errorf("LocalAIAnswer(%s) = %v, want %v", start, got, want)
 		}
-		if got := SuffixDropper([]byte(start)) == LocalAI; got != want {
-			t.Errorf("SuffixDropper(%s) = LocalAI %v, want %v", start, got, want)
+		for name, by := range map[string]func([]byte) string{"SuffixDropper": SuffixDropper, "StreamEchoDropper": StreamEchoDropper} {
+			if got := by([]byte(start)) == LocalAI; got != want {
+				t.Errorf("%s(%s) = LocalAI %v, want %v", name, start, got, want)
+			}
+		}
+		if by := WholeEchoDropper([]byte(start)); by == LocalAI {
+			t.Errorf("WholeEchoDropper(%s) = LocalAI, want another: its whole answer holds the echo", start)
 		}
 	}
 }
