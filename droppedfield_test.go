@@ -378,7 +378,12 @@ func TestLlamaCppRefusedSuffix(t *testing.T) {
 // prefix, middle and suffix token ids fixed at 0, "TODO: Fix", to 0.3.35
 // of August 2026): the model goes on after the suffix, and its text is no
 // middle; nothing but the answer's shape names it (the id "cmpl-" and a
-// UUID with its dashes, the text first in a choice).
+// UUID with its dashes, the text first in a choice). Xinference passes a
+// completions request's members to its backend as keyword arguments, and
+// none reads a suffix (xinference/model/llm/vllm/core.py,
+// _sanitize_generate_config keeps the sampling parameters it knows; its
+// llama.cpp backend pops the suffix), August 2026; its answers carry a
+// uuid1 id.
 // The caller gets a KindRequest
 // refusal naming the server and the suffix, after one request each time
 // (neither has an /infill to go to), and no text made without the suffix
@@ -401,6 +406,7 @@ func TestServersThatDropTheSuffix(t *testing.T) {
 		{"LoRAX", "LoRAX or another fork of TGI's router", "lorax"},
 		{"transformers serve", "transformers serve", "transformersserve"},
 		{"llama-cpp-python", "llama-cpp-python's server", "llamacpppython"},
+		{"Xinference", "Xinference", "xinference"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -550,6 +556,7 @@ func TestServersThatDropTheEchoOfAStream(t *testing.T) {
 // its x-compute-type header. Ollama's CompletionRequest has no echo,
 // which encoding/json drops (openai/openai.go, August 2026), under no
 // header of its own; its answers say system_fingerprint "fp_ollama".
+// Xinference reads no echo either (no backend's generate does).
 // Each request gets a KindRequest refusal
 // naming the server and the echo, after one request and before any text;
 // a stream without echo gets the server's answer.
@@ -564,6 +571,7 @@ func TestServersThatDropTheEcho(t *testing.T) {
 		{"Modular MAX", "maxserve"},
 		{"TGI", "tgi"},
 		{"Ollama", "ollama"},
+		{"Xinference", "xinference"},
 	} {
 		t.Run(tt.server, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

@@ -560,9 +560,9 @@ func StreamEchoDropper(start []byte) string {
 // 2xx answer to a completions request with echo whose headers do not name
 // it, if it is one that drops the echo of a whole answer: LMDeploy (see
 // LMDeployAnswer), TabbyAPI (see TabbyAPIAnswer), MLXLM (see
-// MLXLMAnswer), VLLMMLX (see VLLMMLXAnswer), MAX (see MAXAnswer) or
-// Ollama (see OllamaAnswer), which read no echo at all or give it only to
-// the log probabilities; "" for any other.
+// MLXLMAnswer), VLLMMLX (see VLLMMLXAnswer), MAX (see MAXAnswer), Ollama
+// (see OllamaAnswer) or Xinference (see XinferenceAnswer), which read no
+// echo at all or give it only to the log probabilities; "" for any other.
 func WholeEchoDropper(start []byte) string {
 	switch {
 	case LMDeployAnswer(start):
@@ -577,6 +577,8 @@ func WholeEchoDropper(start []byte) string {
 		return MAX
 	case OllamaAnswer(start):
 		return Ollama
+	case XinferenceAnswer(start):
+		return Xinference
 	}
 	return ""
 }
@@ -611,6 +613,8 @@ const (
 	LlamaCppPython = "llama-cpp-python's server"
 	// Ollama is Ollama's OpenAI compatibility (see OllamaAnswer).
 	Ollama = "Ollama"
+	// Xinference is Xinference's server (see XinferenceAnswer).
+	Xinference = "Xinference"
 )
 
 // SuffixDropper returns which server made start, the start of a 2xx
@@ -622,8 +626,8 @@ const (
 // TabbyAPIAnswer), MLXLM (see MLXLMAnswer), VLLMMLX (see
 // VLLMMLXAnswer), FastChat (see FastChatAnswer), MAX (see MAXAnswer),
 // LoRAX (see LoRAXAnswer), TransformersServe (see
-// TransformersServeAnswer) or LlamaCppPython (see LlamaCppPythonAnswer);
-// "" for any other.
+// TransformersServeAnswer), LlamaCppPython (see LlamaCppPythonAnswer)
+// or Xinference (see XinferenceAnswer); "" for any other.
 func SuffixDropper(start []byte) string {
 	switch {
 	case TabbyAPIAnswer(start): // before LlamaCppAnswer, which its stream's id passes
@@ -654,6 +658,8 @@ func SuffixDropper(start []byte) string {
 		return TransformersServe
 	case LlamaCppPythonAnswer(start):
 		return LlamaCppPython
+	case XinferenceAnswer(start):
+		return Xinference
 	}
 	return ""
 }
@@ -666,7 +672,7 @@ const PeekBytes = 64 << 10
 // server dropped, server (LlamaCpp, LocalAI, KoboldCpp, CLIProxyAPI,
 // SGLang, MistralRs, LMDeploy, TextGen, TabbyAPI, MLXLM, VLLMMLX,
 // Llamafile, FastChat, LlamaBox, MAX, TGI, LoRAX, TGIFork,
-// TransformersServe, LlamaCppPython or Ollama), and returns
+// TransformersServe, LlamaCppPython, Ollama or Xinference), and returns
 // the answer llama.cpp's server gave before it dropped the field: 400, an
 // OpenAI error body naming it, and no retry (x-should-retry: false).
 func RefuseDropped(res *http.Response, server, field string) *http.Response {
