@@ -195,6 +195,7 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 	}
 	a.x.maxLine = spec.cfg.maxLineBytes
 	a.x.closing, a.x.extras, a.x.infill, a.x.sglang = spec.cfg.closing, spec.cfg.extras, spec.cfg.infill, spec.cfg.sglang
+	a.x.llamaCppPython = spec.cfg.llamaCppPython
 	a.x.declined, a.x.usageAdded, a.x.maxAdded = spec.cfg.refused, codec.AddedUsage(spec.req), codec.AddedMaxTokens(spec.req)
 	a.x.prefix = spec.cont
 	// A continuation of a turn with reasoning notes its content even if

@@ -19,6 +19,10 @@ type dropWatch struct {
 	// for its completion template, once its answer has SGLang's shape
 	// (see sglang); nil for any other request.
 	template func() wire.Template
+	// keeps asks a server whose answer has llama-cpp-python's shape
+	// whether its build keeps the suffix all the same (see kept); nil
+	// for any other request.
+	keeps func() bool
 	// suffixAt is the server (host and model) of a stream sent in answer
 	// to a completions request with a suffix, whose first event is yet to
 	// say whether a server that drops the suffix made it.
@@ -38,10 +42,11 @@ type dropWatch struct {
 }
 
 // ask sets how to ask the server of a request with a suffix for its
-// completion template (see sglang).
-func (w *dropWatch) ask(template func() wire.Template) {
+// completion template (see sglang) and whether its build keeps the
+// suffix (see kept).
+func (w *dropWatch) ask(template func() wire.Template, keeps func() bool) {
 	w.mu.Lock()
-	w.template = template
+	w.template, w.keeps = template, keeps
 	w.mu.Unlock()
 }
 
@@ -109,6 +114,9 @@ func (w *dropWatch) wholeAnswer(res *http.Response, field string) string {
 		return wire.WholeEchoDropper(start)
 	case "suffix":
 		if by := wire.SuffixDropper(start); by != "" {
+			if w.kept(by) {
+				return ""
+			}
 			return by
 		}
 		if w.sglang(start) {
@@ -116,6 +124,22 @@ func (w *dropWatch) wholeAnswer(res *http.Response, field string) string {
 		}
 	}
 	return ""
+}
+
+// kept reports whether by, the server a suffix's answer has the shape
+// of, is a build of llama-cpp-python's server that keeps the suffix all
+// the same, as its /openapi.json says (see wire.LlamaCppPythonServers):
+// upstream's before 0.3.7, or JamePeng's fork. Only then does it ask the
+// server, at most once a minute; a server that does not say is taken to
+// have dropped the suffix, as upstream's builds since 0.3.7 do.
+func (w *dropWatch) kept(by string) bool {
+	if by != wire.LlamaCppPython {
+		return false
+	}
+	w.mu.Lock()
+	keeps := w.keeps
+	w.mu.Unlock()
+	return keeps != nil && keeps()
 }
 
 // sglang reports whether start, the start of an answer to a completions
@@ -176,7 +200,10 @@ func (w *dropWatch) firstEvent(data []byte) (by, served string) {
 		}
 	case served != "":
 		by = wire.SuffixDropper(data)
-		if by == "" && w.sglang(data) {
+		switch {
+		case w.kept(by):
+			by = ""
+		case by == "" && w.sglang(data):
 			by = wire.SGLang
 		}
 	}

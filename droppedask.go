@@ -25,7 +25,7 @@ type droppedAsk struct {
 
 // askDropped reads req for a field some servers drop and, for a suffix,
 // readies the questions that tell such a server: its completion template
-// (SGLang), and whether the server is known to fill in the middle at
+// (SGLang), whether its build keeps the suffix (llama-cpp-python), and whether the server is known to fill in the middle at
 // /infill only, where req then goes at once.
 func (x *exchange) askDropped(req *http.Request, next option.MiddlewareNext) (*http.Request, droppedAsk) {
 	var d droppedAsk
@@ -39,7 +39,8 @@ func (x *exchange) askDropped(req *http.Request, next option.MiddlewareNext) (*h
 		return req, d
 	}
 	asking := req
-	x.drop.ask(func() wire.Template { return x.sglang.Template(asking, next) })
+	x.drop.ask(func() wire.Template { return x.sglang.Template(asking, next) },
+		func() bool { return x.llamaCppPython.KeepsSuffix(asking, next) })
 	d.model = wire.RequestModel(d.asked)
 	d.served = req.URL.Host + " " + d.model
 	if x.infill.Has(d.served) {

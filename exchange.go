@@ -86,6 +86,10 @@ type exchange struct {
 	// sglang is the client's set of what SGLang servers said of their
 	// completion template; nil asks none (see dropWatch.sglang).
 	sglang *wire.SGLangServers
+	// llamaCppPython is the client's set of what llama-cpp-python
+	// servers said of their fill-in-the-middle; nil asks none (see
+	// dropWatch.kept).
+	llamaCppPython *wire.LlamaCppPythonServers
 	// sentBody gives the body of the last request sent again, as it
 	// went (see constrained); nil before one was sent, or when it cannot.
 	sentBody func() (io.ReadCloser, error)
@@ -117,7 +121,10 @@ type exchange struct {
 // completions from its upstream's chat API: none does fill-in-the-middle
 // anywhere; and so is one SGLang started without a completion template
 // answered without, told by its answer's shape and its /server_info (see
-// dropWatch.sglang). A request whose echo llama.cpp's server, KoboldCpp or
+// dropWatch.sglang); so is one llama-cpp-python's server, told by its
+// answer's shape, answered, unless its /openapi.json says it is a build
+// that keeps the suffix (see dropWatch.kept). A request whose echo
+// llama.cpp's server, KoboldCpp or
 // CLIProxyAPI answers without gets the answer llama.cpp's server gave
 // before: 400, the field
 // named (see wire.DroppedField), so that no completion made without it

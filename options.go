@@ -37,6 +37,9 @@ type config struct {
 	// sglang is shared likewise: what SGLang servers said of their
 	// completion template.
 	sglang *wire.SGLangServers
+	// llamaCppPython is shared likewise: what llama-cpp-python servers
+	// said of their fill-in-the-middle.
+	llamaCppPython *wire.LlamaCppPythonServers
 }
 
 // defaultMaxLineBytes is the longest event-stream line, and the largest
@@ -49,7 +52,8 @@ const defaultMaxLineBytes = 32 << 20
 
 func newConfig(opts []Option) config {
 	c := config{maxLineBytes: defaultMaxLineBytes, closing: new(wire.ClosingServers), extras: new(wire.CallExtras),
-		refused: new(wire.RefusedFields), infill: new(wire.InfillServers), sglang: new(wire.SGLangServers)}
+		refused: new(wire.RefusedFields), infill: new(wire.InfillServers), sglang: new(wire.SGLangServers),
+		llamaCppPython: new(wire.LlamaCppPythonServers)}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(&c)

@@ -14,9 +14,10 @@ import "regexp"
 // three tokens of id 0, its prefix, middle and suffix token ids fixed at
 // 0 ("TODO: Fix"), never the model's own fill-in-the-middle tokens: the
 // model reads the prompt and the suffix as one text and goes on after
-// the suffix, and its answer is no middle. It puts the prompt before a
-// whole answer's text when asked to echo it, and never in a stream,
-// which returns before it would.
+// the suffix, and its answer is no middle; its /openapi.json tells some
+// builds that keep the suffix (see LlamaCppPythonServers). It puts the
+// prompt before a whole answer's text when asked to echo it, and never
+// in a stream, which returns before it would.
 func LlamaCppPythonAnswer(start []byte) bool { return llamaCppPythonAnswer.Match(start) }
 
 var llamaCppPythonAnswer = regexp.MustCompile(`^\s*\{"id": ?"cmpl-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", ?"object": ?"text_completion", ?"created": ?[0-9]+, ?"model": ?"(?:[^"\\]|\\.)*", ?"choices": ?\[\{"text": ?`)

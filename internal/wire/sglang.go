@@ -2,14 +2,9 @@ package wire
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
-	"strings"
-	"sync"
-	"time"
 )
 
 // Fill-in-the-middle on SGLang.
@@ -86,29 +81,13 @@ func ServerInfoTemplate(body []byte) Template {
 // methods are safe for concurrent use; the nil set asks nothing and knows
 // nothing.
 type SGLangServers struct {
-	mu sync.Mutex
-	m  map[string]*sglangInfo
+	looks serverLooks[Template]
 }
 
-// sglangInfo is what a server said, and when; done is closed once it has
-// (or the look failed), t and at are written before.
-type sglangInfo struct {
-	t    Template
-	at   time.Time
-	done chan struct{}
-}
-
-const (
-	// SGLangInfoFor is how long what a server said of its template holds:
-	// it changes only when the server is started again, which takes a
-	// model's loading, tens of seconds at least.
-	SGLangInfoFor = time.Minute
-	// sglangInfoWait bounds one look at a server's /server_info.
-	sglangInfoWait = 2 * time.Second
-	// sglangInfoBytes bounds its answer; SGLang's is some 20 KiB for one
-	// data-parallel rank.
-	sglangInfoBytes = 1 << 20
-)
+// SGLangInfoFor is how long what a server said of its template holds:
+// it changes only when the server is started again, which takes a
+// model's loading, tens of seconds at least.
+const SGLangInfoFor = lookFor
 
 // sglangInfoPaths are where SGLang answers with its server's information,
 // the newer path first.
@@ -121,88 +100,22 @@ var sglangInfoPaths = []string{"/server_info", "/get_server_info"}
 // A look that fails, or says nothing, is TemplateUnknown, and is
 // remembered as such. One look at a time goes to a server: the calls that
 // come meanwhile wait for it. A call whose context ends first returns
-// TemplateUnknown; the look goes on, within sglangInfoWait, so that what
-// it finds holds for the next call (a TTFT budget shorter than the look
-// would otherwise end every look, and every call would wait again).
+// TemplateUnknown; the look goes on (see serverLooks.get).
 func (s *SGLangServers) Template(req *http.Request, send func(*http.Request) (*http.Response, error)) Template {
-	ctx := req.Context()
-	if s == nil || ctx.Err() != nil {
+	if s == nil {
 		return TemplateUnknown
 	}
-	root := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(req.URL.Path, "/"), "/completions"), "/v1")
-	u := *req.URL
-	u.Path, u.RawPath, u.RawQuery, u.Fragment = root, "", "", ""
-	key := u.String()
-	s.mu.Lock()
-	e := s.m[key]
-	if e == nil || e.settled() && time.Since(e.at) >= SGLangInfoFor {
-		e = &sglangInfo{done: make(chan struct{})}
-		if s.m == nil {
-			s.m = map[string]*sglangInfo{}
-		}
-		s.m[key] = e
-		h := req.Header.Clone()
-		go func() {
-			t := askTemplate(u, h, send)
-			s.mu.Lock()
-			e.t, e.at = t, time.Now()
-			s.mu.Unlock()
-			close(e.done)
-		}()
-	}
-	s.mu.Unlock()
-	select {
-	case <-e.done:
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return e.t
-	case <-ctx.Done():
-		return TemplateUnknown
-	}
-}
-
-// settled reports whether the server has said, or the look failed.
-func (e *sglangInfo) settled() bool {
-	select {
-	case <-e.done:
-		return true
-	default:
-		return false
-	}
+	return s.looks.get(req, func(root url.URL, header http.Header) Template {
+		return askTemplate(root, header, send)
+	})
 }
 
 // askTemplate asks the server at root, a URL without query, at its info
-// paths (see SGLangServers.Template), with header, within
-// sglangInfoWait. Its requests carry no context values of the call's,
-// whose httptrace hooks time the call.
+// paths (see SGLangServers.Template), with header, within lookWait.
 func askTemplate(root url.URL, header http.Header, send func(*http.Request) (*http.Response, error)) Template {
-	ctx, cancel := context.WithTimeout(context.Background(), sglangInfoWait)
-	defer cancel()
-	for _, h := range []string{"Content-Type", "Content-Length", "Content-Encoding", "Accept-Encoding", "Idempotency-Key"} {
-		header.Del(h) // the transport then decodes what it asks for
+	body := lookAt(root, header, sglangInfoPaths, send)
+	if body == nil {
+		return TemplateUnknown
 	}
-	header.Set("Accept", "application/json")
-	for _, p := range sglangInfoPaths {
-		u := root
-		u.Path = root.Path + p
-		r, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-		if err != nil {
-			return TemplateUnknown
-		}
-		r.Header = header
-		res, err := send(r)
-		if err != nil {
-			return TemplateUnknown
-		}
-		body, err := io.ReadAll(io.LimitReader(res.Body, sglangInfoBytes+1))
-		_ = res.Body.Close()
-		switch {
-		case res.StatusCode == http.StatusNotFound:
-			continue
-		case err != nil || res.StatusCode != http.StatusOK || len(body) > sglangInfoBytes:
-			return TemplateUnknown
-		}
-		return ServerInfoTemplate(body)
-	}
-	return TemplateUnknown
+	return ServerInfoTemplate(body)
 }
