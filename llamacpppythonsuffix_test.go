@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -32,7 +33,8 @@ import (
 // fork's have the same members in the same order; their words are the
 // recording's. The caller of a build that keeps the suffix gets its
 // answer, streamed and not, after one request, its schema read once a
-// minute; the caller of upstream's 0.3.35, or of a server whose schema is
+// minute; a caller whose deadline falls during that read gets its
+// deadline, and the read goes on for the next request; the caller of upstream's 0.3.35, or of a server whose schema is
 // not found (a relay), gets the refusal by name, and a Router goes on to
 // a route that keeps the suffix, its breaker closed.
 func TestLlamaCppPythonBuildsThatKeepTheSuffix(t *testing.T) {
@@ -42,6 +44,8 @@ func TestLlamaCppPythonBuildsThatKeepTheSuffix(t *testing.T) {
 	}
 	schemas := map[string]string{
 		"fork":     schema("0.3.48", "present_penalty"),
+		"slow":     schema("0.3.48", "present_penalty"),
+		"slower":   schema("0.3.48", "present_penalty"),
 		"old":      schema("0.3.6", "presence_penalty"),
 		"upstream": schema("0.3.35", "presence_penalty"),
 	}
@@ -55,6 +59,10 @@ func TestLlamaCppPythonBuildsThatKeepTheSuffix(t *testing.T) {
 			switch {
 			case server == "keeps":
 				replay(keeps)(w, r)
+			case path == "openapi.json" && strings.HasPrefix(server, "slow"):
+				time.Sleep(time.Second)
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, schemas[server])
 			case path == "openapi.json" && schemas[server] != "":
 				w.Header().Set("Content-Type", "application/json")
 				_, _ = io.WriteString(w, schemas[server])
@@ -90,6 +98,33 @@ func TestLlamaCppPythonBuildsThatKeepTheSuffix(t *testing.T) {
 			}
 		}
 
+		// A caller that gives up during the look (its deadline after the
+		// first event, at 95 ms, or the whole answer, at 330 ms, and before
+		// the schema, at 1 s) gets its cancellation, not a refusal; the
+		// look goes on, and holds for the next request.
+		slow, slower := client("slow"), client("slower")
+		tctx, cancel := context.WithTimeout(ctx, 600*time.Millisecond)
+		s := slow.NewCompletionStreaming(tctx, req)
+		text, _ := readCompletion(s, s.Timing().Start)
+		var se *tokenpace.StreamError
+		if !errors.Is(s.Err(), context.DeadlineExceeded) || errors.As(s.Err(), &se) && strings.Contains(se.Error(), "ignores suffix") || text != "" {
+			t.Errorf("slow schema, stream: text %q, err %v; want the caller's deadline, no text and no refusal", text, s.Err())
+		}
+		cancel()
+		tctx, cancel = context.WithTimeout(ctx, 600*time.Millisecond)
+		if r, err := slower.NewCompletion(tctx, req); !errors.Is(err, context.DeadlineExceeded) || err != nil && strings.Contains(err.Error(), "ignores suffix") {
+			t.Errorf("slow schema, whole: %+v, %v; want the caller's deadline and no refusal", r, err)
+		}
+		cancel()
+		time.Sleep(time.Second)
+		s = slow.NewCompletionStreaming(ctx, req)
+		if text, _ := readCompletion(s, s.Timing().Start); s.Err() != nil || text != recordedCompletionText(t, stream) || counts.of("/slow/openapi.json") != 1 {
+			t.Errorf("slow schema, next request: text %q, err %v, %v; want the server's answer on the one look", text, s.Err(), counts)
+		}
+		if r, err := slower.NewCompletion(ctx, req); err != nil || len(r.Choices) != 1 || counts.of("/slower/openapi.json") != 1 {
+			t.Errorf("slower schema, next request: %v, %v; want the server's answer on the one look", err, counts)
+		}
+
 		for _, server := range []string{"upstream", "relay"} {
 			checkRefusedByName(t, client(server), req, "llama-cpp-python's server ignores suffix", server)
 		}
@@ -113,10 +148,9 @@ func TestLlamaCppPythonBuildsThatKeepTheSuffix(t *testing.T) {
 		if st, ok := rt.BreakerState("upstream"); !ok || st != gobreaker.StateClosed {
 			t.Errorf("upstream's breaker %v after refusals, want closed", st)
 		}
-		s := tokenpace.NewClient(openai.NewClient(option.WithBaseURL("http://upstream.invalid/upstream/v1/"), option.WithHTTPClient(hc),
-			option.WithMaxRetries(0))).NewCompletionStreaming(ctx, req)
-		if _, _ = readCompletion(s, s.Timing().Start); s.Timing().Err == nil || !errors.Is(s.Timing().Err, s.Err()) && s.Timing().Err.Error() != s.Err().Error() {
-			t.Errorf("one route: Timing.Err %v, want the refusal %v", s.Timing().Err, s.Err())
+		s = client("upstream").NewCompletionStreaming(ctx, req)
+		if _, _ = readCompletion(s, s.Timing().Start); !errors.As(s.Timing().Err, &se) || se.Kind != tokenpace.KindRequest || !strings.Contains(se.Error(), "ignores suffix") {
+			t.Errorf("one route: Timing.Err %v, want the KindRequest refusal of the suffix", s.Timing().Err)
 		}
 	})
 }

@@ -36,8 +36,7 @@ const (
 	// lookWait bounds one look at a server.
 	lookWait = 2 * time.Second
 	// lookBytes bounds the answer to a look; SGLang's /server_info is
-	// some 20 KiB for one data-parallel rank, llama-cpp-python's
-	// /openapi.json some 40 KiB.
+	// some 20 KiB for one data-parallel rank.
 	lookBytes = 1 << 20
 )
 
