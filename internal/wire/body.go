@@ -258,7 +258,13 @@ func pdRouterError(head []byte) []byte {
 // Many Requests"}; a "detail", when it has one, is read as FastAPI's is);
 // or, from Ola Krutrim's cloud, no "error" but an "html-message", a string
 // and the whole message (Portkey-AI/gateway src/providers/krutrim/
-// chatComplete.ts reads it so from any status other than 200).
+// chatComplete.ts reads it so from any status other than 200); or, from
+// Google's Apigee gateway, a "fault" whose "faultstring" is the message
+// and whose "detail"'s "errorcode" names it, the shape of every fault its
+// runtime and its policies answer, its target's timeout among them
+// ({"fault": {"faultstring": "Gateway Timeout", "detail": {"errorcode":
+// "messaging.adaptors.http.flow.GatewayTimeout"}}}: docs.apigee.com,
+// troubleshoot/runtime/504-gateway-timeout).
 // ok is false for any other body.
 func errorOfOwnShape(head []byte) (msg, name, code string, ok bool) {
 	if !gjson.ValidBytes(head) {
@@ -308,6 +314,9 @@ func errorOfOwnShape(head []byte) (msg, name, code string, ok bool) {
 	}
 	if h := gjson.GetBytes(head, "html-message"); h.Type == gjson.String && h.Str != "" {
 		return h.Str, "", "", true // Krutrim's
+	}
+	if f := gjson.GetBytes(head, "fault.faultstring"); f.Type == gjson.String && f.Str != "" {
+		return f.Str, "", gjson.GetBytes(head, "fault.detail.errorcode").Str, true // Apigee's
 	}
 	return "", "", "", false
 }

@@ -179,6 +179,9 @@ func TestErrorsOfOwnShape(t *testing.T) {
 		`{"title":"Too Many Requests"}`:                                                         `{"title":"Too Many Requests"}`,
 		`{"html-message": "Model Krutrim-spectre-v9 not found"}`:                                `{"error":{"message":"Model Krutrim-spectre-v9 not found"}}`,
 		`{"html-message": ""}`:                                                                  `{"html-message": ""}`,
+		`{"fault":{"faultstring":"Gateway Timeout","detail":{"errorcode":"messaging.adaptors.http.flow.GatewayTimeout"}}}`: `{"error":{"code":"messaging.adaptors.http.flow.GatewayTimeout","message":"Gateway Timeout"}}`,
+		`{"fault":{"faultstring":"Invalid ApiKey"}}`: `{"error":{"message":"Invalid ApiKey"}}`,
+		`{"fault":{"faultstring":""}}`:               `{"fault":{"faultstring":""}}`,
 	} {
 		res := response(503, nil, []byte(body))
 		if cut := BoundErrorBody(res); cut != "" {
