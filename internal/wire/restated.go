@@ -13,7 +13,9 @@ import "net/http"
 // API), FastDeploy's (FastDeployRequestError), DeepInfra's prompt over
 // its model's input (DeepInfraRequestError), a chat template's refusal
 // of the request's messages (ChatTemplateRefusal), RTP-LLM's
-// (RTPLLMRequestError); and a request every
+// (RTPLLMRequestError), Apigee's refusal of a body past a
+// JSONThreatProtection policy's limits (ApigeeThreatRefusal); and a
+// request every
 // provider refused with 400 under TensorZero's 502
 // (TensorZeroRequestError). A gateway's 400 for a
 // request its provider never answered becomes a 502: Bifrost's (BifrostUpstreamFailure), Cloudflare AI Gateway's
@@ -27,7 +29,7 @@ import "net/http"
 func Restated(res *http.Response, asked []byte) *http.Response {
 	switch {
 	case LlamaCppRequestError(res) || KServeRequestError(res) || LlamaCppPythonRequestError(res, asked) || FastDeployRequestError(res) || DeepInfraRequestError(res) ||
-		ChatTemplateRefusal(res) || TensorZeroRequestError(res) || RTPLLMRequestError(res):
+		ChatTemplateRefusal(res) || TensorZeroRequestError(res) || RTPLLMRequestError(res) || ApigeeThreatRefusal(res):
 		return AsRequestError(res)
 	case BifrostUpstreamFailure(res) || CloudflareUpstreamFailure(res):
 		return AsGatewayError(res)
