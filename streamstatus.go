@@ -36,7 +36,8 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), flatStatus(e.Flat), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
 		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr), genieXStatus(e),
-		lmStudioStatus(e.Raw), lmStudioOverflowStatus(apiErr), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), templateRefusalStatus(apiErr), gpt2GigaStatus(e.Raw), guardrailStatus(e.Raw), omniRouteStatus(e.Raw))
+		lmStudioStatus(e.Raw), lmStudioOverflowStatus(apiErr), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), templateRefusalStatus(apiErr), gpt2GigaStatus(e.Raw), guardrailStatus(e.Raw), omniRouteStatus(e.Raw),
+		workerVLLMStatus(e.Raw))
 }
 
 // guardrailStatus returns 403 when raw, an error object a server sent
@@ -885,4 +886,14 @@ func gpt2GigaStatus(raw string) int {
 		return 0
 	}
 	return gigaChatErrors[gjson.Get(raw, "type").Str]
+}
+
+// workerVLLMStatus returns the status vLLM answered that raw, an error
+// object of RunPod's worker-vllm in place of a stream, names in its words
+// (see codec.WorkerVLLMRelayed): vLLM's 400 for max_tokens past the
+// model's context, relayed under 200, counts as the request's, not the
+// route's (see excludedFromBreaker). 0 for any other error.
+func workerVLLMStatus(raw string) int {
+	s, _, _ := codec.WorkerVLLMRelayed(raw)
+	return s
 }

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,7 +96,7 @@ func (s *ServerError) Fill(into *openai.Error) error {
 	if into.Type == "" {
 		into.Type = s.Type // named beside the object (see errorTypeFrame)
 	}
-	if m := wrappedMessage(s.Raw); m != "" {
+	if m := cmp.Or(wrappedMessage(s.Raw), workerVLLMMessage(s.Raw)); m != "" {
 		into.Message = m
 	}
 	if into.Message == "" {
