@@ -21,7 +21,10 @@ import (
 // recorded live, and llama.cpp's refusal of a request's messages by the
 // model's chat template (raise_exception), from llama-server in the words
 // of either of its template engines and passed on by Ollama's llama-server
-// engine, rebuilt from their sources. The caller gets the server's message as a KindRequest
+// engine, rebuilt from their sources, and ik_llama.cpp's refusal of a
+// response_format schema its grammar converter cannot take (August 2026)
+// and of the type json_schema by its builds of 2025 (a user's report),
+// rebuilt from its source. The caller gets the server's message as a KindRequest
 // 400 after one request, not three (openai-go sends a 500 again twice); a
 // Router falls back, and the breaker of the server, which is well, stays
 // closed. A 500 that is the server's failure is still sent again and
@@ -37,6 +40,8 @@ func TestLlamaCppRequestErrorUnder500(t *testing.T) {
 			{"jinja", loadRecording(t, "conformance/llamacpp-2026-jinja-exception-500.jsonl"), "Jinja Exception: System message must be at the beginning."},
 			{"ollamajinja", loadRecording(t, "conformance/ollama-2026-08-llamaserver-jinja-exception-500.jsonl"), "Jinja Exception: After the optional system message"},
 			{"minja", loadRecording(t, "conformance/jan-llamacpp-minja-roles-alternate-500.jsonl"), "Conversation roles must alternate"},
+			{"schema", loadRecording(t, "conformance/ikllama-json-schema-conversion-failed-500.jsonl"), "JSON schema conversion failed:\nPattern must start with '^'"},
+			{"format", loadRecording(t, "conformance/ikllama-2025-response-format-json-schema-500.jsonl"), `response_format type must be one of "text" or "json_object"`},
 		}, failed)
 	})
 }

@@ -177,7 +177,9 @@ func NotImplemented(res *http.Response) *http.Response {
 // 500 "server_error": in the build of August 2026, an image for a model
 // without its projector ("image input is not supported"), tools without
 // --jinja, json_schema beside a grammar; ik_llama.cpp answers so for more
-// (n above 1, messages of the wrong shape, previous_response_id). Sent
+// (n above 1, messages of the wrong shape, previous_response_id, and,
+// its exception handler answering std::invalid_argument 500 too, a
+// response_format or a schema its grammar converter refuses). Sent
 // again, such a request gets the same answer; counted by a breaker, a few
 // of them open it on a server that is well. The client tells them by
 // their message (llamaCppRequestErrors, from the servers' sources) and
@@ -189,7 +191,8 @@ func NotImplemented(res *http.Response) *http.Response {
 // llamaCppRequestErrors are the messages of the request errors llama.cpp's
 // server and ik_llama.cpp answer with 500: tools/server/server-common.cpp
 // (ggml-org/llama.cpp, August 2026) and examples/server/server-common.cpp,
-// server-chat.cpp (ik_llama.cpp@8337e4cd).
+// server-chat.cpp, common/chat.cpp, common/json-schema-to-grammar.cpp
+// (ik_llama.cpp@8337e4cd).
 var llamaCppRequestErrors = []string{
 	"Only one completion choice is allowed",
 	onlyNoEcho,
@@ -197,6 +200,16 @@ var llamaCppRequestErrors = []string{
 	"param requires --jinja flag", // tools, tool_choice
 	"Cannot use both json_schema and grammar",
 	"Cannot use custom grammar constraints with tools",
+	// A schema the grammar converter cannot take (a pattern not anchored,
+	// a $ref it cannot resolve), in response_format or a tool's
+	// parameters: common/json-schema-to-grammar.cpp (check_errors), the
+	// chat template's parser generation in common/chat.cpp.
+	"JSON schema conversion failed",
+	// A response_format type the server does not know (ik_llama.cpp
+	// before it read json_schema: ikawrakow/ik_llama.cpp#778).
+	"response_format type must be one of",
+	`Either "json_schema" or "grammar" can be specified, but not both`,
+	"Cannot specify grammar with tools",
 	"Cannot have 2 or more assistant messages at the end of the list",
 	"input is not supported - hint:", // an image, audio or video without the model's projector
 	"Multimodal data provided, but model does not support multimodal requests",

@@ -195,6 +195,9 @@ func TestLlamaCppRequestError(t *testing.T) {
 		{"llama.cpp", 500, image, true},
 		{"ik_llama.cpp", 500, `{"error":{"code":500,"message":"Only one completion choice is allowed","type":"server_error"}}`, true},
 		{"ik_llama.cpp", 500, `{"error":{"code":500,"message":"ik_llama.cpp does not support 'previous_response_id'.","type":"server_error"}}`, true},
+		{"ik_llama.cpp", 500, `{"error":{"code":500,"message":"Unable to generate parser for this template. Automatic parser generation failed: JSON schema conversion failed:\nPattern must start with '^' and end with '$'","type":"server_error"}}`, true},
+		{"ik_llama.cpp", 500, `{"error":{"code":500,"message":"response_format type must be one of \"text\" or \"json_object\", but got: json_schema","type":"server_error"}}`, true}, // ikawrakow/ik_llama.cpp#778
+		{"ik_llama.cpp", 500, `{"error":{"code":500,"message":"Either \"json_schema\" or \"grammar\" can be specified, but not both","type":"server_error"}}`, true},
 		{"llama.cpp", 500, `{"error":{"code":500,"message":"llama_decode failed","type":"server_error"}}`, false},
 		{"uvicorn", 500, image, false},
 		{"", 500, image, false},
