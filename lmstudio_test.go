@@ -40,6 +40,23 @@ func TestLMStudioTemplateRefusalNotCounted(t *testing.T) {
 	})
 }
 
+// TestLMStudioSchemaRefusalNotCounted: LM Studio passes on its llama.cpp
+// engine's 400 for a JSON schema the grammar converter cannot take (a
+// pattern not anchored by ^ and $, as agents' tool schemas hold; in
+// response_format or a tool's parameters) inside a 200 event stream, as
+// an event named error with "Engine protocol predict request returned
+// 400: " and the engine's error (lmstudio-ai/lmstudio-bug-tracker#2168,
+// #2197, LM Studio 0.4.19 and 0.4.20). The engine named it the request's:
+// the caller must get status 400 with the server's words, and a breaker
+// must not count it. Before, it was status 200 and a breaker of one
+// failure opened on a server that is well. The engine's 500 (a model
+// that failed) stays the server's (TestLMStudioEngineStatus).
+func TestLMStudioSchemaRefusalNotCounted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		wantRefusalsNotCounted(t, "lmstudio-json-schema-refused-error-event", http.StatusBadRequest, chatErr(t))
+	})
+}
+
 // TestLMStudioContextOverflowNotCounted: LM Studio sends its 200 event
 // stream before it reads the prompt, and refuses a prompt over the loaded
 // model's context inside it, as an event named error with "Input does

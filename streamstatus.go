@@ -37,7 +37,7 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
 		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr), genieXStatus(e),
 		lmStudioStatus(e.Raw), lmStudioOverflowStatus(apiErr), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), templateRefusalStatus(apiErr), gpt2GigaStatus(e.Raw), guardrailStatus(e.Raw), omniRouteStatus(e.Raw),
-		workerVLLMStatus(e.Raw))
+		workerVLLMStatus(e.Raw), lmStudioEngineStatus(apiErr))
 }
 
 // guardrailStatus returns 403 when raw, an error object a server sent
@@ -734,6 +734,31 @@ func lmStudioStatus(raw string) int {
 		return 0
 	}
 	return http.StatusNotFound
+}
+
+// lmStudioEngineStatus returns the status, 400 to 499, that apiErr, an
+// error a server sent inside its stream with no type or code, names as LM
+// Studio words its engine's refusal of a request: "Engine protocol
+// predict request returned <status>: " and the engine's error. LM Studio
+// sends its 200 event stream before its llama.cpp engine reads the
+// request and passes the engine's answer on as an event named error; the
+// engine's 400 for a JSON schema its grammar converter cannot take ("JSON
+// schema conversion failed: Pattern must start with '^' and end with
+// '$'", a schema in response_format or a tool's parameters) comes so
+// (lmstudio-ai/lmstudio-bug-tracker#2168, #2197, LM Studio 0.4.19 and
+// 0.4.20). With that status, the refusal counts as the request's, not
+// the server's (see excludedFromBreaker). 0 for any other error: the
+// engine's 500 is the server's, but for a chat template's refusal (see
+// templateRefusalStatus).
+func lmStudioEngineStatus(apiErr *openai.Error) int {
+	if apiErr == nil || apiErr.Type != "" || apiErr.Code != "" {
+		return 0
+	}
+	rest, ok := strings.CutPrefix(apiErr.Message, "Engine protocol predict request returned ")
+	if !ok {
+		return 0
+	}
+	return leadingStatus(rest, ":", 400, 499)
 }
 
 // lmStudioOverflowStatus returns 400 when apiErr, an error a server sent
