@@ -53,8 +53,15 @@ func constrainedExtras(extra map[string]any) bool {
 //     parameters of its Completions and Chat API;
 //   - llama.cpp's json_schema and grammar: its server's README lists
 //     them among the options of grammar-based sampling;
-//   - response_format of type json_schema or json_object, and a Responses
-//     request's text.format of either type.
+//   - SGLang's regex and ebnf, beside json_schema, the extra parameters
+//     of its Completions and Chat requests (python/sglang/srt/entrypoints/openai/protocol.py:
+//     CompletionRequest, ChatCompletionRequest.to_sampling_params);
+//   - response_format of type json_schema or json_object, or of a type
+//     another server constrains with: structural_tag (SGLang's
+//     StructuralTagResponseFormat, vLLM's), json and regex (TGI's
+//     GrammarType, its value the schema or the pattern; LoRAX's alike);
+//     and a Responses request's text.format of type json_schema or
+//     json_object.
 //
 // A null member, or an empty string, constrains nothing. A constraint a
 // server applies on its own (a model's configuration, a gateway's
@@ -75,7 +82,7 @@ func constrains(key string, v gjson.Result) bool {
 		return false
 	}
 	switch key {
-	case "guided_json", "guided_regex", "guided_grammar", "guided_choice", "json_schema", "grammar":
+	case "guided_json", "guided_regex", "guided_grammar", "guided_choice", "json_schema", "grammar", "regex", "ebnf":
 		return true
 	case "structured_outputs":
 		for _, m := range []string{"json", "regex", "choice", "grammar", "structural_tag"} {
@@ -85,7 +92,7 @@ func constrains(key string, v gjson.Result) bool {
 		}
 		return v.Get("json_object").Bool()
 	case "response_format":
-		return jsonFormat(v.Get("type").Str)
+		return constrainingFormat(v.Get("type").Str)
 	case "text":
 		return jsonFormat(v.Get("format.type").Str)
 	}
@@ -95,3 +102,14 @@ func constrains(key string, v gjson.Result) bool {
 // jsonFormat reports whether a response format of type typ constrains
 // the answer to JSON.
 func jsonFormat(typ string) bool { return typ == "json_schema" || typ == "json_object" }
+
+// constrainingFormat reports whether a chat or completions request's
+// response_format of type typ constrains the answer's form: JSON's types
+// (see jsonFormat), and those of SGLang, vLLM and TGI (see Constrained).
+func constrainingFormat(typ string) bool {
+	switch typ {
+	case "structural_tag", "json", "regex":
+		return true
+	}
+	return jsonFormat(typ)
+}
