@@ -59,7 +59,7 @@ func constrainedExtras(extra map[string]any) bool {
 //   - response_format of type json_schema or json_object, or of a type
 //     another server constrains with: structural_tag (SGLang's
 //     StructuralTagResponseFormat, vLLM's), json and regex (TGI's
-//     GrammarType, its value the schema or the pattern; LoRAX's alike);
+//     GrammarType, its value the schema or the pattern);
 //     and a Responses request's text.format of type json_schema or
 //     json_object.
 //
