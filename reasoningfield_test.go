@@ -23,10 +23,18 @@ var vllmReasoning = []string{"Two cities:", " one call", " each."}
 // reasoning_content removed by #33402), and the chat input reads back
 // only "reasoning": an assistant message without it reaches the model
 // without its earlier thinking, which here answers the next turn
-// without its plan. When groq, it stands for Groq instead, which streams
+// without its plan. As groq, it stands for Groq instead, which streams
 // "reasoning" too but refuses it back for some models, 400 "property
-// 'reasoning' is unsupported".
-func vllmServer(t *testing.T, groq bool) *httptest.Server {
+// 'reasoning' is unsupported". As ovhcloud, it stands for OVHcloud AI
+// Endpoints (vLLM-served) during its move from reasoning_content to
+// reasoning: every delta and message holds both, the unused one null
+// (testdata/conformance/ovhcloud-reasoning-beside-null-reasoning-content.jsonl).
+func vllmServer(t *testing.T, as string) *httptest.Server {
+	groq := as == "groq"
+	beside := ""
+	if as == "ovhcloud" {
+		beside = `"reasoning_content":null,`
+	}
 	reasoning := strings.Join(vllmReasoning, "")
 	return emulator(t, func(w http.ResponseWriter, r *http.Request, turn agentTurn) {
 		answered, recalled := false, false
@@ -49,7 +57,7 @@ func vllmServer(t *testing.T, groq bool) *httptest.Server {
 		}
 		const calls = `"tool_calls":[{"index":0,"id":"chatcmpl-tool-a","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}},{"index":1,"id":"chatcmpl-tool-b","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Berlin\"}"}}]`
 		if !turn.Stream {
-			msg := fmt.Sprintf(`"content":null,"reasoning":%q,%s`, reasoning, calls)
+			msg := fmt.Sprintf(`"content":null,%s"reasoning":%q,%s`, beside, reasoning, calls)
 			if answered {
 				msg = fmt.Sprintf(`"content":%q`, answer)
 			}
@@ -66,7 +74,7 @@ func vllmServer(t *testing.T, groq bool) *httptest.Server {
 			chunk(fmt.Sprintf(`"content":%q`, answer), `"stop"`)
 		} else {
 			for _, p := range vllmReasoning {
-				chunk(fmt.Sprintf(`"reasoning":%q`, p), "null")
+				chunk(fmt.Sprintf(`%s"reasoning":%q`, beside, p), "null")
 			}
 			chunk(calls, `"tool_calls"`)
 		}
@@ -83,7 +91,7 @@ func vllmServer(t *testing.T, groq bool) *httptest.Server {
 // refuses it (Groq) is sent the request again without it, and later
 // requests go without it at once.
 func TestReasoningFieldGivenBack(t *testing.T) {
-	ts := vllmServer(t, false)
+	ts := vllmServer(t, "vllm")
 	client := func(ts *httptest.Server) *tokenpace.Client {
 		return tokenpace.NewClient(openaiClient(ts.URL, ts.Client()))
 	}
@@ -107,7 +115,7 @@ func TestReasoningFieldGivenBack(t *testing.T) {
 		}
 	})
 
-	groq := vllmServer(t, true)
+	groq := vllmServer(t, "groq")
 	t.Run("a server that refuses it", func(t *testing.T) {
 		c := client(groq)
 		for _, want := range [][]int{{400, 200}, {200}} {
@@ -121,4 +129,24 @@ func TestReasoningFieldGivenBack(t *testing.T) {
 			}
 		}
 	})
+}
+
+// OVHcloud streamed the reasoning in "reasoning" beside a null
+// reasoning_content on every delta: the client kept the null field's
+// reasoning, none, and gave nothing back, so the next turn reached the
+// model without its earlier thinking ("Sunny somewhere.", nil error). It
+// now keeps the field that holds the text, and gives it back in it.
+func TestReasoningFieldBesideNullGivenBack(t *testing.T) {
+	ts := vllmServer(t, "ovhcloud")
+	// Each conversation has a client of its own: what one kept must not
+	// answer for another.
+	client := func() *tokenpace.Client { return tokenpace.NewClient(openaiClient(ts.URL, ts.Client())) }
+	const answer = "Sunny in Paris, rain in Berlin."
+	t.Run("streamed", func(t *testing.T) { streamedTurns(t, client().NewStreaming, 2, answer) })
+	t.Run("whole", func(t *testing.T) { wholeTurns(t, client(), answer) })
+	r, err := tokenpace.NewRouter(client(), tokenpace.Policy{}, tokenpace.Route{Name: "ovhcloud"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("router", func(t *testing.T) { streamedTurns(t, r.NewStreaming, 2, answer) })
 }

@@ -91,10 +91,21 @@ func ReasoningPiece(d *openai.ChatCompletionChunkChoiceDelta) string {
 }
 
 // reasoningFieldOf returns the field a delta's reasoning piece is in:
-// reasoning_content when it has one, else reasoning.
+// reasoning_content when it holds one, else reasoning. A reasoning_content
+// that is null or "" holds none: OVHcloud's AI Endpoints, moving from
+// reasoning_content to reasoning, streamed the text in reasoning with
+// reasoning_content null beside it on every delta (BerriAI/litellm
+// litellm/llms/ovhcloud/chat/transformation.py), and the reasoning kept
+// to give back on the next turn was that null's: none. The check is two
+// comparisons of the raw value the decoder already holds.
 func reasoningFieldOf(d *openai.ChatCompletionChunkChoiceDelta) string {
-	if _, ok := d.JSON.ExtraFields[reasoningContent]; ok {
-		return reasoningContent
+	if f, ok := d.JSON.ExtraFields[reasoningContent]; ok {
+		if raw := f.Raw(); raw != "null" && raw != `""` {
+			return reasoningContent
+		}
+		if _, ok := d.JSON.ExtraFields[reasoningName]; !ok {
+			return reasoningContent
+		}
 	}
 	return reasoningName
 }
