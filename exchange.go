@@ -458,12 +458,16 @@ func (x *exchange) note(ev *codec.Event) {
 	server := x.server()
 	codec.CallExtras(ev,
 		func(id, raw string) { x.extras.Keep(server, id, wire.ExtraContent, raw) },
-		func(call, content, field, raw string) { x.extras.Keep(server, wire.TurnKey(call, content), field, raw) })
+		func(call, args, content, field, raw string) {
+			x.extras.Keep(server, wire.TurnKey(call, content), field, raw)
+			x.extras.Keep(server, wire.ArgsKey(call, args), field, raw)
+		})
 }
 
 // keepDetails keeps the reasoning details and reasoning content of a
-// stream that ended, with its first tool call, or, when it made none,
-// under its content (see wire.TurnKey): after a continuation's prefix,
+// stream that ended, with its first tool call (under its id, and its id
+// with its arguments: see wire.ArgsKey), or, when it made none, under
+// its content (see wire.TurnKey): after a continuation's prefix,
 // the turn's content and reasoning so far. A stream that broke keeps
 // them too, for the continuation, whose assistant message is that
 // content, and which a server that wants the reasoning of every turn
@@ -481,12 +485,22 @@ func (x *exchange) keepDetails() {
 	if key == "" {
 		return
 	}
-	if raw := x.details.JSON(); raw != "" {
-		x.extras.Keep(x.server(), key, wire.ReasoningDetails, raw)
+	keys := []string{key}
+	if args, ok := x.reasoning.FirstCallArgs(); ok && x.firstCall != "" {
+		keys = append(keys, wire.ArgsKey(x.firstCall, args))
 	}
+	server, details := x.server(), x.details.JSON()
+	var raw []byte
 	if reasoning != "" {
-		raw, _ := json.Marshal(reasoning)
-		x.extras.Keep(x.server(), key, x.reasoning.Field(), string(raw))
+		raw, _ = json.Marshal(reasoning)
+	}
+	for _, k := range keys {
+		if details != "" {
+			x.extras.Keep(server, k, wire.ReasoningDetails, details)
+		}
+		if raw != nil {
+			x.extras.Keep(server, k, x.reasoning.Field(), string(raw))
+		}
 	}
 }
 

@@ -10,12 +10,13 @@ import (
 // CallExtras calls extra with the id and the extra_content JSON of each
 // tool call of ev, a chat event streamed or a whole chat completion, that
 // carries one; and, for a whole completion, message with the message's
-// first call id ("" when it made none), its content and each of its
+// first call id ("" when it made none) and that call's arguments, its
+// content and each of its
 // reasoning_details and reasoning_content (see MessageFields) that it has
 // (a stream's come in pieces: see Details and Reasoning). A call whose
 // extra content comes in a later delta than its id is not seen; Gemini
 // sends each call whole in one delta.
-func CallExtras(ev *Event, extra func(id, raw string), message func(call, content, field, raw string)) {
+func CallExtras(ev *Event, extra func(id, raw string), message func(call, args, content, field, raw string)) {
 	switch o := ev.Orig.(type) {
 	case *openai.ChatCompletionChunk:
 		for i := range o.Choices {
@@ -36,13 +37,13 @@ func CallExtras(ev *Event, extra func(id, raw string), message func(call, conten
 					extra(tc.ID, string(v.Extra))
 				}
 			}
-			call := ""
+			call, args := "", ""
 			if len(m.ToolCalls) > 0 {
-				call = m.ToolCalls[0].ID
+				call, args = m.ToolCalls[0].ID, m.ToolCalls[0].Function.Arguments
 			}
 			for _, field := range MessageFields {
 				if f, ok := m.JSON.ExtraFields[field]; ok {
-					message(call, m.Content, field, f.Raw())
+					message(call, args, m.Content, field, f.Raw())
 				}
 			}
 		}

@@ -33,6 +33,7 @@ type Reasoning struct {
 	text, content strings.Builder
 	over          bool
 	field         string // the field the reasoning came in
+	call          firstCall
 }
 
 // Add adds the reasoning_content and content pieces of ev's first choice,
@@ -59,7 +60,17 @@ func (r *Reasoning) Add(ev *Event) {
 		}
 		r.text.WriteString(s)
 		r.content.WriteString(d.Content)
+		for j := range d.ToolCalls {
+			r.call.add(&d.ToolCalls[j])
+		}
 	}
+}
+
+// FirstCallArgs returns the arguments of the first tool call added (the
+// first call delta's index and id), and whether they are known: false
+// when no call came, or its arguments passed maxDetailsBytes.
+func (r *Reasoning) FirstCallArgs() (string, bool) {
+	return r.call.args.String(), r.call.seen && !r.call.over
 }
 
 // Content returns the content added, "" past maxDetailsBytes.

@@ -34,3 +34,37 @@ func TestReasoningPieceBesideEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestReasoningFirstCallArgs: the arguments of a stream's first call are
+// its index's pieces that name no other id; a second call at the same
+// index with an id of its own (Ollama's, SGLang's parallel calls) is not
+// added to them.
+func TestReasoningFirstCallArgs(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		deltas []string
+		want   string
+		known  bool
+	}{
+		{"none", []string{`"reasoning":"Plan."`}, "", false},
+		{"pieces", []string{`"tool_calls":[{"index":0,"id":"functions.f:0","type":"function","function":{"name":"f","arguments":""}}]`,
+			`"tool_calls":[{"index":0,"function":{"arguments":"{\"a\":"}}]`, `"tool_calls":[{"index":0,"function":{"arguments":"1}"}}]`}, `{"a":1}`, true},
+		{"id repeated", []string{`"tool_calls":[{"index":0,"id":"c1","function":{"name":"f","arguments":"{"}}]`,
+			`"tool_calls":[{"index":0,"id":"c1","function":{"arguments":"}"}}]`}, `{}`, true},
+		{"second call at index 0", []string{`"tool_calls":[{"index":0,"id":"c1","function":{"name":"f","arguments":"{}"}}]`,
+			`"tool_calls":[{"index":0,"id":"c2","function":{"name":"g","arguments":"{\"b\":2}"}}]`}, `{}`, true},
+		{"second call at index 1", []string{`"tool_calls":[{"index":0,"id":"c1","function":{"name":"f","arguments":"{}"}},{"index":1,"id":"c2","function":{"name":"g","arguments":"[]"}}]`}, `{}`, true},
+	} {
+		var r Reasoning
+		for _, d := range tt.deltas {
+			ev, err := DecoderFor(Chat(openai.ChatCompletionNewParams{}, true)).Decode([]byte(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"k","choices":[{"index":0,"delta":{` + d + `},"finish_reason":null}]}`))
+			if err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+			r.Add(&ev)
+		}
+		if got, known := r.FirstCallArgs(); got != tt.want || known != tt.known {
+			t.Errorf("%s: first call's arguments %q (known %v), want %q (%v)", tt.name, got, known, tt.want, tt.known)
+		}
+	}
+}

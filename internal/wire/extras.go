@@ -98,6 +98,22 @@ func TurnKey(call, content string) string {
 	return "content:" + strconv.FormatUint(maphash.String(contentSeed, content), 36)
 }
 
+// ArgsKey returns the second id under which CallExtras keeps what an
+// assistant turn that made calls carried: its first call's id with a
+// digest of that call's arguments; "" for a turn without a call. A
+// server whose call ids repeat from one conversation to the next (Kimi's
+// functions.NAME:N, N counting the conversation's earlier calls:
+// vllm-project/vllm vllm/entrypoints/chat_utils.py, make_tool_call_id)
+// would otherwise have one conversation's reasoning given back in
+// another's; the id alone (TurnKey) is looked up only for a message
+// none of whose fields was kept under both.
+func ArgsKey(call, args string) string {
+	if call == "" {
+		return ""
+	}
+	return call + "\x00args:" + strconv.FormatUint(maphash.String(contentSeed, args), 36)
+}
+
 // Keep keeps raw, the JSON of field (ExtraContent or a message's field)
 // of call id as server sent it. An empty id, an empty or null raw, or one
 // over maxExtraBytes is not kept.
@@ -228,13 +244,23 @@ func (c *CallExtras) restoreMessage(server string, m gjson.Result, skip func(str
 		}
 		return giveMessage(m, give, skip, ins)
 	}
+	first, matched := true, false
 	calls.ForEach(func(_, call gjson.Result) bool {
 		id := call.Get("id").String()
 		if raw, ok := c.m[callKey{server, id, ExtraContent}]; ok && call.IsObject() && !call.Get(ExtraContent).Exists() && !skip(ExtraContent) {
 			ins = append(ins, member(call.Index, call.Raw, ExtraContent, raw))
 		}
+		if first {
+			first = false
+			key := ArgsKey(id, call.Get("function.arguments").String())
+			for i, field := range messageFields {
+				if raw, ok := c.m[callKey{server, key, field}]; ok {
+					give[i], matched = raw, true
+				}
+			}
+		}
 		for i, field := range messageFields {
-			if raw, ok := c.m[callKey{server, id, field}]; ok && give[i] == "" {
+			if raw, ok := c.m[callKey{server, id, field}]; ok && give[i] == "" && !matched {
 				give[i] = raw
 			}
 		}

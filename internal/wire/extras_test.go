@@ -220,3 +220,37 @@ func BenchmarkCallExtrasRestore(b *testing.B) {
 
 // keepAll skips no field.
 func keepAll(string) bool { return false }
+
+// TestCallExtrasRestoreArgs checks that of two turns whose first calls
+// share an id (Kimi's functions.NAME:N in two conversations), each
+// message is given what was kept under its call's id and arguments, and
+// that a message whose arguments match no such key falls back on what
+// was kept under the id alone.
+func TestCallExtrasRestoreArgs(t *testing.T) {
+	const id, server = "functions.get_weather:0", "kimi:8000"
+	paris, tokyo := `"Paris: ask the tool."`, `"Tokyo: ask the tool."`
+	var c CallExtras
+	for _, turn := range []struct{ args, raw string }{{`{"city":"Paris <&>"}`, paris}, {`{"city":"Tokyo"}`, tokyo}} {
+		c.Keep(server, TurnKey(id, ""), Reasoning, turn.raw)
+		c.Keep(server, ArgsKey(id, turn.args), Reasoning, turn.raw)
+	}
+	given := func(body string) string {
+		out, _ := c.Restore(server, []byte(body), keepAll)
+		var r struct {
+			Messages []map[string]json.RawMessage `json:"messages"`
+		}
+		if err := json.Unmarshal(out, &r); err != nil || len(r.Messages) < 2 {
+			t.Fatalf("Restore: %s: %v", out, err)
+		}
+		return string(r.Messages[1][Reasoning])
+	}
+	if got := given(request(id)); got != paris {
+		t.Errorf("Paris's turn given %s, want %s", got, paris)
+	}
+	if got := given(strings.Replace(request(id), "Paris <&>", "Lyon", 1)); got != tokyo {
+		t.Errorf("a turn of other arguments given %s, want %s, the id's latest", got, tokyo)
+	}
+	if ArgsKey("", "{}") != "" || ArgsKey(id, "{}") == ArgsKey(id, "{ }") {
+		t.Errorf("ArgsKey: %q for no call; the same key for two arguments", ArgsKey("", "{}"))
+	}
+}
