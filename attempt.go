@@ -197,7 +197,7 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 	a.x.closing, a.x.extras, a.x.infill, a.x.sglang = spec.cfg.closing, spec.cfg.extras, spec.cfg.infill, spec.cfg.sglang
 	a.x.llamaCppPython = spec.cfg.llamaCppPython
 	a.x.declined, a.x.usageAdded, a.x.maxAdded = spec.cfg.refused, codec.AddedUsage(spec.req), codec.AddedMaxTokens(spec.req)
-	a.x.prefix = spec.cont
+	a.x.prefix, a.x.asked = spec.cont, spec.req
 	// A continuation of a turn with reasoning notes its content even if
 	// it reasons none itself: the turn's content names its reasoning.
 	a.x.turn = spec.cont != nil && spec.cont.Reasoning != ""

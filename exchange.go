@@ -61,6 +61,9 @@ type exchange struct {
 	// maxAdded: the client added max_tokens beside the caller's
 	// max_completion_tokens (see codec.AddedMaxTokens).
 	maxAdded bool
+	// asked is the request: with the answer's content, the message it
+	// answered names a turn that made no call (see wire.AnswerKey).
+	asked codec.Request
 	// details and reasoning accumulate a stream's reasoning_details and
 	// reasoning_content, kept with its first tool call's id, firstCall,
 	// once the stream has ended.
@@ -460,14 +463,19 @@ func (x *exchange) note(ev *codec.Event) {
 		func(id, raw string) { x.extras.Keep(server, id, wire.ExtraContent, raw) },
 		func(call, args, content, field, raw string) {
 			x.extras.Keep(server, wire.TurnKey(call, content), field, raw)
-			x.extras.Keep(server, wire.ArgsKey(call, args), field, raw)
+			if call != "" {
+				x.extras.Keep(server, wire.ArgsKey(call, args), field, raw)
+			} else {
+				x.extras.Keep(server, wire.AnswerKey(content, codec.Answered(x.asked, false)), field, raw)
+			}
 		})
 }
 
 // keepDetails keeps the reasoning details and reasoning content of a
 // stream that ended, with its first tool call (under its id, and its id
 // with its arguments: see wire.ArgsKey), or, when it made none, under
-// its content (see wire.TurnKey): after a continuation's prefix,
+// its content (see wire.TurnKey), and its content with the message it
+// answered (see wire.AnswerKey): after a continuation's prefix,
 // the turn's content and reasoning so far. A stream that broke keeps
 // them too, for the continuation, whose assistant message is that
 // content, and which a server that wants the reasoning of every turn
@@ -488,6 +496,8 @@ func (x *exchange) keepDetails() {
 	keys := []string{key}
 	if args, ok := x.reasoning.FirstCallArgs(); ok && x.firstCall != "" {
 		keys = append(keys, wire.ArgsKey(x.firstCall, args))
+	} else if x.firstCall == "" {
+		keys = append(keys, wire.AnswerKey(content, codec.Answered(x.asked, x.prefix != nil)))
 	}
 	server, details := x.server(), x.details.JSON()
 	var raw []byte

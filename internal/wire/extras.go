@@ -114,6 +114,26 @@ func ArgsKey(call, args string) string {
 	return call + "\x00args:" + strconv.FormatUint(maphash.String(contentSeed, args), 36)
 }
 
+// AnswerKey returns the second id under which CallExtras keeps what an
+// assistant turn that made no call carried: a digest of its content and
+// of the content of the message it answered (see codec.Answered); "" for
+// a turn without content. Two conversations whose assistant said the
+// same words ("Hello!") would otherwise share one entry (TurnKey), and
+// the later one's reasoning be given back in the other; the content
+// alone is looked up only for a message none of whose fields was kept
+// under both.
+func AnswerKey(content, answered string) string {
+	if content == "" {
+		return ""
+	}
+	var h maphash.Hash
+	h.SetSeed(contentSeed)
+	_, _ = h.WriteString(answered)
+	_ = h.WriteByte(0)
+	_, _ = h.WriteString(content)
+	return "answer:" + strconv.FormatUint(h.Sum64(), 36)
+}
+
 // Keep keeps raw, the JSON of field (ExtraContent or a message's field)
 // of call id as server sent it. An empty id, an empty or null raw, or one
 // over maxExtraBytes is not kept.
@@ -187,8 +207,10 @@ func (c *CallExtras) Restore(server string, body []byte, skip func(field string)
 	}
 	var ins []insertion
 	c.mu.Lock()
+	var before gjson.Result
 	msgs.ForEach(func(_, m gjson.Result) bool {
-		ins = c.restoreMessage(server, m, skip, ins)
+		ins = c.restoreMessage(server, m, before, skip, ins)
+		before = m
 		return true
 	})
 	c.mu.Unlock()
@@ -226,21 +248,27 @@ type insertion struct {
 }
 
 // restoreMessage appends to ins what to give message m (gjson gives its
-// offset in the body, and its calls', as Index): the kept extra_content
-// of each of its calls that has none, and each message field kept under
-// one of its calls, or under its content for an assistant message that
-// made none (see TurnKey), that it has none of; none that skip names.
+// offset in the body, and its calls', as Index), which follows prev: the
+// kept extra_content of each of its calls that has none, and each
+// message field kept under one of its calls (see ArgsKey), or under its
+// content for an assistant message that made none (see AnswerKey and
+// TurnKey), that it has none of; none that skip names.
 // c.mu is held.
-func (c *CallExtras) restoreMessage(server string, m gjson.Result, skip func(string) bool, ins []insertion) []insertion {
+func (c *CallExtras) restoreMessage(server string, m, prev gjson.Result, skip func(string) bool, ins []insertion) []insertion {
 	if !m.IsObject() || m.Get("role").String() != "assistant" {
 		return ins
 	}
 	var give [len(messageFields)]string
 	calls := m.Get("tool_calls")
 	if !calls.IsArray() || strings.TrimSpace(calls.Raw[1:len(calls.Raw)-1]) == "" {
-		key := TurnKey("", m.Get("content").String())
-		for i, field := range messageFields {
-			give[i] = c.m[callKey{server, key, field}]
+		content := m.Get("content").String()
+		for _, key := range [...]string{AnswerKey(content, prev.Get("content").String()), TurnKey("", content)} {
+			for i, field := range messageFields {
+				give[i] = c.m[callKey{server, key, field}]
+			}
+			if give != [len(messageFields)]string{} {
+				break
+			}
 		}
 		return giveMessage(m, give, skip, ins)
 	}

@@ -254,3 +254,33 @@ func TestCallExtrasRestoreArgs(t *testing.T) {
 		t.Errorf("ArgsKey: %q for no call; the same key for two arguments", ArgsKey("", "{}"))
 	}
 }
+
+// TestCallExtrasRestoreAnswer checks that of two turns of the same words
+// without calls, each message is given what was kept under its content
+// and the message before it, and that a message after another falls back
+// on what was kept under the content alone.
+func TestCallExtrasRestoreAnswer(t *testing.T) {
+	const server = "api.deepseek.com:443"
+	ann, bob := `"Ann greets me."`, `"Bob greets me."`
+	var c CallExtras
+	for _, turn := range []struct{ asked, raw string }{{"I am Ann.", ann}, {"I am Bob.", bob}} {
+		c.Keep(server, TurnKey("", "Hello!"), ReasoningContent, turn.raw)
+		c.Keep(server, AnswerKey("Hello!", turn.asked), ReasoningContent, turn.raw)
+	}
+	for _, tc := range []struct{ asked, want string }{{"I am Ann.", ann}, {"I am Bob.", bob}, {"I am Cid.", bob}} {
+		body := `{"messages":[{"role":"user","content":"` + tc.asked + `"},{"role":"assistant","content":"Hello!"},{"role":"user","content":"Who am I?"}],"model":"deepseek-v4-flash"}`
+		out, _ := c.Restore(server, []byte(body), keepAll)
+		var r struct {
+			Messages []map[string]json.RawMessage `json:"messages"`
+		}
+		if err := json.Unmarshal(out, &r); err != nil || len(r.Messages) != 3 {
+			t.Fatalf("Restore: %s: %v", out, err)
+		}
+		if got := string(r.Messages[1][ReasoningContent]); got != tc.want {
+			t.Errorf("the turn after %q given %s, want %s", tc.asked, got, tc.want)
+		}
+	}
+	if AnswerKey("", "I am Ann.") != "" || AnswerKey("Hello!", "a") == AnswerKey("Hello!", "b") {
+		t.Errorf("AnswerKey: %q for no content; the same key for two questions", AnswerKey("", "x"))
+	}
+}
