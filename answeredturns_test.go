@@ -37,10 +37,14 @@ func greetingServer(t *testing.T) *httptest.Server {
 			return
 		}
 		name := strings.TrimSuffix(strings.TrimPrefix(req.Messages[0].Content, "I am "), ".")
+		msgs := req.Messages
+		if msgs[0].Role == "system" {
+			msgs = msgs[1:]
+		}
 		reasoning, answer := name+" greets me.", "Hello!"
-		if len(req.Messages) > 1 {
+		if len(msgs) > 1 {
 			reasoning, answer = "Answer by name.", "You are "+name+"."
-			if m := req.Messages[1]; m.Reasoning == nil {
+			if m := msgs[1]; m.Reasoning == nil {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusBadRequest)
 				_, _ = io.WriteString(w, `{"error":{"message":"The `+"`reasoning_content`"+` in the thinking mode must be passed back to the API.","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}`)
@@ -65,14 +69,26 @@ func greetingServer(t *testing.T) *httptest.Server {
 // carried the second's reasoning ("You are Bob." to Ann, nil error;
 // Bob's thinking sent in Ann's request). It is now kept under the
 // content and the message it answered too, and given back to the turn
-// that answered the same message.
+// that answered the same message. As system, each user names themself
+// in a system message and says "Hi.": the turns answered the same
+// message, and the second user's reasoning went in the first's request
+// again; a turn is now told by the whole conversation before it.
 func TestAnsweredTurnsOfTwoUsers(t *testing.T) {
+	for _, system := range []bool{false, true} {
+		t.Run(fmt.Sprintf("system=%v", system), func(t *testing.T) { answeredTurnsOfTwoUsers(t, system) })
+	}
+}
+
+func answeredTurnsOfTwoUsers(t *testing.T, system bool) {
 	ts := greetingServer(t)
 	c := tokenpace.NewClient(openaiClient(ts.URL, ts.Client()))
 	ctx := context.Background()
 	turn := func(name string, msg *openai.ChatCompletionMessage) *tokenpace.Stream[openai.ChatCompletionChunk] {
 		p := openai.ChatCompletionNewParams{Model: "deepseek-v4-flash",
 			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("I am " + name + ".")}}
+		if system {
+			p.Messages = []openai.ChatCompletionMessageParamUnion{openai.SystemMessage("I am " + name + "."), openai.UserMessage("Hi.")}
+		}
 		if msg != nil {
 			p.Messages = append(p.Messages, msg.ToParam(), openai.UserMessage("Who am I?"))
 		}

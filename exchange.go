@@ -61,8 +61,8 @@ type exchange struct {
 	// maxAdded: the client added max_tokens beside the caller's
 	// max_completion_tokens (see codec.AddedMaxTokens).
 	maxAdded bool
-	// asked is the request: with the answer's content, the message it
-	// answered names a turn that made no call (see wire.AnswerKey).
+	// asked is the request: the conversation before the answer tells its
+	// turn from another of the same call or words (see wire.TurnKey).
 	asked codec.Request
 	// details and reasoning accumulate a stream's reasoning_details and
 	// reasoning_content, kept with its first tool call's id, firstCall,
@@ -459,23 +459,38 @@ func (x *exchange) note(ev *codec.Event) {
 		x.firstCall = codec.FirstCallID(ev)
 	}
 	server := x.server()
+	var h *wire.History
 	codec.CallExtras(ev,
 		func(id, raw string) { x.extras.Keep(server, id, wire.ExtraContent, raw) },
 		func(call, args, content, field, raw string) {
-			x.extras.Keep(server, wire.TurnKey(call, content), field, raw)
-			if call != "" {
-				x.extras.Keep(server, wire.ArgsKey(call, args), field, raw)
-			} else {
-				x.extras.Keep(server, wire.AnswerKey(content, codec.Answered(x.asked, false)), field, raw)
+			if h == nil {
+				h = wire.HistoryOf(codec.History(x.asked, false))
 			}
+			x.keepTurn(server, h, call, args, true, content, field, raw)
 		})
 }
 
+// keepTurn keeps raw, the field of a turn that followed the conversation
+// h, under each of its ids (see wire.TurnKey): the turn's first call and
+// its arguments (unless unknown, !argsKnown), or, for a turn that made
+// none, its content. The id another turn may share goes first, and is
+// dropped first when the store is full.
+func (x *exchange) keepTurn(server string, h *wire.History, call, args string, argsKnown bool, content, field, raw string) {
+	x.extras.Share(server, wire.TurnKey(call, content), field, raw)
+	switch {
+	case call == "":
+		x.extras.Share(server, wire.AnswerKey(content, h.Last()), field, raw)
+		x.extras.Keep(server, wire.AnswerKey(content, h.All()), field, raw)
+	case argsKnown:
+		x.extras.Share(server, wire.ArgsKey(call, args, h.Last()), field, raw)
+		x.extras.Keep(server, wire.ArgsKey(call, args, h.All()), field, raw)
+	}
+}
+
 // keepDetails keeps the reasoning details and reasoning content of a
-// stream that ended, with its first tool call (under its id, and its id
-// with its arguments: see wire.ArgsKey), or, when it made none, under
-// its content (see wire.TurnKey), and its content with the message it
-// answered (see wire.AnswerKey): after a continuation's prefix,
+// stream that ended, with its first tool call, or, when it made none,
+// under its content, and the conversation before it (see keepTurn):
+// after a continuation's prefix,
 // the turn's content and reasoning so far. A stream that broke keeps
 // them too, for the continuation, whose assistant message is that
 // content, and which a server that wants the reasoning of every turn
@@ -489,28 +504,18 @@ func (x *exchange) keepDetails() {
 	if x.prefix != nil {
 		content = x.prefix.Text + content
 	}
-	key := wire.TurnKey(x.firstCall, content)
-	if key == "" {
+	if wire.TurnKey(x.firstCall, content) == "" {
 		return
 	}
-	keys := []string{key}
-	if args, ok := x.reasoning.FirstCallArgs(); ok && x.firstCall != "" {
-		keys = append(keys, wire.ArgsKey(x.firstCall, args))
-	} else if x.firstCall == "" {
-		keys = append(keys, wire.AnswerKey(content, codec.Answered(x.asked, x.prefix != nil)))
-	}
+	args, argsKnown := x.reasoning.FirstCallArgs()
+	h := wire.HistoryOf(codec.History(x.asked, x.prefix != nil))
 	server, details := x.server(), x.details.JSON()
-	var raw []byte
-	if reasoning != "" {
-		raw, _ = json.Marshal(reasoning)
+	if details != "" {
+		x.keepTurn(server, h, x.firstCall, args, argsKnown, content, wire.ReasoningDetails, details)
 	}
-	for _, k := range keys {
-		if details != "" {
-			x.extras.Keep(server, k, wire.ReasoningDetails, details)
-		}
-		if raw != nil {
-			x.extras.Keep(server, k, x.reasoning.Field(), string(raw))
-		}
+	if reasoning != "" {
+		raw, _ := json.Marshal(reasoning)
+		x.keepTurn(server, h, x.firstCall, args, argsKnown, content, x.reasoning.Field(), string(raw))
 	}
 }
 

@@ -3,9 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
-	"hash/maphash"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -81,63 +79,18 @@ const (
 // messageFields are the fields CallExtras keeps on a message.
 var messageFields = [...]string{ReasoningDetails, ReasoningContent, Reasoning}
 
-// contentSeed seeds TurnKey's hash: the keys live as long as the process.
-var contentSeed = maphash.MakeSeed()
-
-// TurnKey returns the id under which CallExtras keeps what an assistant
-// turn's message carried: its first tool call's id, or, for a turn that
-// made no call, a key of its content (DeepSeek V4's thinking mode wants
-// the reasoning_content of every turn back); "" for a turn with neither.
-func TurnKey(call, content string) string {
-	switch {
-	case call != "":
-		return call
-	case content == "":
-		return ""
-	}
-	return "content:" + strconv.FormatUint(maphash.String(contentSeed, content), 36)
-}
-
-// ArgsKey returns the second id under which CallExtras keeps what an
-// assistant turn that made calls carried: its first call's id with a
-// digest of that call's arguments; "" for a turn without a call. A
-// server whose call ids repeat from one conversation to the next (Kimi's
-// functions.NAME:N, N counting the conversation's earlier calls:
-// vllm-project/vllm vllm/entrypoints/chat_utils.py, make_tool_call_id)
-// would otherwise have one conversation's reasoning given back in
-// another's; the id alone (TurnKey) is looked up only for a message
-// none of whose fields was kept under both.
-func ArgsKey(call, args string) string {
-	if call == "" {
-		return ""
-	}
-	return call + "\x00args:" + strconv.FormatUint(maphash.String(contentSeed, args), 36)
-}
-
-// AnswerKey returns the second id under which CallExtras keeps what an
-// assistant turn that made no call carried: a digest of its content and
-// of the content of the message it answered (see codec.Answered); "" for
-// a turn without content. Two conversations whose assistant said the
-// same words ("Hello!") would otherwise share one entry (TurnKey), and
-// the later one's reasoning be given back in the other; the content
-// alone is looked up only for a message none of whose fields was kept
-// under both.
-func AnswerKey(content, answered string) string {
-	if content == "" {
-		return ""
-	}
-	var h maphash.Hash
-	h.SetSeed(contentSeed)
-	_, _ = h.WriteString(answered)
-	_ = h.WriteByte(0)
-	_, _ = h.WriteString(content)
-	return "answer:" + strconv.FormatUint(h.Sum64(), 36)
-}
-
 // Keep keeps raw, the JSON of field (ExtraContent or a message's field)
-// of call id as server sent it. An empty id, an empty or null raw, or one
-// over maxExtraBytes is not kept.
-func (c *CallExtras) Keep(server, id, field, raw string) {
+// of call id as server sent it, in place of what id held. An empty id, an
+// empty or null raw, or one over maxExtraBytes is not kept.
+func (c *CallExtras) Keep(server, id, field, raw string) { c.keep(server, id, field, raw, false) }
+
+// Share keeps raw as Keep does under an id that more than one turn may
+// have (see TurnKey): unless the id holds another value already, in
+// which case it holds none from then on, while it is kept, and Restore
+// gives nothing under it.
+func (c *CallExtras) Share(server, id, field, raw string) { c.keep(server, id, field, raw, true) }
+
+func (c *CallExtras) keep(server, id, field, raw string, shared bool) {
 	if c == nil || id == "" || raw == "" || raw == "null" || len(raw) > maxExtraBytes || !json.Valid([]byte(raw)) {
 		return
 	}
@@ -148,6 +101,9 @@ func (c *CallExtras) Keep(server, id, field, raw string) {
 	}
 	k := callKey{server, id, field}
 	if old, ok := c.m[k]; ok {
+		if shared && old != raw {
+			raw = "" // two turns under one id: it names neither
+		}
 		c.bytes += len(raw) - len(old)
 		c.m[k] = raw
 	} else {
@@ -207,10 +163,10 @@ func (c *CallExtras) Restore(server string, body []byte, skip func(field string)
 	}
 	var ins []insertion
 	c.mu.Lock()
-	var before gjson.Result
+	var before History
 	msgs.ForEach(func(_, m gjson.Result) bool {
-		ins = c.restoreMessage(server, m, before, skip, ins)
-		before = m
+		ins = c.restoreMessage(server, m, &before, skip, ins)
+		before.Add(m)
 		return true
 	})
 	c.mu.Unlock()
@@ -248,53 +204,51 @@ type insertion struct {
 }
 
 // restoreMessage appends to ins what to give message m (gjson gives its
-// offset in the body, and its calls', as Index), which follows prev: the
-// kept extra_content of each of its calls that has none, and each
-// message field kept under one of its calls (see ArgsKey), or under its
-// content for an assistant message that made none (see AnswerKey and
-// TurnKey), that it has none of; none that skip names.
-// c.mu is held.
-func (c *CallExtras) restoreMessage(server string, m, prev gjson.Result, skip func(string) bool, ins []insertion) []insertion {
+// offset in the body, and its calls', as Index), which follows the
+// messages before digests: the kept extra_content of each of its calls
+// that has none, and each message field kept for its turn (see TurnKey)
+// that it has none of; none that skip names. c.mu is held.
+func (c *CallExtras) restoreMessage(server string, m gjson.Result, before *History, skip func(string) bool, ins []insertion) []insertion {
 	if !m.IsObject() || m.Get("role").String() != "assistant" {
 		return ins
 	}
-	var give [len(messageFields)]string
+	var keys [3]string // the turn's ids, the surest first
 	calls := m.Get("tool_calls")
 	if !calls.IsArray() || strings.TrimSpace(calls.Raw[1:len(calls.Raw)-1]) == "" {
 		content := m.Get("content").String()
-		for _, key := range [...]string{AnswerKey(content, prev.Get("content").String()), TurnKey("", content)} {
-			for i, field := range messageFields {
-				give[i] = c.m[callKey{server, key, field}]
+		keys = [...]string{AnswerKey(content, before.All()), AnswerKey(content, before.Last()), TurnKey("", content)}
+	} else {
+		calls.ForEach(func(i, call gjson.Result) bool {
+			id := call.Get("id").String()
+			if raw, ok := c.m[callKey{server, id, ExtraContent}]; ok && raw != "" && call.IsObject() && !call.Get(ExtraContent).Exists() && !skip(ExtraContent) {
+				ins = append(ins, member(call.Index, call.Raw, ExtraContent, raw))
 			}
-			if give != [len(messageFields)]string{} {
-				break
+			if i.Int() == 0 {
+				args := call.Get("function.arguments").String()
+				keys = [...]string{ArgsKey(id, args, before.All()), ArgsKey(id, args, before.Last()), TurnKey(id, "")}
 			}
-		}
-		return giveMessage(m, give, skip, ins)
+			return true
+		})
 	}
-	first, matched := true, false
-	calls.ForEach(func(_, call gjson.Result) bool {
-		id := call.Get("id").String()
-		if raw, ok := c.m[callKey{server, id, ExtraContent}]; ok && call.IsObject() && !call.Get(ExtraContent).Exists() && !skip(ExtraContent) {
-			ins = append(ins, member(call.Index, call.Raw, ExtraContent, raw))
-		}
-		if first {
-			first = false
-			key := ArgsKey(id, call.Get("function.arguments").String())
-			for i, field := range messageFields {
-				if raw, ok := c.m[callKey{server, key, field}]; ok {
-					give[i], matched = raw, true
-				}
-			}
-		}
+	return giveMessage(m, c.turn(server, keys), skip, ins)
+}
+
+// turn returns the message fields kept under the first of keys under
+// which any is kept, by the index of messageFields: none if that one is
+// shared by turns that differed (see Share). c.mu is held.
+func (c *CallExtras) turn(server string, keys [3]string) [len(messageFields)]string {
+	var give [len(messageFields)]string
+	for _, key := range keys {
+		found := false
 		for i, field := range messageFields {
-			if raw, ok := c.m[callKey{server, id, field}]; ok && give[i] == "" && !matched {
-				give[i] = raw
-			}
+			raw, ok := c.m[callKey{server, key, field}]
+			give[i], found = raw, found || ok
 		}
-		return true
-	})
-	return giveMessage(m, give, skip, ins)
+		if found {
+			break
+		}
+	}
+	return give
 }
 
 // giveMessage appends to ins the message fields give holds (by the index

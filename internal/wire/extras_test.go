@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -221,66 +222,106 @@ func BenchmarkCallExtrasRestore(b *testing.B) {
 // keepAll skips no field.
 func keepAll(string) bool { return false }
 
-// TestCallExtrasRestoreArgs checks that of two turns whose first calls
-// share an id (Kimi's functions.NAME:N in two conversations), each
-// message is given what was kept under its call's id and arguments, and
-// that a message whose arguments match no such key falls back on what
-// was kept under the id alone.
+// keepTurn keeps raw under each id of a turn after history (a JSON array
+// of messages) whose first call is call with args, or whose content is
+// content, as the client keeps it.
+func keepTurn(c *CallExtras, server, history, call, args, content, field, raw string) {
+	h := HistoryOf([]byte(history))
+	c.Share(server, TurnKey(call, content), field, raw)
+	if call == "" {
+		c.Share(server, AnswerKey(content, h.Last()), field, raw)
+		c.Keep(server, AnswerKey(content, h.All()), field, raw)
+		return
+	}
+	c.Share(server, ArgsKey(call, args, h.Last()), field, raw)
+	c.Keep(server, ArgsKey(call, args, h.All()), field, raw)
+}
+
+// restored returns message i of what Restore makes of body: its field.
+func restored(t *testing.T, c *CallExtras, server, body string, i int, field string) string {
+	t.Helper()
+	out, _ := c.Restore(server, []byte(body), keepAll)
+	var r struct {
+		Messages []map[string]json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil || len(r.Messages) <= i {
+		t.Fatalf("Restore: %s: %v", out, err)
+	}
+	return string(r.Messages[i][field])
+}
+
+// TestCallExtrasRestoreArgs checks that of turns whose first calls share
+// an id (Kimi's functions.NAME:N in two conversations), each message is
+// given what was kept for its own conversation and arguments, the
+// arguments read as JSON; that a conversation cut to its last message
+// still finds it; and that the id alone gives what only one turn kept
+// under it, and nothing once two turns differed under it.
 func TestCallExtrasRestoreArgs(t *testing.T) {
 	const id, server = "functions.get_weather:0", "kimi:8000"
-	paris, tokyo := `"Paris: ask the tool."`, `"Tokyo: ask the tool."`
+	history := func(system, city string) string {
+		return `[{"role":"system","content":"` + system + `"},{"role":"user","content":"Weather in ` + city + `?"}]`
+	}
+	body := func(system, city, args string) string {
+		h := history(system, city)
+		return `{"messages":` + h[:len(h)-1] + `,{"role":"assistant","tool_calls":[{"id":"` + id + `","type":"function","function":{"name":"get_weather","arguments":` + strconv.Quote(args) + `}}]},{"role":"tool","tool_call_id":"` + id + `","content":"sunny"}],"model":"k"}`
+	}
+	ann, bob, tokyo := `"Ann in Paris."`, `"Bob in Paris."`, `"Tokyo."`
 	var c CallExtras
-	for _, turn := range []struct{ args, raw string }{{`{"city":"Paris <&>"}`, paris}, {`{"city":"Tokyo"}`, tokyo}} {
-		c.Keep(server, TurnKey(id, ""), Reasoning, turn.raw)
-		c.Keep(server, ArgsKey(id, turn.args), Reasoning, turn.raw)
-	}
-	given := func(body string) string {
-		out, _ := c.Restore(server, []byte(body), keepAll)
-		var r struct {
-			Messages []map[string]json.RawMessage `json:"messages"`
+	keepTurn(&c, server, history("Ann", "Paris"), id, `{"city": "Paris <&>", "unit": 1.0}`, "", Reasoning, ann)
+	for _, tt := range []struct{ name, body, want string }{
+		{"its own", body("Ann", "Paris", `{"city": "Paris <&>", "unit": 1.0}`), ann},
+		{"arguments written again", body("Ann", "Paris", `{"unit":1.0,"city":"Paris \u003c&\u003e"}`), ann},
+		{"the conversation cut", `{"messages":[{"role":"user","content":"Weather in Paris?"},{"role":"user","content":"Weather in Paris?"},{"role":"assistant","tool_calls":[{"id":"` + id + `","function":{"arguments":"{\"city\":\"Paris <&>\",\"unit\":1.0}"}}]}]}`, ann},
+	} {
+		if got := restored(t, &c, server, tt.body, 2, Reasoning); got != tt.want {
+			t.Errorf("%s: given %s, want %s", tt.name, got, tt.want)
 		}
-		if err := json.Unmarshal(out, &r); err != nil || len(r.Messages) < 2 {
-			t.Fatalf("Restore: %s: %v", out, err)
+	}
+	keepTurn(&c, server, history("Bob", "Paris"), id, `{"city": "Paris <&>", "unit": 1.0}`, "", Reasoning, bob)
+	keepTurn(&c, server, history("Cid", "Tokyo"), id, `{"city": "Tokyo"}`, "", Reasoning, tokyo)
+	for _, tt := range []struct{ name, body, want string }{
+		{"Ann's", body("Ann", "Paris", `{"city":"Paris <&>","unit":1.0}`), ann},
+		{"Bob's", body("Bob", "Paris", `{"city": "Paris <&>", "unit": 1.0}`), bob},
+		{"Ann's cut to the message both answered", `{"messages":[{"role":"user","content":"Weather in Paris?"},{"role":"user","content":"Weather in Paris?"},{"role":"assistant","tool_calls":[{"id":"` + id + `","function":{"arguments":"{\"city\":\"Paris <&>\",\"unit\":1.0}"}}]}]}`, ""},
+		{"Cid's cut to the message it answered", `{"messages":[{"role":"user","content":"Hi."},{"role":"user","content":"Weather in Tokyo?"},{"role":"assistant","tool_calls":[{"id":"` + id + `","function":{"arguments":"{\"city\":\"Tokyo\"}"}}]}]}`, tokyo},
+		{"Cid's edited", body("Cid", "Tokyo", `{"city": "Tokyo", "unit": "C"}`), ""},
+	} {
+		if got := restored(t, &c, server, tt.body, 2, Reasoning); got != tt.want {
+			t.Errorf("%s: given %s, want %s", tt.name, got, tt.want)
 		}
-		return string(r.Messages[1][Reasoning])
 	}
-	if got := given(request(id)); got != paris {
-		t.Errorf("Paris's turn given %s, want %s", got, paris)
-	}
-	if got := given(strings.Replace(request(id), "Paris <&>", "Lyon", 1)); got != tokyo {
-		t.Errorf("a turn of other arguments given %s, want %s, the id's latest", got, tokyo)
-	}
-	if ArgsKey("", "{}") != "" || ArgsKey(id, "{}") == ArgsKey(id, "{ }") {
-		t.Errorf("ArgsKey: %q for no call; the same key for two arguments", ArgsKey("", "{}"))
+	if ArgsKey("", "{}", "") != "" || ArgsKey(id, "{}", "") == ArgsKey(id, "[]", "") || ArgsKey(id, `{"a":1}`, "") != ArgsKey(id, `{ "a" : 1 }`, "") {
+		t.Errorf("ArgsKey: %q for no call; two arguments told apart or one not", ArgsKey("", "{}", ""))
 	}
 }
 
-// TestCallExtrasRestoreAnswer checks that of two turns of the same words
-// without calls, each message is given what was kept under its content
-// and the message before it, and that a message after another falls back
-// on what was kept under the content alone.
+// TestCallExtrasRestoreAnswer checks that of turns of the same words
+// without calls, each message is given what was kept for the
+// conversation before it, and that a message after another conversation
+// is given what only one turn kept under its content, and nothing once
+// two turns differed under it.
 func TestCallExtrasRestoreAnswer(t *testing.T) {
 	const server = "api.deepseek.com:443"
 	ann, bob := `"Ann greets me."`, `"Bob greets me."`
+	history := func(name string) string {
+		return `[{"role":"system","content":"I am ` + name + `."},{"role":"user","content":"Hi."}]`
+	}
+	body := func(name string) string {
+		h := history(name)
+		return `{"messages":` + h[:len(h)-1] + `,{"role":"assistant","content":" Hello! "},{"role":"user","content":"Who am I?"}],"model":"deepseek-v4-flash"}`
+	}
 	var c CallExtras
-	for _, turn := range []struct{ asked, raw string }{{"I am Ann.", ann}, {"I am Bob.", bob}} {
-		c.Keep(server, TurnKey("", "Hello!"), ReasoningContent, turn.raw)
-		c.Keep(server, AnswerKey("Hello!", turn.asked), ReasoningContent, turn.raw)
+	keepTurn(&c, server, history("Ann"), "", "", "Hello!", ReasoningContent, ann)
+	if got := restored(t, &c, server, body("Cid"), 2, ReasoningContent); got != ann {
+		t.Errorf("the one turn kept: given %s, want %s", got, ann)
 	}
-	for _, tc := range []struct{ asked, want string }{{"I am Ann.", ann}, {"I am Bob.", bob}, {"I am Cid.", bob}} {
-		body := `{"messages":[{"role":"user","content":"` + tc.asked + `"},{"role":"assistant","content":"Hello!"},{"role":"user","content":"Who am I?"}],"model":"deepseek-v4-flash"}`
-		out, _ := c.Restore(server, []byte(body), keepAll)
-		var r struct {
-			Messages []map[string]json.RawMessage `json:"messages"`
-		}
-		if err := json.Unmarshal(out, &r); err != nil || len(r.Messages) != 3 {
-			t.Fatalf("Restore: %s: %v", out, err)
-		}
-		if got := string(r.Messages[1][ReasoningContent]); got != tc.want {
-			t.Errorf("the turn after %q given %s, want %s", tc.asked, got, tc.want)
+	keepTurn(&c, server, history("Bob"), "", "", "Hello!", ReasoningContent, bob)
+	for _, tt := range []struct{ name, want string }{{"Ann", ann}, {"Bob", bob}, {"Cid", ""}} {
+		if got := restored(t, &c, server, body(tt.name), 2, ReasoningContent); got != tt.want {
+			t.Errorf("the turn after %s's: given %s, want %s", tt.name, got, tt.want)
 		}
 	}
-	if AnswerKey("", "I am Ann.") != "" || AnswerKey("Hello!", "a") == AnswerKey("Hello!", "b") {
-		t.Errorf("AnswerKey: %q for no content; the same key for two questions", AnswerKey("", "x"))
+	if AnswerKey(" ", "") != "" || AnswerKey("Hello!", "a") == AnswerKey("Hello!", "b") {
+		t.Errorf("AnswerKey: %q for no content; the same key for two conversations", AnswerKey(" ", ""))
 	}
 }
