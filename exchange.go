@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -504,7 +505,7 @@ func (x *exchange) keepDetails() {
 	if x.prefix != nil {
 		content = x.prefix.Text + content
 	}
-	if wire.TurnKey(x.firstCall, content) == "" {
+	if x.firstCall == "" && strings.TrimSpace(content) == "" {
 		return
 	}
 	args, argsKnown := x.reasoning.FirstCallArgs()

@@ -147,9 +147,9 @@ func TestKimiCallIDsOfTwoConversations(t *testing.T) {
 // were the same words: the other conversation's, and the other user's
 // thinking, in either case ("I planned the weather of another city.",
 // nil error). A turn is now told by the whole conversation before it and
-// its arguments read as JSON; the id alone answers only for a call id no
-// two turns have shared, else nothing, and Moonshot's refusal reaches the
-// caller rather than another user's reasoning.
+// its arguments read as JSON; a Kimi id alone names no turn, so a call
+// whose arguments the caller changed is given nothing, and Moonshot's
+// refusal reaches the caller rather than another user's reasoning.
 func TestKimiCallsGivenOnlyTheirOwnReasoning(t *testing.T) {
 	ts := kimiServer(t)
 	type conv struct{ system, city string }
@@ -172,7 +172,7 @@ func TestKimiCallsGivenOnlyTheirOwnReasoning(t *testing.T) {
 	}{
 		{"arguments re-serialised", []conv{{"", "Paris"}, {"", "Tokyo"}}, compact, []string{"Sunny in Paris.", "Sunny in Tokyo."}},
 		{"the same call by two users", []conv{{"User: Ann.", "Paris"}, {"User: Bob.", "Paris"}}, nil, []string{"Sunny in Paris.", "Sunny in Paris."}},
-		{"arguments edited in one conversation", []conv{{"", "Paris"}}, edit, []string{"Sunny in Paris."}},
+		{"arguments edited in one conversation", []conv{{"", "Paris"}}, edit, []string{""}},
 		{"arguments edited in two conversations", []conv{{"", "Paris"}, {"", "Tokyo"}}, edit, []string{"", ""}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -254,8 +254,9 @@ func restored(t *testing.T, c *CallExtras, server, body string, i int, field str
 // an id (Kimi's functions.NAME:N in two conversations), each message is
 // given what was kept for its own conversation and arguments, the
 // arguments read as JSON; that a conversation cut to its last message
-// still finds it; and that the id alone gives what only one turn kept
-// under it, and nothing once two turns differed under it.
+// still finds it unless two turns differed there; and that a message
+// whose arguments were changed is given nothing: a Kimi id alone names
+// no turn.
 func TestCallExtrasRestoreArgs(t *testing.T) {
 	const id, server = "functions.get_weather:0", "kimi:8000"
 	history := func(system, city string) string {
@@ -323,5 +324,29 @@ func TestCallExtrasRestoreAnswer(t *testing.T) {
 	}
 	if AnswerKey(" ", "") != "" || AnswerKey("Hello!", "a") == AnswerKey("Hello!", "b") {
 		t.Errorf("AnswerKey: %q for no content; the same key for two conversations", AnswerKey(" ", ""))
+	}
+}
+
+// TestCallExtrasKimiIDAloneAfterEviction checks that a Kimi call id,
+// which every conversation repeats (functions.NAME:N), gives nothing
+// under the id alone, even once the store has dropped what marked it as
+// shared: a conversation whose own entries were dropped meanwhile would
+// otherwise be given the latest conversation's reasoning.
+func TestCallExtrasKimiIDAloneAfterEviction(t *testing.T) {
+	const id, server = "functions.get_weather:0", "kimi:8000"
+	var c CallExtras
+	keepTurn(&c, server, `[{"role":"user","content":"Weather in Paris?"}]`, id, `{"city":"Paris"}`, "", Reasoning, `"Paris."`)
+	keepTurn(&c, server, `[{"role":"user","content":"Weather in Rome?"}]`, id, `{"city":"Rome"}`, "", Reasoning, `"Rome."`)
+	for i := range maxExtras {
+		c.Keep(server, "call_"+strconv.Itoa(i), Reasoning, `"other"`)
+	}
+	keepTurn(&c, server, `[{"role":"user","content":"Weather in Tokyo?"}]`, id, `{"city":"Tokyo"}`, "", Reasoning, `"Tokyo."`)
+	c.Keep(server, "call_x", ExtraContent, `{}`) // the server still held
+	body := `{"messages":[{"role":"user","content":"Weather in Paris?"},{"role":"assistant","tool_calls":[{"id":"` + id + `","function":{"arguments":"{\"city\":\"Paris\"}"}}]}]}`
+	if got := restored(t, &c, server, body, 1, Reasoning); got != "" {
+		t.Errorf("Paris's turn, its entries dropped: given %s, want nothing", got)
+	}
+	if TurnKey("functions.get_weather:12", "") != "" || TurnKey("functions.get_weather", "") == "" || TurnKey("call_0", "") != "call_0" {
+		t.Errorf("TurnKey: a Kimi id kept alone, or another id not")
 	}
 }

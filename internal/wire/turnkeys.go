@@ -31,19 +31,43 @@ import (
 var contentSeed = maphash.MakeSeed()
 
 // TurnKey returns the id under which CallExtras keeps what an assistant
-// turn's message carried: its first tool call's id, or, for a turn that
-// made no call, a key of its content, spaces around it aside (DeepSeek
-// V4's thinking mode wants the reasoning_content of every turn back); ""
-// for a turn with neither.
+// turn's message carried, whatever came before it: its first tool call's
+// id, or, for a turn that made no call, a key of its content, spaces
+// around it aside (DeepSeek V4's thinking mode wants the
+// reasoning_content of every turn back); "" for a turn with neither, and
+// for a call id of Kimi's, which every conversation repeats: Share's mark
+// of an id two turns shared is dropped with the oldest entries, and a
+// later conversation's turn would then answer for a turn whose own
+// entries were dropped.
 func TurnKey(call, content string) string {
 	content = strings.TrimSpace(content)
 	switch {
+	case kimiID(call):
+		return ""
 	case call != "":
 		return call
 	case content == "":
 		return ""
 	}
 	return "content:" + strconv.FormatUint(maphash.String(contentSeed, content), 36)
+}
+
+// kimiID reports whether id has the form of Kimi's call ids,
+// functions.NAME:N, N counting the conversation's earlier calls
+// (vllm-project/vllm vllm/entrypoints/chat_utils.py, make_tool_call_id;
+// MoonshotAI/Kimi-K2 docs/tool_call_guidance.md).
+func kimiID(id string) bool {
+	rest, ok := strings.CutPrefix(id, "functions.")
+	i := strings.LastIndexByte(rest, ':')
+	if !ok || i <= 0 || i == len(rest)-1 {
+		return false
+	}
+	for _, r := range rest[i+1:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // ArgsKey returns an id under which CallExtras keeps what an assistant
