@@ -350,3 +350,26 @@ func TestCallExtrasKimiIDAloneAfterEviction(t *testing.T) {
 		t.Errorf("TurnKey: a Kimi id kept alone, or another id not")
 	}
 }
+
+// TestCallExtrasRestoreRegenerated checks a turn generated again for the
+// same conversation: a message of either answer's words is given that
+// answer's reasoning, and one of the words both said the latest's, as for
+// a call both made with the same arguments.
+func TestCallExtrasRestoreRegenerated(t *testing.T) {
+	const server, history = "api.deepseek.com:443", `[{"role":"user","content":"Hi."}]`
+	var c CallExtras
+	for _, turn := range []struct{ content, raw string }{{"Hello!", `"one"`}, {"Hi there!", `"two"`}, {"Hello!", `"three"`}} {
+		keepTurn(&c, server, history, "", "", turn.content, ReasoningContent, turn.raw)
+		keepTurn(&c, server, history, "functions.f:0", `{}`, "", Reasoning, turn.raw)
+	}
+	for _, tt := range []struct{ message, field, want string }{
+		{`"content":"Hi there!"`, ReasoningContent, `"two"`},
+		{`"content":"Hello!"`, ReasoningContent, `"three"`},
+		{`"tool_calls":[{"id":"functions.f:0","function":{"arguments":"{}"}}]`, Reasoning, `"three"`},
+	} {
+		body := `{"messages":[{"role":"user","content":"Hi."},{"role":"assistant",` + tt.message + `}]}`
+		if got := restored(t, &c, server, body, 1, tt.field); got != tt.want {
+			t.Errorf("{%s}: given %s, want %s", tt.message, got, tt.want)
+		}
+	}
+}
