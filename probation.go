@@ -39,10 +39,13 @@ func (c *call) probationOutput(tr *try, at time.Time, tokens int) {
 }
 
 // probationMilestone reports tr's commit once its first sentence is
-// complete, with Probation.Sentence.
-func (c *call) probationMilestone(tr *try, name string, at time.Time) {
+// complete, with Probation.Sentence. The commit is now, not at, the
+// milestone's time: only the chunk after a terminator (white space, or the
+// end) tells it from a decimal point, and the held tokens reach the caller
+// when that chunk has arrived, which is when the caller's TTFT must say.
+func (c *call) probationMilestone(tr *try, name string, _ time.Time) {
 	if name == MilestoneFirstSentence && c.r.pol.Probation.Sentence && tr.probation.held.Load() {
-		c.onTry(tr, tryReport{kind: reportCommit, at: at})
+		c.onTry(tr, tryReport{kind: reportCommit, at: time.Now()})
 	}
 }
 

@@ -168,6 +168,31 @@ func TestProbationSentence(t *testing.T) {
 	})
 }
 
+// TestProbationSentenceTTFTAsReceived: only the chunk after "one." tells
+// its terminator from a decimal point, so the held tokens reach the caller
+// when that chunk arrives; the caller's TTFT says so (before: the
+// terminator's arrival, one inter-token gap earlier than anything reached
+// the caller).
+func TestProbationSentenceTTFTAsReceived(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := probationRouter(t, tokenpace.Probation{Sentence: true}, false, tokenpace.Hooks{})
+		start := time.Now()
+		s := r.NewStreaming(context.Background(), chat("big", 16))
+		var received time.Duration
+		for s.Next() {
+			if received == 0 && len(s.Current().Choices) > 0 && s.Current().Choices[0].Delta.Content != "" {
+				received = time.Since(start)
+			}
+		}
+		s.Close()
+		tm := s.Timing()
+		if s.Err() != nil || tm.TTFT() != received || !tm.Attempts[0].Committed.Equal(start.Add(received)) {
+			t.Errorf("TTFT %v, committed %v, Err() = %v; want the first output's receipt %v, nil",
+				tm.TTFT(), tm.Attempts[0].Committed.Sub(start), s.Err(), received)
+		}
+	})
+}
+
 // TestProbationEndsWhileHeld: a stream that ends before its condition is
 // delivered whole; the last route alone is never held.
 func TestProbationEndsWhileHeld(t *testing.T) {
