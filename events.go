@@ -348,6 +348,15 @@ func (c *call) act(tr *try, p plan) {
 			c.finish(nil)
 			return
 		}
+		if d == decideFallback && p.unwin && err != nil && len(c.out.tries) == 0 {
+			// The try that won broke, its output held back (RetryInvalid,
+			// Probation), and no route is left to answer instead (a hedge
+			// took the last): that output is the caller's, with its
+			// error, as a Client's caller keeps the text so far.
+			c.chainUp(tr)
+			c.finish(err)
+			return
+		}
 		if d != decideFallback && err != nil {
 			// The caller holds output that broke: what ended it is its
 			// error, not why no route could carry it on (a breaker open,
