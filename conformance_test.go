@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
@@ -140,6 +141,7 @@ type read struct {
 	annotations     []string                                   // the URLs Accumulated()'s message cites, of a chat stream
 	err             error
 	tm              *tokenpace.Timing
+	received        time.Time // when the first output reached the caller (virtual time in a synctest bubble)
 }
 
 // readChat reads a chat stream to its end.
@@ -152,6 +154,9 @@ func readChat(s *tokenpace.Stream[openai.ChatCompletionChunk]) read {
 				continue
 			}
 			text.WriteString(ch.Delta.Content)
+			if r.received.IsZero() && (ch.Delta.Content != "" || ch.Delta.Refusal != "" || len(ch.Delta.ToolCalls) > 0) {
+				r.received = time.Now()
+			}
 			if f, ok := ch.Delta.JSON.ExtraFields["images"]; ok {
 				r.images += len(gjson.Parse(f.Raw()).Array())
 			}
@@ -159,6 +164,9 @@ func readChat(s *tokenpace.Stream[openai.ChatCompletionChunk]) read {
 				var v string
 				if f, ok := ch.Delta.JSON.ExtraFields[k]; ok && json.Unmarshal([]byte(f.Raw()), &v) == nil {
 					reasoning.WriteString(v)
+					if r.received.IsZero() && v != "" {
+						r.received = time.Now()
+					}
 				}
 			}
 		}
@@ -191,6 +199,9 @@ func readCompletionStream(s *tokenpace.Stream[openai.Completion]) read {
 		for _, ch := range s.Current().Choices {
 			if ch.Index == 0 {
 				text.WriteString(ch.Text)
+				if r.received.IsZero() && ch.Text != "" {
+					r.received = time.Now()
+				}
 			}
 		}
 	}
@@ -209,7 +220,11 @@ func readResponseStream(s *tokenpace.Stream[responses.ResponseStreamEventUnion])
 			// The calls built so far were the dropped output's.
 			r.toolCalls = nil
 		}
-		switch ev := s.Current(); ev.Type {
+		ev := s.Current()
+		if r.received.IsZero() && ev.Delta != "" && strings.HasSuffix(ev.Type, ".delta") {
+			r.received = time.Now()
+		}
+		switch ev.Type {
 		case "response.output_text.delta":
 			text.WriteString(ev.Delta)
 		case "response.reasoning_text.delta", "response.reasoning_summary_text.delta":
