@@ -353,6 +353,7 @@ func (c *call) act(tr *try, p plan) {
 			// Probation), and no route is left to answer instead (a hedge
 			// took the last): that output is the caller's, with its
 			// error, as a Client's caller keeps the text so far.
+			c.deliverBroken(tr, time.Now())
 			c.chainUp(tr)
 			c.finish(err)
 			return

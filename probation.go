@@ -104,6 +104,17 @@ func (c *call) endProbation(tr *try, clean bool, at time.Time) {
 	}
 }
 
+// deliverBroken stamps the output tr held on probation, which broke with
+// no route left to fall back to, as reaching the caller at at, now: its
+// TTFT is then when the caller received it. An output that waited for
+// its validation instead keeps its arrival times (Policy.RetryInvalid).
+// c.mu is held.
+func (c *call) deliverBroken(tr *try, at time.Time) {
+	if !c.set.buffered && c.r.pol.Probation.enabled() {
+		tr.probation.committed = at
+	}
+}
+
 // deliveredAt returns when the caller received a chunk of tr that arrived
 // at at: no earlier than tr's commit.
 func (tr *try) deliveredAt(at time.Time) time.Time { return later(at, tr.probation.committed) }

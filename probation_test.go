@@ -2,6 +2,7 @@ package tokenpace_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -189,6 +190,38 @@ func TestProbationSentenceTTFTAsReceived(t *testing.T) {
 		if s.Err() != nil || tm.TTFT() != received || !tm.Attempts[0].Committed.Equal(start.Add(received)) {
 			t.Errorf("TTFT %v, committed %v, Err() = %v; want the first output's receipt %v, nil",
 				tm.TTFT(), tm.Attempts[0].Committed.Sub(start), s.Err(), received)
+		}
+	})
+}
+
+// TestProbationE2ESpentKeepsHeld: the call's E2E budget runs out while
+// big's output is held; the small route is skipped, the E2E being spent.
+// The caller gets the held text with the breach, as without probation,
+// when it received them: its TTFT is the breach's time (before: no text
+// at all; then a TTFT of big's first token, before anything reached the
+// caller).
+func TestProbationE2ESpentKeepsHeld(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := probationRouter(t, tokenpace.Probation{Tokens: 1000}, false, tokenpace.Hooks{})
+		ctx := tokenpace.ContextWithCallPolicy(context.Background(), tokenpace.CallPolicy{Budget: tokenpace.Budget{E2E: 95 * msec}})
+		start := time.Now()
+		s := r.NewStreaming(ctx, chat("big", 16))
+		var text string
+		var received time.Duration
+		for s.Next() {
+			if ch := s.Current().Choices; len(ch) > 0 && ch[0].Delta.Content != "" {
+				if received == 0 {
+					received = time.Since(start)
+				}
+				text += ch[0].Delta.Content
+			}
+		}
+		s.Close()
+		if text != "Big one. Big" || !errors.Is(s.Err(), tokenpace.ErrBudgetExceeded) {
+			t.Fatalf("caller got %q, %v; want big's held text and the E2E breach", text, s.Err())
+		}
+		if tm := s.Timing(); tm.TTFT() != received || received != 95*msec {
+			t.Errorf("TTFT %v, received at %v; want both 95ms, the breach", tm.TTFT(), received)
 		}
 	})
 }
