@@ -93,8 +93,9 @@ type Policy struct {
 	// it has been validated: no streaming (Hooks.FirstToken is not
 	// called; Timing keeps the arrival times), but no rejected text
 	// either; a breach at any point falls back, as nothing reached the
-	// caller yet. False (the zero value) streams as usual and reports a
-	// rejection in Stream.Err.
+	// caller yet; when no route is left, the output so far reaches the
+	// caller with the error that ended it. False (the zero value) streams
+	// as usual and reports a rejection in Stream.Err.
 	RetryInvalid bool
 	// Affinity keeps a session on the route that answered it last, tried
 	// before the Router's order while it meets its budget (see Affinity);
@@ -209,7 +210,9 @@ type Affinity struct {
 // back to the next route (re-arming the hedge timer, if any), as a breach
 // before the first token does: the caller never sees the dropped text,
 // and the stream it reads is not Restarted. Under FailFast such a breach
-// ends the call, the held text undelivered. Once the stream is committed,
+// ends the call, the held text undelivered. When no route can be tried
+// (the call's E2E budget spent, say), the held text reaches the caller
+// with the error, as without probation, stamped when it does. Once the stream is committed,
 // its held tokens reach the caller at once and the usual policies apply
 // (a later breach continues or ends the call). As without probation, the
 // first stream to produce a token wins the call and the others (hedges)
