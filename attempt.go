@@ -98,6 +98,10 @@ type attempt struct {
 	// role (see handoff.go); stream is written under mu, for stop.
 	stream codec.Closer
 	rd     reading // the body and what it says of the answer (reading.go)
+	// failedEnd: the output ended on a finish reason that says its
+	// server failed; the milestones its end completes prove nothing of
+	// its health (see outputEnd).
+	failedEnd bool
 
 	done chan struct{} // closed once the attempt has ended and its body is closed
 	wake chan struct{} // the consumer waits on it; capacity 1
@@ -681,6 +685,7 @@ func (a *attempt) outputEnd(at time.Time) error {
 	if err != nil {
 		return err
 	}
+	a.failedEnd = codec.FailedFinish(a.t.FinishReason)
 	if len(names) > 0 {
 		a.mu.Lock()
 		for _, n := range names {
@@ -689,7 +694,7 @@ func (a *attempt) outputEnd(at time.Time) error {
 		a.mu.Unlock()
 		err = a.events(false, false, at, 0)
 	}
-	if r := a.t.FinishReason; err == nil && codec.FailedFinish(r) {
+	if r := a.t.FinishReason; err == nil && a.failedEnd {
 		err = a.failure(KindTruncated, finishDetail(r), nil)
 	}
 	return err

@@ -53,7 +53,7 @@ func (c *call) onEvent(tr *try, r tryReport) {
 	case reportFirst:
 		c.onFirst(tr, r.at)
 	case reportMilestone:
-		c.onMilestone(tr, r.name, r.at)
+		c.onMilestone(tr, r.name, r.at, r.failedEnd)
 	case reportCommit:
 		c.onCommit(tr, r.at)
 	case reportBreach:
@@ -104,9 +104,12 @@ func (c *call) onFirst(tr *try, at time.Time) {
 }
 
 // onMilestone forwards the milestones of tries whose output the caller
-// receives.
-func (c *call) onMilestone(tr *try, name string, at time.Time) {
-	c.probationMilestone(tr, name, at)
+// receives; failedEnd: the milestone was reached at the end of an output
+// its server failed.
+func (c *call) onMilestone(tr *try, name string, at time.Time, failedEnd bool) {
+	if !failedEnd {
+		c.probationMilestone(tr, name, at)
+	}
 	f := c.hooks.Milestone
 	if f == nil || c.whole {
 		return

@@ -43,6 +43,8 @@ func (c *call) probationOutput(tr *try, at time.Time, tokens int) {
 // milestone's time: only the chunk after a terminator (white space, or the
 // end) tells it from a decimal point, and the held tokens reach the caller
 // when that chunk has arrived, which is when the caller's TTFT must say.
+// The end of an output its server failed completes a sentence that proves
+// nothing, and commits nothing (onMilestone): the stream broke while held.
 func (c *call) probationMilestone(tr *try, name string, _ time.Time) {
 	if name == MilestoneFirstSentence && c.r.pol.Probation.Sentence && tr.probation.held.Load() {
 		c.onTry(tr, tryReport{kind: reportCommit, at: time.Now()})

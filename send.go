@@ -54,8 +54,8 @@ func (c *call) reporters(tr *try) attemptEvents {
 	return attemptEvents{
 		firstToken: func(_ *attempt, at time.Time) { c.onTry(tr, tryReport{kind: reportFirst, at: at}) },
 		output:     func(a *attempt, at time.Time, tokens int) { c.onOutput(tr, a, at, tokens) },
-		milestone: func(_ *attempt, name string, at time.Time) {
-			c.onTry(tr, tryReport{kind: reportMilestone, at: at, name: name})
+		milestone: func(a *attempt, name string, at time.Time) {
+			c.onTry(tr, tryReport{kind: reportMilestone, at: at, name: name, failedEnd: a.failedEnd})
 		},
 		end: func(_ *attempt, t *Timing) { c.onTry(tr, tryReport{kind: reportEnd, t: t}) },
 		breach: func(_ *attempt, b BudgetError, waited bool) {

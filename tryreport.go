@@ -16,12 +16,13 @@ import "time"
 // its probation tells the call: the kind of the event and the facts of
 // that kind.
 type tryReport struct {
-	kind   reportKind
-	at     time.Time    // reportFirst, reportMilestone, reportCommit
-	name   string       // reportMilestone: the milestone reached
-	t      *Timing      // reportEnd: the attempt's final Timing
-	breach *BudgetError // reportBreach
-	waited bool         // reportBreach: the deadline passed while the body had yet to end
+	kind      reportKind
+	at        time.Time    // reportFirst, reportMilestone, reportCommit
+	name      string       // reportMilestone: the milestone reached
+	failedEnd bool         // reportMilestone: reached at the end of an output its server failed, which commits no probation
+	t         *Timing      // reportEnd: the attempt's final Timing
+	breach    *BudgetError // reportBreach
+	waited    bool         // reportBreach: the deadline passed while the body had yet to end
 }
 
 // reportKind names the events a try reports to its call.
