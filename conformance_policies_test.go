@@ -34,6 +34,9 @@ type conformancePolicy struct {
 	// buffered: the output reaches the caller only once validated
 	// (RetryInvalid); Timing keeps the arrival times (Policy.RetryInvalid).
 	buffered bool
+	// hedges: a hedge may take the second route, and with it the route
+	// a held or buffered output that broke would fall back to.
+	hedges bool
 }
 
 // generousBudget is a budget no fixture's timing breaches: every limit
@@ -55,7 +58,7 @@ var conformancePolicies = []conformancePolicy{
 	{name: "probation-sentence", held: true, policy: func(time.Duration) tokenpace.Policy {
 		return tokenpace.Policy{Probation: tokenpace.Probation{Sentence: true}}
 	}},
-	{name: "hedge", policy: func(time.Duration) tokenpace.Policy {
+	{name: "hedge", hedges: true, policy: func(time.Duration) tokenpace.Policy {
 		return tokenpace.Policy{Hedge: tokenpace.Hedge{After: time.Millisecond}}
 	}},
 	{name: "validator", buffered: true, policy: func(time.Duration) tokenpace.Policy {
@@ -76,7 +79,7 @@ var conformancePolicies = []conformancePolicy{
 			Budget:    generousBudget(last), Continue: true,
 		}
 	}},
-	{name: "all", held: true, buffered: true, session: "conversation-1", policy: func(last time.Duration) tokenpace.Policy {
+	{name: "all", held: true, hedges: true, buffered: true, session: "conversation-1", policy: func(last time.Duration) tokenpace.Policy {
 		return tokenpace.Policy{
 			Probation: tokenpace.Probation{Tokens: 3, Sentence: true},
 			Hedge:     tokenpace.Hedge{After: time.Millisecond},
@@ -85,7 +88,7 @@ var conformancePolicies = []conformancePolicy{
 			Budget:   generousBudget(last),
 		}
 	}},
-	{name: "all-continue", held: true, buffered: true, continues: true, session: "conversation-1", policy: func(last time.Duration) tokenpace.Policy {
+	{name: "all-continue", held: true, hedges: true, buffered: true, continues: true, session: "conversation-1", policy: func(last time.Duration) tokenpace.Policy {
 		return tokenpace.Policy{
 			Probation: tokenpace.Probation{Tokens: 3, Sentence: true},
 			Hedge:     tokenpace.Hedge{After: time.Millisecond},
@@ -198,7 +201,8 @@ func checkPolicyRead(t *testing.T, pol conformancePolicy, fx conformance, base, 
 		// Continued, or restarted where the output carried a tool call
 		// (the caller read the text before it, and Accumulated starts
 		// over): the first route's text so far, then the second's.
-		ended = got.text == base.text+extra && (got.acc == base.acc+extra || got.acc == extra) && got.err == nil
+		restarted := len(base.toolCalls) > 0 || base.audio.ID != ""
+		ended = got.text == base.text+extra && (got.acc == base.acc+extra && !restarted || got.acc == extra && restarted) && got.err == nil
 	}
 	switch {
 	case whole:
@@ -235,6 +239,13 @@ func checkPolicyRead(t *testing.T, pol conformancePolicy, fx conformance, base, 
 		if !fellBack && !ended {
 			t.Errorf("%s: read %q (accumulated %q, reasoning %q), Err() = %v; want the Client's %q (%q, %q), %v, or the second route's %q alone",
 				who, got.text, got.acc, got.reasoning, got.err, base.text, base.acc, base.reasoning, base.err, extra)
+		}
+		// An output that waits for its validation never reaches the
+		// caller before it ends: broken, it falls back while a route is
+		// left, which only a hedge takes (Policy.RetryInvalid).
+		if pol.buffered && !pol.hedges && !fellBack {
+			t.Errorf("%s: read %q, Err() = %v, attempts %v; want the second route's %q alone: a route was left",
+				who, got.text, got.err, kinds(got.tm), extra)
 		}
 	}
 	if got.received.IsZero() {
