@@ -248,15 +248,23 @@ func checkPolicyRead(t *testing.T, pol conformancePolicy, fx conformance, base, 
 				who, got.text, got.err, kinds(got.tm), extra)
 		}
 	}
+	if a := got.tm.Attempts; fellBack && (got.tm.Target != "second" || len(a) == 0 || a[len(a)-1].Target != "second" || a[len(a)-1].Outcome != tokenpace.OutcomeWon) {
+		t.Errorf("%s: Target %q, attempts %v (%v); want the second route's last attempt won", who, got.tm.Target, kinds(got.tm), outcomes(got.tm))
+	}
 	if got.received.IsZero() {
+		if got.tm.TTFT() != 0 && baseTTFT == 0 {
+			t.Errorf("%s: TTFT %v, want 0: no output reached the caller, as the Client's did not", who, got.tm.TTFT())
+		}
 		return
 	}
 	ttft, recv := got.tm.TTFT(), got.received.Sub(start)
 	switch {
 	case pol.buffered:
-		// Timing keeps the arrival times (Policy.RetryInvalid).
-		if whole && ttft != baseTTFT {
-			t.Errorf("%s: TTFT %v, want the Client's %v, the first token's arrival", who, ttft, baseTTFT)
+		// Timing keeps the arrival times (Policy.RetryInvalid): of the
+		// whole answer's first token, the Client's; never after the
+		// caller received it.
+		if whole && ttft != baseTTFT || ttft <= 0 || ttft > recv {
+			t.Errorf("%s: TTFT %v, want the first token's arrival (the Client's %v), by %v, when it reached the caller", who, ttft, baseTTFT, recv)
 		}
 	case pol.held && !fellBack:
 		// Where the Client's TTFT is not when its caller saw the first
