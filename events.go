@@ -343,22 +343,24 @@ func (c *call) act(tr *try, p plan) {
 			}
 			return
 		}
+		if d == decideFallback && p.unwin && err != nil && len(c.out.tries) == 0 {
+			// The try that won broke, its output held back (RetryInvalid,
+			// Probation), and no route is left to answer instead (a hedge
+			// took the last): that output is the caller's, with its
+			// error, as a Client's caller keeps the text so far; an
+			// earlier route's empty answer gives way to it, as it does
+			// where that output streams.
+			c.deliverBroken(tr, time.Now())
+			c.chainUp(tr)
+			c.finish(err)
+			return
+		}
 		if d == decideFallback && c.empty != nil && len(c.out.tries) == 0 {
 			// A try ended cleanly without an output token (an empty
 			// answer, a content filter) and no route is left: that answer
 			// is the caller's, as it would be from a Client.
 			c.chainUp(c.empty)
 			c.finish(nil)
-			return
-		}
-		if d == decideFallback && p.unwin && err != nil && len(c.out.tries) == 0 {
-			// The try that won broke, its output held back (RetryInvalid,
-			// Probation), and no route is left to answer instead (a hedge
-			// took the last): that output is the caller's, with its
-			// error, as a Client's caller keeps the text so far.
-			c.deliverBroken(tr, time.Now())
-			c.chainUp(tr)
-			c.finish(err)
 			return
 		}
 		if d != decideFallback && err != nil {

@@ -42,3 +42,28 @@ func TestRetryInvalidKeepsLastBrokenOutput(t *testing.T) {
 		}
 	})
 }
+
+// TestRetryInvalidBrokenAfterEmpty: the first route answers without
+// output, a content filter's empty answer; the second's output, waiting
+// for its validation, breaks after three tokens with no route left. The
+// caller gets that text and its error, as without RetryInvalid, where it
+// streams (before: the first route's empty answer, and no error).
+func TestRetryInvalidBrokenAfterEmpty(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		empty := "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"small\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":\"content_filter\"}]}\n\ndata: [DONE]\n\n"
+		first, second := route("small"), route("big")
+		first.Options = []option.RequestOption{replaced(empty)}
+		second.Options = []option.RequestOption{withFault("truncated;after=3")}
+		sopts := []simulate.Option{simulate.WithModel("small", &simulate.Fixed{TTFT: 30 * msec, ITL: 10 * msec}),
+			simulate.WithModel("big", &simulate.Fixed{TTFT: 50 * msec, ITL: 20 * msec})}
+		for _, retry := range []bool{false, true} {
+			r := router(t, tokenpace.Policy{Validator: func(string) error { return nil }, RetryInvalid: retry}, sopts, first, second)
+			s := r.NewStreaming(context.Background(), chat("small", 16))
+			text := readAll(t, s)
+			var se *tokenpace.StreamError
+			if text == "" || !errors.As(s.Err(), &se) || se.Kind != tokenpace.KindTruncated || s.Timing().Target != "big" {
+				t.Errorf("RetryInvalid %v: caller got %q, %v (Target %q); want big's text so far and a truncation", retry, text, s.Err(), s.Timing().Target)
+			}
+		}
+	})
+}
