@@ -92,10 +92,12 @@ type Policy struct {
 	// next route. The caller then receives each route's output only once
 	// it has been validated: no streaming (Hooks.FirstToken is not
 	// called; Timing keeps the arrival times), but no rejected text
-	// either; a breach at any point falls back, as nothing reached the
-	// caller yet; when no route is left, the output so far reaches the
-	// caller with the error that ended it. False (the zero value) streams
-	// as usual and reports a rejection in Stream.Err.
+	// while a route is left to retry; a breach at any point falls back,
+	// as nothing reached the caller yet. When no route is left, the last
+	// output reaches the caller with the error that ended it: its
+	// rejection (ErrInvalidOutput), as without RetryInvalid, or the
+	// failure that cut it, with the text so far. False (the zero value)
+	// streams as usual and reports a rejection in Stream.Err.
 	RetryInvalid bool
 	// Affinity keeps a session on the route that answered it last, tried
 	// before the Router's order while it meets its budget (see Affinity);
@@ -210,16 +212,18 @@ type Affinity struct {
 // back to the next route (re-arming the hedge timer, if any), as a breach
 // before the first token does: the caller never sees the dropped text,
 // and the stream it reads is not Restarted. Under FailFast such a breach
-// ends the call, the held text undelivered. When no route can be tried
-// (the call's E2E budget spent, say), the held text reaches the caller
-// with the error, as without probation, stamped when it does. Once the stream is committed,
-// its held tokens reach the caller at once and the usual policies apply
+// ends the call, the held text undelivered. A stream that fails while
+// held (its end a failed finish reason, say) falls back the same way.
+// When no route can be tried (the call's E2E budget spent, a hedge on
+// the last), the held text reaches the caller with the error, as without
+// probation, stamped when it does. Once the stream is committed, its
+// held tokens reach the caller at once and the usual policies apply
 // (a later breach continues or ends the call). As without probation, the
 // first stream to produce a token wins the call and the others (hedges)
 // are cancelled then.
 //
 // A stream is committed at the first of its conditions that holds; a
-// stream that ends while held is delivered whole, as if committed at its
+// stream that ends cleanly while held is delivered whole, as if committed at its
 // end. Only a stream with a route left to fall back to is held: the last
 // route's is committed at its first token. A stream that carries on the
 // caller's output (a continuation, a restart) is never held.

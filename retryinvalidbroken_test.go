@@ -67,3 +67,23 @@ func TestRetryInvalidBrokenAfterEmpty(t *testing.T) {
 		}
 	})
 }
+
+// TestRetryInvalidLastRejectedDelivered: every route's output is
+// rejected; the last one, with no route left to retry, reaches the caller
+// with its rejection, as without RetryInvalid (Policy.RetryInvalid).
+func TestRetryInvalidLastRejectedDelivered(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := router(t, tokenpace.Policy{Validator: func(string) error { return errors.New("rejected") }, RetryInvalid: true},
+			[]simulate.Option{simulate.WithModel("small", &simulate.Fixed{TTFT: 30 * msec, ITL: 10 * msec}),
+				simulate.WithModel("big", &simulate.Fixed{TTFT: 50 * msec, ITL: 20 * msec})},
+			route("small"), route("big"))
+		s := r.NewStreaming(context.Background(), chat("small", 16))
+		text := readAll(t, s)
+		if text == "" || !errors.Is(s.Err(), tokenpace.ErrInvalidOutput) || s.Timing().Target != "big" {
+			t.Errorf("caller got %q, %v (Target %q); want big's rejected text and ErrInvalidOutput", text, s.Err(), s.Timing().Target)
+		}
+		if got := outcomes(s.Timing()); !slices.Equal(got, []tokenpace.Outcome{tokenpace.OutcomeInvalid, tokenpace.OutcomeInvalid}) {
+			t.Errorf("outcomes %v, want both invalid", got)
+		}
+	})
+}
