@@ -223,9 +223,9 @@ type Affinity struct {
 // are cancelled then.
 //
 // A stream is committed at the first of its conditions that holds; a
-// stream that ends cleanly while held is delivered whole, as if committed at its
-// end. Only a stream with a route left to fall back to is held: the last
-// route's is committed at its first token. A stream that carries on the
+// stream that ends cleanly while held is delivered whole, as if
+// committed at its end. Only a stream with a route left to fall back to
+// is held: the last route's is committed at its first token. A stream that carries on the
 // caller's output (a continuation, a restart) is never held.
 //
 // The caller's TTFT is then the time to the first token it received: the
