@@ -54,9 +54,10 @@ func TestRetryInvalidBrokenAfterEmpty(t *testing.T) {
 		first, second := route("small"), route("big")
 		first.Options = []option.RequestOption{replaced(empty)}
 		second.Options = []option.RequestOption{withFault("truncated;after=3")}
-		sopts := []simulate.Option{simulate.WithModel("small", &simulate.Fixed{TTFT: 30 * msec, ITL: 10 * msec}),
-			simulate.WithModel("big", &simulate.Fixed{TTFT: 50 * msec, ITL: 20 * msec})}
 		for _, retry := range []bool{false, true} {
+			// A simulator of its own each time: its models keep state.
+			sopts := []simulate.Option{simulate.WithModel("small", &simulate.Fixed{TTFT: 30 * msec, ITL: 10 * msec}),
+				simulate.WithModel("big", &simulate.Fixed{TTFT: 50 * msec, ITL: 20 * msec})}
 			r := router(t, tokenpace.Policy{Validator: func(string) error { return nil }, RetryInvalid: retry}, sopts, first, second)
 			s := r.NewStreaming(context.Background(), chat("small", 16))
 			text := readAll(t, s)
