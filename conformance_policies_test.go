@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"maps"
 	"net/http"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -98,6 +100,14 @@ var conformancePolicies = []conformancePolicy{
 	}},
 }
 
+// racePolicies returns the policies the i-th fixture in name order is
+// replayed under with the race detector on: the two that combine them all
+// (the last two of conformancePolicies), and one of the others in turn.
+func racePolicies(i int) []conformancePolicy {
+	single := conformancePolicies[:len(conformancePolicies)-2]
+	return []conformancePolicy{single[i%len(single)], conformancePolicies[len(conformancePolicies)-2], conformancePolicies[len(conformancePolicies)-1]}
+}
+
 // slowSecond is secondRoute answering only after wait: a hedge started on
 // it loses to a first route that answers within the fixture's time.
 func slowSecond(wait time.Duration) http.HandlerFunc {
@@ -153,8 +163,18 @@ func callConformance(ctx context.Context, fx conformance, c *tokenpace.Client, r
 // caller received. A broken or empty one gives the text so far and the
 // Client's error, or falls back to the second route's answer alone (where
 // nothing reached the caller yet): never two routes' text glued.
+//
+// Under the race detector, which makes the replay several times slower,
+// each fixture meets the two combined policies and one other, in turn by
+// the fixture's place in name order (racePolicies); CI replays the whole
+// matrix without it.
 func TestConformancePolicies(t *testing.T) {
-	for name, fx := range loadConformance(t) {
+	all := loadConformance(t)
+	for i, name := range slices.Sorted(maps.Keys(all)) {
+		fx, policies := all[name], conformancePolicies
+		if tokenpace.RaceEnabled {
+			policies = racePolicies(i)
+		}
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				last := ms(fx.HeadersMS)
@@ -167,7 +187,7 @@ func TestConformancePolicies(t *testing.T) {
 				}))
 				c := tokenpace.NewClient(openaiClient(url, hc))
 				base := callConformance(context.Background(), fx, c, nil)
-				for _, pol := range conformancePolicies {
+				for _, pol := range policies {
 					r, err := tokenpace.NewRouter(c, pol.policy(last),
 						tokenpace.Route{Name: "first", Model: fx.Request.Body.Model}, route("second"))
 					if err != nil {
