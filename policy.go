@@ -49,7 +49,7 @@ type Policy struct {
 	// vLLM's guided_json, guided_regex, guided_grammar, guided_choice and
 	// structured_outputs, llama.cpp's json_schema and grammar, SGLang's
 	// regex and ebnf, a response_format of SGLang's and vLLM's type
-	// structural_tag or of TGI's json or regex; one the
+	// structural_tag, of TGI's json or regex or of Fireworks' grammar; one the
 	// server applies on its own cannot be seen), is restarted instead (a continuation carries one choice's text
 	// only, after the prompt): the next route
 	// answers from the start and Stream.Restarted tells the caller (see

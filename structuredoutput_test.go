@@ -121,6 +121,7 @@ func TestExtraConstraintRestarts(t *testing.T) {
 		{name: "chat SGLang ebnf", extra: map[string]any{"ebnf": `root ::= "{" [^}]* "}"`}, kind: tokenpace.AttemptRestart},
 		{name: "completion SGLang regex", api: tokenpace.APICompletions, extra: map[string]any{"regex": `\{.*\}`}, kind: tokenpace.AttemptRestart},
 		{name: "chat WithJSONSet structural_tag", opts: []option.RequestOption{option.WithJSONSet("response_format", map[string]any{"type": "structural_tag", "format": map[string]any{"type": "const_string", "value": person}})}, kind: tokenpace.AttemptRestart},
+		{name: "chat WithJSONSet Fireworks grammar", opts: []option.RequestOption{option.WithJSONSet("response_format", map[string]any{"type": "grammar", "grammar": `root ::= "{" [^}]* "}"`})}, kind: tokenpace.AttemptRestart},
 		{name: "chat WithJSONSet TGI regex", opts: []option.RequestOption{option.WithJSONSet("response_format", map[string]any{"type": "regex", "value": `\{.*\}`})}, kind: tokenpace.AttemptRestart},
 		{name: "chat WithJSONSet guided_json", opts: []option.RequestOption{option.WithJSONSet("guided_json", schema)}, kind: tokenpace.AttemptRestart},
 		{name: "chat WithJSONSet structured_outputs", opts: []option.RequestOption{option.WithJSONSet("structured_outputs.regex", `\{.*\}`)}, kind: tokenpace.AttemptRestart},

@@ -59,7 +59,9 @@ func constrainedExtras(extra map[string]any) bool {
 //   - response_format of type json_schema or json_object, or of a type
 //     another server constrains with: structural_tag (SGLang's
 //     StructuralTagResponseFormat, vLLM's), json and regex (TGI's
-//     GrammarType, its value the schema or the pattern);
+//     GrammarType, its value the schema or the pattern), and grammar
+//     (Fireworks' grammar mode, its GBNF in "grammar":
+//     docs.fireworks.ai, structured-responses/structured-output-grammar-based);
 //     and a Responses request's text.format of type json_schema or
 //     json_object.
 //
@@ -105,10 +107,11 @@ func jsonFormat(typ string) bool { return typ == "json_schema" || typ == "json_o
 
 // constrainingFormat reports whether a chat or completions request's
 // response_format of type typ constrains the answer's form: JSON's types
-// (see jsonFormat), and those of SGLang, vLLM and TGI (see Constrained).
+// (see jsonFormat), and those of SGLang, vLLM, TGI and Fireworks (see
+// Constrained).
 func constrainingFormat(typ string) bool {
 	switch typ {
-	case "structural_tag", "json", "regex":
+	case "structural_tag", "json", "regex", "grammar":
 		return true
 	}
 	return jsonFormat(typ)

@@ -23,12 +23,13 @@ func TestConstrained(t *testing.T) {
 		{`{"model":"m","json_schema":{}}`, true},
 		{`{"model":"m","grammar":"root ::= \"a\""}`, true},
 		{`{"model":"m","grammar":""}`, false},
-		{`{"model":"m","regex":"\\d{3}-\\d{4}"}`, true},                                     // SGLang
-		{`{"model":"m","ebnf":"root ::= \"yes\" | \"no\""}`, true},                          // SGLang
-		{`{"model":"m","regex":null,"ebnf":""}`, false},                                     // SGLang's defaults
-		{`{"model":"m","response_format":{"type":"structural_tag","format":{}}}`, true},     // SGLang, vLLM
-		{`{"model":"m","response_format":{"type":"json","value":{"type":"object"}}}`, true}, // TGI
-		{`{"model":"m","response_format":{"type":"regex","value":"\\d+"}}`, true},           // TGI
+		{`{"model":"m","regex":"\\d{3}-\\d{4}"}`, true},                                                    // SGLang
+		{`{"model":"m","ebnf":"root ::= \"yes\" | \"no\""}`, true},                                         // SGLang
+		{`{"model":"m","regex":null,"ebnf":""}`, false},                                                    // SGLang's defaults
+		{`{"model":"m","response_format":{"type":"structural_tag","format":{}}}`, true},                    // SGLang, vLLM
+		{`{"model":"m","response_format":{"type":"json","value":{"type":"object"}}}`, true},                // TGI
+		{`{"model":"m","response_format":{"type":"regex","value":"\\d+"}}`, true},                          // TGI
+		{`{"model":"m","response_format":{"type":"grammar","grammar":"root ::= \"yes\" | \"no\""}}`, true}, // Fireworks
 		{`{"model":"m","guided_json":null}`, false},
 		{`{"model":"m","response_format":{"type":"json_object"}}`, true},
 		{`{"model":"m","response_format":{"type":"text"}}`, false},
