@@ -21,8 +21,13 @@ import "net/http"
 // answer on discuss.google.dev/t/5611). Sent again, the same body fails
 // the same limit; counted by a breaker, a few such requests open it on a
 // route that is well. A policy on the response flow, which checks the
-// server's JSON answer, fails under the same code; Apigee's docs attach
-// it to the request, and no streamed answer is JSON it could check.
+// server's JSON answer, fails under the same code, and with 500 whatever
+// the organization sets (the same answer of Google's): a non-streamed
+// answer (New) past its limits is refused so after the server answered.
+// Nothing in the fault tells the two flows apart, so that refusal reads
+// as the request's too: sent once, not counted, and a Router asks its
+// next route, whose gateway may check nothing. Sent again it would ask
+// the model for another whole answer, as long as the first.
 
 // apigeeThreatRefused is the errorcode of a JSONThreatProtection
 // policy's failure.
