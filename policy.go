@@ -47,8 +47,8 @@ type Policy struct {
 	// or a constraint set in the request beside the typed parameters,
 	// with param.SetExtraFields, option.WithJSONSet or a middleware:
 	// vLLM's guided_json, guided_regex, guided_grammar, guided_choice and
-	// structured_outputs, llama.cpp's json_schema and grammar, SGLang's
-	// regex and ebnf, a response_format of SGLang's and vLLM's type
+	// structured_outputs (the first four inside NVIDIA NIM's nvext too),
+	// llama.cpp's json_schema and grammar, SGLang's regex and ebnf, a response_format of SGLang's and vLLM's type
 	// structural_tag, of TGI's json or regex or of Fireworks' grammar; one the
 	// server applies on its own cannot be seen), is restarted instead (a continuation carries one choice's text
 	// only, after the prompt): the next route

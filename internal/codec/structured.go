@@ -51,6 +51,10 @@ func constrainedExtras(extra map[string]any) bool {
 //     regex, choice, grammar, json_object or structural_tag: its
 //     "Structured Outputs" documentation lists them as the extra
 //     parameters of its Completions and Chat API;
+//   - NVIDIA NIM's guided_json, guided_regex, guided_choice and
+//     guided_grammar inside its "nvext" extension of the OpenAI request
+//     (docs.nvidia.com/nim/large-language-models/1.5.0,
+//     structured-generation; later NIMs read vLLM's own at the top);
 //   - llama.cpp's json_schema and grammar: its server's README lists
 //     them among the options of grammar-based sampling;
 //   - SGLang's regex and ebnf, beside json_schema, the extra parameters
@@ -86,6 +90,13 @@ func constrains(key string, v gjson.Result) bool {
 	switch key {
 	case "guided_json", "guided_regex", "guided_grammar", "guided_choice", "json_schema", "grammar", "regex", "ebnf":
 		return true
+	case "nvext":
+		for _, m := range []string{"guided_json", "guided_regex", "guided_choice", "guided_grammar"} {
+			if constrains(m, v.Get(m)) {
+				return true
+			}
+		}
+		return false
 	case "structured_outputs":
 		for _, m := range []string{"json", "regex", "choice", "grammar", "structural_tag"} {
 			if f := v.Get(m); f.Exists() && f.Type != gjson.Null {

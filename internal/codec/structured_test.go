@@ -30,6 +30,9 @@ func TestConstrained(t *testing.T) {
 		{`{"model":"m","response_format":{"type":"json","value":{"type":"object"}}}`, true},                // TGI
 		{`{"model":"m","response_format":{"type":"regex","value":"\\d+"}}`, true},                          // TGI
 		{`{"model":"m","response_format":{"type":"grammar","grammar":"root ::= \"yes\" | \"no\""}}`, true}, // Fireworks
+		{`{"model":"m","nvext":{"guided_json":{"type":"object"}}}`, true},                                  // NVIDIA NIM
+		{`{"model":"m","nvext":{"guided_choice":["a","b"]}}`, true},                                        // NVIDIA NIM
+		{`{"model":"m","nvext":{"guided_json":null,"repetition_penalty":1.1}}`, false},
 		{`{"model":"m","guided_json":null}`, false},
 		{`{"model":"m","response_format":{"type":"json_object"}}`, true},
 		{`{"model":"m","response_format":{"type":"text"}}`, false},
