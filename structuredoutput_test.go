@@ -95,8 +95,10 @@ func checkStructured(t *testing.T, err error, text string, tm *tokenpace.Timing,
 
 // A constraint on the answer's form that a server reads beside
 // openai-go's typed parameters (vLLM's guided_json, guided_regex,
-// guided_grammar, guided_choice and structured_outputs, llama.cpp's
-// json_schema and grammar), set as an extra field of the parameters or
+// guided_grammar, guided_choice and structured_outputs, the first four
+// inside NVIDIA NIM's nvext too, llama.cpp's json_schema and grammar,
+// SGLang's regex and ebnf, a response_format of type structural_tag,
+// TGI's json or regex, or Fireworks' grammar), set as an extra field of the parameters or
 // with option.WithJSONSet, makes the answer restarted, not continued, as
 // response_format does: the next route would begin the constrained form
 // anew after the caller's half of it. A field that constrains nothing
