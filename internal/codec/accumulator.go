@@ -37,6 +37,7 @@ type Accumulator struct {
 	tools    ToolSlots
 	audio    audioChoices
 	custom   customCalls
+	legacy   functionCalls
 	extras   messageExtras
 	// finish is each choice's finish reason as the server gave it (as
 	// openai-go's accumulator holds it), by choice index: Completion
@@ -87,9 +88,9 @@ func itemHeld(ev *Event) int64 {
 }
 
 // heldBy returns what c adds to an accumulation, in bytes as the server
-// sent it: each choice's text, refusal, tool calls, log-probabilities
-// (a token's entry some 100 bytes with its own), audio and extra fields
-// (reasoning).
+// sent it: each choice's text, refusal, tool calls, legacy function
+// call, log-probabilities (a token's entry some 100 bytes with its own),
+// audio and extra fields (reasoning).
 func heldBy(c *openai.ChatCompletionChunk) int64 {
 	var n int
 	for i := range c.Choices {
@@ -100,6 +101,8 @@ func heldBy(c *openai.ChatCompletionChunk) int64 {
 			tc := &d.ToolCalls[j]
 			n += len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments)
 		}
+		//lint:ignore SA1019 servers still stream legacy function calls
+		n += len(d.FunctionCall.Name) + len(d.FunctionCall.Arguments)
 		for _, f := range d.JSON.ExtraFields {
 			n += len(f.Raw())
 		}
@@ -167,6 +170,7 @@ func (a *Accumulator) Add(ev *Event) bool {
 	}
 	if ev.ToolCall {
 		a.custom.add(add)
+		a.legacy.add(add)
 	}
 	a.extras.add(c)
 	if ev.HasUsage && ev.Usage.Trusted() {
@@ -266,7 +270,8 @@ func (a *Accumulator) end(e *End) {
 // audio its deltas streamed, if any, its reasoning and images in its
 // JSON.ExtraFields (see messageExtras), its tool calls typed ("function"
 // when the server gave no type, "custom" with the name and input of a
-// custom tool's call: see functionTypes), the calls PLaMo wrote as its
+// custom tool's call: see functionTypes), its legacy function call, of a
+// choice that streamed one and no tool calls (see functionCalls), the calls PLaMo wrote as its
 // template's markup in the text made calls when the request offered
 // them (see plamoCalls), gpt-oss's channels written as text split into
 // reasoning, text and calls (see harmonyChannels), the "{}" a relay put before a
@@ -286,6 +291,7 @@ func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 	}
 	a.audio.setOn(c)
 	a.custom.setOn(c)
+	a.legacy.setOn(c)
 	a.extras.setOn(c)
 	plamoCalls(c, a.Offered)
 	harmonyChannels(c, a.Offered)
