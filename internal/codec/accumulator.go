@@ -275,7 +275,8 @@ func (a *Accumulator) end(e *End) {
 // template's markup in the text made calls when the request offered
 // them (see plamoCalls), gpt-oss's channels written as text split into
 // reasoning, text and calls (see harmonyChannels), the "{}" a relay put before a
-// call's arguments dropped (see emptyObjectArgs), its one choice that used every
+// call's arguments dropped (see emptyObjectArgs), the arguments a server
+// sent again whole after a part of them kept once (see restartedArguments), its one choice that used every
 // token allowed finished for "length" (see lengthFinish), and each other
 // choice that streamed tool calls finished for "tool_calls" even when its
 // server said "stop", unless the server ran them itself (see
@@ -297,6 +298,7 @@ func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 	harmonyChannels(c, a.Offered)
 	functionTypes(c)
 	emptyObjectArgs(c)
+	restartedArguments(c)
 	lengthFinish(c, a.Limit, a.outputs)
 	openAIFinish(c)
 	toolCallsFinish(c, !a.ranTools)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/openai/openai-go/v3"
 )
@@ -67,4 +68,61 @@ func restates(soFar, piece string) bool {
 	}
 	b := bytes.TrimLeft([]byte(soFar), " \t\r\n")
 	return len(b) > 0 && (b[0] == '{' || b[0] == '[') && json.Valid(b)
+}
+
+// A call's whole arguments sent again after a part of them.
+//
+// vLLM flushes, at the end of a stream, the arguments its tool parser
+// parsed but did not stream, appended to the final delta's own (vllm/
+// parser/abstract_parser.py, _append_unstreamed_tool_args, since
+// vllm-project/vllm#44017): the parsed arguments as json.dumps writes
+// them, less what the parser recorded as streamed. A parser that keeps
+// its progress elsewhere, as xlam's does (vllm-project/vllm#51697), has
+// recorded nothing, and the whole arguments come after what it streamed:
+// `{` and then the whole object, or the whole object twice, by the step
+// at which the arguments closed. Joined, they are no JSON, and the call
+// cannot be run. Arguments that are no JSON, made of a part of a whole
+// JSON object followed by that object, from its start, are that object:
+// restartedArguments keeps it. Only a choice the server finished is
+// read so, once its every delta came.
+
+// restartedArguments gives each call of c's finished choices whose
+// arguments are a start of one whole JSON object, then that object, the
+// object alone.
+func restartedArguments(c *openai.ChatCompletion) {
+	for i := range c.Choices {
+		if c.Choices[i].FinishReason == "" {
+			continue
+		}
+		calls := c.Choices[i].Message.ToolCalls
+		for j := range calls {
+			if w, ok := restartedObject(calls[j].Function.Arguments); ok {
+				calls[j].Function.Arguments = w
+			}
+		}
+	}
+}
+
+// restartedObject returns the whole JSON object w when args, but for
+// white space at its end, is a start of w then w, and args itself is no
+// JSON. It looks for w only where a "{" follows what would be its start
+// again, so that arguments of any other form cost a scan of their bytes.
+func restartedObject(args string) (w string, ok bool) {
+	t := strings.TrimRight(args, " \t\r\n")
+	if len(t) < 3 || t[0] != '{' || t[len(t)-1] != '}' {
+		return "", false
+	}
+	for i := 1; 2*i <= len(t); i++ {
+		if t[i] != '{' || !strings.HasPrefix(t[i:], t[:i]) {
+			continue
+		}
+		if !json.Valid([]byte(t[i:])) {
+			continue
+		}
+		if json.Valid([]byte(t)) {
+			return "", false
+		}
+		return t[i:], true
+	}
+	return "", false
 }

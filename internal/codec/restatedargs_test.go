@@ -2,6 +2,7 @@ package codec
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
@@ -54,5 +55,82 @@ func TestRestatedArguments(t *testing.T) {
 				t.Errorf("accumulated calls = %+v, want one get_weather(%s)", calls, tt.want)
 			}
 		})
+	}
+}
+
+// TestRestartedArguments feeds a call's argument pieces through an
+// Accumulator, then a finish chunk and a usage chunk, and checks the
+// accumulated arguments at the finish and at the end: a start of one
+// whole JSON object then that object (vLLM's end-of-stream flush after
+// xlam's parser: vllm-project/vllm#51697) is the object once; arguments
+// that are JSON, or no JSON of that form, stay as they came; a choice not
+// yet finished keeps its arguments as they are so far.
+func TestRestartedArguments(t *testing.T) {
+	const w = `{"city": "Orlando", "state": "FL"}`
+	tests := []struct {
+		name         string
+		pieces       []string
+		want, before string // at the end, and before the finish
+	}{
+		{"xlam: a brace, then the whole", []string{"{" + w}, w, "{" + w},
+		{"xlam: a brace, the rest, then the whole", []string{"{", w[1:] + w}, w, w + w},
+		{"a longer start, then the whole", []string{`{"city": "Orl`, `ando", "state": "FL"}` + w}, w, `{"city": "Orlando", "state": "FL"}` + w},
+		{"an empty object twice (emptyObjectArgs already)", []string{"{}{}"}, "{}", "{}"},
+		{"trailing white space", []string{"{" + w + "\n"}, w, "{" + w + "\n"},
+		{"whole JSON whose inner object starts like it", []string{`{"a": {"a": 1}}`}, `{"a": {"a": 1}}`, `{"a": {"a": 1}}`},
+		{"two different objects", []string{`{"a": 1}{"b": 2}`}, `{"a": 1}{"b": 2}`, `{"a": 1}{"b": 2}`},
+		{"a start that is not the object's", []string{`{"city": "Rome`, w}, `{"city": "Rome` + w, `{"city": "Rome` + w},
+		{"cut arguments", []string{`{"city": "Orl`}, `{"city": "Orl`, `{"city": "Orl`},
+		{"a nested object restarted", []string{`{"a": {`, `"b": 1}}`}, `{"a": {"b": 1}}`, `{"a": {"b": 1}}`},
+	}
+	chat := Chat(openai.ChatCompletionNewParams{}, true)
+	add := func(t *testing.T, a *Accumulator, data string) {
+		t.Helper()
+		ev, err := chat.Decode([]byte(data))
+		if err != nil {
+			t.Fatalf("Decode(%s): %v", data, err)
+		}
+		if !a.Add(&ev) {
+			t.Fatalf("Add refused %s", data)
+		}
+	}
+	args := func(a *Accumulator) string {
+		calls := a.Completion().Choices[0].Message.ToolCalls
+		if len(calls) != 1 {
+			return fmt.Sprintf("%d calls", len(calls))
+		}
+		return calls[0].Function.Arguments
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var a Accumulator
+			add(t, &a, `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"get_weather"}}]}}]}`)
+			for _, p := range tt.pieces {
+				add(t, &a, fmt.Sprintf(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":%q}}]}}]}`, p))
+			}
+			if got := args(&a); got != tt.before {
+				t.Errorf("before the finish: arguments %q, want %q as they came", got, tt.before)
+			}
+			add(t, &a, `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`)
+			if got := args(&a); got != tt.want {
+				t.Errorf("at the finish: arguments %q, want %q", got, tt.want)
+			}
+			add(t, &a, `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":5,"total_tokens":14}}`)
+			if got := args(&a); got != tt.want {
+				t.Errorf("after the usage chunk: arguments %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// BenchmarkRestartedObject is the end-of-stream look at a call's
+// arguments of 4 KiB that are one JSON object, as most are.
+func BenchmarkRestartedObject(b *testing.B) {
+	args := `{"path": "main.go", "content": "` + strings.Repeat(`func f() { return }\n`, 200) + `"}`
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := restartedObject(args); ok {
+			b.Fatal("whole arguments read as restarted")
+		}
 	}
 }
