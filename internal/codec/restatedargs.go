@@ -72,26 +72,33 @@ func restates(soFar, piece string) bool {
 
 // A call's whole arguments sent again after a part of them.
 //
-// vLLM flushes, at the end of a stream, the arguments its tool parser
-// parsed but did not stream, appended to the final delta's own (vllm/
-// parser/abstract_parser.py, _append_unstreamed_tool_args, since
-// vllm-project/vllm#44017): the parsed arguments as json.dumps writes
-// them, less what the parser recorded as streamed. A parser that keeps
-// its progress elsewhere, as xlam's does (vllm-project/vllm#51697), has
-// recorded nothing, and the whole arguments come after what it streamed:
-// `{` and then the whole object, or the whole object twice, by the step
-// at which the arguments closed. Joined, they are no JSON, and the call
-// cannot be run. Arguments that are no JSON, made of a part of a whole
-// JSON object followed by that object, from its start, are that object:
-// restartedArguments keeps it. Only a choice the server finished is
-// read so, once its every delta came.
+// Servers that stream a tool parser's output send, at the end of a
+// stream, the arguments the parser parsed but did not stream: the parsed
+// arguments as json.dumps writes them, less what the parser recorded as
+// streamed. Where that record is not a start of json.dumps' text, the
+// whole arguments come after what was streamed. vLLM's xlam parser keeps
+// its progress elsewhere, and vLLM appends the whole arguments to the
+// final delta (vllm/parser/abstract_parser.py,
+// _append_unstreamed_tool_args, since vllm-project/vllm#44017;
+// vllm-project/vllm#51697): `{` and then the whole object, or the whole
+// object twice, by the step at which the arguments closed. Before #44017
+// vLLM sent expected_call.replace(actual_call, "", 1) in place of the
+// final delta, the whole arguments when what was streamed is written
+// without json.dumps' spaces, as its GLM-4 parser streamed them
+// (vllm-project/vllm#36410, #37385: `{"location":"大连市"` and then
+// `{"location": "大连市"}`). Joined, they are no JSON, and the call
+// cannot be run. Arguments that are no JSON, made of a start of a whole
+// JSON object (but for white space between its tokens) followed by that
+// object, are that object: restartedArguments keeps it. Only a choice
+// the server finished is read so, once its every delta came, and not
+// one cut at its token limit, whose arguments may end anywhere.
 
 // restartedArguments gives each call of c's finished choices whose
 // arguments are a start of one whole JSON object, then that object, the
 // object alone.
 func restartedArguments(c *openai.ChatCompletion) {
 	for i := range c.Choices {
-		if c.Choices[i].FinishReason == "" {
+		if f := c.Choices[i].FinishReason; f == "" || f == "length" {
 			continue
 		}
 		calls := c.Choices[i].Message.ToolCalls
@@ -103,6 +110,11 @@ func restartedArguments(c *openai.ChatCompletion) {
 	}
 }
 
+// maxRestartTries bounds the candidates restartedObject checks for JSON,
+// so that arguments made to hold many look no more than a few times at
+// their bytes.
+const maxRestartTries = 4
+
 // restartedObject returns the whole JSON object w when args, but for
 // white space at its end, is a start of w then w, and args itself is no
 // JSON. It looks for w only where a "{" follows what would be its start
@@ -112,10 +124,12 @@ func restartedObject(args string) (w string, ok bool) {
 	if len(t) < 3 || t[0] != '{' || t[len(t)-1] != '}' {
 		return "", false
 	}
-	for i := 1; 2*i <= len(t); i++ {
-		if t[i] != '{' || !strings.HasPrefix(t[i:], t[:i]) {
+	tries := 0
+	for i := 1; i < len(t)-1 && tries < maxRestartTries; i++ {
+		if t[i] != '{' || !startsLike(t[i:], t[:i]) {
 			continue
 		}
+		tries++
 		if !json.Valid([]byte(t[i:])) {
 			continue
 		}
@@ -126,3 +140,39 @@ func restartedObject(args string) (w string, ok bool) {
 	}
 	return "", false
 }
+
+// startsLike reports whether w begins with the JSON text a, white space
+// between tokens aside: `{"a":"b"` begins `{"a": "b"}`.
+func startsLike(w, a string) bool {
+	i, j := 0, 0
+	inString, escaped := false, false
+	for {
+		if !inString {
+			for i < len(a) && isJSONSpace(a[i]) {
+				i++
+			}
+			for j < len(w) && isJSONSpace(w[j]) {
+				j++
+			}
+		}
+		if i == len(a) {
+			return true
+		}
+		if j == len(w) || a[i] != w[j] {
+			return false
+		}
+		switch c := a[i]; {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		}
+		i++
+		j++
+	}
+}
+
+// isJSONSpace reports whether c is white space between JSON tokens.
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

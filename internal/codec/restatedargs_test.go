@@ -82,6 +82,9 @@ func TestRestartedArguments(t *testing.T) {
 		{"a start that is not the object's", []string{`{"city": "Rome`, w}, `{"city": "Rome` + w, `{"city": "Rome` + w},
 		{"cut arguments", []string{`{"city": "Orl`}, `{"city": "Orl`, `{"city": "Orl`},
 		{"a nested object restarted", []string{`{"a": {`, `"b": 1}}`}, `{"a": {"b": 1}}`, `{"a": {"b": 1}}`},
+		{"GLM-4 on vLLM 0.17: compact, then json.dumps' whole", []string{`{"location":"`, `大连市"`, `{"location": "大连市"}`}, `{"location": "大连市"}`, `{"location":"大连市"{"location": "大连市"}`},
+		{"spaces inside a string are the string's", []string{`{"a":"x y"`, `{"a": "xy"}`}, `{"a":"x y"{"a": "xy"}`, `{"a":"x y"{"a": "xy"}`},
+		{"an escaped quote inside a string", []string{`{"a":"say \"hi\""`, `{"a": "say \"hi\""}`}, `{"a": "say \"hi\""}`, `{"a":"say \"hi\""{"a": "say \"hi\""}`},
 	}
 	chat := Chat(openai.ChatCompletionNewParams{}, true)
 	add := func(t *testing.T, a *Accumulator, data string) {
@@ -101,13 +104,17 @@ func TestRestartedArguments(t *testing.T) {
 		}
 		return calls[0].Function.Arguments
 	}
+	feed := func(t *testing.T, a *Accumulator, pieces []string) {
+		t.Helper()
+		add(t, a, `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"get_weather"}}]}}]}`)
+		for _, p := range pieces {
+			add(t, a, fmt.Sprintf(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":%q}}]}}]}`, p))
+		}
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var a Accumulator
-			add(t, &a, `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"get_weather"}}]}}]}`)
-			for _, p := range tt.pieces {
-				add(t, &a, fmt.Sprintf(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":%q}}]}}]}`, p))
-			}
+			feed(t, &a, tt.pieces)
 			if got := args(&a); got != tt.before {
 				t.Errorf("before the finish: arguments %q, want %q as they came", got, tt.before)
 			}
@@ -118,6 +125,13 @@ func TestRestartedArguments(t *testing.T) {
 			add(t, &a, `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":5,"total_tokens":14}}`)
 			if got := args(&a); got != tt.want {
 				t.Errorf("after the usage chunk: arguments %q, want %q", got, tt.want)
+			}
+			// Cut at its token limit, a choice's arguments stay as they came.
+			var cut Accumulator
+			feed(t, &cut, tt.pieces)
+			add(t, &cut, `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"length"}]}`)
+			if got := args(&cut); got != tt.before {
+				t.Errorf("finished for \"length\": arguments %q, want %q as they came", got, tt.before)
 			}
 		})
 	}
