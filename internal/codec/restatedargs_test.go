@@ -82,7 +82,7 @@ func TestRestartedArguments(t *testing.T) {
 		{"a start that is not the object's", []string{`{"city": "Rome`, w}, `{"city": "Rome` + w, `{"city": "Rome` + w},
 		{"cut arguments", []string{`{"city": "Orl`}, `{"city": "Orl`, `{"city": "Orl`},
 		{"a nested object restarted", []string{`{"a": {`, `"b": 1}}`}, `{"a": {"b": 1}}`, `{"a": {"b": 1}}`},
-		{"GLM-4 on vLLM 0.17: compact, then json.dumps' whole", []string{`{"location":"`, `大连市"`, `{"location": "大连市"}`}, `{"location": "大连市"}`, `{"location":"大连市"{"location": "大连市"}`},
+		{"GLM-4 on vLLM before #44017: compact, then json.dumps' whole", []string{`{"location":"`, `大连市"`, `{"location": "大连市"}`}, `{"location": "大连市"}`, `{"location":"大连市"{"location": "大连市"}`},
 		{"spaces inside a string are the string's", []string{`{"a":"x y"`, `{"a": "xy"}`}, `{"a":"x y"{"a": "xy"}`, `{"a":"x y"{"a": "xy"}`},
 		{"an escaped quote inside a string", []string{`{"a":"say \"hi\""`, `{"a": "say \"hi\""}`}, `{"a": "say \"hi\""}`, `{"a":"say \"hi\""{"a": "say \"hi\""}`},
 	}
