@@ -299,8 +299,8 @@ func (a *Accumulator) Completion() *openai.ChatCompletionAccumulator {
 	functionTypes(c)
 	emptyObjectArgs(c)
 	lengthFinish(c, a.Limit, a.outputs)
-	restartedArguments(c)
 	openAIFinish(c)
+	restartedArguments(c)
 	toolCallsFinish(c, !a.ranTools)
 	noCallsFinish(c)
 	return &a.Acc

@@ -91,14 +91,20 @@ func restates(soFar, piece string) bool {
 // JSON object (but for white space between its tokens) followed by that
 // object, are that object: restartedArguments keeps it. Only a choice
 // the server finished is read so, once its every delta came, and not
-// one cut at its token limit, whose arguments may end anywhere.
+// one cut at its token limit or by a filter, whose arguments may end
+// anywhere. The caller's chunks, as Current gives them, keep what the
+// server sent: a caller that adds up the deltas itself gets the
+// arguments twice where Accumulated has them once.
 
 // restartedArguments gives each call of c's finished choices whose
 // arguments are a start of one whole JSON object, then that object, the
-// object alone.
+// object alone. It reads the finish reasons under OpenAI's names (see
+// openAIFinish): a choice cut at its token limit or by a filter keeps its
+// arguments as they came, whatever word its server gave the cut
+// ("max_tokens", "model_context_window_exceeded").
 func restartedArguments(c *openai.ChatCompletion) {
 	for i := range c.Choices {
-		if f := c.Choices[i].FinishReason; f == "" || f == "length" {
+		if f := c.Choices[i].FinishReason; f == "" || f == "length" || f == "content_filter" {
 			continue
 		}
 		calls := c.Choices[i].Message.ToolCalls

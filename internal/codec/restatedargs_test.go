@@ -84,6 +84,7 @@ func TestRestartedArguments(t *testing.T) {
 		{"a nested object restarted", []string{`{"a": {`, `"b": 1}}`}, `{"a": {"b": 1}}`, `{"a": {"b": 1}}`},
 		{"GLM-4 on vLLM before #44017: compact, then json.dumps' whole", []string{`{"location":"`, `大连市"`, `{"location": "大连市"}`}, `{"location": "大连市"}`, `{"location":"大连市"{"location": "大连市"}`},
 		{"spaces inside a string are the string's", []string{`{"a":"x y"`, `{"a": "xy"}`}, `{"a":"x y"{"a": "xy"}`, `{"a":"x y"{"a": "xy"}`},
+		{"cut after an inner object that starts like the outer", []string{`{"query": {"query": "x"}`}, `{"query": "x"}`, `{"query": {"query": "x"}`},
 		{"an escaped quote inside a string", []string{`{"a":"say \"hi\""`, `{"a": "say \"hi\""}`}, `{"a": "say \"hi\""}`, `{"a":"say \"hi\""{"a": "say \"hi\""}`},
 	}
 	chat := Chat(openai.ChatCompletionNewParams{}, true)
@@ -126,12 +127,17 @@ func TestRestartedArguments(t *testing.T) {
 			if got := args(&a); got != tt.want {
 				t.Errorf("after the usage chunk: arguments %q, want %q", got, tt.want)
 			}
-			// Cut at its token limit, a choice's arguments stay as they came.
-			var cut Accumulator
-			feed(t, &cut, tt.pieces)
-			add(t, &cut, `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"length"}]}`)
-			if got := args(&cut); got != tt.before {
-				t.Errorf("finished for \"length\": arguments %q, want %q as they came", got, tt.before)
+			// Cut at its token limit or by a filter, a choice's arguments
+			// stay as they came, whatever word its server gives the cut:
+			// CLIProxyAPI's "max_tokens", Z.ai's and new-api's
+			// "model_context_window_exceeded" (see openAIFinishes).
+			for _, finish := range []string{"length", "max_tokens", "model_context_window_exceeded", "MAX_TOKENS", "content_filter"} {
+				var cut Accumulator
+				feed(t, &cut, tt.pieces)
+				add(t, &cut, `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"`+finish+`"}]}`)
+				if got := args(&cut); got != tt.before {
+					t.Errorf("finished for %q: arguments %q, want %q as they came", finish, got, tt.before)
+				}
 			}
 		})
 	}
