@@ -22,7 +22,7 @@ import (
 // as a stream's is (maxLine bounds a line, Cost an event), and gathered
 // as Accumulator gathers a stream: a chat completion's message holds the
 // content, the reasoning (as reasoning_content), the refusal, the tool
-// calls and the audio; a completion's choices their text; a response is the one its
+// calls, a legacy function call and the audio; a completion's choices their text; a response is the one its
 // final event holds. The error is an *Error (a malformed event, one over
 // a bound, an error event, or a stream cut before its answer ended: an
 // event cut short counts as one only if the body ends after it, see
@@ -121,6 +121,10 @@ func (w *chatWhole) json() ([]byte, error) {
 				t.Function, t.Custom = nil, &wholeInput{tc.Custom.Name, tc.Custom.Input}
 			}
 			m.ToolCalls = append(m.ToolCalls, t)
+		}
+		//lint:ignore SA1019 servers still stream legacy function calls
+		if fc := ch.Message.FunctionCall; fc.Name != "" || fc.Arguments != "" {
+			m.FunctionCall = &wholeFunc{fc.Name, fc.Arguments}
 		}
 		out.Choices = append(out.Choices, wholeChatChoice{Index: int64(i), Message: m, FinishReason: ch.FinishReason})
 	}
@@ -242,6 +246,7 @@ type (
 		ReasoningContent string          `json:"reasoning_content,omitempty"`
 		Images           json.RawMessage `json:"images,omitempty"`
 		ToolCalls        []wholeToolCall `json:"tool_calls,omitempty"`
+		FunctionCall     *wholeFunc      `json:"function_call,omitempty"`
 		Audio            *wholeAudio     `json:"audio,omitempty"`
 	}
 	wholeAudio struct {

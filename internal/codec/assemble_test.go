@@ -36,6 +36,22 @@ func TestAssemble(t *testing.T) {
 			t.Errorf("assembled %s", b)
 		}
 	})
+	t.Run("chat legacy function call", func(t *testing.T) {
+		// The legacy functions API's call streamed as function_call
+		// deltas (openai/openai-python#488, openai/openai-node#188): the
+		// whole answer's message holds it, as Accumulated() does.
+		body := ev(`{"id":"d","object":"chat.completion.chunk","created":7,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"role":"assistant","content":null,"function_call":{"name":"get_current_weather","arguments":""}},"finish_reason":null}]}`) +
+			ev(`{"id":"d","object":"chat.completion.chunk","created":7,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"function_call":{"arguments":"{\"location\":"}},"finish_reason":null}]}`) +
+			ev(`{"id":"d","object":"chat.completion.chunk","created":7,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"function_call":{"arguments":" \"Boston\"}"}},"finish_reason":null}]}`) +
+			ev(`{"id":"d","object":"chat.completion.chunk","created":7,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{},"finish_reason":"function_call"}]}`) +
+			"data: [DONE]\n\n"
+		cc, b := assembleChat(t, body)
+		//lint:ignore SA1019 the legacy functions API is what the test reads
+		fc := cc.Choices[0].Message.FunctionCall
+		if fc.Name != "get_current_weather" || fc.Arguments != `{"location": "Boston"}` || cc.Choices[0].FinishReason != "function_call" {
+			t.Errorf("assembled %s, want the message's function_call get_current_weather({\"location\": \"Boston\"})", b)
+		}
+	})
 	t.Run("completion", func(t *testing.T) {
 		body := ev(`{"id":"c","object":"text_completion","model":"m","choices":[{"index":0,"text":"def ","finish_reason":null}]}`) +
 			ev(`{"id":"c","object":"text_completion","model":"m","choices":[{"index":0,"text":"add","finish_reason":"length"}],"usage":{"prompt_tokens":2,"completion_tokens":2,"total_tokens":4}}`)
