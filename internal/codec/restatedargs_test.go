@@ -144,13 +144,31 @@ func TestRestartedArguments(t *testing.T) {
 }
 
 // BenchmarkRestartedObject is the end-of-stream look at a call's
-// arguments of 4 KiB that are one JSON object, as most are.
+// arguments: of 4 KiB and of 64 KiB that are one JSON object holding
+// braces in a string, as most are, and of 64 KiB sent whole again after
+// a "{" (xlam's flush) and after their first half.
 func BenchmarkRestartedObject(b *testing.B) {
-	args := `{"path": "main.go", "content": "` + strings.Repeat(`func f() { return }\n`, 200) + `"}`
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, ok := restartedObject(args); ok {
-			b.Fatal("whole arguments read as restarted")
-		}
+	whole := func(n int) string {
+		return `{"path": "main.go", "content": "` + strings.Repeat(`func f() { return }\n`, n) + `"}`
+	}
+	w := whole(3270)
+	for _, bc := range []struct {
+		name, args string
+		restarted  bool
+	}{
+		{"4KiB whole", whole(200), false},
+		{"64KiB whole", w, false},
+		{"64KiB brace then whole", "{" + w, true},
+		{"64KiB half then whole", w[:len(w)/2] + w, true},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bc.args)))
+			for b.Loop() {
+				if _, ok := restartedObject(bc.args); ok != bc.restarted {
+					b.Fatalf("restartedObject = %v, want %v", ok, bc.restarted)
+				}
+			}
+		})
 	}
 }
