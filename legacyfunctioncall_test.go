@@ -3,6 +3,7 @@ package tokenpace_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"testing"
 	"testing/synctest"
 
@@ -68,4 +69,76 @@ func TestLegacyFunctionCallAccumulated(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestLegacyFunctionCallRestart: a Router whose first route breaks after
+// four of a legacy function call's deltas (the OpenAI fixture's stream
+// cut there) restarts the call on the second route, as it does a tool
+// call: a call cannot be continued. The caller sees Restarted at the
+// second route's first chunk, and Accumulated() holds the second route's
+// call once, not the first's pieces before it.
+func TestLegacyFunctionCallRestart(t *testing.T) {
+	const args = "{\n  \"location\": \"Boston, MA\"\n}"
+	fx := loadConformance(t)["openai-chat-legacy-function-call"]
+	cut := fx.recording
+	cut.Reads = slices.Clone(fx.recording.Reads[:4])
+	synctest.Test(t, func(t *testing.T) {
+		url, hc := serve(t, byModel(map[string]http.Handler{"gpt-4o-mini": replay(cut), "second": replay(fx.recording)}))
+		r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)), tokenpace.Policy{Continue: true},
+			tokenpace.Route{Name: "first", Model: "gpt-4o-mini"}, route("second"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := r.NewStreaming(context.Background(), chat("gpt-4o-mini", 64))
+		var restarted []int
+		var read string // the arguments as a caller adds them up
+		for i := 0; s.Next(); i++ {
+			if s.Restarted() {
+				restarted, read = append(restarted, i), ""
+			}
+			for _, ch := range s.Current().Choices {
+				//lint:ignore SA1019 the legacy functions API is what the test reads
+				read += ch.Delta.FunctionCall.Arguments
+			}
+		}
+		s.Close()
+		if err := s.Err(); err != nil {
+			t.Fatalf("Err() = %v, want nil", err)
+		}
+		var kinds []tokenpace.AttemptKind
+		for _, a := range s.Timing().Attempts {
+			kinds = append(kinds, a.Kind)
+		}
+		if !slices.Equal(kinds, []tokenpace.AttemptKind{tokenpace.AttemptFirst, tokenpace.AttemptRestart}) || !slices.Equal(restarted, []int{4}) {
+			t.Errorf("attempts %v, Restarted at chunks %v; want first and restart, Restarted at chunk 4", kinds, restarted)
+		}
+		ch := s.Accumulated().Choices[0]
+		//lint:ignore SA1019 the legacy functions API is what the test reads
+		if fc := ch.Message.FunctionCall; fc.Arguments != args || read != args || ch.FinishReason != "function_call" {
+			t.Errorf("Accumulated() = arguments %q, finish %q, the caller's own %q; want %q once, \"function_call\"", fc.Arguments, ch.FinishReason, read, args)
+		}
+	})
+}
+
+// TestLegacyFunctionCallBesideToolCall: llama-cpp-python streams its call
+// both as tool_calls and as function_call
+// (testdata/conformance/llama-cpp-python-toolchoice-name-every-delta.jsonl):
+// Accumulated() holds it as the tool call alone, and the next request's
+// assistant message carries it once.
+func TestLegacyFunctionCallBesideToolCall(t *testing.T) {
+	fx := loadConformance(t)["llama-cpp-python-toolchoice-name-every-delta"]
+	synctest.Test(t, func(t *testing.T) {
+		url, hc := serve(t, byModel(map[string]http.Handler{fx.Request.Body.Model: replay(fx.recording)}))
+		s := tokenpace.NewClient(openaiClient(url, hc)).NewStreaming(context.Background(), chat(fx.Request.Body.Model, 64))
+		for s.Next() {
+		}
+		s.Close()
+		m := s.Accumulated().Choices[0].Message
+		//lint:ignore SA1019 the legacy functions API is what the test reads
+		fc, pf := m.FunctionCall, m.ToAssistantMessageParam().FunctionCall
+		if s.Err() != nil || len(m.ToolCalls) != 1 || fc.Name != "" || fc.Arguments != "" || pf.Name != "" || pf.Arguments != "" {
+			t.Errorf("Err() = %v, Accumulated() %d tool calls, function_call %q(%q), in the next request %q(%q); want nil, 1, none, none",
+				s.Err(), len(m.ToolCalls), fc.Name, fc.Arguments, pf.Name, pf.Arguments)
+		}
+	})
 }

@@ -85,6 +85,9 @@ func TestRestartedArguments(t *testing.T) {
 		{"GLM-4 on vLLM before #44017: compact, then json.dumps' whole", []string{`{"location":"`, `大连市"`, `{"location": "大连市"}`}, `{"location": "大连市"}`, `{"location":"大连市"{"location": "大连市"}`},
 		{"spaces inside a string are the string's", []string{`{"a":"x y"`, `{"a": "xy"}`}, `{"a":"x y"{"a": "xy"}`, `{"a":"x y"{"a": "xy"}`},
 		{"cut after an inner object that starts like the outer", []string{`{"query": {"query": "x"}`}, `{"query": "x"}`, `{"query": {"query": "x"}`},
+		{"an array twice is no object", []string{`[1, 2][1, 2]`}, `[1, 2][1, 2]`, `[1, 2][1, 2]`},
+		{"a JSON string then the object", []string{`"{\"a\": 1}"{"a": 1}`}, `"{\"a\": 1}"{"a": 1}`, `"{\"a\": 1}"{"a": 1}`},
+		{"free-form text in braces", []string{`{ x := {} }`}, `{ x := {} }`, `{ x := {} }`},
 		{"an escaped quote inside a string", []string{`{"a":"say \"hi\""`, `{"a": "say \"hi\""}`}, `{"a": "say \"hi\""}`, `{"a":"say \"hi\""{"a": "say \"hi\""}`},
 	}
 	chat := Chat(openai.ChatCompletionNewParams{}, true)
@@ -140,6 +143,40 @@ func TestRestartedArguments(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRestartedArgumentsCalls: each call of a finished choice is looked
+// at (xlam's parallel calls, each flushed again), and a choice its server
+// has not finished yet keeps its arguments as they came so far.
+func TestRestartedArgumentsCalls(t *testing.T) {
+	const w0, w1 = `{"city": "Orlando"}`, `{"city": "Tampa"}`
+	chat := Chat(openai.ChatCompletionNewParams{N: openai.Int(2)}, true)
+	var a Accumulator
+	for _, data := range []string{
+		`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"get_weather","arguments":"{"}}]}},{"index":1,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_2","type":"function","function":{"name":"get_weather","arguments":"{"}}]}}]}`,
+		fmt.Sprintf(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":%q}},{"index":1,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":%q}}]},"finish_reason":"tool_calls"},{"index":1,"delta":{"tool_calls":[{"index":0,"function":{"arguments":%q}}]}}]}`, w0, "{"+w1, w0),
+	} {
+		ev, err := chat.Decode([]byte(data))
+		if err != nil {
+			t.Fatalf("Decode(%s): %v", data, err)
+		}
+		if !a.Add(&ev) {
+			t.Fatalf("Add refused %s", data)
+		}
+	}
+	c := a.Completion()
+	var got [][]string
+	for _, ch := range c.Choices {
+		var args []string
+		for _, tc := range ch.Message.ToolCalls {
+			args = append(args, tc.Function.Arguments)
+		}
+		got = append(got, args)
+	}
+	want := [][]string{{w0, w1}, {"{" + w0}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Completion() arguments by choice = %q, want %q", got, want)
 	}
 }
 
