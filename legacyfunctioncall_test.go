@@ -142,3 +142,52 @@ func TestLegacyFunctionCallBesideToolCall(t *testing.T) {
 		}
 	})
 }
+
+// TestLegacyFunctionCallWhole: a whole answer of the legacy functions API
+// (OpenAI's, Azure OpenAI's non-streamed answer to a request with
+// `functions`: content null, the call in message.function_call, finish
+// "function_call"; openai/openai-cookbook#496) is an answer: a Router's
+// New returns it from the first route, where it took the answer, which
+// had no content, tool call or audio, for an empty one and asked the
+// second route (billed twice, the call lost). The same answer sent whole
+// to a streamed request (TabbyAPI's disable_request_streaming: see
+// codec.WholeChat) is the call in Accumulated(), where it was lost.
+func TestLegacyFunctionCallWhole(t *testing.T) {
+	const name, args = "get_current_weather", `{"location": "Boston, MA"}`
+	body := `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":null,"function_call":{"name":"get_current_weather","arguments":"{\"location\": \"Boston, MA\"}"}},"finish_reason":"function_call"}],"usage":{"prompt_tokens":82,"completion_tokens":18,"total_tokens":100}}`
+	synctest.Test(t, func(t *testing.T) {
+		url, hc := serve(t, byModel(map[string]http.Handler{"gpt-4o-mini": jsonAnswer(body), "second": wholeAnswer("second")}))
+		c := tokenpace.NewClient(openaiClient(url, hc))
+		r, err := tokenpace.NewRouter(c, tokenpace.Policy{}, tokenpace.Route{Name: "first", Model: "gpt-4o-mini"}, route("second"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tm *tokenpace.Timing
+		res, err := r.New(context.Background(), chat("gpt-4o-mini", 64), tokenpace.WithTimingInto(&tm))
+		if err != nil || res.Model != "gpt-4o-mini" || len(tm.Attempts) != 1 {
+			t.Fatalf("Router.New() = %v, model %q, %d attempts; want the first route's answer, one attempt", err, res.Model, len(tm.Attempts))
+		}
+		//lint:ignore SA1019 the legacy functions API is what the test reads
+		if fc := res.Choices[0].Message.FunctionCall; fc.Name != name || fc.Arguments != args || res.Choices[0].FinishReason != "function_call" {
+			t.Errorf("Router.New() = function_call %s(%q), finish %q; want %s(%q), \"function_call\"", fc.Name, fc.Arguments, res.Choices[0].FinishReason, name, args)
+		}
+		for _, via := range []string{"Client", "Router"} {
+			var s *tokenpace.Stream[openai.ChatCompletionChunk]
+			if via == "Router" {
+				s = r.NewStreaming(context.Background(), chat("gpt-4o-mini", 64))
+			} else {
+				s = c.NewStreaming(context.Background(), chat("gpt-4o-mini", 64))
+			}
+			for s.Next() {
+			}
+			s.Close()
+			ch := s.Accumulated().Choices[0]
+			//lint:ignore SA1019 the legacy functions API is what the test reads
+			fc := ch.Message.FunctionCall
+			if s.Err() != nil || fc.Name != name || fc.Arguments != args || ch.FinishReason != "function_call" || len(s.Timing().Attempts) > 1 {
+				t.Errorf("%s stream answered whole: Err() = %v, Accumulated() function_call %s(%q), finish %q, %d attempts; want nil, %s(%q), \"function_call\", one",
+					via, s.Err(), fc.Name, fc.Arguments, ch.FinishReason, len(s.Timing().Attempts), name, args)
+			}
+		}
+	})
+}

@@ -278,7 +278,8 @@ func (r chat) wholeEvent(res *openai.ChatCompletion) (Event, error) {
 }
 
 // wholeChunk returns the chat view of a whole response: one chunk whose
-// choices' deltas hold their messages (content, refusal, tool calls), with
+// choices' deltas hold their messages (content, refusal, tool calls, a
+// legacy function call), with
 // the response's id, model, finish reasons and usage.
 func wholeChunk(res *openai.ChatCompletion) (*openai.ChatCompletionChunk, error) {
 	c := new(openai.ChatCompletionChunk)
@@ -304,6 +305,8 @@ func wholeChunk(res *openai.ChatCompletion) (*openai.ChatCompletionChunk, error)
 				Function: openai.ChatCompletionChunkChoiceDeltaToolCallFunction{Name: tc.Function.Name, Arguments: tc.Function.Arguments},
 			})
 		}
+		//lint:ignore SA1019 servers still answer the legacy functions API
+		d.FunctionCall.Name, d.FunctionCall.Arguments = m.FunctionCall.Name, m.FunctionCall.Arguments
 	}
 	return c, nil
 }
