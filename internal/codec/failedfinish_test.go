@@ -17,6 +17,7 @@ func TestFailedFinish(t *testing.T) {
 		{"overloaded_error", true},
 		{"api_error", true},
 		{"rate_limit_error", true},
+		{"json_schema_violation", true},
 		{"stop", false},
 		{"length", false},
 		{"tool_calls", false},

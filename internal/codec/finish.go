@@ -57,6 +57,14 @@ import (
 //     [DONE] (src/handlers/responses.js, the translator's finish; the
 //     reason named apart from max_output_tokens so that no client extends
 //     a turn the upstream never finished: test/responses-stream-truncation.test.js).
+//   - "json_schema_violation": Rapid-MLX when an answer to a strict
+//     json_schema request, generated without guided decoding, does not
+//     validate once streamed: the chunk of this finish takes the place of
+//     the engine's own, and an event named chat.completion.error follows
+//     with the envelope of the 422 the same failure gets as a whole
+//     answer, then the usage and [DONE] (raullenchai/Rapid-MLX
+//     vllm_mlx/routes/chat.py, stream_chat_completion_strict_postgen).
+//     The text is whole but not the answer asked for.
 //   - an error's type, a word ending in "_error" ("overloaded_error",
 //     "api_error", "rate_limit_error"): Portkey's gateway turns
 //     Anthropic's mid-stream `event: error` into a chunk whose
@@ -70,7 +78,7 @@ import (
 // server stopped the answer by a failure of its own, or never began it.
 func FailedFinish(reason string) bool {
 	switch reason {
-	case "abort", "error", "insufficient_system_resource", "network_error", "network-error", "cancelled", "cancel", "streaming_disabled", "recover_stop", "load", "upstream_incomplete":
+	case "abort", "error", "insufficient_system_resource", "network_error", "network-error", "cancelled", "cancel", "streaming_disabled", "recover_stop", "load", "upstream_incomplete", "json_schema_violation":
 		return true
 	}
 	return strings.HasSuffix(reason, "_error")

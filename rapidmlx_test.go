@@ -1,0 +1,70 @@
+package tokenpace_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"testing"
+	"testing/synctest"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// TestRapidMLXSchemaViolationCounted checks that Rapid-MLX's streamed
+// failure of a strict json_schema answer (finish_reason
+// "json_schema_violation", then its error event typed "validation_error")
+// is the route's failure, not the caller's: the request was valid, the
+// model's answer did not validate, and a route without guided decoding
+// fails the same schema again. The caller gets the server's message
+// (the failing path with it) and a breaker of one failure opens, where a
+// "validation_error" type alone reads as a refused request's 400.
+func TestRapidMLXSchemaViolationCounted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		wantFailureCounted(t, "rapidmlx-strict-schema-violation-error-event", http.StatusOK, chatErr(t))
+	})
+}
+
+// TestRapidMLXSchemaViolationRestarted checks what a Router with
+// Continue does with the same answer to a request that asks for a strict
+// schema: it sends the request afresh to its next route, which answers
+// valid JSON, and tells the caller at its first chunk (Restarted); the
+// caller ends with that route's object alone and a nil error. Before, the
+// violating object was the whole answer, with a nil error.
+func TestRapidMLXSchemaViolationRestarted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var fx conformance
+		fx.Reads = readFixture(t, "testdata/conformance/rapidmlx-strict-schema-violation-error-event.jsonl", &fx)
+		const valid = `{"value": 42}`
+		second := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, chunk("s", valid, "stop", "")+"data: [DONE]\n\n")
+		})
+		url, hc := serve(t, byModel(map[string]http.Handler{fx.Request.Body.Model: replay(fx.recording), "second": second}))
+		r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)), tokenpace.Policy{Continue: true},
+			tokenpace.Route{Name: "first", Model: fx.Request.Body.Model}, route("second"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := chat(fx.Request.Body.Model, 64)
+		p.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
+			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: "NumberOnly", Strict: openai.Bool(true),
+				Schema: map[string]any{"type": "object", "properties": map[string]any{"value": map[string]any{"type": "integer", "minimum": 1, "maximum": 100}}}}}}
+		s := r.NewStreaming(context.Background(), p)
+		restarted := 0
+		for s.Next() {
+			if s.Restarted() {
+				restarted++
+			}
+		}
+		s.Close()
+		if got := s.Accumulated().Choices[0].Message.Content; s.Err() != nil || got != valid || restarted != 1 {
+			t.Errorf("Router: Err() = %v, Accumulated %q, restarted %d times; want nil, %q, once", s.Err(), got, restarted, valid)
+		}
+		if n := len(s.Timing().Attempts); n != 2 || s.Timing().Attempts[1].Kind != tokenpace.AttemptRestart {
+			t.Errorf("Router: attempts %v, want the first route's and a restart at the second", outcomes(s.Timing()))
+		}
+	})
+}
