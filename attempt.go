@@ -394,7 +394,7 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	}
 	ev, size, err := a.rd.decode(data)
 	if err != nil {
-		if a.rd.answered() && codec.IsErrorEvent(err) && !codec.FailedFinish(a.t.FinishReason) {
+		if a.rd.answered() && codec.IsErrorEvent(err) && !codec.FailedFinish(a.t.FinishReason) && !codec.AnswerRejected(err) {
 			// Every choice had finished: the answer is whole, and what
 			// failed came after it. LiteLLM's proxy, relaying a
 			// completions stream whose usage chunk has no choices, fails
@@ -402,8 +402,10 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 			// the fixture litellm-completions-usage-chunk-error): only
 			// the usage is lost. After a finish that says the answer
 			// failed (see codec.FailedFinish), the error says why
-			// (Rapid-MLX's schema violation names the failing path): it
-			// ends the stream as the server's error.
+			// (Rapid-MLX's schema violation names the failing path), and
+			// an error that is the server's verdict on the finished
+			// answer (see codec.AnswerRejected) says that it failed:
+			// either ends the stream as the server's error.
 			return true, at, a.outputEnd(at)
 		}
 		if codec.IsEventCut(err) {

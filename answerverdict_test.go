@@ -27,6 +27,22 @@ func TestRapidMLXSchemaViolationCounted(t *testing.T) {
 	})
 }
 
+// TestVMLXVerdictCounted checks vMLX's verdicts on an answer that
+// finished "stop" (a required tool call not made, a strict schema not
+// met), sent as an error typed "invalid_request_error" after the finish:
+// the route's failure, as Rapid-MLX's, not the caller's request refused.
+// The caller gets the server's message and a breaker of one failure
+// opens; before, the answer was whole, with a nil error.
+func TestVMLXVerdictCounted(t *testing.T) {
+	for _, name := range []string{"vmlx-tool-choice-required-error-after-stop", "vmlx-strict-schema-error-after-stop"} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				wantFailureCounted(t, name, http.StatusOK, chatErr(t))
+			})
+		})
+	}
+}
+
 // TestRapidMLXSchemaViolationRestarted checks what a Router with
 // Continue does with the same answer to a request that asks for a strict
 // schema: it sends the request afresh to its next route, which answers

@@ -1,0 +1,37 @@
+package codec
+
+import (
+	"errors"
+
+	"github.com/tidwall/gjson"
+)
+
+// verdictCodes are the codes of errors by which a server, once the
+// answer it streamed has finished, says that the answer fails what the
+// request asked of it, and sends the usage and [DONE] after as for a
+// whole one. vMLX (jjang-ai/vmlx vmlx_engine/server.py,
+// stream_chat_completion) checks the streamed answer at its end:
+// "tool_calls_required" when tool_choice was "required" and the model
+// answered in words, "json_validation_failed" when a strict json_schema
+// response_format does not validate; both after the finish "stop" of the
+// last token's chunk.
+var verdictCodes = map[string]bool{
+	"tool_calls_required":    true,
+	"json_validation_failed": true,
+}
+
+// AnswerRejected reports whether err, an error of Decode, is a server's
+// verdict on the answer it streamed before (see verdictCodes): the
+// answer failed, though it finished. Any other error event after a
+// finished answer leaves it whole.
+func AnswerRejected(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) || e.Server == nil {
+		return false
+	}
+	code := e.Server.Code
+	if e.Server.Raw != "" {
+		code = gjson.Get(e.Server.Raw, "code").Str
+	}
+	return verdictCodes[code]
+}
