@@ -19,7 +19,8 @@ import (
 // and a Router takes the answer for an empty one and asks its next route
 // again (billed twice, the call lost).
 //   - The text of the response's message items, when no text reached the
-//     caller, is the final event's content.
+//     caller, is the final event's content, unless it is vMLX's
+//     placeholder for an answer never begun (see noResponse).
 //   - A tool call (see callOutput) is the final event's, a tool call and
 //     an output, when nothing was output before it. A stream that did
 //     output (SGLang's and TensorRT-LLM's gpt-oss streams reason, then
@@ -29,7 +30,7 @@ import (
 func (s *ResponseStream) finalOutput(out *Event, ev *responses.ResponseStreamEventUnion) {
 	res := &ev.Response
 	if s.all.n == 0 {
-		if t := messageText(res); t != "" {
+		if t := messageText(res); t != "" && !noResponse(t) {
 			out.Chunk.Choices[0].Delta.Content = t
 			out.Outputs = 1
 			s.all.add(t)

@@ -8,7 +8,9 @@ import "github.com/openai/openai-go/v3"
 // "stop" whose content is the whole of it, after no other content, then
 // the usage and [DONE]. Without a reasoning parser the engine's empty
 // finished output streams first, as a chunk of an empty delta finished
-// "stop".
+// "stop". Its /v1/responses streams no delta then, and writes the same
+// words as the message's text in output_text.done and every done event
+// after it (stream_responses_api's display_text).
 const noResponseText = "[Model produced no response. Check server logs for details.]"
 
 // dropNoResponse empties the content of chunk c when c is vMLX's
@@ -29,3 +31,9 @@ func dropNoResponse(c *openai.ChatCompletionChunk) bool {
 	ch.Delta.Content = ""
 	return true
 }
+
+// noResponse reports whether text, the whole text of a Responses
+// message of which no delta came, is vMLX's placeholder for an answer
+// its model never began (see noResponseText): no text of the answer's,
+// which is empty. It runs on a text's done event and on the final event.
+func noResponse(text string) bool { return text == noResponseText }

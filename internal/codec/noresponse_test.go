@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
 )
 
 // TestDropNoResponse checks that vMLX's placeholder for an answer its
@@ -39,6 +40,49 @@ func TestDropNoResponse(t *testing.T) {
 		}
 		if got != tt.dropped || c.Choices[0].Delta.Content != want {
 			t.Errorf("%s: dropNoResponse = %v, content %q; want %v, %q", tt.name, got, c.Choices[0].Delta.Content, tt.dropped, want)
+		}
+	}
+}
+
+// TestNoResponseResponses checks vMLX's Responses form of the
+// placeholder: written whole in output_text.done (no delta before it) and
+// in the final response, it gives the caller no text at either; other
+// words whole in the done event still do, and so does the placeholder
+// after text streamed (it is then the text's end, not the answer's
+// absence).
+func TestNoResponseResponses(t *testing.T) {
+	done := func(text string) string {
+		b, _ := json.Marshal(map[string]any{"type": "response.output_text.done", "item_id": "m", "output_index": 0, "content_index": 0, "text": text})
+		return string(b)
+	}
+	completed := func(text string) string {
+		b, _ := json.Marshal(map[string]any{"type": "response.completed", "response": map[string]any{"id": "r", "object": "response", "status": "completed", "model": "m",
+			"output": []any{map[string]any{"type": "message", "id": "m", "role": "assistant", "status": "completed",
+				"content": []any{map[string]any{"type": "output_text", "text": text, "annotations": []any{}}}}}}})
+		return string(b)
+	}
+	for _, tc := range []struct {
+		name   string
+		events []string
+		want   string // the content the events gave, in order
+	}{
+		{"placeholder", []string{done(noResponseText), completed(noResponseText)}, ""},
+		{"placeholder in the final event alone", []string{completed(noResponseText)}, ""},
+		{"other words", []string{done("Hello."), completed("Hello.")}, "Hello."},
+		{"after a delta", []string{`{"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":0,"delta":"["}`,
+			done(noResponseText), completed(noResponseText)}, noResponseText},
+	} {
+		dec := DecoderFor(Response(responses.ResponseNewParams{}))
+		var got string
+		for _, e := range tc.events {
+			ev, err := dec.Decode([]byte(e))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got += ev.Chunk.Choices[0].Delta.Content
+		}
+		if got != tc.want {
+			t.Errorf("%s: content %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

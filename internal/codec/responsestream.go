@@ -157,7 +157,7 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 			out.Refusal, out.Outputs, s.refused = true, 1, true
 		}
 	case respTextDone:
-		if it := s.streamed(partKey{ev.ItemID, ev.ContentIndex}, ev.Text); it != nil && len(ev.Text) > it.n {
+		if it := s.streamed(partKey{ev.ItemID, ev.ContentIndex}, ev.Text); it != nil && len(ev.Text) > it.n && !(it.n == 0 && noResponse(ev.Text)) {
 			rest := ev.Text[it.n:]
 			it.add(rest)
 			if it != &s.all {
