@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -78,6 +79,60 @@ func TestRapidMLXSchemaViolationRestarted(t *testing.T) {
 		s.Close()
 		if got := s.Accumulated().Choices[0].Message.Content; s.Err() != nil || got != valid || restarted != 1 {
 			t.Errorf("Router: Err() = %v, Accumulated %q, restarted %d times; want nil, %q, once", s.Err(), got, restarted, valid)
+		}
+		if n := len(s.Timing().Attempts); n != 2 || s.Timing().Attempts[1].Kind != tokenpace.AttemptRestart {
+			t.Errorf("Router: attempts %v, want the first route's and a restart at the second", outcomes(s.Timing()))
+		}
+	})
+}
+
+// TestVMLXRequiredCallRestarted checks what a Router with Continue does
+// with vMLX's verdict that a request whose tool_choice is "required" got
+// words and no call: the words are the failure, so the next route is
+// sent the request afresh (no assistant message of those words), and the
+// caller, told at its first chunk, ends with that route's call alone and
+// a nil error. Before, the words were continued: the next route's "."
+// glued to them came back as a whole answer, with a nil error and no call.
+func TestVMLXRequiredCallRestarted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var fx conformance
+		fx.Reads = readFixture(t, "testdata/conformance/vmlx-tool-choice-required-error-after-stop.jsonl", &fx)
+		var asked string
+		second := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			asked = string(b)
+			w.Header().Set("Content-Type", "text/event-stream")
+			if strings.Contains(asked, "live weather") {
+				// A continuation: the server goes on after the words.
+				_, _ = io.WriteString(w, chunk("s", ".", "stop", "")+"data: [DONE]\n\n")
+				return
+			}
+			_, _ = io.WriteString(w, `data: {"id":"s","object":"chat.completion.chunk","created":1,"model":"second","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},"finish_reason":"tool_calls"}]}`+"\n\ndata: [DONE]\n\n")
+		})
+		url, hc := serve(t, byModel(map[string]http.Handler{fx.Request.Body.Model: replay(fx.recording), "second": second}))
+		r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(url, hc)), tokenpace.Policy{Continue: true},
+			tokenpace.Route{Name: "first", Model: fx.Request.Body.Model}, route("second"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := chat(fx.Request.Body.Model, 64)
+		p.Tools = []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(openai.FunctionDefinitionParam{Name: "get_weather"})}
+		p.ToolChoice = openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String("required")}
+		s := r.NewStreaming(context.Background(), p)
+		restarted := 0
+		for s.Next() {
+			if s.Restarted() {
+				restarted++
+			}
+		}
+		s.Close()
+		msg := s.Accumulated().Choices[0].Message
+		if s.Err() != nil || msg.Content != "" || len(msg.ToolCalls) != 1 || msg.ToolCalls[0].Function.Name != "get_weather" || restarted != 1 {
+			t.Errorf("Router: Err() = %v, Accumulated %q with %d calls, restarted %d times; want nil, no words, the second route's call, once",
+				s.Err(), msg.Content, len(msg.ToolCalls), restarted)
+		}
+		if strings.Contains(asked, "live weather") {
+			t.Errorf("the second route was sent the rejected words to continue: %s", asked)
 		}
 		if n := len(s.Timing().Attempts); n != 2 || s.Timing().Attempts[1].Kind != tokenpace.AttemptRestart {
 			t.Errorf("Router: attempts %v, want the first route's and a restart at the second", outcomes(s.Timing()))

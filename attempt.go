@@ -394,6 +394,13 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	}
 	ev, size, err := a.rd.decode(data)
 	if err != nil {
+		if codec.AnswerRejected(err) {
+			// The server's verdict on the answer it streamed: that output
+			// is restarted, never continued (see codec.AnswerRejected).
+			a.mu.Lock()
+			a.q.noCont = true
+			a.mu.Unlock()
+		}
 		if a.rd.answered() && codec.IsErrorEvent(err) && !codec.FailedFinish(a.t.FinishReason) && !codec.AnswerRejected(err) {
 			// Every choice had finished: the answer is whole, and what
 			// failed came after it. LiteLLM's proxy, relaying a

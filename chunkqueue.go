@@ -33,7 +33,8 @@ type chunkQueue struct {
 	limit, outLimit int
 	// noCont: a chunk that reaches the consumer carries a tool call,
 	// audio, a refusal or a diffusion model's refinement step (noise
-	// until its last), output no continuation can carry on (see
+	// until its last), or the server rejected the answer once finished
+	// (codec.AnswerRejected): output no continuation can carry on (see
 	// toolcall.go).
 	noCont bool
 }

@@ -82,6 +82,12 @@ type conformanceExpect struct {
 	// carry it on at its next route, which would write what the policy
 	// withheld.
 	RouterEnds bool `json:"router_ends"`
+	// Restarts: the answer broke where its server rejected it whole (a
+	// verdict on the finished answer), and a Router sends the request
+	// afresh to its next route rather than carry the rejected words on:
+	// the caller read them, and Accumulated starts over at the next
+	// route's answer.
+	Restarts bool `json:"restarts"`
 	// TTFTMS, when set, is when the first output-bearing chunk arrived,
 	// in ms from the request: the TTFT the caller must see.
 	TTFTMS float64 `json:"ttft_ms"`
@@ -342,7 +348,7 @@ func TestConformance(t *testing.T) {
 				if (fx.Expect.Error != "" || fx.Expect.Empty) && !fx.Expect.RouterEnds {
 					want.Expect.Text += extra
 					want.Expect.DeltasText = nil
-					if len(fx.Expect.ToolCalls) > 0 {
+					if len(fx.Expect.ToolCalls) > 0 || fx.Expect.Restarts {
 						// Restarted, not continued: the caller read the
 						// text before the call, and Accumulated starts
 						// over at the next route's answer.

@@ -13,7 +13,9 @@ package tokenpace
 // audio (a chat delta's audio, a Responses audio or transcript delta) is
 // never continued; nor is one that handed it a refusal, which is no text
 // to carry on (the continued answer would be an answer, the refusal
-// lost). When such a
+// lost), nor one its server rejected once finished (vMLX's and
+// Rapid-MLX's verdicts, see codec.AnswerRejected), whose words would
+// begin the next route's answer. When such a
 // stream stalls, falls under MinTPS or breaks and Policy.Continue is set,
 // the call restarts: the next route is sent the original request (no
 // prefix, the full max_tokens) as an AttemptRestart, and its output
