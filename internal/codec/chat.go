@@ -163,7 +163,6 @@ func (r chat) Decode(data []byte) (Event, error) {
 	if s := bracketedError(c); s != nil {
 		return Event{}, serverError(s)
 	}
-	dropNoResponse(c)
 	if droppedOllamaError(c) || abortedTerminal(c) {
 		// The answer was cut: the finish reason is the bridge's, not
 		// the server's (see droppedOllamaError, abortedTerminal).

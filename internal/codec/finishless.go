@@ -61,6 +61,9 @@ type ChatStream struct {
 	some   uint32 // bit i: some chunk held finishless[i].some
 	answer answerSeen
 	whole  wholeSoFar
+	// spoke: a chunk before held output, so the placeholder's words
+	// are the model's (see dropNoResponse).
+	spoke  bool
 	source providerSwitch
 }
 
@@ -73,6 +76,13 @@ func (s *ChatStream) Decode(data []byte) (Event, error) {
 		}
 	}
 	if err == nil && ev.Chunk != nil {
+		if !s.spoke && dropNoResponse(ev.Chunk) {
+			ev.Outputs = 0
+			if outputBearing(&ev.Chunk.Choices[0].Delta) {
+				ev.Outputs = 1
+			}
+		}
+		s.spoke = s.spoke || ev.Outputs > 0
 		if err := s.whole.cut(&ev); err != nil {
 			return Event{}, err
 		}

@@ -18,8 +18,11 @@ const noResponseText = "[Model produced no response. Check server logs for detai
 // and reports whether it did. Read as text, the words would be the
 // answer, and a Router would take them for one rather than send the
 // request on, as it does an empty answer; the answer is what the model
-// made: empty, finished "stop", with its usage. Only a chunk that
-// finishes "stop" pays the content's comparison.
+// made: empty, finished "stop", with its usage. ChatStream asks it only
+// while no chunk of the stream held output: after text, the words are
+// the model's (a quotation of vMLX's message, a relay that sends it
+// apart), and kept. Only a chunk that finishes "stop" pays the content's
+// comparison.
 func dropNoResponse(c *openai.ChatCompletionChunk) bool {
 	if len(c.Choices) != 1 || c.Choices[0].FinishReason != "stop" {
 		return false

@@ -86,3 +86,68 @@ func TestNoResponseResponses(t *testing.T) {
 		}
 	}
 }
+
+// TestNoResponseAfterText checks that the placeholder's words, as the
+// last chunk of an answer whose text came before them (a model quoting
+// vMLX's message, sent by a relay that chunks by sentence), are the
+// answer's and are kept: vMLX writes its placeholder only when its model
+// generated no token. The placeholder alone, after an empty finished
+// delta, is still no text.
+func TestNoResponseAfterText(t *testing.T) {
+	ev := func(content, finish string) string {
+		ch := map[string]any{"index": 0, "delta": map[string]any{"content": content}, "finish_reason": nil}
+		if finish != "" {
+			ch["finish_reason"] = finish
+		}
+		b, _ := json.Marshal(map[string]any{"id": "c", "object": "chat.completion.chunk", "model": "m", "choices": []any{ch}})
+		return string(b)
+	}
+	for _, tc := range []struct {
+		name   string
+		events []string
+		want   string
+	}{
+		{"quoted after text", []string{ev("vMLX answers an empty generation with:\n", ""), ev(noResponseText, "stop")}, "vMLX answers an empty generation with:\n" + noResponseText},
+		{"alone after an empty finish", []string{ev("", "stop"), ev(noResponseText, "stop")}, ""},
+	} {
+		dec := DecoderFor(Chat(openai.ChatCompletionNewParams{}, true))
+		var got string
+		outputs := 0
+		for _, e := range tc.events {
+			ev, err := dec.Decode([]byte(e))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got += ev.Chunk.Choices[0].Delta.Content
+			outputs += ev.Outputs
+		}
+		if got != tc.want || (outputs == 0) != (tc.want == "") {
+			t.Errorf("%s: content %q (%d outputs), want %q", tc.name, got, outputs, tc.want)
+		}
+	}
+}
+
+// TestNoResponseCheckAllocs checks that the placeholder's check costs
+// no allocation on the chunks it reads: a chunk finished "stop" with
+// other words, the placeholder itself, and a chunk not finished (which
+// returns at the finish reason).
+func TestNoResponseCheckAllocs(t *testing.T) {
+	for _, raw := range []string{
+		`{"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"Hello."},"finish_reason":"stop"}]}`,
+		`{"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"` + noResponseText + `"},"finish_reason":"stop"}]}`,
+		`{"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"Hello"},"finish_reason":null}]}`,
+	} {
+		var c openai.ChatCompletionChunk
+		if err := json.Unmarshal([]byte(raw), &c); err != nil {
+			t.Fatal(err)
+		}
+		content := c.Choices[0].Delta.Content
+		if n := testing.AllocsPerRun(1000, func() {
+			c.Choices[0].Delta.Content = content
+			dropNoResponse(&c)
+			_ = noResponse(content)
+		}); n != 0 {
+			t.Errorf("%s: %v allocations, want 0", raw, n)
+		}
+	}
+}
