@@ -18,6 +18,9 @@ func TestAnswerRejected(t *testing.T) {
 		{"strict schema", `{"id": "c", "object": "chat.completion.chunk", "error": {"message": "m", "type": "invalid_request_error", "code": "json_validation_failed"}}`, true},
 		{"relay failure", `{"error":{"message":"litellm.APIConnectionError: list index out of range","type":"None","param":"None","code":"500"}}`, false},
 		{"no code", `{"error":{"message":"m"}}`, false},
+		{"Rapid-MLX's violation", `{"id":"c","object":"chat.completion.error","error":{"message":"m","type":"validation_error","code":"json_schema_violation"}}`, true},
+		{"a gateway's quota after the answer", `{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`, false},
+		{"a numeric code", `{"error":{"message":"Provider returned error","code":502}}`, false},
 	}
 	for _, tt := range tests {
 		_, err := Chat(openai.ChatCompletionNewParams{}, true).Decode([]byte(tt.data))
