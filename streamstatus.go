@@ -751,14 +751,21 @@ func lmStudioStatus(raw string) int {
 // engine's 500 is the server's, but for a chat template's refusal (see
 // templateRefusalStatus).
 func lmStudioEngineStatus(apiErr *openai.Error) int {
-	if apiErr == nil || apiErr.Type != "" || apiErr.Code != "" {
-		return 0
-	}
-	rest, ok := strings.CutPrefix(apiErr.Message, "Engine protocol predict request returned ")
+	rest, ok := untypedMessage(apiErr, "Engine protocol predict request returned ")
 	if !ok {
 		return 0
 	}
 	return leadingStatus(rest, ":", 400, 499)
+}
+
+// untypedMessage returns the rest of apiErr's message after prefix, when
+// apiErr is an error a server sent inside its stream with no type or
+// code, as LM Studio sends its own, and its message opens with prefix.
+func untypedMessage(apiErr *openai.Error, prefix string) (rest string, ok bool) {
+	if apiErr == nil || apiErr.Type != "" || apiErr.Code != "" {
+		return "", false
+	}
+	return strings.CutPrefix(apiErr.Message, prefix)
 }
 
 // lmStudioOverflowStatus returns 400 when apiErr, an error a server sent
@@ -773,10 +780,7 @@ func lmStudioEngineStatus(apiErr *openai.Error) int {
 // (see codeStatus); a Router still asks its next route, whose context may
 // be longer. 0 for any other error.
 func lmStudioOverflowStatus(apiErr *openai.Error) int {
-	if apiErr == nil || apiErr.Type != "" || apiErr.Code != "" {
-		return 0
-	}
-	rest, ok := strings.CutPrefix(apiErr.Message, "Input does not fit in context length. The input has ")
+	rest, ok := untypedMessage(apiErr, "Input does not fit in context length. The input has ")
 	if !ok {
 		return 0
 	}
