@@ -65,10 +65,12 @@ type ChatStream struct {
 	// are the model's (see dropNoResponse).
 	spoke  bool
 	source providerSwitch
+	pairs  surrogateJoin // a character split between two events (see surrogateJoin)
 }
 
 // Decode decodes the next event of the stream.
 func (s *ChatStream) Decode(data []byte) (Event, error) {
+	data = s.pairs.join(data)
 	ev, err := s.TGIToolStream.Decode(data)
 	if err == nil && !s.seen && ev.Chunk != nil && messageInStream(ev.Chunk) {
 		if whole, ok := WholeChat(s.chat, data); ok {

@@ -37,13 +37,15 @@ const openLLMLogprobs = `{"text_offset":[],"token_logprobs":[],"tokens":[],"top_
 // (see openLLMChunk), and whether the answer had any output.
 type OpenLLMCompletionStream struct {
 	completion
-	seen    bool // a chunk was looked at
-	openLLM bool // every chunk so far was in OpenLLM 0.3's shape
-	output  bool // some chunk carried output
+	seen    bool          // a chunk was looked at
+	openLLM bool          // every chunk so far was in OpenLLM 0.3's shape
+	output  bool          // some chunk carried output
+	pairs   surrogateJoin // a character split between two events (see surrogateJoin)
 }
 
 // Decode decodes the next event of the stream.
 func (s *OpenLLMCompletionStream) Decode(data []byte) (Event, error) {
+	data = s.pairs.join(data)
 	ev, err := s.completion.Decode(data)
 	if err != nil || (s.seen && !s.openLLM) {
 		return ev, err

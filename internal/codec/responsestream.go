@@ -72,6 +72,7 @@ type ResponseStream struct {
 	thinking string
 	// output: an event before the final one was output (see finalOutput).
 	output bool
+	pairs  surrogateJoin // a character split between two events (see surrogateJoin)
 }
 
 // itemLife follows the output items of a Responses stream from their
@@ -108,6 +109,7 @@ type streamedItem struct {
 // #6652). That error event is the stream's error; any other event after
 // a held failure ends the stream with it.
 func (s *ResponseStream) Decode(data []byte) (Event, error) {
+	data = s.pairs.join(data)
 	if s.held != nil {
 		if out, err := s.response.Decode(data); err != nil && !bareError(err) {
 			return out, err

@@ -1,0 +1,122 @@
+package codec
+
+import (
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
+)
+
+// TestSurrogateJoin joins the events of one stream, in order, and checks
+// each event's JSON as the decoder is then given it: a surrogate pair
+// split between two events comes whole in the second, and nothing else
+// moves.
+func TestSurrogateJoin(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		events     []string
+		want       []string
+		heldAtLast bool
+	}{
+		{"a pair split between two events",
+			[]string{`{"c":"Hi \ud83d"}`, `{"c":"\ude00 there"}`},
+			[]string{`{"c":"Hi "}`, `{"c":"\ud83d\ude00 there"}`}, false},
+		{"upper-case hex",
+			[]string{`{"c":"Hi \uD83D"}`, `{"c":"\uDE00"}`},
+			[]string{`{"c":"Hi "}`, `{"c":"\uD83D\uDE00"}`}, false},
+		{"a pair split twice, an event both ends",
+			[]string{`{"c":"a \ud83c"}`, `{"c":"\udf92 b \ud83c"}`, `{"c":"\udf26 c"}`},
+			[]string{`{"c":"a "}`, `{"c":"\ud83c\udf92 b "}`, `{"c":"\ud83c\udf26 c"}`}, false},
+		{"held past an event with no text",
+			[]string{`{"c":"a\ud83d"}`, `{"d":{}}`, `{"c":"\ude00"}`},
+			[]string{`{"c":"a"}`, `{"d":{}}`, `{"c":"\ud83d\ude00"}`}, false},
+		{"a whole pair in one event is left as it is",
+			[]string{`{"c":"\ud83d\ude00"}`, `{"c":"\u4f60\u597d"}`},
+			[]string{`{"c":"\ud83d\ude00"}`, `{"c":"\u4f60\u597d"}`}, false},
+		{"an escaped backslash before u is no escape",
+			[]string{`{"c":"C:\\ud83d"}`, `{"c":"\ude00"}`},
+			[]string{`{"c":"C:\\ud83d"}`, `{"c":"\ude00"}`}, false},
+		{"a low surrogate after an escaped quote does not begin a string",
+			[]string{`{"c":"x\ud83d"}`, `{"c":"say \"\ude00"}`},
+			[]string{`{"c":"x"}`, `{"c":"say \"\ude00"}`}, true},
+		{"a lone high surrogate mid-string is left",
+			[]string{`{"c":"\ud83d x"}`, `{"c":"\ude00"}`},
+			[]string{`{"c":"\ud83d x"}`, `{"c":"\ude00"}`}, false},
+		{"a lone high surrogate at the end of the stream is held, then dropped",
+			[]string{`{"c":"bye \ud83d"}`},
+			[]string{`{"c":"bye "}`}, true},
+		{"an escape cut short at the end of the event",
+			[]string{`{"c":"\ud8`},
+			[]string{`{"c":"\ud8`}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var j surrogateJoin
+			for i, ev := range tc.events {
+				if got := string(j.join([]byte(ev))); got != tc.want[i] {
+					t.Errorf("join(%s) = %s, want %s", ev, got, tc.want[i])
+				}
+			}
+			if j.has != tc.heldAtLast {
+				t.Errorf("holds an escape at the end: %v, want %v", j.has, tc.heldAtLast)
+			}
+		})
+	}
+}
+
+// TestSurrogateJoinDecoders decodes a character split between two
+// events through the decoder of a stream of each API: the first event's
+// text ends before it, the second's begins with it whole.
+func TestSurrogateJoinDecoders(t *testing.T) {
+	chunk := func(s string) string {
+		return `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"` + s + `"},"finish_reason":null}]}`
+	}
+	completion := func(s string) string {
+		return `{"id":"c","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":"` + s + `","finish_reason":null}]}`
+	}
+	delta := func(s string) string {
+		return `{"type":"response.output_text.delta","sequence_number":1,"item_id":"m","output_index":0,"content_index":0,"delta":"` + s + `"}`
+	}
+	text := func(ev Event) string { return ev.Chunk.Choices[0].Delta.Content }
+	for _, tc := range []struct {
+		name  string
+		dec   Decoder
+		event func(string) string
+		orig  func(ev Event) string
+	}{
+		{"chat", DecoderFor(Chat(openai.ChatCompletionNewParams{}, true)), chunk,
+			func(ev Event) string { return ev.Orig.(*openai.ChatCompletionChunk).Choices[0].Delta.Content }},
+		{"completions", DecoderFor(Completion(openai.CompletionNewParams{}, true)), completion,
+			func(ev Event) string { return ev.Orig.(*openai.Completion).Choices[0].Text }},
+		{"responses", DecoderFor(Response(responses.ResponseNewParams{})), delta,
+			func(ev Event) string { return ev.Orig.(*responses.ResponseStreamEventUnion).Delta }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for i, want := range []string{"Hi ", "😀 there"} {
+				ev, err := tc.dec.Decode([]byte(tc.event([]string{`Hi \ud83d`, `\ude00 there`}[i])))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, orig := text(ev), tc.orig(ev); got != want || orig != want || ev.Outputs != 1 {
+					t.Errorf("event %d: text %q, as the caller reads it %q, %d outputs; want %q and 1", i, got, orig, ev.Outputs, want)
+				}
+			}
+		})
+	}
+}
+
+// TestSurrogateJoinAllocates checks that an event with no escape of a
+// split character costs no allocation: most events hold no \u at all,
+// and a server that escapes every non-ASCII character (Python's
+// json.dumps) sends whole pairs.
+func TestSurrogateJoinAllocates(t *testing.T) {
+	var j surrogateJoin
+	for _, ev := range []string{
+		`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" hello"},"finish_reason":null}]}`,
+		`{"id":"chatcmpl-1","choices":[{"index":0,"delta":{"content":"\u4f60\u597d \ud83d\ude00"},"finish_reason":null}]}`,
+	} {
+		data := []byte(ev)
+		if n := testing.AllocsPerRun(100, func() { j.join(data) }); n != 0 {
+			t.Errorf("join(%s): %v allocations, want 0", ev, n)
+		}
+	}
+}
