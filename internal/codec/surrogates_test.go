@@ -120,3 +120,23 @@ func TestSurrogateJoinAllocates(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSurrogateJoin joins one content chunk as OpenAI sends it (no
+// escape), one of a server that escapes every non-ASCII character (whole
+// pairs), and one that ends with a split pair.
+func BenchmarkSurrogateJoin(b *testing.B) {
+	for _, bc := range []struct{ name, data string }{
+		{"plain", `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"content":" hello"},"logprobs":null,"finish_reason":null}],"usage":null}`},
+		{"escaped", `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"\u4f60\u597d \ud83d\ude00"},"finish_reason":null}]}`},
+		{"split", `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Pack a \ud83c"},"finish_reason":null}]}`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			data := []byte(bc.data)
+			b.ReportAllocs()
+			for b.Loop() {
+				var j surrogateJoin
+				j.join(data)
+			}
+		})
+	}
+}
