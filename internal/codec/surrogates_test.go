@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
@@ -139,4 +140,21 @@ func BenchmarkSurrogateJoin(b *testing.B) {
 			}
 		})
 	}
+}
+
+// FuzzSurrogateJoin joins two events in order: it never panics, and an
+// event that is JSON stays JSON.
+func FuzzSurrogateJoin(f *testing.F) {
+	f.Add(`{"c":"Hi \ud83d"}`, `{"c":"\ude00 there"}`)
+	f.Add(`{"c":"\\ud83d"}`, `{"c":"say \"\ude00"}`)
+	f.Add(`{"c":"\ud8`, `"\udc00"`)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		var j surrogateJoin
+		for _, ev := range []string{a, b} {
+			out := j.join([]byte(ev))
+			if json.Valid([]byte(ev)) && !json.Valid(out) {
+				t.Errorf("join(%q) = %q: no longer JSON", ev, out)
+			}
+		}
+	})
 }
