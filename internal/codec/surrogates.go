@@ -27,8 +27,9 @@ import "bytes"
 // back before its own. The text then reaches the caller whole, in the
 // second event. The zero value holds nothing.
 //
-// It holds one escape: a second string of the same event that ends with
-// a high surrogate is left as it is (U+FFFD, as before). A held high
+// It holds one escape: of several strings of one event that end with a
+// high surrogate (an answer of several choices), the last one's is held
+// and the others are left as they are (U+FFFD, as before). A held high
 // surrogate that no low one follows is dropped at the end of the stream,
 // where it was U+FFFD before: either way the server's text had a lone
 // half there. An event with no "\u" in it is returned as it is, after
