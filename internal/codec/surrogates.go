@@ -23,45 +23,99 @@ import "bytes"
 // surrogateJoin puts back together, in the events of one stream, a
 // surrogate pair split between two of them: a string that ends with a
 // high surrogate's escape has it taken off and held, and the next string
-// that begins with a low surrogate's escape, in a later event, gets it
-// back before its own. The text then reaches the caller whole, in the
-// second event. The zero value holds nothing.
+// of the same place in a later event (the same key, its same rank among
+// the event's strings of that key, and the same first index, a choice's
+// or an output's) gets it back before its own text. When that string
+// begins with the low surrogate, the character reaches the caller whole,
+// in the second event; when it does not, the lone half reaches it there
+// as U+FFFD, as it did before, and no text moves before it. Events
+// between, with no string of that place (a role, another choice, a
+// finish), are left as they are.
 //
-// It holds one escape: of several strings of one event that end with a
-// high surrogate (an answer of several choices), the last one's is held
-// and the others are left as they are (U+FFFD, as before). A held high
-// surrogate that no low one follows is dropped at the end of the stream,
-// where it was U+FFFD before: either way the server's text had a lone
-// half there. An event with no "\u" in it is returned as it is, after
-// one search of its bytes.
+// It holds up to maxHeld escapes, one a place; a string whose place is
+// unknown (an array's element, a key of more than keyMax bytes or with
+// an escape) or beyond that count is left as it was (U+FFFD). A held
+// escape that no later string of its place takes is dropped at the end
+// of the stream, where it was U+FFFD before: either way the server's
+// text had a lone half there, and no event is left to carry it. An event
+// with no "\u" in it, while nothing is held, is returned as it is after
+// one search of its bytes. The zero value holds nothing.
 type surrogateJoin struct {
-	held [6]byte // the escape held back, as the server wrote it
-	has  bool
+	held [maxHeld]heldHalf
+	n    int // held[:n] are held
+}
+
+const (
+	maxHeld  = 4  // escapes held at once
+	keyMax   = 34 // the longest key a held string may have, its quotes counted
+	indexMax = 8  // the longest index that tells a held string's place
+)
+
+// heldHalf is a high surrogate's escape held back, and the place of the
+// string it ended (see surrogateJoin).
+type heldHalf struct {
+	esc   [6]byte      // the escape, as the server wrote it
+	key   [keyMax]byte // the string's key, its quotes included
+	klen  uint8
+	nth   uint8 // the string's rank among the event's strings of that key
+	index [indexMax]byte
+	ilen  uint8
 }
 
 // escapeU is how every JSON \u escape begins.
 var escapeU = []byte(`\u`)
 
+// spliced is one change join makes to an event: the held escape put in
+// before data[at], or, with del, the 6 bytes at data[at] taken out.
+type spliced struct {
+	at  int
+	del bool
+	esc [6]byte
+}
+
 // join returns data, an event's JSON, with a surrogate pair split
 // between it and the events before it put back together (see
 // surrogateJoin). It returns data itself unless it changes it.
 func (j *surrogateJoin) join(data []byte) []byte {
-	at := bytes.Index(data, escapeU)
-	if at < 0 {
+	first := bytes.Index(data, escapeU)
+	if first < 0 && j.n == 0 {
 		return data
 	}
-	low, high := -1, -1 // the escape that begins a string, the one that ends a string
-	for i := at; i >= 0; {
-		if escaped(data, i) {
-			switch surrogate(data[i+2:]) {
-			case 'l':
-				if low < 0 && j.has && i > 0 && data[i-1] == '"' && !escaped(data, i-2) {
-					low = i
-				}
-			case 'h':
-				if i+6 < len(data) && data[i+6] == '"' {
-					high = i
-				}
+	var edits [2 * maxHeld]spliced
+	ne := 0
+	var index []byte // placeIndex(data), found once needed
+	indexed := false
+	if j.n > 0 {
+		index, indexed = placeIndex(data), true
+	}
+	kept := 0
+	for k := range j.n {
+		h := j.held[k]
+		if bytes.Equal(h.index[:h.ilen], index) {
+			if at := nthString(data, h.key[:h.klen], int(h.nth)); at >= 0 {
+				edits[ne] = spliced{at: at, esc: h.esc}
+				ne++
+				continue
+			}
+		}
+		j.held[kept] = h
+		kept++
+	}
+	j.n = kept
+	for i := first; i >= 0 && j.n < maxHeld; {
+		if escaped(data, i) && surrogate(data[i+2:]) == 'h' && i+6 < len(data) && data[i+6] == '"' {
+			if !indexed {
+				index, indexed = placeIndex(data), true
+			}
+			if key, nth, ok := stringPlace(data, i); ok && len(index) <= indexMax && !j.holds(key, nth, index) {
+				h := &j.held[j.n]
+				j.n++
+				copy(h.esc[:], data[i:i+6])
+				h.klen = uint8(copy(h.key[:], key))
+				h.nth = uint8(nth)
+				h.ilen = uint8(copy(h.index[:], index))
+				edits[ne] = spliced{at: i, del: true}
+				ne++
 			}
 		}
 		next := bytes.Index(data[i+2:], escapeU)
@@ -70,33 +124,154 @@ func (j *surrogateJoin) join(data []byte) []byte {
 		}
 		i += 2 + next
 	}
-	if low < 0 && high < 0 {
+	if ne == 0 {
 		return data
 	}
-	out := make([]byte, 0, len(data)+len(j.held))
-	held := j.held
-	if high >= 0 {
-		copy(j.held[:], data[high:high+6])
+	e := edits[:ne]
+	for a := 1; a < len(e); a++ { // by position, an insertion before a deletion at the same byte
+		for b := a; b > 0 && (e[b].at < e[b-1].at || e[b].at == e[b-1].at && !e[b].del && e[b-1].del); b-- {
+			e[b], e[b-1] = e[b-1], e[b]
+		}
 	}
-	j.has = high >= 0
-	for i := 0; i < len(data); {
-		switch i {
-		case low:
-			out = append(out, held[:]...)
-		case high:
-			i += 6
+	out := make([]byte, 0, len(data)+6*ne)
+	from := 0
+	for _, s := range e {
+		out = append(out, data[from:s.at]...)
+		from = s.at
+		if s.del {
+			from += 6
+		} else {
+			out = append(out, s.esc[:]...)
+		}
+	}
+	return append(out, data[from:]...)
+}
+
+// holds reports whether an escape of the string at this place is held.
+func (j *surrogateJoin) holds(key []byte, nth int, index []byte) bool {
+	for _, h := range j.held[:j.n] {
+		if int(h.nth) == nth && bytes.Equal(h.key[:h.klen], key) && bytes.Equal(h.index[:h.ilen], index) {
+			return true
+		}
+	}
+	return false
+}
+
+// indexKey ends every key that gives a place's index: a choice's
+// "index", a Responses event's "output_index".
+var indexKey = []byte(`index"`)
+
+// placeIndex returns the value of the first key of data that ends in
+// "index" (a choice's, an output's), nil when it has none.
+func placeIndex(data []byte) []byte {
+	at := bytes.Index(data, indexKey)
+	if at < 0 {
+		return nil
+	}
+	i := skipSpace(data, at+len(indexKey))
+	if i >= len(data) || data[i] != ':' {
+		return nil
+	}
+	i = skipSpace(data, i+1)
+	end := i
+	for end < len(data) && data[end] >= '0' && data[end] <= '9' {
+		end++
+	}
+	return data[i:end]
+}
+
+// stringPlace returns the key (its quotes included) of the string of
+// data in which the escape at i stands, and the string's rank among the
+// strings of data with that key; ok is false when the string is no
+// object member's or its key is too long or escaped.
+func stringPlace(data []byte, i int) (key []byte, nth int, ok bool) {
+	open := i - 1
+	for open >= 0 && (data[open] != '"' || escaped(data, open-1)) {
+		open--
+	}
+	k := skipSpaceBack(data, open-1)
+	if k < 0 || data[k] != ':' {
+		return nil, 0, false
+	}
+	end := skipSpaceBack(data, k-1)
+	if end < 0 || data[end] != '"' {
+		return nil, 0, false
+	}
+	start := end - 1
+	for start >= 0 && data[start] != '"' && data[start] != '\\' {
+		start--
+	}
+	if start < 0 || data[start] != '"' || end+1-start > keyMax {
+		return nil, 0, false
+	}
+	key = data[start : end+1]
+	for from := 0; ; nth++ {
+		at, next := keyedString(data, key, from)
+		if at < 0 || next > start+len(key) {
+			return nil, 0, false
+		}
+		if next == start+len(key) {
+			return key, nth, nth < 256
+		}
+		from = at
+	}
+}
+
+// nthString returns where the text of the nth string of data with key
+// begins (just after its opening quote), -1 when data has no such string.
+func nthString(data, key []byte, nth int) int {
+	for from := 0; ; nth-- {
+		at, _ := keyedString(data, key, from)
+		if at < 0 || nth == 0 {
+			return at
+		}
+		from = at
+	}
+}
+
+// keyedString finds, from data[from:] on, key (its quotes included)
+// followed by a colon and a string: it returns where the string's text
+// begins and the offset just past the key, or -1.
+func keyedString(data, key []byte, from int) (at, next int) {
+	for from < len(data) {
+		k := bytes.Index(data[from:], key)
+		if k < 0 {
+			return -1, -1
+		}
+		k += from
+		next = k + len(key)
+		from = next
+		if escaped(data, k-1) {
 			continue
 		}
-		end := len(data)
-		for _, k := range []int{low, high} {
-			if k > i && k < end {
-				end = k
-			}
+		i := skipSpace(data, next)
+		if i >= len(data) || data[i] != ':' {
+			continue
 		}
-		out = append(out, data[i:end]...)
-		i = end
+		i = skipSpace(data, i+1)
+		if i < len(data) && data[i] == '"' {
+			return i + 1, next
+		}
 	}
-	return out
+	return -1, -1
+}
+
+// skipSpace returns the first index from i on of a byte of data that is
+// not JSON white space.
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipSpaceBack returns the last index from i back of a byte of data
+// that is not JSON white space, -1 when there is none.
+func skipSpaceBack(data []byte, i int) int {
+	for i >= 0 && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i--
+	}
+	return i
 }
 
 // escaped reports whether the byte of data at i is a backslash that

@@ -39,7 +39,22 @@ func TestSurrogateJoin(t *testing.T) {
 			[]string{`{"c":"C:\\ud83d"}`, `{"c":"\ude00"}`}, false},
 		{"a low surrogate after an escaped quote does not begin a string",
 			[]string{`{"c":"x\ud83d"}`, `{"c":"say \"\ude00"}`},
-			[]string{`{"c":"x"}`, `{"c":"say \"\ude00"}`}, true},
+			[]string{`{"c":"x"}`, `{"c":"\ud83dsay \"\ude00"}`}, false},
+		{"the next string of its place begins with other text: the half before it",
+			[]string{`{"c":"a\ud83d"}`, `{"c":"hello"}`, `{"c":"\ude00"}`},
+			[]string{`{"c":"a"}`, `{"c":"\ud83dhello"}`, `{"c":"\ude00"}`}, false},
+		{"a string of another key is not its place",
+			[]string{`{"c":"a\ud83d"}`, `{"id":"\ude00","c":"\ude00"}`},
+			[]string{`{"c":"a"}`, `{"id":"\ude00","c":"\ud83d\ude00"}`}, false},
+		{"white space around the colon",
+			[]string{`{"c" : "a\ud83d"}`, `{ "c":	"\ude00"}`},
+			[]string{`{"c" : "a"}`, `{ "c":	"\ud83d\ude00"}`}, false},
+		{"an array's string is left",
+			[]string{`{"t":["a\ud83d"]}`, `{"t":["\ude00"]}`},
+			[]string{`{"t":["a\ud83d"]}`, `{"t":["\ude00"]}`}, false},
+		{"only high surrogates: one held at a time",
+			[]string{`{"c":"\ud83d"}`, `{"c":"\ud83d"}`, `{"c":"\ud83d"}`},
+			[]string{`{"c":""}`, `{"c":"\ud83d"}`, `{"c":"\ud83d"}`}, true},
 		{"a lone high surrogate mid-string is left",
 			[]string{`{"c":"\ud83d x"}`, `{"c":"\ude00"}`},
 			[]string{`{"c":"\ud83d x"}`, `{"c":"\ude00"}`}, false},
@@ -57,8 +72,8 @@ func TestSurrogateJoin(t *testing.T) {
 					t.Errorf("join(%s) = %s, want %s", ev, got, tc.want[i])
 				}
 			}
-			if j.has != tc.heldAtLast {
-				t.Errorf("holds an escape at the end: %v, want %v", j.has, tc.heldAtLast)
+			if j.n > 0 != tc.heldAtLast {
+				t.Errorf("holds an escape at the end: %v, want %v", j.n > 0, tc.heldAtLast)
 			}
 		})
 	}
@@ -120,6 +135,11 @@ func TestSurrogateJoinAllocates(t *testing.T) {
 			t.Errorf("join(%s): %v allocations, want 0", ev, n)
 		}
 	}
+	j.join([]byte(`{"choices":[{"index":0,"delta":{"content":"a \ud83d"}}]}`))
+	finish := []byte(`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`)
+	if n := testing.AllocsPerRun(100, func() { j.join(finish) }); n != 0 || j.n != 1 {
+		t.Errorf("join(%s) with a half held: %v allocations, %d held; want 0 and 1", finish, n, j.n)
+	}
 }
 
 // BenchmarkSurrogateJoin joins one content chunk as OpenAI sends it (no
@@ -157,4 +177,61 @@ func FuzzSurrogateJoin(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSurrogateJoinPlaces decodes chat chunks whose characters are split
+// in more than one string: two choices (n=2) interleaved, each with its
+// own emoji cut, and a chunk whose logprobs token is cut where its
+// content is. Each string's half goes to the next string of its place:
+// the caller reads each choice's text, and the tokens, whole (before:
+// choice 0 read "A 🈀 a", the first half of choice 1's emoji and the
+// second of its own, choice 1 "B � b"; the content "�😀", its first half
+// left and the token's put before its second).
+func TestSurrogateJoinPlaces(t *testing.T) {
+	chunk := func(index int, content, token string) string {
+		lp := "null"
+		if token != "" {
+			lp = `{"content":[{"token":"` + token + `","logprob":-0.1,"bytes":null,"top_logprobs":[]}]}`
+		}
+		return `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":` + string(rune('0'+index)) + `,"delta":{"content":"` + content + `"},"logprobs":` + lp + `,"finish_reason":null}]}`
+	}
+	for _, tc := range []struct {
+		name   string
+		events []string
+		text   []string // by choice
+		tokens string
+	}{
+		{"two choices interleaved",
+			[]string{chunk(0, `A \ud83d`, ""), chunk(1, `B \ud83c`, ""), chunk(0, `\ude00 a`, ""), chunk(1, `\udf92 b`, "")},
+			[]string{"A 😀 a", "B 🎒 b"}, ""},
+		{"a logprobs token cut with its content",
+			[]string{chunk(0, `\ud83d`, `\ud83d`), chunk(0, `\ude00`, `\ude00`)},
+			[]string{"😀"}, "😀"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dec := DecoderFor(Chat(openai.ChatCompletionNewParams{N: openai.Int(int64(len(tc.text)))}, true))
+			text := make([]string, len(tc.text))
+			tokens := ""
+			for _, e := range tc.events {
+				ev, err := dec.Decode([]byte(e))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, ch := range ev.Chunk.Choices {
+					text[ch.Index] += ch.Delta.Content
+					for _, lp := range ch.Logprobs.Content {
+						tokens += lp.Token
+					}
+				}
+			}
+			for i := range text {
+				if text[i] != tc.text[i] {
+					t.Errorf("choice %d: %q, want %q", i, text[i], tc.text[i])
+				}
+			}
+			if tokens != tc.tokens {
+				t.Errorf("tokens %q, want %q", tokens, tc.tokens)
+			}
+		})
+	}
 }
