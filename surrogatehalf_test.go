@@ -2,6 +2,7 @@ package tokenpace_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 	"testing/synctest"
@@ -39,6 +40,10 @@ func TestSurrogateHalfAloneInAChunk(t *testing.T) {
 		for s.Next() {
 			for _, ch := range s.Current().Choices {
 				chunks = append(chunks, ch.Delta.Content)
+				var raw string // the chunk's JSON, as Current() gives it, says the same
+				if err := json.Unmarshal([]byte(ch.Delta.JSON.Content.Raw()), &raw); err != nil || raw != ch.Delta.Content {
+					t.Errorf("chunk %q: its JSON %s", ch.Delta.Content, ch.Delta.JSON.Content.Raw())
+				}
 			}
 		}
 		s.Close()
