@@ -162,18 +162,23 @@ func BenchmarkSurrogateJoin(b *testing.B) {
 	}
 }
 
-// FuzzSurrogateJoin joins two events in order: it never panics, and an
-// event that is JSON stays JSON.
+// FuzzSurrogateJoin joins three events in order: it never panics, an
+// event that is JSON stays JSON, and no more than maxHeld escapes are
+// held.
 func FuzzSurrogateJoin(f *testing.F) {
-	f.Add(`{"c":"Hi \ud83d"}`, `{"c":"\ude00 there"}`)
-	f.Add(`{"c":"\\ud83d"}`, `{"c":"say \"\ude00"}`)
-	f.Add(`{"c":"\ud8`, `"\udc00"`)
-	f.Fuzz(func(t *testing.T, a, b string) {
+	f.Add(`{"c":"Hi \ud83d"}`, `{"c":"\ude00 there"}`, `{"c":"x"}`)
+	f.Add(`{"c":"\\ud83d"}`, `{"c":"say \"\ude00"}`, `{"d":{}}`)
+	f.Add(`{"c":"\ud8`, `"\udc00"`, `{"c" : "\udc00"}`)
+	f.Add(`{"choices":[{"index":0,"delta":{"content":"A \ud83d"}}]}`, `{"choices":[{"index":1,"delta":{"content":"B \ud83c"}}]}`, `{"choices":[{"index":0,"delta":{"content":"\ude00"}}]}`)
+	f.Fuzz(func(t *testing.T, a, b, c string) {
 		var j surrogateJoin
-		for _, ev := range []string{a, b} {
+		for _, ev := range []string{a, b, c} {
 			out := j.join([]byte(ev))
 			if json.Valid([]byte(ev)) && !json.Valid(out) {
 				t.Errorf("join(%q) = %q: no longer JSON", ev, out)
+			}
+			if j.n > maxHeld {
+				t.Errorf("join(%q): %d escapes held, want at most %d", ev, j.n, maxHeld)
 			}
 		}
 	})
