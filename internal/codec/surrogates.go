@@ -25,7 +25,8 @@ import "bytes"
 // high surrogate's escape has it taken off and held, and the next string
 // of the same place in a later event (the same key, its same rank among
 // the event's strings of that key, and the same first index, a choice's
-// or an output's) gets it back before its own text. When that string
+// or an output's, and the same index nearest before the string, a tool
+// call's or a content part's) gets it back before its own text. When that string
 // begins with the low surrogate, the character reaches the caller whole,
 // in the second event; when it does not, the lone half reaches it there
 // as U+FFFD, as it did before, and no text moves before it. Events
@@ -60,6 +61,8 @@ type heldHalf struct {
 	nth   uint8 // the string's rank among the event's strings of that key
 	index [indexMax]byte
 	ilen  uint8
+	near  [indexMax]byte // the index nearest before the string
+	nlen  uint8
 }
 
 // escapeU is how every JSON \u escape begins.
@@ -92,7 +95,7 @@ func (j *surrogateJoin) join(data []byte) []byte {
 	for k := range j.n {
 		h := j.held[k]
 		if bytes.Equal(h.index[:h.ilen], index) {
-			if at := nthString(data, h.key[:h.klen], int(h.nth)); at >= 0 {
+			if at := nthString(data, h.key[:h.klen], int(h.nth)); at >= 0 && bytes.Equal(nearIndex(data, at), h.near[:h.nlen]) {
 				edits[ne] = spliced{at: at, esc: h.esc}
 				ne++
 				continue
@@ -107,9 +110,12 @@ func (j *surrogateJoin) join(data []byte) []byte {
 			if !indexed {
 				index, indexed = placeIndex(data), true
 			}
-			if key, nth, ok := stringPlace(data, i); ok && len(index) <= indexMax && !j.holds(key, nth, index) {
+			key, nth, ok := stringPlace(data, i)
+			near := nearIndex(data, i)
+			if ok && len(index) <= indexMax && len(near) <= indexMax && !j.holds(key, nth, index, near) {
 				h := &j.held[j.n]
 				j.n++
+				h.nlen = uint8(copy(h.near[:], near))
 				copy(h.esc[:], data[i:i+6])
 				h.klen = uint8(copy(h.key[:], key))
 				h.nth = uint8(nth)
@@ -148,9 +154,9 @@ func (j *surrogateJoin) join(data []byte) []byte {
 }
 
 // holds reports whether an escape of the string at this place is held.
-func (j *surrogateJoin) holds(key []byte, nth int, index []byte) bool {
+func (j *surrogateJoin) holds(key []byte, nth int, index, near []byte) bool {
 	for _, h := range j.held[:j.n] {
-		if int(h.nth) == nth && bytes.Equal(h.key[:h.klen], key) && bytes.Equal(h.index[:h.ilen], index) {
+		if int(h.nth) == nth && bytes.Equal(h.key[:h.klen], key) && bytes.Equal(h.index[:h.ilen], index) && bytes.Equal(h.near[:h.nlen], near) {
 			return true
 		}
 	}
@@ -164,7 +170,18 @@ var indexKey = []byte(`index"`)
 // placeIndex returns the value of the first key of data that ends in
 // "index" (a choice's, an output's), nil when it has none.
 func placeIndex(data []byte) []byte {
-	at := bytes.Index(data, indexKey)
+	return indexAt(data, bytes.Index(data, indexKey))
+}
+
+// nearIndex returns the value of the last key of data before data[at]
+// that ends in "index", nil when there is none.
+func nearIndex(data []byte, at int) []byte {
+	return indexAt(data, bytes.LastIndex(data[:at], indexKey))
+}
+
+// indexAt returns the number after the key that ends at data[at:] with
+// indexKey, nil when at is -1 or no number follows.
+func indexAt(data []byte, at int) []byte {
 	if at < 0 {
 		return nil
 	}

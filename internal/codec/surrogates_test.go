@@ -240,3 +240,35 @@ func TestSurrogateJoinPlaces(t *testing.T) {
 		})
 	}
 }
+
+// TestSurrogateJoinToolCalls decodes two tool calls of one choice whose
+// arguments are streamed interleaved, each with an emoji cut: each call's
+// half goes to its own next arguments (before, the first call's half
+// went before the second call's arguments, "\ufffd{\"q\":\"b \ufffd\"}", no
+// longer JSON, and the second's to the first call's "a 🈀").
+func TestSurrogateJoinToolCalls(t *testing.T) {
+	chunk := func(tool int, head, args string) string {
+		return `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":` + string(rune('0'+tool)) + head + `,"function":{"arguments":"` + args + `"}}]},"finish_reason":null}]}`
+	}
+	dec := DecoderFor(Chat(openai.ChatCompletionNewParams{}, true))
+	args := make([]string, 2)
+	for _, e := range []string{
+		chunk(0, `,"id":"t0","type":"function"`, `{\"q\":\"a \ud83d`),
+		chunk(1, `,"id":"t1","type":"function"`, `{\"q\":\"b \ud83c`),
+		chunk(0, ``, `\ude00\"}`),
+		chunk(1, ``, `\udf92\"}`),
+	} {
+		ev, err := dec.Decode([]byte(e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range ev.Chunk.Choices[0].Delta.ToolCalls {
+			args[tc.Index] += tc.Function.Arguments
+		}
+	}
+	for i, want := range []string{`{"q":"a 😀"}`, `{"q":"b 🎒"}`} {
+		if args[i] != want {
+			t.Errorf("tool call %d: arguments %q, want %q", i, args[i], want)
+		}
+	}
+}
