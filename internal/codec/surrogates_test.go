@@ -243,9 +243,11 @@ func TestSurrogateJoinPlaces(t *testing.T) {
 
 // TestSurrogateJoinToolCalls decodes two tool calls of one choice whose
 // arguments are streamed interleaved, each with an emoji cut: each call's
-// half goes to its own next arguments (before, the first call's half
-// went before the second call's arguments, "\ufffd{\"q\":\"b \ufffd\"}", no
-// longer JSON, and the second's to the first call's "a 🈀").
+// half goes to its own next arguments (before, the second call's first
+// half went to the first call's second half, "a 🈀", and the second
+// call read "b �"; keyed without the index nearest before the string,
+// the first call's half went before the second call's arguments,
+// "\ufffd{\"q\":…", no longer JSON).
 func TestSurrogateJoinToolCalls(t *testing.T) {
 	chunk := func(tool int, head, args string) string {
 		return `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":` + string(rune('0'+tool)) + head + `,"function":{"arguments":"` + args + `"}}]},"finish_reason":null}]}`
