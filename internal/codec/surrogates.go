@@ -33,7 +33,8 @@ import "bytes"
 // between, with no string of that place (a role, another choice, a
 // finish), are left as they are.
 //
-// It holds up to maxHeld escapes, one a place; a string whose place is
+// It holds up to maxHeld escapes, one a place, and looks for the place
+// of up to maxTries strings of an event; a string whose place is
 // unknown (an array's element, a key of more than keyMax bytes or with
 // an escape) or beyond that count is left as it was (U+FFFD). A held
 // escape that no later string of its place takes is dropped at the end
@@ -50,6 +51,11 @@ const (
 	maxHeld  = 4  // escapes held at once
 	keyMax   = 34 // the longest key a held string may have, its quotes counted
 	indexMax = 8  // the longest index that tells a held string's place
+	// maxTries bounds the strings of one event whose place is looked for
+	// (each look reads the event up to the string): an event of many
+	// strings ending with a high surrogate costs a few reads of its bytes,
+	// not one per string.
+	maxTries = 2 * maxHeld
 )
 
 // heldHalf is a high surrogate's escape held back, and the place of the
@@ -105,11 +111,12 @@ func (j *surrogateJoin) join(data []byte) []byte {
 		kept++
 	}
 	j.n = kept
-	for i := first; i >= 0 && j.n < maxHeld; {
+	for i, tries := first, 0; i >= 0 && j.n < maxHeld && tries < maxTries; {
 		if escaped(data, i) && surrogate(data[i+2:]) == 'h' && i+6 < len(data) && data[i+6] == '"' {
 			if !indexed {
 				index, indexed = placeIndex(data), true
 			}
+			tries++
 			key, nth, ok := stringPlace(data, i)
 			near := nearIndex(data, i)
 			if ok && len(index) <= indexMax && len(near) <= indexMax && !j.holds(key, nth, index, near) {
