@@ -329,6 +329,5 @@ func surrogate(hex []byte) byte {
 
 // isHex reports whether c is a hexadecimal digit.
 func isHex(c byte) bool {
-	c |= 0x20
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f'
+	return c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'f'
 }
