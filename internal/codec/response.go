@@ -493,10 +493,13 @@ func wholeResponseChunk(res *responses.Response) (*openai.ChatCompletionChunk, e
 	// The usage field is the response's (valid when it has one), its
 	// counts those of the Responses API; one written with the chat API's
 	// names (see chatNamed) is decoded as it is.
+	// Its prompt count is the streamed one's (see responseEnd): the cache
+	// counts its input_tokens left out added to them.
 	if u := &res.Usage; !chatNamed(u) {
+		cached := inputCached(&u.InputTokensDetails)
 		c.Usage = openai.CompletionUsage{
-			PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
-			PromptTokensDetails: openai.CompletionUsagePromptTokensDetails{CachedTokens: inputCached(&u.InputTokensDetails)},
+			PromptTokens: inputWithCache(u, cached), CompletionTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
+			PromptTokensDetails: openai.CompletionUsagePromptTokensDetails{CachedTokens: cached},
 		}
 	}
 	return c, nil
