@@ -16,16 +16,20 @@ import (
 // OpenAI's name or Anthropic's, are more than its input_tokens, with the
 // tokens written to the cache (cache_creation_input_tokens) in its
 // details or beside its counts: Anthropic's counts relayed, which leave
-// both out of the input.
+// both out of the input; and the same reasoning tokens
+// (output_tokens_details.reasoning_tokens), which a whole response's
+// Timing left out.
 func TestResponseCacheCountsStreamedAndWhole(t *testing.T) {
 	for _, tc := range []struct {
-		name, usage            string
-		prompt, cached, output int
+		name, usage                       string
+		prompt, cached, output, reasoning int
 	}{
-		{"cached within the input", `{"input_tokens":1000,"input_tokens_details":{"cached_tokens":800},"output_tokens":50,"total_tokens":1050}`, 1000, 800, 50},
-		{"read under Anthropic's name, within the input", `{"input_tokens":1000,"input_tokens_details":{"cache_creation_input_tokens":150,"cache_read_input_tokens":800},"output_tokens":50,"total_tokens":1050}`, 1000, 800, 50},
-		{"read under Anthropic's name, left out, written in the details", `{"input_tokens":200,"input_tokens_details":{"cache_creation_input_tokens":150,"cache_read_input_tokens":800},"output_tokens":50,"total_tokens":250}`, 1150, 800, 50},
-		{"cached left out, written beside the counts", `{"input_tokens":200,"input_tokens_details":{"cached_tokens":800},"cache_creation_input_tokens":100,"output_tokens":50,"total_tokens":250}`, 1100, 800, 50},
+		{"cached within the input", `{"input_tokens":1000,"input_tokens_details":{"cached_tokens":800},"output_tokens":50,"total_tokens":1050}`, 1000, 800, 50, 0},
+		{"cached within the input, with reasoning", `{"input_tokens":1000,"input_tokens_details":{"cached_tokens":800},"output_tokens":50,"output_tokens_details":{"reasoning_tokens":30},"total_tokens":1050}`, 1000, 800, 50, 30},
+		{"more reasoning than output, bounded by it", `{"input_tokens":1000,"output_tokens":50,"output_tokens_details":{"reasoning_tokens":70},"total_tokens":1050}`, 1000, 0, 50, 50},
+		{"read under Anthropic's name, within the input", `{"input_tokens":1000,"input_tokens_details":{"cache_creation_input_tokens":150,"cache_read_input_tokens":800},"output_tokens":50,"total_tokens":1050}`, 1000, 800, 50, 0},
+		{"read under Anthropic's name, left out, written in the details", `{"input_tokens":200,"input_tokens_details":{"cache_creation_input_tokens":150,"cache_read_input_tokens":800},"output_tokens":50,"total_tokens":250}`, 1150, 800, 50, 0},
+		{"cached left out, written beside the counts", `{"input_tokens":200,"input_tokens_details":{"cached_tokens":800},"cache_creation_input_tokens":100,"output_tokens":50,"total_tokens":250}`, 1100, 800, 50, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			check := func(how string, tm *tokenpace.Timing) {
@@ -33,9 +37,9 @@ func TestResponseCacheCountsStreamedAndWhole(t *testing.T) {
 				if tm == nil {
 					t.Fatalf("%s: no Timing", how)
 				}
-				if tm.PromptTokens != tc.prompt || tm.CachedTokens != tc.cached || tm.OutputTokens != tc.output {
-					t.Errorf("%s: Timing counts (%d prompt, %d cached, %d output), want (%d, %d, %d)",
-						how, tm.PromptTokens, tm.CachedTokens, tm.OutputTokens, tc.prompt, tc.cached, tc.output)
+				if tm.PromptTokens != tc.prompt || tm.CachedTokens != tc.cached || tm.OutputTokens != tc.output || tm.ReasoningTokens != tc.reasoning {
+					t.Errorf("%s: Timing counts (%d prompt, %d cached, %d output, %d reasoning), want (%d, %d, %d, %d)",
+						how, tm.PromptTokens, tm.CachedTokens, tm.OutputTokens, tm.ReasoningTokens, tc.prompt, tc.cached, tc.output, tc.reasoning)
 				}
 			}
 			synctest.Test(t, func(t *testing.T) {

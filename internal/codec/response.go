@@ -493,13 +493,18 @@ func wholeResponseChunk(res *responses.Response) (*openai.ChatCompletionChunk, e
 	// The usage field is the response's (valid when it has one), its
 	// counts those of the Responses API; one written with the chat API's
 	// names (see chatNamed) is decoded as it is.
-	// Its prompt count is the streamed one's (see responseEnd): the cache
-	// counts its input_tokens left out added to them.
+	// Its counts are the streamed ones' (see responseEnd): the cache
+	// counts its input_tokens left out added to them, its reasoning
+	// tokens within its output.
 	if u := &res.Usage; !chatNamed(u) {
 		cached := inputCached(&u.InputTokensDetails)
 		c.Usage = openai.CompletionUsage{
 			PromptTokens: inputWithCache(u, cached), CompletionTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
 			PromptTokensDetails: openai.CompletionUsagePromptTokensDetails{CachedTokens: cached},
+			// Within the output, as the streamed count is.
+			CompletionTokensDetails: openai.CompletionUsageCompletionTokensDetails{
+				ReasoningTokens: min(max(u.OutputTokensDetails.ReasoningTokens, 0), max(u.OutputTokens, 0)),
+			},
 		}
 	}
 	return c, nil
