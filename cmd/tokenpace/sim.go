@@ -9,6 +9,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/tokenpace/tokenpace/simulate"
@@ -118,6 +120,41 @@ func (f *simFlags) check() error {
 	}
 	if f.fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", f.fs.Args())
+	}
+	return f.checkFaultShapes()
+}
+
+// faultShapes names, for each flag that shapes the faults drawn by rate,
+// the faults it shapes. A fault picked by the fault header takes its
+// parameters from the header, not from these flags.
+var faultShapes = []struct {
+	flag   string
+	faults []string
+}{
+	{"fault-after", []string{"reset", "stall", "malformed", "truncated", "oversized", "error-event"}},
+	{"fault-for", []string{"429", "stall", "slow-headers"}},
+	{"fault-size", []string{"oversized"}},
+}
+
+// checkFaultShapes refuses a flag that shapes faults when no fault it
+// shapes has a rate: the server would run without the fault the user
+// asked to shape, and say nothing.
+func (f *simFlags) checkFaultShapes() error {
+	set := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	rate := map[string]float64{}
+	for _, row := range simulate.FaultTable() {
+		rate[row.Name] = *row.Rate(&f.faults)
+	}
+	for _, s := range faultShapes {
+		if !set[s.flag] || slices.ContainsFunc(s.faults, func(name string) bool { return rate[name] > 0 }) {
+			continue
+		}
+		return fmt.Errorf("--%s shapes only faults drawn by rate (--fault-%s), and none is set; a fault picked by the %s header takes its own parameters",
+			s.flag, strings.Join(s.faults, ", --fault-"), simulate.FaultHeader)
+	}
+	if set["fault-seed"] && !slices.ContainsFunc(simulate.FaultTable(), func(row simulate.FaultInfo) bool { return rate[row.Name] > 0 }) {
+		return errors.New("--fault-seed seeds the draws of the --fault-NAME rates, and none is set")
 	}
 	return nil
 }

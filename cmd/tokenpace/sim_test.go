@@ -32,7 +32,8 @@ func TestSimServesUntilCancelled(t *testing.T) {
 	}{
 		{"fixed timing", []string{"--ttft", "20ms", "--itl", "1ms"}, "sim"},
 		{"hardware model", []string{"--model", "llama-3.2-1b", "--gpu", "h100-sxm"}, "llama-3.2-1b"},
-		{"served name and faults off", []string{"--ttft", "1ms", "--served-name", "small", "--fault-for", "2s"}, "small"},
+		{"served name and faults off", []string{"--ttft", "1ms", "--served-name", "small", "--fault-header"}, "small"},
+		{"a fault's shape beside its rate", []string{"--ttft", "1ms", "--fault-stall", "0", "--fault-slow-headers", "0", "--fault-429", "0.01", "--fault-for", "2s", "--fault-seed", "1"}, "sim"},
 		{"precise timer", []string{"--ttft", "2ms", "--itl", "1ms", "--precise-timer"}, "sim"},
 		// Every interface: the URL printed was http://[::]:PORT/v1, which
 		// not every system's client reaches.
@@ -98,6 +99,13 @@ func TestSimRejectsBadFlags(t *testing.T) {
 		{"tool call arguments not JSON", []string{"--ttft", "1ms", "--tool-call", `get_weather={city}`}, "not valid JSON"},
 		{"tool call arguments an array", []string{"--ttft", "1ms", "--tool-call", `get_weather=[1]`}, "not a JSON object"},
 		{"tool call arguments null", []string{"--ttft", "1ms", "--tool-call", `get_weather=null`}, "not a JSON object"},
+		// A shape with no fault of its kind drawn: the server ran without
+		// the fault, and said nothing.
+		{"fault after without a rate", []string{"--ttft", "1ms", "--fault-after", "5"}, "--fault-reset, --fault-stall"},
+		{"fault after beside a status fault", []string{"--ttft", "1ms", "--fault-500", "0.1", "--fault-after", "5"}, "none is set"},
+		{"fault for with the header alone", []string{"--ttft", "1ms", "--fault-header", "--fault-for", "2s"}, "takes its own parameters"},
+		{"fault size without oversized", []string{"--ttft", "1ms", "--fault-reset", "0.1", "--fault-size", "1024"}, "--fault-size shapes only"},
+		{"fault seed without a rate", []string{"--ttft", "1ms", "--fault-seed", "7"}, "--fault-seed seeds"},
 		{"fault rates over 1 in all", []string{"--ttft", "1ms", "--fault-truncated", "0.6", "--fault-error-event", "0.6"}, "sum to"},
 	}
 	for _, tt := range tests {
