@@ -234,11 +234,18 @@ func (f *planFlags) input(set map[string]bool) (plan.Input, string, error) {
 	if err != nil {
 		return in, "", err
 	}
-	if draws == nil {
+	switch {
+	case draws == nil:
 		// A trace file: its arrivals and lengths are the load.
 		if given := setAmong(set, "burstiness", "constant", "prompt-tokens", "prompt-cv", "output-tokens", "output-cv",
 			"prefix-tokens", "prefixes", "requests", "seed", "samples"); len(given) > 0 {
 			return in, "", fmt.Errorf("--workload %s is a trace, whose arrivals and lengths are the load (one draw): %s would be ignored", f.workload, strings.Join(given, ", "))
+		}
+	case f.workload != "":
+		// A bench report: its mean lengths are the load's; the spread
+		// around them, the arrival process and the sample are the flags'.
+		if given := setAmong(set, "prompt-tokens", "output-tokens"); len(given) > 0 {
+			return in, "", fmt.Errorf("--workload %s is a bench report, whose prompt and mean output lengths are the load: %s would be ignored", f.workload, strings.Join(given, ", "))
 		}
 	}
 	if in.BatchRequests == 0 {

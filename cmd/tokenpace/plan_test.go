@@ -206,11 +206,15 @@ func TestPlanWorkloadFiles(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		file, load string
+		extra      []string
 	}{
-		{trace, "trace " + trace + ": 200 requests (csv, over 19.9s at 10/s); judged on 1 arrival draw at 10% above the offered rate"},
-		{report, "300 requests at 8/s, 700 prompt and 70 output tokens; judged on 3 arrival draws (the worst counts) at 10% above the offered rate"},
+		{trace, "trace " + trace + ": 200 requests (csv, over 19.9s at 10/s); judged on 1 arrival draw at 10% above the offered rate", nil},
+		{report, "300 requests at 8/s, 700 prompt and 70 output tokens; judged on 3 arrival draws (the worst counts) at 10% above the offered rate", nil},
+		// --requests sizes the sample over the report's count (it was
+		// dropped for the report's).
+		{report, "120 requests at 8/s, 700 prompt and 70 output tokens", []string{"--requests", "120"}},
 	} {
-		code, out, stderr := planCmd(t, append([]string{"--workload", tc.file, "--slo-ttft-p99", "400ms"}, smallSearch...)...)
+		code, out, stderr := planCmd(t, append(append([]string{"--workload", tc.file, "--slo-ttft-p99", "400ms"}, tc.extra...), smallSearch...)...)
 		if code != 0 || !strings.Contains(out, tc.load) {
 			t.Errorf("plan --workload %s exit %d, stderr %q; want 0 and a load line with %q:\n%s", tc.file, code, stderr, tc.load, out)
 		}
@@ -330,6 +334,10 @@ func TestPlanTopListsEachConfigurationOnce(t *testing.T) {
 func TestPlanRefusesFlagsThatDoNotApply(t *testing.T) {
 	trace := filepath.Join("..", "..", "simulate", "trace", "testdata", "azure_conv_sample.csv")
 	online := []string{"--model", "llama-3.1-8b", "--rate", "5", "--slo-ttft-p99", "1s"}
+	report := filepath.Join(t.TempDir(), "bench.json")
+	if err := os.WriteFile(report, []byte(`{"planned_requests": 300, "rate": 8, "prompt_tokens": 700, "max_tokens": 80}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -339,6 +347,9 @@ func TestPlanRefusesFlagsThatDoNotApply(t *testing.T) {
 		{append(online, "--deadline", "1s"), "--deadline is a batch job's"},
 		{[]string{"--model", "llama-3.1-8b", "--batch-requests", "100", "--deadline", "8h", "--samples", "5"}, "--samples would be ignored"},
 		{[]string{"--model", "llama-3.1-8b", "--workload", trace, "--slo-ttft-p99", "1s", "--burstiness", "3", "--prompt-tokens", "500"}, "--burstiness, --prompt-tokens would be ignored"},
+		// A bench report's lengths are the load: the flags' were dropped
+		// without a word.
+		{[]string{"--model", "llama-3.1-8b", "--workload", report, "--slo-ttft-p99", "1s", "--prompt-tokens", "500", "--output-tokens", "40"}, "is a bench report, whose prompt and mean output lengths are the load: --prompt-tokens, --output-tokens would be ignored"},
 	} {
 		args := append(tc.args, smallSearch...)
 		code, stdout, stderr := planCmd(t, args...)

@@ -40,7 +40,8 @@ const maxWorkloadFile = 256 << 20
 // request count when the report lacks one, and the report's own rate (or,
 // for a closed loop, its measured request rate), prompt tokens and mean
 // output tokens replace w's, and the load is returned so that further
-// samples can be drawn of it (nil for a trace, which is one draw).
+// samples can be drawn of it (nil for a trace, which is one draw). A
+// request count in w (--requests) wins over the report's.
 func readWorkloadFile(path string, w simulate.Workload, tf *traceFlags) ([]simulate.Arrival, *simulate.Workload, string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -70,7 +71,7 @@ func readWorkloadFile(path string, w simulate.Workload, tf *traceFlags) ([]simul
 		if b.Completed > 0 && b.OutputTokens > 0 {
 			w.Output.Mean = int(float64(b.OutputTokens)/float64(b.Completed) + 0.5)
 		}
-		if b.Planned > 0 {
+		if b.Planned > 0 && w.Requests == 0 {
 			w.Requests = b.Planned
 		}
 		if !(w.Rate > 0) || w.Prompt.Mean < 1 || w.Output.Mean < 1 {
