@@ -26,7 +26,9 @@ var verdictCodes = map[string]bool{
 
 // AnswerRejected reports whether err, an error of Decode, is a server's
 // verdict on the answer it streamed before (see verdictCodes): the
-// answer failed, though it finished. Any other error event after a
+// answer failed, though it finished; or an error of an omni server that
+// streams its answer in stages (see omniStaged), whose later stage, the
+// spoken answer, failed after the text finished. Any other error event after a
 // finished answer leaves it whole. No continuation can make a rejected
 // answer right: the words the server judged would begin the next
 // route's answer (a required call's place taken by words, JSON that
@@ -35,6 +37,9 @@ func AnswerRejected(err error) bool {
 	var e *Error
 	if !errors.As(err, &e) || e.Server == nil {
 		return false
+	}
+	if e.Rejected {
+		return true // a stage of an omni server's answer failed (see omniStaged)
 	}
 	code := e.Server.Code
 	if e.Server.Raw != "" {

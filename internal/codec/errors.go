@@ -26,8 +26,12 @@ type Error struct {
 	Truncated bool
 	// Server is the error the server sent as an event, when it did.
 	Server *ServerError
-	Detail string // what is wrong, for a person
-	Err    error  // the decoding error, if any
+	// Rejected: Server is the server's verdict on the answer it streamed
+	// before, whose output is restarted, never continued (see
+	// AnswerRejected).
+	Rejected bool
+	Detail   string // what is wrong, for a person
+	Err      error  // the decoding error, if any
 }
 
 func (e *Error) Error() string {

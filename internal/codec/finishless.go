@@ -66,12 +66,21 @@ type ChatStream struct {
 	spoke  bool
 	source providerSwitch
 	pairs  surrogateJoin // a character split between two events (see surrogateJoin)
+	// staged: a chunk carried vLLM-Omni's modality, so the server's
+	// errors are verdicts on the answer (see omniStaged).
+	staged bool
 }
 
 // Decode decodes the next event of the stream.
 func (s *ChatStream) Decode(data []byte) (Event, error) {
 	data = s.pairs.join(data)
 	ev, err := s.TGIToolStream.Decode(data)
+	if err != nil && s.staged {
+		err = stageFailed(err)
+	}
+	if err == nil && !s.staged && ev.Chunk != nil {
+		s.staged = omniStaged(ev.Chunk)
+	}
 	if err == nil && !s.seen && ev.Chunk != nil && messageInStream(ev.Chunk) {
 		if whole, ok := WholeChat(s.chat, data); ok {
 			ev = whole
