@@ -1,9 +1,12 @@
 package codec
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/tidwall/gjson"
 )
 
 // A chat delta's audio field carries audio output: OpenAI's audio models
@@ -86,4 +89,28 @@ func (m audioChoices) setOn(cc *openai.ChatCompletion) {
 			cc.Choices[i].Message.Audio = a.audio()
 		}
 	}
+}
+
+// Spoken reports whether r is a chat request that asks for its answer
+// spoken: modalities with "audio", in its parameters or set as an extra
+// field. Such an answer is restarted, never continued: an omni server
+// speaks the answer's text once it has it whole (vLLM-Omni's audio
+// stage, see omniAudio), and OpenAI's audio models speak what they
+// write, so a continuation's audio would speak only the words after the
+// text so far, and the caller, holding the first route's text, would
+// hear half an answer.
+func Spoken(r Request) bool {
+	c, ok := r.(chat)
+	if !ok {
+		return false
+	}
+	if slices.Contains(c.p.Modalities, "audio") {
+		return true
+	}
+	v, ok := c.p.ExtraFields()["modalities"]
+	if !ok {
+		return false
+	}
+	b, err := json.Marshal(v)
+	return err == nil && slices.ContainsFunc(gjson.ParseBytes(b).Array(), func(m gjson.Result) bool { return m.Str == "audio" })
 }

@@ -84,11 +84,11 @@ type Request interface {
 // an answer of several choices (a continuation carries one choice's
 // text), a completion that echoes its prompt (its output begins with
 // the prompt, which a continuation would put in the prompt twice), or a
-// structured answer (see Structured). A Router restarts such a call
+// structured answer (see Structured), or a spoken one (see Spoken). A Router restarts such a call
 // instead; it also reads the bodies it sent for a constraint that r's
 // parameters do not show (see Constrained).
 func RestartsOnly(r Request) bool {
-	if r.Choices() > 1 || Structured(r) {
+	if r.Choices() > 1 || Structured(r) || Spoken(r) {
 		return true
 	}
 	c, ok := r.(completion)

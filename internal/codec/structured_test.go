@@ -63,3 +63,29 @@ func TestStructuredExtraFields(t *testing.T) {
 		t.Errorf("Structured(completion with grammar) = false, want true")
 	}
 }
+
+// A chat request asks for its answer spoken when its modalities, typed or
+// set as an extra field, hold "audio"; a text answer alone does not.
+func TestSpoken(t *testing.T) {
+	typed := openai.ChatCompletionNewParams{Model: "m", Modalities: []string{"text", "audio"}}
+	extra := openai.ChatCompletionNewParams{Model: "m"}
+	extra.SetExtraFields(map[string]any{"modalities": []any{"text", "audio"}})
+	text := openai.ChatCompletionNewParams{Model: "m", Modalities: []string{"text"}}
+	for _, tc := range []struct {
+		name string
+		r    Request
+		want bool
+	}{
+		{"typed", Chat(typed, true), true},
+		{"extra field", Chat(extra, true), true},
+		{"text alone", Chat(text, true), false},
+		{"none", Chat(openai.ChatCompletionNewParams{Model: "m"}, true), false},
+	} {
+		if got := Spoken(tc.r); got != tc.want {
+			t.Errorf("Spoken(%s) = %v, want %v", tc.name, got, tc.want)
+		}
+		if got := RestartsOnly(tc.r); got != tc.want {
+			t.Errorf("RestartsOnly(%s) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
