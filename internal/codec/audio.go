@@ -104,13 +104,25 @@ func Spoken(r Request) bool {
 	if !ok {
 		return false
 	}
-	if slices.Contains(c.p.Modalities, "audio") {
-		return true
+	audio, _ := c.outputModalities()
+	return audio
+}
+
+// outputModalities reports whether r's modalities, in its parameters or
+// set as an extra field, hold "audio", and whether r names any.
+func (r chat) outputModalities() (audio, named bool) {
+	if slices.Contains(r.p.Modalities, "audio") {
+		return true, true
 	}
-	v, ok := c.p.ExtraFields()["modalities"]
+	named = len(r.p.Modalities) > 0
+	v, ok := r.p.ExtraFields()["modalities"]
 	if !ok {
-		return false
+		return false, named
 	}
 	b, err := json.Marshal(v)
-	return err == nil && slices.ContainsFunc(gjson.ParseBytes(b).Array(), func(m gjson.Result) bool { return m.Str == "audio" })
+	if err != nil {
+		return false, named
+	}
+	m := gjson.ParseBytes(b)
+	return slices.ContainsFunc(m.Array(), func(m gjson.Result) bool { return m.Str == "audio" }), named || m.IsArray()
 }

@@ -66,9 +66,10 @@ type ChatStream struct {
 	spoke  bool
 	source providerSwitch
 	pairs  surrogateJoin // a character split between two events (see surrogateJoin)
-	// staged: a chunk carried vLLM-Omni's modality, so the server's
-	// errors are verdicts on the answer (see omniStaged).
-	staged bool
+	// modal: a chunk carried vLLM-Omni's modality; staged: and the
+	// request may have an audio stage, so the server's errors are
+	// verdicts on the answer (see omniStaged, audioStaged).
+	modal, staged bool
 }
 
 // Decode decodes the next event of the stream.
@@ -78,8 +79,8 @@ func (s *ChatStream) Decode(data []byte) (Event, error) {
 	if err != nil && s.staged {
 		err = stageFailed(err)
 	}
-	if err == nil && !s.staged && ev.Chunk != nil {
-		s.staged = omniStaged(ev.Chunk)
+	if err == nil && !s.modal && ev.Chunk != nil && omniStaged(ev.Chunk) {
+		s.modal, s.staged = true, audioStaged(s.chat)
 	}
 	if err == nil && !s.seen && ev.Chunk != nil && messageInStream(ev.Chunk) {
 		if whole, ok := WholeChat(s.chat, data); ok {

@@ -22,6 +22,9 @@ import (
 // verdict on the answer (see AnswerRejected): it ends the stream as the
 // server's error, the text kept, and a Router starts the answer afresh,
 // since a continuation would speak only the words after the text so far.
+// A request that names its modalities without audio has no audio stage
+// (the generator leaves out every output of a modality the request did
+// not name): its errors are any server's (see audioStaged).
 
 // omniStaged reports whether c carries vLLM-Omni's modality member. A
 // chunk without extra fields costs one length check.
@@ -31,6 +34,14 @@ func omniStaged(c *openai.ChatCompletionChunk) bool {
 	}
 	_, ok := c.JSON.ExtraFields[modalityField]
 	return ok
+}
+
+// audioStaged reports whether r's answer may have an audio stage after
+// its text: r asks for audio, or names no modalities, so that the
+// server's own are used (text and audio for Qwen2.5-Omni's stages).
+func audioStaged(r chat) bool {
+	audio, named := r.outputModalities()
+	return audio || !named
 }
 
 // stageFailed marks err, an error of Decode, as a verdict on the answer

@@ -89,3 +89,24 @@ func TestSpoken(t *testing.T) {
 		}
 	}
 }
+
+// A vLLM-Omni answer may have an audio stage unless its request names
+// modalities, typed or as an extra field, without "audio".
+func TestAudioStaged(t *testing.T) {
+	extraText := openai.ChatCompletionNewParams{Model: "m"}
+	extraText.SetExtraFields(map[string]any{"modalities": []string{"text"}})
+	for _, tc := range []struct {
+		name string
+		p    openai.ChatCompletionNewParams
+		want bool
+	}{
+		{"none named", openai.ChatCompletionNewParams{Model: "m"}, true},
+		{"text and audio", openai.ChatCompletionNewParams{Model: "m", Modalities: []string{"text", "audio"}}, true},
+		{"text alone", openai.ChatCompletionNewParams{Model: "m", Modalities: []string{"text"}}, false},
+		{"text alone as an extra field", extraText, false},
+	} {
+		if got := audioStaged(Chat(tc.p, true).(chat)); got != tc.want {
+			t.Errorf("audioStaged(%s) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
