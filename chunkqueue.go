@@ -33,7 +33,8 @@ type chunkQueue struct {
 	limit, outLimit int
 	// noCont: a chunk that reaches the consumer carries a tool call,
 	// audio, a refusal or a diffusion model's refinement step (noise
-	// until its last), or the server rejected the answer once finished
+	// until its last), or is of an answer its server speaks once its
+	// text is whole (codec.Event.Spoken), or the server rejected the answer once finished
 	// (codec.AnswerRejected): output no continuation can carry on (see
 	// toolcall.go).
 	noCont bool
@@ -43,7 +44,7 @@ type chunkQueue struct {
 // 0), and reports whether the queue is now full: the reader then waits
 // on room before it reads on.
 func (q *chunkQueue) push(ar arrived, size, max int) (full bool) {
-	if !q.isCut && (ar.ToolCall || ar.Audio || ar.Refusal || ar.Frame) {
+	if !q.isCut && (ar.ToolCall || ar.Audio || ar.Refusal || ar.Frame || ar.Spoken) {
 		q.noCont = true
 	}
 	q.pending = append(q.pending, ar)

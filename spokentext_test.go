@@ -54,6 +54,14 @@ func omniStream(words []string, wav string, cut int) http.HandlerFunc {
 // answers afresh (Restarted), and the caller's Accumulated holds its text
 // and its audio alone.
 func TestSpokenAnswerRestarted(t *testing.T) {
+	for name, modalities := range map[string][]string{"text and audio": {"text", "audio"}, "none named": nil} {
+		t.Run(name, func(t *testing.T) { spokenAnswerRestarted(t, modalities) })
+	}
+}
+
+// spokenAnswerRestarted is TestSpokenAnswerRestarted for a request of
+// the given modalities; none named is vLLM-Omni's default, text and audio.
+func spokenAnswerRestarted(t *testing.T, modalities []string) {
 	synctest.Test(t, func(t *testing.T) {
 		words := []string{"Budgets", "keep", "answers", "fast."}
 		url, hc := serve(t, byModel(map[string]http.Handler{
@@ -63,7 +71,7 @@ func TestSpokenAnswerRestarted(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := chat("first", 64)
-		p.Modalities = []string{"text", "audio"}
+		p.Modalities = modalities
 		s := r.NewStreaming(context.Background(), p)
 		restarted := false
 		for s.Next() {

@@ -180,6 +180,11 @@ type Event struct {
 	// Responses audio event): output that, like a tool call, no text
 	// continuation can carry on.
 	Audio bool
+	// Spoken: the event is of an answer its server speaks once its text
+	// is whole (vLLM-Omni's audio stage, see audioStaged): a
+	// continuation's audio would speak only the words after the text so
+	// far, so no continuation can carry it on.
+	Spoken bool
 	// Details: the event carries reasoning_details (OpenRouter; see
 	// Details).
 	Details bool

@@ -68,7 +68,8 @@ type ChatStream struct {
 	pairs  surrogateJoin // a character split between two events (see surrogateJoin)
 	// modal: a chunk carried vLLM-Omni's modality; staged: and the
 	// request may have an audio stage, so the server's errors are
-	// verdicts on the answer (see omniStaged, audioStaged).
+	// verdicts on the answer and its events Spoken (see omniStaged,
+	// audioStaged).
 	modal, staged bool
 }
 
@@ -86,6 +87,9 @@ func (s *ChatStream) Decode(data []byte) (Event, error) {
 		if whole, ok := WholeChat(s.chat, data); ok {
 			ev = whole
 		}
+	}
+	if err == nil && s.staged {
+		ev.Spoken = true
 	}
 	if err == nil && ev.Chunk != nil {
 		if !s.spoke && dropNoResponse(ev.Chunk) {
