@@ -75,13 +75,33 @@ func usageOf(u openai.CompletionUsage) Usage {
 		}
 		cached = extraCount(u.JSON.ExtraFields, k)
 	}
+	prompt := promptWithCache(u, cached)
 	output, r := u.CompletionTokens, reasoningTokens(u)
-	if r > 0 && (u.TotalTokens == u.PromptTokens+u.CompletionTokens+r || r > u.CompletionTokens) {
+	switch {
+	case completionLeftOut(u, prompt):
+		output = u.TotalTokens - prompt
+	case r > 0 && (u.TotalTokens == u.PromptTokens+u.CompletionTokens+r || r > u.CompletionTokens):
 		output += r
 	}
 	r = min(max(r, 0), max(output, 0))
-	return Usage{Prompt: promptWithCache(u, cached), Cached: cached, Output: output, Reasoning: r,
+	return Usage{Prompt: prompt, Cached: cached, Output: output, Reasoning: r,
 		Rejected: rejected(u.CompletionTokensDetails.RejectedPredictionTokens, output-r)}
+}
+
+// completionLeftOut reports whether u, whose prompt counts prompt tokens
+// (the cache's included), leaves its completion_tokens member out while
+// its total_tokens holds more than the prompt: the rest is the output,
+// as OpenAI's total is the prompt's and the completion's. Gemini's
+// OpenAI-compatible endpoint writes its usage from Gemini's own counts
+// and leaves a zero out: a thinking model whose thoughts spent max_tokens
+// before any text is answered with prompt_tokens and total_tokens alone,
+// the thoughts only in the total (agentgateway/agentgateway#1464, the
+// answer its test completions_response_missing_message_and_usage_fields
+// decodes; ai.google.dev/api/generate-content, UsageMetadata's
+// totalTokenCount). Read as 0, the output billed and generated was
+// none. A completion_tokens of 0 that is written stays 0.
+func completionLeftOut(u openai.CompletionUsage, prompt int64) bool {
+	return u.JSON.CompletionTokens.Raw() == respjson.Omitted && u.TotalTokens > prompt
 }
 
 // rejected returns the rejected prediction tokens n that a usage counts
