@@ -14,32 +14,54 @@ import (
 )
 
 // TestWholeAnswerCompletionLeftOut: Gemini's OpenAI-compatible endpoint
-// answers a thinking model whose thoughts spent max_tokens with a choice
-// of no message, finish_reason "length", and a usage of prompt_tokens and
-// total_tokens alone (agentgateway/agentgateway#1464, the body of its
-// test). The caller's Timing counts the 7 output tokens the total holds
-// beyond the prompt (before: 0, as if nothing was generated).
+// (Vertex AI's, as agentgateway/agentgateway#1464 reports it) answers a
+// thinking model cut by max_tokens before any text with a choice of no
+// content, finish_reason "length", and a usage whose completion_tokens
+// is 0 (written, in the answer agentgateway's #1465 captured,
+// gemini_zero_completion_tokens.json) or left out (the body of its test
+// completions_response_missing_message_and_usage_fields), the tokens
+// generated only in total_tokens. The caller's Timing counts the output
+// the total holds beyond the prompt (before: 0 for both; then 0 for the
+// captured one, as if nothing was generated).
 func TestWholeAnswerCompletionLeftOut(t *testing.T) {
-	body := `{"id":"1","object":"chat.completion","created":0,"model":"google/gemini-2.5-flash",` +
-		`"choices":[{"index":0,"finish_reason":"length"}],"usage":{"prompt_tokens":5,"total_tokens":12}}`
-	tp := tokenpace.NewClient(openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
-		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: fixedTransport(func() *http.Response {
-			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
-				Body: io.NopCloser(strings.NewReader(body))}
-		})})))
-	var tm *tokenpace.Timing
-	c, err := tp.New(context.Background(), chat("google/gemini-2.5-flash", 7), tokenpace.WithTimingInto(&tm))
-	if err != nil {
-		t.Fatalf("New: %v, want the answer", err)
+	tests := []struct {
+		name, body     string
+		prompt, output int
+	}{
+		{"completion_tokens left out (agentgateway's test body)",
+			`{"id":"1","object":"chat.completion","created":0,"model":"google/gemini-2.5-flash",` +
+				`"choices":[{"index":0,"finish_reason":"length"}],"usage":{"prompt_tokens":5,"total_tokens":12}}`, 5, 7},
+		{"completion_tokens 0 written (agentgateway's capture)",
+			`{"model":"gemini-2.5-flash","usage":{"prompt_tokens":7,"completion_tokens":0,"total_tokens":8},` +
+				`"choices":[{"message":{"role":"assistant"},"finish_reason":"length","index":0}],` +
+				`"created":1775595226,"id":"2m7Vaca_HdfC1MkP1trPwAM","object":"chat.completion"}`, 7, 1},
 	}
-	if len(c.Choices) != 1 || c.Choices[0].Message.Content != "" || c.Choices[0].FinishReason != "length" {
-		t.Fatalf("New = %+v, want one choice of no text, finish \"length\"", c.Choices)
-	}
-	if tm == nil {
-		t.Fatal("no Timing")
-	}
-	if tm.PromptTokens != 5 || tm.OutputTokens != 7 || !tm.UsageReported || tm.FinishReason != "length" {
-		t.Errorf("Timing = %d prompt, %d output (reported %v), finish %q; want 5, 7 (true), \"length\"",
-			tm.PromptTokens, tm.OutputTokens, tm.UsageReported, tm.FinishReason)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tp := tokenpace.NewClient(openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
+				option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: fixedTransport(func() *http.Response {
+					return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+						Body: io.NopCloser(strings.NewReader(tt.body))}
+				})})))
+			var tm *tokenpace.Timing
+			c, err := tp.New(context.Background(), chat("gemini-2.5-flash", 7), tokenpace.WithTimingInto(&tm))
+			if err != nil {
+				t.Fatalf("New: %v, want the answer", err)
+			}
+			if len(c.Choices) != 1 || c.Choices[0].Message.Content != "" || c.Choices[0].FinishReason != "length" {
+				t.Fatalf("New = %+v, want one choice of no text, finish \"length\"", c.Choices)
+			}
+			if tm == nil {
+				t.Fatal("no Timing")
+			}
+			if tm.PromptTokens != tt.prompt || tm.OutputTokens != tt.output || !tm.UsageReported || tm.FinishReason != "length" {
+				t.Errorf("Timing = %d prompt, %d output (reported %v), finish %q; want %d, %d (true), \"length\"",
+					tm.PromptTokens, tm.OutputTokens, tm.UsageReported, tm.FinishReason, tt.prompt, tt.output)
+			}
+			if tm.TTFT() != 0 || tm.TPOT() != 0 || tm.TPS() != 0 || tm.OutputChunks != 0 {
+				t.Errorf("TTFT %v, TPOT %v, TPS %v, %d output chunks; want none of them: no output was delivered",
+					tm.TTFT(), tm.TPOT(), tm.TPS(), tm.OutputChunks)
+			}
+		})
 	}
 }

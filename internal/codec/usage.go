@@ -78,7 +78,7 @@ func usageOf(u openai.CompletionUsage) Usage {
 	prompt := promptWithCache(u, cached)
 	output, r := u.CompletionTokens, reasoningTokens(u)
 	switch {
-	case completionLeftOut(u, prompt):
+	case completionUncounted(u, prompt):
 		output = u.TotalTokens - prompt
 	case r > 0 && (u.TotalTokens == u.PromptTokens+u.CompletionTokens+r || r > u.CompletionTokens):
 		output += r
@@ -88,20 +88,24 @@ func usageOf(u openai.CompletionUsage) Usage {
 		Rejected: rejected(u.CompletionTokensDetails.RejectedPredictionTokens, output-r)}
 }
 
-// completionLeftOut reports whether u, whose prompt counts prompt tokens
-// (the cache's included), leaves its completion_tokens member out while
-// its total_tokens holds more than the prompt: the rest is the output,
-// as OpenAI's total is the prompt's and the completion's. Gemini's
-// OpenAI-compatible endpoint writes its usage from Gemini's own counts
-// and leaves a zero out: a thinking model whose thoughts spent max_tokens
-// before any text is answered with prompt_tokens and total_tokens alone,
-// the thoughts only in the total (agentgateway/agentgateway#1464, the
-// answer its test completions_response_missing_message_and_usage_fields
-// decodes; ai.google.dev/api/generate-content, UsageMetadata's
-// totalTokenCount). Read as 0, the output billed and generated was
-// none. A completion_tokens of 0 that is written stays 0.
-func completionLeftOut(u openai.CompletionUsage, prompt int64) bool {
-	return u.JSON.CompletionTokens.Raw() == respjson.Omitted && u.TotalTokens > prompt
+// completionUncounted reports whether u, whose prompt counts prompt
+// tokens (the cache's included), counts no completion token (its
+// completion_tokens 0, null or left out) while its total_tokens holds
+// more than the prompt: the rest is the output, as OpenAI's total is the
+// prompt's and the completion's. Gemini's OpenAI-compatible endpoint
+// counts as completion_tokens Gemini's candidatesTokenCount alone, the
+// thoughts only in its total: a thinking model cut by max_tokens before
+// any text is answered with completion_tokens 0 and a larger total
+// (agentgateway/agentgateway#1464, #1465: the answer it captured,
+// gemini_zero_completion_tokens.json, prompt 7, completion 0, total 8),
+// or with completion_tokens left out (the body of its test
+// completions_response_missing_message_and_usage_fields); its total is
+// the prompt's, the thoughts' and the candidates' (mozilla-ai/any-llm#1290,
+// a usage_metadata printed). Read as 0, the output billed and generated
+// was none. No server in the corpus writes a zero or no completion
+// count beside a total larger than its prompt for another reason.
+func completionUncounted(u openai.CompletionUsage, prompt int64) bool {
+	return u.CompletionTokens == 0 && prompt >= 0 && u.TotalTokens > prompt
 }
 
 // rejected returns the rejected prediction tokens n that a usage counts

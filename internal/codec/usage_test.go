@@ -45,8 +45,18 @@ func TestUsage(t *testing.T) {
 		{"completion_tokens left out, the thoughts in the total (Gemini's OpenAI endpoint)", chat,
 			`{"choices":[{"delta":{"role":"assistant"},"finish_reason":"length","index":0}],"usage":{"prompt_tokens":5,"total_tokens":12}}`,
 			Usage{5, 0, 7, 0, 0}, true},
-		{"completion_tokens 0 written: no output, whatever the total", chat,
-			`{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":0,"total_tokens":12}}`, Usage{5, 0, 0, 0, 0}, true},
+		{"completion_tokens 0 written beside a larger total (Gemini's OpenAI endpoint, captured)", chat,
+			`{"choices":[{"delta":{"role":"assistant"},"finish_reason":"length","index":0}],"usage":{"prompt_tokens":7,"completion_tokens":0,"total_tokens":8}}`,
+			Usage{7, 0, 1, 0, 0}, true},
+		{"completion_tokens null beside a larger total", chat,
+			`{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":null,"total_tokens":12}}`, Usage{5, 0, 7, 0, 0}, true},
+		{"completion_tokens 0 and a total of the prompt: no output", chat,
+			`{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":0,"total_tokens":5}}`, Usage{5, 0, 0, 0, 0}, true},
+		{"completion_tokens 0, reasoning_tokens 7 in the total once", chat,
+			`{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":0,"total_tokens":12,"completion_tokens_details":{"reasoning_tokens":7}}}`,
+			Usage{5, 0, 7, 7, 0}, true},
+		{"completion_tokens left out, a total past any count: not trusted", chat,
+			`{"choices":[],"usage":{"prompt_tokens":5,"total_tokens":9223372036854775807}}`, Usage{5, 0, 9223372036854775802, 0, 0}, true},
 		{"completion_tokens left out, the cache reads left out of prompt_tokens", chat,
 			`{"choices":[],"usage":{"prompt_tokens":100,"total_tokens":1130,"prompt_tokens_details":{"cached_tokens":1024}}}`,
 			Usage{1124, 1024, 6, 0, 0}, true},
@@ -146,6 +156,22 @@ func TestAccumulatorUsage(t *testing.T) {
 			u.PromptTokensDetails.CachedTokens != tc.want.PromptTokensDetails.CachedTokens {
 			t.Errorf("after %s: usage %d/%d/%d cached %d, want %d/%d/%d cached %d", tc.data, u.PromptTokens, u.CompletionTokens, u.TotalTokens,
 				u.PromptTokensDetails.CachedTokens, tc.want.PromptTokens, tc.want.CompletionTokens, tc.want.TotalTokens, tc.want.PromptTokensDetails.CachedTokens)
+		}
+	}
+}
+
+// TestUsageUncountedCompletionBounded: an output read from a total the
+// prompt does not bound (a count past any context, a negative prompt)
+// is never taken as the server's word.
+func TestUsageUncountedCompletionBounded(t *testing.T) {
+	for _, raw := range []string{
+		`{"prompt_tokens":5,"total_tokens":9223372036854775807}`,
+		`{"prompt_tokens":-5,"total_tokens":9223372036854775807}`,
+		`{"prompt_tokens":5,"completion_tokens":0,"total_tokens":4294967302}`,
+	} {
+		u, ok := choiceUsage(raw)
+		if ok && u.Trusted() {
+			t.Errorf("choiceUsage(%s) = %+v, trusted; want it not trusted", raw, u)
 		}
 	}
 }
