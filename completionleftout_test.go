@@ -65,3 +65,38 @@ func TestWholeAnswerCompletionLeftOut(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamCompletionZeroBesideTotal: the same usage on a stream's
+// finish chunk, completion_tokens 0 written and total_tokens one past
+// the prompt, after a chunk of the role alone. The caller reads no text
+// and no error; its Timing counts 7 prompt and 1 output token, and has
+// no TTFT, TPOT or TPS: no output was delivered to time (before: 0
+// output tokens).
+func TestStreamCompletionZeroBesideTotal(t *testing.T) {
+	body := "data: {\"id\":\"g\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gemini-2.5-flash\"," +
+		"\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"},\"finish_reason\":\"length\"}]," +
+		"\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":0,\"total_tokens\":8}}\n\ndata: [DONE]\n\n"
+	tp := tokenpace.NewClient(openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
+		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: fixedTransport(func() *http.Response {
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
+				Body: io.NopCloser(strings.NewReader(body))}
+		})})))
+	s := tp.NewStreaming(context.Background(), chat("gemini-2.5-flash", 7))
+	defer s.Close()
+	for s.Next() {
+	}
+	if err := s.Err(); err != nil {
+		t.Fatalf("Err = %v, want nil", err)
+	}
+	tm := s.Timing()
+	if tm.PromptTokens != 7 || tm.OutputTokens != 1 || !tm.UsageReported || tm.FinishReason != "length" {
+		t.Errorf("Timing = %d prompt, %d output (reported %v), finish %q; want 7, 1 (true), \"length\"",
+			tm.PromptTokens, tm.OutputTokens, tm.UsageReported, tm.FinishReason)
+	}
+	if tm.TTFT() != 0 || tm.TPOT() != 0 || tm.TPS() != 0 || tm.OutputChunks != 0 {
+		t.Errorf("TTFT %v, TPOT %v, TPS %v, %d output chunks; want none", tm.TTFT(), tm.TPOT(), tm.TPS(), tm.OutputChunks)
+	}
+	if got := s.Accumulated().Usage; got.PromptTokens != 7 || got.CompletionTokens != 1 || got.TotalTokens != 8 {
+		t.Errorf("Accumulated().Usage = %d/%d/%d, want 7/1/8", got.PromptTokens, got.CompletionTokens, got.TotalTokens)
+	}
+}
