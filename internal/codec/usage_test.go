@@ -178,3 +178,27 @@ func TestUsageUncountedCompletionBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestAddOutputUncountedCompletion: a continuation's finish chunk whose
+// usage writes completion_tokens 0 beside a total one past its prompt
+// (Gemini's) counts that 1 and the 3 earlier tokens a Router adds, once:
+// 4 in its counts, and its chat view's completion 3 and total 11, which
+// an Accumulator rewrites to the prompt's and the 4.
+func TestAddOutputUncountedCompletion(t *testing.T) {
+	chat := Chat(openai.ChatCompletionNewParams{}, true)
+	ev, err := chat.Decode([]byte(`{"id":"g","choices":[{"index":0,"delta":{},"finish_reason":"length"}],"usage":{"prompt_tokens":7,"completion_tokens":0,"total_tokens":8}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev.AddOutput(3)
+	if ev.Usage.Output != 4 {
+		t.Errorf("Usage.Output = %d, want 4", ev.Usage.Output)
+	}
+	var a Accumulator
+	if !a.Add(&ev) {
+		t.Fatal("refused")
+	}
+	if u := a.Acc.Usage; u.PromptTokens != 7 || u.CompletionTokens != 4 || u.TotalTokens != 11 {
+		t.Errorf("accumulated usage %d/%d/%d, want 7/4/11", u.PromptTokens, u.CompletionTokens, u.TotalTokens)
+	}
+}
