@@ -21,7 +21,8 @@ import (
 // recorded live, and llama.cpp's refusal of a request's messages by the
 // model's chat template (raise_exception), from llama-server in the words
 // of either of its template engines and passed on by Ollama's llama-server
-// engine, rebuilt from their sources, and ik_llama.cpp's refusal of a
+// engine, rebuilt from their sources, an image for a model without its
+// projector passed on so by Ollama, and ik_llama.cpp's refusal of a
 // response_format schema its grammar converter cannot take (August 2026)
 // and of the type json_schema by its builds of 2025 (a user's report),
 // rebuilt from its source. The caller gets the server's message as a KindRequest
@@ -39,6 +40,7 @@ func TestLlamaCppRequestErrorUnder500(t *testing.T) {
 			{"n2", n2, "Only one completion choice is allowed"},
 			{"jinja", loadRecording(t, "conformance/llamacpp-2026-jinja-exception-500.jsonl"), "Jinja Exception: System message must be at the beginning."},
 			{"ollamajinja", loadRecording(t, "conformance/ollama-2026-08-llamaserver-jinja-exception-500.jsonl"), "Jinja Exception: After the optional system message"},
+			{"ollamaimage", loadRecording(t, "conformance/ollama-2026-08-llamaserver-image-no-projector-500.jsonl"), "image input is not supported - hint:"},
 			{"minja", loadRecording(t, "conformance/jan-llamacpp-minja-roles-alternate-500.jsonl"), "Conversation roles must alternate"},
 			{"schema", loadRecording(t, "conformance/ikllama-json-schema-conversion-failed-500.jsonl"), "JSON schema conversion failed:\nPattern must start with '^'"},
 			{"format", loadRecording(t, "conformance/ikllama-2025-response-format-json-schema-500.jsonl"), `response_format type must be one of "text" or "json_object"`},

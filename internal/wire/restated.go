@@ -12,7 +12,9 @@ import "net/http"
 // body of a completions request as the caller made it, nil for another
 // API), FastDeploy's (FastDeployRequestError), DeepInfra's prompt over
 // its model's input (DeepInfraRequestError), a chat template's refusal
-// of the request's messages (ChatTemplateRefusal), RTP-LLM's
+// of the request's messages (ChatTemplateRefusal), an image for a model
+// served without its projector, passed on by a relay
+// (ProjectorMissing), RTP-LLM's
 // (RTPLLMRequestError), Apigee's refusal of a body past a
 // JSONThreatProtection policy's limits (ApigeeThreatRefusal); and a
 // request every
@@ -29,7 +31,7 @@ import "net/http"
 func Restated(res *http.Response, asked []byte) *http.Response {
 	switch {
 	case LlamaCppRequestError(res) || KServeRequestError(res) || LlamaCppPythonRequestError(res, asked) || FastDeployRequestError(res) || DeepInfraRequestError(res) ||
-		ChatTemplateRefusal(res) || TensorZeroRequestError(res) || RTPLLMRequestError(res) || ApigeeThreatRefusal(res):
+		ChatTemplateRefusal(res) || ProjectorMissing(res) || TensorZeroRequestError(res) || RTPLLMRequestError(res) || ApigeeThreatRefusal(res):
 		return AsRequestError(res)
 	case BifrostUpstreamFailure(res) || CloudflareUpstreamFailure(res):
 		return AsGatewayError(res)
