@@ -7,7 +7,6 @@ import (
 	"slices"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/tokenpace/tokenpace"
 )
@@ -20,27 +19,7 @@ import (
 // [DONE].
 func omniFailing(words []string, failAt int, message string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		rc := http.NewResponseController(w)
-		send := func(delta, finish string) {
-			fmt.Fprintf(w, `data: {"id":"chatcmpl-o","object":"chat.completion.chunk","model":"Qwen/Qwen2.5-Omni-7B","choices":[{"index":0,"delta":%s,"finish_reason":%s}],"modality":"text"}`+"\n\n", delta, finish)
-			_ = rc.Flush()
-		}
-		send(`{"role":"assistant","content":""}`, "null")
-		for i, word := range words {
-			if i == failAt {
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-			finish := "null"
-			if i == len(words)-1 {
-				finish = `"stop"`
-			}
-			if i > 0 {
-				word = " " + word
-			}
-			send(fmt.Sprintf(`{"content":%q}`, word), finish)
-		}
+		omniWords(w, words[:failAt], len(words))
 		fmt.Fprintf(w, `data: {"error": {"message": %q, "type": "BadRequestError", "param": null, "code": 400}}`+"\n\ndata: [DONE]\n\n", message)
 	}
 }

@@ -20,31 +20,41 @@ import (
 // words, before any audio.
 func omniStream(words []string, wav string, cut int) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		rc := http.NewResponseController(w)
-		send := func(delta, finish, modality string) {
-			fmt.Fprintf(w, `data: {"id":"chatcmpl-o","object":"chat.completion.chunk","model":"Qwen/Qwen2.5-Omni-7B","choices":[{"index":0,"delta":%s,"finish_reason":%s}],"modality":%q}`+"\n\n", delta, finish, modality)
-			_ = rc.Flush()
+		if cut > 0 {
+			omniWords(w, words[:cut], len(words))
+			return
 		}
-		send(`{"role":"assistant","content":""}`, "null", "text")
-		for i, word := range words {
-			if cut > 0 && i == cut {
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-			finish := "null"
-			if i == len(words)-1 {
-				finish = `"stop"`
-			}
-			if i > 0 {
-				word = " " + word
-			}
-			send(fmt.Sprintf(`{"content":%q}`, word), finish, "text")
-		}
+		send := omniWords(w, words, len(words))
 		time.Sleep(time.Second)
 		send(fmt.Sprintf(`{"role":"assistant","content":%q}`, wav), `"stop"`, "audio")
 		fmt.Fprint(w, "data: [DONE]\n\n")
 	}
+}
+
+// omniWords writes the start of a vLLM-Omni stream: the role chunk, then
+// words a word a chunk, 20 ms apart, each marked "modality":"text"; the
+// word at index total-1 (the answer's last, of total) finishes "stop". It
+// returns what writes one more chunk.
+func omniWords(w http.ResponseWriter, words []string, total int) (send func(delta, finish, modality string)) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	rc := http.NewResponseController(w)
+	send = func(delta, finish, modality string) {
+		fmt.Fprintf(w, `data: {"id":"chatcmpl-o","object":"chat.completion.chunk","model":"Qwen/Qwen2.5-Omni-7B","choices":[{"index":0,"delta":%s,"finish_reason":%s}],"modality":%q}`+"\n\n", delta, finish, modality)
+		_ = rc.Flush()
+	}
+	send(`{"role":"assistant","content":""}`, "null", "text")
+	for i, word := range words {
+		time.Sleep(20 * time.Millisecond)
+		finish := "null"
+		if i == total-1 {
+			finish = `"stop"`
+		}
+		if i > 0 {
+			word = " " + word
+		}
+		send(fmt.Sprintf(`{"content":%q}`, word), finish, "text")
+	}
+	return send
 }
 
 // A request that asks for the answer spoken (modalities with "audio") is
