@@ -155,15 +155,24 @@ func loadFidelity(t *testing.T) (rows, held, aside []fidelityRow) {
 func asideRows(t *testing.T, aside []fidelityRow) string {
 	t.Helper()
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nset aside, never fitted (the model lacks a term they measure):\n%-92s %-13s %10s %9s\n", "measurement", "metric", "measured", "error")
-	errs := make([]float64, len(aside))
-	for i, r := range aside {
+	shippedErrors(t, &b, "set aside, never fitted (the model lacks a term they measure)", "set aside", aside)
+	return b.String()
+}
+
+// shippedErrors writes to b the table of rows under title, each with its
+// error under the shipped parameters, and their summaries under name, and
+// returns the errors.
+func shippedErrors(t *testing.T, b *strings.Builder, title, name string, rows []fidelityRow) []float64 {
+	t.Helper()
+	fmt.Fprintf(b, "\n%s:\n%-92s %-13s %10s %9s\n", title, "measurement", "metric", "measured", "error")
+	errs := make([]float64, len(rows))
+	for i, r := range rows {
 		got := predictWith(t, r.Name, r.sample(t), defaultParams)
 		errs[i] = (got - r.Measured) / r.Measured
-		fmt.Fprintf(&b, "%-92s %-13s %10.2f %+8.1f%%\n", r.Name, r.Metric, r.Measured, 100*errs[i])
+		fmt.Fprintf(b, "%-92s %-13s %10.2f %+8.1f%%\n", r.Name, r.Metric, r.Measured, 100*errs[i])
 	}
-	fmt.Fprintf(&b, "set aside (sources: %d):\n%s", len(distinct(aside, fidelityRow.group)), summaries(aside, errs))
-	return b.String()
+	fmt.Fprintf(b, "%s (sources: %d):\n%s", name, len(distinct(rows, fidelityRow.group)), summaries(rows, errs))
+	return errs
 }
 
 // sample turns a row into a deployment with no efficiency overrides and
@@ -338,14 +347,7 @@ func summaries(rows []fidelityRow, errs []float64) string {
 func heldOut(t *testing.T, held []fidelityRow) string {
 	t.Helper()
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nheld out of every fit (the shipped parameters never saw them):\n%-92s %-13s %10s %9s\n", "measurement", "metric", "measured", "error")
-	errs := make([]float64, len(held))
-	for i, r := range held {
-		got := predictWith(t, r.Name, r.sample(t), defaultParams)
-		errs[i] = (got - r.Measured) / r.Measured
-		fmt.Fprintf(&b, "%-92s %-13s %10.2f %+8.1f%%\n", r.Name, r.Metric, r.Measured, 100*errs[i])
-	}
-	fmt.Fprintf(&b, "held out (sources: %d):\n%s", len(distinct(held, fidelityRow.group)), summaries(held, errs))
+	errs := shippedErrors(t, &b, "held out of every fit (the shipped parameters never saw them)", "held out", held)
 	var apart []fidelityRow
 	var apartErrs []float64
 	for i, r := range held {
