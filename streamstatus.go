@@ -49,17 +49,27 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 // guardrail_blocked_sse_bytes). The same guard rejects a whole answer
 // with its rejection response, 403 unless configured otherwise
 // (crates/agentgateway/src/llm/policy/mod.rs, default_code): a policy's
-// refusal, not the server's failure (see excludedFromBreaker). 0 for any
-// other error.
+// refusal, not the server's failure (see excludedFromBreaker).
+//
+// AISIX's output guardrail, evaluated on the stream window by window,
+// ends a blocked answer the same way, after the windows that passed: an
+// event named error whose data is an error object of type
+// "content_filter", the guardrail named in its message, no code
+// (api7/aisix crates/aisix-proxy/src/chat.rs, error_frame_payload). Its
+// refusal of a whole answer is 422 with that type (crates/aisix-proxy/src/error.rs,
+// ContentFiltered): such an event is 422. 0 for any other error.
 func guardrailStatus(raw string) int {
 	if raw == "" {
 		return 0
 	}
 	r := gjson.GetMany(raw, "type", "code")
-	if r[0].Str != "guardrail_blocked" || r[1].Str != "guardrail_intervention" {
-		return 0
+	switch {
+	case r[0].Str == "guardrail_blocked" && r[1].Str == "guardrail_intervention":
+		return http.StatusForbidden
+	case r[0].Str == "content_filter" && !r[1].Exists():
+		return http.StatusUnprocessableEntity
 	}
-	return http.StatusForbidden
+	return 0
 }
 
 // omniRouteTypes are the type and code OmniRoute writes, by status, into
@@ -108,7 +118,8 @@ func omniRouteStatus(raw string) int {
 // answer mid-stream with type and code "data_inspection_failed" (see
 // requestFaultCodes), and Azure OpenAI names its content filter's block
 // by the code "content_policy_violation" under the type
-// "invalid_request_error" (maximhq/bifrost#6652).
+// "invalid_request_error" (maximhq/bifrost#6652); AISIX's windowed output
+// guardrail by the type "content_filter" (see guardrailStatus).
 // A Router never carries such an answer on at another route: the
 // continuation would write what the policy withheld from the caller.
 func policyBlocked(err error) bool {
@@ -124,7 +135,7 @@ func policyBlocked(err error) bool {
 // content policy's block (see policyBlocked); WindsurfAPI's
 // "CONTENT_BLOCKED" among them (see requestFaultCodes).
 var policyBlockCodes = map[string]bool{
-	"content_policy_violation": true, "data_inspection_failed": true, "CONTENT_BLOCKED": true,
+	"content_policy_violation": true, "data_inspection_failed": true, "CONTENT_BLOCKED": true, "content_filter": true,
 }
 
 // templateRefusalStatus returns 400 when apiErr's message is a chat
