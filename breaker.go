@@ -182,9 +182,11 @@ var errNotSent = errors.New("tokenpace: request not sent")
 // a flex tier out of capacity (see wire.CapacityExceeded); any other 498
 // does not. Both are told by their retry mark (see markedCallers). A 429
 // counts, but Chutes' refusal of one prompt sent thousands of times (see
-// wire.PromptSpam): its other prompts are served.
+// wire.PromptSpam): its other prompts are served. A content policy's
+// block of one answer inside its stream (see policyBlocked) is that
+// answer's verdict, whatever status it carries: the route answered.
 func excludedFromBreaker(err error) bool {
-	if isPanic(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+	if policyBlocked(err) || isPanic(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, ErrStreamClosed) || errors.Is(err, errNotSent) || errors.Is(err, errHedgeLost) ||
 		errors.Is(err, errCallEnded) || errors.Is(err, errClientLate) ||
 		errors.Is(err, errFieldIgnored) || errors.Is(err, wire.ErrInfillIgnored) || errors.Is(err, errChoicesGlued) || errors.Is(err, errPromptsGlued) ||

@@ -8,7 +8,7 @@ import (
 )
 
 // TestPolicyBlocked: an error event names a content policy's block by its
-// type (apfel, DashScope, AISIX) or by its code under another type (Azure
+// type (apfel, DashScope, AISIX, NeMo Guardrails) or by its code under another type (Azure
 // OpenAI's filter, agentgateway's guard); any other error event, and a
 // policy's words in an error that is no error event, are not such a block.
 func TestPolicyBlocked(t *testing.T) {
@@ -23,6 +23,8 @@ func TestPolicyBlocked(t *testing.T) {
 		{KindErrorEvent, "guardrail_blocked", "guardrail_intervention", true},
 		{KindErrorEvent, "api_error", "CONTENT_BLOCKED", true},
 		{KindErrorEvent, "content_filter", "", true},
+		{KindErrorEvent, "guardrails_violation", "content_blocked", true},
+		{KindErrorEvent, "internal_error", "rail_execution_failure", false},
 		{KindErrorEvent, "server_error", "", false},
 		{KindErrorEvent, "invalid_request_error", "context_length_exceeded", false},
 		{KindRequest, "invalid_request_error", "content_policy_violation", false},

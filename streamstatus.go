@@ -119,7 +119,14 @@ func omniRouteStatus(raw string) int {
 // requestFaultCodes), and Azure OpenAI names its content filter's block
 // by the code "content_policy_violation" under the type
 // "invalid_request_error" (maximhq/bifrost#6652); AISIX's windowed output
-// guardrail by the type "content_filter" (see guardrailStatus).
+// guardrail by the type "content_filter" (see guardrailStatus); NeMo
+// Guardrails' server, whose output rails run on the stream as it is
+// released (stream_first), by the type "guardrails_violation" and the
+// code "content_blocked" of the error it sends in place of the chunk a
+// rail blocked, then [DONE] (NVIDIA-NeMo/Guardrails
+// nemoguardrails/rails/llm/llmrails.py, _run_output_rails_in_streaming;
+// nemoguardrails/server/api.py, _format_streaming_response); it names no
+// status, and a rail that failed to run is of another type and code.
 // A Router never carries such an answer on at another route: the
 // continuation would write what the policy withheld from the caller.
 func policyBlocked(err error) bool {
@@ -136,6 +143,7 @@ func policyBlocked(err error) bool {
 // "CONTENT_BLOCKED" among them (see requestFaultCodes).
 var policyBlockCodes = map[string]bool{
 	"content_policy_violation": true, "data_inspection_failed": true, "CONTENT_BLOCKED": true, "content_filter": true,
+	"guardrails_violation": true, "content_blocked": true,
 }
 
 // templateRefusalStatus returns 400 when apiErr's message is a chat
