@@ -18,3 +18,15 @@ func TestNeMoGuardrailsBlockNotCounted(t *testing.T) {
 		wantRefusalsNotCounted(t, "nemoguardrails-stream-first-output-rail-blocked", http.StatusOK, chatErr(t))
 	})
 }
+
+// TestNeMoGuardrailsRailFailureCounted: an output rail that failed to run
+// in parallel mode ends NeMo Guardrails' stream with an error of type
+// internal_error, code rail_execution_failure, which its server passes on
+// as an ordinary event with the stream's id and model added
+// (nemoguardrails/server/api.py, ChunkErrorMetadata). No policy ruled on
+// the answer: the route's failure, which a breaker must count.
+func TestNeMoGuardrailsRailFailureCounted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		wantFailureCounted(t, "nemoguardrails-stream-parallel-rail-internal-error", http.StatusOK, chatErr(t))
+	})
+}
