@@ -8,9 +8,10 @@ import (
 )
 
 // TestPolicyBlocked: an error event names a content policy's block by its
-// type (apfel, DashScope, AISIX, NeMo Guardrails) or by its code under another type (Azure
-// OpenAI's filter, agentgateway's guard); any other error event, and a
-// policy's words in an error that is no error event, are not such a block.
+// type (apfel, DashScope, AISIX, NeMo Guardrails) or by its code under
+// another type (Azure OpenAI's filter, agentgateway's guard); any other
+// error event (NeMo's rail that failed to run among them), and a policy's
+// words in an error that is no error event, are not such a block.
 func TestPolicyBlocked(t *testing.T) {
 	for _, tc := range []struct {
 		kind       ErrorKind

@@ -93,3 +93,24 @@ func TestFlatStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestAISIXGuardStatus: AISIX's streamed guardrail block, type
+// content_filter and no code, is its 422; the same type beside a code of
+// another server's, Azure OpenAI's code content_filter under another type,
+// and agentgateway's block are not AISIX's.
+func TestAISIXGuardStatus(t *testing.T) {
+	for _, tt := range []struct {
+		raw  string
+		want int
+	}{
+		{`{"message":"response blocked by content policy (guardrail 'g')","type":"content_filter"}`, 422},
+		{`{"message":"blocked","type":"content_filter","code":"moderation_blocked"}`, 0},
+		{`{"message":"filtered","type":"invalid_request_error","code":"content_filter"}`, 0},
+		{`{"message":"m","type":"guardrail_blocked","code":"guardrail_intervention"}`, 0},
+		{``, 0},
+	} {
+		if got := aisixGuardStatus(tt.raw); got != tt.want {
+			t.Errorf("aisixGuardStatus(%s) = %d, want %d", tt.raw, got, tt.want)
+		}
+	}
+}

@@ -36,7 +36,7 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), flatStatus(e.Flat), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
 		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr), genieXStatus(e),
-		lmStudioStatus(e.Raw), lmStudioOverflowStatus(apiErr), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), templateRefusalStatus(apiErr), gpt2GigaStatus(e.Raw), guardrailStatus(e.Raw), omniRouteStatus(e.Raw),
+		lmStudioStatus(e.Raw), lmStudioOverflowStatus(apiErr), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), templateRefusalStatus(apiErr), gpt2GigaStatus(e.Raw), guardrailStatus(e.Raw), aisixGuardStatus(e.Raw), omniRouteStatus(e.Raw),
 		workerVLLMStatus(e.Raw), lmStudioEngineStatus(apiErr))
 }
 
@@ -49,27 +49,38 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 // guardrail_blocked_sse_bytes). The same guard rejects a whole answer
 // with its rejection response, 403 unless configured otherwise
 // (crates/agentgateway/src/llm/policy/mod.rs, default_code): a policy's
-// refusal, not the server's failure (see excludedFromBreaker).
-//
-// AISIX's output guardrail, evaluated on the stream window by window,
-// ends a blocked answer the same way, after the windows that passed: an
-// event named error whose data is an error object of type
-// "content_filter", the guardrail named in its message, no code
-// (api7/aisix crates/aisix-proxy/src/chat.rs, error_frame_payload). Its
-// refusal of a whole answer is 422 with that type (crates/aisix-proxy/src/error.rs,
-// ContentFiltered): such an event is 422. 0 for any other error.
+// refusal, not the server's failure (see excludedFromBreaker). 0 for any
+// other error.
 func guardrailStatus(raw string) int {
 	if raw == "" {
 		return 0
 	}
 	r := gjson.GetMany(raw, "type", "code")
-	switch {
-	case r[0].Str == "guardrail_blocked" && r[1].Str == "guardrail_intervention":
-		return http.StatusForbidden
-	case r[0].Str == "content_filter" && !r[1].Exists():
-		return http.StatusUnprocessableEntity
+	if r[0].Str != "guardrail_blocked" || r[1].Str != "guardrail_intervention" {
+		return 0
 	}
-	return 0
+	return http.StatusForbidden
+}
+
+// aisixGuardStatus returns 422 when raw, an error object a server sent
+// inside its stream, is AISIX's block of an answer by an output guardrail
+// evaluated on the stream window by window: after the windows that
+// passed, an event named error whose data is an error object of type
+// "content_filter", the guardrail named in its message, no code (api7/aisix
+// crates/aisix-proxy/src/chat.rs, error_frame_payload). The same
+// guardrail's refusal of a whole answer is 422 with that type and message
+// (crates/aisix-proxy/src/error.rs, ContentFiltered): a policy's refusal,
+// not the server's failure (see excludedFromBreaker). 0 for any other
+// error.
+func aisixGuardStatus(raw string) int {
+	if raw == "" {
+		return 0
+	}
+	r := gjson.GetMany(raw, "type", "code")
+	if r[0].Str != "content_filter" || r[1].Exists() {
+		return 0
+	}
+	return http.StatusUnprocessableEntity
 }
 
 // omniRouteTypes are the type and code OmniRoute writes, by status, into
@@ -119,7 +130,7 @@ func omniRouteStatus(raw string) int {
 // requestFaultCodes), and Azure OpenAI names its content filter's block
 // by the code "content_policy_violation" under the type
 // "invalid_request_error" (maximhq/bifrost#6652); AISIX's windowed output
-// guardrail by the type "content_filter" (see guardrailStatus); NeMo
+// guardrail by the type "content_filter" (see aisixGuardStatus); NeMo
 // Guardrails' server, whose output rails run on the stream as it is
 // released (stream_first), by the type "guardrails_violation" and the
 // code "content_blocked" of the error it sends in place of the chunk a
