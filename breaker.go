@@ -174,13 +174,15 @@ var errNotSent = errors.New("tokenpace: request not sent")
 
 // excludedFromBreaker reports errors that say nothing of the target's
 // health: the caller gave up, the request was never sent or lost a hedge,
-// or the server rejected the request itself (4xx other than 408, 424 and
-// 429, and 501: it does not do what was asked), or a function of the
-// caller's panicked. A 424 Failed Dependency is the server's upstream
+// or the server rejected the request itself (4xx other than 408, 424,
+// 429 and 499, and 501: it does not do what was asked), or a function of
+// the caller's panicked. A 424 Failed Dependency is the server's upstream
 // failing, not the request (see wire.FailedDependency): it counts, unless
 // the upstream it names refused the request itself. So does Groq's 498 of
 // a flex tier out of capacity (see wire.CapacityExceeded); any other 498
-// does not. Both are told by their retry mark (see markedCallers). A 429
+// does not. A 499 is the server's or a relay's cancel (see
+// wire.Cancelled): it counts, unless its server marks it not to be sent
+// again. All three are told by their retry mark (see markedCallers). A 429
 // counts, but Chutes' refusal of one prompt sent thousands of times (see
 // wire.PromptSpam): its other prompts are served. A content policy's
 // block of one answer inside its stream (see policyBlocked) is that
@@ -199,7 +201,7 @@ func excludedFromBreaker(err error) bool {
 		if s == http.StatusTooManyRequests && wire.PromptSpam(ae.Message) {
 			return true // one prompt refused, not the route
 		}
-		if s == http.StatusFailedDependency || s == wire.StatusCapacityExceeded {
+		if s == http.StatusFailedDependency || s == wire.StatusCapacityExceeded || s == wire.StatusCancelled {
 			return markedCallers(ae, s == wire.StatusCapacityExceeded)
 		}
 		return s >= 400 && s < 500 && s != http.StatusRequestTimeout && s != http.StatusTooManyRequests || s == http.StatusNotImplemented
@@ -236,7 +238,7 @@ func (b guardedBreaker) State() (s gobreaker.State) {
 }
 
 // markedCallers reports whether ae, a status whose side only its retry
-// mark tells (a 424, a 498), is the request's: marked not to be sent
+// mark tells (a 424, a 498, a 499), is the request's: marked not to be sent
 // again (see wire.RetryMark). Unmarked, it is the request's when callers
 // says so.
 func markedCallers(ae *openai.Error, callers bool) bool {

@@ -339,7 +339,7 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	if res != nil && res.Body != nil {
 		x.bound(res) // it reads an error body: without x.mu, which httptrace hooks take
 	}
-	res = wire.QuotaSpent(wire.NotImplemented(wire.CapacityExceeded(res)))
+	res = wire.QuotaSpent(wire.NotImplemented(wire.Cancelled(wire.CapacityExceeded(res))))
 	if whole {
 		res = wire.AsStream(res)
 	}
