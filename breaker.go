@@ -124,11 +124,12 @@ func (s BreakerSettings) withDefaults() BreakerSettings {
 // HalfOpenRequests 1 as MaxRequests), IsExcluded leaving out of the counts
 // the errors that say nothing of the target's health (the caller gave up,
 // the request was never sent or lost a hedge, the server rejected the
-// request itself: 4xx other than 408, 429 and 499, and a 424 or 498 but
-// where its server's failure; a function of the caller's panicked), and OnStateChange, if set, called with gobreaker's state
+// request itself: a 4xx other than 408, 429 and 499, and a 424 or 498
+// unless it is its server's failure; a function of the caller's
+// panicked), and OnStateChange, if set, called with gobreaker's state
 // names; a panic in ReadyToTrip or OnStateChange is false, or dropped. It
-// suits a Breaker of one's own that should decide as a Router's
-// own does. Disabled is not looked at.
+// suits a Breaker of one's own that should decide as a Router's own does.
+// Disabled is not looked at.
 func (s BreakerSettings) Gobreaker(name string) gobreaker.Settings {
 	d := s.withDefaults()
 	failures := d.Failures
