@@ -176,7 +176,10 @@ func NotImplemented(res *http.Response) *http.Response {
 // with std::runtime_error reaches its exception handler and is answered
 // 500 "server_error": in the build of August 2026, an image for a model
 // without its projector ("image input is not supported"), tools without
-// --jinja, json_schema beside a grammar; ik_llama.cpp answers so for more
+// --jinja, json_schema beside a grammar, and, thrown by common/chat.cpp
+// while the chat template is set up, a tool call in the request's history
+// whose arguments are not JSON (the 2025 builds more: tools, messages or
+// a tool_choice it cannot read); ik_llama.cpp answers so for more
 // (n above 1, messages of the wrong shape, previous_response_id, and,
 // its exception handler answering std::invalid_argument 500 too, a
 // response_format or a schema its grammar converter refuses). Sent
@@ -235,6 +238,18 @@ var llamaCppRequestErrors = []string{
 	"Invalid image_url.url",
 	"image_url.url must be base64 encoded",
 	"input_audio.format must be either",
+	// The request's history, tools or tool_choice that common/chat.cpp
+	// cannot read: a tool call's arguments that are not JSON (2025 and
+	// 2026 builds, ggml-org/llama.cpp#25510); a tool's description of
+	// null (one left out is sent again filled in: see FillTools), messages
+	// or tools of the wrong shape, a tool_choice it does not know (2025
+	// builds; ik_llama.cpp); and chat_template_kwargs' enable_thinking
+	// given as a string (server-common.cpp, oaicompat_chat_params_parse).
+	"Failed to parse tool call arguments as JSON: ",
+	"Failed to parse tools: ",
+	"Failed to parse messages: ",
+	"Invalid tool_choice: ",
+	`invalid type for "enable_thinking"`,
 }
 
 // LlamaCppRequestError reports whether res is a request error that

@@ -198,6 +198,11 @@ func TestLlamaCppRequestError(t *testing.T) {
 		{"ik_llama.cpp", 500, `{"error":{"code":500,"message":"Unable to generate parser for this template. Automatic parser generation failed: JSON schema conversion failed:\nPattern must start with '^' and end with '$'","type":"server_error"}}`, true},
 		{"ik_llama.cpp", 500, `{"error":{"code":500,"message":"response_format type must be one of \"text\" or \"json_object\", but got: json_schema","type":"server_error"}}`, true}, // ikawrakow/ik_llama.cpp#778
 		{"ik_llama.cpp", 500, `{"error":{"code":500,"message":"Either \"json_schema\" or \"grammar\" can be specified, but not both","type":"server_error"}}`, true},
+		{"llama.cpp", 500, `{"error":{"code":500,"message":"Failed to parse tool call arguments as JSON: [json.exception.parse_error.101] parse error at line 1, column 2: syntax error while parsing object key - unexpected end of input; expected string literal","type":"server_error"}}`, true}, // ggml-org/llama.cpp#25510
+		{"llama.cpp", 500, `{"error":{"code":500,"message":"Failed to parse tools: [json.exception.type_error.302] type must be string, but is null; tools = []","type":"server_error"}}`, true},                                                                                                     // VirtusLab/llm-tools-mcp#51
+		{"ik_llama.cpp", 500, `{"error":{"code":500,"message":"Failed to parse messages: Missing 'role' in message: {\"content\":\"hi\"}","type":"server_error"}}`, true},
+		{"ik_llama.cpp", 500, `{"error":{"code":500,"message":"Invalid tool_choice: any","type":"server_error"}}`, true},
+		{"llama.cpp", 500, `{"error":{"code":500,"message":"invalid type for \"enable_thinking\" (expected boolean, got string)","type":"server_error"}}`, true},
 		{"llama.cpp", 500, `{"error":{"code":500,"message":"llama_decode failed","type":"server_error"}}`, false},
 		{"uvicorn", 500, image, false},
 		{"", 500, image, false},
