@@ -26,9 +26,10 @@ import (
 // response_format schema its grammar converter cannot take (August 2026)
 // and of the type json_schema by its builds of 2025 (a user's report),
 // rebuilt from its source, and llama-server's refusal of a tool call's
-// arguments that are not JSON in the request's history (2026) and of a
-// tool whose description is null (2025), rebuilt from users' reports and
-// its source. The caller gets the server's message as a KindRequest 400
+// arguments that are not JSON in the request's history (2026), itself and
+// behind nginx, which writes its own Server header, and of a tool whose
+// description is null (2025), rebuilt from users' reports and its
+// source. The caller gets the server's message as a KindRequest 400
 // after one request, not three (openai-go sends a 500 again twice); a
 // Router falls back, and the breaker of the server, which is well, stays
 // closed. A 500 that is the server's failure is still sent again and
@@ -48,6 +49,7 @@ func TestLlamaCppRequestErrorUnder500(t *testing.T) {
 			{"schema", loadRecording(t, "conformance/ikllama-json-schema-conversion-failed-500.jsonl"), "JSON schema conversion failed:\nPattern must start with '^'"},
 			{"format", loadRecording(t, "conformance/ikllama-2025-response-format-json-schema-500.jsonl"), `response_format type must be one of "text" or "json_object"`},
 			{"toolargs", loadRecording(t, "conformance/llamacpp-2026-tool-arguments-not-json-500.jsonl"), "Failed to parse tool call arguments as JSON: [json.exception.parse_error.101]"},
+			{"nginxtoolargs", loadRecording(t, "conformance/nginx-llamacpp-tool-arguments-not-json-500.jsonl"), "Failed to parse tool call arguments as JSON: [json.exception.parse_error.101]"},
 			{"toolnull", loadRecording(t, "conformance/llamacpp-2025-tool-description-null-500.jsonl"), "Failed to parse tools: [json.exception.type_error.302] type must be string, but is null"},
 		}, failed)
 	})

@@ -240,12 +240,13 @@ var llamaCppRequestErrors = []string{
 	"input_audio.format must be either",
 	// The request's history, tools or tool_choice that common/chat.cpp
 	// cannot read: a tool call's arguments that are not JSON (2025 and
-	// 2026 builds, ggml-org/llama.cpp#25510); a tool's description of
-	// null (one left out is sent again filled in: see FillTools), messages
-	// or tools of the wrong shape, a tool_choice it does not know (2025
-	// builds; ik_llama.cpp); and chat_template_kwargs' enable_thinking
-	// given as a string (server-common.cpp, oaicompat_chat_params_parse).
-	"Failed to parse tool call arguments as JSON: ",
+	// 2026 builds, ggml-org/llama.cpp#25510; see ToolArgumentsRefused); a
+	// tool's description of null (one left out is sent again filled in:
+	// see FillTools), messages or tools of the wrong shape, a tool_choice
+	// it does not know (2025 builds; ik_llama.cpp); and
+	// chat_template_kwargs' enable_thinking given as a string
+	// (server-common.cpp, oaicompat_chat_params_parse).
+	toolArgumentsNotJSON,
 	"Failed to parse tools: ",
 	"Failed to parse messages: ",
 	"Invalid tool_choice: ",

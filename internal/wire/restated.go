@@ -14,7 +14,9 @@ import "net/http"
 // its model's input (DeepInfraRequestError), a chat template's refusal
 // of the request's messages (ChatTemplateRefusal), an image for a model
 // served without its projector, passed on by a relay
-// (ProjectorMissing), RTP-LLM's
+// (ProjectorMissing), a tool call's arguments that are not JSON in the
+// request's history, passed on by a reverse proxy (ToolArgumentsRefused),
+// RTP-LLM's
 // (RTPLLMRequestError), Apigee's refusal of a body past a
 // JSONThreatProtection policy's limits (ApigeeThreatRefusal); and a
 // request every
@@ -31,7 +33,7 @@ import "net/http"
 func Restated(res *http.Response, asked []byte) *http.Response {
 	switch {
 	case LlamaCppRequestError(res) || KServeRequestError(res) || LlamaCppPythonRequestError(res, asked) || FastDeployRequestError(res) || DeepInfraRequestError(res) ||
-		ChatTemplateRefusal(res) || ProjectorMissing(res) || TensorZeroRequestError(res) || RTPLLMRequestError(res) || ApigeeThreatRefusal(res):
+		ChatTemplateRefusal(res) || ProjectorMissing(res) || ToolArgumentsRefused(res) || TensorZeroRequestError(res) || RTPLLMRequestError(res) || ApigeeThreatRefusal(res):
 		return AsRequestError(res)
 	case BifrostUpstreamFailure(res) || CloudflareUpstreamFailure(res):
 		return AsGatewayError(res)
