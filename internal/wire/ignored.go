@@ -236,6 +236,13 @@ var llamaCppRequestErrors = []string{
 	"uri must be base64 encoded",
 	"Invalid base64 value",
 	"Invalid image_url.url",
+	// A media URL that is no base64 data URL of an image, in the builds
+	// that read image_url and other media through one handler (2026:
+	// server-common.cpp, handle_media); a URL whose download failed is the
+	// image host's or the network's failure, and stays the server's.
+	"Invalid url value",
+	"Invalid url format: ",
+	"url must be base64 encoded",
 	"image_url.url must be base64 encoded",
 	"input_audio.format must be either",
 	// The request's history, tools or tool_choice that common/chat.cpp

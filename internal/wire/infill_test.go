@@ -203,6 +203,10 @@ func TestLlamaCppRequestError(t *testing.T) {
 		{"ik_llama.cpp", 500, `{"error":{"code":500,"message":"Failed to parse messages: Missing 'role' in message: {\"content\":\"hi\"}","type":"server_error"}}`, true},
 		{"ik_llama.cpp", 500, `{"error":{"code":500,"message":"Invalid tool_choice: any","type":"server_error"}}`, true},
 		{"llama.cpp", 500, `{"error":{"code":500,"message":"invalid type for \"enable_thinking\" (expected boolean, got string)","type":"server_error"}}`, true},
+		{"llama.cpp", 500, `{"error":{"code":500,"message":"Invalid url format: data:application/pdf;base64","type":"server_error"}}`, true}, // handle_media
+		{"llama.cpp", 500, `{"error":{"code":500,"message":"Invalid url value","type":"server_error"}}`, true},
+		{"llama.cpp", 500, `{"error":{"code":500,"message":"url must be base64 encoded","type":"server_error"}}`, true},
+		{"llama.cpp", 500, `{"error":{"code":500,"message":"Failed to download image","type":"server_error"}}`, false}, // the image host's or the network's
 		{"llama.cpp", 500, `{"error":{"code":500,"message":"llama_decode failed","type":"server_error"}}`, false},
 		{"uvicorn", 500, image, false},
 		{"", 500, image, false},
