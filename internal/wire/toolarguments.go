@@ -7,7 +7,7 @@ import (
 
 // A tool call in the request's history whose arguments are not JSON.
 //
-// An agent sends back the model's tool calls with the next turn, and a
+// A caller sends back the model's tool calls with the next turn, and a
 // call the model left cut (at max_tokens) or wrote badly keeps arguments
 // that are not JSON. llama.cpp's server parses a call's arguments into an
 // object for a chat template that takes them so (common/chat.cpp,
