@@ -5,8 +5,9 @@ import "testing"
 // TestFailedFinish checks which finish reasons say that the server
 // stopped the answer by a failure: its own words for it, and an error's
 // type as Portkey's gateway sends it in place of Anthropic's mid-stream
-// error event; OpenAI's four and the providers' words for them are no
-// failure.
+// error event, and Cohere's "ERROR" and "TIMEOUT" in its capitals, as
+// Portkey passes them on; OpenAI's four and the providers' words for
+// them are no failure.
 func TestFailedFinish(t *testing.T) {
 	tests := []struct {
 		reason string
@@ -18,6 +19,12 @@ func TestFailedFinish(t *testing.T) {
 		{"api_error", true},
 		{"rate_limit_error", true},
 		{"json_schema_violation", true},
+		{"ERROR", true},
+		{"TIMEOUT", true},
+		{"timeout", true},
+		{"COMPLETE", false},
+		{"TOOL_CALL", false},
+		{"STOP", false},
 		{"stop", false},
 		{"length", false},
 		{"tool_calls", false},

@@ -65,6 +65,18 @@ import (
 //     answer, then the usage and [DONE] (raullenchai/Rapid-MLX
 //     vllm_mlx/routes/chat.py, stream_chat_completion_strict_postgen).
 //     The text is whole but not the answer asked for.
+//   - "timeout": Cohere's v2 chat API when a generation timed out, and
+//     "error" when it failed (its message-end event's finish_reason,
+//     beside the error's message in delta.error: cohere-ai/cohere-python
+//     src/cohere/types/chat_finish_reason.py, chat_message_end_event_delta.py);
+//     Portkey's gateway without strict OpenAI compliance passes both on
+//     in Cohere's capitals, "TIMEOUT" and "ERROR", on the finish chunk
+//     with the usage, the message dropped, then [DONE]
+//     (Portkey-AI/gateway src/providers/cohere/chatComplete.ts,
+//     CohereChatCompleteStreamChunkTransform; src/utils.ts,
+//     transformFinishReason); InfiniLM says "timeout" of an answer past
+//     its own time limit (see bracketedError). The words are matched in
+//     lower case, as openAIFinishes' are.
 //   - an error's type, a word ending in "_error" ("overloaded_error",
 //     "api_error", "rate_limit_error"): Portkey's gateway turns
 //     Anthropic's mid-stream `event: error` into a chunk whose
@@ -77,8 +89,9 @@ import (
 // FailedFinish reports whether reason, a choice's finish reason, says the
 // server stopped the answer by a failure of its own, or never began it.
 func FailedFinish(reason string) bool {
+	reason = strings.ToLower(reason)
 	switch reason {
-	case "abort", "error", "insufficient_system_resource", "network_error", "network-error", "cancelled", "cancel", "streaming_disabled", "recover_stop", "load", "upstream_incomplete", "json_schema_violation":
+	case "abort", "error", "timeout", "insufficient_system_resource", "network_error", "network-error", "cancelled", "cancel", "streaming_disabled", "recover_stop", "load", "upstream_incomplete", "json_schema_violation":
 		return true
 	}
 	return strings.HasSuffix(reason, "_error")
