@@ -24,7 +24,8 @@ import (
 // ConvertGeminiResponseToOpenAINonStream), and Portkey's gateway without
 // strict OpenAI compliance, which passes Anthropic's "end_turn" and
 // "tool_use" and Gemini's "MAX_TOKENS" and "SAFETY" on as they are
-// (Portkey-AI/gateway src/utils.ts, transformFinishReason); so do
+// (Portkey-AI/gateway src/utils.ts, transformFinishReason), and Cohere's
+// "COMPLETE" and "TOOL_CALL" (src/providers/cohere/chatComplete.ts); so do
 // Together's and SiliconFlow's "eos", the model's end-of-sequence token
 // (testdata/conformance/siliconflow-finish-eos.jsonl,
 // together-chat-eos-warnings.jsonl). The answer now
@@ -34,14 +35,14 @@ func TestWholeOpenAIFinish(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		answer := func(finish string) string {
 			call := "" // a tool call's finish comes with its call
-			if finish == "tool_use" {
+			if finish == "tool_use" || finish == "TOOL_CALL" {
 				call = `,"tool_calls":[{"id":"toolu_01","type":"function","function":{"name":"read_log","arguments":"{}"}}]`
 			}
 			return `{"id":"202603130512440a1b2c3d4e5f6a7b","request_id":"202603130512440a1b2c3d4e5f6a7b","created":1773349964,"model":"glm-4.7-flash","choices":[{"index":0,"finish_reason":"` +
 				finish + `","message":{"role":"assistant","content":"The log shows"` + call + `}}],"usage":{"prompt_tokens":202745,"completion_tokens":3,"total_tokens":202748}}`
 		}
 		handlers := map[string]http.Handler{}
-		for _, finish := range []string{"model_context_window_exceeded", "model_length", "sensitive", "max_tokens", "safety", "end_turn", "tool_use", "MAX_TOKENS", "SAFETY", "eos", "stop"} {
+		for _, finish := range []string{"model_context_window_exceeded", "model_length", "sensitive", "max_tokens", "safety", "end_turn", "tool_use", "MAX_TOKENS", "SAFETY", "COMPLETE", "TOOL_CALL", "eos", "stop"} {
 			handlers[finish] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 				_, _ = w.Write([]byte(answer(finish)))
@@ -59,6 +60,8 @@ func TestWholeOpenAIFinish(t *testing.T) {
 			"tool_use":                      "tool_calls",
 			"MAX_TOKENS":                    "length",
 			"SAFETY":                        "content_filter",
+			"COMPLETE":                      "stop",
+			"TOOL_CALL":                     "tool_calls",
 			"eos":                           "stop",
 			"stop":                          "stop",
 		} {

@@ -141,12 +141,19 @@ func FailedFinish(reason string) bool {
 // a choice's finish_reason), and gpt2giga, the proxy that serves GigaChat
 // as OpenAI's chat API, passes it on as it came (ai-forever/gpt2giga
 // src/gpt2giga/protocol/response/processor.py, process_stream_chunk),
-// where OpenAI says "content_filter".
+// where OpenAI says "content_filter". Cohere's v2 chat API ends a whole
+// answer with "COMPLETE" and one that calls a tool with "TOOL_CALL"
+// (cohere-ai/cohere-python src/cohere/types/chat_finish_reason.py), and
+// Portkey's gateway without strict OpenAI compliance passes both on as
+// they are (Portkey-AI/gateway src/providers/cohere/chatComplete.ts),
+// where OpenAI says "stop" and "tool_calls".
 var openAIFinishes = map[string]string{
 	"stop":                          "stop",
 	"end_turn":                      "stop",
 	"stop_sequence":                 "stop",
+	"complete":                      "stop",
 	"tool_use":                      "tool_calls",
+	"tool_call":                     "tool_calls",
 	"refusal":                       "content_filter",
 	"guardrail_intervened":          "content_filter",
 	"content_filtered":              "content_filter",
