@@ -24,7 +24,7 @@ import (
 // ConvertGeminiResponseToOpenAINonStream), and Portkey's gateway without
 // strict OpenAI compliance, which passes Anthropic's "end_turn" and
 // "tool_use" and Gemini's "MAX_TOKENS" and "SAFETY" on as they are
-// (Portkey-AI/gateway src/utils.ts, transformFinishReason), and Cohere's
+// (Portkey-AI/gateway src/providers/utils.ts, transformFinishReason), and Cohere's
 // "COMPLETE" and "TOOL_CALL" (src/providers/cohere/chatComplete.ts); so do
 // Together's and SiliconFlow's "eos", the model's end-of-sequence token
 // (testdata/conformance/siliconflow-finish-eos.jsonl,

@@ -65,15 +65,17 @@ import (
 //     answer, then the usage and [DONE] (raullenchai/Rapid-MLX
 //     vllm_mlx/routes/chat.py, stream_chat_completion_strict_postgen).
 //     The text is whole but not the answer asked for.
-//   - "timeout": Cohere's v2 chat API when a generation timed out, and
-//     "error" when it failed (its message-end event's finish_reason,
+//   - "timeout": Cohere's v2 chat API ends a generation "TIMEOUT" and
+//     one that failed "ERROR" (its message-end event's finish_reason,
 //     beside the error's message in delta.error: cohere-ai/cohere-python
-//     src/cohere/types/chat_finish_reason.py, chat_message_end_event_delta.py);
+//     src/cohere/types/chat_finish_reason.py, chat_message_end_event_delta.py;
+//     the SDK gives TIMEOUT no meaning beyond the word, and the request
+//     no time limit of the caller's to reach);
 //     Portkey's gateway without strict OpenAI compliance passes both on
 //     in Cohere's capitals, "TIMEOUT" and "ERROR", on the finish chunk
 //     with the usage, the message dropped, then [DONE]
 //     (Portkey-AI/gateway src/providers/cohere/chatComplete.ts,
-//     CohereChatCompleteStreamChunkTransform; src/utils.ts,
+//     CohereChatCompleteStreamChunkTransform; src/providers/utils.ts,
 //     transformFinishReason); InfiniLM says "timeout" of an answer past
 //     its own time limit (see bracketedError). The words are matched in
 //     lower case, as openAIFinishes' are.
@@ -121,7 +123,7 @@ func FailedFinish(reason string) bool {
 // A provider's own words come through a relay that passes them on as
 // they are: Portkey's gateway does so for every provider when a request
 // turns its strict OpenAI compliance off, as its docs ask for to see
-// Claude's thinking (Portkey-AI/gateway src/utils.ts,
+// Claude's thinking (Portkey-AI/gateway src/providers/utils.ts,
 // transformFinishReason): Anthropic's and Bedrock's stop_reason ("end_turn",
 // "tool_use", "guardrail_intervened", …: docs.anthropic.com, the
 // Messages API's stop_reason; docs.aws.amazon.com/bedrock, Converse's
