@@ -317,7 +317,10 @@ func (a *Accumulator) Reset() {
 // reported u, a Trusted one: u's counts (the cached ones at most the
 // prompt's; the total theirs when the server gave none, or when u's
 // output is not the chunk's, as for a usage added up per choice: see
-// ChoiceUsage), and the chunk's other details kept.
+// ChoiceUsage), its reasoning tokens u's where the chunk's usage gave
+// none under chat's name (a count read elsewhere, or Gemini's thoughts
+// read from its total: see geminiThoughtsUncounted), and the chunk's
+// other details kept.
 func lastUsage(c *openai.ChatCompletionChunk, u Usage) openai.CompletionUsage {
 	var out openai.CompletionUsage
 	if c.JSON.Usage.Valid() {
@@ -328,5 +331,8 @@ func lastUsage(c *openai.ChatCompletionChunk, u Usage) openai.CompletionUsage {
 	}
 	out.PromptTokens, out.CompletionTokens = u.Prompt, u.Output
 	out.PromptTokensDetails.CachedTokens = min(u.Cached, u.Prompt)
+	if out.CompletionTokensDetails.ReasoningTokens == 0 {
+		out.CompletionTokensDetails.ReasoningTokens = u.Reasoning
+	}
 	return out
 }

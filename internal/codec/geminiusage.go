@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"strings"
+
 	"github.com/openai/openai-go/v3"
 	"github.com/tidwall/gjson"
 )
@@ -46,4 +48,42 @@ func geminiThoughtsApart(c *openai.ChatCompletionChunk, u *Usage) {
 		}
 		return
 	}
+}
+
+// geminiThoughtsUncounted adds to u, the usage of c, the thoughts that
+// Gemini's OpenAI-compatible endpoint leaves out of completion_tokens
+// and counts in total_tokens only: it writes Gemini's
+// candidatesTokenCount as completion_tokens and its totalTokenCount
+// (the prompt's, the candidates', the tool results' and the thoughts':
+// Vertex AI's GenerateContentResponse reference, as LibreChat#13006
+// quotes it) as total_tokens, with no reasoning count. agentgateway
+// captured a thinking gemini-2.5-flash whose 12 tokens of text are
+// completion_tokens 12 beside prompt_tokens 7 and total_tokens 402
+// (agentgateway/agentgateway 34871c59e,
+// crates/llm/src/tests/response/completions/gemini_with_completion_tokens.json),
+// and New API relayed one's 9 beside 11 and 88 (QuantumNous/new-api#1358);
+// the thoughts are output Gemini bills (mozilla-ai/any-llm#1291).
+// Read as written, the output was the text alone, none of it
+// reasoning. The rule holds only for a Gemini model (see geminiModel)
+// whose usage gives no reasoning count and whose output usageOf took
+// from completion_tokens as written; the tokens past the prompt and the
+// completion are then its reasoning, which the stream did not show as
+// reasoning (see Timing.ReasoningTokens). A relay that counts Gemini's
+// thoughts apart (Vercel AI Gateway, claude-code-router) gives their
+// count, which usageOf has read.
+func geminiThoughtsUncounted(c *openai.ChatCompletionChunk, u *Usage) {
+	if u.Reasoning != 0 || u.Prompt < 0 || u.Output < 0 || u.Output != c.Usage.CompletionTokens || !geminiModel(c.Model) {
+		return
+	}
+	if thoughts := c.Usage.TotalTokens - u.Prompt - u.Output; thoughts > 0 {
+		u.Output += thoughts
+		u.Reasoning = thoughts
+	}
+}
+
+// geminiModel reports whether model names a Gemini model as Gemini's
+// OpenAI-compatible endpoint answers it ("gemini-2.5-flash"), or as
+// Vertex AI's names it, under its publisher ("google/gemini-2.5-flash").
+func geminiModel(model string) bool {
+	return strings.HasPrefix(strings.TrimPrefix(model, "google/"), "gemini-")
 }

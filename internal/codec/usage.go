@@ -180,6 +180,7 @@ func withCache(prompt, cached int64, extra map[string]respjson.Field) int64 {
 func chunkUsage(c *openai.ChatCompletionChunk) (Usage, bool) {
 	if u, ok := usageIn(&c.Usage, c.JSON.Usage.Valid(), c.JSON.ExtraFields); ok {
 		geminiThoughtsApart(c, &u)
+		geminiThoughtsUncounted(c, &u)
 		return u, true
 	}
 	for i := range c.Choices {
