@@ -55,7 +55,7 @@ func geminiThoughtsApart(c *openai.ChatCompletionChunk, u *Usage) {
 // and counts in total_tokens only: it writes Gemini's
 // candidatesTokenCount as completion_tokens and its totalTokenCount
 // (the prompt's, the candidates', the tool results' and the thoughts':
-// Vertex AI's GenerateContentResponse reference, as LibreChat#13006
+// Vertex AI's GenerateContentResponse reference, as danny-avila/LibreChat#13006
 // quotes it) as total_tokens, with no reasoning count. agentgateway
 // captured a thinking gemini-2.5-flash whose 12 tokens of text are
 // completion_tokens 12 beside prompt_tokens 7 and total_tokens 402
