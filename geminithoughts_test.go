@@ -90,3 +90,32 @@ func TestStreamGeminiThoughtsInTotalOnly(t *testing.T) {
 			u.PromptTokens, u.CompletionTokens, u.TotalTokens, u.CompletionTokensDetails.ReasoningTokens)
 	}
 }
+
+// TestStreamGeminiGroundedLiteLLMNotThoughts: LiteLLM, translating a
+// grounded Gemini answer with no thoughts, writes a total_tokens that
+// holds the tool-use prompt no other count gives (BerriAI/litellm#33530:
+// the gap is toolUsePromptTokenCount), beside the prompt's tokens per
+// modality. The caller's Timing counts the 40 tokens streamed and none
+// of reasoning, and its TPOT is over them (before: 65 output tokens, 25
+// of them reasoning).
+func TestStreamGeminiGroundedLiteLLMNotThoughts(t *testing.T) {
+	body := `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gemini-2.0-flash","choices":[{"index":0,"delta":{"role":"assistant","content":"Grounded answer."}}]}` + "\n\n" +
+		`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gemini-2.0-flash","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],` +
+		`"usage":{"prompt_tokens":100,"completion_tokens":40,"total_tokens":165,"prompt_tokens_details":{"cached_tokens":null,"audio_tokens":null,"text_tokens":100}}}` + "\n\n" +
+		"data: [DONE]\n\n"
+	s := geminiClient("text/event-stream", body).NewStreaming(context.Background(), chat("gemini-2.0-flash", 400))
+	defer s.Close()
+	for s.Next() {
+	}
+	if err := s.Err(); err != nil {
+		t.Fatalf("Err = %v, want nil", err)
+	}
+	tm := s.Timing()
+	if tm.PromptTokens != 100 || tm.OutputTokens != 40 || tm.ReasoningTokens != 0 {
+		t.Errorf("Timing = %d prompt, %d output, %d reasoning; want 100, 40, 0",
+			tm.PromptTokens, tm.OutputTokens, tm.ReasoningTokens)
+	}
+	if u := s.Accumulated().Usage; u.CompletionTokens != 40 || u.CompletionTokensDetails.ReasoningTokens != 0 {
+		t.Errorf("Accumulated().Usage = %d completion, %d reasoning; want 40, 0", u.CompletionTokens, u.CompletionTokensDetails.ReasoningTokens)
+	}
+}

@@ -70,9 +70,19 @@ func geminiThoughtsApart(c *openai.ChatCompletionChunk, u *Usage) {
 // completion are then its reasoning, which the stream did not show as
 // reasoning (see Timing.ReasoningTokens). A relay that counts Gemini's
 // thoughts apart (Vercel AI Gateway, claude-code-router) gives their
-// count, which usageOf has read.
+// count, which usageOf has read. So does LiteLLM, which translates
+// Gemini's own usageMetadata and gives the prompt's tokens per modality
+// (prompt_tokens_details.text_tokens: litellm/llms/vertex_ai/gemini
+// vertex_and_google_ai_studio_gemini.py, _calculate_usage); where no
+// thought was counted, its total still holds the tool-use prompt of a
+// grounded request, which no count beside it gives
+// (BerriAI/litellm#33530): no output, and the rule steps aside from a
+// usage so detailed.
 func geminiThoughtsUncounted(c *openai.ChatCompletionChunk, u *Usage) {
 	if u.Reasoning != 0 || u.Prompt < 0 || u.Output < 0 || u.Output != c.Usage.CompletionTokens || !geminiModel(c.Model) {
+		return
+	}
+	if c.Usage.PromptTokensDetails.JSON.TextTokens.Valid() {
 		return
 	}
 	if thoughts := c.Usage.TotalTokens - u.Prompt - u.Output; thoughts > 0 {
