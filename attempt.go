@@ -707,9 +707,27 @@ func (a *attempt) outputEnd(at time.Time) error {
 		err = a.events(false, false, at, 0)
 	}
 	if r := a.t.FinishReason; err == nil && a.failedEnd {
+		if a.modelEnded(r) {
+			// The server's verdict on an answer its model ended: that
+			// output is restarted, never continued past its end.
+			a.mu.Lock()
+			a.q.noCont = true
+			a.mu.Unlock()
+		}
 		err = a.failure(KindTruncated, finishDetail(r), nil)
 	}
 	return err
+}
+
+// modelEnded reports whether reason, the failed finish of the answer, is
+// a verdict on an answer its model ended itself, under the request's
+// output limit (see codec.ModelEndedParseError).
+func (a *attempt) modelEnded(reason string) bool {
+	used := int64(-1)
+	if a.t.UsageReported {
+		used = int64(a.t.OutputTokens)
+	}
+	return codec.ModelEndedParseError(reason, used, codec.OutputLimit(a.spec.req))
 }
 
 // flush wakes the consumer if it waits and chunks are queued. The reader
