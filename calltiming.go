@@ -18,7 +18,7 @@ func (c *call) build() *Timing {
 	if c.bytes < 0 {
 		c.bytes = c.req.PromptBytes()
 	}
-	t := &Timing{Model: c.params.Model, Stream: !c.whole, API: c.api(), Start: c.start, Sent: c.sent(), PromptBytes: c.bytes}
+	t := &Timing{Model: c.params.Model, Stream: !c.whole, API: c.api(), Start: c.start, Sent: c.sent(), PromptBytes: c.bytes, parts: true}
 	if len(c.breaches) > 0 {
 		t.Breaches = append([]BudgetError(nil), c.breaches...)
 	}
@@ -48,6 +48,10 @@ func (c *call) build() *Timing {
 			// A resumed response's usage counts its whole output, the
 			// tries' before it included.
 			t.OutputTokens, t.ReasoningTokens, t.rejected, usage = tt.OutputTokens, tt.ReasoningTokens, tt.rejected, true
+			t.hidden = 0
+			if !t.reasoningShown {
+				t.hidden = tt.ReasoningTokens
+			}
 		}
 		usage = u && usage
 	}
@@ -91,6 +95,7 @@ func (c *call) addDelivered(t *Timing, tr *try, tt *Timing) (usage bool) {
 	case usage:
 		t.OutputTokens += tt.OutputTokens
 		t.ReasoningTokens += tt.ReasoningTokens
+		t.hidden += tt.hiddenReasoning()
 		t.rejected += tt.rejected
 	case !c.whole:
 		// A whole answer without usage has no count of its own: its one

@@ -141,6 +141,11 @@ type Timing struct {
 	// codec.ShowsReasoning), so its reasoning tokens came after the first
 	// token.
 	reasoningShown bool
+	// parts: t is a Router call's, summed from its tries (see
+	// call.build); hidden is then how many of ReasoningTokens its tries'
+	// streams did not show, try by try.
+	parts  bool
+	hidden int
 	// rejected is how many of OutputTokens the server says were a
 	// Predicted Output's tokens it rejected (see codec.Usage.Rejected):
 	// never streamed, so TPOT and TPS leave them out.
@@ -267,10 +272,7 @@ func (t *Timing) MaxGap() time.Duration {
 // (completion_tokens_details.rejected_prediction_tokens), which
 // OutputTokens counts but the stream never carries.
 func (t *Timing) TPOT() time.Duration {
-	n := t.OutputTokens - t.rejected
-	if !t.reasoningShown {
-		n -= t.ReasoningTokens
-	}
+	n := t.OutputTokens - t.rejected - t.hiddenReasoning()
 	if n < 2 || len(t.Chunks) == 0 {
 		return 0
 	}
@@ -279,6 +281,21 @@ func (t *Timing) TPOT() time.Duration {
 		last = t.Chunks[len(t.Chunks)-1]
 	}
 	return last.Sub(t.Chunks[0]) / time.Duration(n-1)
+}
+
+// hiddenReasoning returns how many of ReasoningTokens the stream did not
+// show: all of them, unless it showed its reasoning; for a Router call,
+// the sum of its tries', each of which showed its own reasoning or not (a
+// stream broken in reasoning it showed may be continued on a server that
+// hides its own).
+func (t *Timing) hiddenReasoning() int {
+	switch {
+	case t.parts:
+		return t.hidden
+	case t.reasoningShown:
+		return 0
+	}
+	return t.ReasoningTokens
 }
 
 // TPS is the decode rate of this stream in tokens per second, 1/TPOT; 0

@@ -384,7 +384,7 @@ func (v *typeAheadView) build() *Timing {
 	}
 	if v.reused || !v.atEnd {
 		t.UsageReported = false
-		t.PromptTokens, t.CachedTokens, t.ReasoningTokens, t.rejected = 0, 0, 0, 0
+		t.PromptTokens, t.CachedTokens, t.ReasoningTokens, t.rejected, t.hidden = 0, 0, 0, 0, 0
 		t.OutputTokens = v.deltas
 	}
 	t.Milestones = nil
