@@ -317,7 +317,9 @@ func (a *Accumulator) Reset() {
 // reported u, a Trusted one: u's counts (the cached ones at most the
 // prompt's; the total theirs when the server gave none, or when u's
 // output is not the chunk's, as for a usage added up per choice: see
-// ChoiceUsage), its reasoning tokens u's where the chunk's usage gave
+// ChoiceUsage), or when u's prompt is not the chunk's, as for a relay's
+// prompt_tokens that left out the cache reads (see promptWithCache), its
+// reasoning tokens u's where the chunk's usage gave
 // none under chat's name (a count read elsewhere, or Gemini's thoughts
 // read from its total: see geminiThoughtsUncounted), and the chunk's
 // other details kept.
@@ -326,7 +328,7 @@ func lastUsage(c *openai.ChatCompletionChunk, u Usage) openai.CompletionUsage {
 	if c.JSON.Usage.Valid() {
 		out = c.Usage
 	}
-	if out.TotalTokens <= 0 || out.CompletionTokens != u.Output {
+	if out.TotalTokens <= 0 || out.CompletionTokens != u.Output || out.PromptTokens != u.Prompt {
 		out.TotalTokens = u.Prompt + u.Output
 	}
 	out.PromptTokens, out.CompletionTokens = u.Prompt, u.Output
