@@ -47,13 +47,13 @@ import (
 // so the refusal is told by its message whatever server sent it.
 
 // ChatTemplateRefusal reports whether res is a chat template's refusal of
-// the request's messages (see TemplateRefused) answered with 500
-// "server_error", by llama.cpp's server or by a server that passed its
-// answer on. It reads the body, bounded already (BoundErrorBody), and
-// puts it back.
+// the request's messages (see TemplateRefused) answered with 500, by
+// llama.cpp's server ("server_error") or by a server that passed its
+// answer on or wrapped it in its own error (see refusalMessage). It reads
+// the body, bounded already (BoundErrorBody), and puts it back.
 func ChatTemplateRefusal(res *http.Response) bool {
-	e, ok := errorOf(res, http.StatusInternalServerError)
-	return ok && e.Type == "server_error" && TemplateRefused(e.Message)
+	msg, ok := refusalMessage(res)
+	return ok && TemplateRefused(msg)
 }
 
 // jinjaException is what llama.cpp's own template engine writes before the

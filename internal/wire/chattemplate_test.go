@@ -43,11 +43,12 @@ func TestTemplateRefused(t *testing.T) {
 	}
 }
 
-// TestChatTemplateRefusal: a chat template's refusal answered with 500
-// "server_error" is a request error whichever server sent it (llama.cpp's
-// own, or one that passed its answer on without its Server header); the
-// same message under another status or type, or a 500 of another message,
-// is not. The body is kept for the next reader.
+// TestChatTemplateRefusal: a chat template's refusal answered with 500 is
+// a request error whichever server sent it (llama.cpp's own, one that
+// passed its answer on without its Server header, or a gateway that
+// wrapped it in an error of its own type, as LiteLLM's null); the same
+// message under another status, or a 500 of another message, is not. The
+// body is kept for the next reader.
 func TestChatTemplateRefusal(t *testing.T) {
 	const refusal = `{"error":{"code":500,"message":"\n------------\nWhile executing CallExpression at line 19, column 27 in source:\n...% 2 == 0) -%}↵        {{ raise_exception(\"Conversation roles must alternate user...\n                                           ^\nError: Jinja Exception: Conversation roles must alternate user/assistant/user/assistant/...","type":"server_error"}}`
 	for _, tt := range []struct {
@@ -59,7 +60,9 @@ func TestChatTemplateRefusal(t *testing.T) {
 		{"llama.cpp", 500, refusal, true},
 		{"", 500, refusal, true},
 		{"llama.cpp", 503, refusal, false},
-		{"", 500, strings.Replace(refusal, "server_error", "unavailable_error", 1), false},
+		{"", 500, strings.Replace(refusal, "server_error", "unavailable_error", 1), true},
+		{"uvicorn", 500, `{"error":{"message":"litellm.InternalServerError: InternalServerError: OpenAIException - \n------------\nWhile executing CallExpression at line 85, column 32 in source:\n...first %}↵            {{- raise_exception('System message must be at the beginnin...\n                                           ^\nError: Jinja Exception: System message must be at the beginning.. Received Model Group=qwen3\nAvailable Model Group Fallbacks=None","type":null,"param":null,"code":"500"}}`, true},
+		{"uvicorn", 500, `{"error":{"message":"litellm.InternalServerError: InternalServerError: OpenAIException - llama_decode failed. Received Model Group=qwen3\nAvailable Model Group Fallbacks=None","type":null,"param":null,"code":"500"}}`, false},
 		{"llama.cpp", 500, `{"error":{"code":500,"message":"llama_decode failed","type":"server_error"}}`, false},
 		{"llama.cpp", 500, `Jinja Exception: not JSON`, false},
 		{"", 500, `{"error":{"code":null,"message":"None: failed to render chat template: invalid operation: Model's chat template raised an exception: 'Conversation roles must alternate' (in chat_template:1)","param":null,"type":"server_error"}}`, true},

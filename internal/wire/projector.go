@@ -34,9 +34,10 @@ const projectorHint = " input is not supported - hint: if this is unexpected, yo
 
 // ProjectorMissing reports whether res is llama.cpp's server's refusal of
 // an image or audio for a model served without its projector, answered
-// with 500 "server_error" by it or by a server that passed its answer on.
-// It reads the body, bounded already (BoundErrorBody), and puts it back.
+// with 500 by it ("server_error") or by a server that passed its answer on
+// or wrapped it in its own error (see refusalMessage). It reads the body,
+// bounded already (BoundErrorBody), and puts it back.
 func ProjectorMissing(res *http.Response) bool {
-	e, ok := errorOf(res, http.StatusInternalServerError)
-	return ok && e.Type == "server_error" && strings.Contains(e.Message, projectorHint)
+	msg, ok := refusalMessage(res)
+	return ok && strings.Contains(msg, projectorHint)
 }

@@ -16,6 +16,8 @@ import "net/http"
 // served without its projector, passed on by a relay
 // (ProjectorMissing), a tool call's arguments that are not JSON in the
 // request's history, passed on by a reverse proxy (ToolArgumentsRefused),
+// these three also wrapped in a gateway's own error (LiteLLM's; see
+// refusalMessage),
 // RTP-LLM's
 // (RTPLLMRequestError), Apigee's refusal of a body past a
 // JSONThreatProtection policy's limits (ApigeeThreatRefusal); and a

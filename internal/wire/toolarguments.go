@@ -34,14 +34,15 @@ const toolArgumentsNotJSON = "Failed to parse tool call arguments as JSON: "
 
 // ToolArgumentsRefused reports whether res is llama.cpp's server's
 // refusal of a request whose history holds a tool call with arguments
-// that are not JSON, answered with 500 "server_error" by it or by a
-// server that passed its answer on. It reads the body, bounded already
-// (BoundErrorBody), and puts it back.
+// that are not JSON, answered with 500 by it ("server_error") or by a
+// server that passed its answer on or wrapped it in its own error (see
+// refusalMessage). It reads the body, bounded already (BoundErrorBody),
+// and puts it back.
 func ToolArgumentsRefused(res *http.Response) bool {
-	e, ok := errorOf(res, http.StatusInternalServerError)
-	if !ok || e.Type != "server_error" {
+	msg, ok := refusalMessage(res)
+	if !ok {
 		return false
 	}
-	_, parser, ok := strings.Cut(e.Message, toolArgumentsNotJSON)
+	_, parser, ok := strings.Cut(msg, toolArgumentsNotJSON)
 	return ok && (strings.HasPrefix(parser, "[json.exception.parse_error") || strings.HasPrefix(parser, "parse error at line "))
 }
