@@ -55,6 +55,24 @@ func TestLlamaCppRequestErrorUnder500(t *testing.T) {
 	})
 }
 
+// TestLiteLLMWrappedRefusalUnder500 replays llama-server's refusal of a
+// tool call's arguments that are not JSON in the request's history as
+// LiteLLM's proxy wraps it (vxcontrol/pentagi#313): its own 500, type
+// null, llama.cpp's words inside its message. The caller gets it as a
+// KindRequest 400 after one request; a Router falls back and the breaker
+// stays closed. A failure of the upstream that LiteLLM wraps the same
+// way, whose words are no refusal's, is still sent again and counted.
+func TestLiteLLMWrappedRefusalUnder500(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		refused := loadRecording(t, "conformance/litellm-llamacpp-tool-arguments-not-json-500.jsonl")
+		failed := refused
+		failed.Reads = []recordedRead{{TMS: 3, Data: `{"error":{"message":"litellm.InternalServerError: InternalServerError: Custom_openaiException - llama_decode failed. Received Model Group=qwen3.6-35b\nAvailable Model Group Fallbacks=None","type":null,"param":null,"code":"500"}}`}}
+		wantRequestErrorsUnder500(t, "v1/", []refusedUnder500{
+			{"litellmtoolargs", refused, "Custom_openaiException - Failed to parse tool call arguments as JSON: [json.exception.parse_error.101]"},
+		}, failed)
+	})
+}
+
 // refusedUnder500 is a request error a server answers with a status of
 // 500 or more: the route's name (the first segment of its path), the
 // recorded answer and what its message must say.
