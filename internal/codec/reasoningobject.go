@@ -15,11 +15,12 @@ import (
 const thinkingBlocks = "thinking_blocks"
 
 // deltaReasoningObject is reasoningObject for a delta, after
-// thinkingObject, then reasoningParts.
+// thinkingObject, then reasoningParts and contentBlocksReasoning.
 func deltaReasoningObject(d *openai.ChatCompletionChunkChoiceDelta) {
 	thinkingObject(&d.JSON.ExtraFields, false)
 	reasoningObject(&d.JSON.ExtraFields)
 	reasoningParts(&d.JSON.ExtraFields)
+	contentBlocksReasoning(&d.JSON.ExtraFields)
 }
 
 // messageReasoningObject is deltaReasoningObject for the message of a

@@ -1,0 +1,76 @@
+package codec
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/openai/openai-go/v3/packages/respjson"
+)
+
+// contentBlocks is the delta field in which Portkey's gateway, with strict
+// OpenAI compliance off (the x-portkey-strict-open-ai-compliance: false
+// header its thinking-mode docs ask for), streams the blocks of a
+// provider's answer: an array of {"index": n, "delta": {...}}, where a
+// delta holds "thinking" (a piece of the reasoning), "signature" (the
+// signature of a thinking block), "data" (redacted thinking) or "text" (a
+// piece of the text, which the delta's content holds as well). It is the
+// only place the reasoning comes: Claude's on Anthropic, Vertex AI and
+// Bedrock, and Gemini's thoughts (Portkey-AI/gateway
+// src/providers/anthropic/chatComplete.ts,
+// getAnthropicStreamChunkTransform; bedrock/chatComplete.ts,
+// BedrockChatCompleteStreamChunkTransform; google/chatComplete.ts).
+const contentBlocks = "content_blocks"
+
+// contentBlocksReasoning gives a delta's content_blocks reasoning the
+// shape every other server streams: the thinking pieces, joined, as the
+// string reasoning_content, and a signature or redacted thinking as a
+// thinking_blocks entry, as reasoningObject writes Envoy's. Read as it
+// came, the reasoning is lost and its chunks are no output: TTFT waits
+// for the first text, and a TTFT budget cuts a model that is thinking.
+// The content_blocks field is kept as it came. A delta that holds a
+// reasoning_content of its own, or content_blocks of another shape, is
+// left as it came. A delta of another server costs one map look-up, none
+// when it has no extra field.
+func contentBlocksReasoning(extra *map[string]respjson.Field) {
+	if len(*extra) == 0 {
+		return
+	}
+	f, ok := (*extra)[contentBlocks]
+	if !ok || !strings.HasPrefix(f.Raw(), "[") {
+		return
+	}
+	if _, ok := (*extra)[reasoningContent]; ok {
+		return
+	}
+	var blocks []struct {
+		Delta struct {
+			Thinking  string
+			Signature string
+			Data      string
+		}
+	}
+	if json.Unmarshal([]byte(f.Raw()), &blocks) != nil {
+		return
+	}
+	var text strings.Builder
+	var signed []map[string]string
+	for _, b := range blocks {
+		d := b.Delta
+		text.WriteString(d.Thinking)
+		switch {
+		case d.Signature != "":
+			signed = append(signed, map[string]string{"type": "thinking", "signature": d.Signature})
+		case d.Data != "":
+			signed = append(signed, map[string]string{"type": "redacted_thinking", "data": d.Data})
+		}
+	}
+	if text.Len() > 0 {
+		js, _ := json.Marshal(text.String())
+		(*extra)[reasoningContent] = respjson.NewField(string(js))
+	}
+	if _, ok := (*extra)[thinkingBlocks]; ok || len(signed) == 0 {
+		return
+	}
+	js, _ := json.Marshal(signed)
+	(*extra)[thinkingBlocks] = respjson.NewField(string(js))
+}
