@@ -27,10 +27,14 @@ const contentBlocks = "content_blocks"
 // thinking_blocks entry, as reasoningObject writes Envoy's. Read as it
 // came, the reasoning is lost and its chunks are no output: TTFT waits
 // for the first text, and a TTFT budget cuts a model that is thinking.
-// The content_blocks field is kept as it came. A delta that holds a
-// reasoning_content of its own, or content_blocks of another shape, is
-// left as it came. A delta of another server costs one map look-up, none
-// when it has no extra field.
+// The content_blocks field is kept as it came. A delta that holds
+// reasoning of its own, in reasoning_content or reasoning, or
+// content_blocks of another shape, is left as it came: Portkey's relay of
+// OpenRouter copies the delta's reasoning into content_blocks beside it
+// (src/providers/openrouter/chatComplete.ts,
+// OpenrouterChatCompleteStreamChunkTransform), and read again it would be
+// doubled and moved to a field OpenRouter never sent. A delta of another
+// server costs one map look-up, none when it has no extra field.
 func contentBlocksReasoning(extra *map[string]respjson.Field) {
 	if len(*extra) == 0 {
 		return
@@ -39,8 +43,10 @@ func contentBlocksReasoning(extra *map[string]respjson.Field) {
 	if !ok || !strings.HasPrefix(f.Raw(), "[") {
 		return
 	}
-	if _, ok := (*extra)[reasoningContent]; ok {
-		return
+	for _, name := range reasoningFields {
+		if _, ok := (*extra)[name]; ok {
+			return
+		}
 	}
 	var blocks []struct {
 		Delta struct {

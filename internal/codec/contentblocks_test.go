@@ -13,7 +13,7 @@ import (
 // thinking_blocks entry and no output; a block's empty start and a text
 // block add nothing; content_blocks stays as it came; a delta with a
 // reasoning_content of its own, and content_blocks of another shape, are
-// left as they came.
+// left as they came, as is one beside OpenRouter's reasoning field.
 func TestContentBlocksReasoning(t *testing.T) {
 	req := Chat(openai.ChatCompletionNewParams{}, true)
 	for _, tc := range []struct {
@@ -34,6 +34,8 @@ func TestContentBlocksReasoning(t *testing.T) {
 		{name: "text block", delta: `{"content":"Hi","content_blocks":[{"index":1,"delta":{"text":"Hi"}}]}`, outputs: 1},
 		{name: "reasoning of its own", delta: `{"reasoning_content":"Own","content_blocks":[{"index":0,"delta":{"thinking":"Other"}}]}`,
 			reasoning: `"Own"`, outputs: 1},
+		{name: "reasoning of its own, OpenRouter's field", delta: `{"reasoning":"Own","content_blocks":[{"index":0,"delta":{"thinking":"Own"}}]}`,
+			outputs: 1},
 		{name: "thinking not a string", delta: `{"content_blocks":[{"index":0,"delta":{"thinking":{"text":"x"}}}]}`},
 		{name: "an object", delta: `{"content_blocks":{"index":0,"delta":{"thinking":"x"}}}`},
 	} {
