@@ -2,13 +2,7 @@ package tokenpace_test
 
 import (
 	"context"
-	"io"
-	"net/http"
-	"strings"
 	"testing"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace"
 )
@@ -38,11 +32,7 @@ func TestWholeAnswerCompletionLeftOut(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tp := tokenpace.NewClient(openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
-				option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: fixedTransport(func() *http.Response {
-					return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
-						Body: io.NopCloser(strings.NewReader(tt.body))}
-				})})))
+			tp := answeringClient("application/json", tt.body)
 			var tm *tokenpace.Timing
 			c, err := tp.New(context.Background(), chat("gemini-2.5-flash", 7), tokenpace.WithTimingInto(&tm))
 			if err != nil {
@@ -76,11 +66,7 @@ func TestStreamCompletionZeroBesideTotal(t *testing.T) {
 	body := "data: {\"id\":\"g\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gemini-2.5-flash\"," +
 		"\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"},\"finish_reason\":\"length\"}]," +
 		"\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":0,\"total_tokens\":8}}\n\ndata: [DONE]\n\n"
-	tp := tokenpace.NewClient(openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
-		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: fixedTransport(func() *http.Response {
-			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
-				Body: io.NopCloser(strings.NewReader(body))}
-		})})))
+	tp := answeringClient("text/event-stream", body)
 	s := tp.NewStreaming(context.Background(), chat("gemini-2.5-flash", 7))
 	defer s.Close()
 	for s.Next() {

@@ -2,26 +2,11 @@ package tokenpace_test
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-
 	"github.com/tokenpace/tokenpace"
 )
-
-// geminiClient returns a Client whose every request is answered with
-// body, of the content type ct.
-func geminiClient(ct, body string) *tokenpace.Client {
-	return tokenpace.NewClient(openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
-		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: fixedTransport(func() *http.Response {
-			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {ct}},
-				Body: io.NopCloser(strings.NewReader(body))}
-		})})))
-}
 
 // TestWholeAnswerGeminiThoughtsInTotalOnly: the answer agentgateway
 // captured from Gemini's OpenAI-compatible endpoint
@@ -35,7 +20,7 @@ func TestWholeAnswerGeminiThoughtsInTotalOnly(t *testing.T) {
 		`"choices":[{"message":{"content":"Hello! I'm functioning perfectly and ready to assist.\n\n","role":"assistant"},` +
 		`"finish_reason":"length","index":0}],"created":1775595257,"id":"9W7VaabzK7KPjMcPnYGiuAU","object":"chat.completion"}`
 	var tm *tokenpace.Timing
-	c, err := geminiClient("application/json", body).New(context.Background(), chat("gemini-2.5-flash", 400), tokenpace.WithTimingInto(&tm))
+	c, err := answeringClient("application/json", body).New(context.Background(), chat("gemini-2.5-flash", 400), tokenpace.WithTimingInto(&tm))
 	if err != nil {
 		t.Fatalf("New: %v, want the answer", err)
 	}
@@ -65,7 +50,7 @@ func TestStreamGeminiThoughtsInTotalOnly(t *testing.T) {
 		chunk(`{"content":" perfectly and ready to assist.\n\n","role":"assistant"}`, `,"finish_reason":"length"`,
 			`,"usage":{"completion_tokens":12,"prompt_tokens":7,"total_tokens":402}`) +
 		"data: [DONE]\n\n"
-	s := geminiClient("text/event-stream", body).NewStreaming(context.Background(), chat("gemini-2.5-flash", 400))
+	s := answeringClient("text/event-stream", body).NewStreaming(context.Background(), chat("gemini-2.5-flash", 400))
 	defer s.Close()
 	var text strings.Builder
 	for s.Next() {
@@ -103,7 +88,7 @@ func TestStreamGeminiGroundedLiteLLMNotThoughts(t *testing.T) {
 		`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gemini-2.0-flash","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],` +
 		`"usage":{"prompt_tokens":100,"completion_tokens":40,"total_tokens":165,"prompt_tokens_details":{"cached_tokens":null,"audio_tokens":null,"text_tokens":100}}}` + "\n\n" +
 		"data: [DONE]\n\n"
-	s := geminiClient("text/event-stream", body).NewStreaming(context.Background(), chat("gemini-2.0-flash", 400))
+	s := answeringClient("text/event-stream", body).NewStreaming(context.Background(), chat("gemini-2.0-flash", 400))
 	defer s.Close()
 	for s.Next() {
 	}

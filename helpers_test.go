@@ -528,3 +528,13 @@ func wantSent(t *testing.T, handlers map[string]http.Handler, want map[string]se
 		}
 	}
 }
+
+// answeringClient returns a Client whose every request is answered 200
+// with body, of the content type ct, in process.
+func answeringClient(ct, body string) *tokenpace.Client {
+	return tokenpace.NewClient(openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
+		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: fixedTransport(func() *http.Response {
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {ct}},
+				Body: io.NopCloser(strings.NewReader(body))}
+		})})))
+}

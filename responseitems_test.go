@@ -2,7 +2,6 @@ package tokenpace_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"runtime"
 	"strings"
@@ -61,11 +60,7 @@ func TestWholeResponseItems(t *testing.T) {
 	for _, field := range []string{"output", "tools"} {
 		t.Run(field, func(t *testing.T) {
 			body := `{"id":"r","object":"response","model":"m","status":"completed","` + field + `":[` + empties + `]}`
-			tp := tokenpace.NewClient(openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
-				option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: fixedTransport(func() *http.Response {
-					return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
-						Body: io.NopCloser(strings.NewReader(body))}
-				})})))
+			tp := answeringClient("application/json", body)
 			runtime.GC()
 			var before runtime.MemStats
 			runtime.ReadMemStats(&before)

@@ -2,15 +2,12 @@ package tokenpace_test
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tokenpace/tokenpace"
 )
@@ -44,11 +41,7 @@ func TestWholeBodyObjects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tp := tokenpace.NewClient(openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
-				option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: fixedTransport(func() *http.Response {
-					return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
-						Body: io.NopCloser(strings.NewReader(tt.body))}
-				})})))
+			tp := answeringClient("application/json", tt.body)
 			runtime.GC()
 			var before runtime.MemStats
 			runtime.ReadMemStats(&before)
@@ -76,11 +69,7 @@ func TestWholeBodyLogprobs(t *testing.T) {
 		lp.WriteString(`{"token":"x","logprob":-0.1,"bytes":[120],"top_logprobs":[` + strings.Repeat(`{"token":"y","logprob":-1,"bytes":[121]},`, 4) + `{"token":"z","logprob":-2,"bytes":[122]}]}`)
 	}
 	body := `{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"x"},"logprobs":{"content":[` + lp.String() + `]},"finish_reason":"stop"}]}`
-	tp := tokenpace.NewClient(openai.NewClient(option.WithBaseURL("http://in-process.invalid/v1/"), option.WithAPIKey("x"),
-		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: fixedTransport(func() *http.Response {
-			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
-				Body: io.NopCloser(strings.NewReader(body))}
-		})})))
+	tp := answeringClient("application/json", body)
 	p := chat("m", 2000)
 	p.Logprobs, p.TopLogprobs = openai.Bool(true), openai.Int(5)
 	res, err := tp.New(context.Background(), p)
