@@ -45,6 +45,7 @@ func TestLlamaCppRequestErrorUnder500(t *testing.T) {
 			{"jinja", loadRecording(t, "conformance/llamacpp-2026-jinja-exception-500.jsonl"), "Jinja Exception: System message must be at the beginning."},
 			{"ollamajinja", loadRecording(t, "conformance/ollama-2026-08-llamaserver-jinja-exception-500.jsonl"), "Jinja Exception: After the optional system message"},
 			{"ollamaimage", loadRecording(t, "conformance/ollama-2026-08-llamaserver-image-no-projector-500.jsonl"), "image input is not supported - hint:"},
+			{"owuiollamaimage", loadRecording(t, "conformance/openwebui-ollama-llamaserver-image-no-projector-500.jsonl"), "image input is not supported - hint:"},
 			{"minja", loadRecording(t, "conformance/jan-llamacpp-minja-roles-alternate-500.jsonl"), "Conversation roles must alternate"},
 			{"schema", loadRecording(t, "conformance/ikllama-json-schema-conversion-failed-500.jsonl"), "JSON schema conversion failed:\nPattern must start with '^'"},
 			{"format", loadRecording(t, "conformance/ikllama-2025-response-format-json-schema-500.jsonl"), `response_format type must be one of "text" or "json_object"`},

@@ -121,7 +121,10 @@ func BoundErrorBody(res *http.Response) (cut string) {
 		cut = fmt.Sprintf("error body of status %d over %d bytes", res.StatusCode, maxErrorBody)
 	default:
 		if msg, name, code, ok := errorOfOwnShape(head); ok {
-			body := errorObject(msg, name, code)
+			// A relay's own shape around an upstream's body put as text
+			// into its message: Open WebUI's "detail" holding Ollama's
+			// error object, whose message is llama-server's JSON.
+			body := bodyInMessage(errorObject(msg, name, code))
 			res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 			res.Header.Set("Content-Type", "application/json")
 			return ""
