@@ -41,6 +41,35 @@ var wholeReasoningObjects = []struct {
 	{name: "claude-code-router placeholder",
 		message: `"thinking":{"content":"(no content)","signature":"CiQBcsjafE"}`,
 		blocks:  `[{"signature":"CiQBcsjafE","type":"thinking"}]`},
+	// Portkey's gateway without strict OpenAI compliance (its thinking-mode
+	// docs ask for it off): the provider's blocks in the message's
+	// content_blocks, the reasoning nowhere else (Portkey-AI/gateway at
+	// 669825c, src/providers/anthropic/chatComplete.ts,
+	// getAnthropicChatCompleteResponseTransform: Claude's content but its
+	// tool_use blocks; bedrock/chatComplete.ts, transformContentBlocks;
+	// google/chatComplete.ts, GoogleChatCompleteResponseTransform: a
+	// thought as a thinking block without signature;
+	// openrouter/chatComplete.ts, OpenrouterChatCompleteResponseTransform:
+	// OpenRouter's reasoning moved into a thinking block, its reasoning
+	// field dropped).
+	{name: "Portkey Claude thinking",
+		message:   `"content_blocks":[{"type":"thinking","thinking":"Check small primes. 221 / 13 = 17.","signature":"EqQBCkYI"},{"type":"text","text":"No: 221 = 13 × 17."}]`,
+		reasoning: `"Check small primes. 221 / 13 = 17."`, blocks: `[{"signature":"EqQBCkYI","type":"thinking"}]`},
+	{name: "Portkey Claude redacted thinking",
+		message: `"content_blocks":[{"type":"redacted_thinking","data":"RXFRQkNr"},{"type":"text","text":"No: 221 = 13 × 17."}]`,
+		blocks:  `[{"data":"RXFRQkNr","type":"redacted_thinking"}]`},
+	{name: "Portkey Gemini thought",
+		message:   `"content_blocks":[{"type":"thinking","thinking":"Check small primes. 221 / 13 = 17."},{"type":"text","text":"No: 221 = 13 × 17."}]`,
+		reasoning: `"Check small primes. 221 / 13 = 17."`},
+	{name: "Portkey OpenRouter reasoning",
+		message: `"content_blocks":[{"type":"thinking","thinking":"Check small primes. 221 / 13 = 17.","reasoning_details":[{"type":"reasoning.text","text":"Check small primes. 221 / 13 = 17.","format":"unknown","index":0}]},{"type":"text","text":"No: 221 = 13 × 17."}],` +
+			`"reasoning_details":[{"type":"reasoning.text","text":"Check small primes. 221 / 13 = 17.","format":"unknown","index":0}]`,
+		reasoning: `"Check small primes. 221 / 13 = 17."`},
+	// A message with reasoning of its own beside content_blocks is left
+	// as it came, as a delta is (see TestContentBlocksReasoning).
+	{name: "content_blocks beside reasoning_content",
+		message:   `"reasoning_content":"Own.","content_blocks":[{"type":"thinking","thinking":"Other."}]`,
+		reasoning: `"Own."`},
 }
 
 // wholeReasoningBody returns a whole chat completion whose message holds

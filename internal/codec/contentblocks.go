@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/respjson"
 )
 
@@ -36,6 +37,44 @@ const contentBlocks = "content_blocks"
 // doubled and moved to a field OpenRouter never sent. A delta of another
 // server costs one map look-up, none when it has no extra field.
 func contentBlocksReasoning(extra *map[string]respjson.Field) {
+	readContentBlocks(extra, false)
+}
+
+// messageContentBlocksReasoning is contentBlocksReasoning for the message
+// of a whole answer, whose content_blocks are the provider's blocks
+// themselves, {"type": "thinking", "thinking", "signature"}, {"type":
+// "redacted_thinking", "data"}, {"type": "text", "text"}, not their
+// deltas: Claude's on Anthropic (Portkey-AI/gateway
+// src/providers/anthropic/chatComplete.ts,
+// getAnthropicChatCompleteResponseTransform) and Bedrock
+// (bedrock/chatComplete.ts, transformContentBlocks), Gemini's thoughts
+// without signature (google/chatComplete.ts,
+// GoogleChatCompleteResponseTransform), and OpenRouter's reasoning, whose
+// own field the relay drops from a whole answer
+// (openrouter/chatComplete.ts, OpenrouterChatCompleteResponseTransform).
+// Read as they came, a whole answer's caller got no reasoning where a
+// stream's caller of the same relay got it.
+func messageContentBlocksReasoning(m *openai.ChatCompletionMessage) {
+	readContentBlocks(&m.JSON.ExtraFields, true)
+}
+
+// contentBlock is one entry of content_blocks: a whole answer's block
+// (whole) holds its members itself, a stream's in its delta.
+type contentBlock struct {
+	Type      string
+	Thinking  string
+	Signature string
+	Data      string
+	Delta     struct {
+		Thinking  string
+		Signature string
+		Data      string
+	}
+}
+
+// readContentBlocks rewrites the content_blocks of extra, a delta's or
+// (whole) a whole answer's message's, as contentBlocksReasoning says.
+func readContentBlocks(extra *map[string]respjson.Field, whole bool) {
 	if len(*extra) == 0 {
 		return
 	}
@@ -48,26 +87,30 @@ func contentBlocksReasoning(extra *map[string]respjson.Field) {
 			return
 		}
 	}
-	var blocks []struct {
-		Delta struct {
-			Thinking  string
-			Signature string
-			Data      string
-		}
-	}
+	var blocks []contentBlock
 	if json.Unmarshal([]byte(f.Raw()), &blocks) != nil {
 		return
 	}
 	var text strings.Builder
 	var signed []map[string]string
 	for _, b := range blocks {
-		d := b.Delta
-		text.WriteString(d.Thinking)
+		thinking, signature, data := b.Delta.Thinking, b.Delta.Signature, b.Delta.Data
+		if whole {
+			switch b.Type {
+			case "thinking":
+				thinking, signature, data = b.Thinking, b.Signature, ""
+			case "redacted_thinking":
+				thinking, signature, data = "", "", b.Data
+			default:
+				continue
+			}
+		}
+		text.WriteString(thinking)
 		switch {
-		case d.Signature != "":
-			signed = append(signed, map[string]string{"type": "thinking", "signature": d.Signature})
-		case d.Data != "":
-			signed = append(signed, map[string]string{"type": "redacted_thinking", "data": d.Data})
+		case signature != "":
+			signed = append(signed, map[string]string{"type": "thinking", "signature": signature})
+		case data != "":
+			signed = append(signed, map[string]string{"type": "redacted_thinking", "data": data})
 		}
 	}
 	if text.Len() > 0 {

@@ -25,11 +25,13 @@ func deltaReasoningObject(d *openai.ChatCompletionChunkChoiceDelta) {
 
 // messageReasoningObject is deltaReasoningObject for the message of a
 // whole answer, whose thinking object holds the reasoning itself beside
-// its signature (see thinkingObject).
+// its signature (see thinkingObject), and whose content_blocks are whole
+// blocks (see messageContentBlocksReasoning).
 func messageReasoningObject(m *openai.ChatCompletionMessage) {
 	thinkingObject(&m.JSON.ExtraFields, true)
 	reasoningObject(&m.JSON.ExtraFields)
 	reasoningParts(&m.JSON.ExtraFields)
+	messageContentBlocksReasoning(m)
 }
 
 // reasoningObject rewrites a reasoning_content that came as an object
