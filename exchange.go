@@ -70,6 +70,9 @@ type exchange struct {
 	// once the stream has ended.
 	details   codec.Details
 	reasoning codec.Reasoning
+	// signed accumulates the thinking blocks Claude signed, as a relay
+	// streams them (see codec.SignedBlocks), kept as details are.
+	signed    codec.SignedBlocks
 	firstCall string
 	// turn: the stream carries reasoning, so that every chunk is noted
 	// from then on: its content names a turn that makes no call.
@@ -452,6 +455,7 @@ func (x *exchange) note(ev *codec.Event) {
 	if ev.Reasoning || ev.Details || x.turn {
 		x.turn = true // its content names a turn that makes no call
 		x.reasoning.Add(ev)
+		x.signed.Add(ev)
 	}
 	if !ev.ToolCall && !codec.Whole(ev) {
 		return
@@ -513,6 +517,9 @@ func (x *exchange) keepDetails() {
 	server, details := x.server(), x.details.JSON()
 	if details != "" {
 		x.keepTurn(server, h, x.firstCall, args, argsKnown, content, wire.ReasoningDetails, details)
+	}
+	if signed := x.signed.JSON(); signed != "" {
+		x.keepTurn(server, h, x.firstCall, args, argsKnown, content, x.signed.Field(), signed)
 	}
 	if reasoning != "" {
 		raw, _ := json.Marshal(reasoning)

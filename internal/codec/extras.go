@@ -13,7 +13,9 @@ import (
 // first call id ("" when it made none) and that call's arguments, its
 // content and each of its
 // reasoning_details and reasoning_content (see MessageFields) that it has
-// (a stream's come in pieces: see Details and Reasoning). A call whose
+// (a stream's come in pieces: see Details and Reasoning), and the signed
+// thinking blocks of its thinking_blocks or content_blocks, as
+// SignedBlocksOf gives them. A call whose
 // extra content comes in a later delta than its id is not seen; Gemini
 // sends each call whole in one delta.
 func CallExtras(ev *Event, extra func(id, raw string), message func(call, args, content, field, raw string)) {
@@ -44,6 +46,11 @@ func CallExtras(ev *Event, extra func(id, raw string), message func(call, args, 
 			for _, field := range MessageFields {
 				if f, ok := m.JSON.ExtraFields[field]; ok {
 					message(call, args, m.Content, field, f.Raw())
+				}
+			}
+			for _, field := range [...]string{thinkingBlocks, contentBlocks} {
+				if f, ok := m.JSON.ExtraFields[field]; ok {
+					message(call, args, m.Content, field, SignedBlocksOf(f.Raw()))
 				}
 			}
 		}

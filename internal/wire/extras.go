@@ -69,15 +69,24 @@ type callKey struct{ server, id, field string }
 // reasoning_content (DeepSeek) and reasoning (vLLM since v0.16, whose
 // chat input reads that name alone) on the assistant message that made
 // the call: the reasoning in the field the server streamed it in.
+//
+// ThinkingBlocks (LiteLLM) and ContentBlocks (Portkey's gateway, strict
+// OpenAI compliance off) hold the thinking blocks Claude signed, which a
+// relay of Claude builds the assistant turn's blocks from (see
+// codec.SignedBlocks). Portkey reads content_blocks in place of the
+// message's content, so Restore gives them back with the message's text
+// after them as a text block.
 const (
 	ExtraContent     = "extra_content"
 	ReasoningDetails = "reasoning_details"
 	ReasoningContent = "reasoning_content"
 	Reasoning        = "reasoning"
+	ThinkingBlocks   = "thinking_blocks"
+	ContentBlocks    = "content_blocks"
 )
 
 // messageFields are the fields CallExtras keeps on a message.
-var messageFields = [...]string{ReasoningDetails, ReasoningContent, Reasoning}
+var messageFields = [...]string{ReasoningDetails, ReasoningContent, Reasoning, ThinkingBlocks, ContentBlocks}
 
 // Keep keeps raw, the JSON of field (ExtraContent or a message's field)
 // of call id as server sent it, in place of what id held. An empty id, an
@@ -256,10 +265,45 @@ func (c *CallExtras) turn(server string, keys [3]string) [len(messageFields)]str
 func giveMessage(m gjson.Result, give [len(messageFields)]string, skip func(string) bool, ins []insertion) []insertion {
 	for i, field := range messageFields {
 		if give[i] != "" && !m.Get(field).Exists() && !skip(field) {
-			ins = append(ins, member(m.Index, m.Raw, field, give[i]))
+			raw := give[i]
+			if field == ContentBlocks {
+				raw = withText(raw, m.Get("content"))
+			}
+			ins = append(ins, member(m.Index, m.Raw, field, raw))
 		}
 	}
 	return ins
+}
+
+// withText returns blocks, a JSON array of thinking blocks, with the
+// text of content, a message's content, after them as text blocks: a
+// string's, or each text part's of an array.
+func withText(blocks string, content gjson.Result) string {
+	var texts []string
+	switch {
+	case content.Type == gjson.String && content.Str != "":
+		texts = append(texts, content.Str)
+	case content.IsArray():
+		content.ForEach(func(_, p gjson.Result) bool {
+			if p.Get("type").String() == "text" && p.Get("text").String() != "" {
+				texts = append(texts, p.Get("text").String())
+			}
+			return true
+		})
+	}
+	if len(texts) == 0 || !strings.HasSuffix(blocks, "]") {
+		return blocks
+	}
+	var b strings.Builder
+	b.WriteString(blocks[:len(blocks)-1])
+	for _, t := range texts {
+		js, _ := json.Marshal(t)
+		b.WriteString(`,{"type":"text","text":`)
+		b.Write(js)
+		b.WriteString("}")
+	}
+	b.WriteString("]")
+	return b.String()
 }
 
 // member is the insertion that makes name: raw the first member of the

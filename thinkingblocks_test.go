@@ -1,0 +1,174 @@
+package tokenpace_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// claudeThinking and claudeSignature are the thinking block Claude signs
+// before its tool call, and its signature, in the relays' emulators.
+const (
+	claudeThinking  = "I need the weather in Paris."
+	claudeSignature = "EqQBCkYIBxgCKkB3c2lnbmF0dXJl"
+)
+
+// claudeRefusal is Anthropic's 400 for a tool call's next turn whose
+// assistant message does not start with the thinking block, as LiteLLM
+// passes it on (BerriAI/litellm#15601; anomalyco/opencode#3077).
+const claudeRefusal = `{"error":{"message":"litellm.BadRequestError: AnthropicException - b'{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.1.content.0.type: Expected ` + "`thinking` or `redacted_thinking`, but found `tool_use`" + `. When ` + "`thinking`" + ` is enabled, a final ` + "`assistant`" + ` message must start with a thinking block.\"}}'","type":null,"param":null,"code":"400"}}`
+
+// claudeRelay starts a relay of Claude with extended thinking that
+// builds an assistant message's Anthropic blocks from field (blocks
+// returns them), and answers as deltas writes them: a first turn thinks,
+// signs its thinking and calls get_weather; a later request whose
+// assistant message with the call does not start with the signed thinking
+// block is refused with Anthropic's 400, and one that does is answered
+// with text.
+func claudeRelay(t *testing.T, blocks func(m map[string]any) []map[string]any, deltas []string, whole string) *httptest.Server {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var raw struct {
+			Stream   bool             `json:"stream"`
+			Messages []map[string]any `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&raw); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		answered := false
+		for _, m := range raw.Messages {
+			if m["role"] != "assistant" || m["tool_calls"] == nil {
+				continue
+			}
+			answered = true
+			b := blocks(m)
+			if len(b) == 0 || b[0]["type"] != "thinking" || b[0]["thinking"] != claudeThinking || b[0]["signature"] != claudeSignature {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				fmt.Fprint(w, claudeRefusal)
+				return
+			}
+		}
+		if answered {
+			if !raw.Stream {
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprint(w, `{"id":"c-2","object":"chat.completion","created":1,"model":"claude-sonnet-4-5","choices":[{"index":0,"message":{"role":"assistant","content":"Sunny in Paris."},"finish_reason":"stop"}]}`)
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "data: {\"id\":\"c-2\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"claude-sonnet-4-5\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Sunny in Paris.\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+			return
+		}
+		if !raw.Stream {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"id":"c-1","object":"chat.completion","created":1,"model":"claude-sonnet-4-5","choices":[{"index":0,"message":{"role":"assistant",%s,"tool_calls":[{"id":"toolu_01","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},"finish_reason":"tool_calls"}]}`, whole)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, d := range deltas {
+			fmt.Fprintf(w, "data: {\"id\":\"c-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"claude-sonnet-4-5\",\"choices\":[{\"index\":0,\"delta\":%s,\"finish_reason\":null}]}\n\n", d)
+		}
+		fmt.Fprint(w, "data: {\"id\":\"c-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"claude-sonnet-4-5\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// listOf returns m[name] as a list of objects.
+func listOf(m map[string]any, name string) []map[string]any {
+	var out []map[string]any
+	l, _ := m[name].([]any)
+	for _, v := range l {
+		if o, ok := v.(map[string]any); ok {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// claudeCall is the tool call both relays stream after the thinking.
+const claudeCall = `"tool_calls":[{"index":0,"id":"toolu_01","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]`
+
+// TestThinkingBlocksGivenBack checks the tool agent's conversation with
+// Claude's extended thinking through LiteLLM, which builds the assistant
+// turn's Anthropic blocks from its thinking_blocks
+// (litellm/litellm_core_utils/prompt_templates/factory.py,
+// anthropic_messages_pt) and streams them in pieces, the signature last
+// (litellm/llms/anthropic/chat/handler.py): the turn built with ToParam,
+// which drops thinking_blocks, gets the signed block back whole and the
+// second request is answered; through openai-go alone it is refused with
+// Anthropic's 400.
+func TestThinkingBlocksGivenBack(t *testing.T) {
+	piece := func(s string) string {
+		return `{"reasoning_content":"` + s + `","thinking_blocks":[{"type":"thinking","thinking":"` + s + `","signature":null}],"content":""}`
+	}
+	ts := claudeRelay(t, func(m map[string]any) []map[string]any { return listOf(m, "thinking_blocks") }, []string{
+		`{"role":"assistant","content":""}`,
+		piece("I need the weather"), piece(" in Paris."),
+		`{"reasoning_content":"","thinking_blocks":[{"type":"thinking","thinking":"","signature":"` + claudeSignature + `"}],"content":""}`,
+		`{"content":"",` + claudeCall + `}`,
+	}, `"content":"","reasoning_content":"`+claudeThinking+`","thinking_blocks":[{"type":"thinking","thinking":"`+claudeThinking+`","signature":"`+claudeSignature+`"}]`)
+	client := func() *tokenpace.Client { return tokenpace.NewClient(openaiClient(ts.URL, ts.Client())) }
+	r, err := tokenpace.NewRouter(client(), tokenpace.Policy{}, tokenpace.Route{Name: "litellm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("streamed", func(t *testing.T) { streamedTurns(t, client().NewStreaming, 1, "Sunny in Paris.") })
+	t.Run("whole", func(t *testing.T) { wholeTurns(t, client(), "Sunny in Paris.") })
+	t.Run("router", func(t *testing.T) { streamedTurns(t, r.NewStreaming, 1, "Sunny in Paris.") })
+	t.Run("openai-go alone", func(t *testing.T) { refusedAlone(t, ts) })
+}
+
+// TestContentBlocksGivenBack is TestThinkingBlocksGivenBack through
+// Portkey's gateway with strict OpenAI compliance off, which builds the
+// assistant turn's Anthropic blocks from its content_blocks, in place of
+// its content (src/providers/anthropic/chatComplete.ts,
+// transformAssistantMessage), and streams each Anthropic block's deltas
+// as content_blocks of its index, the type left out (getAnthropicStreamChunkTransform).
+// The blocks given back hold the turn's text too, as the caller's
+// content: Portkey reads no content beside them.
+func TestContentBlocksGivenBack(t *testing.T) {
+	var gotText string
+	blocks := func(m map[string]any) []map[string]any {
+		b := listOf(m, "content_blocks")
+		gotText = ""
+		for _, x := range b {
+			if x["type"] == "text" {
+				gotText, _ = x["text"].(string)
+			}
+		}
+		return b
+	}
+	block := func(i int, delta string) string {
+		return fmt.Sprintf(`{"content_blocks":[{"index":%d,"delta":%s}]}`, i, delta)
+	}
+	ts := claudeRelay(t, blocks, []string{
+		`{"role":"assistant","content":""}`,
+		block(0, `{"thinking":"","signature":""}`),
+		block(0, `{"thinking":"I need the weather"}`), block(0, `{"thinking":" in Paris."}`),
+		block(0, `{"signature":"`+claudeSignature+`"}`),
+		block(0, `{}`),
+		block(1, `{"text":""}`),
+		`{"content":"Checking.","content_blocks":[{"index":1,"delta":{"text":"Checking."}}]}`,
+		block(1, `{}`),
+		`{` + claudeCall + `}`,
+	}, `"content":"Checking.","content_blocks":[{"type":"thinking","thinking":"`+claudeThinking+`","signature":"`+claudeSignature+`"},{"type":"text","text":"Checking."}]`)
+	client := func() *tokenpace.Client { return tokenpace.NewClient(openaiClient(ts.URL, ts.Client())) }
+	t.Run("streamed", func(t *testing.T) {
+		streamedTurns(t, client().NewStreaming, 1, "Sunny in Paris.")
+		if gotText != "Checking." {
+			t.Errorf("the text given back in content_blocks = %q, want the turn's content %q", gotText, "Checking.")
+		}
+	})
+	t.Run("whole", func(t *testing.T) {
+		wholeTurns(t, client(), "Sunny in Paris.")
+		if gotText != "Checking." {
+			t.Errorf("the text given back in content_blocks = %q, want the turn's content %q", gotText, "Checking.")
+		}
+	})
+	t.Run("openai-go alone", func(t *testing.T) { refusedAlone(t, ts) })
+}
