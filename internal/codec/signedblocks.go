@@ -33,7 +33,12 @@ const maxSignedBytes = 1 << 20
 // them, {"type":"thinking","thinking","signature"} and
 // {"type":"redacted_thinking","data"}, in the order they began; a
 // thinking block that was never signed is left out, as LiteLLM's own
-// stream builder leaves it. The zero value is ready to use.
+// stream builder leaves it. A thinking_blocks entry without a thinking
+// member is not LiteLLM's and is left out: Envoy AI Gateway's signature
+// alone, and the entry this package writes itself from another relay's
+// reasoning (see thinkingObject, reasoningObject), which that relay never
+// sent and would get back with its thinking lost. The zero value is
+// ready to use.
 type SignedBlocks struct {
 	field  string // the field the blocks came in, the first seen
 	blocks []*signedBlock
@@ -91,7 +96,8 @@ func (s *SignedBlocks) Add(ev *Event) {
 // addPieces adds LiteLLM's thinking_blocks of one delta.
 func (s *SignedBlocks) addPieces(raw string) {
 	var pieces []struct {
-		Type, Thinking, Signature, Data string
+		Type, Signature, Data string
+		Thinking              *string
 	}
 	if json.Unmarshal([]byte(raw), &pieces) != nil {
 		return
@@ -104,11 +110,14 @@ func (s *SignedBlocks) addPieces(raw string) {
 			}
 			continue
 		}
+		if p.Thinking == nil {
+			continue
+		}
 		if s.open == nil {
 			s.open = new(signedBlock)
 			s.blocks = append(s.blocks, s.open)
 		}
-		s.open.thinking.WriteString(p.Thinking)
+		s.open.thinking.WriteString(*p.Thinking)
 		if p.Signature != "" {
 			s.open.signature, s.open = p.Signature, nil
 		}
@@ -177,10 +186,14 @@ func (s *SignedBlocks) JSON() string {
 
 // SignedBlocksOf returns the signed blocks of raw, a whole answer's
 // thinking_blocks or content_blocks (Portkey's holds the text blocks
-// too, which are the message's content), in SignedBlocks' form; "" when
-// it holds none.
+// too, which are the message's content), in SignedBlocks' form, a
+// thinking block without a thinking member left out as SignedBlocks
+// leaves it; "" when it holds none.
 func SignedBlocksOf(raw string) string {
-	var blocks []struct{ Type, Thinking, Signature, Data string }
+	var blocks []struct {
+		Type, Signature, Data string
+		Thinking              *string
+	}
 	if json.Unmarshal([]byte(raw), &blocks) != nil {
 		return ""
 	}
@@ -189,8 +202,8 @@ func SignedBlocksOf(raw string) string {
 		switch {
 		case b.Type == "redacted_thinking" && b.Data != "":
 			out = append(out, map[string]string{"type": "redacted_thinking", "data": b.Data})
-		case b.Type == "thinking" && b.Signature != "":
-			out = append(out, map[string]string{"type": "thinking", "thinking": b.Thinking, "signature": b.Signature})
+		case b.Type == "thinking" && b.Signature != "" && b.Thinking != nil:
+			out = append(out, map[string]string{"type": "thinking", "thinking": *b.Thinking, "signature": b.Signature})
 		}
 	}
 	return signedJSON(out)

@@ -38,6 +38,14 @@ func TestSignedBlocks(t *testing.T) {
 		{name: "unsigned only", field: thinkingBlocks, deltas: []string{
 			`{"thinking_blocks":[{"type":"thinking","thinking":"x","signature":null}]}`,
 		}},
+		{name: "signature alone, no thinking member", deltas: []string{
+			`{"reasoning_content":"Think"}`,
+			`{"thinking_blocks":[{"type":"thinking","signature":"S1"}]}`,
+		}},
+		{name: "musistudio/llms thinking object", deltas: []string{
+			`{"thinking":{"content":"Think"}}`,
+			`{"thinking":{"content":"Think","signature":"S1"}}`,
+		}},
 		{name: "no blocks", deltas: []string{`{"content":"Hi"}`, `{"reasoning_content":"x"}`}},
 		{name: "over the bound", field: thinkingBlocks, deltas: []string{
 			`{"thinking_blocks":[{"type":"thinking","thinking":"` + strings.Repeat("x", maxSignedBytes) + `","signature":"S1"}]}`,
@@ -70,6 +78,7 @@ func TestSignedBlocksOf(t *testing.T) {
 		`[{"type":"redacted_thinking","data":"R"}]`:                                        `[{"data":"R","type":"redacted_thinking"}]`,
 		`[{"type":"thinking","thinking":"T"}]`:                                             ``,
 		`{"type":"thinking"}`:                                                              ``,
+		`[{"type":"thinking","signature":"S"}]`:                                            ``,
 	} {
 		if got := SignedBlocksOf(raw); got != want {
 			t.Errorf("SignedBlocksOf(%s) = %s, want %s", raw, got, want)
