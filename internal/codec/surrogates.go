@@ -318,7 +318,13 @@ func surrogate(hex []byte) byte {
 	if len(hex) < 4 || hex[0]|0x20 != 'd' || !isHex(hex[2]) || !isHex(hex[3]) {
 		return 0
 	}
-	switch hex[1] | 0x20 {
+	// Only a letter is folded to lower case: a control byte folded so
+	// (0x18 | 0x20 is '8') would pass for a digit.
+	c := hex[1]
+	if c >= 'A' && c <= 'F' {
+		c |= 0x20
+	}
+	switch c {
 	case '8', '9', 'a', 'b':
 		return 'h'
 	case 'c', 'd', 'e', 'f':
