@@ -122,35 +122,60 @@ func jsonKind(t reflect.Type) string {
 
 // compareRow is one figure of two runs.
 type compareRow struct {
-	Name   string  `json:"name"`
-	A      float64 `json:"a"`
-	B      float64 `json:"b"`
-	Change float64 `json:"change"` // (B − A) / A; 0 when A is 0
+	Name string `json:"name"`
+	// A and B are the runs' figures; nil (JSON null) for a latency the
+	// run measured none of: no request completed, or none had a second
+	// token for TPOT and ITL. Such a figure is not 0 ms.
+	A *float64 `json:"a"`
+	B *float64 `json:"b"`
+	// Change is (B − A) / A; 0 when A is 0 or either figure is nil.
+	Change float64 `json:"change"`
 	count  bool    // A and B count requests: printed without decimals
 }
 
 // values formats a row's two figures: counts as whole numbers, the rest
-// with two decimals.
+// with two decimals, and a dash for a figure the run did not measure.
 func (r compareRow) values() (a, b string) {
-	if r.count {
-		return strconv.FormatFloat(r.A, 'f', 0, 64), strconv.FormatFloat(r.B, 'f', 0, 64)
+	format := func(v *float64) string {
+		switch {
+		case v == nil:
+			return "–"
+		case r.count:
+			return strconv.FormatFloat(*v, 'f', 0, 64)
+		}
+		return strconv.FormatFloat(*v, 'f', 2, 64)
 	}
-	return strconv.FormatFloat(r.A, 'f', 2, 64), strconv.FormatFloat(r.B, 'f', 2, 64)
+	return format(r.A), format(r.B)
+}
+
+// changed reports whether the row's change can be figured: both figures
+// measured, and A not 0.
+func (r compareRow) changed() bool {
+	return r.A != nil && r.B != nil && *r.A != 0
 }
 
 // compareRows lists the figures two runs are compared on.
 func compareRows(a, b *savedRun) []compareRow {
 	var rows []compareRow
-	add := func(name string, x, y float64) {
+	row := func(name string, x, y *float64) {
 		r := compareRow{Name: name, A: x, B: y}
-		if x != 0 {
-			r.Change = (y - x) / x
+		if r.changed() {
+			r.Change = (*y - *x) / *x
 		}
 		rows = append(rows, r)
 	}
+	add := func(name string, x, y float64) { row(name, &x, &y) }
 	count := func(name string, x, y int64) {
 		add(name, float64(x), float64(y))
 		rows[len(rows)-1].count = true
+	}
+	// quantile is a latency of d in ms, nil when d holds no value.
+	quantile := func(d metrics.Dist, q time.Duration) *float64 {
+		if d.Count == 0 {
+			return nil
+		}
+		v := msf(q)
+		return &v
 	}
 	count("completed", a.snap.Completed, b.snap.Completed)
 	count("failed", a.snap.Failed, b.snap.Failed)
@@ -165,7 +190,7 @@ func compareRows(a, b *savedRun) []compareRow {
 			name string
 			x, y time.Duration
 		}{{"p50", m.x.P50, m.y.P50}, {"p90", m.x.P90, m.y.P90}, {"p99", m.x.P99, m.y.P99}} {
-			add(m.name+" "+q.name+" ms", msf(q.x), msf(q.y))
+			row(m.name+" "+q.name+" ms", quantile(m.x, q.x), quantile(m.y, q.y))
 		}
 	}
 	if a.run.RateSearch != nil && b.run.RateSearch != nil {
@@ -233,7 +258,7 @@ func writeCompareText(w io.Writer, runs [2]*savedRun, rows []compareRow) {
 
 // changeText formats a row's change.
 func changeText(r compareRow) string {
-	if r.A == 0 {
+	if !r.changed() {
 		return "–"
 	}
 	return fmt.Sprintf("%+.1f%%", 100*r.Change)
@@ -268,11 +293,18 @@ func comparePage(runs [2]*savedRun, rows []compareRow) *htmlPage {
 		a, b metrics.Dist
 	}{{"TTFT", runs[0].snap.TTFT, runs[1].snap.TTFT}, {"TPOT", runs[0].snap.TPOT, runs[1].snap.TPOT},
 		{"ITL", runs[0].snap.ITL, runs[1].snap.ITL}, {"E2E", runs[0].snap.E2E, runs[1].snap.E2E}} {
-		pts := func(d metrics.Dist) [][2]float64 {
-			return [][2]float64{{50, msf(d.P50)}, {90, msf(d.P90)}, {95, msf(d.P95)}, {99, msf(d.P99)}}
+		c := svgChart{id: "compare-" + m.id, title: m.id + " percentiles", xlabel: "percentile", ylabel: "ms"}
+		for _, s := range []struct {
+			name, color string
+			d           metrics.Dist
+		}{{"A " + runs[0].name, svgBlue, m.a}, {"B " + runs[1].name, svgOrange, m.b}} {
+			if s.d.Count == 0 {
+				continue // no value measured: no line at 0 ms
+			}
+			c.series = append(c.series, svgSeries{name: s.name, color: s.color,
+				pts: [][2]float64{{50, msf(s.d.P50)}, {90, msf(s.d.P90)}, {95, msf(s.d.P95)}, {99, msf(s.d.P99)}}})
 		}
-		p.Charts = append(p.Charts, chart(svgChart{id: "compare-" + m.id, title: m.id + " percentiles", xlabel: "percentile", ylabel: "ms",
-			series: []svgSeries{{name: "A " + runs[0].name, color: svgBlue, pts: pts(m.a)}, {name: "B " + runs[1].name, color: svgOrange, pts: pts(m.b)}}}))
+		p.Charts = append(p.Charts, chart(c))
 	}
 	return p
 }

@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -121,5 +124,83 @@ func TestBenchCompareRefusesTheFlagsOfARun(t *testing.T) {
 	}
 	if _, err := os.Stat(report); err != nil {
 		t.Errorf("bench --compare --report: %v", err)
+	}
+}
+
+// A run that measured no latency (every request failed, here with the
+// server's 400) is compared with a dash, not as 0 ms: its TTFT p50 read
+// "0.00" beside the other run's, a change of "-100.0%", as though it
+// answered at once, and the HTML report drew its line at 0 ms. The JSON
+// holds null for such a figure, and a change of 0.
+func TestBenchCompareLeavesUnmeasuredLatenciesOut(t *testing.T) {
+	dir := t.TempDir()
+	good, failed := filepath.Join(dir, "good.json"), filepath.Join(dir, "failed.json")
+	synctest.Test(t, func(t *testing.T) {
+		code, stdout, stderr := bench(t, t.Context(), "--json", "--model", "llama-3.2-1b", "--requests", "4", "--concurrency", "2", "--prompt-tokens", "64", "--max-tokens", "8")
+		if code != 0 {
+			t.Fatalf("bench exit %d: %s", code, stderr)
+		}
+		if err := os.WriteFile(good, []byte(stdout), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"error":{"message":"no","type":"invalid_request_error"}}`))
+	}))
+	t.Cleanup(srv.Close)
+	code, stdout, stderr := bench(t, t.Context(), "--json", "--base-url", srv.URL+"/v1", "--model", "m", "--requests", "3")
+	if code != 1 {
+		t.Fatalf("bench against a refusing server: exit %d, want 1 (%s)", code, stderr)
+	}
+	if err := os.WriteFile(failed, []byte(stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	code, stdout, stderr = bench(t, t.Context(), "--compare", good, failed)
+	if code != 0 {
+		t.Fatalf("bench --compare exit %d: %s", code, stderr)
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 6 || !slices.Contains([]string{"TTFT", "TPOT", "ITL", "E2E"}, fields[0]) {
+			continue
+		}
+		if b, change := fields[len(fields)-2], fields[len(fields)-1]; b != "–" || change != "–" {
+			t.Errorf("bench --compare good failed: %q, want B and its change \"–\": the failed run measured no latency", line)
+		}
+	}
+	if !strings.Contains(stdout, "TTFT p50 ms") {
+		t.Errorf("bench --compare good failed = %q, want the TTFT rows", stdout)
+	}
+
+	report := filepath.Join(dir, "compare.html")
+	code, stdout, stderr = bench(t, t.Context(), "--compare", good, failed, "--json", "--report", report)
+	if code != 0 {
+		t.Fatalf("bench --compare --json exit %d: %s", code, stderr)
+	}
+	var out struct {
+		Figures []map[string]any `json:"figures"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range out.Figures {
+		if name, _ := f["name"].(string); strings.HasSuffix(name, " ms") {
+			if _, ok := f["a"].(float64); !ok || f["b"] != nil || f["change"] != 0.0 {
+				t.Errorf("bench --compare --json %q: a %v, b %v, change %v; want a figure, null and 0", name, f["a"], f["b"], f["change"])
+			}
+		}
+	}
+	page, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(page), ">B failed.json</text>"); n != 0 {
+		t.Errorf("compare.html draws %d percentile lines of the failed run, want none", n)
+	}
+	if n := strings.Count(string(page), ">A good.json</text>"); n != 4 {
+		t.Errorf("compare.html draws %d percentile lines of the good run, want 4 (TTFT, TPOT, ITL, E2E)", n)
 	}
 }
