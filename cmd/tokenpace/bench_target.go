@@ -121,13 +121,16 @@ func newBenchTarget(f *benchFlags) (*benchTarget, error) {
 
 // probe checks that the endpoint answers at all, so that a wrong URL fails
 // fast with one clear line instead of N identical errors, and picks the
-// model when none was given. Any HTTP answer (even 401 or 404) counts as
-// reachable: errors from the server are measured, not fatal.
+// model when none was given. Any HTTP error status (even 401 or 404)
+// counts as reachable: errors from the server are measured, not fatal. A
+// success status whose body is no model list (a web page: the base URL
+// lacks /v1) is a wrong URL too.
 func (t *benchTarget) probe(ctx context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, min(timeout, 15*time.Second))
 	defer cancel()
-	page, err := t.oc.Models.List(ctx)
+	page, err := listModels(ctx, t.oc)
 	var apiErr *openai.Error
+	var notAPI *notAPIError
 	switch {
 	case err == nil:
 		if t.model == "" && len(page.Data) > 0 {
@@ -147,6 +150,10 @@ func (t *benchTarget) probe(ctx context.Context, timeout time.Duration) error {
 			t.what, apiErr.StatusCode, http.StatusText(apiErr.StatusCode), t.serverMessage(apiErr))
 	case errors.As(err, &apiErr):
 		// Reachable; /models may be missing or need another key.
+	case errors.As(err, &notAPI):
+		// Reachable, but no OpenAI API answered: the requests would
+		// fail alike, each with its own copy of what came back.
+		return fmt.Errorf("%s answered, but not as an OpenAI API: %v", t.what, err)
 	case ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%s did not answer within %v", t.what, min(timeout, 15*time.Second))
 	default:

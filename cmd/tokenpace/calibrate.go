@@ -285,6 +285,10 @@ func (f *calibrateFlags) observations(ctx context.Context, d simulate.Deployment
 	if model == "" && ep.firstModel != nil {
 		// A custom model: ask the server what it serves.
 		if model, err = ep.firstModel(ctx); err != nil {
+			if notAPI := (*notAPIError)(nil); errors.As(err, &notAPI) {
+				// A wrong URL: a model's name would not mend it.
+				return nil, nil, 1, fmt.Errorf("%s answered, but not as an OpenAI API: %v", shown, notAPI)
+			}
 			return nil, nil, 1, fmt.Errorf("%s: %s; name the model with --served-model", shown, hideAll(err.Error(), hidden))
 		}
 		fmt.Fprintf(stderr, "requesting model %q, the first the server lists (--served-model to change)\n", model)

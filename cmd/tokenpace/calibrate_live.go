@@ -57,7 +57,7 @@ var dialCalibrate = func(baseURL, keyEnv string) (*calibrateEndpoint, error) {
 	return &calibrateEndpoint{client: tokenpace.NewClient(oc), close: hc.CloseIdleConnections, firstModel: func(ctx context.Context) (string, error) {
 		ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		defer cancel()
-		page, err := oc.Models.List(ctx)
+		page, err := listModels(ctx, oc)
 		switch {
 		case err != nil:
 			return "", fmt.Errorf("listing its models: %w", err)
