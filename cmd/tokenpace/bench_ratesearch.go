@@ -70,9 +70,12 @@ type rateStep struct {
 	AttainedLow  float64 `json:"attained_low"`
 	AttainedHigh float64 `json:"attained_high"`
 	Goodput      float64 `json:"goodput"`
-	TTFTP99Ms    float64 `json:"ttft_p99_ms"`
-	TPOTP99Ms    float64 `json:"tpot_p99_ms"`
-	Meets        bool    `json:"meets"`
+	// TTFTP99Ms and TPOTP99Ms are nil (JSON null) when the step
+	// measured no such latency: every request failed (a server that
+	// refuses the rate), or, for TPOT, none had a second token.
+	TTFTP99Ms *float64 `json:"ttft_p99_ms"`
+	TPOTP99Ms *float64 `json:"tpot_p99_ms"`
+	Meets     bool     `json:"meets"`
 	// Pooled marks a step measured again at the rate of the step before
 	// it, whose miss was unsure (see unsureMiss): its counts and
 	// attainment are both steps', its p99s the larger of the two (a bound
@@ -96,17 +99,44 @@ func (st rateStep) unsureMiss(target float64) bool {
 // together (see rateStep.Pooled).
 func pool(a, b rateStep, target float64) rateStep {
 	p := rateStep{Rate: b.Rate, Requests: a.Requests + b.Requests, Good: a.Good + b.Good,
-		Goodput: (a.Goodput + b.Goodput) / 2, TTFTP99Ms: max(a.TTFTP99Ms, b.TTFTP99Ms), TPOTP99Ms: max(a.TPOTP99Ms, b.TPOTP99Ms), Pooled: true}
+		Goodput: (a.Goodput + b.Goodput) / 2, TTFTP99Ms: maxMs(a.TTFTP99Ms, b.TTFTP99Ms), TPOTP99Ms: maxMs(a.TPOTP99Ms, b.TPOTP99Ms), Pooled: true}
 	p.Attained = float64(p.Good) / float64(p.Requests)
 	p.AttainedLow, p.AttainedHigh = wilson(p.Good, p.Requests)
 	p.Meets = p.Attained >= target
 	return p
 }
 
+// maxMs returns the larger of two step latencies, either of which may be
+// unmeasured (nil); nil when both are.
+func maxMs(a, b *float64) *float64 {
+	if a == nil || b != nil && *b > *a {
+		return b
+	}
+	return a
+}
+
+// p99Ms returns d's p99 in ms; nil when d holds no value.
+func p99Ms(d metrics.Dist) *float64 {
+	if d.Count == 0 {
+		return nil
+	}
+	v := msf(d.P99)
+	return &v
+}
+
+// stepMsText formats a step latency with one decimal, or a dash when the
+// step measured none.
+func stepMsText(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	return f1(*v)
+}
+
 // newRateStep judges a step's snapshot against the attainment target.
 func newRateStep(rate float64, s metrics.Snapshot, target float64) rateStep {
 	st := rateStep{Rate: rate, Requests: s.Requests, Good: s.Good, Goodput: s.Goodput,
-		TTFTP99Ms: msf(s.TTFT.P99), TPOTP99Ms: msf(s.TPOT.P99)}
+		TTFTP99Ms: p99Ms(s.TTFT), TPOTP99Ms: p99Ms(s.TPOT)}
 	if s.Requests > 0 {
 		st.Attained = float64(s.Good) / float64(s.Requests)
 		st.AttainedLow, st.AttainedHigh = wilson(s.Good, s.Requests)
@@ -258,8 +288,8 @@ func (s *rateSearch) writeText(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "step\trate/s\trequests\tmet SLO\t95% conf.\tgoodput/s\tTTFT p99 ms\tTPOT p99 ms\t\t")
 	for i, st := range s.Steps {
-		fmt.Fprintf(tw, "%d\t%.4g\t%d\t%.1f%%\t%.1f–%.1f%%\t%.2f\t%.1f\t%.1f\t%s\t\n", i+1, st.Rate, st.Requests, 100*st.Attained,
-			100*st.AttainedLow, 100*st.AttainedHigh, st.Goodput, st.TTFTP99Ms, st.TPOTP99Ms, s.stepVerdict(i))
+		fmt.Fprintf(tw, "%d\t%.4g\t%d\t%.1f%%\t%.1f–%.1f%%\t%.2f\t%s\t%s\t%s\t\n", i+1, st.Rate, st.Requests, 100*st.Attained,
+			100*st.AttainedLow, 100*st.AttainedHigh, st.Goodput, stepMsText(st.TTFTP99Ms), stepMsText(st.TPOTP99Ms), s.stepVerdict(i))
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(w, "\nmax rate     %s\n\n", s.Verdict)

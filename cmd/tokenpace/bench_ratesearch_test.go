@@ -1,6 +1,11 @@
 package main
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -198,5 +203,68 @@ func TestRateSearchReportJudgedAgain(t *testing.T) {
 		if want != nil && !slices.Equal(rates, want) {
 			t.Errorf("chart series %q plots rates %v, want %v", series.name, rates, want)
 		}
+	}
+}
+
+// A step in which every request failed (here a server that refuses every
+// request with 429) measured no latency: its TTFT and TPOT p99 are a dash
+// in the table and the HTML report, and null in the JSON, where they read
+// 0.0 ms, as though the refused requests had been served at once.
+func TestRateSearchStepOfFailuresHasNoLatency(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(r.URL.Path, "/models") {
+			_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"m","object":"model"}]}`))
+			return
+		}
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = w.Write([]byte(`{"error":{"message":"rate limited","type":"rate_limit_error"}}`))
+	}))
+	t.Cleanup(srv.Close)
+	report := filepath.Join(t.TempDir(), "search.html")
+	args := []string{"--base-url", srv.URL + "/v1", "--find-max-rate", "--rate", "500", "--step-requests", "100",
+		"--step-duration", "10ms", "--max-steps", "2", "--slo-ttft", "1s", "--max-tokens", "2"}
+	code, stdout, stderr := bench(t, t.Context(), args...)
+	if code != 1 {
+		t.Fatalf("bench %q: exit %d, want 1 (no request completed): %s", args, code, stderr)
+	}
+	steps := 0
+	for _, line := range strings.Split(stdout, "\n") {
+		if f := strings.Fields(line); len(f) > 8 && f[0] != "step" && f[2] == "100" {
+			steps++
+			if ttft, tpot := f[6], f[7]; ttft != "–" || tpot != "–" {
+				t.Errorf("rate search step %q: TTFT p99 %s, TPOT p99 %s; want – and –", line, ttft, tpot)
+			}
+		}
+	}
+	if steps == 0 {
+		t.Fatalf("no step of 100 requests in the table:\n%s", stdout)
+	}
+	code, stdout, stderr = bench(t, t.Context(), append(args, "--json", "--report", report)...)
+	if code != 1 {
+		t.Fatalf("bench --json: exit %d: %s", code, stderr)
+	}
+	var out struct {
+		RateSearch struct {
+			Steps []map[string]any `json:"steps"`
+		} `json:"rate_search"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.RateSearch.Steps) == 0 {
+		t.Fatalf("--json has no rate_search steps:\n%s", stdout)
+	}
+	for _, st := range out.RateSearch.Steps {
+		if v, ok := st["ttft_p99_ms"]; !ok || v != nil || st["tpot_p99_ms"] != nil {
+			t.Errorf("rate_search step %v: ttft_p99_ms %v, tpot_p99_ms %v; want null", st["rate"], st["ttft_p99_ms"], st["tpot_p99_ms"])
+		}
+	}
+	page, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "<td>–</td><td>–</td><td>miss</td>") || strings.Contains(string(page), "<td>0.0</td><td>0.0</td><td>miss</td>") {
+		t.Errorf("search.html: the steps' p99s are not dashes")
 	}
 }

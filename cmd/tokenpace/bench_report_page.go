@@ -89,7 +89,7 @@ func (s *rateSearch) table() htmlTable {
 	for i, st := range s.Steps {
 		t.Rows = append(t.Rows, []string{strconv.Itoa(i + 1), fmt.Sprintf("%.4g", st.Rate), strconv.FormatInt(st.Requests, 10),
 			fmt.Sprintf("%.1f%%", 100*st.Attained), fmt.Sprintf("%.1f–%.1f%%", 100*st.AttainedLow, 100*st.AttainedHigh),
-			fmt.Sprintf("%.2f", st.Goodput), f1(st.TTFTP99Ms), f1(st.TPOTP99Ms), s.stepVerdict(i)})
+			fmt.Sprintf("%.2f", st.Goodput), stepMsText(st.TTFTP99Ms), stepMsText(st.TPOTP99Ms), s.stepVerdict(i)})
 	}
 	return t
 }
