@@ -361,7 +361,7 @@ func (x *exchange) shape(req *http.Request, server string) (_ *http.Request, add
 	refuses := func(field string) bool { return x.declined.Refuses(req, field) }
 	if x.extras.Holds(server) {
 		req = rewrite(req, func(body []byte) []byte {
-			out, given := x.extras.Restore(server, body, refuses)
+			out, given := x.extras.Restore(wire.Origin{Server: server, Model: x.model()}, body, refuses)
 			added = append(added, given...)
 			return out
 		})
@@ -463,15 +463,15 @@ func (x *exchange) note(ev *codec.Event) {
 	if x.firstCall == "" {
 		x.firstCall = codec.FirstCallID(ev)
 	}
-	server := x.server()
+	from := x.origin()
 	var h *wire.History
 	codec.CallExtras(ev,
-		func(id, raw string) { x.extras.Keep(server, id, wire.ExtraContent, raw) },
+		func(id, raw string) { x.extras.Keep(from, id, wire.ExtraContent, raw) },
 		func(call, args, content, field, raw string) {
 			if h == nil {
 				h = wire.HistoryOf(codec.History(x.asked, false))
 			}
-			x.keepTurn(server, h, call, args, true, content, field, raw)
+			x.keepTurn(from, h, call, args, true, content, field, raw)
 		})
 }
 
@@ -480,15 +480,15 @@ func (x *exchange) note(ev *codec.Event) {
 // its arguments (unless unknown, !argsKnown), or, for a turn that made
 // none, its content. The id another turn may share goes first, and is
 // dropped first when the store is full.
-func (x *exchange) keepTurn(server string, h *wire.History, call, args string, argsKnown bool, content, field, raw string) {
-	x.extras.Share(server, wire.TurnKey(call, content), field, raw)
+func (x *exchange) keepTurn(from wire.Origin, h *wire.History, call, args string, argsKnown bool, content, field, raw string) {
+	x.extras.Share(from, wire.TurnKey(call, content), field, raw)
 	switch {
 	case call == "":
-		x.extras.Share(server, wire.AnswerKey(content, h.Last()), field, raw)
-		x.extras.Keep(server, wire.AnswerKey(content, h.All()), field, raw)
+		x.extras.Share(from, wire.AnswerKey(content, h.Last()), field, raw)
+		x.extras.Keep(from, wire.AnswerKey(content, h.All()), field, raw)
 	case argsKnown:
-		x.extras.Share(server, wire.ArgsKey(call, args, h.Last()), field, raw)
-		x.extras.Keep(server, wire.ArgsKey(call, args, h.All()), field, raw)
+		x.extras.Share(from, wire.ArgsKey(call, args, h.Last()), field, raw)
+		x.extras.Keep(from, wire.ArgsKey(call, args, h.All()), field, raw)
 	}
 }
 
@@ -514,16 +514,16 @@ func (x *exchange) keepDetails() {
 	}
 	args, argsKnown := x.reasoning.FirstCallArgs()
 	h := wire.HistoryOf(codec.History(x.asked, x.prefix != nil))
-	server, details := x.server(), x.details.JSON()
+	from, details := x.origin(), x.details.JSON()
 	if details != "" {
-		x.keepTurn(server, h, x.firstCall, args, argsKnown, content, wire.ReasoningDetails, details)
+		x.keepTurn(from, h, x.firstCall, args, argsKnown, content, wire.ReasoningDetails, details)
 	}
 	if signed := x.signed.JSON(); signed != "" {
-		x.keepTurn(server, h, x.firstCall, args, argsKnown, content, x.signed.Field(), signed)
+		x.keepTurn(from, h, x.firstCall, args, argsKnown, content, x.signed.Field(), signed)
 	}
 	if reasoning != "" {
 		raw, _ := json.Marshal(reasoning)
-		x.keepTurn(server, h, x.firstCall, args, argsKnown, content, x.reasoning.Field(), string(raw))
+		x.keepTurn(from, h, x.firstCall, args, argsKnown, content, x.reasoning.Field(), string(raw))
 	}
 }
 
@@ -537,11 +537,26 @@ func (x *exchange) chainReasoning() string {
 	return r
 }
 
-// server returns the server of the latest request.
-func (x *exchange) server() string {
+// origin returns where the latest request went: its server, and the
+// model the call asked for (see wire.Origin).
+func (x *exchange) origin() wire.Origin {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.host
+	return wire.Origin{Server: x.host, Model: x.model()}
+}
+
+// model returns the model the call asks for: the request's, a route's
+// in place of the caller's (see Route.Model). What the client keeps of an
+// answer and gives back on a later request is keyed by it on both sides,
+// so that a model's signatures go back to that model alone.
+func (x *exchange) model() string {
+	switch {
+	case x.asked != nil:
+		return x.asked.Model()
+	case x.whole != nil:
+		return x.whole.Model()
+	}
+	return ""
 }
 
 // bound bounds what openai-go reads of res's body, decoded already (see

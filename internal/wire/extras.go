@@ -37,7 +37,8 @@ import (
 // message's reasoning_details and reasoning_content, by server and call
 // id (a turn without calls by its content: see TurnKey), and Restore writes them back
 // into a later request to that server whose assistant message names the
-// call without them. A request to any other server is left as it is:
+// call without them; what a model signed, only into a request to that
+// model (see Origin). A request to any other server is left as it is:
 // another vendor may refuse a field it does not know; and one the server
 // itself refuses is sent again without it (see RefusedFields).
 
@@ -51,7 +52,8 @@ const (
 
 // CallExtras keeps the extra_content of tool calls and the
 // reasoning_details of the messages that made them, by server
-// ("host:port") and call id, within fixed bounds. Its methods are safe for
+// ("host:port"), model (for what a model signed: see Origin) and call
+// id, within fixed bounds. Its methods are safe for
 // concurrent use; the nil CallExtras keeps nothing.
 type CallExtras struct {
 	mu      sync.Mutex
@@ -62,7 +64,37 @@ type CallExtras struct {
 	servers map[string]int // values kept per server
 }
 
-type callKey struct{ server, id, field string }
+type callKey struct{ server, model, id, field string }
+
+// Origin names where an answer came from, and where a request goes: the
+// server ("host:port") and the model the request asked for there.
+//
+// What a model signed is given back to that model alone: Anthropic binds
+// a thinking block's signature to the model that made it, and refuses
+// the block sent to another, 400 "Invalid `signature` in `thinking`
+// block" (openclaw/openclaw#107221, vybestack/llxprt-code#2335: a
+// conversation carried on with another Claude model); Gemini refuses a
+// thought signature another model made, 400 "Corrupted thought
+// signature." (lbjlaq/Antigravity-Manager#970: a task moved from Claude
+// to Gemini 3 Flash), and gateways give one back to the model that made
+// it alone (lbjlaq/Antigravity-Manager
+// src-tauri/src/proxy/mappers/claude/request.rs, is_model_compatible:
+// "Vertex AI signatures are very strict"). One
+// server often serves several models (a LiteLLM or Portkey gateway,
+// OpenRouter), and a Router's routes may ask two models of one server,
+// so the server alone does not name the signer. reasoning_content and
+// reasoning hold plain text, which no server checks, and which DeepSeek
+// V4 wants back whichever of its models wrote it: those go back to the
+// server whatever the model.
+type Origin struct{ Server, Model string }
+
+// key returns the key of field of call id kept from, or given to, o.
+func (o Origin) key(id, field string) callKey {
+	if field == ReasoningContent || field == Reasoning {
+		return callKey{server: o.Server, id: id, field: field}
+	}
+	return callKey{o.Server, o.Model, id, field}
+}
 
 // Fields CallExtras keeps: extra_content on a tool call (Gemini); and,
 // kept under the message's first call, reasoning_details (OpenRouter),
@@ -89,17 +121,17 @@ const (
 var messageFields = [...]string{ReasoningDetails, ReasoningContent, Reasoning, ThinkingBlocks, ContentBlocks}
 
 // Keep keeps raw, the JSON of field (ExtraContent or a message's field)
-// of call id as server sent it, in place of what id held. An empty id, an
-// empty or null raw, or one over maxExtraBytes is not kept.
-func (c *CallExtras) Keep(server, id, field, raw string) { c.keep(server, id, field, raw, false) }
+// of call id as it came from o, in place of what id held. An empty id,
+// an empty or null raw, or one over maxExtraBytes is not kept.
+func (c *CallExtras) Keep(o Origin, id, field, raw string) { c.keep(o, id, field, raw, false) }
 
 // Share keeps raw as Keep does under an id that more than one turn may
 // have (see TurnKey): unless the id holds another value already, in
 // which case it holds none from then on, while it is kept, and Restore
 // gives nothing under it.
-func (c *CallExtras) Share(server, id, field, raw string) { c.keep(server, id, field, raw, true) }
+func (c *CallExtras) Share(o Origin, id, field, raw string) { c.keep(o, id, field, raw, true) }
 
-func (c *CallExtras) keep(server, id, field, raw string, shared bool) {
+func (c *CallExtras) keep(o Origin, id, field, raw string, shared bool) {
 	if c == nil || id == "" || raw == "" || raw == "null" || len(raw) > maxExtraBytes || !json.Valid([]byte(raw)) {
 		return
 	}
@@ -108,7 +140,7 @@ func (c *CallExtras) keep(server, id, field, raw string, shared bool) {
 	if c.m == nil {
 		c.m, c.servers = make(map[callKey]string), make(map[string]int)
 	}
-	k := callKey{server, id, field}
+	k := o.key(id, field)
 	if old, ok := c.m[k]; ok {
 		if shared && old != raw {
 			raw = "" // two turns under one id: it names neither
@@ -118,7 +150,7 @@ func (c *CallExtras) keep(server, id, field, raw string, shared bool) {
 	} else {
 		c.m[k] = raw
 		c.bytes += len(raw)
-		c.servers[server]++
+		c.servers[o.Server]++
 		c.order = append(c.order, k)
 	}
 	for len(c.m) > maxExtras || c.bytes > maxExtrasBytes {
@@ -153,17 +185,18 @@ func (c *CallExtras) Holds(server string) bool {
 	return c.servers[server] > 0
 }
 
-// Restore returns body, a chat request to server, with what was kept
+// Restore returns body, a chat request to o, with what was kept
 // given back to each assistant message that names a kept call of
-// server's: the call's extra_content, and the message's
+// o's: the call's extra_content, and the message's
 // reasoning_details and reasoning_content, each where the message has
-// none of its own and skip does not name the field. It returns the
+// none of its own and skip does not name the field; what a model signed
+// only to that model (see Origin). It returns the
 // fields it gave, each once. What it gives is written into the body as
 // the first member of the call or message object; every other byte of
 // the body stays as it was. A body it cannot read as a chat request is
 // returned as it is.
-func (c *CallExtras) Restore(server string, body []byte, skip func(field string) bool) ([]byte, []string) {
-	if !c.Holds(server) || !bytes.Contains(body, []byte(`"assistant"`)) {
+func (c *CallExtras) Restore(o Origin, body []byte, skip func(field string) bool) ([]byte, []string) {
+	if !c.Holds(o.Server) || !bytes.Contains(body, []byte(`"assistant"`)) {
 		return body, nil
 	}
 	msgs := gjson.GetBytes(body, "messages")
@@ -174,7 +207,7 @@ func (c *CallExtras) Restore(server string, body []byte, skip func(field string)
 	c.mu.Lock()
 	var before History
 	msgs.ForEach(func(_, m gjson.Result) bool {
-		ins = c.restoreMessage(server, m, &before, skip, ins)
+		ins = c.restoreMessage(o, m, &before, skip, ins)
 		before.Add(m)
 		return true
 	})
@@ -217,7 +250,7 @@ type insertion struct {
 // messages before digests: the kept extra_content of each of its calls
 // that has none, and each message field kept for its turn (see TurnKey)
 // that it has none of; none that skip names. c.mu is held.
-func (c *CallExtras) restoreMessage(server string, m gjson.Result, before *History, skip func(string) bool, ins []insertion) []insertion {
+func (c *CallExtras) restoreMessage(o Origin, m gjson.Result, before *History, skip func(string) bool, ins []insertion) []insertion {
 	if !m.IsObject() || m.Get("role").String() != "assistant" {
 		return ins
 	}
@@ -229,7 +262,7 @@ func (c *CallExtras) restoreMessage(server string, m gjson.Result, before *Histo
 	} else {
 		calls.ForEach(func(i, call gjson.Result) bool {
 			id := call.Get("id").String()
-			if raw, ok := c.m[callKey{server, id, ExtraContent}]; ok && raw != "" && call.IsObject() && !call.Get(ExtraContent).Exists() && !skip(ExtraContent) {
+			if raw, ok := c.m[o.key(id, ExtraContent)]; ok && raw != "" && call.IsObject() && !call.Get(ExtraContent).Exists() && !skip(ExtraContent) {
 				ins = append(ins, member(call.Index, call.Raw, ExtraContent, raw))
 			}
 			if i.Int() == 0 {
@@ -239,18 +272,18 @@ func (c *CallExtras) restoreMessage(server string, m gjson.Result, before *Histo
 			return true
 		})
 	}
-	return giveMessage(m, c.turn(server, keys), skip, ins)
+	return giveMessage(m, c.turn(o, keys), skip, ins)
 }
 
 // turn returns the message fields kept under the first of keys under
 // which any is kept, by the index of messageFields: none if that one is
 // shared by turns that differed (see Share). c.mu is held.
-func (c *CallExtras) turn(server string, keys [3]string) [len(messageFields)]string {
+func (c *CallExtras) turn(o Origin, keys [3]string) [len(messageFields)]string {
 	var give [len(messageFields)]string
 	for _, key := range keys {
 		found := false
 		for i, field := range messageFields {
-			raw, ok := c.m[callKey{server, key, field}]
+			raw, ok := c.m[o.key(key, field)]
 			give[i], found = raw, found || ok
 		}
 		if found {

@@ -45,11 +45,11 @@ func extrasOf(t *testing.T, body []byte) []string {
 // own, and that the rest of the request keeps its values as written.
 func TestCallExtrasRestore(t *testing.T) {
 	var c CallExtras
-	c.Keep("gemini:443", "call_1", ExtraContent, sig)
-	c.Keep("gemini:443", "call_3", ExtraContent, "null")
-	c.Keep("gemini:443", "", ExtraContent, sig)
+	c.Keep(Origin{Server: "gemini:443"}, "call_1", ExtraContent, sig)
+	c.Keep(Origin{Server: "gemini:443"}, "call_3", ExtraContent, "null")
+	c.Keep(Origin{Server: "gemini:443"}, "", ExtraContent, sig)
 
-	out, fields := c.Restore("gemini:443", []byte(request("call_1", "call_2", "call_3")), keepAll)
+	out, fields := c.Restore(Origin{Server: "gemini:443"}, []byte(request("call_1", "call_2", "call_3")), keepAll)
 	changed := len(fields) > 0
 	if got := extrasOf(t, out); !changed || got[0] != sig || got[1] != "" || got[2] != "" {
 		t.Errorf("Restore: changed %v, extras %q, want the signature on call_1 only", changed, got)
@@ -66,12 +66,12 @@ func TestCallExtrasRestore(t *testing.T) {
 		{"its own extra content, empty", "gemini:443", strings.Replace(request("call_1"), `"type":"function"}`, `"type":"function","extra_content":{}}`, 1)},
 		{"its own extra content", "gemini:443", strings.Replace(request("call_1"), `"type":"function"}`, `"type":"function","extra_content":{"mine":1}}`, 1)},
 	} {
-		if out, fields := c.Restore(tc.server, []byte(tc.body), keepAll); len(fields) > 0 || string(out) != tc.body {
+		if out, fields := c.Restore(Origin{Server: tc.server}, []byte(tc.body), keepAll); len(fields) > 0 || string(out) != tc.body {
 			t.Errorf("%s: Restore changed the request to %s", tc.name, out)
 		}
 	}
 	var none *CallExtras
-	none.Keep("gemini:443", "call_1", ExtraContent, sig)
+	none.Keep(Origin{Server: "gemini:443"}, "call_1", ExtraContent, sig)
 	if none.Holds("gemini:443") {
 		t.Error("the nil CallExtras holds a call")
 	}
@@ -83,26 +83,26 @@ func TestCallExtrasRestore(t *testing.T) {
 func TestCallExtrasBounded(t *testing.T) {
 	var c CallExtras
 	for i := range maxExtras + 10 {
-		c.Keep("s", fmt.Sprint("call_", i), ExtraContent, sig)
+		c.Keep(Origin{Server: "s"}, fmt.Sprint("call_", i), ExtraContent, sig)
 	}
 	if len(c.m) != maxExtras {
 		t.Errorf("%d calls kept, want %d", len(c.m), maxExtras)
 	}
-	if _, ok := c.m[callKey{"s", "call_0", ExtraContent}]; ok {
+	if _, ok := c.m[callKey{"s", "", "call_0", ExtraContent}]; ok {
 		t.Error("the oldest call was kept past the bound")
 	}
-	if _, ok := c.m[callKey{"s", fmt.Sprint("call_", maxExtras+9), ExtraContent}]; !ok {
+	if _, ok := c.m[callKey{"s", "", fmt.Sprint("call_", maxExtras+9), ExtraContent}]; !ok {
 		t.Error("the newest call was not kept")
 	}
 
 	big := `"` + strings.Repeat("x", maxExtraBytes) + `"`
-	c.Keep("s", "huge", ExtraContent, big)
-	if _, ok := c.m[callKey{"s", "huge", ExtraContent}]; ok {
+	c.Keep(Origin{Server: "s"}, "huge", ExtraContent, big)
+	if _, ok := c.m[callKey{"s", "", "huge", ExtraContent}]; ok {
 		t.Error("an extra content over maxExtraBytes was kept")
 	}
 	large := `"` + strings.Repeat("x", maxExtraBytes-2) + `"`
 	for i := range 2 * maxExtrasBytes / maxExtraBytes {
-		c.Keep("t", fmt.Sprint("large_", i), ExtraContent, large)
+		c.Keep(Origin{Server: "t"}, fmt.Sprint("large_", i), ExtraContent, large)
 	}
 	if c.bytes > maxExtrasBytes {
 		t.Errorf("%d bytes kept, want at most %d", c.bytes, maxExtrasBytes)
@@ -122,9 +122,9 @@ func TestCallExtrasBounded(t *testing.T) {
 func TestCallExtrasRestoreDetails(t *testing.T) {
 	const details = `[{"type":"reasoning.encrypted","data":"CiQB","id":"call_1","format":"google-gemini-v1","index":0}]`
 	var c CallExtras
-	c.Keep("openrouter.ai:443", "call_1", ReasoningDetails, details)
+	c.Keep(Origin{Server: "openrouter.ai:443"}, "call_1", ReasoningDetails, details)
 
-	out, fields := c.Restore("openrouter.ai:443", []byte(request("call_1", "call_2")), keepAll)
+	out, fields := c.Restore(Origin{Server: "openrouter.ai:443"}, []byte(request("call_1", "call_2")), keepAll)
 	changed := len(fields) > 0
 	var r struct {
 		Messages []map[string]json.RawMessage `json:"messages"`
@@ -143,7 +143,7 @@ func TestCallExtrasRestoreDetails(t *testing.T) {
 	}
 
 	own := strings.Replace(request("call_1"), `{"role":"assistant",`, `{"role":"assistant","reasoning_details":[],`, 1)
-	if out, fields := c.Restore("openrouter.ai:443", []byte(own), keepAll); len(fields) > 0 || string(out) != own {
+	if out, fields := c.Restore(Origin{Server: "openrouter.ai:443"}, []byte(own), keepAll); len(fields) > 0 || string(out) != own {
 		t.Errorf("Restore replaced the caller's own reasoning_details: %s", out)
 	}
 }
@@ -155,9 +155,9 @@ func TestCallExtrasRestoreDetails(t *testing.T) {
 func TestCallExtrasRestoreReasoning(t *testing.T) {
 	const reasoning, details = `"The user wants the weather."`, `[{"type":"reasoning.text","text":"t"}]`
 	var c CallExtras
-	c.Keep("api.deepseek.com:443", "call_1", ReasoningContent, reasoning)
-	c.Keep("api.deepseek.com:443", "call_1", ReasoningDetails, details)
-	out, fields := c.Restore("api.deepseek.com:443", []byte(request("call_1")), keepAll)
+	c.Keep(Origin{Server: "api.deepseek.com:443"}, "call_1", ReasoningContent, reasoning)
+	c.Keep(Origin{Server: "api.deepseek.com:443"}, "call_1", ReasoningDetails, details)
+	out, fields := c.Restore(Origin{Server: "api.deepseek.com:443"}, []byte(request("call_1")), keepAll)
 	var r struct {
 		Messages []map[string]json.RawMessage `json:"messages"`
 	}
@@ -167,7 +167,7 @@ func TestCallExtrasRestoreReasoning(t *testing.T) {
 	if got := string(r.Messages[1][ReasoningContent]); got != reasoning || string(r.Messages[1][ReasoningDetails]) != details {
 		t.Errorf("assistant message: reasoning_content %s, reasoning_details %s; want %s and %s", got, r.Messages[1][ReasoningDetails], reasoning, details)
 	}
-	out, fields = c.Restore("api.deepseek.com:443", []byte(request("call_1")), func(f string) bool { return f == ReasoningContent })
+	out, fields = c.Restore(Origin{Server: "api.deepseek.com:443"}, []byte(request("call_1")), func(f string) bool { return f == ReasoningContent })
 	if strings.Contains(string(out), ReasoningContent) || len(fields) != 1 || fields[0] != ReasoningDetails {
 		t.Errorf("with reasoning_content refused: gave %v: %s", fields, out)
 	}
@@ -179,9 +179,9 @@ func TestCallExtrasRestoreReasoning(t *testing.T) {
 func TestCallExtrasRestoreTurn(t *testing.T) {
 	const reasoning = `"Greet back."`
 	var c CallExtras
-	c.Keep("api.deepseek.com:443", TurnKey("", "Hello <there>!"), ReasoningContent, reasoning)
+	c.Keep(Origin{Server: "api.deepseek.com:443"}, TurnKey("", "Hello <there>!"), ReasoningContent, reasoning)
 	body := `{"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello \u003cthere\u003e!"},{"role":"user","content":"And?"},{"role":"assistant","content":"Other."}],"model":"deepseek-v4-flash"}`
-	out, fields := c.Restore("api.deepseek.com:443", []byte(body), keepAll)
+	out, fields := c.Restore(Origin{Server: "api.deepseek.com:443"}, []byte(body), keepAll)
 	var r struct {
 		Messages []map[string]json.RawMessage `json:"messages"`
 	}
@@ -206,14 +206,14 @@ func TestCallExtrasRestoreTurn(t *testing.T) {
 // that names none (read, left as it is).
 func BenchmarkCallExtrasRestore(b *testing.B) {
 	var c CallExtras
-	c.Keep("gemini:443", "call_1", ExtraContent, sig)
+	c.Keep(Origin{Server: "gemini:443"}, "call_1", ExtraContent, sig)
 	history := strings.Repeat(`{"role":"user","content":"`+strings.Repeat("lorem ipsum ", 100)+`"},`, 20)
 	for _, bc := range []struct{ name, id string }{{"rewritten", "call_1"}, {"unchanged", "call_9"}} {
 		body := []byte(strings.Replace(request(bc.id), `{"messages":[`, `{"messages":[`+history, 1))
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
-				c.Restore("gemini:443", body, keepAll)
+				c.Restore(Origin{Server: "gemini:443"}, body, keepAll)
 			}
 		})
 	}
@@ -227,20 +227,20 @@ func keepAll(string) bool { return false }
 // content, as the client keeps it.
 func keepTurn(c *CallExtras, server, history, call, args, content, field, raw string) {
 	h := HistoryOf([]byte(history))
-	c.Share(server, TurnKey(call, content), field, raw)
+	c.Share(Origin{Server: server}, TurnKey(call, content), field, raw)
 	if call == "" {
-		c.Share(server, AnswerKey(content, h.Last()), field, raw)
-		c.Keep(server, AnswerKey(content, h.All()), field, raw)
+		c.Share(Origin{Server: server}, AnswerKey(content, h.Last()), field, raw)
+		c.Keep(Origin{Server: server}, AnswerKey(content, h.All()), field, raw)
 		return
 	}
-	c.Share(server, ArgsKey(call, args, h.Last()), field, raw)
-	c.Keep(server, ArgsKey(call, args, h.All()), field, raw)
+	c.Share(Origin{Server: server}, ArgsKey(call, args, h.Last()), field, raw)
+	c.Keep(Origin{Server: server}, ArgsKey(call, args, h.All()), field, raw)
 }
 
 // restored returns message i of what Restore makes of body: its field.
 func restored(t *testing.T, c *CallExtras, server, body string, i int, field string) string {
 	t.Helper()
-	out, _ := c.Restore(server, []byte(body), keepAll)
+	out, _ := c.Restore(Origin{Server: server}, []byte(body), keepAll)
 	var r struct {
 		Messages []map[string]json.RawMessage `json:"messages"`
 	}
@@ -338,10 +338,10 @@ func TestCallExtrasKimiIDAloneAfterEviction(t *testing.T) {
 	keepTurn(&c, server, `[{"role":"user","content":"Weather in Paris?"}]`, id, `{"city":"Paris"}`, "", Reasoning, `"Paris."`)
 	keepTurn(&c, server, `[{"role":"user","content":"Weather in Rome?"}]`, id, `{"city":"Rome"}`, "", Reasoning, `"Rome."`)
 	for i := range maxExtras {
-		c.Keep(server, "call_"+strconv.Itoa(i), Reasoning, `"other"`)
+		c.Keep(Origin{Server: server}, "call_"+strconv.Itoa(i), Reasoning, `"other"`)
 	}
 	keepTurn(&c, server, `[{"role":"user","content":"Weather in Tokyo?"}]`, id, `{"city":"Tokyo"}`, "", Reasoning, `"Tokyo."`)
-	c.Keep(server, "call_x", ExtraContent, `{}`) // the server still held
+	c.Keep(Origin{Server: server}, "call_x", ExtraContent, `{}`) // the server still held
 	body := `{"messages":[{"role":"user","content":"Weather in Paris?"},{"role":"assistant","tool_calls":[{"id":"` + id + `","function":{"arguments":"{\"city\":\"Paris\"}"}}]}]}`
 	if got := restored(t, &c, server, body, 1, Reasoning); got != "" {
 		t.Errorf("Paris's turn, its entries dropped: given %s, want nothing", got)
@@ -370,6 +370,46 @@ func TestCallExtrasRestoreRegenerated(t *testing.T) {
 		body := `{"messages":[{"role":"user","content":"Hi."},{"role":"assistant",` + tt.message + `}]}`
 		if got := restored(t, &c, server, body, 1, tt.field); got != tt.want {
 			t.Errorf("{%s}: given %s, want %s", tt.message, got, tt.want)
+		}
+	}
+}
+
+// TestCallExtrasByModel checks that what a model signed (a call's
+// extra_content, reasoning_details, thinking_blocks, content_blocks) goes
+// back to that model of the server alone, and the plain reasoning
+// (reasoning_content, reasoning) to the server whatever the model.
+func TestCallExtrasByModel(t *testing.T) {
+	signed := map[string]string{
+		ReasoningDetails: `[{"type":"reasoning.encrypted","data":"x"}]`,
+		ThinkingBlocks:   `[{"type":"thinking","thinking":"t","signature":"S"}]`,
+		ContentBlocks:    `[{"type":"thinking","thinking":"t","signature":"S"}]`,
+	}
+	plain := map[string]string{ReasoningContent: `"thought"`, Reasoning: `"thought"`}
+	var c CallExtras
+	made := Origin{Server: "proxy:4000", Model: "claude-sonnet"}
+	c.Keep(made, "call_1", ExtraContent, sig)
+	for field, raw := range signed {
+		c.Keep(made, "call_1", field, raw)
+	}
+	for field, raw := range plain {
+		c.Keep(made, "call_1", field, raw)
+	}
+	body := request("call_1")
+	for _, tc := range []struct {
+		name  string
+		model string
+		want  map[string]bool
+	}{
+		{"the model that made them", "claude-sonnet", map[string]bool{ExtraContent: true, ReasoningDetails: true, ThinkingBlocks: true, ContentBlocks: true, ReasoningContent: true, Reasoning: true}},
+		{"another model of the server", "claude-opus", map[string]bool{ReasoningContent: true, Reasoning: true}},
+	} {
+		_, fields := c.Restore(Origin{Server: "proxy:4000", Model: tc.model}, []byte(body), keepAll)
+		got := map[string]bool{}
+		for _, f := range fields {
+			got[f] = true
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: Restore gave %v, want %v", tc.name, fields, tc.want)
 		}
 	}
 }
