@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 
@@ -24,12 +26,13 @@ import (
 // message as relays pass it on). Each answer thinks, signs its thinking
 // "sig-" and the model, and says which model answered; the first request
 // of each model in fail is answered 503, and each of cut streams its
-// thinking and "Hel" and breaks. asked records each request's model and
-// the thinking_blocks signatures its assistant messages carried.
+// thinking and "Hel" and breaks; every request of a model in hang waits,
+// unanswered, until it is cancelled. asked records each request's model
+// and the thinking_blocks signatures its assistant messages carried.
 type signedByModel struct {
-	fail, cut map[string]bool
-	mu        sync.Mutex
-	asked     []string
+	fail, cut, hang map[string]bool
+	mu              sync.Mutex
+	asked           []string
 }
 
 func (s *signedByModel) serve(t *testing.T) *httptest.Server {
@@ -51,10 +54,14 @@ func (s *signedByModel) serve(t *testing.T) *httptest.Server {
 		}
 		s.mu.Lock()
 		s.asked = append(s.asked, req.Model+" "+strings.Join(sigs, ","))
-		fail, cut := s.fail[req.Model], s.cut[req.Model]
+		fail, cut, hang := s.fail[req.Model], s.cut[req.Model], s.hang[req.Model]
 		delete(s.fail, req.Model)
 		delete(s.cut, req.Model)
 		s.mu.Unlock()
+		if hang {
+			<-r.Context().Done()
+			return
+		}
 		if fail {
 			http.Error(w, `{"error":{"message":"overloaded","type":"server_error","code":"503"}}`, http.StatusServiceUnavailable)
 			return
@@ -186,5 +193,67 @@ func TestSignedBlocksClientModels(t *testing.T) {
 	want := []string{"claude-opus ", "claude-sonnet sig-claude-sonnet"}
 	if got := srv.requests(); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("next turns' requests (model, signatures given back) = %q, want %q", got, want)
+	}
+}
+
+// TestSignedBlocksHedgeWinner checks that the blocks of a hedge's winner
+// go back to the winner's model alone: the first route's model, which
+// has not answered when the hedge starts and loses, is sent the next turn
+// without them, and the winner's model with them.
+func TestSignedBlocksHedgeWinner(t *testing.T) {
+	ctx := context.Background()
+	srv := &signedByModel{hang: map[string]bool{"claude-opus": true}}
+	ts := srv.serve(t)
+	r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(ts.URL, ts.Client())), tokenpace.Policy{Hedge: tokenpace.Hedge{After: time.Millisecond}},
+		tokenpace.Route{Name: "opus", Model: "claude-opus"}, tokenpace.Route{Name: "sonnet", Model: "claude-sonnet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := openai.ChatCompletionNewParams{Model: "claude", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Hi")}}
+	for turn, want := range [][]string{
+		{"claude-opus ", "claude-sonnet "},
+		{"claude-opus ", "claude-sonnet sig-claude-sonnet"},
+	} {
+		s := r.NewStreaming(ctx, params)
+		drain(t, s, 0)
+		if err := s.Err(); err != nil || s.Text() != "Answer from claude-sonnet." {
+			t.Fatalf("turn %d: Text() = %q, Err() = %v, want the hedge's answer", turn+1, s.Text(), err)
+		}
+		got := srv.requests()
+		slices.Sort(got) // the hedge's request may reach the server first
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("turn %d's requests (model, signatures given back) = %q, want %q", turn+1, got, want)
+		}
+		params = nextTurn("claude", s.Accumulated().Choices[0].Message)
+	}
+}
+
+// TestSignedBlocksSnapshotAlias checks that a tool call's next turn that
+// names the model that signed its thinking by another of its names (the
+// alias of a dated Claude snapshot, or the snapshot of an alias) gets the
+// blocks back and is answered, where LiteLLM refuses it without them.
+func TestSignedBlocksSnapshotAlias(t *testing.T) {
+	ctx := context.Background()
+	ts := liteLLMRelay(t)
+	for _, names := range [][2]string{
+		{"claude-sonnet-4-5", "claude-sonnet-4-5-20250929"},
+		{"claude-sonnet-4-5-20250929", "claude-sonnet-4-5"},
+	} {
+		c := tokenpace.NewClient(openaiClient(ts.URL, ts.Client()))
+		first := weatherTurns(nil)
+		first.Model = names[0]
+		s := c.NewStreaming(ctx, first)
+		drain(t, s, 0)
+		msg := s.Accumulated().Choices[0].Message
+		if len(msg.ToolCalls) != 1 {
+			t.Fatalf("%s: first turn: %d calls (Err %v), want 1", names[0], len(msg.ToolCalls), s.Err())
+		}
+		next := weatherTurns(&msg)
+		next.Model = names[1]
+		s2 := c.NewStreaming(ctx, next)
+		drain(t, s2, 0)
+		if err := s2.Err(); err != nil || s2.Text() != "Sunny in Paris." {
+			t.Errorf("signed by %s, next turn to %s: Text() = %q, Err() = %v", names[0], names[1], s2.Text(), err)
+		}
 	}
 }

@@ -90,6 +90,21 @@ func listOf(m map[string]any, name string) []map[string]any {
 	return out
 }
 
+// liteLLMRelay is claudeRelay as LiteLLM is: the assistant turn's
+// blocks built from its thinking_blocks, streamed in pieces, the
+// signature last.
+func liteLLMRelay(t *testing.T) *httptest.Server {
+	piece := func(s string) string {
+		return `{"reasoning_content":"` + s + `","thinking_blocks":[{"type":"thinking","thinking":"` + s + `","signature":null}],"content":""}`
+	}
+	return claudeRelay(t, func(m map[string]any) []map[string]any { return listOf(m, "thinking_blocks") }, []string{
+		`{"role":"assistant","content":""}`,
+		piece("I need the weather"), piece(" in Paris."),
+		`{"reasoning_content":"","thinking_blocks":[{"type":"thinking","thinking":"","signature":"` + claudeSignature + `"}],"content":""}`,
+		`{"content":"",` + claudeCall + `}`,
+	}, `"content":"","reasoning_content":"`+claudeThinking+`","thinking_blocks":[{"type":"thinking","thinking":"`+claudeThinking+`","signature":"`+claudeSignature+`"}]`)
+}
+
 // claudeCall is the tool call both relays stream after the thinking.
 const claudeCall = `"tool_calls":[{"index":0,"id":"toolu_01","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]`
 
@@ -103,15 +118,7 @@ const claudeCall = `"tool_calls":[{"index":0,"id":"toolu_01","type":"function","
 // second request is answered; through openai-go alone it is refused with
 // Anthropic's 400.
 func TestThinkingBlocksGivenBack(t *testing.T) {
-	piece := func(s string) string {
-		return `{"reasoning_content":"` + s + `","thinking_blocks":[{"type":"thinking","thinking":"` + s + `","signature":null}],"content":""}`
-	}
-	ts := claudeRelay(t, func(m map[string]any) []map[string]any { return listOf(m, "thinking_blocks") }, []string{
-		`{"role":"assistant","content":""}`,
-		piece("I need the weather"), piece(" in Paris."),
-		`{"reasoning_content":"","thinking_blocks":[{"type":"thinking","thinking":"","signature":"` + claudeSignature + `"}],"content":""}`,
-		`{"content":"",` + claudeCall + `}`,
-	}, `"content":"","reasoning_content":"`+claudeThinking+`","thinking_blocks":[{"type":"thinking","thinking":"`+claudeThinking+`","signature":"`+claudeSignature+`"}]`)
+	ts := liteLLMRelay(t)
 	client := func() *tokenpace.Client { return tokenpace.NewClient(openaiClient(ts.URL, ts.Client())) }
 	r, err := tokenpace.NewRouter(client(), tokenpace.Policy{}, tokenpace.Route{Name: "litellm"})
 	if err != nil {

@@ -76,16 +76,18 @@ type callKey struct{ server, model, id, field string }
 // conversation carried on with another Claude model); Gemini refuses a
 // thought signature another model made, 400 "Corrupted thought
 // signature." (lbjlaq/Antigravity-Manager#970: a task moved from Claude
-// to Gemini 3 Flash), and gateways give one back to the model that made
-// it alone (lbjlaq/Antigravity-Manager
+// to Gemini 3 Flash), and a gateway gives one back within the model's
+// family alone (lbjlaq/Antigravity-Manager
 // src-tauri/src/proxy/mappers/claude/request.rs, is_model_compatible:
-// "Vertex AI signatures are very strict"). One
+// "Vertex AI signatures are very strict", gemini-1.5-pro apart from
+// gemini-1.5-flash). One
 // server often serves several models (a LiteLLM or Portkey gateway,
 // OpenRouter), and a Router's routes may ask two models of one server,
 // so the server alone does not name the signer. reasoning_content and
 // reasoning hold plain text, which no server checks, and which DeepSeek
 // V4 wants back whichever of its models wrote it: those go back to the
-// server whatever the model.
+// server whatever the model. A dated snapshot and its alias name one
+// model (see signer).
 type Origin struct{ Server, Model string }
 
 // key returns the key of field of call id kept from, or given to, o.
@@ -93,7 +95,31 @@ func (o Origin) key(id, field string) callKey {
 	if field == ReasoningContent || field == Reasoning {
 		return callKey{server: o.Server, id: id, field: field}
 	}
-	return callKey{o.Server, o.Model, id, field}
+	return callKey{o.Server, signer(o.Model), id, field}
+}
+
+// signer returns the model that model names, as its signatures go: model
+// without a snapshot date ("-YYYYMMDD", or Vertex AI's "@YYYYMMDD"). A
+// Claude model before the 4.6 generation has a dated ID
+// (claude-sonnet-4-5-20250929, claude-sonnet-4-5@20250929 on Vertex AI)
+// and an alias, claude-sonnet-4-5, that points at its latest snapshot
+// (platform.claude.com/docs/en/about-claude/models/model-ids-and-versions):
+// one model, whose tool call's next turn the alias refuses without the
+// blocks the snapshot signed ("Expected `thinking` or
+// `redacted_thinking`, but found `tool_use`"). Two snapshots of one
+// minor version would share a key: no Claude model with thinking has had
+// two.
+func signer(model string) string {
+	i := len(model) - len("-20250929")
+	if i <= 0 || model[i] != '-' && model[i] != '@' || model[i+1:i+3] != "20" {
+		return model
+	}
+	for _, c := range []byte(model[i+1:]) {
+		if c < '0' || c > '9' {
+			return model
+		}
+	}
+	return model[:i]
 }
 
 // Fields CallExtras keeps: extra_content on a tool call (Gemini); and,

@@ -413,3 +413,30 @@ func TestCallExtrasByModel(t *testing.T) {
 		}
 	}
 }
+
+// TestCallExtrasSnapshotAlias checks that what a dated snapshot of a
+// model signed goes back to the model's alias and to its Vertex AI name,
+// and the other way round, but not to another model whose name starts
+// the same.
+func TestCallExtrasSnapshotAlias(t *testing.T) {
+	for _, tc := range []struct {
+		made, asked string
+		signed      bool
+	}{
+		{"claude-sonnet-4-5-20250929", "claude-sonnet-4-5", true},
+		{"claude-sonnet-4-5", "claude-sonnet-4-5-20250929", true},
+		{"claude-sonnet-4-5@20250929", "claude-sonnet-4-5-20250929", true},
+		{"claude-sonnet-4-5-20250929", "claude-sonnet-4", false},
+		{"claude-sonnet-4-20250514", "claude-sonnet-4-5", false},
+		{"claude-sonnet-4-5-20250929", "claude-opus-4-5", false},
+		{"claude-sonnet-4-5-2025092x", "claude-sonnet-4-5", false},
+		{"gpt-5-2025-08-07", "gpt-5-2025", false},
+	} {
+		var c CallExtras
+		c.Keep(Origin{Server: "proxy:4000", Model: tc.made}, "call_1", ThinkingBlocks, `[{"type":"thinking","thinking":"t","signature":"S"}]`)
+		_, fields := c.Restore(Origin{Server: "proxy:4000", Model: tc.asked}, []byte(request("call_1")), keepAll)
+		if got := len(fields) == 1; got != tc.signed {
+			t.Errorf("signed by %s, asked of %s: Restore gave %v, want the blocks given back %v", tc.made, tc.asked, fields, tc.signed)
+		}
+	}
+}
