@@ -5,8 +5,23 @@ import (
 	"time"
 )
 
-// azureTime is the layout of the Azure traces' TIMESTAMP column.
-const azureTime = "2006-01-02 15:04:05.9999999"
+// azureTime is the layout of the Azure traces' TIMESTAMP column, as the
+// 2023 traces give it; azureTimeZoned is the 2024 week-long traces', which
+// end in a UTC offset (2024-05-10 00:00:00.009930+00:00, and with no
+// fraction at a whole second: 2024-05-12 00:00:00+00:00).
+const (
+	azureTime      = "2006-01-02 15:04:05.9999999"
+	azureTimeZoned = azureTime + "Z07:00"
+)
+
+// parseAzureTime reads a TIMESTAMP with or without a UTC offset (without
+// one, it is UTC).
+func parseAzureTime(s string) (time.Time, error) {
+	if t, err := time.Parse(azureTime, s); err == nil {
+		return t, nil
+	}
+	return time.Parse(azureTimeZoned, s)
+}
 
 // maxAzureSpan bounds how far a request's time may be from the trace's
 // first (some 31 years), in an Azure or a BurstGPT trace: a
@@ -27,9 +42,9 @@ func (t *Trace) readAzure(r io.Reader) error {
 		if !ok {
 			return err
 		}
-		at, err := time.Parse(azureTime, tab.field("TIMESTAMP"))
+		at, err := parseAzureTime(tab.field("TIMESTAMP"))
 		if err != nil {
-			return tab.errorf("TIMESTAMP %q: want a time such as 2023-11-16 18:15:46.6805900", tab.field("TIMESTAMP"))
+			return tab.errorf("TIMESTAMP %q: want a time such as 2023-11-16 18:15:46.6805900 or 2024-05-10 00:00:00.009930+00:00", tab.field("TIMESTAMP"))
 		}
 		if first.IsZero() {
 			first = at

@@ -5,7 +5,9 @@
 //
 //   - Azure LLM inference traces (Azure/AzurePublicDataset, CC BY 4.0): CSV
 //     with the header TIMESTAMP,ContextTokens,GeneratedTokens and
-//     timestamps such as 2023-11-16 18:15:46.6805900.
+//     timestamps such as 2023-11-16 18:15:46.6805900 (the 2023 traces) or
+//     2024-05-10 00:00:00.009930+00:00 (the 2024 week-long traces, whose
+//     offset is read).
 //   - BurstGPT (HPMLL/BurstGPT): CSV with the header Timestamp,Model,
 //     Request tokens,Response tokens,Total tokens,Log Type; Timestamp in
 //     seconds. Rows with 0 response tokens are requests that failed in the
