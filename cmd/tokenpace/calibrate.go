@@ -39,6 +39,9 @@ type residualJSON struct {
 
 // benchRunJSON is the part of a bench --json report calibrate reads.
 type benchRunJSON struct {
+	// Endpoint and Model say what answered the run.
+	Endpoint     string             `json:"endpoint"`
+	Model        string             `json:"model"`
 	Concurrency  int                `json:"concurrency"`
 	Planned      int                `json:"planned_requests"`
 	Rate         float64            `json:"rate"`
@@ -89,8 +92,18 @@ const maxBenchReport = 16 << 20
 
 // observationsFrom reads a bench --json report and returns its mean TTFT
 // and TPOT as observations of its closed loop: planned_requests sent by
-// concurrency clients.
-func observationsFrom(path string) ([]simulate.Observation, error) {
+// concurrency clients, and what answered the run.
+func observationsFrom(path string) ([]simulate.Observation, runOrigin, error) {
+	r, err := readBenchRun(path)
+	if err != nil {
+		return nil, runOrigin{}, err
+	}
+	obs, err := r.observations(path)
+	return obs, runOrigin{path: path, model: r.Model, endpoint: r.Endpoint}, err
+}
+
+// readBenchRun reads and checks the bench --json report at path.
+func readBenchRun(path string) (*benchRunJSON, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--from: %w", err)
@@ -117,6 +130,12 @@ func observationsFrom(path string) ([]simulate.Observation, error) {
 	if err := r.check(); err != nil {
 		return nil, fmt.Errorf("--from %s: not a figure bench measures: %v", path, err)
 	}
+	return &r, nil
+}
+
+// observations returns r's mean TTFT and TPOT as observations of its
+// closed loop; path names it in errors.
+func (r *benchRunJSON) observations(path string) ([]simulate.Observation, error) {
 	conc := r.Concurrency
 	if conc <= 0 || conc > r.Planned {
 		conc = r.Planned
@@ -266,12 +285,17 @@ func (f *calibrateFlags) check() error {
 // --from reports. On an error, code is the exit code.
 func (f *calibrateFlags) observations(ctx context.Context, d simulate.Deployment, stderr io.Writer) (obs, check []simulate.Observation, code int, err error) {
 	if f.baseURL == "" {
+		var runs []runOrigin
 		for _, path := range f.from {
-			o, err := observationsFrom(path)
+			o, run, err := observationsFrom(path)
 			if err != nil {
 				return nil, nil, 1, err
 			}
 			obs = append(obs, o...)
+			runs = append(runs, run)
+		}
+		if err := checkOneModel(d, runs, stderr); err != nil {
+			return nil, nil, 1, err
 		}
 		return obs, nil, 0, nil
 	}

@@ -191,7 +191,7 @@ func TestCalibrateBoundsTheSimulatedRun(t *testing.T) {
 	if err := os.WriteFile(path, []byte(report), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	obs, err := observationsFrom(path)
+	obs, _, err := observationsFrom(path)
 	if err != nil {
 		t.Fatal(err)
 	}
