@@ -8,8 +8,9 @@ import (
 )
 
 // TestPolicyBlocked: an error event names a content policy's block by its
-// type (apfel, DashScope, AISIX, NeMo Guardrails) or by its code under
-// another type (Azure OpenAI's filter, agentgateway's guard); any other
+// type (apfel, DashScope, AISIX, NeMo Guardrails), by its code under
+// another type (Azure OpenAI's filter, agentgateway's guard), or by the
+// number of a platform's own status (Spark, MiniMax); any other
 // error event (NeMo's rail that failed to run among them), and a policy's
 // words in an error that is no error event, are not such a block.
 func TestPolicyBlocked(t *testing.T) {
@@ -29,11 +30,25 @@ func TestPolicyBlocked(t *testing.T) {
 		{KindErrorEvent, "server_error", "", false},
 		{KindErrorEvent, "invalid_request_error", "context_length_exceeded", false},
 		{KindRequest, "invalid_request_error", "content_policy_violation", false},
+		// A platform's own status, read by the codec (no raw JSON): Spark's
+		// output review, MiniMax's base_resp; Spark's engine failure is none.
+		{KindErrorEvent, "error", "10014", true},
+		{KindErrorEvent, "error", "10019", true},
+		{KindErrorEvent, "error", "1027", true},
+		{KindErrorEvent, "error", "10012", false},
 	} {
 		err := &StreamError{Kind: tc.kind, Err: &openai.Error{Type: tc.typ, Code: tc.code}}
 		if got := policyBlocked(err); got != tc.wantBlocks {
 			t.Errorf("policyBlocked(%v, type %q, code %q) = %v, want %v", tc.kind, tc.typ, tc.code, got, tc.wantBlocks)
 		}
+	}
+	// The same number in a server's error object names nothing of these.
+	var object openai.Error
+	if err := object.UnmarshalJSON([]byte(`{"code":"10014","message":"m","type":"invalid_request_error"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if policyBlocked(&StreamError{Kind: KindErrorEvent, Err: &object}) {
+		t.Error(`policyBlocked(an error object of code "10014") = true, want false`)
 	}
 	if policyBlocked(errors.New("content_policy_violation")) {
 		t.Error("policyBlocked(a plain error) = true, want false")

@@ -138,6 +138,8 @@ func omniRouteStatus(raw string) int {
 // nemoguardrails/rails/llm/llmrails.py, _run_output_rails_in_streaming;
 // nemoguardrails/server/api.py, _format_streaming_response); it names no
 // status, and a rail that failed to run is of another type and code.
+// A platform that writes its failures as a status of its own names the
+// block by a number (see reviewBlockCodes).
 // A Router never carries such an answer on at another route: the
 // continuation would write what the policy withheld from the caller.
 func policyBlocked(err error) bool {
@@ -146,8 +148,24 @@ func policyBlocked(err error) bool {
 	if !errors.As(err, &se) || se.Kind != KindErrorEvent || !errors.As(err, &ae) {
 		return false
 	}
-	return ae.Type == "guardrail_blocked" && ae.Code == "guardrail_intervention" || policyBlockCodes[ae.Type] || policyBlockCodes[ae.Code]
+	return ae.Type == "guardrail_blocked" && ae.Code == "guardrail_intervention" || policyBlockCodes[ae.Type] || policyBlockCodes[ae.Code] ||
+		ae.RawJSON() == "" && reviewBlockCodes[ae.Code]
 }
+
+// reviewBlockCodes are the numbers by which a platform's own status, not
+// an error object (an error the codec read from the platform's shape, so
+// with no raw JSON), names its content review's block of an answer it
+// had begun to send (see policyBlocked). iFlytek Spark's
+// OpenAI-compatible API sends a failure in its 200 stream as the status
+// alone, {"code":…,"message":…,"sid":…} (see sse.StatusError), and its
+// table of codes (xfyun.cn/doc/spark, 接口说明; the HTTP document's the
+// same) gives 10014 to an output its review refused, "后续结果无法展示给用户"
+// (the rest of the answer may not be shown to the user), and 10019 to a
+// conversation whose results look sensitive, for which it advises ending
+// the exchange. MiniMax writes its failures in base_resp (see
+// codec.BaseRespType), and its table gives 1027 to an output it will not
+// send ("output new_sensitive"; platform.minimax.io/docs/api-reference/errorcode).
+var reviewBlockCodes = map[string]bool{"10014": true, "10019": true, "1027": true}
 
 // policyBlockCodes are the names, as an error's type or code, of a
 // content policy's block (see policyBlocked); WindsurfAPI's
@@ -505,8 +523,9 @@ func ollamaStatus(e *codec.ServerError) int {
 // balance spent, and its rate limits 1002 (requests per minute), 1041
 // (connections), 2045 (a rate growing too fast) and 2056 (the usage of a
 // 5-hour window). Its other codes (1000 unknown, 1001 timeout, 1024
-// internal, 1027 an output it will not send, 1033 a system error, 1039
-// "token limit", to be retried) are its own.
+// internal, 1033 a system error, 1039 "token limit", to be retried) are
+// its own; 1027, an output it will not send, is its review's block of the
+// answer (see reviewBlockCodes), which no breaker counts.
 var miniMaxStatuses = map[string]int{
 	"2013": http.StatusBadRequest, "1026": http.StatusBadRequest, "1042": http.StatusBadRequest,
 	"1004": http.StatusUnauthorized, "2049": http.StatusUnauthorized,
