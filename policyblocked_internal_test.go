@@ -42,13 +42,21 @@ func TestPolicyBlocked(t *testing.T) {
 			t.Errorf("policyBlocked(%v, type %q, code %q) = %v, want %v", tc.kind, tc.typ, tc.code, got, tc.wantBlocks)
 		}
 	}
-	// The same number in a server's error object names nothing of these.
-	var object openai.Error
-	if err := object.UnmarshalJSON([]byte(`{"code":"10014","message":"m","type":"invalid_request_error"}`)); err != nil {
-		t.Fatal(err)
-	}
-	if policyBlocked(&StreamError{Kind: KindErrorEvent, Err: &object}) {
-		t.Error(`policyBlocked(an error object of code "10014") = true, want false`)
+	// In an error object, Spark's number (its nested shape) names the
+	// block; the same digits as a string code, or an HTTP status, do not.
+	for raw, want := range map[string]bool{
+		`{"code":10014,"message":"m"}`:                                  true,
+		`{"code":10012,"message":"m"}`:                                  false,
+		`{"code":"10014","message":"m","type":"invalid_request_error"}`: false,
+		`{"code":500,"message":"m","type":"server_error"}`:              false,
+	} {
+		var object openai.Error
+		if err := object.UnmarshalJSON([]byte(raw)); err != nil {
+			t.Fatal(err)
+		}
+		if got := policyBlocked(&StreamError{Kind: KindErrorEvent, Err: &object}); got != want {
+			t.Errorf("policyBlocked(the error object %s) = %v, want %v", raw, got, want)
+		}
 	}
 	if policyBlocked(errors.New("content_policy_violation")) {
 		t.Error("policyBlocked(a plain error) = true, want false")

@@ -149,22 +149,43 @@ func policyBlocked(err error) bool {
 		return false
 	}
 	return ae.Type == "guardrail_blocked" && ae.Code == "guardrail_intervention" || policyBlockCodes[ae.Type] || policyBlockCodes[ae.Code] ||
-		ae.RawJSON() == "" && reviewBlockCodes[ae.Code]
+		reviewBlocked(ae)
 }
 
-// reviewBlockCodes are the numbers by which a platform's own status, not
-// an error object (an error the codec read from the platform's shape, so
-// with no raw JSON), names its content review's block of an answer it
-// had begun to send (see policyBlocked). iFlytek Spark's
-// OpenAI-compatible API sends a failure in its 200 stream as the status
-// alone, {"code":…,"message":…,"sid":…} (see sse.StatusError), and its
-// table of codes (xfyun.cn/doc/spark, 接口说明; the HTTP document's the
-// same) gives 10014 to an output its review refused, "后续结果无法展示给用户"
-// (the rest of the answer may not be shown to the user), and 10019 to a
-// conversation whose results look sensitive, for which it advises ending
-// the exchange. MiniMax writes its failures in base_resp (see
-// codec.BaseRespType), and its table gives 1027 to an output it will not
-// send ("output new_sensitive"; platform.minimax.io/docs/api-reference/errorcode).
+// reviewBlocked reports whether ae is a platform's own failure naming its
+// content review's block by a number of reviewBlockCodes: as the codec
+// read it from the platform's status (no raw JSON: Spark's status alone,
+// MiniMax's base_resp), or as the JSON number "code" of the error object
+// iFlytek also sends in its 200 stream, {"error":{"code":…,"message":…}}
+// (router-for-me/CLIProxyAPI internal/runtime/executor,
+// openai_compat_executor.go, classifyXunfeiError: "Xunfei errors can
+// appear in two formats", nested and flat). A string code, as other
+// servers' error objects carry, names none of these.
+func reviewBlocked(ae *openai.Error) bool {
+	raw := ae.RawJSON()
+	if raw == "" {
+		return reviewBlockCodes[ae.Code]
+	}
+	code := gjson.Get(raw, "code")
+	return code.Type == gjson.Number && reviewBlockCodes[code.Raw]
+}
+
+// reviewBlockCodes are the numbers by which a platform's own failure
+// names its content review's block of an answer (see reviewBlocked), none
+// of them an HTTP status. iFlytek Spark's OpenAI-compatible API sends a
+// failure in its 200 stream as the status alone,
+// {"code":…,"message":…,"sid":…} (see sse.StatusError), or nested in an
+// error object, and its table of codes (xfyun.cn/doc/spark, 接口说明; the
+// HTTP document's the same) gives 10014 to an output its review refused,
+// "后续结果无法展示给用户" (the rest of the answer may not be shown to the
+// user), and 10019 to an exchange its review finds leaning to a
+// violation, for which it advises telling the user so (the Web API's
+// table) or refusing to go on with the user (the assistant API's: "返回结
+// 果疑似敏感，建议拒绝用户继续交互"): neither a failure to try again. MiniMax
+// writes its failures in base_resp (see codec.BaseRespType), and its
+// table gives 1027 to an output it will not send ("output new_sensitive";
+// platform.minimax.io/docs/api-reference/errorcode), beside 1026 for an
+// input.
 var reviewBlockCodes = map[string]bool{"10014": true, "10019": true, "1027": true}
 
 // policyBlockCodes are the names, as an error's type or code, of a
