@@ -429,7 +429,7 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	if codec.DroppedError(ev) {
 		return true, at, a.failure(KindTruncated, droppedErrorDetail, nil)
 	}
-	if ev.ToolCall || ev.Details || ev.Reasoning || a.x.turn {
+	if ev.ToolCall || ev.Details || ev.Reasoning || ev.Blocks || a.x.turn {
 		a.x.note(&ev)
 	}
 	if err := a.deliver(arrived{Event: ev, at: at, size: size}); err != nil {

@@ -74,8 +74,9 @@ type exchange struct {
 	// streams them (see codec.SignedBlocks), kept as details are.
 	signed    codec.SignedBlocks
 	firstCall string
-	// turn: the stream carries reasoning, so that every chunk is noted
-	// from then on: its content names a turn that makes no call.
+	// turn: the stream carries reasoning or a thinking block, so that
+	// every chunk is noted from then on: its content names a turn that
+	// makes no call.
 	turn bool
 	// prefix is what a continuation carries on: the output and the
 	// reasoning of its chain before it, which come before its own in the
@@ -452,7 +453,9 @@ func (x *exchange) note(ev *codec.Event) {
 	if ev.Details {
 		x.details.Add(ev)
 	}
-	if ev.Reasoning || ev.Details || x.turn {
+	// A thinking block may come before any reasoning (LiteLLM's redacted
+	// block, whole and alone): the turn begins there.
+	if ev.Reasoning || ev.Details || ev.Blocks || x.turn {
 		x.turn = true // its content names a turn that makes no call
 		x.reasoning.Add(ev)
 		x.signed.Add(ev)

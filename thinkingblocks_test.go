@@ -22,14 +22,17 @@ const (
 // passes it on (BerriAI/litellm#15601; anomalyco/opencode#3077).
 const claudeRefusal = `{"error":{"message":"litellm.BadRequestError: AnthropicException - b'{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.1.content.0.type: Expected ` + "`thinking` or `redacted_thinking`, but found `tool_use`" + `. When ` + "`thinking`" + ` is enabled, a final ` + "`assistant`" + ` message must start with a thinking block.\"}}'","type":null,"param":null,"code":"400"}}`
 
+// claudeSigned is the thinking block Claude signs before its tool call.
+var claudeSigned = []map[string]string{{"type": "thinking", "thinking": claudeThinking, "signature": claudeSignature}}
+
 // claudeRelay starts a relay of Claude with extended thinking that
 // builds an assistant message's Anthropic blocks from field (blocks
 // returns them), and answers as deltas writes them: a first turn thinks,
-// signs its thinking and calls get_weather; a later request whose
-// assistant message with the call does not start with the signed thinking
-// block is refused with Anthropic's 400, and one that does is answered
-// with text.
-func claudeRelay(t *testing.T, blocks func(m map[string]any) []map[string]any, deltas []string, whole string) *httptest.Server {
+// signs its thinking (the blocks signed, as Claude wrote them) and calls
+// get_weather; a later request whose assistant message with the call does
+// not start with the signed blocks, whole, is refused with Anthropic's
+// 400, and one that does is answered with text.
+func claudeRelay(t *testing.T, signed []map[string]string, blocks func(m map[string]any) []map[string]any, deltas []string, whole string) *httptest.Server {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var raw struct {
 			Stream   bool             `json:"stream"`
@@ -45,8 +48,7 @@ func claudeRelay(t *testing.T, blocks func(m map[string]any) []map[string]any, d
 				continue
 			}
 			answered = true
-			b := blocks(m)
-			if len(b) == 0 || b[0]["type"] != "thinking" || b[0]["thinking"] != claudeThinking || b[0]["signature"] != claudeSignature {
+			if !startsWith(blocks(m), signed) {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusBadRequest)
 				fmt.Fprint(w, claudeRefusal)
@@ -78,6 +80,22 @@ func claudeRelay(t *testing.T, blocks func(m map[string]any) []map[string]any, d
 	return ts
 }
 
+// startsWith reports whether blocks start with want, each block's
+// members as want's.
+func startsWith(blocks []map[string]any, want []map[string]string) bool {
+	if len(blocks) < len(want) {
+		return false
+	}
+	for i, w := range want {
+		for k, v := range w {
+			if blocks[i][k] != v {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // listOf returns m[name] as a list of objects.
 func listOf(m map[string]any, name string) []map[string]any {
 	var out []map[string]any
@@ -97,7 +115,7 @@ func liteLLMRelay(t *testing.T) *httptest.Server {
 	piece := func(s string) string {
 		return `{"reasoning_content":"` + s + `","thinking_blocks":[{"type":"thinking","thinking":"` + s + `","signature":null}],"content":""}`
 	}
-	return claudeRelay(t, func(m map[string]any) []map[string]any { return listOf(m, "thinking_blocks") }, []string{
+	return claudeRelay(t, claudeSigned, func(m map[string]any) []map[string]any { return listOf(m, "thinking_blocks") }, []string{
 		`{"role":"assistant","content":""}`,
 		piece("I need the weather"), piece(" in Paris."),
 		`{"reasoning_content":"","thinking_blocks":[{"type":"thinking","thinking":"","signature":"` + claudeSignature + `"}],"content":""}`,
@@ -153,7 +171,7 @@ func TestContentBlocksGivenBack(t *testing.T) {
 	block := func(i int, delta string) string {
 		return fmt.Sprintf(`{"content_blocks":[{"index":%d,"delta":%s}]}`, i, delta)
 	}
-	ts := claudeRelay(t, blocks, []string{
+	ts := claudeRelay(t, claudeSigned, blocks, []string{
 		`{"role":"assistant","content":""}`,
 		block(0, `{"thinking":"","signature":""}`),
 		block(0, `{"thinking":"I need the weather"}`), block(0, `{"thinking":" in Paris."}`),
@@ -178,4 +196,81 @@ func TestContentBlocksGivenBack(t *testing.T) {
 		}
 	})
 	t.Run("openai-go alone", func(t *testing.T) { refusedAlone(t, ts) })
+}
+
+// claudeRedacted is a redacted thinking block's data, as Claude encrypts
+// it.
+const claudeRedacted = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIw"
+
+// TestRedactedThinkingGivenBack is TestThinkingBlocksGivenBack for a
+// turn whose thinking begins redacted. LiteLLM streams a
+// redacted_thinking block whole, at its content_block_start, as a delta of
+// thinking_blocks (and provider_specific_fields) alone: no
+// reasoning_content beside it, since only a content_block_delta gets one
+// (litellm/llms/anthropic/chat/handler.py, chunk_parser and
+// _handle_redacted_thinking_content). Claude wants the redacted block back
+// before the thinking that follows it, or alone when all its thinking was
+// redacted. Portkey's gateway (strict OpenAI compliance off) streams it as
+// a content_blocks entry of its index whose delta holds only its data
+// (src/providers/anthropic/chatComplete.ts, getAnthropicStreamChunkTransform).
+func TestRedactedThinkingGivenBack(t *testing.T) {
+	redacted := `{"type":"redacted_thinking","data":"` + claudeRedacted + `"}`
+	piece := func(s string) string {
+		return `{"reasoning_content":"` + s + `","thinking_blocks":[{"type":"thinking","thinking":"` + s + `","signature":null}],"content":""}`
+	}
+	for _, tc := range []struct {
+		name   string
+		field  string // where the relay reads the blocks back: thinking_blocks unless named
+		signed []map[string]string
+		deltas []string
+		whole  string
+	}{{
+		name:   "redacted alone",
+		signed: []map[string]string{{"type": "redacted_thinking", "data": claudeRedacted}},
+		deltas: []string{
+			`{"role":"assistant","content":""}`,
+			`{"thinking_blocks":[` + redacted + `],"provider_specific_fields":{"thinking_blocks":[` + redacted + `]},"content":""}`,
+			`{"content":"",` + claudeCall + `}`,
+		},
+		whole: `"content":"","thinking_blocks":[` + redacted + `]`,
+	}, {
+		name:   "redacted, then thinking",
+		signed: append([]map[string]string{{"type": "redacted_thinking", "data": claudeRedacted}}, claudeSigned...),
+		deltas: []string{
+			`{"role":"assistant","content":""}`,
+			`{"thinking_blocks":[` + redacted + `],"provider_specific_fields":{"thinking_blocks":[` + redacted + `]},"content":""}`,
+			piece("I need the weather"), piece(" in Paris."),
+			`{"reasoning_content":"","thinking_blocks":[{"type":"thinking","thinking":"","signature":"` + claudeSignature + `"}],"content":""}`,
+			`{"content":"",` + claudeCall + `}`,
+		},
+		whole: `"content":"","reasoning_content":"` + claudeThinking + `","thinking_blocks":[` + redacted + `,{"type":"thinking","thinking":"` + claudeThinking + `","signature":"` + claudeSignature + `"}]`,
+	}, {
+		name:   "Portkey, redacted alone",
+		field:  "content_blocks",
+		signed: []map[string]string{{"type": "redacted_thinking", "data": claudeRedacted}},
+		deltas: []string{
+			`{"role":"assistant","content":""}`,
+			`{"content_blocks":[{"index":0,"delta":{"data":"` + claudeRedacted + `"}}]}`,
+			`{"content_blocks":[{"index":0,"delta":{}}]}`,
+			`{` + claudeCall + `}`,
+		},
+		whole: `"content":"","content_blocks":[` + redacted + `]`,
+	}} {
+		field := tc.field
+		if field == "" {
+			field = "thinking_blocks"
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			ts := claudeRelay(t, tc.signed, func(m map[string]any) []map[string]any { return listOf(m, field) }, tc.deltas, tc.whole)
+			client := func() *tokenpace.Client { return tokenpace.NewClient(openaiClient(ts.URL, ts.Client())) }
+			r, err := tokenpace.NewRouter(client(), tokenpace.Policy{}, tokenpace.Route{Name: "litellm"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Run("streamed", func(t *testing.T) { streamedTurns(t, client().NewStreaming, 1, "Sunny in Paris.") })
+			t.Run("whole", func(t *testing.T) { wholeTurns(t, client(), "Sunny in Paris.") })
+			t.Run("router", func(t *testing.T) { streamedTurns(t, r.NewStreaming, 1, "Sunny in Paris.") })
+			t.Run("openai-go alone", func(t *testing.T) { refusedAlone(t, ts) })
+		})
+	}
 }

@@ -223,6 +223,11 @@ func chunkEvent(c *openai.ChatCompletionChunk, orig any) Event {
 			if _, ok := d.JSON.ExtraFields[reasoningContent]; ok || ReasoningPiece(d) != "" {
 				ev.Reasoning = true
 			}
+			if _, ok := d.JSON.ExtraFields[thinkingBlocks]; ok {
+				ev.Blocks = true
+			} else if _, ok := d.JSON.ExtraFields[contentBlocks]; ok {
+				ev.Blocks = true
+			}
 		}
 	}
 	return ev

@@ -191,6 +191,11 @@ type Event struct {
 	// Reasoning: the event's first choice carries a reasoning_content
 	// piece (see Reasoning).
 	Reasoning bool
+	// Blocks: the event's first choice carries thinking blocks as a relay
+	// of Claude streams them (thinking_blocks, content_blocks; see
+	// SignedBlocks), which may come with no reasoning beside them: LiteLLM
+	// streams a redacted block whole and alone.
+	Blocks bool
 	// Frame: the event's text is the whole answer so far of each choice
 	// it brings text to, a diffusion model's refinement step, replacing
 	// the text of the steps before it in its run, not text of another
