@@ -80,13 +80,22 @@ func claudeRelay(t *testing.T, signed []map[string]string, blocks func(m map[str
 	return ts
 }
 
-// startsWith reports whether blocks start with want, each block's
-// members as want's.
+// startsWith reports whether blocks start with want and with no other
+// thinking block: the run of thinking and redacted_thinking blocks at
+// their start is want's, each block's members exactly as want's, as
+// Claude checks the blocks it signed.
 func startsWith(blocks []map[string]any, want []map[string]string) bool {
-	if len(blocks) < len(want) {
+	n := 0
+	for n < len(blocks) && (blocks[n]["type"] == "thinking" || blocks[n]["type"] == "redacted_thinking") {
+		n++
+	}
+	if n != len(want) {
 		return false
 	}
 	for i, w := range want {
+		if len(blocks[i]) != len(w) {
+			return false
+		}
 		for k, v := range w {
 			if blocks[i][k] != v {
 				return false
@@ -273,4 +282,63 @@ func TestRedactedThinkingGivenBack(t *testing.T) {
 			t.Run("openai-go alone", func(t *testing.T) { refusedAlone(t, ts) })
 		})
 	}
+}
+
+// TestRedactedThinkingContinued is TestRedactedThinkingGivenBack under a
+// Router with Continue: LiteLLM's stream breaks after Claude's redacted
+// block and some text, and the continuation, asked with a user message
+// after the text so far, is a turn of its own that Claude begins with a
+// redacted block again and ends with the call. The next turn gives back
+// the continuation's block, the turn that made the call, as Claude wants
+// it: the continuation's stream, like any, begins its turn at a block
+// that comes before any reasoning.
+func TestRedactedThinkingContinued(t *testing.T) {
+	const continued = "Z2l2ZW4gYmFjayBhZnRlciBhIGNvbnRpbnVhdGlvbg"
+	chunk := func(w http.ResponseWriter, delta, finish string) {
+		fmt.Fprintf(w, "data: {\"id\":\"c-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"claude-sonnet-4-5\",\"choices\":[{\"index\":0,\"delta\":%s,\"finish_reason\":%s}]}\n\n", delta, finish)
+	}
+	redacted := func(data string) string {
+		b := `[{"type":"redacted_thinking","data":"` + data + `"}]`
+		return `{"thinking_blocks":` + b + `,"provider_specific_fields":{"thinking_blocks":` + b + `},"content":""}`
+	}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var raw struct {
+			Messages []map[string]any `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&raw); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		last := raw.Messages[len(raw.Messages)-1]
+		w.Header().Set("Content-Type", "text/event-stream")
+		switch {
+		case last["role"] == "tool":
+			if !startsWith(listOf(raw.Messages[len(raw.Messages)-2], "thinking_blocks"), []map[string]string{{"type": "redacted_thinking", "data": continued}}) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				fmt.Fprint(w, claudeRefusal)
+				return
+			}
+			chunk(w, `{"role":"assistant","content":"Sunny in Paris."}`, `"stop"`)
+			fmt.Fprint(w, "data: [DONE]\n\n")
+		case len(raw.Messages) > 1: // the continuation: a turn of its own
+			chunk(w, `{"role":"assistant","content":""}`, "null")
+			chunk(w, redacted(continued), "null")
+			chunk(w, `{"content":" the weather."}`, "null")
+			chunk(w, `{"content":"",`+claudeCall+`}`, "null")
+			chunk(w, `{}`, `"tool_calls"`)
+			fmt.Fprint(w, "data: [DONE]\n\n")
+		default: // cut after the redacted block and some text
+			chunk(w, `{"role":"assistant","content":""}`, "null")
+			chunk(w, redacted(claudeRedacted), "null")
+			chunk(w, `{"content":"Checking"}`, "null")
+		}
+	}))
+	t.Cleanup(ts.Close)
+	c := tokenpace.NewClient(openaiClient(ts.URL, ts.Client()))
+	r, err := tokenpace.NewRouter(c, tokenpace.Policy{Continue: true}, tokenpace.Route{Name: "litellm"}, tokenpace.Route{Name: "litellm-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamedTurns(t, r.NewStreaming, 1, "Sunny in Paris.")
 }
