@@ -114,3 +114,36 @@ func TestAISIXGuardStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenRouterStatus: OpenRouter's error object names its status by
+// its code, beside OpenRouter's metadata; a code without that metadata,
+// one that is no status, and the 401 and 402 of the account behind the
+// route give none.
+func TestOpenRouterStatus(t *testing.T) {
+	for _, tt := range []struct {
+		raw  string
+		want int
+	}{
+		{`{"message":"Provider returned error","code":400,"metadata":{"raw":"{\"error\":{\"message\":\"m\"}}","provider_name":"OpenAI"}}`, 400},
+		{`{"message":"This endpoint's maximum context length is 262000 tokens.","code":400,"metadata":{"provider_name":null}}`, 400},
+		{`{"message":"Provider returned error","code":502,"metadata":{"raw":"upstream connect error","provider_name":"Together"}}`, 502},
+		{`{"message":"Provider returned error","code":429,"metadata":{"raw":"m is temporarily rate-limited upstream.","provider_name":"BaseTen"}}`, 429},
+		{`{"code":502,"message":"Network connection lost.","metadata":{"error_type":"provider_unavailable"}}`, 502},
+		{`{"message":"Provider returned error","code":403,"metadata":{"raw":"{}","provider_name":"Google AI Studio"}}`, 403},
+		{`{"message":"m","code":401,"metadata":{"provider_name":"Anthropic","raw":"invalid x-api-key"}}`, 0},
+		{`{"message":"m","code":402,"metadata":{"provider_name":null}}`, 0},
+		{`{"code":502,"message":"Provider disconnected"}`, 0},
+		{`{"message":"m","code":400,"metadata":{"user_id":"u"}}`, 0},
+		{`{"message":"m","code":400,"metadata":{"error_type":7}}`, 0},
+		{`{"message":"m","code":"400","metadata":{"provider_name":"OpenAI"}}`, 0},
+		{`{"message":"m","code":400.5,"metadata":{"provider_name":"OpenAI"}}`, 0},
+		{`{"message":"m","code":200,"metadata":{"provider_name":"OpenAI"}}`, 0},
+		{`{"message":"m","code":1301,"metadata":{"provider_name":"Z.AI"}}`, 0},
+		{`"a message"`, 0},
+		{``, 0},
+	} {
+		if got := openRouterStatus(tt.raw); got != tt.want {
+			t.Errorf("openRouterStatus(%s) = %d, want %d", tt.raw, got, tt.want)
+		}
+	}
+}

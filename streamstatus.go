@@ -33,7 +33,7 @@ func streamedStatus(e *codec.ServerError, apiErr *openai.Error) int {
 	if rtpLLMError(e) {
 		return rtpLLMStatus(e) // its codes are its own numbers, never statuses
 	}
-	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), flatStatus(e.Flat), eventStatus(e), typeStatus(e.Type),
+	return cmp.Or(starletteStatus(apiErr), relayedStatus(e.Raw), openRouterStatus(e.Raw), flatStatus(e.Flat), eventStatus(e), typeStatus(e.Type),
 		namedStatus(e.Raw), llamaCppStatus(e.Raw), validationStatus(e.Raw, apiErr), ollamaStatus(e), miniMaxStatus(e), codeStatus(e),
 		mistralRsStatus(e.Raw, apiErr), faultTypeStatus(e.Raw), compressionStatus(apiErr), genieXStatus(e),
 		lmStudioStatus(e.Raw), lmStudioOverflowStatus(apiErr), bridgeFailureStatus(e), ragFlowStatus(e), xllmStatus(e), templateRefusalStatus(apiErr), gpt2GigaStatus(e.Raw), guardrailStatus(e.Raw), aisixGuardStatus(e.Raw), omniRouteStatus(e.Raw),
@@ -344,6 +344,39 @@ func relayedStatus(raw string) int {
 		return 0
 	}
 	return int(v.Num)
+}
+
+// openRouterStatus returns the status that raw, an error object a server
+// sent inside a stream, names as its code when it is OpenRouter's: a
+// whole number from 400 to 599 beside a metadata object of OpenRouter's
+// members (provider_name and raw, its provider's own error body, or
+// error_type, its canonical name of the error). OpenRouter's error.code
+// is the HTTP status the same error has before a stream
+// (openrouter.ai/docs/api/reference/errors-and-debugging); once the model
+// is processing, its status is 200 and the error a data event. Its
+// provider's refusal of the request arrives so: code 400, "Provider
+// returned error", OpenAI's invalid_request_error in metadata.raw
+// (ymichael/open-codex#5); with that status it counts as the request's,
+// not the route's (see excludedFromBreaker). Its 401 and 402 are the
+// account behind the route (a key refused, its credits spent), which every
+// request meets alike until mended: 0, so that a breaker counts them, as
+// flatStatus leaves OmniRoute's. 0 for any other error.
+func openRouterStatus(raw string) int {
+	if raw == "" {
+		return 0
+	}
+	r := gjson.GetMany(raw, "code", "metadata.provider_name", "metadata.raw", "metadata.error_type")
+	code := r[0]
+	if code.Type != gjson.Number || code.Num != float64(int(code.Num)) || code.Num < 400 || code.Num > 599 ||
+		!r[1].Exists() && !r[2].Exists() && r[3].Type != gjson.String {
+		return 0
+	}
+	switch s := int(code.Num); s {
+	case http.StatusUnauthorized, http.StatusPaymentRequired:
+		return 0
+	default:
+		return s
+	}
 }
 
 // flatStatus returns the status that flat, a Responses error event with
