@@ -62,3 +62,31 @@ func TestPolicyBlocked(t *testing.T) {
 		t.Error("policyBlocked(a plain error) = true, want false")
 	}
 }
+
+// TestPolicyBlockedLiteLLMGuardrail: LiteLLM's proxy writes a guardrail's
+// block mid-stream as an error object of type and param "None": with the
+// code "400" its guardrail exceptions carry since #27617, or "500" with
+// their words; its own failures, of a null type or with other words, and
+// another server's 400, are not a block.
+func TestPolicyBlockedLiteLLMGuardrail(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"message":"Content violates policy","type":"None","param":"None","code":"400"}`:                                                                                        true,
+		`{"message":"Blocked entity detected: US_SSN by Guardrail: presidio. This entity is not allowed to be used in this request.","type":"None","param":"None","code":"400"}`: true,
+		`{"message":"Guardrail raised an exception, Guardrail: judge, Message: off topic","type":"None","param":"None","code":"500"}`:                                            true,
+		`{"message":"Blocked by Prompt Security, Violations: Secrets","type":"None","param":"None","code":"500"}`:                                                                true,
+		`{"message":"litellm.APIConnectionError: list index out of range","type":"None","param":"None","code":"500"}`:                                                            false,
+		`{"message":"litellm.APIConnectionError: Connection lost mid-stream","type":null,"param":null,"code":"500"}`:                                                             false,
+		`{"message":"Blocked by Prompt Security","type":null,"param":null,"code":"500"}`:                                                                                         false,
+		`{"message":"Content violates policy","type":"BadRequestError","param":null,"code":400}`:                                                                                 false,
+		`{"message":"Content violates policy","type":"None","param":"None","code":400}`:                                                                                          false,
+		`{"message":"Content violates policy","type":"None","param":"None","code":"429"}`:                                                                                        false,
+	} {
+		var object openai.Error
+		if err := object.UnmarshalJSON([]byte(raw)); err != nil {
+			t.Fatal(err)
+		}
+		if got := policyBlocked(&StreamError{Kind: KindErrorEvent, Err: &object}); got != want {
+			t.Errorf("policyBlocked(the error object %s) = %v, want %v", raw, got, want)
+		}
+	}
+}

@@ -139,7 +139,8 @@ func omniRouteStatus(raw string) int {
 // nemoguardrails/server/api.py, _format_streaming_response); it names no
 // status, and a rail that failed to run is of another type and code.
 // A platform that writes its failures as a status of its own names the
-// block by a number (see reviewBlockCodes).
+// block by a number (see reviewBlockCodes); LiteLLM's proxy, by an error
+// of no OpenAI type (see liteLLMGuardrailBlocked).
 // A Router never carries such an answer on at another route: the
 // continuation would write what the policy withheld from the caller.
 func policyBlocked(err error) bool {
@@ -149,7 +150,7 @@ func policyBlocked(err error) bool {
 		return false
 	}
 	return ae.Type == "guardrail_blocked" && ae.Code == "guardrail_intervention" || policyBlockCodes[ae.Type] || policyBlockCodes[ae.Code] ||
-		reviewBlocked(ae)
+		reviewBlocked(ae) || liteLLMGuardrailBlocked(ae)
 }
 
 // reviewBlocked reports whether ae is a platform's own failure naming its
