@@ -187,7 +187,9 @@ var errNotSent = errors.New("tokenpace: request not sent")
 // counts, but Chutes' refusal of one prompt sent thousands of times (see
 // wire.PromptSpam): its other prompts are served. A content policy's
 // block of one answer inside its stream (see policyBlocked) is that
-// answer's verdict, whatever status it carries: the route answered.
+// answer's verdict, whatever status it carries: the route answered. A
+// guardrail of LiteLLM's that broke its protocol (see
+// liteLLMGuardrailFailed) counts, whatever its 400 says.
 func excludedFromBreaker(err error) bool {
 	if policyBlocked(err) || isPanic(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, ErrStreamClosed) || errors.Is(err, errNotSent) || errors.Is(err, errHedgeLost) ||
@@ -198,6 +200,9 @@ func excludedFromBreaker(err error) bool {
 	}
 	var ae *openai.Error
 	if errors.As(err, &ae) {
+		if liteLLMGuardrailFailed(ae) {
+			return false // a guardrail that broke its protocol: the gateway's failure
+		}
 		s := ae.StatusCode
 		if s == http.StatusTooManyRequests && wire.PromptSpam(ae.Message) {
 			return true // one prompt refused, not the route

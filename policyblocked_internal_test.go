@@ -66,7 +66,9 @@ func TestPolicyBlocked(t *testing.T) {
 // TestPolicyBlockedLiteLLMGuardrail: LiteLLM's proxy writes a guardrail's
 // block mid-stream as an error object of type and param "None": with the
 // code "400" its guardrail exceptions carry since #27617, or "500" with
-// their words; its own failures, of a null type or with other words, and
+// their words; since #39521, of the type its status stands for and param
+// null, told by a guardrail's words. Its own failures, of a null type or
+// with other words, a guardrail that broke the action protocol, and
 // another server's 400, are not a block.
 func TestPolicyBlockedLiteLLMGuardrail(t *testing.T) {
 	for raw, want := range map[string]bool{
@@ -80,6 +82,14 @@ func TestPolicyBlockedLiteLLMGuardrail(t *testing.T) {
 		`{"message":"Content violates policy","type":"BadRequestError","param":null,"code":400}`:                                                                                 false,
 		`{"message":"Content violates policy","type":"None","param":"None","code":400}`:                                                                                          false,
 		`{"message":"Content violates policy","type":"None","param":"None","code":"429"}`:                                                                                        false,
+		`{"message":"Blocked by Prompt Security, Violations: harmful_content","type":"invalid_request_error","param":null,"code":"400"}`:                                         true,
+		`{"message":"Content violates policy","type":"invalid_request_error","param":null,"code":"400"}`:                                                                         true,
+		`{"message":"Blocked by Prompt Security, Violations: pii_leakage","type":"internal_server_error","param":null,"code":"500"}`:                                             true,
+		`{"message":"litellm.BadRequestError: OpenAIException - context_length_exceeded","type":"invalid_request_error","param":null,"code":"400"}`:                              false,
+		`{"message":"litellm.APIConnectionError: Connection lost mid-stream","type":"internal_server_error","param":null,"code":"500"}`:                                          false,
+		`{"message":"Blocked by Prompt Security","type":"invalid_request_error","param":null,"code":400}`:                                                                        false,
+		`{"message":"guardrail returned WAIT at end of stream (action protocol violation)","type":"None","param":"None","code":"400"}`:                                           false,
+		`{"message":"guardrail attempted to retract already-emitted content (cursor=25, returned len=8) — action protocol violation","type":"None","param":"None","code":"400"}`: false,
 	} {
 		var object openai.Error
 		if err := object.UnmarshalJSON([]byte(raw)); err != nil {
