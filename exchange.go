@@ -351,8 +351,9 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 }
 
 // shape returns req as server takes it: what the client gave back to it
-// restored (see wire.CallExtras), what the client added and the server
-// refuses dropped, its tools filled in (see wire.BareTools) or the
+// restored (see wire.CallExtras), Gemini's sentinel on the calls of the
+// current turn that no model signed for it (see wire.SkipUnsigned), what
+// the client added and the server refuses dropped, its tools filled in (see wire.BareTools) or the
 // request sent whole (see wire.StreamedTools) where the server needs it;
 // the fields it may go without if the server refuses one (those the
 // client added that it keeps, and the caller's max_completion_tokens
@@ -360,10 +361,22 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 // a stream (see wire.Unstreamed).
 func (x *exchange) shape(req *http.Request, server string) (_ *http.Request, added []string, whole bool) {
 	refuses := func(field string) bool { return x.declined.Refuses(req, field) }
-	if x.extras.Holds(server) {
+	to := wire.Origin{Server: server, Model: x.model()}
+	skip := ""           // the field in which the server takes Gemini's sentinel (see wire.SkipField)
+	if x.extras != nil { // a chat request
+		skip = wire.SkipField(server, to.Model, x.extras.Signs(server))
+	}
+	if skip != "" && refuses(skip) {
+		skip = ""
+	}
+	if x.extras.Holds(server) || skip != "" {
 		req = rewrite(req, func(body []byte) []byte {
-			out, given := x.extras.Restore(wire.Origin{Server: server, Model: x.model()}, body, refuses)
+			out, given := x.extras.Restore(to, body, refuses)
 			added = append(added, given...)
+			out, skipped := wire.SkipUnsigned(out, skip)
+			if skipped && !slices.Contains(added, skip) {
+				added = append(added, skip)
+			}
 			return out
 		})
 	}

@@ -62,6 +62,7 @@ type CallExtras struct {
 	head    int
 	bytes   int
 	servers map[string]int // values kept per server
+	signs   map[string]int // calls' extra_content kept per server (see Signs)
 }
 
 type callKey struct{ server, model, id, field string }
@@ -164,7 +165,7 @@ func (c *CallExtras) keep(o Origin, id, field, raw string, shared bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m, c.servers = make(map[callKey]string), make(map[string]int)
+		c.m, c.servers, c.signs = make(map[callKey]string), make(map[string]int), make(map[string]int)
 	}
 	k := o.key(id, field)
 	if old, ok := c.m[k]; ok {
@@ -177,6 +178,9 @@ func (c *CallExtras) keep(o Origin, id, field, raw string, shared bool) {
 		c.m[k] = raw
 		c.bytes += len(raw)
 		c.servers[o.Server]++
+		if field == ExtraContent {
+			c.signs[o.Server]++
+		}
 		c.order = append(c.order, k)
 	}
 	for len(c.m) > maxExtras || c.bytes > maxExtrasBytes {
@@ -198,6 +202,11 @@ func (c *CallExtras) evictOldest() {
 	if c.servers[k.server]--; c.servers[k.server] == 0 {
 		delete(c.servers, k.server)
 	}
+	if k.field == ExtraContent {
+		if c.signs[k.server]--; c.signs[k.server] == 0 {
+			delete(c.signs, k.server)
+		}
+	}
 }
 
 // Holds reports whether any call of server is kept: only then can Restore
@@ -209,6 +218,18 @@ func (c *CallExtras) Holds(server string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.servers[server] > 0
+}
+
+// Signs reports whether server sent a tool call's extra_content that is
+// kept: a server that signs calls as Gemini's OpenAI endpoint does (a
+// gateway relaying it), and so reads the field back (see SkipField).
+func (c *CallExtras) Signs(server string) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.signs[server] > 0
 }
 
 // Restore returns body, a chat request to o, with what was kept
@@ -247,11 +268,22 @@ func (c *CallExtras) Restore(o Origin, body []byte, skip func(field string) bool
 			fields = append(fields, in.field)
 		}
 	}
+	out, ok := insert(body, ins)
+	if !ok {
+		return body, nil
+	}
+	return out, fields
+}
+
+// insert returns body with each of ins written into it, and false, with
+// body as it is, when an offset does not point just past an object's
+// opening brace.
+func insert(body []byte, ins []insertion) ([]byte, bool) {
 	slices.SortFunc(ins, func(a, b insertion) int { return a.at - b.at })
 	n := len(body)
 	for _, in := range ins {
 		if in.at <= 0 || in.at > len(body) || body[in.at-1] != '{' {
-			return body, nil // the offsets do not point where they should: leave it
+			return body, false // the offsets do not point where they should: leave it
 		}
 		n += len(in.text)
 	}
@@ -261,7 +293,7 @@ func (c *CallExtras) Restore(o Origin, body []byte, skip func(field string) bool
 		out = append(append(out, body[prev:in.at]...), in.text...)
 		prev = in.at
 	}
-	return append(out, body[prev:]...), fields
+	return append(out, body[prev:]...), true
 }
 
 // insertion is text to write into a body at offset at: a member named
