@@ -362,8 +362,8 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 func (x *exchange) shape(req *http.Request, server string) (_ *http.Request, added []string, whole bool) {
 	refuses := func(field string) bool { return x.declined.Refuses(req, field) }
 	to := wire.Origin{Server: server, Model: x.model()}
-	skip := ""           // the field in which the server takes Gemini's sentinel (see wire.SkipField)
-	if x.extras != nil { // a chat request
+	skip := "" // the field in which the server takes Gemini's sentinel (see wire.SkipField)
+	if x.extras != nil {
 		skip = wire.SkipField(server, to.Model, x.extras.Signs(server))
 	}
 	if skip != "" && refuses(skip) {
