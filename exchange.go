@@ -353,12 +353,13 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 // shape returns req as server takes it: what the client gave back to it
 // restored (see wire.CallExtras), Gemini's sentinel on the calls of the
 // current turn that no model signed for it (see wire.SkipUnsigned), what
-// the client added and the server refuses dropped, its tools filled in (see wire.BareTools) or the
-// request sent whole (see wire.StreamedTools) where the server needs it;
-// the fields it may go without if the server refuses one (those the
-// client added that it keeps, and the caller's max_completion_tokens
-// beside the max_tokens the client added); and whether it goes whole for
-// a stream (see wire.Unstreamed).
+// the client added and the server refuses dropped, its tools filled in
+// (see wire.BareTools) or the request sent whole (see
+// wire.StreamedTools) where the server needs it; the fields it may go
+// without if the server refuses one (those the client added that it
+// keeps, the sentinel apart from its field: see wire.SkipRefusal, and
+// the caller's max_completion_tokens beside the max_tokens the client
+// added); and whether it goes whole for a stream (see wire.Unstreamed).
 func (x *exchange) shape(req *http.Request, server string) (_ *http.Request, added []string, whole bool) {
 	refuses := func(field string) bool { return x.declined.Refuses(req, field) }
 	to := wire.Origin{Server: server, Model: x.model()}
@@ -366,17 +367,19 @@ func (x *exchange) shape(req *http.Request, server string) (_ *http.Request, add
 	if x.extras != nil {
 		skip = wire.SkipField(server, to.Model, x.extras.Signs(server))
 	}
-	if skip != "" && refuses(skip) {
+	if skip != "" && (refuses(skip) || refuses(wire.SkipRefusal(skip))) {
 		skip = ""
 	}
 	if x.extras.Holds(server) || skip != "" {
 		req = rewrite(req, func(body []byte) []byte {
 			out, given := x.extras.Restore(to, body, refuses)
-			added = append(added, given...)
 			out, skipped := wire.SkipUnsigned(out, skip)
-			if skipped && !slices.Contains(added, skip) {
-				added = append(added, skip)
+			if skipped {
+				// First, so that a refusal naming the field is blamed
+				// on the sentinel before what the server sent.
+				added = append(added, wire.SkipRefusal(skip))
 			}
+			added = append(added, given...)
 			return out
 		})
 	}

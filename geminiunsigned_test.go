@@ -27,8 +27,16 @@ import (
 // signature." for another model's); earlier turns are not checked. A
 // model in fail is overloaded (503); a model not named gemini answers
 // unsigned calls and checks nothing, as another vendor's would.
+//
+// A turn makes steps steps of calls (one if 0) before it answers. With
+// vertex, the signature goes in extra_content.vertex, as this package's
+// notes have Vertex AI write it, and any other member of extra_content
+// is refused as Google's APIs refuse a field their schema does not know:
+// 400 "Invalid JSON payload received. Unknown name … Cannot find field."
 type geminiModels struct {
-	fail map[string]bool
+	fail   map[string]bool
+	steps  int
+	vertex bool
 
 	mu   sync.Mutex
 	seen []string // each request: its model and the signatures it gave ("-" for none)
@@ -53,10 +61,8 @@ func (g *geminiModels) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Messages []struct {
 			Role      string `json:"role"`
 			ToolCalls []struct {
-				Extra struct {
-					Google struct {
-						Sig *string `json:"thought_signature"`
-					} `json:"google"`
+				Extra map[string]struct {
+					Sig *string `json:"thought_signature"`
 				} `json:"extra_content"`
 			} `json:"tool_calls"`
 		} `json:"messages"`
@@ -65,17 +71,30 @@ func (g *geminiModels) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	space := "google"
+	if g.vertex {
+		space = "vertex"
+	}
 	var sigs []string
-	refusal := ""
-	called := false
+	refusal, unknown := "", "" // the validation's refusal; the schema's, which comes first
+	steps := 0                 // the current turn's steps of calls so far
 	current := false
 	for i := len(req.Messages) - 1; i >= 0; i-- {
 		current = current || req.Messages[i].Role == "user"
 		if len(req.Messages[i].ToolCalls) == 0 {
 			continue
 		}
-		called = true
-		sig := req.Messages[i].ToolCalls[0].Extra.Google.Sig
+		for j, c := range req.Messages[i].ToolCalls {
+			for name := range c.Extra {
+				if name != space {
+					unknown = fmt.Sprintf("Invalid JSON payload received. Unknown name %q at 'messages[%d].tool_calls[%d].extra_content': Cannot find field.", name, i, j)
+				}
+			}
+		}
+		if !current {
+			steps++
+		}
+		sig := req.Messages[i].ToolCalls[0].Extra[space].Sig
 		switch {
 		case sig == nil:
 			sigs = append(sigs, "-")
@@ -92,6 +111,9 @@ func (g *geminiModels) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			refusal = "Corrupted thought signature."
 		}
 	}
+	if unknown != "" {
+		refusal = unknown
+	}
 	g.mu.Lock()
 	g.seen = append(g.seen, req.Model+" "+strings.Join(sigs, ","))
 	g.mu.Unlock()
@@ -107,12 +129,12 @@ func (g *geminiModels) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	delta := `"content":"Sunny in Paris."`
-	if !called {
+	if steps < max(g.steps, 1) {
 		extra := ""
 		if strings.Contains(req.Model, "gemini") {
-			extra = `"extra_content":{"google":{"thought_signature":"` + signatureOf(req.Model) + `"}},`
+			extra = `"extra_content":{"` + space + `":{"thought_signature":"` + signatureOf(req.Model) + `"}},`
 		}
-		delta = `"tool_calls":[{` + extra + `"function":{"arguments":"{\"city\":\"Paris\"}","name":"get_weather"},"id":"call_` + req.Model + `","type":"function"}]`
+		delta = `"tool_calls":[{` + extra + `"function":{"arguments":"{\"city\":\"Paris\"}","name":"get_weather"},"id":"call_` + req.Model + fmt.Sprint(steps) + `","type":"function"}]`
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	fmt.Fprintf(w, "data: {\"id\":\"gm-1\",\"object\":\"chat.completion.chunk\",\"created\":1775000000,\"model\":%q,\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",%s},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n", req.Model, delta)
@@ -212,7 +234,8 @@ func TestGeminiUnsignedRouterFallback(t *testing.T) {
 // caller asks gemini-3-pro for the turn after gemini-3-flash's call: pro
 // is sent the sentinel, not flash's signature (which it would refuse,
 // "Corrupted thought signature."), and answers; the same turn asked of
-// flash gets flash's own signature back, not the sentinel.
+// flash gets flash's own signature back, not the sentinel; a whole
+// (non-streamed) request to pro gets the sentinel as a stream does.
 func TestGeminiUnsignedClientModels(t *testing.T) {
 	g := &geminiModels{}
 	c := tokenpace.NewClient(g.serveAs(t, googleBase))
@@ -222,6 +245,12 @@ func TestGeminiUnsignedClientModels(t *testing.T) {
 	checkRequests(t, g, "second turn to pro", "gemini-3.1-pro-preview "+skipSignature)
 	secondTurn(t, c.NewStreaming, "gemini-3-flash-preview", msg)
 	checkRequests(t, g, "second turn to flash", "gemini-3-flash-preview "+signatureOf("gemini-3-flash-preview"))
+
+	res, err := c.New(context.Background(), weatherTurn("gemini-3.1-pro-preview", &msg))
+	if err != nil || res.Choices[0].Message.Content != "Sunny in Paris." {
+		t.Fatalf("second turn to pro, whole: %v, %v; want the answer", res, err)
+	}
+	checkRequests(t, g, "second turn to pro, whole", "gemini-3.1-pro-preview "+skipSignature)
 }
 
 // TestGeminiUnsignedAfterClaude checks a Router of a Claude route and a
@@ -254,4 +283,72 @@ func TestGeminiUnsignedAfterClaude(t *testing.T) {
 	s := old.NewStreaming(context.Background(), weatherTurn("gemini-2.5-flash", &msg))
 	drain(t, s, 0)
 	checkRequests(t, gemini, "the turn asked of gemini-2.5-flash", "gemini-2.5-flash -")
+}
+
+// TestGeminiUnsignedOwnSignatureWins checks one turn of three steps on
+// the Gemini API, asked of gemini-3.1-pro, then gemini-3-flash, then pro
+// again (a caller switching models, or a Router falling back and back):
+// pro makes the first call, flash the second; flash is sent the sentinel
+// on pro's call, and pro, on the third step, its own signature on its
+// call and the sentinel on flash's, never the sentinel in place of a
+// signature of its own, nor flash's.
+func TestGeminiUnsignedOwnSignatureWins(t *testing.T) {
+	const pro, flash = "gemini-3.1-pro-preview", "gemini-3-flash-preview"
+	g := &geminiModels{steps: 2}
+	c := tokenpace.NewClient(g.serveAs(t, googleBase))
+	first := firstCall(t, c.NewStreaming, pro)
+	checkRequests(t, g, "step 1, pro", pro+" ")
+
+	p := weatherTurn(flash, &first)
+	s := c.NewStreaming(context.Background(), p)
+	drain(t, s, 0)
+	second := s.Accumulated().Choices[0].Message
+	if err := s.Err(); err != nil || len(second.ToolCalls) != 1 {
+		t.Fatalf("step 2, flash: %d calls, Err() = %v, want one call", len(second.ToolCalls), err)
+	}
+	checkRequests(t, g, "step 2, flash", flash+" "+skipSignature)
+
+	p.Model = pro
+	p.Messages = append(p.Messages, second.ToParam(), openai.ToolMessage("sunny", second.ToolCalls[0].ID))
+	s = c.NewStreaming(context.Background(), p)
+	drain(t, s, 0)
+	if err := s.Err(); err != nil || s.Text() != "Sunny in Paris." {
+		t.Fatalf("step 3, pro: Text() = %q, Err() = %v, want the answer", s.Text(), err)
+	}
+	// Newest first: flash's call, then pro's.
+	checkRequests(t, g, "step 3, pro", pro+" "+skipSignature+","+signatureOf(pro))
+}
+
+// TestGeminiUnsignedSentinelRefused checks a server that refuses the
+// sentinel where the client puts it, though it reads its own signatures
+// in the same field: a Gemini 3 endpoint that signs in
+// extra_content.vertex and refuses extra_content.google as a member its
+// schema does not know, naming extra_content. The request is sent again
+// without the sentinel, and what is learnt is that the server refuses
+// the sentinel, not the field: the turn asked of the model that made the
+// call still gets its own signature back, and is answered. Before, the
+// refusal was learnt as one of extra_content, and no signature went back
+// to that server again: every later turn of a tool call was refused,
+// 400.
+func TestGeminiUnsignedSentinelRefused(t *testing.T) {
+	const pro, flash = "gemini-3.1-pro-preview", "gemini-3-flash-preview"
+	g := &geminiModels{vertex: true}
+	c := tokenpace.NewClient(g.serveAs(t, "http://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/us-central1/endpoints/openapi"))
+	msg := firstCall(t, c.NewStreaming, flash)
+	checkRequests(t, g, "first turn", flash+" ")
+
+	s := c.NewStreaming(context.Background(), weatherTurn(pro, &msg))
+	drain(t, s, 0)
+	checkKind(t, s.Err(), tokenpace.KindRequest)
+	if n := len(s.Timing().HTTP); n != 2 {
+		t.Errorf("second turn to pro: %d HTTP requests, want 2 (the sentinel refused, then the request as the caller wrote it)", n)
+	}
+	checkRequests(t, g, "second turn to pro", pro+" -", pro+" -")
+
+	secondTurn(t, c.NewStreaming, flash, msg)
+	checkRequests(t, g, "second turn to flash", flash+" "+signatureOf(flash))
+
+	s = c.NewStreaming(context.Background(), weatherTurn(pro, &msg))
+	drain(t, s, 0)
+	checkRequests(t, g, "second turn to pro again: no sentinel", pro+" -")
 }

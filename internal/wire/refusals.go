@@ -125,7 +125,11 @@ func RefusedField(res *http.Response, fields []string) string {
 // forbids it (see forbidsField): one that names it for its value (too
 // large) may come from a server that reads it alone, which would lose the
 // caller's limit with it.
+//
+// A field written name=value (see SkipRefusal) is refused by an error
+// that names name.
 func refuses(body []byte, field string) bool {
+	field, _, _ = strings.Cut(field, "=")
 	n := bytes.Count(body, []byte(field))
 	if field == MaxCompletionTokens && !forbidsField(body) {
 		return false

@@ -34,6 +34,16 @@ import (
 // the model did not make: Gemini 3 skips its check.
 const SkipSignature = "skip_thought_signature_validator"
 
+// SkipRefusal names, among the fields the client added to a request (see
+// RefusedField), the sentinel given in field: a refusal that names field
+// is then learnt as the sentinel's alone, and the server keeps getting
+// back in field what it sent. A server whose schema knows the field but
+// not the sentinel's place in it (Google's APIs answer 400 "Invalid JSON
+// payload received. Unknown name … Cannot find field." for a member they
+// do not know) would otherwise be learnt as refusing the field, and no
+// signature of its own would go back to it from then on.
+func SkipRefusal(field string) string { return field + "=" + SkipSignature }
+
 // SkipField returns the field in which a chat request to model at server
 // ("host:port") takes SkipSignature for a call no model signed:
 // ExtraContent on the Gemini API's and Vertex AI's OpenAI-compatible

@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -117,5 +119,30 @@ func TestCallExtrasSigns(t *testing.T) {
 	}
 	if c.Signs("gw:443") {
 		t.Errorf("Signs after its value was evicted = true, want false")
+	}
+}
+
+// TestSkipRefusal checks that a refusal naming the field the sentinel
+// went in is blamed on the sentinel when the request carried it, before
+// what the server sent in the same field, so that the server is not
+// learnt as refusing its own signatures; and that the name does not
+// otherwise match the sentinel's value.
+func TestSkipRefusal(t *testing.T) {
+	for _, tc := range []struct {
+		body   string
+		fields []string
+		want   string
+	}{
+		{`[{"error":{"code":400,"message":"Invalid JSON payload received. Unknown name \"google\" at 'messages[1].tool_calls[0].extra_content': Cannot find field.","status":"INVALID_ARGUMENT"}}]`,
+			[]string{SkipRefusal(ExtraContent), ExtraContent}, SkipRefusal(ExtraContent)},
+		{`{"error":{"message":"Unrecognized request argument supplied: reasoning_details"}}`,
+			[]string{SkipRefusal(ReasoningDetails), ReasoningDetails}, SkipRefusal(ReasoningDetails)},
+		{`[{"error":{"code":400,"message":"Function call is missing a thought_signature in functionCall parts.","status":"INVALID_ARGUMENT"}}]`,
+			[]string{SkipRefusal(ExtraContent)}, ""},
+	} {
+		res := &http.Response{StatusCode: http.StatusBadRequest, Body: io.NopCloser(strings.NewReader(tc.body))}
+		if got := RefusedField(res, tc.fields); got != tc.want {
+			t.Errorf("RefusedField(%s, %q) = %q, want %q", tc.body, tc.fields, got, tc.want)
+		}
 	}
 }
