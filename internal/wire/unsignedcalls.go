@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -93,7 +94,7 @@ func gemini3(model string) bool {
 // as Gemini signs the first of parallel calls. It reports whether it gave
 // any; a body it cannot read as a chat request is returned as it is.
 func SkipUnsigned(body []byte, field string) ([]byte, bool) {
-	if field == "" || !strings.Contains(string(body), `"tool_calls"`) {
+	if field == "" || !bytes.Contains(body, []byte(`"tool_calls"`)) {
 		return body, false
 	}
 	msgs := gjson.GetBytes(body, "messages")

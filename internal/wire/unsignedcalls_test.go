@@ -146,3 +146,13 @@ func TestSkipRefusal(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipUnsignedNoCopy checks that a Gemini 3 request without tool
+// calls is passed on without a copy of its body: the look for calls
+// reads the body in place.
+func TestSkipUnsignedNoCopy(t *testing.T) {
+	body := []byte(`{"model":"gemini-3-pro-preview","messages":[{"role":"user","content":"` + strings.Repeat("x", 1<<16) + `"}]}`)
+	if n := testing.AllocsPerRun(10, func() { SkipUnsigned(body, ExtraContent) }); n != 0 {
+		t.Errorf("SkipUnsigned of a 64 KiB body without calls: %v allocations, want 0", n)
+	}
+}
