@@ -90,7 +90,9 @@ func ErrorBody(res *http.Response) ([]byte, error) {
 // body that is not JSON, or whose "error" is neither an object nor a
 // string, which openai-go would not decode, losing the status (cut is
 // then empty). One line of text, which openai-go would report with no
-// message, is the message of an error object of its own (see textLine). A body that says its error in a shape of its own (see
+// message, is the message of an error object of its own (see textLine);
+// so is the message of a web page or of lines of text (see pageMessage),
+// whose message openai-go would leave empty. A body that says its error in a shape of its own (see
 // errorOfOwnShape) becomes an error object of its message, name and code. A body that is an array whose first item holds the error
 // object, as Gemini's OpenAI endpoint sends its errors
 // ([{"error":{"code":400,"message":…,"status":"INVALID_ARGUMENT"}}]:
@@ -123,14 +125,22 @@ func BoundErrorBody(res *http.Response) (cut string) {
 		if msg, name, code, ok := errorOfOwnShape(head); ok {
 			// A relay's own shape around an upstream's body put as text
 			// into its message: Open WebUI's "detail" holding Ollama's
-			// error object, whose message is llama-server's JSON.
+			// error object, whose message is llama-server's JSON, or
+			// an upstream's web page.
+			if page, ok := pageMessage([]byte(msg)); ok && isPage(bytes.TrimSpace([]byte(msg))) {
+				msg = page
+			}
 			body := bodyInMessage(errorObject(msg, name, code))
 			res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 			res.Header.Set("Content-Type", "application/json")
 			return ""
 		}
-		if msg, ok := textLine(head); ok {
-			body := errorObject(msg, "", "")
+		msg, ok := textLine(head)
+		if ok && isPage(bytes.TrimSpace(head)) || !ok {
+			msg, ok = pageMessage(head)
+		}
+		if ok {
+			body := errorObject(hideSecrets(msg), "", "")
 			res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 			res.Header.Set("Content-Type", "application/json")
 			return ""
