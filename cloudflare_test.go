@@ -74,11 +74,11 @@ func TestCloudflareUpstreamFailure(t *testing.T) {
 // TestCloudflareOriginTimeoutCounted: Cloudflare's 524, its HTML error
 // page for an origin silent past the proxy's read timeout, is the
 // route's failure: sent again (three requests a call) and counted by a
-// breaker, with no message read from the page.
+// breaker, the page's title its message.
 func TestCloudflareOriginTimeoutCounted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fx := fixture(t, "cloudflare-524-origin-timeout-html")
 		wantSentAndCounted(t, func(w http.ResponseWriter, r *http.Request, _ []byte) { replay(fx.recording)(w, r) },
-			"http://replay.invalid/v1/", "/v1/chat/completions", fx.Request.Body.Model, 524, "", 3, true)
+			"http://replay.invalid/v1/", "/v1/chat/completions", fx.Request.Body.Model, 524, "llm.example.com | 524: A timeout occurred", 3, true)
 	})
 }
