@@ -198,29 +198,3 @@ func asciiLower(s string) string {
 	}
 	return string(b)
 }
-
-// keyPrefixes are how keys begin: OpenAI's and Anthropic's (sk-ant-),
-// Google's, Hugging Face's.
-var keyPrefixes = [...]string{"sk-", "AIza", "hf_"}
-
-// hideSecrets returns msg, one line, with what may be a secret hidden: the
-// query of a URL (everything after "?" in a word that has "=", as a page
-// that repeats the request's URL shows ?key=…), a word that begins as a
-// key does, and the word after "Bearer", each "[hidden]".
-func hideSecrets(msg string) string {
-	words := strings.Split(msg, " ")
-	for i, w := range words {
-		if q := strings.IndexByte(w, '?'); q >= 0 && strings.Contains(w[q:], "=") {
-			words[i] = w[:q+1] + "[hidden]"
-		}
-		for _, p := range keyPrefixes {
-			if strings.HasPrefix(w, p) && len(w) >= len(p)+16 {
-				words[i] = "[hidden]"
-			}
-		}
-		if i > 0 && strings.EqualFold(words[i-1], "Bearer") {
-			words[i] = "[hidden]"
-		}
-	}
-	return strings.Join(words, " ")
-}

@@ -27,7 +27,7 @@ func TestPageMessage(t *testing.T) {
 		{"no title, no h1: the first line of text, scripts and styles left out", "<html><head><style>body{color:red}</style><script>alert('x')</script></head><body><div>\n</div><p>There was an error &amp; we are on it.</p><p>Second</p></body></html>", "There was an error & we are on it.", true},
 		{"a one-line page", "<html>502 Bad Gateway from proxy</html>", "502 Bad Gateway from proxy", true},
 		{"the request URL with its key", "<html><body><p>The requested URL <code>/v1beta/openai/chat/completions?key=AIzaSyA1234567890abcdefghijklmnop</code> was not found on this server.</p></body></html>", "The requested URL /v1beta/openai/chat/completions?[hidden] was not found on this server.", true},
-		{"a key and a bearer token in text", "invalid key sk-proj-abcdefghijklmnopqrstuvwxyz for Bearer abc.def\n", "invalid key [hidden] for Bearer [hidden]", true},
+		{"a key and a bearer token in text", "invalid key sk-proj-abcdefghijklmnopqrstuvwxyz for Bearer abc123.def456\n", "invalid key [hidden] for Bearer [hidden]", true},
 		{"Vercel's lines", "An error occurred with your deployment\n\nFUNCTION_INVOCATION_TIMEOUT\n\nfra1::46n92-1753107905195-02e151215b22\n", "An error occurred with your deployment FUNCTION_INVOCATION_TIMEOUT fra1::46n92-1753107905195-02e151215b22", true},
 		{"a long title, cut on a rune", "<title>" + long + "</title>", long[:maxPageMessage] + "…", true},
 		{"a title that never closes: the text", "<html><title>Broken", "Broken", true},
