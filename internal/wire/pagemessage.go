@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"cmp"
 	"html"
 	"strings"
 	"unicode"
@@ -17,9 +18,9 @@ const maxPageMessage = 256
 // page or lines of text rather than JSON, which openai-go reports with no
 // message at all (its Error says the status alone): a proxy's or a CDN's
 // own page, or a relay that passes an upstream's page on as text. For an
-// HTML page it is the page's <title>, else its first <h1>, else its first
-// line of text outside scripts and styles; for text, its lines joined
-// by spaces. Tags are stripped, entities decoded and runs of white
+// HTML page it is the page's <title>, else its first <h1>, else its lines
+// of text outside scripts and styles (see pageWords); for text, its lines
+// joined by spaces. Tags are stripped, entities decoded and runs of white
 // space made one space; the message is cut to 256 bytes, and a
 // query string or a key the page repeats is hidden (see hideSecrets).
 //
@@ -70,22 +71,45 @@ func isPage(t []byte) bool {
 }
 
 // pageWords returns the words of page: its title, else its first h1,
-// else its first line of text outside scripts and styles.
+// else its lines of text outside scripts and styles, joined; a title or
+// an h1 that says no more than that there was an error (see generic) is
+// passed over, and so is such a line.
 func pageWords(page string) string {
 	lower := asciiLower(page)
+	first := "" // a generic title or h1, if nothing else
 	for _, tag := range [...]string{"title", "h1"} {
 		if inner, ok := element(page, lower, tag); ok {
-			if w := oneLine(text(inner)); w != "" {
+			w := oneLine(text(inner))
+			if w != "" && !generic(w) {
 				return w
+			}
+			first = cmp.Or(first, w)
+		}
+	}
+	var words []string
+	n := 0
+	for line := range strings.SplitSeq(text(page), "\n") {
+		if w := oneLine(line); w != "" && !generic(w) {
+			words = append(words, w)
+			if n += len(w) + 1; n > maxPageMessage {
+				break // the message is cut there (see pageMessage)
 			}
 		}
 	}
-	for _, line := range strings.Split(text(page), "\n") {
-		if w := oneLine(line); w != "" {
-			return w
-		}
+	if len(words) == 0 {
+		return first
 	}
-	return ""
+	return strings.Join(words, " ")
+}
+
+// generic reports whether w, a page's title, heading or line, says no
+// more than that there was an error: Express's page, whose title is
+// "Error" and whose words are in a <pre> ("Cannot POST /v1/chat/completions";
+// pillarjs/finalhandler, createHtmlDocument), and the page of Python's
+// http.server, whose title and h1 are "Error response" and whose words
+// are in paragraphs (Lib/http/server.py, DEFAULT_ERROR_MESSAGE).
+func generic(w string) bool {
+	return strings.EqualFold(w, "Error") || strings.EqualFold(w, "Error response")
 }
 
 // element returns the inside of the first element named tag in page,

@@ -10,7 +10,7 @@ import (
 )
 
 // TestPageMessage: a web page gives its title, else its h1, else its
-// first line of text; lines of text give their words on one line; a
+// lines of text (a title or h1 that says only "Error" passed over); lines of text give their words on one line; a
 // secret the page repeats is hidden; the message is bounded whatever the
 // page; JSON, an event stream's lines and binary give none.
 func TestPageMessage(t *testing.T) {
@@ -24,7 +24,11 @@ func TestPageMessage(t *testing.T) {
 		{"Google's front end", "<!DOCTYPE html>\n<html lang=en>\n  <meta charset=utf-8>\n  <title>Error 502 (Server Error)!!1</title>\n  <style>*{margin:0}</style>\n  <p><b>502.</b> <ins>That&#8217;s an error.</ins>", "Error 502 (Server Error)!!1", true},
 		{"an h1 when no title", "<html><body><h1 class=\"x\">\n  <span>A timeout occurred</span>\n  <span>Error code 524</span>\n</h1></body></html>", "A timeout occurred Error code 524", true},
 		{"an empty title, then the h1", "<html><head><title> </title></head><body><h1>Service Unavailable</h1></body></html>", "Service Unavailable", true},
-		{"no title, no h1: the first line of text, scripts and styles left out", "<html><head><style>body{color:red}</style><script>alert('x')</script></head><body><div>\n</div><p>There was an error &amp; we are on it.</p><p>Second</p></body></html>", "There was an error & we are on it.", true},
+		{"no title, no h1: the lines of text, scripts and styles left out", "<html><head><style>body{color:red}</style><script>alert('x')</script></head><body><div>\n</div><p>There was an error &amp; we are on it.</p><p>Second</p></body></html>", "There was an error & we are on it. Second", true},
+		{"Express's page: a title that says only Error, the words in a pre", "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot POST /v1/chat/completions</pre>\n</body>\n</html>\n", "Cannot POST /v1/chat/completions", true},
+		{"Express's page of an error and its stack", "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error</title>\n</head>\n<body>\n<pre>Error: connect ECONNREFUSED 127.0.0.1:8000<br> &nbsp; &nbsp;at TCPConnectWrap.afterConnect (node:net:1607:16)</pre>\n</body>\n</html>\n", "Error: connect ECONNREFUSED 127.0.0.1:8000 at TCPConnectWrap.afterConnect (node:net:1607:16)", true},
+		{"Python's http.server: title and h1 Error response, the words in paragraphs", "<!DOCTYPE HTML>\n<html lang=\"en\">\n    <head>\n        <meta charset=\"utf-8\">\n        <title>Error response</title>\n    </head>\n    <body>\n        <h1>Error response</h1>\n        <p>Error code: 502</p>\n        <p>Message: Bad Gateway.</p>\n        <p>Error code explanation: 502 - Invalid responses from another server/proxy.</p>\n    </body>\n</html>\n", "Error code: 502 Message: Bad Gateway. Error code explanation: 502 - Invalid responses from another server/proxy.", true},
+		{"a title Error and nothing more", "<html><head><title>Error</title></head><body></body></html>", "Error", true},
 		{"a one-line page", "<html>502 Bad Gateway from proxy</html>", "502 Bad Gateway from proxy", true},
 		{"the request URL with its key", "<html><body><p>The requested URL <code>/v1beta/openai/chat/completions?key=AIzaSyA1234567890abcdefghijklmnop</code> was not found on this server.</p></body></html>", "The requested URL /v1beta/openai/chat/completions?[hidden] was not found on this server.", true},
 		{"a key and a bearer token in text", "invalid key sk-proj-abcdefghijklmnopqrstuvwxyz for Bearer abc123.def456\n", "invalid key [hidden] for Bearer [hidden]", true},
