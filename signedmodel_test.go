@@ -31,8 +31,12 @@ import (
 // and the thinking_blocks signatures its assistant messages carried.
 type signedByModel struct {
 	fail, cut, hang map[string]bool
-	mu              sync.Mutex
-	asked           []string
+	// hung, when not nil, gets a token each time a request to a hanging
+	// model arrives, and every other model's answer waits for one: a
+	// hedge's loser is then always asked before its winner answers.
+	hung  chan struct{}
+	mu    sync.Mutex
+	asked []string
 }
 
 func (s *signedByModel) serve(t *testing.T) *httptest.Server {
@@ -59,8 +63,18 @@ func (s *signedByModel) serve(t *testing.T) *httptest.Server {
 		delete(s.cut, req.Model)
 		s.mu.Unlock()
 		if hang {
+			if s.hung != nil {
+				s.hung <- struct{}{}
+			}
 			<-r.Context().Done()
 			return
+		}
+		if s.hung != nil {
+			select {
+			case <-s.hung:
+			case <-r.Context().Done():
+				return
+			}
 		}
 		if fail {
 			http.Error(w, `{"error":{"message":"overloaded","type":"server_error","code":"503"}}`, http.StatusServiceUnavailable)
@@ -202,7 +216,7 @@ func TestSignedBlocksClientModels(t *testing.T) {
 // without them, and the winner's model with them.
 func TestSignedBlocksHedgeWinner(t *testing.T) {
 	ctx := context.Background()
-	srv := &signedByModel{hang: map[string]bool{"claude-opus": true}}
+	srv := &signedByModel{hang: map[string]bool{"claude-opus": true}, hung: make(chan struct{}, 2)}
 	ts := srv.serve(t)
 	r, err := tokenpace.NewRouter(tokenpace.NewClient(openaiClient(ts.URL, ts.Client())), tokenpace.Policy{Hedge: tokenpace.Hedge{After: time.Millisecond}},
 		tokenpace.Route{Name: "opus", Model: "claude-opus"}, tokenpace.Route{Name: "sonnet", Model: "claude-sonnet"})
