@@ -3,7 +3,9 @@ package codec
 import "testing"
 
 // TestFailedFinish checks which finish reasons say that the server
-// stopped the answer by a failure: its own words for it, and an error's
+// stopped the answer by a failure: its own words for it (the reasons
+// WindsurfAPI and opencodex give a Responses answer their bridge cut
+// among them), and an error's
 // type as Portkey's gateway sends it in place of Anthropic's mid-stream
 // error event, and Cohere's "ERROR" and "TIMEOUT" in its capitals, as
 // Portkey passes them on; OpenAI's four and the providers' words for
@@ -29,6 +31,9 @@ func TestFailedFinish(t *testing.T) {
 		{"api_error", true},
 		{"rate_limit_error", true},
 		{"json_schema_violation", true},
+		{"upstream_incomplete", true},
+		{"upstream_stall_timeout", true},
+		{"adapter_eof", true},
 		{"ERROR", true},
 		{"TIMEOUT", true},
 		{"timeout", true},

@@ -57,6 +57,15 @@ import (
 //     [DONE] (src/handlers/responses.js, the translator's finish; the
 //     reason named apart from max_output_tokens so that no client extends
 //     a turn the upstream never finished: test/responses-stream-truncation.test.js).
+//   - "upstream_stall_timeout" and "adapter_eof": opencodex's /v1/responses
+//     (lidge-jun/opencodex src/bridge/sse.ts, bridgeToResponsesSSE) when
+//     its upstream sent nothing for the bridge's stall budget (600 s
+//     unless an installation sets `stallTimeoutSec`), and when the
+//     provider adapter's events ended with no done or error event: the
+//     open message item closed as "completed" with the text so far, then
+//     response.incomplete of that reason, no error, the usage null or all
+//     zeros, then [DONE]; the bridge itself calls such a stream truncated,
+//     not a clean finish.
 //   - "json_schema_violation": Rapid-MLX when an answer to a strict
 //     json_schema request, generated without guided decoding, does not
 //     validate once streamed: the chunk of this finish takes the place of
@@ -93,7 +102,7 @@ import (
 func FailedFinish(reason string) bool {
 	reason = strings.ToLower(reason)
 	switch reason {
-	case "abort", "error", "timeout", "insufficient_system_resource", "network_error", "network-error", "cancelled", "cancel", "streaming_disabled", "recover_stop", "load", "upstream_incomplete", "json_schema_violation":
+	case "abort", "error", "timeout", "insufficient_system_resource", "network_error", "network-error", "cancelled", "cancel", "streaming_disabled", "recover_stop", "load", "upstream_incomplete", "upstream_stall_timeout", "adapter_eof", "json_schema_violation":
 		return true
 	}
 	return strings.HasSuffix(reason, "_error")
