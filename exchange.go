@@ -156,9 +156,11 @@ type exchange struct {
 // field, as an HTTPAttempt of its own, and the
 // server is remembered: see wire.RefusedFields. So is one refused for a
 // function tool without a description or parameters, sent again with
-// them filled in (see wire.BareTools), and a stream refused for its tools,
+// them filled in (see wire.BareTools), a stream refused for its tools,
 // sent again whole and its answer given as a stream (see
-// wire.StreamedTools). A 501 is not sent again (see wire.NotImplemented),
+// wire.StreamedTools), and a request whose tool call ids the server's
+// model refused for not being 9 letters and digits, sent again with ids
+// of that form (see wire.NineCharIDs). A 501 is not sent again (see wire.NotImplemented),
 // nor a 429 that says the account's balance or quota is spent (see
 // wire.QuotaSpent); a 424, its upstream's failure, is, as a 5xx, unless
 // its upstream refused the request itself (see wire.FailedDependency),
@@ -179,6 +181,9 @@ func (x *exchange) middleware() option.Middleware {
 				if refused == "" {
 					tools = wire.RefusedTools(res)
 				}
+				if refused == "" && tools == "" && wire.RefusedCallIDs(res) {
+					tools = wire.CallIDsFor(x.model())
+				}
 			}
 			switch {
 			case again && stale < wire.MaxStaleRetries:
@@ -189,7 +194,9 @@ func (x *exchange) middleware() option.Middleware {
 			case tools != "" && refusals < maxRefusals && !x.declined.Refuses(req, tools):
 				// A request refused for its tools' shape: sent again as
 				// the server takes it, whole or with every tool's
-				// description and parameters (see wire.RefusedTools).
+				// description and parameters (see wire.RefusedTools), or
+				// with its tool call ids of 9 letters and digits (see
+				// wire.NineCharIDs).
 				refusals++
 				x.declined.Learn(req, tools)
 			case err != nil:
@@ -354,7 +361,8 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 // restored (see wire.CallExtras), Gemini's sentinel on the calls of the
 // current turn that no model signed for it (see wire.SkipUnsigned), what
 // the client added and the server refuses dropped, its tools filled in
-// (see wire.BareTools) or the request sent whole (see
+// (see wire.BareTools), its tool call ids written as 9 letters and
+// digits (see wire.NineCharIDs) or the request sent whole (see
 // wire.StreamedTools) where the server needs it; the fields it may go
 // without if the server refuses one (those the client added that it
 // keeps, the sentinel apart from its field: see wire.SkipRefusal, and
@@ -402,15 +410,19 @@ func (x *exchange) shape(req *http.Request, server string) (_ *http.Request, add
 		// max_completion_tokens in OpenAI's refusal of it.
 		added = append(added, wire.MaxTokens, wire.MaxCompletionTokens)
 	}
-	fill := refuses(wire.BareTools)         // the server needs every tool's description and parameters
-	unstream := refuses(wire.StreamedTools) // the server answers a request with tools whole only
-	if len(drop) > 0 || fill || unstream {
+	fill := refuses(wire.BareTools)             // the server needs every tool's description and parameters
+	unstream := refuses(wire.StreamedTools)     // the server answers a request with tools whole only
+	nine := refuses(wire.CallIDsFor(x.model())) // the server takes tool call ids of 9 letters and digits only
+	if len(drop) > 0 || fill || unstream || nine {
 		req = rewrite(req, func(body []byte) []byte {
 			for _, f := range drop {
 				body, _ = wire.Without(body, f)
 			}
 			if fill {
 				body = wire.FillTools(body)
+			}
+			if nine {
+				body = wire.NineCharIDs(body)
 			}
 			if unstream {
 				body, whole = wire.Unstreamed(body)

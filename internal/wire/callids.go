@@ -1,0 +1,155 @@
+package wire
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"net/http"
+	"strconv"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// Tool call ids of the form Mistral's models take.
+//
+// A call's id only ties an assistant message's tool call to the tool
+// message that answers it; OpenAI's API takes any string, and each
+// server writes its own: call_ and 24 letters and digits (OpenAI),
+// toolu_… (Anthropic), functions.NAME:N (Kimi), call_ and 8 of them
+// (Ollama), a UUID. Mistral's models take only 9 letters and digits:
+// mistral_common's validator refuses any other id on an assistant's call
+// or a tool message, "Tool call id was ID but must be a-z, A-Z, 0-9,
+// with a length of 9." (mistral_common protocol/instruct/validator.py,
+// _validate_tool_call and _validate_tool_message), which La Plateforme
+// answers 400, type invalid_function_call, code "3280"
+// (editor-code-assistant/eca#233, mistralai/mistral-vibe#1075,
+// nearai/ironclaw#1241), and OpenRouter passes on in metadata.raw; vLLM
+// under its Mistral tokenizer keeps an id's last 9 characters
+// (vllm/tokenizers/mistral.py, truncate_tool_call_ids), so that the
+// validator refuses call_read_file_0 as "ad_file_0" and an id shorter
+// than 9 as it is; the chat templates of Mistral 7B v0.3, Nemo and their
+// kin raise "Tool call IDs should be alphanumeric strings with length 9!"
+// (llama.cpp with --jinja, mlx_lm.server: ml-explore/mlx-lm#1375). A
+// conversation another model answered first, as a Router's fallback or
+// a caller switching models makes one, is refused at its next turn.
+//
+// A request so refused is sent again at once with each id that is not of
+// that form written as one that is (see NineCharIDs), the same id the
+// same in the assistant's calls and the tool messages, and later
+// requests to that server for that model go so from the start (see
+// RefusedFields, where it is noted under CallIDsFor). The conversation
+// means what it meant: the ids tie the same calls to the same answers.
+// The caller's messages and Accumulated() keep their ids; a request to a
+// server that takes them is sent as the caller wrote it.
+
+// CallIDsFor names, in RefusedFields, the tool call ids a server refused
+// for model, not of 9 letters and digits: a server noted as refusing it
+// for a request's model gets that request's ids written so (see
+// NineCharIDs). A gateway's other models keep their ids.
+func CallIDsFor(model string) string {
+	return "tool call ids not of 9 letters and digits, for " + model
+}
+
+// RefusedCallIDs reports whether res refuses its request's tool call ids
+// for not being 9 letters and digits, by the server's message, whatever
+// the status (a template's refusal may come as a 500, a relay's as its
+// own). It reads the body, bounded already (BoundErrorBody), and puts it
+// back.
+func RefusedCallIDs(res *http.Response) bool {
+	if res == nil || res.Body == nil || res.StatusCode < 400 {
+		return false
+	}
+	body, err := ErrorBody(res)
+	if err != nil {
+		return false
+	}
+	return bytes.Contains(body, []byte("Tool call id was ")) && bytes.Contains(body, []byte("with a length of 9")) ||
+		bytes.Contains(body, []byte("Tool call IDs should be alphanumeric strings with length 9"))
+}
+
+// NineCharIDs returns body, a chat request's JSON, with every tool call
+// id of its assistant messages' calls and every tool message's
+// tool_call_id that is not 9 letters and digits written as one that is:
+// the same id as the same one, two ids as two, whatever else the request
+// holds, and the same in every request, so that a server's cache of a
+// conversation's prompt still holds its earlier turns. body itself when
+// every id is of that form already, or when it is not a chat request.
+func NineCharIDs(body []byte) []byte {
+	msgs := gjson.GetBytes(body, "messages")
+	if !msgs.IsArray() {
+		return body
+	}
+	type site struct{ path, id string }
+	var sites []site
+	taken := make(map[string]bool) // the ids of the request, and those written
+	msgs.ForEach(func(i, m gjson.Result) bool {
+		at := "messages." + i.String() + "."
+		if id := m.Get("tool_call_id"); id.Type == gjson.String {
+			sites = append(sites, site{at + "tool_call_id", id.Str})
+		}
+		m.Get("tool_calls").ForEach(func(j, call gjson.Result) bool {
+			if id := call.Get("id"); id.Type == gjson.String {
+				sites = append(sites, site{at + "tool_calls." + j.String() + ".id", id.Str})
+			}
+			return true
+		})
+		return true
+	})
+	for _, s := range sites {
+		taken[s.id] = true
+	}
+	written := make(map[string]string)
+	out := body
+	for _, s := range sites {
+		if s.id == "" || nineChar(s.id) {
+			continue
+		}
+		id, ok := written[s.id]
+		if !ok {
+			id = nineCharOf(s.id, taken)
+			written[s.id], taken[id] = id, true
+		}
+		if b, err := sjson.SetBytes(out, s.path, id); err == nil {
+			out = b
+		}
+	}
+	return out
+}
+
+// nineChar reports whether id is 9 letters and digits of ASCII.
+func nineChar(id string) bool {
+	if len(id) != 9 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// base62 are the letters and digits an id of 9 is written in.
+const base62 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+// nineCharOf returns the id of 9 letters and digits that id is written
+// as: a digest of it, the first that taken does not hold.
+func nineCharOf(id string, taken map[string]bool) string {
+	for n := 0; ; n++ {
+		in := id
+		if n > 0 {
+			in += "\x00" + strconv.Itoa(n)
+		}
+		sum := sha256.Sum256([]byte(in))
+		v := binary.BigEndian.Uint64(sum[:8])
+		var b [9]byte
+		for i := range b {
+			b[i] = base62[v%62]
+			v /= 62
+		}
+		if out := string(b[:]); !taken[out] {
+			return out
+		}
+	}
+}

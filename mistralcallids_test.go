@@ -1,0 +1,204 @@
+package tokenpace_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tokenpace/tokenpace"
+)
+
+// idServer is a chat server with tools: a conversation's first turn
+// calls get_weather under an id of the server's own (id), its next
+// answers from the tool's answer. A tool message must answer a call of
+// the assistant message before it, or the request is refused as OpenAI
+// refuses it. Models in nine take only ids of 9 letters and digits, on
+// calls and tool messages alike, and refuse any other as Mistral's API
+// does (400, invalid_function_call, code "3280": editor-code-assistant/eca#233,
+// nearai/ironclaw#1241; mistral_common's validator). The first fail
+// requests are answered 503. ids records, for each request, its model
+// and the ids its messages named.
+type idServer struct {
+	id   string
+	nine map[string]bool
+	fail int
+	mu   sync.Mutex
+	ids  []string
+}
+
+var mistralID = regexp.MustCompile(`^[a-zA-Z0-9]{9}$`)
+
+func (s *idServer) serve(t *testing.T) *httptest.Server {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model    string `json:"model"`
+			Messages []struct {
+				Role       string `json:"role"`
+				ToolCallID string `json:"tool_call_id"`
+				ToolCalls  []struct {
+					ID string `json:"id"`
+				} `json:"tool_calls"`
+			} `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var named []string
+		refuse, open := "", map[string]bool{}
+		for _, m := range req.Messages {
+			ids := []string{m.ToolCallID}
+			for _, c := range m.ToolCalls {
+				ids = append(ids, c.ID)
+				open[c.ID] = true
+			}
+			for _, id := range ids {
+				if id == "" {
+					continue
+				}
+				named = append(named, id)
+				if refuse == "" && s.nine[req.Model] && !mistralID.MatchString(id) {
+					refuse = `{"object":"error","message":"Tool call id was ` + id + ` but must be a-z, A-Z, 0-9, with a length of 9.","type":"invalid_function_call","param":null,"code":"3280","raw_status_code":400}`
+				}
+			}
+			if m.Role == "tool" && !open[m.ToolCallID] && refuse == "" {
+				refuse = `{"error":{"message":"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.","type":"invalid_request_error","param":"messages.[2].role","code":null}}`
+			}
+		}
+		s.mu.Lock()
+		s.ids = append(s.ids, req.Model+" "+strings.Join(named, ","))
+		fail := s.fail > 0
+		s.fail--
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case fail:
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, `{"error":{"message":"overloaded","type":"server_error"}}`)
+			return
+		case refuse != "":
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, refuse)
+			return
+		}
+		delta, finish := fmt.Sprintf(`"tool_calls":[{"index":0,"id":%q,"type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]`, s.id), "tool_calls"
+		if last := req.Messages[len(req.Messages)-1]; last.Role == "tool" {
+			delta, finish = `"content":"Sunny in Paris, from `+req.Model+`."`, "stop"
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1788000000,\"model\":%q,\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",%s},\"finish_reason\":null}]}\n\n", req.Model, delta)
+		fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1788000000,\"model\":%q,\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":%q}]}\n\ndata: [DONE]\n\n", req.Model, finish)
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func (s *idServer) asked() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.ids)
+}
+
+// A Router whose first route is an OpenAI-compatible server and whose
+// second is Mistral's API: the first answers a conversation's first turn
+// with a call under its id, call_ and 24 letters and digits; its next
+// turn, built with ToParam, finds the first route down and falls back to
+// Mistral, which refuses the other server's id. Before, the caller got
+// Mistral's 400 (`KindRequest`, "Tool call id was call_… but must be …"),
+// a failed request where the second route would have answered. The
+// request is now sent again with the ids written as 9 letters and
+// digits, the call's and the tool message's the same, and later turns go
+// so from the start; the caller's own ids stay in its messages, and a
+// server that takes them gets them as the caller wrote them.
+func TestMistralCallIDsAfterAnotherRoute(t *testing.T) {
+	const openaiID = "call_PTLP8xhu3uwZk4l3nlnrrJha"
+	first := &idServer{id: openaiID}
+	mistral := &idServer{id: "D681PevKs", nine: map[string]bool{"mistral-large-latest": true}}
+	fc := openaiClient(first.serve(t).URL, http.DefaultClient)
+	mc := openaiClient(mistral.serve(t).URL, http.DefaultClient)
+	r, err := tokenpace.NewRouter(tokenpace.NewClient(fc), tokenpace.Policy{},
+		tokenpace.Route{Name: "openai", Client: &fc, Model: "gpt-4.1"},
+		tokenpace.Route{Name: "mistral", Client: &mc, Model: "mistral-large-latest"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s := r.NewStreaming(ctx, weatherTurn("gpt-4.1", nil))
+	drain(t, s, 0)
+	msg := s.Accumulated().Choices[0].Message
+	if s.Err() != nil || len(msg.ToolCalls) != 1 || msg.ToolCalls[0].ID != openaiID {
+		t.Fatalf("first turn: calls %+v, Err %v; want one call %s", msg.ToolCalls, s.Err(), openaiID)
+	}
+
+	first.mu.Lock()
+	first.fail = 2 // down for the next two turns
+	first.mu.Unlock()
+	next := weatherTurn("gpt-4.1", &msg)
+	for turn := 2; turn <= 3; turn++ {
+		s = r.NewStreaming(ctx, next)
+		drain(t, s, 0)
+		if want := "Sunny in Paris, from mistral-large-latest."; s.Err() != nil || s.Text() != want || s.Accumulated().Choices[0].Message.Content != want {
+			t.Fatalf("turn %d: %q, Err %v; want %q from the second route", turn, s.Text(), s.Err(), want)
+		}
+	}
+	if got := next.Messages[1].OfAssistant.ToolCalls[0].OfFunction.ID; got != openaiID {
+		t.Errorf("the caller's message holds id %q after the calls, want its own %q", got, openaiID)
+	}
+	asked := mistral.asked()
+	if len(asked) != 3 || asked[0] != "mistral-large-latest "+openaiID+","+openaiID {
+		t.Fatalf("Mistral was asked %q; want the caller's ids first, then the same request sent again, then one request", asked)
+	}
+	for _, a := range asked[1:] {
+		ids := strings.Split(strings.TrimPrefix(a, "mistral-large-latest "), ",")
+		if len(ids) != 2 || ids[0] != ids[1] || !mistralID.MatchString(ids[0]) {
+			t.Errorf("Mistral was asked %q; want the call's id and the tool message's one id of 9 letters and digits", a)
+		}
+	}
+	if asked[1] != asked[2] {
+		t.Errorf("the second and third turn named %q and %q; want the same ids each time", asked[1], asked[2])
+	}
+
+	// The first route, well again, gets the caller's ids as they are.
+	s = r.NewStreaming(ctx, next)
+	drain(t, s, 0)
+	if want := "Sunny in Paris, from gpt-4.1."; s.Err() != nil || s.Text() != want {
+		t.Errorf("fourth turn: %q, Err %v; want %q", s.Text(), s.Err(), want)
+	}
+	if got := first.asked(); got[len(got)-1] != "gpt-4.1 "+openaiID+","+openaiID {
+		t.Errorf("the first route was asked %q last; want the caller's ids", got[len(got)-1])
+	}
+}
+
+// One gateway serving a Mistral model and another: a Client whose caller
+// switches models within a conversation. Mistral's refusal is learnt for
+// its model alone: the gateway's other model keeps the caller's ids.
+func TestMistralCallIDsKeyedByModel(t *testing.T) {
+	gw := &idServer{id: "call_k2x8f0qa", nine: map[string]bool{"mistral-small-latest": true}}
+	c := tokenpace.NewClient(openaiClient(gw.serve(t).URL, http.DefaultClient))
+	ctx := context.Background()
+	s := c.NewStreaming(ctx, weatherTurn("qwen3-32b", nil))
+	drain(t, s, 0)
+	msg := s.Accumulated().Choices[0].Message
+	if s.Err() != nil || len(msg.ToolCalls) != 1 {
+		t.Fatalf("first turn: Err %v", s.Err())
+	}
+	for _, model := range []string{"mistral-small-latest", "qwen3-32b", "mistral-small-latest"} {
+		s = c.NewStreaming(ctx, weatherTurn(model, &msg))
+		drain(t, s, 0)
+		if want := "Sunny in Paris, from " + model + "."; s.Err() != nil || s.Text() != want {
+			t.Errorf("%s: %q, Err %v; want %q", model, s.Text(), s.Err(), want)
+		}
+	}
+	asked := gw.asked()
+	if len(asked) != 5 || asked[3] != "qwen3-32b call_k2x8f0qa,call_k2x8f0qa" || asked[2] != asked[4] {
+		t.Errorf("the gateway was asked %q; want the Mistral model's request sent again once with its ids written, the other model's with the caller's, the Mistral model's later one written from the start", asked)
+	}
+}
