@@ -160,8 +160,8 @@ type exchange struct {
 // sent again whole and its answer given as a stream (see
 // wire.StreamedTools), and a request whose tool call ids the server's
 // model refused for not being 9 letters and digits, sent again with ids
-// of that form (see wire.NineCharIDs). A 501 is not sent again (see wire.NotImplemented),
-// nor a 429 that says the account's balance or quota is spent (see
+// of that form (see wire.NineCharIDs, wire.RefusedCallIDs). A 501 is not
+// sent again (see wire.NotImplemented), nor a 429 that says the account's balance or quota is spent (see
 // wire.QuotaSpent); a 424, its upstream's failure, is, as a 5xx, unless
 // its upstream refused the request itself (see wire.FailedDependency),
 // and so is Groq's 498 of a flex tier out of capacity (see
@@ -181,7 +181,7 @@ func (x *exchange) middleware() option.Middleware {
 				if refused == "" {
 					tools = wire.RefusedTools(res)
 				}
-				if refused == "" && tools == "" && wire.RefusedCallIDs(res) {
+				if refused == "" && tools == "" && wire.RefusedCallIDs(res, func() []byte { return bodyOf(req) }) {
 					tools = wire.CallIDsFor(x.model())
 				}
 			}
@@ -444,18 +444,10 @@ const maxRewriteBody = 32 << 20
 // server sent with tool calls given back to them (see wire.CallExtras),
 // stream_options taken out for a server that refuses it (see
 // wire.RefusedFields). It returns req itself when its body cannot be
-// read again, else a copy whose body is f's.
+// read again (see bodyOf), else a copy whose body is f's.
 func rewrite(req *http.Request, f func(body []byte) []byte) *http.Request {
-	if req.GetBody == nil || req.ContentLength > maxRewriteBody {
-		return req
-	}
-	rc, err := req.GetBody()
-	if err != nil {
-		return req
-	}
-	body, err := io.ReadAll(io.LimitReader(rc, maxRewriteBody+1))
-	rc.Close()
-	if err != nil || len(body) > maxRewriteBody {
+	body := bodyOf(req)
+	if body == nil {
 		return req
 	}
 	// The body read is what is sent, changed or not: GetBody may hand out
@@ -468,6 +460,24 @@ func rewrite(req *http.Request, f func(body []byte) []byte) *http.Request {
 	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(out)), int64(len(out))
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(out)), nil }
 	return req
+}
+
+// bodyOf returns req's body, read again through GetBody; nil when it
+// cannot be, or is longer than maxRewriteBody.
+func bodyOf(req *http.Request) []byte {
+	if req.GetBody == nil || req.ContentLength > maxRewriteBody {
+		return nil
+	}
+	rc, err := req.GetBody()
+	if err != nil {
+		return nil
+	}
+	body, err := io.ReadAll(io.LimitReader(rc, maxRewriteBody+1))
+	rc.Close()
+	if err != nil || len(body) > maxRewriteBody {
+		return nil
+	}
+	return body
 }
 
 // note notes what of ev, a chat event, the server wants back with the

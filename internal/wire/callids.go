@@ -30,7 +30,12 @@ import (
 // validator refuses call_read_file_0 as "ad_file_0" and an id shorter
 // than 9 as it is; the chat templates of Mistral 7B v0.3, Nemo and their
 // kin raise "Tool call IDs should be alphanumeric strings with length 9!"
-// (llama.cpp with --jinja, mlx_lm.server: ml-explore/mlx-lm#1375). A
+// (llama.cpp with --jinja, mlx_lm.server: ml-explore/mlx-lm#1375), and
+// vLLM's own Mistral templates "Tool call IDs should be alphanumeric
+// strings with length >= 9! (1)ID" for an id shorter than 9, keeping a
+// longer one's last 9 characters (vllm examples/
+// tool_chat_template_mistral_parallel.jinja; langchain-ai/langchain#29021
+// for vLLM's 400 of a template's refusal). A
 // conversation another model answered first, as a Router's fallback or
 // a caller switching models makes one, is refused at its next turn.
 //
@@ -51,58 +56,117 @@ func CallIDsFor(model string) string {
 	return "tool call ids not of 9 letters and digits, for " + model
 }
 
-// RefusedCallIDs reports whether res refuses its request's tool call ids
-// for not being 9 letters and digits, by the server's message, whatever
-// the status (a template's refusal may come as a 500, a relay's as its
-// own). It reads the body, bounded already (BoundErrorBody), and puts it
-// back.
-func RefusedCallIDs(res *http.Response) bool {
+// RefusedCallIDs reports whether res refuses the request whose body
+// sent gives for its tool call ids not of 9 letters and digits, so that
+// the request sent again with them written (see NineCharIDs) is what the
+// server takes; whatever the status (a template's refusal may come as a
+// 500 or a 404, a relay's as its own). The words must be the server's of
+// the request itself, not those of a conversation about such a refusal
+// in an error that quotes the request (see echoesRequest): Mistral's name
+// the id refused, which must be one that NineCharIDs writes, or its last
+// 9 characters (vLLM's truncation); a template's name none. A request
+// that holds no id to write is not taken as refused so, since it would
+// be sent again the same (a Responses request, whose call_id NineCharIDs
+// does not write). It reads the body, bounded already (BoundErrorBody),
+// and puts it back; sent is called only for a body with those words, and
+// may give nil.
+func RefusedCallIDs(res *http.Response, sent func() []byte) bool {
 	if res == nil || res.Body == nil || res.StatusCode < 400 {
 		return false
 	}
 	body, err := ErrorBody(res)
-	if err != nil {
+	if err != nil || echoesRequest(body) {
 		return false
 	}
-	return bytes.Contains(body, []byte("Tool call id was ")) && bytes.Contains(body, []byte("with a length of 9")) ||
-		bytes.Contains(body, []byte("Tool call IDs should be alphanumeric strings with length 9"))
+	named := namedIDs(body)
+	template := bytes.Contains(body, []byte("Tool call IDs should be alphanumeric strings with length "))
+	if len(named) == 0 && !template {
+		return false
+	}
+	written := make(map[string]bool) // the ids NineCharIDs writes, and their last 9 characters
+	for _, s := range callIDSites(sent()) {
+		if !nineChar(s.id) {
+			written[s.id] = true
+			if len(s.id) > 9 {
+				written[s.id[len(s.id)-9:]] = true
+			}
+		}
+	}
+	if template && len(written) > 0 {
+		return true
+	}
+	for _, id := range named {
+		if written[id] {
+			return true
+		}
+	}
+	return false
 }
 
-// NineCharIDs returns body, a chat request's JSON, with every tool call
-// id of its assistant messages' calls and every tool message's
-// tool_call_id that is not 9 letters and digits written as one that is:
-// the same id as the same one, two ids as two, whatever else the request
-// holds, and the same in every request, so that a server's cache of a
-// conversation's prompt still holds its earlier turns. body itself when
-// every id is of that form already, or when it is not a chat request.
-func NineCharIDs(body []byte) []byte {
-	msgs := gjson.GetBytes(body, "messages")
-	if !msgs.IsArray() {
-		return body
+// namedIDs returns the ids body, an error answer, names in Mistral's
+// words: "Tool call id was ID but must be a-z, A-Z, 0-9, with a length of
+// 9." (mistral_common's validator), each time it says them.
+func namedIDs(body []byte) []string {
+	const before, after = "Tool call id was ", " but must be a-z, A-Z, 0-9, with a length of 9"
+	var ids []string
+	for rest := body; ; {
+		i := bytes.Index(rest, []byte(before))
+		if i < 0 {
+			return ids
+		}
+		rest = rest[i+len(before):]
+		j := bytes.Index(rest, []byte(after))
+		if j < 0 {
+			return ids
+		}
+		ids = append(ids, string(rest[:j]))
+		rest = rest[j:]
 	}
-	type site struct{ path, id string }
-	var sites []site
-	taken := make(map[string]bool) // the ids of the request, and those written
-	msgs.ForEach(func(i, m gjson.Result) bool {
+}
+
+// callIDSite is where a chat request names a tool call id: an assistant
+// message's call or a tool message, at path.
+type callIDSite struct{ path, id string }
+
+// callIDSites returns the tool call ids body, a chat request's JSON,
+// names, in order: each assistant message's calls' ids and each tool
+// message's tool_call_id.
+func callIDSites(body []byte) []callIDSite {
+	var sites []callIDSite
+	gjson.GetBytes(body, "messages").ForEach(func(i, m gjson.Result) bool {
 		at := "messages." + i.String() + "."
 		if id := m.Get("tool_call_id"); id.Type == gjson.String {
-			sites = append(sites, site{at + "tool_call_id", id.Str})
+			sites = append(sites, callIDSite{at + "tool_call_id", id.Str})
 		}
 		m.Get("tool_calls").ForEach(func(j, call gjson.Result) bool {
 			if id := call.Get("id"); id.Type == gjson.String {
-				sites = append(sites, site{at + "tool_calls." + j.String() + ".id", id.Str})
+				sites = append(sites, callIDSite{at + "tool_calls." + j.String() + ".id", id.Str})
 			}
 			return true
 		})
 		return true
 	})
+	return sites
+}
+
+// NineCharIDs returns body, a chat request's JSON, with every tool call
+// id of its assistant messages' calls and every tool message's
+// tool_call_id that is not 9 letters and digits, the empty one among
+// them (TGI's streamed calls carry no id), written as one that is: the
+// same id as the same one, two ids as two, whatever else the request
+// holds, and the same in every request, so that a server's cache of a
+// conversation's prompt still holds its earlier turns. body itself when
+// every id is of that form already, or when it is not a chat request.
+func NineCharIDs(body []byte) []byte {
+	sites := callIDSites(body)
+	taken := make(map[string]bool) // the ids of the request, and those written
 	for _, s := range sites {
 		taken[s.id] = true
 	}
 	written := make(map[string]string)
 	out := body
 	for _, s := range sites {
-		if s.id == "" || nineChar(s.id) {
+		if nineChar(s.id) {
 			continue
 		}
 		id, ok := written[s.id]
