@@ -199,7 +199,7 @@ func newAttempt(ctx context.Context, spec attemptSpec, ev attemptEvents) *attemp
 	}
 	a.x.maxLine = spec.cfg.maxLineBytes
 	a.x.closing, a.x.extras, a.x.infill, a.x.sglang = spec.cfg.closing, spec.cfg.extras, spec.cfg.infill, spec.cfg.sglang
-	a.x.llamaCppPython = spec.cfg.llamaCppPython
+	a.x.llamaCppPython, a.x.items = spec.cfg.llamaCppPython, spec.cfg.items
 	a.x.declined, a.x.usageAdded, a.x.maxAdded = spec.cfg.refused, codec.AddedUsage(spec.req), codec.AddedMaxTokens(spec.req)
 	a.x.prefix, a.x.asked = spec.cont, spec.req
 	// A continuation of a turn with reasoning notes its content even if
@@ -429,7 +429,7 @@ func (a *attempt) readEvent() (end bool, at time.Time, err error) {
 	if codec.DroppedError(ev) {
 		return true, at, a.failure(KindTruncated, droppedErrorDetail, nil)
 	}
-	if ev.ToolCall || ev.Details || ev.Reasoning || ev.Blocks || a.x.turn {
+	if ev.ToolCall || ev.Details || ev.Reasoning || ev.Blocks || ev.Items || a.x.turn {
 		a.x.note(&ev)
 	}
 	if err := a.deliver(arrived{Event: ev, at: at, size: size}); err != nil {

@@ -54,6 +54,11 @@ type exchange struct {
 	// nil keeps none. host is the server of the latest request.
 	extras *wire.CallExtras
 	host   string
+	// items is the client's store of who made each Responses reasoning
+	// item, kept from a deployment that did not (see wire.ReasoningItems);
+	// nil keeps none. account is the latest request's (see wire.Account).
+	items   *wire.ReasoningItems
+	account string
 	// declined is the client's set of fields servers refused;
 	// usageAdded: the client added stream_options to this call's request,
 	// which may then go without it (see wire.RefusedFields).
@@ -293,6 +298,7 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 	x.t.ServerAddress, x.t.ServerPort = serverOf(req.URL)
 	server := req.URL.Host
 	x.host = server
+	x.account = wire.Account(req.Header)
 	x.mu.Unlock()
 
 	req, added, whole := x.shape(req, server)
@@ -391,6 +397,15 @@ func (x *exchange) shape(req *http.Request, server string) (_ *http.Request, add
 			return out
 		})
 	}
+	if x.items.Holds() && strings.HasSuffix(req.URL.Path, "/responses") {
+		// Another deployment's reasoning items taken out (see
+		// wire.ReasoningItems).
+		to := wire.Sealer{Server: server, Model: to.Model, Account: wire.Account(req.Header)}
+		req = rewrite(req, func(body []byte) []byte {
+			out, _ := x.items.Foreign(to, body)
+			return out
+		})
+	}
 	var drop []string // fields the client added that this server goes without
 	switch {
 	case !x.usageAdded:
@@ -485,6 +500,10 @@ func bodyOf(req *http.Request) []byte {
 // calls, kept at once, and its reasoning details and reasoning content,
 // accumulated until the stream ends (see keepDetails).
 func (x *exchange) note(ev *codec.Event) {
+	if ev.Items && x.items != nil {
+		from := x.sealer()
+		codec.ReasoningItems(ev, func(id, sealed string) { x.items.Keep(from, id, sealed) })
+	}
 	if x.extras == nil {
 		return
 	}
@@ -584,6 +603,14 @@ func (x *exchange) origin() wire.Origin {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	return wire.Origin{Server: x.host, Model: x.model()}
+}
+
+// sealer returns the deployment the latest request went to, as
+// Responses reasoning items are sealed (see wire.Sealer).
+func (x *exchange) sealer() wire.Sealer {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return wire.Sealer{Server: x.host, Model: x.model(), Account: x.account}
 }
 
 // model returns the model the call asks for: the request's, a route's

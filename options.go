@@ -27,6 +27,10 @@ type config struct {
 	// extras is shared likewise: the extra content of tool calls its
 	// servers sent, given back to them (Gemini 3's thought signatures).
 	extras *wire.CallExtras
+	// items is shared likewise: who made each Responses reasoning item
+	// its servers sent, kept from another deployment (see
+	// wire.ReasoningItems).
+	items *wire.ReasoningItems
 	// refused is shared likewise: the fields servers were found to
 	// refuse when the client added them (stream_options, what it gives
 	// back).
@@ -52,7 +56,7 @@ const defaultMaxLineBytes = 32 << 20
 
 func newConfig(opts []Option) config {
 	c := config{maxLineBytes: defaultMaxLineBytes, closing: new(wire.ClosingServers), extras: new(wire.CallExtras),
-		refused: new(wire.RefusedFields), infill: new(wire.InfillServers), sglang: new(wire.SGLangServers),
+		items: new(wire.ReasoningItems), refused: new(wire.RefusedFields), infill: new(wire.InfillServers), sglang: new(wire.SGLangServers),
 		llamaCppPython: new(wire.LlamaCppPythonServers)}
 	for _, o := range opts {
 		if o != nil {

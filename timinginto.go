@@ -69,7 +69,7 @@ func fetchWhole[R any](ctx context.Context, c *Client, req codec.Request, opts [
 	opts, dst := timingDst(opts)
 	t := &Timing{Target: c.cfg.name, Model: req.Model(), API: API(req.API()), Start: time.Now(), PromptBytes: req.PromptBytes()}
 	x := exchange{whole: req, maxLine: c.cfg.maxLineBytes, closing: c.cfg.closing, extras: c.cfg.extras, declined: c.cfg.refused, infill: c.cfg.infill, sglang: c.cfg.sglang, llamaCppPython: c.cfg.llamaCppPython,
-		maxAdded: codec.AddedMaxTokens(req)}
+		items: c.cfg.items, maxAdded: codec.AddedMaxTokens(req)}
 	var ev codec.Event
 	var refused, err error
 	what := "middleware"

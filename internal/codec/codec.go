@@ -208,6 +208,10 @@ type Event struct {
 	// background one queued or under way: the answer is the response to
 	// poll, neither empty nor cut.
 	Pending bool
+	// Items: the event carries a Responses reasoning item whole (an
+	// output_item.done of one, a final or whole response whose output
+	// holds one), whose maker the client keeps (see ReasoningItems).
+	Items bool
 }
 
 // ID returns the id the server gave the answer, as the event carries it:

@@ -426,6 +426,7 @@ func (r response) Fetch(ctx context.Context, client *openai.Client, opts []optio
 		markIncomplete(res)
 	}
 	ev := chunkEvent(c, res)
+	ev.Items = holdsReasoning(res)
 	if pending(res.Status) {
 		// A background response (background: true), queued or under way:
 		// the answer is the response to poll, not an empty one that

@@ -124,6 +124,7 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 	s.refusal(&out, ev)
 	if out.Final {
 		s.finalOutput(&out, ev)
+		out.Items = holdsReasoning(&ev.Response)
 	}
 	if s.thinking != "" && ev.ItemID == s.thinking {
 		s.reasoningAsText(&out, ev)
@@ -175,6 +176,7 @@ func (s *ResponseStream) Decode(data []byte) (Event, error) {
 	case respItemDone:
 		s.life.done(ev.Item.Type, ev.Item.Status)
 		s.noteReasoningItem(ev)
+		out.Items = ev.Item.Type == "reasoning"
 		if ev.Item.Type == "function_call" {
 			ev.Item.Arguments.OfString = s.callArgs(ev.Item.ID, ev.Item.Arguments.OfString)
 			s.life.args(ev.Item.Arguments.OfString)
