@@ -400,7 +400,7 @@ func (x *exchange) shape(req *http.Request, server string) (_ *http.Request, add
 	if x.items.Holds() && strings.HasSuffix(req.URL.Path, "/responses") {
 		// Another deployment's reasoning items taken out (see
 		// wire.ReasoningItems).
-		to := wire.Sealer{Server: server, Model: to.Model, Account: wire.Account(req.Header)}
+		to := wire.SealerOf(server, to.Model, wire.Account(req.Header))
 		req = rewrite(req, func(body []byte) []byte {
 			out, _ := x.items.Foreign(to, body)
 			return out
@@ -610,7 +610,7 @@ func (x *exchange) origin() wire.Origin {
 func (x *exchange) sealer() wire.Sealer {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return wire.Sealer{Server: x.host, Model: x.model(), Account: x.account}
+	return wire.SealerOf(x.host, x.model(), x.account)
 }
 
 // model returns the model the call asks for: the request's, a route's

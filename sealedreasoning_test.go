@@ -32,6 +32,11 @@ type sealingServer struct {
 	status  int    // answered instead, when not 0
 	downFor string // the key status is for; "" for every key
 	byModel bool   // each model a deployment of its own (a gateway's model groups)
+	// pairs: as OpenAI and Azure OpenAI, an item of an answer given back
+	// by its id wants the reasoning item it followed there, or the
+	// request is refused, 400 (see the fixture
+	// openai-responses-function-call-without-reasoning-400).
+	pairs bool
 
 	mu     sync.Mutex
 	n      int
@@ -65,8 +70,17 @@ func (s *sealingServer) RoundTrip(r *http.Request) (*http.Response, error) {
 		seal += req.Model + ":"
 	}
 	given := 0
+	ids := map[string]bool{}
+	for _, it := range req.Input {
+		id, _ := it["id"].(string)
+		ids[id] = true
+	}
 	for _, it := range req.Input {
 		if it["type"] != "reasoning" {
+			id, _ := it["id"].(string)
+			if rs := "rs_" + strings.TrimPrefix(strings.TrimPrefix(id, "msg_"), "fc_"); s.pairs && rs != "rs_"+id && !ids[rs] {
+				return fail(http.StatusBadRequest, fmt.Sprintf("Item '%s' of type '%s' was provided without its required 'reasoning' item: '%s'.", id, it["type"], rs), "")
+			}
 			continue
 		}
 		given++
@@ -179,14 +193,14 @@ func TestSealedReasoningStaysWithItsDeployment(t *testing.T) {
 		keyA, keyB     string
 		shared, stream bool
 	}{
-		{name: "azure_resources", hostA: "east.openai.azure.test", hostB: "west.openai.azure.test", keyA: "ka", keyB: "kb"},
-		{name: "azure_resources_streamed", hostA: "east.openai.azure.test", hostB: "west.openai.azure.test", keyA: "ka", keyB: "kb", stream: true},
-		{name: "two_accounts_one_host", hostA: "api.openai.test", hostB: "api.openai.test", keyA: "ka", keyB: "kb", shared: true},
+		{name: "azure_resources", hostA: "east.openai.azure.com", hostB: "west.openai.azure.com", keyA: "ka", keyB: "kb"},
+		{name: "azure_resources_streamed", hostA: "east.openai.azure.com", hostB: "west.openai.azure.com", keyA: "ka", keyB: "kb", stream: true},
+		{name: "two_accounts_one_host", hostA: "api.openai.com", hostB: "api.openai.com", keyA: "ka", keyB: "kb", shared: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				a := &sealingServer{name: "a", status: http.StatusServiceUnavailable}
-				b := &sealingServer{name: "b"}
+				a := &sealingServer{name: "a", status: http.StatusServiceUnavailable, pairs: true}
+				b := &sealingServer{name: "b", pairs: true}
 				if tc.shared {
 					b = a // one server: the key names the account
 					a.name, a.downFor = "ab", tc.keyA
@@ -236,6 +250,8 @@ func TestSealedReasoningStaysWithItsDeployment(t *testing.T) {
 				}
 				if got := len(a.input(before)); got != 3 {
 					t.Errorf("a was given %d input items, want 3 (question, answer, question)", got)
+				} else if id, ok := a.input(before)[1]["id"]; ok {
+					t.Errorf("a was given b's answer with its id %v, which wants b's reasoning item beside it", id)
 				}
 				if !tc.shared && b.requests() != bBefore {
 					t.Errorf("b was sent %d requests on turn 2, want none", b.requests()-bBefore)
@@ -306,6 +322,32 @@ func TestSealedReasoningClientModels(t *testing.T) {
 		}
 		if got := reasoningIDs(gw.input(gw.requests() - 1)); len(got) != 1 || got[0] != "rs_gw1" {
 			t.Errorf("east was given %q, want rs_gw1", got)
+		}
+	})
+}
+
+// One OpenAI account, the caller asking another model for the next turn:
+// the account opens its reasoning items whatever model made them (the
+// organization seals them), so the turn goes as the caller built it, the
+// earlier model's reasoning item beside the answer it preceded, which
+// OpenAI wants given back together (a message or a function call given
+// by its id without its reasoning item is refused, 400).
+func TestSealedReasoningOneAccountModels(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &sealingServer{name: "oa", pairs: true}
+		oc := openai.NewClient(option.WithBaseURL("https://api.openai.com/v1"), option.WithAPIKey("k"),
+			option.WithHTTPClient(&http.Client{Transport: s}), option.WithMaxRetries(0))
+		c := tokenpace.NewClient(oc)
+		ctx := context.Background()
+		res, err := c.NewResponse(ctx, statelessTurn(nil, "What is 17 * 23?"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := statelessTurn(given(nil, "What is 17 * 23?", res.Output), "And 17 * 24?")
+		next.Model = "gpt-5-mini"
+		res, err = c.NewResponse(ctx, next)
+		if err != nil || res.OutputText() != "oa read 1 reasoning items" {
+			t.Fatalf("gpt-5-mini's turn = %q, %v; want its answer with the account's item", outputText(res), err)
 		}
 	})
 }

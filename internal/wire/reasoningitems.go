@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/tidwall/gjson"
@@ -40,17 +41,58 @@ import (
 // Foreign takes out of a request's input the reasoning items another
 // deployment made. An item it never saw (the caller's from elsewhere), and
 // every item the request's own deployment made, stays.
+//
+// The items that followed a reasoning item taken out go without their
+// ids: OpenAI and Azure OpenAI pair an answer's function call and message,
+// given by their ids, with the reasoning item they followed, and refuse
+// the request without it, 400 "Item 'fc_…' of type 'function_call' was
+// provided without its required 'reasoning' item: 'rs_…'"
+// (mastra-ai/mastra#8738, continuedev/continue#11309 for a message on
+// Azure); a call without its id is paired with its output by call_id
+// (laravel/ai#1052; earendil-works/pi drops it for another model's
+// calls), and Codex gives back no item's id at all. A message keeps its
+// id elsewhere: vLLM reads an output message's id as required.
 
 // maxReasoningItems bounds the items ReasoningItems keeps, oldest
 // forgotten first.
 const maxReasoningItems = 4096
 
+// maxItemID is the longest item id kept as it is: OpenAI's are 53 bytes
+// and it takes none over 64.
+const maxItemID = 64
+
 // Sealer names the deployment that made a reasoning item, and the one a
 // request goes to: its server ("host:port"), the model the request asked
-// for there (a gateway's model names may stand for deployments of
-// different accounts: LiteLLM's model groups), and its account (see
-// Account).
+// for there, and its account (see Account); see SealerOf.
 type Sealer struct{ Server, Model, Account string }
+
+// SealerOf returns the deployment that seals the reasoning items of a
+// request to server for model on account. Azure OpenAI seals them with
+// the resource, its host: any deployment and key of it opens them
+// (BerriAI/litellm#27703, two deployments on one resource), and a key that
+// is an Entra ID token changes every hour. OpenAI seals them with the
+// organization, its key, not the model (BerriAI/litellm#21994): a caller
+// switching models keeps them. Elsewhere the model counts too: a gateway's
+// model names may stand for deployments of different accounts (LiteLLM's
+// model groups), and Bedrock's OpenAI models refuse another model's
+// items on one account ("encrypted reasoning was created for a different
+// account or model", BerriAI/litellm#41793).
+func SealerOf(server, model, account string) Sealer {
+	switch h := hostname(server); {
+	case azureOpenAI(h):
+		return Sealer{Server: server}
+	case h == "api.openai.com":
+		return Sealer{Server: server, Account: account}
+	}
+	return Sealer{Server: server, Model: model, Account: account}
+}
+
+// azureOpenAI reports whether h, a host name, is an Azure OpenAI
+// resource's.
+func azureOpenAI(h string) bool {
+	return strings.HasSuffix(h, ".openai.azure.com") || strings.HasSuffix(h, ".cognitiveservices.azure.com") ||
+		strings.HasSuffix(h, ".services.ai.azure.com")
+}
 
 // Account returns a digest of the credentials h carries (Authorization,
 // or Azure's api-key), which tells two accounts on one server apart: the
@@ -78,11 +120,16 @@ type ReasoningItems struct {
 }
 
 // itemKeys returns the keys of a reasoning item of id whose encrypted
-// content is sealed: "id:" and its id, "enc:" and a digest of its
-// content; none for what is empty.
+// content is sealed: "id:" and its id (a digest of it past maxItemID
+// bytes), "enc:" and a digest of its content; none for what is empty. A
+// key is at most 68 bytes, whatever a server sends.
 func itemKeys(id, sealed string) []string {
 	var keys []string
-	if id != "" {
+	switch {
+	case len(id) > maxItemID:
+		sum := sha256.Sum256([]byte(id))
+		keys = append(keys, "idsum:"+hex.EncodeToString(sum[:12]))
+	case id != "":
 		keys = append(keys, "id:"+id)
 	}
 	if sealed != "" {
@@ -150,8 +197,10 @@ func (r *ReasoningItems) maker(m gjson.Result) (by Sealer, ok bool) {
 
 // Foreign returns body, a Responses request to to, without the reasoning
 // items of its input that another deployment made, and how many it took
-// out. Every other byte of the body stays as it was; a body with none, or
-// that it cannot read as a Responses request, is returned as it is.
+// out; the items that followed one taken out go without their ids (see
+// followerID). Every other byte of the body stays as it was; a body with
+// none, or that it cannot read as a Responses request, is returned as it
+// is.
 func (r *ReasoningItems) Foreign(to Sealer, body []byte) ([]byte, int) {
 	if !r.Holds() || !bytes.Contains(body, []byte(`"reasoning"`)) {
 		return body, 0
@@ -160,17 +209,27 @@ func (r *ReasoningItems) Foreign(to Sealer, body []byte) ([]byte, int) {
 	if !input.IsArray() {
 		return body, 0
 	}
+	h := hostname(to.Server)
+	messages := h == "api.openai.com" || azureOpenAI(h)
 	var kept [][]byte
-	dropped := 0
+	dropped, after := 0, false // after: the items so far follow a reasoning item taken out
 	r.mu.Lock()
 	input.ForEach(func(_, m gjson.Result) bool {
-		if m.Get("type").String() == "reasoning" {
+		raw := []byte(m.Raw)
+		switch typ := m.Get("type").String(); {
+		case typ == "reasoning":
 			if by, ok := r.maker(m); ok && by != to {
 				dropped++
+				after = true
 				return true
 			}
+			after = false
+		case !followerID(typ, m.Get("role").String(), messages):
+			after = false
+		case after && m.Get("id").Exists():
+			raw, _ = sjson.DeleteBytes(raw, "id")
 		}
-		kept = append(kept, []byte(m.Raw))
+		kept = append(kept, raw)
 		return true
 	})
 	r.mu.Unlock()
@@ -183,4 +242,18 @@ func (r *ReasoningItems) Foreign(to Sealer, body []byte) ([]byte, int) {
 		return body, 0
 	}
 	return out, dropped
+}
+
+// followerID reports whether an input item of typ and role is an item of
+// an answer that may follow its reasoning item there and goes without its
+// id when that reasoning item is taken out: a function or custom tool's
+// call, and, where messages, the answer's message.
+func followerID(typ, role string, messages bool) bool {
+	switch typ {
+	case "function_call", "custom_tool_call":
+		return true
+	case "message":
+		return role == "assistant" && messages
+	}
+	return false
 }

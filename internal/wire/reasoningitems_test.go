@@ -3,6 +3,7 @@ package wire
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -76,5 +77,78 @@ func TestReasoningItemsBound(t *testing.T) {
 	}
 	if len(r.by) != maxReasoningItems {
 		t.Errorf("kept %d, want %d", len(r.by), maxReasoningItems)
+	}
+}
+
+// SealerOf: Azure OpenAI seals with the resource, OpenAI with the
+// account, any other server with the account and the model.
+func TestSealerOf(t *testing.T) {
+	for _, tc := range []struct {
+		server, model, account string
+		want                   Sealer
+	}{
+		{"east.openai.azure.com:443", "gpt-5", "t1", Sealer{Server: "east.openai.azure.com:443"}},
+		{"east.cognitiveservices.azure.com:443", "gpt-5-mini", "t2", Sealer{Server: "east.cognitiveservices.azure.com:443"}},
+		{"res.services.ai.azure.com:443", "gpt-5", "t1", Sealer{Server: "res.services.ai.azure.com:443"}},
+		{"API.OpenAI.com:443", "gpt-5-mini", "k", Sealer{Server: "API.OpenAI.com:443", Account: "k"}},
+		{"litellm.test:4000", "gpt-5-east", "k", Sealer{Server: "litellm.test:4000", Model: "gpt-5-east", Account: "k"}},
+		{"bedrock-mantle.us-east-2.api.aws:443", "openai.gpt-5.6-sol", "k", Sealer{Server: "bedrock-mantle.us-east-2.api.aws:443", Model: "openai.gpt-5.6-sol", Account: "k"}},
+		{"api.openai.com.evil.test:443", "gpt-5", "k", Sealer{Server: "api.openai.com.evil.test:443", Model: "gpt-5", Account: "k"}},
+	} {
+		if got := SealerOf(tc.server, tc.model, tc.account); got != tc.want {
+			t.Errorf("SealerOf(%q, %q, %q) = %v, want %v", tc.server, tc.model, tc.account, got, tc.want)
+		}
+	}
+}
+
+// The calls and, at OpenAI and Azure OpenAI, the message that followed a
+// reasoning item taken out go without their ids, which those servers
+// pair with it; the rest stays as it was.
+func TestReasoningItemsForeignFollowers(t *testing.T) {
+	b := Sealer{Server: "b.test:443", Model: "gpt-5", Account: "2"}
+	var r ReasoningItems
+	r.Keep(b, "rs_b1", "sealB1")
+	body := `{"input":[{"type":"message","role":"user","content":"q"},` +
+		`{"type":"reasoning","id":"rs_b1","summary":[],"encrypted_content":"sealB1"},` +
+		`{"type":"function_call","id":"fc_b1","call_id":"call_1","name":"f","arguments":"{}"},` +
+		`{"type":"message","id":"msg_b1","role":"assistant","content":[{"type":"output_text","text":"t","annotations":[]}]},` +
+		`{"type":"function_call_output","call_id":"call_1","output":"o"},` +
+		`{"type":"function_call","id":"fc_x","call_id":"call_2","name":"f","arguments":"{}"}]}`
+	rest := `{"type":"function_call_output","call_id":"call_1","output":"o"},` +
+		`{"type":"function_call","id":"fc_x","call_id":"call_2","name":"f","arguments":"{}"}]}`
+	for _, tc := range []struct {
+		to   Sealer
+		want string
+	}{
+		{Sealer{Server: "api.openai.com:443", Account: "1"}, `{"input":[{"type":"message","role":"user","content":"q"},` +
+			`{"type":"function_call","call_id":"call_1","name":"f","arguments":"{}"},` +
+			`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"t","annotations":[]}]},` + rest},
+		{Sealer{Server: "vllm.test:8000", Model: "gpt-oss"}, `{"input":[{"type":"message","role":"user","content":"q"},` +
+			`{"type":"function_call","call_id":"call_1","name":"f","arguments":"{}"},` +
+			`{"type":"message","id":"msg_b1","role":"assistant","content":[{"type":"output_text","text":"t","annotations":[]}]},` + rest},
+	} {
+		if got, n := r.Foreign(tc.to, []byte(body)); string(got) != tc.want || n != 1 {
+			t.Errorf("Foreign(%v) = %s, %d\nwant %s, 1", tc.to, got, n, tc.want)
+		}
+	}
+	if got, n := r.Foreign(b, []byte(body)); string(got) != body || n != 0 {
+		t.Errorf("Foreign(b) = %s, %d; want the body as it was", got, n)
+	}
+}
+
+// A server's item id, however long, is kept within a key's bound.
+func TestReasoningItemsLongID(t *testing.T) {
+	var r ReasoningItems
+	a := Sealer{Server: "a"}
+	long := "rs_" + strings.Repeat("x", 1<<20)
+	r.Keep(a, long, "")
+	for k := range r.by {
+		if len(k) > 68 {
+			t.Errorf("kept a key of %d bytes", len(k))
+		}
+	}
+	body := `{"input":[{"type":"reasoning","id":"` + long + `","summary":[]}]}`
+	if _, n := r.Foreign(Sealer{Server: "b"}, []byte(body)); n != 1 {
+		t.Errorf("Foreign took out %d items, want the long id's", n)
 	}
 }

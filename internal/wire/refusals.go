@@ -49,11 +49,18 @@ const MaxCompletionTokens = "max_completion_tokens"
 // without the max_tokens the client would add, saving the refusal's round
 // trip.
 func TakesMaxCompletionTokens(host string) bool {
+	h := hostname(host)
+	return h == "api.openai.com" || strings.HasSuffix(h, ".openai.azure.com") || strings.HasSuffix(h, ".cognitiveservices.azure.com")
+}
+
+// hostname returns host, a server's host and port, without its port, in
+// lower case.
+func hostname(host string) string {
 	h := strings.ToLower(host)
 	if i := strings.LastIndexByte(h, ':'); i >= 0 && !strings.Contains(h[i:], "]") {
 		h = h[:i]
 	}
-	return h == "api.openai.com" || strings.HasSuffix(h, ".openai.azure.com") || strings.HasSuffix(h, ".cognitiveservices.azure.com")
+	return h
 }
 
 // RefusedFields is the set of fields servers refused, each server named
