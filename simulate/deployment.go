@@ -173,7 +173,8 @@ type Deployment struct {
 	// GPUs is how many GPUs hold the model; zero means 1. Memory adds up
 	// either way. RuntimeVLLM splits every layer over them (tensor
 	// parallelism): bandwidth and FLOPS add up too, at the cost of two
-	// all-reduces per layer. RuntimeLlamaCpp splits the model by layers
+	// all-reduces per layer; the count must split the model's heads as
+	// the engines require (see CheckTensorParallel). RuntimeLlamaCpp splits the model by layers
 	// (llama.cpp's default): a token passes the GPUs one after another, so
 	// a step runs at one GPU's bandwidth and FLOPS.
 	GPUs int
@@ -266,7 +267,8 @@ type Deployment struct {
 	MemoryUtilization float64
 	// KVCapacityTokens overrides the KV-cache size in tokens; zero derives
 	// it from memory: (GPUs · MemoryGB · MemoryUtilization − weights) /
-	// KV bytes per token.
+	// KV bytes held per token (see KVBytesHeldPerToken: past the KV heads,
+	// a tensor-parallel engine keeps a copy of each on several GPUs).
 	KVCapacityTokens int
 	// OffloadThreshold is the KV usage past which KVOffload spills to host
 	// memory; zero means 0.95.
@@ -282,7 +284,8 @@ type Deployment struct {
 }
 
 // Resolved returns d with every default filled in, KVCapacityTokens
-// included, and validates it: a negative or impossible figure, or a model
+// included, and validates it: a negative or impossible figure, a GPU count
+// a tensor-parallel engine refuses (see CheckTensorParallel), or a model
 // whose weights do not fit in memory, yields an *InvalidError. Resolving a
 // resolved Deployment changes nothing.
 func (d Deployment) Resolved() (Deployment, error) { return d.resolvedWith(defaultParams) }
@@ -351,6 +354,9 @@ func (d Deployment) resolveRest() (Deployment, error) {
 	if err := d.Model.Validate(); err != nil {
 		return d, err
 	}
+	if err := d.CheckTensorParallel(); err != nil {
+		return d, err
+	}
 	checks := []struct {
 		ok    bool
 		field string
@@ -389,7 +395,7 @@ func (d Deployment) resolveRest() (Deployment, error) {
 		usable := float64(d.GPUs) * d.GPU.MemoryGB * 1e9 * d.MemoryUtilization
 		weights := d.Model.WeightBytes(d.Precision)
 		free := usable - weights
-		perToken := d.Model.KVBytesPerToken(d.KVBits)
+		perToken := d.KVBytesHeldPerToken()
 		if free < perToken*float64(d.BlockSize) {
 			return d, &InvalidError{
 				Field: "deployment", Value: d.Model.Name,

@@ -29,6 +29,11 @@ type Model struct {
 	KVHeads int
 	// HeadDim is the dimension of one head; zero means Hidden / Heads.
 	HeadDim int
+	// KVHeadDim is the dimension of one cached key or value head where it
+	// is not HeadDim: multi-head latent attention (DeepSeek V2 and V3)
+	// caches one compressed latent a token a layer, written as one KV head
+	// of half the latent's size; zero means HeadDim.
+	KVHeadDim int
 	// Vocab is the vocabulary size; zero means the embedding is not
 	// counted apart from the other weights.
 	Vocab int
@@ -92,9 +97,17 @@ func (m Model) AttentionFLOPsPerPair() float64 {
 }
 
 // KVBytesPerToken is the KV cache one token holds: 2 (K and V) · layers ·
-// KV heads · head dimension · bytes per element.
+// KV heads · KV head dimension · bytes per element.
 func (m Model) KVBytesPerToken(kvBits float64) float64 {
-	return 2 * float64(m.Layers) * float64(m.kvHeads()) * float64(m.headDim()) * kvBits / 8
+	return 2 * float64(m.Layers) * float64(m.kvHeads()) * float64(m.kvHeadDim()) * kvBits / 8
+}
+
+// kvHeadDim is KVHeadDim, or the head dimension when it is not set.
+func (m Model) kvHeadDim() int {
+	if m.KVHeadDim > 0 {
+		return m.KVHeadDim
+	}
+	return m.headDim()
 }
 
 // WeightBytes is the memory the weights take at p.
@@ -148,7 +161,7 @@ func (m Model) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"model KV heads", m.KVHeads}, {"model head dimension", m.HeadDim}, {"model vocabulary", m.Vocab}, {"model experts", m.Experts}, {"model active experts", m.ActiveExperts}} {
+	}{{"model KV heads", m.KVHeads}, {"model head dimension", m.HeadDim}, {"model KV head dimension", m.KVHeadDim}, {"model vocabulary", m.Vocab}, {"model experts", m.Experts}, {"model active experts", m.ActiveExperts}} {
 		if f.v < 0 {
 			return &InvalidError{Field: f.name, Value: f.v, Reason: "must not be negative"}
 		}

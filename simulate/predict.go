@@ -435,7 +435,7 @@ func (p Prediction) explain(e *Engine) []string {
 	lines := []string{
 		fmt.Sprintf("model: %s, %s B params at %s (%s bits/weight) = %s GB of weights%s on %s",
 			d.Model.Name, sigfig.Num(d.Model.ParamsB), d.Precision.Name, sigfig.Num(d.Precision.BitsPerWeight), sigfig.Num(d.Model.WeightBytes(d.Precision)/1e9), gpus, d.GPU.Name),
-		fmt.Sprintf("KV cache: %s KB per token, room for %d tokens", sigfig.Num(d.Model.KVBytesPerToken(d.KVBits)/1e3), d.KVCapacityTokens),
+		fmt.Sprintf("KV cache: %s KB per token%s, room for %d tokens", sigfig.Num(d.Model.KVBytesPerToken(d.KVBits)/1e3), kvCopies(d), d.KVCapacityTokens),
 		fmt.Sprintf("decode memory: %s GB / %s = %s ms per token ≈ %s TPS at full bandwidth (weights read per step), + %s GB KV for %s = %s ms",
 			sigfig.Num(c.WeightBytes/1e9), bw, sigfig.Num(rawW*1e3), sigfig.Num(1/rawW), sigfig.Num(c.KVBytes/1e9), streams(batch), sigfig.Num(raw*1e3)),
 		fmt.Sprintf("  at MBU %s: %s ms", sigfig.Num(d.MBU), sigfig.Ms(c.Memory)),
@@ -490,4 +490,15 @@ func streams(n int) string {
 		return "1 stream"
 	}
 	return fmt.Sprintf("%d streams", n)
+}
+
+// kvCopies says, when d's GPUs outnumber its model's KV heads, how much a
+// token's KV cache takes over the GPUs, each KV head held on several;
+// empty otherwise.
+func kvCopies(d Deployment) string {
+	r := d.kvReplicas()
+	if r == 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (%s KB held: each of its %d KV heads on %d GPUs)", sigfig.Num(d.KVBytesHeldPerToken()/1e3), d.Model.kvHeads(), r)
 }

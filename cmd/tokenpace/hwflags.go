@@ -76,7 +76,7 @@ func addDeploymentFlags(fs *flag.FlagSet) *deploymentFlags {
 	fs.Float64Var(&f.bandwidthGBs, "bandwidth-gbs", 0, "custom GPU: memory bandwidth in GB/s per GPU (instead of --gpu)")
 	fs.Float64Var(&f.tflops, "tflops", 0, "custom GPU: dense TFLOPS per GPU at the weights' precision")
 	fs.Float64Var(&f.memoryGB, "memory-gb", 0, "custom GPU: memory in GB per GPU")
-	fs.IntVar(&f.gpus, "gpus", 1, "GPUs for tensor parallelism")
+	fs.IntVar(&f.gpus, "gpus", 1, "GPUs for tensor parallelism (a count that splits the model's heads, as the engines require)")
 	fs.Float64Var(&f.fp8TFLOPS, "fp8-tflops", 0, "dense fp8 TFLOPS per GPU (default: --tflops for a custom GPU)")
 	fs.Float64Var(&f.int8TOPS, "int8-tops", 0, "dense int8 TOPS per GPU (default: --tflops for a custom GPU)")
 	fs.Float64Var(&f.vectorTFLOPS, "vector-tflops", 0, "non-tensor fp32 TFLOPS per GPU, what unpacks weight-only formats (default: --tflops on unified or dram memory, --tflops/2.5 on gddr, --tflops/15 on hbm)")

@@ -14,31 +14,35 @@ import (
 // predictJSON is the --json output; its field names are a contract other
 // tools parse.
 type predictJSON struct {
-	Model           string   `json:"model"`
-	GPU             string   `json:"gpu"`
-	GPUs            int      `json:"gpus"`
-	Precision       string   `json:"precision"`
-	PromptTokens    int      `json:"prompt_tokens"`
-	CachedTokens    int      `json:"cached_tokens"`
-	OutputTokens    int      `json:"output_tokens"`
-	Concurrency     int      `json:"concurrency"`
-	RTTMs           float64  `json:"rtt_ms"`
-	QueueMs         float64  `json:"queue_ms"`
-	PrefillMs       float64  `json:"prefill_ms"`
-	TTFTMs          float64  `json:"ttft_ms"`
-	DecodeStepMs    float64  `json:"decode_step_ms"`
-	ITLMs           float64  `json:"itl_ms"`
-	TPOTMs          float64  `json:"tpot_ms"`
-	TPS             float64  `json:"tps"`
-	AggregateTPS    float64  `json:"aggregate_tps"`
-	E2EMs           float64  `json:"e2e_ms"`
-	Bound           string   `json:"bound"`
-	MBU             float64  `json:"mbu"`
-	MFU             float64  `json:"mfu"`
-	WeightsGB       float64  `json:"weights_gb"`
-	KVBytesPerToken float64  `json:"kv_bytes_per_token"`
-	KVCapacity      int      `json:"kv_capacity_tokens"`
-	Arithmetic      []string `json:"arithmetic"`
+	Model           string  `json:"model"`
+	GPU             string  `json:"gpu"`
+	GPUs            int     `json:"gpus"`
+	Precision       string  `json:"precision"`
+	PromptTokens    int     `json:"prompt_tokens"`
+	CachedTokens    int     `json:"cached_tokens"`
+	OutputTokens    int     `json:"output_tokens"`
+	Concurrency     int     `json:"concurrency"`
+	RTTMs           float64 `json:"rtt_ms"`
+	QueueMs         float64 `json:"queue_ms"`
+	PrefillMs       float64 `json:"prefill_ms"`
+	TTFTMs          float64 `json:"ttft_ms"`
+	DecodeStepMs    float64 `json:"decode_step_ms"`
+	ITLMs           float64 `json:"itl_ms"`
+	TPOTMs          float64 `json:"tpot_ms"`
+	TPS             float64 `json:"tps"`
+	AggregateTPS    float64 `json:"aggregate_tps"`
+	E2EMs           float64 `json:"e2e_ms"`
+	Bound           string  `json:"bound"`
+	MBU             float64 `json:"mbu"`
+	MFU             float64 `json:"mfu"`
+	WeightsGB       float64 `json:"weights_gb"`
+	KVBytesPerToken float64 `json:"kv_bytes_per_token"`
+	// KVBytesHeld is the memory a token's KV cache takes over all the
+	// GPUs: KVBytesPerToken times the GPUs holding each KV head when they
+	// outnumber the KV heads (tensor parallel replicates them).
+	KVBytesHeld float64  `json:"kv_bytes_held_per_token"`
+	KVCapacity  int      `json:"kv_capacity_tokens"`
+	Arithmetic  []string `json:"arithmetic"`
 	// ErrorBand is the cross-validated error of the deployment's class:
 	// "first_token" applies to ttft_ms and prefill_ms, "decode" to
 	// decode_step_ms, itl_ms, tpot_ms, tps, aggregate_tps and e2e_ms.
@@ -176,7 +180,7 @@ func (f *predictFlags) printJSON(w io.Writer, p simulate.Prediction) error {
 		DecodeStepMs: msf(p.DecodeStep.Time), ITLMs: msf(p.ITL), TPOTMs: msf(p.TPOT),
 		TPS: p.TPS, AggregateTPS: p.AggregateTPS, E2EMs: msf(p.E2E), Bound: string(p.Bound),
 		MBU: d.MBU, MFU: d.MFU, WeightsGB: d.Model.WeightBytes(d.Precision) / 1e9,
-		KVBytesPerToken: d.Model.KVBytesPerToken(d.KVBits), KVCapacity: d.KVCapacityTokens,
+		KVBytesPerToken: d.Model.KVBytesPerToken(d.KVBits), KVBytesHeld: d.KVBytesHeldPerToken(), KVCapacity: d.KVCapacityTokens,
 		Arithmetic:  p.Arithmetic,
 		ErrorBand:   map[string]errorBandJSON{"first_token": bandJSON(first), "decode": bandJSON(decode)},
 		HeldOutBand: map[string]errorBandJSON{"first_token": bandJSON(heldFirst), "decode": bandJSON(heldDecode)},
