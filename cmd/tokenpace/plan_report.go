@@ -71,6 +71,9 @@ type searchJSON struct {
 	Skipped    int     `json:"skipped"`
 	Runs       int     `json:"simulation_runs"`
 	ElapsedS   float64 `json:"elapsed_s"`
+	// Refused says why each tensor-parallel degree left out of the space
+	// is refused by the engines.
+	Refused []string `json:"refused_tp,omitempty"`
 }
 
 // simArgs are the `tokenpace sim` flags that serve c's deployment.
@@ -167,7 +170,7 @@ func (r *planReport) writeJSON(w io.Writer) error {
 	res := r.res
 	out := planJSON{
 		Model: r.in.Template.Model.Name, Load: r.desc, SLO: r.sloMap(), Headroom: r.in.Headroom,
-		Search: searchJSON{Considered: res.Considered, Simulated: res.Simulated, Pruned: res.Pruned, Skipped: res.Skipped, Runs: res.Runs, ElapsedS: round(r.elapsed.Seconds(), 3)},
+		Search: searchJSON{Considered: res.Considered, Simulated: res.Simulated, Pruned: res.Pruned, Skipped: res.Skipped, Runs: res.Runs, ElapsedS: round(r.elapsed.Seconds(), 3), Refused: res.Refused},
 		Best:   r.candidate(res.Best), Rejected: r.candidate(res.CheapestRejected()),
 		Candidates: []candidateJSON{},
 	}
@@ -231,8 +234,12 @@ func (r *planReport) writeText(w io.Writer) error {
 	ew := &firstErr{w: w}
 	res := r.res
 	fmt.Fprintf(ew, "model     %s\nload      %s\nSLO       %s\n", r.in.Template.Model.Name, r.desc, r.sloText())
-	fmt.Fprintf(ew, "search    %d configurations in %.2f s: %d simulated (%d runs), %d pruned by roofline bounds, %d skipped (cannot be cheaper, or settled by replica bisection)\n\n",
+	fmt.Fprintf(ew, "search    %d configurations in %.2f s: %d simulated (%d runs), %d pruned by roofline bounds, %d skipped (cannot be cheaper, or settled by replica bisection)\n",
 		res.Considered, r.elapsed.Seconds(), res.Simulated, res.Runs, res.Pruned, res.Skipped)
+	for _, why := range res.Refused {
+		fmt.Fprintf(ew, "left out  %s\n", why)
+	}
+	fmt.Fprintln(ew)
 	best := res.Best
 	if best == nil {
 		fmt.Fprintln(ew, "no deployment in the space meets the SLO; the closest misses:")

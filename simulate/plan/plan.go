@@ -3,9 +3,11 @@ package plan
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tokenpace/tokenpace/simulate"
@@ -193,6 +195,11 @@ type Result struct {
 	Considered, Simulated, Pruned, Skipped int
 	// Runs counts offline simulation runs.
 	Runs int
+	// Refused says, once for each tensor-parallel degree of the space
+	// that a tensor-parallel engine refuses for the model (see
+	// simulate.Deployment.CheckTensorParallel), why; those configurations
+	// are left out of the space and of Considered.
+	Refused []string
 }
 
 // CheapestRejected returns the cheapest candidate no dearer than Best that
@@ -380,6 +387,13 @@ func SearchContext(ctx context.Context, in Input) (*Result, error) {
 				continue
 			}
 			for _, p := range sp.Precisions {
+				var refused *simulate.InvalidError
+				if errors.As(in.deployment(Config{GPU: g, TP: tp, Precision: p}).CheckTensorParallel(), &refused) {
+					if why := fmt.Sprintf("TP %d: %s", tp, refused.Reason); !slices.Contains(res.Refused, why) {
+						res.Refused = append(res.Refused, why)
+					}
+					continue
+				}
 				for _, b := range sp.MaxBatch {
 					for _, rt := range sp.Routings {
 						f := &family{cfg: Config{GPU: g, TP: tp, Precision: p, MaxBatch: b, Routing: rt}, price: price, maxR: sp.MaxGPUs / tp}
@@ -396,6 +410,9 @@ func SearchContext(ctx context.Context, in Input) (*Result, error) {
 				}
 			}
 		}
+	}
+	if res.Considered == 0 && len(res.Refused) > 0 {
+		return nil, &simulate.InvalidError{Field: "TP", Value: sp.TP, Reason: "a tensor-parallel engine refuses every degree asked: " + strings.Join(res.Refused, "; ")}
 	}
 	slices.SortStableFunc(live, func(a, b *family) int { return cmp.Compare(in.familyCost(a, a.lo), in.familyCost(b, b.lo)) })
 	var best *Candidate
@@ -518,7 +535,11 @@ func (in *Input) Evaluate(cfg Config) Candidate {
 	in = &in2
 	d, err := in.deployment(cfg).Resolved()
 	if err != nil {
-		c := Candidate{Config: cfg, Outcome: Pruned, Reason: "does not fit: " + err.Error(), PrunedUpTo: cfg.Replicas}
+		why := "does not fit: "
+		if in.deployment(cfg).CheckTensorParallel() != nil {
+			why = "refused by the engine: "
+		}
+		c := Candidate{Config: cfg, Outcome: Pruned, Reason: why + err.Error(), PrunedUpTo: cfg.Replicas}
 		in.price(&c, prices[cfg.GPU.Name], nil)
 		return c
 	}
