@@ -227,6 +227,11 @@ func (f *deploymentFlags) setEngine(d *simulate.Deployment, set map[string]bool)
 	}
 	d.MaxRunning, d.MaxBatchedTokens, d.KVCapacityTokens = f.maxRunning, f.maxBatched, f.kvTokens
 	d.DisablePrefixCaching = f.noPrefixCache
+	for _, name := range []string{"draft-acceptance", "draft-cost"} {
+		if set[name] && f.draftTokens == 0 {
+			return fmt.Errorf("--%s shapes speculative decoding, which only --draft-tokens (a draft length of 1 or more) turns on; without it the figure would be ignored", name)
+		}
+	}
 	if f.draftTokens > 0 {
 		d.Speculation = simulate.Speculation{DraftTokens: f.draftTokens, Acceptance: f.draftAcceptance, DraftCost: f.draftCost}
 	}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -180,10 +181,9 @@ func (f *simFlags) scheduler() (simulate.Scheduler, string, error) {
 	if clusterFlagsSet(set) {
 		return nil, "", errors.New("--replicas and --routing serve a hardware model; they exclude the fixed timing of --ttft and --itl")
 	}
-	for _, name := range []string{"model", "precision", "params-b", "bits", "layers", "kv-heads", "head-dim", "hidden", "vocab", "tied-embeddings",
-		"gpu", "bandwidth-gbs", "tflops", "memory-gb", "gpus", "mbu", "mfu"} {
-		if set[name] {
-			return nil, "", fmt.Errorf("--%s describes hardware; it excludes the fixed timing of --ttft and --itl", name)
+	for _, name := range slices.Sorted(maps.Keys(set)) {
+		if deploymentFlagNames[name] {
+			return nil, "", fmt.Errorf("--%s describes the simulated model, hardware or engine; it excludes the fixed timing of --ttft and --itl", name)
 		}
 	}
 	if f.ttft < 0 || f.itl < 0 {
