@@ -174,9 +174,10 @@ type Deployment struct {
 	// either way. RuntimeVLLM splits every layer over them (tensor
 	// parallelism): bandwidth and FLOPS add up too, at the cost of two
 	// all-reduces per layer; the count must split the model's heads as
-	// the engines require (see CheckTensorParallel). RuntimeLlamaCpp splits the model by layers
-	// (llama.cpp's default): a token passes the GPUs one after another, so
-	// a step runs at one GPU's bandwidth and FLOPS.
+	// the engines require (see CheckTensorParallel). RuntimeLlamaCpp
+	// splits the model by layers (llama.cpp's default): a token passes the
+	// GPUs one after another, so a step runs at one GPU's bandwidth and
+	// FLOPS.
 	GPUs int
 	// Model is the model served; zero means Llama 3.1 8B.
 	Model Model

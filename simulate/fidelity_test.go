@@ -620,7 +620,8 @@ func TestFidelity(t *testing.T) {
 // decoding sequence; BENCHMARKS.md, "Latency model under load"). On the
 // rows held out of every fit that no
 // fitted source shares a method with, under the shipped parameters: first
-// token 17.4 % and 64 % within 30 % over 47 rows from 16 sources, decode
+// token 17.5 % (17.4 % before the DeepSeek-R1 rows gave their 128 heads)
+// and 64 % within 30 % over 47 rows from 16 sources, decode
 // 10.6 % and 77 % over 74 rows from 22 sources, since the RTX 3090's and
 // RTX 4090's prefill of one May 2024 llama.cpp build joined the fit (24.8 %
 // and 60 %, 10.4 % and 78 % before: the refit raised every tensor share and

@@ -13,7 +13,9 @@ import (
 // vLLM refuses any other count at start (ModelConfig.
 // verify_with_parallel_config: "Total number of attention heads … must be
 // divisible by tensor parallel size"; QKVParallelLinear divides the KV
-// heads by the count, or the count by the KV heads).
+// heads by the count, or the count by the KV heads). A custom model's
+// attention heads are assumed (see CustomModel), so only its KV heads
+// are checked.
 func (m Model) TensorParallelSizes(upTo int) []int {
 	var sizes []int
 	for n := 1; n <= upTo; n++ {
@@ -28,15 +30,23 @@ func (m Model) TensorParallelSizes(upTo int) []int {
 // says.
 func (m Model) splitsOver(n int) bool {
 	h, kv := m.Heads, m.kvHeads()
-	return n > 0 && h%n == 0 && (kv%n == 0 || n%kv == 0)
+	return n > 0 && (m.headsAssumed() || h%n == 0) && (kv%n == 0 || n%kv == 0)
 }
+
+// headsAssumed reports whether m's attention heads were not given but
+// taken as its hidden size over its head dimension (CustomModel has no
+// heads to take). Checkpoints differ from that often enough (Gemma 2 and
+// 3, Qwen3, Mistral NeMo; Gemma 3 12B has 16 heads where 3840 / 256 gives
+// 15) that a count refused on them could be one the engines start.
+func (m Model) headsAssumed() bool { return m.Name == "custom" }
 
 // CheckTensorParallel reports, as an *InvalidError naming the GPU counts
 // that work, a deployment whose runtime splits every layer over its GPUs
 // (RuntimeVLLM, RuntimeEager) when those GPUs do not split the model's
 // heads (see Model.TensorParallelSizes). A runtime that splits by layers
-// (RuntimeLlamaCpp) takes any count. Zero fields take their defaults
-// first.
+// (RuntimeLlamaCpp) takes any count. A custom model's attention heads are
+// assumed and not checked, only its KV heads. Zero fields take their
+// defaults first.
 func (d Deployment) CheckTensorParallel() error {
 	d = d.withIdentity()
 	n := orI(d.GPUs, 1)
@@ -49,15 +59,11 @@ func (d Deployment) CheckTensorParallel() error {
 	for i, s := range sizes {
 		list[i] = strconv.Itoa(s)
 	}
-	name := m.Name
-	if name == "custom" {
-		name = "the custom model"
-	}
 	reason := fmt.Sprintf("%s has %d attention heads and %d KV heads: a tensor-parallel engine (vLLM, SGLang, TensorRT-LLM) refuses to start unless the GPUs divide the attention heads and divide the KV heads or are a multiple of them; GPU counts that do: %s",
-		name, m.Heads, m.kvHeads(), strings.Join(list, ", "))
-	if m.Name == "custom" {
-		reason += fmt.Sprintf(" (its attention heads are taken as its hidden size over its head dimension, %d / %d, and its KV heads are %d; %s)",
-			m.Hidden, m.headDim(), m.kvHeads(), m.Source)
+		m.Name, m.Heads, m.kvHeads(), strings.Join(list, ", "))
+	if m.headsAssumed() {
+		reason = fmt.Sprintf("the custom model has %d KV heads: a tensor-parallel engine (vLLM, SGLang, TensorRT-LLM) refuses to start unless the GPUs divide them or are a multiple of them; GPU counts that do, up to its %d assumed attention heads: %s (the attention heads, not given, are taken as hidden size over head dimension, %d / %d, and not checked; %s)",
+			m.kvHeads(), m.Heads, strings.Join(list, ", "), m.Hidden, m.headDim(), m.Source)
 	}
 	return &InvalidError{Field: "tensor-parallel GPU count", Value: n, Reason: reason}
 }

@@ -64,6 +64,34 @@ func TestTensorParallelCustomModelSaysAssumed(t *testing.T) {
 	}
 }
 
+// A custom model's attention heads are not given, and hidden / head
+// dimension is not a checkpoint's count often enough (Gemma 3 12B: 16
+// heads, 3840 / 256 = 15; Gemma 2 9B: 16, 3584 / 256 = 14) that a GPU
+// count refused on them may be one vLLM starts: those were refused. Its KV
+// heads, given or borrowed, are still checked.
+func TestTensorParallelCustomModelHeadsNotChecked(t *testing.T) {
+	gemma3, err := simulate.CustomModel(12, simulate.ModelShape{Hidden: 3840, HeadDim: 256, KVHeads: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare9, err := simulate.CustomModel(9, simulate.ModelShape{}) // the shape of gemma-2-9b, 14 heads assumed
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		m    simulate.Model
+		gpus int
+	}{{gemma3, 2}, {gemma3, 8}, {bare9, 4}, {bare9, 8}} {
+		if _, err := (simulate.Deployment{Model: tc.m, GPUs: tc.gpus}).Resolved(); err != nil {
+			t.Errorf("custom model of %d assumed heads, %d KV heads, on %d GPUs: %v, want it served", tc.m.Heads, tc.m.KVHeads, tc.gpus, err)
+		}
+	}
+	_, err = simulate.Deployment{Model: gemma3, GPUs: 3}.Resolved()
+	if err == nil || !strings.Contains(err.Error(), "GPU counts that do, up to its 15 assumed attention heads: 1, 2, 4, 8") {
+		t.Errorf("custom model of 8 KV heads on 3 GPUs: err = %v, want a refusal naming the counts its KV heads allow", err)
+	}
+}
+
 // Past the KV heads a tensor-parallel engine keeps a copy of each on
 // several GPUs (vLLM's get_num_kv_heads: at least one whole KV head a
 // GPU), so the KV cache holds half as many tokens with twice the GPUs of

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"flag"
+	"io"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -42,5 +44,18 @@ func TestSimFixedTimingRefusesEngineFlags(t *testing.T) {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) { checkExitTwo(t, args, bad[0]+" describes the simulated") })
 		})
+	}
+}
+
+// The help of --draft-acceptance and --draft-cost says they need
+// --draft-tokens, which a run without it now refuses; it did not.
+func TestDraftFlagsHelpNamesDraftTokens(t *testing.T) {
+	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	addDeploymentFlags(fs)
+	for _, name := range []string{"draft-acceptance", "draft-cost"} {
+		if usage := fs.Lookup(name).Usage; !strings.Contains(usage, "with --draft-tokens") {
+			t.Errorf("--%s help %q does not say it needs --draft-tokens", name, usage)
+		}
 	}
 }

@@ -94,8 +94,8 @@ func addDeploymentFlags(fs *flag.FlagSet) *deploymentFlags {
 	fs.StringVar(&f.kvPolicy, "kv-policy", "offload", "when the KV cache is full: offload (to host memory over the host link) or preempt")
 	fs.BoolVar(&f.noPrefixCache, "no-prefix-cache", false, "disable prefix caching")
 	fs.IntVar(&f.draftTokens, "draft-tokens", 0, "speculative decoding: draft length k (0: off)")
-	fs.Float64Var(&f.draftAcceptance, "draft-acceptance", 0.7, "speculative decoding: acceptance rate α in [0, 1)")
-	fs.Float64Var(&f.draftCost, "draft-cost", 0, "speculative decoding: draft step time as a fraction of a target step")
+	fs.Float64Var(&f.draftAcceptance, "draft-acceptance", 0.7, "speculative decoding, with --draft-tokens (refused without it): acceptance rate α in [0, 1)")
+	fs.Float64Var(&f.draftCost, "draft-cost", 0, "speculative decoding, with --draft-tokens (refused without it): draft step time as a fraction of a target step")
 	fs.DurationVar(&f.stepOverhead, "step-overhead", 0, "fixed time per step (default: the runtime's calibrated value); 0 means no host time at all: none per step, per decoding sequence or in the server's front end")
 	fs.StringVar(&f.runtime, "runtime", "", "serving engine whose efficiency defaults apply: vllm (also sglang, trtllm, tensorrt-llm, nim, gpt-fast, mlc, exllamav2, tgi3), llama.cpp (also ollama, lm-studio) or eager (also tgi for TGI 1.x, transformers) (default: llama.cpp for GGUF precisions, else vllm)")
 	return f

@@ -29,6 +29,10 @@ func (f *deploymentFlags) provenance(d simulate.Deployment) (given, defaulted []
 	if set["params-b"] && !set["vocab"] {
 		defaulted = append(defaulted, "vocab = not given: the embedding counts as streamed weights and every prompt token computes logits (--vocab)")
 	}
+	if m := d.Model; set["params-b"] && d.GPUs > 1 && d.Runtime != simulate.RuntimeLlamaCpp && m.Heads%d.GPUs != 0 {
+		defaulted = append(defaulted, fmt.Sprintf("heads = %d: hidden / head dimension (%d / %d), which %d GPUs do not divide; not refused, as a checkpoint's heads need not be that, but a tensor-parallel engine refuses to start unless the GPUs divide the model's own (config.json's num_attention_heads)",
+			m.Heads, m.Hidden, m.HeadDim, d.GPUs))
+	}
 	for _, a := range f.assumptions {
 		defaulted = append(defaulted, a.String())
 	}
