@@ -145,7 +145,14 @@ const claudeCall = `"tool_calls":[{"index":0,"id":"toolu_01","type":"function","
 // second request is answered; through openai-go alone it is refused with
 // Anthropic's 400.
 func TestThinkingBlocksGivenBack(t *testing.T) {
-	ts := liteLLMRelay(t)
+	givenBackTurns(t, liteLLMRelay(t))
+}
+
+// givenBackTurns runs the tool agent's two turns against the Claude relay
+// ts streamed and whole through a Client, streamed through a Router, and
+// through openai-go alone, which is refused.
+func givenBackTurns(t *testing.T, ts *httptest.Server) {
+	t.Helper()
 	client := func() *tokenpace.Client { return tokenpace.NewClient(openaiClient(ts.URL, ts.Client())) }
 	r, err := tokenpace.NewRouter(client(), tokenpace.Policy{}, tokenpace.Route{Name: "litellm"})
 	if err != nil {
@@ -270,16 +277,7 @@ func TestRedactedThinkingGivenBack(t *testing.T) {
 			field = "thinking_blocks"
 		}
 		t.Run(tc.name, func(t *testing.T) {
-			ts := claudeRelay(t, tc.signed, func(m map[string]any) []map[string]any { return listOf(m, field) }, tc.deltas, tc.whole)
-			client := func() *tokenpace.Client { return tokenpace.NewClient(openaiClient(ts.URL, ts.Client())) }
-			r, err := tokenpace.NewRouter(client(), tokenpace.Policy{}, tokenpace.Route{Name: "litellm"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Run("streamed", func(t *testing.T) { streamedTurns(t, client().NewStreaming, 1, "Sunny in Paris.") })
-			t.Run("whole", func(t *testing.T) { wholeTurns(t, client(), "Sunny in Paris.") })
-			t.Run("router", func(t *testing.T) { streamedTurns(t, r.NewStreaming, 1, "Sunny in Paris.") })
-			t.Run("openai-go alone", func(t *testing.T) { refusedAlone(t, ts) })
+			givenBackTurns(t, claudeRelay(t, tc.signed, func(m map[string]any) []map[string]any { return listOf(m, field) }, tc.deltas, tc.whole))
 		})
 	}
 }
