@@ -147,15 +147,20 @@ type callAffinity struct {
 }
 
 // affinityFor returns the session of a call of req under ctx with the
-// given messages and the route order it gives: for a request that refers
-// to a server's stored state, only the routes whose server holds it (see
-// storedRoute and sharingStore).
+// given messages and the route order it gives: for a tool loop's request
+// that answers calls a route's model signed, that route first, the
+// others in the Router's order (see signedRoute); for a request that
+// refers to a server's stored state, only the routes whose server holds
+// it (see storedRoute and sharingStore).
 func (r *Router) affinityFor(ctx context.Context, req codec.Request, messages []openai.ChatCompletionMessageParamUnion) callAffinity {
 	cp, _ := ctx.Value(callPolicyKey{}).(CallPolicy)
 	var aff callAffinity
 	if key := affinityKey(cp.Session, r.pol.Affinity.PrefixTokens, messages); key != "" {
 		pref := r.affinity.lookup(key)
 		aff = callAffinity{key: key, pref: pref, order: affinityOrder(r.routes, pref)}
+	}
+	if rt := r.signedRoute(req, messages); rt != nil {
+		aff.order = affinityOrder(r.routes, rt)
 	}
 	if previous, ok := codec.Stored(req); ok {
 		aff.order = r.sharingStore(r.storedRoute(previous, aff))

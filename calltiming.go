@@ -185,5 +185,6 @@ func (c *call) takeFinal() *Timing {
 	c.state = callEnded
 	c.final = c.build()
 	c.noteAffinity()
+	c.noteHosts()
 	return c.final
 }

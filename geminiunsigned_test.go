@@ -208,26 +208,36 @@ func checkRequests(t *testing.T, g *geminiModels, turn string, want ...string) {
 
 // TestGeminiUnsignedRouterFallback checks a Router of gemini-3-pro and
 // gemini-3-flash on one gateway over two turns: pro is overloaded on the
-// first turn and flash makes the call; on the second, pro is asked first
+// first turn and flash makes the call; the call's result goes first to
+// flash, the model that signed the call, with its own signature, and is
+// answered: no request refused, none wasted, and no step's reasoning
+// lost to the sentinel. When flash is overloaded then, pro is asked next
 // and is sent Google's sentinel on the call flash signed (flash's own
-// signature is for flash alone), and answers: no request is refused,
-// none wasted. Before, pro got the call without a signature and refused
-// it, 400, and the Router fell back to flash.
+// signature is for flash alone), and answers. Before the sentinel, pro
+// got the call without a signature and refused it, 400, and the Router
+// fell back to flash.
 func TestGeminiUnsignedRouterFallback(t *testing.T) {
-	g := &geminiModels{fail: map[string]bool{"gemini-3.1-pro-preview": true}}
-	oc := g.serveAs(t, "")
-	r, err := tokenpace.NewRouter(tokenpace.NewClient(oc), tokenpace.Policy{},
-		tokenpace.Route{Name: "pro", Model: "gemini-3.1-pro-preview"}, tokenpace.Route{Name: "flash", Model: "gemini-3-flash-preview"})
-	if err != nil {
-		t.Fatal(err)
+	for _, flashDown := range []bool{false, true} {
+		g := &geminiModels{fail: map[string]bool{"gemini-3.1-pro-preview": true}}
+		oc := g.serveAs(t, "")
+		r, err := tokenpace.NewRouter(tokenpace.NewClient(oc), tokenpace.Policy{},
+			tokenpace.Route{Name: "pro", Model: "gemini-3.1-pro-preview"}, tokenpace.Route{Name: "flash", Model: "gemini-3-flash-preview"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := firstCall(t, r.NewStreaming, "gemini")
+		checkRequests(t, g, "first turn", "gemini-3.1-pro-preview ", "gemini-3-flash-preview ")
+		g.mu.Lock()
+		g.fail = map[string]bool{"gemini-3-flash-preview": flashDown}
+		g.mu.Unlock()
+		secondTurn(t, r.NewStreaming, "gemini", msg)
+		if flashDown {
+			checkRequests(t, g, "second turn, flash down", "gemini-3-flash-preview "+signatureOf("gemini-3-flash-preview"),
+				"gemini-3.1-pro-preview "+skipSignature)
+		} else {
+			checkRequests(t, g, "second turn", "gemini-3-flash-preview "+signatureOf("gemini-3-flash-preview"))
+		}
 	}
-	msg := firstCall(t, r.NewStreaming, "gemini")
-	checkRequests(t, g, "first turn", "gemini-3.1-pro-preview ", "gemini-3-flash-preview ")
-	g.mu.Lock()
-	g.fail = nil
-	g.mu.Unlock()
-	secondTurn(t, r.NewStreaming, "gemini", msg)
-	checkRequests(t, g, "second turn", "gemini-3.1-pro-preview "+skipSignature)
 }
 
 // TestGeminiUnsignedClientModels checks a Client on the Gemini API whose

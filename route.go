@@ -1,6 +1,8 @@
 package tokenpace
 
 import (
+	"sync/atomic"
+
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
@@ -63,4 +65,8 @@ type route struct {
 	// ramp deals the route a rising share of calls after its breaker
 	// closed (BreakerSettings.Ramp).
 	ramp ramp
+	// host is the server ("host:port", as the request's URL names it)
+	// the route's latest ended call sent to; nil before any (see
+	// signedRoute).
+	host atomic.Pointer[string]
 }
