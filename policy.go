@@ -190,6 +190,9 @@ const defaultHedgeSamples = 20
 // name another base URL or key (two models of one account, say). No
 // other route holds that state.
 //
+// A chat call that ends with the results of tool calls a route's model
+// signed goes to that route first, before its session's (see Router).
+//
 // The zero value gives no call a session of its own: only calls that name
 // one (CallPolicy.Session) have affinity, and without them the Router
 // keeps its order for every call.
