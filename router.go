@@ -19,14 +19,16 @@ import (
 // through LiteLLM or Portkey, Gemini 3's thought signatures, OpenRouter's
 // reasoning_details) is given back to that server and model alone. So a
 // chat call that ends with the results of an assistant turn's tool calls
-// goes first to the route whose server and model signed that turn (the
-// one that answered it, a fallback say), the others after it in the
-// Router's order: Claude with thinking refuses those results without its
-// blocks, 400 "Expected `thinking` or `redacted_thinking`, but found
-// `tool_use`", and Gemini 3 gets Google's sentinel and loses that step's
-// reasoning. Its breaker and admission apply as to any route: skipped,
-// the call falls back as usual. A new user message keeps the Router's
-// order (see Affinity for a session's route).
+// (tool messages, perhaps followed by a user message with the images a
+// tool returned) goes first to the route whose server and model signed
+// that turn (the one that answered it, a fallback say), the others after
+// it in the Router's order: Claude with thinking refuses those results
+// without its blocks, 400 "Expected `thinking` or `redacted_thinking`,
+// but found `tool_use`", and Gemini 3 gets Google's sentinel and loses
+// that step's reasoning. Its breaker and admission apply as to any
+// route: skipped, the call falls back as usual. A new user message after
+// the model's answer keeps the Router's order (see Affinity for a
+// session's route).
 //
 // A Router is safe for concurrent use. Its routes' breakers, limiters and
 // TTFT models are shared by all its calls.

@@ -18,12 +18,13 @@ import (
 // signedRoute returns the first route, in the Router's order, whose
 // server and model signed the tool calls whose results end the chat
 // request req with messages (see wire.CallExtras.SignedBy); nil when
-// the request does not end with a tool's result, or no route's model
-// signed the calls it answers. A route's server is the one its latest
-// ended call sent to (see noteHosts): a route that has not sent yet
-// signed nothing.
+// the request does not end with the results of tool calls (tool
+// messages, then perhaps a user message with a tool's images), or no
+// route's model signed the calls it answers. A route's server is the
+// one its latest ended call sent to (see noteHosts): a route that has
+// not sent yet signed nothing.
 func (r *Router) signedRoute(req codec.Request, messages []openai.ChatCompletionMessageParamUnion) *route {
-	if req.API() != codec.APIChat || len(messages) == 0 || messages[len(messages)-1].OfTool == nil {
+	if req.API() != codec.APIChat || wire.EndsWithResults(len(messages), func(i int) string { return roleOf(messages[i]) }) < 0 {
 		return nil
 	}
 	extras := r.c.cfg.extras
@@ -47,6 +48,20 @@ func (r *Router) signedRoute(req codec.Request, messages []openai.ChatCompletion
 		return r.routes[i]
 	}
 	return nil
+}
+
+// roleOf returns the role of m, as far as wire.EndsWithResults tells them
+// apart: "tool", "user", "assistant", or "" for any other.
+func roleOf(m openai.ChatCompletionMessageParamUnion) string {
+	switch {
+	case m.OfTool != nil:
+		return "tool"
+	case m.OfUser != nil:
+		return "user"
+	case m.OfAssistant != nil:
+		return "assistant"
+	}
+	return ""
 }
 
 // noteHosts records, once the call has ended, the server each of its

@@ -24,13 +24,15 @@ import (
 // signatures are bound to the model that made them
 // (openclaw/openclaw#107221): a first turn (the user's question alone)
 // thinks, signs its thinking "sig-" and the model, and calls get_weather
-// (call id "toolu_" and the model); a request that ends with the call's
-// result is refused with Anthropic's 400 unless the assistant message
-// with the call starts with the model's own signed block ("Expected
+// (call id "toolu_" and the model); a request whose last assistant
+// message made the call (its results follow, with perhaps a user message
+// that LiteLLM merges into theirs) is refused with Anthropic's 400 unless
+// that message starts with the model's own signed block ("Expected
 // `thinking` or `redacted_thinking`, but found `tool_use`" without one,
 // "Invalid `signature`" with another model's), and answered with the
-// weather; any other turn (a new user message, whose earlier turns'
-// blocks Claude takes or goes without) is answered with text. The first
+// weather; any other turn (a new user message after an answer, whose
+// earlier turns' blocks Claude takes or goes without) is answered with
+// text. The first
 // first turn of each model in hang waits unanswered until it is
 // cancelled. asked records each request's model and the thinking_blocks
 // signatures its messages carried.
@@ -57,7 +59,13 @@ func (s *claudeToolLoop) serve(t *testing.T) (string, *http.Client) {
 				sigs = append(sigs, sig)
 			}
 		}
-		last := req.Messages[len(req.Messages)-1]["role"]
+		step := false // the last assistant message made calls: the tool loop goes on
+		for _, m := range slices.Backward(req.Messages) {
+			if m["role"] == "assistant" {
+				step = len(listOf(m, "tool_calls")) > 0
+				break
+			}
+		}
 		s.mu.Lock()
 		s.asked = append(s.asked, req.Model+" "+strings.Join(sigs, ","))
 		hang := s.hang[req.Model] && len(req.Messages) == 1
@@ -81,7 +89,7 @@ func (s *claudeToolLoop) serve(t *testing.T) (string, *http.Client) {
 				return
 			}
 		}
-		if last == "tool" && len(sigs) == 0 {
+		if step && len(sigs) == 0 {
 			refuse("messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block.")
 			return
 		}
@@ -95,7 +103,7 @@ func (s *claudeToolLoop) serve(t *testing.T) (string, *http.Client) {
 			chunk(`{"reasoning_content":"","thinking_blocks":[{"type":"thinking","thinking":"","signature":"sig-`+req.Model+`"}],"content":""}`, "null")
 			chunk(`{"tool_calls":[{"index":0,"id":"toolu_`+req.Model+`","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]}`, "null")
 			chunk(`{}`, `"tool_calls"`)
-		case last == "tool":
+		case step:
 			chunk(`{"role":"assistant","content":"Sunny in Paris, says `+req.Model+`."}`, `"stop"`)
 		default:
 			chunk(`{"role":"assistant","content":"Answer from `+req.Model+`."}`, `"stop"`)
@@ -142,8 +150,9 @@ func streamTurn(t *testing.T, r *tokenpace.Router, srv *claudeToolLoop, params o
 }
 
 // toolLoop runs the three turns of a tool loop on r: the question, which
-// ends with a call; the call's result; a new user message.
-func toolLoop(t *testing.T, r *tokenpace.Router, srv *claudeToolLoop) [3]toolLoopTurn {
+// ends with a call; the call's result, followed by the messages after;
+// a new user message.
+func toolLoop(t *testing.T, r *tokenpace.Router, srv *claudeToolLoop, after ...openai.ChatCompletionMessageParamUnion) [3]toolLoopTurn {
 	t.Helper()
 	var turns [3]toolLoopTurn
 	msgs := []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Weather in Paris?")}
@@ -152,7 +161,7 @@ func toolLoop(t *testing.T, r *tokenpace.Router, srv *claudeToolLoop) [3]toolLoo
 	if len(msg.ToolCalls) != 1 {
 		t.Fatalf("first turn: %d calls (Text %q, Err %v), want 1", len(msg.ToolCalls), turn.text, turn.err)
 	}
-	msgs = append(msgs, msg.ToParam(), openai.ToolMessage("18°C, clear", msg.ToolCalls[0].ID))
+	msgs = append(append(msgs, msg.ToParam(), openai.ToolMessage("18°C, clear", msg.ToolCalls[0].ID)), after...)
 	turns[1], msg = streamTurn(t, r, srv, openai.ChatCompletionNewParams{Model: "claude", Messages: msgs})
 	msgs = append(msgs, msg.ToParam(), openai.UserMessage("Thanks. And tomorrow?"))
 	turns[2], _ = streamTurn(t, r, srv, openai.ChatCompletionNewParams{Model: "claude", Messages: msgs})
@@ -181,21 +190,28 @@ func wantTurn(t *testing.T, n int, got, want toolLoopTurn) {
 // request (before: the first route's model refused it, 400, a wasted
 // request, and the Router fell back); the next user message goes to the
 // first route again. With Hedge and Probation the same; and with one
-// model at two gateways, whose second signed the call.
+// model at two gateways, whose second signed the call; and with the
+// image a tool returned sent in a user message after its result (as
+// goose and Kimi Code send it: a tool message holds text alone).
 func TestSignedRouteToolResults(t *testing.T) {
 	budget := tokenpace.Budget{TTFT: 2 * time.Second}
 	twoModels := []tokenpace.Route{{Name: "first", Model: "claude-opus"}, {Name: "second", Model: "claude-sonnet"}}
 	twoGateways := []tokenpace.Route{{Name: "first", Model: "claude-sonnet"},
 		{Name: "second", Model: "claude-sonnet", Options: []option.RequestOption{option.WithBaseURL("http://gateway-2.invalid/v1/")}}}
+	image := openai.UserMessage([]openai.ChatCompletionContentPartUnionParam{
+		openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: "data:image/png;base64,iVBORw0KGgo="}),
+	})
 	for _, tc := range []struct {
 		name   string
 		p      tokenpace.Policy
 		routes []tokenpace.Route
+		after  []openai.ChatCompletionMessageParamUnion
 	}{
-		{"budget", tokenpace.Policy{Budget: budget}, twoModels},
-		{"hedge", tokenpace.Policy{Hedge: tokenpace.Hedge{After: time.Second}}, twoModels},
-		{"probation", tokenpace.Policy{Budget: budget, Probation: tokenpace.Probation{Tokens: 2}}, twoModels},
-		{"two gateways", tokenpace.Policy{Budget: budget}, twoGateways},
+		{"budget", tokenpace.Policy{Budget: budget}, twoModels, nil},
+		{"hedge", tokenpace.Policy{Hedge: tokenpace.Hedge{After: time.Second}}, twoModels, nil},
+		{"probation", tokenpace.Policy{Budget: budget, Probation: tokenpace.Probation{Tokens: 2}}, twoModels, nil},
+		{"two gateways", tokenpace.Policy{Budget: budget}, twoGateways, nil},
+		{"a tool's image after the result", tokenpace.Policy{Budget: budget}, twoModels, []openai.ChatCompletionMessageParamUnion{image}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -206,7 +222,7 @@ func TestSignedRouteToolResults(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				turns := toolLoop(t, r, srv)
+				turns := toolLoop(t, r, srv, tc.after...)
 				wantTurn(t, 1, turns[0], toolLoopTurn{targets: []string{"first", "second"}, requests: []string{a + " ", b + " "}})
 				wantTurn(t, 2, turns[1], toolLoopTurn{text: "Sunny in Paris, says " + b + ".", targets: []string{"second"},
 					requests: []string{b + " sig-" + b}})

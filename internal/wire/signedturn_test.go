@@ -9,7 +9,8 @@ import (
 
 // TestSignedBy checks which origin signed a tool loop's turn: the
 // model under whose server and name the turn's signed fields are kept,
-// only when the messages end with the results of that turn's calls;
+// only when the messages end with the results of that turn's calls
+// (perhaps followed by a user message with a tool's images);
 // plain reasoning, which any model of the server takes, names none.
 func TestSignedBy(t *testing.T) {
 	blocks := `[{"type":"thinking","thinking":"Weather.","signature":"EqQB"}]`
@@ -26,7 +27,8 @@ func TestSignedBy(t *testing.T) {
 	keepTurn(Origin{Server: sonnet.Server, Model: "claude-sonnet-4-5-20250929"}, "toolu_1", ThinkingBlocks, blocks)
 	keepTurn(deepseek, "toolu_1", ReasoningContent, `"Weather."`)
 
-	newTurn := strings.TrimSuffix(msgs, "]") + `,{"content":"And Rome?","role":"user"}]`
+	image := strings.TrimSuffix(msgs, "]") + `,{"content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBO"}}],"role":"user"}]`
+	newTurn := strings.TrimSuffix(msgs, "]") + `,{"content":"Sunny.","role":"assistant"},{"content":"And Rome?","role":"user"}]`
 	noCall := `[{"content":"Hi","role":"user"},{"content":"Hello","role":"assistant"},{"content":"x","role":"tool"}]`
 	for _, tc := range []struct {
 		name    string
@@ -39,7 +41,9 @@ func TestSignedBy(t *testing.T) {
 		{"another model of the server", msgs, []Origin{opus}, -1},
 		{"an unknown server", msgs, []Origin{{}, sonnet}, 1},
 		{"plain reasoning", msgs, []Origin{deepseek}, -1},
+		{"a tool's image after the results", image, []Origin{opus, sonnet}, 1},
 		{"a new user turn", newTurn, []Origin{opus, sonnet}, -1},
+		{"a user message alone after the calls", strings.Replace(msgs, `"role":"tool","tool_call_id":"call_1"`, `"role":"user"`, 1), []Origin{sonnet}, -1},
 		{"an assistant turn without calls", noCall, []Origin{sonnet}, -1},
 		{"the assistant turn last", strings.TrimSuffix(msgs, `,{"content":"sunny","role":"tool","tool_call_id":"call_1"}]`) + "]", []Origin{sonnet}, -1},
 	} {
