@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"encoding/json"
-	"math"
 	"slices"
 	"time"
 
@@ -50,25 +49,40 @@ func (d *dist) merge(o *dist) {
 	d.sum += o.sum
 }
 
-// stats summarises the distribution. No percentile is reported above the
-// largest sample, which a bucket's top may be.
+// stats summarises the distribution: nearest-rank percentiles, as DistOf
+// computes them, each the value of its rank's bucket. No percentile is
+// reported above the largest sample, which a bucket's top may be.
 func (d *dist) stats() Dist {
-	if d.h.TotalCount() == 0 {
+	n := d.h.TotalCount()
+	if n == 0 {
 		return Dist{}
 	}
-	at := func(q float64) time.Duration {
+	at := func(permille int64) time.Duration {
+		// The histogram rounds q·n to the nearest rank, one below the
+		// nearest rank when its fraction is under a half (the 5th of 6
+		// samples for p90); asked for k/n, it gives the k-th.
+		q := 100 * float64(nearestRank(n, permille)) / float64(n)
 		return min(time.Duration(d.h.ValueAtQuantile(q))*time.Microsecond, d.max)
 	}
 	return Dist{
-		Count: d.h.TotalCount(),
-		Mean:  d.sum / time.Duration(d.h.TotalCount()),
-		P50:   at(50), P90: at(90), P95: at(95), P99: at(99), P999: at(99.9),
+		Count: n,
+		Mean:  d.sum / time.Duration(n),
+		P50:   at(500), P90: at(900), P95: at(950), P99: at(990), P999: at(999),
 		Max: d.max,
 	}
 }
 
-// Dist summarises a latency distribution. The Recorder's percentiles carry
-// the RelativeError of the underlying histogram, none above Max; its Mean
+// nearestRank is the rank, from 1 to n, of the permille-th percentile of n
+// samples by the nearest-rank method: the smallest rank at or below which
+// lie permille/1000 of the samples.
+func nearestRank(n, permille int64) int64 {
+	return min(max((n*permille+999)/1000, 1), n)
+}
+
+// Dist summarises a latency distribution. Percentiles are nearest-rank:
+// P90 is the smallest sample at or below which 90% of the samples lie (the
+// largest of up to 9 samples). The Recorder's carry the RelativeError of
+// the underlying histogram, none above Max; its Mean
 // and Max are the samples' own (samples above an hour count as an hour).
 // The zero Dist describes no samples.
 type Dist struct {
@@ -90,13 +104,12 @@ func DistOf(d []time.Duration) Dist {
 	for _, v := range d {
 		sum += v
 	}
-	rank := func(q float64) time.Duration {
-		i := int(math.Ceil(q*float64(len(d)))) - 1
-		return d[min(max(i, 0), len(d)-1)]
+	rank := func(permille int64) time.Duration {
+		return d[nearestRank(int64(len(d)), permille)-1]
 	}
 	return Dist{
 		Count: int64(len(d)), Mean: sum / time.Duration(len(d)),
-		P50: rank(0.50), P90: rank(0.90), P95: rank(0.95), P99: rank(0.99), P999: rank(0.999),
+		P50: rank(500), P90: rank(900), P95: rank(950), P99: rank(990), P999: rank(999),
 		Max: d[len(d)-1],
 	}
 }
