@@ -142,7 +142,9 @@ func (c DetectorConfig) withDefaults() DetectorConfig {
 // buffering proxy, a collapse of the decode rate below the recent
 // baseline of the same target and model, and a prompt the server cut. It learns the baseline from the
 // requests it observes. A Detector is safe for concurrent use; its memory is
-// bounded by BaselineSize per target and model.
+// bounded by BaselineSize per target and model, for at most 256 pairs, as
+// a Recorder's series are: the streams of further pairs are not judged
+// for a collapse.
 //
 // Most callers do not use a Detector directly: New, NewRecorder and NewOTel
 // run one and report its detections.
@@ -188,6 +190,10 @@ func (d *Detector) Observe(dst []Detection, t *tokenpace.Timing) []Detection {
 	d.mu.Lock()
 	b := d.baselines[key]
 	if b == nil {
+		if len(d.baselines) >= maxSeries {
+			d.mu.Unlock()
+			return dst
+		}
 		b = &baseline{tps: make([]float64, 0, d.cfg.BaselineSize)}
 		d.baselines[key] = b
 	}

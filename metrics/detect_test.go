@@ -1,7 +1,9 @@
 package metrics
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -187,5 +189,22 @@ func TestDetectorPromptCut(t *testing.T) {
 		if found && (!strings.Contains(got[0].Message, "2051 prompt tokens for 32000 bytes") || got[0].Hint != PromptCutHint) {
 			t.Errorf("%s: Message %q, Hint %q", tc.name, got[0].Message, got[0].Hint)
 		}
+	}
+}
+
+// TestDetectorPairsBounded: a Recorder with its detector (the default)
+// keeps no more than maxSeries baselines, as it keeps series, however many
+// models its requests name; the detector kept one for every pair it ever
+// saw, so a Recorder's memory grew with them.
+func TestDetectorPairsBounded(t *testing.T) {
+	r := NewRecorder()
+	for i := range maxSeries + 100 {
+		r.Record(context.Background(), stream(t, "t", fmt.Sprint("model-", i), epoch, 0, time.Millisecond, 10*time.Millisecond, 16))
+	}
+	if got := len(r.det.baselines); got != maxSeries {
+		t.Errorf("detector baselines = %d, want %d", got, maxSeries)
+	}
+	if got := r.Snapshot().Requests; got != maxSeries+100 {
+		t.Errorf("Snapshot().Requests = %d, want %d", got, maxSeries+100)
 	}
 }
