@@ -80,8 +80,10 @@
 // with the GenAI
 // attributes above plus gen_ai.request.stream,
 // gen_ai.response.time_to_first_chunk, gen_ai.usage.input_tokens,
-// gen_ai.usage.output_tokens, gen_ai.usage.cache_read.input_tokens and
-// gen_ai.response.finish_reasons, and events at the recorded times:
+// gen_ai.usage.output_tokens, gen_ai.usage.cache_read.input_tokens,
+// gen_ai.usage.reasoning.output_tokens (when the server counted reasoning),
+// gen_ai.response.id (Timing.ResponseID; each attempt's span has its own)
+// and gen_ai.response.finish_reasons, and events at the recorded times:
 // EventFirstToken, EventMilestone, EventBreach, EventFallback, EventHedge,
 // EventContinuation, EventRestart, EventHedgeWon, EventHedgeLost, EventBreakerSkip,
 // EventSuperseded, EventInvalid and EventDetection. A call with more than

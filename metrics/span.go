@@ -58,6 +58,12 @@ func (o *OTel) recordSpan(ctx context.Context, t *tokenpace.Timing, s *attrSets,
 	if t.UsageReported || t.OutputTokens > 0 {
 		attrs = append(attrs, semconv.GenAIUsageOutputTokens(t.OutputTokens))
 	}
+	if t.ReasoningTokens > 0 {
+		attrs = append(attrs, semconv.GenAIUsageReasoningOutputTokens(t.ReasoningTokens))
+	}
+	if t.ResponseID != "" {
+		attrs = append(attrs, semconv.GenAIResponseID(t.ResponseID))
+	}
 	if t.FinishReason != "" {
 		attrs = append(attrs, semconv.GenAIResponseFinishReasons(t.FinishReason))
 	}
@@ -160,6 +166,9 @@ func (o *OTel) attemptSpan(ctx context.Context, t *tokenpace.Timing, i int) {
 		// The attempt's own TTFT, from its request; the call's span has
 		// the caller's.
 		attrs = append(attrs, semconv.GenAIResponseTimeToFirstChunk(ttft.Seconds()))
+	}
+	if a.ResponseID != "" {
+		attrs = append(attrs, semconv.GenAIResponseID(a.ResponseID))
 	}
 	if a.Err != nil {
 		attrs = append(attrs, semconv.ErrorTypeKey.String(ErrorType(a.Err)))
