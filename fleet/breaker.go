@@ -37,10 +37,17 @@ var ErrClosed = errors.New("fleet: breaker closed")
 // returns, and a goroutine, alive only while there are outcomes to
 // record, records them in batches, in order, one round trip per batch.
 // Outcomes of requests allowed before the state last changed are
-// dropped, as gobreaker drops them. While the breaker is half-open, every
-// replica lets requests through (the probe limit, HalfOpenRequests,
-// counts outcomes, not requests in flight): the first failure reopens
-// it, HalfOpenRequests successes close it.
+// dropped, as gobreaker drops them. While the breaker is half-open, the
+// fleet lets HalfOpenRequests probes through, as gobreaker does in one
+// process: each Allow then takes a probe's place in one round trip, and
+// once every place is taken Allow returns gobreaker.ErrTooManyRequests,
+// in every replica, until the probes decide (without a round trip while
+// the state read is recent: a place given back elsewhere is seen within
+// WithStateMaxAge). The first failure reopens it, HalfOpenRequests
+// successes close it; a probe whose outcome the breaker leaves out (the
+// caller gave up, the request was not sent) gives its place back, and
+// the places of probes not heard of within the breaker's Timeout (a
+// replica that ended mid-request) come back then.
 //
 // When Redis fails, the Breaker leaves it alone for a back-off window
 // (WithRedisBackoff) and decides meanwhile with a process-local breaker
@@ -143,7 +150,9 @@ func NewBreaker(rdb redis.UniversalClient, name string, s tokenpace.BreakerSetti
 const defaultFailures = 5
 
 // Allow implements tokenpace.Breaker: it returns gobreaker.ErrOpenState
-// while the shared breaker is open. While Redis is down, the local
+// while the shared breaker is open, and gobreaker.ErrTooManyRequests
+// while it is half-open with the fleet's HalfOpenRequests probes under
+// way. While Redis is down, the local
 // breaker decides (see Breaker), with gobreaker's errors: ErrOpenState
 // until the open state last read ends, then ErrTooManyRequests for the
 // requests beyond the HalfOpenRequests probes of the half-open state.
@@ -155,11 +164,39 @@ func (b *Breaker) Allow() (done func(err error), err error) {
 			return b.fallback().allow(now)
 		}
 	}
-	if s.state == gobreaker.StateOpen {
+	switch s.state {
+	case gobreaker.StateOpen:
 		return nil, gobreaker.ErrOpenState
+	case gobreaker.StateHalfOpen:
+		return b.probe(now, s)
 	}
 	gen := s.gen
-	return func(err error) { b.done(gen, err) }, nil
+	return func(err error) { b.done(gen, false, err) }, nil
+}
+
+// probe lets a request through a half-open state s, read at now, if it
+// takes a probe's place in Redis. A state with every place taken
+// refuses it without a round trip.
+func (b *Breaker) probe(now time.Time, s sharedState) (done func(err error), err error) {
+	if s.probes >= b.maxReq {
+		return nil, gobreaker.ErrTooManyRequests
+	}
+	if !b.gate.enter(now) {
+		return b.fallback().allow(now)
+	}
+	s, err = b.run(probeBreaker, b.cfg.report, b.args[0], b.args[1], b.maxReq)
+	if err != nil {
+		return b.fallback().allow(now)
+	}
+	taken := len(s.extra) == 1 && s.extra[0] == 1
+	switch {
+	case s.state == gobreaker.StateOpen:
+		return nil, gobreaker.ErrOpenState
+	case s.state == gobreaker.StateHalfOpen && !taken:
+		return nil, gobreaker.ErrTooManyRequests
+	}
+	gen := s.gen
+	return func(err error) { b.done(gen, taken, err) }, nil
 }
 
 // recent returns the cached state if it still decides at now: it is
@@ -256,12 +293,17 @@ func (b *Breaker) update(s sharedState, at time.Time) {
 	}
 }
 
-// done queues the outcome of a request allowed in generation gen.
-func (b *Breaker) done(gen int64, outcome error) {
+// done queues the outcome of a request allowed in generation gen, a
+// half-open state's probe if probe.
+func (b *Breaker) done(gen int64, probe bool, outcome error) {
+	fold := foldOutcome(gen, outcome != nil)
 	if outcome != nil && b.excluded(outcome) {
-		return // counted neither way: Redis need not hear of it
+		if !probe {
+			return // counted neither way: Redis need not hear of it
+		}
+		fold = foldFreed(gen) // counted neither way, its place given back
 	}
-	if !b.queue.add(foldOutcome(gen, outcome != nil)) {
+	if !b.queue.add(fold) {
 		b.cfg.report(fmt.Errorf("fleet: breaker %s: outcome not recorded: %w", b.name, ErrClosed))
 	}
 }
@@ -274,16 +316,21 @@ func (b *Breaker) record(o outcomes, report func(error)) {
 		report(fmt.Errorf("fleet: breaker %s: %d outcomes not recorded: more than %d runs waited for Redis", b.name, o.dropped, maxOutcomeRuns))
 	}
 	runs := o.runs
-	if len(runs) == 0 {
+	if len(runs) == 0 && len(o.freed) == 0 {
 		return
 	}
+	// While Redis is down, the probes' places it holds come back with
+	// the Timeout (see breakerLua): the local breaker took none.
 	if !b.gate.enter(time.Now()) {
 		b.recordLocally(runs)
 		return
 	}
-	args := make([]any, 0, 4+2*len(runs))
+	args := make([]any, 0, 5+2*len(o.freed)+2*len(runs))
 	args = append(args, b.args...)
-	args = append(args, b.maxReq, b.threshold)
+	args = append(args, b.maxReq, b.threshold, len(o.freed))
+	for _, r := range o.freed {
+		args = append(args, r.gen, r.n)
+	}
 	for _, r := range runs {
 		args = append(args, r.gen, r.n)
 	}

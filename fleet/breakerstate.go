@@ -14,14 +14,24 @@ import (
 // half-open, 2 open, as gobreaker.State), g (generation: outcomes of
 // requests allowed in an earlier one are dropped), e (expiry in
 // microseconds of Redis's clock, 0 for none: the end of an open state,
-// or of a closed state's Interval) and gobreaker's counts r, ts, tf, cs,
-// cf. Times are Redis's clock, so replicas' clocks need not agree.
+// of a closed state's Interval, or of a half-open state's wait for its
+// probes), gobreaker's counts r, ts, tf, cs, cf, and p, the probes a
+// half-open state let through whose places are taken. Times are Redis's
+// clock, so replicas' clocks need not agree.
+//
+// A half-open state lets MaxRequests probes through in the whole fleet,
+// as gobreaker does in one process: a probe takes a place (probeBreaker),
+// and one whose outcome the breaker leaves out gives it back. A probe
+// that is never heard of (its replica ended) would hold its place for
+// good; so the places last a timeout: a half-open state whose probes
+// have not decided it within Timeout lets as many through again, in the
+// same generation, so that a late probe's outcome still counts.
 //
 // Numbers are written as numbers: Redis keeps their 17 significant
 // digits, so microseconds of its clock stay exact.
 //
 // reply returns {state, generation, microseconds to expiry or -1, r, ts,
-// tf, cs, cf, n, n states visited (first the one read), extra...}.
+// tf, cs, cf, p, n, n states visited (first the one read), extra...}.
 const breakerLua = `
 local function now_us()
   local t = redis.call('TIME')
@@ -30,13 +40,13 @@ end
 local function newgen(b, s, now, interval, timeout)
   if s ~= b.s then table.insert(b.trans, s) end
   b.s, b.g, b.recreated = s, b.g + 1, false
-  b.r, b.ts, b.tf, b.cs, b.cf = 0, 0, 0, 0, 0
+  b.r, b.ts, b.tf, b.cs, b.cf, b.p = 0, 0, 0, 0, 0, 0
   b.e = 0
   if s == 0 and interval > 0 then b.e = now + interval end
-  if s == 2 then b.e = now + timeout end
+  if s ~= 0 then b.e = now + timeout end
   b.dirty = true
 end
-local fields = {'s', 'g', 'e', 'r', 'ts', 'tf', 'cs', 'cf'}
+local fields = {'s', 'g', 'e', 'r', 'ts', 'tf', 'cs', 'cf', 'p'}
 -- decode makes the state from the values of fields (v), creating it
 -- closed when it is missing and moving it on when it expired.
 local function decode(v, now, interval, timeout)
@@ -50,12 +60,14 @@ local function decode(v, now, interval, timeout)
   end
   b.s, b.g, b.e = tonumber(v[1]), tonumber(v[2]), tonumber(v[3])
   b.r, b.ts, b.tf = tonumber(v[4]), tonumber(v[5]), tonumber(v[6])
-  b.cs, b.cf = tonumber(v[7]), tonumber(v[8])
+  b.cs, b.cf, b.p = tonumber(v[7]), tonumber(v[8]), tonumber(v[9]) or 0
   b.trans[1] = b.s
   if b.s == 0 and b.e > 0 and now >= b.e then
     newgen(b, 0, now, interval, timeout)
   elseif b.s == 2 and now >= b.e then
     newgen(b, 1, now, interval, timeout)
+  elseif b.s == 1 and b.e > 0 and now >= b.e then
+    b.p, b.e, b.dirty = 0, now + timeout, true
   end
   return b
 end
@@ -69,6 +81,7 @@ local function encode(b, out)
     out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5], out[n + 6] = 's', b.s, 'g', b.g, 'e', b.e
     out[n + 7], out[n + 8], out[n + 9], out[n + 10], out[n + 11], out[n + 12] = 'r', b.r, 'ts', b.ts, 'tf', b.tf
     out[n + 13], out[n + 14], out[n + 15], out[n + 16] = 'cs', b.cs, 'cf', b.cf
+    out[n + 17], out[n + 18] = 'p', b.p
   end
   return out
 end
@@ -79,7 +92,7 @@ end
 local function reply(b, now, extra)
   local ttl = -1
   if b.e > 0 then ttl = b.e - now end
-  local out = {b.s, b.g, ttl, b.r, b.ts, b.tf, b.cs, b.cf, #b.trans}
+  local out = {b.s, b.g, ttl, b.r, b.ts, b.tf, b.cs, b.cf, b.p, #b.trans}
   for _, s in ipairs(b.trans) do out[#out + 1] = s end
   for _, x in ipairs(extra) do out[#out + 1] = x end
   return out
@@ -96,7 +109,8 @@ return reply(b, now, {})`)
 
 // recordBreaker adds outcomes to the state (KEYS[1]; ARGV: interval,
 // timeout, successes that close a half-open breaker, consecutive
-// failures that open a closed one or 0 when the caller decides, then
+// failures that open a closed one or 0 when the caller decides, k, then
+// k pairs of generation and count of probes whose places come back, then
 // pairs of generation and count: n > 0 successes, n < 0 failures, in
 // order; when the state was missing, the new one takes every
 // generation's). When the caller decides, extra holds for every run of failures
@@ -108,7 +122,13 @@ local interval, timeout = tonumber(ARGV[1]), tonumber(ARGV[2])
 local maxreq, threshold = tonumber(ARGV[3]), tonumber(ARGV[4])
 local b = load(KEYS[1], now, interval, timeout)
 local extra = {}
-for i = 5, #ARGV - 1, 2 do
+local k = tonumber(ARGV[5])
+for i = 6, 5 + 2 * k, 2 do
+  if tonumber(ARGV[i]) == b.g and b.s == 1 then
+    b.p, b.dirty = math.max(0, b.p - tonumber(ARGV[i + 1])), true
+  end
+end
+for i = 6 + 2 * k, #ARGV - 1, 2 do
   local g, n = tonumber(ARGV[i]), tonumber(ARGV[i + 1])
   if (g == b.g or b.recreated) and b.s ~= 2 then
     b.dirty = true
@@ -140,12 +160,26 @@ if b.s == 0 and b.g == tonumber(ARGV[3]) then newgen(b, 2, now, interval, timeou
 save(KEYS[1], b)
 return reply(b, now, {})`)
 
+// probeBreaker takes a probe's place in a half-open state (KEYS[1];
+// ARGV: interval, timeout, probes a half-open state lets through), if
+// one is left. extra is {1} when a place was taken, else {0}.
+var probeBreaker = redis.NewScript(breakerLua + `
+local now = now_us()
+local b = load(KEYS[1], now, tonumber(ARGV[1]), tonumber(ARGV[2]))
+local taken = 0
+if b.s == 1 and b.p < tonumber(ARGV[3]) then
+  b.p, b.dirty, taken = b.p + 1, true, 1
+end
+save(KEYS[1], b)
+return reply(b, now, {taken})`)
+
 // sharedState is a reply of the breaker scripts, read at a local time.
 type sharedState struct {
 	state  gobreaker.State
 	gen    int64
 	expiry time.Time // local time; zero when the state does not expire
 	counts gobreaker.Counts
+	probes int64 // places taken by a half-open state's probes
 	// visited are the states the script went through, first the one it
 	// read: each step is a state change made by this process.
 	visited []gobreaker.State
@@ -172,7 +206,7 @@ func parseState(v []any, at time.Time) (sharedState, error) {
 		}
 		ints[i] = n
 	}
-	if len(ints) < 9 || ints[8] < 0 || int64(len(ints)) < 9+ints[8] {
+	if len(ints) < 10 || ints[9] < 0 || int64(len(ints)) < 10+ints[9] {
 		return sharedState{}, fmt.Errorf("fleet: breaker state: malformed reply %v", ints)
 	}
 	s := sharedState{
@@ -182,15 +216,16 @@ func parseState(v []any, at time.Time) (sharedState, error) {
 			Requests: uint32(ints[3]), TotalSuccesses: uint32(ints[4]), TotalFailures: uint32(ints[5]),
 			ConsecutiveSuccesses: uint32(ints[6]), ConsecutiveFailures: uint32(ints[7]),
 		},
+		probes: ints[8],
 	}
 	if ints[2] >= 0 {
 		s.expiry = at.Add(time.Duration(ints[2]) * time.Microsecond)
 	}
-	n := int(ints[8])
-	for _, x := range ints[9 : 9+n] {
+	n := int(ints[9])
+	for _, x := range ints[10 : 10+n] {
 		s.visited = append(s.visited, gobreaker.State(x))
 	}
-	s.extra = ints[9+n:]
+	s.extra = ints[10+n:]
 	return s, nil
 }
 

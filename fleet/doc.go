@@ -22,7 +22,9 @@
 // outcomes are queued and recorded in the background, in batches, one
 // round trip per batch (none for an outcome the breaker leaves out of its counts).
 // Every update is one atomic script, so the counts of all replicas add
-// up. Keep Redis close to the service.
+// up. While a Breaker is half-open, a request that may be one of its
+// HalfOpenRequests probes costs one more round trip, to take a probe's
+// place in the fleet. Keep Redis close to the service.
 //
 // A Limiter made WithLease costs most admissions no round trip at all:
 // it takes capacity for several requests with one reservation and

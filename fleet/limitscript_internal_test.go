@@ -21,12 +21,12 @@ func TestParseReserve(t *testing.T) {
 		{"closed, not expiring", []int64{0, 0, 0, 7, -1}, false, reserveReply{}, &sharedState{gen: 7}},
 		{"closed, expiring", []int64{0, 0, 0, 7, 5}, false, reserveReply{},
 			&sharedState{gen: 7, expiry: at.Add(5 * time.Microsecond)}},
-		{"moved on", []int64{3, 0, 1, 8, -1, 0, 0, 0, 0, 0, 2, 2, 1}, false, reserveReply{wait: 3 * time.Microsecond},
+		{"moved on", []int64{3, 0, 1, 8, -1, 0, 0, 0, 0, 0, 0, 2, 2, 1}, false, reserveReply{wait: 3 * time.Microsecond},
 			&sharedState{state: gobreaker.StateHalfOpen, gen: 8, visited: []gobreaker.State{gobreaker.StateOpen, gobreaker.StateHalfOpen}}},
 		{"empty", nil, true, reserveReply{}, nil},
 		{"one, not -1", []int64{5}, true, reserveReply{}, nil},
 		{"three", []int64{0, 0, 0}, true, reserveReply{}, nil},
-		{"moved on, truncated", []int64{0, 0, 1, 8, -1, 0, 0, 0, 0, 0, 3, 2}, true, reserveReply{}, nil},
+		{"moved on, truncated", []int64{0, 0, 1, 8, -1, 0, 0, 0, 0, 0, 0, 3, 2}, true, reserveReply{}, nil},
 	}
 	for _, tt := range tests {
 		got, err := parseReserve(tt.v, at)

@@ -15,10 +15,13 @@ type outcomeRun struct {
 
 // outcomes is a batch of a Breaker's outcomes, in order, and the count
 // of those dropped because the batch was full (the oldest go first), to
-// be reported, never lost silently.
+// be reported, never lost silently; and the probes of a half-open state
+// whose outcome its breaker leaves out, which give their places back:
+// per generation, how many (n > 0).
 type outcomes struct {
 	runs    []outcomeRun
 	dropped int64
+	freed   []outcomeRun
 }
 
 // fold returns the batcher update that adds an outcome of generation
@@ -38,6 +41,21 @@ func foldOutcome(gen int64, failed bool) func(*outcomes) {
 			o.runs = append(o.runs[:0], o.runs[1:]...)
 		}
 		o.runs = append(o.runs, outcomeRun{gen: gen, n: d})
+	}
+}
+
+// foldFreed returns the batcher update that gives back the place of a
+// probe allowed in generation gen. Places of one generation merge, and
+// a generation changes only in Redis, so the batch stays small.
+func foldFreed(gen int64) func(*outcomes) {
+	return func(o *outcomes) {
+		for i := range o.freed {
+			if o.freed[i].gen == gen {
+				o.freed[i].n++
+				return
+			}
+		}
+		o.freed = append(o.freed, outcomeRun{gen: gen, n: 1})
 	}
 }
 

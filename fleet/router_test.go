@@ -44,12 +44,18 @@ func (b *backend) RoundTrip(req *http.Request) (*http.Response, error) {
 // with the shared breaker and limit given, b plain and last.
 func (b *backend) replica(t *testing.T, pol tokenpace.Policy, br tokenpace.Breaker, lim tokenpace.Limiter) *tokenpace.Router {
 	t.Helper()
+	return b.replicaVia(t, pol, br, lim, b)
+}
+
+// replicaVia is replica sending route a's requests through rt.
+func (b *backend) replicaVia(t *testing.T, pol tokenpace.Policy, br tokenpace.Breaker, lim tokenpace.Limiter, rt http.RoundTripper) *tokenpace.Router {
+	t.Helper()
 	oc := func(hc option.HTTPClient) *openai.Client {
 		c := openai.NewClient(option.WithBaseURL(b.ts.URL), option.WithHTTPClient(hc),
 			option.WithAPIKey("sk-test-secret"), option.WithMaxRetries(0))
 		return &c
 	}
-	a := tokenpace.Route{Name: "a", Client: oc(&http.Client{Transport: b}), Breaker: br, Limiter: lim}
+	a := tokenpace.Route{Name: "a", Client: oc(&http.Client{Transport: rt}), Breaker: br, Limiter: lim}
 	plain := tokenpace.Route{Name: "b", Client: oc(b.ts.Client)}
 	r, err := tokenpace.NewRouter(tokenpace.NewClient(*oc(b.ts.Client)), pol, a, plain)
 	if err != nil {
