@@ -25,7 +25,10 @@ import (
 // that is never heard of (its replica ended) would hold its place for
 // good; so the places last a timeout: a half-open state whose probes
 // have not decided it within Timeout lets as many through again, in the
-// same generation, so that a late probe's outcome still counts.
+// same generation, so that a late probe's outcome still counts. A
+// half-open state with no expiry was written by an earlier release,
+// which neither takes places nor resets p: it is read as one whose wait
+// just began, every place free.
 //
 // Numbers are written as numbers: Redis keeps their 17 significant
 // digits, so microseconds of its clock stay exact.
@@ -66,7 +69,9 @@ local function decode(v, now, interval, timeout)
     newgen(b, 0, now, interval, timeout)
   elseif b.s == 2 and now >= b.e then
     newgen(b, 1, now, interval, timeout)
-  elseif b.s == 1 and b.e > 0 and now >= b.e then
+  elseif b.s == 1 and now >= b.e then
+    -- the wait for its probes is over, or an earlier release wrote it
+    -- (e 0, p left from an earlier half-open state): places free
     b.p, b.e, b.dirty = 0, now + timeout, true
   end
   return b

@@ -176,3 +176,46 @@ func routedQuietly(r *tokenpace.Router) *tokenpace.Timing {
 	}
 	return s.Timing()
 }
+
+// A half-open state written by a replica of an earlier release (a fleet
+// upgraded one replica at a time, or a state written before the upgrade)
+// has no expiry (e 0), and that release neither writes nor resets p: it
+// keeps the places taken in an earlier half-open state. Such a state is
+// read as one with every place free, waiting Timeout for its probes, not
+// as one refusing every request for good.
+func TestBreakerHalfOpenWrittenByEarlierRelease(t *testing.T) {
+	srv := startRedis(t)
+	bs := halfOpen(t, srv, 2, tokenpace.BreakerSettings{})
+	if _, err := bs[0].Allow(); err != nil { // its place taken: p 1
+		t.Fatalf("probe: Allow() = %v, want nil", err)
+	}
+	// An earlier release's replica reopens the breaker and, its open
+	// state over, makes it half-open again: s, g, e and the counts
+	// written, p left as it was.
+	ctx, rdb := context.Background(), srv.client(t)
+	key := "tokenpace:breaker:{route-a}"
+	g, err := rdb.HGet(ctx, key, "g").Int64()
+	if err != nil {
+		t.Fatalf("HGET g: %v", err)
+	}
+	if err := rdb.HSet(ctx, key, "s", 1, "g", g+2, "e", 0, "r", 0, "ts", 0, "tf", 0, "cs", 0, "cf", 0).Err(); err != nil {
+		t.Fatalf("HSET: %v", err)
+	}
+	probe, err := bs[1].Allow()
+	if err != nil {
+		t.Fatalf("Allow() in a half-open state an earlier release wrote, no probe under way = %v, want nil", err)
+	}
+	if _, err := bs[0].Allow(); !errors.Is(err, gobreaker.ErrTooManyRequests) {
+		t.Fatalf("Allow() with that state's probe in flight = %v, want ErrTooManyRequests", err)
+	}
+	openTimeoutPassed(t, srv) // its probe not heard of within Timeout
+	checkStates(t, bs, gobreaker.StateHalfOpen)
+	next, err := bs[0].Allow()
+	if err != nil {
+		t.Fatalf("Allow() once that state's probe was not heard of within Timeout = %v, want nil", err)
+	}
+	probe(nil)
+	checkStates(t, bs, gobreaker.StateClosed)
+	next(nil)
+	checkStates(t, bs, gobreaker.StateClosed)
+}
