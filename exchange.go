@@ -164,8 +164,9 @@ type exchange struct {
 // them filled in (see wire.BareTools), a stream refused for its tools,
 // sent again whole and its answer given as a stream (see
 // wire.StreamedTools), and a request whose tool call ids the server's
-// model refused for not being 9 letters and digits, sent again with ids
-// of that form (see wire.NineCharIDs, wire.RefusedCallIDs). A 501 is not
+// model refused for their form (Mistral's 9 letters and digits,
+// Anthropic's and Bedrock's letters, digits, '_' and '-'), sent again
+// with ids of that form (see wire.WriteCallIDs, wire.RefusedCallIDs). A 501 is not
 // sent again (see wire.NotImplemented), nor a 429 that says the account's balance or quota is spent (see
 // wire.QuotaSpent); a 424, its upstream's failure, is, as a 5xx, unless
 // its upstream refused the request itself (see wire.FailedDependency),
@@ -186,8 +187,8 @@ func (x *exchange) middleware() option.Middleware {
 				if refused == "" {
 					tools = wire.RefusedTools(res)
 				}
-				if refused == "" && tools == "" && wire.RefusedCallIDs(res, func() []byte { return bodyOf(req) }) {
-					tools = wire.CallIDsFor(x.model())
+				if refused == "" && tools == "" {
+					tools = wire.RefusedCallIDs(res, func() []byte { return bodyOf(req) }).For(x.model())
 				}
 			}
 			switch {
@@ -200,8 +201,8 @@ func (x *exchange) middleware() option.Middleware {
 				// A request refused for its tools' shape: sent again as
 				// the server takes it, whole or with every tool's
 				// description and parameters (see wire.RefusedTools), or
-				// with its tool call ids of 9 letters and digits (see
-				// wire.NineCharIDs).
+				// with its tool call ids in the form it takes (see
+				// wire.WriteCallIDs).
 				refusals++
 				x.declined.Learn(req, tools)
 			case err != nil:
@@ -367,8 +368,8 @@ func (x *exchange) send(req *http.Request, next option.MiddlewareNext) (res *htt
 // restored (see wire.CallExtras), Gemini's sentinel on the calls of the
 // current turn that no model signed for it (see wire.SkipUnsigned), what
 // the client added and the server refuses dropped, its tools filled in
-// (see wire.BareTools), its tool call ids written as 9 letters and
-// digits (see wire.NineCharIDs) or the request sent whole (see
+// (see wire.BareTools), its tool call ids written in the form the server
+// takes (see wire.WriteCallIDs) or the request sent whole (see
 // wire.StreamedTools) where the server needs it; the fields it may go
 // without if the server refuses one (those the client added that it
 // keeps, the sentinel apart from its field: see wire.SkipRefusal, and
@@ -425,10 +426,16 @@ func (x *exchange) shape(req *http.Request, server string) (_ *http.Request, add
 		// max_completion_tokens in OpenAI's refusal of it.
 		added = append(added, wire.MaxTokens, wire.MaxCompletionTokens)
 	}
-	fill := refuses(wire.BareTools)             // the server needs every tool's description and parameters
-	unstream := refuses(wire.StreamedTools)     // the server answers a request with tools whole only
-	nine := refuses(wire.CallIDsFor(x.model())) // the server takes tool call ids of 9 letters and digits only
-	if len(drop) > 0 || fill || unstream || nine {
+	fill := refuses(wire.BareTools)         // the server needs every tool's description and parameters
+	unstream := refuses(wire.StreamedTools) // the server answers a request with tools whole only
+	ids := wire.AnyCallID                   // the form of tool call id the server takes for this model
+	for _, f := range []wire.CallIDForm{wire.NineCharCallID, wire.SafeCallID} {
+		if refuses(f.For(x.model())) {
+			ids = f
+			break
+		}
+	}
+	if len(drop) > 0 || fill || unstream || ids != wire.AnyCallID {
 		req = rewrite(req, func(body []byte) []byte {
 			for _, f := range drop {
 				body, _ = wire.Without(body, f)
@@ -436,9 +443,7 @@ func (x *exchange) shape(req *http.Request, server string) (_ *http.Request, add
 			if fill {
 				body = wire.FillTools(body)
 			}
-			if nine {
-				body = wire.NineCharIDs(body)
-			}
+			body = wire.WriteCallIDs(body, ids)
 			if unstream {
 				body, whole = wire.Unstreamed(body)
 			}

@@ -33,19 +33,25 @@ import (
 // an id shorter than 9 (400, "Tool call IDs should be alphanumeric
 // strings with length >= 9! (1)ID": vllm examples/
 // tool_chat_template_mistral_parallel.jinja) and takes a longer one, of
-// its last 9 characters. The first fail
+// its last 9 characters. Models in pattern take only ids of 1 to 64
+// letters, digits, '_' and '-' (Anthropic's and Bedrock's form), and
+// refuse any other with the body pattern gives for it. The first fail
 // requests are answered 503. ids records, for each request, its model
 // and the ids its messages named.
 type idServer struct {
 	id       string
 	nine     map[string]bool
 	template map[string]bool
+	pattern  map[string]func(id string) string
 	fail     int
 	mu       sync.Mutex
 	ids      []string
 }
 
-var mistralID = regexp.MustCompile(`^[a-zA-Z0-9]{9}$`)
+var (
+	mistralID = regexp.MustCompile(`^[a-zA-Z0-9]{9}$`)
+	safeID    = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+)
 
 func (s *idServer) serve(t *testing.T) *httptest.Server {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -79,6 +85,9 @@ func (s *idServer) serve(t *testing.T) *httptest.Server {
 				named = append(named, id)
 				if refuse == "" && s.nine[req.Model] && !mistralID.MatchString(id) {
 					refuse = `{"object":"error","message":"Tool call id was ` + id + ` but must be a-z, A-Z, 0-9, with a length of 9.","type":"invalid_function_call","param":null,"code":"3280","raw_status_code":400}`
+				}
+				if refuse == "" && s.pattern[req.Model] != nil && !safeID.MatchString(id) {
+					refuse = s.pattern[req.Model](id)
 				}
 				if refuse == "" && s.template[req.Model] && len(id) < 9 {
 					refuse = `{"object":"error","message":"Tool call IDs should be alphanumeric strings with length >= 9! (1)` + id + `","type":"BadRequestError","param":null,"code":400}`
