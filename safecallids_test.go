@@ -16,7 +16,9 @@ import (
 // String should match pattern '^[a-zA-Z0-9_-]+$'": openai/openai-agents-python#1147,
 // maximhq/bifrost#5097), or a LiteLLM proxy in front of Bedrock's
 // Converse API (Bedrock's ValidationException of the toolUseId, in
-// LiteLLM's 400). Before, the caller got that 400 (`KindRequest`), a
+// LiteLLM's 400), or a LiteLLM proxy in front of Anthropic that writes
+// Anthropic's body as Python's bytes, each quote escaped (b'…':
+// openai/openai-agents-python#1147). Before, the caller got that 400 (`KindRequest`), a
 // failed request where the second route would have answered. The
 // request is now sent again with the ids written in that form, the
 // call's and the tool message's the same, and the next turn goes so from
@@ -30,6 +32,9 @@ func TestSafeCallIDsAfterAnotherRoute(t *testing.T) {
 	}{
 		{"anthropic", "claude-sonnet-4-5", func(string) string {
 			return `{"error":{"code":"invalid_request_error","message":"messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'","param":null,"type":"invalid_request_error"}}`
+		}},
+		{"anthropic through LiteLLM as bytes", "claude-sonnet-4-5", func(string) string {
+			return `{"error":{"message":"litellm.BadRequestError: AnthropicException - b'{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.1.content.0.tool_use.id: String should match pattern \\'^[a-zA-Z0-9_-]+$\\'\"}}'. Received Model Group=claude-sonnet-4-5\nAvailable Model Group Fallbacks=None","type":null,"param":null,"code":"400"}}`
 		}},
 		{"bedrock", "bedrock-claude", func(id string) string {
 			return `{"error":{"message":"litellm.BadRequestError: BedrockException - {\"message\":\"1 validation error detected: Value '` + id + `' at 'messages.1.member.content.0.member.toolUse.toolUseId' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+\"}. Received Model Group=bedrock-claude","type":null,"param":null,"code":"400"}}`

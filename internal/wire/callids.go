@@ -167,8 +167,12 @@ func RefusedCallIDs(res *http.Response, sent func() []byte) CallIDForm {
 // call id for not being of SafeCallID's form: in Anthropic's words, of a
 // tool_use block's id or a tool_result block's tool_use_id, or Bedrock's,
 // of a toolUse's or a toolResult's toolUseId (its pattern or its length).
+// A quote may come escaped: a LiteLLM proxy that writes its upstream's
+// body as Python's bytes, b'…', gives each ' as \' (and, in its own
+// JSON, as \\'): "pattern \\'^[a-zA-Z0-9_-]+$\\'" (openai/openai-agents-python#1147).
 func patternRefused(body []byte) bool {
 	const anthropic = ": String should match pattern '^[a-zA-Z0-9_-]+$'"
+	body = bytes.ReplaceAll(bytes.ReplaceAll(body, []byte(`\\'`), []byte("'")), []byte(`\'`), []byte("'"))
 	for _, w := range []string{"tool_use.id" + anthropic, "tool_use_id" + anthropic, "toolUseId' failed to satisfy constraint: Member must"} {
 		if bytes.Contains(body, []byte(w)) {
 			return true
