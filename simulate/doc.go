@@ -122,7 +122,9 @@
 // request's seed or prompt. WithReply scripts exact replies; stop sequences
 // cut the text as OpenAI does. The simulator has no tokenizer: it counts
 // about four bytes of text per token (see the rule in text.go), and a chat
-// request's prefix-cache key is a hash of every message but the last.
+// request's prefix-cache key is a hash of every message but the last; a
+// prompt sent again (the same messages, completions prompt and suffix, or
+// Responses input) finds all of it but its last token cached.
 //
 // # Network and faults
 //

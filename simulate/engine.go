@@ -343,6 +343,30 @@ func (e *Engine) plan() {
 	e.planned = true
 }
 
+// cachedPrefix returns the prefix-cache entry that serves most of s's
+// prompt and how many of its tokens it serves, in whole blocks and never
+// the prompt's last token, which is computed again to give the first
+// output token; nil and 0 when none does. The entry is s's shared prefix
+// (PrefixKey), or the same prompt an earlier request sent, kept with its
+// reply under s's NextPrefixKey.
+func (e *Engine) cachedPrefix(s *seq) (*prefixEntry, int) {
+	var hit *prefixEntry
+	cached := 0
+	for _, c := range [...]struct {
+		key    string
+		tokens int
+	}{{s.prefixKey, s.prefixTokens}, {s.nextKey, s.prompt}} {
+		p := e.prefix[c.key]
+		if p == nil || c.key == "" {
+			continue
+		}
+		if n := max(min(p.tokens, c.tokens, s.prompt-1)/e.d.BlockSize*e.d.BlockSize, 0); n > cached {
+			hit, cached = p, n
+		}
+	}
+	return hit, cached
+}
+
 // admit moves queued requests that have arrived by the clock into the batch
 // while a slot is free and, with KVPreempt, while their prompt's blocks fit.
 // A request larger than the whole cache is admitted alone and spills to host
@@ -353,16 +377,10 @@ func (e *Engine) admit() {
 		if s.ready > e.clock {
 			break
 		}
-		var hit *prefixEntry
-		cached, pin := 0, 0
-		if p := e.prefix[s.prefixKey]; p != nil && s.prefixKey != "" {
-			cached = max(min(p.tokens, s.prefixTokens, s.prompt-1)/e.d.BlockSize*e.d.BlockSize, 0)
-			if cached > 0 {
-				hit = p
-				if p.refs == 0 {
-					pin = p.tokens / e.d.BlockSize
-				}
-			}
+		hit, cached := e.cachedPrefix(s)
+		pin := 0
+		if hit != nil && hit.refs == 0 {
+			pin = hit.tokens / e.d.BlockSize
 		}
 		need := e.blocksFor(s.target) - cached/e.d.BlockSize
 		if e.d.KVPolicy == KVPreempt && e.used+need+pin > e.capBlocks && !(e.nRunning == 0 && need+pin > e.capBlocks) {

@@ -76,7 +76,9 @@ func (s *Server) completionGeneration(req *completionRequest) (generation, *apiE
 	}
 	g.prompt = fimPrompt(g.lastMessage, g.suffix)
 	if ids > 0 {
-		g.prompt.tokens = ids + textTokens(g.suffix)
+		// The ids are counted, not read: no key tells one such prompt
+		// from another.
+		g.prompt.tokens, g.prompt.nextKey = ids+textTokens(g.suffix), ""
 	}
 	return g, nil
 }

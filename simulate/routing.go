@@ -15,7 +15,9 @@ const (
 	// requests (queued or running); ties go to the lowest replica index.
 	LeastOutstanding
 	// PrefixAffinity sends requests that share a Request.PrefixKey to the
-	// replica that served the prefix first, so its prefix cache serves
+	// replica that served the prefix first, and a request whose
+	// Request.NextPrefixKey an earlier one had (the same prompt again) to
+	// the replica that served that one last, so its prefix cache serves
 	// them, unless that replica is overloaded: it holds (queued or
 	// running) more than AffinityAbsSlack requests beyond the least-loaded
 	// replica's, and more than AffinityRelSlack times as many; the request
@@ -130,23 +132,36 @@ func (a *affinity) pick(r *Request, load []int) int {
 	return i
 }
 
+// homeOf returns the replica key went to, if remembered; a key found
+// among the old ones moves back into home.
+func (a *affinity) homeOf(key string) (int, bool) {
+	if key == "" {
+		return 0, false
+	}
+	if h, ok := a.home[key]; ok {
+		return h, true
+	}
+	h, ok := a.old[key]
+	if ok {
+		delete(a.old, key)
+		a.remember(key, h)
+	}
+	return h, ok
+}
+
 // choose picks r's replica: its prefix's home unless that replica is too
 // busy, else the least loaded (which becomes the home of a new prefix).
 func (a *affinity) choose(r *Request, load []int) int {
 	least := leastLoaded(load)
-	if r.PrefixKey == "" {
-		return least
-	}
-	h, ok := a.home[r.PrefixKey]
+	h, ok := a.homeOf(r.NextPrefixKey) // the same prompt, sent before
 	if !ok {
-		if h, ok = a.old[r.PrefixKey]; ok {
-			delete(a.old, r.PrefixKey)
-			a.remember(r.PrefixKey, h)
+		if r.PrefixKey == "" {
+			return least
 		}
-	}
-	if !ok {
-		a.remember(r.PrefixKey, least)
-		return least
+		if h, ok = a.homeOf(r.PrefixKey); !ok {
+			a.remember(r.PrefixKey, least)
+			return least
+		}
 	}
 	if load[h]-load[least] > AffinityAbsSlack && float64(load[h]) > AffinityRelSlack*float64(load[least]) {
 		return least

@@ -196,7 +196,7 @@ type promptInfo struct {
 	prefixKey    string // hash of every message but the last; "" if one
 	prefixTokens int    // estimate of those messages
 	hash         uint64 // hash of the whole prompt, for seeding text
-	nextKey      string // the prompt and its reply, for the next turn; "" if none
+	nextKey      string // the prompt and its reply, for the next turn or the same prompt again; "" if none
 }
 
 // chatPrompt estimates a chat prompt and derives its prefix key: a hash of
@@ -247,7 +247,9 @@ func (p *promptInfo) seal(h hash.Hash64) {
 func textPrompt(text string) promptInfo { return fimPrompt(text, "") }
 
 // fimPrompt estimates a fill-in-the-middle prompt: the text before the
-// cursor and the suffix after it.
+// cursor and the suffix after it. It has no prefix key; its nextKey,
+// "text:" and the prompt's hash, finds the same prompt sent again in the
+// cache.
 func fimPrompt(text, suffix string) promptInfo {
 	h := fnv.New64a()
 	h.Write([]byte(text))
@@ -255,7 +257,8 @@ func fimPrompt(text, suffix string) promptInfo {
 		h.Write([]byte{0})
 		h.Write([]byte(suffix))
 	}
-	return promptInfo{tokens: max(textTokens(text)+textTokens(suffix), 1), hash: h.Sum64()}
+	sum := h.Sum64()
+	return promptInfo{tokens: max(textTokens(text)+textTokens(suffix), 1), hash: sum, nextKey: "text:" + strconv.FormatUint(sum, 16)}
 }
 
 // replyText is a request's reply, handed out token by token: held in full
