@@ -124,7 +124,8 @@
 // about four bytes of text per token (see the rule in text.go), and a chat
 // request's prefix-cache key is a hash of every message but the last; a
 // prompt sent again (the same messages, completions prompt and suffix, or
-// Responses input) finds all of it but its last token cached.
+// Responses input), also after its first request was cut off, finds all of
+// it but its last token cached, in whole blocks as vLLM does.
 //
 // # Network and faults
 //

@@ -170,6 +170,22 @@ func (e *Engine) drop(s *seq) {
 		e.nRunning--
 		e.stats.Running = e.nRunning
 		e.free(s)
+		e.keep(s)
+	}
+}
+
+// keep leaves what s computed, its prompt and the tokens it generated, in
+// the prefix cache under its NextPrefixKey, whether s finished or was cut
+// off: a serving engine frees a sequence's blocks into its cache, tail
+// first (vLLM's KVCacheManager.free), for the conversation's next turn or
+// the same prompt sent again (a Router's restart after a cut stream).
+func (e *Engine) keep(s *seq) {
+	computed := s.prefilled
+	if s.decoding {
+		computed = s.prompt + s.generated
+	}
+	if computed > s.cached {
+		e.warm(s.nextKey, computed, true)
 	}
 }
 
@@ -508,9 +524,7 @@ func (e *Engine) emitted(s *seq, n int, at time.Duration, em Emission, emit func
 		e.nRunning--
 		e.free(s)
 		delete(e.byID, s.id)
-		if s.nextKey != "" {
-			e.warm(s.nextKey, s.prompt+s.generated, true)
-		}
+		e.keep(s)
 	} else if need := e.blocksFor(s.prompt+s.generated) - s.cached/e.d.BlockSize; need > s.blocks {
 		e.used += need - s.blocks
 		s.blocks = need

@@ -40,9 +40,9 @@ func promptUsage(t *testing.T, ex exchange) (prompt, cached int) {
 	return u.PromptTokens + u.InputTokens, u.PromptDetails.CachedTokens + u.InputDetails.CachedTokens
 }
 
-// The same prompt sent again finds it in the prefix cache, as vLLM's and
-// SGLang's automatic prefix caches do: every whole block of the prompt but
-// its last token (which is computed again to give the first output token).
+// The same prompt sent again finds it in the prefix cache, as vLLM's
+// automatic prefix cache does: every whole block of the prompt but its
+// last token (which is computed again to give the first output token).
 // The simulator kept only a prompt's earlier messages, so a one-message
 // chat, a completions prompt or a Responses input sent again was
 // prefilled anew, with cached_tokens 0.
@@ -70,6 +70,40 @@ func TestPrefixCacheServesARepeatedPrompt(t *testing.T) {
 				}
 				if warm.headersAt*5 > cold.headersAt {
 					t.Errorf("one-token answer: %v again, %v the first time; want the cached one at least 5× faster", warm.headersAt, cold.headersAt)
+				}
+			})
+		})
+	}
+}
+
+// A request cut off after its prefill (a stream reset midway, a client
+// that gave up, a Router that restarts the call or cancels a hedge's
+// loser) leaves its computed blocks in the cache, as vLLM's free does:
+// the same prompt sent again finds all of it but its last token there,
+// and a Router's Continue (the history, the partial answer, a user
+// message) finds the history. The simulator kept a prompt only when its
+// request finished, so the try a Router sends after a cut stream
+// prefilled the prompt anew.
+func TestPrefixCacheKeepsACutRequestsPrompt(t *testing.T) {
+	msg := fmt.Sprintf(`{"role":"user","content":%q}`, repeatedPrompt)
+	for _, tt := range []struct{ name, again string }{
+		{"sent again", fmt.Sprintf(`{"model":"m","max_tokens":1,"messages":[%s]}`, msg)},
+		{"continued", fmt.Sprintf(`{"model":"m","max_tokens":1,"messages":[%s,{"role":"assistant","content":"Latency is"},{"role":"user","content":"Go on."}]}`, msg)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ts := simulate.StartInMemory(t, simulate.WithModel("m", serveEngine(t, simulate.Deployment{})))
+				cut := post(t, ts, "/v1/chat/completions", fmt.Sprintf(`{"model":"m","stream":true,"max_tokens":200,"messages":[%s]}`, msg),
+					map[string]string{simulate.FaultHeader: "reset;after=4"})
+				if cut.err == nil {
+					t.Fatalf("the reset stream ended cleanly (%d events)", len(cut.events))
+				}
+				synctest.Wait() // the server has cancelled the cut request
+				first, _ := promptUsage(t, post(t, simulate.StartInMemory(t, simulate.WithModel("m", serveEngine(t, simulate.Deployment{}))),
+					"/v1/chat/completions", fmt.Sprintf(`{"model":"m","max_tokens":1,"messages":[%s]}`, msg), nil))
+				if _, cached := promptUsage(t, post(t, ts, "/v1/chat/completions", tt.again, nil)); cached != (first-1)/16*16 {
+					t.Errorf("after the stream was cut: cached tokens = %d, want %d (the first request's %d-token prompt but its last token, in whole 16-token blocks)",
+						cached, (first-1)/16*16, first)
 				}
 			})
 		})

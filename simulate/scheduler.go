@@ -46,7 +46,8 @@ type Request struct {
 	// NextPrefixKey, when set, names the prompt and its reply together:
 	// once the request has generated its output, both stay in the prefix
 	// cache under this key (as a serving engine keeps a finished
-	// sequence's blocks), for a conversation's next turn to reuse. A
+	// sequence's blocks), for a conversation's next turn to reuse; a
+	// request cancelled midway leaves what it computed there. A
 	// later request with the same key sends the same prompt again, and
 	// reuses all of it but its last token.
 	NextPrefixKey string
