@@ -39,22 +39,35 @@ type signedByModel struct {
 	asked []string
 }
 
+// signedAsk is a chat request as the Claude relays of these tests read it.
+type signedAsk struct {
+	Model    string           `json:"model"`
+	Messages []map[string]any `json:"messages"`
+}
+
+// signedRequest decodes r's chat request and the signatures of the
+// thinking_blocks its messages give back, in order.
+func signedRequest(r *http.Request) (signedAsk, []string, error) {
+	var req signedAsk
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		return req, nil, err
+	}
+	var sigs []string
+	for _, m := range req.Messages {
+		for _, b := range listOf(m, "thinking_blocks") {
+			sig, _ := b["signature"].(string)
+			sigs = append(sigs, sig)
+		}
+	}
+	return req, sigs, nil
+}
+
 func (s *signedByModel) serve(t *testing.T) *httptest.Server {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Model    string           `json:"model"`
-			Messages []map[string]any `json:"messages"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		req, sigs, err := signedRequest(r)
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
-		}
-		var sigs []string
-		for _, m := range req.Messages {
-			for _, b := range listOf(m, "thinking_blocks") {
-				sig, _ := b["signature"].(string)
-				sigs = append(sigs, sig)
-			}
 		}
 		s.mu.Lock()
 		s.asked = append(s.asked, req.Model+" "+strings.Join(sigs, ","))

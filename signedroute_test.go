@@ -2,7 +2,6 @@ package tokenpace_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -44,20 +43,10 @@ type claudeToolLoop struct {
 
 func (s *claudeToolLoop) serve(t *testing.T) (string, *http.Client) {
 	return serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Model    string           `json:"model"`
-			Messages []map[string]any `json:"messages"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		req, sigs, err := signedRequest(r)
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
-		}
-		var sigs []string
-		for _, m := range req.Messages {
-			for _, b := range listOf(m, "thinking_blocks") {
-				sig, _ := b["signature"].(string)
-				sigs = append(sigs, sig)
-			}
 		}
 		step := false // the last assistant message made calls: the tool loop goes on
 		for _, m := range slices.Backward(req.Messages) {
