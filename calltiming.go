@@ -188,3 +188,16 @@ func (c *call) takeFinal() *Timing {
 	c.noteHosts()
 	return c.final
 }
+
+// noteHosts records, once the call has ended, the server each of its
+// tries sent to, as its route's (see signedRoute). c.mu is held.
+func (c *call) noteHosts() {
+	for _, tr := range c.tries {
+		if tr.a == nil {
+			continue
+		}
+		if host := tr.a.x.origin().Server; host != "" {
+			tr.rt.host.Store(&host)
+		}
+	}
+}
