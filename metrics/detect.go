@@ -143,8 +143,11 @@ func (c DetectorConfig) withDefaults() DetectorConfig {
 // baseline of the same target and model, and a prompt the server cut. It learns the baseline from the
 // requests it observes. A Detector is safe for concurrent use; its memory is
 // bounded by BaselineSize per target and model, for at most 256 pairs, as
-// a Recorder's series are: the streams of further pairs are not judged
-// for a collapse.
+// a Recorder's series are. Past them, a new pair takes the slot of the
+// pair observed least recently, whose baseline is forgotten: a
+// long-running process judges the models it uses now. A pair is judged
+// for a collapse once it has BaselineMin rates, so with more than 256
+// pairs in turn some may never be.
 //
 // Most callers do not use a Detector directly: New, NewRecorder and NewOTel
 // run one and report its detections.
@@ -153,12 +156,14 @@ type Detector struct {
 
 	mu        sync.Mutex
 	baselines map[seriesKey]*baseline
+	observed  uint64 // rates learnt, the clock of baseline.seen
 }
 
 // baseline is a ring of recent decode rates.
 type baseline struct {
 	tps  []float64
 	next int
+	seen uint64 // Detector.observed when a rate was last added
 }
 
 // NewDetector returns a Detector with the thresholds of cfg.
@@ -190,16 +195,14 @@ func (d *Detector) Observe(dst []Detection, t *tokenpace.Timing) []Detection {
 	d.mu.Lock()
 	b := d.baselines[key]
 	if b == nil {
-		if len(d.baselines) >= maxSeries {
-			d.mu.Unlock()
-			return dst
-		}
-		b = &baseline{tps: make([]float64, 0, d.cfg.BaselineSize)}
+		b = d.stalest()
 		d.baselines[key] = b
 	}
 	base := b.median()
 	enough := len(b.tps) >= d.cfg.BaselineMin
 	b.add(tps)
+	d.observed++
+	b.seen = d.observed
 	d.mu.Unlock()
 	if enough && tps < d.cfg.CollapseRatio*base {
 		dst = append(dst, Detection{
@@ -288,6 +291,25 @@ func accelNote(h tokenpace.StreamHeaders) string {
 		return "" // not recorded, or asked for no buffering
 	}
 	return "; the response had no X-Accel-Buffering: no"
+}
+
+// stalest returns an empty baseline for a new pair: a new one, or past
+// maxSeries pairs that of the pair observed least recently, which it
+// forgets. d.mu is held.
+func (d *Detector) stalest() *baseline {
+	if len(d.baselines) < maxSeries {
+		return &baseline{tps: make([]float64, 0, d.cfg.BaselineSize)}
+	}
+	var oldest seriesKey
+	var b *baseline
+	for k, v := range d.baselines {
+		if b == nil || v.seen < b.seen {
+			oldest, b = k, v
+		}
+	}
+	delete(d.baselines, oldest)
+	b.tps, b.next = b.tps[:0], 0
+	return b
 }
 
 func (b *baseline) add(v float64) {

@@ -208,3 +208,39 @@ func TestDetectorPairsBounded(t *testing.T) {
 		t.Errorf("Snapshot().Requests = %d, want %d", got, maxSeries+100)
 	}
 }
+
+// TestDetectorPairSlotReused: past maxSeries pairs, a new pair takes the
+// slot of the pair observed least recently, so a long-running process
+// judges the models it uses now, not the first 256 it saw; a pair in use
+// keeps its baseline. The first 256 pairs kept their slots for good, and
+// a model deployed after them was never judged for a collapse.
+func TestDetectorPairSlotReused(t *testing.T) {
+	d := NewDetector(DetectorConfig{})
+	healthy := func(model string) *tokenpace.Timing {
+		return stream(t, "t", model, epoch, 0, 100*time.Millisecond, 10*time.Millisecond, 64)
+	}
+	collapsed := func(model string) *tokenpace.Timing {
+		return stream(t, "t", model, epoch, 0, 100*time.Millisecond, 50*time.Millisecond, 64)
+	}
+	for range 8 {
+		d.Observe(nil, healthy("kept"))
+	}
+	for i := range maxSeries + 50 {
+		d.Observe(nil, healthy(fmt.Sprint("retired-", i)))
+		if i%100 == 0 {
+			d.Observe(nil, healthy("kept")) // in use: never the stalest
+		}
+	}
+	for range 8 {
+		d.Observe(nil, healthy("new"))
+	}
+	for _, model := range []string{"new", "kept"} {
+		ds := d.Observe(nil, collapsed(model))
+		if len(ds) != 1 || ds[0].Kind != KindTPSCollapse {
+			t.Errorf("model %q collapsed to a fifth after %d other pairs: detections %+v, want tps_collapse", model, maxSeries+50, ds)
+		}
+	}
+	if got := len(d.baselines); got != maxSeries {
+		t.Errorf("baselines = %d, want %d", got, maxSeries)
+	}
+}

@@ -82,7 +82,9 @@
 // gen_ai.response.time_to_first_chunk, gen_ai.usage.input_tokens,
 // gen_ai.usage.output_tokens, gen_ai.usage.cache_read.input_tokens,
 // gen_ai.usage.reasoning.output_tokens (when the server counted reasoning),
-// gen_ai.response.id (Timing.ResponseID; each attempt's span has its own)
+// gen_ai.response.id (Timing.ResponseID: after a continuation or restart
+// the last attempt's, the one to chain the next turn on, though the events
+// the caller read may carry the first's; each attempt's span has its own)
 // and gen_ai.response.finish_reasons, and events at the recorded times:
 // EventFirstToken, EventMilestone, EventBreach, EventFallback, EventHedge,
 // EventContinuation, EventRestart, EventHedgeWon, EventHedgeLost, EventBreakerSkip,
